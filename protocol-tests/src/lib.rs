@@ -1,0 +1,1 @@
+//! Generated protocol types of every revision.

@@ -1,0 +1,5 @@
+//! Code generators. Each returns a `proc_macro2::TokenStream` and does no
+//! I/O; `emit` formats and writes what they return.
+
+pub mod protocol;
+pub mod tools;

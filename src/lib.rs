@@ -1,0 +1,15 @@
+//! mcpgen: Rust code generation for the Model Context Protocol.
+//!
+//! Reads the official MCP JSON schema of one protocol revision and a tool
+//! manifest, and emits typed protocol messages, typed tool inputs and
+//! outputs, a server stub and client bindings. See `DESIGN` in the README
+//! for the data flow: `spec` → `codegen` → `emit`.
+
+pub mod codegen;
+pub mod error;
+pub mod manifest;
+pub mod naming;
+pub mod spec;
+pub mod store;
+
+pub use error::{Error, Result};
