@@ -1,0 +1,325 @@
+//! JSON-RPC 2.0 framing: classifying an incoming message, the standard error
+//! codes, and building responses and notifications as text.
+//!
+//! Everything here works on `serde_json::Value`; nothing knows MCP methods.
+//! A message that cannot be understood is turned into the error response the
+//! JSON-RPC 2.0 specification prescribes (`-32700` for text that is not JSON,
+//! `-32600` for JSON that is not a valid request), never into a failure of
+//! the caller.
+
+use serde_json::{Map, Value};
+
+/// Invalid JSON was received.
+pub const PARSE_ERROR: i64 = -32700;
+/// The JSON sent is not a valid request object.
+pub const INVALID_REQUEST: i64 = -32600;
+/// The method does not exist or is not available.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Invalid method parameters.
+pub const INVALID_PARAMS: i64 = -32602;
+/// Internal error of the receiver.
+pub const INTERNAL_ERROR: i64 = -32603;
+
+/// A JSON-RPC error object: code, message and optional data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    /// One of the codes above, or an application-defined code.
+    pub code: i64,
+    /// A short sentence saying what went wrong.
+    pub message: String,
+    /// Structured details (validation errors, the offending value, ...).
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    /// An error with a code and message.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), data: None }
+    }
+
+    /// Attaches structured details.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// `-32700`: the text is not JSON.
+    pub fn parse_error(detail: impl std::fmt::Display) -> Self {
+        Self::new(PARSE_ERROR, format!("Parse error: {detail}"))
+    }
+
+    /// `-32600`: the JSON is not a valid request.
+    pub fn invalid_request(detail: impl std::fmt::Display) -> Self {
+        Self::new(INVALID_REQUEST, format!("Invalid request: {detail}"))
+    }
+
+    /// `-32601`: nobody answers this method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    /// `-32602`: the parameters do not fit the method.
+    pub fn invalid_params(detail: impl std::fmt::Display) -> Self {
+        Self::new(INVALID_PARAMS, format!("Invalid params: {detail}"))
+    }
+
+    /// `-32603`: the receiver failed.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        Self::new(INTERNAL_ERROR, format!("Internal error: {detail}"))
+    }
+
+    /// The error object as JSON.
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("code".into(), Value::from(self.code));
+        obj.insert("message".into(), Value::from(self.message.clone()));
+        if let Some(data) = &self.data {
+            obj.insert("data".into(), data.clone());
+        }
+        Value::Object(obj)
+    }
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+/// One incoming message, classified.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// A request: it has an id and expects exactly one response.
+    Request {
+        /// The request id (a string or a number), echoed in the response.
+        id: Value,
+        /// The method name.
+        method: String,
+        /// The parameters, when present (always an object here).
+        params: Option<Value>,
+    },
+    /// A notification: no id, never answered.
+    Notification {
+        /// The method name.
+        method: String,
+        /// The parameters, when present (always an object here).
+        params: Option<Value>,
+    },
+    /// A response to a request this side sent.
+    Response {
+        /// The id of the request answered.
+        id: Value,
+        /// `Ok(result)` or `Err(error object)`.
+        outcome: Result<Value, Value>,
+    },
+    /// Something that must be answered with an error: `id` is the request's
+    /// id when it could be read, else `null`.
+    Invalid {
+        /// Id to answer with.
+        id: Value,
+        /// The error to answer.
+        error: RpcError,
+    },
+}
+
+/// Classifies one message's text.
+pub fn parse(text: &str) -> Incoming {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => classify(value),
+        Err(err) => Incoming::Invalid { id: Value::Null, error: RpcError::parse_error(err) },
+    }
+}
+
+/// Classifies an already parsed message.
+pub fn classify(value: Value) -> Incoming {
+    let mut obj = match value {
+        Value::Object(obj) => obj,
+        Value::Array(_) => {
+            return invalid(Value::Null, "batches are not supported; send one message per line")
+        }
+        other => {
+            return invalid(Value::Null, format!("expected a JSON object, got {}", kind(&other)))
+        }
+    };
+    // The id, when usable, is echoed even if the rest of the request is bad.
+    let id = obj.remove("id");
+    let id_ok = matches!(id, Some(Value::String(_)) | Some(Value::Number(_)));
+    let echo = if id_ok { id.clone().unwrap_or(Value::Null) } else { Value::Null };
+
+    match obj.get("jsonrpc") {
+        Some(Value::String(v)) if v == "2.0" => {}
+        Some(other) => {
+            return invalid(echo, format!("\"jsonrpc\" must be \"2.0\", got {other}"));
+        }
+        None => return invalid(echo, "missing \"jsonrpc\": \"2.0\""),
+    }
+
+    let method = obj.remove("method");
+    let params = obj.remove("params");
+    match (method, id) {
+        (Some(Value::String(method)), id) => {
+            if let Some(p) = &params {
+                if !p.is_object() {
+                    return invalid(echo, format!("\"params\" must be an object, got {}", kind(p)));
+                }
+            }
+            match id {
+                None => Incoming::Notification { method, params },
+                Some(id) if id_ok => Incoming::Request { id, method, params },
+                Some(other) => invalid(
+                    Value::Null,
+                    format!("\"id\" must be a string or an integer, got {}", kind(&other)),
+                ),
+            }
+        }
+        (Some(other), _) => invalid(echo, format!("\"method\" must be a string, got {}", kind(&other))),
+        (None, Some(id)) if id_ok => {
+            if let Some(result) = obj.remove("result") {
+                Incoming::Response { id, outcome: Ok(result) }
+            } else if let Some(error) = obj.remove("error") {
+                Incoming::Response { id, outcome: Err(error) }
+            } else {
+                invalid(echo, "missing \"method\"")
+            }
+        }
+        (None, _) => invalid(echo, "missing \"method\""),
+    }
+}
+
+fn invalid(id: Value, detail: impl std::fmt::Display) -> Incoming {
+    Incoming::Invalid { id, error: RpcError::invalid_request(detail) }
+}
+
+/// The JSON type name of a value, for messages.
+pub fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A success response as text.
+pub fn response(id: &Value, result: &Value) -> String {
+    let mut out = String::with_capacity(64);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+    out.push_str(&id.to_string());
+    out.push_str(",\"result\":");
+    out.push_str(&result.to_string());
+    out.push('}');
+    out
+}
+
+/// An error response as text.
+pub fn error_response(id: &Value, error: &RpcError) -> String {
+    let mut out = String::with_capacity(96);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+    out.push_str(&id.to_string());
+    out.push_str(",\"error\":");
+    out.push_str(&error.to_value().to_string());
+    out.push('}');
+    out
+}
+
+/// A notification as text.
+pub fn notification(method: &str, params: &Value) -> String {
+    let mut out = String::with_capacity(96);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"method\":");
+    out.push_str(&Value::from(method).to_string());
+    out.push_str(",\"params\":");
+    out.push_str(&params.to_string());
+    out.push('}');
+    out
+}
+
+/// A request as text (used by clients and tests).
+pub fn request(id: &Value, method: &str, params: &Value) -> String {
+    let mut out = String::with_capacity(96);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+    out.push_str(&id.to_string());
+    out.push_str(",\"method\":");
+    out.push_str(&Value::from(method).to_string());
+    out.push_str(",\"params\":");
+    out.push_str(&params.to_string());
+    out.push('}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn not_json_is_a_parse_error_with_null_id() {
+        match parse("{\"jsonrpc\":") {
+            Incoming::Invalid { id, error } => {
+                assert_eq!(id, Value::Null);
+                assert_eq!(error.code, PARSE_ERROR);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn requests_notifications_and_responses_are_told_apart() {
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#),
+            Incoming::Request { id: json!(7), method: "ping".into(), params: None }
+        );
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Incoming::Notification { method: "notifications/initialized".into(), params: None }
+        );
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
+            Incoming::Response { id: json!("a"), outcome: Ok(json!({})) }
+        );
+    }
+
+    #[test]
+    fn invalid_requests_echo_the_id_when_readable() {
+        let cases = [
+            (r#"{"id":1,"method":"ping"}"#, json!(1)),
+            (r#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#, json!("x")),
+            (r#"{"jsonrpc":"2.0","id":2,"method":5}"#, json!(2)),
+            (r#"{"jsonrpc":"2.0","id":3,"method":"a","params":[1]}"#, json!(3)),
+            (r#"{"jsonrpc":"2.0","id":4}"#, json!(4)),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, Value::Null),
+            (r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, Value::Null),
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Value::Null),
+            ("42", Value::Null),
+        ];
+        for (text, want_id) in cases {
+            match parse(text) {
+                Incoming::Invalid { id, error } => {
+                    assert_eq!(id, want_id, "{text}");
+                    assert_eq!(error.code, INVALID_REQUEST, "{text}");
+                }
+                other => panic!("{text}: unexpected {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn built_messages_are_valid_json_rpc() {
+        let r: Value = serde_json::from_str(&response(&json!(1), &json!({"a": 1}))).unwrap();
+        assert_eq!(r, json!({"jsonrpc": "2.0", "id": 1, "result": {"a": 1}}));
+        let e: Value = serde_json::from_str(&error_response(
+            &json!("q"),
+            &RpcError::method_not_found("nope").with_data(json!([1])),
+        ))
+        .unwrap();
+        assert_eq!(
+            e,
+            json!({"jsonrpc": "2.0", "id": "q", "error": {"code": -32601, "message": "Method not found: nope", "data": [1]}})
+        );
+        let n: Value = serde_json::from_str(&notification("x/y", &json!({}))).unwrap();
+        assert_eq!(n, json!({"jsonrpc": "2.0", "method": "x/y", "params": {}}));
+    }
+}
