@@ -1,0 +1,394 @@
+//! `mcpgen manifest check`: every problem of a manifest at once, each with
+//! file, JSON pointer and line:column.
+//!
+//! Checked: the document shape, tool names (1–128 characters of
+//! `A-Za-z0-9_.-`, unique), `inputSchema`/`outputSchema` roots of
+//! `type: object`, each schema against the meta-schema of its dialect
+//! (its `$schema`, else draft-07 before protocol 2025-11-25 and 2020-12
+//! from it), every `$ref` resolvable inside its schema, the `server`
+//! object and the `x-mcpgen` settings.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::format::{ServerInfo, ToolSettings, SETTINGS_KEY};
+use super::Manifest;
+use crate::error::{pointer_token, Error};
+use crate::naming;
+
+/// A JSON Schema dialect that mcpgen can validate schemas against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// draft-04
+    Draft4,
+    /// draft-06
+    Draft6,
+    /// draft-07
+    Draft7,
+    /// 2019-09
+    Draft201909,
+    /// 2020-12
+    Draft202012,
+}
+
+impl Dialect {
+    /// The dialect a `$schema` URI names, if known.
+    pub fn from_uri(uri: &str) -> Option<Self> {
+        let u = uri.trim_end_matches('#').trim_start_matches("https://").trim_start_matches("http://");
+        match u {
+            "json-schema.org/draft-04/schema" => Some(Self::Draft4),
+            "json-schema.org/draft-06/schema" => Some(Self::Draft6),
+            "json-schema.org/draft-07/schema" => Some(Self::Draft7),
+            "json-schema.org/draft/2019-09/schema" => Some(Self::Draft201909),
+            "json-schema.org/draft/2020-12/schema" => Some(Self::Draft202012),
+            _ => None,
+        }
+    }
+
+    /// Human name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Draft4 => "draft-04",
+            Self::Draft6 => "draft-06",
+            Self::Draft7 => "draft-07",
+            Self::Draft201909 => "2019-09",
+            Self::Draft202012 => "2020-12",
+        }
+    }
+
+    fn meta_validator(self) -> jsonschema::meta::MetaValidator<'static> {
+        match self {
+            Self::Draft4 => jsonschema::draft4::meta::validator(),
+            Self::Draft6 => jsonschema::draft6::meta::validator(),
+            Self::Draft7 => jsonschema::draft7::meta::validator(),
+            Self::Draft201909 => jsonschema::draft201909::meta::validator(),
+            Self::Draft202012 => jsonschema::draft202012::meta::validator(),
+        }
+    }
+}
+
+/// The default dialect of tool schemas without `$schema` for a protocol
+/// revision: draft-07 before 2025-11-25, 2020-12 from it on.
+pub fn dialect_for(revision: &str) -> Dialect {
+    if revision < "2025-11-25" {
+        Dialect::Draft7
+    } else {
+        Dialect::Draft202012
+    }
+}
+
+/// Reads, parses and checks a manifest file: every problem, or none.
+pub fn check_file(path: impl AsRef<Path>, revision: &str) -> Vec<Error> {
+    let path = path.as_ref();
+    match std::fs::read_to_string(path) {
+        Ok(text) => check_text(&text, &path.display().to_string(), revision),
+        Err(e) => vec![Error::io("read manifest", path, e)],
+    }
+}
+
+/// Parses and checks manifest text (`file_name` picks JSON or YAML and is
+/// used in messages): every problem, or none.
+pub fn check_text(text: &str, file_name: &str, revision: &str) -> Vec<Error> {
+    match Manifest::from_str(text, file_name) {
+        Ok(m) => check(&m, revision),
+        Err(e) => vec![e],
+    }
+}
+
+/// Every problem of a parsed manifest for protocol `revision`, in document
+/// order. An empty list means the manifest is good.
+pub fn check(m: &Manifest, revision: &str) -> Vec<Error> {
+    let mut out = Vec::new();
+    if revision.len() != 10 || !revision.chars().all(|c| c.is_ascii_digit() || c == '-') {
+        out.push(
+            Error::new(format!("`{revision}` is not a protocol revision"))
+                .with_hint("revisions are dates such as 2025-11-25"),
+        );
+    }
+    if let Some(server) = m.document.get("server") {
+        if let Err(e) = serde_json::from_value::<ServerInfo>(server.clone()) {
+            out.push(
+                m.error_at("/server", format!("invalid `server` object: {e}"))
+                    .with_hint("`server` has `name` and `version` (strings), optional `title` and `instructions`"),
+            );
+        }
+    }
+    let default_dialect = dialect_for(revision);
+    let mut first_by_name: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut first_by_rust_name: BTreeMap<String, String> = BTreeMap::new();
+    let raw_tools = m.document.get("tools").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    for (tool, raw) in m.tools.iter().zip(raw_tools) {
+        let tp = &tool.pointer;
+        let Some(obj) = raw.as_object() else {
+            out.push(m.error_at(tp, "a tool must be an object").with_hint("write {\"name\": ..., \"inputSchema\": {...}}"));
+            continue;
+        };
+        // Name.
+        match obj.get("name") {
+            None => out.push(m.error_at(tp, "tool has no `name`").with_hint("add a `name` member")),
+            Some(Value::String(name)) => {
+                let np = format!("{tp}/name");
+                if let Some(problem) = name_problem(name) {
+                    out.push(m.error_at(&np, format!("tool name `{name}` {problem}")).with_hint(
+                        "tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.` (MCP 2025-11-25)",
+                    ));
+                }
+                if let Some(first) = first_by_name.get(name.as_str()) {
+                    let at = m.line_col(&format!("{first}/name")).map(|(l, c)| format!(" (line {l}:{c})")).unwrap_or_default();
+                    out.push(
+                        m.error_at(&np, format!("duplicate tool name `{name}`, first declared at {first}/name{at}"))
+                            .with_hint("tool names must be unique in a manifest; rename one of them"),
+                    );
+                } else {
+                    first_by_name.insert(name, tp);
+                }
+            }
+            Some(_) => out.push(m.error_at(&format!("{tp}/name"), "tool `name` must be a string")),
+        }
+        // Settings.
+        if let Some(settings) = obj.get(SETTINGS_KEY) {
+            let sp = format!("{tp}/{}", pointer_token(SETTINGS_KEY));
+            match serde_json::from_value::<ToolSettings>(settings.clone()) {
+                Err(e) => out.push(m.error_at(&sp, format!("invalid `{SETTINGS_KEY}` settings: {e}")).with_hint(
+                    "known settings: `rustName` (snake_case identifier), `rateLimit` ({\"calls\": N, \"perSeconds\": S})",
+                )),
+                Ok(s) => {
+                    if let Some(rn) = &s.rust_name {
+                        let rp = format!("{sp}/rustName");
+                        if !is_snake_ident(rn) {
+                            out.push(m.error_at(&rp, format!("`rustName` `{rn}` is not a snake_case Rust identifier")).with_hint(
+                                "use lower-case letters, digits and `_`, not starting with a digit, and not a Rust keyword",
+                            ));
+                        } else if let Some(first) = first_by_rust_name.get(rn) {
+                            out.push(
+                                m.error_at(&rp, format!("`rustName` `{rn}` is already used by the tool at {first}"))
+                                    .with_hint("give each tool a different `rustName`"),
+                            );
+                        } else {
+                            first_by_rust_name.insert(rn.clone(), tp.clone());
+                        }
+                    }
+                    if let Some(rl) = s.rate_limit {
+                        if rl.calls == 0 || rl.per_seconds == 0 {
+                            out.push(
+                                m.error_at(&format!("{sp}/rateLimit"), "`rateLimit` needs `calls` and `perSeconds` of at least 1")
+                                    .with_hint("remove the limit to allow unlimited calls"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Schemas.
+        for (key, required) in [("inputSchema", true), ("outputSchema", false)] {
+            let sp = format!("{tp}/{key}");
+            match obj.get(key) {
+                None if required => out.push(
+                    m.error_at(tp, "tool has no `inputSchema`")
+                        .with_hint("add `\"inputSchema\": {\"type\": \"object\"}` for a tool without arguments"),
+                ),
+                None => {}
+                Some(schema) => check_schema(m, schema, &sp, key, default_dialect, &mut out),
+            }
+        }
+    }
+    out
+}
+
+fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dialect, out: &mut Vec<Error>) {
+    let Some(obj) = schema.as_object() else {
+        out.push(m.error_at(sp, format!("`{key}` must be a JSON Schema object")).with_hint("write {\"type\": \"object\", ...}"));
+        return;
+    };
+    if obj.get("type") != Some(&Value::String("object".into())) {
+        let (p, what) = match obj.get("type") {
+            None => (sp.to_owned(), "has no `type`".to_owned()),
+            Some(t) => (format!("{sp}/type"), format!("has `type` {t}")),
+        };
+        out.push(
+            m.error_at(&p, format!("the root of `{key}` {what}; it must be `\"type\": \"object\"`"))
+                .with_hint("MCP tool schemas describe an object of named arguments (or results)"),
+        );
+    }
+    let dialect = match obj.get("$schema") {
+        None => default,
+        Some(Value::String(uri)) => match Dialect::from_uri(uri) {
+            Some(d) => d,
+            None => {
+                out.push(m.error_at(&format!("{sp}/$schema"), format!("unknown JSON Schema dialect `{uri}`")).with_hint(
+                    "use https://json-schema.org/draft/2020-12/schema or http://json-schema.org/draft-07/schema#, or remove `$schema`",
+                ));
+                return;
+            }
+        },
+        Some(_) => {
+            out.push(m.error_at(&format!("{sp}/$schema"), "`$schema` must be a URI string"));
+            return;
+        }
+    };
+    let validator = dialect.meta_validator();
+    let mut meta: Vec<(String, String)> = validator
+        .iter_errors(schema)
+        .map(|e| (e.instance_path().as_str().to_owned(), e.to_string()))
+        .collect();
+    meta.sort();
+    meta.dedup();
+    for (path, msg) in meta {
+        out.push(
+            m.error_at(&format!("{sp}{path}"), format!("`{key}` is not a valid {} schema: {msg}", dialect.name()))
+                .with_hint(format!("fix the schema so it validates against the {} meta-schema", dialect.name())),
+        );
+    }
+    let mut refs = Vec::new();
+    collect_refs(schema, String::new(), &mut refs);
+    for (at, reference) in refs {
+        if let Err(why) = resolve_ref(schema, &reference) {
+            out.push(
+                m.error_at(&format!("{sp}{at}"), format!("unresolvable `$ref` `{reference}`: {why}"))
+                    .with_hint("refer to a definition inside the same schema, e.g. `#/$defs/Name`, and define it there"),
+            );
+        }
+    }
+}
+
+/// Why a tool name breaks the 2025-11-25 naming rules, if it does.
+pub(crate) fn name_problem(name: &str) -> Option<String> {
+    let n = name.chars().count();
+    if n == 0 {
+        return Some("is empty".into());
+    }
+    if n > 128 {
+        return Some(format!("is {n} characters long (at most 128)"));
+    }
+    let bad: Vec<char> = name.chars().filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))).collect();
+    if !bad.is_empty() {
+        let mut shown: Vec<String> = bad.iter().map(|c| format!("{c:?}")).collect();
+        shown.dedup();
+        return Some(format!("contains characters outside A-Za-z0-9_.- ({})", shown.join(", ")));
+    }
+    None
+}
+
+fn is_snake_ident(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && s != "_"
+        && !naming::is_keyword(s)
+}
+
+/// Keywords whose values are data, not subschemas: `$ref` inside them is
+/// not a reference.
+const DATA_KEYWORDS: &[&str] = &["enum", "const", "default", "examples", "example"];
+
+/// Every `$ref` string in a schema with the pointer (relative to the schema
+/// root) of the `$ref` member, in document order.
+pub(crate) fn collect_refs(v: &Value, at: String, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(o) => {
+            for (k, child) in o {
+                let p = format!("{at}/{}", pointer_token(k));
+                if k == "$ref" {
+                    if let Value::String(r) = child {
+                        out.push((p, r.clone()));
+                        continue;
+                    }
+                }
+                if DATA_KEYWORDS.contains(&k.as_str()) {
+                    continue;
+                }
+                collect_refs(child, p, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, child) in a.iter().enumerate() {
+                collect_refs(child, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Resolves a `$ref` within one schema document (`#`, `#/pointer`,
+/// `#anchor`, or the `$id` of a part of it); returns the target.
+pub fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Result<&'a Value, String> {
+    let Some(fragment) = reference.strip_prefix('#') else {
+        if reference.is_empty() {
+            return Ok(root);
+        }
+        let (base, frag) = reference.split_once('#').unwrap_or((reference, ""));
+        return match find_id(root, base) {
+            Some(target) if frag.is_empty() => Ok(target),
+            Some(target) => resolve_ref(target, &format!("#{frag}")),
+            None => Err(format!(
+                "`{base}` is not the `$id` of any part of this schema, and mcpgen never fetches remote schemas"
+            )),
+        };
+    };
+    let fragment = percent_decode(fragment);
+    if fragment.is_empty() {
+        return Ok(root);
+    }
+    if let Some(pointer) = fragment.strip_prefix('/') {
+        let mut cur = root;
+        for token in pointer.split('/') {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            cur = match cur {
+                Value::Object(o) => o.get(&token),
+                Value::Array(a) => token.parse::<usize>().ok().and_then(|i| a.get(i)),
+                _ => None,
+            }
+            .ok_or_else(|| format!("nothing at `#{fragment}` in this schema"))?;
+        }
+        return Ok(cur);
+    }
+    find_anchor(root, &fragment).ok_or_else(|| format!("no `$anchor` named `{fragment}` in this schema"))
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+}
+
+fn find_anchor<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    match v {
+        Value::Object(o) => {
+            if o.get("$anchor").and_then(Value::as_str) == Some(name)
+                || o.get("$id").and_then(Value::as_str) == Some(&format!("#{name}"))
+            {
+                return Some(v);
+            }
+            o.iter().filter(|(k, _)| !DATA_KEYWORDS.contains(&k.as_str())).find_map(|(_, c)| find_anchor(c, name))
+        }
+        Value::Array(a) => a.iter().find_map(|c| find_anchor(c, name)),
+        _ => None,
+    }
+}
+
+fn find_id<'a>(v: &'a Value, id: &str) -> Option<&'a Value> {
+    match v {
+        Value::Object(o) => {
+            if o.get("$id").and_then(Value::as_str).is_some_and(|x| x.trim_end_matches('#') == id) {
+                return Some(v);
+            }
+            o.iter().filter(|(k, _)| !DATA_KEYWORDS.contains(&k.as_str())).find_map(|(_, c)| find_id(c, id))
+        }
+        Value::Array(a) => a.iter().find_map(|c| find_id(c, id)),
+        _ => None,
+    }
+}
