@@ -1,0 +1,30 @@
+//! The client engine: calls a server's tools over any [`Transport`](crate::transport::Transport).
+//!
+//! Version-agnostic: it moves `serde_json::Value`s; generated clients add
+//! the types. Layout:
+//! - [`engine`]: the connection (request routing by id, progress, `ping`,
+//!   timeouts with `notifications/cancelled`, transport closure, garbage);
+//! - [`handshake`]: `initialize` / `server/discover` and version negotiation;
+//! - [`tools`]: `tools/call` and paged `tools/list`;
+//! - [`schemas`]: compiled tool schemas and the typed call path;
+//! - [`drift`]: live tools against the manifest;
+//! - [`options`] and [`error`].
+//!
+//! Garbage on the protocol stream (a line that is not a JSON-RPC message)
+//! fails every call in flight with [`ClientError::Garbage`] by default and
+//! keeps the connection; see [`GarbagePolicy`].
+
+pub mod drift;
+pub mod engine;
+pub mod error;
+pub mod handshake;
+pub mod options;
+pub mod schemas;
+pub mod tools;
+
+pub use drift::{Drift, SchemaChange, SchemaKind};
+pub use engine::{Client, Session};
+pub use error::{ClientError, SchemaProblem};
+pub use handshake::is_stateless_revision;
+pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback};
+pub use schemas::ToolSchemas;

@@ -1,0 +1,428 @@
+//! The connection engine: one reader task routing everything the server
+//! sends (responses to pending requests by id, progress to per-call
+//! callbacks, `ping` answered), one writer task, and the request path with
+//! its timeout and cancellation.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::error::ClientError;
+use super::options::{CallOptions, ClientOptions, GarbagePolicy, Progress, ProgressCallback};
+use crate::transport::{MessageRead, MessageWrite, Transport};
+
+/// What the handshake settled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    /// The negotiated protocol revision.
+    pub protocol_version: String,
+    /// The server's `serverInfo` (`Value::Null` when it sent none).
+    pub server_info: Value,
+    /// The server's capabilities.
+    pub capabilities: Value,
+    /// The server's instructions, when sent.
+    pub instructions: Option<String>,
+    /// True for revisions without `initialize` (2026-07-28 on): every
+    /// request then carries version, client info and capabilities in `_meta`.
+    pub stateless: bool,
+}
+
+type Reply = Result<Value, ClientError>;
+
+struct Pending {
+    method: String,
+    reply: oneshot::Sender<Reply>,
+    progress: Option<ProgressCallback>,
+}
+
+#[derive(Default)]
+struct State {
+    pending: HashMap<i64, Pending>,
+    closed: Option<String>,
+}
+
+pub(crate) struct Shared {
+    outgoing: mpsc::UnboundedSender<String>,
+    state: Mutex<State>,
+    next_id: AtomicI64,
+    pub(crate) options: ClientOptions,
+    pub(crate) session: OnceLock<Session>,
+}
+
+struct Tasks {
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+}
+
+impl Drop for Tasks {
+    fn drop(&mut self) {
+        // The reader owns the transport's reading half (for a child process,
+        // the process itself, killed when dropped).
+        self.reader.abort();
+        self.writer.abort();
+    }
+}
+
+/// A client connection over any [`Transport`]. Cheap to clone; the
+/// connection (and a child server process) ends when the last clone is
+/// dropped. Must be created inside a Tokio runtime.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) shared: Arc<Shared>,
+    _tasks: Arc<Tasks>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("session", &self.shared.session.get()).finish_non_exhaustive()
+    }
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+impl Client {
+    /// Starts the engine over a transport. No message is sent; call
+    /// [`Client::initialize`] (or use [`Client::connect`]) next.
+    pub fn start<T: Transport>(transport: T, options: ClientOptions) -> Self {
+        let (read, write) = transport.split();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared {
+            outgoing: tx,
+            state: Mutex::new(State::default()),
+            next_id: AtomicI64::new(1),
+            options,
+            session: OnceLock::new(),
+        });
+        let reader = tokio::spawn(read_loop(read, shared.clone()));
+        let writer = tokio::spawn(write_loop(write, rx, shared.clone()));
+        Client { shared, _tasks: Arc::new(Tasks { reader, writer }) }
+    }
+
+    /// Starts the engine and performs the handshake.
+    pub async fn connect<T: Transport>(transport: T, options: ClientOptions) -> Result<Self, ClientError> {
+        let client = Self::start(transport, options);
+        client.initialize().await?;
+        Ok(client)
+    }
+
+    /// The handshake's outcome, once done.
+    pub fn session(&self) -> Option<&Session> {
+        self.shared.session.get()
+    }
+
+    /// The connection's options.
+    pub fn options(&self) -> &ClientOptions {
+        &self.shared.options
+    }
+
+    /// Why the connection closed, if it has.
+    pub fn closed_reason(&self) -> Option<String> {
+        self.shared.lock().closed.clone()
+    }
+
+    /// Sends a request and waits for its result, under the client's default
+    /// timeout unless `options` overrides it. On timeout (or when the
+    /// returned future is dropped before the answer) the request is
+    /// cancelled with `notifications/cancelled`.
+    pub async fn request(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
+        let shared = &self.shared;
+        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut params = params;
+        if options.progress.is_some() {
+            meta_of(&mut params).insert("progressToken".into(), json!(id));
+        }
+        if let Some(session) = shared.session.get().filter(|s| s.stateless) {
+            shared.add_stateless_meta(meta_of(&mut params), &session.protocol_version);
+        }
+        let mut message = Map::new();
+        message.insert("jsonrpc".into(), json!("2.0"));
+        message.insert("id".into(), json!(id));
+        message.insert("method".into(), json!(method));
+        if let Some(params) = params {
+            message.insert("params".into(), params);
+        }
+        let text = Value::Object(message).to_string();
+
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut state = shared.lock();
+            if let Some(reason) = &state.closed {
+                return Err(ClientError::Closed { reason: reason.clone() });
+            }
+            state.pending.insert(
+                id,
+                Pending { method: method.to_owned(), reply: tx, progress: options.progress.clone() },
+            );
+        }
+        let mut guard = CancelOnDrop { shared, id, armed: method != "initialize" };
+        if shared.outgoing.send(text).is_err() {
+            guard.armed = false;
+            shared.lock().pending.remove(&id);
+            return Err(shared.closed_error());
+        }
+        let after = options.timeout.unwrap_or(shared.options.default_timeout);
+        match tokio::time::timeout(after, rx).await {
+            Ok(Ok(reply)) => {
+                guard.armed = false;
+                reply
+            }
+            Ok(Err(_)) => {
+                guard.armed = false;
+                Err(shared.closed_error())
+            }
+            Err(_) => {
+                guard.armed = false;
+                if shared.lock().pending.remove(&id).is_some() && method != "initialize" {
+                    shared.cancel(id, &format!("timed out after {after:?}"));
+                }
+                Err(ClientError::Timeout { method: method.to_owned(), id, after })
+            }
+        }
+    }
+
+    /// Sends a notification.
+    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        self.shared.notify(method, params)
+    }
+
+    /// Ends the connection politely: closes the server's input (a stdio
+    /// server exits on end of input) and waits up to `grace` for it to close
+    /// its output. The process, if any, is killed when the client is dropped.
+    pub async fn shutdown(self, grace: Duration) {
+        // Ending the writer task drops its half, which closes the
+        // server's input.
+        self._tasks.writer.abort();
+        let deadline = tokio::time::Instant::now() + grace;
+        while tokio::time::Instant::now() < deadline && self.closed_reason().is_none() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// Removes a request from the pending table and cancels it on the wire if
+/// the caller stops waiting before the answer.
+struct CancelOnDrop<'a> {
+    shared: &'a Shared,
+    id: i64,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed && self.shared.lock().pending.remove(&self.id).is_some() {
+            self.shared.cancel(self.id, "the caller stopped waiting");
+        }
+    }
+}
+
+/// The `_meta` object of a params object, created when missing.
+fn meta_of(params: &mut Option<Value>) -> &mut Map<String, Value> {
+    let params = params.get_or_insert_with(|| json!({}));
+    if !params.is_object() {
+        *params = json!({});
+    }
+    let obj = params.as_object_mut().expect("made an object above");
+    let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+    if !meta.is_object() {
+        *meta = json!({});
+    }
+    meta.as_object_mut().expect("made an object above")
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A poisoned lock only means a callback panicked; the table is intact.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn closed_error(&self) -> ClientError {
+        let reason = self.lock().closed.clone().unwrap_or_else(|| "the connection ended".into());
+        ClientError::Closed { reason }
+    }
+
+    pub(crate) fn add_stateless_meta(&self, meta: &mut Map<String, Value>, version: &str) {
+        meta.entry("io.modelcontextprotocol/protocolVersion").or_insert_with(|| json!(version));
+        meta.entry("io.modelcontextprotocol/clientInfo").or_insert_with(|| self.options.client_info.clone());
+        meta.entry("io.modelcontextprotocol/clientCapabilities")
+            .or_insert_with(|| self.options.capabilities.clone());
+    }
+
+    fn send(&self, message: Value) -> Result<(), ClientError> {
+        self.outgoing.send(message.to_string()).map_err(|_| self.closed_error())
+    }
+
+    fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        let mut message = json!({ "jsonrpc": "2.0", "method": method });
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        self.send(message)
+    }
+
+    fn cancel(&self, id: i64, reason: &str) {
+        // Best effort: if the connection is gone there is nothing to cancel.
+        let _ = self.notify("notifications/cancelled", Some(json!({ "requestId": id, "reason": reason })));
+    }
+
+    /// Marks the connection closed and fails every pending request.
+    fn close(&self, reason: String) {
+        let pending = {
+            let mut state = self.lock();
+            if state.closed.is_none() {
+                state.closed = Some(reason.clone());
+            }
+            std::mem::take(&mut state.pending)
+        };
+        for (_, p) in pending {
+            let _ = p.reply.send(Err(ClientError::Closed { reason: reason.clone() }));
+        }
+    }
+
+    fn garbage(&self, text: &str, why: &str) {
+        let line = truncate(text, 200);
+        tracing::warn!(line = %line, "mcp client: {why}");
+        if self.options.garbage == GarbagePolicy::FailPending {
+            let pending = std::mem::take(&mut self.lock().pending);
+            for (_, p) in pending {
+                let _ = p.reply.send(Err(ClientError::Garbage { line: line.clone() }));
+            }
+        }
+    }
+
+    fn handle_text(&self, text: &str) {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Array(batch)) if !batch.is_empty() => {
+                for message in batch {
+                    self.handle_message(text, message);
+                }
+            }
+            Ok(message) => self.handle_message(text, message),
+            Err(_) => self.garbage(text, "the server wrote a line that is not JSON"),
+        }
+    }
+
+    fn handle_message(&self, text: &str, message: Value) {
+        let Value::Object(mut obj) = message else {
+            return self.garbage(text, "the server wrote JSON that is not a JSON-RPC message");
+        };
+        let method = obj.get("method").and_then(Value::as_str).map(str::to_owned);
+        match (method, obj.remove("id")) {
+            (Some(method), Some(id)) => self.handle_request(&method, id),
+            (Some(method), None) => {
+                let params = obj.remove("params").unwrap_or(Value::Null);
+                self.handle_notification(&method, &params)
+            }
+            (None, Some(id)) if obj.contains_key("result") || obj.contains_key("error") => {
+                self.handle_response(id, obj)
+            }
+            _ => self.garbage(text, "the server wrote JSON that is not a JSON-RPC message"),
+        }
+    }
+
+    fn handle_response(&self, id: Value, mut obj: Map<String, Value>) {
+        let Some(id) = id.as_i64() else {
+            tracing::debug!(%id, "mcp client: answer to a request id this client never uses");
+            return;
+        };
+        let Some(pending) = self.lock().pending.remove(&id) else {
+            tracing::debug!(id, "mcp client: late or unknown answer dropped");
+            return;
+        };
+        let reply = match obj.remove("error") {
+            Some(error) => Err(ClientError::Protocol {
+                method: pending.method,
+                code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: error.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
+                data: error.get("data").cloned(),
+            }),
+            None => Ok(obj.remove("result").unwrap_or(Value::Null)),
+        };
+        let _ = pending.reply.send(reply);
+    }
+
+    fn handle_request(&self, method: &str, id: Value) {
+        let answer = if method == "ping" {
+            json!({ "jsonrpc": "2.0", "id": id, "result": {} })
+        } else {
+            json!({ "jsonrpc": "2.0", "id": id, "error": {
+                "code": -32601,
+                "message": format!("method not found: this client does not handle `{method}`"),
+            }})
+        };
+        let _ = self.send(answer);
+    }
+
+    fn handle_notification(&self, method: &str, params: &Value) {
+        match method {
+            "notifications/progress" => {
+                let token = params.get("progressToken");
+                let id = token.and_then(|t| t.as_i64().or_else(|| t.as_str().and_then(|s| s.parse().ok())));
+                let callback = id.and_then(|id| self.lock().pending.get(&id).and_then(|p| p.progress.clone()));
+                let Some(callback) = callback else {
+                    tracing::debug!("mcp client: progress for no call in flight dropped");
+                    return;
+                };
+                let Some(progress) = params.get("progress").and_then(Value::as_f64) else {
+                    tracing::warn!("mcp client: progress notification without a number `progress`");
+                    return;
+                };
+                callback(Progress {
+                    progress,
+                    total: params.get("total").and_then(Value::as_f64),
+                    message: params.get("message").and_then(Value::as_str).map(str::to_owned),
+                });
+            }
+            "notifications/message" => {
+                tracing::info!(level = ?params.get("level"), data = ?params.get("data"), "mcp server log");
+            }
+            _ => {
+                if let Some(callback) = &self.options.on_notification {
+                    callback(method, params);
+                }
+            }
+        }
+    }
+}
+
+async fn read_loop<R: MessageRead>(mut reader: R, shared: Arc<Shared>) {
+    loop {
+        match reader.read_message().await {
+            Ok(Some(text)) => shared.handle_text(&text),
+            Ok(None) => {
+                shared.close("the server closed its output (did it exit?)".into());
+                break;
+            }
+            Err(e) => {
+                shared.close(e.to_string());
+                break;
+            }
+        }
+    }
+    // Keep the reading half (and a child process it owns) alive until the
+    // client is dropped, so the exit status stays observable.
+    std::future::pending::<()>().await;
+    drop(reader);
+}
+
+async fn write_loop<W: MessageWrite>(mut writer: W, mut rx: mpsc::UnboundedReceiver<String>, shared: Arc<Shared>) {
+    while let Some(message) = rx.recv().await {
+        if let Err(e) = writer.write_message(&message).await {
+            shared.close(format!("writing to the server failed: {e}"));
+            break;
+        }
+    }
+}

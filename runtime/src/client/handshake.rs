@@ -1,0 +1,141 @@
+//! The handshake and version negotiation.
+//!
+//! Revisions up to 2025-11-25 use `initialize` + `notifications/initialized`:
+//! the client offers its newest revision and accepts any revision it
+//! supports in the answer. Revisions from 2026-07-28 on have no handshake:
+//! the client may ask `server/discover` for the server's versions, and
+//! every request carries the version in `_meta`. When the client supports
+//! both kinds, it tries `server/discover` first and falls back to
+//! `initialize` when the server does not know that method.
+
+use serde_json::{json, Value};
+
+use super::engine::{Client, Session};
+use super::error::ClientError;
+use super::options::CallOptions;
+
+/// True for revisions that have no `initialize` (dates are ISO, so they
+/// compare as strings).
+pub fn is_stateless_revision(revision: &str) -> bool {
+    revision >= "2026-07-28"
+}
+
+impl Client {
+    /// Negotiates the protocol revision (see the module docs) and records
+    /// the [`Session`]. Calling it twice is an error.
+    pub async fn initialize(&self) -> Result<&Session, ClientError> {
+        if self.session().is_some() {
+            return Err(ClientError::unexpected("the client is already initialised"));
+        }
+        let supported = self.options().protocol_versions.clone();
+        let Some(newest) = supported.first().cloned() else {
+            return Err(ClientError::unexpected(
+                "the client supports no protocol revision (ClientOptions::protocol_versions is empty)",
+            ));
+        };
+        let newest_stateful = supported.iter().find(|v| !is_stateless_revision(v)).cloned();
+        let session = if is_stateless_revision(&newest) {
+            match self.discover(&newest, &supported).await {
+                Ok(Discovered::Session(session)) => session,
+                // The server speaks an older revision we support, or does
+                // not know `server/discover` at all: use `initialize`.
+                Ok(Discovered::Stateful(version)) => self.initialize_with(&version, &supported).await?,
+                Err(ClientError::Protocol { .. }) if newest_stateful.is_some() => {
+                    let offer = newest_stateful.unwrap_or_default();
+                    self.initialize_with(&offer, &supported).await?
+                }
+                Ok(Discovered::Nothing(theirs)) => {
+                    return Err(ClientError::Version { offered: newest, server: theirs, supported })
+                }
+                Err(e) => return Err(e),
+            }
+        } else {
+            self.initialize_with(&newest, &supported).await?
+        };
+        let _ = self.shared.session.set(session);
+        Ok(self.session().expect("set above"))
+    }
+
+    /// `server/discover` and what to do with its answer.
+    async fn discover(&self, offer: &str, supported: &[String]) -> Result<Discovered, ClientError> {
+        let mut meta = serde_json::Map::new();
+        self.shared.add_stateless_meta(&mut meta, offer);
+        let result = self.request("server/discover", Some(json!({ "_meta": meta })), &CallOptions::new()).await?;
+        let theirs: Vec<&str> = result
+            .get("supportedVersions")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(version) = supported.iter().find(|v| theirs.contains(&v.as_str())) else {
+            return Ok(Discovered::Nothing(theirs.join(", ")));
+        };
+        if !is_stateless_revision(version) {
+            return Ok(Discovered::Stateful(version.clone()));
+        }
+        let server_info = result
+            .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+            .or_else(|| result.get("serverInfo"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        Ok(Discovered::Session(Session {
+            protocol_version: version.clone(),
+            server_info,
+            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+            stateless: true,
+        }))
+    }
+
+    async fn initialize_with(&self, offer: &str, supported: &[String]) -> Result<Session, ClientError> {
+        let params = json!({
+            "protocolVersion": offer,
+            "capabilities": self.options().capabilities,
+            "clientInfo": self.options().client_info,
+        });
+        let result = self.request("initialize", Some(params), &CallOptions::new()).await?;
+        let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
+            return Err(ClientError::unexpected(format!(
+                "the server's initialize result has no protocolVersion: {}",
+                truncate_json(&result)
+            )));
+        };
+        if !supported.iter().any(|v| v == version) {
+            return Err(ClientError::Version {
+                offered: offer.to_owned(),
+                server: version.to_owned(),
+                supported: supported.to_vec(),
+            });
+        }
+        self.notify("notifications/initialized", None)?;
+        Ok(Session {
+            protocol_version: version.to_owned(),
+            server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
+            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+            stateless: false,
+        })
+    }
+}
+
+/// The outcome of `server/discover`.
+enum Discovered {
+    /// A stateless revision both sides speak.
+    Session(Session),
+    /// The newest common revision needs `initialize`.
+    Stateful(String),
+    /// No common revision; the server's list.
+    Nothing(String),
+}
+
+fn truncate_json(value: &Value) -> String {
+    let text = value.to_string();
+    if text.len() > 300 {
+        let mut end = 300;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &text[..end])
+    } else {
+        text
+    }
+}

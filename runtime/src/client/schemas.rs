@@ -1,0 +1,201 @@
+//! Compiled tool schemas and the typed call path generated clients use:
+//! input validated against `inputSchema` before anything is sent,
+//! `structuredContent` validated against `outputSchema` and decoded, or the
+//! content blocks decoded. Each validator is compiled once, on first use.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use jsonschema::Validator;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::engine::Client;
+use super::error::{ClientError, SchemaProblem};
+use super::options::CallOptions;
+
+struct Compiled {
+    input: Option<Result<Validator, String>>,
+    output: Option<Result<Validator, String>>,
+}
+
+struct Entry {
+    tool: Value,
+    compiled: OnceLock<Compiled>,
+}
+
+/// The tools a client was generated from, with their validators.
+pub struct ToolSchemas {
+    tools: Vec<Value>,
+    by_name: HashMap<String, Entry>,
+    load_error: Option<String>,
+}
+
+impl std::fmt::Debug for ToolSchemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSchemas").field("tools", &self.by_name.len()).finish_non_exhaustive()
+    }
+}
+
+fn compile(schema: Option<&Value>) -> Option<Result<Validator, String>> {
+    schema.map(|s| jsonschema::validator_for(s).map_err(|e| e.to_string()))
+}
+
+fn problems(validator: &Validator, value: &Value, prefix: &str) -> Vec<SchemaProblem> {
+    validator
+        .iter_errors(value)
+        .map(|e| SchemaProblem { pointer: format!("{prefix}{}", e.instance_path()), message: e.to_string() })
+        .collect()
+}
+
+impl ToolSchemas {
+    /// From a JSON array of `Tool` objects. Never panics: if the text is not
+    /// such an array, every call fails with an error saying so.
+    pub fn from_json(text: &str) -> Self {
+        match serde_json::from_str::<Vec<Value>>(text) {
+            Ok(tools) => Self::new(tools),
+            Err(e) => {
+                let mut s = Self::new(Vec::new());
+                s.load_error = Some(format!("the embedded tool list is not a JSON array of tools: {e}"));
+                s
+            }
+        }
+    }
+
+    /// From `Tool` objects.
+    pub fn new(tools: Vec<Value>) -> Self {
+        let by_name = tools
+            .iter()
+            .filter_map(|t| {
+                let name = t.get("name")?.as_str()?.to_owned();
+                Some((name, Entry { tool: t.clone(), compiled: OnceLock::new() }))
+            })
+            .collect();
+        Self { tools, by_name, load_error: None }
+    }
+
+    /// The tools as declared, in manifest order.
+    pub fn tools(&self) -> &[Value] {
+        &self.tools
+    }
+
+    fn compiled(&self, tool: &str) -> Result<&Compiled, ClientError> {
+        let Some(entry) = self.by_name.get(tool) else {
+            let why = self.load_error.clone().unwrap_or_else(|| "it is not in the manifest".into());
+            return Err(ClientError::unexpected(format!("tool `{tool}` is unknown to this client: {why}")));
+        };
+        Ok(entry.compiled.get_or_init(|| Compiled {
+            input: compile(entry.tool.get("inputSchema")),
+            output: compile(entry.tool.get("outputSchema")),
+        }))
+    }
+
+    fn check(tool: &str, v: &Option<Result<Validator, String>>, value: &Value, prefix: &str, which: &str)
+        -> Result<Vec<SchemaProblem>, ClientError> {
+        match v {
+            None => Ok(Vec::new()),
+            Some(Ok(validator)) => Ok(problems(validator, value, prefix)),
+            Some(Err(e)) => Err(ClientError::unexpected(format!(
+                "the {which} of tool `{tool}` is not a usable JSON Schema: {e}"
+            ))),
+        }
+    }
+
+    /// Checks arguments against the tool's `inputSchema`.
+    pub fn validate_input(&self, tool: &str, arguments: &Value) -> Result<(), ClientError> {
+        let found = Self::check(tool, &self.compiled(tool)?.input, arguments, "", "inputSchema")?;
+        if found.is_empty() {
+            Ok(())
+        } else {
+            Err(ClientError::InvalidInput { tool: tool.to_owned(), problems: found })
+        }
+    }
+
+    /// Checks `structuredContent` against the tool's `outputSchema` (if any).
+    pub fn validate_output(&self, tool: &str, structured: &Value) -> Result<(), ClientError> {
+        let found =
+            Self::check(tool, &self.compiled(tool)?.output, structured, "/structuredContent", "outputSchema")?;
+        if found.is_empty() {
+            Ok(())
+        } else {
+            Err(ClientError::InvalidOutput { tool: tool.to_owned(), problems: found })
+        }
+    }
+}
+
+fn output_problem(tool: &str, pointer: String, message: String) -> ClientError {
+    ClientError::InvalidOutput { tool: tool.to_owned(), problems: vec![SchemaProblem { pointer, message }] }
+}
+
+impl Client {
+    async fn call_checked<I: Serialize>(
+        &self,
+        schemas: &ToolSchemas,
+        tool: &str,
+        input: &I,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
+        let arguments = serde_json::to_value(input).map_err(|e| ClientError::InvalidInput {
+            tool: tool.to_owned(),
+            problems: vec![SchemaProblem { pointer: String::new(), message: format!("cannot serialise: {e}") }],
+        })?;
+        schemas.validate_input(tool, &arguments)?;
+        self.call_tool(tool, arguments, options).await
+    }
+
+    /// Calls a tool that declares an `outputSchema`: validates the input,
+    /// then validates `structuredContent` and decodes it as `O`.
+    pub async fn call_structured<I: Serialize, O: DeserializeOwned>(
+        &self,
+        schemas: &ToolSchemas,
+        tool: &str,
+        input: &I,
+        options: &CallOptions,
+    ) -> Result<O, ClientError> {
+        let mut result = self.call_checked(schemas, tool, input, options).await?;
+        let Some(structured) = result.get_mut("structuredContent").map(Value::take) else {
+            return Err(output_problem(
+                tool,
+                "/structuredContent".into(),
+                "missing, but the tool declares an outputSchema".into(),
+            ));
+        };
+        schemas.validate_output(tool, &structured)?;
+        serde_json::from_value(structured)
+            .map_err(|e| output_problem(tool, "/structuredContent".into(), format!("does not decode: {e}")))
+    }
+
+    /// Calls a tool without an `outputSchema`: validates the input, then
+    /// decodes each content block as `C`.
+    pub async fn call_content<I: Serialize, C: DeserializeOwned>(
+        &self,
+        schemas: &ToolSchemas,
+        tool: &str,
+        input: &I,
+        options: &CallOptions,
+    ) -> Result<Vec<C>, ClientError> {
+        let mut result = self.call_checked(schemas, tool, input, options).await?;
+        let blocks = match result.get_mut("content").map(Value::take) {
+            Some(Value::Array(blocks)) => blocks,
+            None => Vec::new(),
+            Some(other) => {
+                return Err(output_problem(tool, "/content".into(), format!("must be an array, got {other}")))
+            }
+        };
+        blocks
+            .into_iter()
+            .enumerate()
+            .map(|(i, b)| {
+                serde_json::from_value(b)
+                    .map_err(|e| output_problem(tool, format!("/content/{i}"), format!("does not decode: {e}")))
+            })
+            .collect()
+    }
+
+    /// Compares the server's live tools with the tools of `schemas`.
+    pub async fn check_drift(&self, schemas: &ToolSchemas) -> Result<super::Drift, ClientError> {
+        let live = self.list_all_tools().await?;
+        Ok(super::Drift::compare(schemas.tools(), &live))
+    }
+}
