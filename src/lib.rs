@@ -6,6 +6,7 @@
 //! for the data flow: `spec` → `codegen` → `emit`.
 
 pub mod codegen;
+pub mod emit;
 pub mod error;
 pub mod manifest;
 pub mod naming;
