@@ -1,5 +1,7 @@
 //! Code generators. Each returns a `proc_macro2::TokenStream` and does no
 //! I/O; `emit` formats and writes what they return.
 
+pub mod client;
 pub mod protocol;
+pub mod server;
 pub mod tools;

@@ -1,0 +1,273 @@
+//! The generated client (`client.rs`): a `Client` type with one async
+//! method per tool, typed in and out, over any transport.
+//!
+//! Each tool `foo` gets `foo(input)` and `foo_with(input, CallOptions)`
+//! (timeout, progress). The input is validated against `inputSchema` before
+//! anything is sent; with an `outputSchema`, `structuredContent` is
+//! validated and decoded into `<Tool>Output`, otherwise the content blocks
+//! are decoded into the revision's content block type. The work happens in
+//! `mcpgen_runtime::client`; the generated code is thin glue plus the tool
+//! list (as JSON) the validators and the drift check use.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use crate::codegen::tools::ToolBinding;
+use crate::error::{Error, Result};
+use crate::naming;
+
+/// Methods of the generated `Client` that are not tools; a tool whose
+/// method name collides with one is renamed `call_<name>`.
+const HELPERS: &[&str] = &[
+    "connect",
+    "connect_with",
+    "spawn",
+    "spawn_with",
+    "from_engine",
+    "engine",
+    "session",
+    "list_all_tools",
+    "check_drift",
+    "clone",
+    "fmt",
+];
+
+/// Inputs of the client generator.
+#[derive(Debug, Clone)]
+pub struct ClientInput<'a> {
+    /// The tools, in manifest order (from `codegen::tools::generate`).
+    pub tools: &'a [ToolBinding],
+    /// Path, relative to the `protocol` module, of the content block type
+    /// (`codegen::protocol::tool_content_type`).
+    pub content_type: TokenStream,
+    /// The protocol revision the bindings are generated for ("2025-11-25").
+    pub revision: &'a str,
+}
+
+/// Generates `client.rs` for the given tools and the revision's spec.
+pub fn generate(tools: &[ToolBinding], spec: &crate::spec::Spec, revision: &str) -> Result<TokenStream> {
+    let content_type = crate::codegen::protocol::tool_content_type(spec);
+    generate_with(&ClientInput { tools, content_type, revision })
+}
+
+/// Method names for each tool: the binding's method unless it collides with
+/// a helper or with another tool's `<name>_with`.
+fn method_names(tools: &[ToolBinding]) -> Vec<String> {
+    let mut taken: BTreeSet<String> = HELPERS.iter().map(|s| (*s).to_owned()).collect();
+    tools
+        .iter()
+        .map(|t| {
+            let base =
+                if HELPERS.contains(&t.method.as_str()) { format!("call_{}", t.method) } else { t.method.clone() };
+            let mut n = 1;
+            loop {
+                let name = if n == 1 { base.clone() } else { format!("{base}_{n}") };
+                let with = format!("{name}_with");
+                if !taken.contains(&name) && !taken.contains(&with) {
+                    taken.insert(name.clone());
+                    taken.insert(with);
+                    return name;
+                }
+                n += 1;
+            }
+        })
+        .collect()
+}
+
+/// One line of documentation from a tool description.
+fn doc_line(tool: &Value) -> Option<String> {
+    let text = tool.get("description").and_then(Value::as_str)?;
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!line.is_empty()).then_some(line)
+}
+
+fn type_path(name: &str) -> Result<TokenStream> {
+    let ident: syn::Ident = syn::parse_str(name)
+        .map_err(|e| Error::new(format!("tool type name `{name}` is not a Rust identifier: {e}")))?;
+    Ok(quote!(super::tools::#ident))
+}
+
+/// Generates `client.rs` from explicit inputs.
+pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
+    let declared: Vec<&Value> = input.tools.iter().map(|t| &t.tool).collect();
+    let tools_json = serde_json::to_string(&declared)
+        .map_err(|e| Error::new(format!("cannot serialise the tool list: {e}")))?;
+    let revision = input.revision;
+    let content = &input.content_type;
+    let names = method_names(input.tools);
+
+    let mut methods = Vec::new();
+    for (tool, method) in input.tools.iter().zip(&names) {
+        let wire = &tool.name;
+        let plain = naming::ident(method);
+        let with = format_ident!("{}_with", method);
+        let input_ty = type_path(&tool.input)?;
+        let (output_ty, call) = match &tool.output {
+            Some(out) => (type_path(out)?, quote!(call_structured)),
+            None => (quote!(::std::vec::Vec<super::protocol::#content>), quote!(call_content)),
+        };
+        let summary = format!("Calls tool `{wire}`.");
+        let detail = doc_line(&tool.tool).map(|d| quote!(#[doc = ""] #[doc = #d]));
+        let returns = if tool.output.is_some() {
+            "Returns `structuredContent`, checked against the tool's `outputSchema`."
+        } else {
+            "Returns the result's content blocks."
+        };
+        let with_doc = format!("Calls tool `{wire}` with per-call options (timeout, progress).");
+        methods.push(quote! {
+            #[doc = #summary]
+            #detail
+            #[doc = ""]
+            #[doc = #returns]
+            pub async fn #plain(&self, input: #input_ty) -> ::std::result::Result<#output_ty, ClientError> {
+                self.#with(input, CallOptions::new()).await
+            }
+
+            #[doc = #with_doc]
+            pub async fn #with(
+                &self,
+                input: #input_ty,
+                options: CallOptions,
+            ) -> ::std::result::Result<#output_ty, ClientError> {
+                self.inner.#call(tool_schemas(), #wire, &input, &options).await
+            }
+        });
+    }
+
+    Ok(quote! {
+        pub use ::mcpgen_runtime::client::{CallOptions, ClientError, ClientOptions, Drift, Progress};
+
+        /// The protocol revision this client was generated for.
+        pub const PROTOCOL_VERSION: &str = #revision;
+
+        /// The tools this client was generated from, as declared (JSON).
+        pub const TOOLS_JSON: &str = #tools_json;
+
+        /// The tools' schemas, each validator compiled on first use.
+        pub fn tool_schemas() -> &'static ::mcpgen_runtime::client::ToolSchemas {
+            static SCHEMAS: ::std::sync::OnceLock<::mcpgen_runtime::client::ToolSchemas> =
+                ::std::sync::OnceLock::new();
+            SCHEMAS.get_or_init(|| ::mcpgen_runtime::client::ToolSchemas::from_json(TOOLS_JSON))
+        }
+
+        /// Client options for [`PROTOCOL_VERSION`]; adjust and pass to
+        /// [`Client::connect_with`].
+        pub fn default_options() -> ClientOptions {
+            ClientOptions::new([PROTOCOL_VERSION])
+        }
+
+        /// Typed client: one async method per tool.
+        #[derive(Debug, Clone)]
+        pub struct Client {
+            inner: ::mcpgen_runtime::client::Client,
+        }
+
+        impl Client {
+            /// Connects over a transport with [`default_options`] and performs the handshake.
+            pub async fn connect<T: ::mcpgen_runtime::transport::Transport>(
+                transport: T,
+            ) -> ::std::result::Result<Self, ClientError> {
+                Self::connect_with(transport, default_options()).await
+            }
+
+            /// Connects over a transport with the given options and performs the handshake.
+            pub async fn connect_with<T: ::mcpgen_runtime::transport::Transport>(
+                transport: T,
+                options: ClientOptions,
+            ) -> ::std::result::Result<Self, ClientError> {
+                let inner = ::mcpgen_runtime::client::Client::connect(transport, options).await?;
+                ::std::result::Result::Ok(Self { inner })
+            }
+
+            /// Starts a stdio server process (stderr inherited) and connects to it.
+            /// The process is killed when the client is dropped.
+            pub async fn spawn<I, S>(program: &str, args: I) -> ::std::result::Result<Self, ClientError>
+            where
+                I: ::std::iter::IntoIterator<Item = S>,
+                S: ::std::convert::AsRef<::std::ffi::OsStr>,
+            {
+                Self::spawn_with(program, args, default_options()).await
+            }
+
+            /// [`Client::spawn`] with the given options.
+            pub async fn spawn_with<I, S>(
+                program: &str,
+                args: I,
+                options: ClientOptions,
+            ) -> ::std::result::Result<Self, ClientError>
+            where
+                I: ::std::iter::IntoIterator<Item = S>,
+                S: ::std::convert::AsRef<::std::ffi::OsStr>,
+            {
+                let transport = ::mcpgen_runtime::child::ChildTransport::spawn(
+                    program,
+                    args,
+                    ::std::iter::empty::<(&str, &str)>(),
+                    ::mcpgen_runtime::child::StderrMode::Inherit,
+                )?;
+                Self::connect_with(transport, options).await
+            }
+
+            /// Wraps an engine that is already connected.
+            pub fn from_engine(inner: ::mcpgen_runtime::client::Client) -> Self {
+                Self { inner }
+            }
+
+            /// The untyped engine (raw requests, notifications, session).
+            pub fn engine(&self) -> &::mcpgen_runtime::client::Client {
+                &self.inner
+            }
+
+            /// What the handshake settled.
+            pub fn session(&self) -> ::std::option::Option<&::mcpgen_runtime::client::Session> {
+                self.inner.session()
+            }
+
+            /// Every tool of the server, following `nextCursor`.
+            pub async fn list_all_tools(
+                &self,
+            ) -> ::std::result::Result<::std::vec::Vec<::mcpgen_runtime::serde_json::Value>, ClientError> {
+                self.inner.list_all_tools().await
+            }
+
+            /// Compares the server's live tools with the tools this client was generated from.
+            pub async fn check_drift(&self) -> ::std::result::Result<Drift, ClientError> {
+                self.inner.check_drift(tool_schemas()).await
+            }
+
+            #(#methods)*
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn binding(name: &str, method: &str) -> ToolBinding {
+        ToolBinding {
+            name: name.into(),
+            method: method.into(),
+            input: "XInput".into(),
+            output: None,
+            tool: json!({ "name": name }),
+        }
+    }
+
+    #[test]
+    fn helper_and_with_collisions_are_renamed() {
+        let tools =
+            [binding("connect", "connect"), binding("get", "get"), binding("get_with", "get_with"), binding("b", "get")];
+        assert_eq!(method_names(&tools), ["call_connect", "get", "get_with_2", "get_2"]);
+    }
+
+    #[test]
+    fn description_becomes_one_line() {
+        assert_eq!(doc_line(&json!({"description": "Adds\n\n  two numbers.\n- a"})).as_deref(), Some("Adds two numbers. - a"));
+        assert_eq!(doc_line(&json!({"description": "  "})), None);
+    }
+}
