@@ -28,6 +28,12 @@ impl RateLimit {
         Self { per_second: f64::from(calls) / 60.0, burst: calls.max(1) }
     }
 
+    /// `calls` calls per window of `seconds` seconds, burst of one window's
+    /// worth (both at least 1).
+    pub fn calls_per_seconds(calls: u32, seconds: u32) -> Self {
+        Self { per_second: f64::from(calls) / f64::from(seconds.max(1)), burst: calls.max(1) }
+    }
+
     /// Sets the burst size.
     pub fn burst(mut self, burst: u32) -> Self {
         self.burst = burst.max(1);
