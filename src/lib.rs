@@ -5,12 +5,15 @@
 //! outputs, a server stub and client bindings. See `DESIGN` in the README
 //! for the data flow: `spec` → `codegen` → `emit`.
 
+pub mod builder;
 pub mod codegen;
 pub mod emit;
 pub mod error;
+pub mod introspect;
 pub mod manifest;
 pub mod naming;
 pub mod spec;
 pub mod store;
 
+pub use builder::Builder;
 pub use error::{Error, Result};

@@ -1,0 +1,333 @@
+//! [`Builder`]: the generation pipeline as a library call, for `build.rs`
+//! (in the style of `prost-build` / `tonic-build`) and for `mcpgen
+//! generate`, which uses the same code.
+//!
+//! Pipeline: `store::resolve` → `spec::Spec::from_json` →
+//! `codegen::{protocol, tools, server, client}` → `emit::format` →
+//! `emit::write_all` (or `emit::check`). Four files are always produced:
+//! `protocol.rs`, `tools.rs`, `server.rs` and `client.rs`, each a module
+//! body; a part that is not generated is an empty body under its header.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     mcpgen::Builder::new()
+//!         .protocol("2025-11-25")
+//!         .manifest("tools.json")
+//!         .compile()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! and in the crate: `mcpgen_runtime::include_generated!();`, which makes
+//! the modules `protocol`, `tools`, `server` and `client`.
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::TokenStream;
+
+use crate::codegen;
+use crate::emit::{self, Header, WriteReport};
+use crate::error::{Error, Result};
+use crate::manifest::Manifest;
+use crate::spec::Spec;
+use crate::store::{self, ResolvedSchema, Store};
+
+/// The names of the generated files, in the order they are produced.
+pub const FILES: [&str; 4] = ["protocol.rs", "tools.rs", "server.rs", "client.rs"];
+
+/// Configures and runs code generation.
+#[derive(Debug, Clone)]
+pub struct Builder {
+    protocol: String,
+    manifest: Option<PathBuf>,
+    schema_file: Option<PathBuf>,
+    server: bool,
+    client: bool,
+    out_dir: Option<PathBuf>,
+    cargo_directives: bool,
+    store: Option<Store>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The output of [`Builder::generate`], not yet written.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// `(file name, contents)` for each of [`FILES`].
+    pub files: Vec<(String, String)>,
+    /// The schema used.
+    pub schema: ResolvedSchema,
+    /// Non-fatal problems (e.g. a tool property typed as JSON because its
+    /// schema could not be converted).
+    pub warnings: Vec<Error>,
+}
+
+impl Builder {
+    /// Protocol revision 2025-11-25, no manifest, server and client on,
+    /// output to `$OUT_DIR`.
+    pub fn new() -> Self {
+        Self {
+            protocol: store::DEFAULT_REVISION.to_owned(),
+            manifest: None,
+            schema_file: None,
+            server: true,
+            client: true,
+            out_dir: None,
+            cargo_directives: true,
+            store: None,
+        }
+    }
+
+    /// The protocol revision (`2025-11-25`, …).
+    pub fn protocol(mut self, revision: impl Into<String>) -> Self {
+        self.protocol = revision.into();
+        self
+    }
+
+    /// The tool manifest (JSON or YAML). Without one, only protocol types
+    /// are generated.
+    pub fn manifest(mut self, path: impl AsRef<Path>) -> Self {
+        self.manifest = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Use this schema file instead of the pinned revision (it may be a
+    /// draft that is not pinned).
+    pub fn schema_file(mut self, path: impl AsRef<Path>) -> Self {
+        self.schema_file = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether to generate the server (needs a manifest). Default true.
+    pub fn server(mut self, yes: bool) -> Self {
+        self.server = yes;
+        self
+    }
+
+    /// Whether to generate the client (needs a manifest). Default true.
+    pub fn client(mut self, yes: bool) -> Self {
+        self.client = yes;
+        self
+    }
+
+    /// Where [`compile`](Self::compile) writes. Default `$OUT_DIR`.
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether [`compile`](Self::compile) prints `cargo:rerun-if-changed`
+    /// lines (default true; the CLI turns them off).
+    pub fn cargo_directives(mut self, yes: bool) -> Self {
+        self.cargo_directives = yes;
+        self
+    }
+
+    /// Resolve schemas through this store instead of
+    /// [`Store::from_env`].
+    pub fn store(mut self, store: Store) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The output directory: the configured one, else `$OUT_DIR`.
+    pub fn resolved_out_dir(&self) -> Result<PathBuf> {
+        if let Some(dir) = &self.out_dir {
+            return Ok(dir.clone());
+        }
+        std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
+            Error::new("no output directory: OUT_DIR is not set")
+                .with_hint("call Builder::compile from build.rs, or set one with .out_dir(dir)")
+        })
+    }
+
+    /// Runs the pipeline in memory.
+    pub fn generate(&self) -> Result<Generated> {
+        let store = self.store.clone().unwrap_or_else(Store::from_env);
+        let schema = store.resolve(&self.protocol, self.schema_file.as_deref())?;
+        let source = match (&schema.source, schema.pinned) {
+            (store::Source::Explicit, false) => file_name(&schema.path),
+            _ => format!("MCP schema {}", schema.revision),
+        };
+        let spec = Spec::from_json(&schema.json, &source).map_err(|e| with_file(e, &schema.path))?;
+
+        let mut header = Header::new().input(format!(
+            "protocol revision {} ({}schema sha256 {})",
+            schema.revision,
+            if schema.pinned { "" } else { "unpinned " },
+            schema.sha256
+        ));
+        let manifest = match &self.manifest {
+            Some(path) => {
+                let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
+                header = header.input(format!("manifest {} (sha256 {})", file_name(path), store::sha256_hex(&bytes)));
+                Some(Manifest::load(path)?)
+            }
+            None => None,
+        };
+
+        let protocol = codegen::protocol::generate(&spec)?;
+        let mut warnings = Vec::new();
+        let (tools, server, client) = match &manifest {
+            Some(m) => {
+                let out = codegen::tools::generate(m)?;
+                warnings.extend(out.warnings.iter().cloned());
+                let server = if self.server { server_tokens(&spec, m, &out)? } else { TokenStream::new() };
+                let client = if self.client { client_tokens(&spec, m, &out)? } else { TokenStream::new() };
+                (out.tokens, server, client)
+            }
+            None => (TokenStream::new(), TokenStream::new(), TokenStream::new()),
+        };
+
+        let mut files = Vec::with_capacity(FILES.len());
+        for (name, tokens) in FILES.iter().zip([protocol, tools, server, client]) {
+            let text = emit::format(tokens, &header).map_err(|e| {
+                let mut e = e;
+                e.message = format!("{name}: {}", e.message);
+                e
+            })?;
+            files.push((name.to_string(), text));
+        }
+        Ok(Generated { files, schema, warnings })
+    }
+
+    /// Generates and writes the four files into the output directory,
+    /// atomically; in a build script also prints `cargo:rerun-if-changed`
+    /// for the manifest and the schema file and `cargo:warning` for each
+    /// warning.
+    pub fn compile(&self) -> Result<WriteReport> {
+        let out_dir = self.resolved_out_dir()?;
+        if self.cargo_directives {
+            // Printed first so that a failed generation is retried when the
+            // inputs change.
+            if let Some(m) = &self.manifest {
+                println!("cargo:rerun-if-changed={}", m.display());
+            }
+            if let Some(s) = &self.schema_file {
+                println!("cargo:rerun-if-changed={}", s.display());
+            }
+            for var in ["MCPGEN_SCHEMA_MIRROR", "MCPGEN_SCHEMA_CACHE"] {
+                println!("cargo:rerun-if-env-changed={var}");
+            }
+        }
+        let generated = self.generate()?;
+        if self.cargo_directives {
+            if self.schema_file.is_none() && generated.schema.path.exists() {
+                println!("cargo:rerun-if-changed={}", generated.schema.path.display());
+            }
+            for w in &generated.warnings {
+                println!("cargo:warning={}", w.to_string().replace('\n', " "));
+            }
+        }
+        emit::write_all(&out_dir, &generated.files)
+    }
+}
+
+/// The server module body, when the server generator exists.
+fn server_tokens(_spec: &Spec, _manifest: &Manifest, _tools: &codegen::tools::ToolsOutput) -> Result<TokenStream> {
+    // Wired to `codegen::server::generate` once it lands (H2).
+    Ok(TokenStream::new())
+}
+
+/// The client module body, when the client generator exists.
+fn client_tokens(_spec: &Spec, _manifest: &Manifest, _tools: &codegen::tools::ToolsOutput) -> Result<TokenStream> {
+    // Wired to `codegen::client::generate` once it lands (H4).
+    Ok(TokenStream::new())
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
+}
+
+fn with_file(mut e: Error, path: &Path) -> Error {
+    let has_file = e.location.as_ref().is_some_and(|l| l.file.is_some());
+    if !has_file {
+        e = e.in_file(path);
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mirror_store(cache: &Path) -> Store {
+        Store {
+            cache_dir: cache.to_path_buf(),
+            mirror: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")),
+            fetch: None,
+        }
+    }
+
+    #[test]
+    fn compile_writes_four_files_with_headers() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let report = Builder::new()
+            .protocol("2025-06-18")
+            .store(mirror_store(&tmp.path().join("cache")))
+            .out_dir(&out)
+            .cargo_directives(false)
+            .compile()
+            .unwrap();
+        assert_eq!(report.written, FILES);
+        for f in FILES {
+            let text = std::fs::read_to_string(out.join(f)).unwrap();
+            assert!(text.starts_with(emit::GENERATED_MARKER), "{f}");
+            assert!(text.contains("protocol revision 2025-06-18 (schema sha256 af845e7e"), "{f}");
+            assert!(!text.contains("//!"), "{f}");
+        }
+        let protocol = std::fs::read_to_string(out.join("protocol.rs")).unwrap();
+        assert!(protocol.contains("pub struct CallToolResult"));
+        // Same inputs, same bytes: nothing is rewritten.
+        let again = Builder::new()
+            .protocol("2025-06-18")
+            .store(mirror_store(&tmp.path().join("cache")))
+            .out_dir(&out)
+            .cargo_directives(false)
+            .compile()
+            .unwrap();
+        assert!(again.written.is_empty());
+        assert_eq!(again.unchanged, FILES);
+    }
+
+    #[test]
+    fn unknown_revision_writes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let err = Builder::new()
+            .protocol("2030-01-01")
+            .store(mirror_store(&tmp.path().join("cache")))
+            .out_dir(&out)
+            .cargo_directives(false)
+            .compile()
+            .unwrap_err();
+        assert!(err.to_string().contains("unknown protocol revision"), "{err}");
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn manifest_adds_tool_types_and_its_hash_to_the_header() {
+        let tmp = tempfile::tempdir().unwrap();
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/manifests/stitch.json");
+        let g = Builder::new().manifest(&manifest).store(mirror_store(tmp.path())).generate().unwrap();
+        let tools = &g.files[1].1;
+        assert!(tools.contains("// manifest stitch.json (sha256 "), "{}", &tools[..300]);
+        assert!(tools.contains("pub struct CreateProjectInput"), "tools.rs lacks CreateProjectInput");
+        assert!(!tools.contains(env!("CARGO_MANIFEST_DIR")), "absolute paths make output machine-dependent");
+    }
+
+    #[test]
+    fn missing_out_dir_outside_build_scripts_is_explained() {
+        if std::env::var_os("OUT_DIR").is_some() {
+            return;
+        }
+        let err = Builder::new().resolved_out_dir().unwrap_err();
+        assert!(err.to_string().contains("OUT_DIR"));
+    }
+}
