@@ -1,0 +1,178 @@
+//! `mcpgen introspect`: a manifest from a live stdio server.
+//!
+//! Starts the command, performs the handshake (offering the newest
+//! `initialize`-based revision and accepting any older one), pages through
+//! `tools/list` and returns a manifest: the tools exactly as served, in the
+//! server's order (unknown fields kept), and a `server` object from the
+//! server's `serverInfo` and `instructions`. The server's stderr is
+//! captured and quoted when something goes wrong.
+
+use std::path::Path;
+use std::time::Duration;
+
+use mcpgen_runtime::child::{ChildTransport, StderrMode};
+use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions, GarbagePolicy};
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+
+/// Revisions introspection speaks, newest first.
+pub const REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// What to introspect.
+#[derive(Debug, Clone)]
+pub struct Introspect {
+    /// The server program.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Limit for the whole operation (start, handshake, every page).
+    pub timeout: Duration,
+}
+
+/// A manifest read from a live server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Introspected {
+    /// The manifest document (`server` and `tools`).
+    pub manifest: Value,
+    /// The negotiated protocol revision.
+    pub protocol_version: String,
+}
+
+impl Introspected {
+    /// The manifest as pretty JSON with a final newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(&self.manifest).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// Number of tools.
+    pub fn tool_count(&self) -> usize {
+        self.manifest["tools"].as_array().map_or(0, Vec::len)
+    }
+}
+
+fn shown(command: &str, args: &[String]) -> String {
+    std::iter::once(command).chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
+}
+
+/// The `server` object of the manifest: the fields the manifest format
+/// knows (name, version, title, instructions).
+fn server_object(info: &Value, instructions: Option<&str>) -> Option<Value> {
+    let name = info.get("name")?.as_str()?;
+    let mut server = Map::new();
+    server.insert("name".into(), json!(name));
+    server.insert("version".into(), info.get("version").cloned().unwrap_or_else(|| json!("0.0.0")));
+    if let Some(title) = info.get("title").filter(|t| t.is_string()) {
+        server.insert("title".into(), title.clone());
+    }
+    if let Some(text) = instructions {
+        server.insert("instructions".into(), json!(text));
+    }
+    Some(Value::Object(server))
+}
+
+fn explain(err: ClientError, what: &str, timeout: Duration) -> Error {
+    match err {
+        ClientError::Io(e) => Error::new(e.to_string())
+            .with_hint("check the command after `--`: it must exist and be executable (or be on PATH)"),
+        ClientError::Garbage { line } => Error::new(format!(
+            "{what} does not speak MCP over stdio: it wrote {line:?} to stdout"
+        ))
+        .with_hint("the command must be an MCP server using the stdio transport (JSON-RPC on stdout, logs on stderr)"),
+        ClientError::Timeout { method, .. } => Error::new(format!(
+            "{what} did not answer `{method}` within {timeout:?}"
+        ))
+        .with_hint("is it an MCP stdio server? If it is slow to start, raise --timeout"),
+        ClientError::Closed { reason } => {
+            Error::new(format!("{what} ended before introspection finished: {reason}"))
+                .with_hint("run the command by hand to see why it exits")
+        }
+        other => Error::new(format!("introspecting {what} failed: {other}")),
+    }
+}
+
+impl Introspect {
+    /// Introspects inside an existing Tokio runtime.
+    pub async fn run_async(&self) -> Result<Introspected> {
+        let what = format!("`{}`", shown(&self.command, &self.args));
+        let transport = ChildTransport::spawn(
+            &self.command,
+            &self.args,
+            std::iter::empty::<(&str, &str)>(),
+            StderrMode::Capture,
+        )
+        .map_err(|e| explain(ClientError::Io(e), &what, self.timeout))?;
+        let stderr = transport.stderr();
+        let options = ClientOptions::new(REVISIONS.iter().copied())
+            .client_info("mcpgen-introspect", env!("CARGO_PKG_VERSION"))
+            .timeout(self.timeout)
+            .garbage(GarbagePolicy::FailPending);
+        let work = async {
+            let client = Client::connect(transport, options).await?;
+            let session = client.session().cloned().expect("connected");
+            let tools = client.list_all_tools_with(&CallOptions::new()).await?;
+            Ok::<_, ClientError>((session, tools))
+        };
+        let outcome = match tokio::time::timeout(self.timeout, work).await {
+            Ok(r) => r,
+            Err(_) => Err(ClientError::Timeout { method: "initialize".into(), id: 0, after: self.timeout }),
+        };
+        let (session, tools) = outcome.map_err(|e| {
+            let mut err = explain(e, &what, self.timeout);
+            if let Some(text) = stderr.as_ref().map(|s| s.text()).filter(|t| !t.trim().is_empty()) {
+                if !err.message.contains("stderr ends with") {
+                    let tail: Vec<&str> = text.lines().rev().take(10).collect::<Vec<_>>().into_iter().rev().collect();
+                    err.message.push_str("\n  server stderr (last lines):\n    ");
+                    err.message.push_str(&tail.join("\n    "));
+                }
+            }
+            err
+        })?;
+        let mut manifest = Map::new();
+        if let Some(server) = server_object(&session.server_info, session.instructions.as_deref()) {
+            manifest.insert("server".into(), server);
+        }
+        manifest.insert("tools".into(), Value::Array(tools));
+        Ok(Introspected { manifest: Value::Object(manifest), protocol_version: session.protocol_version })
+    }
+
+    /// Introspects on a runtime of its own (for the CLI).
+    pub fn run(&self) -> Result<Introspected> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Error::new(format!("cannot start the async runtime: {e}")))?;
+        rt.block_on(self.run_async())
+    }
+}
+
+/// The `mcpgen introspect` command: writes the manifest to `out` (or
+/// stdout) and a one-line summary to stderr.
+pub fn command(out: Option<&Path>, timeout_secs: u64, command_line: &[String]) -> Result<()> {
+    let Some((command, args)) = command_line.split_first() else {
+        return Err(Error::new("no server command given")
+            .with_hint("usage: mcpgen introspect [--out FILE] [--timeout SECS] -- COMMAND [ARGS...]"));
+    };
+    let job = Introspect { command: command.clone(), args: args.to_vec(), timeout: Duration::from_secs(timeout_secs) };
+    let found = job.run()?;
+    let text = found.to_json();
+    match out {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+            }
+            std::fs::write(path, &text).map_err(|e| Error::io("write", path, e))?;
+        }
+        None => print!("{text}"),
+    }
+    eprintln!(
+        "mcpgen introspect: {} tool(s) from `{}` (protocol {}){}",
+        found.tool_count(),
+        shown(command, args),
+        found.protocol_version,
+        out.map(|p| format!(", written to {}", p.display())).unwrap_or_default()
+    );
+    Ok(())
+}
