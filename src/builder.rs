@@ -177,8 +177,17 @@ impl Builder {
             Some(m) => {
                 let out = codegen::tools::generate(m)?;
                 warnings.extend(out.warnings.iter().cloned());
-                let server = if self.server { server_tokens(&spec, m, &out)? } else { TokenStream::new() };
-                let client = if self.client { client_tokens(&spec, m, &out)? } else { TokenStream::new() };
+                let revision = schema.revision.as_str();
+                let server = if self.server {
+                    codegen::server::generate(m, &out.tools, &spec, revision)?
+                } else {
+                    TokenStream::new()
+                };
+                let client = if self.client {
+                    codegen::client::generate(&out.tools, &spec, revision)?
+                } else {
+                    TokenStream::new()
+                };
                 (out.tokens, server, client)
             }
             None => (TokenStream::new(), TokenStream::new(), TokenStream::new()),
@@ -226,18 +235,6 @@ impl Builder {
         }
         emit::write_all(&out_dir, &generated.files)
     }
-}
-
-/// The server module body, when the server generator exists.
-fn server_tokens(_spec: &Spec, _manifest: &Manifest, _tools: &codegen::tools::ToolsOutput) -> Result<TokenStream> {
-    // Wired to `codegen::server::generate` once it lands (H2).
-    Ok(TokenStream::new())
-}
-
-/// The client module body, when the client generator exists.
-fn client_tokens(_spec: &Spec, _manifest: &Manifest, _tools: &codegen::tools::ToolsOutput) -> Result<TokenStream> {
-    // Wired to `codegen::client::generate` once it lands (H4).
-    Ok(TokenStream::new())
 }
 
 fn file_name(path: &Path) -> String {

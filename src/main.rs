@@ -1,6 +1,8 @@
-//! The `mcpgen` command line: a thin clap layer over the library.
+//! The `mcpgen` command line: a thin clap layer over the library (see
+//! `cli` for the commands).
 
-fn main() {
-    eprintln!("mcpgen: not wired yet");
-    std::process::exit(2);
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
 }

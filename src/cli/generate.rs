@@ -1,0 +1,77 @@
+//! `mcpgen generate`: run the pipeline and write (or `--check`) the four
+//! generated files.
+
+use std::path::PathBuf;
+
+use mcpgen::{emit, store, Builder, Result};
+
+use super::Outcome;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Protocol revision.
+    #[arg(long, value_name = "REV", default_value = store::DEFAULT_REVISION)]
+    protocol: String,
+    /// Use this schema file instead of the pinned revision (may be unpinned).
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
+    /// Tool manifest (JSON or YAML); without it only protocol types are generated.
+    #[arg(long, value_name = "FILE")]
+    manifest: Option<PathBuf>,
+    /// Output directory.
+    #[arg(long, value_name = "DIR", default_value = "generated")]
+    out: PathBuf,
+    /// Do not generate the server.
+    #[arg(long)]
+    no_server: bool,
+    /// Do not generate the client.
+    #[arg(long)]
+    no_client: bool,
+    /// Write nothing; exit 1 with a unified diff when the files in --out are stale.
+    #[arg(long)]
+    check: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    let mut builder = Builder::new()
+        .protocol(&args.protocol)
+        .server(!args.no_server)
+        .client(!args.no_client)
+        .out_dir(&args.out)
+        .cargo_directives(false);
+    if let Some(m) = &args.manifest {
+        builder = builder.manifest(m);
+    }
+    if let Some(s) = &args.schema {
+        builder = builder.schema_file(s);
+    }
+    let generated = builder.generate()?;
+    eprintln!("{}", generated.schema.describe());
+    for w in &generated.warnings {
+        eprintln!("warning: {w}");
+    }
+    if args.check {
+        return Ok(match emit::check(&args.out, &generated.files) {
+            None => {
+                eprintln!("{}: up to date ({} files)", args.out.display(), generated.files.len());
+                Outcome::Ok
+            }
+            Some(diff) => {
+                print!("{diff}");
+                eprintln!(
+                    "error: the generated files in {} are stale; run `mcpgen generate` with the same options (without --check) to update them",
+                    args.out.display()
+                );
+                Outcome::Failed
+            }
+        });
+    }
+    let report = emit::write_all(&args.out, &generated.files)?;
+    eprintln!(
+        "wrote {} file(s) to {} ({} unchanged)",
+        report.written.len(),
+        args.out.display(),
+        report.unchanged.len()
+    );
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,45 @@
+//! `mcpgen manifest check` and `mcpgen manifest schema` (the checks
+//! themselves live in `mcpgen::manifest`).
+
+use std::path::PathBuf;
+
+use mcpgen::{manifest, store, Result};
+
+use super::Outcome;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Report every problem of a manifest with file, JSON pointer and line:column.
+    Check {
+        /// The manifest (JSON or YAML).
+        file: PathBuf,
+        /// Protocol revision the manifest is for.
+        #[arg(long, value_name = "REV", default_value = store::DEFAULT_REVISION)]
+        protocol: String,
+    },
+    /// Print the JSON Schema of the manifest format.
+    Schema,
+}
+
+pub fn run(cmd: Command) -> Result<Outcome> {
+    match cmd {
+        Command::Check { file, protocol } => {
+            let problems = manifest::check_file(&file, &protocol);
+            if problems.is_empty() {
+                println!("{}: ok", file.display());
+                return Ok(Outcome::Ok);
+            }
+            for p in &problems {
+                super::report(p);
+            }
+            eprintln!("{}: {} problem(s)", file.display(), problems.len());
+            Ok(Outcome::Failed)
+        }
+        Command::Schema => {
+            let text = serde_json::to_string_pretty(&manifest::manifest_schema())
+                .map_err(|e| mcpgen::Error::new(format!("cannot print the manifest schema: {e}")))?;
+            println!("{text}");
+            Ok(Outcome::Ok)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! `mcpgen schema list` and `mcpgen schema pull`.
+
+use mcpgen::{store, Result};
+
+use super::Outcome;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Each pinned revision: cached? verified?
+    List,
+    /// Fetch pinned revisions (from $MCPGEN_SCHEMA_MIRROR or the network), verify and cache them.
+    Pull(PullArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+pub struct PullArgs {
+    /// The revision to pull.
+    #[arg(value_name = "REV")]
+    revision: Option<String>,
+    /// Pull every pinned revision.
+    #[arg(long)]
+    all: bool,
+}
+
+pub fn run(cmd: Command) -> Result<Outcome> {
+    match cmd {
+        Command::List => {
+            let s = store::Store::from_env();
+            println!("cache: {}", s.cache_dir.display());
+            for entry in s.list() {
+                println!("{entry}");
+            }
+            Ok(Outcome::Ok)
+        }
+        Command::Pull(args) => {
+            let which = if args.all { None } else { args.revision.as_deref() };
+            for outcome in store::pull(which)? {
+                println!("{outcome}");
+            }
+            Ok(Outcome::Ok)
+        }
+    }
+}
