@@ -109,14 +109,14 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
             Some(out) => (type_path(out)?, quote!(call_structured)),
             None => (quote!(::std::vec::Vec<super::protocol::#content>), quote!(call_content)),
         };
-        let summary = format!("Calls tool `{wire}`.");
-        let detail = doc_line(&tool.tool).map(|d| quote!(#[doc = ""] #[doc = #d]));
+        let summary = format!(" Calls tool `{wire}`.");
+        let detail = doc_line(&tool.tool).map(|d| format!(" {d}")).map(|d| quote!(#[doc = ""] #[doc = #d]));
         let returns = if tool.output.is_some() {
-            "Returns `structuredContent`, checked against the tool's `outputSchema`."
+            " Returns `structuredContent`, checked against the tool's `outputSchema`."
         } else {
-            "Returns the result's content blocks."
+            " Returns the result's content blocks."
         };
-        let with_doc = format!("Calls tool `{wire}` with per-call options (timeout, progress).");
+        let with_doc = format!(" Calls tool `{wire}` with per-call options (timeout, progress).");
         methods.push(quote! {
             #[doc = #summary]
             #detail
