@@ -13,8 +13,10 @@
 //! replaced by `serde_json::Value` (keeping its description); if the tool
 //! still fails, its whole type becomes a JSON object map. Each fallback is
 //! reported in [`ToolsOutput::warnings`] with the tool's file, pointer and
-//! line:column.
+//! line:column. A last token pass ([`fixup`]) repairs the few things in
+//! typify's output that would warn in a `#![deny(warnings)]` crate.
 
+mod fixup;
 mod prepare;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -93,6 +95,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     }
     let tokens = catch_unwind(AssertUnwindSafe(|| space.to_stream()))
         .map_err(|p| Error::new(format!("typify failed to write the tool types: {}", panic_message(&p))))?;
+    let tokens = fixup::fixup(tokens);
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
 }
 
@@ -100,6 +103,8 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
 fn settings() -> TypeSpaceSettings {
     let mut s = TypeSpaceSettings::default();
     s.with_derive("PartialEq".to_owned());
+    // Maps serialise in a stable order (a HashMap would not).
+    s.with_map_type("::std::collections::BTreeMap");
     s
 }
 
@@ -142,10 +147,11 @@ fn tool_batch(
     }
     let mut docs: Vec<(&str, &str, Value)> = Vec::new();
     if let Some(schema) = tool.input_schema() {
-        docs.push(("inputSchema", input, schema.clone()));
+        docs.push(("inputSchema", input, with_doc(schema, &format!("Arguments of the `{}` tool.", tool.name))));
     }
     if let (Some(schema), Some(name)) = (tool.output_schema(), output) {
-        docs.push(("outputSchema", name, schema.clone()));
+        let doc = format!("Structured result (`structuredContent`) of the `{}` tool.", tool.name);
+        docs.push(("outputSchema", name, with_doc(schema, &doc)));
     }
     let mut prepared: Vec<Prepared> = docs.iter().map(|(_, name, s)| prepare(s, name, base, &mut scope)).collect();
     if let Ok(batch) = try_batch(&prepared, settings) {
@@ -206,6 +212,18 @@ fn tool_batch(
         }
     }
     try_batch(&prepared, settings).map_err(|why| typify_error(m, tool, &why))
+}
+
+/// `schema` with `description` set to `doc` when it has none, so the
+/// generated type is documented.
+fn with_doc(schema: &Value, doc: &str) -> Value {
+    let mut s = schema.clone();
+    if let Some(o) = s.as_object_mut() {
+        if !o.get("description").is_some_and(Value::is_string) {
+            o.insert("description".into(), Value::String(doc.to_owned()));
+        }
+    }
+    s
 }
 
 /// Converts prepared definitions in a scratch `TypeSpace`; the batch on

@@ -132,6 +132,7 @@ fn rewrite(v: &Value, root: &Value, targets: &BTreeMap<String, String>, base: &s
                         }
                     }
                     ("title", Value::String(t)) if !top => Value::String(format!("{base}{}", pascal(t))),
+                    ("description", Value::String(d)) => Value::String(tidy_doc(d)),
                     (k, _) if DATA_KEYWORDS.contains(&k) => child.clone(),
                     // Property names are not schemas; their values are.
                     ("properties", Value::Object(props)) => Value::Object(
@@ -148,10 +149,50 @@ fn rewrite(v: &Value, root: &Value, targets: &BTreeMap<String, String>, base: &s
     }
 }
 
+/// A description as a doc comment that rustdoc and clippy read as
+/// written: a line that follows a list item without indentation starts a
+/// new paragraph (instead of lazily continuing the item).
+pub fn tidy_doc(text: &str) -> String {
+    let is_item = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") || {
+            let digits = t.chars().take_while(char::is_ascii_digit).count();
+            digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+        }
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut prev_item = false;
+    for (i, line) in text.lines().enumerate() {
+        let blank = line.trim().is_empty();
+        let item = is_item(line);
+        if prev_item && !blank && !item && !line.starts_with([' ', '\t']) {
+            out.push('\n');
+        }
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+        if item {
+            prev_item = true;
+        } else if blank || !line.starts_with([' ', '\t']) {
+            prev_item = false;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn text_after_a_list_starts_a_paragraph() {
+        let d = "Options are:\n- 'add' - add.\n- 'remove' - remove.\nWrites hierarchy.\n\nMore.";
+        assert_eq!(tidy_doc(d), "Options are:\n- 'add' - add.\n- 'remove' - remove.\n\nWrites hierarchy.\n\nMore.");
+        assert_eq!(tidy_doc("1. one\n   more\ntext"), "1. one\n   more\n\ntext");
+        assert_eq!(tidy_doc("plain\ntext"), "plain\ntext");
+    }
 
     #[test]
     fn renames_defs_self_refs_and_titles() {

@@ -1,0 +1,247 @@
+//! Token-level repairs of typify's output so that it compiles without
+//! warnings in a `#![deny(warnings)]` crate.
+//!
+//! - typify names the enum values `"+1"` and `"-1"` `plus1`/`minus1`,
+//!   which `non_camel_case_types` rejects as variants: they become `Plus1`
+//!   and `Minus1` where they are variants (definitions and `X::plus1`
+//!   paths), and stay as they are where they are fields.
+//! - typify writes every default helper of `mod defaults` as
+//!   `pub(super) fn`, so helpers that no field uses are dead code: they
+//!   become `pub fn`.
+//! - typify implements `Default` for an enum with a default value by hand
+//!   (`impl Default for E { fn default() -> Self { E::V } }`), which
+//!   clippy's `derivable_impls` rejects: the impl is replaced by
+//!   `#[derive(Default)]` on the enum and `#[default]` on the variant.
+
+use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
+
+/// Applies every repair.
+pub fn fixup(tokens: TokenStream) -> TokenStream {
+    derive_defaults(walk(tokens, false))
+}
+
+/// Replaces hand-written `Default` impls of enums that return a unit
+/// variant by `#[derive(Default)]` + `#[default]` (top-level items only,
+/// which is where typify puts types).
+fn derive_defaults(tokens: TokenStream) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    // Pass 1: find and drop the impls, remembering enum → variant.
+    let mut defaults: Vec<(String, String)> = Vec::new();
+    let mut kept: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    let mut i = 0;
+    while i < tts.len() {
+        if let Some((ty, variant, len)) = default_impl_at(&tts[i..]) {
+            defaults.push((ty, variant));
+            i += len;
+            continue;
+        }
+        kept.push(tts[i].clone());
+        i += 1;
+    }
+    if defaults.is_empty() {
+        return kept.into_iter().collect();
+    }
+    // Pass 2: patch the enums.
+    let mut out = kept;
+    let mut unpatched: Vec<(String, String)> = Vec::new();
+    for (ty, variant) in defaults {
+        let Some(pos) = (0..out.len().saturating_sub(2)).find(|&k| {
+            matches!(&out[k], TokenTree::Ident(e) if e == "enum")
+                && matches!(&out[k + 1], TokenTree::Ident(n) if *n == ty)
+                && matches!(&out[k + 2], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace)
+        }) else {
+            unpatched.push((ty, variant));
+            continue;
+        };
+        let derive_at = (0..pos).rev().take_while(|&k| !is_punct(Some(&out[k]), ';') && !matches!(&out[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace)).find(|&k| {
+            matches!(&out[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket
+                && g.stream().into_iter().next().is_some_and(|t| matches!(t, TokenTree::Ident(d) if d == "derive")))
+        });
+        let TokenTree::Group(body) = &out[pos + 2] else { continue };
+        let Some(new_body) = mark_default_variant(body.stream(), &variant) else {
+            unpatched.push((ty, variant));
+            continue;
+        };
+        let Some(derive_at) = derive_at else {
+            unpatched.push((ty, variant));
+            continue;
+        };
+        let mut nb = Group::new(Delimiter::Brace, new_body);
+        nb.set_span(body.span());
+        out[pos + 2] = TokenTree::Group(nb);
+        if let TokenTree::Group(attr) = &out[derive_at] {
+            let mut inner: Vec<TokenTree> = attr.stream().into_iter().collect();
+            if let Some(TokenTree::Group(list)) = inner.get(1) {
+                let mut list_ts = list.stream();
+                list_ts.extend(quote::quote!(, Default));
+                inner[1] = TokenTree::Group(Group::new(Delimiter::Parenthesis, list_ts));
+            }
+            out[derive_at] = TokenTree::Group(Group::new(Delimiter::Bracket, inner.into_iter().collect()));
+        }
+    }
+    let mut ts: TokenStream = out.into_iter().collect();
+    // Anything that could not be patched keeps its hand-written impl.
+    for (ty, variant) in unpatched {
+        let (t, v) = (Ident::new(&ty, proc_macro2::Span::call_site()), Ident::new(&variant, proc_macro2::Span::call_site()));
+        ts.extend(quote::quote! {
+            impl ::std::default::Default for #t { fn default() -> Self { #t::#v } }
+        });
+    }
+    ts
+}
+
+/// `impl :: std :: default :: Default for X { fn default () -> Self { X :: V } }`
+/// at the start of `tts`: `(X, V, token count)`.
+fn default_impl_at(tts: &[TokenTree]) -> Option<(String, String, usize)> {
+    let text: Vec<String> = tts.iter().take(11).map(|t| match t {
+        TokenTree::Group(_) => "{}".to_owned(),
+        other => other.to_string(),
+    }).collect();
+    let head = ["impl", ":", ":", "std", ":", ":", "default", ":", ":", "Default", "for"];
+    if text.len() < 11 || text.iter().zip(head).any(|(a, b)| a != b) {
+        return None;
+    }
+    let TokenTree::Ident(ty) = tts.get(11)? else { return None };
+    let TokenTree::Group(body) = tts.get(12)? else { return None };
+    let body: Vec<TokenTree> = body.stream().into_iter().collect();
+    // fn default () -> Self { X :: V }
+    let [TokenTree::Ident(f), TokenTree::Ident(d), TokenTree::Group(_), TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(s), TokenTree::Group(block)] =
+        body.as_slice()
+    else {
+        return None;
+    };
+    if f != "fn" || d != "default" || a.as_char() != '-' || b.as_char() != '>' || s != "Self" {
+        return None;
+    }
+    let inner: Vec<TokenTree> = block.stream().into_iter().collect();
+    let [TokenTree::Ident(t), TokenTree::Punct(c1), TokenTree::Punct(c2), TokenTree::Ident(v)] = inner.as_slice() else {
+        return None;
+    };
+    if t != ty || c1.as_char() != ':' || c2.as_char() != ':' {
+        return None;
+    }
+    Some((ty.to_string(), v.to_string(), 13))
+}
+
+/// The enum body with `#[default]` before the unit variant `variant`.
+fn mark_default_variant(body: TokenStream, variant: &str) -> Option<TokenStream> {
+    let tts: Vec<TokenTree> = body.into_iter().collect();
+    let at = (0..tts.len()).find(|&k| {
+        matches!(&tts[k], TokenTree::Ident(v) if v == variant)
+            && (k + 1 == tts.len() || is_punct(tts.get(k + 1), ','))
+            && (k == 0 || is_punct(tts.get(k - 1), ',') || matches!(&tts[k - 1], TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket))
+    })?;
+    let mut out: Vec<TokenTree> = tts[..at].to_vec();
+    out.extend(quote::quote!(#[default]));
+    out.extend(tts[at..].iter().cloned());
+    Some(out.into_iter().collect())
+}
+
+fn variant_rename(name: &str) -> Option<&'static str> {
+    match name {
+        "plus1" => Some("Plus1"),
+        "minus1" => Some("Minus1"),
+        _ => None,
+    }
+}
+
+fn is_punct(t: Option<&TokenTree>, c: char) -> bool {
+    matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c)
+}
+
+fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    let mut i = 0;
+    while i < tts.len() {
+        let tt = &tts[i];
+        match tt {
+            TokenTree::Group(g) => {
+                // `mod defaults { … }`: the group right after `mod defaults`.
+                let defaults_body = g.delimiter() == Delimiter::Brace
+                    && matches!(tts.get(i.wrapping_sub(1)), Some(TokenTree::Ident(id)) if id == "defaults")
+                    && matches!(tts.get(i.wrapping_sub(2)), Some(TokenTree::Ident(id)) if id == "mod");
+                let mut ng = Group::new(g.delimiter(), walk(g.stream(), defaults_body));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            TokenTree::Ident(id) if in_defaults && id == "pub" => {
+                out.push(tt.clone());
+                // Drop the `(super)` of `pub(super)`.
+                if let Some(TokenTree::Group(g)) = tts.get(i + 1) {
+                    if g.delimiter() == Delimiter::Parenthesis && g.stream().to_string() == "super" {
+                        i += 1;
+                    }
+                }
+            }
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                let renamed = variant_rename(&name).filter(|_| {
+                    let after_path = is_punct(tts.get(i.wrapping_sub(1)), ':') && is_punct(tts.get(i.wrapping_sub(2)), ':');
+                    let next = tts.get(i + 1);
+                    let variant_def = next.is_none()
+                        || is_punct(next, ',')
+                        || matches!(next, Some(TokenTree::Group(g)) if g.delimiter() != Delimiter::Bracket);
+                    let field_like = is_punct(tts.get(i.wrapping_sub(1)), '.')
+                        || matches!(tts.get(i.wrapping_sub(1)), Some(TokenTree::Ident(p)) if p == "pub" || p == "fn" || p == "let");
+                    after_path || (variant_def && !field_like)
+                });
+                match renamed {
+                    Some(new) => out.push(TokenTree::Ident(Ident::new(new, id.span()))),
+                    None => out.push(tt.clone()),
+                }
+            }
+            _ => out.push(tt.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn renames_plus_minus_variants_but_not_fields() {
+        let input = quote! {
+            pub enum Reaction { #[serde(rename = "+1")] plus1, #[serde(rename = "-1")] minus1, Laugh }
+            impl X for Reaction { fn f(&self) { match *self { Self::plus1 => 1, Reaction::minus1 => 2 } } }
+            pub struct Counts { #[serde(rename = "+1")] pub plus1: i64 }
+            fn g(c: &Counts) -> i64 { c.plus1 }
+        };
+        let out = fixup(input).to_string();
+        assert!(out.contains("Plus1 , # [serde (rename = \"-1\")] Minus1"), "{out}");
+        assert!(out.contains("Self :: Plus1 => 1 , Reaction :: Minus1"), "{out}");
+        assert!(out.contains("pub plus1 : i64"), "{out}");
+        assert!(out.contains("c . plus1"), "{out}");
+    }
+
+    #[test]
+    fn default_impls_become_derives() {
+        let input = quote! {
+            #[doc = "State."]
+            #[derive(::serde::Deserialize, Clone)]
+            pub enum State { #[serde(rename = "open")] Open, Closed }
+            impl ::std::default::Default for State { fn default() -> Self { State::Closed } }
+            impl ::std::default::Default for Other { fn default() -> Self { Self { x: 1 } } }
+        };
+        let out = fixup(input).to_string();
+        assert!(out.contains("# [derive (:: serde :: Deserialize , Clone , Default)]"), "{out}");
+        assert!(out.contains("Open , # [default] Closed"), "{out}");
+        assert!(!out.contains("for State"), "{out}");
+        assert!(out.contains("for Other"), "{out}");
+    }
+
+    #[test]
+    fn default_helpers_become_public() {
+        let input = quote! {
+            pub mod defaults { pub(super) fn default_u64<T, const V: u64>() -> T { todo!() } }
+            pub(super) fn elsewhere() {}
+        };
+        let out = fixup(input).to_string();
+        assert!(out.contains("pub mod defaults { pub fn default_u64"), "{out}");
+        assert!(out.contains("pub (super) fn elsewhere"), "{out}");
+    }
+}

@@ -1,0 +1,38 @@
+//! The generated tool types of the shared manifests (`github.json`, 117
+//! tools; `stitch.json`, recursive `$ref`) and of the rule fixtures in
+//! `manifests/`, each included as its own module exactly as a user crate
+//! would include `tools.rs`. Compiling this crate with `deny(warnings)`
+//! (and clippy with `-D warnings`) is the test that they compile cleanly.
+
+#![deny(warnings)]
+
+/// Tools of `../shared/manifests/github.json`.
+pub mod github {
+    include!(concat!(env!("OUT_DIR"), "/github/tools.rs"));
+}
+
+/// Tools of `../shared/manifests/stitch.json`.
+pub mod stitch {
+    include!(concat!(env!("OUT_DIR"), "/stitch/tools.rs"));
+}
+
+/// Tools of `manifests/rules.json`: one schema feature per tool.
+pub mod rules {
+    include!(concat!(env!("OUT_DIR"), "/rules/tools.rs"));
+}
+
+/// Tools of `manifests/rules.yaml`: the same manifest written in YAML.
+pub mod rules_yaml {
+    include!(concat!(env!("OUT_DIR"), "/rules_yaml/tools.rs"));
+}
+
+/// The binding report of each generated manifest: one line per tool
+/// (`tool <wire> <method> <Input> <Output|->`) and per fallback warning.
+pub mod reports {
+    /// Report of `github.json`.
+    pub const GITHUB: &str = include_str!(concat!(env!("OUT_DIR"), "/github/report.txt"));
+    /// Report of `stitch.json`.
+    pub const STITCH: &str = include_str!(concat!(env!("OUT_DIR"), "/stitch/report.txt"));
+    /// Report of `rules.json`.
+    pub const RULES: &str = include_str!(concat!(env!("OUT_DIR"), "/rules/report.txt"));
+}
