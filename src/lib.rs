@@ -12,6 +12,7 @@ pub mod error;
 pub mod introspect;
 pub mod manifest;
 pub mod naming;
+pub mod scaffold;
 pub mod spec;
 pub mod store;
 

@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use mcpgen::{store, Error, Result};
+use mcpgen::scaffold::{self, DepSource, NewCrate};
+use mcpgen::store::{self, Store};
+use mcpgen::Result;
 
 use super::Outcome;
 
@@ -10,17 +12,40 @@ use super::Outcome;
 pub struct Args {
     /// Directory of the new crate; its last component is the crate name.
     name: PathBuf,
-    /// Tool manifest the server implements.
+    /// Tool manifest the server implements (copied into the crate).
     #[arg(long, value_name = "FILE")]
     manifest: PathBuf,
     /// Protocol revision.
     #[arg(long, value_name = "REV", default_value = store::DEFAULT_REVISION)]
     protocol: String,
-    /// Overwrite an existing directory.
+    /// Write into an existing directory, replacing the scaffolded files.
     #[arg(long)]
     force: bool,
+    /// Depend on mcpgen and mcpgen-runtime by path, at this mcpgen checkout
+    /// (default: this mcpgen's own source tree when present).
+    #[arg(long, value_name = "DIR", conflicts_with = "mcpgen_version")]
+    mcpgen_path: Option<PathBuf>,
+    /// Depend on mcpgen and mcpgen-runtime from the registry, this version.
+    #[arg(long, value_name = "VERSION")]
+    mcpgen_version: Option<String>,
 }
 
-pub fn run(_args: Args) -> Result<Outcome> {
-    Err(Error::new("`mcpgen new` is not implemented yet"))
+pub fn run(args: Args) -> Result<Outcome> {
+    let deps = match (args.mcpgen_path, args.mcpgen_version) {
+        (Some(p), _) => DepSource::Path(std::path::absolute(&p).unwrap_or(p)),
+        (None, Some(v)) => DepSource::Version(v),
+        (None, None) => DepSource::detect(),
+    };
+    let job = NewCrate {
+        dir: args.name.clone(),
+        manifest: args.manifest,
+        protocol: args.protocol,
+        force: args.force,
+        deps,
+        store: Store::from_env(),
+    };
+    let files = scaffold::create(&job)?;
+    eprintln!("created {} with {} files", args.name.display(), files.len());
+    eprintln!("next: cd {} && cargo test   (then implement the tools in src/main.rs)", args.name.display());
+    Ok(Outcome::Ok)
 }
