@@ -7,6 +7,7 @@
 
 pub mod builder;
 pub mod codegen;
+pub mod diff;
 pub mod emit;
 pub mod error;
 pub mod introspect;

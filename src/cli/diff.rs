@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use mcpgen::{Error, Result};
+use mcpgen::manifest::Manifest;
+use mcpgen::spec::Spec;
+use mcpgen::store::Store;
+use mcpgen::{diff, Error, Result};
 
 use super::Outcome;
 
@@ -13,7 +16,7 @@ pub struct Args {
     from: String,
     /// The newer revision.
     to: String,
-    /// Also say what changes for the generated code of this manifest.
+    /// Also say what changes for the code generated from this manifest.
     #[arg(long, value_name = "FILE")]
     manifest: Option<PathBuf>,
     /// Machine-readable output.
@@ -21,6 +24,24 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(_args: Args) -> Result<Outcome> {
-    Err(Error::new("`mcpgen diff` is not implemented yet"))
+pub fn run(args: Args) -> Result<Outcome> {
+    let store = Store::from_env();
+    let load = |rev: &str| -> Result<Spec> {
+        let schema = store.resolve(rev, None)?;
+        Spec::from_json(&schema.json, &schema.revision).map_err(|e| e.in_file(&schema.path))
+    };
+    let (a, b) = (load(&args.from)?, load(&args.to)?);
+    let mut report = diff::compare(&args.from, &a, &args.to, &b);
+    if let Some(path) = &args.manifest {
+        let manifest = Manifest::load(path)?;
+        report = diff::with_manifest(report, &a, &b, &manifest);
+    }
+    if args.json {
+        let text = serde_json::to_string_pretty(&report)
+            .map_err(|e| Error::new(format!("cannot serialise the report: {e}")))?;
+        println!("{text}");
+    } else {
+        print!("{report}");
+    }
+    Ok(Outcome::Ok)
 }

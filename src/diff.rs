@@ -1,0 +1,574 @@
+//! `mcpgen diff`: what changed between two protocol revisions, computed
+//! from their [`Spec`] IRs — named types added, removed or changed (fields
+//! added, removed, retyped, made required or optional; union variants;
+//! enum values), methods added, removed or changed — and, with a
+//! manifest, what that means for the code generated from it.
+//!
+//! The report prints for a terminal ([`std::fmt::Display`]) or serialises
+//! to JSON.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::manifest::Manifest;
+use crate::spec::{Additional, Kind, Method, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union};
+
+/// The differences between two revisions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The older revision.
+    pub from: String,
+    /// The newer revision.
+    pub to: String,
+    /// Methods only in `to`.
+    pub methods_added: Vec<MethodSummary>,
+    /// Methods only in `from`.
+    pub methods_removed: Vec<MethodSummary>,
+    /// Methods in both whose message, params or result type differ.
+    pub methods_changed: Vec<MethodChange>,
+    /// Named types only in `to`.
+    pub types_added: Vec<TypeSummary>,
+    /// Named types only in `from`.
+    pub types_removed: Vec<TypeSummary>,
+    /// Named types in both whose shape differs.
+    pub types_changed: Vec<TypeChange>,
+    /// What changes for the code generated from a manifest (with `--manifest`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<ManifestImpact>,
+}
+
+/// A method, briefly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MethodSummary {
+    /// Wire name (`tools/call`).
+    pub name: String,
+    /// `request` or `notification`.
+    pub kind: &'static str,
+    /// The message type (`CallToolRequest`).
+    pub message: String,
+}
+
+/// A method present in both revisions that changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MethodChange {
+    /// Wire name.
+    pub name: String,
+    /// What changed, one line each.
+    pub changes: Vec<String>,
+}
+
+/// A named type, briefly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TypeSummary {
+    /// The type name.
+    pub name: String,
+    /// `struct`, `union`, `enum` or `alias`.
+    pub kind: &'static str,
+    /// Whether the schema defines it (false: an inline type named after its parent).
+    pub definition: bool,
+}
+
+/// A named type present in both revisions that changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TypeChange {
+    /// The type name.
+    pub name: String,
+    /// Whether the schema defines it.
+    pub definition: bool,
+    /// The changes.
+    pub changes: Vec<Change>,
+}
+
+/// One change of a named type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum Change {
+    /// A property was added.
+    FieldAdded { field: String, ty: String, required: bool },
+    /// A property was removed.
+    FieldRemoved { field: String, ty: String },
+    /// A property's type changed.
+    FieldRetyped { field: String, from: String, to: String },
+    /// A property became required.
+    FieldRequired { field: String },
+    /// A property became optional.
+    FieldOptional { field: String },
+    /// What the object does with undeclared members changed.
+    AdditionalChanged { from: String, to: String },
+    /// A union member was added.
+    VariantAdded { variant: String, ty: String },
+    /// A union member was removed.
+    VariantRemoved { variant: String, ty: String },
+    /// The discriminating property of a union changed.
+    DiscriminatorChanged { from: Option<String>, to: Option<String> },
+    /// An enum value was added.
+    ValueAdded { value: String },
+    /// An enum value was removed.
+    ValueRemoved { value: String },
+    /// An alias names another type.
+    AliasRetyped { from: String, to: String },
+    /// The type changed kind (e.g. struct → union).
+    KindChanged { from: String, to: String },
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Change::FieldAdded { field, ty, required } => {
+                write!(f, "+ field `{field}`: {ty} ({})", if *required { "required" } else { "optional" })
+            }
+            Change::FieldRemoved { field, ty } => write!(f, "- field `{field}`: {ty}"),
+            Change::FieldRetyped { field, from, to } => write!(f, "~ field `{field}`: {from} → {to}"),
+            Change::FieldRequired { field } => write!(f, "~ field `{field}`: optional → required"),
+            Change::FieldOptional { field } => write!(f, "~ field `{field}`: required → optional"),
+            Change::AdditionalChanged { from, to } => write!(f, "~ other members: {from} → {to}"),
+            Change::VariantAdded { variant, ty } => write!(f, "+ variant `{variant}` ({ty})"),
+            Change::VariantRemoved { variant, ty } => write!(f, "- variant `{variant}` ({ty})"),
+            Change::DiscriminatorChanged { from, to } => write!(
+                f,
+                "~ discriminator: {} → {}",
+                from.as_deref().unwrap_or("none"),
+                to.as_deref().unwrap_or("none")
+            ),
+            Change::ValueAdded { value } => write!(f, "+ value {value:?}"),
+            Change::ValueRemoved { value } => write!(f, "- value {value:?}"),
+            Change::AliasRetyped { from, to } => write!(f, "~ names {from} → {to}"),
+            Change::KindChanged { from, to } => write!(f, "~ kind: {from} → {to}"),
+        }
+    }
+}
+
+/// What the revision change means for a manifest's generated code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ManifestImpact {
+    /// The manifest file.
+    pub file: String,
+    /// Generated items that change, one line each.
+    pub items: Vec<String>,
+    /// What the user must do, one line each.
+    pub actions: Vec<String>,
+}
+
+fn kind_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Struct(_) => "struct",
+        Kind::Union(_) => "union",
+        Kind::Enum(_) => "enum",
+        Kind::Alias(_) => "alias",
+    }
+}
+
+fn method_kind(kind: MethodKind) -> &'static str {
+    match kind {
+        MethodKind::Request => "request",
+        MethodKind::Notification => "notification",
+    }
+}
+
+fn describe_prop(value: &PropValue) -> String {
+    match value {
+        PropValue::Const(c) => format!("const {c}"),
+        PropValue::Ty(t) => t.describe(),
+    }
+}
+
+fn describe_additional(a: &Additional) -> String {
+    match a {
+        Additional::Closed => "refused".into(),
+        Additional::Any => "kept as JSON".into(),
+        Additional::Typed(t) => format!("kept as {}", t.describe()),
+    }
+}
+
+fn struct_changes(a: &Struct, b: &Struct, out: &mut Vec<Change>) {
+    for pa in &a.properties {
+        match b.property(&pa.wire) {
+            None => out.push(Change::FieldRemoved { field: pa.wire.clone(), ty: describe_prop(&pa.value) }),
+            Some(pb) => {
+                let (ta, tb) = (describe_prop(&pa.value), describe_prop(&pb.value));
+                if ta != tb {
+                    out.push(Change::FieldRetyped { field: pa.wire.clone(), from: ta, to: tb });
+                }
+                match (pa.required, pb.required) {
+                    (false, true) => out.push(Change::FieldRequired { field: pa.wire.clone() }),
+                    (true, false) => out.push(Change::FieldOptional { field: pa.wire.clone() }),
+                    _ => {}
+                }
+            }
+        }
+    }
+    for pb in &b.properties {
+        if a.property(&pb.wire).is_none() {
+            out.push(Change::FieldAdded { field: pb.wire.clone(), ty: describe_prop(&pb.value), required: pb.required });
+        }
+    }
+    if a.additional != b.additional {
+        out.push(Change::AdditionalChanged {
+            from: describe_additional(&a.additional),
+            to: describe_additional(&b.additional),
+        });
+    }
+}
+
+fn union_changes(a: &Union, b: &Union, out: &mut Vec<Change>) {
+    if a.discriminator != b.discriminator {
+        out.push(Change::DiscriminatorChanged { from: a.discriminator.clone(), to: b.discriminator.clone() });
+    }
+    for va in &a.variants {
+        if !b.variants.iter().any(|vb| vb.ty == va.ty) {
+            out.push(Change::VariantRemoved { variant: va.name.clone(), ty: va.ty.describe() });
+        }
+    }
+    for vb in &b.variants {
+        if !a.variants.iter().any(|va| va.ty == vb.ty) {
+            out.push(Change::VariantAdded { variant: vb.name.clone(), ty: vb.ty.describe() });
+        }
+    }
+}
+
+fn type_changes(a: &TypeDef, b: &TypeDef) -> Vec<Change> {
+    let mut out = Vec::new();
+    match (&a.kind, &b.kind) {
+        (Kind::Struct(sa), Kind::Struct(sb)) => struct_changes(sa, sb, &mut out),
+        (Kind::Union(ua), Kind::Union(ub)) => union_changes(ua, ub, &mut out),
+        (Kind::Enum(ea), Kind::Enum(eb)) => {
+            out.extend(ea.iter().filter(|v| !eb.contains(v)).map(|v| Change::ValueRemoved { value: v.clone() }));
+            out.extend(eb.iter().filter(|v| !ea.contains(v)).map(|v| Change::ValueAdded { value: v.clone() }));
+        }
+        (Kind::Alias(ta), Kind::Alias(tb)) => {
+            if ta != tb {
+                out.push(Change::AliasRetyped { from: ta.describe(), to: tb.describe() });
+            }
+        }
+        (ka, kb) => out.push(Change::KindChanged { from: kind_name(ka).into(), to: kind_name(kb).into() }),
+    }
+    out
+}
+
+fn summary(m: &Method) -> MethodSummary {
+    MethodSummary { name: m.name.clone(), kind: method_kind(m.kind), message: m.message.clone() }
+}
+
+fn opt_ty(t: &Option<Ty>) -> String {
+    t.as_ref().map(Ty::describe).unwrap_or_else(|| "none".into())
+}
+
+fn method_changes(a: &Method, b: &Method) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.kind != b.kind {
+        out.push(format!("kind: {} → {}", method_kind(a.kind), method_kind(b.kind)));
+    }
+    if a.message != b.message {
+        out.push(format!("message type: {} → {}", a.message, b.message));
+    }
+    if a.params != b.params {
+        out.push(format!("params: {} → {}", opt_ty(&a.params), opt_ty(&b.params)));
+    }
+    if a.result != b.result {
+        out.push(format!("result: {} → {}", opt_ty(&a.result), opt_ty(&b.result)));
+    }
+    out
+}
+
+/// Compares two revisions. Methods are keyed by wire name (one entry per
+/// name: the first message type in each revision).
+pub fn compare(from_name: &str, from: &Spec, to_name: &str, to: &Spec) -> Report {
+    let methods_a: BTreeMap<&str, &Method> = from.methods.iter().rev().map(|m| (m.name.as_str(), m)).collect();
+    let methods_b: BTreeMap<&str, &Method> = to.methods.iter().rev().map(|m| (m.name.as_str(), m)).collect();
+    let methods_added = methods_b.iter().filter(|(n, _)| !methods_a.contains_key(*n)).map(|(_, m)| summary(m)).collect();
+    let methods_removed =
+        methods_a.iter().filter(|(n, _)| !methods_b.contains_key(*n)).map(|(_, m)| summary(m)).collect();
+    let methods_changed = methods_a
+        .iter()
+        .filter_map(|(n, a)| {
+            let b = methods_b.get(n)?;
+            let changes = method_changes(a, b);
+            (!changes.is_empty()).then(|| MethodChange { name: n.to_string(), changes })
+        })
+        .collect();
+
+    let type_summary =
+        |d: &TypeDef| TypeSummary { name: d.name.clone(), kind: kind_name(&d.kind), definition: d.definition };
+    let types_added = to.types.values().filter(|d| !from.types.contains_key(&d.name)).map(type_summary).collect();
+    let types_removed = from.types.values().filter(|d| !to.types.contains_key(&d.name)).map(type_summary).collect();
+    let types_changed = from
+        .types
+        .values()
+        .filter_map(|a| {
+            let b = to.types.get(&a.name)?;
+            let changes = type_changes(a, b);
+            (!changes.is_empty()).then(|| TypeChange { name: a.name.clone(), definition: b.definition, changes })
+        })
+        .collect();
+
+    Report {
+        from: from_name.to_owned(),
+        to: to_name.to_owned(),
+        methods_added,
+        methods_removed,
+        methods_changed,
+        types_added,
+        types_removed,
+        types_changed,
+        manifest: None,
+    }
+}
+
+/// Types the generated server and client are built on.
+const TOOL_PROTOCOL_TYPES: &[&str] =
+    &["Tool", "ToolAnnotations", "CallToolRequestParams", "CallToolRequest", "CallToolResult", "ListToolsResult"];
+
+/// Adds what the change means for `manifest`'s generated code.
+pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Manifest) -> Report {
+    let mut items = Vec::new();
+    let mut actions = Vec::new();
+    let content_a = from.tool_content_item().map(Ty::describe).unwrap_or_else(|| "JSON".into());
+    let content_b = to.tool_content_item().map(Ty::describe).unwrap_or_else(|| "JSON".into());
+    let plain: Vec<&str> =
+        manifest.tools.iter().filter(|t| t.output_schema().is_none()).map(|t| t.name.as_str()).collect();
+    if content_a != content_b && !plain.is_empty() {
+        items.push(format!(
+            "content type of tools without outputSchema: Vec<{content_a}> → Vec<{content_b}> ({} tool(s): {})",
+            plain.len(),
+            plain.join(", ")
+        ));
+        actions.push(format!(
+            "change the return type of the handler methods of {} to Vec<protocol::{content_b}> and build the blocks with the new type",
+            plain.join(", ")
+        ));
+    }
+    for name in TOOL_PROTOCOL_TYPES {
+        if let Some(c) = report.types_changed.iter().find(|c| c.name == *name) {
+            let list: Vec<String> = c.changes.iter().map(ToString::to_string).collect();
+            items.push(format!("protocol::{name} (used by the generated server/client): {}", list.join("; ")));
+        }
+    }
+    let handshake: Vec<&str> = report
+        .methods_removed
+        .iter()
+        .chain(&report.methods_added)
+        .map(|m| m.name.as_str())
+        .filter(|n| ["initialize", "notifications/initialized", "ping", "server/discover"].contains(n))
+        .collect();
+    if !handshake.is_empty() {
+        items.push(format!("session handshake methods differ: {}", handshake.join(", ")));
+        actions.push(format!(
+            "regenerate the server and client for {} (`mcpgen generate --protocol {}`); check hand-written code that sends or expects {}",
+            report.to,
+            report.to,
+            handshake.join(", ")
+        ));
+    }
+    let (da, db) = (crate::manifest::dialect_for(&report.from), crate::manifest::dialect_for(&report.to));
+    if da != db {
+        items.push(format!(
+            "tool schemas without `$schema` are read as JSON Schema {} instead of {}",
+            db.name(),
+            da.name()
+        ));
+    }
+    let problems = crate::manifest::check(manifest, &report.to);
+    if !problems.is_empty() {
+        actions.push(format!(
+            "fix {} manifest problem(s) reported for {} by `mcpgen manifest check --protocol {} {}`",
+            problems.len(),
+            report.to,
+            report.to,
+            manifest.file.display()
+        ));
+    }
+    if items.is_empty() {
+        items.push("none: the tool types, server trait and client methods stay the same".into());
+    }
+    if actions.is_empty() {
+        actions.push(format!("regenerate (`mcpgen generate --protocol {}`); no code changes needed", report.to));
+    }
+    report.manifest = Some(ManifestImpact { file: manifest.file.display().to_string(), items, actions });
+    report
+}
+
+impl Report {
+    /// True when nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.methods_added.is_empty()
+            && self.methods_removed.is_empty()
+            && self.methods_changed.is_empty()
+            && self.types_added.is_empty()
+            && self.types_removed.is_empty()
+            && self.types_changed.is_empty()
+    }
+}
+
+fn type_label(t: &TypeSummary) -> String {
+    if t.definition {
+        format!("{} ({})", t.name, t.kind)
+    } else {
+        format!("{} ({}, inline)", t.name, t.kind)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "MCP protocol {} → {}", self.from, self.to)?;
+        writeln!(
+            f,
+            "methods: {} added, {} removed, {} changed; types: {} added, {} removed, {} changed",
+            self.methods_added.len(),
+            self.methods_removed.len(),
+            self.methods_changed.len(),
+            self.types_added.len(),
+            self.types_removed.len(),
+            self.types_changed.len()
+        )?;
+        if !self.methods_removed.is_empty() {
+            writeln!(f, "\nMethods removed:")?;
+            for m in &self.methods_removed {
+                writeln!(f, "  - {} ({} {})", m.name, m.kind, m.message)?;
+            }
+        }
+        if !self.methods_added.is_empty() {
+            writeln!(f, "\nMethods added:")?;
+            for m in &self.methods_added {
+                writeln!(f, "  + {} ({} {})", m.name, m.kind, m.message)?;
+            }
+        }
+        if !self.methods_changed.is_empty() {
+            writeln!(f, "\nMethods changed:")?;
+            for m in &self.methods_changed {
+                writeln!(f, "  ~ {}", m.name)?;
+                for c in &m.changes {
+                    writeln!(f, "      {c}")?;
+                }
+            }
+        }
+        if !self.types_removed.is_empty() {
+            writeln!(f, "\nTypes removed:")?;
+            for t in &self.types_removed {
+                writeln!(f, "  - {}", type_label(t))?;
+            }
+        }
+        if !self.types_added.is_empty() {
+            writeln!(f, "\nTypes added:")?;
+            for t in &self.types_added {
+                writeln!(f, "  + {}", type_label(t))?;
+            }
+        }
+        if !self.types_changed.is_empty() {
+            writeln!(f, "\nTypes changed:")?;
+            for t in &self.types_changed {
+                writeln!(f, "  ~ {}{}", t.name, if t.definition { "" } else { " (inline)" })?;
+                for c in &t.changes {
+                    writeln!(f, "      {c}")?;
+                }
+            }
+        }
+        if let Some(m) = &self.manifest {
+            writeln!(f, "\nFor manifest {}:", m.file)?;
+            for i in &m.items {
+                writeln!(f, "  * {i}")?;
+            }
+            writeln!(f, "What to do:")?;
+            for a in &m.actions {
+                writeln!(f, "  → {a}")?;
+            }
+        }
+        if self.is_empty() {
+            writeln!(f, "\nNo differences.")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use std::path::Path;
+
+    fn spec(rev: &str) -> Spec {
+        let store = Store {
+            cache_dir: std::env::temp_dir().join("mcpgen-diff-test-no-cache"),
+            mirror: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")),
+            fetch: None,
+        };
+        let r = store.resolve(rev, None).unwrap();
+        Spec::from_json(&r.json, rev).unwrap()
+    }
+
+    #[test]
+    fn handshake_removal_and_discover_from_2025_11_25_to_2026_07_28() {
+        let (a, b) = (spec("2025-11-25"), spec("2026-07-28"));
+        let report = compare("2025-11-25", &a, "2026-07-28", &b);
+        let removed: Vec<&str> = report.methods_removed.iter().map(|m| m.name.as_str()).collect();
+        let added: Vec<&str> = report.methods_added.iter().map(|m| m.name.as_str()).collect();
+        for m in ["initialize", "notifications/initialized", "ping"] {
+            assert!(removed.contains(&m), "{m} not in {removed:?}");
+        }
+        assert!(added.contains(&"server/discover"), "{added:?}");
+        let text = report.to_string();
+        assert!(text.contains("  - initialize (request InitializeRequest)"), "{text}");
+        assert!(text.contains("  + server/discover (request"), "{text}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json["methods_removed"].as_array().unwrap().iter().any(|m| m["name"] == "ping"));
+        // resultType arrives on results.
+        assert!(
+            report.types_changed.iter().any(|t| t.changes.iter().any(
+                |c| matches!(c, Change::FieldAdded { field, .. } if field == "resultType")
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn same_revision_has_no_differences() {
+        let a = spec("2025-06-18");
+        let report = compare("2025-06-18", &a, "2025-06-18", &a);
+        assert!(report.is_empty());
+        assert!(report.to_string().contains("No differences."));
+    }
+
+    #[test]
+    fn field_changes_are_classified() {
+        use crate::spec::{Additional, Property};
+        let prop = |wire: &str, required: bool, ty: Ty| Property {
+            wire: wire.into(),
+            doc: None,
+            required,
+            value: PropValue::Ty(ty),
+        };
+        let a = Struct {
+            properties: vec![prop("keep", false, Ty::String), prop("gone", true, Ty::Bool), prop("n", true, Ty::Integer)],
+            additional: Additional::Any,
+        };
+        let b = Struct {
+            properties: vec![prop("keep", true, Ty::String), prop("n", true, Ty::Number), prop("new", false, Ty::Object)],
+            additional: Additional::Closed,
+        };
+        let mut out = Vec::new();
+        struct_changes(&a, &b, &mut out);
+        assert_eq!(
+            out,
+            vec![
+                Change::FieldRequired { field: "keep".into() },
+                Change::FieldRemoved { field: "gone".into(), ty: "boolean".into() },
+                Change::FieldRetyped { field: "n".into(), from: "integer".into(), to: "number".into() },
+                Change::FieldAdded { field: "new".into(), ty: "object".into(), required: false },
+                Change::AdditionalChanged { from: "kept as JSON".into(), to: "refused".into() },
+            ]
+        );
+    }
+
+    #[test]
+    fn manifest_impact_names_content_type_change() {
+        let (a, b) = (spec("2025-03-26"), spec("2025-06-18"));
+        let manifest_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/manifests/github.json");
+        let manifest = Manifest::load(&manifest_path).unwrap();
+        let report = with_manifest(compare("2025-03-26", &a, "2025-06-18", &b), &a, &b, &manifest);
+        let impact = report.manifest.as_ref().unwrap();
+        assert!(!impact.items.is_empty());
+        assert!(!impact.actions.is_empty());
+        assert!(report.to_string().contains("For manifest"));
+    }
+}
