@@ -192,6 +192,8 @@ pub struct Candidate<T> {
     pub name: &'static str,
     /// The properties the variant's type declares.
     pub properties: &'static [&'static str],
+    /// The properties the variant's type requires.
+    pub required: &'static [&'static str],
     /// Decodes the value as this variant.
     pub decode: fn(&Value) -> Result<T, serde_json::Error>,
 }
@@ -234,19 +236,21 @@ pub fn dispatch<T>(
 
 /// Decodes a union without a discriminator: among the variants that
 /// decode, the one whose type declares the most of the value's properties
-/// wins (the first listed on a tie), so a specific result is never taken
-/// for a generic look-alike.
+/// wins; on a tie the one that requires more of them (the more
+/// constrained type), then the first listed. So a specific result is never
+/// taken for a generic look-alike.
 pub fn best_match<T>(value: &Value, ty: &str, candidates: &[Candidate<T>]) -> Result<T, DecodeError> {
     let keys: Vec<&str> = match value {
         Value::Object(object) => object.keys().map(String::as_str).collect(),
         _ => Vec::new(),
     };
-    let mut best: Option<(usize, T)> = None;
+    let mut best: Option<((usize, usize), T)> = None;
     let mut errors = Vec::new();
     for candidate in candidates {
         match (candidate.decode)(value) {
             Ok(decoded) => {
-                let score = keys.iter().filter(|k| candidate.properties.contains(k)).count();
+                let declared = keys.iter().filter(|k| candidate.properties.contains(k)).count();
+                let score = (declared, candidate.required.len());
                 if best.as_ref().is_none_or(|(s, _)| score > *s) {
                     best = Some((score, decoded));
                 }
@@ -319,15 +323,18 @@ mod tests {
     #[test]
     fn best_match_prefers_the_most_specific_variant() {
         let candidates = [
-            Candidate { name: "Generic", properties: &["_meta"], decode: |_| Ok("generic") },
-            Candidate { name: "Specific", properties: &["_meta", "content"], decode: |_| Ok("specific") },
+            Candidate { name: "Generic", properties: &["_meta"], required: &[], decode: |_| Ok("generic") },
+            Candidate { name: "Specific", properties: &["_meta", "content"], required: &[], decode: |_| Ok("specific") },
             Candidate {
                 name: "Failing",
                 properties: &["content", "model"],
+                required: &[],
                 decode: |_| Err(serde_json::Error::custom("no")),
             },
+            Candidate { name: "Strict", properties: &["_meta"], required: &["_meta"], decode: |_| Ok("strict") },
         ];
         assert_eq!(best_match(&json!({"content": []}), "R", &candidates).unwrap(), "specific");
         assert_eq!(best_match(&json!({}), "R", &candidates).unwrap(), "generic");
+        assert_eq!(best_match(&json!({"_meta": {}}), "R", &candidates).unwrap(), "strict");
     }
 }

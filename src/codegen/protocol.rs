@@ -1,1 +1,556 @@
+//! Protocol types of one revision: a Rust type for every named type of the
+//! [`Spec`], plus the method table (`McpRequest`, `McpNotification`,
+//! `MethodResult`).
+//!
+//! Structs, unions and their serde impls are written here rather than
+//! derived, so that constants are checked and written by serialisation
+//! instead of being fields, unions dispatch on their discriminator or pick
+//! the most specific member, unknown members of open objects survive, and
+//! absent optional properties stay absent. The impls call the helpers of
+//! `mcpgen_runtime::de`.
 
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::error::Result;
+use crate::naming::{self, Scope};
+use crate::spec::{Additional, ConstValue, Kind, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union};
+
+/// The protocol types of `spec`, as the body of a module.
+pub fn generate(spec: &Spec) -> Result<TokenStream> {
+    let mut items = TokenStream::new();
+    for def in spec.types.values() {
+        items.extend(match &def.kind {
+            Kind::Struct(s) => struct_item(spec, def, s),
+            Kind::Union(u) => union_item(spec, def, u),
+            Kind::Enum(values) => enum_item(def, values),
+            Kind::Alias(ty) => {
+                let name = type_ident(&def.name);
+                let doc = doc_attr(def.doc.as_deref());
+                let ty = ty_tokens(ty);
+                quote! { #doc pub type #name = #ty; }
+            }
+        });
+    }
+    items.extend(method_table(spec));
+    Ok(items)
+}
+
+/// The type (relative to the protocol module) of one item of
+/// `CallToolResult.content` in this revision.
+pub fn tool_content_type(spec: &Spec) -> TokenStream {
+    match spec.tool_content_item() {
+        Some(ty) => ty_tokens(ty),
+        None => quote!(::serde_json::Value),
+    }
+}
+
+/// The Rust type of a value of IR type `ty`.
+pub fn ty_tokens(ty: &Ty) -> TokenStream {
+    match ty {
+        Ty::Any => quote!(::serde_json::Value),
+        Ty::Null => quote!(()),
+        Ty::Bool => quote!(bool),
+        Ty::Integer => quote!(i64),
+        Ty::Number => quote!(::serde_json::Number),
+        Ty::String => quote!(::std::string::String),
+        Ty::Array(t) => {
+            let t = ty_tokens(t);
+            quote!(::std::vec::Vec<#t>)
+        }
+        Ty::Map(t) => {
+            let t = ty_tokens(t);
+            quote!(::std::collections::BTreeMap<::std::string::String, #t>)
+        }
+        Ty::Object => quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>),
+        Ty::Named(n) => {
+            let n = type_ident(n);
+            quote!(#n)
+        }
+        Ty::Nullable(t) => {
+            let t = ty_tokens(t);
+            quote!(::std::option::Option<#t>)
+        }
+    }
+}
+
+fn type_ident(name: &str) -> Ident {
+    naming::ident(name)
+}
+
+fn doc_attr(doc: Option<&str>) -> TokenStream {
+    match doc {
+        Some(text) if !text.trim().is_empty() => {
+            let lines = text.lines().map(|l| format!(" {}", l.trim_end()));
+            quote! { #( #[doc = #lines] )* }
+        }
+        _ => TokenStream::new(),
+    }
+}
+
+fn const_tokens(c: &ConstValue) -> TokenStream {
+    match c {
+        ConstValue::Str(s) => quote!(::mcpgen_runtime::de::Const::Str(#s)),
+        ConstValue::Int(i) => {
+            let lit = Literal::i64_unsuffixed(*i);
+            quote!(::mcpgen_runtime::de::Const::Int(#lit))
+        }
+        ConstValue::Bool(b) => quote!(::mcpgen_runtime::de::Const::Bool(#b)),
+    }
+}
+
+/// How one property of a struct is stored.
+enum FieldKind {
+    /// A field holding the value (`Option` when not required).
+    Value { ty: Ty, boxed: bool },
+    /// A required constant: no field at all.
+    Const(ConstValue),
+    /// An optional constant: a `bool` saying whether it is written.
+    OptionalConst(ConstValue),
+}
+
+struct Field<'a> {
+    wire: &'a str,
+    ident: Ident,
+    doc: Option<&'a str>,
+    required: bool,
+    kind: FieldKind,
+}
+
+fn fields<'a>(spec: &Spec, owner: &str, s: &'a Struct) -> (Vec<Field<'a>>, Option<Ident>) {
+    let mut scope = Scope::new();
+    let mut out = Vec::new();
+    for p in &s.properties {
+        let kind = match &p.value {
+            PropValue::Const(c) if p.required => FieldKind::Const(c.clone()),
+            PropValue::Const(c) => FieldKind::OptionalConst(c.clone()),
+            PropValue::Ty(ty) => FieldKind::Value { ty: ty.clone(), boxed: spec.is_recursive(owner, ty) },
+        };
+        let ident = match kind {
+            FieldKind::Const(_) => naming::ident("_"),
+            _ => naming::ident(&scope.unique(&naming::snake(&p.wire))),
+        };
+        out.push(Field { wire: &p.wire, ident, doc: p.doc.as_deref(), required: p.required, kind });
+    }
+    let extra = match s.additional {
+        Additional::Closed => None,
+        _ => Some(naming::ident(&scope.unique("extra"))),
+    };
+    (out, extra)
+}
+
+fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
+    let name = type_ident(&def.name);
+    let name_str = def.name.as_str();
+    let doc = doc_attr(def.doc.as_deref());
+    let (fields, extra) = fields(spec, &def.name, s);
+
+    let mut decls = Vec::new();
+    let mut decode = Vec::new();
+    let mut checks = Vec::new();
+    let mut encode = Vec::new();
+    let mut ctor_args = Vec::new();
+    let mut ctor_fields = Vec::new();
+    let mut all_optional = true;
+    for f in &fields {
+        let wire = f.wire;
+        let ident = &f.ident;
+        let fdoc = doc_attr(f.doc);
+        match &f.kind {
+            FieldKind::Const(c) => {
+                let c = const_tokens(c);
+                checks.push(quote! { ::mcpgen_runtime::de::constant(&mut object, #name_str, #wire, #c, true)?; });
+                encode.push(quote! { map.serialize_entry(#wire, &#c)?; });
+            }
+            FieldKind::OptionalConst(c) => {
+                let note = format!(" Whether the optional constant `{wire}` (always {c}) is written.");
+                let ct = const_tokens(c);
+                decls.push(quote! { #fdoc #[doc = ""] #[doc = #note] pub #ident: bool, });
+                decode.push(quote! { #ident: ::mcpgen_runtime::de::constant(&mut object, #name_str, #wire, #ct, false)?, });
+                encode.push(quote! { if self.#ident { map.serialize_entry(#wire, &#ct)?; } });
+                ctor_fields.push(quote! { #ident: true, });
+            }
+            FieldKind::Value { ty, boxed } => {
+                let mut t = ty_tokens(ty);
+                if *boxed {
+                    t = quote!(::std::boxed::Box<#t>);
+                }
+                if f.required {
+                    all_optional = false;
+                    decls.push(quote! { #fdoc pub #ident: #t, });
+                    decode.push(quote! { #ident: ::mcpgen_runtime::de::required(&mut object, #name_str, #wire)?, });
+                    encode.push(quote! { map.serialize_entry(#wire, &self.#ident)?; });
+                    ctor_args.push(quote! { #ident: impl ::std::convert::Into<#t> });
+                    ctor_fields.push(quote! { #ident: #ident.into(), });
+                } else {
+                    decls.push(quote! { #fdoc pub #ident: ::std::option::Option<#t>, });
+                    decode.push(quote! { #ident: ::mcpgen_runtime::de::optional(&mut object, #name_str, #wire)?, });
+                    encode.push(quote! { if let ::std::option::Option::Some(value) = &self.#ident { map.serialize_entry(#wire, value)?; } });
+                    ctor_fields.push(quote! { #ident: ::std::option::Option::None, });
+                }
+            }
+        }
+    }
+    let mut finish = quote! { ::std::result::Result::Ok(value) };
+    match (&s.additional, &extra) {
+        (Additional::Any, Some(extra)) => {
+            decls.push(quote! {
+                #[doc = " Members the schema does not declare, kept as they came."]
+                pub #extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            });
+            decode.push(quote! { #extra: object, });
+            encode.push(quote! { for (key, value) in &self.#extra { map.serialize_entry(key, value)?; } });
+            ctor_fields.push(quote! { #extra: ::std::default::Default::default(), });
+        }
+        (Additional::Typed(t), Some(extra)) => {
+            let t = ty_tokens(t);
+            decls.push(quote! {
+                #[doc = " Members the schema does not declare by name."]
+                pub #extra: ::std::collections::BTreeMap<::std::string::String, #t>,
+            });
+            decode.push(quote! { #extra: ::mcpgen_runtime::de::additional(object, #name_str)?, });
+            encode.push(quote! { for (key, value) in &self.#extra { map.serialize_entry(key, value)?; } });
+            ctor_fields.push(quote! { #extra: ::std::default::Default::default(), });
+        }
+        _ => {
+            finish = quote! {
+                ::mcpgen_runtime::de::closed(object, #name_str)?;
+                ::std::result::Result::Ok(value)
+            };
+        }
+    }
+    let has_optional_const = fields.iter().any(|f| matches!(f.kind, FieldKind::OptionalConst(_)));
+
+    // `Default` where nothing is required (and no optional constant would
+    // default to absent); otherwise `new` taking the required fields.
+    let derive_default = all_optional && !has_optional_const;
+    let derives = if derive_default {
+        quote!(#[derive(Debug, Clone, PartialEq, Eq, Default)])
+    } else {
+        quote!(#[derive(Debug, Clone, PartialEq, Eq)])
+    };
+    let ctor = if derive_default {
+        TokenStream::new()
+    } else {
+        let ctor_doc = format!(" A `{name_str}` with the given required fields and every optional one absent.");
+        let allow = if ctor_args.len() > 7 { quote!(#[allow(clippy::too_many_arguments)]) } else { TokenStream::new() };
+        quote! {
+            impl #name {
+                #[doc = #ctor_doc]
+                #allow
+                pub fn new(#(#ctor_args),*) -> Self {
+                    Self { #(#ctor_fields)* }
+                }
+            }
+        }
+    };
+    let use_map = if encode.is_empty() { TokenStream::new() } else { quote!(use ::serde::ser::SerializeMap as _;) };
+    let object_binding = if decode.is_empty() && checks.is_empty() && extra.is_none() {
+        quote!(object)
+    } else {
+        quote!(mut object)
+    };
+    quote! {
+        #doc
+        #derives
+        pub struct #name { #(#decls)* }
+
+        #ctor
+
+        impl ::mcpgen_runtime::de::FromObject for #name {
+            fn from_object(#object_binding: ::mcpgen_runtime::de::Object) -> ::std::result::Result<Self, ::mcpgen_runtime::de::DecodeError> {
+                #(#checks)*
+                let value = Self { #(#decode)* };
+                #finish
+            }
+        }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                ::mcpgen_runtime::de::serialize_object(serializer, |map| {
+                    #use_map
+                    #(#encode)*
+                    let _ = map;
+                    ::std::result::Result::Ok(())
+                })
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                ::mcpgen_runtime::de::deserialize_object(deserializer, #name_str)
+            }
+        }
+    }
+}
+
+fn union_item(spec: &Spec, def: &TypeDef, u: &Union) -> TokenStream {
+    let name = type_ident(&def.name);
+    let name_str = def.name.as_str();
+    let doc = doc_attr(def.doc.as_deref());
+
+    let mut variants = Vec::new();
+    let mut encode = Vec::new();
+    let mut tagged = Vec::new();
+    let mut fallback = quote!(::std::option::Option::None);
+    let mut untagged = Vec::new();
+    let mut tag_arms = Vec::new();
+    let mut from_impls = Vec::new();
+    let mut tag_values = Vec::new();
+    for v in &u.variants {
+        let vname = naming::ident(&v.name);
+        let vdoc = match &v.ty {
+            Ty::Named(n) => format!(" The `{n}` member."),
+            other => format!(" A member of type {}.", other.describe()),
+        };
+        if v.ty == Ty::Null {
+            variants.push(quote! { #[doc = #vdoc] #vname, });
+            encode.push(quote! { Self::#vname => serializer.serialize_unit(), });
+            untagged.push(quote! {
+                ::mcpgen_runtime::de::Candidate {
+                    name: stringify!(#vname),
+                    properties: &[],
+                    required: &[],
+                    decode: |value| <() as ::serde::Deserialize>::deserialize(value).map(|()| Self::#vname),
+                },
+            });
+            continue;
+        }
+        let mut t = ty_tokens(&v.ty);
+        let boxed = spec.is_recursive(&def.name, &v.ty);
+        let wrap = if boxed {
+            t = quote!(::std::boxed::Box<#t>);
+            quote!(|inner| Self::#vname(::std::boxed::Box::new(inner)))
+        } else {
+            quote!(Self::#vname)
+        };
+        let inner_ty = ty_tokens(&v.ty);
+        variants.push(quote! { #[doc = #vdoc] #vname(#t), });
+        encode.push(quote! { Self::#vname(value) => ::serde::Serialize::serialize(value, serializer), });
+        let decode = quote! {
+            |value: &::serde_json::Value| <#inner_ty as ::serde::Deserialize>::deserialize(value).map(#wrap)
+        };
+        match &v.tag {
+            Some((c, required)) => {
+                let ct = const_tokens(c);
+                if !*required {
+                    fallback = quote!(::std::option::Option::Some(#decode));
+                }
+                tagged.push(quote! { (#ct, #decode), });
+                if let ConstValue::Str(s) = c {
+                    tag_arms.push(quote! { Self::#vname(_) => #s, });
+                    tag_values.push(s.clone());
+                }
+            }
+            None => {
+                let props = &v.properties;
+                let required = &v.required;
+                untagged.push(quote! {
+                    ::mcpgen_runtime::de::Candidate {
+                        name: stringify!(#vname),
+                        properties: &[#(#props),*],
+                        required: &[#(#required),*],
+                        decode: #decode,
+                    },
+                });
+            }
+        }
+        let same_type = u.variants.iter().filter(|w| w.ty == v.ty).count();
+        if same_type == 1 && !boxed {
+            from_impls.push(quote! {
+                impl ::std::convert::From<#inner_ty> for #name {
+                    fn from(value: #inner_ty) -> Self { Self::#vname(value) }
+                }
+            });
+        }
+    }
+
+    let body = match &u.discriminator {
+        Some(prop) if untagged.is_empty() => quote! {
+            ::mcpgen_runtime::de::dispatch(&value, #name_str, #prop, &[#(#tagged)*], #fallback)
+        },
+        Some(prop) => quote! {
+            if value.is_object() {
+                ::mcpgen_runtime::de::dispatch(&value, #name_str, #prop, &[#(#tagged)*], #fallback)
+            } else {
+                ::mcpgen_runtime::de::best_match(&value, #name_str, &[#(#untagged)*])
+            }
+        },
+        None => quote! {
+            ::mcpgen_runtime::de::best_match(&value, #name_str, &[#(#untagged)*])
+        },
+    };
+
+    let tag_impl = match &u.discriminator {
+        Some(prop) if tag_arms.len() == u.variants.len() => {
+            let d_doc = " The property whose constant value tells the members apart.".to_string();
+            let v_doc = format!(" The values `{prop}` takes, one per member.");
+            let f_doc = format!(" The value of `{prop}` for this member.");
+            quote! {
+                impl #name {
+                    #[doc = #d_doc]
+                    pub const DISCRIMINATOR: &'static str = #prop;
+                    #[doc = #v_doc]
+                    pub const VALUES: &'static [&'static str] = &[#(#tag_values),*];
+                    #[doc = #f_doc]
+                    pub fn discriminator_value(&self) -> &'static str {
+                        match self { #(#tag_arms)* }
+                    }
+                }
+            }
+        }
+        _ => TokenStream::new(),
+    };
+
+    quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum #name { #(#variants)* }
+
+        #tag_impl
+        #(#from_impls)*
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                match self { #(#encode)* }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                let decoded: ::std::result::Result<Self, ::mcpgen_runtime::de::DecodeError> = #body;
+                decoded.map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        }
+    }
+}
+
+fn enum_item(def: &TypeDef, values: &[String]) -> TokenStream {
+    let name = type_ident(&def.name);
+    let doc = doc_attr(def.doc.as_deref());
+    let mut scope = Scope::new();
+    let variants = values.iter().map(|v| {
+        let ident = naming::ident(&scope.unique(&naming::pascal(v)));
+        let vdoc = format!(" `{v:?}`");
+        quote! { #[doc = #vdoc] #[serde(rename = #v)] #ident, }
+    });
+    quote! {
+        #doc
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+        pub enum #name { #(#variants)* }
+    }
+}
+
+/// `McpRequest` / `McpNotification` impls for every method, and
+/// `MethodResult`, the result of any request typed by its method.
+fn method_table(spec: &Spec) -> TokenStream {
+    let mut scope = Scope::new();
+    for name in spec.types.keys() {
+        scope.reserve(name);
+    }
+    let request_trait = format_ident!("{}", scope.unique("McpRequest"));
+    let notification_trait = format_ident!("{}", scope.unique("McpNotification"));
+    let result_enum = format_ident!("{}", scope.unique("MethodResult"));
+
+    let params_of = |p: &Option<Ty>| match p {
+        Some(t) => ty_tokens(t),
+        None => quote!(()),
+    };
+    let mut impls = Vec::new();
+    let mut variants = Vec::new();
+    let mut decode_arms = Vec::new();
+    let mut encode_arms = Vec::new();
+    let mut method_arms = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut vscope = Scope::new();
+    for m in &spec.methods {
+        let message = type_ident(&m.message);
+        let method = &m.name;
+        let params = params_of(&m.params);
+        match m.kind {
+            MethodKind::Notification => impls.push(quote! {
+                impl #notification_trait for #message {
+                    const METHOD: &'static str = #method;
+                    type Params = #params;
+                }
+            }),
+            MethodKind::Request => {
+                let result = ty_tokens(m.result.as_ref().unwrap_or(&Ty::Any));
+                impls.push(quote! {
+                    impl #request_trait for #message {
+                        const METHOD: &'static str = #method;
+                        type Params = #params;
+                        type Result = #result;
+                    }
+                });
+                if !seen.insert(method.clone()) {
+                    continue;
+                }
+                let stem = m.message.strip_suffix("Request").unwrap_or(&m.message);
+                let vname = naming::ident(&vscope.unique(&naming::type_name(stem)));
+                let vdoc = format!(" The result of `{method}`.");
+                variants.push(quote! { #[doc = #vdoc] #vname(#result), });
+                decode_arms.push(quote! {
+                    #method => <#result as ::serde::Deserialize>::deserialize(value)
+                        .map(Self::#vname)
+                        .map_err(|e| ::mcpgen_runtime::de::DecodeError::new(::std::format!("result of `{}`: {}", method, e))),
+                });
+                encode_arms.push(quote! { Self::#vname(value) => ::serde::Serialize::serialize(value, serializer), });
+                method_arms.push(quote! { Self::#vname(_) => #method, });
+            }
+        }
+    }
+    let result_impl = if variants.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            #[doc = " The result of any request of this revision, typed by the method that was called."]
+            #[derive(Debug, Clone, PartialEq, Eq)]
+            pub enum #result_enum { #(#variants)* }
+
+            impl #result_enum {
+                #[doc = " Decodes the `result` of a response to a request of method `method`."]
+                pub fn decode(method: &str, value: &::serde_json::Value) -> ::std::result::Result<Self, ::mcpgen_runtime::de::DecodeError> {
+                    match method {
+                        #(#decode_arms)*
+                        other => ::std::result::Result::Err(::mcpgen_runtime::de::DecodeError::new(::std::format!("unknown method `{}`", other))),
+                    }
+                }
+
+                #[doc = " The method whose result this is."]
+                pub fn method(&self) -> &'static str {
+                    match self { #(#method_arms)* }
+                }
+            }
+
+            impl ::serde::Serialize for #result_enum {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                    match self { #(#encode_arms)* }
+                }
+            }
+        }
+    };
+    quote! {
+        #[doc = " A request of this revision: its method and the types of its params and result."]
+        pub trait #request_trait {
+            #[doc = " The `method` of the request."]
+            const METHOD: &'static str;
+            #[doc = " The type of `params`."]
+            type Params;
+            #[doc = " The type of the `result` of a successful response."]
+            type Result;
+        }
+
+        #[doc = " A notification of this revision: its method and the type of its params."]
+        pub trait #notification_trait {
+            #[doc = " The `method` of the notification."]
+            const METHOD: &'static str;
+            #[doc = " The type of `params`."]
+            type Params;
+        }
+
+        #(#impls)*
+        #result_impl
+    }
+}

@@ -135,6 +135,9 @@ pub struct Variant {
     pub tag: Option<(ConstValue, bool)>,
     /// The properties the member declares (to score look-alikes).
     pub properties: Vec<String>,
+    /// The properties the member requires (the tie-breaker: the more
+    /// constrained member is the more specific).
+    pub required: Vec<String>,
 }
 
 /// A union (`anyOf` / `oneOf` / `type: [...]`).

@@ -29,6 +29,8 @@ pub(super) struct Lowerer<'a> {
     scope: Scope,
     /// Canonical shape (descriptions removed) → the type already made for it.
     shapes: HashMap<String, String>,
+    /// Inline type → the names its uses suggested (to rename shared shapes).
+    hints: BTreeMap<String, Vec<String>>,
     /// Definition name → Rust type name.
     def_names: BTreeMap<String, String>,
 }
@@ -41,7 +43,7 @@ impl<'a> Lowerer<'a> {
             let rust = scope.unique(&naming::type_name(name));
             def_names.insert(name.clone(), rust);
         }
-        Self { defs, defs_pointer, types: Types::new(), scope, shapes: HashMap::new(), def_names }
+        Self { defs, defs_pointer, types: Types::new(), scope, shapes: HashMap::new(), hints: BTreeMap::new(), def_names }
     }
 
     /// Lowers every definition; returns all named types.
@@ -65,7 +67,50 @@ impl<'a> Lowerer<'a> {
                 TypeDef { name: rust, doc: description(schema), pointer, definition: true, kind },
             );
         }
+        self.name_shared_shapes();
         Ok(self.types)
+    }
+
+    /// An inline type used in several places is named after what the names
+    /// of its uses share (`InitializedNotificationParams` and
+    /// `ToolListChangedNotificationParams` → `NotificationParams`), when
+    /// that is at least two words and free.
+    fn name_shared_shapes(&mut self) {
+        let mut renames = BTreeMap::new();
+        for (name, hints) in &self.hints {
+            let is_def = self.def_names.values().any(|d| d == name);
+            let mut distinct: Vec<&String> = hints.iter().collect();
+            distinct.sort();
+            distinct.dedup();
+            if is_def || distinct.len() < 2 {
+                continue;
+            }
+            let segs: Vec<Vec<String>> = distinct.iter().map(|h| segments(h)).collect();
+            let min = segs.iter().map(Vec::len).min().unwrap_or(0);
+            let mut common = 0;
+            while common < min && segs.iter().all(|s| s[s.len() - 1 - common] == segs[0][segs[0].len() - 1 - common]) {
+                common += 1;
+            }
+            if common < 2 {
+                continue;
+            }
+            let shared = segs[0][segs[0].len() - common..].concat();
+            if !self.scope.contains(&shared) {
+                self.scope.reserve(&shared);
+                renames.insert(name.clone(), shared);
+            }
+        }
+        if renames.is_empty() {
+            return;
+        }
+        let types = std::mem::take(&mut self.types);
+        for (_, mut def) in types {
+            if let Some(new) = renames.get(&def.name) {
+                def.name = new.clone();
+            }
+            rename_in_kind(&mut def.kind, &renames);
+            self.types.insert(def.name.clone(), def);
+        }
     }
 
     fn lower_definition(&mut self, name: &str, schema: &Value, pointer: &str) -> Result<Kind> {
@@ -191,9 +236,24 @@ impl<'a> Lowerer<'a> {
     ) -> Result<Ty> {
         let key = canonical(schema);
         if let Some(existing) = self.shapes.get(&key) {
-            return Ok(Ty::Named(existing.clone()));
+            // A definition's shape is reused only for a use of the same
+            // kind (`…Params` for `…Params`), not a look-alike of another.
+            let is_def = self.def_names.values().any(|d| d == existing);
+            if !is_def || segments(existing).last() == segments(hint).last() {
+                self.hints.entry(existing.clone()).or_default().push(hint.to_owned());
+                return Ok(Ty::Named(existing.clone()));
+            }
+            let name = self.scope.unique(hint);
+            let kind = make(self, &name)?;
+            self.hints.entry(name.clone()).or_default().push(hint.to_owned());
+            self.types.insert(
+                name.clone(),
+                TypeDef { name: name.clone(), doc: description(schema), pointer: pointer.to_owned(), definition: false, kind },
+            );
+            return Ok(Ty::Named(name));
         }
         let name = self.scope.unique(hint);
+        self.hints.entry(name.clone()).or_default().push(hint.to_owned());
         self.shapes.insert(key, name.clone());
         let kind = make(self, &name)?;
         self.types.insert(
@@ -434,11 +494,15 @@ impl<'a> Lowerer<'a> {
             .into_iter()
             .zip(tags)
             .zip(names)
-            .map(|((d, tag), name)| Variant {
-                name,
-                ty: d.ty,
-                tag,
-                properties: d.view.unwrap_or_default().into_iter().map(|(n, _, _)| n).collect(),
+            .map(|((d, tag), name)| {
+                let view = d.view.unwrap_or_default();
+                Variant {
+                    name,
+                    ty: d.ty,
+                    tag,
+                    required: view.iter().filter(|(_, _, r)| *r).map(|(n, _, _)| n.clone()).collect(),
+                    properties: view.into_iter().map(|(n, _, _)| n).collect(),
+                }
             })
             .collect();
         Ok(Union { variants, discriminator })
@@ -458,9 +522,43 @@ impl<'a> Lowerer<'a> {
                 Some("object") => Ty::Object,
                 _ => return Err(Error::new(format!("unknown type {t}")).at_pointer(format!("{pointer}/type"))),
             };
-            variants.push(Variant { name: primitive_name(&ty).to_owned(), ty, tag: None, properties: Vec::new() });
+            variants.push(Variant { name: primitive_name(&ty).to_owned(), ty, tag: None, properties: Vec::new(), required: Vec::new() });
         }
         Ok(Union { variants, discriminator: None })
+    }
+}
+
+fn rename_in_ty(ty: &mut Ty, renames: &BTreeMap<String, String>) {
+    match ty {
+        Ty::Named(n) => {
+            if let Some(new) = renames.get(n) {
+                *n = new.clone();
+            }
+        }
+        Ty::Array(t) | Ty::Map(t) | Ty::Nullable(t) => rename_in_ty(t, renames),
+        _ => {}
+    }
+}
+
+fn rename_in_kind(kind: &mut Kind, renames: &BTreeMap<String, String>) {
+    match kind {
+        Kind::Struct(s) => {
+            for p in &mut s.properties {
+                if let PropValue::Ty(t) = &mut p.value {
+                    rename_in_ty(t, renames);
+                }
+            }
+            if let Additional::Typed(t) = &mut s.additional {
+                rename_in_ty(t, renames);
+            }
+        }
+        Kind::Union(u) => {
+            for v in &mut u.variants {
+                rename_in_ty(&mut v.ty, renames);
+            }
+        }
+        Kind::Alias(t) => rename_in_ty(t, renames),
+        Kind::Enum(_) => {}
     }
 }
 

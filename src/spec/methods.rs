@@ -6,7 +6,7 @@
 //! name ends in `Notification` and a request otherwise. The result of a
 //! request `XRequest` is the `result` of `XResultResponse` where the
 //! revision defines one (2026-07-28 on), else `XResult`, else
-//! `EmptyResult`.
+//! `EmptyResult`. Each method appears once.
 
 use super::ir::*;
 
@@ -34,7 +34,11 @@ pub(super) fn table(types: &Types) -> Vec<Method> {
             .collect();
         methods.push(Method { name: method.clone(), kind, message: def.name.clone(), params, result, groups });
     }
-    methods.sort_by(|a, b| a.name.cmp(&b.name).then(a.message.cmp(&b.message)));
+    // One entry per method: where two definitions carry the same method
+    // (2026-07-28's `ClientNotification` repeats `CancelledNotification`),
+    // the one the groupings list wins, then the first by name.
+    methods.sort_by(|a, b| a.name.cmp(&b.name).then(b.groups.len().cmp(&a.groups.len())).then(a.message.cmp(&b.message)));
+    methods.dedup_by(|later, first| later.name == first.name);
     methods
 }
 
