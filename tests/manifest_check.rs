@@ -1,0 +1,169 @@
+//! `manifest::check` on deliberately broken manifests: every problem is
+//! reported at once, each with file, JSON pointer and line:column.
+
+use mcpgen::manifest::{self, Manifest};
+use mcpgen::Error;
+
+const BROKEN_JSON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/broken_manifest.json");
+const BROKEN_YAML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/broken_manifest.yaml");
+
+/// (pointer, line, column, message) of each problem.
+fn summary(errors: &[Error]) -> Vec<(String, usize, usize, String)> {
+    errors
+        .iter()
+        .map(|e| {
+            let loc = e.location.clone().expect("every problem has a location");
+            let (line, col) = loc.line_col.expect("every problem has a line:column");
+            (loc.pointer.expect("every problem has a pointer"), line, col, e.message.clone())
+        })
+        .collect()
+}
+
+fn expect(errors: &[Error], file: &str, want: &[(&str, usize, usize, &str)]) {
+    for e in errors {
+        let loc = e.location.as_ref().unwrap();
+        assert_eq!(loc.file.as_deref(), Some(std::path::Path::new(file)), "{e}");
+        assert!(e.hint.is_some(), "every problem says what to do: {e}");
+    }
+    let got = summary(errors);
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!((g.0.as_str(), g.1, g.2), (w.0, w.1, w.2), "{g:?}");
+        assert!(g.3.contains(w.3), "message {:?} lacks {:?}", g.3, w.3);
+    }
+}
+
+#[test]
+fn every_problem_of_a_broken_json_manifest_is_reported_with_its_place() {
+    let errors = manifest::check_file(BROKEN_JSON, "2025-11-25");
+    expect(
+        &errors,
+        BROKEN_JSON,
+        &[
+            ("/server", 2, 13, "invalid `server` object: missing field `version`"),
+            ("/tools/1/name", 5, 14, "duplicate tool name `ok`, first declared at /tools/0/name (line 4:14)"),
+            ("/tools/2/name", 6, 14, "tool name `bad name!` contains characters outside A-Za-z0-9_.- (' ', '!')"),
+            ("/tools/2/inputSchema/type", 6, 51, "the root of `inputSchema` has `type` \"array\"; it must be `\"type\": \"object\"`"),
+            ("/tools/3/name", 7, 14, "tool name `` is empty"),
+            ("/tools/3/inputSchema/properties/a/type", 7, 81, "`inputSchema` is not a valid 2020-12 schema: \"strin\""),
+            ("/tools/4/inputSchema/properties/a/$ref", 8, 85, "unresolvable `$ref` `#/$defs/missing`"),
+            ("/tools/4/inputSchema/properties/b/$ref", 8, 119, "unresolvable `$ref` `https://example.com/s.json`"),
+            ("/tools/5", 9, 5, "tool has no `inputSchema`"),
+            ("/tools/6/x-mcpgen/rustName", 10, 86, "`rustName` `Not-Snake` is not a snake_case Rust identifier"),
+            ("/tools/7/inputSchema/properties/n/minimum", 11, 159, "not a valid draft-07 schema: \"zero\" is not of type \"number\""),
+            ("/tools/8/outputSchema/type", 12, 81, "the root of `outputSchema` has `type` \"string\""),
+            ("/tools/9", 13, 5, "a tool must be an object"),
+            ("/tools/10/inputSchema/$schema", 14, 52, "unknown JSON Schema dialect `https://example.com/dialect`"),
+            ("/tools/11/x-mcpgen/rateLimit", 15, 85, "`rateLimit` needs `calls` and `perSeconds` of at least 1"),
+            ("/tools/12/x-mcpgen", 16, 69, "unknown field `colour`"),
+            ("/tools/14/x-mcpgen/rustName", 18, 80, "`rustName` `same` is already used by the tool at /tools/13"),
+            ("/tools/15/name", 19, 14, "is 137 characters long (at most 128)"),
+        ],
+    );
+}
+
+#[test]
+fn every_problem_of_a_broken_yaml_manifest_is_reported_with_its_place() {
+    let errors = manifest::check_file(BROKEN_YAML, "2025-11-25");
+    expect(
+        &errors,
+        BROKEN_YAML,
+        &[
+            ("/tools/1/name", 9, 11, "duplicate tool name `ok`, first declared at /tools/0/name (line 3:11)"),
+            ("/tools/1/inputSchema", 11, 7, "the root of `inputSchema` has no `type`"),
+            ("/tools/2/name", 12, 11, "tool name `tools/call` contains characters outside A-Za-z0-9_.- ('/')"),
+            ("/tools/2/inputSchema/properties/n/type", 17, 17, "not a valid 2020-12 schema"),
+            ("/tools/2/inputSchema/properties/r/$ref", 19, 17, "unresolvable `$ref` `#/definitions/gone`"),
+        ],
+    );
+}
+
+#[test]
+fn the_dialect_follows_the_protocol_revision_unless_the_schema_names_one() {
+    let text = r#"{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"xs": {"type": "array", "items": [{"type": "string"}]}}}}]}"#;
+    // Tuple-form `items` is draft-07 and not 2020-12.
+    assert_eq!(manifest::check_text(text, "m.json", "2025-06-18"), vec![]);
+    let errors = manifest::check_text(text, "m.json", "2025-11-25");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let loc = errors[0].location.clone().unwrap();
+    assert_eq!(loc.pointer.as_deref(), Some("/tools/0/inputSchema/properties/xs/items"));
+    assert_eq!(loc.line_col, Some((1, 108)));
+    assert!(errors[0].message.contains("2020-12"), "{}", errors[0].message);
+    // An explicit `$schema` wins over the revision.
+    let explicit = text.replace(r#""type": "object","#, r#""$schema": "http://json-schema.org/draft-07/schema#", "type": "object","#);
+    assert_eq!(manifest::check_text(&explicit, "m.json", "2025-11-25"), vec![]);
+}
+
+#[test]
+fn refs_to_defs_anchors_and_the_root_resolve() {
+    let text = r##"{"tools": [{"name": "t", "inputSchema": {"type": "object",
+        "$defs": {"a": {"$anchor": "here", "type": "string"}, "b c": {"type": "integer"}},
+        "properties": {"p": {"$ref": "#/$defs/a"}, "q": {"$ref": "#here"}, "r": {"$ref": "#"},
+                       "s": {"$ref": "#/$defs/b%20c"}, "t": {"$ref": "#/properties/p"}}}}]}"##;
+    assert_eq!(manifest::check_text(text, "m.json", "2025-11-25"), vec![]);
+}
+
+#[test]
+fn the_shared_manifests_are_clean() {
+    for name in ["github", "stitch"] {
+        let path = format!("{}/../shared/manifests/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        for rev in ["2025-06-18", "2025-11-25"] {
+            let errors = manifest::check_file(&path, rev);
+            assert!(errors.is_empty(), "{name} {rev}: {errors:#?}");
+        }
+    }
+}
+
+#[test]
+fn syntax_errors_have_line_and_column() {
+    let errors = manifest::check_text("{\n  \"tools\": [\n    {\"name\": }\n  ]\n}", "bad.json", "2025-11-25");
+    assert_eq!(errors.len(), 1);
+    let loc = errors[0].location.clone().unwrap();
+    assert_eq!(loc.line_col, Some((3, 14)));
+    assert!(errors[0].message.starts_with("invalid JSON"), "{}", errors[0].message);
+
+    let errors = manifest::check_text("tools:\n  - name: a\n   bad: [\n", "bad.yaml", "2025-11-25");
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].message.starts_with("invalid YAML"), "{}", errors[0].message);
+    assert!(errors[0].location.clone().unwrap().line_col.is_some());
+
+    let err = Manifest::from_str("{\"tool\": []}", "m.json").unwrap_err();
+    assert_eq!(err.message, "a manifest needs a `tools` array");
+    assert_eq!(err.location.unwrap().line_col, Some((1, 1)));
+}
+
+#[test]
+fn unknown_fields_are_kept_and_settings_are_not_served() {
+    let text = r#"{"server": {"name": "s", "version": "1.0.0", "instructions": "Be nice."},
+      "tools": [{"name": "t", "icons": [{"src": "i.png"}], "inputSchema": {"type": "object", "x-extra": 1},
+                 "x-mcpgen": {"rustName": "tee", "rateLimit": {"calls": 3}}, "_meta": {"k": "v"}}]}"#;
+    let m = Manifest::from_str(text, "m.json").unwrap();
+    let server = m.server.clone().unwrap();
+    assert_eq!((server.name.as_str(), server.version.as_str()), ("s", "1.0.0"));
+    assert_eq!(server.instructions.as_deref(), Some("Be nice."));
+    let t = &m.tools[0];
+    assert_eq!(t.settings.rust_name.as_deref(), Some("tee"));
+    assert_eq!(t.settings.rate_limit, Some(manifest::RateLimit { calls: 3, per_seconds: 1 }));
+    assert_eq!(
+        t.declared,
+        serde_json::json!({"name": "t", "icons": [{"src": "i.png"}], "inputSchema": {"type": "object", "x-extra": 1}, "_meta": {"k": "v"}})
+    );
+    let keys: Vec<&String> = t.declared.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["name", "icons", "inputSchema", "_meta"], "declaration order is kept");
+}
+
+#[test]
+fn the_manifest_format_schema_accepts_real_manifests_and_rejects_broken_ones() {
+    let schema = manifest::manifest_schema();
+    assert_eq!(schema["title"], "mcpgen tool manifest");
+    assert!(schema["properties"]["tools"].is_object());
+    assert!(schema["definitions"]["ToolSettings"]["properties"]["rustName"].is_object());
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for name in ["github", "stitch"] {
+        let path = format!("{}/../shared/manifests/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert!(validator.is_valid(&doc), "{name}");
+    }
+    let broken: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(BROKEN_JSON).unwrap()).unwrap();
+    assert!(!validator.is_valid(&broken));
+}
