@@ -1,0 +1,106 @@
+//! End-to-end tests of `mcpgen schema list|pull`, `mcpgen manifest
+//! check|schema` and `mcpgen diff`.
+
+mod cli_support;
+
+use cli_support::*;
+
+#[test]
+fn list_then_pull_all_then_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcpgen(tmp.path()).args(["schema", "list"]));
+    assert_eq!(r.code, 0);
+    assert_eq!(r.stdout.matches("not cached").count(), 5, "{}", r.stdout);
+
+    let r = run(mcpgen(tmp.path()).args(["schema", "pull", "--all"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.matches("verified and cached").count(), 5, "{}", r.stdout);
+    for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
+        assert!(tmp.path().join(rev).join("schema.json").is_file(), "{rev}");
+    }
+
+    let r = run(mcpgen(tmp.path()).args(["schema", "list"]));
+    assert_eq!(r.stdout.matches("cached, verified").count(), 5, "{}", r.stdout);
+
+    let r = run(mcpgen(tmp.path()).args(["schema", "pull", "2025-06-18"]));
+    assert!(r.stdout.contains("2025-06-18: already cached and verified"), "{}", r.stdout);
+
+    // The cache now serves generation even without the mirror.
+    let out = tmp.path().join("gen");
+    let r = run(mcpgen(tmp.path()).env_remove("MCPGEN_SCHEMA_MIRROR").args(["generate", "--out"]).arg(&out));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("schema 2025-11-25 from cache"), "{}", r.stderr);
+}
+
+#[test]
+fn pull_unknown_revision_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcpgen(tmp.path()).args(["schema", "pull", "2000-01-01"]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("unknown protocol revision"), "{}", r.stderr);
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn offline_without_mirror_or_cache_says_what_to_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcpgen(tmp.path()).env_remove("MCPGEN_SCHEMA_MIRROR").args(["schema", "pull", "2025-11-25"]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("not available offline"), "{}", r.stderr);
+    assert!(r.stderr.contains("MCPGEN_SCHEMA_MIRROR"), "{}", r.stderr);
+}
+
+#[test]
+fn manifest_check_and_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcpgen(tmp.path()).args(["manifest", "check"]).arg(shared().join("manifests/stitch.json")));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("stitch.json: ok"), "{}", r.stdout);
+
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, "{\"tools\": [{\"name\": \"a b\", \"inputSchema\": {\"type\": \"object\"}}]}").unwrap();
+    let r = run(mcpgen(tmp.path()).args(["manifest", "check"]).arg(&bad));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("error: "), "{}", r.stderr);
+    assert!(r.stderr.contains("bad.json"), "{}", r.stderr);
+
+    let r = run(mcpgen(tmp.path()).args(["manifest", "schema"]));
+    assert_eq!(r.code, 0);
+    let schema: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(schema.get("properties").is_some(), "{schema}");
+}
+
+#[test]
+fn diff_names_the_removed_handshake_and_server_discover() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcpgen(tmp.path()).args(["diff", "2025-11-25", "2026-07-28"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for line in [
+        "  - initialize (request InitializeRequest)",
+        "  - notifications/initialized (notification InitializedNotification)",
+        "  - ping (request PingRequest)",
+        "  + server/discover (request",
+    ] {
+        assert!(r.stdout.contains(line), "missing {line:?} in\n{}", r.stdout);
+    }
+    assert!(r.stdout.contains("resultType"), "the new resultType field is reported");
+
+    let r = run(mcpgen(tmp.path())
+        .args(["diff", "2025-11-25", "2026-07-28", "--json", "--manifest"])
+        .arg(shared().join("manifests/stitch.json")));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let json: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let removed: Vec<&str> =
+        json["methods_removed"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert!(removed.contains(&"initialize") && removed.contains(&"ping"), "{removed:?}");
+    assert!(json["methods_added"].as_array().unwrap().iter().any(|m| m["name"] == "server/discover"));
+    assert!(!json["manifest"]["actions"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn diff_of_unknown_revision_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcpgen(tmp.path()).args(["diff", "2025-11-25", "1999-01-01"]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("unknown protocol revision `1999-01-01`"), "{}", r.stderr);
+}
