@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: schema mirror, interop npm
+# packages, then every test of the workspace. Extra arguments go to
+# `cargo test` (e.g. `bash scripts/test.sh -p mcpgen --test cli_generate`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The official schemas: a mirror directory laid out <revision>/schema.json.
+# The shared copy next to the repository serves when present; otherwise the
+# pinned files are downloaded (and sha256-checked) on first use.
+if [ -z "${MCPGEN_SCHEMA_MIRROR:-}" ] && [ -d ../shared/mcp-spec ]; then
+    MCPGEN_SCHEMA_MIRROR="$(cd ../shared/mcp-spec && pwd)"
+    export MCPGEN_SCHEMA_MIRROR
+fi
+echo "test.sh: MCPGEN_SCHEMA_MIRROR=${MCPGEN_SCHEMA_MIRROR:-<unset: download>}"
+
+# npm packages for the interop tests, into the untracked .interop/.
+bash scripts/setup-interop.sh
+if [ -d .interop/node_modules ]; then
+    MCPGEN_INTEROP_DIR="$PWD/.interop"
+    export MCPGEN_INTEROP_DIR
+fi
+
+cargo test --workspace "$@"
