@@ -16,6 +16,7 @@
 //! line:column. A last token pass ([`fixup`]) repairs the few things in
 //! typify's output that would warn in a `#![deny(warnings)]` crate.
 
+mod enums;
 mod fixup;
 mod prepare;
 
@@ -23,7 +24,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use proc_macro2::TokenStream;
 use serde_json::{json, Value};
-use typify::{TypeSpace, TypeSpaceSettings};
+use typify::{TypeSpace, TypeSpaceImpl, TypeSpaceSettings};
 
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, Tool};
@@ -67,14 +68,16 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     let requests: Vec<(&str, Option<&str>)> =
         manifest.tools.iter().map(|t| (t.name.as_str(), t.settings.rust_name.as_deref())).collect();
     let names = naming::tool_names(&requests);
-    let settings = settings();
+    let base_settings = settings();
+    let mut own_enums: Vec<enums::OwnEnum> = Vec::new();
     let mut warnings = Vec::new();
     let mut batches = Vec::new();
     let mut bindings = Vec::new();
     for (tool, names) in manifest.tools.iter().zip(&names) {
         let input = format!("{}Input", names.type_base);
         let output = tool.output_schema().map(|_| format!("{}Output", names.type_base));
-        let batch = tool_batch(manifest, tool, &names.type_base, &input, output.as_deref(), &settings, &mut warnings)?;
+        let names_in = ToolTypeNames { base: &names.type_base, input: &input, output: output.as_deref() };
+        let batch = tool_batch(manifest, tool, &names_in, &base_settings, &mut own_enums, &mut warnings)?;
         batches.push((tool, batch));
         bindings.push(ToolBinding {
             name: tool.name.clone(),
@@ -84,6 +87,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
             tool: tool.declared.clone(),
         });
     }
+    let settings = settings_with(&base_settings, &own_enums);
     let mut space = TypeSpace::new(&settings);
     for (tool, batch) in batches {
         let result = catch_unwind(AssertUnwindSafe(|| space.add_ref_types(batch)));
@@ -95,6 +99,10 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     }
     let tokens = catch_unwind(AssertUnwindSafe(|| space.to_stream()))
         .map_err(|p| Error::new(format!("typify failed to write the tool types: {}", panic_message(&p))))?;
+    let mut tokens = tokens;
+    for e in &own_enums {
+        tokens.extend(enums::tokens(e));
+    }
     let tokens = fixup::fixup(tokens);
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
 }
@@ -130,17 +138,28 @@ fn preflight(m: &Manifest) -> Result<()> {
 
 type Batch = Vec<(String, schemars::schema::Schema)>;
 
-/// The typify definitions of one tool, with fallbacks applied.
+/// The type names of one tool.
+struct ToolTypeNames<'a> {
+    base: &'a str,
+    input: &'a str,
+    output: Option<&'a str>,
+}
+
+/// The typify definitions of one tool, with fallbacks applied. Enums that
+/// mcpgen writes itself are added to `own_enums`.
 fn tool_batch(
     m: &Manifest,
     tool: &Tool,
-    base: &str,
-    input: &str,
-    output: Option<&str>,
-    settings: &TypeSpaceSettings,
+    names: &ToolTypeNames<'_>,
+    base_settings: &TypeSpaceSettings,
+    own_enums: &mut Vec<enums::OwnEnum>,
     warnings: &mut Vec<Error>,
 ) -> Result<Batch> {
+    let ToolTypeNames { base, input, output } = *names;
     let mut scope = Scope::new();
+    for e in own_enums.iter() {
+        scope.reserve(&e.name);
+    }
     scope.reserve(input);
     if let Some(o) = output {
         scope.reserve(o);
@@ -154,6 +173,19 @@ fn tool_batch(
         docs.push(("outputSchema", name, with_doc(schema, &doc)));
     }
     let mut prepared: Vec<Prepared> = docs.iter().map(|(_, name, s)| prepare(s, name, base, &mut scope)).collect();
+    let mut mine = Vec::new();
+    for p in &mut prepared {
+        let mut here = Vec::new();
+        for (name, schema) in &mut p.defs {
+            enums::hoist(schema, name, &mut scope, &mut here);
+        }
+        for e in &here {
+            p.defs.push((e.name.clone(), json!({"type": "string", "enum": e.values})));
+        }
+        mine.extend(here);
+    }
+    let settings = &settings_with(base_settings, &mine);
+    own_enums.extend(mine);
     if let Ok(batch) = try_batch(&prepared, settings) {
         return Ok(batch);
     }
@@ -212,6 +244,16 @@ fn tool_batch(
         }
     }
     try_batch(&prepared, settings).map_err(|why| typify_error(m, tool, &why))
+}
+
+/// `base` plus replacements for `own` enums: mcpgen writes them itself,
+/// typify must use them by name instead of generating them.
+fn settings_with(base: &TypeSpaceSettings, own: &[enums::OwnEnum]) -> TypeSpaceSettings {
+    let mut s = base.clone();
+    for e in own {
+        s.with_replacement(&e.name, &e.name, [TypeSpaceImpl::Display, TypeSpaceImpl::FromStr].into_iter());
+    }
+    s
 }
 
 /// `schema` with `description` set to `doc` when it has none, so the
