@@ -185,6 +185,9 @@ fn show(value: &Value) -> String {
     }
 }
 
+/// Decodes one member of a union from a borrowed value.
+pub type Decoder<T> = fn(&Value) -> Result<T, serde_json::Error>;
+
 /// One variant of a union: its Rust name, the properties its type
 /// declares (for scoring) and how to decode it.
 pub struct Candidate<T> {
@@ -195,7 +198,7 @@ pub struct Candidate<T> {
     /// The properties the variant's type requires.
     pub required: &'static [&'static str],
     /// Decodes the value as this variant.
-    pub decode: fn(&Value) -> Result<T, serde_json::Error>,
+    pub decode: Decoder<T>,
 }
 
 /// Decodes a union told apart by the constant property `property`:
@@ -206,8 +209,8 @@ pub fn dispatch<T>(
     value: &Value,
     ty: &str,
     property: &str,
-    variants: &[(Const, fn(&Value) -> Result<T, serde_json::Error>)],
-    fallback: Option<fn(&Value) -> Result<T, serde_json::Error>>,
+    variants: &[(Const, Decoder<T>)],
+    fallback: Option<Decoder<T>>,
 ) -> Result<T, DecodeError> {
     let Value::Object(object) = value else {
         return Err(DecodeError(format!("{ty}: expected an object, found {}", kind(value))));
@@ -311,7 +314,7 @@ mod tests {
 
     #[test]
     fn dispatch_names_unknown_values() {
-        let variants: [(Const, fn(&Value) -> Result<u8, serde_json::Error>); 2] =
+        let variants: [(Const, Decoder<u8>); 2] =
             [(Const::Str("a"), |_| Ok(1)), (Const::Str("b"), |_| Ok(2))];
         assert_eq!(dispatch(&json!({"k": "b"}), "U", "k", &variants, None).unwrap(), 2);
         let err = dispatch(&json!({"k": "c"}), "U", "k", &variants, None).unwrap_err();

@@ -402,9 +402,12 @@ fn union_item(spec: &Spec, def: &TypeDef, u: &Union) -> TokenStream {
         _ => TokenStream::new(),
     };
 
+    // Members are protocol messages of very different sizes that are decoded
+    // once and matched by value; boxing them would make every match clumsy.
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq, Eq)]
+        #[allow(clippy::large_enum_variant)]
         pub enum #name { #(#variants)* }
 
         #tag_impl
@@ -507,6 +510,7 @@ fn method_table(spec: &Spec) -> TokenStream {
         quote! {
             #[doc = " The result of any request of this revision, typed by the method that was called."]
             #[derive(Debug, Clone, PartialEq, Eq)]
+            #[allow(clippy::large_enum_variant)]
             pub enum #result_enum { #(#variants)* }
 
             impl #result_enum {

@@ -234,23 +234,22 @@ impl<'a> Lowerer<'a> {
         pointer: &str,
         make: impl FnOnce(&mut Self, &str) -> Result<Kind>,
     ) -> Result<Ty> {
-        let key = canonical(schema);
+        // A definition's shape is reused only for a use of the same kind
+        // (`…Params` for `…Params`), not by a look-alike of another kind:
+        // those share a type of their own, keyed by their kind.
+        let mut key = canonical(schema);
         if let Some(existing) = self.shapes.get(&key) {
-            // A definition's shape is reused only for a use of the same
-            // kind (`…Params` for `…Params`), not a look-alike of another.
             let is_def = self.def_names.values().any(|d| d == existing);
             if !is_def || segments(existing).last() == segments(hint).last() {
+                let existing = existing.clone();
                 self.hints.entry(existing.clone()).or_default().push(hint.to_owned());
-                return Ok(Ty::Named(existing.clone()));
+                return Ok(Ty::Named(existing));
             }
-            let name = self.scope.unique(hint);
-            let kind = make(self, &name)?;
-            self.hints.entry(name.clone()).or_default().push(hint.to_owned());
-            self.types.insert(
-                name.clone(),
-                TypeDef { name: name.clone(), doc: description(schema), pointer: pointer.to_owned(), definition: false, kind },
-            );
-            return Ok(Ty::Named(name));
+            key = format!("{key}#{}", segments(hint).last().cloned().unwrap_or_default());
+            if let Some(existing) = self.shapes.get(&key).cloned() {
+                self.hints.entry(existing.clone()).or_default().push(hint.to_owned());
+                return Ok(Ty::Named(existing));
+            }
         }
         let name = self.scope.unique(hint);
         self.hints.entry(name.clone()).or_default().push(hint.to_owned());
