@@ -13,15 +13,17 @@ const REVISIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let mirror = std::env::var_os("MCPGEN_SCHEMA_MIRROR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../../shared/mcp-spec"));
+    // The shared mirror beside the repository, unless told otherwise.
+    if std::env::var_os("MCPGEN_SCHEMA_MIRROR").is_none() {
+        std::env::set_var("MCPGEN_SCHEMA_MIRROR", root.join("../../shared/mcp-spec"));
+    }
     println!("cargo:rerun-if-env-changed=MCPGEN_SCHEMA_MIRROR");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     for rev in REVISIONS {
-        let path = mirror.join(rev).join("schema.json");
-        println!("cargo:rerun-if-changed={}", path.display());
-        let spec = Spec::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        // Pinned, sha256-checked resolution: cache, mirror, then download.
+        let schema = mcpgen::store::resolve(rev, None).unwrap_or_else(|e| panic!("{e}"));
+        println!("cargo:rerun-if-changed={}", schema.path.display());
+        let spec = Spec::from_json(&schema.json, rev).unwrap_or_else(|e| panic!("{e}"));
         let types = mcpgen::codegen::protocol::generate(&spec).unwrap_or_else(|e| panic!("{e}"));
         let registry = registry(&spec);
         let file: syn::File = syn::parse2(quote! { #types pub mod registry { use super::*; #registry } })
