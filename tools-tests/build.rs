@@ -14,6 +14,7 @@ fn main() {
         ("stitch", dir.join("../../shared/manifests/stitch.json")),
         ("rules", dir.join("manifests/rules.json")),
         ("rules_yaml", dir.join("manifests/rules.yaml")),
+        ("fallbacks", dir.join("manifests/fallbacks.json")),
     ];
     for (name, path) in manifests {
         println!("cargo:rerun-if-changed={}", path.display());

@@ -291,13 +291,19 @@ fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result
     }
 }
 
+/// The first line of a panic's message, at most 160 characters.
 fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
+    let text = if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = p.downcast_ref::<String>() {
         s.clone()
     } else {
         "unknown panic".to_owned()
+    };
+    let line = text.lines().next().unwrap_or_default().trim_end_matches(['(', ' ']);
+    match line.char_indices().nth(160) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_owned(),
     }
 }
 

@@ -26,6 +26,11 @@ pub mod rules_yaml {
     include!(concat!(env!("OUT_DIR"), "/rules_yaml/tools.rs"));
 }
 
+/// Tools of `manifests/fallbacks.json`: schemas typify cannot convert.
+pub mod fallbacks {
+    include!(concat!(env!("OUT_DIR"), "/fallbacks/tools.rs"));
+}
+
 /// The binding report of each generated manifest: one line per tool
 /// (`tool <wire> <method> <Input> <Output|->`) and per fallback warning.
 pub mod reports {
@@ -35,4 +40,8 @@ pub mod reports {
     pub const STITCH: &str = include_str!(concat!(env!("OUT_DIR"), "/stitch/report.txt"));
     /// Report of `rules.json`.
     pub const RULES: &str = include_str!(concat!(env!("OUT_DIR"), "/rules/report.txt"));
+    /// Report of `rules.yaml`.
+    pub const RULES_YAML: &str = include_str!(concat!(env!("OUT_DIR"), "/rules_yaml/report.txt"));
+    /// Report of `fallbacks.json`.
+    pub const FALLBACKS: &str = include_str!(concat!(env!("OUT_DIR"), "/fallbacks/report.txt"));
 }
