@@ -183,3 +183,23 @@ fn usage_errors_exit_2() {
     let r = run(mcpgen(tmp.path()).args(["schema", "pull"]));
     assert_eq!(r.code, 2, "pull needs a revision or --all");
 }
+
+#[test]
+fn caught_generator_panics_never_reach_the_terminal() {
+    // Two github tools have enum values typify cannot name; they become
+    // warnings with file, pointer and line:column, and no panic text.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("gen");
+    let r = run(mcpgen(tmp.path())
+        .env("RUST_BACKTRACE", "1")
+        .args(["generate", "--manifest"])
+        .arg(shared().join("manifests/github.json"))
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    assert!(!r.stderr.contains("stack backtrace"), "{}", r.stderr);
+    for line in r.stderr.lines().filter(|l| l.starts_with("warning: ")) {
+        assert!(line.contains("github.json:"), "{line}");
+    }
+}

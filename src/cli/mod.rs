@@ -1,7 +1,8 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own
 //! module and calls into the library; this module only maps results to
 //! exit codes: 0 success, 1 failure (printed as `error: …` on stderr),
-//! 2 usage errors (clap's own).
+//! 2 usage errors (clap's own). Panics are recorded, not printed (see
+//! `install_panic_hook`); one that escapes a command is an internal error.
 
 mod diff;
 mod generate;
@@ -11,6 +12,7 @@ mod schema;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use clap::{Parser, Subcommand};
 
@@ -64,9 +66,51 @@ pub enum Outcome {
     Failed,
 }
 
+/// The message of the last panic, recorded by the hook of [`main`].
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// Records panics instead of printing them. Panics of third-party code
+/// that the library catches (typify on an unusual tool schema) become
+/// warnings and must not reach the terminal; a panic that escapes to
+/// [`main`] is reported there as an internal error. `MCPGEN_DEBUG_PANICS=1`
+/// prints every panic as it happens.
+fn install_panic_hook() {
+    let debug = std::env::var_os("MCPGEN_DEBUG_PANICS").is_some_and(|v| !v.is_empty() && v != "0");
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let text = format!("{message}{at}");
+        if debug {
+            eprintln!("panic: {text}");
+        }
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(text);
+        }
+    }));
+}
+
 /// Parses the arguments, runs the command and returns the exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    install_panic_hook();
+    match std::panic::catch_unwind(move || dispatch(cli)) {
+        Ok(code) => code,
+        Err(_) => {
+            let text = LAST_PANIC.lock().ok().and_then(|mut l| l.take()).unwrap_or_else(|| "unknown panic".into());
+            report(&Error::new(format!("internal error: {text}")).with_hint(
+                "this is a bug in mcpgen; please report it with the command line and inputs (MCPGEN_DEBUG_PANICS=1 prints panics as they happen)",
+            ));
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Generate(args) => generate::run(args),
         Command::Schema(cmd) => schema::run(cmd),
