@@ -15,6 +15,7 @@ fn main() {
         ("rules", dir.join("manifests/rules.json")),
         ("rules_yaml", dir.join("manifests/rules.yaml")),
         ("fallbacks", dir.join("manifests/fallbacks.json")),
+        ("refs", dir.join("manifests/refs.json")),
     ];
     for (name, path) in manifests {
         println!("cargo:rerun-if-changed={}", path.display());

@@ -173,6 +173,15 @@ fn tool_batch(
         docs.push(("outputSchema", name, with_doc(schema, &doc)));
     }
     let mut prepared: Vec<Prepared> = docs.iter().map(|(_, name, s)| prepare(s, name, base, &mut scope)).collect();
+    for ((key, _, _), p) in docs.iter().zip(&prepared) {
+        for (at, note) in &p.notes {
+            let pointer = format!("{}/{key}{at}", tool.pointer);
+            warnings.push(
+                m.error_at(&pointer, format!("tool `{}`: {note}", tool.name))
+                    .with_hint("make the schema refer to a definition with content of its own"),
+            );
+        }
+    }
     let mut mine = Vec::new();
     for p in &mut prepared {
         let mut here = Vec::new();
@@ -231,7 +240,7 @@ fn tool_batch(
                     if let Some(d) = single.defs[0].1.get("description") {
                         any["description"] = d.clone();
                     }
-                    *prep = Prepared { defs: vec![((*name).to_owned(), any)] };
+                    *prep = Prepared { defs: vec![((*name).to_owned(), any)], notes: Vec::new() };
                     warnings.push(
                         m.error_at(&format!("{}/{key}", tool.pointer), format!(
                             "tool `{}`: `{name}` is a JSON object map (`serde_json::Map`) because typify cannot convert its schema: {why}",

@@ -31,6 +31,11 @@ pub mod fallbacks {
     include!(concat!(env!("OUT_DIR"), "/fallbacks/tools.rs"));
 }
 
+/// Tools of `manifests/refs.json`: every shape of local `$ref`.
+pub mod refs {
+    include!(concat!(env!("OUT_DIR"), "/refs/tools.rs"));
+}
+
 /// The binding report of each generated manifest: one line per tool
 /// (`tool <wire> <method> <Input> <Output|->`) and per fallback warning.
 pub mod reports {
@@ -42,6 +47,8 @@ pub mod reports {
     pub const RULES: &str = include_str!(concat!(env!("OUT_DIR"), "/rules/report.txt"));
     /// Report of `rules.yaml`.
     pub const RULES_YAML: &str = include_str!(concat!(env!("OUT_DIR"), "/rules_yaml/report.txt"));
+    /// Report of `refs.json`.
+    pub const REFS: &str = include_str!(concat!(env!("OUT_DIR"), "/refs/report.txt"));
     /// Report of `fallbacks.json`.
     pub const FALLBACKS: &str = include_str!(concat!(env!("OUT_DIR"), "/fallbacks/report.txt"));
 }

@@ -2,7 +2,7 @@
 //! enums, defaults, optional vs nullable, maps, integer vs number,
 //! recursion, keyword fields, tool naming, and the fallbacks.
 
-use mcpgen_tools_tests::{fallbacks, github, reports, rules, rules_yaml, stitch};
+use mcpgen_tools_tests::{fallbacks, github, refs, reports, rules, rules_yaml, stitch};
 use serde_json::{json, Value};
 
 /// Deserialises `v` as `T` and serialises it back.
@@ -184,4 +184,33 @@ fn unconvertible_properties_fall_back_to_json_values_with_warnings() {
     assert_eq!(typed.fine, "f");
     assert_eq!(typed.mixed, json!({"k": 1}));
     assert_eq!(serde_json::to_value(&typed).unwrap(), v);
+}
+
+#[test]
+fn every_shape_of_local_ref_generates_finite_types() {
+    let at: Vec<&str> = warning_lines(reports::REFS).iter().map(|w| w.split(" at ").nth(1).unwrap().split(':').next().unwrap()).collect();
+    assert_eq!(
+        at,
+        ["/tools/0/inputSchema/$defs/x", "/tools/1/inputSchema/allOf/0", "/tools/2/inputSchema/$defs/x", "/tools/2/inputSchema/$defs/y"]
+    );
+    // Alias cycles accept any JSON instead of recursing forever.
+    let v = json!({"a": {"deep": [1, 2]}});
+    assert_eq!(round_trip::<refs::SelfAliasInput>(v.clone()), v);
+    assert_eq!(round_trip::<refs::AliasCycleInput>(v.clone()), v);
+    // A root merged into itself is just the root.
+    assert_eq!(round_trip::<refs::RootAllOfInput>(json!({"k": "v"})), json!({"k": "v"}));
+    // Pointers to properties, the root, legacy definitions, escaped names.
+    let v = json!({"a": {"b": {"b": {}}}});
+    assert_eq!(round_trip::<refs::PropertyPointerInput>(v.clone()), v);
+    let v = json!({"n": 1, "a": {"n": 2, "a": null}});
+    let typed: refs::NullableRootRefInput = serde_json::from_value(v).unwrap();
+    assert_eq!(typed.a.unwrap().n, Some(2));
+    // (An empty optional array is left out when written.)
+    let v = json!({"items": [{"id": 1, "sub": [{"id": 2}]}]});
+    assert_eq!(round_trip::<refs::LegacyDefinitionsInput>(v.clone()), v);
+    assert_eq!(round_trip::<refs::PercentEncodedInput>(json!({"p": "x"})), json!({"p": "x"}));
+    // Same definition name in inputSchema and outputSchema: two types.
+    assert!(serde_json::from_value::<refs::SharedDefsInput>(json!({"n": 1})).is_ok());
+    assert!(serde_json::from_value::<refs::SharedDefsOutput>(json!({"n": "s"})).is_ok());
+    assert!(serde_json::from_value::<refs::SharedDefsOutput>(json!({"n": 1})).is_err());
 }

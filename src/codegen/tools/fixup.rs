@@ -17,7 +17,69 @@ use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 
 /// Applies every repair.
 pub fn fixup(tokens: TokenStream) -> TokenStream {
-    derive_defaults(walk(tokens, false))
+    derive_defaults(boxed_options(walk(tokens, false)))
+}
+
+/// `#[serde(default)] pub f: ::std::boxed::Box<::std::option::Option<T>>`
+/// → `#[serde(default, skip_serializing_if = …)] pub f:
+/// ::std::option::Option<::std::boxed::Box<T>>`, in every group.
+fn boxed_options(tokens: TokenStream) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), boxed_options(g.stream()));
+                ng.set_span(g.span());
+                TokenTree::Group(ng)
+            }
+            other => other,
+        })
+        .collect();
+    let text: Vec<String> = tts.iter().map(|t| if let TokenTree::Group(_) = t { String::new() } else { t.to_string() }).collect();
+    let head = [":", ":", "std", ":", ":", "boxed", ":", ":", "Box", "<", ":", ":", "std", ":", ":", "option", ":", ":", "Option", "<"];
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    let mut i = 0;
+    while i < tts.len() {
+        let matches_head = i + head.len() <= tts.len() && text[i..i + head.len()].iter().zip(head).all(|(a, b)| a == b);
+        // The field's `#[serde(default)]`: `# [..] pub name :` before the type.
+        let attr_at = out.len().checked_sub(5);
+        let attr_ok = attr_at.is_some_and(|a| {
+            is_punct(out.get(a), '#')
+                && matches!(out.get(a + 1), Some(TokenTree::Group(g)) if g.stream().to_string() == "serde (default)")
+                && is_punct(out.get(a + 4), ':')
+        });
+        if matches_head && attr_ok {
+            // Find the end of T: the `>` that closes `Option<`.
+            let start = i + head.len();
+            let mut depth = 1usize;
+            let mut end = start;
+            while end < tts.len() {
+                if is_punct(tts.get(end), '<') {
+                    depth += 1;
+                } else if is_punct(tts.get(end), '>') {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                end += 1;
+            }
+            if end + 1 < tts.len() && is_punct(tts.get(end + 1), '>') {
+                let inner: TokenStream = tts[start..end].iter().cloned().collect();
+                let a = attr_at.unwrap_or_default() + 1;
+                out[a] = TokenTree::Group(Group::new(
+                    Delimiter::Bracket,
+                    quote::quote!(serde(default, skip_serializing_if = "::std::option::Option::is_none")),
+                ));
+                out.extend(quote::quote!(::std::option::Option<::std::boxed::Box<#inner>>));
+                i = end + 2;
+                continue;
+            }
+        }
+        out.push(tts[i].clone());
+        i += 1;
+    }
+    out.into_iter().collect()
 }
 
 /// Replaces hand-written `Default` impls of enums that return a unit
@@ -232,6 +294,23 @@ mod tests {
         assert!(out.contains("Open , # [default] Closed"), "{out}");
         assert!(!out.contains("for State"), "{out}");
         assert!(out.contains("for Other"), "{out}");
+    }
+
+    #[test]
+    fn boxed_options_become_optional_boxes() {
+        let input = quote! {
+            pub struct A {
+                #[serde(default)]
+                pub b: ::std::boxed::Box<::std::option::Option<A>>,
+                pub c: ::std::option::Option<::std::vec::Vec<u8>>,
+            }
+        };
+        let out = fixup(input).to_string();
+        assert!(
+            out.contains("# [serde (default , skip_serializing_if = \"::std::option::Option::is_none\")] pub b : :: std :: option :: Option < :: std :: boxed :: Box < A >> ,"),
+            "{out}"
+        );
+        assert!(out.contains("pub c : :: std :: option :: Option < :: std :: vec :: Vec < u8 >>"), "{out}");
     }
 
     #[test]

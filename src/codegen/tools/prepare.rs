@@ -36,12 +36,17 @@ pub struct Prepared {
     /// Root type name and rewritten root schema, then each referenced
     /// location with its name.
     pub defs: Vec<(String, Value)>,
+    /// What was changed to keep typify and the generated code finite:
+    /// `(pointer inside the schema document, message)`.
+    pub notes: Vec<(String, String)>,
 }
 
 /// Prepares one schema document whose root type is `root_name`; `base` is
 /// the tool's type-name base used to prefix definition names and titles;
 /// `scope` holds every name already used by this tool.
 pub fn prepare(schema: &Value, root_name: &str, base: &str, scope: &mut Scope) -> Prepared {
+    let (schema, notes) = break_cycles(schema);
+    let schema = &schema;
     // Every local reference target, by canonical pointer.
     let mut targets: BTreeMap<String, String> = BTreeMap::new();
     targets.insert(String::new(), root_name.to_owned());
@@ -64,7 +69,150 @@ pub fn prepare(schema: &Value, root_name: &str, base: &str, scope: &mut Scope) -
         let target = pointer_get(schema, &pointer).cloned().unwrap_or(Value::Bool(true));
         defs.push((targets[&pointer].clone(), rewrite(&target)));
     }
-    Prepared { defs }
+    Prepared { defs, notes }
+}
+
+/// Keys that may sit beside `$ref` in a schema that is just another name
+/// for its target.
+const ANNOTATIONS: &[&str] =
+    &["$ref", "description", "title", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"];
+
+/// Removes the two reference cycles that typify cannot handle:
+///
+/// - an `allOf` entry whose `$ref` leads (through further `allOf`/`$ref`
+///   merges) back to the schema that contains it: typify would merge
+///   forever and overflow the stack. The entry adds nothing the schema
+///   does not already say, so it is dropped;
+/// - a chain of pure aliases (`{"$ref": …}` and nothing else) that comes
+///   back to itself: typify would emit `struct X(Box<X>)`, whose
+///   deserialisation never ends. Such a schema accepts anything its
+///   annotations allow and becomes `serde_json::Value`.
+fn break_cycles(schema: &Value) -> (Value, Vec<(String, String)>) {
+    let mut drops: Vec<String> = Vec::new();
+    let mut anys: Vec<String> = Vec::new();
+    let mut nodes = Vec::new();
+    subschemas(schema, String::new(), &mut nodes);
+    for (ptr, node) in &nodes {
+        if let Some(all) = node.get("allOf").and_then(Value::as_array) {
+            for (i, entry) in all.iter().enumerate() {
+                if let Some(r) = entry.get("$ref").and_then(Value::as_str) {
+                    if merge_reaches(schema, r, ptr) {
+                        drops.push(format!("{ptr}/allOf/{i}"));
+                    }
+                }
+            }
+        }
+        if is_alias(node) && alias_cycle(schema, ptr) {
+            anys.push(ptr.clone());
+        }
+    }
+    let mut out = schema.clone();
+    let mut notes = Vec::new();
+    for ptr in anys {
+        if let Some(node) = pointer_mut(&mut out, &ptr) {
+            let mut any = Map::new();
+            if let Some(d) = node.get("description") {
+                any.insert("description".into(), d.clone());
+            }
+            *node = Value::Object(any);
+            notes.push((ptr, "its `$ref`s only name each other, so it is typed as `serde_json::Value`".to_owned()));
+        }
+    }
+    // Remove from the end so earlier indices stay valid.
+    for ptr in drops.into_iter().rev() {
+        let (parent, index) = ptr.rsplit_once('/').unwrap_or_default();
+        let Ok(index) = index.parse::<usize>() else { continue };
+        if let Some(Value::Array(entries)) = pointer_mut(&mut out, parent) {
+            if index < entries.len() {
+                entries.remove(index);
+            }
+            if entries.is_empty() {
+                let owner = parent.trim_end_matches("/allOf");
+                if let Some(Value::Object(o)) = pointer_mut(&mut out, owner) {
+                    o.remove("allOf");
+                }
+            }
+            notes.push((ptr, "this `allOf` entry refers back to the schema that contains it and is ignored".to_owned()));
+        }
+    }
+    notes.sort();
+    (out, notes)
+}
+
+fn pointer_mut<'a>(v: &'a mut Value, pointer: &str) -> Option<&'a mut Value> {
+    if pointer.is_empty() {
+        Some(v)
+    } else {
+        v.pointer_mut(pointer)
+    }
+}
+
+/// Every object subschema with its pointer (data keywords skipped).
+fn subschemas<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a Value)>) {
+    match v {
+        Value::Object(o) => {
+            out.push((at.clone(), v));
+            for (k, c) in o {
+                if !DATA_KEYWORDS.contains(&k.as_str()) {
+                    subschemas(c, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out);
+                }
+            }
+        }
+        Value::Array(a) => {
+            for (i, c) in a.iter().enumerate() {
+                subschemas(c, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_alias(node: &Value) -> bool {
+    node.as_object().is_some_and(|o| o.contains_key("$ref") && o.keys().all(|k| ANNOTATIONS.contains(&k.as_str())))
+}
+
+/// Whether following pure aliases from `ptr` comes back to `ptr`.
+fn alias_cycle(root: &Value, ptr: &str) -> bool {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut cur = ptr.to_owned();
+    loop {
+        let Some(node) = pointer_get(root, &cur) else { return false };
+        if !is_alias(node) {
+            return false;
+        }
+        let Some(next) = node.get("$ref").and_then(Value::as_str).and_then(|r| canonical_pointer(root, r)) else {
+            return false;
+        };
+        if next == ptr {
+            return true;
+        }
+        if !seen.insert(next.clone()) {
+            return false;
+        }
+        cur = next;
+    }
+}
+
+/// Whether merging the target of `reference` (and what it merges in turn)
+/// reaches the schema at `ptr` or one of its ancestors.
+fn merge_reaches(root: &Value, reference: &str, ptr: &str) -> bool {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack: Vec<String> = canonical_pointer(root, reference).into_iter().collect();
+    while let Some(t) = stack.pop() {
+        if t.is_empty() || ptr == t || ptr.starts_with(&format!("{t}/")) {
+            return true;
+        }
+        if !seen.insert(t.clone()) {
+            continue;
+        }
+        let Some(node) = pointer_get(root, &t) else { continue };
+        let mut refs: Vec<&str> = node.get("$ref").and_then(Value::as_str).into_iter().collect();
+        if let Some(all) = node.get("allOf").and_then(Value::as_array) {
+            refs.extend(all.iter().filter_map(|e| e.get("$ref").and_then(Value::as_str)));
+        }
+        stack.extend(refs.into_iter().filter_map(|r| canonical_pointer(root, r)));
+    }
+    false
 }
 
 /// Every `$ref` string of a schema, in document order.
@@ -192,6 +340,23 @@ mod tests {
         assert_eq!(tidy_doc(d), "Options are:\n- 'add' - add.\n- 'remove' - remove.\n\nWrites hierarchy.\n\nMore.");
         assert_eq!(tidy_doc("1. one\n   more\ntext"), "1. one\n   more\n\ntext");
         assert_eq!(tidy_doc("plain\ntext"), "plain\ntext");
+    }
+
+    #[test]
+    fn breaks_merge_and_alias_cycles() {
+        let schema = json!({
+            "type": "object",
+            "allOf": [{"$ref": "#"}, {"required": ["k"]}],
+            "$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x", "description": "Y."}, "z": {"$ref": "#/$defs/x"}},
+            "properties": {"k": {"type": "string"}, "a": {"$ref": "#/$defs/z"}}
+        });
+        let (out, notes) = break_cycles(&schema);
+        assert_eq!(out["allOf"], json!([{"required": ["k"]}]));
+        assert_eq!(out["$defs"]["x"], json!({}));
+        assert_eq!(out["$defs"]["y"], json!({"description": "Y."}));
+        assert_eq!(out["$defs"]["z"], json!({"$ref": "#/$defs/x"}));
+        let at: Vec<&str> = notes.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(at, ["/$defs/x", "/$defs/y", "/allOf/0"]);
     }
 
     #[test]
