@@ -215,6 +215,17 @@ pub fn response(id: &Value, result: &Value) -> String {
     out
 }
 
+/// A success response as text, from the result's JSON text.
+pub fn response_raw(id: &Value, result_json: &str) -> String {
+    let mut out = String::with_capacity(result_json.len() + 48);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+    out.push_str(&id.to_string());
+    out.push_str(",\"result\":");
+    out.push_str(result_json);
+    out.push('}');
+    out
+}
+
 /// An error response as text.
 pub fn error_response(id: &Value, error: &RpcError) -> String {
     let mut out = String::with_capacity(96);

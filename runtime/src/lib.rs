@@ -17,6 +17,7 @@ pub mod jsonrpc;
 pub mod limits;
 pub mod router;
 pub mod server;
+pub mod stdio;
 pub mod tool;
 pub mod toolset;
 pub mod transport;

@@ -232,6 +232,18 @@ impl Shared {
                     }
                 }
                 let text = value.to_string();
+                if self.output_hook.is_none() {
+                    // Fast path: the result is assembled as text, so the
+                    // output is serialized once instead of twice.
+                    audit::record(
+                        &name,
+                        client.as_deref().and_then(ClientIdentity::name),
+                        started.elapsed(),
+                        Outcome::Success,
+                        audited_args.as_ref(),
+                    );
+                    return Some(jsonrpc::response_raw(&id, &structured_result_text(&text)));
+                }
                 let mut result = Map::new();
                 result.insert("content".into(), json!([{ "type": "text", "text": text }]));
                 result.insert("structuredContent".into(), value);
@@ -256,6 +268,19 @@ impl Shared {
             }
         }
     }
+}
+
+/// `{"content":[{"type":"text","text":TEXT}],"structuredContent":JSON}`
+/// for the serialized structured output `json`.
+fn structured_result_text(json: &str) -> String {
+    let escaped = Value::from(json).to_string();
+    let mut out = String::with_capacity(escaped.len() + json.len() + 64);
+    out.push_str(r#"{"content":[{"type":"text","text":"#);
+    out.push_str(&escaped);
+    out.push_str(r#"}],"structuredContent":"#);
+    out.push_str(json);
+    out.push('}');
+    out
 }
 
 /// Splits `tools/call` params into name, arguments and progress token,

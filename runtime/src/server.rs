@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 use crate::cancel::CancellationToken;
 use crate::context::ClientIdentity;
@@ -63,6 +63,9 @@ pub struct ServerConfig {
     /// How long in-flight calls may finish after the input closes before
     /// they are cancelled.
     pub shutdown_grace: Duration,
+    /// Tool calls running at once; further requests wait (and reading pauses)
+    /// until one finishes.
+    pub max_concurrent_calls: usize,
 }
 
 /// Everything the message loop and the request tasks share.
@@ -125,6 +128,7 @@ impl ServerBuilder {
                 list_changed: false,
                 audit_arguments: false,
                 shutdown_grace: Duration::from_secs(10),
+                max_concurrent_calls: 64,
             },
             tools,
             dispatch,
@@ -185,6 +189,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Tool calls running at once (at least 1, default 64). When all are
+    /// busy the server stops reading until one finishes, so a flood of
+    /// requests cannot exhaust memory.
+    pub fn max_concurrent_calls(mut self, n: usize) -> Self {
+        self.config.max_concurrent_calls = n.max(1);
+        self
+    }
+
     /// Limits calls of one tool; over the limit a call is answered with a
     /// tool error saying when to retry.
     pub fn rate_limit(mut self, tool: impl Into<String>, limit: RateLimit) -> Self {
@@ -239,6 +251,7 @@ impl Server {
     pub async fn serve<T: Transport>(self, transport: T) -> io::Result<()> {
         let (mut reader, mut writer) = transport.split();
         let (tx, mut rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
+        let slots = Arc::new(Semaphore::new(self.shared.config.max_concurrent_calls));
         let mut writer_task = tokio::spawn(async move {
             while let Some(message) = rx.recv().await {
                 writer.write_message(&message).await?;
@@ -252,7 +265,7 @@ impl Server {
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(e),
             };
-            if let Some(reply) = self.on_message(&text, &tx) {
+            if let Some(reply) = self.on_message(&text, &tx, &slots).await {
                 if tx.send(reply).await.is_err() {
                     break Ok(()); // the writer is gone
                 }
@@ -276,11 +289,13 @@ impl Server {
 
     /// Handles one message; returns an immediate reply, if any. Tool calls
     /// are answered later by their task.
-    fn on_message(&self, text: &str, tx: &mpsc::Sender<String>) -> Option<String> {
+    async fn on_message(&self, text: &str, tx: &mpsc::Sender<String>, slots: &Arc<Semaphore>) -> Option<String> {
         match jsonrpc::parse(text) {
             Incoming::Request { id, method, params } => {
                 if method == "tools/call" {
-                    self.spawn_call(id, params, tx.clone());
+                    // The semaphore is never closed, so this only waits.
+                    let permit = Arc::clone(slots).acquire_owned().await.ok();
+                    self.spawn_call(id, params, tx.clone(), permit);
                     return None;
                 }
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -302,7 +317,7 @@ impl Server {
         }
     }
 
-    fn spawn_call(&self, id: Value, params: Option<Value>, tx: mpsc::Sender<String>) {
+    fn spawn_call(&self, id: Value, params: Option<Value>, tx: mpsc::Sender<String>, permit: Option<OwnedSemaphorePermit>) {
         let key = id.to_string();
         let token = CancellationToken::new();
         // Registered before the task starts, so a cancellation that arrives
@@ -315,6 +330,7 @@ impl Server {
             if let Some(reply) = reply {
                 let _ = tx.send(reply).await;
             }
+            drop(permit);
         });
     }
 }

@@ -166,7 +166,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         /// go to stderr.
         pub async fn serve_stdio<H: Handler>(handler: H) -> ::std::io::Result<()> {
             let server = builder(handler).build().map_err(::std::io::Error::other)?;
-            server.serve(::mcpgen_runtime::transport::stdio()).await
+            server.serve(::mcpgen_runtime::stdio::stdio()).await
         }
     })
 }

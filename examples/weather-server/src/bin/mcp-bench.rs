@@ -1,1 +1,267 @@
-fn main() {}
+//! `mcp-bench`: drives stdio MCP servers with sequential `tools/call` round
+//! trips and prints calls per second, p50/p99 latency and the server's peak
+//! resident memory; optionally also the time to validate the call's
+//! arguments against the tool's `inputSchema` with the runtime's compiled
+//! validator.
+//!
+//! ```text
+//! mcp-bench [--calls N] [--warmup N] [--tool NAME] [--args JSON]
+//!           [--manifest tools.json] --server NAME=COMMAND [--server NAME=COMMAND ...]
+//! ```
+//!
+//! Each COMMAND runs under `sh -c "exec COMMAND"` with stdin/stdout piped
+//! and stderr discarded. The client side is plain blocking I/O on one
+//! thread, so it adds as little as possible to the measured latency.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use mcpgen_runtime::validate::{default_draft, SchemaValidator};
+use serde_json::{json, Value};
+
+struct Options {
+    calls: usize,
+    warmup: usize,
+    tool: String,
+    args: Value,
+    manifest: Option<String>,
+    servers: Vec<(String, String)>,
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut o = Options {
+        calls: 20_000,
+        warmup: 1_000,
+        tool: "get_forecast".into(),
+        args: json!({ "city": "Oslo", "days": 3, "units": "metric" }),
+        manifest: None,
+        servers: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--calls" => o.calls = value()?.parse().map_err(|e| format!("--calls: {e}"))?,
+            "--warmup" => o.warmup = value()?.parse().map_err(|e| format!("--warmup: {e}"))?,
+            "--tool" => o.tool = value()?,
+            "--args" => o.args = serde_json::from_str(&value()?).map_err(|e| format!("--args: {e}"))?,
+            "--manifest" => o.manifest = Some(value()?),
+            "--server" => {
+                let spec = value()?;
+                let (name, cmd) = spec.split_once('=').ok_or("--server takes NAME=COMMAND")?;
+                o.servers.push((name.to_owned(), cmd.to_owned()));
+            }
+            "-h" | "--help" => {
+                return Err("usage: mcp-bench [--calls N] [--warmup N] [--tool NAME] [--args JSON] \
+                            [--manifest FILE] --server NAME=COMMAND ..."
+                    .into())
+            }
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    if o.servers.is_empty() && o.manifest.is_none() {
+        return Err("nothing to do: give --server NAME=COMMAND and/or --manifest FILE".into());
+    }
+    if o.calls == 0 {
+        return Err("--calls must be at least 1".into());
+    }
+    Ok(o)
+}
+
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+    next_id: u64,
+}
+
+impl Session {
+    fn start(command: &str) -> Result<Self, String> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec {command}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .env("WEATHER_LOG", std::env::var("WEATHER_LOG").unwrap_or_else(|_| "info".into()))
+            .spawn()
+            .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        Ok(Self { child, stdin, stdout, line: String::new(), next_id: 0 })
+    }
+
+    fn send(&mut self, message: &Value) -> Result<(), String> {
+        let mut text = message.to_string();
+        text.push('\n');
+        self.stdin.write_all(text.as_bytes()).map_err(|e| format!("write: {e}"))?;
+        self.stdin.flush().map_err(|e| format!("flush: {e}"))
+    }
+
+    /// Sends a request and reads lines until its response.
+    fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))?;
+        loop {
+            self.line.clear();
+            let n = self.stdout.read_line(&mut self.line).map_err(|e| format!("read: {e}"))?;
+            if n == 0 {
+                return Err("the server closed its output".into());
+            }
+            let message: Value = serde_json::from_str(&self.line).map_err(|e| format!("bad JSON from server: {e}"))?;
+            if message.get("id") == Some(&json!(id)) {
+                return Ok(message);
+            }
+        }
+    }
+
+    /// A `tools/call` round trip without building or parsing JSON values on
+    /// the client side (it would add to the measured latency): the request
+    /// is formatted from pre-serialized params, and the response is the
+    /// first line carrying this id; `Ok(true)` when it has a `result`.
+    fn call_fast(&mut self, params: &str) -> Result<bool, String> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let text = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{params}}}\n");
+        self.stdin.write_all(text.as_bytes()).map_err(|e| format!("write: {e}"))?;
+        self.stdin.flush().map_err(|e| format!("flush: {e}"))?;
+        let needle = format!("\"id\":{id}");
+        loop {
+            self.line.clear();
+            let n = self.stdout.read_line(&mut self.line).map_err(|e| format!("read: {e}"))?;
+            if n == 0 {
+                return Err("the server closed its output".into());
+            }
+            if has_id(&self.line, &needle) {
+                return Ok(self.line.contains("\"result\""));
+            }
+        }
+    }
+
+    /// Peak resident set size of the server process, in KiB.
+    fn peak_rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    fn finish(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether `line` has `"id":N` for exactly this N (not a longer number).
+fn has_id(line: &str, needle: &str) -> bool {
+    line.match_indices(needle).any(|(at, _)| {
+        !line[at + needle.len()..].starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn bench_server(name: &str, command: &str, o: &Options) -> Result<(), String> {
+    let mut s = Session::start(command)?;
+    let init = s.request(
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "mcp-bench", "version": "1" } }),
+    )?;
+    if init.get("result").is_none() {
+        return Err(format!("{name}: initialize failed: {init}"));
+    }
+    s.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))?;
+    let params = json!({ "name": o.tool, "arguments": o.args });
+    let check = s.request("tools/call", params.clone())?;
+    if check.get("result").is_none() || check["result"].get("isError") == Some(&json!(true)) {
+        return Err(format!("{name}: the benchmark call does not succeed: {check}"));
+    }
+    let params = params.to_string();
+    for _ in 0..o.warmup {
+        s.call_fast(&params)?;
+    }
+    let mut samples = Vec::with_capacity(o.calls);
+    let started = Instant::now();
+    for _ in 0..o.calls {
+        let t = Instant::now();
+        let ok = s.call_fast(&params)?;
+        samples.push(t.elapsed());
+        if !ok {
+            return Err(format!("{name}: call failed: {}", s.line.trim_end()));
+        }
+    }
+    let total = started.elapsed();
+    let rss = s.peak_rss_kib();
+    s.finish();
+    samples.sort_unstable();
+    let rss = rss.map_or("n/a".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+    println!(
+        "{name:<16} calls={:<7} calls/s={:<9.0} p50={:.1}µs p99={:.1}µs max={:.1}µs peak_rss={rss}",
+        o.calls,
+        o.calls as f64 / total.as_secs_f64(),
+        micros(percentile(&samples, 50.0)),
+        micros(percentile(&samples, 99.0)),
+        micros(samples[samples.len() - 1]),
+    );
+    Ok(())
+}
+
+fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
+    let text = std::fs::read_to_string(manifest).map_err(|e| format!("{manifest}: {e}"))?;
+    let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{manifest}: {e}"))?;
+    let tools = doc.get("tools").and_then(Value::as_array).ok_or(format!("{manifest}: no tools array"))?;
+    for tool in tools {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+        let Some(schema) = tool.get("inputSchema") else { continue };
+        let v = SchemaValidator::compile(schema, default_draft("2025-11-25")).map_err(|e| format!("{name}: {e}"))?;
+        let args = if name == o.tool { o.args.clone() } else { continue };
+        let iterations = o.calls.max(10_000);
+        for _ in 0..1_000 {
+            std::hint::black_box(v.validate(std::hint::black_box(&args)).is_ok());
+        }
+        let started = Instant::now();
+        for _ in 0..iterations {
+            std::hint::black_box(v.validate(std::hint::black_box(&args)).is_ok());
+        }
+        let per_call = started.elapsed().as_secs_f64() * 1e6 / iterations as f64;
+        println!("validation       tool={name} {per_call:.2}µs per call ({iterations} iterations, valid arguments)");
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let o = match parse_options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("mcp-bench: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut ok = true;
+    for (name, command) in &o.servers {
+        if let Err(e) = bench_server(name, command, &o) {
+            eprintln!("mcp-bench: {name}: {e}");
+            ok = false;
+        }
+    }
+    if let Some(manifest) = &o.manifest {
+        if let Err(e) = bench_validation(manifest, &o) {
+            eprintln!("mcp-bench: {e}");
+            ok = false;
+        }
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
