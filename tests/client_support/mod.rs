@@ -1,0 +1,139 @@
+//! Shared by the client end-to-end tests: generating bindings with
+//! `mcpgen::Builder`, and building a small driver crate that `include!`s
+//! them (as a user crate would, under `#![deny(warnings)]`) with a nested
+//! `cargo build` into the workspace's target directory.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The workspace's target directory (parent of `CARGO_TARGET_TMPDIR`).
+pub fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp has a parent").to_path_buf()
+}
+
+/// Whether the tests must run (CI) rather than skip when a prerequisite
+/// (node, the interop install) is missing.
+pub fn required() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Skips (returns false) or, under CI, fails when `ok` is false.
+pub fn prerequisite(ok: bool, what: &str) -> bool {
+    if !ok {
+        if required() {
+            panic!("{what} is missing, and CI=true requires this test to run (run scripts/setup-interop.sh)");
+        }
+        eprintln!("SKIPPED: {what} is missing (run scripts/setup-interop.sh)");
+    }
+    ok
+}
+
+/// Generates protocol, tools and client bindings for a manifest into `out`.
+pub fn generate(manifest: &Path, revision: &str, out: &Path) {
+    let mut store = mcpgen::store::Store::from_env();
+    if store.mirror.is_none() {
+        store.mirror = Some(root().join("../shared/mcp-spec"));
+    }
+    mcpgen::Builder::new()
+        .protocol(revision)
+        .manifest(manifest)
+        .server(false)
+        .client(true)
+        .out_dir(out)
+        .cargo_directives(false)
+        .store(store)
+        .compile()
+        .unwrap_or_else(|e| panic!("generating bindings for {}: {e}", manifest.display()));
+}
+
+/// Writes a driver crate `name` whose `src/main.rs` is `main_rs` after an
+/// `include_generated!` of `generated`, builds it (`release` or debug) and
+/// returns the binary's path.
+pub fn build_driver(name: &str, generated: &Path, main_rs: &str, release: bool) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("client-drivers").join(name);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let runtime = root().join("runtime");
+    let manifest = format!(
+        r#"[package]
+name = "{name}"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+mcpgen-runtime = {{ path = {runtime:?} }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = {{ version = "1", features = ["preserve_order"] }}
+tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "io-std", "io-util", "process", "sync", "time"] }}
+
+[profile.dev.package."*"]
+opt-level = 1
+
+[workspace]
+"#
+    );
+    write_if_changed(&dir.join("Cargo.toml"), &manifest);
+    // The workspace's lock file pins the same versions (and lets --offline work).
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).unwrap_or_default();
+    if !lock.is_empty() {
+        write_if_changed(&dir.join("Cargo.lock"), &lock);
+    }
+    let main = format!(
+        "#![deny(warnings)]\n#![allow(dead_code)]\n\nmcpgen_runtime::include_generated!({:?});\n\n{main_rs}",
+        generated.display().to_string()
+    );
+    write_if_changed(&dir.join("src/main.rs"), &main);
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.arg("build").arg("--quiet").arg("--manifest-path").arg(dir.join("Cargo.toml"));
+    if release {
+        cmd.arg("--release");
+    }
+    cmd.env("CARGO_TARGET_DIR", target_dir().join("client-drivers"));
+    let out = cmd.output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "driver crate {name} does not compile:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target_dir().join("client-drivers").join(if release { "release" } else { "debug" }).join(name)
+}
+
+fn write_if_changed(path: &Path, text: &str) {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// Builds a binary of a workspace package and returns its path.
+pub fn workspace_bin(package: &str, bin: &str, release: bool) -> PathBuf {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(root()).args(["build", "--quiet", "-p", package, "--bin", bin]);
+    if release {
+        cmd.arg("--release");
+    }
+    let out = cmd.output().expect("cargo runs");
+    assert!(out.status.success(), "cannot build {package}:\n{}", String::from_utf8_lossy(&out.stderr));
+    target_dir().join(if release { "release" } else { "debug" }).join(bin)
+}
+
+/// Runs a driver binary with arguments; returns stdout, failing with the
+/// driver's output when it exits non-zero.
+pub fn run(bin: &Path, args: &[&str]) -> String {
+    let out = Command::new(bin).args(args).output().expect("driver runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
+        bin.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
