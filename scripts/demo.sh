@@ -44,6 +44,8 @@ printf '%s\n' "$requests" | sed 's/^/  -> /' | cut -c1-160
 { printf '%s\n' "$requests"; sleep 2; } | target/debug/weather-server 2>/dev/null | sed 's/^/  <- /' | cut -c1-160
 
 step "what 2026-07-28 changes for this manifest (mcpgen diff, first lines)"
-"$mcpgen" diff 2025-11-25 2026-07-28 --manifest "$manifest" | head -25
+"$mcpgen" diff 2025-11-25 2026-07-28 --manifest "$manifest" > "$out/diff-2026-07-28.txt"
+head -25 "$out/diff-2026-07-28.txt"
+echo "  … (full report in $out/diff-2026-07-28.txt)"
 
 printf '\ndone: generated files are in %s/\n' "$out"

@@ -104,3 +104,21 @@ fn diff_of_unknown_revision_fails() {
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("unknown protocol revision `1999-01-01`"), "{}", r.stderr);
 }
+
+#[test]
+fn a_closed_stdout_is_not_an_error() {
+    // `mcpgen diff A B | head`: the reader goes away before the report is
+    // written; mcpgen stops quietly with success.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = mcpgen(tmp.path())
+        .args(["diff", "2025-11-25", "2026-07-28"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+}

@@ -39,9 +39,9 @@ pub fn run(args: Args) -> Result<Outcome> {
     if args.json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| Error::new(format!("cannot serialise the report: {e}")))?;
-        println!("{text}");
+        super::out(format!("{text}\n"))?;
     } else {
-        print!("{report}");
+        super::out(&report)?;
     }
     Ok(Outcome::Ok)
 }

@@ -57,7 +57,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                 Outcome::Ok
             }
             Some(diff) => {
-                print!("{diff}");
+                super::out(&diff)?;
                 eprintln!(
                     "error: the generated files in {} are stale; run `mcpgen generate` with the same options (without --check) to update them",
                     args.out.display()

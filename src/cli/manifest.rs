@@ -26,7 +26,7 @@ pub fn run(cmd: Command) -> Result<Outcome> {
         Command::Check { file, protocol } => {
             let problems = manifest::check_file(&file, &protocol);
             if problems.is_empty() {
-                println!("{}: ok", file.display());
+                super::out(format!("{}: ok\n", file.display()))?;
                 return Ok(Outcome::Ok);
             }
             for p in &problems {
@@ -38,7 +38,7 @@ pub fn run(cmd: Command) -> Result<Outcome> {
         Command::Schema => {
             let text = serde_json::to_string_pretty(&manifest::manifest_schema())
                 .map_err(|e| mcpgen::Error::new(format!("cannot print the manifest schema: {e}")))?;
-            println!("{text}");
+            super::out(format!("{text}\n"))?;
             Ok(Outcome::Ok)
         }
     }

@@ -131,6 +131,19 @@ fn dispatch(cli: Cli) -> ExitCode {
     }
 }
 
+/// Writes command output to stdout. A closed pipe (`mcpgen diff … | head`)
+/// is not an error: the reader has what it wanted.
+pub fn out(text: impl std::fmt::Display) -> mcpgen::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match write!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::new(format!("cannot write to standard output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Prints an error the way every command does.
 pub fn report(e: &Error) {
     eprintln!("error: {e}");

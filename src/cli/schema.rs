@@ -27,16 +27,16 @@ pub fn run(cmd: Command) -> Result<Outcome> {
     match cmd {
         Command::List => {
             let s = store::Store::from_env();
-            println!("cache: {}", s.cache_dir.display());
+            super::out(format!("cache: {}\n", s.cache_dir.display()))?;
             for entry in s.list() {
-                println!("{entry}");
+                super::out(format!("{entry}\n"))?;
             }
             Ok(Outcome::Ok)
         }
         Command::Pull(args) => {
             let which = if args.all { None } else { args.revision.as_deref() };
             for outcome in store::pull(which)? {
-                println!("{outcome}");
+                super::out(format!("{outcome}\n"))?;
             }
             Ok(Outcome::Ok)
         }
