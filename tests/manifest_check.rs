@@ -167,3 +167,17 @@ fn the_manifest_format_schema_accepts_real_manifests_and_rejects_broken_ones() {
     let broken: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(BROKEN_JSON).unwrap()).unwrap();
     assert!(!validator.is_valid(&broken));
 }
+
+#[test]
+fn the_readme_manifest_example_is_valid_and_generates() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme.split("## Tool manifests").nth(1).expect("README has a Tool manifests section");
+    let yaml = section.split("```yaml\n").nth(1).unwrap().split("```").next().unwrap();
+    assert_eq!(manifest::check_text(yaml, "README.yaml", "2025-11-25"), vec![]);
+    let m = Manifest::from_str(yaml, "README.yaml").unwrap();
+    assert_eq!(m.server.as_ref().unwrap().version, "0.1.0");
+    assert_eq!(m.tools[0].settings.rate_limit, Some(manifest::RateLimit { calls: 10, per_seconds: 1 }));
+    let out = mcpgen::codegen::tools::generate(&m).unwrap();
+    assert_eq!((out.tools[0].method.as_str(), out.tools[0].input.as_str()), ("forecast", "ForecastInput"));
+    assert!(out.warnings.is_empty());
+}
