@@ -104,6 +104,13 @@ fn refs_to_defs_anchors_and_the_root_resolve() {
 }
 
 #[test]
+fn repeated_members_and_a_byte_order_mark() {
+    let text = "\u{feff}{\"tools\": [\n  {\"name\": \"a\", \"inputSchema\": {\"type\": \"object\"}, \"name\": \"b\"}\n]}";
+    let errors = manifest::check_text(text, "m.json", "2025-11-25");
+    assert_eq!(summary(&errors), [("/tools/0/name".to_owned(), 2, 52, "member `name` appears twice in one object; only the last one counts".to_owned())]);
+}
+
+#[test]
 fn the_shared_manifests_are_clean() {
     for name in ["github", "stitch"] {
         let path = format!("{}/../shared/manifests/{name}.json", env!("CARGO_MANIFEST_DIR"));

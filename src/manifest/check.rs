@@ -6,7 +6,8 @@
 //! `type: object`, each schema against the meta-schema of its dialect
 //! (its `$schema`, else draft-07 before protocol 2025-11-25 and 2020-12
 //! from it), every `$ref` resolvable inside its schema, the `server`
-//! object and the `x-mcpgen` settings.
+//! object, the `x-mcpgen` settings, and members repeated in one JSON
+//! object (YAML rejects those when parsing).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -106,6 +107,17 @@ pub fn check(m: &Manifest, revision: &str) -> Vec<Error> {
             Error::new(format!("`{revision}` is not a protocol revision"))
                 .with_hint("revisions are dates such as 2025-11-25"),
         );
+    }
+    for dup in m.positions().duplicates() {
+        let name = dup.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+        let mut e = Error::new(format!("member `{name}` appears twice in one object; only the last one counts"))
+            .in_file(&m.file)
+            .at_pointer(dup.as_str())
+            .with_hint("remove or rename one of them");
+        if let Some((l, c)) = m.positions().get(&format!("{dup}#key")) {
+            e = e.at_line_col(l, c);
+        }
+        out.push(e);
     }
     if let Some(server) = m.document.get("server") {
         if let Err(e) = serde_json::from_value::<ServerInfo>(server.clone()) {

@@ -13,6 +13,7 @@ use crate::error::pointer_token;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Positions {
     map: HashMap<String, (usize, usize)>,
+    duplicates: Vec<String>,
 }
 
 impl Positions {
@@ -45,6 +46,18 @@ impl Positions {
                 None => return None,
             }
         }
+    }
+
+    /// Records a member name that appears twice in one object (the
+    /// pointer of the second occurrence's value).
+    pub fn insert_duplicate(&mut self, pointer: String) {
+        self.duplicates.push(pointer);
+    }
+
+    /// Pointers of repeated members, in document order. JSON parsers keep
+    /// only one of them, so each is reported by `manifest check`.
+    pub fn duplicates(&self) -> &[String] {
+        &self.duplicates
     }
 
     /// Number of located values.
@@ -119,12 +132,20 @@ impl Scanner<'_> {
                     self.bump();
                     return Some(());
                 }
+                let mut seen = std::collections::HashSet::new();
                 loop {
                     self.skip_ws();
+                    let (line, col) = (self.line, self.col);
                     let key = self.string()?;
                     self.expect(':')?;
                     self.skip_ws();
-                    self.value(format!("{pointer}/{}", pointer_token(&key)), out)?;
+                    let child = format!("{pointer}/{}", pointer_token(&key));
+                    if !seen.insert(key) {
+                        // Point at the repeated name itself.
+                        out.map.insert(format!("{child}#key"), (line, col));
+                        out.insert_duplicate(child.clone());
+                    }
+                    self.value(child, out)?;
                     self.skip_ws();
                     match self.bump()?.1 {
                         ',' => continue,
@@ -200,5 +221,13 @@ mod tests {
         assert_eq!(p.get("/c~1d"), Some((3, 10)));
         assert_eq!(p.get("/é"), Some((4, 8)));
         assert_eq!(p.nearest("/a/1/missing"), Some((2, 12)));
+        assert!(p.duplicates().is_empty());
+    }
+
+    #[test]
+    fn records_repeated_members() {
+        let p = locate_json("{\"t\": {\"name\": \"a\",\n \"name\": \"b\"}}");
+        assert_eq!(p.duplicates(), ["/t/name"]);
+        assert_eq!(p.get("/t/name#key"), Some((2, 2)));
     }
 }

@@ -94,6 +94,7 @@ impl Manifest {
     /// the syntax: names ending in `.yaml`/`.yml` are YAML, others JSON.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str, file_name: &str) -> Result<Self> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let lower = file_name.to_ascii_lowercase();
         let format =
             if lower.ends_with(".yaml") || lower.ends_with(".yml") { Format::Yaml } else { Format::Json };
