@@ -1,0 +1,88 @@
+//! Snapshot of the generated server stub for a small manifest, and its
+//! properties: deterministic, parses as a file without inner attributes,
+//! the revision's content type for tools without `outputSchema`, the
+//! manifest's server info and rate limits, and the supported revisions.
+
+use mcpgen::codegen;
+use mcpgen::manifest::Manifest;
+use mcpgen::spec::Spec;
+
+const MANIFEST: &str = r#"{
+  "server": { "name": "calc", "version": "2.1.0", "instructions": "Adds numbers." },
+  "tools": [
+    {
+      "name": "add",
+      "title": "Add",
+      "description": "Adds two integers.\n\nBoth must be non-negative.",
+      "inputSchema": {
+        "type": "object",
+        "properties": { "a": { "type": "integer", "minimum": 0 }, "b": { "type": "integer", "minimum": 0 } },
+        "required": ["a", "b"]
+      },
+      "outputSchema": {
+        "type": "object",
+        "properties": { "sum": { "type": "integer" } },
+        "required": ["sum"]
+      }
+    },
+    {
+      "name": "get-time",
+      "inputSchema": { "type": "object", "properties": { "zone": { "type": "string", "enum": ["utc", "local"] } } },
+      "x-vendor": true,
+      "x-mcpgen": { "rateLimit": { "calls": 10, "perSeconds": 60 } }
+    }
+  ]
+}"#;
+
+fn spec(revision: &str) -> Spec {
+    let path = format!("{}/../shared/mcp-spec/{revision}/schema.json", env!("CARGO_MANIFEST_DIR"));
+    Spec::load(std::path::Path::new(&path)).expect("shared schema")
+}
+
+fn generated(revision: &str) -> String {
+    let manifest = Manifest::from_str(MANIFEST, "small.json").unwrap();
+    let tools = codegen::tools::generate(&manifest).unwrap();
+    let tokens = codegen::server::generate(&manifest, &tools.tools, &spec(revision), revision).unwrap();
+    prettyplease::unparse(&syn::parse2(tokens).expect("generated server parses as a file"))
+}
+
+#[test]
+fn generated_server_snapshot() {
+    let code = generated("2025-11-25");
+    assert_eq!(code, generated("2025-11-25"), "generation is deterministic");
+    assert!(!code.contains("#!["), "no inner attributes in an include!d file");
+    assert!(!code.contains("//!"), "no inner doc comments in an include!d file");
+    assert!(code.contains("Vec<super::protocol::ContentBlock>"), "content blocks for tools without outputSchema");
+    assert!(code.contains("super::tools::AddOutput,"), "typed output for tools with outputSchema");
+    assert!(code.contains("RateLimit::calls_per_seconds(10u32, 60u32)"));
+    assert!(!code.contains("x-mcpgen"), "generator settings are not served");
+    assert!(code.contains(r#"\"x-vendor\":true"#), "unknown fields are served");
+    insta::assert_snapshot!(code);
+}
+
+#[test]
+fn older_revisions_accept_only_themselves_and_earlier() {
+    let code = generated("2025-06-18");
+    assert!(code.contains(r#"pub const PROTOCOL_VERSION: &str = "2025-06-18";"#));
+    assert!(code.contains(r#""2024-11-05""#) && !code.contains(r#""2025-11-25""#), "{code}");
+}
+
+#[test]
+fn every_shared_manifest_generates_a_server() {
+    for name in ["github.json", "stitch.json"] {
+        let path = format!("{}/../shared/manifests/{name}", env!("CARGO_MANIFEST_DIR"));
+        let manifest = Manifest::load(&path).unwrap();
+        let tools = codegen::tools::generate(&manifest).unwrap();
+        let tokens = codegen::server::generate(&manifest, &tools.tools, &spec("2025-11-25"), "2025-11-25").unwrap();
+        let file: syn::File = syn::parse2(tokens).unwrap();
+        let methods = file
+            .items
+            .iter()
+            .find_map(|item| match item {
+                syn::Item::Trait(t) if t.ident == "Handler" => Some(t.items.len()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(methods, manifest.tools.len(), "{name}: one method per tool");
+    }
+}
