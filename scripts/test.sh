@@ -21,4 +21,5 @@ if [ -d .interop/node_modules ]; then
     export MCPGEN_INTEROP_DIR
 fi
 
-cargo test --workspace "$@"
+# --no-fail-fast: one failing test binary does not hide the results of the others.
+cargo test --workspace --no-fail-fast "$@"
