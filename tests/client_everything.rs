@@ -15,7 +15,7 @@ use std::process::Command;
 use client_support::*;
 
 fn server_script() -> PathBuf {
-    root().join(".interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+    interop_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
 fn node_works() -> bool {

@@ -18,6 +18,12 @@ pub fn target_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp has a parent").to_path_buf()
 }
 
+/// The folder of the interop npm install (`MCPGEN_INTEROP_DIR`, else
+/// `.interop/` of the repository).
+pub fn interop_dir() -> PathBuf {
+    std::env::var_os("MCPGEN_INTEROP_DIR").filter(|d| !d.is_empty()).map(PathBuf::from).unwrap_or_else(|| root().join(".interop"))
+}
+
 /// Whether the tests must run (CI) rather than skip when a prerequisite
 /// (node, the interop install) is missing.
 pub fn required() -> bool {

@@ -1,0 +1,64 @@
+// Driver for tests/client_bench.rs: round trips of the generated client
+// against the example weather server over stdio. Sequential calls give
+// latency (p50/p99) and calls/s; then `CONCURRENCY` calls in flight give
+// pipelined throughput. Prints one `key=value` line per mode.
+
+use std::num::NonZeroU64;
+use std::time::{Duration, Instant};
+
+use client::Client;
+use tools::*;
+
+const CONCURRENCY: usize = 16;
+
+fn input() -> GetForecastInput {
+    GetForecastInput { city: "Oslo".parse().unwrap(), days: NonZeroU64::new(3).unwrap(), units: GetForecastInputUnits::Metric }
+}
+
+fn pct(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e6
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let server = args.next().expect("usage: driver SERVER CALLS");
+    let calls: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(10_000);
+    let c = Client::spawn(&server, Vec::<String>::new()).await.expect("connect");
+    for _ in 0..calls / 10 {
+        c.get_forecast(input()).await.expect("warmup");
+    }
+    let mut lat = Vec::with_capacity(calls);
+    let start = Instant::now();
+    for _ in 0..calls {
+        let t = Instant::now();
+        let out = c.get_forecast(input()).await.expect("call");
+        lat.push(t.elapsed());
+        assert_eq!(out.days.len(), 3);
+    }
+    let total = start.elapsed().as_secs_f64();
+    lat.sort();
+    println!(
+        "mode=sequential calls={calls} rps={:.0} p50_us={:.1} p99_us={:.1}",
+        calls as f64 / total,
+        pct(&lat, 0.50),
+        pct(&lat, 0.99)
+    );
+    let start = Instant::now();
+    let mut done = 0;
+    while done < calls {
+        let batch: Vec<_> = (0..CONCURRENCY.min(calls - done))
+            .map(|_| {
+                let c = c.clone();
+                tokio::spawn(async move { c.get_forecast(input()).await })
+            })
+            .collect();
+        for h in batch {
+            h.await.expect("task").expect("call");
+            done += 1;
+        }
+    }
+    let total = start.elapsed().as_secs_f64();
+    println!("mode=concurrent{CONCURRENCY} calls={calls} rps={:.0}", calls as f64 / total);
+}
