@@ -26,7 +26,7 @@ use serde_json::{json, Map, Value};
 use crate::codegen::tools::ToolBinding;
 use crate::error::Result;
 use crate::manifest::Manifest;
-use crate::spec::{Spec, Ty};
+use crate::spec::Spec;
 
 /// Revisions with the stateful session model, oldest first. A server
 /// generated for revision R accepts every one of them up to R in
@@ -234,16 +234,15 @@ fn server_info(manifest: &Manifest) -> (TokenStream, TokenStream) {
     }
 }
 
-/// The item type of `CallToolResult.content`, relative to this module.
-// Stand-in for `codegen::protocol::tool_content_type` until it exists: a
-// named type when the revision names one, else JSON values.
+/// The item type of `CallToolResult.content`, as seen from this module:
+/// `codegen::protocol::tool_content_type` names it relative to the
+/// protocol module (absolute paths such as `::serde_json::Value` stay).
 fn content_type(spec: &Spec) -> TokenStream {
-    match spec.tool_content_item() {
-        Some(Ty::Named(name)) => match syn::parse_str::<Ident>(name) {
-            Ok(ident) => quote! { super::protocol::#ident },
-            Err(_) => quote! { ::mcpgen_runtime::serde_json::Value },
-        },
-        _ => quote! { ::mcpgen_runtime::serde_json::Value },
+    let ty = crate::codegen::protocol::tool_content_type(spec);
+    if ty.to_string().starts_with("::") {
+        ty
+    } else {
+        quote! { super::protocol::#ty }
     }
 }
 

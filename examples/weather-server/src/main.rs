@@ -13,6 +13,8 @@
 //! - `WEATHER_WORKERS=n`: tokio worker threads; 0 (the default) runs one
 //!   thread, which has the lowest latency; handlers still run concurrently.
 
+#![deny(warnings)]
+
 mcpgen_runtime::include_generated!();
 
 mod weather;
