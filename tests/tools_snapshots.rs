@@ -168,6 +168,14 @@ fn invalid_manifests_are_errors_not_panics() {
     .unwrap_err();
     assert!(dup.message.contains("duplicate tool name `x`"), "{}", dup.message);
     assert_eq!(dup.location.unwrap().pointer.as_deref(), Some("/tools/1/name"));
+    let clash = generate(&manifest(json!([
+        {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "object", "properties": {"p": {"type": "string"}}}}}},
+        {"name": "a_input", "inputSchema": {"type": "object", "$defs": {"x": {"type": "integer"}}, "properties": {"y": {"$ref": "#/$defs/x"}}}}
+    ])))
+    .unwrap_err();
+    assert_eq!(clash.message, "tools `a` and `a_input` would both define a Rust type named `AInputX`");
+    assert_eq!(clash.location.unwrap().pointer.as_deref(), Some("/tools/1"));
+    assert!(clash.hint.unwrap().contains("rustName"));
     let missing = generate(&manifest(json!([{"name": "x"}]))).unwrap_err();
     assert!(missing.message.contains("no object `inputSchema`"), "{}", missing.message);
     assert!(missing.hint.unwrap().contains("mcpgen manifest check"));

@@ -20,11 +20,12 @@ mod enums;
 mod fixup;
 mod prepare;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use proc_macro2::TokenStream;
 use serde_json::{json, Value};
-use typify::{TypeSpace, TypeSpaceImpl, TypeSpaceSettings};
+use typify::{TypeDetails, TypeSpace, TypeSpaceImpl, TypeSpaceSettings};
 
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, Tool};
@@ -88,6 +89,25 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
         });
     }
     let settings = settings_with(&base_settings, &own_enums);
+    // typify silently reuses a type when two definitions get the same name;
+    // between tools that would give one tool the other's type.
+    let mut owner: BTreeMap<String, &Tool> = BTreeMap::new();
+    for (tool, batch) in &batches {
+        let names = batch_names(batch, &settings).map_err(|why| typify_error(manifest, tool, &why))?;
+        for name in names {
+            if let Some(other) = owner.get(&name) {
+                if other.index != tool.index {
+                    return Err(manifest
+                        .error_at(&tool.pointer, format!(
+                            "tools `{}` and `{}` would both define a Rust type named `{name}`",
+                            other.name, tool.name
+                        ))
+                        .with_hint("give one of them another `x-mcpgen.rustName`"));
+                }
+            }
+            owner.insert(name, tool);
+        }
+    }
     let mut space = TypeSpace::new(&settings);
     for (tool, batch) in batches {
         let result = catch_unwind(AssertUnwindSafe(|| space.add_ref_types(batch)));
@@ -295,6 +315,26 @@ fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result
     }));
     match result {
         Ok(Ok(_)) => Ok(batch),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(p) => Err(format!("typify panicked: {}", panic_message(&p))),
+    }
+}
+
+/// The type names a finished batch defines.
+fn batch_names(batch: &Batch, settings: &TypeSpaceSettings) -> std::result::Result<BTreeSet<String>, String> {
+    let trial = batch.clone();
+    let result = catch_unwind(AssertUnwindSafe(move || {
+        let mut space = TypeSpace::new(settings);
+        space.add_ref_types(trial).map(|()| {
+            space
+                .iter_types()
+                .filter(|t| matches!(t.details(), TypeDetails::Struct(_) | TypeDetails::Enum(_) | TypeDetails::Newtype(_)))
+                .map(|t| t.name())
+                .collect::<BTreeSet<String>>()
+        })
+    }));
+    match result {
+        Ok(Ok(names)) => Ok(names),
         Ok(Err(e)) => Err(e.to_string()),
         Err(p) => Err(format!("typify panicked: {}", panic_message(&p))),
     }
