@@ -59,14 +59,15 @@ pub fn format(tokens: TokenStream, header: &Header) -> Result<String> {
     if tokens.is_empty() {
         return Ok(out);
     }
-    let text = tokens.to_string();
-    let file: syn::File = syn::parse2(tokens).map_err(|e| {
+    // Cloning a token stream is cheap (reference counted); rendering it as
+    // text is not, so that is only done for the error message.
+    let file: syn::File = syn::parse2(tokens.clone()).map_err(|e| {
         // Generated tokens carry no source positions; show where the
         // output starts instead.
         Error::new(format!("generated code does not parse as Rust: {e}")).with_hint(format!(
             "this is a bug in mcpgen's code generators; please report it with the inputs named in the header. \
              Start of the offending output: {}",
-            snippet(&text)
+            snippet(&tokens.to_string())
         ))
     })?;
     let body = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prettyplease::unparse(&file)))
