@@ -141,13 +141,14 @@ fn syntax_errors_have_line_and_column() {
 
 #[test]
 fn unknown_fields_are_kept_and_settings_are_not_served() {
-    let text = r#"{"server": {"name": "s", "version": "1.0.0", "instructions": "Be nice."},
+    let text = r#"{"server": {"name": "s", "version": "1.0.0", "instructions": "Be nice.", "websiteUrl": "https://example.com"},
       "tools": [{"name": "t", "icons": [{"src": "i.png"}], "inputSchema": {"type": "object", "x-extra": 1},
                  "x-mcpgen": {"rustName": "tee", "rateLimit": {"calls": 3}}, "_meta": {"k": "v"}}]}"#;
     let m = Manifest::from_str(text, "m.json").unwrap();
     let server = m.server.clone().unwrap();
     assert_eq!((server.name.as_str(), server.version.as_str()), ("s", "1.0.0"));
     assert_eq!(server.instructions.as_deref(), Some("Be nice."));
+    assert_eq!(server.extra.get("websiteUrl"), Some(&serde_json::json!("https://example.com")));
     let t = &m.tools[0];
     assert_eq!(t.settings.rust_name.as_deref(), Some("tee"));
     assert_eq!(t.settings.rate_limit, Some(manifest::RateLimit { calls: 3, per_seconds: 1 }));

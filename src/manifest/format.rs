@@ -28,8 +28,8 @@ pub struct ManifestFile {
 }
 
 /// Server information (the MCP `Implementation` plus `instructions`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ServerInfo {
     /// Programmatic name of the server.
     pub name: String,
@@ -41,6 +41,10 @@ pub struct ServerInfo {
     /// Instructions sent to clients in the `initialize` result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// Other `Implementation` members of newer revisions (`description`,
+    /// `icons`, `websiteUrl`, …), kept as declared.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 /// One tool, exactly as `tools/list` serves it, plus mcpgen's settings.
