@@ -102,6 +102,20 @@ fn recursive_refs() {
 }
 
 #[test]
+fn tuples_of_both_dialects() {
+    let out = run(json!([{ "name": "demo", "inputSchema": {
+        "type": "object",
+        "properties": {
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false, "minItems": 2, "maxItems": 2},
+            "legacy": {"type": "array", "items": [{"type": "number"}, {"type": "boolean"}], "additionalItems": false, "minItems": 2, "maxItems": 2}
+        },
+        "required": ["pair", "legacy"]
+    }}]));
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    insta::assert_snapshot!(code(&out));
+}
+
+#[test]
 fn keyword_properties_and_output_types() {
     insta::assert_snapshot!(code(&run(json!([{
         "name": "type",

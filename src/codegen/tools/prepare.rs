@@ -13,7 +13,8 @@
 //! not depend on are removed: `format` (chrono, uuid), `pattern` and
 //! `patternProperties` (regress), `x-rust-type`. These constraints are
 //! still enforced at run time by the server's validator, which sees the
-//! declared schema; the Rust type is a plain `String` or map.
+//! declared schema; the Rust type is a plain `String` or map. 2020-12
+//! tuples (`prefixItems`) are rewritten to the draft-07 form typify reads.
 
 use std::collections::BTreeMap;
 
@@ -289,6 +290,14 @@ fn rewrite(v: &Value, root: &Value, targets: &BTreeMap<String, String>, base: &s
                     _ => rewrite(child, root, targets, base, false),
                 };
                 out.insert(k.clone(), new);
+            }
+            // 2020-12 tuples (`prefixItems` + `items`) in the draft-07 form
+            // typify reads (`items` array + `additionalItems`).
+            if let Some(prefix) = out.remove("prefixItems") {
+                if let Some(rest) = out.remove("items") {
+                    out.insert("additionalItems".into(), rest);
+                }
+                out.insert("items".into(), prefix);
             }
             Value::Object(out)
         }
