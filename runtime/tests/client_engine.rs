@@ -231,7 +231,7 @@ async fn tool_error_and_protocol_error_are_distinct() {
         ClientError::Protocol { code, message, data, method } => {
             assert_eq!((code, method.as_str()), (-32602, "tools/call"));
             assert_eq!(message, "Unknown tool: nope");
-            assert_eq!(data, Some(json!({"tool":"nope"})));
+            assert_eq!(data.as_deref(), Some(&json!({"tool":"nope"})));
         }
         other => panic!("expected protocol error, got {other:?}"),
     }

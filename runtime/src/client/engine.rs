@@ -347,7 +347,7 @@ impl Shared {
                 method: pending.method,
                 code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
                 message: error.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
-                data: error.get("data").cloned(),
+                data: error.get("data").cloned().map(Box::new),
             }),
             None => Ok(obj.remove("result").unwrap_or(Value::Null)),
         };

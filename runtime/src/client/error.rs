@@ -35,8 +35,8 @@ pub enum ClientError {
         code: i64,
         /// The server's message.
         message: String,
-        /// The server's `data`, when it sent one.
-        data: Option<Value>,
+        /// The server's `data`, when it sent one (boxed to keep the error small).
+        data: Option<Box<Value>>,
     },
     /// The tool ran and reported failure (`isError: true`).
     Tool {
@@ -44,8 +44,8 @@ pub enum ClientError {
         tool: String,
         /// The result's `content` blocks, as sent.
         content: Vec<Value>,
-        /// The result's `structuredContent`, when sent.
-        structured_content: Option<Value>,
+        /// The result's `structuredContent`, when sent (boxed to keep the error small).
+        structured_content: Option<Box<Value>>,
     },
     /// The input did not match the tool's `inputSchema`; nothing was sent.
     InvalidInput {

@@ -41,7 +41,7 @@ impl Client {
             return Err(ClientError::Tool {
                 tool: name.to_owned(),
                 content,
-                structured_content: obj.remove("structuredContent"),
+                structured_content: obj.remove("structuredContent").map(Box::new),
             });
         }
         Ok(result)
