@@ -140,6 +140,123 @@ impl fmt::Display for Change {
     }
 }
 
+/// One generated item that differs between the revisions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GeneratedChange {
+    /// Path of the item (`server::Handler::get_weather`).
+    pub item: String,
+    /// `changed`, `added` or `removed`.
+    pub change: &'static str,
+    /// The differing part of the signature or value in the older revision.
+    pub from: Option<String>,
+    /// The differing part in the newer revision.
+    pub to: Option<String>,
+}
+
+impl fmt::Display for GeneratedChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.change, &self.from, &self.to) {
+            ("changed", Some(a), Some(b)) => write!(f, "~ {}: `{a}` → `{b}`", self.item),
+            ("added", _, _) => write!(f, "+ {}", self.item),
+            ("removed", _, _) => write!(f, "- {}", self.item),
+            _ => write!(f, "~ {}", self.item),
+        }
+    }
+}
+
+/// The public items of generated server and client code, keyed by path,
+/// with their signature (functions) or value (constants) as token text.
+fn generated_items(module: &str, tokens: proc_macro2::TokenStream, out: &mut BTreeMap<String, String>) {
+    use quote::ToTokens;
+    let Ok(file) = syn::parse2::<syn::File>(tokens) else { return };
+    for item in file.items {
+        match item {
+            syn::Item::Fn(f) => {
+                out.insert(format!("{module}::{}", f.sig.ident), f.sig.to_token_stream().to_string());
+            }
+            syn::Item::Const(c) => {
+                out.insert(format!("{module}::{}", c.ident), c.expr.to_token_stream().to_string());
+            }
+            syn::Item::Trait(t) => {
+                for ti in t.items {
+                    if let syn::TraitItem::Fn(f) = ti {
+                        out.insert(
+                            format!("{module}::{}::{}", t.ident, f.sig.ident),
+                            f.sig.to_token_stream().to_string(),
+                        );
+                    }
+                }
+            }
+            syn::Item::Impl(i) if i.trait_.is_none() => {
+                let owner = i.self_ty.to_token_stream().to_string().replace(' ', "");
+                for ii in i.items {
+                    if let syn::ImplItem::Fn(f) = ii {
+                        if matches!(f.vis, syn::Visibility::Public(_)) {
+                            out.insert(
+                                format!("{module}::{owner}::{}", f.sig.ident),
+                                f.sig.to_token_stream().to_string(),
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The part of two token texts that differs: common leading and trailing
+/// tokens removed (a `…` marks each cut).
+fn differing_part(a: &str, b: &str) -> (String, String) {
+    let ta: Vec<&str> = a.split(' ').collect();
+    let tb: Vec<&str> = b.split(' ').collect();
+    let prefix = ta.iter().zip(&tb).take_while(|(x, y)| x == y).count();
+    let max_suffix = ta.len().min(tb.len()) - prefix;
+    let suffix = ta.iter().rev().zip(tb.iter().rev()).take(max_suffix).take_while(|(x, y)| x == y).count();
+    let show = |t: &[&str]| {
+        let mut s = String::new();
+        if prefix > 0 {
+            s.push_str("… ");
+        }
+        s.push_str(&t[prefix..t.len() - suffix].join(" "));
+        if suffix > 0 {
+            s.push_str(" …");
+        }
+        s
+    };
+    (show(&ta), show(&tb))
+}
+
+/// Generates the server and client of `manifest` for both revisions and
+/// compares their public items.
+fn generated_changes(from: &Spec, to: &Spec, report: &Report, manifest: &Manifest) -> Result<Vec<GeneratedChange>, String> {
+    let tools = crate::codegen::tools::generate(manifest).map_err(|e| e.to_string())?;
+    let items = |spec: &Spec, revision: &str| -> Result<BTreeMap<String, String>, String> {
+        let mut out = BTreeMap::new();
+        let server = crate::codegen::server::generate(manifest, &tools.tools, spec, revision).map_err(|e| e.to_string())?;
+        generated_items("server", server, &mut out);
+        let client = crate::codegen::client::generate(&tools.tools, spec, revision).map_err(|e| e.to_string())?;
+        generated_items("client", client, &mut out);
+        Ok(out)
+    };
+    let (a, b) = (items(from, &report.from)?, items(to, &report.to)?);
+    let mut changes = Vec::new();
+    for (item, va) in &a {
+        match b.get(item) {
+            Some(vb) if vb != va => {
+                let (x, y) = differing_part(va, vb);
+                changes.push(GeneratedChange { item: item.clone(), change: "changed", from: Some(x), to: Some(y) });
+            }
+            Some(_) => {}
+            None => changes.push(GeneratedChange { item: item.clone(), change: "removed", from: None, to: None }),
+        }
+    }
+    for item in b.keys().filter(|k| !a.contains_key(*k)) {
+        changes.push(GeneratedChange { item: item.clone(), change: "added", from: None, to: None });
+    }
+    Ok(changes)
+}
+
 /// What the revision change means for a manifest's generated code.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ManifestImpact {
@@ -147,6 +264,10 @@ pub struct ManifestImpact {
     pub file: String,
     /// Generated items that change, one line each.
     pub items: Vec<String>,
+    /// Items of the generated server and client whose signature or value
+    /// differs between the two revisions (`server::Handler::get_weather`,
+    /// `client::Client::get_weather`, `server::PROTOCOL_VERSION`, …).
+    pub generated: Vec<GeneratedChange>,
     /// What the user must do, one line each.
     pub actions: Vec<String>,
 }
@@ -379,13 +500,31 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
             manifest.file.display()
         ));
     }
-    if items.is_empty() {
+    let generated = match generated_changes(from, to, &report, manifest) {
+        Ok(g) => g,
+        Err(e) => {
+            items.push(format!("the server and client could not be generated for comparison: {e}"));
+            Vec::new()
+        }
+    };
+    let handlers: Vec<&str> = generated
+        .iter()
+        .filter(|g| g.change == "changed" && g.item.starts_with("server::Handler::"))
+        .map(|g| g.item.trim_start_matches("server::Handler::"))
+        .collect();
+    if !handlers.is_empty() {
+        actions.push(format!(
+            "update the signatures of your `server::Handler` methods {} (the compiler points at each)",
+            handlers.join(", ")
+        ));
+    }
+    if items.is_empty() && generated.is_empty() {
         items.push("none: the tool types, server trait and client methods stay the same".into());
     }
     if actions.is_empty() {
         actions.push(format!("regenerate (`mcpgen generate --protocol {}`); no code changes needed", report.to));
     }
-    report.manifest = Some(ManifestImpact { file: manifest.file.display().to_string(), items, actions });
+    report.manifest = Some(ManifestImpact { file: manifest.file.display().to_string(), items, generated, actions });
     report
 }
 
@@ -468,6 +607,12 @@ impl fmt::Display for Report {
             writeln!(f, "\nFor manifest {}:", m.file)?;
             for i in &m.items {
                 writeln!(f, "  * {i}")?;
+            }
+            if !m.generated.is_empty() {
+                writeln!(f, "Generated items that change:")?;
+                for g in &m.generated {
+                    writeln!(f, "  {g}")?;
+                }
             }
             writeln!(f, "What to do:")?;
             for a in &m.actions {
@@ -558,6 +703,40 @@ mod tests {
                 Change::AdditionalChanged { from: "kept as JSON".into(), to: "refused".into() },
             ]
         );
+    }
+
+    #[test]
+    fn generated_signatures_that_change_are_named() {
+        let (a, b) = (spec("2025-03-26"), spec("2025-06-18"));
+        let manifest = Manifest::from_str(
+            r#"{"tools": [
+                {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+                {"name": "add", "inputSchema": {"type": "object"},
+                 "outputSchema": {"type": "object", "properties": {"sum": {"type": "number"}}}}
+            ]}"#,
+            "tools.json",
+        )
+        .unwrap();
+        let report = with_manifest(compare("2025-03-26", &a, "2025-06-18", &b), &a, &b, &manifest);
+        let impact = report.manifest.as_ref().unwrap();
+        let text = report.to_string();
+        // A tool without outputSchema returns the revision's content blocks.
+        let echo = impact.generated.iter().find(|g| g.item == "server::Handler::echo").expect(&text);
+        assert_eq!(echo.change, "changed");
+        assert!(echo.to.as_deref().unwrap().contains("ContentBlock"), "{echo:?}");
+        // A tool with a typed output keeps its signature.
+        assert!(!impact.generated.iter().any(|g| g.item == "server::Handler::add"), "{text}");
+        assert!(impact.generated.iter().any(|g| g.item == "server::PROTOCOL_VERSION"), "{text}");
+        assert!(impact.actions.iter().any(|a| a.contains("`server::Handler` methods echo")), "{text}");
+        assert!(text.contains("Generated items that change:\n"), "{text}");
+    }
+
+    #[test]
+    fn differing_part_cuts_common_tokens() {
+        let (a, b) = differing_part("fn f ( x : Vec < A > ) -> u8", "fn f ( x : Vec < B > ) -> u8");
+        assert_eq!((a.as_str(), b.as_str()), ("… A …", "… B …"));
+        let (a, b) = differing_part("a b", "a b c");
+        assert_eq!((a.as_str(), b.as_str()), ("… ", "… c"));
     }
 
     #[test]
