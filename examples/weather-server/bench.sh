@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Server benchmark: sequential tools/call round trips (get_forecast) against
+# the generated example server and, in the same run, against the official
+# TypeScript SDK's McpServer implementing the same tool
+# (tests/interop/ts-weather-server.mjs), plus the time to validate the
+# call's arguments against inputSchema. Prints calls/s, p50/p99 latency and
+# each server's peak RSS. Usage: bash examples/weather-server/bench.sh [CALLS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+calls="${1:-20000}"
+cargo build --quiet --release -p weather-server
+servers=(--server "mcpgen-rust=$PWD/target/release/weather-server")
+interop="${MCPGEN_INTEROP_DIR:-$PWD/.interop}"
+if command -v node >/dev/null && [ -d "$interop/node_modules/@modelcontextprotocol/sdk" ]; then
+    cp tests/interop/ts-weather-server.mjs "$interop/"
+    servers+=(--server "ts-sdk-mcpserver=node $interop/ts-weather-server.mjs")
+else
+    echo "bench: node or the TS SDK is missing (bash scripts/setup-interop.sh); benchmarking the Rust server only" >&2
+fi
+# The audit log stays on (info level to stderr, discarded by the bench).
+WEATHER_LOG="${WEATHER_LOG:-info}" target/release/mcp-bench --calls "$calls" --warmup 2000 \
+    --tool get_forecast --args '{"city":"Oslo","days":3,"units":"metric"}' \
+    --manifest examples/weather-server/tools.json "${servers[@]}"
