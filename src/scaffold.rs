@@ -123,8 +123,18 @@ fn summary(tool: &serde_json::Value) -> String {
     out
 }
 
-/// Renders every file of the new crate in memory: `(relative path, contents)`.
-pub fn render(new: &NewCrate) -> Result<Vec<(String, String)>> {
+/// The rendered crate.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// `(relative path, contents)` of every file.
+    pub files: Vec<(String, String)>,
+    /// Non-fatal problems of the tool types (a property typed as JSON
+    /// because its schema could not be converted), with file and pointer.
+    pub warnings: Vec<Error>,
+}
+
+/// Renders every file of the new crate in memory.
+pub fn render(new: &NewCrate) -> Result<Rendered> {
     let crate_name = crate_name(&new.dir)?;
     let manifest_text =
         std::fs::read_to_string(&new.manifest).map_err(|e| Error::io("read manifest", &new.manifest, e))?;
@@ -200,19 +210,19 @@ pub fn render(new: &NewCrate) -> Result<Vec<(String, String)>> {
         }
     }
     files.push((".gitignore".to_owned(), "/target\n".to_owned()));
-    Ok(files)
+    Ok(Rendered { files, warnings: tools.warnings })
 }
 
 /// Scaffolds the crate: refuses an existing directory unless `force`;
 /// writes all files atomically.
-pub fn create(new: &NewCrate) -> Result<Vec<String>> {
+pub fn create(new: &NewCrate) -> Result<Rendered> {
     if new.dir.exists() && !new.force {
         return Err(Error::new(format!("{} already exists", new.dir.display()))
             .with_hint("choose another name, or pass --force to overwrite the scaffolded files in it"));
     }
-    let files = render(new)?;
-    emit::write_all(&new.dir, &files)?;
-    Ok(files.into_iter().map(|(p, _)| p).collect())
+    let rendered = render(new)?;
+    emit::write_all(&new.dir, &rendered.files)?;
+    Ok(rendered)
 }
 
 #[cfg(test)]
@@ -241,7 +251,7 @@ mod tests {
     #[test]
     fn renders_every_file_with_one_handler_per_tool() {
         let tmp = tempfile::tempdir().unwrap();
-        let files = render(&job(&tmp.path().join("stitch-server"))).unwrap();
+        let files = render(&job(&tmp.path().join("stitch-server"))).unwrap().files;
         let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         for want in ["Cargo.toml", "build.rs", "src/main.rs", "tests/tools_list.rs", "README.md", "stitch.json"] {
             assert!(names.contains(&want), "{names:?}");
@@ -263,7 +273,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let mut j = job(&tmp.path().join("s"));
         j.deps = DepSource::Version("0.1".into());
-        let files = render(&j).unwrap();
+        let files = render(&j).unwrap().files;
         assert!(files[0].1.contains("mcpgen = { version = \"0.1\" }"), "{}", files[0].1);
         assert!(!files.iter().any(|(p, _)| p == "Cargo.lock"));
     }

@@ -44,8 +44,11 @@ pub fn run(args: Args) -> Result<Outcome> {
         deps,
         store: Store::from_env(),
     };
-    let files = scaffold::create(&job)?;
-    eprintln!("created {} with {} files", args.name.display(), files.len());
+    let rendered = scaffold::create(&job)?;
+    for w in &rendered.warnings {
+        eprintln!("warning: {w}");
+    }
+    eprintln!("created {} with {} files", args.name.display(), rendered.files.len());
     eprintln!("next: cd {} && cargo test   (then implement the tools in src/main.rs)", args.name.display());
     Ok(Outcome::Ok)
 }
