@@ -30,6 +30,11 @@ fn client_round_trips_rust_vs_typescript() {
     let server = workspace_bin("weather-server", "weather-server", true);
     let server = server.to_str().unwrap();
 
+    // The floor: H2's raw blocking JSON-RPC driver (no client engine).
+    let raw = workspace_bin("weather-server", "mcp-bench", true);
+    let floor = run(&raw, &["--calls", &calls, "--server", &format!("weather={server}")]);
+    println!("raw blocking JSON-RPC loop (mcp-bench) -> weather-server (release):\n{floor}");
+
     let rust = run(&driver, &[server, &calls]);
     println!("generated Rust client  -> weather-server (release):\n{rust}");
 
