@@ -428,3 +428,31 @@ fn audit_log_leaves_out_arguments_by_default() {
     assert!(stderr.contains("outcome=\"success\""), "{stderr}");
     assert!(!stderr.contains("Reykjavik"), "argument values stay out of the log:\n{stderr}");
 }
+
+#[test]
+fn requests_from_a_file_are_all_answered_before_exit() {
+    // Stdin is a regular file here (not a pipe), which takes the reader-thread
+    // path of the stdio transport; calls still running at end of input finish.
+    let dir = temp_dir();
+    let input = dir.0.join("requests.jsonl");
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "file", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "watch_radar", "arguments": {"steps": 3, "step_ms": 20}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_alerts", "arguments": {"region": "Baltic Sea"}}}),
+    ];
+    let text: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&input, format!("\n{text}\n")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_weather-server"))
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let answers: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut ids: Vec<i64> = answers.iter().map(|a| a["id"].as_i64().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3], "{answers:?}");
+    assert!(answers.iter().all(|a| a.get("result").is_some()), "{answers:?}");
+}
