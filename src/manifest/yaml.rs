@@ -33,6 +33,9 @@ struct Builder<'a> {
     positions: Positions,
 }
 
+/// Nesting limit, the same as serde_json's for JSON manifests.
+const MAX_DEPTH: usize = 128;
+
 fn pos(span: &Span) -> (usize, usize) {
     (span.start.line(), span.start.col() + 1)
 }
@@ -96,6 +99,12 @@ impl<'a> Builder<'a> {
 
     fn value(&mut self, ev: Event<'a>, span: Span, pointer: String) -> Result<Value> {
         let at = pos(&span);
+        if pointer.matches('/').count() > MAX_DEPTH {
+            return Err(self
+                .error(format!("YAML nested deeper than {MAX_DEPTH} levels"), at)
+                .at_pointer(pointer)
+                .with_hint("flatten the document; JSON manifests have the same limit"));
+        }
         self.positions.insert(pointer.clone(), at.0, at.1);
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
@@ -239,6 +248,16 @@ mod tests {
         assert_eq!(p.get("/tools/0"), Some((2, 5)));
         assert_eq!(p.get("/tools/0/name"), Some((2, 11)));
         assert_eq!(p.get("/tools/0/list/1"), Some((8, 15)));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let err = parse(&format!("a: {}{}", "[".repeat(200), "]".repeat(200)), "deep.yaml").unwrap_err();
+        assert!(err.message.contains("nested deeper than 128"), "{}", err.message);
+        // The parser has its own limit for much deeper input.
+        let err = parse(&format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000)), "deep.yaml").unwrap_err();
+        assert!(err.location.unwrap().line_col.is_some());
+        assert!(parse(&format!("a: {}{}", "[".repeat(100), "]".repeat(100)), "ok.yaml").is_ok());
     }
 
     #[test]
