@@ -1,7 +1,9 @@
 //! Generates the server from `tools.json` at build time with
-//! `mcpgen::Builder`, into `$OUT_DIR` (included by `include_generated!`).
+//! `mcpgen::Builder`, into `$OUT_DIR` (included by `include_generated!`),
+//! and once more for revision 2025-06-18 into `$OUT_DIR/2025-06-18` (the
+//! `weather-server-2025-06-18` binary).
 //!
-//! The protocol revision is `2025-11-25` unless `WEATHER_PROTOCOL` names
+//! The main revision is `2025-11-25` unless `WEATHER_PROTOCOL` names
 //! another one. Schemas come from the usual store (cache, then
 //! `MCPGEN_SCHEMA_MIRROR`, then download); inside this repository the
 //! official schemas in `../shared/mcp-spec` serve as the mirror when
@@ -21,13 +23,18 @@ fn main() {
     if store.mirror.is_none() && shared.is_dir() {
         store.mirror = Some(shared);
     }
-    let result = mcpgen::Builder::new()
-        .protocol(revision)
-        .manifest(root.join("tools.json"))
-        .store(store)
-        .server(true)
-        .client(false)
-        .compile();
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    let generate = |revision: &str, dir: PathBuf| {
+        mcpgen::Builder::new()
+            .protocol(revision)
+            .manifest(root.join("tools.json"))
+            .store(store.clone())
+            .server(true)
+            .client(false)
+            .out_dir(dir)
+            .compile()
+    };
+    let result = generate(&revision, out_dir.clone()).and_then(|_| generate("2025-06-18", out_dir.join("2025-06-18")));
     if let Err(e) = result {
         // cargo shows a build script's stderr when it fails.
         eprintln!("error: {e}");

@@ -47,10 +47,14 @@ fn temp_dir() -> TempDir {
 
 impl Server {
     fn start(env: &[(&str, &str)]) -> Self {
+        Self::start_bin(env!("CARGO_BIN_EXE_weather-server"), env)
+    }
+
+    fn start_bin(exe: &str, env: &[(&str, &str)]) -> Self {
         let dir = temp_dir();
         let stderr_path = dir.0.join("stderr.log");
         let stderr = std::fs::File::create(&stderr_path).unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_weather-server"));
+        let mut cmd = Command::new(exe);
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr).env("RUST_BACKTRACE", "0");
         for (k, v) in env {
             cmd.env(k, v);
@@ -455,4 +459,21 @@ fn requests_from_a_file_are_all_answered_before_exit() {
     ids.sort_unstable();
     assert_eq!(ids, [1, 2, 3], "{answers:?}");
     assert!(answers.iter().all(|a| a.get("result").is_some()), "{answers:?}");
+}
+
+#[test]
+fn server_generated_for_2025_06_18_speaks_that_revision() {
+    let mut s = Server::start_bin(env!("CARGO_BIN_EXE_weather-server-2025-06-18"), &[]);
+    let r = s.initialize("2025-11-25");
+    assert_eq!(r["result"]["protocolVersion"], "2025-06-18", "a newer client gets the server's revision");
+    let r = s.call(1, "get_forecast", json!({ "city": "Oslo", "days": 1 }));
+    assert_eq!(r["result"]["structuredContent"]["city"], "Oslo");
+    let r = s.call(2, "convert_temperature", json!({ "value": 0, "from": "celsius", "to": "kelvin" }));
+    assert_eq!(text_of(&r["result"]), "0 celsius = 273.15 K");
+    let r = s.call(3, "get_forecast", json!({ "city": "" }));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["data"]["errors"][0]["path"], "/city");
+    let r = s.request(json!(4), "initialize", json!({ "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": { "name": "old", "version": "1" } }));
+    assert_eq!(r["result"]["protocolVersion"], "2024-11-05");
+    s.finish();
 }
