@@ -334,7 +334,15 @@ mod tests {
                 required: &[],
                 decode: |_| Err(serde_json::Error::custom("no")),
             },
-            Candidate { name: "Strict", properties: &["_meta"], required: &["_meta"], decode: |_| Ok("strict") },
+            Candidate {
+                name: "Strict",
+                properties: &["_meta"],
+                required: &["_meta"],
+                decode: |v| match v.get("_meta") {
+                    Some(_) => Ok("strict"),
+                    None => Err(serde_json::Error::custom("missing _meta")),
+                },
+            },
         ];
         assert_eq!(best_match(&json!({"content": []}), "R", &candidates).unwrap(), "specific");
         assert_eq!(best_match(&json!({}), "R", &candidates).unwrap(), "generic");
