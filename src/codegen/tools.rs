@@ -253,11 +253,9 @@ fn tool_batch(
         Err(why) => {
             // Fallback 2: the whole document becomes a JSON object map.
             for ((key, name, _), prep) in docs.iter().zip(prepared.iter_mut()) {
-                let mut single = prep.clone();
-                single.defs.truncate(1);
                 if try_batch(std::slice::from_ref(prep), settings).is_err() {
                     let mut any = json!({"type": "object"});
-                    if let Some(d) = single.defs[0].1.get("description") {
+                    if let Some(d) = prep.defs[0].1.get("description") {
                         any["description"] = d.clone();
                     }
                     *prep = Prepared { defs: vec![((*name).to_owned(), any)], notes: Vec::new() };
