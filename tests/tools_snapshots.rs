@@ -141,6 +141,17 @@ fn fallback_to_json_value() {
 }
 
 #[test]
+fn a_root_typify_cannot_convert_becomes_a_json_map() {
+    let out = run(json!([{ "name": "odd", "inputSchema": {"type": "object", "description": "Odd.", "not": {"required": ["x"]}} }]));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    let w = &out.warnings[0];
+    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema"));
+    assert!(w.message.starts_with("tool `odd`: `OddInput` is a JSON object map"), "{}", w.message);
+    let code = code(&out);
+    assert!(code.contains("pub struct OddInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);"), "{code}");
+}
+
+#[test]
 fn bindings_name_every_tool_distinctly() {
     let out = run(json!([
         {"name": "get-me", "inputSchema": {"type": "object"}},
