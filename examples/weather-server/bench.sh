@@ -20,4 +20,11 @@ fi
 # The audit log stays on (info level to stderr, discarded by the bench).
 WEATHER_LOG="${WEATHER_LOG:-info}" target/release/mcp-bench --calls "$calls" --warmup 2000 \
     --tool get_forecast --args '{"city":"Oslo","days":3,"units":"metric"}' \
-    --manifest examples/weather-server/tools.json "${servers[@]}"
+    --manifest examples/weather-server/tools.json \
+    --validate 'convert_temperature={"value":21.5,"from":"celsius","to":"fahrenheit"}' \
+    --validate 'plan_trip={"traveler":{"name":"Ada","age":36},"stops":[{"city":"Bergen","nights":2},{"city":"Oslo","nights":1}],"preferences":{"avoid":["rain","snow"],"units":"metric"}}' \
+    --validate 'get_alerts={"region":"North Sea"}' \
+    --validate 'watch_radar={"steps":10,"step_ms":5}' \
+    --validate 'simulate_failure={"mode":"tool_error"}' \
+    --validate 'get_forecast={"city":"","days":9,"units":"kelvin","extra":1}' \
+    "${servers[@]}"

@@ -6,8 +6,13 @@
 //!
 //! ```text
 //! mcp-bench [--calls N] [--warmup N] [--tool NAME] [--args JSON]
-//!           [--manifest tools.json] --server NAME=COMMAND [--server NAME=COMMAND ...]
+//!           [--manifest tools.json [--validate TOOL=JSON ...]]
+//!           --server NAME=COMMAND [--server NAME=COMMAND ...]
 //! ```
+//!
+//! With `--manifest`, the arguments of `--tool` (and of every `--validate`
+//! pair) are validated against that tool's `inputSchema` in a loop, and the
+//! time per validation is printed.
 //!
 //! Each COMMAND runs under `sh -c "exec COMMAND"` with stdin/stdout piped
 //! and stderr discarded. The client side is plain blocking I/O on one
@@ -26,6 +31,7 @@ struct Options {
     tool: String,
     args: Value,
     manifest: Option<String>,
+    validate: Vec<(String, Value)>,
     servers: Vec<(String, String)>,
 }
 
@@ -36,6 +42,7 @@ fn parse_options() -> Result<Options, String> {
         tool: "get_forecast".into(),
         args: json!({ "city": "Oslo", "days": 3, "units": "metric" }),
         manifest: None,
+        validate: Vec::new(),
         servers: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -47,6 +54,12 @@ fn parse_options() -> Result<Options, String> {
             "--tool" => o.tool = value()?,
             "--args" => o.args = serde_json::from_str(&value()?).map_err(|e| format!("--args: {e}"))?,
             "--manifest" => o.manifest = Some(value()?),
+            "--validate" => {
+                let spec = value()?;
+                let (tool, args) = spec.split_once('=').ok_or("--validate takes TOOL=JSON")?;
+                let args = serde_json::from_str(args).map_err(|e| format!("--validate {tool}: {e}"))?;
+                o.validate.push((tool.to_owned(), args));
+            }
             "--server" => {
                 let spec = value()?;
                 let (name, cmd) = spec.split_once('=').ok_or("--server takes NAME=COMMAND")?;
@@ -219,11 +232,16 @@ fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
     let text = std::fs::read_to_string(manifest).map_err(|e| format!("{manifest}: {e}"))?;
     let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{manifest}: {e}"))?;
     let tools = doc.get("tools").and_then(Value::as_array).ok_or(format!("{manifest}: no tools array"))?;
-    for tool in tools {
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
-        let Some(schema) = tool.get("inputSchema") else { continue };
+    let mut cases = vec![(o.tool.clone(), o.args.clone())];
+    cases.extend(o.validate.iter().cloned());
+    for (name, args) in cases {
+        let schema = tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()))
+            .and_then(|t| t.get("inputSchema"))
+            .ok_or(format!("{manifest}: no tool {name} with an inputSchema"))?;
         let v = SchemaValidator::compile(schema, default_draft("2025-11-25")).map_err(|e| format!("{name}: {e}"))?;
-        let args = if name == o.tool { o.args.clone() } else { continue };
+        let valid = v.validate(&args).is_ok();
         let iterations = o.calls.max(10_000);
         for _ in 0..1_000 {
             std::hint::black_box(v.validate(std::hint::black_box(&args)).is_ok());
@@ -233,7 +251,8 @@ fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
             std::hint::black_box(v.validate(std::hint::black_box(&args)).is_ok());
         }
         let per_call = started.elapsed().as_secs_f64() * 1e6 / iterations as f64;
-        println!("validation       tool={name} {per_call:.2}µs per call ({iterations} iterations, valid arguments)");
+        let kind = if valid { "valid arguments" } else { "invalid arguments, every error collected" };
+        println!("validation       tool={name:<20} {per_call:.2}µs per call ({kind}, {iterations} iterations)");
     }
     Ok(())
 }
