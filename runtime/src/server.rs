@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 use crate::cancel::CancellationToken;
+use crate::catch::CatchUnwind;
 use crate::context::ClientIdentity;
 use crate::jsonrpc::{self, Incoming};
 use crate::limits::RateLimit;
@@ -325,7 +326,13 @@ impl Server {
         self.shared.inflight.lock().unwrap_or_else(|p| p.into_inner()).insert(key.clone(), token.clone());
         let shared = Arc::clone(&self.shared);
         tokio::spawn(async move {
-            let reply = shared.run_call(id, params, token, tx.clone()).await;
+            // Handler panics are caught inside `run_call`; this also covers the
+            // user's access-control and output hooks.
+            let echo = id.clone();
+            let reply = CatchUnwind::new(shared.run_call(id, params, token, tx.clone())).await.unwrap_or_else(|panic| {
+                tracing::error!(panic = %panic, "tools/call failed unexpectedly");
+                Some(jsonrpc::error_response(&echo, &jsonrpc::RpcError::internal("the tool call failed unexpectedly")))
+            });
             shared.inflight.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
             if let Some(reply) = reply {
                 let _ = tx.send(reply).await;

@@ -274,3 +274,13 @@ async fn calls_run_concurrently_and_cancel() {
     let r = c.call(4, "ping", json!({})).await;
     assert_eq!(r["id"], 4);
 }
+
+#[tokio::test]
+async fn a_panicking_hook_is_answered_with_32603() {
+    let (mut c, _) = start(|b| b.output_hook(|tool, _| if tool == "echo" { panic!("hook bug") }));
+    initialize(&mut c, "2025-11-25").await;
+    let r = c.call(1, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})).await;
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let r = c.call(2, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await;
+    assert_eq!(r["result"]["structuredContent"]["sum"], 3);
+}
