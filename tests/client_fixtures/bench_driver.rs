@@ -25,7 +25,15 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     let server = args.next().expect("usage: driver SERVER CALLS");
     let calls: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(10_000);
-    let c = Client::spawn(&server, Vec::<String>::new()).await.expect("connect");
+    // stderr discarded, as the other drivers of the comparison do.
+    let transport = mcpgen_runtime::child::ChildTransport::spawn(
+        &server,
+        Vec::<String>::new(),
+        std::iter::empty::<(&str, &str)>(),
+        mcpgen_runtime::child::StderrMode::Null,
+    )
+    .expect("server starts");
+    let c = Client::connect(transport).await.expect("connect");
     for _ in 0..calls / 10 {
         c.get_forecast(input()).await.expect("warmup");
     }
@@ -45,6 +53,36 @@ async fn main() {
         pct(&lat, 0.50),
         pct(&lat, 0.99)
     );
+    // The engine alone (no typing, no validation): `ping` round trips.
+    let opts = client::CallOptions::new();
+    let mut lat = Vec::with_capacity(calls);
+    let start = Instant::now();
+    for _ in 0..calls {
+        let t = Instant::now();
+        c.engine().request("ping", None, &opts).await.expect("ping");
+        lat.push(t.elapsed());
+    }
+    let total = start.elapsed().as_secs_f64();
+    lat.sort();
+    println!(
+        "mode=ping calls={calls} rps={:.0} p50_us={:.1} p99_us={:.1}",
+        calls as f64 / total,
+        pct(&lat, 0.50),
+        pct(&lat, 0.99)
+    );
+    // Client-side cost of one typed call: serialise + validate the input,
+    // validate + decode a recorded answer (no I/O).
+    let schemas = client::tool_schemas();
+    let answer = serde_json::to_value(c.get_forecast(input()).await.expect("call")).expect("encode");
+    let start = Instant::now();
+    for _ in 0..calls {
+        let args = serde_json::to_value(input()).expect("encode");
+        schemas.validate_input("get_forecast", &args).expect("valid");
+        schemas.validate_output("get_forecast", &answer).expect("valid");
+        let _: GetForecastOutput = serde_json::from_value(answer.clone()).expect("decode");
+    }
+    println!("mode=typed_overhead_only per_call_us={:.2}", start.elapsed().as_secs_f64() * 1e6 / calls as f64);
+
     let start = Instant::now();
     let mut done = 0;
     while done < calls {
