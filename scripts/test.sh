@@ -23,3 +23,10 @@ fi
 
 # --no-fail-fast: one failing test binary does not hide the results of the others.
 cargo test --workspace --no-fail-fast "$@"
+
+# Generated code must be clippy-clean: the protocol types of every revision
+# (protocol-tests), the tool types of the shared manifests (tools-tests) and
+# the example server's generated bindings, with every lint a warning denied.
+if [ "$#" -eq 0 ]; then
+    cargo clippy --workspace --no-deps -- -D warnings
+fi

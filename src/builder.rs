@@ -166,7 +166,20 @@ impl Builder {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
                 header = header.input(format!("manifest {} (sha256 {})", file_name(path), store::sha256_hex(&bytes)));
-                Some(Manifest::load(path)?)
+                let manifest = Manifest::load(path)?;
+                // Every problem at once, before anything is generated.
+                let problems = crate::manifest::check(&manifest, &schema.revision);
+                if !problems.is_empty() {
+                    let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+                    return Err(Error::new(format!(
+                        "the manifest has {} problem(s):\n  {}",
+                        problems.len(),
+                        listed.join("\n  ")
+                    ))
+                    .in_file(path)
+                    .with_hint("fix them (`mcpgen manifest check FILE` lists the same) and generate again"));
+                }
+                Some(manifest)
             }
             None => None,
         };

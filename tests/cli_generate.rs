@@ -218,3 +218,25 @@ fn caught_generator_panics_never_reach_the_terminal() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("panic: "), "{}", r.stderr);
 }
+
+#[test]
+fn an_invalid_manifest_fails_with_every_problem_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = tmp.path().join("tools.json");
+    std::fs::write(
+        &manifest,
+        r#"{ "tools": [
+  { "name": "same", "inputSchema": { "type": "object" } },
+  { "name": "same", "inputSchema": { "type": "string" } }
+] }"#,
+    )
+    .unwrap();
+    let out = tmp.path().join("gen");
+    let r = run(mcpgen(tmp.path()).args(["generate", "--manifest"]).arg(&manifest).arg("--out").arg(&out));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("problem(s)"), "{}", r.stderr);
+    assert!(r.stderr.contains("/tools/1/name"), "duplicate name named by pointer: {}", r.stderr);
+    assert!(r.stderr.contains("/tools/1/inputSchema"), "non-object root named by pointer: {}", r.stderr);
+    assert!(r.stderr.contains("tools.json:3:"), "line:column given: {}", r.stderr);
+    assert!(!out.exists(), "nothing written");
+}

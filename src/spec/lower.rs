@@ -20,6 +20,9 @@ use super::ir::*;
 use crate::error::{pointer_token, Error, Result};
 use crate::naming::{self, Scope};
 
+/// A member's declared properties: name, constant (if any), required.
+type MemberView = Vec<(String, Option<ConstValue>, bool)>;
+
 /// The definitions of one schema document and how its `$ref`s name them.
 pub(super) struct Lowerer<'a> {
     defs: &'a Map<String, Value>,
@@ -384,11 +387,11 @@ impl<'a> Lowerer<'a> {
 
     /// The declared properties of a member (following `$ref` and `allOf`),
     /// with their constants and whether each is required.
-    fn member_view(&self, schema: &'a Value, pointer: &str) -> Result<Option<Vec<(String, Option<ConstValue>, bool)>>> {
+    fn member_view(&self, schema: &'a Value, pointer: &str) -> Result<Option<MemberView>> {
         let (schema, at) = self.resolve(schema, pointer)?;
         let Some(obj) = schema.as_object() else { return Ok(None) };
         if let Some(parts) = obj.get("allOf").and_then(Value::as_array) {
-            let mut out: Vec<(String, Option<ConstValue>, bool)> = Vec::new();
+            let mut out: MemberView = Vec::new();
             for (i, part) in parts.iter().enumerate() {
                 if let Some(view) = self.member_view(part, &format!("{at}/allOf/{i}"))? {
                     for (name, c, req) in view {
@@ -418,7 +421,7 @@ impl<'a> Lowerer<'a> {
         struct Draft {
             ty: Ty,
             source: String,
-            view: Option<Vec<(String, Option<ConstValue>, bool)>>,
+            view: Option<MemberView>,
         }
         let mut drafts: Vec<Draft> = Vec::new();
         for (i, member) in members.iter().enumerate() {
@@ -446,7 +449,7 @@ impl<'a> Lowerer<'a> {
         // The discriminator: a property every object member fixes to a
         // distinct constant. Members where it is optional may number one
         // at most (that member is taken when the property is absent).
-        let objects: Vec<&Vec<(String, Option<ConstValue>, bool)>> =
+        let objects: Vec<&MemberView> =
             drafts.iter().filter_map(|d| d.view.as_ref()).collect();
         let mut discriminator = None;
         if objects.len() >= 2 {
