@@ -21,7 +21,7 @@ mod fixup;
 mod prepare;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, UnwindSafe};
 
 use proc_macro2::TokenStream;
 use serde_json::{json, Value};
@@ -110,14 +110,14 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     }
     let mut space = TypeSpace::new(&settings);
     for (tool, batch) in batches {
-        let result = catch_unwind(AssertUnwindSafe(|| space.add_ref_types(batch)));
+        let result = catch_quietly(AssertUnwindSafe(|| space.add_ref_types(batch)));
         match result {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return Err(typify_error(manifest, tool, &e.to_string())),
             Err(p) => return Err(typify_error(manifest, tool, &panic_message(&p))),
         }
     }
-    let tokens = catch_unwind(AssertUnwindSafe(|| space.to_stream()))
+    let tokens = catch_quietly(AssertUnwindSafe(|| space.to_stream()))
         .map_err(|p| Error::new(format!("typify failed to write the tool types: {}", panic_message(&p))))?;
     let mut tokens = tokens;
     for e in &own_enums {
@@ -125,6 +125,32 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     }
     let tokens = fixup::fixup(tokens);
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
+}
+
+thread_local! {
+    /// Set while this thread runs typify under [`catch_quietly`].
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `catch_unwind` that also keeps a caught typify panic off stderr: a
+/// build script using the Builder must not print what looks like a crash
+/// for a schema that merely falls back to `serde_json::Value`. Installs
+/// once a hook that stays silent for panics on a thread inside this call
+/// and hands every other panic to the hook that was there before.
+fn catch_quietly<R>(f: impl FnOnce() -> R + UnwindSafe) -> std::thread::Result<R> {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let result = std::panic::catch_unwind(f);
+    QUIET.with(|q| q.set(was));
+    result
 }
 
 /// typify settings shared by all tools.
@@ -307,7 +333,7 @@ fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result
         }
     }
     let trial = batch.clone();
-    let result = catch_unwind(AssertUnwindSafe(move || {
+    let result = catch_quietly(AssertUnwindSafe(move || {
         let mut space = TypeSpace::new(settings);
         space.add_ref_types(trial).map(|()| space.to_stream())
     }));
@@ -321,7 +347,7 @@ fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result
 /// The type names a finished batch defines.
 fn batch_names(batch: &Batch, settings: &TypeSpaceSettings) -> std::result::Result<BTreeSet<String>, String> {
     let trial = batch.clone();
-    let result = catch_unwind(AssertUnwindSafe(move || {
+    let result = catch_quietly(AssertUnwindSafe(move || {
         let mut space = TypeSpace::new(settings);
         space.add_ref_types(trial).map(|()| {
             space
