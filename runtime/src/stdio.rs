@@ -147,6 +147,12 @@ mod nonblocking {
 
     const STDIN: RawFd = 0;
 
+    /// Longest message kept in memory; a longer one is dropped and reported
+    /// to the engine as unparsable text (answered `-32700`).
+    const MAX_MESSAGE: usize = 32 << 20;
+    /// What the engine receives in place of a dropped message.
+    const TOO_LARGE: &str = "<message over 32 MiB dropped>";
+
     /// File descriptor 0, never closed by us.
     #[derive(Debug)]
     struct Fd0(ManuallyDrop<File>);
@@ -164,7 +170,11 @@ mod nonblocking {
         old_flags: libc::c_int,
         buf: Vec<u8>,
         start: usize,
+        /// `buf[start..scanned]` holds no newline.
+        scanned: usize,
         eof: bool,
+        /// Inside a message over [`MAX_MESSAGE`], dropping it.
+        skipping: bool,
     }
 
     impl PolledStdin {
@@ -193,7 +203,7 @@ mod nonblocking {
             // file description.
             let registered = unsafe { AsyncFd::register_with_interest(Fd0(file), Interest::READABLE) };
             match registered {
-                Ok(fd) => Some(Self { fd, old_flags, buf: Vec::with_capacity(8192), start: 0, eof: false }),
+                Ok(fd) => Some(Self { fd, old_flags, buf: Vec::with_capacity(8192), start: 0, scanned: 0, eof: false, skipping: false }),
                 Err(_) => {
                     restore(old_flags);
                     None
@@ -204,8 +214,29 @@ mod nonblocking {
         /// The next non-blank line, or `None` at end of input.
         pub(super) async fn read_line(&mut self) -> io::Result<Option<String>> {
             loop {
-                if let Some(pos) = self.buf[self.start..].iter().position(|&b| b == b'\n') {
-                    let end = self.start + pos;
+                // Bytes before `scanned` are known to hold no newline.
+                let from = self.start.max(self.scanned);
+                let newline = self.buf[from..].iter().position(|&b| b == b'\n').map(|p| from + p);
+                self.scanned = newline.unwrap_or(self.buf.len());
+                if self.skipping {
+                    // Dropping the rest of an oversized message.
+                    match newline {
+                        Some(end) => {
+                            self.start = end + 1;
+                            self.skipping = false;
+                            return Ok(Some(TOO_LARGE.to_owned()));
+                        }
+                        None => {
+                            self.buf.clear();
+                            self.start = 0;
+                            self.scanned = 0;
+                            if self.eof {
+                                self.skipping = false;
+                                return Ok(Some(TOO_LARGE.to_owned()));
+                            }
+                        }
+                    }
+                } else if let Some(end) = newline {
                     let line = String::from_utf8_lossy(&self.buf[self.start..end]);
                     let line = line.trim_end_matches('\r').to_owned();
                     self.start = end + 1;
@@ -214,20 +245,28 @@ mod nonblocking {
                     }
                     return Ok(Some(line));
                 }
-                if self.eof {
+                if !self.skipping && self.buf.len() - self.start > MAX_MESSAGE {
+                    self.skipping = true;
+                    continue;
+                }
+                if self.eof && !self.skipping {
                     // A last line without a newline still counts.
                     let rest = String::from_utf8_lossy(&self.buf[self.start..]).trim().to_owned();
                     self.buf.clear();
                     self.start = 0;
+                    self.scanned = 0;
                     return Ok((!rest.is_empty()).then_some(rest));
                 }
                 // Compact, then read more.
                 if self.start > 0 {
                     self.buf.drain(..self.start);
+                    self.scanned = self.scanned.saturating_sub(self.start);
                     self.start = 0;
                 }
                 let len = self.buf.len();
-                self.buf.resize(len + 8192, 0);
+                // Small reads for small messages, bigger ones for big messages.
+                let chunk = if len > 65_536 { 65_536 } else { 8_192 };
+                self.buf.resize(len + chunk, 0);
                 let n = loop {
                     let mut guard = self.fd.readable().await?;
                     let target = &mut self.buf[len..];
