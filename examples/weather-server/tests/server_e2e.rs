@@ -477,3 +477,16 @@ fn server_generated_for_2025_06_18_speaks_that_revision() {
     assert_eq!(r["result"]["protocolVersion"], "2024-11-05");
     s.finish();
 }
+
+#[test]
+fn an_oversized_message_is_refused_and_the_server_keeps_serving() {
+    let mut s = Server::start(&[]);
+    s.initialize("2025-11-25");
+    let padding = "x".repeat(33 << 20);
+    s.send(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{padding}"}}}}"#));
+    let r = s.recv();
+    assert_eq!(r["error"]["code"], -32700, "messages over 32 MiB are not buffered: {r}");
+    let r = s.request(json!(2), "ping", json!({}));
+    assert_eq!(r["result"], json!({}));
+    s.finish();
+}
