@@ -204,13 +204,21 @@ pub fn kind(value: &Value) -> &'static str {
     }
 }
 
+/// Compact JSON text of a value. Writes through `serde_json`'s byte
+/// writer, which is much faster than `Display` (`to_string()`), whose
+/// output goes through `fmt::Write` one piece at a time.
+pub fn json_text(value: &Value) -> String {
+    // Serializing a `Value` cannot fail (its map keys are strings).
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// A success response as text.
 pub fn response(id: &Value, result: &Value) -> String {
     let mut out = String::with_capacity(64);
     out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&id.to_string());
+    out.push_str(&json_text(id));
     out.push_str(",\"result\":");
-    out.push_str(&result.to_string());
+    out.push_str(&json_text(result));
     out.push('}');
     out
 }
@@ -219,7 +227,7 @@ pub fn response(id: &Value, result: &Value) -> String {
 pub fn response_raw(id: &Value, result_json: &str) -> String {
     let mut out = String::with_capacity(result_json.len() + 48);
     out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&id.to_string());
+    out.push_str(&json_text(id));
     out.push_str(",\"result\":");
     out.push_str(result_json);
     out.push('}');
@@ -230,9 +238,9 @@ pub fn response_raw(id: &Value, result_json: &str) -> String {
 pub fn error_response(id: &Value, error: &RpcError) -> String {
     let mut out = String::with_capacity(96);
     out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&id.to_string());
+    out.push_str(&json_text(id));
     out.push_str(",\"error\":");
-    out.push_str(&error.to_value().to_string());
+    out.push_str(&json_text(&error.to_value()));
     out.push('}');
     out
 }
@@ -241,9 +249,9 @@ pub fn error_response(id: &Value, error: &RpcError) -> String {
 pub fn notification(method: &str, params: &Value) -> String {
     let mut out = String::with_capacity(96);
     out.push_str("{\"jsonrpc\":\"2.0\",\"method\":");
-    out.push_str(&Value::from(method).to_string());
+    out.push_str(&json_text(&Value::from(method)));
     out.push_str(",\"params\":");
-    out.push_str(&params.to_string());
+    out.push_str(&json_text(params));
     out.push('}');
     out
 }
@@ -252,11 +260,11 @@ pub fn notification(method: &str, params: &Value) -> String {
 pub fn request(id: &Value, method: &str, params: &Value) -> String {
     let mut out = String::with_capacity(96);
     out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&id.to_string());
+    out.push_str(&json_text(id));
     out.push_str(",\"method\":");
-    out.push_str(&Value::from(method).to_string());
+    out.push_str(&json_text(&Value::from(method)));
     out.push_str(",\"params\":");
-    out.push_str(&params.to_string());
+    out.push_str(&json_text(params));
     out.push('}');
     out
 }

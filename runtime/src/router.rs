@@ -74,7 +74,7 @@ impl Shared {
         match method {
             "notifications/cancelled" => {
                 let Some(id) = params.and_then(|p| p.get("requestId")) else { return };
-                let key = id.to_string();
+                let key = jsonrpc::json_text(id);
                 let token = self.inflight.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
                 if let Some(token) = token {
                     tracing::debug!(request = %key, "request cancelled by the client");
@@ -231,7 +231,7 @@ impl Shared {
                         );
                     }
                 }
-                let text = value.to_string();
+                let text = jsonrpc::json_text(&value);
                 if self.output_hook.is_none() {
                     // Fast path: the result is assembled as text, so the
                     // output is serialized once instead of twice.
@@ -273,7 +273,7 @@ impl Shared {
 /// `{"content":[{"type":"text","text":TEXT}],"structuredContent":JSON}`
 /// for the serialized structured output `json`.
 fn structured_result_text(json: &str) -> String {
-    let escaped = Value::from(json).to_string();
+    let escaped = jsonrpc::json_text(&Value::from(json));
     let mut out = String::with_capacity(escaped.len() + json.len() + 64);
     out.push_str(r#"{"content":[{"type":"text","text":"#);
     out.push_str(&escaped);

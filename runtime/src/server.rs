@@ -319,7 +319,7 @@ impl Server {
     }
 
     fn spawn_call(&self, id: Value, params: Option<Value>, tx: mpsc::Sender<String>, permit: Option<OwnedSemaphorePermit>) {
-        let key = id.to_string();
+        let key = jsonrpc::json_text(&id);
         let token = CancellationToken::new();
         // Registered before the task starts, so a cancellation that arrives
         // right behind the request finds it.
