@@ -270,8 +270,17 @@ mod nonblocking {
                 let n = loop {
                     let mut guard = self.fd.readable().await?;
                     let target = &mut self.buf[len..];
+                    let want = target.len();
                     match guard.try_io(|fd| (&*fd.get_ref().0).read(target)) {
-                        Ok(Ok(n)) => break n,
+                        Ok(Ok(n)) => {
+                            // With epoll, a short read means the pipe is drained
+                            // (tokio's own sockets rely on this too): skip the
+                            // read that would only say "would block".
+                            if n > 0 && n < want {
+                                guard.clear_ready();
+                            }
+                            break n;
+                        }
                         Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                         Ok(Err(e)) => {
                             self.buf.truncate(len);
