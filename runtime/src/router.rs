@@ -273,7 +273,8 @@ impl Shared {
 /// `{"content":[{"type":"text","text":TEXT}],"structuredContent":JSON}`
 /// for the serialized structured output `json`.
 fn structured_result_text(json: &str) -> String {
-    let escaped = jsonrpc::json_text(&Value::from(json));
+    // A `str` serializes as an escaped JSON string and cannot fail.
+    let escaped = serde_json::to_string(json).unwrap_or_default();
     let mut out = String::with_capacity(escaped.len() + json.len() + 64);
     out.push_str(r#"{"content":[{"type":"text","text":"#);
     out.push_str(&escaped);
