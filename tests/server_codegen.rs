@@ -8,7 +8,7 @@ use mcpgen::manifest::Manifest;
 use mcpgen::spec::Spec;
 
 const MANIFEST: &str = r#"{
-  "server": { "name": "calc", "version": "2.1.0", "instructions": "Adds numbers." },
+  "server": { "name": "calc", "version": "2.1.0", "instructions": "Adds numbers.", "websiteUrl": "https://example.com/calc" },
   "tools": [
     {
       "name": "add",
@@ -57,6 +57,7 @@ fn generated_server_snapshot() {
     assert!(code.contains("RateLimit::calls_per_seconds(10u32, 60u32)"));
     assert!(!code.contains("x-mcpgen"), "generator settings are not served");
     assert!(code.contains(r#"\"x-vendor\":true"#), "unknown fields are served");
+    assert!(code.contains(r#"\"websiteUrl\":\"https://example.com/calc\""#), "serverInfo keeps other Implementation members");
     insta::assert_snapshot!(code);
 }
 

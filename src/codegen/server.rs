@@ -211,6 +211,10 @@ fn server_info(manifest: &Manifest) -> (TokenStream, TokenStream) {
             if let Some(title) = &info.title {
                 obj.insert("title".into(), json!(title));
             }
+            // Other `Implementation` members (websiteUrl, icons, ...) as declared.
+            for (key, value) in &info.extra {
+                obj.entry(key.clone()).or_insert_with(|| value.clone());
+            }
             let text = Value::Object(obj).to_string();
             let expr = quote! {
                 ::mcpgen_runtime::serde_json::from_str(#text)
