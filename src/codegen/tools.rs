@@ -137,12 +137,14 @@ thread_local! {
 /// for a schema that merely falls back to `serde_json::Value`. Installs
 /// once a hook that stays silent for panics on a thread inside this call
 /// and hands every other panic to the hook that was there before.
+/// `MCPGEN_DEBUG_PANICS=1` shows caught panics too.
 fn catch_quietly<R>(f: impl FnOnce() -> R + UnwindSafe) -> std::thread::Result<R> {
     static INSTALL: std::sync::Once = std::sync::Once::new();
     INSTALL.call_once(|| {
+        let debug = std::env::var_os("MCPGEN_DEBUG_PANICS").is_some_and(|v| !v.is_empty() && v != "0");
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(|q| q.get()) {
+            if debug || !QUIET.with(|q| q.get()) {
                 previous(info);
             }
         }));
