@@ -111,7 +111,8 @@ enum FieldKind {
 
 struct Field<'a> {
     wire: &'a str,
-    ident: Ident,
+    /// The Rust field; a required constant has none.
+    ident: Option<Ident>,
     doc: Option<&'a str>,
     required: bool,
     kind: FieldKind,
@@ -127,8 +128,8 @@ fn fields<'a>(spec: &Spec, owner: &str, s: &'a Struct) -> (Vec<Field<'a>>, Optio
             PropValue::Ty(ty) => FieldKind::Value { ty: ty.clone(), boxed: spec.is_recursive(owner, ty) },
         };
         let ident = match kind {
-            FieldKind::Const(_) => naming::ident("_"),
-            _ => naming::ident(&scope.unique(&naming::snake(&p.wire))),
+            FieldKind::Const(_) => None,
+            _ => Some(naming::ident(&scope.unique(&naming::snake(&p.wire)))),
         };
         out.push(Field { wire: &p.wire, ident, doc: p.doc.as_deref(), required: p.required, kind });
     }
@@ -156,6 +157,7 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
         let wire = f.wire;
         let ident = &f.ident;
         let fdoc = doc_attr(f.doc);
+        // `ident` is `Some` for every kind but `Const`, which uses none.
         match &f.kind {
             FieldKind::Const(c) => {
                 let c = const_tokens(c);

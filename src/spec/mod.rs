@@ -55,8 +55,7 @@ impl Spec {
     /// Lowers a parsed schema document. `source` names it in messages.
     pub fn from_json(json: &Value, source: &str) -> Result<Spec> {
         let declared = json.get("$schema").and_then(Value::as_str).unwrap_or_default();
-        let (dialect, key) = if let Some(defs) = json.get("$defs") {
-            let _ = defs;
+        let (dialect, key) = if json.get("$defs").is_some() {
             (Dialect::Draft202012, "$defs")
         } else if json.get("definitions").is_some() {
             (Dialect::Draft07, "definitions")
