@@ -214,13 +214,13 @@ impl Store {
                     cache.display()
                 ))
             })?;
-            return finish(pin, cache, &bytes, Source::Cache);
+            return Ok(finish(pin, parse(&bytes, &cache)?, cache, Source::Cache));
         }
         if let Some(mirror) = self.mirror_path(revision) {
             if mirror.is_file() {
                 let bytes = read(&mirror)?;
                 verify(&bytes, pin, &mirror.display().to_string())?;
-                return finish(pin, mirror, &bytes, Source::Mirror);
+                return Ok(finish(pin, parse(&bytes, &mirror)?, mirror, Source::Mirror));
             }
         }
         let Some(fetch) = self.fetch else {
@@ -239,15 +239,7 @@ impl Store {
             Ok(()) => (cache, true),
             Err(_) => (PathBuf::from(&pin.url), false),
         };
-        Ok(ResolvedSchema {
-            revision: pin.name.clone(),
-            path,
-            json,
-            pinned: true,
-            sha256: pin.sha256.clone(),
-            source: Source::Download { url: pin.url.clone(), cached },
-            requested: None,
-        })
+        Ok(finish(pin, json, path, Source::Download { url: pin.url.clone(), cached }))
     }
 
     fn not_found(&self, pin: &Pin) -> Error {
@@ -452,9 +444,8 @@ fn resolve_explicit(revision: &str, file: &Path) -> Result<ResolvedSchema> {
     })
 }
 
-fn finish(pin: &Pin, path: PathBuf, bytes: &[u8], source: Source) -> Result<ResolvedSchema> {
-    let json = parse(bytes, &path)?;
-    Ok(ResolvedSchema {
+fn finish(pin: &Pin, json: Value, path: PathBuf, source: Source) -> ResolvedSchema {
+    ResolvedSchema {
         revision: pin.name.clone(),
         path,
         json,
@@ -462,7 +453,7 @@ fn finish(pin: &Pin, path: PathBuf, bytes: &[u8], source: Source) -> Result<Reso
         sha256: pin.sha256.clone(),
         source,
         requested: None,
-    })
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {
