@@ -114,6 +114,10 @@ pub enum Incoming {
         /// `Ok(result)` or `Err(error object)`.
         outcome: Result<Value, Value>,
     },
+    /// A non-empty JSON-RPC batch: an array of messages, each still to be
+    /// classified with [`classify`]. Whether batches are allowed at all
+    /// depends on the MCP revision; that is the receiver's decision.
+    Batch(Vec<Value>),
     /// Something that must be answered with an error: `id` is the request's
     /// id when it could be read, else `null`.
     Invalid {
@@ -124,21 +128,22 @@ pub enum Incoming {
     },
 }
 
-/// Classifies one message's text.
+/// Classifies one message's text. A top-level array is a batch; an empty
+/// one is invalid, as JSON-RPC 2.0 says.
 pub fn parse(text: &str) -> Incoming {
     match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(items)) if items.is_empty() => invalid(Value::Null, "an empty batch"),
+        Ok(Value::Array(items)) => Incoming::Batch(items),
         Ok(value) => classify(value),
         Err(err) => Incoming::Invalid { id: Value::Null, error: RpcError::parse_error(err) },
     }
 }
 
-/// Classifies an already parsed message.
+/// Classifies one already parsed message (a member of a batch, or the
+/// whole text). An array here is invalid: batches do not nest.
 pub fn classify(value: Value) -> Incoming {
     let mut obj = match value {
         Value::Object(obj) => obj,
-        Value::Array(_) => {
-            return invalid(Value::Null, "batches are not supported; send one message per line")
-        }
         other => {
             return invalid(Value::Null, format!("expected a JSON object, got {}", kind(&other)))
         }
@@ -311,7 +316,7 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":4}"#, json!(4)),
             (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, Value::Null),
             (r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, Value::Null),
-            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Value::Null),
+            ("[]", Value::Null),
             ("42", Value::Null),
         ];
         for (text, want_id) in cases {
@@ -322,6 +327,24 @@ mod tests {
                 }
                 other => panic!("{text}: unexpected {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn a_top_level_array_is_a_batch_whose_members_do_not_nest() {
+        let items = match parse(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},[1]]"#) {
+            Incoming::Batch(items) => items,
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(items.len(), 2);
+        let mut members = items.into_iter().map(classify);
+        assert_eq!(members.next(), Some(Incoming::Request { id: json!(1), method: "ping".into(), params: None }));
+        match members.next() {
+            Some(Incoming::Invalid { id, error }) => {
+                assert_eq!((id, error.code), (Value::Null, INVALID_REQUEST));
+                assert!(error.message.contains("an array"), "{}", error.message);
+            }
+            other => panic!("unexpected {other:?}"),
         }
     }
 

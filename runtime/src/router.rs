@@ -28,6 +28,15 @@ use crate::validate::{describe, FieldError};
 /// execution error instead of a `-32602` protocol error.
 const TOOL_ERROR_VALIDATION_FROM: &str = "2025-11-25";
 
+/// The revisions with JSON-RPC batches: 2025-03-26 added them (a receiver
+/// MUST accept them) and 2025-06-18 removed them again.
+const BATCH_REVISIONS: &[&str] = &["2025-03-26"];
+
+/// Whether a session on `revision` accepts JSON-RPC batches.
+pub fn batches_allowed(revision: &str) -> bool {
+    BATCH_REVISIONS.contains(&revision)
+}
+
 /// How invalid tool arguments are answered in a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValidationStyle {
@@ -135,6 +144,12 @@ impl Shared {
 
     fn client_identity(&self) -> Option<Arc<ClientIdentity>> {
         self.client.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The revision of the session: the negotiated one once `initialize` is
+    /// done, else the one the server was generated for.
+    pub(crate) fn session_revision(&self) -> String {
+        self.client_identity().map_or_else(|| self.config.revision.clone(), |c| c.protocol_version.clone())
     }
 
     /// Runs one `tools/call`; `None` when it was cancelled (no response).

@@ -5,7 +5,8 @@
 //! message at a time, answers cheap requests inline, runs every
 //! `tools/call` in its own task (so calls run concurrently and can be
 //! cancelled), never answers a notification, and sends everything through a
-//! single writer task. Protocol semantics of each method live in
+//! single writer task. In revisions with JSON-RPC batches (2025-03-26) a
+//! batch is answered with one array once all its calls are done. Protocol semantics of each method live in
 //! [`crate::router`].
 
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinHandle;
 
 use crate::cancel::CancellationToken;
 use crate::catch::CatchUnwind;
@@ -288,37 +290,114 @@ impl Server {
         read_result.and(written)
     }
 
-    /// Handles one message; returns an immediate reply, if any. Tool calls
+    /// Handles one line; returns an immediate reply, if any. Tool calls
     /// are answered later by their task.
     async fn on_message(&self, text: &str, tx: &mpsc::Sender<String>, slots: &Arc<Semaphore>) -> Option<String> {
-        match jsonrpc::parse(text) {
+        let items = match jsonrpc::parse(text) {
+            Incoming::Batch(items) => items,
+            single => {
+                return match self.on_incoming(single, tx, slots, Delivery::Direct).await {
+                    Answer::Now(reply) => Some(reply),
+                    Answer::Later(_) | Answer::Nothing => None,
+                }
+            }
+        };
+        let revision = self.shared.session_revision();
+        if !crate::router::batches_allowed(&revision) {
+            let error = jsonrpc::RpcError::invalid_request(format!(
+                "JSON-RPC batches are not part of MCP revision {revision}; send one message per line"
+            ));
+            return Some(jsonrpc::error_response(&Value::Null, &error));
+        }
+        let mut answers = Vec::with_capacity(items.len());
+        for item in items {
+            answers.push(self.on_incoming(jsonrpc::classify(item), tx, slots, Delivery::Collected).await);
+        }
+        if answers.iter().all(|a| matches!(a, Answer::Nothing)) {
+            return None; // only notifications and responses: no reply at all
+        }
+        // One array of replies, in request order, once every call is done.
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let mut replies = Vec::with_capacity(answers.len());
+            for answer in answers {
+                match answer {
+                    Answer::Now(reply) => replies.push(reply),
+                    Answer::Later(call) => replies.extend(call.await.ok().flatten()),
+                    Answer::Nothing => {}
+                }
+            }
+            // Every call may have been cancelled: then nothing is sent.
+            if !replies.is_empty() {
+                let _ = tx.send(format!("[{}]", replies.join(","))).await;
+            }
+        });
+        None
+    }
+
+    /// Handles one classified message (alone or from a batch).
+    async fn on_incoming(
+        &self,
+        incoming: Incoming,
+        tx: &mpsc::Sender<String>,
+        slots: &Arc<Semaphore>,
+        delivery: Delivery,
+    ) -> Answer {
+        match incoming {
+            Incoming::Request { id, method, .. } if method == "initialize" && delivery == Delivery::Collected => {
+                let error = jsonrpc::RpcError::invalid_request("initialize must not be part of a JSON-RPC batch");
+                Answer::Now(jsonrpc::error_response(&id, &error))
+            }
             Incoming::Request { id, method, params } => {
                 if method == "tools/call" {
+                    if self.shared.inflight.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&jsonrpc::json_text(&id)) {
+                        // Ids must be unique among a session's requests; a reused one
+                        // would make `notifications/cancelled` ambiguous.
+                        let error = jsonrpc::RpcError::invalid_request(format!(
+                            "request id {} is already in use by a running tools/call; use a new id",
+                            jsonrpc::json_text(&id)
+                        ));
+                        return Answer::Now(jsonrpc::error_response(&id, &error));
+                    }
                     // The semaphore is never closed, so this only waits.
                     let permit = Arc::clone(slots).acquire_owned().await.ok();
-                    self.spawn_call(id, params, tx.clone(), permit);
-                    return None;
+                    return Answer::Later(self.spawn_call(id, params, tx.clone(), permit, delivery));
                 }
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     self.shared.handle_inline(&method, params.as_ref())
                 }))
                 .unwrap_or_else(|p| Err(jsonrpc::RpcError::internal(crate::catch::panic_message(p.as_ref()))));
-                Some(match outcome {
+                Answer::Now(match outcome {
                     Ok(result) => jsonrpc::response(&id, &result),
                     Err(error) => jsonrpc::error_response(&id, &error),
                 })
             }
             Incoming::Notification { method, params } => {
                 self.shared.on_notification(&method, params.as_ref());
-                None
+                Answer::Nothing
             }
             // This server sends no requests, so responses answer nothing.
-            Incoming::Response { .. } => None,
-            Incoming::Invalid { id, error } => Some(jsonrpc::error_response(&id, &error)),
+            Incoming::Response { .. } => Answer::Nothing,
+            Incoming::Invalid { id, error } => Answer::Now(jsonrpc::error_response(&id, &error)),
+            // `classify` never yields a batch; a nested one is answered as invalid.
+            Incoming::Batch(_) => Answer::Now(jsonrpc::error_response(
+                &Value::Null,
+                &jsonrpc::RpcError::invalid_request("batches do not nest"),
+            )),
         }
     }
 
-    fn spawn_call(&self, id: Value, params: Option<Value>, tx: mpsc::Sender<String>, permit: Option<OwnedSemaphorePermit>) {
+    /// Starts a `tools/call` in its own task. With [`Delivery::Direct`] the
+    /// task sends its reply itself; with [`Delivery::Collected`] the reply is
+    /// the task's output, for the batch it belongs to.
+    fn spawn_call(
+        &self,
+        id: Value,
+        params: Option<Value>,
+        tx: mpsc::Sender<String>,
+        permit: Option<OwnedSemaphorePermit>,
+        delivery: Delivery,
+    ) -> JoinHandle<Option<String>> {
         let key = jsonrpc::json_text(&id);
         let token = CancellationToken::new();
         // Registered before the task starts, so a cancellation that arrives
@@ -334,10 +413,33 @@ impl Server {
                 Some(jsonrpc::error_response(&echo, &jsonrpc::RpcError::internal("the tool call failed unexpectedly")))
             });
             shared.inflight.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
-            if let Some(reply) = reply {
-                let _ = tx.send(reply).await;
-            }
             drop(permit);
-        });
+            match (delivery, reply) {
+                (Delivery::Direct, Some(reply)) => {
+                    let _ = tx.send(reply).await;
+                    None
+                }
+                (_, reply) => reply,
+            }
+        })
     }
+}
+
+/// Where a tool call's reply goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delivery {
+    /// Straight to the writer (a message on its own line).
+    Direct,
+    /// Back to the batch it came in, which answers with one array.
+    Collected,
+}
+
+/// What handling one message produced.
+enum Answer {
+    /// A reply to send now.
+    Now(String),
+    /// A running tool call; its output is the reply when collected.
+    Later(JoinHandle<Option<String>>),
+    /// Nothing to send (a notification, a response).
+    Nothing,
 }

@@ -99,7 +99,7 @@ fn start(builder: impl FnOnce(ServerBuilder) -> ServerBuilder) -> (Client, Arc<A
     let dispatch = Arc::new(Handlers { started_waits: Arc::clone(&started) });
     let server = builder(
         ServerBuilder::new("2025-11-25", tools(), dispatch)
-            .supported_revisions(["2025-06-18", "2025-11-25"])
+            .supported_revisions(["2025-03-26", "2025-06-18", "2025-11-25"])
             .server_info(json!({"name": "test", "version": "1.0.0"}))
             .rate_limit("limited", RateLimit::per_minute(1))
             .access_control(|call| if call.tool == "secret" { Err("not for you".into()) } else { Ok(()) })
@@ -276,6 +276,37 @@ async fn calls_run_concurrently_and_cancel() {
 }
 
 #[tokio::test]
+async fn an_id_of_a_running_call_is_not_reused() {
+    let (mut c, started) = start(|b| b);
+    initialize(&mut c, "2025-11-25").await;
+    c.send(r#"{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait"}}"#).await;
+    while started.load(Ordering::SeqCst) < 1 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let r = c.call(9, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
+    assert_eq!(r["result"]["structuredContent"]["sum"], 2);
+    c.send(r#"{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1}}}"#).await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!("w"), json!(-32600)), "{r}");
+    // The first call is still the one the id names: cancelling it ends it
+    // without an answer, and the id is free again afterwards.
+    c.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w"}}"#).await;
+    let r = c.call(10, "ping", json!({})).await;
+    assert_eq!(r["id"], 10);
+    let again = r#"{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":2}}}"#;
+    let mut answer = Value::Null;
+    for _ in 0..200 {
+        c.send(again).await;
+        answer = c.recv().await;
+        if answer.get("result").is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(answer["result"]["structuredContent"]["sum"], 4, "{answer}");
+}
+
+#[tokio::test]
 async fn a_panicking_hook_is_answered_with_32603() {
     let (mut c, _) = start(|b| b.output_hook(|tool, _| if tool == "echo" { panic!("hook bug") }));
     initialize(&mut c, "2025-11-25").await;
@@ -283,4 +314,79 @@ async fn a_panicking_hook_is_answered_with_32603() {
     assert_eq!(r["error"]["code"], -32603, "{r}");
     let r = c.call(2, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await;
     assert_eq!(r["result"]["structuredContent"]["sum"], 3);
+}
+
+fn ids(replies: &Value) -> Vec<Value> {
+    replies.as_array().expect("a batch is answered with an array").iter().map(|r| r["id"].clone()).collect()
+}
+
+#[tokio::test]
+async fn revision_2025_03_26_answers_a_batch_with_one_array_in_request_order() {
+    let (mut c, _) = start(|b| b);
+    initialize(&mut c, "2025-03-26").await;
+    c.send(
+        &json!([
+            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}},
+            {"jsonrpc": "2.0", "method": "notifications/whatever"},
+            {"jsonrpc": "2.0", "id": "bad", "method": 7},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "fail"}},
+            {"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {"protocolVersion": "2025-03-26"}},
+            [1]
+        ])
+        .to_string(),
+    )
+    .await;
+    let r = c.recv().await;
+    assert_eq!(ids(&r), vec![json!(1), json!(2), json!("bad"), json!(3), json!(4), Value::Null], "{r}");
+    assert_eq!(r[0]["result"], json!({}));
+    assert_eq!(r[1]["result"]["structuredContent"]["sum"], 5);
+    assert_eq!(r[2]["error"]["code"], -32600);
+    assert_eq!(r[3]["result"]["isError"], true);
+    assert_eq!(r[4]["error"]["code"], -32600);
+    assert!(r[4]["error"]["message"].as_str().unwrap().contains("initialize"), "{r}");
+    assert_eq!(r[5]["error"]["code"], -32600);
+    // A batch of notifications only gets no answer: the next line is the ping's.
+    c.send(r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#).await;
+    let r = c.call(5, "ping", json!({})).await;
+    assert_eq!(r["id"], 5);
+    // An empty batch is one error object, not an array.
+    c.send("[]").await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32600)));
+}
+
+#[tokio::test]
+async fn a_batch_waits_for_its_calls_and_leaves_out_cancelled_ones() {
+    let (mut c, started) = start(|b| b);
+    initialize(&mut c, "2025-03-26").await;
+    c.send(
+        r#"[{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait"}},{"jsonrpc":"2.0","id":"p","method":"ping"}]"#,
+    )
+    .await;
+    while started.load(Ordering::SeqCst) < 1 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // The server keeps serving while the batch is pending.
+    let r = c.call(6, "ping", json!({})).await;
+    assert_eq!(r["id"], 6);
+    c.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w"}}"#).await;
+    let r = c.recv().await;
+    assert_eq!(ids(&r), vec![json!("p")], "{r}");
+}
+
+#[tokio::test]
+async fn revisions_without_batches_reject_them_and_keep_serving() {
+    let (mut c, _) = start(|b| b);
+    // Before initialize the server's own revision (2025-11-25) decides.
+    c.send(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32600)));
+    assert!(r["error"]["message"].as_str().unwrap().contains("2025-11-25"), "{r}");
+    initialize(&mut c, "2025-06-18").await;
+    c.send(r#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#).await;
+    let r = c.recv().await;
+    assert!(r["error"]["message"].as_str().unwrap().contains("2025-06-18"), "{r}");
+    let r = c.call(3, "ping", json!({})).await;
+    assert_eq!(r["id"], 3);
 }
