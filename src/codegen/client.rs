@@ -150,7 +150,7 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
         pub fn tool_schemas() -> &'static ::mcpgen_runtime::client::ToolSchemas {
             static SCHEMAS: ::std::sync::OnceLock<::mcpgen_runtime::client::ToolSchemas> =
                 ::std::sync::OnceLock::new();
-            SCHEMAS.get_or_init(|| ::mcpgen_runtime::client::ToolSchemas::from_json(TOOLS_JSON))
+            SCHEMAS.get_or_init(|| ::mcpgen_runtime::client::ToolSchemas::from_json(TOOLS_JSON).for_revision(PROTOCOL_VERSION))
         }
 
         /// Client options for [`PROTOCOL_VERSION`]; adjust and pass to

@@ -1,12 +1,14 @@
 //! Compiled tool schemas and the typed call path generated clients use:
 //! input validated against `inputSchema` before anything is sent,
 //! `structuredContent` validated against `outputSchema` and decoded, or the
-//! content blocks decoded. Each validator is compiled once, on first use.
+//! content blocks decoded. Each validator is compiled once, on first use,
+//! by the same [`SchemaValidator`] the server uses, in the same dialect
+//! (the schema's `$schema`, else the default of the client's revision).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use jsonschema::Validator;
+use jsonschema::Draft;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -14,10 +16,11 @@ use serde_json::Value;
 use super::engine::Client;
 use super::error::{ClientError, SchemaProblem};
 use super::options::CallOptions;
+use crate::validate::{default_draft, SchemaValidator};
 
 struct Compiled {
-    input: Option<Result<Validator, String>>,
-    output: Option<Result<Validator, String>>,
+    input: Option<Result<SchemaValidator, String>>,
+    output: Option<Result<SchemaValidator, String>>,
 }
 
 struct Entry {
@@ -30,6 +33,8 @@ pub struct ToolSchemas {
     tools: Vec<Value>,
     by_name: HashMap<String, Entry>,
     load_error: Option<String>,
+    /// Dialect of schemas without `$schema`.
+    draft: Draft,
 }
 
 impl std::fmt::Debug for ToolSchemas {
@@ -38,15 +43,18 @@ impl std::fmt::Debug for ToolSchemas {
     }
 }
 
-fn compile(schema: Option<&Value>) -> Option<Result<Validator, String>> {
-    schema.map(|s| jsonschema::validator_for(s).map_err(|e| e.to_string()))
+fn compile(schema: Option<&Value>, draft: Draft) -> Option<Result<SchemaValidator, String>> {
+    schema.map(|s| SchemaValidator::compile(s, draft))
 }
 
-fn problems(validator: &Validator, value: &Value, prefix: &str) -> Vec<SchemaProblem> {
-    validator
-        .iter_errors(value)
-        .map(|e| SchemaProblem { pointer: format!("{prefix}{}", e.instance_path()), message: e.to_string() })
-        .collect()
+fn problems(validator: &SchemaValidator, value: &Value, prefix: &str) -> Vec<SchemaProblem> {
+    match validator.validate(value) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors
+            .into_iter()
+            .map(|e| SchemaProblem { pointer: format!("{prefix}{}", e.path), message: e.message })
+            .collect(),
+    }
 }
 
 impl ToolSchemas {
@@ -72,7 +80,16 @@ impl ToolSchemas {
                 Some((name, Entry { tool: t.clone(), compiled: OnceLock::new() }))
             })
             .collect();
-        Self { tools, by_name, load_error: None }
+        Self { tools, by_name, load_error: None, draft: Draft::Draft202012 }
+    }
+
+    /// Schemas without `$schema` are read in the default dialect of
+    /// `revision` (draft-07 before 2025-11-25, 2020-12 from it on), as the
+    /// server of that revision reads them. Generated clients pass their
+    /// revision; without it 2020-12 applies, as in every revision since 2025-11-25.
+    pub fn for_revision(mut self, revision: &str) -> Self {
+        self.draft = default_draft(revision);
+        self
     }
 
     /// The tools as declared, in manifest order.
@@ -86,12 +103,12 @@ impl ToolSchemas {
             return Err(ClientError::unexpected(format!("tool `{tool}` is unknown to this client: {why}")));
         };
         Ok(entry.compiled.get_or_init(|| Compiled {
-            input: compile(entry.tool.get("inputSchema")),
-            output: compile(entry.tool.get("outputSchema")),
+            input: compile(entry.tool.get("inputSchema"), self.draft),
+            output: compile(entry.tool.get("outputSchema"), self.draft),
         }))
     }
 
-    fn check(tool: &str, v: &Option<Result<Validator, String>>, value: &Value, prefix: &str, which: &str)
+    fn check(tool: &str, v: &Option<Result<SchemaValidator, String>>, value: &Value, prefix: &str, which: &str)
         -> Result<Vec<SchemaProblem>, ClientError> {
         match v {
             None => Ok(Vec::new()),
@@ -197,5 +214,46 @@ impl Client {
     pub async fn check_drift(&self, schemas: &ToolSchemas) -> Result<super::Drift, ClientError> {
         let live = self.list_all_tools().await?;
         Ok(super::Drift::compare(schemas.tools(), &live))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schemas() -> ToolSchemas {
+        // `prefixItems` is a 2020-12 keyword; draft-07 does not know it.
+        ToolSchemas::new(vec![json!({
+            "name": "t",
+            "inputSchema": {"type": "object", "properties": {
+                "p": {"type": "array", "prefixItems": [{"type": "string"}]},
+                "n": {"type": "integer"}
+            }}
+        })])
+    }
+
+    #[test]
+    fn schemas_are_read_in_the_dialect_of_the_clients_revision() {
+        let args = json!({"p": [1]});
+        schemas().for_revision("2025-06-18").validate_input("t", &args).unwrap();
+        for s in [schemas().for_revision("2025-11-25"), schemas()] {
+            let err = s.validate_input("t", &args).unwrap_err();
+            assert!(matches!(err, ClientError::InvalidInput { .. }), "{err}");
+        }
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_pointer() {
+        let err = schemas().validate_input("t", &json!({"n": "x"})).unwrap_err();
+        let ClientError::InvalidInput { problems, .. } = err else { panic!("{err}") };
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].pointer, "/n");
+        let out = ToolSchemas::new(vec![json!({"name": "o", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "required": ["x", "y"]}})]);
+        let err = out.validate_output("o", &json!({})).unwrap_err();
+        let ClientError::InvalidOutput { problems, .. } = err else { panic!("{err}") };
+        assert!(problems.iter().all(|p| p.pointer == "/structuredContent"), "{problems:?}");
+        assert!(!problems.is_empty());
     }
 }
