@@ -70,6 +70,24 @@ async fn main() {
         pct(&lat, 0.50),
         pct(&lat, 0.99)
     );
+    // The same `tools/call` through the engine, untyped and unvalidated:
+    // the difference to `sequential` is what typing costs in situ.
+    let params = serde_json::json!({"name": "get_forecast", "arguments": serde_json::to_value(input()).expect("encode")});
+    let mut lat = Vec::with_capacity(calls);
+    let start = Instant::now();
+    for _ in 0..calls {
+        let t = Instant::now();
+        c.engine().request("tools/call", Some(params.clone()), &opts).await.expect("call");
+        lat.push(t.elapsed());
+    }
+    let total = start.elapsed().as_secs_f64();
+    lat.sort();
+    println!(
+        "mode=engine_call calls={calls} rps={:.0} p50_us={:.1} p99_us={:.1}",
+        calls as f64 / total,
+        pct(&lat, 0.50),
+        pct(&lat, 0.99)
+    );
     // Client-side cost of one typed call: serialise + validate the input,
     // validate + decode a recorded answer (no I/O).
     let schemas = client::tool_schemas();
