@@ -42,8 +42,11 @@ fn scaffolded_crate_builds_and_passes_its_own_tests() {
 
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
-        .args(["test", "--offline", "--quiet"])
-        .current_dir(&dir)
+        .args(["test", "--offline", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        // From the repository, so its .cargo/config.toml gives the crate the
+        // workspace's profile and the dependencies are reused, not rebuilt.
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("CARGO_TARGET_DIR", target_dir())
         .env("MCPGEN_SCHEMA_MIRROR", mirror())
         .env("MCPGEN_OFFLINE", "1")
