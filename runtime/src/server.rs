@@ -6,8 +6,8 @@
 //! `tools/call` in its own task (so calls run concurrently and can be
 //! cancelled), never answers a notification, and sends everything through a
 //! single writer task. In revisions with JSON-RPC batches (2025-03-26) a
-//! batch is answered with one array once all its calls are done. Protocol semantics of each method live in
-//! [`crate::router`].
+//! batch is answered with one array once all its calls are done. Protocol
+//! semantics of each method live in [`crate::router`].
 
 use std::collections::HashMap;
 use std::io;
@@ -350,18 +350,18 @@ impl Server {
             }
             Incoming::Request { id, method, params } => {
                 if method == "tools/call" {
-                    if self.shared.inflight.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&jsonrpc::json_text(&id)) {
+                    let key = jsonrpc::json_text(&id);
+                    if self.shared.inflight.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&key) {
                         // Ids must be unique among a session's requests; a reused one
                         // would make `notifications/cancelled` ambiguous.
                         let error = jsonrpc::RpcError::invalid_request(format!(
-                            "request id {} is already in use by a running tools/call; use a new id",
-                            jsonrpc::json_text(&id)
+                            "request id {key} is already in use by a running tools/call; use a new id"
                         ));
                         return Answer::Now(jsonrpc::error_response(&id, &error));
                     }
                     // The semaphore is never closed, so this only waits.
                     let permit = Arc::clone(slots).acquire_owned().await.ok();
-                    return Answer::Later(self.spawn_call(id, params, tx.clone(), permit, delivery));
+                    return Answer::Later(self.spawn_call(id, key, params, tx.clone(), permit, delivery));
                 }
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     self.shared.handle_inline(&method, params.as_ref())
@@ -387,18 +387,19 @@ impl Server {
         }
     }
 
-    /// Starts a `tools/call` in its own task. With [`Delivery::Direct`] the
-    /// task sends its reply itself; with [`Delivery::Collected`] the reply is
-    /// the task's output, for the batch it belongs to.
+    /// Starts a `tools/call` in its own task, registered in flight under
+    /// `key` (the id's JSON text). With [`Delivery::Direct`] the task sends
+    /// its reply itself; with [`Delivery::Collected`] the reply is the
+    /// task's output, for the batch it belongs to.
     fn spawn_call(
         &self,
         id: Value,
+        key: String,
         params: Option<Value>,
         tx: mpsc::Sender<String>,
         permit: Option<OwnedSemaphorePermit>,
         delivery: Delivery,
     ) -> JoinHandle<Option<String>> {
-        let key = jsonrpc::json_text(&id);
         let token = CancellationToken::new();
         // Registered before the task starts, so a cancellation that arrives
         // right behind the request finds it.

@@ -20,6 +20,30 @@ fn pct(sorted: &[Duration], p: f64) -> f64 {
     sorted[i].as_secs_f64() * 1e6
 }
 
+/// Runs `calls` round trips one after another and prints calls/s and the
+/// p50/p99 latency under the label `mode`.
+async fn sequential<F, Fut>(mode: &str, calls: usize, mut round_trip: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut lat = Vec::with_capacity(calls);
+    let start = Instant::now();
+    for _ in 0..calls {
+        let t = Instant::now();
+        round_trip().await;
+        lat.push(t.elapsed());
+    }
+    let total = start.elapsed().as_secs_f64();
+    lat.sort();
+    println!(
+        "mode={mode} calls={calls} rps={:.0} p50_us={:.1} p99_us={:.1}",
+        calls as f64 / total,
+        pct(&lat, 0.50),
+        pct(&lat, 0.99)
+    );
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut args = std::env::args().skip(1);
@@ -37,57 +61,24 @@ async fn main() {
     for _ in 0..calls / 10 {
         c.get_forecast(input()).await.expect("warmup");
     }
-    let mut lat = Vec::with_capacity(calls);
-    let start = Instant::now();
-    for _ in 0..calls {
-        let t = Instant::now();
+    sequential("sequential", calls, || async {
         let out = c.get_forecast(input()).await.expect("call");
-        lat.push(t.elapsed());
         assert_eq!(out.days.len(), 3);
-    }
-    let total = start.elapsed().as_secs_f64();
-    lat.sort();
-    println!(
-        "mode=sequential calls={calls} rps={:.0} p50_us={:.1} p99_us={:.1}",
-        calls as f64 / total,
-        pct(&lat, 0.50),
-        pct(&lat, 0.99)
-    );
+    })
+    .await;
     // The engine alone (no typing, no validation): `ping` round trips.
     let opts = client::CallOptions::new();
-    let mut lat = Vec::with_capacity(calls);
-    let start = Instant::now();
-    for _ in 0..calls {
-        let t = Instant::now();
+    sequential("ping", calls, || async {
         c.engine().request("ping", None, &opts).await.expect("ping");
-        lat.push(t.elapsed());
-    }
-    let total = start.elapsed().as_secs_f64();
-    lat.sort();
-    println!(
-        "mode=ping calls={calls} rps={:.0} p50_us={:.1} p99_us={:.1}",
-        calls as f64 / total,
-        pct(&lat, 0.50),
-        pct(&lat, 0.99)
-    );
+    })
+    .await;
     // The same `tools/call` through the engine, untyped and unvalidated:
     // the difference to `sequential` is what typing costs in situ.
     let params = serde_json::json!({"name": "get_forecast", "arguments": serde_json::to_value(input()).expect("encode")});
-    let mut lat = Vec::with_capacity(calls);
-    let start = Instant::now();
-    for _ in 0..calls {
-        let t = Instant::now();
+    sequential("engine_call", calls, || async {
         c.engine().request("tools/call", Some(params.clone()), &opts).await.expect("call");
-        lat.push(t.elapsed());
-    }
-    let total = start.elapsed().as_secs_f64();
-    lat.sort();
-    println!(
-        "mode=engine_call calls={calls} rps={:.0} p50_us={:.1} p99_us={:.1}",
-        calls as f64 / total,
-        pct(&lat, 0.50),
-        pct(&lat, 0.99)
-    );
+    })
+    .await;
     // Client-side cost of one typed call: serialise + validate the input,
     // validate + decode a recorded answer (no I/O).
     let schemas = client::tool_schemas();
