@@ -1,5 +1,8 @@
 //! The request context handed to every tool handler: cancellation, progress
-//! notifications and the caller's identity.
+//! notifications, the caller's identity, the request's `_meta`, the
+//! revision it is served in and an extensions slot (HTTP request parts, an
+//! authenticated principal); and [`Sink`], where a request's messages go
+//! before its final reply.
 
 use std::sync::Arc;
 
@@ -9,12 +12,13 @@ use tokio::sync::mpsc;
 use crate::cancel::CancellationToken;
 use crate::jsonrpc;
 
-/// Who is calling: what the client said about itself in `initialize`.
+/// Who is calling: what the client said about itself, in `initialize`
+/// (stateful era) or in the request's `_meta` (stateless era).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientIdentity {
-    /// `clientInfo` from `initialize` (`name`, `version`, maybe `title`...).
+    /// `clientInfo` (`name`, `version`, maybe `title`...), `null` when not given.
     pub info: Value,
-    /// The protocol revision agreed in `initialize`.
+    /// The protocol revision in use.
     pub protocol_version: String,
     /// The client's declared capabilities.
     pub capabilities: Value,
@@ -30,6 +34,59 @@ impl ClientIdentity {
     pub fn version(&self) -> Option<&str> {
         self.info.get("version").and_then(Value::as_str)
     }
+
+    /// Whether the client declared the top-level capability `name`
+    /// (`sampling`, `elicitation`, `roots`, ...).
+    pub fn has_capability(&self, name: &str) -> bool {
+        self.capabilities.get(name).is_some_and(|c| !c.is_null())
+    }
+}
+
+/// An authenticated caller, as an authentication hook puts it into a
+/// request's extensions; the access-control hook and handlers read it back
+/// with `extensions().get::<Principal>()`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Principal {
+    /// Who it is (a user id, a client id, a key name).
+    pub subject: String,
+    /// What it may do (OAuth scopes, roles).
+    pub scopes: Vec<String>,
+    /// Anything else the hook wants to pass on.
+    pub claims: Value,
+}
+
+/// Where a request's own messages go before its final reply: progress and
+/// log notifications. Over stdio that is the connection; over Streamable
+/// HTTP, the request's SSE stream (or nowhere when it is answered as plain
+/// JSON).
+#[derive(Debug, Clone, Default)]
+pub struct Sink {
+    tx: Option<mpsc::Sender<String>>,
+}
+
+impl Sink {
+    /// Messages go to `tx` (one serialised JSON-RPC message each).
+    pub fn new(tx: mpsc::Sender<String>) -> Self {
+        Self { tx: Some(tx) }
+    }
+
+    /// Messages are dropped.
+    pub fn discard() -> Self {
+        Self { tx: None }
+    }
+
+    /// Whether messages sent here can reach the client.
+    pub fn is_connected(&self) -> bool {
+        self.tx.as_ref().is_some_and(|tx| !tx.is_closed())
+    }
+
+    /// Sends one message; `false` when it cannot be delivered.
+    pub async fn send(&self, message: String) -> bool {
+        match &self.tx {
+            Some(tx) => tx.send(message).await.is_ok(),
+            None => false,
+        }
+    }
 }
 
 /// Everything a handler may need besides its typed input.
@@ -40,27 +97,55 @@ pub struct RequestContext {
     cancel: CancellationToken,
     progress_token: Option<Value>,
     client: Option<Arc<ClientIdentity>>,
-    outbound: mpsc::Sender<String>,
+    sink: Sink,
+    meta: Option<Arc<Value>>,
+    revision: Arc<str>,
+    extensions: Arc<http::Extensions>,
+}
+
+/// The parts of a [`RequestContext`] the engine fills in.
+pub(crate) struct ContextParts {
+    pub request_id: Value,
+    pub tool: Arc<str>,
+    pub cancel: CancellationToken,
+    pub progress_token: Option<Value>,
+    pub client: Option<Arc<ClientIdentity>>,
+    pub sink: Sink,
+    pub meta: Option<Arc<Value>>,
+    pub revision: Arc<str>,
+    pub extensions: Arc<http::Extensions>,
 }
 
 impl RequestContext {
-    pub(crate) fn new(
-        request_id: Value,
-        tool: Arc<str>,
-        cancel: CancellationToken,
-        progress_token: Option<Value>,
-        client: Option<Arc<ClientIdentity>>,
-        outbound: mpsc::Sender<String>,
-    ) -> Self {
-        Self { request_id, tool, cancel, progress_token, client, outbound }
+    pub(crate) fn new(p: ContextParts) -> Self {
+        Self {
+            request_id: p.request_id,
+            tool: p.tool,
+            cancel: p.cancel,
+            progress_token: p.progress_token,
+            client: p.client,
+            sink: p.sink,
+            meta: p.meta,
+            revision: p.revision,
+            extensions: p.extensions,
+        }
     }
 
     /// A context that is not attached to a server (for unit tests of
     /// handlers): never cancelled unless `cancel` is tripped, progress goes
-    /// nowhere, no client identity.
+    /// nowhere, no client identity, the newest revision.
     pub fn detached(tool: &str) -> Self {
-        let (outbound, _) = mpsc::channel(1);
-        Self::new(Value::from(0), tool.into(), CancellationToken::new(), None, None, outbound)
+        Self::new(ContextParts {
+            request_id: Value::from(0),
+            tool: tool.into(),
+            cancel: CancellationToken::new(),
+            progress_token: None,
+            client: None,
+            sink: Sink::discard(),
+            meta: None,
+            revision: crate::revision::LATEST.into(),
+            extensions: Arc::default(),
+        })
     }
 
     /// The JSON-RPC id of the `tools/call` request.
@@ -73,7 +158,8 @@ impl RequestContext {
         &self.tool
     }
 
-    /// The request's cancellation token (tripped by `notifications/cancelled`).
+    /// The request's cancellation token (tripped by `notifications/cancelled`,
+    /// or when the HTTP stream carrying the request closes).
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancel
     }
@@ -88,9 +174,48 @@ impl RequestContext {
         self.cancel.cancelled().await
     }
 
-    /// The caller, once `initialize` has been answered.
+    /// The caller: from `initialize` (stateful era) or this request's
+    /// `_meta` (stateless era).
     pub fn client(&self) -> Option<&ClientIdentity> {
         self.client.as_deref()
+    }
+
+    /// The request's `params._meta`, as sent.
+    pub fn meta(&self) -> Option<&Value> {
+        self.meta.as_deref()
+    }
+
+    /// The protocol revision this request is served in.
+    pub fn revision(&self) -> &str {
+        &self.revision
+    }
+
+    /// Request extensions: over HTTP the request's `http::request::Parts`
+    /// (method, URI, headers) and whatever the authentication hook added,
+    /// such as a [`Principal`].
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
+    }
+
+    /// The authenticated caller, when an authentication hook set one.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.extensions.get::<Principal>()
+    }
+
+    /// `Ok` when the caller declared every capability in `names`
+    /// (`"sampling"`, `"elicitation"`, `"roots"`), else the error that
+    /// answers the request with `-32021` naming the missing ones.
+    pub fn require_capabilities(&self, names: &[&str]) -> Result<(), crate::ToolError> {
+        let missing: Map<String, Value> = names
+            .iter()
+            .filter(|n| !self.client.as_deref().is_some_and(|c| c.has_capability(n)))
+            .map(|n| ((*n).to_owned(), Value::Object(Map::new())))
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::ToolError::missing_capabilities(Value::Object(missing)))
+        }
     }
 
     /// Whether the caller asked for progress (its request had a
@@ -103,6 +228,9 @@ impl RequestContext {
     /// does nothing otherwise. `progress` should increase with each call.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let Some(token) = &self.progress_token else { return };
+        if self.cancel.is_cancelled() {
+            return; // nothing more may be sent for a cancelled request
+        }
         let mut params = Map::new();
         params.insert("progressToken".into(), token.clone());
         params.insert("progress".into(), Value::from(progress));
@@ -114,6 +242,6 @@ impl RequestContext {
         }
         let text = jsonrpc::notification("notifications/progress", &Value::Object(params));
         // A closed connection is not the handler's problem.
-        let _ = self.outbound.send(text).await;
+        let _ = self.sink.send(text).await;
     }
 }

@@ -15,7 +15,7 @@ pub mod cursor;
 pub mod de;
 pub mod jsonrpc;
 pub mod limits;
-pub mod router;
+pub mod revision;
 pub mod server;
 pub mod stdio;
 pub mod tool;
@@ -24,9 +24,9 @@ pub mod transport;
 pub mod validate;
 
 pub use cancel::CancellationToken;
-pub use context::{ClientIdentity, RequestContext};
+pub use context::{ClientIdentity, Principal, RequestContext, Sink};
 pub use limits::RateLimit;
-pub use server::{CallInfo, Server, ServerBuilder, ServerError};
+pub use server::{CacheHint, CacheScope, CallInfo, Server, ServerBuilder, ServerError, Session};
 pub use tool::{Dispatch, ToolError, ToolOutput};
 
 pub use serde;

@@ -18,15 +18,33 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// A failure a tool handler reports. It is answered as a tool result with
 /// `isError: true` and the message as text, so the model can read it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolError {
     message: String,
+    required_capabilities: Option<Value>,
 }
 
 impl ToolError {
     /// A tool error with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self { message: message.into(), required_capabilities: None }
+    }
+
+    /// The call needs client capabilities the caller did not declare
+    /// (`{"sampling": {}}`): answered with the protocol error `-32021`
+    /// (MissingRequiredClientCapability) instead of a tool result.
+    pub fn missing_capabilities(required: Value) -> Self {
+        let names: Vec<&str> = required.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+        Self {
+            message: format!("the client did not declare the capabilities this tool needs: {}", names.join(", ")),
+            required_capabilities: Some(required),
+        }
+    }
+
+    /// The missing capabilities, for an error made by
+    /// [`ToolError::missing_capabilities`].
+    pub fn required_capabilities(&self) -> Option<&Value> {
+        self.required_capabilities.as_ref()
     }
 
     /// The message sent to the caller.
@@ -85,13 +103,18 @@ pub enum CallFailure {
     InvalidArguments(Vec<FieldError>),
     /// The handler failed.
     Tool(ToolError),
+    /// The call needs client capabilities the caller did not declare.
+    MissingCapability(Value),
     /// The output could not be encoded as JSON (a bug in the handler's types).
     Encode(String),
 }
 
 impl From<ToolError> for CallFailure {
     fn from(err: ToolError) -> Self {
-        Self::Tool(err)
+        match err.required_capabilities {
+            Some(required) => Self::MissingCapability(required),
+            None => Self::Tool(err),
+        }
     }
 }
 

@@ -9,17 +9,10 @@
 use jsonschema::Draft;
 use serde_json::{json, Value};
 
-/// The first revision whose default schema dialect is 2020-12.
-const DIALECT_2020_12_FROM: &str = "2025-11-25";
-
-/// The default dialect of schemas without `$schema` in a protocol revision.
+/// The default dialect of schemas without `$schema` in a protocol revision
+/// (from the revision table; an unknown revision takes the one before it).
 pub fn default_draft(revision: &str) -> Draft {
-    // Revisions are dates (YYYY-MM-DD), so they order as strings.
-    if revision >= DIALECT_2020_12_FROM {
-        Draft::Draft202012
-    } else {
-        Draft::Draft7
-    }
+    crate::revision::nearest(revision).dialect.draft()
 }
 
 /// One failing field.

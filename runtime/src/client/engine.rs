@@ -255,9 +255,9 @@ impl Shared {
     }
 
     pub(crate) fn add_stateless_meta(&self, meta: &mut Map<String, Value>, version: &str) {
-        meta.entry("io.modelcontextprotocol/protocolVersion").or_insert_with(|| json!(version));
-        meta.entry("io.modelcontextprotocol/clientInfo").or_insert_with(|| self.options.client_info.clone());
-        meta.entry("io.modelcontextprotocol/clientCapabilities")
+        meta.entry(crate::revision::meta::PROTOCOL_VERSION).or_insert_with(|| json!(version));
+        meta.entry(crate::revision::meta::CLIENT_INFO).or_insert_with(|| self.options.client_info.clone());
+        meta.entry(crate::revision::meta::CLIENT_CAPABILITIES)
             .or_insert_with(|| self.options.capabilities.clone());
     }
 

@@ -14,10 +14,10 @@ use super::engine::{Client, Session};
 use super::error::ClientError;
 use super::options::CallOptions;
 
-/// True for revisions that have no `initialize` (dates are ISO, so they
-/// compare as strings).
+/// True for revisions that have no `initialize` (the modern era of the
+/// revision table).
 pub fn is_stateless_revision(revision: &str) -> bool {
-    revision >= "2026-07-28"
+    crate::revision::era(revision) == crate::revision::Era::Modern
 }
 
 impl Client {

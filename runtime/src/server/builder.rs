@@ -1,0 +1,210 @@
+//! [`ServerBuilder`]: collects the tool table, the generated dispatcher,
+//! the hooks and the settings, compiles every validator once and yields a
+//! [`Server`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::limits::RateLimit;
+use crate::tool::Dispatch;
+use crate::toolset::{ToolSet, ToolSetError};
+
+use super::config::{AccessHook, CacheHint, CallInfo, Core, OutputHook, ServerConfig};
+use super::engine::Server;
+
+/// Why a server could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerError {
+    /// The tool table is unusable (a schema does not compile, ...).
+    Tools(ToolSetError),
+    /// A setting is invalid.
+    Config(String),
+}
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerError::Tools(e) => e.fmt(f),
+            ServerError::Config(m) => write!(f, "server configuration: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    config: ServerConfig,
+    tools: Value,
+    dispatch: Arc<dyn Dispatch>,
+    limits: HashMap<String, RateLimit>,
+    access: Option<AccessHook>,
+    output_hook: Option<OutputHook>,
+}
+
+impl ServerBuilder {
+    /// A server for `revision`, serving `tools` (a JSON array of `Tool`
+    /// objects, in the order `tools/list` returns them) through `dispatch`.
+    pub fn new(revision: &str, tools: Value, dispatch: Arc<dyn Dispatch>) -> Self {
+        Self {
+            config: ServerConfig {
+                revision: revision.to_owned(),
+                supported_revisions: crate::revision::REVISIONS.iter().map(|r| r.name.to_owned()).collect(),
+                server_info: serde_json::json!({ "name": "mcpgen-server", "version": "0.0.0" }),
+                instructions: None,
+                page_size: 100,
+                list_changed: false,
+                audit_arguments: false,
+                shutdown_grace: Duration::from_secs(10),
+                max_concurrent_calls: 64,
+                max_queued_calls: 256,
+                tools_cache: CacheHint::default(),
+                discover_cache: CacheHint::default(),
+            },
+            tools,
+            dispatch,
+            limits: HashMap::new(),
+            access: None,
+            output_hook: None,
+        }
+    }
+
+    /// Narrows the revisions the server serves (by default every revision
+    /// of [`crate::revision::REVISIONS`], in both eras). Revisions unknown to
+    /// the revision table are refused by [`ServerBuilder::build`].
+    pub fn supported_revisions<I, S>(mut self, revisions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut list: Vec<String> = revisions.into_iter().map(Into::into).collect();
+        list.sort();
+        list.dedup();
+        self.config.supported_revisions = list;
+        self
+    }
+
+    /// Caching hint of `tools/list` results (stateless era; default one
+    /// minute, public).
+    pub fn tools_cache(mut self, hint: CacheHint) -> Self {
+        self.config.tools_cache = hint;
+        self
+    }
+
+    /// Caching hint of `server/discover` results (default one minute, public).
+    pub fn discover_cache(mut self, hint: CacheHint) -> Self {
+        self.config.discover_cache = hint;
+        self
+    }
+
+    /// Tool calls of one session that may wait for a slot when all
+    /// [`ServerBuilder::max_concurrent_calls`] are busy (default 256);
+    /// beyond that calls are refused at once with a "server busy" error.
+    pub fn max_queued_calls(mut self, n: usize) -> Self {
+        self.config.max_queued_calls = n;
+        self
+    }
+
+    /// `serverInfo` of the `initialize` result.
+    pub fn server_info(mut self, info: Value) -> Self {
+        self.config.server_info = info;
+        self
+    }
+
+    /// `instructions` of the `initialize` result.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.config.instructions = Some(text.into());
+        self
+    }
+
+    /// Tools per `tools/list` page (at least 1).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.config.page_size = size.max(1);
+        self
+    }
+
+    /// Declares `tools.listChanged: true` in the capabilities.
+    pub fn list_changed(mut self, yes: bool) -> Self {
+        self.config.list_changed = yes;
+        self
+    }
+
+    /// Includes argument values in the audit log (off by default: they may
+    /// hold secrets).
+    pub fn audit_arguments(mut self, yes: bool) -> Self {
+        self.config.audit_arguments = yes;
+        self
+    }
+
+    /// Grace period for in-flight calls once the input closes.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.config.shutdown_grace = grace;
+        self
+    }
+
+    /// Tool calls of one session running at once (at least 1, default 64).
+    /// When all are busy further calls wait (see
+    /// [`ServerBuilder::max_queued_calls`]); other messages are still read
+    /// and answered.
+    pub fn max_concurrent_calls(mut self, n: usize) -> Self {
+        self.config.max_concurrent_calls = n.max(1);
+        self
+    }
+
+    /// Limits calls of one tool; over the limit a call is answered with a
+    /// tool error saying when to retry.
+    pub fn rate_limit(mut self, tool: impl Into<String>, limit: RateLimit) -> Self {
+        self.limits.insert(tool.into(), limit);
+        self
+    }
+
+    /// Called before every tool call; `Err(reason)` refuses the call.
+    pub fn access_control<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(&CallInfo<'_>) -> Result<(), String> + Send + Sync + 'static,
+    {
+        self.access = Some(Arc::new(hook));
+        self
+    }
+
+    /// Called on every `CallToolResult` before it is sent.
+    pub fn output_hook<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(&str, &mut Value) + Send + Sync + 'static,
+    {
+        self.output_hook = Some(Arc::new(hook));
+        self
+    }
+
+    /// Compiles the validators and checks the settings.
+    pub fn build(self) -> Result<Server, ServerError> {
+        if !self.config.server_info.get("name").is_some_and(Value::is_string) {
+            return Err(ServerError::Config("serverInfo needs a string \"name\"".into()));
+        }
+        if let Some(unknown) = self.config.supported_revisions.iter().find(|r| crate::revision::get(r).is_none()) {
+            return Err(ServerError::Config(format!(
+                "unknown protocol revision {unknown:?}; known: {}",
+                crate::revision::REVISIONS.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        if self.config.supported_revisions.is_empty() {
+            return Err(ServerError::Config("no protocol revision to serve".into()));
+        }
+        let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
+        let modern_result_tail = super::methods::modern_result_tail(&self.config.server_info);
+        Ok(Server {
+            core: Arc::new(Core {
+                config: self.config,
+                tools,
+                dispatch: self.dispatch,
+                access: self.access,
+                output_hook: self.output_hook,
+                modern_result_tail,
+            }),
+        })
+    }
+}
+

@@ -1,0 +1,230 @@
+//! The per-message entry point: [`Server::handle`] takes one classified
+//! message of a [`Session`], with a [`Sink`] for what the request sends
+//! before its final reply, and says what to answer: nothing (a
+//! notification, a response), a reply now, or a [`Pending`] reply (a tool
+//! call, a batch) that the transport awaits or spawns. It never blocks:
+//! a tool call waits for its slot inside its own future, so control
+//! messages (cancellation, ping) are never stuck behind calls.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde_json::Value;
+
+use crate::catch::{panic_message, CatchUnwind};
+use crate::context::Sink;
+use crate::jsonrpc::{self, Incoming, RpcError};
+
+use super::config::Core;
+use super::methods::{Reply, Scope};
+use super::session::Session;
+
+/// A configured server: built once, cheap to clone, serving any number of
+/// sessions over any transports.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) core: Arc<Core>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("config", &self.core.config).field("tools", &self.core.tools.len()).finish()
+    }
+}
+
+/// What handling one message produced.
+pub enum Handled {
+    /// Nothing to send (a notification, a response).
+    Nothing,
+    /// The reply, ready now.
+    Reply(Reply),
+    /// The reply once the work is done; `None` when the request was
+    /// cancelled (no reply is sent for it). Dropping it cancels the request.
+    Pending(Pending),
+}
+
+/// A reply still being worked on.
+pub struct Pending(Pin<Box<dyn Future<Output = Option<Reply>> + Send + 'static>>);
+
+impl Future for Pending {
+    type Output = Option<Reply>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.0.as_mut().poll(cx)
+    }
+}
+
+impl Handled {
+    /// The reply, waiting for it if it is pending.
+    pub async fn into_reply(self) -> Option<Reply> {
+        match self {
+            Handled::Nothing => None,
+            Handled::Reply(reply) => Some(reply),
+            Handled::Pending(pending) => pending.await,
+        }
+    }
+}
+
+impl Server {
+    /// The server's settings.
+    pub fn config(&self) -> &super::ServerConfig {
+        &self.core.config
+    }
+
+    /// A new session: one connection (stdio), one stateful HTTP session, or
+    /// one stateless request.
+    pub fn session(&self) -> Session {
+        Session::new(self.core.config.max_concurrent_calls)
+    }
+
+    /// Handles one message's text (which may be a JSON-RPC batch).
+    pub fn handle_text(&self, session: &Session, text: &str, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
+        match jsonrpc::parse(text) {
+            Incoming::Batch(items) => self.handle_batch(session, items, sink, extensions),
+            single => self.handle(session, single, sink, extensions),
+        }
+    }
+
+    /// Handles one classified message.
+    pub fn handle(&self, session: &Session, incoming: Incoming, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
+        match incoming {
+            Incoming::Request { id, method, params } => self.request(session, id, method, params, sink, extensions, false),
+            Incoming::Notification { method, params } => {
+                self.core.on_notification(session, &method, params.as_ref());
+                Handled::Nothing
+            }
+            // This server sends no requests, so responses answer nothing.
+            Incoming::Response { .. } => Handled::Nothing,
+            Incoming::Invalid { id, error } => Handled::Reply(Reply::error(&id, &error)),
+            Incoming::Batch(items) => self.handle_batch(session, items, sink, extensions),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn request(
+        &self,
+        session: &Session,
+        id: Value,
+        method: String,
+        params: Option<Value>,
+        sink: &Sink,
+        extensions: &Arc<http::Extensions>,
+        in_batch: bool,
+    ) -> Handled {
+        if in_batch && method == "initialize" {
+            let error = RpcError::invalid_request("initialize must not be part of a JSON-RPC batch");
+            return Handled::Reply(Reply::error(&id, &error));
+        }
+        let scope = match self.core.scope(session, &method, params.as_ref(), extensions) {
+            Ok(scope) => scope,
+            Err(error) => return Handled::Reply(Reply::error(&id, &error)),
+        };
+        if method == "tools/call" {
+            return self.call(session, id, params, scope, sink);
+        }
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.core.handle_inline(session, &scope, &method, params.as_ref())
+        }))
+        .unwrap_or_else(|p| Err(RpcError::internal(panic_message(p.as_ref()))));
+        Handled::Reply(match outcome {
+            Ok(result) => self.core.reply(&id, &scope, result),
+            Err(error) => Reply::error(&id, &error),
+        })
+    }
+
+    /// Registers a `tools/call` in flight and returns its pending reply.
+    fn call(&self, session: &Session, id: Value, params: Option<Value>, scope: Scope, sink: &Sink) -> Handled {
+        let key = jsonrpc::json_text(&id);
+        let config = &self.core.config;
+        let Some(queued) = session.enqueue(config.max_concurrent_calls + config.max_queued_calls) else {
+            let error = RpcError::internal(format!(
+                "server busy: {} tool calls of this session are running or waiting; retry later",
+                config.max_concurrent_calls + config.max_queued_calls
+            ));
+            return Handled::Reply(Reply::error(&id, &error));
+        };
+        // Registered before the future is polled, so a cancellation that
+        // arrives right behind the request finds it.
+        let Some(inflight) = session.register(key.clone()) else {
+            // Ids must be unique among a session's requests; a reused one
+            // would make `notifications/cancelled` ambiguous.
+            let error = RpcError::invalid_request(format!(
+                "request id {key} is already in use by a running tools/call; use a new id"
+            ));
+            return Handled::Reply(Reply::error(&id, &error));
+        };
+        let core = Arc::clone(&self.core);
+        let sink = sink.clone();
+        Handled::Pending(Pending(Box::pin(async move {
+            let token = inflight.token.clone();
+            // The semaphore is never closed; waiting ends with cancellation.
+            let permit = tokio::select! {
+                biased;
+                _ = token.cancelled() => return None,
+                permit = queued.slots().acquire_owned() => permit.ok(),
+            };
+            let echo = id.clone();
+            // Handler panics are caught inside `run_call`; this also covers
+            // the user's access-control and output hooks.
+            let reply = CatchUnwind::new(core.run_call(id, params, scope, token, sink)).await.unwrap_or_else(|panic| {
+                tracing::error!(panic = %panic, "tools/call failed unexpectedly");
+                Some(Reply::error(&echo, &RpcError::internal("the tool call failed unexpectedly")))
+            });
+            drop((permit, inflight, queued));
+            reply
+        })))
+    }
+
+    /// A JSON-RPC batch: one array of replies, in request order, once every
+    /// request in it is done (only in revisions that have batches).
+    fn handle_batch(&self, session: &Session, items: Vec<Value>, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
+        let revision = match session.identity() {
+            Some(client) => client.protocol_version.clone(),
+            None => self.core.default_legacy().to_owned(),
+        };
+        if !crate::revision::get(&revision).is_some_and(|r| r.batches) {
+            let error = RpcError::invalid_request(format!(
+                "JSON-RPC batches are not part of MCP revision {revision} (only of 2025-03-26); send one message at a time"
+            ));
+            return Handled::Reply(Reply::error(&Value::Null, &error));
+        }
+        let mut parts = Vec::with_capacity(items.len());
+        for item in items {
+            let handled = match jsonrpc::classify(item) {
+                Incoming::Request { id, method, params } => self.request(session, id, method, params, sink, extensions, true),
+                Incoming::Batch(_) => {
+                    Handled::Reply(Reply::error(&Value::Null, &RpcError::invalid_request("batches do not nest")))
+                }
+                other => self.handle(session, other, sink, extensions),
+            };
+            parts.push(match handled {
+                // Calls of a batch run concurrently, each in its own task.
+                Handled::Pending(p) => Part::Running(tokio::spawn(p)),
+                Handled::Reply(r) => Part::Done(r),
+                Handled::Nothing => continue,
+            });
+        }
+        if parts.is_empty() {
+            return Handled::Nothing; // only notifications and responses
+        }
+        Handled::Pending(Pending(Box::pin(async move {
+            let mut replies = Vec::with_capacity(parts.len());
+            for part in parts {
+                match part {
+                    Part::Done(reply) => replies.push(reply.text),
+                    Part::Running(task) => replies.extend(task.await.ok().flatten().map(|r| r.text)),
+                }
+            }
+            // Every call may have been cancelled: then nothing is sent.
+            (!replies.is_empty()).then(|| Reply { text: format!("[{}]", replies.join(",")), error: None })
+        })))
+    }
+}
+
+/// One member's reply in a batch.
+enum Part {
+    Done(Reply),
+    Running(tokio::task::JoinHandle<Option<Reply>>),
+}

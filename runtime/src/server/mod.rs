@@ -1,0 +1,29 @@
+//! The MCP server engine, split the way the protocol is:
+//!
+//! - [`Server`] (built once by [`ServerBuilder`], cheap to clone): the
+//!   settings, the tool table with validators compiled once, the generated
+//!   dispatch and the hooks;
+//! - [`Session`]: one client's state (era, `initialize` identity, log
+//!   level, requests in flight), per connection, per stateful HTTP session
+//!   or per stateless request;
+//! - [`Server::handle`] / [`Server::handle_text`]: the one per-message
+//!   entry point, answering nothing, a [`Reply`] now, or a [`Pending`] one;
+//! - drivers: [`Server::serve`] over any message stream (stdio) and, with
+//!   the `http` feature, the Streamable HTTP service in [`crate::http`].
+//!
+//! Modules depend one way: `config` and `session` know nothing of the
+//! others, `methods` (what each MCP method means) reads them, `engine`
+//! routes messages to `methods`, `stream` drives `engine`.
+
+mod builder;
+mod config;
+mod engine;
+mod methods;
+mod session;
+mod stream;
+
+pub use builder::{ServerBuilder, ServerError};
+pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, ServerConfig};
+pub use engine::{Handled, Pending, Server};
+pub use methods::{Reply, LOG_LEVELS};
+pub use session::{Session, SessionSnapshot};

@@ -1,0 +1,210 @@
+//! One client's state on a server: the era it speaks (fixed by its first
+//! request on a connection), the identity negotiated by `initialize`, its
+//! log level, its requests in flight (for `notifications/cancelled`) and
+//! its share of the call slots.
+//!
+//! A stdio connection is one session; a stateful Streamable HTTP session
+//! (`MCP-Session-Id`) is one session; a stateless HTTP request gets a fresh
+//! one. The parts another replica needs to continue a stateful session are
+//! a [`SessionSnapshot`].
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use crate::cancel::CancellationToken;
+use crate::context::ClientIdentity;
+use crate::revision::Era;
+
+/// One client's state; cheap to clone (clones share it).
+#[derive(Clone)]
+pub struct Session {
+    pub(crate) state: Arc<State>,
+}
+
+pub(crate) struct State {
+    pub(crate) era: Mutex<Option<Era>>,
+    pub(crate) identity: RwLock<Option<Arc<ClientIdentity>>>,
+    pub(crate) log_level: Mutex<Option<String>>,
+    pub(crate) inflight: Mutex<HashMap<String, CancellationToken>>,
+    pub(crate) slots: Arc<Semaphore>,
+    pub(crate) queued: AtomicUsize,
+}
+
+/// What a stateful session needs to continue elsewhere (another replica,
+/// after a restart): stored by a session store under the session id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSnapshot {
+    /// The negotiated revision.
+    pub protocol_version: String,
+    /// `clientInfo` from `initialize`.
+    pub client_info: Value,
+    /// The client's capabilities from `initialize`.
+    pub capabilities: Value,
+    /// The level set with `logging/setLevel`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<String>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("era", &self.era())
+            .field("identity", &self.identity())
+            .field("in_flight", &self.in_flight())
+            .finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Session {
+    pub(crate) fn new(max_concurrent_calls: usize) -> Self {
+        Self {
+            state: Arc::new(State {
+                era: Mutex::new(None),
+                identity: RwLock::new(None),
+                log_level: Mutex::new(None),
+                inflight: Mutex::new(HashMap::new()),
+                slots: Arc::new(Semaphore::new(max_concurrent_calls.max(1))),
+                queued: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// The era this session speaks, once its first request fixed it.
+    pub fn era(&self) -> Option<Era> {
+        *lock(&self.state.era)
+    }
+
+    /// Fixes the era if it is not fixed yet; returns the era in force.
+    pub(crate) fn fix_era(&self, era: Era) -> Era {
+        *lock(&self.state.era).get_or_insert(era)
+    }
+
+    /// The client as `initialize` described it (stateful era).
+    pub fn identity(&self) -> Option<Arc<ClientIdentity>> {
+        self.state.identity.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub(crate) fn set_identity(&self, identity: ClientIdentity) {
+        *self.state.identity.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(identity));
+    }
+
+    /// The level set with `logging/setLevel`.
+    pub fn log_level(&self) -> Option<String> {
+        lock(&self.state.log_level).clone()
+    }
+
+    /// Sets the session's log level.
+    pub fn set_log_level(&self, level: Option<String>) {
+        *lock(&self.state.log_level) = level;
+    }
+
+    /// Requests of this session in flight.
+    pub fn in_flight(&self) -> usize {
+        lock(&self.state.inflight).len()
+    }
+
+    /// Cancels every request in flight (e.g. when the connection or the
+    /// HTTP session ends).
+    pub fn cancel_all(&self) {
+        for token in lock(&self.state.inflight).values() {
+            token.cancel();
+        }
+    }
+
+    /// Cancels the request whose id has the JSON text `key`; `false` when
+    /// no such request is in flight.
+    pub fn cancel(&self, key: &str) -> bool {
+        match lock(&self.state.inflight).get(key) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// What another replica needs to continue this session; `None` before
+    /// `initialize`.
+    pub fn snapshot(&self) -> Option<SessionSnapshot> {
+        let identity = self.identity()?;
+        Some(SessionSnapshot {
+            protocol_version: identity.protocol_version.clone(),
+            client_info: identity.info.clone(),
+            capabilities: identity.capabilities.clone(),
+            log_level: self.log_level(),
+        })
+    }
+
+    /// Restores the state of a snapshot into this (fresh) session.
+    pub fn restore(&self, snapshot: &SessionSnapshot) {
+        self.fix_era(Era::Legacy);
+        self.set_identity(ClientIdentity {
+            info: snapshot.client_info.clone(),
+            protocol_version: snapshot.protocol_version.clone(),
+            capabilities: snapshot.capabilities.clone(),
+        });
+        self.set_log_level(snapshot.log_level.clone());
+    }
+
+    /// Registers a request in flight under `key`; `None` when the key is
+    /// taken by a running request.
+    pub(crate) fn register(&self, key: String) -> Option<InFlight> {
+        let token = CancellationToken::new();
+        let mut map = lock(&self.state.inflight);
+        if map.contains_key(&key) {
+            return None;
+        }
+        map.insert(key.clone(), token.clone());
+        Some(InFlight { session: self.clone(), key, token })
+    }
+
+    /// Counts a call waiting for a slot; `None` when `limit` are waiting.
+    pub(crate) fn enqueue(&self, limit: usize) -> Option<Queued> {
+        let before = self.state.queued.fetch_add(1, Ordering::AcqRel);
+        if before >= limit {
+            self.state.queued.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Queued { session: self.clone() })
+    }
+}
+
+/// A request registered in flight; unregistered when dropped (finished,
+/// cancelled, or abandoned by its transport).
+pub(crate) struct InFlight {
+    session: Session,
+    key: String,
+    pub(crate) token: CancellationToken,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        lock(&self.session.state.inflight).remove(&self.key);
+    }
+}
+
+/// A call counted as waiting or running; uncounted when dropped.
+pub(crate) struct Queued {
+    session: Session,
+}
+
+impl Queued {
+    pub(crate) fn slots(&self) -> Arc<Semaphore> {
+        Arc::clone(&self.session.state.slots)
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.session.state.queued.fetch_sub(1, Ordering::AcqRel);
+    }
+}
