@@ -13,6 +13,8 @@ pub mod catch;
 pub mod context;
 pub mod cursor;
 pub mod de;
+#[cfg(feature = "streamable-http")]
+pub mod http;
 pub mod jsonrpc;
 pub mod limits;
 pub mod revision;

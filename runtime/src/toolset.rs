@@ -102,6 +102,11 @@ impl ToolSet {
         &self.entries[index]
     }
 
+    /// Every tool, in declaration order.
+    pub fn entries(&self) -> impl Iterator<Item = &ToolEntry> {
+        self.entries.iter()
+    }
+
     /// Number of tools.
     pub fn len(&self) -> usize {
         self.entries.len()

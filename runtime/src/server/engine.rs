@@ -97,7 +97,7 @@ impl Server {
             }
             // This server sends no requests, so responses answer nothing.
             Incoming::Response { .. } => Handled::Nothing,
-            Incoming::Invalid { id, error } => Handled::Reply(Reply::error(&id, &error)),
+            Incoming::Invalid { id, error } => Handled::Reply(Reply::rejection(&id, &error)),
             Incoming::Batch(items) => self.handle_batch(session, items, sink, extensions),
         }
     }
@@ -119,7 +119,7 @@ impl Server {
         }
         let scope = match self.core.scope(session, &method, params.as_ref(), extensions) {
             Ok(scope) => scope,
-            Err(error) => return Handled::Reply(Reply::error(&id, &error)),
+            Err(error) => return Handled::Reply(Reply::rejection(&id, &error)),
         };
         if method == "tools/call" {
             return self.call(session, id, params, scope, sink);
@@ -188,7 +188,7 @@ impl Server {
             let error = RpcError::invalid_request(format!(
                 "JSON-RPC batches are not part of MCP revision {revision} (only of 2025-03-26); send one message at a time"
             ));
-            return Handled::Reply(Reply::error(&Value::Null, &error));
+            return Handled::Reply(Reply::rejection(&Value::Null, &error));
         }
         let mut parts = Vec::with_capacity(items.len());
         for item in items {
@@ -218,7 +218,7 @@ impl Server {
                 }
             }
             // Every call may have been cancelled: then nothing is sent.
-            (!replies.is_empty()).then(|| Reply { text: format!("[{}]", replies.join(",")), error: None })
+            (!replies.is_empty()).then(|| Reply { text: format!("[{}]", replies.join(",")), error: None, rejected: false })
         })))
     }
 }

@@ -54,15 +54,22 @@ pub struct Reply {
     pub text: String,
     /// The error code when the response is an error.
     pub error: Option<i64>,
+    /// Whether the request was refused before any method ran (bad `_meta`,
+    /// unsupported version, invalid message): HTTP answers these `400`.
+    pub rejected: bool,
 }
 
 impl Reply {
     pub(crate) fn error(id: &Value, error: &RpcError) -> Self {
-        Self { text: jsonrpc::error_response(id, error), error: Some(error.code) }
+        Self { text: jsonrpc::error_response(id, error), error: Some(error.code), rejected: false }
+    }
+
+    pub(crate) fn rejection(id: &Value, error: &RpcError) -> Self {
+        Self { rejected: true, ..Self::error(id, error) }
     }
 
     pub(crate) fn result_text(id: &Value, result: &str) -> Self {
-        Self { text: jsonrpc::response_raw(id, result), error: None }
+        Self { text: jsonrpc::response_raw(id, result), error: None, rejected: false }
     }
 }
 
@@ -293,7 +300,7 @@ impl Core {
                 }
             }
         }
-        Reply { text: jsonrpc::response(id, &result), error: None }
+        Reply { text: jsonrpc::response(id, &result), error: None, rejected: false }
     }
 
     /// Runs one `tools/call`; `None` when it was cancelled (no response).

@@ -1,0 +1,191 @@
+//! Checks every HTTP request passes before MCP sees it: the `Host` and
+//! `Origin` allowlists (DNS-rebinding protection, 403), the media types of
+//! `Accept` (406) and `Content-Type` (415).
+
+use http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
+use http::HeaderMap;
+
+/// The host names a local server answers to by default.
+pub const LOCAL_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
+/// An allowlist of hosts: entries without a port match any port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allow {
+    /// Anything (for servers behind a proxy that checks for them).
+    Any,
+    /// Only these (`example.com`, `localhost:8080`, `[::1]`).
+    Only(Vec<String>),
+}
+
+impl Allow {
+    /// The loopback names on any port.
+    pub fn local() -> Self {
+        Allow::Only(LOCAL_HOSTS.iter().map(|h| (*h).to_owned()).collect())
+    }
+
+    /// Whether `authority` (`host[:port]`) is allowed.
+    pub fn admits(&self, authority: &str) -> bool {
+        let Allow::Only(list) = self else { return true };
+        let authority = authority.to_ascii_lowercase();
+        let (host, _) = split_port(&authority);
+        list.iter().any(|entry| {
+            let entry = entry.to_ascii_lowercase();
+            match split_port(&entry) {
+                (h, None) => h == host,
+                _ => entry == authority,
+            }
+        })
+    }
+}
+
+/// Splits `host[:port]` (with `[v6]` hosts) into host and port.
+fn split_port(authority: &str) -> (&str, Option<&str>) {
+    if let Some(rest) = authority.strip_prefix('[') {
+        return match rest.find(']') {
+            Some(end) => {
+                let host = &authority[..end + 2];
+                let port = authority[end + 2..].strip_prefix(':');
+                (host, port)
+            }
+            None => (authority, None),
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => (host, Some(port)),
+        _ => (authority, None),
+    }
+}
+
+/// Why a request is refused before it reaches MCP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// 403: host or origin not allowed.
+    Forbidden(String),
+    /// 406: the client does not accept what the server sends.
+    NotAcceptable(String),
+    /// 415: the body is not JSON.
+    UnsupportedMediaType(String),
+}
+
+/// `Host` must be on the host allowlist (a request without one is refused
+/// unless any host is allowed).
+pub fn check_host(headers: &HeaderMap, hosts: &Allow) -> Result<(), Refusal> {
+    if *hosts == Allow::Any {
+        return Ok(());
+    }
+    let host = headers.get(HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if host.is_empty() || !hosts.admits(host) {
+        return Err(Refusal::Forbidden(format!(
+            "Host {host:?} is not allowed; configure the allowed hosts of this server to serve it"
+        )));
+    }
+    Ok(())
+}
+
+/// An `Origin`, when present, must name an allowed host (browsers send it;
+/// other clients usually do not).
+pub fn check_origin(headers: &HeaderMap, origins: &Allow) -> Result<(), Refusal> {
+    let Some(origin) = headers.get(ORIGIN) else { return Ok(()) };
+    if *origins == Allow::Any {
+        return Ok(());
+    }
+    let text = origin.to_str().unwrap_or("");
+    let authority = text.split_once("://").map(|(_, rest)| rest.trim_end_matches('/')).unwrap_or("");
+    let exact = matches!(origins, Allow::Only(list) if list.iter().any(|o| o.eq_ignore_ascii_case(text)));
+    if exact || (!authority.is_empty() && origins.admits(authority)) {
+        return Ok(());
+    }
+    Err(Refusal::Forbidden(format!("Origin {text:?} is not allowed")))
+}
+
+/// Whether the `Accept` header admits `wanted` (`type/subtype`), with
+/// `*/*` and `type/*` wildcards.
+pub fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
+    let (kind, _) = wanted.split_once('/').unwrap_or((wanted, ""));
+    headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|item| {
+        let range = item.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        range == wanted || range == "*/*" || range == format!("{kind}/*")
+    })
+}
+
+/// A POST must accept both JSON and an event stream.
+pub fn check_post_accept(headers: &HeaderMap) -> Result<(), Refusal> {
+    if accepts(headers, "application/json") && accepts(headers, "text/event-stream") {
+        Ok(())
+    } else {
+        Err(Refusal::NotAcceptable(
+            "the Accept header must list both application/json and text/event-stream".into(),
+        ))
+    }
+}
+
+/// A GET stream must accept an event stream.
+pub fn check_get_accept(headers: &HeaderMap) -> Result<(), Refusal> {
+    if accepts(headers, "text/event-stream") {
+        Ok(())
+    } else {
+        Err(Refusal::NotAcceptable("the Accept header must list text/event-stream".into()))
+    }
+}
+
+/// A POST body must be `application/json`.
+pub fn check_content_type(headers: &HeaderMap) -> Result<(), Refusal> {
+    let value = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let media = value.split(';').next().unwrap_or("").trim();
+    if media.eq_ignore_ascii_case("application/json") {
+        Ok(())
+    } else {
+        Err(Refusal::UnsupportedMediaType(format!("Content-Type must be application/json, got {value:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn headers(pairs: &[(http::header::HeaderName, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (name, value) in pairs {
+            h.append(name.clone(), HeaderValue::from_str(value).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn local_hosts_match_on_any_port_and_nothing_else() {
+        let local = Allow::local();
+        for ok in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:3000", "LOCALHOST"] {
+            assert!(local.admits(ok), "{ok}");
+        }
+        for bad in ["evil.com", "localhost.evil.com", "127.0.0.2", "[::2]:80", "evil.com:localhost"] {
+            assert!(!local.admits(bad), "{bad}");
+        }
+        let pinned = Allow::Only(vec!["example.com:8443".into()]);
+        assert!(pinned.admits("example.com:8443"));
+        assert!(!pinned.admits("example.com:8444"));
+    }
+
+    #[test]
+    fn host_and_origin_checks() {
+        let local = Allow::local();
+        assert!(check_host(&headers(&[(HOST, "localhost:1")]), &local).is_ok());
+        assert!(check_host(&headers(&[(HOST, "attacker.example")]), &local).is_err());
+        assert!(check_host(&HeaderMap::new(), &local).is_err());
+        assert!(check_origin(&HeaderMap::new(), &local).is_ok());
+        assert!(check_origin(&headers(&[(ORIGIN, "http://localhost:5173")]), &local).is_ok());
+        assert!(check_origin(&headers(&[(ORIGIN, "https://attacker.example")]), &local).is_err());
+        assert!(check_origin(&headers(&[(ORIGIN, "null")]), &local).is_err());
+    }
+
+    #[test]
+    fn accept_and_content_type() {
+        assert!(check_post_accept(&headers(&[(ACCEPT, "application/json, text/event-stream")])).is_ok());
+        assert!(check_post_accept(&headers(&[(ACCEPT, "*/*")])).is_ok());
+        assert!(check_post_accept(&headers(&[(ACCEPT, "application/json")])).is_err());
+        assert!(check_get_accept(&headers(&[(ACCEPT, "text/*;q=0.5")])).is_ok());
+        assert!(check_content_type(&headers(&[(CONTENT_TYPE, "application/json; charset=utf-8")])).is_ok());
+        assert!(check_content_type(&headers(&[(CONTENT_TYPE, "text/plain")])).is_err());
+        assert!(check_content_type(&HeaderMap::new()).is_err());
+    }
+}

@@ -1,0 +1,244 @@
+//! The request headers of the stateless era that mirror the body
+//! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` from
+//! `x-mcp-header` annotations), their Base64 sentinel encoding
+//! (`=?base64?…?=`), and the `-32020` HeaderMismatch error when they are
+//! missing or disagree with the body.
+
+use http::HeaderMap;
+use serde_json::Value;
+
+use crate::jsonrpc::RpcError;
+use crate::revision::{codes, meta};
+
+/// `MCP-Protocol-Version`.
+pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// `Mcp-Method`.
+pub const METHOD: &str = "mcp-method";
+/// `Mcp-Name`.
+pub const NAME: &str = "mcp-name";
+/// `Mcp-Session-Id` (stateful era).
+pub const SESSION_ID: &str = "mcp-session-id";
+/// Prefix of the headers mirroring annotated tool parameters.
+pub const PARAM_PREFIX: &str = "mcp-param-";
+
+/// One `x-mcp-header` annotation of a tool's `inputSchema`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamHeader {
+    /// The header name, lower case (`mcp-param-region`).
+    pub header: String,
+    /// The chain of `properties` keys leading to the parameter.
+    pub path: Vec<String>,
+}
+
+/// The annotated parameters of an `inputSchema`: reachable from the root
+/// through `properties` only, as the transport defines them.
+pub fn param_headers(schema: &Value) -> Vec<ParamHeader> {
+    let mut out = Vec::new();
+    collect(schema, &mut Vec::new(), &mut out);
+    out
+}
+
+fn collect(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
+    for (key, sub) in props {
+        path.push(key.clone());
+        if let Some(name) = sub.get("x-mcp-header").and_then(Value::as_str) {
+            out.push(ParamHeader { header: format!("{PARAM_PREFIX}{}", name.to_ascii_lowercase()), path: path.clone() });
+        }
+        // Bounded by the schema's own depth, which the validator accepted.
+        if path.len() < 64 {
+            collect(sub, path, out);
+        }
+        path.pop();
+    }
+}
+
+fn mismatch(message: String) -> RpcError {
+    RpcError::new(codes::HEADER_MISMATCH, format!("Header mismatch: {message}"))
+}
+
+/// A header's text, decoded from the Base64 sentinel form when it has it;
+/// `Err` for a value that is not visible ASCII or bad Base64.
+pub fn header_text(headers: &HeaderMap, name: &str) -> Option<Result<String, RpcError>> {
+    let value = headers.get(name)?;
+    let Ok(text) = value.to_str() else {
+        return Some(Err(mismatch(format!("{name} holds characters that are not visible ASCII"))));
+    };
+    Some(match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
+        Some(encoded) => base64_decode(encoded)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(|| mismatch(format!("{name} is not valid Base64 of UTF-8 text"))),
+        None => Ok(text.to_owned()),
+    })
+}
+
+/// Checks the mirrored headers of a stateless request against its body.
+/// `params_schema_headers` are the annotated parameters of the called tool.
+pub fn check(headers: &HeaderMap, method: &str, params: Option<&Value>, annotated: &[ParamHeader]) -> Result<(), RpcError> {
+    match header_text(headers, PROTOCOL_VERSION).transpose()? {
+        None => return Err(mismatch("the MCP-Protocol-Version header is required".into())),
+        Some(version) => {
+            let body = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION)).and_then(Value::as_str);
+            if let Some(body) = body {
+                if body != version {
+                    return Err(mismatch(format!(
+                        "MCP-Protocol-Version header value '{version}' does not match body value '{body}'"
+                    )));
+                }
+            }
+        }
+    }
+    match header_text(headers, METHOD).transpose()? {
+        None => return Err(mismatch("the Mcp-Method header is required".into())),
+        Some(value) if value != method => {
+            return Err(mismatch(format!("Mcp-Method header value '{value}' does not match body value '{method}'")))
+        }
+        Some(_) => {}
+    }
+    let name_field = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = name_field {
+        let body = params.and_then(|p| p.get(field)).and_then(Value::as_str).unwrap_or("");
+        match header_text(headers, NAME).transpose()? {
+            None => return Err(mismatch(format!("the Mcp-Name header is required for {method}"))),
+            Some(value) if value != body => {
+                return Err(mismatch(format!("Mcp-Name header value '{value}' does not match body value '{body}'")))
+            }
+            Some(_) => {}
+        }
+    }
+    let arguments = params.and_then(|p| p.get("arguments"));
+    for param in annotated {
+        let body = arguments.and_then(|a| param.path.iter().try_fold(a, |v, k| v.get(k))).filter(|v| !v.is_null());
+        let header = header_text(headers, &param.header).transpose()?;
+        match (body, header) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(mismatch(format!("the {} header is required: the argument is in the body", param.header)))
+            }
+            (None, Some(_)) => {
+                return Err(mismatch(format!("the {} header is present but the argument is not in the body", param.header)))
+            }
+            (Some(value), Some(text)) => {
+                if !same_value(value, &text) {
+                    return Err(mismatch(format!("{} header value '{text}' does not match the body value {value}", param.header)));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a header's text stands for a body value (numbers compare
+/// numerically: `42.0` equals `42`).
+fn same_value(body: &Value, text: &str) -> bool {
+    match body {
+        Value::String(s) => s == text,
+        Value::Bool(b) => text == if *b { "true" } else { "false" },
+        Value::Number(n) => match (n.as_f64(), text.trim().parse::<f64>()) {
+            (Some(a), Ok(b)) => a == b,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Standard Base64 (with or without padding); `None` when malformed.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    fn sextet(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let body = text.trim_end_matches('=');
+    if text.len() - body.len() > 2 || body.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    for chunk in body.as_bytes().chunks(4) {
+        let mut acc = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            acc |= sextet(c)? << (18 - 6 * i);
+        }
+        let bytes = acc.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+    use serde_json::json;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (name, value) in pairs {
+            h.insert(http::header::HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
+        }
+        h
+    }
+
+    fn call_params() -> Value {
+        json!({"name": "get_weather", "arguments": {"region": "us-west1", "n": 42},
+               "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}})
+    }
+
+    #[test]
+    fn base64_round_trips_the_spec_examples() {
+        assert_eq!(base64_decode("SGVsbG8sIOS4lueVjA==").unwrap(), "Hello, 世界".as_bytes());
+        assert_eq!(base64_decode("IHBhZGRlZCA=").unwrap(), b" padded ");
+        assert_eq!(base64_decode("bGluZTEKbGluZTI=").unwrap(), b"line1\nline2");
+        assert!(base64_decode("a").is_none());
+        assert!(base64_decode("a$==").is_none());
+    }
+
+    #[test]
+    fn matching_headers_pass_and_each_mismatch_is_32020() {
+        let good = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
+        assert_eq!(check(&headers(&good), "tools/call", Some(&call_params()), &[]), Ok(()));
+        let encoded = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?=")];
+        assert_eq!(check(&headers(&encoded), "tools/call", Some(&call_params()), &[]), Ok(()));
+        let cases: [&[(&str, &str)]; 5] = [
+            &[("mcp-method", "tools/call"), ("mcp-name", "get_weather")],
+            &[("mcp-protocol-version", "2026-07-28"), ("mcp-name", "get_weather")],
+            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list"), ("mcp-name", "get_weather")],
+            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call")],
+            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "other")],
+        ];
+        for case in cases {
+            let err = check(&headers(case), "tools/call", Some(&call_params()), &[]).unwrap_err();
+            assert_eq!(err.code, -32020, "{case:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn annotated_parameters_are_mirrored() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "list": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string", "x-mcp-header": "X"}}}}
+        }});
+        let annotated = param_headers(&schema);
+        assert_eq!(annotated.len(), 2, "{annotated:?}");
+        let base = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
+        let mut ok = base.to_vec();
+        ok.extend([("mcp-param-region", "us-west1"), ("mcp-param-n", "42.0")]);
+        assert_eq!(check(&headers(&ok), "tools/call", Some(&call_params()), &annotated), Ok(()));
+        let mut missing = base.to_vec();
+        missing.push(("mcp-param-region", "us-west1"));
+        assert_eq!(check(&headers(&missing), "tools/call", Some(&call_params()), &annotated).unwrap_err().code, -32020);
+        let mut wrong = base.to_vec();
+        wrong.extend([("mcp-param-region", "eu"), ("mcp-param-n", "42")]);
+        assert_eq!(check(&headers(&wrong), "tools/call", Some(&call_params()), &annotated).unwrap_err().code, -32020);
+    }
+}

@@ -1,0 +1,187 @@
+//! The Streamable HTTP transport of the server (cargo feature
+//! `streamable-http`): [`HttpService`], a `tower::Service` over
+//! `http::Request`s built on hyper 1 with no web framework, serving one MCP
+//! endpoint in both eras, and [`serve`] to run it on a TCP listener with
+//! graceful shutdown.
+//!
+//! - Stateless era (2026-07-28): every request is its own POST carrying
+//!   `_meta` and the mirrored headers (`MCP-Protocol-Version`, `Mcp-Method`,
+//!   `Mcp-Name`, `Mcp-Param-*`; `-32020` on a mismatch); GET and DELETE are
+//!   405; `-32601` is 404; envelope errors are 400.
+//! - Stateful era (2025-03-26 … 2025-11-25): `initialize` opens a session
+//!   named by `MCP-Session-Id`; POSTs are answered as JSON or SSE; GET opens
+//!   the session's stream for server-initiated messages; DELETE ends it;
+//!   an unknown or expired session is 404.
+//! - Safe by default: `Host` and `Origin` allowlists (loopback names),
+//!   a body limit (413), a cap on live sessions with idle expiry, 406/415
+//!   for wrong media types, and an authentication hook whose
+//!   [`crate::context::Principal`] reaches the access-control hook and the
+//!   handlers (a tower layer may insert one into the request extensions
+//!   instead).
+
+mod body;
+mod guard;
+mod headers;
+mod serve;
+mod service;
+mod sessions;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use body::HttpBody;
+pub use guard::{Allow, LOCAL_HOSTS};
+pub use headers::base64_decode;
+pub use serve::{serve, serve_with_shutdown};
+pub use service::HttpService;
+
+use crate::context::Principal;
+
+/// Why the authentication hook refused a request: answered with `status`
+/// (401 by default) and a `WWW-Authenticate` header when given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthRejection {
+    /// The HTTP status (401 or 403).
+    pub status: http::StatusCode,
+    /// The `WWW-Authenticate` challenge, if any.
+    pub www_authenticate: Option<String>,
+    /// A short explanation for the body.
+    pub message: String,
+}
+
+impl AuthRejection {
+    /// 401 with a message.
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self { status: http::StatusCode::UNAUTHORIZED, www_authenticate: None, message: message.into() }
+    }
+}
+
+/// Authenticates a request from its head: `Ok(Some(principal))`,
+/// `Ok(None)` for an anonymous request that may proceed, or a rejection.
+pub type AuthHook = Arc<dyn Fn(&http::request::Parts) -> Result<Option<Principal>, AuthRejection> + Send + Sync>;
+
+/// Settings of the HTTP transport.
+#[derive(Clone)]
+pub struct HttpConfig {
+    /// Hosts the server answers to (`Host` header); default the loopback names.
+    pub allowed_hosts: Allow,
+    /// Origins allowed when a request carries `Origin`; default the
+    /// loopback names on any port and scheme.
+    pub allowed_origins: Allow,
+    /// Largest request body; larger ones are answered 413.
+    pub max_body_bytes: usize,
+    /// Live stateful sessions at most; more are answered 503.
+    pub max_sessions: usize,
+    /// A stateful session unused this long (and with nothing in flight) ends.
+    pub session_idle: Duration,
+    /// Interval of keep-alive comments on idle SSE streams.
+    pub keep_alive: Duration,
+    /// Whether the stateful era (`initialize` sessions) is served.
+    pub stateful: bool,
+    /// The authentication hook.
+    pub auth: Option<AuthHook>,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle", &self.session_idle)
+            .field("keep_alive", &self.keep_alive)
+            .field("stateful", &self.stateful)
+            .field("auth", &self.auth.is_some())
+            .finish()
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: Allow::local(),
+            allowed_origins: Allow::local(),
+            max_body_bytes: 4 << 20,
+            max_sessions: 1024,
+            session_idle: Duration::from_secs(30 * 60),
+            keep_alive: Duration::from_secs(15),
+            stateful: true,
+            auth: None,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Also answers to these hosts (`example.com`, `mcp.internal:8443`).
+    pub fn allow_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> Self {
+        let extra = hosts.into_iter().map(Into::into);
+        self.allowed_hosts = match self.allowed_hosts {
+            Allow::Any => Allow::Any,
+            Allow::Only(mut list) => {
+                list.extend(extra);
+                Allow::Only(list)
+            }
+        };
+        self
+    }
+
+    /// Also allows these origins (`https://app.example.com`, or a host).
+    pub fn allow_origins<I: IntoIterator<Item = S>, S: Into<String>>(mut self, origins: I) -> Self {
+        let extra = origins.into_iter().map(Into::into);
+        self.allowed_origins = match self.allowed_origins {
+            Allow::Any => Allow::Any,
+            Allow::Only(mut list) => {
+                list.extend(extra);
+                Allow::Only(list)
+            }
+        };
+        self
+    }
+
+    /// Answers any `Host` (behind a proxy that checks it).
+    pub fn allow_any_host(mut self) -> Self {
+        self.allowed_hosts = Allow::Any;
+        self
+    }
+
+    /// Sets the largest request body.
+    pub fn max_body_bytes(mut self, n: usize) -> Self {
+        self.max_body_bytes = n;
+        self
+    }
+
+    /// Sets the cap on live stateful sessions.
+    pub fn max_sessions(mut self, n: usize) -> Self {
+        self.max_sessions = n;
+        self
+    }
+
+    /// Sets the idle expiry of stateful sessions.
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    /// Sets the keep-alive interval of SSE streams.
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        self.keep_alive = every;
+        self
+    }
+
+    /// Serves the stateless era only (no `initialize`, no sessions): any
+    /// replica can answer any request.
+    pub fn stateless_only(mut self) -> Self {
+        self.stateful = false;
+        self
+    }
+
+    /// Authenticates every request with `hook`.
+    pub fn authenticate<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(&http::request::Parts) -> Result<Option<Principal>, AuthRejection> + Send + Sync + 'static,
+    {
+        self.auth = Some(Arc::new(hook));
+        self
+    }
+}

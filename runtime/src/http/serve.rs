@@ -1,0 +1,98 @@
+//! Runs an [`HttpService`] on a TCP listener with hyper's HTTP/1.1 server:
+//! the MCP endpoint at one path, `GET /healthz` for load balancers and
+//! orchestrators, 404 elsewhere; a header read timeout against slow
+//! clients; and a graceful shutdown that stops accepting, ends SSE streams
+//! and lets requests in flight finish (up to a grace period).
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::time::Duration;
+
+use http::{Request, Response, StatusCode};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+
+use super::body::HttpBody;
+use super::service::HttpService;
+
+/// How long requests in flight may finish once shutdown starts.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// Serves `service` at `endpoint` (e.g. `/mcp`) on `listener` until the
+/// process ends (Ctrl-C shuts down gracefully).
+pub async fn serve(listener: TcpListener, service: HttpService, endpoint: &str) -> io::Result<()> {
+    serve_with_shutdown(listener, service, endpoint, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+}
+
+/// Serves `service` at `endpoint` on `listener` until `shutdown` completes,
+/// then shuts down gracefully.
+pub async fn serve_with_shutdown(
+    listener: TcpListener,
+    service: HttpService,
+    endpoint: &str,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let endpoint: std::sync::Arc<str> = endpoint.into();
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _) = match accepted {
+                    Ok(pair) => pair,
+                    Err(e) => {
+                        // Out of descriptors and the like: back off, keep serving.
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let service = service.clone();
+                let endpoint = std::sync::Arc::clone(&endpoint);
+                let routed = hyper::service::service_fn(move |request: Request<Incoming>| {
+                    let service = service.clone();
+                    let endpoint = std::sync::Arc::clone(&endpoint);
+                    async move { Ok::<_, Infallible>(route(&service, &endpoint, request).await) }
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(Duration::from_secs(30))
+                    .serve_connection(TokioIo::new(stream), routed);
+                let connection = graceful.watch(connection);
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::debug!(error = %e, "connection ended with an error");
+                    }
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    service.shutdown();
+    if tokio::time::timeout(GRACE, graceful.shutdown()).await.is_err() {
+        tracing::warn!("connections still open after the shutdown grace period");
+    }
+    Ok(())
+}
+
+async fn route(service: &HttpService, endpoint: &str, request: Request<Incoming>) -> Response<HttpBody> {
+    let path = request.uri().path();
+    if path == endpoint || (path.len() == endpoint.len() + 1 && path.starts_with(endpoint) && path.ends_with('/')) {
+        return service.handle(request).await;
+    }
+    let (status, body) = match path {
+        "/healthz" => (StatusCode::OK, r#"{"status":"ok"}"#),
+        _ => (StatusCode::NOT_FOUND, r#"{"error":"not found: the MCP endpoint is elsewhere"}"#),
+    };
+    let mut response = Response::new(HttpBody::full(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    response
+}

@@ -1,0 +1,471 @@
+//! [`HttpService`]: the MCP endpoint as a `tower::Service`. It decides per
+//! request which era it belongs to (an `MCP-Session-Id`, an `initialize`,
+//! or per-request `_meta`), applies the transport's rules and status codes,
+//! and hands the message to the server engine with a session: the stored
+//! one of a stateful session, a fresh one for a stateless request.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::cancel::CancellationToken;
+use crate::context::{Principal, Sink};
+use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
+use crate::revision::{self, meta, Era};
+use crate::server::{Handled, Reply, Server, Session};
+
+use super::body::{HttpBody, OnClose};
+use super::guard::{self, Refusal};
+use super::headers::{self, ParamHeader};
+use super::sessions::{Entry, Sessions};
+use super::{AuthRejection, HttpConfig};
+
+/// Notifications a request's SSE stream buffers before its handler waits.
+const STREAM_QUEUE: usize = 64;
+
+/// The MCP endpoint over Streamable HTTP; cheap to clone (clones share
+/// sessions). Mount it at the endpoint path, e.g. axum's
+/// `Router::new().nest_service("/mcp", service)`, or run it with
+/// [`super::serve`].
+#[derive(Clone)]
+pub struct HttpService {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    server: Server,
+    config: HttpConfig,
+    sessions: Sessions,
+    /// Per tool, its `x-mcp-header` annotated parameters.
+    param_headers: std::collections::HashMap<String, Vec<ParamHeader>>,
+    shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for HttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpService").field("config", &self.inner.config).field("sessions", &self.inner.sessions.len()).finish()
+    }
+}
+
+impl HttpService {
+    /// Serves `server` with the transport settings `config`.
+    pub fn new(server: Server, config: HttpConfig) -> Self {
+        let param_headers = server
+            .core
+            .tools
+            .entries()
+            .filter_map(|t| {
+                let list = headers::param_headers(t.declared.get("inputSchema")?);
+                (!list.is_empty()).then(|| (t.name.to_string(), list))
+            })
+            .collect();
+        let sessions = Sessions::new(config.max_sessions, config.session_idle);
+        Self { inner: Arc::new(Inner { server, config, sessions, param_headers, shutdown: CancellationToken::new() }) }
+    }
+
+    /// Ends every open SSE stream (for a graceful shutdown).
+    pub fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+    }
+
+    /// Live stateful sessions.
+    pub fn live_sessions(&self) -> usize {
+        self.inner.sessions.len()
+    }
+
+    /// Drops expired stateful sessions now (they are also dropped lazily).
+    pub fn sweep_sessions(&self) {
+        self.inner.sessions.sweep();
+    }
+
+    /// Handles one HTTP request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<HttpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        Arc::clone(&self.inner).handle(request).await
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<HttpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<HttpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move { Ok(inner.handle(request).await) })
+    }
+}
+
+/// A JSON body with a status.
+fn json(status: StatusCode, text: String) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::full(text));
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A JSON-RPC error without a request id, with a status.
+fn error(status: StatusCode, error: &RpcError) -> Response<HttpBody> {
+    json(status, jsonrpc::error_response(&Value::Null, error))
+}
+
+fn status_only(status: StatusCode) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::empty());
+    *response.status_mut() = status;
+    response
+}
+
+fn refusal(r: Refusal) -> Response<HttpBody> {
+    let (status, message) = match r {
+        Refusal::Forbidden(m) => (StatusCode::FORBIDDEN, m),
+        Refusal::NotAcceptable(m) => (StatusCode::NOT_ACCEPTABLE, m),
+        Refusal::UnsupportedMediaType(m) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, m),
+    };
+    error(status, &RpcError::invalid_request(message))
+}
+
+fn method_not_allowed(allow: &'static str, why: &str) -> Response<HttpBody> {
+    let mut response = error(StatusCode::METHOD_NOT_ALLOWED, &RpcError::invalid_request(why));
+    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+fn session_not_found() -> Response<HttpBody> {
+    error(
+        StatusCode::NOT_FOUND,
+        &RpcError::invalid_request("Session not found: it expired or was ended; send initialize without a session id"),
+    )
+}
+
+fn auth_refused(r: AuthRejection) -> Response<HttpBody> {
+    let mut response = error(r.status, &RpcError::invalid_request(format!("authentication failed: {}", r.message)));
+    if let Some(challenge) = r.www_authenticate.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
+    }
+    response
+}
+
+/// What a request in flight needs besides its message.
+struct Call {
+    extensions: Arc<http::Extensions>,
+    /// Answer with an SSE stream (the request asked for progress).
+    stream: bool,
+    /// Stateless era: status codes follow the modern rules.
+    modern: bool,
+}
+
+impl Inner {
+    async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Response<HttpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (parts, body) = request.into_parts();
+        if let Err(r) = guard::check_host(&parts.headers, &self.config.allowed_hosts)
+            .and_then(|()| guard::check_origin(&parts.headers, &self.config.allowed_origins))
+        {
+            return refusal(r);
+        }
+        let mut principal = parts.extensions.get::<Principal>().cloned();
+        if let Some(hook) = &self.config.auth {
+            match hook(&parts) {
+                Ok(Some(p)) => principal = Some(p),
+                Ok(None) => {}
+                Err(rejection) => return auth_refused(rejection),
+            }
+        }
+        let session_id = parts.headers.get(headers::SESSION_ID).map(|v| v.to_str().unwrap_or("").to_owned());
+        match parts.method {
+            Method::POST => self.post(parts, body, session_id, principal).await,
+            Method::GET => self.get(&parts, session_id, principal.as_ref()),
+            Method::DELETE => self.delete(session_id, principal.as_ref()),
+            _ => method_not_allowed("GET, POST, DELETE", "the MCP endpoint answers POST (and GET/DELETE for stateful sessions)"),
+        }
+    }
+
+    /// The live session named by the request, if its caller may use it.
+    fn session(&self, id: &str, principal: Option<&Principal>) -> Option<Arc<Entry>> {
+        let entry = self.sessions.get(id)?;
+        match &entry.owner {
+            Some(owner) if principal.map(|p| &p.subject) != Some(owner) => None,
+            _ => Some(entry),
+        }
+    }
+
+    async fn post<B>(
+        &self,
+        parts: http::request::Parts,
+        body: B,
+        session_id: Option<String>,
+        principal: Option<Principal>,
+    ) -> Response<HttpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if let Err(r) = guard::check_content_type(&parts.headers).and_then(|()| guard::check_post_accept(&parts.headers)) {
+            return refusal(r);
+        }
+        let limit = self.config.max_body_bytes;
+        let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+        let too_large = || {
+            error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &RpcError::invalid_request(format!("the request body exceeds the limit of {limit} bytes")),
+            )
+        };
+        if declared.is_some_and(|n| n > limit as u64) {
+            return too_large();
+        }
+        let bytes = match http_body_util::Limited::new(body, limit).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+            Err(e) => return error(StatusCode::BAD_REQUEST, &RpcError::parse_error(format!("cannot read the body: {e}"))),
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return error(StatusCode::BAD_REQUEST, &RpcError::parse_error("the body is not UTF-8"));
+        };
+        let incoming = jsonrpc::parse(text);
+
+        let mut extensions = http::Extensions::new();
+        extensions.insert(parts.headers.clone());
+        extensions.insert(parts.method.clone());
+        extensions.insert(parts.uri.clone());
+        if let Some(p) = principal.clone() {
+            extensions.insert(p);
+        }
+        let extensions = Arc::new(extensions);
+
+        if let Some(id) = session_id {
+            return self.post_in_session(&id, &parts.headers, incoming, principal.as_ref(), extensions).await;
+        }
+        match &incoming {
+            Incoming::Invalid { .. } => {
+                let reply = match self.server.handle(&self.server.session(), incoming, &Sink::discard(), &extensions) {
+                    Handled::Reply(r) => r,
+                    _ => return status_only(StatusCode::BAD_REQUEST),
+                };
+                json(StatusCode::BAD_REQUEST, reply.text)
+            }
+            Incoming::Batch(_) => error(
+                StatusCode::BAD_REQUEST,
+                &RpcError::invalid_request("a JSON-RPC batch belongs to a 2025-03-26 session: send initialize first"),
+            ),
+            Incoming::Request { method, .. } if method == "initialize" => self.initialize(incoming, principal, extensions).await,
+            Incoming::Request { method, params, .. } | Incoming::Notification { method, params } => {
+                let header_version = parts.headers.get(headers::PROTOCOL_VERSION).and_then(|v| v.to_str().ok());
+                let body_version = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION));
+                let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Modern);
+                if !modern {
+                    let supported = self.server.config().supported_newest_first().join(", ");
+                    return error(
+                        StatusCode::BAD_REQUEST,
+                        &RpcError::invalid_request(format!(
+                            "no Mcp-Session-Id: send initialize first (stateful revisions) or per-request _meta (2026-07-28); this server supports {supported}"
+                        )),
+                    );
+                }
+                if matches!(incoming, Incoming::Notification { .. }) {
+                    let _ = self.server.handle(&self.server.session(), incoming, &Sink::discard(), &extensions);
+                    return status_only(StatusCode::ACCEPTED);
+                }
+                let annotated = match (method.as_str(), params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)) {
+                    ("tools/call", Some(tool)) => self.param_headers.get(tool).map(Vec::as_slice).unwrap_or(&[]),
+                    _ => &[],
+                };
+                if let Err(e) = headers::check(&parts.headers, method, params.as_ref(), annotated) {
+                    let id = match &incoming {
+                        Incoming::Request { id, .. } => id.clone(),
+                        _ => Value::Null,
+                    };
+                    return json(StatusCode::BAD_REQUEST, jsonrpc::error_response(&id, &e));
+                }
+                let stream = wants_progress(params.as_ref());
+                let call = Call { extensions, stream, modern: true };
+                self.answer(&self.server.session(), incoming, call).await
+            }
+            Incoming::Response { .. } => status_only(StatusCode::ACCEPTED),
+        }
+    }
+
+    /// `initialize` without a session: opens one when it succeeds.
+    async fn initialize(&self, incoming: Incoming, principal: Option<Principal>, extensions: Arc<http::Extensions>) -> Response<HttpBody> {
+        if !self.config.stateful || self.server.config().supported_in(Era::Legacy).next().is_none() {
+            let supported = self.server.config().supported_newest_first();
+            let e = RpcError::new(
+                revision::codes::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("this server is stateless: it supports {} with per-request _meta, not initialize", supported.join(", ")),
+            )
+            .with_data(serde_json::json!({ "supported": supported, "requested": Value::Null }));
+            return error(StatusCode::BAD_REQUEST, &e);
+        }
+        let Ok((id, entry)) = self.sessions.open(self.server.session(), principal.map(|p| p.subject)) else {
+            let mut response = error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &RpcError::internal(format!("too many sessions (at most {}); retry later", self.config.max_sessions)),
+            );
+            response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+            return response;
+        };
+        let handled = self.server.handle(&entry.session, incoming, &Sink::discard(), &extensions);
+        let reply = handled.into_reply().await;
+        match reply {
+            Some(reply) if reply.error.is_none() => {
+                let mut response = json(StatusCode::OK, reply.text);
+                if let Ok(value) = HeaderValue::from_str(&id) {
+                    response.headers_mut().insert(headers::SESSION_ID, value);
+                }
+                response
+            }
+            Some(reply) => {
+                self.sessions.discard(&id);
+                json(if reply.rejected { StatusCode::BAD_REQUEST } else { StatusCode::OK }, reply.text)
+            }
+            None => {
+                self.sessions.discard(&id);
+                status_only(StatusCode::ACCEPTED)
+            }
+        }
+    }
+
+    async fn post_in_session(
+        &self,
+        id: &str,
+        request_headers: &http::HeaderMap,
+        incoming: Incoming,
+        principal: Option<&Principal>,
+        extensions: Arc<http::Extensions>,
+    ) -> Response<HttpBody> {
+        if !self.config.stateful {
+            // Stateless servers ignore session ids: nothing to continue.
+            return self.answer(&self.server.session(), incoming, Call { extensions, stream: false, modern: true }).await;
+        }
+        let Some(entry) = self.session(id, principal) else { return session_not_found() };
+        if let Some(version) = request_headers.get(headers::PROTOCOL_VERSION) {
+            let negotiated = entry.session.identity().map(|c| c.protocol_version.clone());
+            let sent = version.to_str().unwrap_or("");
+            if negotiated.as_deref().is_some_and(|n| n != sent) {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    &RpcError::invalid_request(format!(
+                        "MCP-Protocol-Version {sent:?} is not this session's revision {}",
+                        negotiated.unwrap_or_default()
+                    )),
+                );
+            }
+        }
+        let stream = match &incoming {
+            Incoming::Request { params, .. } => wants_progress(params.as_ref()),
+            _ => false,
+        };
+        self.answer(&entry.session, incoming, Call { extensions, stream, modern: false }).await
+    }
+
+    /// Runs a message through the engine and answers: 202 for nothing to
+    /// say, JSON for a reply, SSE when the request asked for progress.
+    async fn answer(&self, session: &Session, incoming: Incoming, call: Call) -> Response<HttpBody> {
+        let (sink, rx) = if call.stream {
+            let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+            (Sink::new(tx), Some(rx))
+        } else {
+            (Sink::discard(), None)
+        };
+        match self.server.handle(session, incoming, &sink, &call.extensions) {
+            Handled::Nothing => status_only(StatusCode::ACCEPTED),
+            Handled::Reply(reply) => self.reply(reply, call.modern),
+            Handled::Pending(pending) => match rx {
+                Some(rx) => {
+                    drop(sink);
+                    let body = HttpBody::sse(rx, Some(pending), self.config.keep_alive, self.shutdown.clone(), None);
+                    sse_response(body)
+                }
+                None => match pending.await {
+                    Some(reply) => self.reply(reply, call.modern),
+                    None => status_only(StatusCode::ACCEPTED),
+                },
+            },
+        }
+    }
+
+    fn reply(&self, reply: Reply, modern: bool) -> Response<HttpBody> {
+        let status = match (reply.error, reply.rejected, modern) {
+            (Some(METHOD_NOT_FOUND), _, true) => StatusCode::NOT_FOUND,
+            (_, true, _) => StatusCode::BAD_REQUEST,
+            _ => StatusCode::OK,
+        };
+        json(status, reply.text)
+    }
+
+    fn get(&self, parts: &http::request::Parts, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
+        let Some(id) = session_id.filter(|_| self.config.stateful) else {
+            return method_not_allowed("POST", "GET streams belong to stateful sessions; send requests with POST");
+        };
+        if let Err(r) = guard::check_get_accept(&parts.headers) {
+            return refusal(r);
+        }
+        let Some(entry) = self.session(&id, principal) else { return session_not_found() };
+        let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+        let weak = tx.downgrade();
+        *entry.stream.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+        let slot = Arc::clone(&entry);
+        let on_close = OnClose::new(move || {
+            let mut current = slot.stream.lock().unwrap_or_else(|p| p.into_inner());
+            let ours = match (current.as_ref(), weak.upgrade()) {
+                (Some(open), Some(mine)) => open.same_channel(&mine),
+                _ => false,
+            };
+            if ours {
+                *current = None;
+            }
+        });
+        sse_response(HttpBody::sse(rx, None, self.config.keep_alive, self.shutdown.clone(), Some(on_close)))
+    }
+
+    fn delete(&self, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
+        let Some(id) = session_id.filter(|_| self.config.stateful) else {
+            return method_not_allowed("POST", "there is no session to end: this request names none");
+        };
+        if self.session(&id, principal).is_none() {
+            return session_not_found();
+        }
+        self.sessions.close(&id);
+        status_only(StatusCode::OK)
+    }
+}
+
+/// Whether a request's `_meta` asks for progress notifications.
+fn wants_progress(params: Option<&Value>) -> bool {
+    params.and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROGRESS_TOKEN)).is_some()
+}
+
+fn sse_response(body: HttpBody) -> Response<HttpBody> {
+    let mut response = Response::new(body);
+    let h = response.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}

@@ -1,0 +1,183 @@
+//! The stateful era's HTTP sessions (`MCP-Session-Id`): random ids, a cap
+//! on live sessions, idle expiry (a session with requests in flight is
+//! never idle), the principal a session belongs to, and the slot of its
+//! standalone GET stream.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use crate::server::Session;
+
+/// One live session.
+pub(crate) struct Entry {
+    pub(crate) session: Session,
+    /// The authenticated subject that created it, if any: other subjects
+    /// cannot use it.
+    pub(crate) owner: Option<String>,
+    last_seen: Mutex<Instant>,
+    /// Where server-initiated messages go while a GET stream is open.
+    pub(crate) stream: Mutex<Option<mpsc::Sender<String>>>,
+}
+
+impl Entry {
+    fn idle_for(&self, now: Instant) -> Duration {
+        now.saturating_duration_since(*self.last_seen.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn touch(&self) {
+        *self.last_seen.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+}
+
+/// All live sessions of one HTTP service.
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<Entry>>>,
+    max: usize,
+    idle: Duration,
+}
+
+/// Why a session could not be opened.
+#[derive(Debug)]
+pub(crate) struct Full;
+
+impl Sessions {
+    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+        Self { map: Mutex::new(HashMap::new()), max, idle }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry>>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn expired(&self, entry: &Entry, now: Instant) -> bool {
+        entry.session.in_flight() == 0 && entry.idle_for(now) > self.idle
+    }
+
+    /// Opens a session; at the cap, expired sessions are dropped first.
+    pub(crate) fn open(&self, session: Session, owner: Option<String>) -> Result<(String, Arc<Entry>), Full> {
+        let id = new_id();
+        let entry = Arc::new(Entry { session, owner, last_seen: Mutex::new(Instant::now()), stream: Mutex::new(None) });
+        let mut map = self.lock();
+        if map.len() >= self.max {
+            let now = Instant::now();
+            map.retain(|_, e| {
+                let keep = !self.expired(e, now);
+                if !keep {
+                    e.session.cancel_all();
+                }
+                keep
+            });
+            if map.len() >= self.max {
+                return Err(Full);
+            }
+        }
+        map.insert(id.clone(), Arc::clone(&entry));
+        Ok((id, entry))
+    }
+
+    /// The live session `id`, marked as used; an expired one is removed.
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Entry>> {
+        let mut map = self.lock();
+        let entry = map.get(id)?;
+        if self.expired(entry, Instant::now()) {
+            if let Some(gone) = map.remove(id) {
+                gone.session.cancel_all();
+            }
+            return None;
+        }
+        entry.touch();
+        Some(Arc::clone(entry))
+    }
+
+    /// Ends session `id`; `false` when it does not exist.
+    pub(crate) fn close(&self, id: &str) -> bool {
+        match self.lock().remove(id) {
+            Some(entry) => {
+                entry.session.cancel_all();
+                *entry.stream.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forgets a session without a successful `initialize`.
+    pub(crate) fn discard(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    /// Live sessions (expired ones not yet removed included).
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Removes every expired session.
+    pub(crate) fn sweep(&self) {
+        let now = Instant::now();
+        self.lock().retain(|_, e| !self.expired(e, now));
+    }
+}
+
+/// 128 random bits as 32 hex digits (visible ASCII, as the transport asks).
+fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: fall back to a per-process keyed hash of a
+        // counter and the time, still unguessable without the key.
+        use std::hash::{BuildHasher, Hasher};
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let state = std::collections::hash_map::RandomState::new();
+        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+            let mut h = state.build_hasher();
+            h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+            h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+            h.write_usize(i);
+            chunk.copy_from_slice(&h.finish().to_le_bytes());
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Session {
+        crate::server::Session::new(4)
+    }
+
+    #[test]
+    fn ids_are_unique_hex() {
+        let a = new_id();
+        let b = new_id();
+        assert_eq!(a.len(), 32);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn the_cap_holds_and_expired_sessions_make_room() {
+        let sessions = Sessions::new(2, Duration::from_millis(30));
+        let (a, _) = sessions.open(session(), None).unwrap();
+        sessions.open(session(), None).unwrap();
+        assert!(sessions.open(session(), None).is_err(), "third session over the cap");
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(sessions.get(&a).is_none(), "expired session is gone");
+        sessions.open(session(), None).unwrap();
+        assert!(sessions.len() <= 2);
+    }
+
+    #[test]
+    fn close_ends_a_session() {
+        let sessions = Sessions::new(8, Duration::from_secs(60));
+        let (id, _) = sessions.open(session(), None).unwrap();
+        assert!(sessions.get(&id).is_some());
+        assert!(sessions.close(&id));
+        assert!(sessions.get(&id).is_none());
+        assert!(!sessions.close(&id));
+    }
+}
