@@ -62,10 +62,14 @@ fn generated_server_snapshot() {
 }
 
 #[test]
-fn older_revisions_accept_only_themselves_and_earlier() {
+fn servers_of_any_revision_serve_both_eras() {
     let code = generated("2025-06-18");
     assert!(code.contains(r#"pub const PROTOCOL_VERSION: &str = "2025-06-18";"#));
-    assert!(code.contains(r#""2024-11-05""#) && !code.contains(r#""2025-11-25""#), "{code}");
+    for revision in ["2024-11-05", "2025-11-25", "2026-07-28"] {
+        assert!(code.contains(&format!("\"{revision}\"")), "{revision} served: {code}");
+    }
+    assert!(code.contains("pub fn http_service<H: Handler>"), "Streamable HTTP service");
+    assert!(code.contains("pub async fn serve_http<H: Handler>"), "Streamable HTTP server");
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! plugs an implementation into the runtime's engine
 //! (`mcpgen_runtime::server`): the tool table as declared, dispatch by tool
 //! index with typed decoding of the arguments and encoding of the output,
-//! the manifest's server information and rate limits, and `serve_stdio`.
+//! the manifest's server information and rate limits, `serve_stdio`, and
+//! `http_service` / `serve_http` for Streamable HTTP.
 //!
 //! What the generated code looks like, for a tool `get_weather`:
 //!
@@ -28,10 +29,13 @@ use crate::error::Result;
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 
-/// Revisions with the stateful session model, oldest first. A server
-/// generated for revision R accepts every one of them up to R in
-/// `initialize`; the tool call wire format is compatible across them.
-pub const STATEFUL_REVISIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+/// The revisions a generated server serves by default, oldest first: every
+/// revision of the runtime's table, in both eras, whatever revision its
+/// types were generated for (the tool call wire format is compatible across
+/// them). `ServerBuilder::supported_revisions` narrows the list.
+pub fn served_revisions() -> Vec<&'static str> {
+    mcpgen_runtime::revision::REVISIONS.iter().map(|r| r.name).collect()
+}
 
 /// Generates the body of `server.rs` for the tools of `manifest` (their
 /// `bindings` from `codegen::tools::generate`), for protocol `revision`
@@ -89,15 +93,15 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
 
     let tools_json = Value::Array(tools_json).to_string();
     let revision_lit = revision;
-    let supported: Vec<&str> = STATEFUL_REVISIONS.iter().copied().filter(|r| *r <= revision).collect();
+    let supported = served_revisions();
     let (server_info, instructions) = server_info(manifest);
 
     Ok(quote! {
         /// The protocol revision this server was generated for.
         pub const PROTOCOL_VERSION: &str = #revision_lit;
 
-        /// Revisions accepted in `initialize`; any other is answered with
-        /// [`PROTOCOL_VERSION`].
+        /// Revisions the server serves by default: the stateful ones through
+        /// `initialize`, the stateless ones through per-request `_meta`.
         pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[#(#supported),*];
 
         /// The tools exactly as declared in the manifest, in order: what
@@ -167,6 +171,31 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         pub async fn serve_stdio<H: Handler>(handler: H) -> ::std::io::Result<()> {
             let server = builder(handler).build().map_err(::std::io::Error::other)?;
             server.serve(::mcpgen_runtime::stdio::stdio()).await
+        }
+
+        /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
+        /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
+        /// session limits): a `tower::Service` to mount, e.g. with axum's
+        /// `Router::new().nest_service("/mcp", http_service(handler)?)`.
+        pub fn http_service<H: Handler>(
+            handler: H,
+        ) -> ::core::result::Result<::mcpgen_runtime::http::HttpService, ::mcpgen_runtime::ServerError> {
+            let server = builder(handler).build()?;
+            ::core::result::Result::Ok(::mcpgen_runtime::http::HttpService::new(
+                server,
+                ::mcpgen_runtime::http::HttpConfig::default(),
+            ))
+        }
+
+        /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
+        /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
+        /// the server is meant to be reached from elsewhere.
+        pub async fn serve_http<H: Handler>(
+            handler: H,
+            addr: impl ::mcpgen_runtime::http::ToSocketAddrs,
+        ) -> ::std::io::Result<()> {
+            let service = http_service(handler).map_err(::std::io::Error::other)?;
+            ::mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await
         }
     })
 }
@@ -255,9 +284,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn supported_revisions_stop_at_the_generated_one() {
-        let upto: Vec<&str> = STATEFUL_REVISIONS.iter().copied().filter(|r| *r <= "2025-06-18").collect();
-        assert_eq!(upto, ["2024-11-05", "2025-03-26", "2025-06-18"]);
+    fn servers_serve_every_revision_of_both_eras() {
+        assert_eq!(served_revisions(), ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]);
     }
 
     #[test]

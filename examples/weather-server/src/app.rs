@@ -34,7 +34,23 @@ fn redact(value: &mut Value, word: &str) {
     }
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// `--http ADDR` from the command line: serve Streamable HTTP there.
+fn http_address() -> Result<Option<String>, String> {
+    let mut args = std::env::args().skip(1);
+    let mut addr = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => addr = Some(args.next().ok_or("--http needs an address, e.g. --http 127.0.0.1:8080")?),
+            "-h" | "--help" => {
+                return Err("usage: weather-server [--http ADDR]   (stdio without --http; endpoint /mcp with it)".into())
+            }
+            other => return Err(format!("unknown argument {other:?}; usage: weather-server [--http ADDR]")),
+        }
+    }
+    Ok(addr)
+}
+
+async fn run(http: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = crate::server::builder(crate::weather::Weather)
         .audit_arguments(env("WEATHER_AUDIT_ARGS").is_some_and(|v| v == "1"));
     if let Some(size) = env("WEATHER_PAGE_SIZE") {
@@ -55,22 +71,39 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         builder = builder.output_hook(move |_tool, result| redact(result, &word));
     }
     let server = builder.build()?;
-    tracing::info!(protocol = crate::server::PROTOCOL_VERSION, "weather-server serving on stdio");
-    server.serve(mcpgen_runtime::stdio::stdio()).await?;
+    match http {
+        Some(addr) => {
+            let service = mcpgen_runtime::http::HttpService::new(server, mcpgen_runtime::http::HttpConfig::default());
+            mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await?;
+        }
+        None => {
+            tracing::info!(protocol = crate::server::PROTOCOL_VERSION, "weather-server serving on stdio");
+            server.serve(mcpgen_runtime::stdio::stdio()).await?;
+        }
+    }
     Ok(())
 }
 
-/// Runs the server until stdin closes.
+/// Runs the server until stdin closes (stdio) or Ctrl-C (HTTP).
 pub fn main() -> ExitCode {
     init_logging();
-    let workers: usize = env("WEATHER_WORKERS").and_then(|w| w.parse().ok()).unwrap_or(0);
+    let http = match http_address() {
+        Ok(http) => http,
+        Err(message) => {
+            eprintln!("weather-server: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    // stdio has the lowest latency on one thread; HTTP serves many clients.
+    let default_workers = if http.is_some() { 2 } else { 0 };
+    let workers: usize = env("WEATHER_WORKERS").and_then(|w| w.parse().ok()).unwrap_or(default_workers);
     let runtime = if workers == 0 {
         tokio::runtime::Builder::new_current_thread().enable_all().build()
     } else {
         tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build()
     };
     let result = match runtime {
-        Ok(rt) => rt.block_on(run()),
+        Ok(rt) => rt.block_on(run(http)),
         Err(e) => Err(e.into()),
     };
     match result {

@@ -1,5 +1,6 @@
 //! `weather-server`: the mcpgen example server, generated from `tools.json`
-//! by `build.rs` and served over stdio.
+//! by `build.rs`, served over stdio, or over Streamable HTTP with
+//! `--http ADDR` (endpoint `/mcp`, e.g. `weather-server --http 127.0.0.1:8080`).
 //!
 //! Logs (including the audit log of every tool call) go to stderr, never
 //! stdout. Environment knobs, all optional:
@@ -11,7 +12,8 @@
 //!   block of every result with `[redacted]`;
 //! - `WEATHER_PAGE_SIZE=n`: tools per `tools/list` page (default 100);
 //! - `WEATHER_WORKERS=n`: tokio worker threads; 0 (the default) runs one
-//!   thread, which has the lowest latency; handlers still run concurrently.
+//!   thread, which has the lowest latency on stdio (handlers still run
+//!   concurrently); with `--http` the default is 2.
 
 #![deny(warnings)]
 

@@ -32,7 +32,7 @@ use std::time::Duration;
 pub use body::HttpBody;
 pub use guard::{Allow, LOCAL_HOSTS};
 pub use headers::base64_decode;
-pub use serve::{serve, serve_with_shutdown};
+pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};
 pub use service::HttpService;
 
 use crate::context::Principal;

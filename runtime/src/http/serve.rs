@@ -13,12 +13,23 @@ use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
+pub use tokio::net::ToSocketAddrs;
 
 use super::body::HttpBody;
 use super::service::HttpService;
 
 /// How long requests in flight may finish once shutdown starts.
 const GRACE: Duration = Duration::from_secs(10);
+
+/// Binds `addr` and serves `service` at `endpoint` (e.g. `/mcp`) until
+/// Ctrl-C; the address actually bound goes to the log (stderr).
+pub async fn bind_and_serve(addr: impl ToSocketAddrs, service: HttpService, endpoint: &str) -> io::Result<()> {
+    let listener = TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    tracing::info!(address = %local, endpoint, "serving MCP over Streamable HTTP");
+    eprintln!("MCP endpoint: http://{local}{endpoint}");
+    serve(listener, service, endpoint).await
+}
 
 /// Serves `service` at `endpoint` (e.g. `/mcp`) on `listener` until the
 /// process ends (Ctrl-C shuts down gracefully).
