@@ -205,7 +205,7 @@ impl RequestContext {
     /// `Ok` when the caller declared every capability in `names`
     /// (`"sampling"`, `"elicitation"`, `"roots"`), else the error that
     /// answers the request with `-32021` naming the missing ones.
-    pub fn require_capabilities(&self, names: &[&str]) -> Result<(), crate::ToolError> {
+    pub fn require_capabilities(&self, names: &[&str]) -> Result<(), crate::tool_error::ToolError> {
         let missing: Map<String, Value> = names
             .iter()
             .filter(|n| !self.client.as_deref().is_some_and(|c| c.has_capability(n)))
@@ -214,7 +214,7 @@ impl RequestContext {
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(crate::ToolError::missing_capabilities(Value::Object(missing)))
+            Err(crate::tool_error::ToolError::missing_capabilities(Value::Object(missing)))
         }
     }
 

@@ -21,6 +21,7 @@ pub mod revision;
 pub mod server;
 pub mod stdio;
 pub mod tool;
+pub mod tool_error;
 pub mod toolset;
 pub mod transport;
 pub mod validate;

@@ -164,7 +164,7 @@ pub mod meta {
 }
 
 /// Error codes of the modern era (JSON-RPC's own codes are in
-/// [`crate::jsonrpc`]).
+/// the `jsonrpc` module).
 pub mod codes {
     /// HTTP headers do not match the body, or a required header is missing.
     pub const HEADER_MISMATCH: i64 = -32020;

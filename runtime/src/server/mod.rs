@@ -9,7 +9,8 @@
 //! - [`Server::handle`] / [`Server::handle_text`]: the one per-message
 //!   entry point, answering nothing, a [`Reply`] now, or a [`Pending`] one;
 //! - drivers: [`Server::serve`] over any message stream (stdio) and, with
-//!   the `http` feature, the Streamable HTTP service in [`crate::http`].
+//!   the `streamable-http` feature, the Streamable HTTP service (the `http`
+//!   module, which drives this one).
 //!
 //! Modules depend one way: `config` and `session` know nothing of the
 //! others, `methods` (what each MCP method means) reads them, `engine`
