@@ -274,11 +274,13 @@ impl Inner {
                 StatusCode::BAD_REQUEST,
                 &RpcError::invalid_request("a JSON-RPC batch belongs to a 2025-03-26 session: send initialize first"),
             ),
-            Incoming::Request { method, .. } if method == "initialize" => self.initialize(incoming, principal, extensions).await,
             Incoming::Request { method, params, .. } | Incoming::Notification { method, params } => {
                 let header_version = parts.headers.get(headers::PROTOCOL_VERSION).and_then(|v| v.to_str().ok());
                 let body_version = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION));
                 let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Modern);
+                if !modern && method == "initialize" && matches!(incoming, Incoming::Request { .. }) {
+                    return self.initialize(incoming, principal, extensions).await;
+                }
                 if !modern {
                     let supported = self.server.config().supported_newest_first().join(", ");
                     return error(

@@ -112,7 +112,7 @@ impl Core {
         let modern = match (session_era, method) {
             (Some(Era::Legacy), _) => false,
             (Some(Era::Modern), _) => true,
-            (None, "initialize") => false,
+            (None, "initialize") => names_version,
             (None, "server/discover") => true,
             (None, _) => names_version || self.config.supported_in(Era::Legacy).next().is_none(),
         };
@@ -131,17 +131,19 @@ impl Core {
                 extensions: Arc::clone(extensions),
             });
         }
-        if method == "initialize" {
+        if matches!(method, "initialize" | "ping" | "notifications/initialized") {
+            // Removed in the stateless era; the message names what to use,
+            // as legacy clients have no other way to learn it.
             let supported = self.config.supported_newest_first();
-            let requested = params.and_then(|p| p.get("protocolVersion")).cloned().unwrap_or(Value::Null);
             return Err(RpcError::new(
-                codes::UNSUPPORTED_PROTOCOL_VERSION,
+                jsonrpc::METHOD_NOT_FOUND,
                 format!(
-                    "initialize is not part of this connection's protocol; the server supports {} with per-request _meta",
+                    "Method not found: {method} is not part of protocol revision {}; this server supports {} (per-request _meta from 2026-07-28)",
+                    revision::LATEST,
                     supported.join(", ")
                 ),
             )
-            .with_data(json!({ "supported": supported, "requested": requested })));
+            .with_data(json!({ "supported": supported })));
         }
         let Some(request_meta) = request_meta.and_then(Value::as_object) else {
             return Err(missing_meta("the request has no params._meta object"));
