@@ -42,6 +42,61 @@ impl ClientIdentity {
     }
 }
 
+/// The severity of a log message (RFC 5424 levels, as MCP names them),
+/// least severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Detailed debugging information.
+    Debug,
+    /// Informational messages.
+    Info,
+    /// Normal but significant events.
+    Notice,
+    /// Warning conditions.
+    Warning,
+    /// Error conditions.
+    Error,
+    /// Critical conditions.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// Every level, least severe first.
+    pub const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The wire name (`"warning"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+
+    /// The level named `name`, if it is one.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
 /// An authenticated caller, as an authentication hook puts it into a
 /// request's extensions; the access-control hook and handlers read it back
 /// with `extensions().get::<Principal>()`.
@@ -101,6 +156,7 @@ pub struct RequestContext {
     meta: Option<Arc<Value>>,
     revision: Arc<str>,
     extensions: Arc<http::Extensions>,
+    log_level: Option<LogLevel>,
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -114,6 +170,8 @@ pub(crate) struct ContextParts {
     pub meta: Option<Arc<Value>>,
     pub revision: Arc<str>,
     pub extensions: Arc<http::Extensions>,
+    /// The least severe level sent to the client; `None` sends no logs.
+    pub log_level: Option<LogLevel>,
 }
 
 impl RequestContext {
@@ -128,6 +186,7 @@ impl RequestContext {
             meta: p.meta,
             revision: p.revision,
             extensions: p.extensions,
+            log_level: p.log_level,
         }
     }
 
@@ -145,6 +204,7 @@ impl RequestContext {
             meta: None,
             revision: crate::revision::LATEST.into(),
             extensions: Arc::default(),
+            log_level: None,
         })
     }
 
@@ -216,6 +276,30 @@ impl RequestContext {
         } else {
             Err(crate::tool_error::ToolError::missing_capabilities(Value::Object(missing)))
         }
+    }
+
+    /// Whether a message of `level` would reach the client: at or above the
+    /// level set with `logging/setLevel` (stateful era; every level until
+    /// one is set) or the request's `_meta` log level (stateless era; none
+    /// without it).
+    pub fn logs(&self, level: LogLevel) -> bool {
+        self.log_level.is_some_and(|min| level >= min)
+    }
+
+    /// Sends `notifications/message` with `data` (any JSON) when `level`
+    /// passes the client's threshold; `logger` names the source.
+    pub async fn log(&self, level: LogLevel, data: Value, logger: Option<&str>) {
+        if !self.logs(level) || self.cancel.is_cancelled() {
+            return;
+        }
+        let mut params = Map::new();
+        params.insert("level".into(), Value::from(level.as_str()));
+        if let Some(logger) = logger {
+            params.insert("logger".into(), Value::from(logger));
+        }
+        params.insert("data".into(), data);
+        let text = jsonrpc::notification("notifications/message", &Value::Object(params));
+        let _ = self.sink.send(text).await;
     }
 
     /// Whether the caller asked for progress (its request had a

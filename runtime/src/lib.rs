@@ -27,7 +27,7 @@ pub mod transport;
 pub mod validate;
 
 pub use cancel::CancellationToken;
-pub use context::{ClientIdentity, Principal, RequestContext, Sink};
+pub use context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
 pub use limits::RateLimit;
 pub use server::{CacheHint, CacheScope, CallInfo, Server, ServerBuilder, ServerError, Session};
 pub use tool::{Dispatch, ToolError, ToolOutput};

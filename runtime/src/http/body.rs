@@ -29,6 +29,8 @@ enum Kind {
 }
 
 struct SseStream {
+    /// A message already taken from `messages`, sent first.
+    first: Option<String>,
     /// Notifications to forward, until the channel closes.
     messages: Option<mpsc::Receiver<String>>,
     /// The reply that ends the stream (none for a standalone stream).
@@ -72,6 +74,7 @@ impl HttpBody {
     /// An SSE stream of `messages` followed by the reply of `pending`
     /// (when given); ends at `shutdown`.
     pub(crate) fn sse(
+        first: Option<String>,
         messages: mpsc::Receiver<String>,
         pending: Option<Pending>,
         keep_alive: Duration,
@@ -82,6 +85,7 @@ impl HttpBody {
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         Self {
             kind: Kind::Stream(Box::new(SseStream {
+                first,
                 messages: Some(messages),
                 pending,
                 keep_alive: interval,
@@ -113,6 +117,9 @@ impl Body for HttpBody {
         };
         if stream.shutdown.as_mut().poll(cx).is_ready() {
             return Poll::Ready(None);
+        }
+        if let Some(first) = stream.first.take() {
+            return Poll::Ready(Some(Ok(Frame::data(event(&first)))));
         }
         // Notifications first: they precede the reply they relate to.
         if let Some(rx) = &mut stream.messages {

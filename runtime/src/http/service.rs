@@ -387,27 +387,37 @@ impl Inner {
     }
 
     /// Runs a message through the engine and answers: 202 for nothing to
-    /// say, JSON for a reply, SSE when the request asked for progress.
+    /// say, JSON for a reply, SSE when the request asked for progress or
+    /// sends anything (progress, logs) before its reply.
     async fn answer(&self, session: &Session, incoming: Incoming, call: Call) -> Response<HttpBody> {
-        let (sink, rx) = if call.stream {
-            let (tx, rx) = mpsc::channel(STREAM_QUEUE);
-            (Sink::new(tx), Some(rx))
-        } else {
-            (Sink::discard(), None)
+        let (tx, mut rx) = mpsc::channel(STREAM_QUEUE);
+        let sink = Sink::new(tx);
+        let mut pending = match self.server.handle(session, incoming, &sink, &call.extensions) {
+            Handled::Nothing => return status_only(StatusCode::ACCEPTED),
+            Handled::Reply(reply) => return self.reply(reply, call.modern),
+            Handled::Pending(pending) => pending,
         };
-        match self.server.handle(session, incoming, &sink, &call.extensions) {
-            Handled::Nothing => status_only(StatusCode::ACCEPTED),
-            Handled::Reply(reply) => self.reply(reply, call.modern),
-            Handled::Pending(pending) => match rx {
-                Some(rx) => {
-                    drop(sink);
-                    let body = HttpBody::sse(rx, Some(pending), self.config.keep_alive, self.shutdown.clone(), None);
-                    sse_response(body)
+        drop(sink);
+        let keep_alive = self.config.keep_alive;
+        if call.stream {
+            // Streamed from the start, so closing the stream cancels the call.
+            return sse_response(HttpBody::sse(None, rx, Some(pending), keep_alive, self.shutdown.clone(), None));
+        }
+        tokio::select! {
+            biased;
+            first = rx.recv() => match first {
+                Some(message) => {
+                    sse_response(HttpBody::sse(Some(message), rx, Some(pending), keep_alive, self.shutdown.clone(), None))
                 }
+                // Every sender is gone only once the call is over.
                 None => match pending.await {
                     Some(reply) => self.reply(reply, call.modern),
                     None => status_only(StatusCode::ACCEPTED),
                 },
+            },
+            reply = &mut pending => match reply {
+                Some(reply) => self.reply(reply, call.modern),
+                None => status_only(StatusCode::ACCEPTED),
             },
         }
     }
@@ -443,7 +453,7 @@ impl Inner {
                 *current = None;
             }
         });
-        sse_response(HttpBody::sse(rx, None, self.config.keep_alive, self.shutdown.clone(), Some(on_close)))
+        sse_response(HttpBody::sse(None, rx, None, self.config.keep_alive, self.shutdown.clone(), Some(on_close)))
     }
 
     fn delete(&self, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
@@ -458,7 +468,8 @@ impl Inner {
     }
 }
 
-/// Whether a request's `_meta` asks for progress notifications.
+/// Whether a request's `_meta` asks for progress notifications (its reply
+/// is then streamed from the start).
 fn wants_progress(params: Option<&Value>) -> bool {
     params.and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROGRESS_TOKEN)).is_some()
 }

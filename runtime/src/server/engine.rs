@@ -157,6 +157,7 @@ impl Server {
         };
         let core = Arc::clone(&self.core);
         let sink = sink.clone();
+        let session = session.clone();
         Handled::Pending(Pending(Box::pin(async move {
             let token = inflight.token.clone();
             // The semaphore is never closed; waiting ends with cancellation.
@@ -168,7 +169,7 @@ impl Server {
             let echo = id.clone();
             // Handler panics are caught inside `run_call`; this also covers
             // the user's access-control and output hooks.
-            let reply = CatchUnwind::new(core.run_call(id, params, scope, token, sink)).await.unwrap_or_else(|panic| {
+            let reply = CatchUnwind::new(core.run_call(session, id, params, scope, token, sink)).await.unwrap_or_else(|panic| {
                 tracing::error!(panic = %panic, "tools/call failed unexpectedly");
                 Some(Reply::error(&echo, &RpcError::internal("the tool call failed unexpectedly")))
             });

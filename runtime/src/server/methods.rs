@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use crate::audit::{self, Outcome};
 use crate::cancel::CancellationToken;
 use crate::catch::CatchUnwind;
-use crate::context::{ClientIdentity, ContextParts, RequestContext, Sink};
+use crate::context::{ClientIdentity, ContextParts, LogLevel, RequestContext, Sink};
 use crate::cursor;
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::{self, codes, meta, Era, Revision, ValidationStyle};
@@ -164,12 +164,8 @@ impl Core {
                 .with_data(json!({ "supported": supported, "requested": version })));
         }
         if let Some(level) = request_meta.get(meta::LOG_LEVEL) {
-            if !level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l)) {
-                return Err(RpcError::invalid_params(format!(
-                    "\"{}\" must be one of {}",
-                    meta::LOG_LEVEL,
-                    LOG_LEVELS.join(", ")
-                )));
+            if level.as_str().and_then(LogLevel::parse).is_none() {
+                return Err(RpcError::invalid_params(format!("\"{}\" must be one of {}", meta::LOG_LEVEL, level_names())));
             }
         }
         session.fix_era(Era::Modern);
@@ -204,6 +200,14 @@ impl Core {
         match (scope.modern, method) {
             (false, "initialize") => self.initialize(session, params),
             (false, "ping") => Ok(json!({})),
+            (false, "logging/setLevel") => {
+                let level = params.and_then(|p| p.get("level")).and_then(Value::as_str).and_then(LogLevel::parse);
+                let Some(level) = level else {
+                    return Err(RpcError::invalid_params(format!("\"level\" must be one of {}", level_names())));
+                };
+                session.set_log_level(Some(level.as_str().to_owned()));
+                Ok(json!({}))
+            }
             (true, "server/discover") => Ok(self.discover()),
             (_, "tools/list") => self.tools_list(params, scope),
             _ => Err(RpcError::method_not_found(method)),
@@ -226,7 +230,19 @@ impl Core {
     }
 
     fn capabilities(&self) -> Value {
-        json!({ "tools": { "listChanged": self.config.list_changed } })
+        json!({ "logging": {}, "tools": { "listChanged": self.config.list_changed } })
+    }
+
+    /// The least severe level a request's handler may log at.
+    fn log_threshold(&self, session: &Session, scope: &Scope) -> Option<LogLevel> {
+        if scope.modern {
+            scope.meta.as_deref().and_then(|m| m.get(meta::LOG_LEVEL)).and_then(Value::as_str).and_then(LogLevel::parse)
+        } else {
+            match session.log_level() {
+                Some(level) => LogLevel::parse(&level),
+                None => Some(LogLevel::Debug),
+            }
+        }
     }
 
     fn initialize(&self, session: &Session, params: Option<&Value>) -> Result<Value, RpcError> {
@@ -308,6 +324,7 @@ impl Core {
     /// Runs one `tools/call`; `None` when it was cancelled (no response).
     pub(crate) async fn run_call(
         &self,
+        session: Session,
         id: Value,
         params: Option<Value>,
         scope: Scope,
@@ -388,6 +405,7 @@ impl Core {
             meta: scope.meta.clone(),
             revision: Arc::clone(&scope.version),
             extensions: Arc::clone(&scope.extensions),
+            log_level: self.log_threshold(&session, &scope),
         });
         let call = CatchUnwind::new(self.dispatch.call(index, arguments, ctx));
         let outcome = tokio::select! {
@@ -463,8 +481,10 @@ impl Core {
     }
 }
 
-/// The logging levels of MCP, least severe first.
-pub const LOG_LEVELS: &[&str] = &["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+/// `debug, info, …` for messages.
+fn level_names() -> String {
+    LogLevel::ALL.map(LogLevel::as_str).join(", ")
+}
 
 /// Adds `ttlMs` and `cacheScope` to a cacheable result.
 fn add_cache_hint(result: &mut Map<String, Value>, hint: CacheHint) {

@@ -26,5 +26,5 @@ mod stream;
 pub use builder::{ServerBuilder, ServerError};
 pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, ServerConfig};
 pub use engine::{Handled, Pending, Server};
-pub use methods::{Reply, LOG_LEVELS};
+pub use methods::Reply;
 pub use session::{Session, SessionSnapshot};
