@@ -423,9 +423,11 @@ impl Inner {
     }
 
     fn reply(&self, reply: Reply, modern: bool) -> Response<HttpBody> {
+        use crate::revision::codes::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
         let status = match (reply.error, reply.rejected, modern) {
             (Some(METHOD_NOT_FOUND), _, true) => StatusCode::NOT_FOUND,
             (_, true, _) => StatusCode::BAD_REQUEST,
+            (Some(HEADER_MISMATCH | MISSING_CLIENT_CAPABILITY | UNSUPPORTED_PROTOCOL_VERSION), _, _) => StatusCode::BAD_REQUEST,
             _ => StatusCode::OK,
         };
         json(status, reply.text)

@@ -63,6 +63,10 @@ impl ServerBuilder {
                 max_queued_calls: 256,
                 tools_cache: CacheHint::default(),
                 discover_cache: CacheHint::default(),
+                lists_cache: CacheHint::default(),
+                resources: Vec::new(),
+                resource_templates: Vec::new(),
+                prompts: Vec::new(),
             },
             tools,
             dispatch,
@@ -91,6 +95,13 @@ impl ServerBuilder {
     /// minute, public).
     pub fn tools_cache(mut self, hint: CacheHint) -> Self {
         self.config.tools_cache = hint;
+        self
+    }
+
+    /// Caching hint of `resources/list`, `resources/templates/list` and
+    /// `prompts/list` results (default one minute, public).
+    pub fn lists_cache(mut self, hint: CacheHint) -> Self {
+        self.config.lists_cache = hint;
         self
     }
 

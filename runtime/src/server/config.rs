@@ -107,6 +107,15 @@ pub struct ServerConfig {
     pub tools_cache: CacheHint,
     /// Caching hint of `server/discover` results.
     pub discover_cache: CacheHint,
+    /// Caching hint of `resources/list`, `resources/templates/list` and
+    /// `prompts/list` results.
+    pub lists_cache: CacheHint,
+    /// The `Resource` objects `resources/list` serves.
+    pub resources: Vec<Value>,
+    /// The `ResourceTemplate` objects `resources/templates/list` serves.
+    pub resource_templates: Vec<Value>,
+    /// The `Prompt` objects `prompts/list` serves.
+    pub prompts: Vec<Value>,
 }
 
 impl ServerConfig {

@@ -153,16 +153,16 @@ impl Core {
             Some(_) => return Err(missing_meta(&format!("\"{}\" must be a string", meta::PROTOCOL_VERSION))),
             None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::PROTOCOL_VERSION))),
         };
-        let capabilities = match request_meta.get(meta::CLIENT_CAPABILITIES) {
-            Some(c @ Value::Object(_)) => c.clone(),
-            Some(_) => return Err(missing_meta(&format!("\"{}\" must be an object", meta::CLIENT_CAPABILITIES))),
-            None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::CLIENT_CAPABILITIES))),
-        };
         if revision::era(version) != Era::Modern || !self.config.supports(version) {
             let supported = self.config.supported_newest_first();
             return Err(RpcError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
                 .with_data(json!({ "supported": supported, "requested": version })));
         }
+        let capabilities = match request_meta.get(meta::CLIENT_CAPABILITIES) {
+            Some(c @ Value::Object(_)) => c.clone(),
+            Some(_) => return Err(missing_meta(&format!("\"{}\" must be an object", meta::CLIENT_CAPABILITIES))),
+            None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::CLIENT_CAPABILITIES))),
+        };
         if let Some(level) = request_meta.get(meta::LOG_LEVEL) {
             if level.as_str().and_then(LogLevel::parse).is_none() {
                 return Err(RpcError::invalid_params(format!("\"{}\" must be one of {}", meta::LOG_LEVEL, level_names())));
@@ -210,6 +210,20 @@ impl Core {
             }
             (true, "server/discover") => Ok(self.discover()),
             (_, "tools/list") => self.tools_list(params, scope),
+            (_, "resources/list") => self.declared_list("resources", &self.config.resources, params, scope),
+            (_, "resources/templates/list") => {
+                self.declared_list("resourceTemplates", &self.config.resource_templates, params, scope)
+            }
+            (_, "prompts/list") => self.declared_list("prompts", &self.config.prompts, params, scope),
+            (_, "resources/read") => {
+                // SEP-2164: an unknown resource is -32602 naming the URI.
+                let uri = params.and_then(|p| p.get("uri")).cloned().unwrap_or(Value::Null);
+                Err(RpcError::invalid_params(format!("Resource not found: {uri}")).with_data(json!({ "uri": uri })))
+            }
+            (_, "prompts/get") => {
+                let name = params.and_then(|p| p.get("name")).cloned().unwrap_or(Value::Null);
+                Err(RpcError::invalid_params(format!("Unknown prompt: {name}")))
+            }
             _ => Err(RpcError::method_not_found(method)),
         }
     }
@@ -230,7 +244,12 @@ impl Core {
     }
 
     fn capabilities(&self) -> Value {
-        json!({ "logging": {}, "tools": { "listChanged": self.config.list_changed } })
+        json!({
+            "logging": {},
+            "prompts": { "listChanged": false },
+            "resources": { "listChanged": false, "subscribe": false },
+            "tools": { "listChanged": self.config.list_changed },
+        })
     }
 
     /// The least severe level a request's handler may log at.
@@ -285,25 +304,15 @@ impl Core {
     }
 
     fn tools_list(&self, params: Option<&Value>, scope: &Scope) -> Result<Value, RpcError> {
-        let offset = match params.and_then(|p| p.get("cursor")) {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(c)) => cursor::decode(c, self.tools.len())
-                .ok_or_else(|| RpcError::invalid_params(format!("invalid cursor {c:?}; pass a nextCursor this server returned")))?,
-            Some(other) => {
-                return Err(RpcError::invalid_params(format!("\"cursor\" must be a string, got {}", jsonrpc::kind(other))))
-            }
-        };
-        let size = self.config.page_size;
-        let tools: Vec<Value> = self.tools.page(offset, size).cloned().collect();
-        let mut result = Map::new();
-        result.insert("tools".into(), Value::Array(tools));
-        if offset + size < self.tools.len() {
-            result.insert("nextCursor".into(), Value::from(cursor::encode(offset + size)));
-        }
-        if scope.modern {
-            add_cache_hint(&mut result, self.config.tools_cache);
-        }
-        Ok(Value::Object(result))
+        let page = |offset: usize, size: usize| self.tools.page(offset, size).cloned().collect();
+        list_page("tools", self.tools.len(), page, params, self.config.page_size, scope.modern.then_some(self.config.tools_cache))
+    }
+
+    /// `resources/list`, `resources/templates/list` or `prompts/list` of
+    /// the declared items.
+    fn declared_list(&self, key: &str, items: &[Value], params: Option<&Value>, scope: &Scope) -> Result<Value, RpcError> {
+        let page = |offset: usize, size: usize| items.iter().skip(offset).take(size).cloned().collect();
+        list_page(key, items.len(), page, params, self.config.page_size, scope.modern.then_some(self.config.lists_cache))
     }
 
     /// The response text of a result, finished for its era: a modern
@@ -484,6 +493,33 @@ impl Core {
 /// `debug, info, …` for messages.
 fn level_names() -> String {
     LogLevel::ALL.map(LogLevel::as_str).join(", ")
+}
+
+/// One page of a paginated list result: `{key: [...], nextCursor?}` from
+/// the `cursor` in `params`, with the caching hint when given.
+fn list_page(
+    key: &str,
+    len: usize,
+    page: impl Fn(usize, usize) -> Vec<Value>,
+    params: Option<&Value>,
+    size: usize,
+    hint: Option<CacheHint>,
+) -> Result<Value, RpcError> {
+    let offset = match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(c)) => cursor::decode(c, len)
+            .ok_or_else(|| RpcError::invalid_params(format!("invalid cursor {c:?}; pass a nextCursor this server returned")))?,
+        Some(other) => return Err(RpcError::invalid_params(format!("\"cursor\" must be a string, got {}", jsonrpc::kind(other)))),
+    };
+    let mut result = Map::new();
+    result.insert(key.into(), Value::Array(page(offset, size)));
+    if offset + size < len {
+        result.insert("nextCursor".into(), Value::from(cursor::encode(offset + size)));
+    }
+    if let Some(hint) = hint {
+        add_cache_hint(&mut result, hint);
+    }
+    Ok(Value::Object(result))
 }
 
 /// Adds `ttlMs` and `cacheScope` to a cacheable result.

@@ -1,0 +1,43 @@
+//! `conformance-server`: the fixtures the official MCP conformance suite
+//! calls, as an mcpgen-generated server. Streamable HTTP at `/mcp` with
+//! `--http 127.0.0.1:PORT` (both protocol eras), stdio otherwise.
+
+#![deny(warnings)]
+
+mcpgen_runtime::include_generated!();
+
+mod fixtures;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let http = match (args.next().as_deref(), args.next()) {
+        (None, _) => None,
+        (Some("--http"), Some(addr)) => Some(addr),
+        _ => {
+            eprintln!("usage: conformance-server [--http ADDR]");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("conformance-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match http {
+            Some(addr) => server::serve_http(fixtures::Fixtures, addr).await,
+            None => server::serve_stdio(fixtures::Fixtures).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("conformance-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
