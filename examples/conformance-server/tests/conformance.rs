@@ -1,0 +1,120 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`,
+//! installed by `scripts/setup-peers.sh`) against this server over
+//! Streamable HTTP, for the requirement sets of 2025-11-25 (stateful) and
+//! 2026-07-28 (stateless). The expected-failures files beside the manifest
+//! list exactly the scenarios that wait for resources, prompts, completion,
+//! sampling, elicitation and input-required results; the suite fails the run
+//! on any other failure and on any listed scenario that passes. Each run's
+//! table (scenario, checks passed and failed) is written to
+//! `target/conformance/<revision>.txt`, which `scripts/test.sh` prints.
+//!
+//! Under `CI=true` a missing suite fails the test; elsewhere it is skipped
+//! with a message.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the server on a free loopback port; returns it and its endpoint URL.
+fn start() -> (Server, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start conformance-server");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        // Keeps draining stderr so the server never blocks on it.
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("MCP endpoint: ") {
+                let _ = tx.send(url.to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(30)).expect("the server prints its endpoint");
+    (Server(child), url)
+}
+
+fn suite() -> Option<PathBuf> {
+    let script = repo().join("tests/interop/peers/conformance.sh");
+    let peers = std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo().join(".peers"));
+    let installed = peers.join("conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js").is_file();
+    if installed {
+        return Some(script);
+    }
+    let message = format!("the conformance suite is not installed in {}; run: bash scripts/setup-peers.sh", peers.display());
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{message}");
+    }
+    eprintln!("skipping: {message}");
+    None
+}
+
+fn run(revision: &str) {
+    let Some(script) = suite() else { return };
+    let (_server, url) = start();
+    let out = tempfile_dir(revision);
+    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("expected-failures/{revision}.yml"));
+    let output = Command::new("bash")
+        .arg(&script)
+        .args(["server", "--url", &url, "--requirements", revision, "-o"])
+        .arg(&out)
+        .arg("--expected-failures")
+        .arg(&baseline)
+        .current_dir(&out)
+        .output()
+        .expect("run the conformance suite");
+    let log = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let table = Command::new("python3")
+        .arg(repo().join("tests/interop/peers/conformance_table.py"))
+        .arg(&out)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let summary = log.lines().skip_while(|l| !l.contains("=== SUMMARY")).collect::<Vec<_>>().join("\n");
+    let report_dir = repo().join("target/conformance");
+    let _ = std::fs::create_dir_all(&report_dir);
+    let _ = std::fs::write(report_dir.join(format!("{revision}.txt")), format!("{table}\n{summary}\n"));
+    assert!(
+        output.status.success(),
+        "conformance suite, requirements {revision}: {}\n{table}\n{log}",
+        output.status
+    );
+    assert!(table.contains("tools-list"), "the suite ran no tools-list scenario:\n{table}\n{log}");
+}
+
+/// A fresh directory for one run's results.
+fn tempfile_dir(revision: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcpgen-conformance-{revision}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn requirements_2025_11_25() {
+    run("2025-11-25");
+}
+
+#[test]
+fn requirements_2026_07_28() {
+    run("2026-07-28");
+}
