@@ -5,7 +5,10 @@
 //! `tools/list` and returns a manifest: the tools exactly as served, in the
 //! server's order (unknown fields kept), and a `server` object from the
 //! server's `serverInfo` and `instructions`. The server's stderr is
-//! captured and quoted when something goes wrong.
+//! captured and quoted when something goes wrong. The client engine's
+//! limits apply (message size, `tools/list` pages and tools), so a server
+//! that writes without end or pages forever fails with an error naming the
+//! limit and the method, not with memory exhaustion.
 
 use std::path::Path;
 use std::time::Duration;
@@ -109,15 +112,21 @@ impl Introspect {
             .client_info("mcpgen-introspect", env!("CARGO_PKG_VERSION"))
             .timeout(self.timeout)
             .garbage(GarbagePolicy::FailPending);
+        // The method under way, for the error when the overall limit hits.
+        let phase = std::sync::Mutex::new("initialize");
         let work = async {
             let client = Client::connect(transport, options).await?;
             let session = client.session().cloned().expect("connected");
+            *phase.lock().unwrap_or_else(|e| e.into_inner()) = "tools/list";
             let tools = client.list_all_tools_with(&CallOptions::new()).await?;
             Ok::<_, ClientError>((session, tools))
         };
         let outcome = match tokio::time::timeout(self.timeout, work).await {
             Ok(r) => r,
-            Err(_) => Err(ClientError::Timeout { method: "initialize".into(), id: 0, after: self.timeout }),
+            Err(_) => {
+                let method = *phase.lock().unwrap_or_else(|e| e.into_inner());
+                Err(ClientError::Timeout { method: method.into(), id: 0, after: self.timeout })
+            }
         };
         let (session, tools) = outcome.map_err(|e| {
             let mut err = explain(e, &what, self.timeout);

@@ -6,6 +6,9 @@
 //! discarded. The process is killed when the reading half is dropped (for a
 //! client: when the client is dropped). When the child's stdout ends, the
 //! reader reports the exit status and, if captured, the end of its stderr.
+//! Its stdout is read with the line reader's size limit (see
+//! [`crate::transport`]), so no child can make this process buffer without
+//! bound.
 
 use std::ffi::OsStr;
 use std::io;
@@ -160,6 +163,10 @@ impl MessageRead for ChildReader {
             Ok(None) => Err(self.ended().await),
             other => other,
         }
+    }
+
+    fn set_max_message(&mut self, bytes: usize) {
+        self.inner.set_max_message(bytes);
     }
 }
 

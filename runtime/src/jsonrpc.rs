@@ -6,6 +6,15 @@
 //! JSON-RPC 2.0 specification prescribes (`-32700` for text that is not JSON,
 //! `-32600` for JSON that is not a valid request), never into a failure of
 //! the caller.
+//!
+//! Ids are echoed exactly as sent: a string, or an integer in plain digits
+//! that fits in 64 bits (`serde_json` holds those exactly). Any other number
+//! (`1.5`, `1e2`, `-0`, `18446744073709551616`) is refused with `-32600`
+//! rather than answered under an id that would come back changed.
+//!
+//! A transport that cannot hand a message over as text (over its size
+//! limit, not UTF-8) passes an [`Unreadable`] placeholder instead, which
+//! [`parse`] answers with `-32700`.
 
 use serde_json::{Map, Value};
 
@@ -131,6 +140,9 @@ pub enum Incoming {
 /// Classifies one message's text. A top-level array is a batch; an empty
 /// one is invalid, as JSON-RPC 2.0 says.
 pub fn parse(text: &str) -> Incoming {
+    if let Some(unreadable) = Unreadable::from_placeholder(text) {
+        return Incoming::Invalid { id: Value::Null, error: RpcError::parse_error(unreadable) };
+    }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(items)) if items.is_empty() => invalid(Value::Null, "an empty batch"),
         Ok(Value::Array(items)) => Incoming::Batch(items),
@@ -150,7 +162,8 @@ pub fn classify(value: Value) -> Incoming {
     };
     // The id, when usable, is echoed even if the rest of the request is bad.
     let id = obj.remove("id");
-    let id_ok = matches!(id, Some(Value::String(_)) | Some(Value::Number(_)));
+    let id_problem = id.as_ref().and_then(id_problem);
+    let id_ok = id.is_some() && id_problem.is_none();
     let echo = if id_ok { id.clone().unwrap_or(Value::Null) } else { Value::Null };
 
     match obj.get("jsonrpc") {
@@ -173,10 +186,7 @@ pub fn classify(value: Value) -> Incoming {
             match id {
                 None => Incoming::Notification { method, params },
                 Some(id) if id_ok => Incoming::Request { id, method, params },
-                Some(other) => invalid(
-                    Value::Null,
-                    format!("\"id\" must be a string or an integer, got {}", kind(&other)),
-                ),
+                Some(_) => invalid(Value::Null, id_problem.unwrap_or_default()),
             }
         }
         (Some(other), _) => invalid(echo, format!("\"method\" must be a string, got {}", kind(&other))),
@@ -189,7 +199,106 @@ pub fn classify(value: Value) -> Incoming {
                 invalid(echo, "missing \"method\"")
             }
         }
-        (None, _) => invalid(echo, "missing \"method\""),
+        (None, Some(_)) if !obj.contains_key("result") && !obj.contains_key("error") => {
+            invalid(echo, "missing \"method\"")
+        }
+        (None, Some(_)) => invalid(Value::Null, id_problem.unwrap_or_default()),
+        (None, None) => invalid(echo, "missing \"method\""),
+    }
+}
+
+/// Why `id` cannot be a request id, or `None` when it can: a string, or an
+/// integer that `serde_json` holds exactly (plain digits, 64 bits). Other
+/// numbers arrive as `f64`, which would be echoed changed.
+fn id_problem(id: &Value) -> Option<String> {
+    match id {
+        Value::String(_) => None,
+        Value::Number(n) if n.is_i64() || n.is_u64() => None,
+        Value::Number(n) => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            Some(if f.is_finite() && f.fract() == 0.0 {
+                format!(
+                    "\"id\" must be a string or an integer written in plain digits between {} and {}, \
+                     so that it can be echoed exactly; got a number with a fraction, an exponent, a minus zero \
+                     or more than 64 bits (about {n})",
+                    i64::MIN,
+                    u64::MAX
+                )
+            } else {
+                format!("\"id\" must be a string or an integer, got the number {n}")
+            })
+        }
+        other => Some(format!("\"id\" must be a string or an integer, got {}", kind(other))),
+    }
+}
+
+/// A message a transport could not hand over as text. The transport passes
+/// [`Unreadable::placeholder`] in its place (a reader yields text, and
+/// this keeps the engines' interface); [`parse`] answers it with `-32700`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreadable {
+    /// The message was longer than the reader's limit; the reader dropped
+    /// it (and skips the rest of it) instead of buffering it.
+    TooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The message is not UTF-8 (JSON text must be).
+    NotUtf8 {
+        /// Offset of the first invalid byte in the message.
+        offset: usize,
+    },
+}
+
+const TOO_LARGE_PREFIX: &str = "<unreadable message: longer than the limit of ";
+const TOO_LARGE_SUFFIX: &str = " bytes, dropped>";
+const NOT_UTF8_PREFIX: &str = "<unreadable message: not valid UTF-8 at byte ";
+const NOT_UTF8_SUFFIX: &str = ">";
+
+impl Unreadable {
+    /// The text a reader hands over in place of the message. It is never
+    /// valid JSON (it starts with `<`).
+    pub fn placeholder(self) -> String {
+        match self {
+            Unreadable::TooLarge { limit } => format!("{TOO_LARGE_PREFIX}{limit}{TOO_LARGE_SUFFIX}"),
+            Unreadable::NotUtf8 { offset } => format!("{NOT_UTF8_PREFIX}{offset}{NOT_UTF8_SUFFIX}"),
+        }
+    }
+
+    /// Recognises a placeholder made by [`Unreadable::placeholder`].
+    pub fn from_placeholder(text: &str) -> Option<Self> {
+        if !text.starts_with('<') {
+            return None;
+        }
+        let number = |prefix: &str, suffix: &str| text.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok();
+        if let Some(limit) = number(TOO_LARGE_PREFIX, TOO_LARGE_SUFFIX) {
+            return Some(Unreadable::TooLarge { limit });
+        }
+        number(NOT_UTF8_PREFIX, NOT_UTF8_SUFFIX).map(|offset| Unreadable::NotUtf8 { offset })
+    }
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::TooLarge { limit } => write!(
+                f,
+                "the message is longer than the limit of {limit} bytes ({}); it was dropped unread",
+                human_size(*limit)
+            ),
+            Unreadable::NotUtf8 { offset } => {
+                write!(f, "the message is not valid UTF-8 (invalid byte at offset {offset}); JSON text must be UTF-8")
+            }
+        }
+    }
+}
+
+/// A byte count for messages: `32 MiB`, `64 KiB`, `100 bytes`.
+pub(crate) fn human_size(bytes: usize) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
     }
 }
 
@@ -346,6 +455,49 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn integer_ids_are_echoed_exactly_and_other_numbers_refused() {
+        for id in ["18446744073709551615", "-9223372036854775808", "0", "\"1e2\"", "\"\\u00e9\""] {
+            let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let Incoming::Request { id: got, .. } = parse(&text) else { panic!("{text} is a request") };
+            let echoed = error_response(&got, &RpcError::internal("x"));
+            let back: Value = serde_json::from_str(&echoed).unwrap();
+            assert_eq!(back["id"], serde_json::from_str::<Value>(id).unwrap(), "{echoed}");
+            let raw_id = id.replace("\\u00e9", "é");
+            assert!(echoed.contains(&format!("\"id\":{raw_id},")), "{id} changed: {echoed}");
+        }
+        for id in ["18446744073709551616", "-9223372036854775809", "1e2", "1.0", "-0", "1.5", "1E400"] {
+            let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            match parse(&text) {
+                // 1E400 is beyond f64: serde_json refuses the text itself.
+                Incoming::Invalid { id: Value::Null, error } if id == "1E400" => assert_eq!(error.code, PARSE_ERROR),
+                Incoming::Invalid { id: Value::Null, error } => assert_eq!(error.code, INVALID_REQUEST, "{id}"),
+                other => panic!("{id}: unexpected {other:?}"),
+            }
+        }
+        let text = r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#;
+        assert!(matches!(parse(text), Incoming::Invalid { id: Value::Null, .. }), "a response with a float id");
+        let Incoming::Invalid { error, .. } = parse(r#"{"jsonrpc":"2.0","id":2.5,"method":"ping"}"#) else { panic!() };
+        assert!(error.message.contains("got the number 2.5"), "{}", error.message);
+    }
+
+    #[test]
+    fn unreadable_placeholders_are_parse_errors_naming_the_problem() {
+        for unreadable in [Unreadable::TooLarge { limit: 32 << 20 }, Unreadable::NotUtf8 { offset: 7 }] {
+            let text = unreadable.placeholder();
+            assert_eq!(Unreadable::from_placeholder(&text), Some(unreadable));
+            match parse(&text) {
+                Incoming::Invalid { id: Value::Null, error } => {
+                    assert_eq!(error.code, PARSE_ERROR);
+                    assert_eq!(error.message, format!("Parse error: {unreadable}"));
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(Unreadable::TooLarge { limit: 32 << 20 }.to_string().contains("32 MiB"));
+        assert_eq!(Unreadable::from_placeholder("<unreadable message: not valid UTF-8 at byte x>"), None);
     }
 
     #[test]

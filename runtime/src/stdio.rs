@@ -3,24 +3,33 @@
 //! `tokio::io::stdin()`/`stdout()` hand every read and write to tokio's
 //! blocking thread pool, which costs two thread hops per message. Here,
 //! when stdin is a pipe or socket (as when a client spawns the server), it
-//! is switched to non-blocking mode and read through the runtime's epoll
-//! (`AsyncFd`), so a request is read, handled and answered without leaving
-//! the runtime's thread; its original mode is restored when the reader is
-//! dropped. Otherwise (a file, a terminal) one dedicated thread reads lines
-//! and hands them over through a channel. Writes go straight to stdout: a
-//! pipe write of one line does not block unless the client stops reading,
-//! in which case nothing could be delivered anyway. Framing is the same as
-//! [`crate::transport::LineTransport`]: newline-delimited JSON, blank lines
-//! skipped.
+//! is read through the runtime's epoll (`AsyncFd`), so a request is read,
+//! handled and answered without leaving the runtime's thread. Otherwise (a
+//! file, a terminal) one dedicated thread reads and hands messages over
+//! through a channel. Framing is the same as
+//! [`crate::transport::LineTransport`] (newline-delimited JSON, blank lines
+//! skipped, the same size limit and UTF-8 check on every path).
+//!
+//! Stdin and stdout may be one socket (socat `EXEC:`, inetd, a socketpair)
+//! and so share one open file description and its `O_NONBLOCK` flag. A
+//! socket is therefore never switched to non-blocking mode: it is read with
+//! `MSG_DONTWAIT`. Only a pipe gets `O_NONBLOCK` (restored when the reader
+//! is dropped). Writes go straight to fd 1; should stdout be non-blocking
+//! anyway (a read-write FIFO on both, or set so by the parent), a write that
+//! would block waits for writability and resumes where it stopped, so a
+//! reply is never cut or lost.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::transport::{MessageRead, MessageWrite, Transport};
+use crate::transport::{Framer, MessageRead, MessageWrite, Transport, DEFAULT_MAX_MESSAGE};
 
-/// Lines buffered between the reader thread and the engine.
-const QUEUE: usize = 64;
+/// Messages buffered between the reader thread and the engine (each up to
+/// the size limit, so kept small).
+const QUEUE: usize = 4;
 
 /// Stdin and stdout of this process as a message transport.
 #[derive(Debug, Default)]
@@ -41,8 +50,8 @@ pub struct StdinLines {
 
 #[derive(Debug)]
 enum Reader {
-    /// Lines from the reader thread.
-    Thread(mpsc::Receiver<io::Result<String>>),
+    /// Messages from the reader thread, which reads the limit from `max`.
+    Thread { rx: mpsc::Receiver<io::Result<String>>, max: Arc<AtomicUsize> },
     /// Non-blocking reads on the runtime's thread.
     #[cfg(unix)]
     Polled(nonblocking::PolledStdin),
@@ -52,6 +61,8 @@ enum Reader {
 #[derive(Debug)]
 pub struct StdoutLines {
     buf: Vec<u8>,
+    #[cfg(unix)]
+    waiter: nonblocking::Writable,
 }
 
 impl Transport for Stdio {
@@ -59,13 +70,19 @@ impl Transport for Stdio {
     type Write = StdoutLines;
 
     fn split(self) -> (StdinLines, StdoutLines) {
-        let out = StdoutLines { buf: Vec::with_capacity(4096) };
+        let out = StdoutLines {
+            buf: Vec::with_capacity(4096),
+            #[cfg(unix)]
+            waiter: nonblocking::Writable::default(),
+        };
         #[cfg(unix)]
-        if let Some(polled) = nonblocking::PolledStdin::new() {
+        if let Some(polled) = nonblocking::PolledStdin::new(DEFAULT_MAX_MESSAGE) {
             return (StdinLines { inner: Reader::Polled(polled) }, out);
         }
+        let max = Arc::new(AtomicUsize::new(DEFAULT_MAX_MESSAGE));
         let (tx, rx) = mpsc::channel(QUEUE);
-        let spawned = std::thread::Builder::new().name("mcp-stdin".into()).spawn(move || read_lines(tx));
+        let limit = Arc::clone(&max);
+        let spawned = std::thread::Builder::new().name("mcp-stdin".into()).spawn(move || read_lines(tx, &limit));
         let rx = match spawned {
             Ok(_) => rx,
             Err(e) => {
@@ -75,30 +92,29 @@ impl Transport for Stdio {
                 rx
             }
         };
-        (StdinLines { inner: Reader::Thread(rx) }, out)
+        (StdinLines { inner: Reader::Thread { rx, max } }, out)
     }
 }
 
-/// The reader thread: blocking reads of whole lines until end of input.
-fn read_lines(tx: mpsc::Sender<io::Result<String>>) {
+/// The reader thread: blocking reads until end of input, framed with the
+/// size limit like every other reader.
+fn read_lines(tx: mpsc::Sender<io::Result<String>>, max: &AtomicUsize) {
     let stdin = io::stdin();
     let mut stdin = stdin.lock();
-    let mut buf = Vec::with_capacity(4096);
+    let mut framer = Framer::new(max.load(Ordering::Relaxed));
     loop {
-        buf.clear();
-        match stdin.read_until(b'\n', &mut buf) {
-            Ok(0) => return,
-            Ok(_) => {
-                let line = String::from_utf8_lossy(&buf);
-                let line = line.trim_end_matches(['\n', '\r']);
-                if line.trim().is_empty() {
-                    continue;
-                }
-                if tx.blocking_send(Ok(line.to_owned())).is_err() {
-                    return; // the engine is gone
-                }
+        framer.set_max(max.load(Ordering::Relaxed));
+        while let Some(message) = framer.next_message() {
+            if tx.blocking_send(Ok(message)).is_err() {
+                return; // the engine is gone
             }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+        }
+        if framer.at_end() {
+            return;
+        }
+        match stdin.read(framer.spare()) {
+            Ok(n) => framer.filled(n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => {
                 let _ = tx.blocking_send(Err(e));
                 return;
@@ -110,13 +126,21 @@ fn read_lines(tx: mpsc::Sender<io::Result<String>>) {
 impl MessageRead for StdinLines {
     async fn read_message(&mut self) -> io::Result<Option<String>> {
         match &mut self.inner {
-            Reader::Thread(rx) => match rx.recv().await {
+            Reader::Thread { rx, .. } => match rx.recv().await {
                 Some(Ok(line)) => Ok(Some(line)),
                 Some(Err(e)) => Err(e),
                 None => Ok(None),
             },
             #[cfg(unix)]
-            Reader::Polled(polled) => polled.read_line().await,
+            Reader::Polled(polled) => polled.read_message().await,
+        }
+    }
+
+    fn set_max_message(&mut self, bytes: usize) {
+        match &mut self.inner {
+            Reader::Thread { max, .. } => max.store(bytes, Ordering::Relaxed),
+            #[cfg(unix)]
+            Reader::Polled(polled) => polled.set_max(bytes),
         }
     }
 }
@@ -126,172 +150,161 @@ impl MessageWrite for StdoutLines {
         self.buf.clear();
         self.buf.extend_from_slice(message.as_bytes());
         self.buf.push(b'\n');
-        let mut out = io::stdout().lock();
-        out.write_all(&self.buf)?;
-        out.flush()
+        #[cfg(unix)]
+        {
+            self.waiter.write_all(&self.buf).await
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::Write;
+            let mut out = io::stdout().lock();
+            out.write_all(&self.buf)?;
+            out.flush()
+        }
     }
 }
 
 #[cfg(unix)]
 mod nonblocking {
-    //! Stdin as a non-blocking pipe registered with the runtime's epoll.
+    //! Stdin registered with the runtime's epoll, and writes to stdout that
+    //! wait for writability instead of failing when stdout is non-blocking.
 
     use std::fs::File;
-    use std::io::{self, Read};
+    use std::io::{self, Read, Write};
     use std::mem::ManuallyDrop;
     use std::os::fd::{AsRawFd, FromRawFd, RawFd};
     use std::os::unix::fs::FileTypeExt;
+    use std::time::Duration;
 
     use tokio::io::unix::AsyncFd;
     use tokio::io::Interest;
 
+    use crate::transport::Framer;
+
     const STDIN: RawFd = 0;
+    const STDOUT: RawFd = 1;
 
-    /// Longest message kept in memory; a longer one is dropped and reported
-    /// to the engine as unparsable text (answered `-32700`).
-    const MAX_MESSAGE: usize = 32 << 20;
-    /// What the engine receives in place of a dropped message.
-    const TOO_LARGE: &str = "<message over 32 MiB dropped>";
-
-    /// File descriptor 0, never closed by us.
+    /// A standard descriptor, never closed by us.
     #[derive(Debug)]
-    struct Fd0(ManuallyDrop<File>);
+    struct StdFd {
+        fd: RawFd,
+        file: ManuallyDrop<File>,
+    }
 
-    impl AsRawFd for Fd0 {
-        fn as_raw_fd(&self) -> RawFd {
-            STDIN
+    impl StdFd {
+        fn new(fd: RawFd) -> Self {
+            // SAFETY: fds 0 and 1 stay open for the life of the process and
+            // the `File` is never dropped (ManuallyDrop), so it never closes
+            // them.
+            Self { fd, file: ManuallyDrop::new(unsafe { File::from_raw_fd(fd) }) }
         }
     }
 
-    /// Stdin registered with epoll; restores its blocking mode on drop.
+    impl AsRawFd for StdFd {
+        fn as_raw_fd(&self) -> RawFd {
+            self.fd
+        }
+    }
+
+    /// How stdin is read without blocking.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Mode {
+        /// A socket: `recv` with `MSG_DONTWAIT`, the descriptor untouched.
+        Socket,
+        /// A pipe switched to `O_NONBLOCK`; the old flags are restored on drop.
+        Pipe { old_flags: libc::c_int },
+    }
+
+    /// Stdin registered with epoll.
     #[derive(Debug)]
     pub(super) struct PolledStdin {
-        fd: AsyncFd<Fd0>,
-        old_flags: libc::c_int,
-        buf: Vec<u8>,
-        start: usize,
-        /// `buf[start..scanned]` holds no newline.
-        scanned: usize,
-        eof: bool,
-        /// Inside a message over [`MAX_MESSAGE`], dropping it.
-        skipping: bool,
+        fd: AsyncFd<StdFd>,
+        mode: Mode,
+        framer: Framer,
     }
 
     impl PolledStdin {
         /// `None` when stdin is not a pipe or socket, or cannot be polled;
         /// the caller then falls back to the reader thread.
-        pub(super) fn new() -> Option<Self> {
-            // SAFETY: fd 0 stays open for the life of the process and the
-            // `File` is never dropped (ManuallyDrop), so it is never closed.
-            let file = ManuallyDrop::new(unsafe { File::from_raw_fd(STDIN) });
-            let kind = file.metadata().ok()?.file_type();
-            if !(kind.is_fifo() || kind.is_socket()) {
+        pub(super) fn new(max: usize) -> Option<Self> {
+            let stdin = StdFd::new(STDIN);
+            let kind = stdin.file.metadata().ok()?.file_type();
+            let mode = if kind.is_socket() {
+                Mode::Socket
+            } else if kind.is_fifo() {
+                // SAFETY: fcntl with F_GETFL/F_SETFL on an open descriptor
+                // has no memory-safety requirements.
+                let old_flags = unsafe { libc::fcntl(STDIN, libc::F_GETFL) };
+                // SAFETY: as above.
+                if old_flags < 0 || unsafe { libc::fcntl(STDIN, libc::F_SETFL, old_flags | libc::O_NONBLOCK) } < 0 {
+                    return None;
+                }
+                Mode::Pipe { old_flags }
+            } else {
                 return None;
-            }
-            // SAFETY: fcntl on an open descriptor with F_GETFL/F_SETFL has no
-            // memory-safety requirements.
-            let old_flags = unsafe { libc::fcntl(STDIN, libc::F_GETFL) };
-            if old_flags < 0 {
-                return None;
-            }
-            // SAFETY: as above.
-            if unsafe { libc::fcntl(STDIN, libc::F_SETFL, old_flags | libc::O_NONBLOCK) } < 0 {
-                return None;
-            }
+            };
             // SAFETY: fd 0 is open and is never closed or replaced by this
             // process, so it outlives the AsyncFd and always names the same
             // file description.
-            let registered = unsafe { AsyncFd::register_with_interest(Fd0(file), Interest::READABLE) };
+            let registered = unsafe { AsyncFd::register_with_interest(stdin, Interest::READABLE) };
             match registered {
-                Ok(fd) => Some(Self { fd, old_flags, buf: Vec::with_capacity(8192), start: 0, scanned: 0, eof: false, skipping: false }),
+                Ok(fd) => Some(Self { fd, mode, framer: Framer::new(max) }),
                 Err(_) => {
-                    restore(old_flags);
+                    restore(mode);
                     None
                 }
             }
         }
 
-        /// The next non-blank line, or `None` at end of input.
-        pub(super) async fn read_line(&mut self) -> io::Result<Option<String>> {
+        pub(super) fn set_max(&mut self, max: usize) {
+            self.framer.set_max(max);
+        }
+
+        /// The next message, or `None` at end of input.
+        pub(super) async fn read_message(&mut self) -> io::Result<Option<String>> {
             loop {
-                // Bytes before `scanned` are known to hold no newline.
-                let from = self.start.max(self.scanned);
-                let newline = self.buf[from..].iter().position(|&b| b == b'\n').map(|p| from + p);
-                self.scanned = newline.unwrap_or(self.buf.len());
-                if self.skipping {
-                    // Dropping the rest of an oversized message.
-                    match newline {
-                        Some(end) => {
-                            self.start = end + 1;
-                            self.skipping = false;
-                            return Ok(Some(TOO_LARGE.to_owned()));
-                        }
-                        None => {
-                            self.buf.clear();
-                            self.start = 0;
-                            self.scanned = 0;
-                            if self.eof {
-                                self.skipping = false;
-                                return Ok(Some(TOO_LARGE.to_owned()));
-                            }
-                        }
-                    }
-                } else if let Some(end) = newline {
-                    let line = String::from_utf8_lossy(&self.buf[self.start..end]);
-                    let line = line.trim_end_matches('\r').to_owned();
-                    self.start = end + 1;
-                    if line.trim().is_empty() {
-                        continue;
-                    }
-                    return Ok(Some(line));
+                if let Some(message) = self.framer.next_message() {
+                    return Ok(Some(message));
                 }
-                if !self.skipping && self.buf.len() - self.start > MAX_MESSAGE {
-                    self.skipping = true;
-                    continue;
+                if self.framer.at_end() {
+                    return Ok(None);
                 }
-                if self.eof && !self.skipping {
-                    // A last line without a newline still counts.
-                    let rest = String::from_utf8_lossy(&self.buf[self.start..]).trim().to_owned();
-                    self.buf.clear();
-                    self.start = 0;
-                    self.scanned = 0;
-                    return Ok((!rest.is_empty()).then_some(rest));
-                }
-                // Compact, then read more.
-                if self.start > 0 {
-                    self.buf.drain(..self.start);
-                    self.scanned = self.scanned.saturating_sub(self.start);
-                    self.start = 0;
-                }
-                let len = self.buf.len();
-                // Small reads for small messages, bigger ones for big messages.
-                let chunk = if len > 65_536 { 65_536 } else { 8_192 };
-                self.buf.resize(len + chunk, 0);
+                let target = self.framer.spare();
+                let want = target.len();
                 let n = loop {
                     let mut guard = self.fd.readable().await?;
-                    let target = &mut self.buf[len..];
-                    let want = target.len();
-                    match guard.try_io(|fd| (&*fd.get_ref().0).read(target)) {
+                    let mode = self.mode;
+                    match guard.try_io(|fd| read_some(fd.get_ref(), mode, &mut *target)) {
                         Ok(Ok(n)) => {
-                            // With epoll, a short read means the pipe is drained
-                            // (tokio's own sockets rely on this too): skip the
-                            // read that would only say "would block".
+                            // With epoll, a short read means the input is
+                            // drained (tokio's own sockets rely on this too):
+                            // skip the read that would only say "would block".
                             if n > 0 && n < want {
                                 guard.clear_ready();
                             }
                             break n;
                         }
                         Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Ok(Err(e)) => {
-                            self.buf.truncate(len);
-                            return Err(e);
-                        }
+                        Ok(Err(e)) => return Err(e),
                         Err(_would_block) => continue,
                     }
                 };
-                self.buf.truncate(len + n);
-                if n == 0 {
-                    self.eof = true;
+                self.framer.filled(n);
+            }
+        }
+    }
+
+    fn read_some(fd: &StdFd, mode: Mode, target: &mut [u8]) -> io::Result<usize> {
+        match mode {
+            Mode::Pipe { .. } => (&*fd.file).read(target),
+            Mode::Socket => {
+                // SAFETY: `target` is valid for writes of `target.len()`
+                // bytes for the duration of the call.
+                let n = unsafe { libc::recv(fd.fd, target.as_mut_ptr().cast(), target.len(), libc::MSG_DONTWAIT) };
+                if n < 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(n as usize)
                 }
             }
         }
@@ -299,14 +312,78 @@ mod nonblocking {
 
     impl Drop for PolledStdin {
         fn drop(&mut self) {
-            restore(self.old_flags);
+            restore(self.mode);
         }
     }
 
-    fn restore(flags: libc::c_int) {
-        // SAFETY: see `PolledStdin::new`.
-        unsafe {
-            libc::fcntl(STDIN, libc::F_SETFL, flags);
+    fn restore(mode: Mode) {
+        if let Mode::Pipe { old_flags } = mode {
+            // SAFETY: see `PolledStdin::new`.
+            unsafe {
+                libc::fcntl(STDIN, libc::F_SETFL, old_flags);
+            }
         }
+    }
+
+    /// Writes to fd 1 that survive a non-blocking stdout: `EAGAIN` waits
+    /// for writability (through epoll once needed, else short sleeps).
+    #[derive(Debug, Default)]
+    pub(super) struct Writable {
+        /// Fd 1 registered with epoll, after the first write that would
+        /// have blocked; `Err` when it cannot be registered.
+        registered: Option<Result<AsyncFd<StdFd>, ()>>,
+    }
+
+    impl Writable {
+        /// Writes all of `bytes` to stdout, in order, whatever its mode.
+        pub(super) async fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+            let mut written = 0;
+            while written < bytes.len() {
+                match write_some(&bytes[written..]) {
+                    Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                    Ok(n) => written += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        written += self.write_when_ready(&bytes[written..]).await?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(())
+        }
+
+        /// Waits until stdout takes bytes again and writes some of them.
+        async fn write_when_ready(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let registered = self.registered.get_or_insert_with(|| {
+                // SAFETY: as for stdin in `PolledStdin::new`: fd 1 is never
+                // closed or replaced by this process.
+                unsafe { AsyncFd::register_with_interest(StdFd::new(STDOUT), Interest::WRITABLE) }.map_err(drop)
+            });
+            let Ok(fd) = registered else {
+                // Not pollable (a regular file cannot be): retry shortly.
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                return Ok(0);
+            };
+            loop {
+                let mut guard = fd.writable().await?;
+                match guard.try_io(|_| write_some(bytes)) {
+                    Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Ok(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
+                    Ok(result) => return result,
+                    Err(_would_block) => continue,
+                }
+            }
+        }
+    }
+
+    /// One `write` to fd 1, under the lock of `std::io::stdout` (which is
+    /// flushed first) so that nothing else printed lands inside a message.
+    fn write_some(bytes: &[u8]) -> io::Result<usize> {
+        let mut out = io::stdout().lock();
+        out.flush()?;
+        let stdout = StdFd::new(STDOUT);
+        let n = (&*stdout.file).write(bytes)?;
+        drop(out);
+        Ok(n)
     }
 }

@@ -2,9 +2,15 @@
 //! sends (responses to pending requests by id, progress to per-call
 //! callbacks, `ping` answered), one writer task, and the request path with
 //! its timeout and cancellation.
+//!
+//! Nothing the server sends can grow the client without bound: the reader
+//! keeps at most [`ClientOptions::max_message_bytes`] of one message (a
+//! longer one fails the calls in flight, naming the limit, and closes the
+//! connection), and answers to the server's own requests are dropped while
+//! the server is not reading what it was sent.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -14,7 +20,13 @@ use tokio::task::JoinHandle;
 
 use super::error::ClientError;
 use super::options::{CallOptions, ClientOptions, GarbagePolicy, Progress, ProgressCallback};
+use crate::jsonrpc::{human_size, Unreadable};
 use crate::transport::{MessageRead, MessageWrite, Transport};
+
+/// Messages waiting for the writer above which answers to the server's
+/// requests (`ping`) are dropped: a server that sends requests but does
+/// not read its input could otherwise queue answers without bound.
+const MAX_QUEUED_ANSWERS: usize = 1024;
 
 /// What the handshake settled.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +60,8 @@ struct State {
 
 pub(crate) struct Shared {
     outgoing: mpsc::UnboundedSender<String>,
+    /// Messages sent to the writer and not yet written.
+    queued: AtomicUsize,
     state: Mutex<State>,
     next_id: AtomicI64,
     pub(crate) options: ClientOptions,
@@ -98,10 +112,12 @@ impl Client {
     /// Starts the engine over a transport. No message is sent; call
     /// [`Client::initialize`] (or use [`Client::connect`]) next.
     pub fn start<T: Transport>(transport: T, options: ClientOptions) -> Self {
-        let (read, write) = transport.split();
+        let (mut read, write) = transport.split();
+        read.set_max_message(options.max_message_bytes);
         let (tx, rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             outgoing: tx,
+            queued: AtomicUsize::new(0),
             state: Mutex::new(State::default()),
             next_id: AtomicI64::new(1),
             options,
@@ -169,7 +185,7 @@ impl Client {
             );
         }
         let mut guard = CancelOnDrop { shared, id, armed: method != "initialize" };
-        if shared.outgoing.send(text).is_err() {
+        if shared.enqueue(text).is_err() {
             guard.armed = false;
             shared.lock().pending.remove(&id);
             return Err(shared.closed_error());
@@ -262,7 +278,15 @@ impl Shared {
     }
 
     fn send(&self, message: Value) -> Result<(), ClientError> {
-        self.outgoing.send(message.to_string()).map_err(|_| self.closed_error())
+        self.enqueue(message.to_string()).map_err(|_| self.closed_error())
+    }
+
+    /// Hands a message to the writer task, counting it until written.
+    fn enqueue(&self, text: String) -> Result<(), ()> {
+        self.queued.fetch_add(1, Ordering::Relaxed);
+        self.outgoing.send(text).map_err(|_| {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+        })
     }
 
     fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
@@ -280,16 +304,51 @@ impl Shared {
 
     /// Marks the connection closed and fails every pending request.
     fn close(&self, reason: String) {
+        self.close_with(reason.clone(), |_| ClientError::Closed { reason: reason.clone() });
+    }
+
+    /// Marks the connection closed with `reason` (what later calls are
+    /// told) and fails every pending request with `error(method)`.
+    fn close_with(&self, reason: String, error: impl Fn(&str) -> ClientError) {
         let pending = {
             let mut state = self.lock();
             if state.closed.is_none() {
-                state.closed = Some(reason.clone());
+                state.closed = Some(reason);
             }
             std::mem::take(&mut state.pending)
         };
         for (_, p) in pending {
-            let _ = p.reply.send(Err(ClientError::Closed { reason: reason.clone() }));
+            let _ = p.reply.send(Err(error(&p.method)));
         }
+    }
+
+    /// The server sent a message over the size limit: the reader dropped
+    /// it unread, so whatever it answered is lost and the stream may go on
+    /// without end. Every call in flight fails naming the limit and what
+    /// it was waiting for, and the connection closes.
+    fn too_large(&self, limit: usize) {
+        let limit_text = format!("the limit of {limit} bytes ({}, ClientOptions::max_message_bytes)", human_size(limit));
+        let waiting = {
+            let state = self.lock();
+            let mut ids: Vec<&i64> = state.pending.keys().collect();
+            ids.sort_unstable();
+            ids.iter().map(|id| format!("`{}` (request {id})", state.pending[id].method)).collect::<Vec<_>>()
+        };
+        let during = if waiting.is_empty() {
+            "while no request was waiting for an answer".to_owned()
+        } else {
+            format!("while waiting for the answer to {}", waiting.join(", "))
+        };
+        let reason = format!(
+            "the server sent a message longer than {limit_text} {during}; it was not read and the connection was closed"
+        );
+        tracing::warn!("mcp client: {reason}");
+        self.close_with(reason, |method| {
+            ClientError::unexpected(format!(
+                "reading the answer to `{method}`: the server sent a message longer than {limit_text}; \
+                 it was not read and the connection was closed"
+            ))
+        });
     }
 
     fn garbage(&self, text: &str, why: &str) {
@@ -303,7 +362,19 @@ impl Shared {
         }
     }
 
-    fn handle_text(&self, text: &str) {
+    /// Routes one message; `false` when the client stops reading.
+    fn handle_text(&self, text: &str) -> bool {
+        match Unreadable::from_placeholder(text) {
+            Some(Unreadable::TooLarge { limit }) => {
+                self.too_large(limit);
+                return false;
+            }
+            Some(not_utf8) => {
+                self.garbage(text, &format!("the server wrote a line that is not JSON: {not_utf8}"));
+                return true;
+            }
+            None => {}
+        }
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Array(batch)) if !batch.is_empty() => {
                 for message in batch {
@@ -313,6 +384,7 @@ impl Shared {
             Ok(message) => self.handle_message(text, message),
             Err(_) => self.garbage(text, "the server wrote a line that is not JSON"),
         }
+        true
     }
 
     fn handle_message(&self, text: &str, message: Value) {
@@ -355,7 +427,17 @@ impl Shared {
     }
 
     fn handle_request(&self, method: &str, id: Value) {
-        let answer = if method == "ping" {
+        if self.queued.load(Ordering::Relaxed) > MAX_QUEUED_ANSWERS {
+            tracing::debug!(method, "mcp client: the server is not reading its input; request left unanswered");
+            return;
+        }
+        let id_ok = id.is_string() || id.is_i64() || id.is_u64();
+        let answer = if !id_ok {
+            json!({ "jsonrpc": "2.0", "id": null, "error": {
+                "code": crate::jsonrpc::INVALID_REQUEST,
+                "message": format!("Invalid request: \"id\" must be a string or an integer, got {id}"),
+            }})
+        } else if method == "ping" {
             json!({ "jsonrpc": "2.0", "id": id, "result": {} })
         } else {
             json!({ "jsonrpc": "2.0", "id": id, "error": {
@@ -401,7 +483,11 @@ impl Shared {
 async fn read_loop<R: MessageRead>(mut reader: R, shared: Arc<Shared>) {
     loop {
         match reader.read_message().await {
-            Ok(Some(text)) => shared.handle_text(&text),
+            Ok(Some(text)) => {
+                if !shared.handle_text(&text) {
+                    break;
+                }
+            }
             Ok(None) => {
                 shared.close("the server closed its output (did it exit?)".into());
                 break;
@@ -420,7 +506,9 @@ async fn read_loop<R: MessageRead>(mut reader: R, shared: Arc<Shared>) {
 
 async fn write_loop<W: MessageWrite>(mut writer: W, mut rx: mpsc::UnboundedReceiver<String>, shared: Arc<Shared>) {
     while let Some(message) = rx.recv().await {
-        if let Err(e) = writer.write_message(&message).await {
+        let written = writer.write_message(&message).await;
+        shared.queued.fetch_sub(1, Ordering::Relaxed);
+        if let Err(e) = written {
             shared.close(format!("writing to the server failed: {e}"));
             break;
         }

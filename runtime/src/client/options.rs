@@ -57,6 +57,16 @@ pub struct ClientOptions {
     pub garbage: GarbagePolicy,
     /// Server notifications other than progress, logging and cancellation.
     pub on_notification: Option<NotificationCallback>,
+    /// The longest message accepted from the server, in bytes (default
+    /// 32 MiB, as for servers). A longer one is never buffered: the calls
+    /// in flight fail with an error naming the limit and the connection
+    /// closes. It also bounds the whole of a paged `tools/list`.
+    pub max_message_bytes: usize,
+    /// The most `tools/list` pages followed through `nextCursor` (default
+    /// 1,000).
+    pub max_list_pages: usize,
+    /// The most tools a paged `tools/list` collects (default 10,000).
+    pub max_listed_tools: usize,
 }
 
 impl ClientOptions {
@@ -73,7 +83,23 @@ impl ClientOptions {
             default_timeout: Duration::from_secs(60),
             garbage: GarbagePolicy::default(),
             on_notification: None,
+            max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE,
+            max_list_pages: 1_000,
+            max_listed_tools: 10_000,
         }
+    }
+
+    /// Sets the longest message accepted from the server, in bytes.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Sets the most pages and tools a paged `tools/list` follows and collects.
+    pub fn list_limits(mut self, pages: usize, tools: usize) -> Self {
+        self.max_list_pages = pages;
+        self.max_listed_tools = tools;
+        self
     }
 
     /// Sets the default timeout of every request.
@@ -109,6 +135,9 @@ impl fmt::Debug for ClientOptions {
             .field("protocol_versions", &self.protocol_versions)
             .field("default_timeout", &self.default_timeout)
             .field("garbage", &self.garbage)
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("max_list_pages", &self.max_list_pages)
+            .field("max_listed_tools", &self.max_listed_tools)
             .finish_non_exhaustive()
     }
 }

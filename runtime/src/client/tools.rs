@@ -1,15 +1,17 @@
 //! Tool calls on the raw JSON level: `tools/call` with its error mapping and
 //! `tools/list` followed through every page.
+//!
+//! Paging is bounded whatever the server does: at most
+//! [`ClientOptions::max_list_pages`](super::ClientOptions::max_list_pages)
+//! pages, [`max_listed_tools`](super::ClientOptions::max_listed_tools)
+//! tools and [`max_message_bytes`](super::ClientOptions::max_message_bytes)
+//! of tools and cursors in all, and a cursor seen before ends it too.
 
 use serde_json::{json, Value};
 
 use super::engine::Client;
 use super::error::ClientError;
 use super::options::CallOptions;
-
-/// Upper bound on `tools/list` pages, so a server that hands out cursors
-/// forever cannot hold a client in a loop.
-const MAX_PAGES: usize = 10_000;
 
 impl Client {
     /// Calls a tool and returns its `CallToolResult` as JSON. A result with
@@ -55,36 +57,82 @@ impl Client {
 
     /// [`Client::list_all_tools`] with a timeout per page.
     pub async fn list_all_tools_with(&self, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
+        let limits = self.options();
+        let (max_pages, max_tools, max_bytes) =
+            (limits.max_list_pages, limits.max_listed_tools, limits.max_message_bytes);
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
-        for _ in 0..MAX_PAGES {
+        let mut bytes = 0usize;
+        for page_number in 1..=max_pages {
             let params = match &cursor {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
             let mut page = self.request("tools/list", Some(params), options).await?;
             match page.get_mut("tools").map(Value::take) {
-                Some(Value::Array(items)) => tools.extend(items),
+                Some(Value::Array(items)) => {
+                    bytes = bytes.saturating_add(items.iter().map(json_len).sum());
+                    tools.extend(items);
+                }
                 _ => {
                     return Err(ClientError::unexpected(format!(
-                        "the server's tools/list result has no `tools` array (page {})",
-                        seen.len() + 1
+                        "the server's tools/list result has no `tools` array (page {page_number})"
                     )))
                 }
             }
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if !next.is_empty() => {
-                    if !seen.insert(next.to_owned()) {
-                        return Err(ClientError::unexpected(format!(
-                            "the server repeated the tools/list cursor {next:?}; stopping to avoid a loop"
-                        )));
-                    }
-                    cursor = Some(next.to_owned());
-                }
-                _ => return Ok(tools),
+            let stop = |what: String| {
+                ClientError::unexpected(format!("tools/list stopped after {page_number} page(s): {what}"))
+            };
+            let next = page.get("nextCursor").and_then(Value::as_str).filter(|next| !next.is_empty());
+            bytes = bytes.saturating_add(next.map_or(0, str::len));
+            if tools.len() > max_tools {
+                return Err(stop(format!(
+                    "the server listed more than {max_tools} tools (ClientOptions::max_listed_tools)"
+                )));
             }
+            if bytes > max_bytes {
+                return Err(stop(format!(
+                    "the tools and cursors listed are longer than {max_bytes} bytes in all ({}, \
+                     ClientOptions::max_message_bytes)",
+                    crate::jsonrpc::human_size(max_bytes)
+                )));
+            }
+            let Some(next) = next else { return Ok(tools) };
+            if !seen.insert(next.to_owned()) {
+                return Err(stop(format!("the server repeated the cursor {:?}, which would loop forever", truncated(next))));
+            }
+            cursor = Some(next.to_owned());
         }
-        Err(ClientError::unexpected(format!("tools/list did not end after {MAX_PAGES} pages")))
+        Err(ClientError::unexpected(format!(
+            "tools/list did not end after {max_pages} pages (ClientOptions::max_list_pages); the server keeps \
+             sending a nextCursor"
+        )))
+    }
+}
+
+/// The length of a value's compact JSON text, without building the text.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// At most 100 characters of a cursor, for messages.
+fn truncated(text: &str) -> String {
+    match text.char_indices().nth(100) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }
