@@ -151,7 +151,7 @@ async fn framing_errors_and_unknown_methods() {
     c.send(r#"{"jsonrpc":"2.0","id":5}"#).await;
     let r = c.recv().await;
     assert_eq!((r["error"]["code"].clone(), r["id"].clone()), (json!(-32600), json!(5)));
-    let r = c.call(6, "resources/list", json!({})).await;
+    let r = c.call(6, "sampling/createMessage", json!({})).await;
     assert_eq!(r["error"]["code"], -32601);
     // Notifications, known or not, are never answered: the next line is the ping's.
     c.send(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#).await;

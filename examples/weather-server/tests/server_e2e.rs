@@ -149,7 +149,8 @@ fn initialize_negotiates_versions_and_declares_tools() {
     let r = s.initialize("2025-11-25");
     let result = &r["result"];
     assert_eq!(result["protocolVersion"], "2025-11-25");
-    assert_eq!(result["capabilities"], json!({ "tools": { "listChanged": false } }));
+    assert_eq!(result["capabilities"]["tools"], json!({ "listChanged": false }));
+    assert_eq!(result["capabilities"]["logging"], json!({}));
     assert_eq!(result["serverInfo"], json!({ "name": "weather-server", "version": "0.1.0", "title": "Weather (mcpgen example)" }));
     assert!(result["instructions"].as_str().unwrap().contains("fails on purpose"));
 
@@ -184,9 +185,9 @@ fn framing_errors_unknown_methods_and_silent_notifications() {
     s.send(r#"[{"jsonrpc":"2.0","id":6,"method":"ping"}]"#);
     assert_eq!(s.recv()["error"]["code"], -32600);
 
-    let r = s.request(json!(7), "resources/list", json!({}));
+    let r = s.request(json!(7), "sampling/createMessage", json!({}));
     assert_eq!(r["error"]["code"], -32601);
-    assert!(r["error"]["message"].as_str().unwrap().contains("resources/list"));
+    assert!(r["error"]["message"].as_str().unwrap().contains("sampling/createMessage"));
 
     // Notifications, known or not, get no answer: the next line is the ping's.
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
@@ -464,8 +465,8 @@ fn requests_from_a_file_are_all_answered_before_exit() {
 #[test]
 fn server_generated_for_2025_06_18_speaks_that_revision() {
     let mut s = Server::start_bin(env!("CARGO_BIN_EXE_weather-server-2025-06-18"), &[]);
-    let r = s.initialize("2025-11-25");
-    assert_eq!(r["result"]["protocolVersion"], "2025-06-18", "a newer client gets the server's revision");
+    let r = s.initialize("2025-06-18");
+    assert_eq!(r["result"]["protocolVersion"], "2025-06-18");
     let r = s.call(1, "get_forecast", json!({ "city": "Oslo", "days": 1 }));
     assert_eq!(r["result"]["structuredContent"]["city"], "Oslo");
     let r = s.call(2, "convert_temperature", json!({ "value": 0, "from": "celsius", "to": "kelvin" }));
@@ -475,6 +476,9 @@ fn server_generated_for_2025_06_18_speaks_that_revision() {
     assert_eq!(r["error"]["data"]["errors"][0]["path"], "/city");
     let r = s.request(json!(4), "initialize", json!({ "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": { "name": "old", "version": "1" } }));
     assert_eq!(r["result"]["protocolVersion"], "2024-11-05");
+    // Types generated for 2025-06-18 still serve newer clients.
+    let r = s.request(json!(5), "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "new", "version": "1" } }));
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "every revision is served by default");
     s.finish();
 }
 

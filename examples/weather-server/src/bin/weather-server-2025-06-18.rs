@@ -1,8 +1,9 @@
 //! The same weather server generated for protocol revision 2025-06-18
 //! (`build.rs` writes that revision's files to `$OUT_DIR/2025-06-18`): the
 //! handler code of `weather.rs` compiles unchanged against the older
-//! revision's types. It accepts 2025-06-18 and older in `initialize` and
-//! answers invalid arguments with a `-32602` error, as that revision says.
+//! revision's types. Like every generated server it serves every revision
+//! (each with its own rules: invalid arguments are a `-32602` error in a
+//! 2025-06-18 session, a tool error from 2025-11-25).
 
 #![deny(warnings)]
 
