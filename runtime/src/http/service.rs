@@ -20,7 +20,7 @@ use crate::cancel::CancellationToken;
 use crate::context::{Principal, Sink};
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::revision::{self, meta, Era};
-use crate::server::{Handled, Reply, Server, Session};
+use crate::server::{Handled, Pending, Reply, Server, Session};
 
 use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
@@ -259,7 +259,8 @@ impl Inner {
         }
         let extensions = Arc::new(extensions);
 
-        if let Some(id) = session_id {
+        // A stateless-only server ignores session ids (2026-07-28 transports).
+        if let Some(id) = session_id.filter(|_| self.config.stateful) {
             return self.post_in_session(&id, &parts.headers, incoming, principal.as_ref(), extensions).await;
         }
         match &incoming {
@@ -307,7 +308,10 @@ impl Inner {
                 }
                 let stream = wants_progress(params.as_ref());
                 let call = Call { extensions, stream, modern: true };
-                self.answer(&self.server.session(), incoming, call).await
+                let session = self.server.session();
+                // Stateless: the request must carry its own _meta.
+                session.fix_era(Era::Modern);
+                self.answer(&session, incoming, call).await
             }
             Incoming::Response { .. } => status_only(StatusCode::ACCEPTED),
         }
@@ -361,10 +365,6 @@ impl Inner {
         principal: Option<&Principal>,
         extensions: Arc<http::Extensions>,
     ) -> Response<HttpBody> {
-        if !self.config.stateful {
-            // Stateless servers ignore session ids: nothing to continue.
-            return self.answer(&self.server.session(), incoming, Call { extensions, stream: false, modern: true }).await;
-        }
         let Some(entry) = self.session(id, principal) else { return session_not_found() };
         if let Some(version) = request_headers.get(headers::PROTOCOL_VERSION) {
             let negotiated = entry.session.identity().map(|c| c.protocol_version.clone());
@@ -398,6 +398,12 @@ impl Inner {
             Handled::Pending(pending) => pending,
         };
         drop(sink);
+        if !call.modern {
+            // Stateful era: a disconnection is not a cancellation (clients
+            // send notifications/cancelled), so the call runs on its own.
+            let task = tokio::spawn(pending);
+            pending = Pending::boxed(async move { task.await.ok().flatten() });
+        }
         let keep_alive = self.config.keep_alive;
         if call.stream {
             // Streamed from the start, so closing the stream cancels the call.

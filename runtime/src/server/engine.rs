@@ -56,6 +56,13 @@ impl Future for Pending {
     }
 }
 
+impl Pending {
+    /// Wraps a future producing the reply.
+    pub(crate) fn boxed(future: impl Future<Output = Option<Reply>> + Send + 'static) -> Self {
+        Pending(Box::pin(future))
+    }
+}
+
 impl Handled {
     /// The reply, waiting for it if it is pending.
     pub async fn into_reply(self) -> Option<Reply> {
