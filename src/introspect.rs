@@ -9,6 +9,10 @@
 //! limits apply (message size, `tools/list` pages and tools), so a server
 //! that writes without end or pages forever fails with an error naming the
 //! limit and the method, not with memory exhaustion.
+//!
+//! With a URL ([`IntrospectUrl`], `mcpgen introspect --url`) it talks to a
+//! Streamable HTTP endpoint instead, in whichever era the server speaks:
+//! `server/discover` (2026-07-28) first, else `initialize`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -180,6 +184,103 @@ pub fn command(out: Option<&Path>, timeout_secs: u64, command_line: &[String]) -
         "mcpgen introspect: {} tool(s) from `{}` (protocol {}){}",
         found.tool_count(),
         shown(command, args),
+        found.protocol_version,
+        out.map(|p| format!(", written to {}", p.display())).unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// Revisions introspection speaks over Streamable HTTP, newest first: the
+/// stateless 2026-07-28 (tried first, with `server/discover`) and the
+/// stateful revisions of that transport (2024-11-05 used HTTP+SSE).
+pub const HTTP_REVISIONS: &[&str] = &["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// What to introspect over Streamable HTTP.
+#[derive(Debug, Clone)]
+pub struct IntrospectUrl {
+    /// The MCP endpoint (`http://HOST:PORT/mcp`).
+    pub url: String,
+    /// Limit for the whole operation (handshake and every page).
+    pub timeout: Duration,
+}
+
+fn explain_http(err: ClientError, url: &str, timeout: Duration) -> Error {
+    use mcpgen_runtime::http::client::TRANSPORT_ERROR;
+    match err {
+        ClientError::Closed { reason } => Error::new(format!("cannot introspect {url}: {reason}"))
+            .with_hint("is the server running and listening there? --url takes the MCP endpoint, e.g. http://127.0.0.1:8080/mcp"),
+        ClientError::Protocol { code: TRANSPORT_ERROR, method, message, .. } => {
+            Error::new(format!("{url} did not answer `{method}` as an MCP endpoint: {message}"))
+                .with_hint("check the URL, its path included (often /mcp)")
+        }
+        ClientError::Timeout { method, .. } => Error::new(format!("{url} did not answer `{method}` within {timeout:?}"))
+            .with_hint("is it an MCP Streamable HTTP endpoint? If the server is slow, raise --timeout"),
+        other => Error::new(format!("introspecting {url} failed: {other}")),
+    }
+}
+
+impl IntrospectUrl {
+    /// Introspects inside an existing Tokio runtime.
+    pub async fn run_async(&self) -> Result<Introspected> {
+        use mcpgen_runtime::http::client::HttpTransport;
+        let transport = HttpTransport::new(&self.url)
+            .map_err(|e| Error::new(e.to_string()).with_hint("--url takes an http:// URL, e.g. http://127.0.0.1:8080/mcp"))?;
+        let info = transport.info();
+        let options = ClientOptions::new(HTTP_REVISIONS.iter().copied())
+            .client_info("mcpgen-introspect", env!("CARGO_PKG_VERSION"))
+            .timeout(self.timeout);
+        let phase = std::sync::Mutex::new("server/discover");
+        let work = async {
+            let client = Client::connect(transport, options).await?;
+            let session = client.session().cloned().expect("connected");
+            *phase.lock().unwrap_or_else(|e| e.into_inner()) = "tools/list";
+            let tools = client.list_all_tools_with(&CallOptions::new()).await?;
+            Ok::<_, ClientError>((session, tools))
+        };
+        let outcome = match tokio::time::timeout(self.timeout, work).await {
+            Ok(r) => r,
+            Err(_) => {
+                let method = *phase.lock().unwrap_or_else(|e| e.into_inner());
+                Err(ClientError::Timeout { method: method.into(), id: 0, after: self.timeout })
+            }
+        };
+        // The client is gone: a stateful session ends with DELETE.
+        let _ = tokio::time::timeout(Duration::from_secs(5), info.closed()).await;
+        let (session, tools) = outcome.map_err(|e| explain_http(e, &self.url, self.timeout))?;
+        let mut manifest = Map::new();
+        if let Some(server) = server_object(&session.server_info, session.instructions.as_deref()) {
+            manifest.insert("server".into(), server);
+        }
+        manifest.insert("tools".into(), Value::Array(tools));
+        Ok(Introspected { manifest: Value::Object(manifest), protocol_version: session.protocol_version })
+    }
+
+    /// Introspects on a runtime of its own (for the CLI).
+    pub fn run(&self) -> Result<Introspected> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Error::new(format!("cannot start the async runtime: {e}")))?;
+        rt.block_on(self.run_async())
+    }
+}
+
+/// `mcpgen introspect --url URL`: as [`command`], for a Streamable HTTP endpoint.
+pub fn command_url(out: Option<&Path>, timeout_secs: u64, url: &str) -> Result<()> {
+    let found = IntrospectUrl { url: url.to_owned(), timeout: Duration::from_secs(timeout_secs) }.run()?;
+    let text = found.to_json();
+    match out {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+            }
+            std::fs::write(path, &text).map_err(|e| Error::io("write", path, e))?;
+        }
+        None => print!("{text}"),
+    }
+    eprintln!(
+        "mcpgen introspect: {} tool(s) from {url} (protocol {}){}",
+        found.tool_count(),
         found.protocol_version,
         out.map(|p| format!(", written to {}", p.display())).unwrap_or_default()
     );

@@ -37,7 +37,8 @@ enum Command {
     /// Tool manifests: check one, print the manifest format's JSON Schema.
     #[command(subcommand)]
     Manifest(manifest::Command),
-    /// Write a manifest from a running stdio MCP server's tools/list.
+    /// Write a manifest from a running MCP server's tools/list (stdio, or Streamable HTTP with --url).
+    #[command(override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL | -- CMD [ARGS]...)")]
     Introspect(IntrospectArgs),
     /// Scaffold a new server crate from a manifest.
     New(new::Args),
@@ -53,8 +54,11 @@ struct IntrospectArgs {
     /// Give up after this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     timeout: u64,
+    /// Ask the Streamable HTTP endpoint at this URL (http://HOST:PORT/mcp) instead of starting a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
     /// The server command and its arguments (after `--`).
-    #[arg(last = true, required = true, value_name = "CMD")]
+    #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     command: Vec<String>,
 }
 
@@ -115,9 +119,11 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Generate(args) => generate::run(args),
         Command::Schema(cmd) => schema::run(cmd),
         Command::Manifest(cmd) => manifest::run(cmd),
-        Command::Introspect(args) => {
-            mcpgen::introspect::command(args.out.as_deref(), args.timeout, &args.command).map(|()| Outcome::Ok)
+        Command::Introspect(args) => match &args.url {
+            Some(url) => mcpgen::introspect::command_url(args.out.as_deref(), args.timeout, url),
+            None => mcpgen::introspect::command(args.out.as_deref(), args.timeout, &args.command),
         }
+        .map(|()| Outcome::Ok),
         Command::New(args) => new::run(args),
         Command::Diff(args) => diff::run(args),
     };

@@ -20,6 +20,7 @@
 //!   instead).
 
 mod body;
+pub mod client;
 mod guard;
 mod headers;
 mod serve;

@@ -1,0 +1,126 @@
+//! `mcpgen introspect --url` end to end: the example server
+//! (examples/weather-server) on Streamable HTTP at 127.0.0.1, introspected
+//! by the `mcpgen` binary; and the errors of bad URLs.
+
+mod cli_support;
+mod client_support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use cli_support::{mcpgen, run};
+use client_support::{root, workspace_bin};
+use serde_json::Value;
+
+/// The example server on an ephemeral port; killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn weather_server() -> Server {
+    let bin = workspace_bin("weather-server", "weather-server", false);
+    let mut child = Command::new(bin)
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start weather-server");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    // Reads stderr to its end, so the server never blocks on a full pipe.
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.split("MCP endpoint: ").nth(1) {
+                let _ = tx.send(url.trim().to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(60)).expect("weather-server prints its endpoint on stderr");
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+    Server { child, url }
+}
+
+fn declared_tools() -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("examples/weather-server/tools.json")).unwrap();
+    let manifest: Value = serde_json::from_str(&text).unwrap();
+    manifest["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn introspect_url_writes_the_example_servers_manifest() {
+    let server = weather_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("nested/introspected.json");
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", &server.url, "--timeout", "30", "--out"]).arg(&out));
+    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    let tools = declared_tools();
+    assert!(
+        r.stderr.contains(&format!(
+            "mcpgen introspect: {} tool(s) from {} (protocol 2026-07-28)",
+            tools.len(),
+            server.url
+        )),
+        "{}",
+        r.stderr
+    );
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let listed: Vec<&str> = manifest["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(listed, tools);
+    assert_eq!(manifest["server"]["name"], "weather-server");
+    assert!(manifest["tools"][0]["inputSchema"]["properties"].is_object());
+    // What introspection writes is a manifest mcpgen accepts.
+    let check = run(mcpgen(tmp.path()).args(["manifest", "check"]).arg(&out));
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+
+    // To stdout without --out.
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", &server.url]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let printed: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(printed, manifest);
+}
+
+#[test]
+fn introspect_url_reports_bad_urls_and_unreachable_servers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", "https://example.com/mcp"]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("TLS is not built in"), "{}", r.stderr);
+
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", "ftp://example.com/mcp"]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("use http://"), "{}", r.stderr);
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &url]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains(&format!("cannot connect to {url}")), "{}", r.stderr);
+    assert!(r.stderr.contains("help:"), "{}", r.stderr);
+
+    // Either a URL or a command, not both, and one of them.
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", &url, "--", "server"]));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let r = run(mcpgen(tmp.path()).args(["introspect"]));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
+
+#[test]
+fn introspect_url_names_a_wrong_path() {
+    let server = weather_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let wrong = server.url.replace("/mcp", "/not-mcp");
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &wrong]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("404 Not Found") && r.stderr.contains("as an MCP endpoint"), "{}", r.stderr);
+}
