@@ -6,6 +6,13 @@
 //! slashes and spaces split words; leading digits get a prefix; Rust
 //! keywords become raw identifiers (or get a suffix where raw identifiers
 //! are not allowed); collisions within one scope are made unique.
+//!
+//! Identifiers are ASCII (other characters separate words, as punctuation
+//! does), so no lint about confusable or uncommon characters can fire. A
+//! name made from one wire name has at most [`MAX_NAME`] characters and
+//! any identifier at most [`MAX_IDENT`]: a longer one keeps its start and
+//! ends in a stable hash of the whole ([`bounded`]), so a 100,000-character
+//! property name is a short field that serde renames back to the wire name.
 
 use std::collections::BTreeSet;
 
@@ -23,14 +30,29 @@ const KEYWORDS: &[&str] = &[
 /// Keywords that cannot be raw identifiers.
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 
-/// Splits a wire name into lower-case words: `camelCase`, `snake_case`,
-/// `kebab-case`, `dot.case`, `tools/call`, `HTTPServer` and spaces.
+/// Longest identifier made from one wire name (a field, a tool, a
+/// definition, a title, an enum value).
+pub const MAX_NAME: usize = 64;
+
+/// Longest identifier in generated code (names composed of several wire
+/// names, such as typify's `<Parent><Property>` types, included).
+pub const MAX_IDENT: usize = 128;
+
+/// Longest wire name (a property name, an enum value) that generated code
+/// matches by name. serde's derives match names as byte-string patterns,
+/// which cost rustc memory quadratic in their length (16,000 bytes take
+/// 4 GB), so longer names are handled as data (a map key, a `String`).
+pub const MAX_WIRE_NAME: usize = 256;
+
+/// Splits a wire name into lower-case ASCII words: `camelCase`,
+/// `snake_case`, `kebab-case`, `dot.case`, `tools/call`, `HTTPServer` and
+/// spaces. Characters other than ASCII letters and digits separate words.
 pub fn words(name: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut cur = String::new();
     let chars: Vec<char> = name.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
+        if !c.is_ascii_alphanumeric() {
             if !cur.is_empty() {
                 out.push(std::mem::take(&mut cur));
             }
@@ -118,6 +140,89 @@ pub fn ident(s: &str) -> Ident {
     }
 }
 
+/// A stable 32-bit hash (FNV-1a) of `text`, as 8 lower-case hex digits.
+pub fn short_hash(text: &str) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in text.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    format!("{h:08x}")
+}
+
+/// `name` when it has at most `max` characters; otherwise its first
+/// characters and a hash of `source` (the text it was made from), `max`
+/// characters in all: `very_long_…_name_1a2b3c4d` for snake case,
+/// `VeryLong…Name1a2b3c4d` for other names. `name` must be ASCII.
+pub fn bounded(name: &str, max: usize, source: &str) -> String {
+    if name.len() <= max {
+        return name.to_owned();
+    }
+    let snake = !name.chars().any(|c| c.is_ascii_uppercase());
+    let hash = short_hash(source);
+    let keep = max.saturating_sub(hash.len() + usize::from(snake)).max(1);
+    let mut out: String = name.chars().take(keep).collect();
+    if snake {
+        out.truncate(out.trim_end_matches('_').len().max(1));
+        out.push('_');
+    }
+    out.push_str(&hash);
+    out
+}
+
+/// A struct field name for a property, in the one form both mcpgen and
+/// typify keep as it is: lower-case ASCII words joined by `_`, starting
+/// with a letter (`2fa` → `x2fa`), keywords with a trailing `_` (`type_`),
+/// at most [`MAX_NAME`] characters. Not yet unique: see [`field_names`].
+pub fn field_name(wire: &str) -> String {
+    let s = words(wire).join("_");
+    let s = if s.is_empty() {
+        "field".to_owned()
+    } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("x{s}")
+    } else {
+        s
+    };
+    let s = bounded(&s, MAX_NAME - 1, wire);
+    if is_keyword(&s) {
+        format!("{s}_")
+    } else {
+        s
+    }
+}
+
+/// Field names for the properties of one object, in the order given:
+/// distinct, none in `reserved`, each from [`field_name`]. A property
+/// whose wire name already is its field name keeps it; the others get
+/// `_2`, `_3`, … on collision, in order of field name, then wire name, so
+/// the result does not depend on the order of the properties.
+pub fn field_names(wires: &[&str], reserved: &[&str]) -> Vec<String> {
+    let natural: Vec<String> = wires.iter().map(|w| field_name(w)).collect();
+    let mut scope = Scope::new();
+    for r in reserved {
+        scope.reserve(r);
+    }
+    let mut out: Vec<Option<String>> = vec![None; wires.len()];
+    for (i, wire) in wires.iter().enumerate() {
+        if natural[i] == *wire && !scope.contains(wire) {
+            scope.reserve(wire);
+            out[i] = Some(natural[i].clone());
+        }
+    }
+    let mut rest: Vec<usize> = (0..wires.len()).filter(|&i| out[i].is_none()).collect();
+    rest.sort_by(|&a, &b| (&natural[a], wires[a]).cmp(&(&natural[b], wires[b])));
+    for i in rest {
+        out[i] = Some(scope.unique(&natural[i]));
+    }
+    out.into_iter().flatten().collect()
+}
+
+/// A PascalCase part of a type name made from `text` (a title, a
+/// definition name), at most [`MAX_NAME`] characters.
+pub fn type_part(text: &str) -> String {
+    bounded(&pascal(text), MAX_NAME, text)
+}
+
 /// Hands out names unique within one scope: a second `foo` becomes `foo_2`
 /// (or `Foo2` for types).
 #[derive(Debug, Default, Clone)]
@@ -141,15 +246,17 @@ impl Scope {
         self.taken.contains(name)
     }
 
-    /// `name`, or the first of `name_2`, `name_3`, … (snake case) or
-    /// `Name2`, `Name3`, … (other names) that is free.
+    /// `name`, or the first of `name_2`, `name_3`, … (snake case;
+    /// `type_2` for `type_`, never a double `_`) or `Name2`, `Name3`, …
+    /// (other names) that is free.
     pub fn unique(&mut self, name: &str) -> String {
         if self.taken.insert(name.to_owned()) {
             return name.to_owned();
         }
         let snake = name.chars().next().is_some_and(|c| c.is_lowercase() || c == '_');
+        let sep = if name.ends_with('_') { "" } else { "_" };
         for n in 2.. {
-            let candidate = if snake { format!("{name}_{n}") } else { format!("{name}{n}") };
+            let candidate = if snake { format!("{name}{sep}{n}") } else { format!("{name}{n}") };
             if self.taken.insert(candidate.clone()) {
                 return candidate;
             }
@@ -163,7 +270,9 @@ impl Scope {
 /// (`<base>Input`, `<base>Output`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolNames {
-    /// Method identifier; never a keyword (`type` becomes `type_`).
+    /// Method identifier: snake case, never a keyword (`type` becomes
+    /// `type_tool`), never ending in `_`, so that names derived from it
+    /// (`<method>_with`) stay snake case; at most [`MAX_NAME`] characters.
     pub method: String,
     /// Type name base; `<base>Input` and `<base>Output` are the types.
     pub type_base: String,
@@ -179,20 +288,27 @@ pub struct ToolNames {
 /// wire-name order. The result depends only on the set of names, not
 /// on their order in the manifest.
 pub fn tool_names(tools: &[(&str, Option<&str>)]) -> Vec<ToolNames> {
-    let natural: Vec<String> = tools
+    let stems: Vec<String> = tools
         .iter()
         .map(|(wire, over)| {
-            let s = match over {
-                Some(o) => snake(o),
-                None => snake(wire),
-            };
-            if is_keyword(&s) || s == "_" {
-                format!("{s}_")
+            let source = over.unwrap_or(wire);
+            let s = words(source).join("_");
+            let s = if s.is_empty() {
+                "tool".to_owned()
+            } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("_{s}")
             } else {
                 s
-            }
+            };
+            bounded(&s, MAX_NAME - "_tool".len(), source)
         })
         .collect();
+    // Keywords get a word more as methods, none as type names.
+    let natural: Vec<(String, String)> = stems
+        .into_iter()
+        .map(|s| if is_keyword(&s) { (format!("{s}_tool"), s) } else { (s.clone(), s) })
+        .collect();
+    let (natural, stems): (Vec<String>, Vec<String>) = natural.into_iter().unzip();
     let mut order: Vec<usize> = (0..tools.len()).collect();
     order.sort_by(|&a, &b| {
         let key = |i: usize| (&natural[i], tools[i].1.is_none(), tools[i].0 != natural[i], tools[i].0);
@@ -212,7 +328,8 @@ pub fn tool_names(tools: &[(&str, Option<&str>)]) -> Vec<ToolNames> {
             natural[i].clone()
         };
         last = Some(natural[i].as_str());
-        let type_base = types.unique(&pascal(&method));
+        let type_source = if method == natural[i] { &stems[i] } else { &method };
+        let type_base = types.unique(&pascal(type_source));
         out[i] = Some(ToolNames { method, type_base });
     }
     out.into_iter().flatten().collect()
@@ -286,14 +403,45 @@ mod tests {
                 ("get_me", "GetMe"),
                 ("get_me_2", "GetMe2"),
                 ("get_me_3", "GetMe3"),
-                ("type_", "Type"),
-                ("self_", "Self"),
-                ("match_", "Match"),
+                ("type_tool", "Type"),
+                ("self_tool", "Self"),
+                ("match_tool", "Match"),
                 ("_3d_render", "V3dRender"),
                 ("list_issues", "ListIssues"),
                 ("reference", "Reference"),
             ]
         );
+    }
+
+    #[test]
+    fn field_names_are_unique_bounded_and_keep_plain_wire_names() {
+        let long = "p".repeat(100_000);
+        let wires = ["fooBar", "foo_bar", "self", "Self", "!", "@", "#", "2fa-code", "type", "città", &long, "extra"];
+        let names = field_names(&wires, &["extra"]);
+        assert_eq!(
+            names[..11],
+            ["foo_bar_2", "foo_bar", "self_2", "self_", "field", "field_3", "field_2", "x2fa_code", "type_", "citt", &names[10]]
+        );
+        assert_eq!(names[11], "extra_2");
+        assert_eq!(names[10].len(), MAX_NAME - 1);
+        assert!(names[10].starts_with("ppppp") && names[10].ends_with(&format!("_{}", short_hash(&long))), "{}", names[10]);
+        // The same names whatever the order of the properties.
+        let mut reversed = wires;
+        reversed.reverse();
+        let again = field_names(&reversed, &["extra"]);
+        assert_eq!(again.iter().rev().collect::<Vec<_>>(), names.iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn long_names_keep_their_start_and_end_in_a_hash() {
+        assert_eq!(bounded("short", 10, "short"), "short");
+        let b = bounded("abcdefghijklmnop", 12, "src");
+        assert_eq!(b, format!("abc_{}", short_hash("src")));
+        let p = bounded("AbcdefghijklmnoP", 12, "src");
+        assert_eq!(p, format!("Abcd{}", short_hash("src")));
+        assert_eq!(type_part(&"x".repeat(500)).len(), MAX_NAME);
+        let t = tool_names(&[(&"a".repeat(128), None)]);
+        assert!(t[0].method.len() <= MAX_NAME && !t[0].method.ends_with('_'), "{:?}", t[0]);
     }
 
     #[test]

@@ -2,13 +2,85 @@
 //! `$OUT_DIR/<name>/tools.rs` with `mcpgen::codegen::tools`, formatted by
 //! `mcpgen::emit::format` exactly as `mcpgen generate` writes it, and a
 //! `$OUT_DIR/<name>/report.txt` listing bindings and fallback warnings.
+//!
+//! Besides the files in `manifests/`, one manifest is made here: the
+//! hostile inputs too big to keep as files (100,000-character names,
+//! 60-level nesting, 200-link `$ref` chains), written to
+//! `$OUT_DIR/hostile_big.json`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use serde_json::{json, Map, Value};
+
+/// Tools whose names, nesting and reference chains are far beyond what a
+/// sensible schema has.
+fn hostile_big() -> Value {
+    let long = "p".repeat(100_000);
+    let long_type = "Q".repeat(100_000);
+    let long_value = format!("A{}", "a".repeat(100_000));
+    let long_def = "d".repeat(100_000);
+    let long_names = json!({
+        "name": "long_names",
+        "description": "x\n".repeat(10_000),
+        "inputSchema": {
+            "type": "object",
+            "$defs": { long_def.clone(): {"type": "object", "properties": {"v": {"type": "string"}}} },
+            "properties": {
+                long.clone(): {"type": "string"},
+                long_type.clone(): {"type": "object", "properties": {"x": {"type": "integer"}}},
+                "pick": {"type": "string", "enum": [long_value, "b"]},
+                "titled": {"type": "object", "title": "T".repeat(100_000), "properties": {"y": {"type": "boolean"}}},
+                "defined": {"$ref": format!("#/$defs/{long_def}")}
+            },
+            "required": [long]
+        }
+    });
+    // 60 levels of each shape that costs rustc the most per level.
+    let mut objects = json!({"type": "string"});
+    let mut arrays = json!({"type": "string"});
+    let mut maps = json!({"type": "string"});
+    let mut mixed = json!({"type": "string"});
+    for level in 0..60 {
+        objects = json!({"type": "object", "properties": {"c": objects}});
+        arrays = json!({"type": "array", "items": arrays});
+        maps = json!({"type": "object", "additionalProperties": maps});
+        mixed = match level % 3 {
+            0 => json!({"type": "object", "properties": {"next": mixed}}),
+            1 => json!({"type": "array", "items": mixed}),
+            _ => json!({"type": "object", "additionalProperties": mixed}),
+        };
+    }
+    let deep = json!({
+        "name": "deep",
+        "inputSchema": {"type": "object", "properties": {"objects": objects, "arrays": arrays, "maps": maps, "mixed": mixed}}
+    });
+    let mut aliases = Map::new();
+    let mut links = Map::new();
+    for i in 0..200 {
+        aliases.insert(format!("a{i}"), json!({"$ref": format!("#/$defs/a{}", i + 1)}));
+        links.insert(format!("l{i}"), json!({"type": "object", "properties": {"next": {"$ref": format!("#/$defs/l{}", i + 1)}}}));
+    }
+    aliases.insert("a200".into(), json!({"type": "string"}));
+    links.insert("l200".into(), json!({"type": "string"}));
+    let mut defs = aliases;
+    defs.extend(links);
+    let chains = json!({
+        "name": "chains",
+        "inputSchema": {
+            "type": "object",
+            "$defs": defs,
+            "properties": {"alias": {"$ref": "#/$defs/a0"}, "link": {"$ref": "#/$defs/l0"}}
+        }
+    });
+    json!({"tools": [long_names, deep, chains]})
+}
+
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let big = out.join("hostile_big.json");
+    std::fs::write(&big, serde_json::to_string(&hostile_big()).unwrap()).unwrap();
     let manifests = [
         ("github", dir.join("../../shared/manifests/github.json")),
         ("stitch", dir.join("../../shared/manifests/stitch.json")),
@@ -16,6 +88,8 @@ fn main() {
         ("rules_yaml", dir.join("manifests/rules.yaml")),
         ("fallbacks", dir.join("manifests/fallbacks.json")),
         ("refs", dir.join("manifests/refs.json")),
+        ("hostile", dir.join("manifests/hostile.json")),
+        ("hostile_big", big),
     ];
     for (name, path) in manifests {
         println!("cargo:rerun-if-changed={}", path.display());

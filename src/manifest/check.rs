@@ -4,17 +4,29 @@
 //! Checked: the document shape, tool names (1–128 characters of
 //! `A-Za-z0-9_.-`, unique), `inputSchema`/`outputSchema` roots of
 //! `type: object`, each schema against the meta-schema of its dialect
-//! (its `$schema`, else draft-07 before protocol 2025-11-25 and 2020-12
-//! from it), every `$ref` resolvable inside its schema, the `server`
-//! object, the `x-mcpgen` settings, and members repeated in one JSON
-//! object (YAML rejects those when parsing).
+//! (its `$schema`, else the protocol revision's default: draft-07 before
+//! 2025-11-25 and 2020-12 from it), every `$ref` resolvable inside its
+//! schema, the `server` object, the `x-mcpgen` settings, and members
+//! repeated in one JSON object (YAML rejects those when parsing).
+//!
+//! A schema that passes those checks is then compiled with the very
+//! validator a generated server compiles it with at start-up
+//! ([`mcpgen_runtime::validate::SchemaValidator`], in the same default
+//! dialect), so a pattern its regex engine does not support or a
+//! `$dynamicRef` to a remote schema is reported here, not when the server
+//! starts. When nothing else is wrong, the Rust names the tools would get
+//! are worked out as `generate` does, and names two tools would share are
+//! reported too: what `check` accepts, `generate` generates and the server
+//! serves.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use mcpgen_runtime::validate::{default_draft, SchemaValidator};
 use serde_json::Value;
 
 use super::format::{ServerInfo, ToolSettings, SETTINGS_KEY};
+use super::refs::{collect_refs, RefIndex};
 use super::Manifest;
 use crate::error::{pointer_token, Error};
 use crate::naming;
@@ -59,6 +71,17 @@ impl Dialect {
         }
     }
 
+    /// The `jsonschema` draft.
+    pub fn draft(self) -> jsonschema::Draft {
+        match self {
+            Self::Draft4 => jsonschema::Draft::Draft4,
+            Self::Draft6 => jsonschema::Draft::Draft6,
+            Self::Draft7 => jsonschema::Draft::Draft7,
+            Self::Draft201909 => jsonschema::Draft::Draft201909,
+            Self::Draft202012 => jsonschema::Draft::Draft202012,
+        }
+    }
+
     fn meta_validator(self) -> jsonschema::meta::MetaValidator<'static> {
         match self {
             Self::Draft4 => jsonschema::draft4::meta::validator(),
@@ -71,12 +94,15 @@ impl Dialect {
 }
 
 /// The default dialect of tool schemas without `$schema` for a protocol
-/// revision: draft-07 before 2025-11-25, 2020-12 from it on.
+/// revision: draft-07 before 2025-11-25, 2020-12 from it on, as the
+/// runtime's revision table says (the server compiles schemas in it).
 pub fn dialect_for(revision: &str) -> Dialect {
-    if revision < "2025-11-25" {
-        Dialect::Draft7
-    } else {
-        Dialect::Draft202012
+    match default_draft(revision) {
+        jsonschema::Draft::Draft4 => Dialect::Draft4,
+        jsonschema::Draft::Draft6 => Dialect::Draft6,
+        jsonschema::Draft::Draft7 => Dialect::Draft7,
+        jsonschema::Draft::Draft201909 => Dialect::Draft201909,
+        _ => Dialect::Draft202012,
     }
 }
 
@@ -206,6 +232,9 @@ pub fn check(m: &Manifest, revision: &str) -> Vec<Error> {
             }
         }
     }
+    if out.is_empty() {
+        out.extend(crate::codegen::tools::name_problems(m));
+    }
     out
 }
 
@@ -247,6 +276,7 @@ fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dial
         .collect();
     meta.sort();
     meta.dedup();
+    let has_meta_errors = !meta.is_empty();
     for (path, msg) in meta {
         out.push(
             m.error_at(&format!("{sp}{path}"), format!("`{key}` is not a valid {} schema: {msg}", dialect.name()))
@@ -255,13 +285,76 @@ fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dial
     }
     let mut refs = Vec::new();
     collect_refs(schema, String::new(), &mut refs);
+    let index = RefIndex::new(schema);
+    let before = out.len();
     for (at, reference) in refs {
-        if let Err(why) = resolve_ref(schema, &reference) {
+        if let Err(why) = index.target(&reference) {
             out.push(
                 m.error_at(&format!("{sp}{at}"), format!("unresolvable `$ref` `{reference}`: {why}"))
                     .with_hint("refer to a definition inside the same schema, e.g. `#/$defs/Name`, and define it there"),
             );
         }
+    }
+    if out.len() == before && !has_meta_errors {
+        check_compiles(m, schema, sp, key, default, out);
+    }
+}
+
+/// Compiles `schema` as a generated server does at start-up (in its own
+/// `$schema` dialect, else the revision's `default`) and reports why it
+/// does not compile, where `jsonschema` says (or, for a reference it
+/// cannot resolve, at the keyword that names it).
+fn check_compiles(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dialect, out: &mut Vec<Error>) {
+    let Err(why) = SchemaValidator::compile(schema, default.draft()) else { return };
+    // The same build, for the place of the problem.
+    let draft = match default.draft().detect(schema) {
+        jsonschema::Draft::Unknown => default.draft(),
+        detected => detected,
+    };
+    let mut at = jsonschema::options()
+        .with_draft(draft)
+        .build(schema)
+        .err()
+        .map(|e| e.instance_path().as_str().to_owned())
+        .unwrap_or_default();
+    let regex = why.contains("\"regex\"");
+    if at.is_empty() && !regex {
+        if let Some(p) = reference_in(schema, &why, String::new()) {
+            at = p;
+        }
+    }
+    let hint = if regex {
+        "generated servers check `pattern` with the regex engine of the `jsonschema` crate, which lacks some \
+         ECMA-262 syntax (`[^]`, `\\k<name>`, `{,n}`, an unescaped `-` between classes): write the pattern in \
+         syntax both accept"
+    } else {
+        "generated servers resolve only references inside the tool's own schema (mcpgen never fetches remote \
+         schemas): define what it refers to under `$defs` and refer to it with `#/$defs/Name`"
+    };
+    out.push(m.error_at(&format!("{sp}{at}"), format!("the server could not compile `{key}`: {why}")).with_hint(hint));
+}
+
+/// The pointer of the first reference keyword (`$ref`, `$dynamicRef`,
+/// `$recursiveRef`) whose value `message` quotes, in document order.
+fn reference_in(v: &Value, message: &str, at: String) -> Option<String> {
+    match v {
+        Value::Object(o) => o.iter().find_map(|(k, c)| {
+            let here = format!("{at}/{}", pointer_token(k));
+            let names = matches!(k.as_str(), "$ref" | "$dynamicRef" | "$recursiveRef")
+                && c.as_str().is_some_and(|r| {
+                    let base = r.split('#').next().unwrap_or(r);
+                    !base.is_empty() && message.contains(base)
+                });
+            if names {
+                Some(here)
+            } else if super::refs::DATA_KEYWORDS.contains(&k.as_str()) {
+                None
+            } else {
+                reference_in(c, message, here)
+            }
+        }),
+        Value::Array(a) => a.iter().enumerate().find_map(|(i, c)| reference_in(c, message, format!("{at}/{i}"))),
+        _ => None,
     }
 }
 
@@ -288,119 +381,4 @@ fn is_snake_ident(s: &str) -> bool {
         && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && s != "_"
         && !naming::is_keyword(s)
-}
-
-/// Keywords whose values are data, not subschemas: `$ref` inside them is
-/// not a reference.
-const DATA_KEYWORDS: &[&str] = &["enum", "const", "default", "examples", "example"];
-
-/// Every `$ref` string in a schema with the pointer (relative to the schema
-/// root) of the `$ref` member, in document order.
-pub(crate) fn collect_refs(v: &Value, at: String, out: &mut Vec<(String, String)>) {
-    match v {
-        Value::Object(o) => {
-            for (k, child) in o {
-                let p = format!("{at}/{}", pointer_token(k));
-                if k == "$ref" {
-                    if let Value::String(r) = child {
-                        out.push((p, r.clone()));
-                        continue;
-                    }
-                }
-                if DATA_KEYWORDS.contains(&k.as_str()) {
-                    continue;
-                }
-                collect_refs(child, p, out);
-            }
-        }
-        Value::Array(a) => {
-            for (i, child) in a.iter().enumerate() {
-                collect_refs(child, format!("{at}/{i}"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Resolves a `$ref` within one schema document (`#`, `#/pointer`,
-/// `#anchor`, or the `$id` of a part of it); returns the target.
-pub fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Result<&'a Value, String> {
-    let Some(fragment) = reference.strip_prefix('#') else {
-        if reference.is_empty() {
-            return Ok(root);
-        }
-        let (base, frag) = reference.split_once('#').unwrap_or((reference, ""));
-        return match find_id(root, base) {
-            Some(target) if frag.is_empty() => Ok(target),
-            Some(target) => resolve_ref(target, &format!("#{frag}")),
-            None => Err(format!(
-                "`{base}` is not the `$id` of any part of this schema, and mcpgen never fetches remote schemas"
-            )),
-        };
-    };
-    let fragment = percent_decode(fragment);
-    if fragment.is_empty() {
-        return Ok(root);
-    }
-    if let Some(pointer) = fragment.strip_prefix('/') {
-        let mut cur = root;
-        for token in pointer.split('/') {
-            let token = token.replace("~1", "/").replace("~0", "~");
-            cur = match cur {
-                Value::Object(o) => o.get(&token),
-                Value::Array(a) => token.parse::<usize>().ok().and_then(|i| a.get(i)),
-                _ => None,
-            }
-            .ok_or_else(|| format!("nothing at `#{fragment}` in this schema"))?;
-        }
-        return Ok(cur);
-    }
-    find_anchor(root, &fragment).ok_or_else(|| format!("no `$anchor` named `{fragment}` in this schema"))
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
-}
-
-fn find_anchor<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
-    match v {
-        Value::Object(o) => {
-            if o.get("$anchor").and_then(Value::as_str) == Some(name)
-                || o.get("$id").and_then(Value::as_str) == Some(&format!("#{name}"))
-            {
-                return Some(v);
-            }
-            o.iter().filter(|(k, _)| !DATA_KEYWORDS.contains(&k.as_str())).find_map(|(_, c)| find_anchor(c, name))
-        }
-        Value::Array(a) => a.iter().find_map(|c| find_anchor(c, name)),
-        _ => None,
-    }
-}
-
-fn find_id<'a>(v: &'a Value, id: &str) -> Option<&'a Value> {
-    match v {
-        Value::Object(o) => {
-            if o.get("$id").and_then(Value::as_str).is_some_and(|x| x.trim_end_matches('#') == id) {
-                return Some(v);
-            }
-            o.iter().filter(|(k, _)| !DATA_KEYWORDS.contains(&k.as_str())).find_map(|(_, c)| find_id(c, id))
-        }
-        Value::Array(a) => a.iter().find_map(|c| find_id(c, id)),
-        _ => None,
-    }
 }

@@ -4,8 +4,23 @@
 //!
 //! Scalars are resolved by the YAML 1.2 core schema (null, booleans,
 //! integers, floats; quoted scalars are strings; `!!str`, `!!int`, … tags
-//! are honoured). Anchors and aliases are expanded. Mapping keys must be
-//! scalars; only the first document of a stream is read.
+//! are honoured). Mapping keys must be scalars; only the first document of
+//! a stream is read.
+//!
+//! Anchors and aliases are expanded, within limits checked on the document
+//! as expanded, so that a few hundred bytes of aliases (the "billion
+//! laughs") cannot make a document of billions of values, and aliases
+//! nested in aliases cannot make it deeper than a JSON manifest may be:
+//!
+//! - at most [`MAX_NESTING`] nested arrays and objects, the limit
+//!   `serde_json` puts on JSON manifests (and on the tool table a
+//!   generated server parses at start-up);
+//! - at most [`MAX_VALUES`] values in the whole document;
+//! - at most [`MAX_ALIAS_TEXT`] bytes of keys and strings copied by
+//!   aliases.
+//!
+//! A breach is an error at the alias (or value) that crosses the limit,
+//! with file, line:column, JSON pointer and the limit.
 
 use std::collections::HashMap;
 
@@ -15,6 +30,17 @@ use serde_json::{Map, Number, Value};
 use super::locate::Positions;
 use crate::error::{pointer_token, Error, Result};
 
+/// Most arrays and objects nested in one another, as for JSON manifests
+/// (`serde_json` refuses a 128th level).
+pub const MAX_NESTING: usize = 127;
+
+/// Most values (scalars, arrays and objects) in a document, aliases
+/// counted as the values they expand to.
+pub const MAX_VALUES: usize = 1_000_000;
+
+/// Most bytes of text (keys and string values) that aliases may copy.
+pub const MAX_ALIAS_TEXT: usize = 16 * 1024 * 1024;
+
 /// Parses YAML text into a JSON value and the position of every value.
 pub fn parse(text: &str, file: &str) -> Result<(Value, Positions)> {
     let mut builder = Builder {
@@ -22,19 +48,33 @@ pub fn parse(text: &str, file: &str) -> Result<(Value, Positions)> {
         file,
         anchors: HashMap::new(),
         positions: Positions::new(),
+        values: 0,
+        alias_text: 0,
     };
     builder.document()
+}
+
+/// A parsed value with what it costs when an alias copies it.
+struct Built {
+    value: Value,
+    /// Values in it, itself included.
+    values: usize,
+    /// Arrays and objects nested in it, itself included (0 for a scalar).
+    height: usize,
+    /// Bytes of keys and strings in it.
+    text: usize,
 }
 
 struct Builder<'a> {
     events: Parser<'a, saphyr_parser::StrInput<'a>>,
     file: &'a str,
-    anchors: HashMap<usize, Value>,
+    anchors: HashMap<usize, Built>,
     positions: Positions,
+    /// Values built so far, aliases expanded.
+    values: usize,
+    /// Bytes of text copied by aliases so far.
+    alias_text: usize,
 }
-
-/// Nesting limit, the same as serde_json's for JSON manifests.
-const MAX_DEPTH: usize = 128;
 
 fn pos(span: &Span) -> (usize, usize) {
     (span.start.line(), span.start.col() + 1)
@@ -74,7 +114,7 @@ impl<'a> Builder<'a> {
             }
         }
         let (ev, span) = self.next()?;
-        let value = self.value(ev, span, String::new())?;
+        let value = self.value(ev, span, String::new(), 0)?.value;
         // Anything after the first document is ignored, but a second
         // document is most likely a mistake: report it.
         loop {
@@ -97,45 +137,95 @@ impl<'a> Builder<'a> {
         Ok((value, std::mem::take(&mut self.positions)))
     }
 
-    fn value(&mut self, ev: Event<'a>, span: Span, pointer: String) -> Result<Value> {
-        let at = pos(&span);
-        if pointer.matches('/').count() > MAX_DEPTH {
+    /// Counts `values` more values (and `text` more bytes copied by an
+    /// alias) and fails when the document grows past a limit.
+    fn grow(&mut self, values: usize, text: usize, at: (usize, usize), pointer: &str, alias: bool) -> Result<()> {
+        self.values = self.values.saturating_add(values);
+        self.alias_text = self.alias_text.saturating_add(text);
+        let what = if alias { "with this alias expanded, " } else { "" };
+        if self.values > MAX_VALUES {
             return Err(self
-                .error(format!("YAML nested deeper than {MAX_DEPTH} levels"), at)
+                .error(format!("{what}the YAML document holds more than {MAX_VALUES} values (the limit)"), at)
                 .at_pointer(pointer)
-                .with_hint("flatten the document; JSON manifests have the same limit"));
+                .with_hint("aliases are expanded: refer to a shared schema with `$ref` instead of repeating it with `*alias`"));
         }
+        if self.alias_text > MAX_ALIAS_TEXT {
+            return Err(self
+                .error(format!("{what}aliases copy more than {MAX_ALIAS_TEXT} bytes of text (the limit)"), at)
+                .at_pointer(pointer)
+                .with_hint("aliases are expanded: write the long text once, or refer to it with `$ref`"));
+        }
+        Ok(())
+    }
+
+    /// Fails when a value `height` arrays and objects high, placed at
+    /// `depth` (the number of arrays and objects around it), nests deeper
+    /// than [`MAX_NESTING`].
+    fn check_nesting(&self, depth: usize, height: usize, at: (usize, usize), pointer: &str, alias: bool) -> Result<()> {
+        if depth + height <= MAX_NESTING {
+            return Ok(());
+        }
+        let message = if alias {
+            format!(
+                "this alias expands to {height} nested levels here, {} in all: deeper than the limit of {MAX_NESTING} nested arrays and objects",
+                depth + height
+            )
+        } else {
+            format!("YAML nested deeper than the limit of {MAX_NESTING} nested arrays and objects")
+        };
+        Err(self
+            .error(message, at)
+            .at_pointer(pointer)
+            .with_hint("flatten the document; JSON manifests have the same limit"))
+    }
+
+    /// Builds the value that starts with `ev`, at `pointer`, inside
+    /// `depth` arrays and objects.
+    fn value(&mut self, ev: Event<'a>, span: Span, pointer: String, depth: usize) -> Result<Built> {
+        let at = pos(&span);
         self.positions.insert(pointer.clone(), at.0, at.1);
-        match ev {
+        let built = match ev {
             Event::Scalar(text, style, anchor, tag) => {
-                let v = scalar(&text, style, tag.as_deref())
+                let value = scalar(&text, style, tag.as_deref())
                     .map_err(|m| self.error(m, at).at_pointer(pointer.clone()))?;
-                if anchor > 0 {
-                    self.anchors.insert(anchor, v.clone());
-                }
-                Ok(v)
+                self.grow(1, 0, at, &pointer, false)?;
+                let text = value.as_str().map_or(0, str::len);
+                (Built { value, values: 1, height: 0, text }, anchor)
             }
-            Event::Alias(id) => self.anchors.get(&id).cloned().ok_or_else(|| {
-                self.error("alias to an unknown anchor", at).at_pointer(pointer.clone())
-            }),
+            Event::Alias(id) => {
+                let Some(target) = self.anchors.get(&id) else {
+                    return Err(self.error("alias to an unknown anchor", at).at_pointer(pointer));
+                };
+                let (values, height, text) = (target.values, target.height, target.text);
+                self.check_nesting(depth, height, at, &pointer, true)?;
+                self.grow(values, text, at, &pointer, true)?;
+                let value = self.anchors[&id].value.clone();
+                return Ok(Built { value, values, height, text });
+            }
             Event::SequenceStart(anchor, _) => {
+                self.check_nesting(depth, 1, at, &pointer, false)?;
+                self.grow(1, 0, at, &pointer, false)?;
                 let mut items = Vec::new();
+                let (mut values, mut height, mut text) = (1, 1, 0);
                 loop {
                     let (ev, span) = self.next()?;
                     if matches!(ev, Event::SequenceEnd) {
                         break;
                     }
                     let child = format!("{pointer}/{}", items.len());
-                    items.push(self.value(ev, span, child)?);
+                    let item = self.value(ev, span, child, depth + 1)?;
+                    values += item.values;
+                    height = height.max(item.height + 1);
+                    text += item.text;
+                    items.push(item.value);
                 }
-                let v = Value::Array(items);
-                if anchor > 0 {
-                    self.anchors.insert(anchor, v.clone());
-                }
-                Ok(v)
+                (Built { value: Value::Array(items), values, height, text }, anchor)
             }
             Event::MappingStart(anchor, _) => {
+                self.check_nesting(depth, 1, at, &pointer, false)?;
+                self.grow(1, 0, at, &pointer, false)?;
                 let mut map = Map::new();
+                let (mut values, mut height, mut text) = (1, 1, 0);
                 loop {
                     let (ev, span) = self.next()?;
                     let key = match ev {
@@ -155,17 +245,22 @@ impl<'a> Builder<'a> {
                     }
                     let (ev, span) = self.next()?;
                     let child = format!("{pointer}/{}", pointer_token(&key));
-                    let v = self.value(ev, span, child)?;
-                    map.insert(key, v);
+                    let member = self.value(ev, span, child, depth + 1)?;
+                    values += member.values;
+                    height = height.max(member.height + 1);
+                    text += member.text + key.len();
+                    map.insert(key, member.value);
                 }
-                let v = Value::Object(map);
-                if anchor > 0 {
-                    self.anchors.insert(anchor, v.clone());
-                }
-                Ok(v)
+                (Built { value: Value::Object(map), values, height, text }, anchor)
             }
-            _ => Err(self.error("unexpected YAML event", at).at_pointer(pointer)),
+            _ => return Err(self.error("unexpected YAML event", at).at_pointer(pointer)),
+        };
+        let (sized, anchor) = built;
+        if anchor > 0 {
+            let copy = Built { value: sized.value.clone(), ..sized };
+            self.anchors.insert(anchor, copy);
         }
+        Ok(sized)
     }
 }
 
@@ -252,12 +347,54 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
-        let err = parse(&format!("a: {}{}", "[".repeat(200), "]".repeat(200)), "deep.yaml").unwrap_err();
-        assert!(err.message.contains("nested deeper than 128"), "{}", err.message);
+        let nested = |n: usize| format!("a: {}{}", "[".repeat(n), "]".repeat(n));
+        // The mapping is the first level: 126 more make the limit, 127 more pass it.
+        assert!(parse(&nested(MAX_NESTING - 1), "ok.yaml").is_ok());
+        let err = parse(&nested(MAX_NESTING), "deep.yaml").unwrap_err();
+        assert!(err.message.contains("deeper than the limit of 127"), "{}", err.message);
         // The parser has its own limit for much deeper input.
-        let err = parse(&format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000)), "deep.yaml").unwrap_err();
+        let err = parse(&nested(100_000), "deep.yaml").unwrap_err();
         assert!(err.location.unwrap().line_col.is_some());
-        assert!(parse(&format!("a: {}{}", "[".repeat(100), "]".repeat(100)), "ok.yaml").is_ok());
+    }
+
+    #[test]
+    fn billion_laughs_stop_at_the_value_limit() {
+        let mut text = String::from("a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for (prev, name) in "abcdefgh".chars().zip("bcdefghi".chars()) {
+            let items = vec![format!("*{prev}"); 9].join(", ");
+            text.push_str(&format!("{name}: &{name} [{items}]\n"));
+        }
+        let err = parse(&text, "laughs.yaml").unwrap_err();
+        assert!(err.message.contains("more than 1000000 values"), "{}", err.message);
+        let loc = err.location.unwrap();
+        assert_eq!(loc.file.as_deref(), Some(std::path::Path::new("laughs.yaml")));
+        assert_eq!(loc.line_col, Some((7, 8)), "the first alias of line 7 crosses the limit");
+        assert_eq!(loc.pointer.as_deref(), Some("/g/0"));
+    }
+
+    #[test]
+    fn aliases_of_long_text_stop_at_the_text_limit() {
+        let long = "x".repeat(1 << 20);
+        let mut text = format!("s: &s {long}\nl:\n");
+        for _ in 0..20 {
+            text.push_str("  - *s\n");
+        }
+        let err = parse(&text, "text.yaml").unwrap_err();
+        assert!(err.message.contains("aliases copy more than"), "{}", err.message);
+        assert_eq!(err.location.unwrap().pointer.as_deref(), Some("/l/16"));
+    }
+
+    #[test]
+    fn chained_aliases_cannot_nest_past_the_limit() {
+        let mut text = String::from("x0: &x0 [1]\n");
+        for i in 1..200 {
+            text.push_str(&format!("x{i}: &x{i} [*x{}]\n", i - 1));
+        }
+        let err = parse(&text, "chain.yaml").unwrap_err();
+        assert!(err.message.contains("this alias expands to 126 nested levels here, 128 in all"), "{}", err.message);
+        let loc = err.location.unwrap();
+        assert_eq!(loc.line_col, Some((127, 14)));
+        assert_eq!(loc.pointer.as_deref(), Some("/x126/0"));
     }
 
     #[test]

@@ -36,6 +36,19 @@ pub mod refs {
     include!(concat!(env!("OUT_DIR"), "/refs/tools.rs"));
 }
 
+/// Tools of `manifests/hostile.json`: property names that collide once
+/// cased, doc text with carriage returns and bidirectional controls,
+/// integers beyond `i64`, a self-referential `$anchor`, keyword tool names.
+pub mod hostile {
+    include!(concat!(env!("OUT_DIR"), "/hostile/tools.rs"));
+}
+
+/// Tools made by `build.rs`: 100,000-character names, 60-level nesting,
+/// 200-link `$ref` chains.
+pub mod hostile_big {
+    include!(concat!(env!("OUT_DIR"), "/hostile_big/tools.rs"));
+}
+
 /// The binding report of each generated manifest: one line per tool
 /// (`tool <wire> <method> <Input> <Output|->`) and per fallback warning.
 pub mod reports {
@@ -51,4 +64,8 @@ pub mod reports {
     pub const REFS: &str = include_str!(concat!(env!("OUT_DIR"), "/refs/report.txt"));
     /// Report of `fallbacks.json`.
     pub const FALLBACKS: &str = include_str!(concat!(env!("OUT_DIR"), "/fallbacks/report.txt"));
+    /// Report of `hostile.json`.
+    pub const HOSTILE: &str = include_str!(concat!(env!("OUT_DIR"), "/hostile/report.txt"));
+    /// Report of the manifest `build.rs` makes.
+    pub const HOSTILE_BIG: &str = include_str!(concat!(env!("OUT_DIR"), "/hostile_big/report.txt"));
 }

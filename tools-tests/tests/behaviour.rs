@@ -146,8 +146,8 @@ fn tool_names_become_distinct_identifiers() {
             "tool get_me get_me GetMeInput GetMeOutput",
             "tool tree.walk tree_walk_2 TreeWalk2Input -",
             "tool 2fa.Verify _2fa_verify V2faVerifyInput -",
-            "tool type type_ TypeInput -",
-            "tool self self_ SelfInput -",
+            "tool type type_tool TypeInput -",
+            "tool self self_tool SelfInput -",
             "tool LIST.Items list_items ListItemsInput -",
             "tool tree-walk tree_walk TreeWalkInput -",
         ]

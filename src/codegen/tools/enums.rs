@@ -1,12 +1,15 @@
-//! String enums whose values typify cannot name apart.
+//! String enums whose values typify cannot name well.
 //!
 //! typify names a variant after its value with punctuation dropped, so
 //! `"reactions-+1"` and `"reactions--1"` (both in github.json) would both
-//! be `Reactions1`, and typify panics. Such an enum is hoisted out of its
-//! schema into a definition that typify is told to treat as an existing
-//! type (`with_replacement`), and mcpgen writes the enum itself, naming
-//! signs (`+` → `Plus`, a `-` before a digit → `Minus`) and making names
-//! unique with [`Scope`]. Serde renames keep the wire values.
+//! be `Reactions1`, and typify panics; a 100,000-character value would be
+//! a 100,000-character variant, and a non-ASCII one a non-ASCII variant.
+//! Such an enum (or string `const`) is hoisted out of its schema into a
+//! definition that typify is told to treat as an existing type
+//! (`with_replacement`), and mcpgen writes the enum itself, naming signs
+//! (`+` → `Plus`, a `-` before a digit → `Minus`), bounding names with
+//! [`naming::bounded`] and making them unique with [`Scope`]. Serde
+//! renames keep the wire values.
 
 use std::collections::BTreeSet;
 
@@ -14,7 +17,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use serde_json::{json, Value};
 
-use crate::naming::{pascal, words, Scope};
+use crate::naming::{self, pascal, words, Scope};
 
 /// An enum mcpgen writes itself.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +35,7 @@ pub struct OwnEnum {
 /// property names); returns the enums to write. `scope` keeps names unique.
 pub fn hoist(schema: &mut Value, context: &str, scope: &mut Scope, out: &mut Vec<OwnEnum>) {
     let Some(obj) = schema.as_object_mut() else { return };
-    if let Some(values) = colliding_string_enum(obj) {
+    if let Some(values) = own_string_enum(obj) {
         let name = scope.unique(context);
         let description = obj.get("description").and_then(Value::as_str).map(str::to_owned);
         let mut replacement = json!({ "$ref": format!("#/definitions/{name}") });
@@ -48,7 +51,7 @@ pub fn hoist(schema: &mut Value, context: &str, scope: &mut Scope, out: &mut Vec
             "properties" => {
                 if let Some(props) = child.as_object_mut() {
                     for (prop, s) in props.iter_mut() {
-                        hoist(s, &format!("{context}{}", pascal(prop)), scope, out);
+                        hoist(s, &format!("{context}{}", naming::type_part(prop)), scope, out);
                     }
                 }
             }
@@ -65,16 +68,23 @@ pub fn hoist(schema: &mut Value, context: &str, scope: &mut Scope, out: &mut Vec
     }
 }
 
-/// The values of a string enum whose typify variant names would collide.
-fn colliding_string_enum(obj: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
-    let values = obj.get("enum")?.as_array()?;
+/// The values of a string enum (or string `const`) that mcpgen writes
+/// itself: typify's variant names would collide, be longer than
+/// [`naming::MAX_NAME`], or not be ASCII.
+fn own_string_enum(obj: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
     if obj.get("type").is_some_and(|t| t != "string") {
         return None;
     }
+    let values = match (obj.get("enum"), obj.get("const")) {
+        (Some(Value::Array(values)), _) => values.clone(),
+        (None, Some(c @ Value::String(_))) => vec![c.clone()],
+        _ => return None,
+    };
     let values: Vec<String> = values.iter().map(|v| v.as_str().map(str::to_owned)).collect::<Option<_>>()?;
     let mut seen = BTreeSet::new();
     let collide = values.iter().any(|v| !seen.insert(words(&v.replace('\'', "")).concat()));
-    collide.then_some(values)
+    let unwieldy = values.iter().any(|v| v.len() > naming::MAX_NAME || !v.is_ascii());
+    (collide || unwieldy).then_some(values)
 }
 
 /// A variant name for a wire value: signs become words.
@@ -99,8 +109,14 @@ pub fn variant_name(value: &str) -> String {
 pub fn tokens(e: &OwnEnum) -> TokenStream {
     let name = proc_macro2::Ident::new(&e.name, Span::call_site());
     let mut scope = Scope::new();
-    let idents: Vec<proc_macro2::Ident> =
-        e.values.iter().map(|v| proc_macro2::Ident::new(&scope.unique(&variant_name(v)), Span::call_site())).collect();
+    let idents: Vec<proc_macro2::Ident> = e
+        .values
+        .iter()
+        .map(|v| {
+            let name = naming::bounded(&variant_name(v), naming::MAX_NAME, v);
+            proc_macro2::Ident::new(&scope.unique(&name), Span::call_site())
+        })
+        .collect();
     let values = &e.values;
     let doc = e.description.clone().unwrap_or_else(|| format!("`{}`", e.name));
     quote! {
@@ -157,5 +173,27 @@ mod tests {
         assert_eq!(schema["properties"]["fine"]["enum"], json!(["a b", "c"]));
         let code = tokens(&out[1]).to_string();
         assert!(code.contains("# [serde (rename = \"x y\")] XY , # [serde (rename = \"x-y\")] XY2"), "{code}");
+    }
+
+    #[test]
+    fn hoists_long_and_non_ascii_values_with_bounded_variants() {
+        let long = "Aaaa".repeat(10_000);
+        let mut schema = json!({"type": "object", "properties": {
+            "long": {"type": "string", "enum": [long.clone(), "b"]},
+            "one": {"const": long.clone()},
+            "cafe": {"enum": ["café", "cafe"]}
+        }});
+        let mut scope = Scope::new();
+        let mut out = Vec::new();
+        hoist(&mut schema, "FooInput", &mut scope, &mut out);
+        let names: Vec<&str> = out.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["FooInputLong", "FooInputOne", "FooInputCafe"]);
+        let code = tokens(&out[0]).to_string();
+        let variant = code.split("# [serde (rename = ").nth(1).unwrap().split(", ").next().unwrap();
+        assert!(variant.len() < long.len() + naming::MAX_NAME + 8, "the wire value is kept");
+        assert!(code.lines().all(|_| true));
+        assert!(!code.contains(&format!("{long} ,")), "no unbounded identifier");
+        let cafe = tokens(&out[2]).to_string();
+        assert!(cafe.contains("# [serde (rename = \"café\")] Caf ,"), "{cafe}");
     }
 }

@@ -12,12 +12,184 @@
 //!   (`impl Default for E { fn default() -> Self { E::V } }`), which
 //!   clippy's `derivable_impls` rejects: the impl is replaced by
 //!   `#[derive(Default)]` on the enum and `#[default]` on the variant.
+//! - typify gives a newtype of a string newtype `TryFrom<&str>` and
+//!   `TryFrom<String>` impls whose error is the inner type's `FromStr`
+//!   error; when that is `Infallible` (all the way down a chain of
+//!   aliases), clippy's `infallible_try_from` rejects them: they become
+//!   `From` impls (and `TryFrom` still works, through the standard
+//!   blanket impl).
+//! - typify writes nested arrays and maps as nested generic types
+//!   (`Vec<Vec<Vec<…>>>`), which past six levels clippy's
+//!   `type_complexity` rejects: the struct or enum holding such a field
+//!   gets `#[allow(clippy::type_complexity)]` (naming each level would
+//!   change the types of ordinary schemas).
+//! - typify composes names (`<Parent><Property>Item`, `<type>_<field>`
+//!   default functions) that nested schemas can make as long as they
+//!   like: every identifier longer than [`naming::MAX_IDENT`] is shortened
+//!   the same way wherever it occurs ([`naming::bounded`]). Fields and enum
+//!   variants, whose names serde reads, are bounded before typify runs.
 
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 
+use crate::naming;
+
 /// Applies every repair.
 pub fn fixup(tokens: TokenStream) -> TokenStream {
-    derive_defaults(boxed_options(walk(tokens, false)))
+    bound_idents(allow_complex_types(infallible_conversions(derive_defaults(boxed_options(walk(tokens, false))))))
+}
+
+/// The score above which clippy's `type_complexity` fires.
+const CLIPPY_TYPE_COMPLEXITY: u64 = 250;
+
+/// Adds `#[allow(clippy::type_complexity)]` before each top-level
+/// `pub struct`/`pub enum` with a field type clippy finds too complex.
+fn allow_complex_types(tokens: TokenStream) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    for (i, tt) in tts.iter().enumerate() {
+        let item = matches!(tt, TokenTree::Ident(p) if p == "pub")
+            && matches!(tts.get(i + 1), Some(TokenTree::Ident(k)) if k == "struct" || k == "enum");
+        if item {
+            let body = tts[i + 2..].iter().find_map(|t| match t {
+                TokenTree::Group(g) if g.delimiter() != Delimiter::Bracket => Some(g.stream()),
+                _ => None,
+            });
+            if body.is_some_and(|b| type_complexity(&b) > CLIPPY_TYPE_COMPLEXITY) {
+                out.extend(quote::quote!(#[allow(clippy::type_complexity)]));
+            }
+        }
+        out.push(tt.clone());
+    }
+    out.into_iter().collect()
+}
+
+/// The highest clippy `type_complexity` score of the field types in a
+/// struct or enum body: each path scores 10 times its generic nesting
+/// level, summed per field (fields end at a `,` outside `<…>`).
+fn type_complexity(body: &TokenStream) -> u64 {
+    let tts: Vec<TokenTree> = body.clone().into_iter().collect();
+    let (mut best, mut field, mut depth) = (0u64, 0u64, 0u64);
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Punct(p) if p.as_char() == '<' => depth += 1,
+            TokenTree::Punct(p) if p.as_char() == '>' => depth = depth.saturating_sub(1),
+            TokenTree::Punct(p) if p.as_char() == ',' && depth == 0 => {
+                best = best.max(field);
+                field = 0;
+            }
+            // The last segment of a path: not followed by `::` (nor, as a
+            // field name is, by `:`).
+            TokenTree::Ident(id) if id != "pub" && !is_punct(tts.get(i + 1), ':') => field += 10 * (depth + 1),
+            TokenTree::Group(g) if g.delimiter() != Delimiter::Bracket => best = best.max(type_complexity(&g.stream())),
+            _ => {}
+        }
+    }
+    best.max(field)
+}
+
+/// `impl ::std::convert::TryFrom<&str | String> for X { … }` of types
+/// whose `FromStr` cannot fail → `impl From<…> for X` (top-level items).
+fn infallible_conversions(tokens: TokenStream) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let text = |t: &TokenTree| match t {
+        TokenTree::Group(_) => "{}".to_owned(),
+        other => other.to_string(),
+    };
+    // X → the type whose `FromStr` error X's is (`None`: `Infallible`).
+    let mut errors: std::collections::BTreeMap<String, Option<String>> = std::collections::BTreeMap::new();
+    let from_str = ["impl", ":", ":", "std", ":", ":", "str", ":", ":", "FromStr", "for"];
+    for i in 0..tts.len() {
+        if i + 13 > tts.len() || tts[i..i + 11].iter().map(text).ne(from_str) {
+            continue;
+        }
+        let (TokenTree::Ident(ty), TokenTree::Group(body)) = (&tts[i + 11], &tts[i + 12]) else { continue };
+        let body: Vec<String> = body.stream().into_iter().map(|t| text(&t)).collect();
+        let err: Vec<&str> = body.iter().skip(3).take_while(|t| *t != ";").map(String::as_str).collect();
+        if body.len() > 3 && body[..3] == ["type", "Err", "="] {
+            let infallible = [":", ":", "std", ":", ":", "convert", ":", ":", "Infallible"];
+            if err == infallible {
+                errors.insert(ty.to_string(), None);
+            } else if err.len() == 16
+                && err[0] == "<"
+                && err[2] == "as"
+                && err[3..] == [":", ":", "std", ":", ":", "str", ":", ":", "FromStr", ">", ":", ":", "Err"]
+            {
+                errors.insert(ty.to_string(), Some(err[1].to_owned()));
+            }
+        }
+    }
+    let infallible = |ty: &str| {
+        let mut cur = ty.to_owned();
+        for _ in 0..=errors.len() {
+            match errors.get(&cur) {
+                Some(None) => return true,
+                Some(Some(next)) => cur = next.clone(),
+                None => return false,
+            }
+        }
+        false
+    };
+    let try_from = ["impl", ":", ":", "std", ":", ":", "convert", ":", ":", "TryFrom", "<"];
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    let mut i = 0;
+    while i < tts.len() {
+        let head = i + 11 <= tts.len() && tts[i..i + 11].iter().map(text).eq(try_from);
+        if head {
+            // `& str > for X {…}` or `String > for X {…}`.
+            let (source, rest) = match tts.get(i + 11).map(text).as_deref() {
+                Some("&") if tts.get(i + 12).map(text).as_deref() == Some("str") => (quote::quote!(&str), i + 13),
+                Some("String") => (quote::quote!(String), i + 12),
+                _ => (TokenStream::new(), 0),
+            };
+            let shape = rest > 0
+                && tts.get(rest).map(text).as_deref() == Some(">")
+                && tts.get(rest + 1).map(text).as_deref() == Some("for")
+                && matches!(tts.get(rest + 3), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace);
+            if let (true, Some(TokenTree::Ident(ty))) = (shape, tts.get(rest + 2)) {
+                if infallible(&ty.to_string()) {
+                    out.extend(quote::quote! {
+                        impl ::std::convert::From<#source> for #ty {
+                            fn from(value: #source) -> Self {
+                                match value.parse() {
+                                    ::std::result::Result::Ok(v) => v,
+                                    ::std::result::Result::Err(never) => match never {},
+                                }
+                            }
+                        }
+                    });
+                    i = rest + 4;
+                    continue;
+                }
+            }
+        }
+        out.push(tts[i].clone());
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// Every identifier longer than [`naming::MAX_IDENT`] replaced by its
+/// bounded form, in every group.
+fn bound_idents(tokens: TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), bound_idents(g.stream()));
+                ng.set_span(g.span());
+                TokenTree::Group(ng)
+            }
+            TokenTree::Ident(id) => {
+                let text = id.to_string();
+                if text.len() > naming::MAX_IDENT {
+                    TokenTree::Ident(Ident::new(&naming::bounded(&text, naming::MAX_IDENT, &text), id.span()))
+                } else {
+                    TokenTree::Ident(id)
+                }
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// `#[serde(default)] pub f: ::std::boxed::Box<::std::option::Option<T>>`
@@ -311,6 +483,44 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("pub c : :: std :: option :: Option < :: std :: vec :: Vec < u8 >>"), "{out}");
+    }
+
+    #[test]
+    fn infallible_try_from_impls_become_from_impls() {
+        let input = quote! {
+            impl ::std::str::FromStr for Inner { type Err = ::std::convert::Infallible; fn from_str(v: &str) -> R { todo!() } }
+            impl ::std::str::FromStr for Outer { type Err = <Inner as ::std::str::FromStr>::Err; fn from_str(v: &str) -> R { todo!() } }
+            impl ::std::convert::TryFrom<&str> for Outer { type Error = <Inner as ::std::str::FromStr>::Err; fn try_from(value: &str) -> R { value.parse() } }
+            impl ::std::convert::TryFrom<String> for Outer { type Error = <Inner as ::std::str::FromStr>::Err; fn try_from(value: String) -> R { value.parse() } }
+            impl ::std::str::FromStr for Checked { type Err = self::error::ConversionError; fn from_str(v: &str) -> R { todo!() } }
+            impl ::std::convert::TryFrom<&str> for Checked { type Error = self::error::ConversionError; fn try_from(value: &str) -> R { value.parse() } }
+        };
+        let out = fixup(input).to_string();
+        assert!(out.contains("impl :: std :: convert :: From < & str > for Outer"), "{out}");
+        assert!(out.contains("impl :: std :: convert :: From < String > for Outer"), "{out}");
+        assert!(out.contains("impl :: std :: convert :: TryFrom < & str > for Checked"), "{out}");
+        assert!(!out.contains("TryFrom < String > for Outer"), "{out}");
+    }
+
+    #[test]
+    fn only_items_with_too_complex_field_types_allow_them() {
+        let input = quote! {
+            pub struct Fine { pub a: ::std::vec::Vec<::std::vec::Vec<::std::string::String>>, pub b: u8 }
+            pub struct Deep { pub a: ::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::string::String>>>>>> }
+            pub enum E { A(::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<u8>>>>>>), B }
+        };
+        let out = fixup(input).to_string();
+        assert_eq!(out.matches("# [allow (clippy :: type_complexity)]").count(), 2, "{out}");
+        assert!(out.starts_with("pub struct Fine"), "{out}");
+    }
+
+    #[test]
+    fn long_identifiers_are_bounded_alike_everywhere() {
+        let long = Ident::new(&format!("Parent{}", "Child".repeat(100)), proc_macro2::Span::call_site());
+        let out = fixup(quote! { pub struct #long; impl #long { fn f() -> #long { #long } } });
+        let idents: Vec<String> = out.to_string().split_whitespace().filter(|w| w.starts_with("Parent")).map(str::to_owned).collect();
+        assert_eq!(idents.len(), 4, "{out}");
+        assert!(idents.iter().all(|i| *i == idents[0] && i.len() == naming::MAX_IDENT), "{idents:?}");
     }
 
     #[test]

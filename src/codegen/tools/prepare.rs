@@ -7,7 +7,8 @@
 //! tools. So each referenced location becomes a definition named after the
 //! tool (`<Tool><Def>`), every `$ref` is rewritten to
 //! `#/definitions/<name>`, and nested `title`s are prefixed with the tool
-//! so that types of different tools never share a name.
+//! so that types of different tools never share a name. Definition and
+//! title parts of names are bounded by [`naming::type_part`].
 //!
 //! Keywords that would make typify emit types from crates a user crate does
 //! not depend on are removed: `format` (chrono, uuid), `pattern` and
@@ -15,19 +16,30 @@
 //! still enforced at run time by the server's validator, which sees the
 //! declared schema; the Rust type is a plain `String` or map. 2020-12
 //! tuples (`prefixItems`) are rewritten to the draft-07 form typify reads.
+//!
+//! Also here, so that whatever the schema, typify's output compiles:
+//! properties get the field names mcpgen decides ([`super::fields`]);
+//! reference cycles typify cannot handle are broken ([`super::cycles`]);
+//! subschemas nested too deep become `serde_json::Value`
+//! ([`super::depth`]); integers beyond `i64::MAX` get a type that holds
+//! them (`u64` when no value is negative, else `serde_json::Value`).
+//! Every reference is resolved once, through one [`RefIndex`] per document.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::manifest::resolve_local_ref;
-use crate::naming::{pascal, Scope};
-
-/// Keywords whose values are data, not subschemas.
-const DATA_KEYWORDS: &[&str] = &["enum", "const", "default", "examples", "example"];
+use super::cycles::break_cycles;
+use super::depth::{too_deep, MAX_TYPE_DEPTH};
+use super::fields::Renames;
+use super::integers::{big_integers, BigIntegers};
+use crate::error::pointer_token;
+use crate::manifest::refs::{collect_refs, DATA_KEYWORDS};
+use crate::manifest::RefIndex;
+use crate::naming::{self, Scope};
 
 /// Keywords removed before typify sees a schema (see the module docs).
-const STRIPPED: &[&str] =
+pub const STRIPPED: &[&str] =
     &["$schema", "$id", "$anchor", "$comment", "$defs", "definitions", "format", "pattern", "patternProperties", "x-rust-type"];
 
 /// The definitions of one schema document: `(type name, schema)` with the
@@ -37,273 +49,359 @@ pub struct Prepared {
     /// Root type name and rewritten root schema, then each referenced
     /// location with its name.
     pub defs: Vec<(String, Value)>,
-    /// What was changed to keep typify and the generated code finite:
-    /// `(pointer inside the schema document, message)`.
-    pub notes: Vec<(String, String)>,
+    /// What was changed to keep typify and the generated code finite and
+    /// compiling.
+    pub notes: Vec<Note>,
+}
+
+/// A change made to a schema before typify sees it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Note {
+    /// JSON pointer inside the schema document.
+    pub pointer: String,
+    /// What was done and why.
+    pub message: String,
+    /// What the user can do about it.
+    pub hint: &'static str,
 }
 
 /// Prepares one schema document whose root type is `root_name`; `base` is
 /// the tool's type-name base used to prefix definition names and titles;
-/// `scope` holds every name already used by this tool.
-pub fn prepare(schema: &Value, root_name: &str, base: &str, scope: &mut Scope) -> Prepared {
-    let (schema, notes) = break_cycles(schema);
-    let schema = &schema;
+/// `scope` holds every name already used by this tool; `renames` collects
+/// the properties renamed for typify (see [`super::fields`]).
+pub fn prepare(schema: &Value, root_name: &str, base: &str, scope: &mut Scope, renames: &mut Renames) -> Prepared {
+    let (schema, cycle_notes) = break_cycles(schema);
+    let mut notes: Vec<Note> = cycle_notes
+        .into_iter()
+        .map(|(pointer, message)| Note { pointer, message, hint: "make the schema refer to a definition with content of its own" })
+        .collect();
+    let index = RefIndex::new(&schema);
     // Every local reference target, by canonical pointer.
     let mut targets: BTreeMap<String, String> = BTreeMap::new();
     targets.insert(String::new(), root_name.to_owned());
     let mut order: Vec<String> = Vec::new();
     let mut refs = Vec::new();
-    collect_refs(schema, &mut refs);
-    for r in refs {
-        let Some(pointer) = canonical_pointer(schema, &r) else { continue };
+    collect_refs(&schema, String::new(), &mut refs);
+    for (_, r) in refs {
+        let Ok(pointer) = index.pointer(&r) else { continue };
         if targets.contains_key(&pointer) {
             continue;
         }
         let last = pointer.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
-        let name = scope.unique(&format!("{base}{}", pascal(&last)));
+        let name = scope.unique(&format!("{base}{}", naming::type_part(&last)));
         targets.insert(pointer.clone(), name);
         order.push(pointer);
     }
-    let rewrite = |v: &Value| rewrite(v, schema, &targets, base, true);
-    let mut defs = vec![(root_name.to_owned(), rewrite(schema))];
-    for pointer in order {
-        let target = pointer_get(schema, &pointer).cloned().unwrap_or(Value::Bool(true));
-        defs.push((targets[&pointer].clone(), rewrite(&target)));
+    let mut roots = vec![String::new()];
+    roots.extend(order.iter().cloned());
+    let flat = too_deep(&index, &roots, MAX_TYPE_DEPTH);
+    for p in &flat {
+        notes.push(Note {
+            pointer: p.clone(),
+            message: format!(
+                "nested deeper than {MAX_TYPE_DEPTH} levels, so it is typed as `serde_json::Value` (the server still validates it)"
+            ),
+            hint: "flatten the schema, or move the deep part into a `$defs` definition used at a shallower level",
+        });
     }
+    let mut r = Rewriter { index: &index, targets: &targets, base, flat: &flat, renames, notes: Vec::new() };
+    let mut defs = vec![(root_name.to_owned(), r.root(""))];
+    for pointer in &order {
+        defs.push((targets[pointer].clone(), r.root(pointer)));
+    }
+    notes.append(&mut r.notes);
+    notes.sort();
+    notes.dedup();
     Prepared { defs, notes }
 }
 
-/// Keys that may sit beside `$ref` in a schema that is just another name
-/// for its target.
-const ANNOTATIONS: &[&str] =
-    &["$ref", "description", "title", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"];
+/// Field names of one object schema: wire name → the key typify gets
+/// (the wire name itself, or a marker).
+type Plan = BTreeMap<String, String>;
 
-/// Removes the two reference cycles that typify cannot handle:
-///
-/// - an `allOf` entry whose `$ref` leads (through further `allOf`/`$ref`
-///   merges) back to the schema that contains it: typify would merge
-///   forever and overflow the stack. The entry adds nothing the schema
-///   does not already say, so it is dropped;
-/// - a chain of pure aliases (`{"$ref": …}` and nothing else) that comes
-///   back to itself: typify would emit `struct X(Box<X>)`, whose
-///   deserialisation never ends. Such a schema accepts anything its
-///   annotations allow and becomes `serde_json::Value`.
-fn break_cycles(schema: &Value) -> (Value, Vec<(String, String)>) {
-    let mut drops: Vec<String> = Vec::new();
-    let mut anys: Vec<String> = Vec::new();
-    let mut nodes = Vec::new();
-    subschemas(schema, String::new(), &mut nodes);
-    for (ptr, node) in &nodes {
-        if let Some(all) = node.get("allOf").and_then(Value::as_array) {
-            for (i, entry) in all.iter().enumerate() {
-                if let Some(r) = entry.get("$ref").and_then(Value::as_str) {
-                    if merge_reaches(schema, r, ptr) {
-                        drops.push(format!("{ptr}/allOf/{i}"));
+struct Rewriter<'r, 'a> {
+    index: &'r RefIndex<'a>,
+    targets: &'r BTreeMap<String, String>,
+    base: &'r str,
+    flat: &'r BTreeSet<String>,
+    renames: &'r mut Renames,
+    notes: Vec<Note>,
+}
+
+impl Rewriter<'_, '_> {
+    /// The definition rooted at `pointer`.
+    fn root(&mut self, pointer: &str) -> Value {
+        let node = self.index.get(pointer).cloned().unwrap_or(Value::Bool(true));
+        if self.flat.contains(pointer) {
+            // Still the object type a tool schema root must be.
+            let mut any = json_any(&node);
+            if pointer.is_empty() {
+                any.insert("type".into(), "object".into());
+            }
+            return Value::Object(any);
+        }
+        self.rewrite(&node, pointer, true, None)
+    }
+
+    /// A copy of `v` (the subschema at `at`) with `$ref`s renamed,
+    /// stripped keywords removed, nested titles prefixed with the base,
+    /// properties keyed for typify (with `inherited`, the plan of the
+    /// object an inline `allOf` member is merged into).
+    fn rewrite(&mut self, v: &Value, at: &str, top: bool, inherited: Option<&Plan>) -> Value {
+        let o = match v {
+            Value::Object(o) => o,
+            Value::Array(a) => {
+                return Value::Array(
+                    a.iter().enumerate().map(|(i, c)| self.child(c, &format!("{at}/{i}"), None)).collect(),
+                )
+            }
+            other => return other.clone(),
+        };
+        let own_plan;
+        let plan = match inherited {
+            Some(p) => Some(p),
+            None => {
+                own_plan = self.plan(v);
+                own_plan.as_ref()
+            }
+        };
+        let big = big_integers(o);
+        if let BigIntegers::Unrepresentable(why) = big {
+            let hint = "add `\"minimum\": 0` if the values are never negative, to get a `u64`";
+            self.notes.push(Note { pointer: at.to_owned(), message: why.to_owned(), hint });
+            return Value::Object(json_any(v));
+        }
+        let mut out = Map::new();
+        // Properties whose names are too long to match by name are left to
+        // the `extra` map (see `naming::MAX_WIRE_NAME`).
+        let mut long_names = false;
+        for (k, child) in o {
+            if STRIPPED.contains(&k.as_str()) {
+                continue;
+            }
+            let here = format!("{at}/{}", pointer_token(k));
+            let new = match (k.as_str(), child) {
+                ("$ref", Value::String(r)) => {
+                    let name = self.index.pointer(r).ok().and_then(|p| self.targets.get(&p).cloned());
+                    match name {
+                        Some(n) => Value::String(format!("#/definitions/{n}")),
+                        None => child.clone(),
                     }
                 }
-            }
-        }
-        if is_alias(node) && alias_cycle(schema, ptr) {
-            anys.push(ptr.clone());
-        }
-    }
-    let mut out = schema.clone();
-    let mut notes = Vec::new();
-    for ptr in anys {
-        if let Some(node) = pointer_mut(&mut out, &ptr) {
-            let mut any = Map::new();
-            if let Some(d) = node.get("description") {
-                any.insert("description".into(), d.clone());
-            }
-            *node = Value::Object(any);
-            notes.push((ptr, "its `$ref`s only name each other, so it is typed as `serde_json::Value`".to_owned()));
-        }
-    }
-    // Remove from the end so earlier indices stay valid.
-    for ptr in drops.into_iter().rev() {
-        let (parent, index) = ptr.rsplit_once('/').unwrap_or_default();
-        let Ok(index) = index.parse::<usize>() else { continue };
-        if let Some(Value::Array(entries)) = pointer_mut(&mut out, parent) {
-            if index < entries.len() {
-                entries.remove(index);
-            }
-            if entries.is_empty() {
-                let owner = parent.trim_end_matches("/allOf");
-                if let Some(Value::Object(o)) = pointer_mut(&mut out, owner) {
-                    o.remove("allOf");
-                }
-            }
-            notes.push((ptr, "this `allOf` entry refers back to the schema that contains it and is ignored".to_owned()));
-        }
-    }
-    notes.sort();
-    (out, notes)
-}
-
-fn pointer_mut<'a>(v: &'a mut Value, pointer: &str) -> Option<&'a mut Value> {
-    if pointer.is_empty() {
-        Some(v)
-    } else {
-        v.pointer_mut(pointer)
-    }
-}
-
-/// Every object subschema with its pointer (data keywords skipped).
-fn subschemas<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a Value)>) {
-    match v {
-        Value::Object(o) => {
-            out.push((at.clone(), v));
-            for (k, c) in o {
-                if !DATA_KEYWORDS.contains(&k.as_str()) {
-                    subschemas(c, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out);
-                }
-            }
-        }
-        Value::Array(a) => {
-            for (i, c) in a.iter().enumerate() {
-                subschemas(c, format!("{at}/{i}"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn is_alias(node: &Value) -> bool {
-    node.as_object().is_some_and(|o| o.contains_key("$ref") && o.keys().all(|k| ANNOTATIONS.contains(&k.as_str())))
-}
-
-/// Whether following pure aliases from `ptr` comes back to `ptr`.
-fn alias_cycle(root: &Value, ptr: &str) -> bool {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut cur = ptr.to_owned();
-    loop {
-        let Some(node) = pointer_get(root, &cur) else { return false };
-        if !is_alias(node) {
-            return false;
-        }
-        let Some(next) = node.get("$ref").and_then(Value::as_str).and_then(|r| canonical_pointer(root, r)) else {
-            return false;
-        };
-        if next == ptr {
-            return true;
-        }
-        if !seen.insert(next.clone()) {
-            return false;
-        }
-        cur = next;
-    }
-}
-
-/// Whether merging the target of `reference` (and what it merges in turn)
-/// reaches the schema at `ptr` or one of its ancestors.
-fn merge_reaches(root: &Value, reference: &str, ptr: &str) -> bool {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut stack: Vec<String> = canonical_pointer(root, reference).into_iter().collect();
-    while let Some(t) = stack.pop() {
-        if t.is_empty() || ptr == t || ptr.starts_with(&format!("{t}/")) {
-            return true;
-        }
-        if !seen.insert(t.clone()) {
-            continue;
-        }
-        let Some(node) = pointer_get(root, &t) else { continue };
-        let mut refs: Vec<&str> = node.get("$ref").and_then(Value::as_str).into_iter().collect();
-        if let Some(all) = node.get("allOf").and_then(Value::as_array) {
-            refs.extend(all.iter().filter_map(|e| e.get("$ref").and_then(Value::as_str)));
-        }
-        stack.extend(refs.into_iter().filter_map(|r| canonical_pointer(root, r)));
-    }
-    false
-}
-
-/// Every `$ref` string of a schema, in document order.
-fn collect_refs(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(o) => {
-            for (k, child) in o {
-                match (k.as_str(), child) {
-                    ("$ref", Value::String(r)) => out.push(r.clone()),
-                    (k, _) if DATA_KEYWORDS.contains(&k) => {}
-                    _ => collect_refs(child, out),
-                }
-            }
-        }
-        Value::Array(a) => a.iter().for_each(|c| collect_refs(c, out)),
-        _ => {}
-    }
-}
-
-/// The JSON pointer (from the document root) of the value a local `$ref`
-/// names, when it resolves.
-fn canonical_pointer(root: &Value, reference: &str) -> Option<String> {
-    let target = resolve_local_ref(root, reference).ok()?;
-    find_pointer(root, target, String::new())
-}
-
-/// The pointer of `target` (by address) inside `v`.
-fn find_pointer(v: &Value, target: &Value, at: String) -> Option<String> {
-    if std::ptr::eq(v, target) {
-        return Some(at);
-    }
-    match v {
-        Value::Object(o) => o.iter().find_map(|(k, c)| {
-            find_pointer(c, target, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")))
-        }),
-        Value::Array(a) => a.iter().enumerate().find_map(|(i, c)| find_pointer(c, target, format!("{at}/{i}"))),
-        _ => None,
-    }
-}
-
-fn pointer_get<'a>(v: &'a Value, pointer: &str) -> Option<&'a Value> {
-    if pointer.is_empty() {
-        Some(v)
-    } else {
-        v.pointer(pointer)
-    }
-}
-
-/// A copy of `v` (a subschema of `root`) with `$ref`s renamed, stripped
-/// keywords removed and nested titles prefixed with `base`.
-fn rewrite(v: &Value, root: &Value, targets: &BTreeMap<String, String>, base: &str, top: bool) -> Value {
-    match v {
-        Value::Object(o) => {
-            let mut out = Map::new();
-            for (k, child) in o {
-                if STRIPPED.contains(&k.as_str()) {
+                ("enum" | "const", _) if too_long_values(k, child) => {
+                    self.notes.push(Note {
+                        pointer: here,
+                        message: format!(
+                            "a value here is longer than the {} bytes a variant can match, so the values are not a Rust enum (the server still checks them)",
+                            naming::MAX_WIRE_NAME
+                        ),
+                        hint: "shorten the values to get an enum",
+                    });
                     continue;
                 }
-                let new = match (k.as_str(), child) {
-                    ("$ref", Value::String(r)) => {
-                        let name = canonical_pointer(root, r).and_then(|p| targets.get(&p).cloned());
-                        match name {
-                            Some(n) => Value::String(format!("#/definitions/{n}")),
-                            None => child.clone(),
+                ("title", Value::String(t)) if !top => Value::String(format!("{}{}", self.base, naming::type_part(t))),
+                ("description", Value::String(d)) => Value::String(tidy_doc(d)),
+                (k, _) if DATA_KEYWORDS.contains(&k) => match k {
+                    "enum" | "examples" => match child {
+                        Value::Array(items) => Value::Array(items.iter().map(|d| self.rename_data(d, v, 0)).collect()),
+                        other => other.clone(),
+                    },
+                    _ => self.rename_data(child, v, 0),
+                },
+                // Property names are not schemas; their values are.
+                ("properties", Value::Object(props)) => {
+                    let mut kept = Map::new();
+                    for (n, s) in props {
+                        let at = format!("{here}/{}", pointer_token(n));
+                        if n.len() > naming::MAX_WIRE_NAME {
+                            long_names = true;
+                            self.notes.push(Note {
+                                pointer: at,
+                                message: format!(
+                                    "this property's name is {} bytes long, more than the {} a field can match, so it is kept in the type's `extra` map",
+                                    n.len(),
+                                    naming::MAX_WIRE_NAME
+                                ),
+                                hint: "shorten the property name to get a field of its own",
+                            });
+                            continue;
                         }
+                        kept.insert(key(plan, n), self.child(s, &at, None));
                     }
-                    ("title", Value::String(t)) if !top => Value::String(format!("{base}{}", pascal(t))),
-                    ("description", Value::String(d)) => Value::String(tidy_doc(d)),
-                    (k, _) if DATA_KEYWORDS.contains(&k) => child.clone(),
-                    // Property names are not schemas; their values are.
-                    ("properties", Value::Object(props)) => Value::Object(
-                        props.iter().map(|(n, s)| (n.clone(), rewrite(s, root, targets, base, false))).collect(),
-                    ),
-                    _ => rewrite(child, root, targets, base, false),
-                };
-                out.insert(k.clone(), new);
-            }
-            // 2020-12 tuples (`prefixItems` + `items`) in the draft-07 form
-            // typify reads (`items` array + `additionalItems`).
-            if let Some(prefix) = out.remove("prefixItems") {
-                if let Some(rest) = out.remove("items") {
-                    out.insert("additionalItems".into(), rest);
+                    Value::Object(kept)
                 }
-                out.insert("items".into(), prefix);
-            }
-            Value::Object(out)
+                ("required", Value::Array(names)) => Value::Array(
+                    names
+                        .iter()
+                        .filter(|n| n.as_str().is_none_or(|n| n.len() <= naming::MAX_WIRE_NAME))
+                        .map(|n| n.as_str().map_or_else(|| n.clone(), |n| Value::String(key(plan, n))))
+                        .collect(),
+                ),
+
+                // Inline members of `allOf` are merged into this object by
+                // typify: they share its field names.
+                ("allOf", Value::Array(members)) => Value::Array(
+                    members
+                        .iter()
+                        .enumerate()
+                        .map(|(i, m)| {
+                            let inline = m.is_object() && m.get("$ref").is_none();
+                            self.child(m, &format!("{here}/{i}"), if inline { plan } else { None })
+                        })
+                        .collect(),
+                ),
+                _ => self.child(child, &here, None),
+            };
+            out.insert(k.clone(), new);
         }
-        Value::Array(a) => Value::Array(a.iter().map(|c| rewrite(c, root, targets, base, false)).collect()),
-        other => other.clone(),
+        // 2020-12 tuples (`prefixItems` + `items`) in the draft-07 form
+        // typify reads (`items` array + `additionalItems`).
+        if let Some(prefix) = out.remove("prefixItems") {
+            if let Some(rest) = out.remove("items") {
+                out.insert("additionalItems".into(), rest);
+            }
+            out.insert("items".into(), prefix);
+        }
+        if long_names {
+            // Typed additional properties would not hold the long-named
+            // ones; `{}` makes typify keep every other member in `extra`.
+            out.insert("additionalProperties".into(), Value::Object(Map::new()));
+        }
+        if big == BigIntegers::Unsigned {
+            // typify picks `u64` for a lower bound of 0 and no other bound.
+            for k in ["exclusiveMinimum", "maximum", "exclusiveMaximum"] {
+                out.remove(k);
+            }
+            out.insert("minimum".into(), 0.into());
+        }
+        Value::Object(out)
     }
+
+    /// A nested subschema: flattened when it is too deep, else rewritten.
+    fn child(&mut self, v: &Value, at: &str, inherited: Option<&Plan>) -> Value {
+        if self.flat.contains(at) {
+            return Value::Object(json_any(v));
+        }
+        self.rewrite(v, at, false, inherited)
+    }
+
+    /// The field plan of an object schema: its properties, the names it
+    /// requires without declaring them, and those of its inline `allOf`
+    /// members (typify merges them into one struct). `None` when it has
+    /// no property.
+    fn plan(&mut self, node: &Value) -> Option<Plan> {
+        let mut wires: Vec<&str> = Vec::new();
+        let o = node.as_object()?;
+        let mut parts: Vec<&Map<String, Value>> = vec![o];
+        if let Some(Value::Array(members)) = o.get("allOf") {
+            parts.extend(members.iter().filter(|m| m.get("$ref").is_none()).filter_map(Value::as_object));
+        }
+        for part in &parts {
+            if let Some(Value::Object(props)) = part.get("properties") {
+                wires.extend(props.keys().map(String::as_str));
+            }
+            if let Some(Value::Array(req)) = part.get("required") {
+                wires.extend(req.iter().filter_map(Value::as_str));
+            }
+        }
+        wires.retain(|w| w.len() <= naming::MAX_WIRE_NAME);
+        if wires.is_empty() {
+            return None;
+        }
+        let mut seen = BTreeSet::new();
+        wires.retain(|w| seen.insert(*w));
+        // typify adds a flattened `extra` field for typed additional
+        // properties.
+        let extra = o.get("additionalProperties").is_some_and(|a| !a.is_boolean());
+        let reserved: &[&str] = if extra { &["extra"] } else { &[] };
+        let fields = naming::field_names(&wires, reserved);
+        let mut plan = Plan::new();
+        for (wire, field) in wires.iter().zip(fields) {
+            let key = if field == *wire { field } else { self.renames.marker(wire, &field) };
+            plan.insert((*wire).to_owned(), key);
+        }
+        Some(plan)
+    }
+
+    /// A data value (`default`, `const`, an `enum` member) of the schema
+    /// `schema` with object members keyed as the schema's properties are
+    /// for typify, so that typify finds (and checks) defaults per field.
+    fn rename_data(&mut self, data: &Value, schema: &Value, hops: usize) -> Value {
+        // Follow references to the schema that says what the data is.
+        let mut schema = schema;
+        for _ in 0..16 {
+            match schema.get("$ref").and_then(Value::as_str).and_then(|r| self.index.target(r).ok()) {
+                Some(target) if !std::ptr::eq(target, schema) => schema = target,
+                _ => break,
+            }
+        }
+        if hops > 64 {
+            return data.clone();
+        }
+        match data {
+            Value::Object(members) => {
+                let plan = self.plan(schema);
+                let props = schema.get("properties");
+                let extra = schema.get("additionalProperties");
+                members
+                    .iter()
+                    .map(|(k, v)| {
+                        let sub = props.and_then(|p| p.get(k)).or(extra);
+                        let v = match sub {
+                            Some(sub) => self.rename_data(v, sub, hops + 1),
+                            None => v.clone(),
+                        };
+                        (key(plan.as_ref(), k), v)
+                    })
+                    .collect::<Map<String, Value>>()
+                    .into()
+            }
+            Value::Array(items) => {
+                let per_item = |i: usize| match (schema.get("prefixItems"), schema.get("items")) {
+                    (Some(Value::Array(prefix)), rest) => prefix.get(i).or(rest),
+                    (None, Some(Value::Array(tuple))) => tuple.get(i).or(schema.get("additionalItems")),
+                    (None, Some(item)) => Some(item),
+                    _ => None,
+                };
+                let subs: Vec<Option<&Value>> = (0..items.len()).map(per_item).collect();
+                items
+                    .iter()
+                    .zip(subs)
+                    .map(|(v, sub)| match sub {
+                        Some(sub) => self.rename_data(v, sub, hops + 1),
+                        None => v.clone(),
+                    })
+                    .collect::<Vec<Value>>()
+                    .into()
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+/// Whether an `enum` or `const` holds a string too long to be matched as
+/// a variant name.
+fn too_long_values(keyword: &str, value: &Value) -> bool {
+    let long = |v: &Value| v.as_str().is_some_and(|s| s.len() > naming::MAX_WIRE_NAME);
+    match (keyword, value) {
+        ("enum", Value::Array(values)) => values.iter().any(long),
+        ("const", v) => long(v),
+        _ => false,
+    }
+}
+
+/// The key typify gets for property `wire` under `plan`.
+fn key(plan: Option<&Plan>, wire: &str) -> String {
+    plan.and_then(|p| p.get(wire)).cloned().unwrap_or_else(|| wire.to_owned())
+}
+
+/// A schema that accepts any JSON value, keeping `node`'s description.
+fn json_any(node: &Value) -> Map<String, Value> {
+    let mut any = Map::new();
+    if let Some(d) = node.get("description").and_then(Value::as_str) {
+        any.insert("description".into(), Value::String(tidy_doc(d)));
+    }
+    any
 }
 
 /// A description as a doc comment that rustdoc and clippy read as
@@ -343,29 +441,20 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn prep(schema: &Value) -> (Prepared, Renames) {
+        let mut scope = Scope::new();
+        scope.reserve("FooInput");
+        let mut renames = Renames::default();
+        let p = prepare(schema, "FooInput", "Foo", &mut scope, &mut renames);
+        (p, renames)
+    }
+
     #[test]
     fn text_after_a_list_starts_a_paragraph() {
         let d = "Options are:\n- 'add' - add.\n- 'remove' - remove.\nWrites hierarchy.\n\nMore.";
         assert_eq!(tidy_doc(d), "Options are:\n- 'add' - add.\n- 'remove' - remove.\n\nWrites hierarchy.\n\nMore.");
         assert_eq!(tidy_doc("1. one\n   more\ntext"), "1. one\n   more\n\ntext");
         assert_eq!(tidy_doc("plain\ntext"), "plain\ntext");
-    }
-
-    #[test]
-    fn breaks_merge_and_alias_cycles() {
-        let schema = json!({
-            "type": "object",
-            "allOf": [{"$ref": "#"}, {"required": ["k"]}],
-            "$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x", "description": "Y."}, "z": {"$ref": "#/$defs/x"}},
-            "properties": {"k": {"type": "string"}, "a": {"$ref": "#/$defs/z"}}
-        });
-        let (out, notes) = break_cycles(&schema);
-        assert_eq!(out["allOf"], json!([{"required": ["k"]}]));
-        assert_eq!(out["$defs"]["x"], json!({}));
-        assert_eq!(out["$defs"]["y"], json!({"description": "Y."}));
-        assert_eq!(out["$defs"]["z"], json!({"$ref": "#/$defs/x"}));
-        let at: Vec<&str> = notes.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(at, ["/$defs/x", "/$defs/y", "/allOf/0"]);
     }
 
     #[test]
@@ -378,9 +467,8 @@ mod tests {
             }}},
             "properties": {"tree": {"$ref": "#/$defs/node"}, "when": {"type": "string", "format": "date-time"}}
         });
-        let mut scope = Scope::new();
-        scope.reserve("FooInput");
-        let p = prepare(&schema, "FooInput", "Foo", &mut scope);
+        let (p, renames) = prep(&schema);
+        assert!(renames.is_empty());
         let names: Vec<&str> = p.defs.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["FooInput", "FooNode"]);
         assert_eq!(
@@ -395,5 +483,108 @@ mod tests {
         // A definition is a root of its own: its title is the def name's
         // business, so it is kept as written.
         assert_eq!(p.defs[1].1["title"], json!("leaf"));
+    }
+
+    #[test]
+    fn properties_needing_other_field_names_get_markers_in_keys_required_and_defaults() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "fooBar": {"type": "string"},
+                "foo_bar": {"type": "string"},
+                "cfg": {"type": "object", "properties": {"maxItems": {"type": "integer"}}, "default": {"maxItems": 3}}
+            },
+            "required": ["fooBar", "Self"],
+            "default": {"cfg": {"maxItems": 1}, "fooBar": "x"}
+        });
+        let (p, renames) = prep(&schema);
+        let root = &p.defs[0].1;
+        let keys: Vec<&String> = root["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(keys[1], "foo_bar");
+        assert!(keys[0].starts_with("foo_bar_2_zmcpgen"), "{keys:?}");
+        assert_eq!(keys[2], "cfg");
+        let required: Vec<&str> = root["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        assert_eq!(required[0], keys[0]);
+        assert!(required[1].starts_with("self_zmcpgen"), "{required:?}");
+        let inner = root["properties"]["cfg"]["properties"].as_object().unwrap().keys().next().unwrap().clone();
+        assert!(inner.starts_with("max_items_zmcpgen"), "{inner}");
+        assert_eq!(root["properties"]["cfg"]["default"], json!({ inner.clone(): 3 }));
+        assert_eq!(root["default"], json!({"cfg": { inner: 1 }, keys[0].clone(): "x"}));
+        assert!(!renames.is_empty());
+    }
+
+    #[test]
+    fn long_titles_and_definition_names_are_bounded() {
+        let long = "t".repeat(10_000);
+        let schema = json!({
+            "type": "object",
+            "$defs": { long.clone(): {"type": "object", "properties": {"x": {"type": "object", "title": long.clone()}}}},
+            "properties": {"a": {"$ref": format!("#/$defs/{long}")}}
+        });
+        let (p, _) = prep(&schema);
+        assert!(p.defs[1].0.len() <= 3 + naming::MAX_NAME, "{}", p.defs[1].0);
+        let title = p.defs[1].1["properties"]["x"]["title"].as_str().unwrap();
+        assert!(title.len() <= 3 + naming::MAX_NAME, "{title}");
+    }
+
+    #[test]
+    fn names_and_values_too_long_to_match_are_data() {
+        let long = "p".repeat(naming::MAX_WIRE_NAME + 1);
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                long.clone(): {"type": "string"},
+                "short": {"type": "string", "enum": [long.clone(), "x"]},
+                "fixed": {"const": long.clone()}
+            },
+            "required": [long.clone(), "short"],
+            "additionalProperties": false
+        });
+        let (p, _) = prep(&schema);
+        assert_eq!(
+            p.defs[0].1,
+            json!({"type": "object", "properties": {"short": {"type": "string"}, "fixed": {}}, "required": ["short"], "additionalProperties": {}})
+        );
+        let at: Vec<&str> = p.notes.iter().map(|n| n.pointer.as_str()).collect();
+        assert_eq!(at.len(), 3);
+        assert!(at.contains(&"/properties/fixed/const") && at.contains(&"/properties/short/enum"), "{at:?}");
+    }
+
+    #[test]
+    fn integers_beyond_i64_get_a_type_that_holds_them() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "u": {"type": "integer", "enum": [9223372036854775808u64, 1]},
+                "d": {"type": "integer", "minimum": 0, "default": 18446744073709551615u64},
+                "any": {"type": "integer", "description": "Big.", "default": 9223372036854775808u64}
+            }
+        });
+        let (p, _) = prep(&schema);
+        let props = &p.defs[0].1["properties"];
+        assert_eq!(props["u"], json!({"type": "integer", "enum": [9223372036854775808u64, 1], "minimum": 0}));
+        assert_eq!(props["d"]["minimum"], json!(0));
+        assert_eq!(props["any"], json!({"description": "Big."}));
+        assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+        assert_eq!(p.notes[0].pointer, "/properties/any");
+    }
+
+    #[test]
+    fn too_deep_subschemas_become_json_values_with_a_note() {
+        let mut s = json!({"type": "string", "description": "Leaf."});
+        for _ in 0..(MAX_TYPE_DEPTH + 3) {
+            s = json!({"type": "object", "description": "Level.", "properties": {"c": s}});
+        }
+        let (p, _) = prep(&s);
+        let mut node = &p.defs[0].1;
+        let mut levels = 0;
+        while let Some(next) = node.get("properties").and_then(|p| p.get("c")) {
+            node = next;
+            levels += 1;
+        }
+        assert_eq!(levels, MAX_TYPE_DEPTH);
+        assert_eq!(node, &json!({"description": "Level."}));
+        assert_eq!(p.notes.len(), 1);
+        assert!(p.notes[0].message.contains("nested deeper than"), "{:?}", p.notes);
     }
 }
