@@ -10,12 +10,14 @@ pub mod codegen;
 pub mod diff;
 pub mod emit;
 pub mod error;
+pub mod escape;
 pub mod introspect;
 pub mod manifest;
 pub mod naming;
 pub mod scaffold;
 pub mod spec;
 pub mod store;
+pub mod synth;
 
 pub use builder::Builder;
 pub use error::{Error, Result};

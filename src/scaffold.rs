@@ -16,9 +16,11 @@ use serde::Serialize;
 use crate::codegen;
 use crate::emit;
 use crate::error::{Error, Result};
+use crate::escape;
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 use crate::store::Store;
+use crate::synth;
 
 /// `(output path, template text)`; output paths ending in `.hbs` lose it.
 const TEMPLATES: &[(&str, &str)] = &[
@@ -28,6 +30,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("tests/tools_list.rs", include_str!("../templates/new/tests/tools_list.rs.hbs")),
     ("README.md", include_str!("../templates/new/README.md.hbs")),
 ];
+
+/// Files the scaffold writes besides the templates' (the manifest keeps
+/// its own name, which must not be one of these).
+const OTHER_FILES: &[&str] = &["Cargo.lock", ".gitignore"];
 
 /// Where the new crate gets `mcpgen` and `mcpgen-runtime` from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,45 +76,216 @@ pub struct NewCrate {
     pub store: Store,
 }
 
+/// A text from outside (a file name, a tool description, ...) escaped for
+/// each context a template may paste it into (see [`crate::escape`]). The
+/// templates name the context: `{{manifest_file.rust}}` in a Rust string
+/// literal, `{{manifest_file.doc_code}}` in a doc comment, ...; there is no
+/// unescaped form.
+#[derive(Serialize)]
+struct Text {
+    /// A TOML basic string, quotes included.
+    toml: String,
+    /// A Rust string literal, quotes included.
+    rust: String,
+    /// Text for a `//` comment.
+    comment: String,
+    /// Text for a doc comment.
+    doc: String,
+    /// A code span for a doc comment.
+    doc_code: String,
+    /// Markdown inline text.
+    md: String,
+    /// A Markdown code span.
+    md_code: String,
+    /// A JSON string, quotes included.
+    json: String,
+}
+
+impl Text {
+    fn new(text: &str) -> Self {
+        Text {
+            toml: escape::toml_str(text),
+            rust: escape::rust_str(text),
+            comment: escape::line_comment(text),
+            doc: escape::doc_text(text),
+            doc_code: escape::doc_code(text),
+            md: escape::markdown_text(text),
+            md_code: escape::markdown_code(text),
+            json: escape::json_str(text),
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct ToolView {
-    name: String,
+    name: Text,
+    /// Rust identifiers and a type, checked with `syn` before rendering.
     method: String,
     input: String,
     output_type: String,
-    summary: String,
+    summary: Option<Text>,
+    /// The handler's error message, a Rust string literal.
+    not_implemented: String,
+}
+
+/// One tool's entry in the scaffolded test's table of calls.
+#[derive(Serialize)]
+struct CallView {
+    name: Text,
+    /// The arguments as JSON text in a Rust (raw) string literal.
+    arguments: Option<String>,
+    /// Why the tool is not called.
+    skip: Option<Text>,
+}
+
+/// The scaffolded test's call with invalid arguments.
+#[derive(Serialize)]
+struct InvalidView {
+    name: Text,
+    /// The arguments as JSON text in a Rust (raw) string literal.
+    arguments: String,
+    /// What makes them invalid.
+    why: Text,
 }
 
 #[derive(Serialize)]
 struct View {
-    crate_name: String,
-    manifest_file: String,
-    protocol: String,
+    crate_name: Text,
+    description: Text,
+    manifest_file: Text,
+    protocol: Text,
+    /// `CARGO_BIN_EXE_<crate>`.
+    bin_env: Text,
+    /// The `clientInfo.name` of the scaffolded test.
+    client_name: Text,
     tool_count: usize,
     tools: Vec<ToolView>,
-    mcpgen_dep: String,
-    runtime_dep: String,
+    calls: Vec<CallView>,
+    invalid: Option<InvalidView>,
+    /// Why the test has no call with invalid arguments.
+    no_invalid: Text,
+    /// `path = "…"` or `version = "…"`: TOML, already escaped.
+    mcpgen_dep_toml: String,
+    runtime_dep_toml: String,
+    /// A client configuration entry (JSON, already escaped).
+    client_config_json: String,
 }
 
-/// A package name for a directory: its last component, checked.
+/// Rust keywords of every edition, strict and reserved: not usable as
+/// package names (cargo refuses them too).
+const KEYWORDS: &[&str] = &[
+    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
+    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct", "super",
+    "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Package names that are not keywords but still cannot be used, and why.
+const RESERVED: &[(&str, &str)] = &[
+    ("test", "it conflicts with Rust's built-in `test` library"),
+    ("std", "it conflicts with Rust's standard library"),
+    ("core", "it conflicts with Rust's `core` library"),
+    ("alloc", "it conflicts with Rust's `alloc` library"),
+    ("proc_macro", "it conflicts with Rust's `proc_macro` library"),
+    ("proc-macro", "it conflicts with Rust's `proc_macro` library"),
+    ("build", "cargo reserves it for its build directory"),
+    ("deps", "cargo reserves it for its build directory"),
+    ("examples", "cargo reserves it for its build directory"),
+    ("incremental", "cargo reserves it for its build directory"),
+    ("mcpgen", "the scaffolded crate depends on a crate of this name"),
+    ("mcpgen-runtime", "the scaffolded crate depends on a crate of this name"),
+    ("mcpgen_runtime", "the scaffolded crate depends on a crate of this name"),
+    ("serde", "the scaffolded crate depends on a crate of this name"),
+    ("serde_json", "the scaffolded crate depends on a crate of this name"),
+    ("tokio", "the scaffolded crate depends on a crate of this name"),
+];
+
+/// A package name for a directory: its last component, checked: ASCII
+/// letters, digits, `-` and `_`, starting with a letter; not a Rust
+/// keyword, not a name cargo or Rust reserves, not a Windows device name,
+/// not the name of one of the crate's dependencies.
 pub fn crate_name(dir: &Path) -> Result<String> {
-    let name = dir
+    let component = dir
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
         .ok_or_else(|| Error::new(format!("{} has no last component to name the crate after", dir.display())))?;
+    let name = component.to_str().ok_or_else(|| {
+        Error::new(format!("the directory name {component:?} is not valid UTF-8, so it cannot name a crate"))
+            .with_hint("choose a directory name of ASCII letters, digits, `-` and `_`")
+    })?;
+    let suggestion = |name: &str| {
+        format!(
+            "the crate is named after the directory; choose another directory name, e.g. `mcpgen new {name}-server --manifest …`"
+        )
+    };
     let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid {
-        return Err(Error::new(format!("`{name}` is not a valid crate name"))
-            .with_hint("use letters, digits, `-` and `_`, starting with a letter"));
+        return Err(Error::new(format!("`{}` is not a valid crate name", escape::line_comment(name)))
+            .with_hint("use ASCII letters, digits, `-` and `_`, starting with a letter"));
     }
-    Ok(name)
+    // The binary target's Rust name has `_` for `-`.
+    let ident = name.replace('-', "_");
+    if KEYWORDS.contains(&name) || KEYWORDS.contains(&ident.as_str()) {
+        return Err(Error::new(format!("`{name}` cannot be the crate name: it is a Rust keyword"))
+            .with_hint(suggestion(name)));
+    }
+    if let Some((_, why)) = RESERVED.iter().find(|(r, _)| *r == name || *r == ident) {
+        return Err(Error::new(format!("`{name}` cannot be the crate name: {why}")).with_hint(suggestion(name)));
+    }
+    let lower = name.to_ascii_lowercase();
+    let device = matches!(lower.as_str(), "con" | "prn" | "aux" | "nul")
+        || ((lower.starts_with("com") || lower.starts_with("lpt"))
+            && lower.len() == 4
+            && lower.as_bytes()[3].is_ascii_digit()
+            && lower.as_bytes()[3] != b'0');
+    if device {
+        return Err(Error::new(format!("`{name}` cannot be the crate name: it is a reserved device name on Windows"))
+            .with_hint(suggestion(name)));
+    }
+    Ok(name.to_owned())
 }
 
-fn toml_str(s: &str) -> String {
-    // TOML basic strings share JSON's escapes for the characters that can
-    // occur in a path.
-    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+/// The manifest's file name, which the crate copies it under and names in
+/// its files: refused when it is not UTF-8, holds a control character
+/// (cargo's line-based build script directives cannot carry a line break)
+/// or an invisible or direction-changing one (which would hide what the
+/// name says wherever it is shown), or collides with a scaffolded file.
+fn manifest_file_name(manifest: &Path) -> Result<String> {
+    let component = manifest
+        .file_name()
+        .ok_or_else(|| Error::new(format!("{} is not a file", manifest.display())))?;
+    let rename = "rename the manifest file (e.g. to `tools.json` or `tools.yaml`) and run `mcpgen new` again";
+    let name = component.to_str().ok_or_else(|| {
+        Error::new(format!("the manifest's file name {component:?} is not valid UTF-8")).with_hint(rename)
+    })?;
+    if let Some(c) = name.chars().find(|c| escape::is_invisible(*c)) {
+        let what = if c.is_control() {
+            "the control character"
+        } else {
+            "the invisible or direction-changing character"
+        };
+        return Err(Error::new(format!(
+            "the manifest's file name {} holds {what} U+{:04X}, which the scaffolded crate cannot carry through \
+             build.rs and the generated files",
+            escape::rust_str(name),
+            c as u32
+        ))
+        .with_hint(rename));
+    }
+    let taken = TEMPLATES.iter().map(|(p, _)| *p).chain(OTHER_FILES.iter().copied()).any(|p| p == name);
+    if taken {
+        return Err(Error::new(format!("the manifest's file name `{name}` is also a file of the scaffolded crate"))
+            .with_hint(rename));
+    }
+    Ok(name.to_owned())
+}
+
+/// A path as text for a dependency, refused when it is not UTF-8.
+fn utf8_path(path: &Path) -> Result<&str> {
+    path.to_str().ok_or_else(|| {
+        Error::new(format!("the path {} is not valid UTF-8, so Cargo.toml cannot name it", path.display()))
+            .with_hint("move the mcpgen checkout to a UTF-8 path, or pass --mcpgen-version")
+    })
 }
 
 /// One line for a doc comment: the first sentence-ish line of a
@@ -123,6 +300,31 @@ fn summary(tool: &serde_json::Value) -> String {
     out
 }
 
+/// Checks that generated Rust names are what they claim to be, so that
+/// they are safe to paste into code unescaped.
+fn check_rust<T: syn::parse::Parse>(text: &str, what: &str) -> Result<()> {
+    syn::parse_str::<T>(text).map(drop).map_err(|e| {
+        Error::new(format!("the generated {what} `{}` is not valid Rust: {e}", escape::line_comment(text)))
+            .with_hint("this is a bug in mcpgen")
+    })
+}
+
+/// Checks that every rendered file parses as what it is (TOML, Rust), so
+/// a value that escaped its context is caught here rather than by cargo.
+fn check_rendered(path: &str, text: &str) -> Result<()> {
+    let problem = if path.ends_with(".toml") {
+        text.parse::<toml::Table>().err().map(|e| e.to_string())
+    } else if path.ends_with(".rs") {
+        syn::parse_file(text).err().map(|e| e.to_string())
+    } else {
+        None
+    };
+    match problem {
+        Some(p) => Err(Error::new(format!("the scaffolded {path} does not parse: {p}")).with_hint("this is a bug in mcpgen")),
+        None => Ok(()),
+    }
+}
+
 /// The rendered crate.
 #[derive(Debug, Clone)]
 pub struct Rendered {
@@ -131,18 +333,66 @@ pub struct Rendered {
     /// Non-fatal problems of the tool types (a property typed as JSON
     /// because its schema could not be converted), with file and pointer.
     pub warnings: Vec<Error>,
+    /// Tools the scaffolded test does not call because no arguments valid
+    /// against their `inputSchema` were found: `(tool, why)`.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// What the scaffolded test calls.
+struct Calls {
+    /// One entry per tool, in manifest order.
+    calls: Vec<CallView>,
+    /// The call with invalid arguments, when one was found.
+    invalid: Option<InvalidView>,
+    /// Why there is none, when there is none.
+    no_invalid: String,
+    /// `(tool, why)` of the tools that are not called.
+    skipped: Vec<(String, String)>,
+}
+
+/// The scaffolded test's table of calls and its invalid call, from each
+/// tool's `inputSchema` in the dialect the server uses for `protocol`.
+fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
+    let draft = mcpgen_runtime::validate::default_draft(protocol);
+    let mut out = Calls { calls: Vec::new(), invalid: None, no_invalid: String::new(), skipped: Vec::new() };
+    for tool in tools {
+        let schema = tool.tool.get("inputSchema").cloned().unwrap_or(serde_json::Value::Null);
+        let valid = synth::valid_arguments(&schema, draft);
+        if out.invalid.is_none() {
+            if let Some((arguments, why)) = synth::invalid_arguments(&schema, draft, valid.as_ref().ok()) {
+                out.invalid = Some(InvalidView {
+                    name: Text::new(&tool.name),
+                    arguments: escape::rust_raw_str(&escape::json_text(&arguments)),
+                    why: Text::new(&why),
+                });
+            }
+        }
+        out.calls.push(match valid {
+            Ok(arguments) => CallView {
+                name: Text::new(&tool.name),
+                arguments: Some(escape::rust_raw_str(&escape::json_text(&arguments))),
+                skip: None,
+            },
+            Err(why) => {
+                out.skipped.push((tool.name.clone(), why.clone()));
+                CallView { name: Text::new(&tool.name), arguments: None, skip: Some(Text::new(&why)) }
+            }
+        });
+    }
+    out.no_invalid = if tools.is_empty() {
+        "the manifest has no tools".to_owned()
+    } else {
+        "every inputSchema accepted each invalid object tried (missing, mistyped and undeclared properties)".to_owned()
+    };
+    out
 }
 
 /// Renders every file of the new crate in memory.
 pub fn render(new: &NewCrate) -> Result<Rendered> {
     let crate_name = crate_name(&new.dir)?;
+    let manifest_file = manifest_file_name(&new.manifest)?;
     let manifest_text =
         std::fs::read_to_string(&new.manifest).map_err(|e| Error::io("read manifest", &new.manifest, e))?;
-    let manifest_file = new
-        .manifest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| Error::new(format!("{} is not a file", new.manifest.display())))?;
     let manifest = Manifest::from_str(&manifest_text, &new.manifest.display().to_string())?;
     let problems = crate::manifest::check(&manifest, &new.protocol);
     if let Some(first) = problems.first() {
@@ -159,46 +409,73 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     let spec = Spec::from_json(&schema.json, &schema.revision)?;
     let content: String = codegen::protocol::tool_content_type(&spec).to_string().split_whitespace().collect();
 
-    let tool_views = tools
-        .tools
-        .iter()
-        .map(|b| ToolView {
-            name: b.name.clone(),
+    let mut tool_views = Vec::new();
+    for b in &tools.tools {
+        let output_type = match &b.output {
+            Some(o) => format!("tools::{o}"),
+            None if content.starts_with("::") => format!("Vec<{content}>"),
+            None => format!("Vec<protocol::{content}>"),
+        };
+        check_rust::<syn::Ident>(&b.method, "method name")?;
+        check_rust::<syn::Ident>(&b.input, "input type name")?;
+        check_rust::<syn::Type>(&output_type, "output type")?;
+        let summary = summary(&b.tool);
+        tool_views.push(ToolView {
+            name: Text::new(&b.name),
             method: b.method.clone(),
             input: b.input.clone(),
-            output_type: match &b.output {
-                Some(o) => format!("tools::{o}"),
-                None if content.starts_with("::") => format!("Vec<{content}>"),
-                None => format!("Vec<protocol::{content}>"),
-            },
-            summary: summary(&b.tool),
-        })
-        .collect();
-    let (mcpgen_dep, runtime_dep) = match &new.deps {
+            output_type,
+            summary: (!summary.is_empty()).then(|| Text::new(&summary)),
+            not_implemented: escape::rust_str(&format!(
+                "tool `{}` is not implemented yet: implement `Tools::{}` in src/main.rs",
+                b.name, b.method
+            )),
+        });
+    }
+    let Calls { calls, invalid, no_invalid, skipped } = calls(&tools.tools, &new.protocol);
+    let (mcpgen_dep_toml, runtime_dep_toml) = match &new.deps {
         DepSource::Path(root) => (
-            format!("path = {}", toml_str(&root.display().to_string())),
-            format!("path = {}", toml_str(&root.join("runtime").display().to_string())),
+            format!("path = {}", escape::toml_str(utf8_path(root)?)),
+            format!("path = {}", escape::toml_str(utf8_path(&root.join("runtime"))?)),
         ),
-        DepSource::Version(v) => (format!("version = {}", toml_str(v)), format!("version = {}", toml_str(v))),
+        DepSource::Version(v) => {
+            (format!("version = {}", escape::toml_str(v)), format!("version = {}", escape::toml_str(v)))
+        }
     };
+    let command = format!("/path/to/{crate_name}/target/release/{crate_name}");
+    let client_config_json = format!(
+        "{{\n  \"mcpServers\": {{\n    {}: {{\n      \"command\": {}\n    }}\n  }}\n}}",
+        escape::json_str(&crate_name),
+        escape::json_str(&command)
+    );
     let view = View {
-        crate_name,
-        manifest_file: manifest_file.clone(),
-        protocol: new.protocol.clone(),
+        crate_name: Text::new(&crate_name),
+        description: Text::new(&format!("MCP server for the tools of {manifest_file}, generated by mcpgen")),
+        manifest_file: Text::new(&manifest_file),
+        protocol: Text::new(&new.protocol),
+        bin_env: Text::new(&format!("CARGO_BIN_EXE_{crate_name}")),
+        client_name: Text::new(&format!("{crate_name}-test")),
         tool_count: manifest.tools.len(),
         tools: tool_views,
-        mcpgen_dep,
-        runtime_dep,
+        calls,
+        invalid,
+        no_invalid: Text::new(&no_invalid),
+        mcpgen_dep_toml,
+        runtime_dep_toml,
+        client_config_json,
     };
 
     let mut hb = Handlebars::new();
     hb.set_strict_mode(true);
+    // Every value is escaped for its context beforehand (see `Text`);
+    // handlebars' HTML escaping would be wrong in all of them.
     hb.register_escape_fn(handlebars::no_escape);
     let mut files = Vec::new();
     for (path, template) in TEMPLATES {
         let text = hb
             .render_template(template, &view)
             .map_err(|e| Error::new(format!("template for {path}: {e}")).with_hint("this is a bug in mcpgen"))?;
+        check_rendered(path, &text)?;
         files.push((path.to_string(), text));
     }
     files.push((manifest_file, manifest_text));
@@ -210,7 +487,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         }
     }
     files.push((".gitignore".to_owned(), "/target\n".to_owned()));
-    Ok(Rendered { files, warnings: tools.warnings })
+    Ok(Rendered { files, warnings: tools.warnings, skipped })
 }
 
 /// Scaffolds the crate: refuses an existing directory unless `force`;
@@ -299,6 +576,102 @@ mod tests {
     fn bad_crate_names_are_refused() {
         assert!(crate_name(Path::new("/tmp/9lives")).is_err());
         assert!(crate_name(Path::new("/tmp/a b")).is_err());
+        assert!(crate_name(Path::new("/tmp/a\"b")).is_err());
         assert_eq!(crate_name(Path::new("x/my_server-2")).unwrap(), "my_server-2");
+        for (name, why) in [
+            ("fn", "Rust keyword"),
+            ("self", "Rust keyword"),
+            ("Self", "Rust keyword"),
+            ("async", "Rust keyword"),
+            ("test", "built-in `test` library"),
+            ("std", "standard library"),
+            ("proc-macro", "`proc_macro`"),
+            ("build", "cargo reserves"),
+            ("serde_json", "depends on"),
+            ("mcpgen-runtime", "depends on"),
+            ("nul", "Windows"),
+            ("COM1", "Windows"),
+        ] {
+            let err = crate_name(&Path::new("/tmp").join(name)).unwrap_err();
+            assert!(err.message.contains(why), "{name}: {err}");
+            assert!(err.message.contains(&format!("`{name}`")), "{name}: {err}");
+            if why != "Windows" {
+                assert!(err.hint.as_deref().unwrap_or_default().contains(&format!("mcpgen new {name}-server")), "{err:?}");
+            }
+        }
+        for fine in ["fn-server", "tests", "selfish", "com0", "lpt", "console"] {
+            assert_eq!(crate_name(&Path::new("/tmp").join(fine)).unwrap(), fine);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let dir = Path::new("/tmp").join(std::ffi::OsStr::from_bytes(b"bad\xff"));
+            assert!(crate_name(&dir).unwrap_err().message.contains("UTF-8"));
+        }
+    }
+
+    #[test]
+    fn manifest_file_names_that_cannot_be_carried_are_refused() {
+        assert_eq!(manifest_file_name(Path::new("/x/my \"tools\"\\.json")).unwrap(), "my \"tools\"\\.json");
+        for bad in ["a\nb.json", "a\rb.json", "tab\t.json", "nul\u{0}.json", "c1\u{85}.json", "\u{202E}nosj.exe", "zw\u{200B}.json"] {
+            let err = manifest_file_name(&Path::new("/x").join(bad)).unwrap_err();
+            assert!(err.message.contains("character U+"), "{err}");
+            assert!(err.hint.as_deref().unwrap_or_default().contains("rename"), "{err:?}");
+            assert!(!err.message.contains('\n'), "{err}");
+        }
+        for taken in ["Cargo.toml", "build.rs", "README.md", "Cargo.lock", ".gitignore"] {
+            let err = manifest_file_name(&Path::new("/x").join(taken)).unwrap_err();
+            assert!(err.message.contains("also a file"), "{err}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let path = Path::new("/x").join(std::ffi::OsStr::from_bytes(b"t\xffools.json"));
+            assert!(manifest_file_name(&path).unwrap_err().message.contains("not valid UTF-8"));
+        }
+    }
+
+    /// A manifest under a file name full of quotes, backslashes, `#`,
+    /// brackets and backticks renders files that parse to exactly the
+    /// intended tables and items.
+    #[test]
+    fn hostile_file_names_stay_values() {
+        let tmp = tempfile::tempdir().unwrap();
+        let name = "x\" ] [dependencies.evil] path = \"tmp\" # \\\" `code` *[a](b)* <b> '''.json";
+        let manifest = tmp.path().join(name);
+        std::fs::copy(stitch(), &manifest).unwrap();
+        let mut j = job(&tmp.path().join("s"));
+        j.manifest = manifest;
+        let files = render(&j).unwrap().files;
+        let file = |p: &str| files.iter().find(|(f, _)| f == p).map(|(_, t)| t.as_str()).unwrap();
+
+        let cargo: toml::Table = file("Cargo.toml").parse().unwrap();
+        let keys: Vec<&str> = cargo.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["build-dependencies", "dependencies", "package", "profile"]);
+        let deps: Vec<&str> = cargo["dependencies"].as_table().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(deps, ["mcpgen-runtime", "serde", "serde_json", "tokio"]);
+        let description = cargo["package"]["description"].as_str().unwrap();
+        assert_eq!(description, format!("MCP server for the tools of {name}, generated by mcpgen"));
+
+        let build = syn::parse_file(file("build.rs")).unwrap();
+        assert_eq!(build.items.len(), 1);
+        assert!(file("build.rs").contains(&escape::rust_str(name)));
+        let main = syn::parse_file(file("src/main.rs")).unwrap();
+        assert_eq!(main.items.len(), 5, "macro, use, struct, impl, main");
+        let test = syn::parse_file(file("tests/tools_list.rs")).unwrap();
+        let fns = test.items.iter().filter(|i| matches!(i, syn::Item::Fn(_))).count();
+        assert_eq!(fns, 4, "result_text and three tests");
+        assert!(file("README.md").contains("`x\" ] [dependencies.evil]"), "{}", file("README.md"));
+        assert!(files.iter().any(|(p, _)| p == name));
+    }
+
+    #[test]
+    fn the_test_calls_every_tool_with_valid_arguments() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = render(&job(&tmp.path().join("s"))).unwrap().files;
+        let test = &files.iter().find(|(p, _)| p == "tests/tools_list.rs").unwrap().1;
+        assert!(test.contains("(\"create_project\", r#\"{}\"#),"), "{test}");
+        assert!(test.contains("(\"list_screens\", r#\"{\"projectId\":\"example\"}\"#),"), "{test}");
+        assert!(test.contains("fn invalid_arguments_get_the_revision_validation_error()"), "{test}");
     }
 }

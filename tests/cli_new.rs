@@ -1,12 +1,18 @@
-//! `mcpgen new` end to end: scaffold a server crate from the shared stitch
-//! manifest into a temporary directory, then build it and run its own
-//! tests offline, reusing the workspace's target directory (so the
-//! dependencies are not built again).
+//! `mcpgen new` end to end. Scaffolds server crates from manifests of
+//! different shapes — the shared real ones (`github.json`: 117 tools,
+//! large enums, nested objects; `stitch.json`: recursive `$ref`) and small
+//! ones written here (required arguments of every kind, no arguments,
+//! nested objects, enums, `$ref`/`$defs`/`definitions`, combinators, an
+//! unsatisfiable pattern, no tools at all, a draft-07 revision, a hostile
+//! file name) — then builds each with the repository's target directory,
+//! so the dependencies are not built again, and runs its own tests
+//! offline. Also what `mcpgen new` refuses.
 
 mod cli_support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
 use cli_support::*;
 
@@ -17,44 +23,384 @@ fn target_dir() -> PathBuf {
     }
 }
 
+/// A nested cargo, offline, run from the repository so its
+/// `.cargo/config.toml` gives the crates the workspace's profile and the
+/// dependency artifacts are reused, not rebuilt.
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("MCPGEN_SCHEMA_MIRROR", mirror())
+        .env("MCPGEN_OFFLINE", "1");
+    cmd
+}
+
+/// Required arguments of every kind, tools without arguments, a rate limit.
+const KINDS: &str = r#"{
+  "server": {"name": "kinds", "version": "0.1.0"},
+  "tools": [
+    {"name": "no-arguments", "description": "Takes nothing.", "inputSchema": {"type": "object"}},
+    {"name": "closed-empty", "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false}},
+    {"name": "strings", "description": "Every kind of string constraint.", "inputSchema": {
+      "type": "object",
+      "properties": {
+        "plain": {"type": "string"},
+        "short": {"type": "string", "maxLength": 3},
+        "long": {"type": "string", "minLength": 20},
+        "when": {"type": "string", "format": "date-time"},
+        "day": {"type": "string", "format": "date"},
+        "mail": {"type": "string", "format": "email"},
+        "link": {"type": "string", "format": "uri"},
+        "id": {"type": "string", "format": "uuid"},
+        "repo": {"type": "string", "pattern": "^[a-z0-9_.-]+/[a-z0-9_.-]+$"},
+        "sha": {"type": "string", "pattern": "^[0-9a-f]{7,40}$"},
+        "optional": {"type": "string"}
+      },
+      "required": ["plain", "short", "long", "when", "day", "mail", "link", "id", "repo", "sha"],
+      "additionalProperties": false
+    }},
+    {"name": "numbers", "description": "Bounds and multiples.", "inputSchema": {
+      "type": "object",
+      "properties": {
+        "page": {"type": "integer", "minimum": 1, "maximum": 100},
+        "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        "even": {"type": "integer", "minimum": 3, "multipleOf": 2},
+        "price": {"type": "number", "minimum": 0.5, "multipleOf": 0.25},
+        "negative": {"type": "integer", "maximum": -10},
+        "flag": {"type": "boolean"}
+      },
+      "required": ["page", "ratio", "even", "price", "negative", "flag"]
+    }, "x-mcpgen": {"rateLimit": {"calls": 1, "perSeconds": 60}}}
+  ]
+}"#;
+
+/// Nested objects, arrays, enums, `$ref`/`$defs`/`definitions`,
+/// recursion, `oneOf`/`anyOf`/`allOf`, and a tool no value fits.
+const NESTED: &str = r##"tools:
+  - name: create-order
+    description: Nested objects, arrays, enums, const and defaults.
+    inputSchema:
+      type: object
+      properties:
+        customer:
+          type: object
+          properties:
+            name: {type: string, minLength: 1}
+            address:
+              type: object
+              properties:
+                street: {type: string}
+                zip: {type: string, pattern: "^[0-9]{5}$"}
+                country: {type: string, enum: [DE, FR, US], default: US}
+              required: [street, zip, country]
+          required: [name, address]
+        items:
+          type: array
+          minItems: 2
+          uniqueItems: true
+          items:
+            type: object
+            properties:
+              sku: {type: string, enum: [A-1, B-2, C-3]}
+              quantity: {type: integer, minimum: 1, default: 1}
+            required: [sku, quantity]
+        kind: {const: order}
+        priority: {type: string, enum: [low, normal, high]}
+        note: {type: [string, "null"]}
+      required: [customer, items, kind, priority, note]
+  - name: draw
+    description: References, recursion and combinators.
+    inputSchema:
+      type: object
+      $defs:
+        point:
+          type: object
+          properties: {x: {type: number}, y: {type: number}}
+          required: [x, y]
+        shape:
+          oneOf:
+            - type: object
+              properties:
+                kind: {const: circle}
+                center: {$ref: "#/$defs/point"}
+                radius: {type: number, exclusiveMinimum: 0}
+              required: [kind, center, radius]
+            - type: object
+              properties:
+                kind: {const: polygon}
+                points: {type: array, items: {$ref: "#/$defs/point"}, minItems: 3}
+              required: [kind, points]
+        group:
+          type: object
+          properties:
+            name: {type: string}
+            children: {type: array, items: {$ref: "#/$defs/group"}}
+          required: [name]
+      definitions:
+        color: {type: string, enum: [red, green, blue]}
+      properties:
+        shape: {$ref: "#/$defs/shape"}
+        color: {$ref: "#/definitions/color"}
+        group: {$ref: "#/$defs/group"}
+        style:
+          allOf:
+            - {type: object, properties: {width: {type: integer, minimum: 1}}, required: [width]}
+            - {type: object, properties: {dash: {type: boolean}}, required: [dash]}
+        label:
+          anyOf:
+            - {type: integer, minimum: 10}
+            - {type: string}
+      required: [shape, color, group, style, label]
+  - name: impossible
+    description: No string matches this pattern, so the scaffolded test skips it.
+    inputSchema:
+      type: object
+      properties:
+        code: {type: string, pattern: "^[a-z]$", minLength: 2}
+      required: [code]
+"##;
+
+/// A draft-07 revision (`definitions`), whose invalid arguments are a
+/// `-32602` protocol error.
+const LEGACY: &str = r##"{"tools": [{"name": "lookup", "inputSchema": {
+  "type": "object",
+  "definitions": {"code": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{3}$"}},
+  "properties": {
+    "code": {"$ref": "#/definitions/code"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}
+  },
+  "required": ["code", "limit"]
+}}]}"##;
+
+const ONE_TOOL: &str = r#"{"tools": [{"name": "echo", "description": "Says \"hi\" back.",
+  "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}]}"#;
+
+/// A file name that ends strings, tables, comments and code spans in
+/// every file it is pasted into, unless each escapes it for its context.
+const HOSTILE: &str = "tools\" ]\n[dependencies.evil]\npath = \"evil\" # \\\" '''`code` *[a](b)* <b> x.json";
+
+/// The same without the line breaks, which `mcpgen new` refuses.
+fn hostile_one_line() -> String {
+    HOSTILE.replace('\n', " ")
+}
+
+struct Case {
+    crate_name: &'static str,
+    manifest: PathBuf,
+    protocol: Option<&'static str>,
+    /// Tests the scaffolded crate has (2 without an invalid-arguments test).
+    tests: usize,
+    /// Tools the scaffolded test does not call.
+    skipped: &'static [&'static str],
+}
+
+fn new_crate(cache: &Path, dir: &Path, manifest: &Path, protocol: Option<&str>) -> Run {
+    let mut cmd = mcpgen(cache);
+    cmd.arg("new").arg(dir).arg("--manifest").arg(manifest);
+    if let Some(p) = protocol {
+        cmd.args(["--protocol", p]);
+    }
+    run(&mut cmd)
+}
+
 #[test]
-fn scaffolded_crate_builds_and_passes_its_own_tests() {
+fn scaffolded_crates_build_and_pass_their_own_tests() {
+    let started = Instant::now();
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("stitch-server");
-    let r = run(mcpgen(&tmp.path().join("cache"))
-        .args(["new"])
-        .arg(&dir)
-        .arg("--manifest")
-        .arg(shared().join("manifests/stitch.json")));
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    for f in ["Cargo.toml", "Cargo.lock", "build.rs", "src/main.rs", "tests/tools_list.rs", "README.md", "stitch.json"] {
-        assert!(dir.join(f).is_file(), "{f} missing");
+    let cache = tmp.path().join("cache");
+    let manifests = tmp.path().join("manifests");
+    std::fs::create_dir(&manifests).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = manifests.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let cases = [
+        Case { crate_name: "github-server", manifest: shared().join("manifests/github.json"), protocol: None, tests: 3, skipped: &[] },
+        Case { crate_name: "stitch-server", manifest: shared().join("manifests/stitch.json"), protocol: None, tests: 3, skipped: &[] },
+        Case { crate_name: "kinds-server", manifest: write("kinds.json", KINDS), protocol: None, tests: 3, skipped: &[] },
+        Case { crate_name: "nested-server", manifest: write("nested.yaml", NESTED), protocol: None, tests: 3, skipped: &["impossible"] },
+        Case { crate_name: "empty-server", manifest: write("empty.json", r#"{"tools": []}"#), protocol: None, tests: 2, skipped: &[] },
+        Case { crate_name: "legacy-server", manifest: write("legacy.json", LEGACY), protocol: Some("2025-06-18"), tests: 3, skipped: &[] },
+        Case { crate_name: "hostile-server", manifest: write(&hostile_one_line(), ONE_TOOL), protocol: None, tests: 3, skipped: &[] },
+    ];
+
+    let crates = tmp.path().join("crates");
+    for case in &cases {
+        let dir = crates.join(case.crate_name);
+        let r = new_crate(&cache, &dir, &case.manifest, case.protocol);
+        assert_eq!(r.code, 0, "{}: {}", case.crate_name, r.stderr);
+        let file_name = case.manifest.file_name().unwrap().to_str().unwrap();
+        for f in ["Cargo.toml", "Cargo.lock", "build.rs", "src/main.rs", "tests/tools_list.rs", "README.md", file_name] {
+            assert!(dir.join(f).is_file(), "{}: {f} missing", case.crate_name);
+        }
+        let notes = r.stderr.lines().filter(|l| l.starts_with("note: the scaffolded test does not call")).count();
+        assert_eq!(notes, case.skipped.len(), "{}: {}", case.crate_name, r.stderr);
+        let test = std::fs::read_to_string(dir.join("tests/tools_list.rs")).unwrap();
+        for tool in case.skipped {
+            assert!(r.stderr.contains(&format!("tool `{tool}`")), "{}", r.stderr);
+            assert!(test.contains(&format!("// {tool}: not called, no valid arguments were found: ")), "{test}");
+        }
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        assert!(readme.contains("npx @modelcontextprotocol/inspector cargo run"), "{readme}");
+        assert!(readme.contains("\"mcpServers\""), "{readme}");
     }
 
-    // Refuses to scaffold over it again.
-    let again = run(mcpgen(&tmp.path().join("cache"))
-        .args(["new"])
-        .arg(&dir)
-        .arg("--manifest")
-        .arg(shared().join("manifests/stitch.json")));
+    // Refuses to scaffold over an existing crate.
+    let again = new_crate(&cache, &crates.join("stitch-server"), &cases[1].manifest, None);
     assert_eq!(again.code, 1);
     assert!(again.stderr.contains("already exists"), "{}", again.stderr);
 
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = Command::new(cargo)
-        .args(["test", "--offline", "--quiet", "--manifest-path"])
-        .arg(dir.join("Cargo.toml"))
-        // From the repository, so its .cargo/config.toml gives the crate the
-        // workspace's profile and the dependencies are reused, not rebuilt.
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env("MCPGEN_SCHEMA_MIRROR", mirror())
-        .env("MCPGEN_OFFLINE", "1")
-        .output()
-        .expect("run cargo");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "cargo test of the scaffolded crate failed:\n{stdout}\n{stderr}");
-    assert!(stdout.contains("test result: ok. 2 passed"), "{stdout}");
-    assert!(!stderr.contains("warning:"), "the scaffolded crate builds without warnings:\n{stderr}");
+    // Each crate as its user gets it (its own Cargo.lock and profile), one
+    // after the other in the shared target directory. One workspace over
+    // all of them built only about 10% faster (52 s against 58 s for these
+    // seven on the 2-core machine): github-server takes most of the time.
+    for case in &cases {
+        let output = cargo()
+            .args(["test", "--offline", "--quiet", "--manifest-path"])
+            .arg(crates.join(case.crate_name).join("Cargo.toml"))
+            .output()
+            .expect("run cargo");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "cargo test of {} failed:\n{stdout}\n{stderr}", case.crate_name);
+        let want = format!("test result: ok. {} passed", case.tests);
+        assert!(stdout.contains(&want), "{}: {stdout}", case.crate_name);
+        assert!(!stderr.contains("warning:"), "{} builds without warnings:\n{stderr}", case.crate_name);
+    }
+    eprintln!("{} crates scaffolded, built and tested in {:.0?}", cases.len(), started.elapsed());
+}
+
+/// The crate of the hostile file name holds exactly the intended tables
+/// and items; built and tested above.
+#[test]
+fn a_hostile_manifest_file_name_stays_a_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = hostile_one_line();
+    let manifest = tmp.path().join(&name);
+    std::fs::write(&manifest, ONE_TOOL).unwrap();
+    let dir = tmp.path().join("hostile-server");
+    let r = new_crate(&tmp.path().join("cache"), &dir, &manifest, None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+
+    let cargo: toml::Table = read("Cargo.toml").parse().unwrap();
+    let keys = |t: &toml::Value| t.as_table().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(cargo.keys().cloned().collect::<Vec<_>>(), ["build-dependencies", "dependencies", "package", "profile"]);
+    assert_eq!(keys(&cargo["dependencies"]), ["mcpgen-runtime", "serde", "serde_json", "tokio"]);
+    assert_eq!(keys(&cargo["build-dependencies"]), ["mcpgen"]);
+    assert_eq!(keys(&cargo["package"]), ["description", "edition", "name", "publish", "version"]);
+    assert_eq!(keys(&cargo["profile"]), ["dev"]);
+    assert_eq!(
+        cargo["package"]["description"].as_str().unwrap(),
+        format!("MCP server for the tools of {name}, generated by mcpgen")
+    );
+
+    let build = syn::parse_file(&read("build.rs")).unwrap();
+    assert_eq!(build.items.len(), 1);
+    let syn::Item::Fn(main) = &build.items[0] else { panic!("build.rs holds a fn main") };
+    assert_eq!(main.sig.ident, "main");
+    let literals = string_literals(&read("build.rs"));
+    assert!(literals.contains(&name), "{literals:?}");
+    assert_eq!(build.attrs.len(), 4, "the four lines of the //! comment");
+
+    let main = syn::parse_file(&read("src/main.rs")).unwrap();
+    let kinds: Vec<&str> = main.items.iter().map(item_kind).collect();
+    assert_eq!(kinds, ["macro", "use", "struct", "impl", "fn"]);
+
+    let test = syn::parse_file(&read("tests/tools_list.rs")).unwrap();
+    let fns: Vec<String> = test
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        fns,
+        [
+            "result_text",
+            "tools_list_shows_every_tool",
+            "every_tool_answers_not_implemented_yet",
+            "invalid_arguments_get_the_revision_validation_error"
+        ]
+    );
+    let kinds: Vec<&str> = test.items.iter().map(item_kind).collect();
+    assert_eq!(kinds, ["use", "use", "use", "use", "use", "const", "const", "struct", "impl", "impl", "fn", "fn", "fn", "fn"]);
+
+    assert_eq!(std::fs::read_to_string(dir.join(&name)).unwrap(), ONE_TOOL);
+}
+
+fn item_kind(item: &syn::Item) -> &'static str {
+    match item {
+        syn::Item::Macro(_) => "macro",
+        syn::Item::Use(_) => "use",
+        syn::Item::Struct(_) => "struct",
+        syn::Item::Impl(_) => "impl",
+        syn::Item::Fn(_) => "fn",
+        syn::Item::Const(_) => "const",
+        _ => "other",
+    }
+}
+
+/// The values of the string literals of a Rust file.
+fn string_literals(source: &str) -> Vec<String> {
+    fn walk(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
+                proc_macro2::TokenTree::Literal(l) => {
+                    if let Ok(s) = syn::parse_str::<syn::LitStr>(&l.to_string()) {
+                        out.push(s.value());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(source.parse().unwrap(), &mut out);
+    out
+}
+
+/// Line breaks cannot pass through cargo's line-based build script
+/// directives, and bidi controls would hide what the name says: refused.
+#[test]
+fn manifest_file_names_with_line_breaks_or_bidi_controls_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bidi = "tools\u{202E}nosj.exe";
+    for (name, code) in [(HOSTILE, "control character U+000A"), (bidi, "direction-changing character U+202E")] {
+        let manifest = tmp.path().join(name);
+        std::fs::write(&manifest, ONE_TOOL).unwrap();
+        let dir = tmp.path().join("server");
+        let r = new_crate(&tmp.path().join("cache"), &dir, &manifest, None);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert!(r.stderr.contains(code), "{}", r.stderr);
+        assert!(r.stderr.contains("rename the manifest file"), "{}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 2, "error and help, each on one line: {}", r.stderr);
+        assert!(!r.stderr.contains('\u{202E}'), "{}", r.stderr);
+        assert!(!dir.exists());
+    }
+}
+
+#[test]
+fn names_that_cannot_be_crate_names_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = tmp.path().join("tools.json");
+    std::fs::write(&manifest, ONE_TOOL).unwrap();
+    for (name, why) in [
+        ("fn", "it is a Rust keyword"),
+        ("self", "it is a Rust keyword"),
+        ("test", "built-in `test` library"),
+        ("9lives", "not a valid crate name"),
+    ] {
+        let dir = tmp.path().join(name);
+        let r = new_crate(&tmp.path().join("cache"), &dir, &manifest, None);
+        assert_eq!(r.code, 1, "{name}: {}", r.stderr);
+        assert!(r.stderr.contains(&format!("error: `{name}`")), "{}", r.stderr);
+        assert!(r.stderr.contains(why), "{}", r.stderr);
+        assert!(r.stderr.contains("help: "), "{}", r.stderr);
+        assert!(!dir.exists());
+    }
 }

@@ -48,6 +48,13 @@ pub fn run(args: Args) -> Result<Outcome> {
     for w in &rendered.warnings {
         eprintln!("warning: {w}");
     }
+    for (tool, why) in &rendered.skipped {
+        eprintln!(
+            "note: the scaffolded test does not call tool `{}`: no arguments valid against its inputSchema were found: {}",
+            mcpgen::escape::line_comment(tool),
+            mcpgen::escape::line_comment(why)
+        );
+    }
     eprintln!("created {} with {} files", args.name.display(), rendered.files.len());
     eprintln!("next: cd {} && cargo test   (then implement the tools in src/main.rs)", args.name.display());
     Ok(Outcome::Ok)
