@@ -167,8 +167,10 @@ impl Builder {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
                 header = header.input(format!("manifest {} (sha256 {})", file_name(path), store::sha256_hex(&bytes)));
                 let manifest = Manifest::load(path)?;
-                // Every problem at once, before anything is generated.
-                let problems = crate::manifest::check(&manifest, &schema.revision);
+                // Every problem at once, before anything is generated (the
+                // names two tools would share, `check` finds by generating:
+                // generation below reports them itself).
+                let problems = crate::manifest::check_declarations(&manifest, &schema.revision);
                 if !problems.is_empty() {
                     let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
                     return Err(Error::new(format!(

@@ -170,10 +170,24 @@ fn hostile_text_never_reaches_a_comment_raw_and_keyword_tools_get_snake_methods(
         assert!(!text.contains('\r'), "{name} holds a carriage return");
         assert!(!text.chars().any(bidi), "{name} holds a bidirectional control");
         assert!(!text.contains("__with"), "{name}");
+        // No marker of a renamed property is left (the one property named
+        // like a marker is kept as it is).
+        assert!(!text.contains("Zmcpgen"), "{name}");
+        assert_eq!(text.matches("zmcpgen").count(), text.matches("a_zmcpgen12345678").count(), "{name}");
     }
     let server = &g.files[2].1;
     assert!(server.contains("fn type_tool(") && server.contains("fn self_tool("), "keyword tools");
     assert!(server.contains("override \\u{202e}evil"), "the description is kept, made visible");
+}
+
+#[test]
+fn renamed_properties_leave_no_marker_in_the_shared_manifests() {
+    let tmp = tempfile::tempdir().unwrap();
+    for m in ["github.json", "stitch.json"] {
+        let g = mcpgen::Builder::new().manifest(shared().join("manifests").join(m)).store(store(tmp.path())).generate().unwrap();
+        let tools = &g.files[1].1;
+        assert!(!tools.contains("zmcpgen") && !tools.contains("Zmcpgen"), "{m}");
+    }
 }
 
 // Class 8: what check accepts, the server starts with.

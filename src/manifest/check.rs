@@ -125,8 +125,21 @@ pub fn check_text(text: &str, file_name: &str, revision: &str) -> Vec<Error> {
 }
 
 /// Every problem of a parsed manifest for protocol `revision`, in document
-/// order. An empty list means the manifest is good.
+/// order. An empty list means the manifest is good: `generate` generates
+/// it and the generated server starts with it.
 pub fn check(m: &Manifest, revision: &str) -> Vec<Error> {
+    let mut out = check_declarations(m, revision);
+    if out.is_empty() {
+        out.extend(crate::codegen::tools::name_problems(m));
+    }
+    out
+}
+
+/// The problems of what a manifest declares, found without generating
+/// code: everything [`check`] reports but the Rust names two tools would
+/// share, which `codegen::tools::generate` reports itself (the Builder
+/// runs this, then generates).
+pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
     let mut out = Vec::new();
     if revision.len() != 10 || !revision.chars().all(|c| c.is_ascii_digit() || c == '-') {
         out.push(
@@ -231,9 +244,6 @@ pub fn check(m: &Manifest, revision: &str) -> Vec<Error> {
                 Some(schema) => check_schema(m, schema, &sp, key, default_dialect, &mut out),
             }
         }
-    }
-    if out.is_empty() {
-        out.extend(crate::codegen::tools::name_problems(m));
     }
     out
 }

@@ -97,19 +97,21 @@ impl Renames {
                     out.push(TokenTree::Ident(Ident::new(&self.replace_in_ident(&text), id.span())));
                 }
                 TokenTree::Literal(lit) => {
+                    // Markers in strings: serde tags and renames, paths of
+                    // default functions, type names in doc text.
                     let repr = lit.to_string();
-                    if !repr.contains(MARK) {
+                    if !repr.contains("mcpgen") {
                         out.push(tt.clone());
                         continue;
                     }
                     match syn::Lit::new(lit.clone()) {
-                        syn::Lit::Str(s) => {
+                        syn::Lit::Str(s) if !self.found_in(&s.value()).is_empty() => {
                             let value = s.value();
                             // A marker alone is a wire name (a serde tag or
                             // rename); inside a path it is part of a name.
                             let value = match self.found_in(&value).into_iter().find(|r| r.snake == value) {
                                 Some(r) => r.wire.clone(),
-                                None => value.split("::").map(|part| self.replace_in_ident(part)).collect::<Vec<_>>().join("::"),
+                                None => self.replace_in_text(&value),
                             };
                             let mut new = Literal::string(&value);
                             new.set_span(lit.span());
@@ -139,6 +141,27 @@ impl Renames {
         found
     }
 
+    /// Text with each marker in a name in it replaced as in identifiers
+    /// (words of letters, digits and `_` are treated one by one).
+    fn replace_in_text(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut word = String::new();
+        for c in text.chars() {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                word.push(c);
+                continue;
+            }
+            if !word.is_empty() {
+                out.push_str(&self.replace_in_ident(&std::mem::take(&mut word)));
+            }
+            out.push(c);
+        }
+        if !word.is_empty() {
+            out.push_str(&self.replace_in_ident(&word));
+        }
+        out
+    }
+
     /// An identifier with each marker in it replaced by its field name
     /// (snake case) or the field's PascalCase.
     fn replace_in_ident(&self, text: &str) -> String {
@@ -147,12 +170,9 @@ impl Renames {
             if s == r.snake {
                 return r.field.clone();
             }
-            s = s.replace(&r.snake, &r.field).replace(&r.pascal, &naming::pascal(&r.field));
-        }
-        // A composed snake-case name must not get a double `_` from a
-        // field name that ends in one (`type_`).
-        while s.contains("__") && !s.starts_with("__") {
-            s = s.replace("__", "_");
+            // Inside a longer name the field needs no keyword escape.
+            let stem = naming::words(&r.field).join("_");
+            s = s.replace(&r.snake, &stem).replace(&r.pascal, &naming::pascal(&r.field));
         }
         s
     }
@@ -200,6 +220,7 @@ mod tests {
         let ty = ident(&format!("ParentFooBar2Zmcpgen{}", &m[m.len() - 8..]));
         let default_fn = ident(&format!("parent_{kw}"));
         let path = format!("defaults::parent_{kw}");
+        let doc = format!("`{ty}`, see `defaults::parent_{kw}`.");
         let tokens = quote! {
             pub struct Parent {
                 #[serde(default = #path)]
@@ -208,15 +229,17 @@ mod tests {
             }
             fn #default_fn() {}
             #[serde(tag = #m)] enum E {}
+            #[doc = #doc] struct D;
         };
         let out = renames.restore(tokens).to_string();
         assert!(
-            out.contains("# [serde (rename = \"fooBar\" , default = \"defaults::parent_type_\")] pub foo_bar_2 : ParentFooBar2 ,"),
+            out.contains("# [serde (rename = \"fooBar\" , default = \"defaults::parent_type\")] pub foo_bar_2 : ParentFooBar2 ,"),
             "{out}"
         );
         assert!(out.contains("# [serde (rename = \"type\")] pub type_ : u8"), "{out}");
-        assert!(out.contains("fn parent_type_ ()"), "{out}");
+        assert!(out.contains("fn parent_type ()"), "{out}");
         assert!(out.contains("tag = \"fooBar\""), "{out}");
+        assert!(out.contains("doc = \"`ParentFooBar2`, see `defaults::parent_type`.\""), "{out}");
         assert!(!out.contains(MARK), "{out}");
     }
 }
