@@ -1,0 +1,70 @@
+//! `echo-floor --http ADDR`: the floor of the HTTP benchmark. A bare hyper 1
+//! HTTP/1.1 server that reads each request's body to the end and answers
+//! with one fixed, small JSON-RPC result, whatever the path, method or body.
+//! No JSON parsing, no routing, no MCP: what is left is hyper, tokio and the
+//! kernel's loopback, which every server in the comparison also pays.
+//!
+//! Same process shape as the other servers: a multi-thread tokio runtime
+//! with `WORKERS` worker threads (default 2), `TCP_NODELAY` on every
+//! accepted connection, one task per connection.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+
+const REPLY: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}"#;
+
+async fn answer(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    // Read (and drop) the whole body, as a real endpoint must before replying.
+    let _ = request.into_body().collect().await;
+    let mut response = Response::new(Full::new(Bytes::from_static(REPLY)));
+    response
+        .headers_mut()
+        .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    Ok(response)
+}
+
+async fn serve(addr: String) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(pair) => pair,
+            Err(e) => {
+                eprintln!("accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), hyper::service::service_fn(answer))
+                .await;
+        });
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let mut args = std::env::args().skip(1);
+    let addr = match (args.next().as_deref(), args.next()) {
+        (Some("--http"), Some(addr)) => addr,
+        _ => {
+            eprintln!("usage: echo-floor --http ADDR   (WORKERS=n sets tokio worker threads, default 2)");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(2usize).max(1);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build();
+    match runtime.map(|rt| rt.block_on(serve(addr))) {
+        Ok(Ok(())) => std::process::ExitCode::SUCCESS,
+        Ok(Err(e)) | Err(e) => {
+            eprintln!("echo-floor: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
