@@ -48,6 +48,12 @@ impl Outcome {
     }
 }
 
+/// Whether audit events are recorded at all (a subscriber wants them):
+/// when not, callers skip even reading the clock.
+pub fn enabled() -> bool {
+    tracing::enabled!(target: TARGET, tracing::Level::INFO)
+}
+
 /// Records one finished call.
 pub fn record(tool: &str, client: Option<&str>, duration: Duration, outcome: Outcome, arguments: Option<&Value>) {
     let micros = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);

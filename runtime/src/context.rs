@@ -4,6 +4,7 @@
 //! authenticated principal); and [`Sink`], where a request's messages go
 //! before its final reply.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -117,17 +118,28 @@ pub struct Principal {
 #[derive(Debug, Clone, Default)]
 pub struct Sink {
     tx: Option<mpsc::Sender<String>>,
+    /// Counts messages handed over and not yet written, for a transport
+    /// that also writes some messages itself (see [`Sink::counted`]).
+    unwritten: Option<Arc<AtomicUsize>>,
 }
 
 impl Sink {
     /// Messages go to `tx` (one serialised JSON-RPC message each).
     pub fn new(tx: mpsc::Sender<String>) -> Self {
-        Self { tx: Some(tx) }
+        Self { tx: Some(tx), unwritten: None }
+    }
+
+    /// Like [`Sink::new`], and every message sent is counted in
+    /// `unwritten` before it is queued; the receiver subtracts it once
+    /// written. (While the count is not zero, a transport writing replies
+    /// itself queues them behind instead, keeping the order.)
+    pub(crate) fn counted(tx: mpsc::Sender<String>, unwritten: Arc<AtomicUsize>) -> Self {
+        Self { tx: Some(tx), unwritten: Some(unwritten) }
     }
 
     /// Messages are dropped.
     pub fn discard() -> Self {
-        Self { tx: None }
+        Self { tx: None, unwritten: None }
     }
 
     /// Whether messages sent here can reach the client.
@@ -137,10 +149,17 @@ impl Sink {
 
     /// Sends one message; `false` when it cannot be delivered.
     pub async fn send(&self, message: String) -> bool {
-        match &self.tx {
-            Some(tx) => tx.send(message).await.is_ok(),
-            None => false,
+        let Some(tx) = &self.tx else { return false };
+        if let Some(count) = &self.unwritten {
+            count.fetch_add(1, Ordering::AcqRel);
         }
+        let sent = tx.send(message).await.is_ok();
+        if !sent {
+            if let Some(count) = &self.unwritten {
+                count.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        sent
     }
 }
 

@@ -16,6 +16,8 @@
 //! limit, not UTF-8) passes an [`Unreadable`] placeholder instead, which
 //! [`parse`] answers with `-32700`.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 /// Invalid JSON was received.
@@ -140,6 +142,21 @@ pub enum Incoming {
 /// Classifies one message's text. A top-level array is a batch; an empty
 /// one is invalid, as JSON-RPC 2.0 says.
 pub fn parse(text: &str) -> Incoming {
+    // The common case (a well-formed request or notification) without a
+    // tree for the envelope; the same answer as the general path.
+    if let Some(lean) = parse_lean(text).and_then(|mut l| l.read_meta().then_some(l)) {
+        let method = lean.method.into_owned();
+        let params = lean.params.map(Members::into_value);
+        return match lean.id {
+            Some(id) => Incoming::Request { id, method, params },
+            None => Incoming::Notification { method, params },
+        };
+    }
+    parse_full(text)
+}
+
+/// [`parse`] without its lean path: for text [`parse_lean`] refused.
+pub(crate) fn parse_full(text: &str) -> Incoming {
     if let Some(unreadable) = Unreadable::from_placeholder(text) {
         return Incoming::Invalid { id: Value::Null, error: RpcError::parse_error(unreadable) };
     }
@@ -204,6 +221,338 @@ pub fn classify(value: Value) -> Incoming {
         }
         (None, Some(_)) => invalid(Value::Null, id_problem.unwrap_or_default()),
         (None, None) => invalid(echo, "missing \"method\""),
+    }
+}
+
+/// A well-formed request or notification, decoded from text without a
+/// tree for the envelope or the params object: `"jsonrpc": "2.0"`, a
+/// string `method`, an id that is a string or an integer, params that are
+/// an object (kept as its members, in order). What [`classify`] would turn
+/// into a request or notification with the same id, method and params.
+#[derive(Debug)]
+pub(crate) struct Lean<'a> {
+    /// The id; `None` for a notification.
+    pub(crate) id: Option<Value>,
+    /// The method name (borrowed from the text when it has no escapes).
+    pub(crate) method: Cow<'a, str>,
+    /// The members of `params`, when present.
+    pub(crate) params: Option<Members<'a>>,
+    /// The text of `params._meta`, not read yet: its member in `params`
+    /// holds `null` until [`Lean::read_meta`] puts the value there.
+    pub(crate) meta: Option<&'a str>,
+}
+
+impl Lean<'_> {
+    /// Reads `params._meta` into its member; `false` when it is not JSON
+    /// (the message then takes the general path).
+    pub(crate) fn read_meta(&mut self) -> bool {
+        let (Some(text), Some(params)) = (self.meta.take(), self.params.as_mut()) else { return true };
+        let Ok(value) = serde_json::from_str::<Value>(text) else { return false };
+        params.set("_meta", value);
+        true
+    }
+}
+
+/// The members of a JSON object in the order sent, without a map: a
+/// repeated name keeps its last value, as in a `serde_json` map.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Members<'a>(pub(crate) Vec<(Cow<'a, str>, Value)>);
+
+impl<'a> Members<'a> {
+    /// The value of `name` (the last one when repeated).
+    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
+        self.0.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// Sets the (only) member `name`.
+    pub(crate) fn set(&mut self, name: &str, value: Value) {
+        if let Some((_, v)) = self.0.iter_mut().rev().find(|(k, _)| k == name) {
+            *v = value;
+        }
+    }
+
+    /// Takes the value of `name` out (the last one; earlier repeats,
+    /// which a map would have overwritten, go too).
+    pub(crate) fn take(&mut self, name: &str) -> Option<Value> {
+        let at = self.0.iter().rposition(|(k, _)| k == name)?;
+        let (_, value) = self.0.remove(at);
+        self.0.retain(|(k, _)| k != name);
+        Some(value)
+    }
+
+    /// The members as an object, exactly as `serde_json` would have built it.
+    pub(crate) fn into_value(self) -> Value {
+        let mut map = Map::with_capacity(self.0.len());
+        for (k, v) in self.0 {
+            map.insert(k.into_owned(), v);
+        }
+        Value::Object(map)
+    }
+}
+
+/// Decodes `text` when it is a well-formed request or notification (see
+/// [`Lean`]); `None` for anything else (a batch, a response, a message
+/// with a problem, or only unusual: escapes in member names or the method,
+/// deep nesting), which [`parse`] then classifies in full.
+pub(crate) fn parse_lean(text: &str) -> Option<Lean<'_>> {
+    let mut scan = lean::Scan::new(text);
+    let lean = scan.message()?;
+    scan.at_end().then_some(lean)
+}
+
+mod lean {
+    //! A scanner for the plain shape of a request: it reads the envelope
+    //! and the params object itself and hands each params member value to
+    //! `serde_json` (which checks it), so nothing is built for the
+    //! envelope. It gives up (`None`) on anything it does not read exactly
+    //! as `serde_json` would; the caller then takes the general path.
+
+    use std::borrow::Cow;
+
+    use serde::de::IgnoredAny;
+    use serde_json::Value;
+
+    use super::{Lean, Members};
+
+    /// The bytes that end the plain part of a string: `"`, `\\` and
+    /// control characters.
+    const STRING_STOP: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            table[b] = true;
+            b += 1;
+        }
+        table[b'"' as usize] = true;
+        table[b'\\' as usize] = true;
+        table
+    };
+
+    /// Nesting the scanner leaves to the general path, well under
+    /// `serde_json`'s limit of 128 levels for the whole message.
+    const MAX_DEPTH: usize = 100;
+
+    pub(super) struct Scan<'a> {
+        text: &'a str,
+        bytes: &'a [u8],
+        at: usize,
+    }
+
+    impl<'a> Scan<'a> {
+        pub(super) fn new(text: &'a str) -> Self {
+            Self { text, bytes: text.as_bytes(), at: 0 }
+        }
+
+        fn peek(&self) -> Option<u8> {
+            self.bytes.get(self.at).copied()
+        }
+
+        /// Skips JSON whitespace.
+        fn ws(&mut self) {
+            let rest = self.bytes.get(self.at..).unwrap_or_default();
+            self.at += rest.iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')).unwrap_or(rest.len());
+        }
+
+        fn eat(&mut self, b: u8) -> bool {
+            self.ws();
+            if self.peek() == Some(b) {
+                self.at += 1;
+                true
+            } else {
+                false
+            }
+        }
+
+        /// Only whitespace is left.
+        pub(super) fn at_end(&mut self) -> bool {
+            self.ws();
+            self.at == self.bytes.len()
+        }
+
+        /// A string without escapes (none of `\\`, control characters).
+        fn plain_string(&mut self) -> Option<&'a str> {
+            if !self.eat(b'"') {
+                return None;
+            }
+            let start = self.at;
+            let rest = self.bytes.get(start..)?;
+            let len = rest.iter().position(|&b| STRING_STOP[usize::from(b)])?;
+            if rest[len] != b'"' {
+                return None; // an escape or a control character
+            }
+            self.at = start + len + 1;
+            self.text.get(start..start + len)
+        }
+
+        /// An id: a string without escapes, or an integer in plain digits
+        /// that fits in 64 bits (not `-0`, which `serde_json` reads as a float).
+        fn id(&mut self) -> Option<Value> {
+            self.ws();
+            if self.peek() == Some(b'"') {
+                return self.plain_string().map(|s| Value::String(s.to_owned()));
+            }
+            let negative = self.peek() == Some(b'-');
+            if negative {
+                self.at += 1;
+            }
+            let start = self.at;
+            while let Some(b'0'..=b'9') = self.peek() {
+                self.at += 1;
+            }
+            let digits = self.text.get(start..self.at)?;
+            if digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+                return None;
+            }
+            if let Some(b'.' | b'e' | b'E') = self.peek() {
+                return None;
+            }
+            let n: u64 = digits.parse().ok()?;
+            if !negative {
+                return Some(Value::from(n));
+            }
+            if n == 0 {
+                return None;
+            }
+            // -(2^63) is the most negative i64.
+            let n = i64::try_from(n).map(|n| -n).ok().or((n == 1 << 63).then_some(i64::MIN))?;
+            Some(Value::from(n))
+        }
+
+        /// The extent of one JSON value (not checked here: the caller has
+        /// `serde_json` read it). `None` when too deep or unterminated.
+        fn value_span(&mut self) -> Option<&'a str> {
+            self.ws();
+            let start = self.at;
+            let mut depth = 0usize;
+            loop {
+                match self.peek()? {
+                    b'"' => {
+                        self.at += 1;
+                        loop {
+                            let rest = self.bytes.get(self.at..)?;
+                            self.at += rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+                            if self.bytes[self.at] == b'"' {
+                                break;
+                            }
+                            self.at += 2;
+                        }
+                        self.at += 1;
+                    }
+                    b'{' | b'[' => {
+                        depth += 1;
+                        if depth > MAX_DEPTH {
+                            return None;
+                        }
+                        self.at += 1;
+                    }
+                    b'}' | b']' if depth > 0 => {
+                        depth -= 1;
+                        self.at += 1;
+                    }
+                    // The end of a scalar at the top of the value.
+                    b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => break,
+                    _ => self.at += 1,
+                }
+                if depth == 0 && matches!(self.bytes.get(self.at.wrapping_sub(1)), Some(b'"' | b'}' | b']')) {
+                    break;
+                }
+            }
+            self.text.get(start..self.at)
+        }
+
+        /// A value, decoded and checked by `serde_json`.
+        fn value(&mut self) -> Option<Value> {
+            self.ws();
+            if self.peek() == Some(b'"') {
+                // The common case, a plain string, without `serde_json`.
+                let save = self.at;
+                if let Some(s) = self.plain_string() {
+                    return Some(Value::String(s.to_owned()));
+                }
+                self.at = save;
+            }
+            serde_json::from_str(self.value_span()?).ok()
+        }
+
+        /// The members of the params object, in order; `_meta` (at most
+        /// once) is kept as text, its member holding `null`.
+        fn params(&mut self, meta: &mut Option<&'a str>) -> Option<Members<'a>> {
+            if !self.eat(b'{') {
+                return None;
+            }
+            let mut members = Vec::with_capacity(4);
+            if self.eat(b'}') {
+                return Some(Members(members));
+            }
+            loop {
+                let key = self.plain_string()?;
+                if !self.eat(b':') {
+                    return None;
+                }
+                let value = if key == "_meta" {
+                    if meta.is_some() {
+                        return None; // repeated: the general path
+                    }
+                    *meta = Some(self.value_span()?);
+                    Value::Null
+                } else {
+                    self.value()?
+                };
+                members.push((Cow::Borrowed(key), value));
+                if self.eat(b',') {
+                    continue;
+                }
+                return self.eat(b'}').then_some(Members(members));
+            }
+        }
+
+        /// The whole message.
+        pub(super) fn message(&mut self) -> Option<Lean<'a>> {
+            if !self.eat(b'{') {
+                return None;
+            }
+            let (mut version, mut id, mut method, mut params, mut meta) = (false, None, None, None, None);
+            if self.eat(b'}') {
+                return None; // no method
+            }
+            loop {
+                let key = self.plain_string()?;
+                if !self.eat(b':') {
+                    return None;
+                }
+                match key {
+                    "jsonrpc" => {
+                        if self.plain_string()? != "2.0" {
+                            return None;
+                        }
+                        version = true;
+                    }
+                    "id" => id = Some(self.id()?),
+                    "method" => method = Some(Cow::Borrowed(self.plain_string()?)),
+                    "params" => {
+                        meta = None;
+                        params = Some(self.params(&mut meta)?);
+                    }
+                    // A response, or something odd: the general path.
+                    "result" | "error" => return None,
+                    // Ignored, but it must be JSON.
+                    _ => {
+                        serde_json::from_str::<IgnoredAny>(self.value_span()?).ok()?;
+                    }
+                }
+                if self.eat(b',') {
+                    continue;
+                }
+                if !self.eat(b'}') {
+                    return None;
+                }
+                break;
+            }
+            match method {
+                Some(method) if version => Some(Lean { id, method, params, meta }),
+                _ => None,
+            }
+        }
     }
 }
 
@@ -326,61 +675,118 @@ pub fn json_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// Appends the compact JSON text of `value`.
+pub(crate) fn push_json(out: &mut Vec<u8>, value: &Value) {
+    // Writing a `Value` into a `Vec` cannot fail (its map keys are strings).
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// Appends `s` as a JSON string, quoted and escaped exactly as
+/// `serde_json` writes it (`\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`,
+/// `\u00xx` for other control characters; everything else as is).
+pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    /// The bytes `serde_json` escapes.
+    const ESCAPED: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            table[b] = true;
+            b += 1;
+        }
+        table[b'"' as usize] = true;
+        table[b'\\' as usize] = true;
+        table
+    };
+    let mut rest = s.as_bytes();
+    out.reserve(rest.len() + 2);
+    out.push(b'"');
+    while let Some(at) = rest.iter().position(|&b| ESCAPED[usize::from(b)]) {
+        out.extend_from_slice(&rest[..at]);
+        let b = rest[at];
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x09 => out.extend_from_slice(b"\\t"),
+            0x0a => out.extend_from_slice(b"\\n"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            0x0d => out.extend_from_slice(b"\\r"),
+            _ => out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]),
+        }
+        rest = &rest[at + 1..];
+    }
+    out.extend_from_slice(rest);
+    out.push(b'"');
+}
+
+/// The text of bytes written by the functions above (always UTF-8: every
+/// piece is a `&str` or `serde_json` output).
+pub(crate) fn into_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// `{"jsonrpc":"2.0","id":ID` with room for `more` bytes.
+pub(crate) fn response_head(id: &Value, more: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(40 + more);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    push_json(&mut out, id);
+    out
+}
+
 /// A success response as text.
 pub fn response(id: &Value, result: &Value) -> String {
-    let mut out = String::with_capacity(64);
-    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&json_text(id));
-    out.push_str(",\"result\":");
-    out.push_str(&json_text(result));
-    out.push('}');
-    out
+    let mut out = response_head(id, 128);
+    out.extend_from_slice(b",\"result\":");
+    push_json(&mut out, result);
+    out.push(b'}');
+    into_text(out)
 }
 
 /// A success response as text, from the result's JSON text.
 pub fn response_raw(id: &Value, result_json: &str) -> String {
-    let mut out = String::with_capacity(result_json.len() + 48);
-    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&json_text(id));
-    out.push_str(",\"result\":");
-    out.push_str(result_json);
-    out.push('}');
-    out
+    let mut out = response_head(id, result_json.len() + 12);
+    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(result_json.as_bytes());
+    out.push(b'}');
+    into_text(out)
 }
 
 /// An error response as text.
 pub fn error_response(id: &Value, error: &RpcError) -> String {
-    let mut out = String::with_capacity(96);
-    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&json_text(id));
-    out.push_str(",\"error\":");
-    out.push_str(&json_text(&error.to_value()));
-    out.push('}');
-    out
+    let mut out = response_head(id, error.message.len() + 64);
+    out.extend_from_slice(b",\"error\":{\"code\":");
+    push_json(&mut out, &Value::from(error.code));
+    out.extend_from_slice(b",\"message\":");
+    push_json_str(&mut out, &error.message);
+    if let Some(data) = &error.data {
+        out.extend_from_slice(b",\"data\":");
+        push_json(&mut out, data);
+    }
+    out.extend_from_slice(b"}}");
+    into_text(out)
 }
 
 /// A notification as text.
 pub fn notification(method: &str, params: &Value) -> String {
-    let mut out = String::with_capacity(96);
-    out.push_str("{\"jsonrpc\":\"2.0\",\"method\":");
-    out.push_str(&json_text(&Value::from(method)));
-    out.push_str(",\"params\":");
-    out.push_str(&json_text(params));
-    out.push('}');
-    out
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
+    push_json_str(&mut out, method);
+    out.extend_from_slice(b",\"params\":");
+    push_json(&mut out, params);
+    out.push(b'}');
+    into_text(out)
 }
 
 /// A request as text (used by clients and tests).
 pub fn request(id: &Value, method: &str, params: &Value) -> String {
-    let mut out = String::with_capacity(96);
-    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&json_text(id));
-    out.push_str(",\"method\":");
-    out.push_str(&json_text(&Value::from(method)));
-    out.push_str(",\"params\":");
-    out.push_str(&json_text(params));
-    out.push('}');
-    out
+    let mut out = response_head(id, 128);
+    out.extend_from_slice(b",\"method\":");
+    push_json_str(&mut out, method);
+    out.extend_from_slice(b",\"params\":");
+    push_json(&mut out, params);
+    out.push(b'}');
+    into_text(out)
 }
 
 #[cfg(test)]
@@ -515,5 +921,95 @@ mod tests {
         );
         let n: Value = serde_json::from_str(&notification("x/y", &json!({}))).unwrap();
         assert_eq!(n, json!({"jsonrpc": "2.0", "method": "x/y", "params": {}}));
+    }
+
+    #[test]
+    fn the_lean_path_answers_as_the_general_one() {
+        // Taken by the lean path, with the general path's answer.
+        let lean = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"Oslo"}}}"#,
+            " {\t\"method\" : \"ping\" ,\r\n \"id\" : \"a b\" , \"jsonrpc\" : \"2.0\" } \n",
+            r#"{"jsonrpc":"2.0","id":-7,"method":"x/y","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":0,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"a","params":{"k":1,"k":2,"s":"q\"\\","z":[1,{"y":null}],"t":true,"n":-1.5e3,"e":"é😀"},"extra":{"q":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"first","method":"second","params":{"a":1},"params":{"b":2}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"a","params":{"a":"}]\"{["},"x":"]"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p\"1"},"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"m","params":{"_meta":{"a":1},"name":"x"},"params":{"_meta":{"b":2}}}"#,
+        ];
+        for text in lean {
+            let Some(mut l) = parse_lean(text) else { panic!("not lean: {text}") };
+            assert!(l.read_meta(), "{text}");
+            let method = l.method.into_owned();
+            let params = l.params.map(Members::into_value);
+            let got = match l.id {
+                Some(id) => Incoming::Request { id, method, params },
+                None => Incoming::Notification { method, params },
+            };
+            assert_eq!(got, parse_full(text), "{text}");
+        }
+        // Left to the general path.
+        let general = [
+            r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1e2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":01,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":"a\"b","method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x\/y"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"n\u0061me":1}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            r#"{"id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"a":tru}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"a":1,}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":{},"_meta":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","x":[1,}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","error":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a"} x"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a""#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"a"}]"#,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\tb\"}",
+            "<unreadable message: not valid UTF-8 at byte 3>",
+            "",
+            "{}",
+        ];
+        for text in general {
+            assert!(parse_lean(text).is_none(), "{text}");
+        }
+        let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"a","params":{{"a":{}1{}}}}}"#, "[".repeat(126), "]".repeat(126));
+        assert!(parse_lean(&deep).is_none());
+        assert_eq!(parse(&deep).clone(), parse_full(&deep));
+    }
+
+    #[test]
+    fn members_behave_like_a_map() {
+        let Some(Lean { params: Some(mut m), .. }) = parse_lean(r#"{"jsonrpc":"2.0","method":"a","params":{"k":1,"j":2,"k":3}}"#) else {
+            panic!("not lean")
+        };
+        assert_eq!(m.get("k"), Some(&json!(3)));
+        assert_eq!(m.clone().into_value(), json!({"k": 3, "j": 2}));
+        assert_eq!(m.take("k"), Some(json!(3)));
+        assert_eq!(m.get("k"), None);
+        assert_eq!(m.into_value(), json!({"j": 2}));
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_does() {
+        for s in ["", "plain", "q\"b\\s", "\u{0}\u{8}\t\n\u{b}\u{c}\r\u{1f}\u{7f}", "é😀/"] {
+            let mut out = Vec::new();
+            push_json_str(&mut out, s);
+            assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(s).unwrap());
+        }
+        let e = RpcError::new(-1, "a \"b\"").with_data(json!({"x": [1]}));
+        assert_eq!(error_response(&json!(1), &e), format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{}}}", json_text(&e.to_value())));
     }
 }

@@ -10,6 +10,9 @@ use serde_json::Value;
 use crate::limits::{Bucket, RateLimit};
 use crate::validate::{default_draft, SchemaValidator};
 
+/// Up to this many tools, a name is found by comparing names.
+const LINEAR_FIND: usize = 16;
+
 /// One tool of the table.
 #[derive(Debug)]
 pub struct ToolEntry {
@@ -94,6 +97,10 @@ impl ToolSet {
 
     /// The index of a tool by wire name.
     pub fn find(&self, name: &str) -> Option<usize> {
+        // A few names are compared faster than one is hashed.
+        if self.entries.len() <= LINEAR_FIND {
+            return self.entries.iter().position(|e| *e.name == *name);
+        }
         self.index.get(name).copied()
     }
 

@@ -6,8 +6,12 @@
 //! draft-07 before 2025-11-25 and 2020-12 from it on. Validation reports
 //! every failing field with its instance path (a JSON pointer) and why.
 
+use std::sync::{Arc, OnceLock};
+
 use jsonschema::Draft;
 use serde_json::{json, Value};
+
+pub use doc::Doc;
 
 /// The default dialect of schemas without `$schema` in a protocol revision
 /// (from the revision table; an unknown revision takes the one before it).
@@ -47,6 +51,10 @@ impl std::fmt::Display for FieldError {
 #[derive(Debug, Clone)]
 pub struct SchemaValidator {
     inner: jsonschema::Validator,
+    /// The same schema compiled for [`Doc`] instances, on first use.
+    schema: Arc<Value>,
+    draft: Draft,
+    for_docs: OnceLock<Option<jsonschema::Validator<doc::DocJson>>>,
 }
 
 impl SchemaValidator {
@@ -59,8 +67,20 @@ impl SchemaValidator {
         jsonschema::options()
             .with_draft(draft)
             .build(schema)
-            .map(|inner| Self { inner })
+            .map(|inner| Self { inner, schema: Arc::new(schema.clone()), draft, for_docs: OnceLock::new() })
             .map_err(|e| e.to_string())
+    }
+
+    /// Whether `doc` satisfies the schema: the same answer as
+    /// [`SchemaValidator::validate`] on [`Doc::to_value`], without the value.
+    pub fn is_valid_doc(&self, doc: &Doc) -> bool {
+        let compiled = self
+            .for_docs
+            .get_or_init(|| jsonschema::options_for::<doc::DocJson>().with_draft(self.draft).build(&self.schema).ok());
+        match compiled {
+            Some(validator) => validator.is_valid(doc.root()),
+            None => self.inner.is_valid(&doc.to_value()),
+        }
     }
 
     /// Checks `instance`; on failure lists every failing field.
@@ -92,6 +112,965 @@ pub fn describe(tool: &str, errors: &[FieldError]) -> String {
         text.push_str(&e.message);
     }
     text
+}
+
+mod doc {
+    //! [`Doc`]: a JSON document as its compact text plus a flat list of
+    //! nodes pointing into it, what the engine encodes a typed tool output
+    //! into. It is built straight from `Serialize`, with no map and no
+    //! hashing, writing the text as it goes; it is validated in place (it
+    //! is a `jsonschema` instance representation), and its text is exactly
+    //! what `serde_json` writes for the `Value` that `serde_json::to_value`
+    //! would have built. Whatever it cannot hold the way that `Value` would
+    //! (non-string map keys, a key repeated in one object, integers beyond
+    //! 64 bits, a failing `Serialize`) is refused, and the caller takes the
+    //! `Value` path instead.
+
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use jsonschema::json::{cmp, Array, Json, Node, NodeIdentity, Object};
+    use jsonschema::JsonType;
+    use serde::ser::{self, Impossible, Serialize};
+    use serde_json::{Map, Number, Value};
+
+    /// A number as `serde_json` keeps it: non-negative integers unsigned,
+    /// negative ones signed, the rest finite floats.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Num {
+        U(u64),
+        I(i64),
+        F(f64),
+    }
+
+    impl Num {
+        fn number(self) -> Number {
+            match self {
+                Num::U(u) => Number::from(u),
+                Num::I(i) => Number::from(i),
+                // Only finite floats are kept (others become null).
+                Num::F(f) => Number::from_f64(f).unwrap_or_else(|| Number::from(0u64)),
+            }
+        }
+
+        /// Appends the number as `serde_json` writes it.
+        fn write(self, out: &mut String) {
+            match self {
+                Num::U(u) => push_digits(out, u),
+                Num::I(i) => {
+                    out.push('-');
+                    push_digits(out, i.unsigned_abs());
+                }
+                Num::F(f) => {
+                    use serde_json::ser::Formatter;
+                    // SAFETY: the formatter appends an ASCII number (digits,
+                    // `-`, `.`, `e`), so the string stays UTF-8.
+                    let bytes = unsafe { out.as_mut_vec() };
+                    let _ = serde_json::ser::CompactFormatter.write_f64(bytes, f);
+                }
+            }
+        }
+    }
+
+    /// Appends the decimal digits of `n`.
+    fn push_digits(out: &mut String, mut n: u64) {
+        if n < 10 {
+            out.push(char::from(b'0' + n as u8));
+            return;
+        }
+        let mut tmp = [0u8; 20];
+        let mut at = tmp.len();
+        while n > 0 {
+            at -= 1;
+            tmp[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        for &b in &tmp[at..] {
+            out.push(char::from(b));
+        }
+    }
+
+    /// Where a string is: inside the JSON text between its quotes (when
+    /// it needed no escaping), or in the side buffer.
+    #[derive(Debug, Clone, Copy, Default, PartialEq)]
+    struct Span {
+        start: u32,
+        end: u32,
+        side: bool,
+    }
+
+    impl Span {
+        fn width(self) -> u32 {
+            self.end - self.start
+        }
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Kind {
+        Null,
+        Bool(bool),
+        Num(Num),
+        Str(Span),
+        Array,
+        Object,
+    }
+
+    /// One node. Nodes are stored in document order (a container before
+    /// its members), so a container's members are the nodes from the next
+    /// one to `end`, each member's `end` pointing at its next sibling.
+    #[derive(Debug, Clone, Copy)]
+    struct Slot {
+        kind: Kind,
+        /// The member name when the node is a member of an object.
+        key: Span,
+        /// The index after this node's subtree.
+        end: u32,
+        /// Members of a container.
+        len: u32,
+    }
+
+    /// A JSON document built for one use: encode, validate, send.
+    #[derive(Debug, Clone, Default)]
+    pub struct Doc {
+        slots: Vec<Slot>,
+        /// The compact JSON text.
+        json: String,
+        /// Strings that needed escaping, unescaped.
+        side: String,
+    }
+
+    impl Doc {
+        /// Encodes `value` as `serde_json::to_value` would; `None` when the
+        /// document cannot hold it the same way (see the module docs).
+        pub fn encode<T: Serialize + ?Sized>(value: &T) -> Option<Doc> {
+            let mut b = Builder {
+                doc: Doc { slots: Vec::with_capacity(32), json: String::with_capacity(512), side: String::new() },
+                open: Vec::new(),
+                key: None,
+            };
+            value.serialize(&mut b).ok()?;
+            if b.doc.slots.is_empty() || !b.open.is_empty() {
+                return None; // nothing written, or a container left open
+            }
+            Some(b.doc)
+        }
+
+        /// The compact JSON text: what `serde_json` writes for [`Doc::to_value`].
+        pub fn json(&self) -> &str {
+            &self.json
+        }
+
+        pub(super) fn root(&self) -> NodeRef<'_> {
+            NodeRef { doc: self, at: 0 }
+        }
+
+        fn bytes(&self, span: Span) -> &[u8] {
+            let buf = if span.side { &self.side } else { &self.json };
+            buf.as_bytes().get(span.start as usize..span.end as usize).unwrap_or_default()
+        }
+
+        fn str(&self, span: Span) -> &str {
+            let buf = if span.side { &self.side } else { &self.json };
+            buf.get(span.start as usize..span.end as usize).unwrap_or("")
+        }
+
+        /// The members of the container at `at`: (index, name) pairs.
+        fn members(&self, at: u32) -> Members<'_> {
+            Members { doc: self, next: at + 1, end: self.slots[at as usize].end }
+        }
+
+        /// The document as a `serde_json::Value`.
+        pub fn to_value(&self) -> Value {
+            if self.slots.is_empty() {
+                return Value::Null;
+            }
+            self.value_at(0)
+        }
+
+        fn value_at(&self, at: u32) -> Value {
+            let slot = self.slots[at as usize];
+            match slot.kind {
+                Kind::Null => Value::Null,
+                Kind::Bool(b) => Value::Bool(b),
+                Kind::Num(n) => Value::Number(n.number()),
+                Kind::Str(span) => Value::String(self.str(span).to_owned()),
+                Kind::Array => Value::Array(self.members(at).map(|(i, _)| self.value_at(i)).collect()),
+                Kind::Object => {
+                    let mut map = Map::with_capacity(slot.len as usize);
+                    for (i, key) in self.members(at) {
+                        map.insert(key.to_owned(), self.value_at(i));
+                    }
+                    Value::Object(map)
+                }
+            }
+        }
+
+        /// Whether two members of the object at `at` have one name (a
+        /// `Value` would keep only the last).
+        fn has_repeated_key(&self, at: u32) -> bool {
+            let len = self.slots[at as usize].len as usize;
+            if len < 2 {
+                return false;
+            }
+            if len <= 16 {
+                // Pairwise: names of different lengths differ.
+                let end = self.slots[at as usize].end;
+                let mut i = at + 1;
+                while i < end {
+                    let key = self.slots[i as usize].key;
+                    let mut j = self.slots[i as usize].end;
+                    while j < end {
+                        let other = self.slots[j as usize].key;
+                        if other.width() == key.width() && self.bytes(other) == self.bytes(key) {
+                            return true;
+                        }
+                        j = self.slots[j as usize].end;
+                    }
+                    i = self.slots[i as usize].end;
+                }
+                return false;
+            }
+            let mut seen = std::collections::HashSet::with_capacity(len);
+            !self.members(at).all(|(_, key)| seen.insert(key))
+        }
+    }
+
+    /// Members of a container: (node index, member name; empty in arrays).
+    struct Members<'a> {
+        doc: &'a Doc,
+        next: u32,
+        end: u32,
+    }
+
+    impl<'a> Iterator for Members<'a> {
+        type Item = (u32, &'a str);
+
+        fn next(&mut self) -> Option<Self::Item> {
+            if self.next >= self.end {
+                return None;
+            }
+            let at = self.next;
+            let slot = &self.doc.slots[at as usize];
+            self.next = slot.end;
+            Some((at, self.doc.str(slot.key)))
+        }
+    }
+
+    /// Whether a string needs no escaping in JSON.
+    fn plain(s: &str) -> bool {
+        /// The bytes written as they are inside a JSON string.
+        const PLAIN: [bool; 256] = {
+            let mut table = [true; 256];
+            let mut b = 0;
+            while b < 0x20 {
+                table[b] = false;
+                b += 1;
+            }
+            table[b'"' as usize] = false;
+            table[b'\\' as usize] = false;
+            table
+        };
+        s.bytes().all(|b| PLAIN[usize::from(b)])
+    }
+
+    /// Appends `s` quoted and escaped exactly as `serde_json` writes it.
+    fn push_escaped(out: &mut String, s: &str) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        out.push('"');
+        let mut start = 0;
+        for (i, b) in s.bytes().enumerate() {
+            let escape = match b {
+                b'"' => "\\\"",
+                b'\\' => "\\\\",
+                0x08 => "\\b",
+                0x09 => "\\t",
+                0x0a => "\\n",
+                0x0c => "\\f",
+                0x0d => "\\r",
+                0x00..=0x1f => "",
+                _ => continue,
+            };
+            out.push_str(&s[start..i]);
+            if escape.is_empty() {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            } else {
+                out.push_str(escape);
+            }
+            start = i + 1;
+        }
+        out.push_str(&s[start..]);
+        out.push('"');
+    }
+
+    /// Why a value is not encoded into a [`Doc`] (the caller falls back).
+    #[derive(Debug)]
+    struct Refused;
+
+    impl fmt::Display for Refused {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("not encodable as a document")
+        }
+    }
+
+    impl std::error::Error for Refused {}
+
+    impl ser::Error for Refused {
+        fn custom<T: fmt::Display>(_: T) -> Self {
+            Refused
+        }
+    }
+
+    fn index(n: usize) -> Result<u32, Refused> {
+        u32::try_from(n).map_err(|_| Refused)
+    }
+
+    /// Builds a [`Doc`] from `Serialize` calls, writing its text as it goes.
+    struct Builder {
+        doc: Doc,
+        /// Containers still open, innermost last.
+        open: Vec<u32>,
+        /// The name of the member about to be written (already written).
+        key: Option<Span>,
+    }
+
+    impl Builder {
+        /// Starts a value: checks its place, writes the comma before an
+        /// array element; its index and member name.
+        fn begin(&mut self) -> Result<(u32, Span), Refused> {
+            let at = index(self.doc.slots.len())?;
+            let key = self.key.take();
+            match self.open.last() {
+                Some(&parent) => {
+                    let parent = &mut self.doc.slots[parent as usize];
+                    // Object members have a name, array elements none.
+                    if (parent.kind == Kind::Object) != key.is_some() {
+                        return Err(Refused);
+                    }
+                    if parent.kind == Kind::Array && parent.len > 0 {
+                        self.doc.json.push(',');
+                    }
+                    parent.len += 1;
+                }
+                None if at != 0 || key.is_some() => return Err(Refused),
+                None => {}
+            }
+            Ok((at, key.unwrap_or_default()))
+        }
+
+        fn finish(&mut self, at: u32, key: Span, kind: Kind) {
+            self.doc.slots.push(Slot { kind, key, end: at + 1, len: 0 });
+        }
+
+        fn literal(&mut self, kind: Kind, text: &str) -> Result<(), Refused> {
+            let (at, key) = self.begin()?;
+            self.doc.json.push_str(text);
+            self.finish(at, key, kind);
+            Ok(())
+        }
+
+        fn number(&mut self, n: Num) -> Result<(), Refused> {
+            let (at, key) = self.begin()?;
+            n.write(&mut self.doc.json);
+            self.finish(at, key, Kind::Num(n));
+            Ok(())
+        }
+
+        fn int(&mut self, v: i64) -> Result<(), Refused> {
+            self.number(if v < 0 { Num::I(v) } else { Num::U(v as u64) })
+        }
+
+        fn float(&mut self, v: f64) -> Result<(), Refused> {
+            // As `serde_json::Value::from(f64)`: null unless finite.
+            if v.is_finite() {
+                self.number(Num::F(v))
+            } else {
+                self.literal(Kind::Null, "null")
+            }
+        }
+
+        /// Writes a string (quoted) into the text; where it is.
+        fn string(&mut self, s: &str) -> Result<Span, Refused> {
+            if plain(s) {
+                self.doc.json.push('"');
+                let start = index(self.doc.json.len())?;
+                self.doc.json.push_str(s);
+                let end = index(self.doc.json.len())?;
+                self.doc.json.push('"');
+                Ok(Span { start, end, side: false })
+            } else {
+                push_escaped(&mut self.doc.json, s);
+                let start = index(self.doc.side.len())?;
+                self.doc.side.push_str(s);
+                Ok(Span { start, end: index(self.doc.side.len())?, side: true })
+            }
+        }
+
+        fn str_value(&mut self, s: &str) -> Result<(), Refused> {
+            let (at, key) = self.begin()?;
+            let span = self.string(s)?;
+            self.finish(at, key, Kind::Str(span));
+            Ok(())
+        }
+
+        /// Writes a member name (and the comma before it) in the open object.
+        fn key(&mut self, name: &str) -> Result<(), Refused> {
+            let parent = *self.open.last().ok_or(Refused)?;
+            let parent = self.doc.slots[parent as usize];
+            if parent.kind != Kind::Object || self.key.is_some() {
+                return Err(Refused);
+            }
+            if parent.len > 0 {
+                self.doc.json.push(',');
+            }
+            let span = self.string(name)?;
+            self.doc.json.push(':');
+            self.key = Some(span);
+            Ok(())
+        }
+
+        fn open(&mut self, kind: Kind) -> Result<(), Refused> {
+            let (at, key) = self.begin()?;
+            self.doc.json.push(if kind == Kind::Object { '{' } else { '[' });
+            self.finish(at, key, kind);
+            self.open.push(at);
+            Ok(())
+        }
+
+        fn close(&mut self) -> Result<(), Refused> {
+            let at = self.open.pop().ok_or(Refused)?;
+            let end = index(self.doc.slots.len())?;
+            let slot = &mut self.doc.slots[at as usize];
+            slot.end = end;
+            let object = slot.kind == Kind::Object;
+            self.doc.json.push(if object { '}' } else { ']' });
+            if self.key.is_some() || (object && self.doc.has_repeated_key(at)) {
+                return Err(Refused);
+            }
+            Ok(())
+        }
+
+        /// `{"variant": …`: the object around a variant's content.
+        fn variant(&mut self, variant: &str) -> Result<(), Refused> {
+            self.open(Kind::Object)?;
+            self.key(variant)
+        }
+    }
+
+    impl<'a> ser::Serializer for &'a mut Builder {
+        type Ok = ();
+        type Error = Refused;
+        type SerializeSeq = Self;
+        type SerializeTuple = Self;
+        type SerializeTupleStruct = Self;
+        type SerializeTupleVariant = Variant<'a>;
+        type SerializeMap = Self;
+        type SerializeStruct = Self;
+        type SerializeStructVariant = Variant<'a>;
+
+        fn serialize_bool(self, v: bool) -> Result<(), Refused> {
+            self.literal(Kind::Bool(v), if v { "true" } else { "false" })
+        }
+        fn serialize_i8(self, v: i8) -> Result<(), Refused> {
+            self.int(v.into())
+        }
+        fn serialize_i16(self, v: i16) -> Result<(), Refused> {
+            self.int(v.into())
+        }
+        fn serialize_i32(self, v: i32) -> Result<(), Refused> {
+            self.int(v.into())
+        }
+        fn serialize_i64(self, v: i64) -> Result<(), Refused> {
+            self.int(v)
+        }
+        fn serialize_i128(self, v: i128) -> Result<(), Refused> {
+            match (u64::try_from(v), i64::try_from(v)) {
+                (Ok(u), _) => self.number(Num::U(u)),
+                (_, Ok(i)) => self.int(i),
+                _ => Err(Refused),
+            }
+        }
+        fn serialize_u8(self, v: u8) -> Result<(), Refused> {
+            self.number(Num::U(v.into()))
+        }
+        fn serialize_u16(self, v: u16) -> Result<(), Refused> {
+            self.number(Num::U(v.into()))
+        }
+        fn serialize_u32(self, v: u32) -> Result<(), Refused> {
+            self.number(Num::U(v.into()))
+        }
+        fn serialize_u64(self, v: u64) -> Result<(), Refused> {
+            self.number(Num::U(v))
+        }
+        fn serialize_u128(self, v: u128) -> Result<(), Refused> {
+            self.number(Num::U(u64::try_from(v).map_err(|_| Refused)?))
+        }
+        fn serialize_f32(self, v: f32) -> Result<(), Refused> {
+            // As `serde_json::Value::from(f32)`: the `f64` of the same value.
+            self.float(f64::from(v))
+        }
+        fn serialize_f64(self, v: f64) -> Result<(), Refused> {
+            self.float(v)
+        }
+        fn serialize_char(self, v: char) -> Result<(), Refused> {
+            self.str_value(v.encode_utf8(&mut [0; 4]))
+        }
+        fn serialize_str(self, v: &str) -> Result<(), Refused> {
+            self.str_value(v)
+        }
+        fn serialize_bytes(self, v: &[u8]) -> Result<(), Refused> {
+            self.open(Kind::Array)?;
+            for &b in v {
+                self.number(Num::U(b.into()))?;
+            }
+            self.close()
+        }
+        fn serialize_none(self) -> Result<(), Refused> {
+            self.literal(Kind::Null, "null")
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Refused> {
+            value.serialize(self)
+        }
+        fn serialize_unit(self) -> Result<(), Refused> {
+            self.literal(Kind::Null, "null")
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<(), Refused> {
+            self.literal(Kind::Null, "null")
+        }
+        fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<(), Refused> {
+            self.str_value(variant)
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<(), Refused> {
+            value.serialize(self)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            value: &T,
+        ) -> Result<(), Refused> {
+            self.variant(variant)?;
+            value.serialize(&mut *self)?;
+            self.close()
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self, Refused> {
+            self.open(Kind::Array)?;
+            Ok(self)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self, Refused> {
+            self.open(Kind::Array)?;
+            Ok(self)
+        }
+        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, Refused> {
+            self.open(Kind::Array)?;
+            Ok(self)
+        }
+        fn serialize_tuple_variant(self, _: &'static str, _: u32, variant: &'static str, _: usize) -> Result<Variant<'a>, Refused> {
+            self.variant(variant)?;
+            self.open(Kind::Array)?;
+            Ok(Variant(self))
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self, Refused> {
+            self.open(Kind::Object)?;
+            Ok(self)
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Refused> {
+            self.open(Kind::Object)?;
+            Ok(self)
+        }
+        fn serialize_struct_variant(self, _: &'static str, _: u32, variant: &'static str, _: usize) -> Result<Variant<'a>, Refused> {
+            self.variant(variant)?;
+            self.open(Kind::Object)?;
+            Ok(Variant(self))
+        }
+    }
+
+    impl ser::SerializeSeq for &mut Builder {
+        type Ok = ();
+        type Error = Refused;
+        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
+            value.serialize(&mut **self)
+        }
+        fn end(self) -> Result<(), Refused> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeTuple for &mut Builder {
+        type Ok = ();
+        type Error = Refused;
+        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
+            value.serialize(&mut **self)
+        }
+        fn end(self) -> Result<(), Refused> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeTupleStruct for &mut Builder {
+        type Ok = ();
+        type Error = Refused;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
+            value.serialize(&mut **self)
+        }
+        fn end(self) -> Result<(), Refused> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeMap for &mut Builder {
+        type Ok = ();
+        type Error = Refused;
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Refused> {
+            key.serialize(KeyName(&mut **self))
+        }
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
+            if self.key.is_none() {
+                return Err(Refused);
+            }
+            value.serialize(&mut **self)
+        }
+        fn end(self) -> Result<(), Refused> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeStruct for &mut Builder {
+        type Ok = ();
+        type Error = Refused;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
+            self.key(key)?;
+            value.serialize(&mut **self)
+        }
+        fn end(self) -> Result<(), Refused> {
+            self.close()
+        }
+    }
+
+    /// The content of a tuple or struct variant: `{"variant": [...]}` or
+    /// `{"variant": {...}}`; ending it closes both containers.
+    struct Variant<'a>(&'a mut Builder);
+
+    impl ser::SerializeTupleVariant for Variant<'_> {
+        type Ok = ();
+        type Error = Refused;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
+            value.serialize(&mut *self.0)
+        }
+        fn end(self) -> Result<(), Refused> {
+            self.0.close()?;
+            self.0.close()
+        }
+    }
+
+    impl ser::SerializeStructVariant for Variant<'_> {
+        type Ok = ();
+        type Error = Refused;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
+            self.0.key(key)?;
+            value.serialize(&mut *self.0)
+        }
+        fn end(self) -> Result<(), Refused> {
+            self.0.close()?;
+            self.0.close()
+        }
+    }
+
+    /// A map key: only strings (and what serialises as one) are names as
+    /// they are; anything else is refused (`serde_json` would convert it).
+    struct KeyName<'a>(&'a mut Builder);
+
+    type NoKey = Impossible<(), Refused>;
+
+    impl ser::Serializer for KeyName<'_> {
+        type Ok = ();
+        type Error = Refused;
+        type SerializeSeq = NoKey;
+        type SerializeTuple = NoKey;
+        type SerializeTupleStruct = NoKey;
+        type SerializeTupleVariant = NoKey;
+        type SerializeMap = NoKey;
+        type SerializeStruct = NoKey;
+        type SerializeStructVariant = NoKey;
+
+        fn serialize_str(self, v: &str) -> Result<(), Refused> {
+            self.0.key(v)
+        }
+        fn serialize_char(self, v: char) -> Result<(), Refused> {
+            self.0.key(v.encode_utf8(&mut [0; 4]))
+        }
+        fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<(), Refused> {
+            self.0.key(variant)
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<(), Refused> {
+            value.serialize(self)
+        }
+        fn serialize_bool(self, _: bool) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_i8(self, _: i8) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_i16(self, _: i16) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_i32(self, _: i32) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_i64(self, _: i64) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_u8(self, _: u8) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_u16(self, _: u16) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_u32(self, _: u32) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_u64(self, _: u64) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_f32(self, _: f32) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_f64(self, _: f64) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_none(self) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_unit(self) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<(), Refused> {
+            Err(Refused)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<NoKey, Refused> {
+            Err(Refused)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<NoKey, Refused> {
+            Err(Refused)
+        }
+        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<NoKey, Refused> {
+            Err(Refused)
+        }
+        fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<NoKey, Refused> {
+            Err(Refused)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<NoKey, Refused> {
+            Err(Refused)
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<NoKey, Refused> {
+            Err(Refused)
+        }
+        fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<NoKey, Refused> {
+            Err(Refused)
+        }
+    }
+
+    /// [`Doc`] as a `jsonschema` instance representation.
+    pub struct DocJson;
+
+    impl Json for DocJson {
+        type Node<'a> = NodeRef<'a>;
+        type PreparedKey = String;
+        type StringBuffer = Doc;
+
+        // Names are found by comparing them, so one pass over the members
+        // beats a lookup per name early.
+        const KEYS_PER_LOOKUP: usize = 1;
+
+        fn prepare_key(key: &str) -> String {
+            key.to_owned()
+        }
+
+        fn with_string_node<T>(buffer: &mut Doc, string: &str, f: impl FnOnce(NodeRef<'_>) -> T) -> T {
+            buffer.slots.clear();
+            buffer.json.clear();
+            buffer.side.clear();
+            buffer.side.push_str(string);
+            let end = u32::try_from(string.len()).unwrap_or(u32::MAX);
+            let span = Span { start: 0, end, side: true };
+            buffer.slots.push(Slot { kind: Kind::Str(span), key: Span::default(), end: 1, len: 0 });
+            f(buffer.root())
+        }
+    }
+
+    /// A node of a [`Doc`].
+    #[derive(Clone, Copy)]
+    pub struct NodeRef<'a> {
+        doc: &'a Doc,
+        at: u32,
+    }
+
+    impl<'a> NodeRef<'a> {
+        fn kind(&self) -> Kind {
+            self.doc.slots[self.at as usize].kind
+        }
+    }
+
+    /// An object node of a [`Doc`].
+    pub struct ObjectRef<'a>(NodeRef<'a>);
+
+    /// An array node of a [`Doc`].
+    pub struct ArrayRef<'a>(NodeRef<'a>);
+
+    impl<'a> Node<'a, DocJson> for NodeRef<'a> {
+        type Object = ObjectRef<'a>;
+        type Array = ArrayRef<'a>;
+        type Number = Number;
+
+        fn as_object(&self) -> Option<ObjectRef<'a>> {
+            (self.kind() == Kind::Object).then_some(ObjectRef(*self))
+        }
+
+        fn as_array(&self) -> Option<ArrayRef<'a>> {
+            (self.kind() == Kind::Array).then_some(ArrayRef(*self))
+        }
+
+        fn as_string(&self) -> Option<Cow<'a, str>> {
+            match self.kind() {
+                Kind::Str(span) => Some(Cow::Borrowed(self.doc.str(span))),
+                _ => None,
+            }
+        }
+
+        fn as_number(&self) -> Option<Number> {
+            match self.kind() {
+                Kind::Num(n) => Some(n.number()),
+                _ => None,
+            }
+        }
+
+        fn is_number(&self) -> bool {
+            matches!(self.kind(), Kind::Num(_))
+        }
+
+        fn as_boolean(&self) -> Option<bool> {
+            match self.kind() {
+                Kind::Bool(b) => Some(b),
+                _ => None,
+            }
+        }
+
+        fn is_null(&self) -> bool {
+            self.kind() == Kind::Null
+        }
+
+        fn json_type(&self) -> JsonType {
+            match self.kind() {
+                Kind::Null => JsonType::Null,
+                Kind::Bool(_) => JsonType::Boolean,
+                Kind::Num(_) => JsonType::Number,
+                Kind::Str(_) => JsonType::String,
+                Kind::Array => JsonType::Array,
+                Kind::Object => JsonType::Object,
+            }
+        }
+
+        fn equals_value(&self, expected: &Value) -> bool {
+            // Scalars compare without building a value, as `cmp::equal` does.
+            match (self.kind(), expected) {
+                (Kind::Str(span), Value::String(e)) => self.doc.str(span) == e,
+                (Kind::Bool(b), Value::Bool(e)) => b == *e,
+                (Kind::Null, Value::Null) => true,
+                (Kind::Str(_) | Kind::Bool(_) | Kind::Null, _) => false,
+                _ => cmp::equal(&self.to_value(), expected),
+            }
+        }
+
+        fn to_value(&self) -> Cow<'a, Value> {
+            Cow::Owned(self.doc.value_at(self.at))
+        }
+
+        fn identity(&self) -> Option<NodeIdentity> {
+            Some(NodeIdentity::tagged(std::ptr::from_ref::<Doc>(self.doc) as usize, self.at))
+        }
+    }
+
+    /// Members of an object node as `jsonschema` reads them.
+    pub struct MembersOf<'a>(Members<'a>);
+
+    impl<'a> Iterator for MembersOf<'a> {
+        type Item = (&'a str, NodeRef<'a>);
+
+        fn next(&mut self) -> Option<Self::Item> {
+            let doc = self.0.doc;
+            self.0.next().map(|(at, key)| (key, NodeRef { doc, at }))
+        }
+    }
+
+    /// Elements of an array node as `jsonschema` reads them.
+    pub struct ElementsOf<'a>(Members<'a>);
+
+    impl<'a> Iterator for ElementsOf<'a> {
+        type Item = NodeRef<'a>;
+
+        fn next(&mut self) -> Option<Self::Item> {
+            let doc = self.0.doc;
+            self.0.next().map(|(at, _)| NodeRef { doc, at })
+        }
+    }
+
+    impl<'a> Object<'a, DocJson> for ObjectRef<'a> {
+        type Node = NodeRef<'a>;
+        type MemberName = &'a str;
+        type MembersIter = MembersOf<'a>;
+
+        fn len(&self) -> usize {
+            self.0.doc.slots[self.0.at as usize].len as usize
+        }
+
+        fn get(&self, key: &String) -> Option<NodeRef<'a>> {
+            let doc = self.0.doc;
+            let (want, end) = (key.as_bytes(), doc.slots[self.0.at as usize].end);
+            let mut at = self.0.at + 1;
+            while at < end {
+                let slot = &doc.slots[at as usize];
+                if slot.key.width() as usize == want.len() && doc.bytes(slot.key) == want {
+                    return Some(NodeRef { doc, at });
+                }
+                at = slot.end;
+            }
+            None
+        }
+
+        fn members(&self) -> MembersOf<'a> {
+            MembersOf(self.0.doc.members(self.0.at))
+        }
+    }
+
+    impl<'a> Array<'a, DocJson> for ArrayRef<'a> {
+        type Node = NodeRef<'a>;
+        type ElementsIter = ElementsOf<'a>;
+
+        fn len(&self) -> usize {
+            self.0.doc.slots[self.0.at as usize].len as usize
+        }
+
+        fn elements(&self) -> ElementsOf<'a> {
+            ElementsOf(self.0.doc.members(self.0.at))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -158,5 +1137,160 @@ mod tests {
     #[test]
     fn invalid_schemas_are_reported_not_panicked() {
         assert!(SchemaValidator::compile(&json!({"type": 12}), Draft::Draft202012).is_err());
+    }
+
+    mod docs {
+        use std::collections::BTreeMap;
+
+        use serde::ser::{SerializeMap, Serializer};
+        use serde::Serialize;
+
+        use super::*;
+
+        #[derive(Serialize)]
+        enum Shape {
+            Unit,
+            #[serde(rename = "new type")]
+            Newtype(u8),
+            Tuple(i32, String),
+            Struct { a: Option<bool>, b: f32 },
+        }
+
+        #[derive(Serialize)]
+        struct Everything {
+            text: String,
+            escaped: &'static str,
+            chars: (char, char),
+            small: i8,
+            negative: i64,
+            big: u64,
+            wide: i128,
+            floats: Vec<f64>,
+            single: f32,
+            none: Option<u8>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            skipped: Option<u8>,
+            unit: (),
+            shapes: Vec<Shape>,
+            map: BTreeMap<String, Vec<u16>>,
+            bytes: &'static [u8],
+            value: Value,
+            #[serde(flatten)]
+            flat: BTreeMap<String, bool>,
+        }
+
+        fn everything() -> Everything {
+            Everything {
+                text: "Oslo".into(),
+                escaped: "q\"b\\s\n\u{1}é😀",
+                chars: ('x', '"'),
+                small: -3,
+                negative: i64::MIN,
+                big: u64::MAX,
+                wide: -5,
+                floats: vec![0.1, -0.0, 1e300, f64::NAN, f64::INFINITY, 10.7, 3.0],
+                single: 0.1,
+                none: None,
+                skipped: None,
+                unit: (),
+                shapes: vec![Shape::Unit, Shape::Newtype(7), Shape::Tuple(-1, "t".into()), Shape::Struct { a: Some(true), b: 2.5 }],
+                map: BTreeMap::from([("k\"ey".to_owned(), vec![1, 2]), ("empty".to_owned(), vec![])]),
+                bytes: b"ab",
+                value: json!({"z": 1, "a": [null, true, {"n": -1.5}], "": "s"}),
+                flat: BTreeMap::from([("f".to_owned(), false)]),
+            }
+        }
+
+        /// What the engine sent before: `to_value`, then its text.
+        fn reference<T: Serialize>(v: &T) -> (Value, String) {
+            let value = serde_json::to_value(v).unwrap();
+            let text = serde_json::to_string(&value).unwrap();
+            (value, text)
+        }
+
+        #[test]
+        fn a_doc_is_the_value_and_text_serde_json_gives() {
+            let cases: Vec<Box<dyn Fn() -> (Option<Doc>, (Value, String))>> = vec![
+                Box::new(|| (Doc::encode(&everything()), reference(&everything()))),
+                Box::new(|| (Doc::encode(&5u8), reference(&5u8))),
+                Box::new(|| (Doc::encode("top"), reference(&"top"))),
+                Box::new(|| (Doc::encode(&Vec::<u8>::new()), reference(&Vec::<u8>::new()))),
+                Box::new(|| (Doc::encode(&json!({})), reference(&json!({})))),
+                Box::new(|| (Doc::encode(&f64::NAN), reference(&f64::NAN))),
+                Box::new(|| (Doc::encode(&Shape::Unit), reference(&Shape::Unit))),
+            ];
+            for case in cases {
+                let (doc, (value, text)) = case();
+                let doc = doc.expect("encodable");
+                assert_eq!(doc.json(), text);
+                assert_eq!(doc.to_value(), value);
+            }
+        }
+
+        struct Repeated;
+
+        impl Serialize for Repeated {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("a", &1)?;
+                m.serialize_entry("b", &2)?;
+                m.serialize_entry("a", &3)?;
+                m.end()
+            }
+        }
+
+        #[test]
+        fn what_a_doc_cannot_hold_like_a_value_is_refused() {
+            assert!(Doc::encode(&Repeated).is_none());
+            assert!(Doc::encode(&BTreeMap::from([(1, 2)])).is_none());
+            assert!(Doc::encode(&(u128::from(u64::MAX) + 1)).is_none());
+            assert!(Doc::encode(&i128::MIN).is_none());
+        }
+
+        #[test]
+        fn docs_validate_as_values_do() {
+            let schema = json!({
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "minLength": 2, "maxLength": 5},
+                    "units": {"enum": ["metric", "imperial"]},
+                    "days": {"type": "array", "minItems": 1, "uniqueItems": true, "items": {
+                        "type": "object",
+                        "properties": {"day": {"type": "integer", "minimum": 1}, "high": {"type": "number", "maximum": 40}},
+                        "required": ["day", "high"],
+                        "additionalProperties": false
+                    }},
+                    "tag": {"const": {"a": [1, 2.0]}},
+                    "code": {"type": "integer", "multipleOf": 3}
+                },
+                "required": ["city", "days"],
+                "propertyNames": {"pattern": "^[a-z]+$"}
+            });
+            let instances = [
+                json!({"city": "Oslo", "units": "metric", "days": [{"day": 1, "high": 10.5}]}),
+                json!({"city": "Oslo", "days": [{"day": 1, "high": 10.5}, {"day": 1, "high": 10.5}]}),
+                json!({"city": "O", "days": [{"day": 1, "high": 10.5}]}),
+                json!({"city": "Oslo", "units": "kelvin", "days": [{"day": 1, "high": 10.5}]}),
+                json!({"city": "Oslo", "days": []}),
+                json!({"city": "Oslo", "days": [{"day": 0, "high": 50}]}),
+                json!({"city": "Oslo", "days": [{"day": 1.0, "high": 1}]}),
+                json!({"city": "Oslo", "days": [{"day": 1, "high": 1, "x": 2}]}),
+                json!({"city": "Oslo", "days": [{"day": 1, "high": 1}], "tag": {"a": [1, 2]}}),
+                json!({"city": "Oslo", "days": [{"day": 1, "high": 1}], "tag": {"a": [1, 3]}}),
+                json!({"city": "Oslo", "days": [{"day": 1, "high": 1}], "code": 9}),
+                json!({"city": "Oslo", "days": [{"day": 1, "high": 1}], "code": -4}),
+                json!({"city": "Oslo", "days": [{"day": 1, "high": 1}], "Bad": 1}),
+                json!({"city": "Oslo"}),
+                json!([1]),
+                json!("Oslo"),
+            ];
+            for draft in [Draft::Draft7, Draft::Draft202012] {
+                let v = SchemaValidator::compile(&schema, draft).unwrap();
+                for instance in &instances {
+                    let doc = Doc::encode(instance).unwrap();
+                    assert_eq!(v.is_valid_doc(&doc), v.validate(instance).is_ok(), "{instance}");
+                }
+            }
+        }
     }
 }

@@ -7,19 +7,20 @@
 //! messages (cancellation, ping) are never stuck behind calls.
 
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use serde_json::Value;
 
-use crate::catch::{panic_message, CatchUnwind};
+use crate::catch::panic_message;
 use crate::context::Sink;
 use crate::jsonrpc::{self, Incoming, RpcError};
 
 use super::config::Core;
-use super::methods::{Reply, Scope};
-use super::session::Session;
+use super::methods::{CallRequest, Params, Reply, Scope};
+use super::session::{IdKey, Session};
 
 /// A configured server: built once, cheap to clone, serving any number of
 /// sessions over any transports.
@@ -88,7 +89,32 @@ impl Server {
 
     /// Handles one message's text (which may be a JSON-RPC batch).
     pub fn handle_text(&self, session: &Session, text: &str, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
-        match jsonrpc::parse(text) {
+        // A plain request or notification is decoded without a tree for
+        // its envelope and params; anything else takes the general path.
+        if let Some(mut lean) = jsonrpc::parse_lean(text) {
+            // A modern request with the `_meta` of the previous one is
+            // served with its scope, without reading `_meta` again.
+            let meta_text = lean.meta;
+            let cached = match (&lean.id, meta_text) {
+                (Some(_), Some(meta)) => self.core.cached_scope(session, &lean.method, meta, extensions),
+                _ => None,
+            };
+            if cached.is_none() && !lean.read_meta() {
+                return self.handle(session, jsonrpc::parse_full(text), sink, extensions);
+            }
+            let params = lean.params.map_or(Params::Absent, Params::Members);
+            return match lean.id {
+                Some(id) => {
+                    let known = Known { scope: cached, meta_text };
+                    self.request_with(session, id, &lean.method, params, known, sink, extensions, false)
+                }
+                None => {
+                    self.core.on_notification(session, &lean.method, &params);
+                    Handled::Nothing
+                }
+            };
+        }
+        match jsonrpc::parse_full(text) {
             Incoming::Batch(items) => self.handle_batch(session, items, sink, extensions),
             single => self.handle(session, single, sink, extensions),
         }
@@ -97,9 +123,11 @@ impl Server {
     /// Handles one classified message.
     pub fn handle(&self, session: &Session, incoming: Incoming, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
         match incoming {
-            Incoming::Request { id, method, params } => self.request(session, id, method, params, sink, extensions, false),
+            Incoming::Request { id, method, params } => {
+                self.request(session, id, &method, Params::from(params), sink, extensions, false)
+            }
             Incoming::Notification { method, params } => {
-                self.core.on_notification(session, &method, params.as_ref());
+                self.core.on_notification(session, &method, &Params::from(params));
                 Handled::Nothing
             }
             // This server sends no requests, so responses answer nothing.
@@ -114,8 +142,24 @@ impl Server {
         &self,
         session: &Session,
         id: Value,
-        method: String,
-        params: Option<Value>,
+        method: &str,
+        params: Params<'_>,
+        sink: &Sink,
+        extensions: &Arc<http::Extensions>,
+        in_batch: bool,
+    ) -> Handled {
+        let known = Known { scope: None, meta_text: None };
+        self.request_with(session, id, method, params, known, sink, extensions, in_batch)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn request_with(
+        &self,
+        session: &Session,
+        id: Value,
+        method: &str,
+        mut params: Params<'_>,
+        known: Known<'_>,
         sink: &Sink,
         extensions: &Arc<http::Extensions>,
         in_batch: bool,
@@ -124,15 +168,32 @@ impl Server {
             let error = RpcError::invalid_request("initialize must not be part of a JSON-RPC batch");
             return Handled::Reply(Reply::error(&id, &error));
         }
-        let scope = match self.core.scope(session, &method, params.as_ref(), extensions) {
-            Ok(scope) => scope,
-            Err(error) => return Handled::Reply(Reply::rejection(&id, &error)),
+        let from_cache = known.scope.is_some();
+        let scope = match known.scope {
+            Some(scope) => scope,
+            None => match self.core.scope(session, method, params.get("_meta"), extensions) {
+                Ok(scope) => {
+                    if let Some(text) = known.meta_text {
+                        self.core.cache_scope(session, text, &scope);
+                    }
+                    scope
+                }
+                Err(error) => return Handled::Reply(Reply::rejection(&id, &error)),
+            },
         };
         if method == "tools/call" {
-            return self.call(session, id, params, scope, sink);
+            let call = self.core.call_request(&mut params, scope.meta.as_deref());
+            return self.call(session, id, call, scope, sink);
         }
+        if from_cache {
+            // `_meta` was not read into the params; it is the scope's.
+            if let Some(meta) = &scope.meta {
+                params.set("_meta", Value::clone(meta));
+            }
+        }
+        let params = params.into_value();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.core.handle_inline(session, &scope, &method, params.as_ref())
+            self.core.handle_inline(session, &scope, method, params.as_ref())
         }))
         .unwrap_or_else(|p| Err(RpcError::internal(panic_message(p.as_ref()))));
         Handled::Reply(match outcome {
@@ -142,8 +203,7 @@ impl Server {
     }
 
     /// Registers a `tools/call` in flight and returns its pending reply.
-    fn call(&self, session: &Session, id: Value, params: Option<Value>, scope: Scope, sink: &Sink) -> Handled {
-        let key = jsonrpc::json_text(&id);
+    fn call(&self, session: &Session, id: Value, call: Result<CallRequest, RpcError>, scope: Scope, sink: &Sink) -> Handled {
         let config = &self.core.config;
         let Some(queued) = session.enqueue(config.max_concurrent_calls + config.max_queued_calls) else {
             let error = RpcError::internal(format!(
@@ -154,11 +214,12 @@ impl Server {
         };
         // Registered before the future is polled, so a cancellation that
         // arrives right behind the request finds it.
-        let Some(inflight) = session.register(key.clone()) else {
+        let Some(inflight) = session.register(IdKey::of(&id)) else {
             // Ids must be unique among a session's requests; a reused one
             // would make `notifications/cancelled` ambiguous.
             let error = RpcError::invalid_request(format!(
-                "request id {key} is already in use by a running tools/call; use a new id"
+                "request id {} is already in use by a running tools/call; use a new id",
+                jsonrpc::json_text(&id)
             ));
             return Handled::Reply(Reply::error(&id, &error));
         };
@@ -167,18 +228,33 @@ impl Server {
         let session = session.clone();
         Handled::Pending(Pending(Box::pin(async move {
             let token = inflight.token.clone();
+            if token.is_cancelled() {
+                return None;
+            }
             // The semaphore is never closed; waiting ends with cancellation.
-            let permit = tokio::select! {
-                biased;
-                _ = token.cancelled() => return None,
-                permit = queued.slots().acquire_owned() => permit.ok(),
+            // A free slot is taken at once, without waiting on the token.
+            let permit = match queued.slots().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(_) => tokio::select! {
+                    biased;
+                    _ = token.cancelled() => return None,
+                    permit = queued.slots().acquire_owned() => permit.ok(),
+                },
             };
-            let echo = id.clone();
             // Handler panics are caught inside `run_call`; this also covers
             // the user's access-control and output hooks.
-            let reply = CatchUnwind::new(core.run_call(session, id, params, scope, token, sink)).await.unwrap_or_else(|panic| {
+            let run = core.run_call(&session, &id, call, &scope, token, sink);
+            let mut run = std::pin::pin!(run);
+            // The future is dropped right after a panic, never polled again.
+            let caught = std::future::poll_fn(|cx| match catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
+                Ok(Poll::Pending) => Poll::Pending,
+                Ok(Poll::Ready(reply)) => Poll::Ready(Ok(reply)),
+                Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+            })
+            .await;
+            let reply = caught.unwrap_or_else(|panic| {
                 tracing::error!(panic = %panic, "tools/call failed unexpectedly");
-                Some(Reply::error(&echo, &RpcError::internal("the tool call failed unexpectedly")))
+                Some(Reply::error(&id, &RpcError::internal("the tool call failed unexpectedly")))
             });
             drop((permit, inflight, queued));
             reply
@@ -201,7 +277,9 @@ impl Server {
         let mut parts = Vec::with_capacity(items.len());
         for item in items {
             let handled = match jsonrpc::classify(item) {
-                Incoming::Request { id, method, params } => self.request(session, id, method, params, sink, extensions, true),
+                Incoming::Request { id, method, params } => {
+                    self.request(session, id, &method, Params::from(params), sink, extensions, true)
+                }
                 Incoming::Batch(_) => {
                     Handled::Reply(Reply::error(&Value::Null, &RpcError::invalid_request("batches do not nest")))
                 }
@@ -229,6 +307,13 @@ impl Server {
             (!replies.is_empty()).then(|| Reply { text: format!("[{}]", replies.join(",")), error: None, rejected: false })
         })))
     }
+}
+
+/// What the lean path already knows about a request: the scope kept for
+/// its `_meta` text, and that text.
+struct Known<'a> {
+    scope: Option<Scope>,
+    meta_text: Option<&'a str>,
 }
 
 /// One member's reply in a batch.

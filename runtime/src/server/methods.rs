@@ -18,16 +18,15 @@ use serde_json::{json, Map, Value};
 
 use crate::audit::{self, Outcome};
 use crate::cancel::CancellationToken;
-use crate::catch::CatchUnwind;
 use crate::context::{ClientIdentity, ContextParts, LogLevel, RequestContext, Sink};
 use crate::cursor;
-use crate::jsonrpc::{self, RpcError};
+use crate::jsonrpc::{self, Members, RpcError};
 use crate::revision::{self, codes, meta, Era, Revision, ValidationStyle};
-use crate::tool::{CallFailure, ToolOutput};
-use crate::validate::{describe, FieldError};
+use crate::tool::{CallFailure, HandlerCall, ToolOutput};
+use crate::validate::{describe, Doc, FieldError};
 
 use super::config::{CacheHint, CallInfo, Core};
-use super::session::Session;
+use super::session::{IdKey, Session};
 
 /// The era, revision and caller a request is served with.
 #[derive(Clone)]
@@ -42,8 +41,22 @@ pub(crate) struct Scope {
     pub(crate) client: Option<Arc<ClientIdentity>>,
     /// The request's `params._meta`.
     pub(crate) meta: Option<Arc<Value>>,
+    /// The least severe level a handler may log at, from `_meta` (modern).
+    pub(crate) meta_log_level: Option<LogLevel>,
     /// Transport extensions (HTTP parts, principal).
     pub(crate) extensions: Arc<http::Extensions>,
+}
+
+/// What a modern request's `_meta` decided, kept by the session under
+/// the `_meta` text so that a request with the same text (a client sends
+/// the same `_meta` with every request) is served without reading it again.
+pub(crate) struct CachedScope {
+    text: Box<str>,
+    revision: &'static Revision,
+    version: Arc<str>,
+    client: Arc<ClientIdentity>,
+    meta: Arc<Value>,
+    log_level: Option<LogLevel>,
 }
 
 /// A reply to one request: the message text and, for an error, its code
@@ -67,10 +80,6 @@ impl Reply {
     pub(crate) fn rejection(id: &Value, error: &RpcError) -> Self {
         Self { rejected: true, ..Self::error(id, error) }
     }
-
-    pub(crate) fn result_text(id: &Value, result: &str) -> Self {
-        Self { text: jsonrpc::response_raw(id, result), error: None, rejected: false }
-    }
 }
 
 /// A `CallToolResult` with one text block.
@@ -81,6 +90,24 @@ fn text_result(text: String, is_error: bool) -> Value {
         result.insert("isError".into(), Value::Bool(true));
     }
     Value::Object(result)
+}
+
+/// The member `name` of a small object, found by comparing names (cheaper
+/// than hashing the long reserved `_meta` keys), else by lookup.
+fn field<'a>(object: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+    if object.len() <= 8 {
+        object.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+    } else {
+        object.get(name)
+    }
+}
+
+/// [`field`] of a value that may be an object.
+fn member<'a>(value: Option<&'a Value>, name: &str) -> Option<&'a Value> {
+    match value {
+        Some(Value::Object(object)) => field(object, name),
+        _ => None,
+    }
 }
 
 /// `-32602` for a modern request whose `_meta` lacks a required field.
@@ -103,11 +130,10 @@ impl Core {
         &self,
         session: &Session,
         method: &str,
-        params: Option<&Value>,
+        request_meta: Option<&Value>,
         extensions: &Arc<http::Extensions>,
     ) -> Result<Scope, RpcError> {
-        let request_meta = params.and_then(|p| p.get("_meta"));
-        let names_version = request_meta.is_some_and(|m| m.get(meta::PROTOCOL_VERSION).is_some());
+        let names_version = member(request_meta, meta::PROTOCOL_VERSION).is_some();
         let session_era = session.era();
         let modern = match (session_era, method) {
             (Some(Era::Legacy), _) => false,
@@ -128,6 +154,7 @@ impl Core {
                 modern: false,
                 client,
                 meta: request_meta.cloned().map(Arc::new),
+                meta_log_level: None,
                 extensions: Arc::clone(extensions),
             });
         }
@@ -148,7 +175,7 @@ impl Core {
         let Some(request_meta) = request_meta.and_then(Value::as_object) else {
             return Err(missing_meta("the request has no params._meta object"));
         };
-        let version = match request_meta.get(meta::PROTOCOL_VERSION) {
+        let version = match field(request_meta, meta::PROTOCOL_VERSION) {
             Some(Value::String(v)) => v.as_str(),
             Some(_) => return Err(missing_meta(&format!("\"{}\" must be a string", meta::PROTOCOL_VERSION))),
             None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::PROTOCOL_VERSION))),
@@ -158,19 +185,23 @@ impl Core {
             return Err(RpcError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
                 .with_data(json!({ "supported": supported, "requested": version })));
         }
-        let capabilities = match request_meta.get(meta::CLIENT_CAPABILITIES) {
+        let capabilities = match field(request_meta, meta::CLIENT_CAPABILITIES) {
             Some(c @ Value::Object(_)) => c.clone(),
             Some(_) => return Err(missing_meta(&format!("\"{}\" must be an object", meta::CLIENT_CAPABILITIES))),
             None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::CLIENT_CAPABILITIES))),
         };
-        if let Some(level) = request_meta.get(meta::LOG_LEVEL) {
-            if level.as_str().and_then(LogLevel::parse).is_none() {
-                return Err(RpcError::invalid_params(format!("\"{}\" must be one of {}", meta::LOG_LEVEL, level_names())));
-            }
-        }
+        let meta_log_level = match field(request_meta, meta::LOG_LEVEL) {
+            None => None,
+            Some(level) => match level.as_str().and_then(LogLevel::parse) {
+                Some(level) => Some(level),
+                None => {
+                    return Err(RpcError::invalid_params(format!("\"{}\" must be one of {}", meta::LOG_LEVEL, level_names())))
+                }
+            },
+        };
         session.fix_era(Era::Modern);
         let identity = ClientIdentity {
-            info: request_meta.get(meta::CLIENT_INFO).cloned().unwrap_or(Value::Null),
+            info: field(request_meta, meta::CLIENT_INFO).cloned().unwrap_or(Value::Null),
             protocol_version: version.to_owned(),
             capabilities,
         };
@@ -180,8 +211,47 @@ impl Core {
             modern: true,
             client: Some(Arc::new(identity)),
             meta: Some(Arc::new(Value::Object(request_meta.clone()))),
+            meta_log_level,
             extensions: Arc::clone(extensions),
         })
+    }
+
+    /// The scope of a modern request whose `_meta` text is the one the
+    /// session last served (see [`CachedScope`]); `None` when it is not,
+    /// or when `method` is not served statelessly.
+    pub(crate) fn cached_scope(
+        &self,
+        session: &Session,
+        method: &str,
+        meta_text: &str,
+        extensions: &Arc<http::Extensions>,
+    ) -> Option<Scope> {
+        if session.era() != Some(Era::Modern) || matches!(method, "initialize" | "ping" | "notifications/initialized") {
+            return None;
+        }
+        let cached = session.cached_scope()?;
+        (*cached.text == *meta_text).then(|| Scope {
+            revision: cached.revision,
+            version: Arc::clone(&cached.version),
+            modern: true,
+            client: Some(Arc::clone(&cached.client)),
+            meta: Some(Arc::clone(&cached.meta)),
+            meta_log_level: cached.log_level,
+            extensions: Arc::clone(extensions),
+        })
+    }
+
+    /// Keeps a modern scope for requests with the same `_meta` text.
+    pub(crate) fn cache_scope(&self, session: &Session, meta_text: &str, scope: &Scope) {
+        let (true, Some(client), Some(meta)) = (scope.modern, &scope.client, &scope.meta) else { return };
+        session.cache_scope(Arc::new(CachedScope {
+            text: meta_text.into(),
+            revision: scope.revision,
+            version: Arc::clone(&scope.version),
+            client: Arc::clone(client),
+            meta: Arc::clone(meta),
+            log_level: scope.meta_log_level,
+        }));
     }
 
     /// The revision a stateful request is served in before `initialize`.
@@ -229,12 +299,11 @@ impl Core {
     }
 
     /// Reacts to a notification; never answers.
-    pub(crate) fn on_notification(&self, session: &Session, method: &str, params: Option<&Value>) {
+    pub(crate) fn on_notification(&self, session: &Session, method: &str, params: &Params<'_>) {
         match method {
             "notifications/cancelled" => {
-                let Some(id) = params.and_then(|p| p.get("requestId")) else { return };
-                let key = jsonrpc::json_text(id);
-                if session.cancel(&key) {
+                let Some(key) = params.get("requestId").map(IdKey::of) else { return };
+                if session.cancel_id(&key) {
                     tracing::debug!(request = %key, "request cancelled by the client");
                 }
             }
@@ -255,7 +324,7 @@ impl Core {
     /// The least severe level a request's handler may log at.
     fn log_threshold(&self, session: &Session, scope: &Scope) -> Option<LogLevel> {
         if scope.modern {
-            scope.meta.as_deref().and_then(|m| m.get(meta::LOG_LEVEL)).and_then(Value::as_str).and_then(LogLevel::parse)
+            scope.meta_log_level
         } else {
             match session.log_level() {
                 Some(level) => LogLevel::parse(&level),
@@ -318,6 +387,19 @@ impl Core {
     /// The response text of a result, finished for its era: a modern
     /// result carries `resultType` and `_meta.serverInfo`.
     pub(crate) fn reply(&self, id: &Value, scope: &Scope, mut result: Value) -> Reply {
+        if let (true, Value::Object(members)) = (scope.modern, &result) {
+            if !members.is_empty() && !members.contains_key("resultType") && !members.contains_key("_meta") {
+                // Both members go last: the result's text with the tail
+                // written in before its closing brace.
+                let mut out = jsonrpc::response_head(id, 256);
+                out.extend_from_slice(b",\"result\":");
+                jsonrpc::push_json(&mut out, &result);
+                out.pop();
+                out.extend_from_slice(self.modern_result_tail.as_bytes());
+                out.extend_from_slice(b"}}");
+                return Reply { text: jsonrpc::into_text(out), error: None, rejected: false };
+            }
+        }
         if scope.modern {
             if let Value::Object(members) = &mut result {
                 members.entry("resultType").or_insert_with(|| Value::from("complete"));
@@ -330,64 +412,100 @@ impl Core {
         Reply { text: jsonrpc::response(id, &result), error: None, rejected: false }
     }
 
+    /// Splits `tools/call` params into the tool, its arguments and the
+    /// progress token, checking them against `CallToolRequest`. The
+    /// answer is given in [`Core::run_call`], once the call has its slot.
+    pub(crate) fn call_request(&self, params: &mut Params<'_>, meta: Option<&Value>) -> Result<CallRequest, RpcError> {
+        if !params.is_object() {
+            return Err(RpcError::invalid_params("tools/call needs params with a tool \"name\""));
+        }
+        let tool = match params.take("name") {
+            Some(Value::String(name)) => self.tools.find(&name).ok_or(name),
+            Some(other) => return Err(RpcError::invalid_params(format!("\"name\" must be a string, got {}", jsonrpc::kind(&other)))),
+            None => return Err(RpcError::invalid_params("missing tool \"name\"")),
+        };
+        let arguments = match params.take("arguments") {
+            None => Value::Object(Map::new()),
+            Some(args @ Value::Object(_)) => args,
+            Some(other) => {
+                return Err(RpcError::invalid_params(format!("\"arguments\" must be an object, got {}", jsonrpc::kind(&other))))
+            }
+        };
+        // `meta` is the request's `params._meta` (as its scope holds it).
+        let progress_token = match member(meta, meta::PROGRESS_TOKEN) {
+            None => None,
+            Some(t @ (Value::String(_) | Value::Number(_))) => Some(t.clone()),
+            Some(other) => {
+                return Err(RpcError::invalid_params(format!(
+                    "\"_meta.progressToken\" must be a string or an integer, got {}",
+                    jsonrpc::kind(other)
+                )))
+            }
+        };
+        Ok(CallRequest { tool, arguments, progress_token })
+    }
+
+    /// The reply of a finished call's result, after the output hook.
+    fn finished(&self, id: &Value, scope: &Scope, name: &str, mut result: Value) -> Reply {
+        if let Some(hook) = &self.output_hook {
+            hook(name, &mut result);
+        }
+        self.reply(id, scope, result)
+    }
+
     /// Runs one `tools/call`; `None` when it was cancelled (no response).
     pub(crate) async fn run_call(
         &self,
-        session: Session,
-        id: Value,
-        params: Option<Value>,
-        scope: Scope,
+        session: &Session,
+        id: &Value,
+        call: Result<CallRequest, RpcError>,
+        scope: &Scope,
         token: CancellationToken,
         sink: Sink,
     ) -> Option<Reply> {
-        let started = Instant::now();
-        let (name, arguments, progress_token) = match parse_call(params) {
-            Ok(parts) => parts,
-            Err(error) => return Some(Reply::error(&id, &error)),
+        // The clock is read only for the audit log.
+        let started = audit::enabled().then(Instant::now);
+        let CallRequest { tool, arguments, progress_token } = match call {
+            Ok(call) => call,
+            Err(error) => return Some(Reply::error(id, &error)),
         };
-        let Some(index) = self.tools.find(&name) else {
-            return Some(Reply::error(&id, &RpcError::invalid_params(format!("Unknown tool: {name}"))));
+        let index = match tool {
+            Ok(index) => index,
+            Err(name) => return Some(Reply::error(id, &RpcError::invalid_params(format!("Unknown tool: {name}")))),
         };
         let entry = self.tools.get(index);
-        let client = scope.client.clone();
+        let name: &str = &entry.name;
+        let client = scope.client.as_deref();
         let style = scope.revision.validation;
         let audited_args = self.config.audit_arguments.then(|| arguments.clone());
-        let finish = |outcome: Outcome, reply: Result<Value, RpcError>| -> Option<Reply> {
-            audit::record(
-                &name,
-                client.as_deref().and_then(ClientIdentity::name),
-                started.elapsed(),
-                outcome,
-                audited_args.as_ref(),
-            );
-            Some(match reply {
-                Ok(mut result) => {
-                    if let Some(hook) = &self.output_hook {
-                        hook(&name, &mut result);
-                    }
-                    self.reply(&id, &scope, result)
-                }
-                Err(error) => Reply::error(&id, &error),
+        let audit = |outcome: Outcome| {
+            if let Some(started) = started {
+                audit::record(name, client.and_then(ClientIdentity::name), started.elapsed(), outcome, audited_args.as_ref());
+            }
+        };
+        let tail = if scope.modern { self.modern_result_tail.as_str() } else { "" };
+        let finish = |outcome: Outcome, answer: Answer| -> Option<Reply> {
+            audit(outcome);
+            Some(match answer {
+                // Written as text, unless the output hook wants the value.
+                Answer::Failed(text) if self.output_hook.is_none() => failure_reply(id, &text, tail),
+                Answer::Failed(text) => self.finished(id, scope, name, text_result(text, true)),
+                Answer::Result(result) => self.finished(id, scope, name, result),
+                Answer::Error(error) => Reply::error(id, &error),
             })
         };
         let invalid_args = |errors: Vec<FieldError>| match style {
-            ValidationStyle::ToolError => Ok(text_result(describe(&name, &errors), true)),
-            ValidationStyle::ProtocolError => Err(RpcError::invalid_params(format!(
-                "arguments of tool {name} do not match its inputSchema"
-            ))
-            .with_data(json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() }))),
+            ValidationStyle::ToolError => Answer::Failed(describe(name, &errors)),
+            ValidationStyle::ProtocolError => Answer::Error(
+                RpcError::invalid_params(format!("arguments of tool {name} do not match its inputSchema"))
+                    .with_data(json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() })),
+            ),
         };
 
         if let Some(hook) = &self.access {
-            let info = CallInfo {
-                tool: &name,
-                arguments: &arguments,
-                client: client.as_deref(),
-                request_id: &id,
-                extensions: &scope.extensions,
-            };
+            let info = CallInfo { tool: name, arguments: &arguments, client, request_id: id, extensions: &scope.extensions };
             if let Err(reason) = hook(&info) {
-                return finish(Outcome::Denied, Ok(text_result(format!("Access denied to tool {name}: {reason}"), true)));
+                return finish(Outcome::Denied, Answer::Failed(format!("Access denied to tool {name}: {reason}")));
             }
         }
         if let Some(bucket) = &entry.limit {
@@ -397,7 +515,7 @@ impl Core {
                     bucket.limit(),
                     wait.as_millis().max(1)
                 );
-                return finish(Outcome::RateLimited, Ok(text_result(text, true)));
+                return finish(Outcome::RateLimited, Answer::Failed(text));
             }
         }
         if let Err(errors) = entry.input.validate(&arguments) {
@@ -409,27 +527,45 @@ impl Core {
             tool: Arc::clone(&entry.name),
             cancel: token.clone(),
             progress_token,
-            client: client.clone(),
+            client: scope.client.clone(),
             sink,
             meta: scope.meta.clone(),
             revision: Arc::clone(&scope.version),
             extensions: Arc::clone(&scope.extensions),
-            log_level: self.log_threshold(&session, &scope),
+            log_level: self.log_threshold(session, scope),
         });
-        let call = CatchUnwind::new(self.dispatch.call(index, arguments, ctx));
+        // Without an output hook the result is sent as is: the handler's
+        // output comes encoded as a `Doc` (see `tool::encode_output`).
+        let mut call = HandlerCall::new(self.dispatch.call(index, arguments, ctx), self.output_hook.is_none());
         let outcome = tokio::select! {
             biased;
             _ = token.cancelled() => None,
-            done = call => Some(done),
+            done = &mut call => Some(done),
         };
         let Some(outcome) = outcome else {
-            audit::record(&name, client.as_deref().and_then(ClientIdentity::name), started.elapsed(), Outcome::Cancelled, audited_args.as_ref());
+            audit(Outcome::Cancelled);
             return None;
+        };
+        let outcome = match (outcome, call.doc.take()) {
+            (Ok(Ok(ToolOutput::Structured(Value::Null))), Some(doc)) => {
+                if entry.output.as_ref().is_none_or(|v| v.is_valid_doc(&doc)) {
+                    audit(Outcome::Success);
+                    return Some(doc_reply(id, &doc, tail));
+                }
+                // Invalid: the `Value` path below names every failure.
+                Ok(Ok(ToolOutput::Structured(doc.to_value())))
+            }
+            (Ok(Ok(ToolOutput::Content(Value::Null))), Some(doc)) if entry.output.is_none() => {
+                audit(Outcome::Success);
+                return Some(content_reply(id, &doc, tail));
+            }
+            (Ok(Ok(ToolOutput::Content(Value::Null))), Some(doc)) => Ok(Ok(ToolOutput::Content(doc.to_value()))),
+            (outcome, _) => outcome,
         };
         match outcome {
             Err(panic) => {
                 tracing::error!(tool = %name, panic = %panic, "tool handler panicked");
-                finish(Outcome::Panicked, Err(RpcError::internal(format!("tool {name} failed unexpectedly"))))
+                finish(Outcome::Panicked, Answer::Error(RpcError::internal(format!("tool {name} failed unexpectedly"))))
             }
             Ok(Ok(ToolOutput::Structured(value))) => {
                 if let Some(validator) = &entry.output {
@@ -438,53 +574,50 @@ impl Core {
                         let data = json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() });
                         return finish(
                             Outcome::InvalidOutput,
-                            Err(RpcError::internal(format!("tool {name} produced output that does not match its outputSchema")).with_data(data)),
+                            Answer::Error(RpcError::internal(format!("tool {name} produced output that does not match its outputSchema")).with_data(data)),
                         );
                     }
                 }
-                let text = jsonrpc::json_text(&value);
                 if self.output_hook.is_none() {
-                    // Fast path: the result is assembled as text, so the
-                    // output is serialized once instead of twice.
-                    audit::record(
-                        &name,
-                        client.as_deref().and_then(ClientIdentity::name),
-                        started.elapsed(),
-                        Outcome::Success,
-                        audited_args.as_ref(),
-                    );
-                    let tail = if scope.modern { self.modern_result_tail.as_str() } else { "" };
-                    return Some(Reply::result_text(&id, &structured_result_text(&text, tail)));
+                    // Fast path: the reply is written as text around one
+                    // serialisation of the output, used for both the
+                    // structured content and the text block.
+                    let mut json = Vec::with_capacity(256);
+                    jsonrpc::push_json(&mut json, &value);
+                    drop(value);
+                    audit(Outcome::Success);
+                    return Some(structured_reply(id, &json, tail));
                 }
+                let text = jsonrpc::json_text(&value);
                 let mut result = Map::new();
                 result.insert("content".into(), json!([{ "type": "text", "text": text }]));
                 result.insert("structuredContent".into(), value);
-                finish(Outcome::Success, Ok(Value::Object(result)))
+                finish(Outcome::Success, Answer::Result(Value::Object(result)))
             }
             Ok(Ok(ToolOutput::Content(content))) => {
                 if entry.output.is_some() {
                     return finish(
                         Outcome::InvalidOutput,
-                        Err(RpcError::internal(format!("tool {name} declares an outputSchema but returned no structured output"))),
+                        Answer::Error(RpcError::internal(format!("tool {name} declares an outputSchema but returned no structured output"))),
                     );
                 }
                 let mut result = Map::new();
                 result.insert("content".into(), content);
-                finish(Outcome::Success, Ok(Value::Object(result)))
+                finish(Outcome::Success, Answer::Result(Value::Object(result)))
             }
             Ok(Err(CallFailure::InvalidArguments(errors))) => finish(Outcome::InvalidArguments, invalid_args(errors)),
-            Ok(Err(CallFailure::Tool(error))) => finish(Outcome::ToolError, Ok(text_result(error.message().to_owned(), true))),
+            Ok(Err(CallFailure::Tool(error))) => finish(Outcome::ToolError, Answer::Failed(error.message().to_owned())),
             Ok(Err(CallFailure::MissingCapability(required))) => {
                 let error = RpcError::new(
                     codes::MISSING_CLIENT_CAPABILITY,
                     format!("tool {name} needs client capabilities the request did not declare"),
                 )
                 .with_data(json!({ "requiredCapabilities": required }));
-                finish(Outcome::ToolError, Err(error))
+                finish(Outcome::ToolError, Answer::Error(error))
             }
             Ok(Err(CallFailure::Encode(message))) => {
                 tracing::error!(tool = %name, error = %message, "cannot encode tool output");
-                finish(Outcome::InvalidOutput, Err(RpcError::internal(format!("tool {name} produced output that cannot be encoded"))))
+                finish(Outcome::InvalidOutput, Answer::Error(RpcError::internal(format!("tool {name} produced output that cannot be encoded"))))
             }
         }
     }
@@ -537,48 +670,163 @@ pub(crate) fn modern_result_tail(server_info: &Value) -> String {
     format!(",\"resultType\":\"complete\",\"_meta\":{}", jsonrpc::json_text(&Value::Object(meta_obj)))
 }
 
-/// `{"content":[{"type":"text","text":TEXT}],"structuredContent":JSON TAIL}`
-/// for the serialized structured output `json`.
-fn structured_result_text(json: &str, tail: &str) -> String {
-    // A `str` serializes as an escaped JSON string and cannot fail.
-    let escaped = serde_json::to_string(json).unwrap_or_default();
-    let mut out = String::with_capacity(escaped.len() + json.len() + tail.len() + 64);
-    out.push_str(r#"{"content":[{"type":"text","text":"#);
-    out.push_str(&escaped);
-    out.push_str(r#"}],"structuredContent":"#);
-    out.push_str(json);
-    out.push_str(tail);
-    out.push('}');
-    out
+/// The response to a `tools/call` with structured output `json` (its
+/// serialised text): `{"jsonrpc":"2.0","id":ID,"result":{"content":
+/// [{"type":"text","text":JSON as a string}],"structuredContent":JSON TAIL}}`,
+/// written into one buffer.
+fn structured_reply(id: &Value, json: &[u8], tail: &str) -> Reply {
+    const CONTENT: &[u8] = br#","result":{"content":[{"type":"text","text":"#;
+    const STRUCTURED: &[u8] = br#"}],"structuredContent":"#;
+    // The text block repeats the JSON escaped, at most twice as long.
+    let mut out = jsonrpc::response_head(id, CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6);
+    out.extend_from_slice(CONTENT);
+    push_escaped_json(&mut out, json);
+    out.extend_from_slice(STRUCTURED);
+    out.extend_from_slice(json);
+    out.extend_from_slice(tail.as_bytes());
+    out.extend_from_slice(b"}}");
+    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
 }
 
-/// Splits `tools/call` params into name, arguments and progress token,
-/// checking them against `CallToolRequest`.
-fn parse_call(params: Option<Value>) -> Result<(String, Value, Option<Value>), RpcError> {
-    let Some(Value::Object(mut params)) = params else {
-        return Err(RpcError::invalid_params("tools/call needs params with a tool \"name\""));
+/// How a tool call is answered.
+enum Answer {
+    /// A `CallToolResult` with one text block and `isError: true`.
+    Failed(String),
+    /// A result.
+    Result(Value),
+    /// A JSON-RPC error.
+    Error(RpcError),
+}
+
+/// The response of a `CallToolResult` with the text block `text` and
+/// `isError: true`, written as text: what [`text_result`] gives.
+fn failure_reply(id: &Value, text: &str, tail: &str) -> Reply {
+    let mut out = jsonrpc::response_head(id, text.len() + tail.len() + 80);
+    out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
+    jsonrpc::push_json_str(&mut out, text);
+    out.extend_from_slice(br#"}],"isError":true"#);
+    out.extend_from_slice(tail.as_bytes());
+    out.extend_from_slice(b"}}");
+    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
+}
+
+/// The response of a `CallToolResult` whose content blocks are `doc`.
+fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
+    let json = doc.json();
+    let mut out = jsonrpc::response_head(id, json.len() + tail.len() + 24);
+    out.extend_from_slice(br#","result":{"content":"#);
+    out.extend_from_slice(json.as_bytes());
+    out.extend_from_slice(tail.as_bytes());
+    out.extend_from_slice(b"}}");
+    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
+}
+
+/// [`structured_reply`] for an output encoded as a [`Doc`].
+fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
+    structured_reply(id, doc.json().as_bytes(), tail)
+}
+
+/// Appends compact JSON text as a JSON string. `serde_json` writes control
+/// characters escaped, so in its output only `"` and `\` need escaping:
+/// the same text `serde_json` would give for the string.
+fn push_escaped_json(out: &mut Vec<u8>, json: &[u8]) {
+    /// 1 for the bytes that take a backslash before them.
+    const ESCAPED: [u8; 256] = {
+        let mut table = [0u8; 256];
+        table[b'"' as usize] = 1;
+        table[b'\\' as usize] = 1;
+        table
     };
-    let name = match params.remove("name") {
-        Some(Value::String(name)) => name,
-        Some(other) => return Err(RpcError::invalid_params(format!("\"name\" must be a string, got {}", jsonrpc::kind(&other)))),
-        None => return Err(RpcError::invalid_params("missing tool \"name\"")),
-    };
-    let arguments = match params.remove("arguments") {
-        None => Value::Object(Map::new()),
-        Some(args @ Value::Object(_)) => args,
-        Some(other) => {
-            return Err(RpcError::invalid_params(format!("\"arguments\" must be an object, got {}", jsonrpc::kind(&other))))
+    out.reserve(2 * json.len() + 2);
+    out.push(b'"');
+    // Branch-free through a small buffer: a backslash is always written
+    // and kept only when the byte needs it.
+    let mut buf = [0u8; 128];
+    for block in json.chunks(64) {
+        let mut len = 0;
+        for &b in block {
+            buf[len & 127] = b'\\';
+            len += usize::from(ESCAPED[usize::from(b)]);
+            buf[len & 127] = b;
+            len += 1;
         }
-    };
-    let progress_token = match params.get("_meta").and_then(|m| m.get(meta::PROGRESS_TOKEN)) {
-        None => None,
-        Some(t @ (Value::String(_) | Value::Number(_))) => Some(t.clone()),
-        Some(other) => {
-            return Err(RpcError::invalid_params(format!(
-                "\"_meta.progressToken\" must be a string or an integer, got {}",
-                jsonrpc::kind(other)
-            )))
+        out.extend_from_slice(&buf[..len.min(128)]);
+    }
+    out.push(b'"');
+}
+
+/// A request's params: absent, an object (from a classified message), or
+/// the members of an object decoded without a map (the lean path).
+pub(crate) enum Params<'a> {
+    /// No `params`.
+    Absent,
+    /// `params` as a value (an object when the JSON-RPC layer classified it).
+    Value(Value),
+    /// The members of `params`, in order.
+    Members(Members<'a>),
+}
+
+impl From<Option<Value>> for Params<'static> {
+    fn from(params: Option<Value>) -> Self {
+        params.map_or(Params::Absent, Params::Value)
+    }
+}
+
+impl Params<'_> {
+    /// The member `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
+        match self {
+            Params::Absent => None,
+            Params::Value(v) => v.get(name),
+            Params::Members(m) => m.get(name),
         }
-    };
-    Ok((name, arguments, progress_token))
+    }
+
+    /// Sets the member `name`, when the params have it.
+    pub(crate) fn set(&mut self, name: &str, value: Value) {
+        match self {
+            Params::Absent => {}
+            Params::Value(v) => {
+                if let Some(slot) = v.get_mut(name) {
+                    *slot = value;
+                }
+            }
+            Params::Members(m) => m.set(name, value),
+        }
+    }
+
+    /// Whether the params are an object.
+    fn is_object(&self) -> bool {
+        match self {
+            Params::Absent => false,
+            Params::Value(v) => v.is_object(),
+            Params::Members(_) => true,
+        }
+    }
+
+    /// Takes the member `name` out.
+    fn take(&mut self, name: &str) -> Option<Value> {
+        match self {
+            Params::Absent => None,
+            Params::Value(v) => v.as_object_mut().and_then(|o| o.remove(name)),
+            Params::Members(m) => m.take(name),
+        }
+    }
+
+    /// The params as a value.
+    pub(crate) fn into_value(self) -> Option<Value> {
+        match self {
+            Params::Absent => None,
+            Params::Value(v) => Some(v),
+            Params::Members(m) => Some(m.into_value()),
+        }
+    }
+}
+
+/// A `tools/call` as read from its params: the tool (its index, or the
+/// unknown name), its arguments and the progress token.
+pub(crate) struct CallRequest {
+    tool: Result<usize, String>,
+    arguments: Value,
+    progress_token: Option<Value>,
 }

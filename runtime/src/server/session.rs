@@ -8,7 +8,6 @@
 //! one. The parts another replica needs to continue a stateful session are
 //! a [`SessionSnapshot`].
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -20,6 +19,8 @@ use crate::cancel::CancellationToken;
 use crate::context::ClientIdentity;
 use crate::revision::Era;
 
+use super::methods::CachedScope;
+
 /// One client's state; cheap to clone (clones share it).
 #[derive(Clone)]
 pub struct Session {
@@ -30,9 +31,13 @@ pub(crate) struct State {
     pub(crate) era: Mutex<Option<Era>>,
     pub(crate) identity: RwLock<Option<Arc<ClientIdentity>>>,
     pub(crate) log_level: Mutex<Option<String>>,
-    pub(crate) inflight: Mutex<HashMap<String, CancellationToken>>,
+    /// Requests in flight: a short list (at most the call slots plus the
+    /// queue), searched by id without hashing.
+    pub(crate) inflight: Mutex<Vec<(IdKey, CancellationToken)>>,
     pub(crate) slots: Arc<Semaphore>,
     pub(crate) queued: AtomicUsize,
+    /// The scope of the last modern request, under its `_meta` text.
+    pub(crate) scope_cache: Mutex<Option<Arc<CachedScope>>>,
 }
 
 /// What a stateful session needs to continue elsewhere (another replica,
@@ -71,9 +76,10 @@ impl Session {
                 era: Mutex::new(None),
                 identity: RwLock::new(None),
                 log_level: Mutex::new(None),
-                inflight: Mutex::new(HashMap::new()),
+                inflight: Mutex::new(Vec::new()),
                 slots: Arc::new(Semaphore::new(max_concurrent_calls.max(1))),
                 queued: AtomicUsize::new(0),
+                scope_cache: Mutex::new(None),
             }),
         }
     }
@@ -115,7 +121,7 @@ impl Session {
     /// Cancels every request in flight (e.g. when the connection or the
     /// HTTP session ends).
     pub fn cancel_all(&self) {
-        for token in lock(&self.state.inflight).values() {
+        for (_, token) in lock(&self.state.inflight).iter() {
             token.cancel();
         }
     }
@@ -123,8 +129,17 @@ impl Session {
     /// Cancels the request whose id has the JSON text `key`; `false` when
     /// no such request is in flight.
     pub fn cancel(&self, key: &str) -> bool {
-        match lock(&self.state.inflight).get(key) {
-            Some(token) => {
+        match serde_json::from_str::<Value>(key) {
+            Ok(id) => self.cancel_id(&IdKey::of(&id)),
+            Err(_) => false,
+        }
+    }
+
+    /// Cancels the request with id `key`; `false` when no such request is
+    /// in flight.
+    pub(crate) fn cancel_id(&self, key: &IdKey) -> bool {
+        match lock(&self.state.inflight).iter().find(|(k, _)| k == key) {
+            Some((_, token)) => {
                 token.cancel();
                 true
             }
@@ -157,14 +172,25 @@ impl Session {
 
     /// Registers a request in flight under `key`; `None` when the key is
     /// taken by a running request.
-    pub(crate) fn register(&self, key: String) -> Option<InFlight> {
-        let token = CancellationToken::new();
-        let mut map = lock(&self.state.inflight);
-        if map.contains_key(&key) {
+    pub(crate) fn register(&self, key: IdKey) -> Option<InFlight> {
+        let mut list = lock(&self.state.inflight);
+        if list.iter().any(|(k, _)| *k == key) {
             return None;
         }
-        map.insert(key.clone(), token.clone());
+        let token = CancellationToken::new();
+        list.push((key.clone(), token.clone()));
+        drop(list);
         Some(InFlight { session: self.clone(), key, token })
+    }
+
+    /// The scope kept by [`Session::cache_scope`].
+    pub(crate) fn cached_scope(&self) -> Option<Arc<CachedScope>> {
+        lock(&self.state.scope_cache).clone()
+    }
+
+    /// Keeps the scope of a modern request (replacing the one kept).
+    pub(crate) fn cache_scope(&self, scope: Arc<CachedScope>) {
+        *lock(&self.state.scope_cache) = Some(scope);
     }
 
     /// Counts a call waiting for a slot; `None` when `limit` are waiting.
@@ -178,17 +204,58 @@ impl Session {
     }
 }
 
+/// A request id as the in-flight list keeps it: two keys are equal
+/// exactly when the ids' JSON texts are (without building the text for
+/// the ids JSON-RPC allows: strings and integers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum IdKey {
+    /// An integer id (`i64` or `u64`).
+    Int(i128),
+    /// A string id.
+    Str(String),
+    /// Any other value, by its JSON text.
+    Text(String),
+}
+
+impl IdKey {
+    /// The key of an id.
+    pub(crate) fn of(id: &Value) -> Self {
+        match id {
+            Value::String(s) => IdKey::Str(s.clone()),
+            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => IdKey::Int(i128::from(u)),
+                (None, Some(i)) => IdKey::Int(i128::from(i)),
+                (None, None) => IdKey::Text(n.to_string()),
+            },
+            other => IdKey::Text(crate::jsonrpc::json_text(other)),
+        }
+    }
+}
+
+impl std::fmt::Display for IdKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IdKey::Int(n) => write!(f, "{n}"),
+            IdKey::Str(s) => write!(f, "{}", Value::String(s.clone())),
+            IdKey::Text(t) => f.write_str(t),
+        }
+    }
+}
+
 /// A request registered in flight; unregistered when dropped (finished,
 /// cancelled, or abandoned by its transport).
 pub(crate) struct InFlight {
     session: Session,
-    key: String,
+    key: IdKey,
     pub(crate) token: CancellationToken,
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        lock(&self.session.state.inflight).remove(&self.key);
+        let mut list = lock(&self.session.state.inflight);
+        if let Some(at) = list.iter().rposition(|(k, _)| *k == self.key) {
+            list.swap_remove(at);
+        }
     }
 }
 

@@ -1,15 +1,28 @@
 //! The message-stream driver: serves one [`Session`] over any
 //! [`Transport`] (stdio, a child's pipes, a socket, an in-memory duplex).
-//! It reads one message at a time, hands it to [`Server::handle_text`],
-//! writes immediate replies, runs pending ones (tool calls, batches) in
-//! their own tasks, and sends everything through a single writer task.
-//! Reading never waits for a call slot, so cancellations and pings are
-//! always read.
+//! It reads one message at a time, hands it to [`Server::handle_text`] and
+//! answers. Reading never waits for a call slot, so cancellations and pings
+//! are always read.
+//!
+//! The fast path does not leave the reading task: a pending reply (a tool
+//! call) is polled once right away, and most finish in that poll; a reply
+//! is written directly when nothing else is waiting to be written. Only a
+//! call that has to wait (for a slot, a timer, I/O) gets a task of its own,
+//! and what other tasks send (their replies, progress, logs) goes through
+//! one writer task. Messages queued for that task are counted until
+//! written; while any are, replies queue behind them, so the order of what
+//! a request sends before its reply is kept.
+//!
+//! [`Session`]: super::Session
 
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Mutex};
 
 use crate::context::Sink;
 use crate::transport::{MessageRead, MessageWrite, Transport};
@@ -19,43 +32,86 @@ use super::engine::{Handled, Server};
 /// Messages queued for the writer before senders wait.
 const OUTBOUND_QUEUE: usize = 256;
 
+/// Polls `future` once; `Some(output)` when that finished it.
+fn poll_once<F: Future + Unpin>(future: &mut F) -> impl Future<Output = Option<F::Output>> + '_ {
+    std::future::poll_fn(move |cx| {
+        Poll::Ready(match Pin::new(&mut *future).poll(cx) {
+            Poll::Ready(output) => Some(output),
+            Poll::Pending => None,
+        })
+    })
+}
+
+/// Why the reading loop stopped before the end of input.
+enum Stop {
+    /// Reading failed.
+    Read(io::Error),
+    /// The writer task is gone (it failed; its error is reported).
+    WriterGone,
+    /// A direct write failed.
+    Write(io::Error),
+}
+
 impl Server {
     /// Serves one connection until its input ends, then lets in-flight calls
     /// finish (up to the shutdown grace) and returns.
     pub async fn serve<T: Transport>(self, transport: T) -> io::Result<()> {
-        let (mut reader, mut writer) = transport.split();
+        let (mut reader, writer) = transport.split();
+        let writer = Arc::new(Mutex::new(writer));
+        // Messages handed to the writer task and not written yet.
+        let unwritten = Arc::new(AtomicUsize::new(0));
         let (tx, mut rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
-        let mut writer_task = tokio::spawn(async move {
-            while let Some(message) = rx.recv().await {
-                writer.write_message(&message).await?;
-            }
-            Ok::<(), io::Error>(())
-        });
+        let mut writer_task = {
+            let (writer, unwritten) = (Arc::clone(&writer), Arc::clone(&unwritten));
+            tokio::spawn(async move {
+                while let Some(message) = rx.recv().await {
+                    let written = writer.lock().await.write_message(&message).await;
+                    unwritten.fetch_sub(1, Ordering::AcqRel);
+                    written?;
+                }
+                Ok::<(), io::Error>(())
+            })
+        };
         let session = self.session();
-        let sink = Sink::new(tx.clone());
+        let sink = Sink::counted(tx.clone(), Arc::clone(&unwritten));
         let extensions = Arc::new(http::Extensions::new());
 
         let read_result = loop {
             let text = match reader.read_message().await {
                 Ok(Some(text)) => text,
                 Ok(None) => break Ok(()),
-                Err(e) => break Err(e),
+                Err(e) => break Err(Stop::Read(e)),
             };
-            match self.handle_text(&session, &text, &sink, &extensions) {
-                Handled::Nothing => {}
-                Handled::Reply(reply) => {
-                    if tx.send(reply.text).await.is_err() {
-                        break Ok(()); // the writer is gone
+            let reply = match self.handle_text(&session, &text, &sink, &extensions) {
+                Handled::Nothing => continue,
+                Handled::Reply(reply) => reply,
+                Handled::Pending(mut pending) => match poll_once(&mut pending).await {
+                    Some(Some(reply)) => reply,
+                    Some(None) => continue, // cancelled: nothing is sent
+                    None => {
+                        // It waits for something: it continues in its own task.
+                        let sink = sink.clone();
+                        tokio::spawn(async move {
+                            if let Some(reply) = pending.await {
+                                let _ = sink.send(reply.text).await;
+                            }
+                        });
+                        continue;
+                    }
+                },
+            };
+            // Written here unless other messages wait to be written (they
+            // go first) or the writer is busy.
+            if unwritten.load(Ordering::Acquire) == 0 {
+                if let Ok(mut out) = writer.try_lock() {
+                    match out.write_message(&reply.text).await {
+                        Ok(()) => continue,
+                        Err(e) => break Err(Stop::Write(e)),
                     }
                 }
-                Handled::Pending(pending) => {
-                    let tx = tx.clone();
-                    tokio::spawn(async move {
-                        if let Some(reply) = pending.await {
-                            let _ = tx.send(reply.text).await;
-                        }
-                    });
-                }
+            }
+            if !sink.send(reply.text).await {
+                break Err(Stop::WriterGone);
             }
         };
         drop((tx, sink));
@@ -69,6 +125,9 @@ impl Server {
             }
         };
         let written = written.map_err(|e| io::Error::other(format!("writer task failed: {e}")))?;
-        read_result.and(written)
+        match read_result {
+            Ok(()) | Err(Stop::WriterGone) => written,
+            Err(Stop::Read(e) | Stop::Write(e)) => Err(e),
+        }
     }
 }

@@ -17,6 +17,26 @@
 //! Each COMMAND runs under `sh -c "exec COMMAND"` with stdin/stdout piped
 //! and stderr discarded. The client side is plain blocking I/O on one
 //! thread, so it adds as little as possible to the measured latency.
+//!
+//! `--rounds R` repeats the whole comparison R times, the servers taking
+//! turns (A B C A B C ...), so that every server sees the same machine load.
+//!
+//! Drive mode (used by `scripts/bench-callgrind.sh`, which runs the server
+//! under callgrind and counts its instructions):
+//!
+//! ```text
+//! mcp-bench --drive N [--era stateful|stateless] [--tool NAME] [--args JSON]
+//!           [--expect result|tool-error|error] [--http ADDR] --server NAME=COMMAND
+//! ```
+//!
+//! starts the one server, makes N sequential `tools/call`s (after
+//! `initialize` in the stateful era; with the per-request `_meta` of
+//! 2026-07-28 in the stateless era), checks that each is answered as
+//! expected, then ends the server: closes its stdin, or with `--http ADDR`
+//! (the server listening there, e.g. `weather-server --http ADDR`) POSTs
+//! each call to `http://ADDR/mcp` over one keep-alive connection with the
+//! stateless headers and sends the server SIGINT at the end. Nothing is
+//! timed; it exits non-zero when a call is not answered as expected.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
@@ -33,6 +53,22 @@ struct Options {
     manifest: Option<String>,
     validate: Vec<(String, Value)>,
     servers: Vec<(String, String)>,
+    rounds: usize,
+    drive: Option<usize>,
+    stateless: bool,
+    expect: Expect,
+    http: Option<String>,
+}
+
+/// What each driven call must be answered with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// A result without `isError: true`.
+    Result,
+    /// A result with `isError: true`.
+    ToolError,
+    /// A JSON-RPC error.
+    Error,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -44,6 +80,11 @@ fn parse_options() -> Result<Options, String> {
         manifest: None,
         validate: Vec::new(),
         servers: Vec::new(),
+        rounds: 1,
+        drive: None,
+        stateless: false,
+        expect: Expect::Result,
+        http: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -65,6 +106,24 @@ fn parse_options() -> Result<Options, String> {
                 let (name, cmd) = spec.split_once('=').ok_or("--server takes NAME=COMMAND")?;
                 o.servers.push((name.to_owned(), cmd.to_owned()));
             }
+            "--rounds" => o.rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
+            "--drive" => o.drive = Some(value()?.parse().map_err(|e| format!("--drive: {e}"))?),
+            "--era" => {
+                o.stateless = match value()?.as_str() {
+                    "stateful" => false,
+                    "stateless" => true,
+                    other => return Err(format!("--era takes stateful or stateless, not {other}")),
+                }
+            }
+            "--expect" => {
+                o.expect = match value()?.as_str() {
+                    "result" => Expect::Result,
+                    "tool-error" => Expect::ToolError,
+                    "error" => Expect::Error,
+                    other => return Err(format!("--expect takes result, tool-error or error, not {other}")),
+                }
+            }
+            "--http" => o.http = Some(value()?),
             "-h" | "--help" => {
                 return Err("usage: mcp-bench [--calls N] [--warmup N] [--tool NAME] [--args JSON] \
                             [--manifest FILE] --server NAME=COMMAND ..."
@@ -78,6 +137,9 @@ fn parse_options() -> Result<Options, String> {
     }
     if o.calls == 0 {
         return Err("--calls must be at least 1".into());
+    }
+    if o.drive.is_some() && o.servers.len() != 1 {
+        return Err("--drive needs exactly one --server".into());
     }
     Ok(o)
 }
@@ -165,6 +227,176 @@ impl Session {
         drop(self.stdin);
         let _ = self.child.wait();
     }
+
+    /// One `tools/call` whose raw response line is kept in `self.line`.
+    fn call_raw(&mut self, params: &str) -> Result<(), String> {
+        self.call_fast(params).map(drop)
+    }
+}
+
+/// The `_meta` every stateless (2026-07-28) request carries.
+fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+/// Whether a response (its JSON text) is what `expect` asks for.
+fn answered_as(text: &str, expect: Expect) -> Result<(), String> {
+    let message: Value = serde_json::from_str(text.trim()).map_err(|e| format!("bad JSON from server ({e}): {text}"))?;
+    let got = match (message.get("result"), message.get("error")) {
+        (Some(r), None) if r.get("isError") == Some(&json!(true)) => Expect::ToolError,
+        (Some(_), None) => Expect::Result,
+        (None, Some(_)) => Expect::Error,
+        _ => return Err(format!("not a response: {text}")),
+    };
+    if got == expect {
+        Ok(())
+    } else {
+        Err(format!("expected {expect:?}, got {got:?}: {}", text.trim()))
+    }
+}
+
+/// A minimal blocking HTTP/1.1 client on one keep-alive connection.
+struct HttpClient {
+    addr: String,
+    stream: BufReader<std::net::TcpStream>,
+}
+
+impl HttpClient {
+    /// Connects to `addr`, retrying while the server starts (slowly, under
+    /// callgrind).
+    fn connect(addr: &str, child: &mut Child) -> Result<Self, String> {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            match std::net::TcpStream::connect(addr) {
+                Ok(stream) => {
+                    stream.set_nodelay(true).map_err(|e| format!("nodelay: {e}"))?;
+                    return Ok(Self { addr: addr.to_owned(), stream: BufReader::new(stream) });
+                }
+                Err(e) if Instant::now() > deadline => return Err(format!("cannot connect to {addr}: {e}")),
+                Err(_) => {
+                    if let Ok(Some(status)) = child.try_wait() {
+                        return Err(format!("the server exited before listening ({status})"));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
+    }
+
+    /// POSTs one stateless `tools/call` to `/mcp`; the response body.
+    fn post_call(&mut self, tool: &str, body: &str) -> Result<String, String> {
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\r\n",
+            self.addr,
+            body.len()
+        );
+        let stream = self.stream.get_mut();
+        stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body.as_bytes())).map_err(|e| format!("write: {e}"))?;
+        let mut line = String::new();
+        let mut length = None;
+        let mut chunked = false;
+        let mut first = true;
+        loop {
+            line.clear();
+            if self.stream.read_line(&mut line).map_err(|e| format!("read: {e}"))? == 0 {
+                return Err("the server closed the connection".into());
+            }
+            let header = line.trim_end();
+            if first {
+                first = false;
+                continue; // the status line; the body says what happened
+            }
+            if header.is_empty() {
+                break;
+            }
+            let (name, value) = header.split_once(':').unwrap_or((header, ""));
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse::<usize>().ok();
+            } else if name.eq_ignore_ascii_case("transfer-encoding") && value.to_ascii_lowercase().contains("chunked") {
+                chunked = true;
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                line.clear();
+                self.stream.read_line(&mut line).map_err(|e| format!("read: {e}"))?;
+                let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                    .map_err(|e| format!("bad chunk size {line:?}: {e}"))?;
+                let mut chunk = vec![0; size + 2];
+                std::io::Read::read_exact(&mut self.stream, &mut chunk).map_err(|e| format!("read: {e}"))?;
+                if size == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..size]);
+            }
+        } else {
+            let length = length.ok_or("a response without Content-Length or chunks")?;
+            body.resize(length, 0);
+            std::io::Read::read_exact(&mut self.stream, &mut body).map_err(|e| format!("read: {e}"))?;
+        }
+        let text = String::from_utf8(body).map_err(|e| format!("body not UTF-8: {e}"))?;
+        // An SSE answer: the data line holds the message.
+        Ok(match text.lines().find_map(|l| l.strip_prefix("data:")) {
+            Some(data) if text.starts_with("event:") || text.starts_with("data:") || text.starts_with(':') => data.trim().to_owned(),
+            _ => text,
+        })
+    }
+}
+
+/// Drive mode: N sequential calls, checked, nothing timed.
+fn drive(o: &Options, calls: usize) -> Result<(), String> {
+    let (name, command) = &o.servers[0];
+    let mut params = json!({ "name": o.tool, "arguments": o.args });
+    if o.stateless {
+        params["_meta"] = stateless_meta();
+    }
+    if let Some(addr) = &o.http {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec {command}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+        let result = (|| {
+            let mut client = HttpClient::connect(addr, &mut child)?;
+            for i in 0..calls {
+                let body = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/call\",\"params\":{params}}}", i + 1);
+                let text = client.post_call(&o.tool, &body)?;
+                answered_as(&text, o.expect).map_err(|e| format!("{name}: call {}: {e}", i + 1))?;
+            }
+            Ok(())
+        })();
+        // SIGINT: the server shuts down gracefully (and callgrind writes its counts).
+        let _ = Command::new("kill").arg("-INT").arg(child.id().to_string()).status();
+        let _ = child.wait();
+        return result;
+    }
+    let mut s = Session::start(command)?;
+    if !o.stateless {
+        let init = s.request(
+            "initialize",
+            json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "mcp-bench", "version": "1" } }),
+        )?;
+        if init.get("result").is_none() {
+            return Err(format!("{name}: initialize failed: {init}"));
+        }
+        s.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))?;
+    }
+    let params = params.to_string();
+    for i in 0..calls {
+        s.call_raw(&params)?;
+        answered_as(&s.line, o.expect).map_err(|e| format!("{name}: call {}: {e}", i + 1))?;
+    }
+    s.finish();
+    Ok(())
 }
 
 /// Whether `line` has `"id":N` for exactly this N (not a longer number).
@@ -265,11 +497,25 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(calls) = o.drive {
+        return match drive(&o, calls) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mcp-bench: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut ok = true;
-    for (name, command) in &o.servers {
-        if let Err(e) = bench_server(name, command, &o) {
-            eprintln!("mcp-bench: {name}: {e}");
-            ok = false;
+    for round in 1..=o.rounds {
+        if o.rounds > 1 {
+            println!("round {round} of {}", o.rounds);
+        }
+        for (name, command) in &o.servers {
+            if let Err(e) = bench_server(name, command, &o) {
+                eprintln!("mcp-bench: {name}: {e}");
+                ok = false;
+            }
         }
     }
     if let Some(manifest) = &o.manifest {
