@@ -1,24 +1,36 @@
 #!/usr/bin/env bash
 # Server benchmark: sequential tools/call round trips (get_forecast) against
 # the generated example server and, in the same run, against the official
-# TypeScript SDK's McpServer implementing the same tool
-# (tests/interop/ts-weather-server.mjs), plus the time to validate the
-# call's arguments against inputSchema. Prints calls/s, p50/p99 latency and
-# each server's peak RSS. Usage: bash examples/weather-server/bench.sh [CALLS]
+# Rust SDK (rmcp, bench/callgrind: its default stdio transport, and its pipe
+# transport on a current-thread runtime) and the official TypeScript SDK's
+# McpServer (tests/interop/ts-weather-server.mjs), all implementing the
+# same tool; plus the time to validate the call's arguments against
+# inputSchema. The servers take turns, ROUNDS times (A B C A B C ...), so
+# every one sees the same machine load. Prints calls/s, p50/p99 latency and
+# each server's peak RSS per round.
+# Usage: bash examples/weather-server/bench.sh [CALLS] [ROUNDS]
+# Instruction counts (load-independent): scripts/bench-callgrind.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 calls="${1:-20000}"
+rounds="${2:-3}"
 cargo build --quiet --release -p weather-server
 servers=(--server "mcpgen-rust=$PWD/target/release/weather-server")
+if (cd bench/callgrind && CARGO_TARGET_DIR="$OLDPWD/target" cargo build --quiet --release); then
+    servers+=(--server "rmcp=$PWD/target/release/rmcp-stdio-weather")
+    servers+=(--server "rmcp-1thread=$PWD/target/release/rmcp-stdio-weather --current-thread")
+else
+    echo "bench: the rmcp reference server did not build (bench/callgrind); benchmarking without it" >&2
+fi
 interop="${MCPGEN_INTEROP_DIR:-$PWD/.interop}"
 if command -v node >/dev/null && [ -d "$interop/node_modules/@modelcontextprotocol/sdk" ]; then
     cp tests/interop/ts-weather-server.mjs "$interop/"
     servers+=(--server "ts-sdk-mcpserver=node $interop/ts-weather-server.mjs")
 else
-    echo "bench: node or the TS SDK is missing (bash scripts/setup-interop.sh); benchmarking the Rust server only" >&2
+    echo "bench: node or the TS SDK is missing (bash scripts/setup-interop.sh); benchmarking without it" >&2
 fi
 # The audit log stays on (info level to stderr, discarded by the bench).
-WEATHER_LOG="${WEATHER_LOG:-info}" target/release/mcp-bench --calls "$calls" --warmup 2000 \
+WEATHER_LOG="${WEATHER_LOG:-info}" target/release/mcp-bench --calls "$calls" --warmup 2000 --rounds "$rounds" \
     --tool get_forecast --args '{"city":"Oslo","days":3,"units":"metric"}' \
     --manifest examples/weather-server/tools.json \
     --validate 'convert_temperature={"value":21.5,"from":"celsius","to":"fahrenheit"}' \

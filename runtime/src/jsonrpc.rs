@@ -275,8 +275,13 @@ impl<'a> Members<'a> {
     /// which a map would have overwritten, go too).
     pub(crate) fn take(&mut self, name: &str) -> Option<Value> {
         let at = self.0.iter().rposition(|(k, _)| k == name)?;
+        if self.0[..at].iter().any(|(k, _)| k == name) {
+            let (_, value) = self.0.remove(at);
+            self.0.retain(|(k, _)| k != name);
+            return Some(value);
+        }
+        // The only one: moved out in place (the order of the others is kept).
         let (_, value) = self.0.remove(at);
-        self.0.retain(|(k, _)| k != name);
         Some(value)
     }
 

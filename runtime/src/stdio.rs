@@ -147,16 +147,25 @@ impl MessageRead for StdinLines {
 
 impl MessageWrite for StdoutLines {
     async fn write_message(&mut self, message: &str) -> io::Result<()> {
-        self.buf.clear();
-        self.buf.extend_from_slice(message.as_bytes());
-        self.buf.push(b'\n');
         #[cfg(unix)]
         {
-            self.waiter.write_all(&self.buf).await
+            // The message and its newline in one `writev`, without copying.
+            let written = self.waiter.write_both(message.as_bytes(), b"\n").await?;
+            if written < message.len() + 1 {
+                // Stdout would block: the rest goes through the buffer.
+                self.buf.clear();
+                self.buf.extend_from_slice(message.as_bytes().get(written..).unwrap_or_default());
+                self.buf.push(b'\n');
+                return self.waiter.write_all(&self.buf).await;
+            }
+            Ok(())
         }
         #[cfg(not(unix))]
         {
             use std::io::Write;
+            self.buf.clear();
+            self.buf.extend_from_slice(message.as_bytes());
+            self.buf.push(b'\n');
             let mut out = io::stdout().lock();
             out.write_all(&self.buf)?;
             out.flush()
@@ -170,7 +179,7 @@ mod nonblocking {
     //! wait for writability instead of failing when stdout is non-blocking.
 
     use std::fs::File;
-    use std::io::{self, Read, Write};
+    use std::io::{self, IoSlice, Read, Write};
     use std::mem::ManuallyDrop;
     use std::os::fd::{AsRawFd, FromRawFd, RawFd};
     use std::os::unix::fs::FileTypeExt;
@@ -335,6 +344,29 @@ mod nonblocking {
     }
 
     impl Writable {
+        /// Writes `head` then `tail` to stdout with as few `writev`s as
+        /// it takes without waiting; how many bytes of the two went out
+        /// (all of them unless stdout would block).
+        pub(super) async fn write_both(&mut self, head: &[u8], tail: &[u8]) -> io::Result<usize> {
+            let total = head.len() + tail.len();
+            let mut written = 0;
+            while written < total {
+                let parts = if written < head.len() {
+                    [IoSlice::new(&head[written..]), IoSlice::new(tail)]
+                } else {
+                    [IoSlice::new(&tail[written - head.len()..]), IoSlice::new(&[])]
+                };
+                match write_some_vectored(&parts) {
+                    Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                    Ok(n) => written += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(written)
+        }
+
         /// Writes all of `bytes` to stdout, in order, whatever its mode.
         pub(super) async fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
             let mut written = 0;
@@ -374,6 +406,16 @@ mod nonblocking {
                 }
             }
         }
+    }
+
+    /// [`write_some`] of several slices, with one `writev`.
+    fn write_some_vectored(parts: &[IoSlice<'_>]) -> io::Result<usize> {
+        let mut out = io::stdout().lock();
+        out.flush()?;
+        let stdout = StdFd::new(STDOUT);
+        let n = (&*stdout.file).write_vectored(parts)?;
+        drop(out);
+        Ok(n)
     }
 
     /// One `write` to fd 1, under the lock of `std::io::stdout` (which is

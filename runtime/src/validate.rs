@@ -230,7 +230,7 @@ mod doc {
     }
 
     /// A JSON document built for one use: encode, validate, send.
-    #[derive(Debug, Clone, Default)]
+    #[derive(Debug, Default)]
     pub struct Doc {
         slots: Vec<Slot>,
         /// The compact JSON text.
@@ -243,21 +243,53 @@ mod doc {
         /// Encodes `value` as `serde_json::to_value` would; `None` when the
         /// document cannot hold it the same way (see the module docs).
         pub fn encode<T: Serialize + ?Sized>(value: &T) -> Option<Doc> {
-            let mut b = Builder {
-                doc: Doc { slots: Vec::with_capacity(32), json: String::with_capacity(512), side: String::new() },
-                open: Vec::new(),
-                key: None,
-            };
-            value.serialize(&mut b).ok()?;
-            if b.doc.slots.is_empty() || !b.open.is_empty() {
-                return None; // nothing written, or a container left open
-            }
-            Some(b.doc)
+            let (slots, json, open) = pool::take();
+            let mut b = Builder { doc: Doc { slots, json, side: String::new() }, open, key: None };
+            let encoded = value.serialize(&mut b).is_ok();
+            let Builder { doc, mut open, .. } = b;
+            // Positions are kept as `u32`: larger documents are refused.
+            let fits = [doc.slots.len(), doc.json.len(), doc.side.len()].iter().all(|&n| u32::try_from(n).is_ok());
+            let complete = encoded && fits && !doc.slots.is_empty() && open.is_empty();
+            open.clear();
+            pool::give_open(open);
+            // Nothing written, or a container left open: not a document.
+            complete.then_some(doc)
         }
 
         /// The compact JSON text: what `serde_json` writes for [`Doc::to_value`].
         pub fn json(&self) -> &str {
             &self.json
+        }
+
+        /// Appends the JSON text escaped as the contents of a JSON string
+        /// (a backslash before each `"`), when every quote in it is one
+        /// around a string of the document (no string needed escaping);
+        /// `false`, with nothing appended, otherwise.
+        pub fn write_text(&self, out: &mut Vec<u8>) -> bool {
+            if !self.side.is_empty() {
+                return false;
+            }
+            let json = self.json.as_bytes();
+            out.reserve(json.len() + 4 * self.slots.len());
+            let mut copied = 0;
+            let mut quote = |at: usize, out: &mut Vec<u8>| {
+                out.extend_from_slice(&json[copied..at]);
+                out.push(b'\\');
+                copied = at;
+            };
+            // Slots are in document order, a member's name before its value.
+            for slot in &self.slots {
+                if slot.key.start > 0 {
+                    quote(slot.key.start as usize - 1, out);
+                    quote(slot.key.end as usize, out);
+                }
+                if let Kind::Str(span) = slot.kind {
+                    quote(span.start as usize - 1, out);
+                    quote(span.end as usize, out);
+                }
+            }
+            out.extend_from_slice(&json[copied..]);
+            true
         }
 
         pub(super) fn root(&self) -> NodeRef<'_> {
@@ -332,6 +364,67 @@ mod doc {
             }
             let mut seen = std::collections::HashSet::with_capacity(len);
             !self.members(at).all(|(_, key)| seen.insert(key))
+        }
+    }
+
+    impl Drop for Doc {
+        fn drop(&mut self) {
+            pool::give(std::mem::take(&mut self.slots), std::mem::take(&mut self.json));
+        }
+    }
+
+    mod pool {
+        //! Buffers of dropped documents, kept per thread for the next one
+        //! (a document per tool call: no allocation for it after the first).
+
+        use std::cell::RefCell;
+
+        use super::{Open, Slot};
+
+        /// Buffers over this size are not kept.
+        const KEEP: usize = 64 << 10;
+
+        type Buffers = (Vec<Slot>, String, Vec<Open>);
+
+        thread_local! {
+            static FREE: RefCell<Buffers> = const { RefCell::new((Vec::new(), String::new(), Vec::new())) };
+        }
+
+        /// Empty buffers, with room from an earlier document when kept.
+        pub(super) fn take() -> Buffers {
+            let (mut slots, mut json, open) = FREE.with(|f| std::mem::take(&mut *f.borrow_mut()));
+            if slots.capacity() == 0 {
+                slots.reserve(32);
+            }
+            if json.capacity() == 0 {
+                json.reserve(512);
+            }
+            (slots, json, open)
+        }
+
+        /// Keeps a document's buffers (emptied) for the next one.
+        pub(super) fn give(mut slots: Vec<Slot>, mut json: String) {
+            if slots.capacity() * std::mem::size_of::<Slot>() > KEEP || json.capacity() > KEEP {
+                return;
+            }
+            slots.clear();
+            json.clear();
+            FREE.with(|f| {
+                let mut free = f.borrow_mut();
+                if free.0.capacity() < slots.capacity() {
+                    free.0 = slots;
+                }
+                if free.1.capacity() < json.capacity() {
+                    free.1 = json;
+                }
+            });
+        }
+
+        /// Keeps the builder's stack of open containers.
+        pub(super) fn give_open(open: Vec<Open>) {
+            if open.capacity() <= 64 {
+                FREE.with(|f| f.borrow_mut().2 = open);
+            }
         }
     }
 
@@ -422,15 +515,27 @@ mod doc {
         }
     }
 
-    fn index(n: usize) -> Result<u32, Refused> {
-        u32::try_from(n).map_err(|_| Refused)
+    /// A position in the document's buffers as kept in its nodes. Larger
+    /// documents are refused when finished (see [`Doc::encode`]), so a
+    /// position cut short here is never used.
+    fn index(n: usize) -> u32 {
+        n as u32
+    }
+
+    /// A container being built.
+    struct Open {
+        at: u32,
+        /// One bit per (length, first byte) of the member names so far: a
+        /// name whose bit is set may repeat one, checked when closing.
+        names: u64,
+        maybe_repeated: bool,
     }
 
     /// Builds a [`Doc`] from `Serialize` calls, writing its text as it goes.
     struct Builder {
         doc: Doc,
         /// Containers still open, innermost last.
-        open: Vec<u32>,
+        open: Vec<Open>,
         /// The name of the member about to be written (already written).
         key: Option<Span>,
     }
@@ -439,11 +544,11 @@ mod doc {
         /// Starts a value: checks its place, writes the comma before an
         /// array element; its index and member name.
         fn begin(&mut self) -> Result<(u32, Span), Refused> {
-            let at = index(self.doc.slots.len())?;
+            let at = index(self.doc.slots.len());
             let key = self.key.take();
             match self.open.last() {
-                Some(&parent) => {
-                    let parent = &mut self.doc.slots[parent as usize];
+                Some(parent) => {
+                    let parent = &mut self.doc.slots[parent.at as usize];
                     // Object members have a name, array elements none.
                     if (parent.kind == Kind::Object) != key.is_some() {
                         return Err(Refused);
@@ -491,40 +596,44 @@ mod doc {
         }
 
         /// Writes a string (quoted) into the text; where it is.
-        fn string(&mut self, s: &str) -> Result<Span, Refused> {
+        fn string(&mut self, s: &str) -> Span {
             if plain(s) {
                 self.doc.json.push('"');
-                let start = index(self.doc.json.len())?;
+                let start = index(self.doc.json.len());
                 self.doc.json.push_str(s);
-                let end = index(self.doc.json.len())?;
+                let end = index(self.doc.json.len());
                 self.doc.json.push('"');
-                Ok(Span { start, end, side: false })
+                Span { start, end, side: false }
             } else {
                 push_escaped(&mut self.doc.json, s);
-                let start = index(self.doc.side.len())?;
+                let start = index(self.doc.side.len());
                 self.doc.side.push_str(s);
-                Ok(Span { start, end: index(self.doc.side.len())?, side: true })
+                Span { start, end: index(self.doc.side.len()), side: true }
             }
         }
 
         fn str_value(&mut self, s: &str) -> Result<(), Refused> {
             let (at, key) = self.begin()?;
-            let span = self.string(s)?;
+            let span = self.string(s);
             self.finish(at, key, Kind::Str(span));
             Ok(())
         }
 
         /// Writes a member name (and the comma before it) in the open object.
         fn key(&mut self, name: &str) -> Result<(), Refused> {
-            let parent = *self.open.last().ok_or(Refused)?;
-            let parent = self.doc.slots[parent as usize];
+            let Some(open) = self.open.last_mut() else { return Err(Refused) };
+            let parent = &self.doc.slots[open.at as usize];
             if parent.kind != Kind::Object || self.key.is_some() {
                 return Err(Refused);
             }
-            if parent.len > 0 {
+            let first = parent.len == 0;
+            let bit = 1u64 << ((name.len() * 7 + usize::from(name.as_bytes().first().copied().unwrap_or(0))) % 64);
+            open.maybe_repeated |= open.names & bit != 0;
+            open.names |= bit;
+            if !first {
                 self.doc.json.push(',');
             }
-            let span = self.string(name)?;
+            let span = self.string(name);
             self.doc.json.push(':');
             self.key = Some(span);
             Ok(())
@@ -534,18 +643,18 @@ mod doc {
             let (at, key) = self.begin()?;
             self.doc.json.push(if kind == Kind::Object { '{' } else { '[' });
             self.finish(at, key, kind);
-            self.open.push(at);
+            self.open.push(Open { at, names: 0, maybe_repeated: false });
             Ok(())
         }
 
         fn close(&mut self) -> Result<(), Refused> {
-            let at = self.open.pop().ok_or(Refused)?;
-            let end = index(self.doc.slots.len())?;
+            let Open { at, maybe_repeated, .. } = self.open.pop().ok_or(Refused)?;
+            let end = index(self.doc.slots.len());
             let slot = &mut self.doc.slots[at as usize];
             slot.end = end;
             let object = slot.kind == Kind::Object;
             self.doc.json.push(if object { '}' } else { ']' });
-            if self.key.is_some() || (object && self.doc.has_repeated_key(at)) {
+            if self.key.is_some() || (object && maybe_repeated && self.doc.has_repeated_key(at)) {
                 return Err(Refused);
             }
             Ok(())
@@ -1224,7 +1333,17 @@ mod tests {
                 let doc = doc.expect("encodable");
                 assert_eq!(doc.json(), text);
                 assert_eq!(doc.to_value(), value);
+                let mut escaped = Vec::new();
+                if doc.write_text(&mut escaped) {
+                    let quoted = serde_json::to_string(&text).unwrap();
+                    assert_eq!(String::from_utf8(escaped).unwrap(), quoted[1..quoted.len() - 1]);
+                }
             }
+            // Without strings that need escaping, the text is written from the spans.
+            let plain = json!({"a": ["b", {"": "c", "d": 1}], "e": null});
+            let mut escaped = Vec::new();
+            assert!(Doc::encode(&plain).unwrap().write_text(&mut escaped));
+            assert_eq!(String::from_utf8(escaped).unwrap(), r#"{\"a\":[\"b\",{\"\":\"c\",\"d\":1}],\"e\":null}"#);
         }
 
         struct Repeated;

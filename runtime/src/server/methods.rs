@@ -11,7 +11,10 @@
 //! handler (cancellable, panics caught), validate a typed output against
 //! `outputSchema`, apply the output hook, audit.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
@@ -143,10 +146,9 @@ impl Core {
             (None, _) => names_version || self.config.supported_in(Era::Legacy).next().is_none(),
         };
         if !modern {
-            let client = session.identity();
-            let version: Arc<str> = match &client {
-                Some(c) => c.protocol_version.as_str().into(),
-                None => self.default_legacy().into(),
+            let (client, version): (_, Arc<str>) = match session.identity_and_version() {
+                Some((c, version)) => (Some(c), version),
+                None => (None, self.default_legacy().into()),
             };
             return Ok(Scope {
                 revision: revision::nearest(&version),
@@ -537,11 +539,19 @@ impl Core {
         // Without an output hook the result is sent as is: the handler's
         // output comes encoded as a `Doc` (see `tool::encode_output`).
         let mut call = HandlerCall::new(self.dispatch.call(index, arguments, ctx), self.output_hook.is_none());
-        let outcome = tokio::select! {
-            biased;
-            _ = token.cancelled() => None,
-            done = &mut call => Some(done),
-        };
+        // Cancellation first, as a biased select; the wait for it is set up
+        // only once the call has to wait (most finish in their first poll).
+        let mut cancelled = std::pin::pin!(token.cancelled());
+        let outcome = std::future::poll_fn(|cx| {
+            if token.is_cancelled() {
+                return Poll::Ready(None);
+            }
+            if let Poll::Ready(done) = Pin::new(&mut call).poll(cx) {
+                return Poll::Ready(Some(done));
+            }
+            cancelled.as_mut().poll(cx).map(|()| None)
+        })
+        .await;
         let Some(outcome) = outcome else {
             audit(Outcome::Cancelled);
             return None;
@@ -723,7 +733,21 @@ fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
 
 /// [`structured_reply`] for an output encoded as a [`Doc`].
 fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
-    structured_reply(id, doc.json().as_bytes(), tail)
+    const CONTENT: &[u8] = br#","result":{"content":[{"type":"text","text":""#;
+    const STRUCTURED: &[u8] = br#""}],"structuredContent":"#;
+    let json = doc.json().as_bytes();
+    let mut out = jsonrpc::response_head(id, CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6);
+    out.extend_from_slice(CONTENT);
+    if !doc.write_text(&mut out) {
+        out.pop();
+        push_escaped_json(&mut out, json);
+        out.pop();
+    }
+    out.extend_from_slice(STRUCTURED);
+    out.extend_from_slice(json);
+    out.extend_from_slice(tail.as_bytes());
+    out.extend_from_slice(b"}}");
+    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
 }
 
 /// Appends compact JSON text as a JSON string. `serde_json` writes control

@@ -29,7 +29,9 @@ pub struct Session {
 
 pub(crate) struct State {
     pub(crate) era: Mutex<Option<Era>>,
-    pub(crate) identity: RwLock<Option<Arc<ClientIdentity>>>,
+    /// The identity from `initialize`, with its revision as requests
+    /// carry it (so it is not copied per request).
+    pub(crate) identity: RwLock<Option<(Arc<ClientIdentity>, Arc<str>)>>,
     pub(crate) log_level: Mutex<Option<String>>,
     /// Requests in flight: a short list (at most the call slots plus the
     /// queue), searched by id without hashing.
@@ -96,11 +98,17 @@ impl Session {
 
     /// The client as `initialize` described it (stateful era).
     pub fn identity(&self) -> Option<Arc<ClientIdentity>> {
+        self.state.identity.read().unwrap_or_else(|p| p.into_inner()).as_ref().map(|(c, _)| Arc::clone(c))
+    }
+
+    /// The identity and its protocol revision.
+    pub(crate) fn identity_and_version(&self) -> Option<(Arc<ClientIdentity>, Arc<str>)> {
         self.state.identity.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     pub(crate) fn set_identity(&self, identity: ClientIdentity) {
-        *self.state.identity.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(identity));
+        let version: Arc<str> = identity.protocol_version.as_str().into();
+        *self.state.identity.write().unwrap_or_else(|p| p.into_inner()) = Some((Arc::new(identity), version));
     }
 
     /// The level set with `logging/setLevel`.

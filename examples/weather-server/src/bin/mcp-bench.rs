@@ -415,7 +415,40 @@ fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-fn bench_server(name: &str, command: &str, o: &Options) -> Result<(), String> {
+/// One server's figures in one round.
+struct Figures {
+    calls_per_s: f64,
+    p50_us: f64,
+    p99_us: f64,
+    peak_rss_kib: Option<u64>,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Per server across rounds: median calls/s, p50 and p99, the largest
+/// peak RSS, and throughput relative to the first server.
+fn summarize(servers: &[(String, String)], results: &[Vec<Figures>]) {
+    println!("summary over {} rounds (medians; peak RSS: largest)", results.first().map_or(0, Vec::len));
+    let base = results.first().filter(|r| !r.is_empty()).map(|r| median(r.iter().map(|f| f.calls_per_s).collect()));
+    for ((name, _), figures) in servers.iter().zip(results) {
+        if figures.is_empty() {
+            continue;
+        }
+        let rate = median(figures.iter().map(|f| f.calls_per_s).collect());
+        let rss = figures.iter().filter_map(|f| f.peak_rss_kib).max().map_or("n/a".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+        let ratio = base.map_or(String::new(), |b| format!("  first/this={:.2}x", b / rate));
+        println!(
+            "{name:<16} calls/s={rate:<9.0} p50={:.1}µs p99={:.1}µs peak_rss={rss}{ratio}",
+            median(figures.iter().map(|f| f.p50_us).collect()),
+            median(figures.iter().map(|f| f.p99_us).collect()),
+        );
+    }
+}
+
+fn bench_server(name: &str, command: &str, o: &Options) -> Result<Figures, String> {
     let mut s = Session::start(command)?;
     let init = s.request(
         "initialize",
@@ -448,16 +481,22 @@ fn bench_server(name: &str, command: &str, o: &Options) -> Result<(), String> {
     let rss = s.peak_rss_kib();
     s.finish();
     samples.sort_unstable();
+    let figures = Figures {
+        calls_per_s: o.calls as f64 / total.as_secs_f64(),
+        p50_us: micros(percentile(&samples, 50.0)),
+        p99_us: micros(percentile(&samples, 99.0)),
+        peak_rss_kib: rss,
+    };
     let rss = rss.map_or("n/a".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
     println!(
         "{name:<16} calls={:<7} calls/s={:<9.0} p50={:.1}µs p99={:.1}µs max={:.1}µs peak_rss={rss}",
         o.calls,
-        o.calls as f64 / total.as_secs_f64(),
-        micros(percentile(&samples, 50.0)),
-        micros(percentile(&samples, 99.0)),
+        figures.calls_per_s,
+        figures.p50_us,
+        figures.p99_us,
         micros(samples[samples.len() - 1]),
     );
-    Ok(())
+    Ok(figures)
 }
 
 fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
@@ -507,16 +546,23 @@ fn main() -> ExitCode {
         };
     }
     let mut ok = true;
+    let mut results: Vec<Vec<Figures>> = o.servers.iter().map(|_| Vec::new()).collect();
     for round in 1..=o.rounds {
         if o.rounds > 1 {
             println!("round {round} of {}", o.rounds);
         }
-        for (name, command) in &o.servers {
-            if let Err(e) = bench_server(name, command, &o) {
-                eprintln!("mcp-bench: {name}: {e}");
-                ok = false;
+        for ((name, command), figures) in o.servers.iter().zip(&mut results) {
+            match bench_server(name, command, &o) {
+                Ok(f) => figures.push(f),
+                Err(e) => {
+                    eprintln!("mcp-bench: {name}: {e}");
+                    ok = false;
+                }
             }
         }
+    }
+    if o.rounds > 1 && !o.servers.is_empty() {
+        summarize(&o.servers, &results);
     }
     if let Some(manifest) = &o.manifest {
         if let Err(e) = bench_validation(manifest, &o) {
