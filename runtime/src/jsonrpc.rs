@@ -725,6 +725,73 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// [`push_json_str`] into a `String`.
+pub(crate) fn push_json_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x09 => "\\t",
+            0x0a => "\\n",
+            0x0c => "\\f",
+            0x0d => "\\r",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        // `i` is at an ASCII byte: a character boundary.
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Appends the decimal digits of `n`.
+pub(crate) fn push_digits(out: &mut String, mut n: u64) {
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    while n > 0 {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
+/// `{"jsonrpc":"2.0","id":ID` as text, with room for `more` bytes.
+pub(crate) fn response_head_text(id: &Value, more: usize) -> String {
+    let mut out = String::with_capacity(40 + more);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        Value::Number(n) if n.as_u64().is_some() => push_digits(&mut out, n.as_u64().unwrap_or_default()),
+        Value::Number(n) if n.as_i64().is_some() => {
+            let i = n.as_i64().unwrap_or_default();
+            out.push('-');
+            push_digits(&mut out, i.unsigned_abs());
+        }
+        Value::String(s) => push_json_string(&mut out, s),
+        other => out.push_str(&json_text(other)),
+    }
+    out
+}
+
 /// The text of bytes written by the functions above (always UTF-8: every
 /// piece is a `&str` or `serde_json` output).
 pub(crate) fn into_text(bytes: Vec<u8>) -> String {
@@ -1013,6 +1080,18 @@ mod tests {
             let mut out = Vec::new();
             push_json_str(&mut out, s);
             assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(s).unwrap());
+        }
+        for s in ["", "plain", "q\"b\\s", "\u{0}\u{8}\t\n\u{b}\u{c}\r\u{1f}\u{7f}", "é😀/"] {
+            let mut out = String::new();
+            push_json_string(&mut out, s);
+            assert_eq!(out, serde_json::to_string(s).unwrap());
+        }
+        for id in [json!(0), json!(7), json!(u64::MAX), json!(-1), json!(i64::MIN), json!("a\"b"), json!(1.5), json!(null)] {
+            let mut head = String::from_utf8(response_head(&id, 0)).unwrap();
+            head.push('}');
+            let mut text = response_head_text(&id, 0);
+            text.push('}');
+            assert_eq!(text, head);
         }
         let e = RpcError::new(-1, "a \"b\"").with_data(json!({"x": [1]}));
         assert_eq!(error_response(&json!(1), &e), format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{}}}", json_text(&e.to_value())));

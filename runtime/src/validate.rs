@@ -55,6 +55,8 @@ pub struct SchemaValidator {
     schema: Arc<Value>,
     draft: Draft,
     for_docs: OnceLock<Option<jsonschema::Validator<doc::DocJson>>>,
+    /// A direct check of [`Doc`]s for schemas of the common keywords only.
+    plan: OnceLock<Option<doc::Plan>>,
 }
 
 impl SchemaValidator {
@@ -67,13 +69,22 @@ impl SchemaValidator {
         jsonschema::options()
             .with_draft(draft)
             .build(schema)
-            .map(|inner| Self { inner, schema: Arc::new(schema.clone()), draft, for_docs: OnceLock::new() })
+            .map(|inner| Self { inner, schema: Arc::new(schema.clone()), draft, for_docs: OnceLock::new(), plan: OnceLock::new() })
             .map_err(|e| e.to_string())
     }
 
     /// Whether `doc` satisfies the schema: the same answer as
     /// [`SchemaValidator::validate`] on [`Doc::to_value`], without the value.
     pub fn is_valid_doc(&self, doc: &Doc) -> bool {
+        // Schemas of the common keywords are checked directly; the plan
+        // only ever confirms validity, so anything else is jsonschema's.
+        let plan = self.plan.get_or_init(|| match self.draft {
+            Draft::Draft6 | Draft::Draft7 | Draft::Draft201909 | Draft::Draft202012 => doc::Plan::compile(&self.schema),
+            _ => None,
+        });
+        if plan.as_ref().is_some_and(|plan| plan.accepts(doc)) {
+            return true;
+        }
         let compiled = self
             .for_docs
             .get_or_init(|| jsonschema::options_for::<doc::DocJson>().with_draft(self.draft).build(&self.schema).ok());
@@ -134,6 +145,8 @@ mod doc {
     use serde::ser::{self, Impossible, Serialize};
     use serde_json::{Map, Number, Value};
 
+    use crate::jsonrpc::{push_digits, push_json_string};
+
     /// A number as `serde_json` keeps it: non-negative integers unsigned,
     /// negative ones signed, the rest finite floats.
     #[derive(Debug, Clone, Copy, PartialEq)]
@@ -169,24 +182,6 @@ mod doc {
                     let _ = serde_json::ser::CompactFormatter.write_f64(bytes, f);
                 }
             }
-        }
-    }
-
-    /// Appends the decimal digits of `n`.
-    fn push_digits(out: &mut String, mut n: u64) {
-        if n < 10 {
-            out.push(char::from(b'0' + n as u8));
-            return;
-        }
-        let mut tmp = [0u8; 20];
-        let mut at = tmp.len();
-        while n > 0 {
-            at -= 1;
-            tmp[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-        }
-        for &b in &tmp[at..] {
-            out.push(char::from(b));
         }
     }
 
@@ -265,16 +260,17 @@ mod doc {
         /// (a backslash before each `"`), when every quote in it is one
         /// around a string of the document (no string needed escaping);
         /// `false`, with nothing appended, otherwise.
-        pub fn write_text(&self, out: &mut Vec<u8>) -> bool {
+        pub fn write_text(&self, out: &mut String) -> bool {
             if !self.side.is_empty() {
                 return false;
             }
-            let json = self.json.as_bytes();
+            let json = self.json.as_str();
             out.reserve(json.len() + 4 * self.slots.len());
             let mut copied = 0;
-            let mut quote = |at: usize, out: &mut Vec<u8>| {
-                out.extend_from_slice(&json[copied..at]);
-                out.push(b'\\');
+            // Every position is at an ASCII quote, so a character boundary.
+            let mut quote = |at: usize, out: &mut String| {
+                out.push_str(&json[copied..at]);
+                out.push('\\');
                 copied = at;
             };
             // Slots are in document order, a member's name before its value.
@@ -288,7 +284,7 @@ mod doc {
                     quote(span.end as usize, out);
                 }
             }
-            out.extend_from_slice(&json[copied..]);
+            out.push_str(&json[copied..]);
             true
         }
 
@@ -466,37 +462,6 @@ mod doc {
         s.bytes().all(|b| PLAIN[usize::from(b)])
     }
 
-    /// Appends `s` quoted and escaped exactly as `serde_json` writes it.
-    fn push_escaped(out: &mut String, s: &str) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        out.push('"');
-        let mut start = 0;
-        for (i, b) in s.bytes().enumerate() {
-            let escape = match b {
-                b'"' => "\\\"",
-                b'\\' => "\\\\",
-                0x08 => "\\b",
-                0x09 => "\\t",
-                0x0a => "\\n",
-                0x0c => "\\f",
-                0x0d => "\\r",
-                0x00..=0x1f => "",
-                _ => continue,
-            };
-            out.push_str(&s[start..i]);
-            if escape.is_empty() {
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
-            } else {
-                out.push_str(escape);
-            }
-            start = i + 1;
-        }
-        out.push_str(&s[start..]);
-        out.push('"');
-    }
-
     /// Why a value is not encoded into a [`Doc`] (the caller falls back).
     #[derive(Debug)]
     struct Refused;
@@ -605,7 +570,7 @@ mod doc {
                 self.doc.json.push('"');
                 Span { start, end, side: false }
             } else {
-                push_escaped(&mut self.doc.json, s);
+                push_json_string(&mut self.doc.json, s);
                 let start = index(self.doc.side.len());
                 self.doc.side.push_str(s);
                 Span { start, end: index(self.doc.side.len()), side: true }
@@ -996,6 +961,254 @@ mod doc {
         }
     }
 
+    /// A schema that uses only common keywords (`type`, `properties`,
+    /// `required`, `additionalProperties: false`, `items`, string `enum`,
+    /// numeric bounds, string lengths, annotations), checked directly on a
+    /// [`Doc`]. It only ever confirms that a document is valid: whatever it
+    /// cannot decide for certain (another keyword anywhere, a float where an
+    /// integer is wanted, a comparison past exact `f64`) counts as not
+    /// confirmed, and the caller asks `jsonschema`.
+    #[derive(Debug, Clone)]
+    pub(crate) struct Plan {
+        root: Rule,
+    }
+
+    /// The checks of one (sub)schema.
+    #[derive(Debug, Clone, Default)]
+    struct Rule {
+        /// Allowed types, bits of [`TYPE_NAMES`]; `None`: any.
+        types: Option<u8>,
+        /// At most 64 properties, each with its bit in `required`.
+        properties: Vec<Property>,
+        /// The bits of the required properties.
+        required: u64,
+        /// Required names without a property schema (found by a pass).
+        other_required: Vec<String>,
+        /// `additionalProperties: false`.
+        closed: bool,
+        items: Option<Box<Rule>>,
+        strings: Option<Vec<String>>,
+        minimum: Option<Bound>,
+        maximum: Option<Bound>,
+        exclusive_minimum: Option<Bound>,
+        exclusive_maximum: Option<Bound>,
+        min_length: Option<u64>,
+        max_length: Option<u64>,
+    }
+
+    #[derive(Debug, Clone)]
+    struct Property {
+        name: String,
+        rule: Rule,
+    }
+
+    /// A numeric bound as the schema gives it.
+    #[derive(Debug, Clone, Copy)]
+    enum Bound {
+        Int(i128),
+        Float(f64),
+    }
+
+    const TYPE_NAMES: [&str; 7] = ["null", "boolean", "object", "array", "number", "integer", "string"];
+
+    impl Plan {
+        /// The plan of `schema`, when it uses only what a plan checks.
+        pub(crate) fn compile(schema: &Value) -> Option<Plan> {
+            Some(Plan { root: Rule::compile(schema, true)? })
+        }
+
+        /// Whether `doc` certainly satisfies the schema.
+        pub(crate) fn accepts(&self, doc: &Doc) -> bool {
+            !doc.slots.is_empty() && self.root.accepts(doc, 0)
+        }
+    }
+
+    impl Rule {
+        fn compile(schema: &Value, root: bool) -> Option<Rule> {
+            let mut rule = Rule::default();
+            let mut required = Vec::new();
+            for (key, value) in schema.as_object()? {
+                match key.as_str() {
+                    "type" => {
+                        let names: Vec<&str> = match value {
+                            Value::String(name) => vec![name.as_str()],
+                            Value::Array(names) if !names.is_empty() => names.iter().map(Value::as_str).collect::<Option<_>>()?,
+                            _ => return None,
+                        };
+                        let mut bits = 0u8;
+                        for name in names {
+                            bits |= 1 << TYPE_NAMES.iter().position(|t| *t == name)?;
+                        }
+                        rule.types = Some(bits);
+                    }
+                    "properties" => {
+                        for (name, sub) in value.as_object()? {
+                            rule.properties.push(Property { name: name.clone(), rule: Rule::compile(sub, false)? });
+                        }
+                        if rule.properties.len() > 64 {
+                            return None;
+                        }
+                    }
+                    "required" => {
+                        required = value.as_array()?.iter().map(|n| n.as_str().map(str::to_owned)).collect::<Option<_>>()?;
+                    }
+                    "additionalProperties" => match value {
+                        Value::Bool(false) => rule.closed = true,
+                        Value::Bool(true) => {}
+                        _ => return None,
+                    },
+                    "items" => match value {
+                        Value::Object(_) => rule.items = Some(Box::new(Rule::compile(value, false)?)),
+                        Value::Bool(true) => {}
+                        _ => return None,
+                    },
+                    "enum" => {
+                        rule.strings = Some(value.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect::<Option<_>>()?);
+                    }
+                    "minimum" => rule.minimum = Some(bound(value)?),
+                    "maximum" => rule.maximum = Some(bound(value)?),
+                    "exclusiveMinimum" => rule.exclusive_minimum = Some(bound(value)?),
+                    "exclusiveMaximum" => rule.exclusive_maximum = Some(bound(value)?),
+                    "minLength" => rule.min_length = Some(value.as_u64()?),
+                    "maxLength" => rule.max_length = Some(value.as_u64()?),
+                    // Annotations: no effect on validity.
+                    "title" | "description" | "default" | "examples" | "$comment" | "deprecated" | "readOnly" | "writeOnly" => {}
+                    // The dialect is already chosen.
+                    "$schema" if root => {}
+                    _ => return None,
+                }
+            }
+            for name in required {
+                match rule.properties.iter().position(|p| p.name == name) {
+                    Some(bit) => rule.required |= 1 << bit,
+                    None => rule.other_required.push(name),
+                }
+            }
+            Some(rule)
+        }
+
+        fn accepts(&self, doc: &Doc, at: u32) -> bool {
+            let slot = &doc.slots[at as usize];
+            let type_bit = match slot.kind {
+                Kind::Null => 1 << 0,
+                Kind::Bool(_) => 1 << 1,
+                Kind::Object => 1 << 2,
+                Kind::Array => 1 << 3,
+                // An integer value is both a number and an integer; a float
+                // only a number (whether it is integral is left undecided).
+                Kind::Num(Num::U(_) | Num::I(_)) => (1 << 4) | (1 << 5),
+                Kind::Num(Num::F(_)) => 1 << 4,
+                Kind::Str(_) => 1 << 6,
+            };
+            if self.types.is_some_and(|types| types & type_bit == 0) {
+                return false;
+            }
+            match slot.kind {
+                Kind::Object => {
+                    let mut found = 0u64;
+                    let mut i = at + 1;
+                    while i < slot.end {
+                        let member = &doc.slots[i as usize];
+                        let name = doc.bytes(member.key);
+                        let known = self.properties.iter().position(|p| same(p.name.as_bytes(), name));
+                        match known {
+                            Some(k) => {
+                                if !self.properties[k].rule.accepts(doc, i) {
+                                    return false;
+                                }
+                                found |= 1 << k;
+                            }
+                            None if self.closed => return false,
+                            None => {}
+                        }
+                        i = member.end;
+                    }
+                    if found & self.required != self.required {
+                        return false;
+                    }
+                    if !self.other_required.iter().all(|r| doc.members(at).any(|(_, name)| name == r)) {
+                        return false;
+                    }
+                }
+                Kind::Array => {
+                    if let Some(items) = &self.items {
+                        let mut i = at + 1;
+                        while i < slot.end {
+                            if !items.accepts(doc, i) {
+                                return false;
+                            }
+                            i = doc.slots[i as usize].end;
+                        }
+                    }
+                }
+                Kind::Str(span) => {
+                    if let Some(strings) = &self.strings {
+                        let s = doc.bytes(span);
+                        if !strings.iter().any(|e| same(e.as_bytes(), s)) {
+                            return false;
+                        }
+                    }
+                    if self.min_length.is_some() || self.max_length.is_some() {
+                        let len = doc.str(span).chars().count() as u64;
+                        if self.min_length.is_some_and(|m| len < m) || self.max_length.is_some_and(|m| len > m) {
+                            return false;
+                        }
+                    }
+                }
+                Kind::Num(n) => {
+                    use std::cmp::Ordering::{Greater, Less};
+                    let holds = |bound: Option<Bound>, ok: fn(std::cmp::Ordering) -> bool| {
+                        bound.is_none_or(|b| compare(n, b).is_some_and(ok))
+                    };
+                    if !(holds(self.minimum, |o| o != Less)
+                        && holds(self.maximum, |o| o != Greater)
+                        && holds(self.exclusive_minimum, |o| o == Greater)
+                        && holds(self.exclusive_maximum, |o| o == Less))
+                    {
+                        return false;
+                    }
+                }
+                Kind::Null | Kind::Bool(_) => {}
+            }
+            // `enum` of strings holds nothing else.
+            self.strings.is_none() || matches!(slot.kind, Kind::Str(_))
+        }
+    }
+
+    /// Byte equality of short names, without a call to `memcmp`.
+    fn same(a: &[u8], b: &[u8]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+    }
+
+    fn bound(value: &Value) -> Option<Bound> {
+        let Value::Number(n) = value else { return None };
+        Some(match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Bound::Int(i128::from(u)),
+            (None, Some(i)) => Bound::Int(i128::from(i)),
+            (None, None) => Bound::Float(n.as_f64()?),
+        })
+    }
+
+    /// `n` against `bound`, when both are held exactly in the arithmetic
+    /// used (integers as integers; floats against integers within 2^53).
+    fn compare(n: Num, bound: Bound) -> Option<std::cmp::Ordering> {
+        const EXACT: i128 = 1 << 53;
+        let int = |n: Num| match n {
+            Num::U(u) => Some(i128::from(u)),
+            Num::I(i) => Some(i128::from(i)),
+            Num::F(_) => None,
+        };
+        match (n, bound) {
+            (Num::F(f), Bound::Float(b)) => f.partial_cmp(&b),
+            (Num::F(f), Bound::Int(b)) => (b.abs() <= EXACT).then(|| f.partial_cmp(&(b as f64))).flatten(),
+            (_, Bound::Int(b)) => Some(int(n)?.cmp(&b)),
+            (_, Bound::Float(b)) => {
+                let v = int(n)?;
+                (v.abs() <= EXACT).then(|| (v as f64).partial_cmp(&b)).flatten()
+            }
+        }
+    }
+
     /// [`Doc`] as a `jsonschema` instance representation.
     pub struct DocJson;
 
@@ -1333,17 +1546,17 @@ mod tests {
                 let doc = doc.expect("encodable");
                 assert_eq!(doc.json(), text);
                 assert_eq!(doc.to_value(), value);
-                let mut escaped = Vec::new();
+                let mut escaped = String::new();
                 if doc.write_text(&mut escaped) {
                     let quoted = serde_json::to_string(&text).unwrap();
-                    assert_eq!(String::from_utf8(escaped).unwrap(), quoted[1..quoted.len() - 1]);
+                    assert_eq!(escaped, quoted[1..quoted.len() - 1]);
                 }
             }
             // Without strings that need escaping, the text is written from the spans.
             let plain = json!({"a": ["b", {"": "c", "d": 1}], "e": null});
-            let mut escaped = Vec::new();
+            let mut escaped = String::new();
             assert!(Doc::encode(&plain).unwrap().write_text(&mut escaped));
-            assert_eq!(String::from_utf8(escaped).unwrap(), r#"{\"a\":[\"b\",{\"\":\"c\",\"d\":1}],\"e\":null}"#);
+            assert_eq!(escaped, r#"{\"a\":[\"b\",{\"\":\"c\",\"d\":1}],\"e\":null}"#);
         }
 
         struct Repeated;
@@ -1409,6 +1622,75 @@ mod tests {
                     let doc = Doc::encode(instance).unwrap();
                     assert_eq!(v.is_valid_doc(&doc), v.validate(instance).is_ok(), "{instance}");
                 }
+            }
+        }
+
+        #[test]
+        fn a_plan_confirms_only_what_jsonschema_accepts() {
+            let schemas = [
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "city": {"type": "string", "minLength": 2, "maxLength": 5, "description": "x"},
+                        "units": {"type": "string", "enum": ["metric", "imperial"]},
+                        "days": {"type": "array", "items": {
+                            "type": "object",
+                            "properties": {
+                                "day": {"type": "integer", "minimum": 1},
+                                "high": {"type": "number", "maximum": 40.5, "exclusiveMinimum": -10},
+                                "low": {"type": ["number", "null"]}
+                            },
+                            "required": ["day", "high"],
+                            "additionalProperties": false
+                        }}
+                    },
+                    "required": ["city", "units", "days"]
+                }),
+                json!({"type": "integer", "maximum": 9007199254740993u64}),
+                json!({"type": "number", "exclusiveMaximum": 0.5}),
+                json!({"enum": ["a", "é"]}),
+            ];
+            let instances = [
+                json!({"city": "Oslo", "units": "metric", "days": [{"day": 1, "high": 10.5, "low": null}]}),
+                json!({"city": "Oslo", "units": "metric", "days": []}),
+                json!({"city": "Oslo", "units": "metric", "days": [{"day": 1.0, "high": 1}]}),
+                json!({"city": "Oslo", "units": "metric", "days": [{"day": 0, "high": 1}]}),
+                json!({"city": "Oslo", "units": "metric", "days": [{"day": 1, "high": 40.6}]}),
+                json!({"city": "Oslo", "units": "metric", "days": [{"day": 1, "high": -10}]}),
+                json!({"city": "Oslo", "units": "metric", "days": [{"day": 1, "high": 1, "x": 1}]}),
+                json!({"city": "Oslo", "units": "kelvin", "days": []}),
+                json!({"city": "Ōslö", "units": "metric", "days": []}),
+                json!({"city": "O", "units": "metric", "days": []}),
+                json!({"city": "Oslo", "days": []}),
+                json!(9007199254740993u64),
+                json!(9007199254740994u64),
+                json!(3.0),
+                json!(-1),
+                json!(0.25),
+                json!(0.5),
+                json!("é"),
+                json!("b"),
+                json!(null),
+            ];
+            for (n, schema) in schemas.iter().enumerate() {
+                assert!(doc::Plan::compile(schema).is_some(), "schema {n} has a plan");
+                let v = SchemaValidator::compile(schema, Draft::Draft202012).unwrap();
+                for instance in &instances {
+                    let doc = Doc::encode(instance).unwrap();
+                    let confirmed = doc::Plan::compile(schema).unwrap().accepts(&doc);
+                    if confirmed {
+                        assert!(v.validate(instance).is_ok(), "schema {n} confirms {instance} that jsonschema refuses");
+                    }
+                    assert_eq!(v.is_valid_doc(&doc), v.validate(instance).is_ok(), "schema {n}, {instance}");
+                }
+            }
+            // The common case is confirmed without jsonschema.
+            let plan = doc::Plan::compile(&schemas[0]).unwrap();
+            assert!(plan.accepts(&Doc::encode(&instances[0]).unwrap()));
+            assert!(!plan.accepts(&Doc::encode(&instances[2]).unwrap()), "a float day is left to jsonschema");
+            // What a plan does not cover leaves the schema without one.
+            for schema in [json!({"format": "email"}), json!({"$ref": "#"}), json!({"items": [{}]}), json!({"enum": [1]}), json!(true)] {
+                assert!(doc::Plan::compile(&schema).is_none(), "{schema}");
             }
         }
     }

@@ -733,21 +733,20 @@ fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
 
 /// [`structured_reply`] for an output encoded as a [`Doc`].
 fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
-    const CONTENT: &[u8] = br#","result":{"content":[{"type":"text","text":""#;
-    const STRUCTURED: &[u8] = br#""}],"structuredContent":"#;
-    let json = doc.json().as_bytes();
-    let mut out = jsonrpc::response_head(id, CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6);
-    out.extend_from_slice(CONTENT);
+    const CONTENT: &str = r#","result":{"content":[{"type":"text","text":""#;
+    const STRUCTURED: &str = r#""}],"structuredContent":"#;
+    let json = doc.json();
+    let mut out = jsonrpc::response_head_text(id, CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6);
+    out.push_str(CONTENT);
     if !doc.write_text(&mut out) {
-        out.pop();
-        push_escaped_json(&mut out, json);
-        out.pop();
+        // A string in it needed escaping: the general way.
+        return structured_reply(id, json.as_bytes(), tail);
     }
-    out.extend_from_slice(STRUCTURED);
-    out.extend_from_slice(json);
-    out.extend_from_slice(tail.as_bytes());
-    out.extend_from_slice(b"}}");
-    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
+    out.push_str(STRUCTURED);
+    out.push_str(json);
+    out.push_str(tail);
+    out.push_str("}}");
+    Reply { text: out, error: None, rejected: false }
 }
 
 /// Appends compact JSON text as a JSON string. `serde_json` writes control
