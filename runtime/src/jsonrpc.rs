@@ -271,18 +271,11 @@ impl<'a> Members<'a> {
         }
     }
 
-    /// Takes the value of `name` out (the last one; earlier repeats,
-    /// which a map would have overwritten, go too).
-    pub(crate) fn take(&mut self, name: &str) -> Option<Value> {
-        let at = self.0.iter().rposition(|(k, _)| k == name)?;
-        if self.0[..at].iter().any(|(k, _)| k == name) {
-            let (_, value) = self.0.remove(at);
-            self.0.retain(|(k, _)| k != name);
-            return Some(value);
-        }
-        // The only one: moved out in place (the order of the others is kept).
-        let (_, value) = self.0.remove(at);
-        Some(value)
+    /// Moves the value of `name` out, leaving `null` in its place (for
+    /// params that are consumed).
+    pub(crate) fn take_value(&mut self, name: &str) -> Option<Value> {
+        let (_, value) = self.0.iter_mut().rev().find(|(k, _)| k == name)?;
+        Some(std::mem::take(value))
     }
 
     /// The members as an object, exactly as `serde_json` would have built it.
@@ -354,6 +347,10 @@ mod lean {
 
         /// Skips JSON whitespace.
         fn ws(&mut self) {
+            // Compact JSON (the usual case) has none.
+            if self.bytes.get(self.at).is_some_and(|&b| b > b' ') {
+                return;
+            }
             let rest = self.bytes.get(self.at..).unwrap_or_default();
             self.at += rest.iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')).unwrap_or(rest.len());
         }
@@ -468,15 +465,78 @@ mod lean {
         /// A value, decoded and checked by `serde_json`.
         fn value(&mut self) -> Option<Value> {
             self.ws();
-            if self.peek() == Some(b'"') {
-                // The common case, a plain string, without `serde_json`.
-                let save = self.at;
-                if let Some(s) = self.plain_string() {
-                    return Some(Value::String(s.to_owned()));
-                }
-                self.at = save;
+            let save = self.at;
+            // The common cases without `serde_json`: a plain string, an
+            // object of plain members (tool arguments, mostly).
+            let simple = match self.peek() {
+                Some(b'"') => self.plain_string().map(|s| Value::String(s.to_owned())),
+                Some(b'{') => self.flat_object(),
+                _ => None,
+            };
+            if simple.is_some() {
+                return simple;
             }
+            self.at = save;
             serde_json::from_str(self.value_span()?).ok()
+        }
+
+        /// An object whose member values are plain strings, integers in
+        /// plain digits, `true`, `false` or `null`; `None` (position left
+        /// anywhere) for anything else. Built as `serde_json` builds it.
+        fn flat_object(&mut self) -> Option<Value> {
+            if !self.eat(b'{') {
+                return None;
+            }
+            let mut map = serde_json::Map::new();
+            if self.eat(b'}') {
+                return Some(Value::Object(map));
+            }
+            loop {
+                let key = self.plain_string()?;
+                if !self.eat(b':') {
+                    return None;
+                }
+                self.ws();
+                let value = match self.peek()? {
+                    b'"' => Value::String(self.plain_string()?.to_owned()),
+                    b't' => self.literal("true", Value::Bool(true))?,
+                    b'f' => self.literal("false", Value::Bool(false))?,
+                    b'n' => self.literal("null", Value::Null)?,
+                    b'-' | b'0'..=b'9' => {
+                        let start = self.at;
+                        match self.id() {
+                            Some(n) => n,
+                            None => {
+                                // Another number: `serde_json` reads the
+                                // literal alone exactly as within a message.
+                                self.at = start;
+                                let len = self.bytes[start..]
+                                    .iter()
+                                    .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                                    .unwrap_or(self.bytes.len() - start);
+                                let number: Value = serde_json::from_str(self.text.get(start..start + len)?).ok()?;
+                                self.at = start + len;
+                                number
+                            }
+                        }
+                    }
+                    _ => return None,
+                };
+                map.insert(key.to_owned(), value);
+                if self.eat(b',') {
+                    continue;
+                }
+                return self.eat(b'}').then_some(Value::Object(map));
+            }
+        }
+
+        /// `word` (then a delimiter, checked by the caller) as `value`.
+        fn literal(&mut self, word: &str, value: Value) -> Option<Value> {
+            let end = self.at + word.len();
+            (self.bytes.get(self.at..end)? == word.as_bytes()).then(|| {
+                self.at = end;
+                value
+            })
         }
 
         /// The members of the params object, in order; `_meta` (at most
@@ -1011,6 +1071,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":2,"method":"a","params":{"a":"}]\"{["},"x":"]"}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p\"1"},"name":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"m","params":{"_meta":{"a":1},"name":"x"},"params":{"_meta":{"b":2}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"m","params":{"arguments":{"a":"x","b":-3,"c":true,"d":false,"e":null,"a":0,"f":18446744073709551615}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"m","params":{"arguments":{ "a" : 1 , "b" : [1] , "c" : 2.5 , "d" : -0 , "e" : 1e3 , "f" : "é" }}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"m","params":{"arguments":{}, "x": {"k": true}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"m","params":{"arguments":{"v":21.5,"w":-0,"x":1e300,"y":18446744073709551616,"z":-1.5E-3,"q":0.1}}}"#,
         ];
         for text in lean {
             let Some(mut l) = parse_lean(text) else { panic!("not lean: {text}") };
@@ -1042,6 +1106,13 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"a":tru}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"a":1,}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":{},"_meta":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"arguments":{"k":nul}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"arguments":{"k":truex}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"arguments":{"k":1,}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"arguments":{"k":1.}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"arguments":{"k":1e400}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"arguments":{"k":--1}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"arguments":{"k":01.5}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"a","x":[1,}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
@@ -1069,9 +1140,9 @@ mod tests {
         };
         assert_eq!(m.get("k"), Some(&json!(3)));
         assert_eq!(m.clone().into_value(), json!({"k": 3, "j": 2}));
-        assert_eq!(m.take("k"), Some(json!(3)));
-        assert_eq!(m.get("k"), None);
-        assert_eq!(m.into_value(), json!({"j": 2}));
+        assert_eq!(m.take_value("k"), Some(json!(3)));
+        assert_eq!(m.get("k"), Some(&Value::Null));
+        assert_eq!(m.into_value(), json!({"k": null, "j": 2}));
     }
 
     #[test]

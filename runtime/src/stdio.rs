@@ -173,6 +173,226 @@ impl MessageWrite for StdoutLines {
     }
 }
 
+/// Newline framing for the polled reader: what
+/// [`crate::transport::Framer`] does (the same size limit, placeholders,
+/// blank lines and `\r`), with the newline found a word at a time and
+/// ASCII lines taken without a UTF-8 pass.
+#[cfg(unix)]
+mod lines {
+    use crate::jsonrpc::Unreadable;
+
+    /// Buffers above this size are released once empty.
+    const KEEP_BUFFER: usize = 1 << 20;
+
+    #[derive(Debug)]
+    pub(super) struct Lines {
+        /// `buf[start..end]` holds unread bytes; the rest is room for reads.
+        buf: Vec<u8>,
+        start: usize,
+        end: usize,
+        /// `buf[start..scanned]` holds no newline.
+        scanned: usize,
+        max: usize,
+        /// Inside a message over the limit (already reported), dropping it.
+        skipping: bool,
+        eof: bool,
+    }
+
+    /// The first `\n` in `bytes`.
+    fn newline(bytes: &[u8]) -> Option<usize> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let mut at = 0;
+        while let Some(word) = bytes.get(at..at + 8) {
+            let w = u64::from_le_bytes(word.try_into().unwrap_or_default()) ^ (ONES * u64::from(b'\n'));
+            if w.wrapping_sub(ONES) & !w & HIGH != 0 {
+                break;
+            }
+            at += 8;
+        }
+        bytes[at..].iter().position(|&b| b == b'\n').map(|p| at + p)
+    }
+
+    impl Lines {
+        pub(super) fn new(max: usize) -> Self {
+            Self { buf: Vec::new(), start: 0, end: 0, scanned: 0, max: max.max(1), skipping: false, eof: false }
+        }
+
+        pub(super) fn set_max(&mut self, max: usize) {
+            self.max = max.max(1);
+        }
+
+        /// End of input was read and every message has been taken.
+        pub(super) fn at_end(&self) -> bool {
+            self.eof && self.start == self.end
+        }
+
+        /// The next message (or placeholder) among the bytes read so far;
+        /// at end of input, a last line without a newline counts too.
+        /// Blank lines are skipped.
+        pub(super) fn next_message(&mut self) -> Option<String> {
+            loop {
+                let from = self.start.max(self.scanned);
+                match newline(&self.buf[from..self.end]) {
+                    Some(at) => {
+                        let newline = from + at;
+                        let (line, skipped) = (self.start..newline, self.skipping);
+                        self.start = newline + 1;
+                        self.scanned = self.start;
+                        self.skipping = false;
+                        if skipped {
+                            continue; // the end of a message already reported
+                        }
+                        if let Some(message) = self.take(line) {
+                            return Some(message);
+                        }
+                    }
+                    None => {
+                        self.scanned = self.end;
+                        if self.skipping {
+                            self.start = self.end;
+                            self.skipping &= !self.eof;
+                            return None;
+                        }
+                        if self.end - self.start > self.max {
+                            self.start = self.end;
+                            self.skipping = !self.eof;
+                            return Some(Unreadable::TooLarge { limit: self.max }.placeholder());
+                        }
+                        if self.eof && self.start < self.end {
+                            let line = self.start..self.end;
+                            self.start = self.end;
+                            return self.take(line);
+                        }
+                        return None;
+                    }
+                }
+            }
+        }
+
+        /// One line's message: `None` when blank.
+        fn take(&self, line: std::ops::Range<usize>) -> Option<String> {
+            if line.len() > self.max {
+                return Some(Unreadable::TooLarge { limit: self.max }.placeholder());
+            }
+            let mut bytes = &self.buf[line];
+            if let [rest @ .., b'\r'] = bytes {
+                bytes = rest;
+            }
+            let text = if bytes.is_ascii() {
+                // SAFETY: ASCII bytes are UTF-8.
+                unsafe { std::str::from_utf8_unchecked(bytes) }
+            } else {
+                match std::str::from_utf8(bytes) {
+                    Ok(text) => text,
+                    Err(e) => return Some(Unreadable::NotUtf8 { offset: e.valid_up_to() }.placeholder()),
+                }
+            };
+            (!text.trim().is_empty()).then(|| text.to_owned())
+        }
+
+        /// Room for the next read: small reads for small messages, bigger
+        /// ones for big messages.
+        pub(super) fn spare(&mut self) -> &mut [u8] {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.scanned -= self.start;
+                self.start = 0;
+            }
+            if self.end == 0 && self.buf.len() > KEEP_BUFFER {
+                self.buf = Vec::new();
+            }
+            let chunk = if self.end > 65_536 { 65_536 } else { 8_192 };
+            if self.buf.len() < self.end + chunk {
+                self.buf.resize(self.end + chunk, 0);
+            }
+            &mut self.buf[self.end..self.end + chunk]
+        }
+
+        /// Records that `n` bytes were read into [`Lines::spare`]; `0`
+        /// means end of input.
+        pub(super) fn filled(&mut self, n: usize) {
+            self.end += n;
+            if n == 0 {
+                self.eof = true;
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        fn feed(lines: &mut Lines, bytes: &[u8], piece: usize) -> Vec<String> {
+            let mut out = Vec::new();
+            for piece in bytes.chunks(piece) {
+                let room = lines.spare();
+                room[..piece.len()].copy_from_slice(piece);
+                lines.filled(piece.len());
+                out.extend(std::iter::from_fn(|| lines.next_message()));
+            }
+            out
+        }
+
+        #[test]
+        fn frames_as_the_shared_framer_does() {
+            let inputs: [&[u8]; 6] = [
+                b"a\r\n\n  \nb\nc",
+                b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"x\":\"\xc3\xa9\"}\n\xe2\x80\xa8\n\x0b\n",
+                b"{\"a\":\"\xff\"}\n\"ok\"\n",
+                b"0123456789abcdefghij\n\nx\r",
+                b"",
+                b"\n\n\n",
+            ];
+            for input in inputs {
+                for piece in [1, 3, 7, 8, 64, 5000] {
+                    for max in [4, 100] {
+                        let mut ours = Lines::new(max);
+                        let mut theirs = crate::transport::Framer::new(max);
+                        let mut a = feed(&mut ours, input, piece);
+                        let mut b = Vec::new();
+                        for chunk in input.chunks(piece) {
+                            let room = theirs.spare();
+                            room[..chunk.len()].copy_from_slice(chunk);
+                            theirs.filled(chunk.len());
+                            b.extend(std::iter::from_fn(|| theirs.next_message()));
+                        }
+                        ours.filled(0);
+                        theirs.filled(0);
+                        a.extend(std::iter::from_fn(|| ours.next_message()));
+                        b.extend(std::iter::from_fn(|| theirs.next_message()));
+                        assert_eq!(a, b, "{input:?} in pieces of {piece}, limit {max}");
+                        assert_eq!(ours.at_end(), theirs.at_end());
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn a_message_over_the_limit_is_reported_once_and_never_buffered() {
+            let mut lines = Lines::new(10_000);
+            let mut input = vec![b'x'; 1_000_000];
+            input.extend_from_slice(b"\nok\n");
+            let got = feed(&mut lines, &input, 5000);
+            assert_eq!(got, [Unreadable::TooLarge { limit: 10_000 }.placeholder(), "ok".to_owned()]);
+            assert!(lines.buf.len() < 10_000 + 70_000, "buffered {}", lines.buf.len());
+        }
+
+        #[test]
+        fn newlines_are_found_at_every_offset() {
+            for len in 0..40 {
+                for at in 0..len {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[at] = b'\n';
+                    assert_eq!(newline(&bytes), Some(at));
+                }
+                assert_eq!(newline(&vec![b'\x8a'; len]), None);
+            }
+        }
+    }
+}
+
 #[cfg(unix)]
 mod nonblocking {
     //! Stdin registered with the runtime's epoll, and writes to stdout that
@@ -188,7 +408,7 @@ mod nonblocking {
     use tokio::io::unix::AsyncFd;
     use tokio::io::Interest;
 
-    use crate::transport::Framer;
+    use super::lines::Lines as Framer;
 
     const STDIN: RawFd = 0;
     const STDOUT: RawFd = 1;

@@ -264,13 +264,16 @@ mod doc {
             if !self.side.is_empty() {
                 return false;
             }
-            let json = self.json.as_str();
+            let json = self.json.as_bytes();
+            // SAFETY: what is appended is the document's text (UTF-8) cut
+            // only at its ASCII quotes, with ASCII backslashes between the
+            // pieces, so `out` stays UTF-8.
+            let out = unsafe { out.as_mut_vec() };
             out.reserve(json.len() + 4 * self.slots.len());
             let mut copied = 0;
-            // Every position is at an ASCII quote, so a character boundary.
-            let mut quote = |at: usize, out: &mut String| {
-                out.push_str(&json[copied..at]);
-                out.push('\\');
+            let mut quote = |at: usize, out: &mut Vec<u8>| {
+                out.extend_from_slice(&json[copied..at]);
+                out.push(b'\\');
                 copied = at;
             };
             // Slots are in document order, a member's name before its value.
@@ -284,7 +287,7 @@ mod doc {
                     quote(span.end as usize, out);
                 }
             }
-            out.push_str(&json[copied..]);
+            out.extend_from_slice(&json[copied..]);
             true
         }
 
@@ -994,6 +997,8 @@ mod doc {
         exclusive_maximum: Option<Bound>,
         min_length: Option<u64>,
         max_length: Option<u64>,
+        /// Whether any of the four numeric bounds is set.
+        bounded: bool,
     }
 
     #[derive(Debug, Clone)]
@@ -1078,6 +1083,10 @@ mod doc {
                     _ => return None,
                 }
             }
+            rule.bounded = rule.minimum.is_some()
+                || rule.maximum.is_some()
+                || rule.exclusive_minimum.is_some()
+                || rule.exclusive_maximum.is_some();
             for name in required {
                 match rule.properties.iter().position(|p| p.name == name) {
                     Some(bit) => rule.required |= 1 << bit,
@@ -1155,7 +1164,7 @@ mod doc {
                         }
                     }
                 }
-                Kind::Num(n) => {
+                Kind::Num(n) if self.bounded => {
                     use std::cmp::Ordering::{Greater, Less};
                     let holds = |bound: Option<Bound>, ok: fn(std::cmp::Ordering) -> bool| {
                         bound.is_none_or(|b| compare(n, b).is_some_and(ok))
@@ -1168,7 +1177,7 @@ mod doc {
                         return false;
                     }
                 }
-                Kind::Null | Kind::Bool(_) => {}
+                Kind::Num(_) | Kind::Null | Kind::Bool(_) => {}
             }
             // `enum` of strings holds nothing else.
             self.strings.is_none() || matches!(slot.kind, Kind::Str(_))

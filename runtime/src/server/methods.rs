@@ -827,12 +827,13 @@ impl Params<'_> {
         }
     }
 
-    /// Takes the member `name` out.
+    /// Moves the member `name` out, leaving `null` in its place (the
+    /// params of a `tools/call` are consumed by it).
     fn take(&mut self, name: &str) -> Option<Value> {
         match self {
             Params::Absent => None,
-            Params::Value(v) => v.as_object_mut().and_then(|o| o.remove(name)),
-            Params::Members(m) => m.take(name),
+            Params::Value(v) => v.as_object_mut().and_then(|o| o.get_mut(name)).map(Value::take),
+            Params::Members(m) => m.take_value(name),
         }
     }
 
