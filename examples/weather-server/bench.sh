@@ -7,7 +7,8 @@
 # same tool; plus the time to validate the call's arguments against
 # inputSchema. The servers take turns, ROUNDS times (A B C A B C ...), so
 # every one sees the same machine load. Prints calls/s, p50/p99 latency and
-# each server's peak RSS per round.
+# each server's peak RSS per round, and the round-trip floor of the same
+# pipes (echo-floor: a loop that answers at once, no server work).
 # Usage: bash examples/weather-server/bench.sh [CALLS] [ROUNDS]
 # Instruction counts (load-independent): scripts/bench-callgrind.sh.
 set -euo pipefail
@@ -29,6 +30,8 @@ if command -v node >/dev/null && [ -d "$interop/node_modules/@modelcontextprotoc
 else
     echo "bench: node or the TS SDK is missing (bash scripts/setup-interop.sh); benchmarking without it" >&2
 fi
+# The floor: a blocking loop answering each request at once, no server work.
+servers+=(--server "echo-floor=$PWD/target/release/mcp-bench --echo-server")
 # The audit log stays on (info level to stderr, discarded by the bench).
 WEATHER_LOG="${WEATHER_LOG:-info}" target/release/mcp-bench --calls "$calls" --warmup 2000 --rounds "$rounds" \
     --tool get_forecast --args '{"city":"Oslo","days":3,"units":"metric"}' \

@@ -21,6 +21,10 @@
 //! `--rounds R` repeats the whole comparison R times, the servers taking
 //! turns (A B C A B C ...), so that every server sees the same machine load.
 //!
+//! `mcp-bench --echo-server` is a stdio "server" that answers every request
+//! at once with an empty result: run as one of the servers, it measures
+//! the round-trip floor (pipes and process wake-ups) in the same sitting.
+//!
 //! Drive mode (used by `scripts/bench-callgrind.sh`, which runs the server
 //! under callgrind and counts its instructions):
 //!
@@ -528,7 +532,35 @@ fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// `mcp-bench --echo-server`: the floor of a round trip over stdio. A
+/// blocking loop that answers every request line at once with an empty
+/// result under its id (found by a plain text search, no JSON parsing):
+/// what the pipes and process wake-ups cost with no server work at all.
+fn echo_server() -> ExitCode {
+    use std::io::BufRead;
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    let mut reply = String::new();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let Some(at) = line.find("\"id\":") else { continue }; // a notification
+        let rest = &line[at + 5..];
+        let end = rest.find([',', '}']).unwrap_or(rest.len());
+        reply.clear();
+        reply.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+        reply.push_str(rest[..end].trim());
+        reply.push_str(",\"result\":{\"content\":[]}}\n");
+        if out.write_all(reply.as_bytes()).and_then(|()| out.flush()).is_err() {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("--echo-server") {
+        return echo_server();
+    }
     let o = match parse_options() {
         Ok(o) => o,
         Err(e) => {
