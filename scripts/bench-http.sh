@@ -40,7 +40,13 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 bin="$CARGO_TARGET_DIR/release"
 rmcp_version="$(sed -n '/^name = "rmcp"$/{n;s/^version = "\(.*\)"$/\1/p}' bench/http/Cargo.lock)"
-echo "rmcp ${rmcp_version:-?}; $(uptime | sed 's/^ *//')" >&2
+# Which server is measured: the checkout it was built from (others may
+# have uncommitted changes in runtime/ or the example).
+tree="$(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+if ! git diff --quiet HEAD -- runtime examples/weather-server 2>/dev/null; then
+    tree="$tree + uncommitted changes in runtime/ or examples/weather-server/"
+fi
+echo "weather-server built from $tree; rmcp ${rmcp_version:-?}; $(uptime | sed 's/^ *//')" >&2
 
 exec "$bin/http-load" \
     --clients 1,16,64 --rounds 3 --warmup 1 --secs 3 --settle 120 --max-foreign 0.25 --max-rounds 9 \

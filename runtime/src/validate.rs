@@ -801,7 +801,7 @@ mod doc {
         type Ok = ();
         type Error = Refused;
         fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Refused> {
-            key.serialize(KeyName(&mut **self))
+            key.serialize(KeyName(self))
         }
         fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
             if self.key.is_none() {

@@ -21,7 +21,10 @@ pub fn target_dir() -> PathBuf {
 /// The folder of the interop npm install (`MCPGEN_INTEROP_DIR`, else
 /// `.interop/` of the repository).
 pub fn interop_dir() -> PathBuf {
-    std::env::var_os("MCPGEN_INTEROP_DIR").filter(|d| !d.is_empty()).map(PathBuf::from).unwrap_or_else(|| root().join(".interop"))
+    std::env::var_os("MCPGEN_INTEROP_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join(".interop"))
 }
 
 /// Whether the tests must run (CI) rather than skip when a prerequisite
@@ -103,11 +106,7 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "io-std", "io
     // workspace's dependency artifacts.
     cmd.env("CARGO_TARGET_DIR", target_dir());
     let out = cmd.output().expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "driver crate {name} does not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "driver crate {name} does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
     target_dir().join(if release { "release" } else { "debug" }).join(name)
 }
 
