@@ -172,6 +172,13 @@ pub mod codes {
     pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
     /// The request's protocol version is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+    /// Whether `code` lies in -32099..=-32020, the range the specification
+    /// keeps for its own errors from 2026-07-28 on: an answer with such a
+    /// code comes from a modern server (a legacy one never sends them).
+    pub fn is_modern(code: i64) -> bool {
+        (-32099..=-32020).contains(&code)
+    }
 }
 
 #[cfg(test)]
@@ -196,6 +203,16 @@ mod tests {
         assert_eq!(nearest("2027-01-01").name, LATEST);
         assert_eq!(nearest("2025-07-01").name, "2025-06-18");
         assert_eq!(nearest("1900-01-01").name, "2024-11-05");
+    }
+
+    #[test]
+    fn modern_error_codes_are_the_specifications_range() {
+        for code in [codes::HEADER_MISMATCH, codes::MISSING_CLIENT_CAPABILITY, codes::UNSUPPORTED_PROTOCOL_VERSION, -32099] {
+            assert!(codes::is_modern(code), "{code}");
+        }
+        for code in [-32000, -32002, -32019, -32100, -32601, -32602, 0] {
+            assert!(!codes::is_modern(code), "{code}");
+        }
     }
 
     #[test]

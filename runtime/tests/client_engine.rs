@@ -125,6 +125,114 @@ async fn discover_unknown_falls_back_to_initialize() {
     assert!(!client.session().unwrap().stateless);
 }
 
+/// Answers one `server/discover` with a JSON-RPC error; returns the request.
+async fn refuse_discover(peer: &mut Peer, error: Value) -> Value {
+    let disc = recv(peer).await;
+    assert_eq!(disc["method"], "server/discover");
+    send(peer, json!({"jsonrpc":"2.0","id":disc["id"],"error":error})).await;
+    disc
+}
+
+fn discover_result(version: &str) -> Value {
+    json!({"resultType":"complete","supportedVersions":[version],"capabilities":{"tools":{}},
+        "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"modern","version":"1"}}})
+}
+
+#[tokio::test]
+async fn discover_refusals_of_a_legacy_server_fall_back_to_initialize() {
+    // -32602 (a legacy server's "not initialised") and the transport's
+    // -32000 for an HTTP 404 or a 400 without a modern body.
+    for error in [
+        json!({"code":-32602,"message":"not initialised"}),
+        json!({"code":-32000,"message":"the server answered HTTP 404 Not Found","data":{"httpStatus":404}}),
+    ] {
+        let (t, mut peer) = pipe();
+        tokio::spawn(async move {
+            refuse_discover(&mut peer, error).await;
+            handshake(&mut peer, "2025-11-25").await;
+            std::future::pending::<()>().await;
+        });
+        let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap();
+        assert_eq!(client.session().unwrap().protocol_version, "2025-11-25");
+    }
+}
+
+#[tokio::test]
+async fn unsupported_version_retries_discover_with_a_listed_version() {
+    let (t, mut peer) = pipe();
+    let server = tokio::spawn(async move {
+        let first = refuse_discover(&mut peer, json!({"code":-32022,"message":"Unsupported protocol version",
+            "data":{"supported":["2026-07-28"],"requested":"2026-07-28"}})).await;
+        let again = recv(&mut peer).await;
+        assert_eq!(again["method"], "server/discover", "retried, not initialize: {again}");
+        send(&mut peer, json!({"jsonrpc":"2.0","id":again["id"],"result":discover_result("2026-07-28")})).await;
+        (first, again)
+    });
+    let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap();
+    let (first, again) = server.await.unwrap();
+    assert_ne!(first["id"], again["id"]);
+    assert_eq!(again["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    let session = client.session().unwrap();
+    assert!(session.stateless);
+    assert_eq!(session.protocol_version, "2026-07-28");
+    assert_eq!(session.server_info["name"], "modern");
+}
+
+#[tokio::test]
+async fn unsupported_version_listing_a_legacy_version_uses_initialize_with_it() {
+    let (t, mut peer) = pipe();
+    let server = tokio::spawn(async move {
+        refuse_discover(&mut peer, json!({"code":-32022,"message":"Unsupported protocol version",
+            "data":{"supported":["2025-06-18"],"requested":"2026-07-28"}})).await;
+        let init = handshake(&mut peer, "2025-06-18").await;
+        (init, peer)
+    });
+    let options = ClientOptions::new(["2026-07-28", "2025-11-25", "2025-06-18"]);
+    let client = Client::connect(t, options).await.unwrap();
+    assert_eq!(client.session().unwrap().protocol_version, "2025-06-18");
+    let (init, _peer) = server.await.unwrap();
+    assert_eq!(init["params"]["protocolVersion"], "2025-06-18");
+}
+
+#[tokio::test]
+async fn unsupported_version_without_a_common_version_is_a_version_error() {
+    for supported in [json!(["2027-01-01"]), json!(["2026-07-28"])] {
+        let (t, mut peer) = pipe();
+        let again = supported == json!(["2026-07-28"]);
+        let server = tokio::spawn(async move {
+            let error = json!({"code":-32022,"message":"Unsupported protocol version",
+                "data":{"supported":supported,"requested":"2026-07-28"}});
+            refuse_discover(&mut peer, error.clone()).await;
+            if again {
+                // Refused a second time: the client does not loop.
+                refuse_discover(&mut peer, error).await;
+            }
+            // What comes next, up to the client's end: no initialize.
+            peer.0.read_message().await.unwrap()
+        });
+        let err = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap_err();
+        assert!(matches!(&err, ClientError::Version { offered, .. } if offered == "2026-07-28"), "{err}");
+        assert_eq!(server.await.unwrap(), None, "nothing follows the refusal");
+    }
+}
+
+#[tokio::test]
+async fn other_modern_errors_end_the_handshake_without_initialize() {
+    for code in [-32020, -32021] {
+        let (t, mut peer) = pipe();
+        let server = tokio::spawn(async move {
+            refuse_discover(&mut peer, json!({"code":code,"message":"modern refusal"})).await;
+            peer.0.read_message().await.unwrap()
+        });
+        let err = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap_err();
+        assert!(
+            matches!(&err, ClientError::Protocol { code: c, method, .. } if *c == code && method == "server/discover"),
+            "{err}"
+        );
+        assert_eq!(server.await.unwrap(), None, "nothing follows the refusal");
+    }
+}
+
 #[tokio::test]
 async fn responses_route_by_id_out_of_order() {
     let (t, mut peer) = pipe();

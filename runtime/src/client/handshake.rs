@@ -6,7 +6,20 @@
 //! the client may ask `server/discover` for the server's versions, and
 //! every request carries the version in `_meta`. When the client supports
 //! both kinds, it tries `server/discover` first and falls back to
-//! `initialize` when the server does not know that method.
+//! `initialize` only when the answer says the server is legacy (the rules of
+//! the 2026-07-28 `versioning` and transport pages):
+//!
+//! - a `DiscoverResult`: the server is modern; pick the newest common
+//!   revision (`initialize` when that one is legacy);
+//! - `-32022` (unsupported protocol version): the server is modern; retry
+//!   once with the newest revision of its `data.supported` list the client
+//!   speaks, never falling back on the offered one;
+//! - another error of the range the specification keeps (`-32020` header
+//!   mismatch, `-32021` missing capability, …): the server is modern and
+//!   refused the probe; that error is the outcome;
+//! - any other JSON-RPC error (`-32601`, `-32602`, an HTTP 404 or a `400`
+//!   without a modern body, which the HTTP transport reports as `-32000`):
+//!   the server is legacy; `initialize` follows.
 
 use serde_json::{json, Value};
 
@@ -33,27 +46,68 @@ impl Client {
                 "the client supports no protocol revision (ClientOptions::protocol_versions is empty)",
             ));
         };
-        let newest_stateful = supported.iter().find(|v| !is_stateless_revision(v)).cloned();
         let session = if is_stateless_revision(&newest) {
-            match self.discover(&newest, &supported).await {
-                Ok(Discovered::Session(session)) => session,
-                // The server speaks an older revision we support, or does
-                // not know `server/discover` at all: use `initialize`.
-                Ok(Discovered::Stateful(version)) => self.initialize_with(&version, &supported).await?,
-                Err(ClientError::Protocol { .. }) if newest_stateful.is_some() => {
-                    let offer = newest_stateful.unwrap_or_default();
-                    self.initialize_with(&offer, &supported).await?
-                }
-                Ok(Discovered::Nothing(theirs)) => {
-                    return Err(ClientError::Version { offered: newest, server: theirs, supported })
-                }
-                Err(e) => return Err(e),
-            }
+            self.probe(newest, &supported).await?
         } else {
             self.initialize_with(&newest, &supported).await?
         };
         let _ = self.shared.session.set(session);
         Ok(self.session().expect("set above"))
+    }
+
+    /// The modern handshake: `server/discover` with the newest revision,
+    /// then what its answer calls for (see the module docs).
+    async fn probe(&self, newest: String, supported: &[String]) -> Result<Session, ClientError> {
+        let newest_stateful = supported.iter().find(|v| !is_stateless_revision(v)).cloned();
+        let mut offer = newest;
+        let mut retried = false;
+        loop {
+            let error = match self.discover(&offer, supported).await {
+                Ok(Discovered::Session(session)) => return Ok(session),
+                Ok(Discovered::Stateful(version)) => return self.initialize_with(&version, supported).await,
+                Ok(Discovered::Nothing(theirs)) => {
+                    return Err(ClientError::Version { offered: offer, server: theirs, supported: supported.to_vec() })
+                }
+                Err(error) => error,
+            };
+            let ClientError::Protocol { code, data, .. } = &error else { return Err(error) };
+            if *code == crate::revision::codes::UNSUPPORTED_PROTOCOL_VERSION {
+                // A modern server that does not take `offer`: use a revision
+                // from its list, once.
+                let theirs: Vec<&str> = data
+                    .as_deref()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let common = supported.iter().find(|v| theirs.contains(&v.as_str()));
+                match common {
+                    Some(version) if !is_stateless_revision(version) => {
+                        return self.initialize_with(version, supported).await
+                    }
+                    Some(version) if !retried => {
+                        retried = true;
+                        offer = version.clone();
+                        continue;
+                    }
+                    _ => {
+                        return Err(ClientError::Version {
+                            offered: offer,
+                            server: if theirs.is_empty() { "no supported versions".into() } else { theirs.join(", ") },
+                            supported: supported.to_vec(),
+                        })
+                    }
+                }
+            }
+            if crate::revision::codes::is_modern(*code) {
+                return Err(error);
+            }
+            // Any other error: the server does not know `server/discover`.
+            return match &newest_stateful {
+                Some(stateful) => self.initialize_with(stateful, supported).await,
+                None => Err(error),
+            };
+        }
     }
 
     /// `server/discover` and what to do with its answer.
