@@ -20,16 +20,19 @@ pub mod limits;
 pub mod revision;
 pub mod server;
 pub mod stdio;
+pub mod surface;
 pub mod tool;
 pub mod tool_error;
 pub mod toolset;
 pub mod transport;
+pub mod uri_template;
 pub mod validate;
 
 pub use cancel::CancellationToken;
 pub use context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
 pub use limits::RateLimit;
 pub use server::{CacheHint, CacheScope, CallInfo, Server, ServerBuilder, ServerError, Session};
+pub use surface::{HandlerError, Surface};
 pub use tool::{Dispatch, ToolError, ToolOutput};
 
 pub use serde;

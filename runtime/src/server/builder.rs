@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::limits::RateLimit;
+use crate::surface::Surface;
 use crate::tool::Dispatch;
 use crate::toolset::{ToolSet, ToolSetError};
 
@@ -43,6 +44,7 @@ pub struct ServerBuilder {
     limits: HashMap<String, RateLimit>,
     access: Option<AccessHook>,
     output_hook: Option<OutputHook>,
+    surface: Option<Arc<dyn Surface>>,
 }
 
 impl ServerBuilder {
@@ -67,12 +69,14 @@ impl ServerBuilder {
                 resources: Vec::new(),
                 resource_templates: Vec::new(),
                 prompts: Vec::new(),
+                completions: false,
             },
             tools,
             dispatch,
             limits: HashMap::new(),
             access: None,
             output_hook: None,
+            surface: None,
         }
     }
 
@@ -190,6 +194,40 @@ impl ServerBuilder {
         self
     }
 
+    /// The `Resource` objects `resources/list` serves, in order; a
+    /// `resources/read` of one of their URIs goes to the surface.
+    pub fn resources(mut self, resources: Vec<Value>) -> Self {
+        self.config.resources = resources;
+        self
+    }
+
+    /// The `ResourceTemplate` objects `resources/templates/list` serves, in
+    /// order; a `resources/read` of a URI one of them matches (RFC 6570)
+    /// goes to the surface with the URI's variables.
+    pub fn resource_templates(mut self, templates: Vec<Value>) -> Self {
+        self.config.resource_templates = templates;
+        self
+    }
+
+    /// The `Prompt` objects `prompts/list` serves, in order.
+    pub fn prompts(mut self, prompts: Vec<Value>) -> Self {
+        self.config.prompts = prompts;
+        self
+    }
+
+    /// Declares the `completions` capability.
+    pub fn completions(mut self, yes: bool) -> Self {
+        self.config.completions = yes;
+        self
+    }
+
+    /// What answers `resources/read`, `prompts/get` and
+    /// `completion/complete` (generated code).
+    pub fn surface(mut self, surface: Arc<dyn Surface>) -> Self {
+        self.surface = Some(surface);
+        self
+    }
+
     /// Compiles the validators and checks the settings.
     pub fn build(self) -> Result<Server, ServerError> {
         if !self.config.server_info.get("name").is_some_and(Value::is_string) {
@@ -205,6 +243,7 @@ impl ServerBuilder {
             return Err(ServerError::Config("no protocol revision to serve".into()));
         }
         let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
+        let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
         let modern_result_tail = super::methods::modern_result_tail(&self.config.server_info);
         Ok(Server {
             core: Arc::new(Core {
@@ -213,6 +252,8 @@ impl ServerBuilder {
                 dispatch: self.dispatch,
                 access: self.access,
                 output_hook: self.output_hook,
+                surface: self.surface,
+                templates,
                 modern_result_tail,
             }),
         })

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use crate::context::ClientIdentity;
 use crate::revision::{self, Era};
+use crate::surface::Surface;
+use crate::uri_template::UriTemplate;
 use crate::tool::Dispatch;
 use crate::toolset::ToolSet;
 
@@ -116,6 +118,10 @@ pub struct ServerConfig {
     pub resource_templates: Vec<Value>,
     /// The `Prompt` objects `prompts/list` serves.
     pub prompts: Vec<Value>,
+    /// Whether the `completions` capability is declared
+    /// (`completion/complete` is answered either way when prompts or
+    /// templates are declared).
+    pub completions: bool,
 }
 
 impl ServerConfig {
@@ -142,6 +148,10 @@ pub(crate) struct Core {
     pub(crate) dispatch: Arc<dyn Dispatch>,
     pub(crate) access: Option<AccessHook>,
     pub(crate) output_hook: Option<OutputHook>,
+    /// Reads, prompts and completions (generated), when the server has any.
+    pub(crate) surface: Option<Arc<dyn Surface>>,
+    /// The declared resource templates, parsed.
+    pub(crate) templates: Vec<UriTemplate>,
     /// `,"resultType":"complete","_meta":{"…/serverInfo":…}`: what a modern
     /// result appends to its members, serialised once.
     pub(crate) modern_result_tail: String,

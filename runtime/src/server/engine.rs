@@ -192,6 +192,12 @@ impl Server {
             }
         }
         let params = params.into_value();
+        if super::reads::is_read_method(method) {
+            return match self.core.read_request(session, id, method, params, scope, sink) {
+                Ok(pending) => Handled::Pending(Pending::boxed(pending)),
+                Err(reply) => Handled::Reply(reply),
+            };
+        }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.core.handle_inline(session, &scope, method, params.as_ref())
         }))

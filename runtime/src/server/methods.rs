@@ -287,15 +287,6 @@ impl Core {
                 self.declared_list("resourceTemplates", &self.config.resource_templates, params, scope)
             }
             (_, "prompts/list") => self.declared_list("prompts", &self.config.prompts, params, scope),
-            (_, "resources/read") => {
-                // SEP-2164: an unknown resource is -32602 naming the URI.
-                let uri = params.and_then(|p| p.get("uri")).cloned().unwrap_or(Value::Null);
-                Err(RpcError::invalid_params(format!("Resource not found: {uri}")).with_data(json!({ "uri": uri })))
-            }
-            (_, "prompts/get") => {
-                let name = params.and_then(|p| p.get("name")).cloned().unwrap_or(Value::Null);
-                Err(RpcError::invalid_params(format!("Unknown prompt: {name}")))
-            }
             _ => Err(RpcError::method_not_found(method)),
         }
     }
@@ -315,6 +306,14 @@ impl Core {
     }
 
     fn capabilities(&self) -> Value {
+        let mut capabilities = self.base_capabilities();
+        if self.config.completions {
+            capabilities["completions"] = json!({});
+        }
+        capabilities
+    }
+
+    fn base_capabilities(&self) -> Value {
         json!({
             "logging": {},
             "prompts": { "listChanged": false },

@@ -1,0 +1,232 @@
+//! `resources/read`, `prompts/get` and `completion/complete`, in both
+//! eras: each request is resolved against the declared lists (see
+//! [`crate::surface`]) and answered by the generated [`Surface`]
+//! without blocking the session: the work runs in the request's own
+//! pending future, cancellable by `notifications/cancelled`.
+//!
+//! An unknown resource is `-32602` with `data.uri` and never an empty
+//! `contents` (SEP-2164); an unknown prompt, a missing required prompt
+//! argument or an unknown completion reference is `-32602`.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::cancel::CancellationToken;
+use crate::context::{ContextParts, RequestContext, Sink};
+use crate::jsonrpc::{self, RpcError};
+use crate::surface::{CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface};
+use crate::uri_template::UriTemplate;
+
+use super::config::Core;
+use super::methods::{Reply, Scope};
+use super::session::Session;
+
+/// Whether `method` is answered here.
+pub(crate) fn is_read_method(method: &str) -> bool {
+    matches!(method, "resources/read" | "prompts/get" | "completion/complete")
+}
+
+/// The declared resource templates, parsed once when the server is built.
+pub(crate) fn compile_templates(templates: &[Value]) -> Result<Vec<UriTemplate>, String> {
+    templates
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let text = t.get("uriTemplate").and_then(Value::as_str).ok_or(format!("resource template {i} has no \"uriTemplate\""))?;
+            UriTemplate::parse(text).map_err(|e| format!("resource template {i} ({text:?}): {e}"))
+        })
+        .collect()
+}
+
+/// One resolved request, ready to run.
+enum Work {
+    Read(ResourceTarget, String),
+    Prompt(usize, Map<String, Value>),
+    Complete(CompletionRequest),
+}
+
+fn string_member(params: Option<&Value>, name: &str, method: &str) -> Result<String, RpcError> {
+    match params.and_then(|p| p.get(name)) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => Err(RpcError::invalid_params(format!("{method}: \"{name}\" must be a string, got {}", jsonrpc::kind(other)))),
+        None => Err(RpcError::invalid_params(format!("{method} needs a string \"{name}\""))),
+    }
+}
+
+/// String-valued arguments object (`arguments`, `context.arguments`).
+fn string_map(value: Option<&Value>, what: &str) -> Result<Map<String, Value>, RpcError> {
+    match value {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(map)) => {
+            if let Some((key, v)) = map.iter().find(|(_, v)| !v.is_string()) {
+                return Err(RpcError::invalid_params(format!("{what} \"{key}\" must be a string, got {}", jsonrpc::kind(v))));
+            }
+            Ok(map.clone())
+        }
+        Some(other) => Err(RpcError::invalid_params(format!("{what} must be an object, got {}", jsonrpc::kind(other)))),
+    }
+}
+
+impl Core {
+    /// What a `resources/read` URI names, if anything.
+    fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
+        if let Some(i) = self.config.resources.iter().position(|r| r.get("uri").and_then(Value::as_str) == Some(uri)) {
+            return Some(ResourceTarget::Static(i));
+        }
+        self.templates.iter().enumerate().find_map(|(i, t)| t.matches(uri).map(|vars| ResourceTarget::Template(i, vars)))
+    }
+
+    fn prompt_index(&self, name: &str) -> Option<usize> {
+        self.config.prompts.iter().position(|p| p.get("name").and_then(Value::as_str) == Some(name))
+    }
+
+    /// Checks a request's params and decides what to run.
+    fn resolve(&self, method: &str, params: Option<&Value>) -> Result<Work, RpcError> {
+        match method {
+            "resources/read" => {
+                let uri = string_member(params, "uri", method)?;
+                match self.resolve_uri(&uri) {
+                    Some(target) => Ok(Work::Read(target, uri)),
+                    None => Err(HandlerError::not_found(uri).into_rpc()),
+                }
+            }
+            "prompts/get" => {
+                let name = string_member(params, "name", method)?;
+                let index = self.prompt_index(&name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+                let arguments = string_map(params.and_then(|p| p.get("arguments")), "prompt argument")?;
+                let declared = self.config.prompts[index].get("arguments").and_then(Value::as_array);
+                for arg in declared.into_iter().flatten() {
+                    let required = arg.get("required").and_then(Value::as_bool).unwrap_or(false);
+                    let arg_name = arg.get("name").and_then(Value::as_str).unwrap_or_default();
+                    if required && !arguments.contains_key(arg_name) {
+                        return Err(RpcError::invalid_params(format!("prompt {name} needs the argument \"{arg_name}\""))
+                            .with_data(serde_json::json!({ "prompt": name, "missing": arg_name })));
+                    }
+                }
+                Ok(Work::Prompt(index, arguments))
+            }
+            _ => {
+                let reference = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
+                let Some(reference) = reference else {
+                    return Err(RpcError::invalid_params("completion/complete needs a \"ref\" object"));
+                };
+                let target = match reference.get("type").and_then(Value::as_str) {
+                    Some("ref/prompt") => {
+                        let name = reference.get("name").and_then(Value::as_str).unwrap_or_default();
+                        CompletionRef::Prompt(
+                            self.prompt_index(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?,
+                        )
+                    }
+                    Some("ref/resource") => {
+                        let uri = reference.get("uri").and_then(Value::as_str).unwrap_or_default();
+                        let index = self.templates.iter().position(|t| t.as_str() == uri);
+                        CompletionRef::Template(
+                            index.ok_or_else(|| RpcError::invalid_params(format!("Unknown resource template: {uri}")))?,
+                        )
+                    }
+                    _ => return Err(RpcError::invalid_params("\"ref.type\" must be \"ref/prompt\" or \"ref/resource\"")),
+                };
+                let argument = params.and_then(|p| p.get("argument"));
+                let argument_name = string_member(argument, "name", "completion/complete argument")?;
+                let value = string_member(argument, "value", "completion/complete argument")?;
+                let context = params.and_then(|p| p.get("context")).and_then(|c| c.get("arguments"));
+                let context = string_map(context, "context argument")?;
+                Ok(Work::Complete(CompletionRequest { target, argument: argument_name, value, context }))
+            }
+        }
+    }
+
+    /// Answers a `resources/read`, `prompts/get` or `completion/complete`:
+    /// an error now, or the future of the reply.
+    pub(crate) fn read_request(
+        self: &Arc<Self>,
+        session: &Session,
+        id: Value,
+        method: &str,
+        params: Option<Value>,
+        scope: Scope,
+        sink: &Sink,
+    ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
+        let work = self.resolve(method, params.as_ref()).map_err(|e| Reply::error(&id, &e))?;
+        let Some(surface) = self.surface.clone() else {
+            // Declared lists without an implementation: nothing can be read.
+            let error = match &work {
+                Work::Read(_, uri) => HandlerError::not_found(uri.clone()).into_rpc(),
+                _ => RpcError::internal(format!("{method} has no handler in this server")),
+            };
+            return Err(Reply::error(&id, &error));
+        };
+        let inflight = session.register(super::session::IdKey::of(&id));
+        let token = inflight.as_ref().map_or_else(CancellationToken::new, |f| f.token.clone());
+        let ctx = RequestContext::new(ContextParts {
+            request_id: id.clone(),
+            tool: Arc::from(method),
+            cancel: token.clone(),
+            progress_token: None,
+            client: scope.client.clone(),
+            sink: sink.clone(),
+            meta: scope.meta.clone(),
+            revision: Arc::clone(&scope.version),
+            extensions: Arc::clone(&scope.extensions),
+            log_level: None,
+        });
+        let core = Arc::clone(self);
+        let method = method.to_owned();
+        Ok(async move {
+            let run = run(&*surface, work, &core, ctx);
+            let outcome = tokio::select! {
+                biased;
+                _ = token.cancelled() => return None,
+                outcome = crate::catch::CatchUnwind::new(run) => outcome,
+            };
+            drop(inflight);
+            Some(match outcome {
+                Ok(Ok(result)) => core.reply(&id, &scope, result),
+                Ok(Err(error)) => Reply::error(&id, &error.into_rpc()),
+                Err(panic) => {
+                    tracing::error!(method = %method, panic = %panic, "handler panicked");
+                    Reply::error(&id, &RpcError::internal(format!("{method} failed unexpectedly")))
+                }
+            })
+        })
+    }
+}
+
+/// Runs one resolved request and shapes its result.
+async fn run(surface: &dyn Surface, work: Work, core: &Core, ctx: RequestContext) -> Result<Value, HandlerError> {
+    match work {
+        Work::Read(target, uri) => {
+            let result = surface.read(target, uri.clone(), ctx).await?;
+            let empty = result.get("contents").and_then(Value::as_array).is_none_or(Vec::is_empty);
+            if empty {
+                // SEP-2164: no resource is answered with an error, never
+                // with empty contents.
+                return Err(HandlerError::not_found(uri));
+            }
+            Ok(result)
+        }
+        Work::Prompt(index, arguments) => {
+            let messages = surface.prompt(index, arguments, ctx).await?;
+            let mut result = Map::new();
+            if let Some(description) = core.config.prompts[index].get("description") {
+                result.insert("description".into(), description.clone());
+            }
+            result.insert("messages".into(), messages);
+            Ok(Value::Object(result))
+        }
+        Work::Complete(request) => {
+            let mut completion = surface.complete(request, ctx).await?;
+            if let Some(Value::Array(values)) = completion.get_mut("values") {
+                // The protocol allows at most 100 values per response.
+                if values.len() > 100 {
+                    values.truncate(100);
+                    completion["hasMore"] = Value::Bool(true);
+                }
+            }
+            let mut result = Map::new();
+            result.insert("completion".into(), completion);
+            Ok(Value::Object(result))
+        }
+    }
+}
