@@ -24,6 +24,8 @@ use crate::naming;
 const HELPERS: &[&str] = &[
     "connect",
     "connect_with",
+    "connect_http",
+    "connect_http_with",
     "spawn",
     "spawn_with",
     "from_engine",
@@ -180,6 +182,24 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
             ) -> ::std::result::Result<Self, ClientError> {
                 let inner = ::mcpgen_runtime::client::Client::connect(transport, options).await?;
                 ::std::result::Result::Ok(Self { inner })
+            }
+
+            /// Connects to a Streamable HTTP endpoint (`http://HOST:PORT/PATH`) with
+            /// [`default_options`] and performs the handshake.
+            pub async fn connect_http(url: &str) -> ::std::result::Result<Self, ClientError> {
+                Self::connect_http_with(url, default_options()).await
+            }
+
+            /// [`Client::connect_http`] with the given options: list several revisions
+            /// (newest first, e.g. `ClientOptions::new(["2026-07-28", PROTOCOL_VERSION])`)
+            /// to speak to servers of either era. For headers such as `Authorization`,
+            /// build an `HttpTransport` and use [`Client::connect_with`].
+            pub async fn connect_http_with(
+                url: &str,
+                options: ClientOptions,
+            ) -> ::std::result::Result<Self, ClientError> {
+                let transport = ::mcpgen_runtime::http::client::HttpTransport::new(url)?;
+                Self::connect_with(transport, options).await
             }
 
             /// Starts a stdio server process (stderr inherited) and connects to it.
