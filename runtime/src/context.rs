@@ -176,6 +176,8 @@ pub struct RequestContext {
     revision: Arc<str>,
     extensions: Arc<http::Extensions>,
     log_level: Option<LogLevel>,
+    /// How requests to the client travel (see [`crate::peer`]).
+    channel: crate::peer::Channel,
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -206,7 +208,22 @@ impl RequestContext {
             revision: p.revision,
             extensions: p.extensions,
             log_level: p.log_level,
+            channel: crate::peer::Channel::None,
         }
+    }
+
+    /// The context with requests to the client going through `channel`.
+    pub(crate) fn with_channel(mut self, channel: crate::peer::Channel) -> Self {
+        self.channel = channel;
+        self
+    }
+
+    pub(crate) fn channel(&self) -> &crate::peer::Channel {
+        &self.channel
+    }
+
+    pub(crate) fn sink(&self) -> &Sink {
+        &self.sink
     }
 
     /// A context that is not attached to a server (for unit tests of

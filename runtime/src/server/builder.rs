@@ -45,6 +45,7 @@ pub struct ServerBuilder {
     access: Option<AccessHook>,
     output_hook: Option<OutputHook>,
     surface: Option<Arc<dyn Surface>>,
+    state_key: Option<Vec<u8>>,
 }
 
 impl ServerBuilder {
@@ -70,6 +71,8 @@ impl ServerBuilder {
                 resource_templates: Vec::new(),
                 prompts: Vec::new(),
                 completions: false,
+                client_request_timeout: Duration::from_secs(120),
+                request_state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
             },
             tools,
             dispatch,
@@ -77,6 +80,7 @@ impl ServerBuilder {
             access: None,
             output_hook: None,
             surface: None,
+            state_key: None,
         }
     }
 
@@ -228,6 +232,27 @@ impl ServerBuilder {
         self
     }
 
+    /// How long a handler waits for the client's answer to a request it
+    /// sent (sampling, elicitation, roots; stateful era). Default 120 s.
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.config.client_request_timeout = timeout;
+        self
+    }
+
+    /// The key that seals `requestState` (stateless era): replicas behind
+    /// one endpoint share it so that any of them resumes a request. By
+    /// default each server draws a random key.
+    pub fn request_state_key(mut self, key: &[u8]) -> Self {
+        self.state_key = Some(key.to_vec());
+        self
+    }
+
+    /// How long an issued `requestState` is accepted. Default 15 minutes.
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.config.request_state_ttl = ttl;
+        self
+    }
+
     /// Compiles the validators and checks the settings.
     pub fn build(self) -> Result<Server, ServerError> {
         if !self.config.server_info.get("name").is_some_and(Value::is_string) {
@@ -245,6 +270,7 @@ impl ServerBuilder {
         let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
         let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
         let modern_result_tail = super::methods::modern_result_tail(&self.config.server_info);
+        let sealer = crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl);
         Ok(Server {
             core: Arc::new(Core {
                 config: self.config,
@@ -255,6 +281,7 @@ impl ServerBuilder {
                 surface: self.surface,
                 templates,
                 modern_result_tail,
+                sealer,
             }),
         })
     }

@@ -122,6 +122,11 @@ pub struct ServerConfig {
     /// (`completion/complete` is answered either way when prompts or
     /// templates are declared).
     pub completions: bool,
+    /// How long a handler waits for the client's answer to a request it
+    /// sent (stateful era).
+    pub client_request_timeout: Duration,
+    /// How long an issued `requestState` is accepted (stateless era).
+    pub request_state_ttl: Duration,
 }
 
 impl ServerConfig {
@@ -155,4 +160,6 @@ pub(crate) struct Core {
     /// `,"resultType":"complete","_meta":{"…/serverInfo":…}`: what a modern
     /// result appends to its members, serialised once.
     pub(crate) modern_result_tail: String,
+    /// Seals and opens `requestState` (multi round-trip requests).
+    pub(crate) sealer: crate::mrtr::Sealer,
 }

@@ -130,8 +130,14 @@ impl Server {
                 self.core.on_notification(session, &method, &Params::from(params));
                 Handled::Nothing
             }
-            // This server sends no requests, so responses answer nothing.
-            Incoming::Response { .. } => Handled::Nothing,
+            // The answer to a request a handler sent (sampling,
+            // elicitation, roots); an unknown id is ignored.
+            Incoming::Response { id, outcome } => {
+                if !session.outbound().resolve(&id, outcome) {
+                    tracing::debug!(id = %jsonrpc::json_text(&id), "ignoring a response to no pending request");
+                }
+                Handled::Nothing
+            }
             Incoming::Invalid { id, error } => Handled::Reply(Reply::rejection(&id, &error)),
             Incoming::Batch(items) => self.handle_batch(session, items, sink, extensions),
         }

@@ -23,6 +23,8 @@ use crate::audit::{self, Outcome};
 use crate::cancel::CancellationToken;
 use crate::context::{ClientIdentity, ContextParts, LogLevel, RequestContext, Sink};
 use crate::cursor;
+use crate::mrtr::{self, Rounds};
+use crate::peer::Channel;
 use crate::jsonrpc::{self, Members, RpcError};
 use crate::revision::{self, codes, meta, Era, Revision, ValidationStyle};
 use crate::tool::{CallFailure, HandlerCall, ToolOutput};
@@ -443,7 +445,8 @@ impl Core {
                 )))
             }
         };
-        Ok(CallRequest { tool, arguments, progress_token })
+        let retry = (params.take("inputResponses"), params.take("requestState"));
+        Ok(CallRequest { tool, arguments, progress_token, retry })
     }
 
     /// The reply of a finished call's result, after the output hook.
@@ -466,7 +469,7 @@ impl Core {
     ) -> Option<Reply> {
         // The clock is read only for the audit log.
         let started = audit::enabled().then(Instant::now);
-        let CallRequest { tool, arguments, progress_token } = match call {
+        let CallRequest { tool, arguments, progress_token, retry } = match call {
             Ok(call) => call,
             Err(error) => return Some(Reply::error(id, &error)),
         };
@@ -523,6 +526,14 @@ impl Core {
             return finish(Outcome::InvalidArguments, invalid_args(errors));
         }
 
+        let channel = match self.channel(session, scope, "tools/call", name, &arguments, retry) {
+            Ok(channel) => channel,
+            Err(error) => return finish(Outcome::InvalidArguments, Answer::Error(error)),
+        };
+        let rounds = match &channel {
+            Channel::Rounds(rounds) => Some(Arc::clone(rounds)),
+            _ => None,
+        };
         let ctx = RequestContext::new(ContextParts {
             request_id: id.clone(),
             tool: Arc::clone(&entry.name),
@@ -534,7 +545,8 @@ impl Core {
             revision: Arc::clone(&scope.version),
             extensions: Arc::clone(&scope.extensions),
             log_level: self.log_threshold(session, scope),
-        });
+        })
+        .with_channel(channel);
         // Without an output hook the result is sent as is: the handler's
         // output comes encoded as a `Doc` (see `tool::encode_output`).
         let mut call = HandlerCall::new(self.dispatch.call(index, arguments, ctx), self.output_hook.is_none());
@@ -543,17 +555,30 @@ impl Core {
         let mut cancelled = std::pin::pin!(token.cancelled());
         let outcome = std::future::poll_fn(|cx| {
             if token.is_cancelled() {
-                return Poll::Ready(None);
+                return Poll::Ready(Ran::Cancelled);
             }
             if let Poll::Ready(done) = Pin::new(&mut call).poll(cx) {
-                return Poll::Ready(Some(done));
+                return Poll::Ready(Ran::Done(done));
             }
-            cancelled.as_mut().poll(cx).map(|()| None)
+            // The handler waits for answers the client has yet to give.
+            if rounds.as_ref().is_some_and(|r| r.needs_input()) {
+                return Poll::Ready(Ran::NeedsInput);
+            }
+            cancelled.as_mut().poll(cx).map(|()| Ran::Cancelled)
         })
         .await;
-        let Some(outcome) = outcome else {
-            audit(Outcome::Cancelled);
-            return None;
+        let outcome = match outcome {
+            Ran::Done(outcome) => outcome,
+            Ran::Cancelled => {
+                audit(Outcome::Cancelled);
+                return None;
+            }
+            Ran::NeedsInput => {
+                drop(call);
+                let result = rounds.map(|r| r.input_required(&self.sealer)).unwrap_or_default();
+                audit(Outcome::Success);
+                return Some(self.reply(id, scope, result));
+            }
         };
         let outcome = match (outcome, call.doc.take()) {
             (Ok(Ok(ToolOutput::Structured(Value::Null))), Some(doc)) => {
@@ -629,6 +654,41 @@ impl Core {
                 finish(Outcome::InvalidOutput, Answer::Error(RpcError::internal(format!("tool {name} produced output that cannot be encoded"))))
             }
         }
+    }
+}
+
+/// How a handler's run ended.
+enum Ran<T> {
+    /// It finished.
+    Done(T),
+    /// The request was cancelled.
+    Cancelled,
+    /// It waits for input requests the client must answer (stateless era).
+    NeedsInput,
+}
+
+impl Core {
+    /// How the handler of a request reaches the client: live requests on
+    /// the session (stateful era), or rounds of input requests whose
+    /// answers come with the retry (stateless era; `-32602` for a
+    /// malformed or unverifiable `inputResponses` / `requestState`).
+    pub(crate) fn channel(
+        &self,
+        session: &Session,
+        scope: &Scope,
+        method: &str,
+        name: &str,
+        arguments: &Value,
+        (input_responses, request_state): (Option<Value>, Option<Value>),
+    ) -> Result<Channel, RpcError> {
+        if !scope.modern {
+            let outbound = Arc::clone(session.outbound());
+            return Ok(Channel::Live { outbound, timeout: self.config.client_request_timeout });
+        }
+        let principal = scope.extensions.get::<crate::context::Principal>().map(|p| p.subject.as_str());
+        let binding = mrtr::binding(method, name, arguments, principal);
+        let rounds = Rounds::start(&self.sealer, binding, input_responses, request_state)?;
+        Ok(Channel::Rounds(Arc::new(rounds)))
     }
 }
 
@@ -852,4 +912,6 @@ pub(crate) struct CallRequest {
     tool: Result<usize, String>,
     arguments: Value,
     progress_token: Option<Value>,
+    /// A retry's `inputResponses` and `requestState` (stateless era).
+    retry: (Option<Value>, Option<Value>),
 }

@@ -17,6 +17,7 @@ use tokio::sync::Semaphore;
 
 use crate::cancel::CancellationToken;
 use crate::context::ClientIdentity;
+use crate::outbound::Outbound;
 use crate::revision::Era;
 
 use super::methods::CachedScope;
@@ -40,6 +41,8 @@ pub(crate) struct State {
     pub(crate) queued: AtomicUsize,
     /// The scope of the last modern request, under its `_meta` text.
     pub(crate) scope_cache: Mutex<Option<Arc<CachedScope>>>,
+    /// Requests sent to the client, waiting for their responses.
+    pub(crate) outbound: Arc<Outbound>,
 }
 
 /// What a stateful session needs to continue elsewhere (another replica,
@@ -82,6 +85,7 @@ impl Session {
                 slots: Arc::new(Semaphore::new(max_concurrent_calls.max(1))),
                 queued: AtomicUsize::new(0),
                 scope_cache: Mutex::new(None),
+                outbound: Arc::default(),
             }),
         }
     }
@@ -119,6 +123,16 @@ impl Session {
     /// Sets the session's log level.
     pub fn set_log_level(&self, level: Option<String>) {
         *lock(&self.state.log_level) = level;
+    }
+
+    /// The session's requests to its client.
+    pub(crate) fn outbound(&self) -> &Arc<Outbound> {
+        &self.state.outbound
+    }
+
+    /// Requests this session sent to its client that wait for a response.
+    pub fn awaiting_client(&self) -> usize {
+        self.state.outbound.waiting()
     }
 
     /// Requests of this session in flight.

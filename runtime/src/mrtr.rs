@@ -1,0 +1,342 @@
+//! Multi round-trip requests (2026-07-28, `basic/patterns/mrtr.mdx`): how
+//! a handler's requests to the client become an `InputRequiredResult` and
+//! how the client's retry resumes the work.
+//!
+//! The model is re-running: a retry runs the handler again with the
+//! client's answers at hand. [`Rounds`] holds them for one run: the
+//! `inputResponses` of the retry and the answers of earlier rounds, which
+//! travel in `requestState`, sealed by [`Sealer`] (HMAC-SHA256 with the
+//! server's key, bound to the method, the tool or prompt and a digest of
+//! its arguments, the principal, and an expiry). A request whose answer is
+//! missing (or unusable) is recorded and the handler's future waits for
+//! ever; the engine then answers with every recorded request, so requests
+//! made together (`join!`) go out in one round and sequential ones in
+//! successive rounds.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::jsonrpc::{self, RpcError};
+
+/// How long a `requestState` is accepted by default.
+pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// Seals and opens `requestState` with the server's key.
+#[derive(Clone)]
+pub(crate) struct Sealer {
+    key: Vec<u8>,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sealer").field("ttl", &self.ttl).finish_non_exhaustive()
+    }
+}
+
+impl Sealer {
+    /// A sealer with `key` (replicas that share it accept each other's
+    /// state), or a random key of this process.
+    pub(crate) fn new(key: Option<&[u8]>, ttl: Duration) -> Self {
+        let key = match key {
+            Some(key) => key.to_vec(),
+            None => random_key(),
+        };
+        Self { key, ttl }
+    }
+
+    /// `payload` with an expiry added, as `base64url(json).base64url(mac)`.
+    pub(crate) fn seal(&self, mut payload: Map<String, Value>) -> String {
+        payload.insert("exp".into(), Value::from(unix_now().saturating_add(self.ttl.as_secs())));
+        let body = base64url(jsonrpc::json_text(&Value::Object(payload)).as_bytes());
+        let mac = hmac_sha256(&self.key, body.as_bytes());
+        format!("{body}.{}", base64url(&mac))
+    }
+
+    /// The payload of a state this server sealed and that has not expired.
+    pub(crate) fn open(&self, state: &str) -> Result<Map<String, Value>, &'static str> {
+        let (body, mac) = state.split_once('.').ok_or("it is not a state this server issued")?;
+        let mac = unbase64url(mac).ok_or("it is not a state this server issued")?;
+        if !equal_in_constant_time(&mac, &hmac_sha256(&self.key, body.as_bytes())) {
+            return Err("its integrity check failed");
+        }
+        let bytes = unbase64url(body).ok_or("it is not a state this server issued")?;
+        let Ok(Value::Object(payload)) = serde_json::from_slice::<Value>(&bytes) else {
+            return Err("it is not a state this server issued");
+        };
+        match payload.get("exp").and_then(Value::as_u64) {
+            Some(exp) if exp >= unix_now() => Ok(payload),
+            _ => Err("it has expired; send the request again without requestState"),
+        }
+    }
+}
+
+/// The client's answers for one run of a handler, and the requests the
+/// run made that have no answer yet.
+#[derive(Debug)]
+pub(crate) struct Rounds {
+    /// What the state is bound to (method, name, argument digest, principal).
+    binding: Value,
+    /// Answers by key: earlier rounds' (from the state), then the retry's.
+    answers: Map<String, Value>,
+    /// Answers the run used: what the next state carries.
+    used: Mutex<Map<String, Value>>,
+    /// Requests without an answer, by key.
+    requests: Mutex<Map<String, Value>>,
+    /// Requests made so far (for keys the handler did not choose).
+    asked: AtomicUsize,
+    /// Whether the request came with a verified `requestState`.
+    resumed: bool,
+}
+
+impl Rounds {
+    /// The rounds of a request from its `inputResponses` and
+    /// `requestState` members; `-32602` when either is malformed or the
+    /// state fails verification (tampered, expired, another request's).
+    pub(crate) fn start(
+        sealer: &Sealer,
+        binding: Value,
+        input_responses: Option<Value>,
+        request_state: Option<Value>,
+    ) -> Result<Self, RpcError> {
+        let mut answers = Map::new();
+        let resumed = match request_state {
+            None => false,
+            Some(Value::String(state)) => {
+                let payload = sealer
+                    .open(&state)
+                    .map_err(|why| RpcError::invalid_params(format!("requestState rejected: {why}")))?;
+                if payload.get("bind") != Some(&binding) {
+                    return Err(RpcError::invalid_params(
+                        "requestState rejected: it was issued for another request (method, name, arguments or caller differ)",
+                    ));
+                }
+                if let Some(Value::Object(earlier)) = payload.get("answers") {
+                    answers.extend(earlier.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                true
+            }
+            Some(other) => {
+                return Err(RpcError::invalid_params(format!("\"requestState\" must be a string, got {}", jsonrpc::kind(&other))))
+            }
+        };
+        match input_responses {
+            None => {}
+            Some(Value::Object(given)) => answers.extend(given),
+            Some(other) => {
+                return Err(RpcError::invalid_params(format!(
+                    "\"inputResponses\" must be an object of results by request key, got {}",
+                    jsonrpc::kind(&other)
+                )))
+            }
+        }
+        Ok(Self {
+            binding,
+            answers,
+            used: Mutex::default(),
+            requests: Mutex::default(),
+            asked: AtomicUsize::new(0),
+            resumed,
+        })
+    }
+
+    /// The key of the next request when the handler names none
+    /// (`elicitation_1`, `sampling_2`…): stable while the handler makes
+    /// the same requests in the same order.
+    pub(crate) fn auto_key(&self, prefix: &str) -> String {
+        format!("{prefix}_{}", self.asked.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    /// The client's answer to the request `key`, if it sent one.
+    pub(crate) fn answer(&self, key: &str) -> Option<&Value> {
+        self.answers.get(key)
+    }
+
+    /// Marks the answer to `key` as used (carried into the next state).
+    pub(crate) fn use_answer(&self, key: &str, answer: &Value) {
+        lock(&self.used).insert(key.to_owned(), answer.clone());
+    }
+
+    /// Records a request the client must answer.
+    pub(crate) fn request(&self, key: String, method: &str, params: Value) {
+        lock(&self.requests).insert(key, json!({ "method": method, "params": params }));
+    }
+
+    /// Whether the run made requests that have no answer yet.
+    pub(crate) fn needs_input(&self) -> bool {
+        !lock(&self.requests).is_empty()
+    }
+
+    /// Whether the request came with a verified `requestState`.
+    pub(crate) fn resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// The `InputRequiredResult` asking for the recorded requests, with the
+    /// state that carries the answers used so far.
+    pub(crate) fn input_required(&self, sealer: &Sealer) -> Value {
+        let requests = std::mem::take(&mut *lock(&self.requests));
+        let mut payload = Map::new();
+        payload.insert("bind".into(), self.binding.clone());
+        payload.insert("answers".into(), Value::Object(lock(&self.used).clone()));
+        json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": sealer.seal(payload),
+        })
+    }
+}
+
+/// What a state is bound to: the method, the tool, prompt or URI, a
+/// digest of the arguments and the authenticated caller.
+pub(crate) fn binding(method: &str, name: &str, arguments: &Value, principal: Option<&str>) -> Value {
+    let digest = Sha256::digest(jsonrpc::json_text(arguments).as_bytes());
+    json!([method, name, base64url(&digest), principal])
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// 32 random bytes: the key of a server that was given none.
+fn random_key() -> Vec<u8> {
+    let mut key = vec![0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        // No system randomness: a key no client can guess is still
+        // needed, so mix what the process has (time, addresses).
+        let seed = format!("{:?}{:p}{}", SystemTime::now(), &key, std::process::id());
+        key = Sha256::digest(seed.as_bytes()).to_vec();
+    }
+    key
+}
+
+/// HMAC-SHA256 (RFC 2104).
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut block = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.map(|b| b ^ byte);
+    let inner = Sha256::new().chain_update(pad(0x36)).chain_update(message).finalize();
+    let outer = Sha256::new().chain_update(pad(0x5c)).chain_update(inner).finalize();
+    let mut mac = [0u8; 32];
+    mac.copy_from_slice(&outer);
+    mac
+}
+
+fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Base64url without padding (RFC 4648 §5).
+fn base64url(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// The bytes of unpadded base64url text; `None` for anything else.
+fn unbase64url(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
+    for chunk in text.as_bytes().chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            let v = ALPHABET.iter().position(|&a| a == c)?;
+            n |= (v as u32) << (18 - 6 * i);
+        }
+        for i in 0..chunk.len() - 1 {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    // Unused low bits must be zero, so every text has one decoding.
+    (base64url(&out) == text).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hmac_matches_rfc_4231_case_2() {
+        let mac = hmac_sha256(b"Jefe", b"what do ya want for nothing?");
+        let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    }
+
+    #[test]
+    fn base64url_round_trips_every_length() {
+        let data: Vec<u8> = (0..=255u8).collect();
+        for len in 0..40 {
+            let text = base64url(&data[..len]);
+            assert!(!text.contains('='));
+            assert_eq!(unbase64url(&text).as_deref(), Some(&data[..len]));
+        }
+        assert_eq!(base64url(b"\xfb\xff"), "-_8");
+        assert_eq!(unbase64url("a"), None);
+        assert_eq!(unbase64url("ab!c"), None);
+    }
+
+    #[test]
+    fn a_sealed_state_opens_only_unchanged_and_with_the_same_key() {
+        let sealer = Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL);
+        let mut payload = Map::new();
+        payload.insert("answers".into(), json!({"a": 1}));
+        let state = sealer.seal(payload);
+        assert_eq!(sealer.open(&state).unwrap()["answers"], json!({"a": 1}));
+        assert!(Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL).open(&state).is_ok(), "replicas share the key");
+        assert!(Sealer::new(Some(b"other key"), DEFAULT_STATE_TTL).open(&state).is_err());
+        assert!(sealer.open(&format!("{state}-TAMPERED")).is_err());
+        let (body, mac) = state.split_once('.').unwrap();
+        let forged = base64url(br#"{"answers":{"a":2},"exp":99999999999}"#);
+        assert!(sealer.open(&format!("{forged}.{mac}")).is_err());
+        assert!(sealer.open(body).is_err());
+        let expired = Sealer::new(Some(b"replica key"), Duration::ZERO);
+        let mut old = Map::new();
+        old.insert("exp".into(), json!(1));
+        let body = base64url(jsonrpc::json_text(&Value::Object(old)).as_bytes());
+        let state = format!("{body}.{}", base64url(&hmac_sha256(b"replica key", body.as_bytes())));
+        assert_eq!(expired.open(&state).unwrap_err(), "it has expired; send the request again without requestState");
+    }
+
+    #[test]
+    fn rounds_carry_used_answers_and_check_the_binding() {
+        let sealer = Sealer::new(None, DEFAULT_STATE_TTL);
+        let bind = binding("tools/call", "t", &json!({}), None);
+        let first = Rounds::start(&sealer, bind.clone(), Some(json!({"a": 1, "extra": 2})), None).unwrap();
+        assert!(!first.resumed());
+        first.use_answer("a", first.answer("a").unwrap());
+        first.request("b".into(), "roots/list", json!({}));
+        assert!(first.needs_input());
+        let result = first.input_required(&sealer);
+        assert_eq!(result["inputRequests"]["b"]["method"], "roots/list");
+        let state = result["requestState"].clone();
+        let second = Rounds::start(&sealer, bind, Some(json!({"b": {"roots": []}})), Some(state.clone())).unwrap();
+        assert!(second.resumed());
+        assert_eq!(second.answer("a"), Some(&json!(1)), "earlier answers come back from the state");
+        assert_eq!(second.answer("extra"), None, "unused answers are not carried");
+        let other = binding("tools/call", "t", &json!({"x": 1}), None);
+        assert_eq!(Rounds::start(&sealer, other, None, Some(state)).unwrap_err().code, -32602);
+        assert_eq!(Rounds::start(&sealer, json!(1), Some(Value::Null), None).unwrap_err().code, -32602);
+    }
+}

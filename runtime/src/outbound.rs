@@ -1,0 +1,104 @@
+//! Requests a server sends to its client in the stateful era (sampling,
+//! elicitation, roots): the session's outbound ids and the table of
+//! requests waiting for their response. The engine hands every JSON-RPC
+//! response it reads to [`Outbound::resolve`]; the request's [`Waiter`]
+//! receives it. A waiter that is dropped (timeout, cancelled call) leaves
+//! the table, so a late response finds nothing and is ignored.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+/// What a response carried: its `result`, or its `error` object.
+pub(crate) type Outcome = Result<Value, Value>;
+
+/// One session's requests to its client; shared by the session's clones.
+#[derive(Default)]
+pub(crate) struct Outbound {
+    next: AtomicU64,
+    /// Ids waiting for a response: a short list (one per handler waiting).
+    waiting: Mutex<Vec<(u64, oneshot::Sender<Outcome>)>>,
+}
+
+impl Outbound {
+    /// A new id, registered as waiting for its response.
+    pub(crate) fn register(self: &Arc<Self>) -> Waiter {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let (tx, rx) = oneshot::channel();
+        self.lock().push((id, tx));
+        Waiter { outbound: Arc::clone(self), id, rx: Some(rx) }
+    }
+
+    /// Hands a response to the request waiting for it; `false` when no
+    /// request of this session has that id (a late or unknown response).
+    pub(crate) fn resolve(&self, id: &Value, outcome: Outcome) -> bool {
+        let Some(id) = id.as_u64() else { return false };
+        let sender = {
+            let mut list = self.lock();
+            list.iter().position(|(k, _)| *k == id).map(|at| list.swap_remove(at).1)
+        };
+        sender.is_some_and(|tx| tx.send(outcome).is_ok())
+    }
+
+    /// Requests waiting for a response.
+    pub(crate) fn waiting(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, oneshot::Sender<Outcome>)>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A request sent (or about to be) and waiting for its response; leaves
+/// the table when dropped.
+pub(crate) struct Waiter {
+    outbound: Arc<Outbound>,
+    id: u64,
+    rx: Option<oneshot::Receiver<Outcome>>,
+}
+
+impl Waiter {
+    /// The request's JSON-RPC id.
+    pub(crate) fn id(&self) -> Value {
+        Value::from(self.id)
+    }
+
+    /// The response; `None` when the session ended first.
+    pub(crate) async fn response(mut self) -> Option<Outcome> {
+        let rx = self.rx.take()?;
+        rx.await.ok()
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        let mut list = self.outbound.lock();
+        if let Some(at) = list.iter().position(|(k, _)| *k == self.id) {
+            list.swap_remove(at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn a_response_reaches_its_waiter_and_only_once() {
+        let out = Arc::new(Outbound::default());
+        let first = out.register();
+        let second = out.register();
+        assert_ne!(first.id(), second.id());
+        assert!(out.resolve(&second.id(), Ok(json!({"ok": true}))));
+        assert!(!out.resolve(&second.id(), Ok(json!({}))), "answered twice");
+        assert_eq!(second.response().await, Some(Ok(json!({"ok": true}))));
+        assert!(!out.resolve(&json!("not-an-id"), Ok(json!({}))));
+        assert_eq!(out.waiting(), 1);
+        drop(first);
+        assert_eq!(out.waiting(), 0, "a dropped waiter leaves the table");
+    }
+}

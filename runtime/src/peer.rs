@@ -1,0 +1,460 @@
+//! Requests a handler makes of the client while it works, typed:
+//! [`RequestContext::sample`] (`sampling/createMessage`),
+//! [`RequestContext::elicit`] (`elicitation/create`, form mode from a type
+//! implementing [`ElicitForm`], or URL mode) and
+//! [`RequestContext::list_roots`] (`roots/list`).
+//!
+//! In the stateful era the request goes to the client on the request's
+//! own stream (the connection over stdio, the POST's SSE stream over HTTP)
+//! and the handler waits for the response, up to a timeout. In the
+//! stateless era (2026-07-28) the same call becomes an input request of an
+//! `InputRequiredResult` (see [`crate::mrtr`]): the handler is run again
+//! when the client retries with its answers. Either way a request the
+//! client declared no capability for is refused with
+//! [`PeerError::MissingCapability`], which a tool answers as `-32021`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::context::RequestContext;
+use crate::jsonrpc;
+use crate::mrtr::Rounds;
+use crate::outbound::Outbound;
+use crate::tool_error::ToolError;
+
+/// How a request context reaches the client.
+#[derive(Clone, Default)]
+pub(crate) enum Channel {
+    /// Not attached to a client (a detached context).
+    #[default]
+    None,
+    /// Stateful era: requests go out on the sink and wait for a response.
+    Live {
+        /// The session's outbound requests.
+        outbound: Arc<Outbound>,
+        /// How long a response may take.
+        timeout: Duration,
+    },
+    /// Stateless era: requests become input requests of the reply.
+    Rounds(Arc<Rounds>),
+}
+
+impl std::fmt::Debug for Channel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Channel::None => "None",
+            Channel::Live { .. } => "Live",
+            Channel::Rounds(_) => "Rounds",
+        })
+    }
+}
+
+/// Why a request to the client gave no usable answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PeerError {
+    /// The client did not declare the capability (`sampling`,
+    /// `elicitation`, `elicitation.url`, `roots`).
+    MissingCapability(&'static str),
+    /// No response within the timeout.
+    Timeout(Duration),
+    /// The client cannot be reached: the connection or stream closed, the
+    /// request is answered as plain JSON, or the context is detached.
+    Disconnected,
+    /// The client answered with a JSON-RPC error.
+    Rejected {
+        /// The error code.
+        code: i64,
+        /// The error message.
+        message: String,
+    },
+    /// The client's answer does not have the expected shape.
+    InvalidResponse(String),
+}
+
+impl std::fmt::Display for PeerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PeerError::MissingCapability(name) => write!(f, "the client did not declare the {name} capability"),
+            PeerError::Timeout(after) => write!(f, "the client did not answer within {} s", after.as_secs_f64()),
+            PeerError::Disconnected => f.write_str("the client cannot be reached for requests"),
+            PeerError::Rejected { code, message } => write!(f, "the client refused the request: {message} ({code})"),
+            PeerError::InvalidResponse(why) => write!(f, "the client's answer is not usable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for PeerError {}
+
+impl From<PeerError> for ToolError {
+    /// A missing capability becomes `-32021` naming it; anything else a
+    /// tool error with the reason.
+    fn from(err: PeerError) -> Self {
+        match err {
+            PeerError::MissingCapability(name) => {
+                let top = name.split('.').next().unwrap_or(name);
+                let inner = match name.split_once('.') {
+                    Some((_, sub)) => json!({ sub: {} }),
+                    None => json!({}),
+                };
+                ToolError::missing_capabilities(json!({ top: inner }))
+            }
+            other => ToolError::new(other.to_string()),
+        }
+    }
+}
+
+/// A `sampling/createMessage` request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleRequest {
+    params: Map<String, Value>,
+}
+
+impl SampleRequest {
+    /// A request for at most `max_tokens` tokens, with no messages yet.
+    pub fn new(max_tokens: u32) -> Self {
+        let mut params = Map::new();
+        params.insert("messages".into(), Value::Array(Vec::new()));
+        params.insert("maxTokens".into(), Value::from(max_tokens));
+        Self { params }
+    }
+
+    /// The request from a generated `CreateMessageRequestParams` (or any
+    /// value of that shape).
+    pub fn from_params(params: impl Serialize) -> Result<Self, serde_json::Error> {
+        match serde_json::to_value(params)? {
+            Value::Object(params) => Ok(Self { params }),
+            other => Err(serde::de::Error::custom(format!("sampling params must be an object, got {}", jsonrpc::kind(&other)))),
+        }
+    }
+
+    /// Adds a user message with one text block.
+    pub fn user(self, text: impl Into<String>) -> Self {
+        self.message("user", json!({ "type": "text", "text": text.into() }))
+    }
+
+    /// Adds an assistant message with one text block.
+    pub fn assistant(self, text: impl Into<String>) -> Self {
+        self.message("assistant", json!({ "type": "text", "text": text.into() }))
+    }
+
+    /// Adds a message with any content (a block or an array of blocks).
+    pub fn message(mut self, role: &str, content: Value) -> Self {
+        let messages = self.params.entry("messages").or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = messages {
+            list.push(json!({ "role": role, "content": content }));
+        }
+        self
+    }
+
+    /// Sets the system prompt.
+    pub fn system_prompt(self, text: impl Into<String>) -> Self {
+        self.set("systemPrompt", text.into())
+    }
+
+    /// Sets any other parameter (`modelPreferences`, `temperature`,
+    /// `stopSequences`, `includeContext`, ...).
+    pub fn set(mut self, name: &str, value: impl Serialize) -> Self {
+        if let Ok(value) = serde_json::to_value(value) {
+            self.params.insert(name.into(), value);
+        }
+        self
+    }
+
+    /// The params as sent.
+    pub fn params(&self) -> &Map<String, Value> {
+        &self.params
+    }
+}
+
+/// The client's `CreateMessageResult`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleResponse {
+    /// `assistant` (or `user`).
+    pub role: String,
+    /// The content: a block, or an array of blocks.
+    pub content: Value,
+    /// The model that answered.
+    pub model: String,
+    /// Why sampling stopped (`endTurn`, `maxTokens`, ...).
+    pub stop_reason: Option<String>,
+    /// The whole result, as sent.
+    pub raw: Value,
+}
+
+impl SampleResponse {
+    /// The text of the first text block.
+    pub fn text(&self) -> Option<&str> {
+        fn first_text(block: &Value) -> Option<&str> {
+            (block.get("type")? == "text").then(|| block.get("text")?.as_str()).flatten()
+        }
+        match &self.content {
+            Value::Array(blocks) => blocks.iter().find_map(first_text),
+            block => first_text(block),
+        }
+    }
+
+    fn decode(raw: Value) -> Result<Self, String> {
+        let text = |name: &str| raw.get(name).and_then(Value::as_str).map(str::to_owned);
+        let role = text("role").ok_or("a CreateMessageResult needs a string \"role\"")?;
+        let model = text("model").ok_or("a CreateMessageResult needs a string \"model\"")?;
+        let content = match raw.get("content") {
+            Some(c @ (Value::Object(_) | Value::Array(_))) => c.clone(),
+            _ => return Err("a CreateMessageResult needs \"content\" (a block or an array of blocks)".into()),
+        };
+        let stop_reason = text("stopReason");
+        Ok(Self { role, content, model, stop_reason, raw })
+    }
+}
+
+/// A type the client fills in through a form: its restricted JSON Schema
+/// (a flat object of strings, numbers, integers, booleans and enums) is
+/// `requestedSchema`, and an accepted answer decodes into it.
+pub trait ElicitForm: DeserializeOwned {
+    /// The `requestedSchema` of the form.
+    fn requested_schema() -> Value;
+}
+
+/// The user's answer to an elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Elicitation<T> {
+    /// Submitted, with the content.
+    Accept(T),
+    /// Explicitly declined.
+    Decline,
+    /// Dismissed without a choice.
+    Cancel,
+}
+
+impl<T> Elicitation<T> {
+    /// The content when accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Elicitation::Accept(content) => Some(content),
+            _ => None,
+        }
+    }
+
+    /// `accept`, `decline` or `cancel`.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Elicitation::Accept(_) => "accept",
+            Elicitation::Decline => "decline",
+            Elicitation::Cancel => "cancel",
+        }
+    }
+}
+
+/// Decodes an `ElicitResult` with `content` of type `T`.
+fn decode_elicitation<T: DeserializeOwned>(raw: Value, content_required: bool) -> Result<Elicitation<T>, String> {
+    match raw.get("action").and_then(Value::as_str) {
+        Some("decline") => Ok(Elicitation::Decline),
+        Some("cancel") => Ok(Elicitation::Cancel),
+        Some("accept") => {
+            let content = match raw.get("content") {
+                Some(c @ Value::Object(_)) => c.clone(),
+                None if !content_required => Value::Null,
+                _ => return Err("an accepted form elicitation needs \"content\" (an object)".into()),
+            };
+            serde_json::from_value(content).map(Elicitation::Accept).map_err(|e| format!("the content does not fit the form: {e}"))
+        }
+        _ => Err("an ElicitResult needs \"action\": accept, decline or cancel".into()),
+    }
+}
+
+/// A root the client exposes.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct Root {
+    /// The root's URI (`file:///...`).
+    pub uri: String,
+    /// Its display name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+fn decode_roots(raw: Value) -> Result<Vec<Root>, String> {
+    let roots = raw.get("roots").cloned().ok_or("a ListRootsResult needs \"roots\"")?;
+    serde_json::from_value(roots).map_err(|e| format!("\"roots\" must be a list of {{uri, name?}}: {e}"))
+}
+
+/// The requests of [`RequestContext::keyed`]: the same calls, under a key
+/// the handler chose for the stateless era's `inputRequests`.
+#[derive(Debug, Clone, Copy)]
+pub struct Keyed<'a> {
+    ctx: &'a RequestContext,
+    key: &'a str,
+}
+
+impl Keyed<'_> {
+    /// [`RequestContext::sample`] under this key.
+    pub async fn sample(self, request: SampleRequest) -> Result<SampleResponse, PeerError> {
+        self.ctx.sample_as(Some(self.key), request).await
+    }
+
+    /// [`RequestContext::elicit`] under this key.
+    pub async fn elicit<T: ElicitForm>(self, message: &str) -> Result<Elicitation<T>, PeerError> {
+        self.ctx.elicit_as(Some(self.key), message, T::requested_schema()).await
+    }
+
+    /// [`RequestContext::elicit_with`] under this key.
+    pub async fn elicit_with<T: DeserializeOwned>(self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+        self.ctx.elicit_as(Some(self.key), message, schema).await
+    }
+
+    /// [`RequestContext::elicit_url`] under this key.
+    pub async fn elicit_url(self, message: &str, url: &str, elicitation_id: &str) -> Result<Elicitation<()>, PeerError> {
+        self.ctx.elicit_url_as(Some(self.key), message, url, elicitation_id).await
+    }
+
+    /// [`RequestContext::list_roots`] under this key.
+    pub async fn list_roots(self) -> Result<Vec<Root>, PeerError> {
+        self.ctx.list_roots_as(Some(self.key)).await
+    }
+}
+
+impl RequestContext {
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    pub async fn sample(&self, request: SampleRequest) -> Result<SampleResponse, PeerError> {
+        self.sample_as(None, request).await
+    }
+
+    /// Asks the user to fill in the form `T` (`elicitation/create`, form
+    /// mode).
+    pub async fn elicit<T: ElicitForm>(&self, message: &str) -> Result<Elicitation<T>, PeerError> {
+        self.elicit_as(None, message, T::requested_schema()).await
+    }
+
+    /// Form mode with an explicit `requestedSchema`; accepted content
+    /// decodes into `T` (`serde_json::Value` takes anything).
+    pub async fn elicit_with<T: DeserializeOwned>(&self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+        self.elicit_as(None, message, schema).await
+    }
+
+    /// Sends the user to `url` (`elicitation/create`, URL mode; needs the
+    /// client's `elicitation.url` capability). `Accept` means the user
+    /// agreed to open it, not that the interaction there is done.
+    pub async fn elicit_url(&self, message: &str, url: &str, elicitation_id: &str) -> Result<Elicitation<()>, PeerError> {
+        self.elicit_url_as(None, message, url, elicitation_id).await
+    }
+
+    /// The client's roots (`roots/list`).
+    pub async fn list_roots(&self) -> Result<Vec<Root>, PeerError> {
+        self.list_roots_as(None).await
+    }
+
+    /// The same requests under `key`: in the stateless era the key of the
+    /// input request (otherwise `sampling_1`, `elicitation_2`… in call
+    /// order); ignored in the stateful era.
+    pub fn keyed<'a>(&'a self, key: &'a str) -> Keyed<'a> {
+        Keyed { ctx: self, key }
+    }
+
+    /// Whether this request is a retry that came with a `requestState` this
+    /// server issued and verified (stateless era).
+    pub fn is_resumed(&self) -> bool {
+        matches!(self.channel(), Channel::Rounds(rounds) if rounds.resumed())
+    }
+
+    async fn sample_as(&self, key: Option<&str>, request: SampleRequest) -> Result<SampleResponse, PeerError> {
+        let params = Value::Object(request.params);
+        self.ask(key, "sampling", "sampling", "sampling/createMessage", params, SampleResponse::decode).await
+    }
+
+    async fn elicit_as<T: DeserializeOwned>(&self, key: Option<&str>, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+        let mut params = Map::new();
+        // `mode` is new in 2025-11-25; older revisions know form mode only.
+        if self.revision() >= "2025-11-25" {
+            params.insert("mode".into(), Value::from("form"));
+        }
+        params.insert("message".into(), Value::from(message));
+        params.insert("requestedSchema".into(), schema);
+        let decode = |raw| decode_elicitation::<T>(raw, true);
+        self.ask(key, "elicitation", "elicitation", "elicitation/create", Value::Object(params), decode).await
+    }
+
+    async fn elicit_url_as(&self, key: Option<&str>, message: &str, url: &str, id: &str) -> Result<Elicitation<()>, PeerError> {
+        let params = json!({ "mode": "url", "message": message, "url": url, "elicitationId": id });
+        let decode = |raw| decode_elicitation::<Option<Value>>(raw, false).map(|e| match e {
+            Elicitation::Accept(_) => Elicitation::Accept(()),
+            Elicitation::Decline => Elicitation::Decline,
+            Elicitation::Cancel => Elicitation::Cancel,
+        });
+        self.ask(key, "elicitation.url", "elicitation", "elicitation/create", params, decode).await
+    }
+
+    async fn list_roots_as(&self, key: Option<&str>) -> Result<Vec<Root>, PeerError> {
+        self.ask(key, "roots", "roots", "roots/list", json!({}), decode_roots).await
+    }
+
+    /// Whether the client declared `capability` (`elicitation.url`: the
+    /// `url` member of `elicitation`).
+    fn declared(&self, capability: &str) -> bool {
+        let Some(client) = self.client() else { return false };
+        match capability.split_once('.') {
+            None => client.has_capability(capability),
+            Some((top, sub)) => client.capabilities.get(top).and_then(|c| c.get(sub)).is_some_and(|c| !c.is_null()),
+        }
+    }
+
+    /// Sends one request and decodes its answer.
+    async fn ask<T>(
+        &self,
+        key: Option<&str>,
+        capability: &'static str,
+        prefix: &str,
+        method: &str,
+        params: Value,
+        decode: impl Fn(Value) -> Result<T, String>,
+    ) -> Result<T, PeerError> {
+        if !self.declared(capability) {
+            return Err(PeerError::MissingCapability(capability));
+        }
+        match self.channel().clone() {
+            Channel::None => Err(PeerError::Disconnected),
+            Channel::Live { outbound, timeout } => {
+                if self.is_cancelled() {
+                    return Err(PeerError::Disconnected);
+                }
+                let waiter = outbound.register();
+                let request_id = waiter.id();
+                if !self.sink().send(jsonrpc::request(&request_id, method, &params)).await {
+                    return Err(PeerError::Disconnected);
+                }
+                let outcome = match tokio::time::timeout(timeout, waiter.response()).await {
+                    Ok(Some(outcome)) => outcome,
+                    Ok(None) => return Err(PeerError::Disconnected),
+                    Err(_) => {
+                        // The client may still be working on it: tell it to stop.
+                        let cancel = json!({ "requestId": request_id, "reason": "timed out" });
+                        let _ = self.sink().send(jsonrpc::notification("notifications/cancelled", &cancel)).await;
+                        return Err(PeerError::Timeout(timeout));
+                    }
+                };
+                match outcome {
+                    Ok(result) => decode(result).map_err(PeerError::InvalidResponse),
+                    Err(error) => Err(PeerError::Rejected {
+                        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                        message: error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    }),
+                }
+            }
+            Channel::Rounds(rounds) => {
+                let key = key.map_or_else(|| rounds.auto_key(prefix), str::to_owned);
+                if let Some(answer) = rounds.answer(&key) {
+                    if let Ok(value) = decode(answer.clone()) {
+                        rounds.use_answer(&key, answer);
+                        return Ok(value);
+                    }
+                    // An unusable answer is asked for again.
+                }
+                rounds.request(key, method, params);
+                // The engine answers with the input requests; this run
+                // of the handler ends here.
+                std::future::pending().await
+            }
+        }
+    }
+}
