@@ -18,14 +18,21 @@
 //!   [`crate::context::Principal`] reaches the access-control hook and the
 //!   handlers (a tower layer may insert one into the request extensions
 //!   instead).
+//! - Several replicas: the stateless era needs nothing shared; stateful
+//!   sessions continue on any replica given a [`SessionStore`]
+//!   ([`MemoryStore`] in one process, [`RedisStore`] with the `redis`
+//!   feature), and need sticky routing without one.
 
 mod body;
 pub mod client;
 mod guard;
 mod headers;
 mod serve;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod service;
 mod sessions;
+mod store;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,7 +41,10 @@ pub use body::HttpBody;
 pub use guard::{Allow, LOCAL_HOSTS};
 pub use headers::base64_decode;
 pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
 pub use service::HttpService;
+pub use store::{Events, MemoryStore, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession};
 
 use crate::context::Principal;
 
@@ -81,6 +91,12 @@ pub struct HttpConfig {
     pub stateful: bool,
     /// The authentication hook.
     pub auth: Option<AuthHook>,
+    /// Where stateful sessions are shared with other replicas; `None`
+    /// keeps them in this service only (they then need sticky routing).
+    pub session_store: Option<Arc<dyn SessionStore>>,
+    /// The longest a session store operation may take; a session that
+    /// cannot be loaded in time is unknown (404).
+    pub store_timeout: Duration,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -94,6 +110,8 @@ impl std::fmt::Debug for HttpConfig {
             .field("keep_alive", &self.keep_alive)
             .field("stateful", &self.stateful)
             .field("auth", &self.auth.is_some())
+            .field("session_store", &self.session_store.is_some())
+            .field("store_timeout", &self.store_timeout)
             .finish()
     }
 }
@@ -109,6 +127,8 @@ impl Default for HttpConfig {
             keep_alive: Duration::from_secs(15),
             stateful: true,
             auth: None,
+            session_store: None,
+            store_timeout: Duration::from_secs(1),
         }
     }
 }
@@ -174,6 +194,19 @@ impl HttpConfig {
     /// replica can answer any request.
     pub fn stateless_only(mut self) -> Self {
         self.stateful = false;
+        self
+    }
+
+    /// Shares stateful sessions through `store`: any replica given the same
+    /// store continues a session any of them opened.
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.session_store = Some(Arc::new(store));
+        self
+    }
+
+    /// Sets the time limit of session store operations.
+    pub fn store_timeout(mut self, limit: Duration) -> Self {
+        self.store_timeout = limit;
         self
     }
 

@@ -2,12 +2,16 @@
 //! request which era it belongs to (an `MCP-Session-Id`, an `initialize`,
 //! or per-request `_meta`), applies the transport's rules and status codes,
 //! and hands the message to the server engine with a session: the stored
-//! one of a stateful session, a fresh one for a stateless request.
+//! one of a stateful session, a fresh one for a stateless request. With a
+//! session store, a session unknown here is loaded from the store, and the
+//! replicas tell each other of cancellations, state changes, ends and
+//! messages for GET streams.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
 use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
@@ -26,6 +30,7 @@ use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
 use super::headers::{self, ParamHeader};
 use super::sessions::{Entry, Sessions};
+use super::store::{bounded, SessionEvent, StoredSession};
 use super::{AuthRejection, HttpConfig};
 
 /// Notifications a request's SSE stream buffers before its handler waits.
@@ -47,6 +52,10 @@ struct Inner {
     /// Per tool, its `x-mcp-header` annotated parameters.
     param_headers: std::collections::HashMap<String, Vec<ParamHeader>>,
     shutdown: CancellationToken,
+    /// Whether the session store's events are being listened to.
+    listening: AtomicBool,
+    /// This service itself, for the tasks it starts.
+    me: Weak<Inner>,
 }
 
 impl std::fmt::Debug for HttpService {
@@ -68,7 +77,16 @@ impl HttpService {
             })
             .collect();
         let sessions = Sessions::new(config.max_sessions, config.session_idle);
-        Self { inner: Arc::new(Inner { server, config, sessions, param_headers, shutdown: CancellationToken::new() }) }
+        let inner = Arc::new_cyclic(|me| Inner {
+            server,
+            config,
+            sessions,
+            param_headers,
+            shutdown: CancellationToken::new(),
+            listening: AtomicBool::new(false),
+            me: me.clone(),
+        });
+        Self { inner }
     }
 
     /// Ends every open SSE stream (for a graceful shutdown).
@@ -84,6 +102,28 @@ impl HttpService {
     /// Drops expired stateful sessions now (they are also dropped lazily).
     pub fn sweep_sessions(&self) {
         self.inner.sessions.sweep();
+    }
+
+    /// Sends a server-initiated message (e.g. a notification) to stateful
+    /// session `session_id`'s GET stream, on whichever replica holds it:
+    /// `true` when it was handed to this service's stream or to the
+    /// session store for the others.
+    pub async fn notify(&self, session_id: &str, message: &Value) -> bool {
+        let text = jsonrpc::json_text(message);
+        if let Some(tx) = self.inner.sessions.peek(session_id).and_then(|e| e.stream.lock().unwrap_or_else(|p| p.into_inner()).clone()) {
+            if tx.try_send(text.clone()).is_ok() {
+                return true;
+            }
+        }
+        let Some(store) = &self.inner.config.session_store else { return false };
+        let event = SessionEvent::Message { text };
+        match bounded(self.inner.config.store_timeout, store.publish(session_id, &event)).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "a message for a session's stream was not published");
+                false
+            }
+        }
     }
 
     /// Handles one HTTP request.
@@ -182,6 +222,7 @@ impl Inner {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        self.listen();
         let (parts, body) = request.into_parts();
         if let Err(r) = guard::check_host(&parts.headers, &self.config.allowed_hosts)
             .and_then(|()| guard::check_origin(&parts.headers, &self.config.allowed_origins))
@@ -199,18 +240,142 @@ impl Inner {
         let session_id = parts.headers.get(headers::SESSION_ID).map(|v| v.to_str().unwrap_or("").to_owned());
         match parts.method {
             Method::POST => self.post(parts, body, session_id, principal).await,
-            Method::GET => self.get(&parts, session_id, principal.as_ref()),
-            Method::DELETE => self.delete(session_id, principal.as_ref()),
+            Method::GET => self.get(&parts, session_id, principal.as_ref()).await,
+            Method::DELETE => self.delete(session_id, principal.as_ref()).await,
             _ => method_not_allowed("GET, POST, DELETE", "the MCP endpoint answers POST (and GET/DELETE for stateful sessions)"),
         }
     }
 
-    /// The live session named by the request, if its caller may use it.
-    fn session(&self, id: &str, principal: Option<&Principal>) -> Option<Arc<Entry>> {
-        let entry = self.sessions.get(id)?;
+    /// The live session named by the request (from the store when it is
+    /// not here), if its caller may use it.
+    async fn session(&self, id: &str, principal: Option<&Principal>) -> Option<Arc<Entry>> {
+        let entry = match self.sessions.get(id) {
+            Some(entry) => entry,
+            None => self.restore(id).await?,
+        };
         match &entry.owner {
             Some(owner) if principal.map(|p| &p.subject) != Some(owner) => None,
-            _ => Some(entry),
+            _ => {
+                self.keep_stored(id, &entry);
+                Some(entry)
+            }
+        }
+    }
+
+    /// Loads session `id` of another replica from the store; `None` when
+    /// there is no store, no such session, or the store fails.
+    async fn restore(&self, id: &str) -> Option<Arc<Entry>> {
+        let store = self.config.session_store.as_ref()?;
+        // Ids this service makes are 32 hex digits; others are not looked up.
+        if id.len() > 128 || id.is_empty() {
+            return None;
+        }
+        let stored = match bounded(self.config.store_timeout, store.load(id)).await {
+            Ok(found) => found?,
+            Err(e) => {
+                tracing::warn!(error = %e, "session not loaded: answered as unknown");
+                return None;
+            }
+        };
+        let session = self.server.session();
+        session.restore(&stored.snapshot);
+        self.sessions.adopt(id, session, stored.owner).ok()
+    }
+
+    /// Restarts the session's expiry in the store (in the background, at
+    /// most a few times per idle period); a session the store no longer
+    /// has ended elsewhere and ends here too.
+    fn keep_stored(&self, id: &str, entry: &Entry) {
+        let Some(store) = &self.config.session_store else { return };
+        let every = (self.config.session_idle / 4).min(std::time::Duration::from_secs(5));
+        if !entry.store_due(every) {
+            return;
+        }
+        let (store, id, ttl, limit) = (Arc::clone(store), id.to_owned(), self.config.session_idle, self.config.store_timeout);
+        let entry_session = entry.session.clone();
+        let sessions = self.weak_sessions();
+        tokio::spawn(async move {
+            match bounded(limit, store.touch(&id, ttl)).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    if let Some(inner) = sessions.upgrade() {
+                        // Only when it is still the same session.
+                        if inner.sessions.peek(&id).is_some_and(|e| Arc::ptr_eq(&e.session.state, &entry_session.state)) {
+                            inner.sessions.close(&id);
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "session expiry not restarted in the store"),
+            }
+        });
+    }
+
+    fn weak_sessions(&self) -> Weak<Inner> {
+        self.me.clone()
+    }
+
+    /// Starts listening to the session store's events (once, inside the
+    /// runtime serving the first request).
+    fn listen(&self) {
+        let Some(store) = &self.config.session_store else { return };
+        if self.listening.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let mut events = store.subscribe();
+        let (me, shutdown) = (self.me.clone(), self.shutdown.clone());
+        tokio::spawn(async move {
+            loop {
+                let (id, event) = tokio::select! {
+                    next = events.recv() => match next {
+                        Some(item) => item,
+                        None => return,
+                    },
+                    () = shutdown.cancelled() => return,
+                };
+                let Some(inner) = me.upgrade() else { return };
+                inner.on_event(&id, event);
+            }
+        });
+    }
+
+    /// What another replica said about session `id`, if it is here.
+    fn on_event(&self, id: &str, event: SessionEvent) {
+        let Some(entry) = self.sessions.peek(id) else { return };
+        match event {
+            SessionEvent::Cancel { request_id } => {
+                entry.session.cancel(&request_id);
+            }
+            SessionEvent::Message { text } => {
+                let stream = entry.stream.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                if let Some(tx) = stream {
+                    if tx.try_send(text).is_err() {
+                        tracing::warn!("a message for a session's GET stream was dropped: the stream is full or closed");
+                    }
+                }
+            }
+            SessionEvent::Changed { snapshot } => entry.session.restore(&snapshot),
+            SessionEvent::Ended => {
+                self.sessions.close(id);
+            }
+        }
+    }
+
+    /// Writes the session's state to the store (after `initialize` and
+    /// every change) and tells the other replicas of a change.
+    async fn store_session(&self, id: &str, entry: &Entry, changed: bool) {
+        let Some(store) = &self.config.session_store else { return };
+        let Some(snapshot) = entry.session.snapshot() else { return };
+        let stored = StoredSession { snapshot, owner: entry.owner.clone() };
+        let limit = self.config.store_timeout;
+        if let Err(e) = bounded(limit, store.save(id, &stored, self.config.session_idle)).await {
+            tracing::warn!(error = %e, "session not stored: other replicas will not know it");
+            return;
+        }
+        if changed {
+            let event = SessionEvent::Changed { snapshot: stored.snapshot };
+            if let Err(e) = bounded(limit, store.publish(id, &event)).await {
+                tracing::warn!(error = %e, "session change not published");
+            }
         }
     }
 
@@ -340,6 +505,7 @@ impl Inner {
         let reply = handled.into_reply().await;
         match reply {
             Some(reply) if reply.error.is_none() => {
+                self.store_session(&id, &entry, false).await;
                 let mut response = json(StatusCode::OK, reply.text);
                 if let Ok(value) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(headers::SESSION_ID, value);
@@ -365,7 +531,7 @@ impl Inner {
         principal: Option<&Principal>,
         extensions: Arc<http::Extensions>,
     ) -> Response<HttpBody> {
-        let Some(entry) = self.session(id, principal) else { return session_not_found() };
+        let Some(entry) = self.session(id, principal).await else { return session_not_found() };
         if let Some(version) = request_headers.get(headers::PROTOCOL_VERSION) {
             let negotiated = entry.session.identity().map(|c| c.protocol_version.clone());
             let sent = version.to_str().unwrap_or("");
@@ -383,7 +549,34 @@ impl Inner {
             Incoming::Request { params, .. } => wants_progress(params.as_ref()),
             _ => false,
         };
-        self.answer(&entry.session, incoming, Call { extensions, stream, modern: false }).await
+        let changes = matches!(&incoming, Incoming::Request { method, .. }
+            if matches!(method.as_str(), "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"));
+        if let Incoming::Notification { method, params } = &incoming {
+            if method == "notifications/cancelled" {
+                self.cancel_anywhere(id, &entry, params.as_ref()).await;
+            }
+        }
+        let before = if changes { entry.session.snapshot() } else { None };
+        let response = self.answer(&entry.session, incoming, Call { extensions, stream, modern: false }).await;
+        if changes && entry.session.snapshot() != before {
+            self.store_session(id, &entry, true).await;
+        }
+        response
+    }
+
+    /// `notifications/cancelled`: a request running elsewhere is cancelled
+    /// by the replica running it (told through the store).
+    async fn cancel_anywhere(&self, id: &str, entry: &Entry, params: Option<&Value>) {
+        let Some(store) = &self.config.session_store else { return };
+        let Some(request_id) = params.and_then(|p| p.get("requestId")) else { return };
+        let key = jsonrpc::json_text(request_id);
+        if entry.session.cancel(&key) {
+            return; // it runs here
+        }
+        let event = SessionEvent::Cancel { request_id: key };
+        if let Err(e) = bounded(self.config.store_timeout, store.publish(id, &event)).await {
+            tracing::warn!(error = %e, "cancellation not published");
+        }
     }
 
     /// Runs a message through the engine and answers: 202 for nothing to
@@ -439,14 +632,14 @@ impl Inner {
         json(status, reply.text)
     }
 
-    fn get(&self, parts: &http::request::Parts, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
+    async fn get(&self, parts: &http::request::Parts, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
         let Some(id) = session_id.filter(|_| self.config.stateful) else {
             return method_not_allowed("POST", "GET streams belong to stateful sessions; send requests with POST");
         };
         if let Err(r) = guard::check_get_accept(&parts.headers) {
             return refusal(r);
         }
-        let Some(entry) = self.session(&id, principal) else { return session_not_found() };
+        let Some(entry) = self.session(&id, principal).await else { return session_not_found() };
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let weak = tx.downgrade();
         *entry.stream.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
@@ -464,14 +657,24 @@ impl Inner {
         sse_response(HttpBody::sse(None, rx, None, self.config.keep_alive, self.shutdown.clone(), Some(on_close)))
     }
 
-    fn delete(&self, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
+    async fn delete(&self, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
         let Some(id) = session_id.filter(|_| self.config.stateful) else {
             return method_not_allowed("POST", "there is no session to end: this request names none");
         };
-        if self.session(&id, principal).is_none() {
+        if self.session(&id, principal).await.is_none() {
             return session_not_found();
         }
         self.sessions.close(&id);
+        if let Some(store) = &self.config.session_store {
+            // Gone from the store, then from every replica holding it.
+            let limit = self.config.store_timeout;
+            if let Err(e) = bounded(limit, store.remove(&id)).await {
+                tracing::warn!(error = %e, "ended session not removed from the store");
+            }
+            if let Err(e) = bounded(limit, store.publish(&id, &SessionEvent::Ended)).await {
+                tracing::warn!(error = %e, "session end not published");
+            }
+        }
         status_only(StatusCode::OK)
     }
 }

@@ -1,7 +1,8 @@
 //! The stateful era's HTTP sessions (`MCP-Session-Id`): random ids, a cap
 //! on live sessions, idle expiry (a session with requests in flight is
-//! never idle), the principal a session belongs to, and the slot of its
-//! standalone GET stream.
+//! never idle, nor is one with its GET stream open), the principal a
+//! session belongs to, and the slot of its standalone GET stream. With a
+//! session store, sessions of other replicas are adopted under their id.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,6 +19,8 @@ pub(crate) struct Entry {
     /// cannot use it.
     pub(crate) owner: Option<String>,
     last_seen: Mutex<Instant>,
+    /// When the store last heard of this session (its expiry restarted).
+    stored: Mutex<Instant>,
     /// Where server-initiated messages go while a GET stream is open.
     pub(crate) stream: Mutex<Option<mpsc::Sender<String>>>,
 }
@@ -29,6 +32,27 @@ impl Entry {
 
     fn touch(&self) {
         *self.last_seen.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// Whether the store's expiry should be restarted now (at most once
+    /// per `every`).
+    pub(crate) fn store_due(&self, every: Duration) -> bool {
+        let mut stored = self.stored.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if now.saturating_duration_since(*stored) < every {
+            return false;
+        }
+        *stored = now;
+        true
+    }
+
+    fn streaming(&self) -> bool {
+        self.stream.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|tx| !tx.is_closed())
+    }
+
+    fn new(session: Session, owner: Option<String>) -> Self {
+        let now = Instant::now();
+        Self { session, owner, last_seen: Mutex::new(now), stored: Mutex::new(now), stream: Mutex::new(None) }
     }
 }
 
@@ -53,14 +77,12 @@ impl Sessions {
     }
 
     fn expired(&self, entry: &Entry, now: Instant) -> bool {
-        entry.session.in_flight() == 0 && entry.idle_for(now) > self.idle
+        entry.session.in_flight() == 0 && entry.idle_for(now) > self.idle && !entry.streaming()
     }
 
-    /// Opens a session; at the cap, expired sessions are dropped first.
-    pub(crate) fn open(&self, session: Session, owner: Option<String>) -> Result<(String, Arc<Entry>), Full> {
-        let id = new_id();
-        let entry = Arc::new(Entry { session, owner, last_seen: Mutex::new(Instant::now()), stream: Mutex::new(None) });
-        let mut map = self.lock();
+    /// Makes room for one more session: at the cap, expired sessions are
+    /// dropped first; `false` when there is still none.
+    fn room(&self, map: &mut HashMap<String, Arc<Entry>>) -> bool {
         if map.len() >= self.max {
             let now = Instant::now();
             map.retain(|_, e| {
@@ -70,12 +92,41 @@ impl Sessions {
                 }
                 keep
             });
-            if map.len() >= self.max {
-                return Err(Full);
-            }
+        }
+        map.len() < self.max
+    }
+
+    /// Opens a session; at the cap, expired sessions are dropped first.
+    pub(crate) fn open(&self, session: Session, owner: Option<String>) -> Result<(String, Arc<Entry>), Full> {
+        let id = new_id();
+        let entry = Arc::new(Entry::new(session, owner));
+        let mut map = self.lock();
+        if !self.room(&mut map) {
+            return Err(Full);
         }
         map.insert(id.clone(), Arc::clone(&entry));
         Ok((id, entry))
+    }
+
+    /// Takes in session `id` of another replica (restored from the store);
+    /// when it is here already (a concurrent adoption), that one is kept.
+    pub(crate) fn adopt(&self, id: &str, session: Session, owner: Option<String>) -> Result<Arc<Entry>, Full> {
+        let mut map = self.lock();
+        if let Some(existing) = map.get(id) {
+            existing.touch();
+            return Ok(Arc::clone(existing));
+        }
+        if !self.room(&mut map) {
+            return Err(Full);
+        }
+        let entry = Arc::new(Entry::new(session, owner));
+        map.insert(id.to_owned(), Arc::clone(&entry));
+        Ok(entry)
+    }
+
+    /// Session `id` if it is here, without marking it used.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Entry>> {
+        self.lock().get(id).cloned()
     }
 
     /// The live session `id`, marked as used; an expired one is removed.

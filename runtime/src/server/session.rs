@@ -34,6 +34,8 @@ pub(crate) struct State {
     /// carry it (so it is not copied per request).
     pub(crate) identity: RwLock<Option<(Arc<ClientIdentity>, Arc<str>)>>,
     pub(crate) log_level: Mutex<Option<String>>,
+    /// Resource URIs the client subscribed to (`resources/subscribe`).
+    pub(crate) subscriptions: Mutex<std::collections::BTreeSet<String>>,
     /// Requests in flight: a short list (at most the call slots plus the
     /// queue), searched by id without hashing.
     pub(crate) inflight: Mutex<Vec<(IdKey, CancellationToken)>>,
@@ -58,6 +60,9 @@ pub struct SessionSnapshot {
     /// The level set with `logging/setLevel`, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_level: Option<String>,
+    /// The resource URIs subscribed to with `resources/subscribe`, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subscriptions: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -81,6 +86,7 @@ impl Session {
                 era: Mutex::new(None),
                 identity: RwLock::new(None),
                 log_level: Mutex::new(None),
+                subscriptions: Mutex::new(std::collections::BTreeSet::new()),
                 inflight: Mutex::new(Vec::new()),
                 slots: Arc::new(Semaphore::new(max_concurrent_calls.max(1))),
                 queued: AtomicUsize::new(0),
@@ -123,6 +129,27 @@ impl Session {
     /// Sets the session's log level.
     pub fn set_log_level(&self, level: Option<String>) {
         *lock(&self.state.log_level) = level;
+    }
+
+    /// Subscribes the session to updates of resource `uri`; `false` when
+    /// it already was.
+    pub fn subscribe(&self, uri: &str) -> bool {
+        lock(&self.state.subscriptions).insert(uri.to_owned())
+    }
+
+    /// Ends the subscription to `uri`; `false` when there was none.
+    pub fn unsubscribe(&self, uri: &str) -> bool {
+        lock(&self.state.subscriptions).remove(uri)
+    }
+
+    /// Whether the session is subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.state.subscriptions).contains(uri)
+    }
+
+    /// The resource URIs the session is subscribed to, sorted.
+    pub fn subscriptions(&self) -> Vec<String> {
+        lock(&self.state.subscriptions).iter().cloned().collect()
     }
 
     /// The session's requests to its client.
@@ -178,10 +205,12 @@ impl Session {
             client_info: identity.info.clone(),
             capabilities: identity.capabilities.clone(),
             log_level: self.log_level(),
+            subscriptions: self.subscriptions(),
         })
     }
 
-    /// Restores the state of a snapshot into this (fresh) session.
+    /// Restores the state of a snapshot into this session (a fresh one, or
+    /// one whose state another replica changed: requests in flight stay).
     pub fn restore(&self, snapshot: &SessionSnapshot) {
         self.fix_era(Era::Legacy);
         self.set_identity(ClientIdentity {
@@ -190,6 +219,7 @@ impl Session {
             capabilities: snapshot.capabilities.clone(),
         });
         self.set_log_level(snapshot.log_level.clone());
+        *lock(&self.state.subscriptions) = snapshot.subscriptions.iter().cloned().collect();
     }
 
     /// Registers a request in flight under `key`; `None` when the key is
