@@ -1,0 +1,183 @@
+//! One function per client scenario of the conformance suite: the calls
+//! its mock server expects, through the generated client's typed methods.
+
+use std::time::Duration;
+
+use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ToolSchemas};
+use serde_json::{json, Value};
+
+use crate::client::{Client, ClientOptions};
+use crate::protocol::ContentBlock;
+use crate::tools::*;
+use crate::Invocation;
+
+/// Runs the named scenario.
+pub async fn run(invocation: &Invocation) -> Result<(), String> {
+    let c = connect(invocation).await?;
+    match invocation.scenario.as_str() {
+        "tools_call" => tools_call(&c).await,
+        "request-metadata" => request_metadata(&c).await,
+        "http-standard-headers" => standard_headers(&c).await,
+        "http-custom-headers" => custom_headers(&c, invocation.context.as_ref()).await,
+        "http-invalid-tool-headers" => invalid_tool_headers(&c).await,
+        "json-schema-ref-no-deref" => ref_no_deref(&c).await,
+        other => Err(format!("this client does not know the scenario {other:?}")),
+    }
+}
+
+/// Connects over Streamable HTTP offering the suite's revision first (and
+/// the bindings' revision behind a modern one); the session must settle
+/// on the suite's revision.
+async fn connect(invocation: &Invocation) -> Result<Client, String> {
+    let mut revisions = vec![invocation.revision.clone()];
+    if is_stateless_revision(&invocation.revision) {
+        revisions.push(crate::client::PROTOCOL_VERSION.to_owned());
+    }
+    let options = ClientOptions::new(revisions)
+        .client_info("mcpgen-conformance-client", env!("CARGO_PKG_VERSION"))
+        .timeout(Duration::from_secs(20));
+    let c = Client::connect_http_with(&invocation.url, options).await.map_err(|e| format!("connecting: {e}"))?;
+    let session = c.session().ok_or("no session after the handshake")?;
+    println!(
+        "connected: protocol {} ({}), server {}",
+        session.protocol_version,
+        if session.stateless { "stateless" } else { "session" },
+        session.server_info
+    );
+    if session.protocol_version != invocation.revision {
+        return Err(format!(
+            "the handshake settled on {}, not on the suite's {}",
+            session.protocol_version, invocation.revision
+        ));
+    }
+    Ok(c)
+}
+
+/// Lists the server's tools (which also teaches the HTTP transport their
+/// `x-mcp-header` annotations); returns their names.
+async fn list(c: &Client) -> Result<Vec<String>, String> {
+    let tools = c.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
+    let names: Vec<String> =
+        tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).map(str::to_owned).collect();
+    println!("tools/list: {}", names.join(", "));
+    Ok(names)
+}
+
+fn text(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn expect_text(tool: &str, blocks: &[ContentBlock], wanted: &str) -> Result<(), String> {
+    let got = text(blocks);
+    println!("{tool}: {got}");
+    if got.contains(wanted) {
+        Ok(())
+    } else {
+        Err(format!("{tool} answered {got:?}, expected it to contain {wanted:?}"))
+    }
+}
+
+async fn tools_call(c: &Client) -> Result<(), String> {
+    list(c).await?;
+    let blocks = c.add_numbers(AddNumbersInput { a: 5.0, b: 3.0 }).await.map_err(|e| format!("add_numbers: {e}"))?;
+    expect_text("add_numbers", &blocks, "The sum of 5 and 3 is 8")
+}
+
+/// The mock refuses the first request (`server/discover`) with -32022, so
+/// the handshake retries with a listed version; then it checks `_meta` and
+/// `MCP-Protocol-Version` on every request.
+async fn request_metadata(c: &Client) -> Result<(), String> {
+    list(c).await.map(drop)
+}
+
+async fn standard_headers(c: &Client) -> Result<(), String> {
+    list(c).await?;
+    let blocks = c.test_headers(TestHeadersInput::from(serde_json::Map::new())).await.map_err(|e| format!("test_headers: {e}"))?;
+    expect_text("test_headers", &blocks, "Headers test completed")?;
+    let blocks = c
+        .my_hyphenated_tool(MyHyphenatedToolInput::from(serde_json::Map::new()))
+        .await
+        .map_err(|e| format!("my-hyphenated-tool: {e}"))?;
+    expect_text("my-hyphenated-tool", &blocks, "Headers test completed")
+}
+
+/// Makes the calls the scenario's context lists, each decoded into the
+/// tool's generated input type.
+async fn custom_headers(c: &Client, context: Option<&Value>) -> Result<(), String> {
+    list(c).await?;
+    let calls = context
+        .and_then(|ctx| ctx.get("toolCalls"))
+        .and_then(Value::as_array)
+        .ok_or("MCP_CONFORMANCE_CONTEXT has no toolCalls")?;
+    for call in calls {
+        let name = call.get("name").and_then(Value::as_str).unwrap_or("");
+        let arguments = call.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let decode = |e: serde_json::Error| format!("the arguments of {name} do not fit its input type: {e}");
+        let blocks = match name {
+            "test_custom_headers" => {
+                let input: TestCustomHeadersInput = serde_json::from_value(arguments).map_err(decode)?;
+                c.test_custom_headers(input).await
+            }
+            "test_custom_headers_null" => {
+                let input: TestCustomHeadersNullInput = serde_json::from_value(arguments).map_err(decode)?;
+                c.test_custom_headers_null(input).await
+            }
+            other => return Err(format!("the context names a tool this client was not generated for: {other:?}")),
+        }
+        .map_err(|e| format!("{name}: {e}"))?;
+        expect_text(name, &blocks, "Custom headers test completed")?;
+    }
+    Ok(())
+}
+
+/// Calls every tool the server lists: the transport must have left out
+/// each tool whose `x-mcp-header` annotations break the rules, so only
+/// `valid_tool` (typed) remains. A tool it let through is called untyped,
+/// which the scenario counts as a failure.
+async fn invalid_tool_headers(c: &Client) -> Result<(), String> {
+    let names = list(c).await?;
+    if !names.iter().any(|n| n == "valid_tool") {
+        return Err("tools/list lost valid_tool".into());
+    }
+    for name in &names {
+        if name == "valid_tool" {
+            let input = ValidToolInput { region: "us-west1".into() };
+            let blocks = c.valid_tool(input).await.map_err(|e| format!("valid_tool: {e}"))?;
+            expect_text("valid_tool", &blocks, "Tool call received")?;
+        } else {
+            c.engine()
+                .call_tool(name, json!({}), &CallOptions::new())
+                .await
+                .map_err(|e| format!("{name}: {e}"))?;
+            println!("{name}: called (the transport did not leave it out)");
+        }
+    }
+    Ok(())
+}
+
+/// Lists the tools and compiles the live schema of `lookup_user`, whose
+/// `profile` is a `$ref` to a network URL: validating against it must not
+/// fetch that URL.
+async fn ref_no_deref(c: &Client) -> Result<(), String> {
+    let live = c.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
+    if !live.iter().any(|t| t.get("name").and_then(Value::as_str) == Some("lookup_user")) {
+        return Err("the server did not list lookup_user".into());
+    }
+    let drift = c.check_drift().await.map_err(|e| format!("drift: {e}"))?;
+    println!("drift against the manifest: {}", if drift.is_empty() { "none".to_owned() } else { drift.to_string() });
+    let session = c.session().ok_or("no session")?;
+    let schemas = ToolSchemas::new(live).for_revision(&session.protocol_version);
+    let outcome = schemas.validate_input("lookup_user", &json!({"id": "ada-lovelace", "profile": {"displayName": "Ada"}}));
+    println!("lookup_user arguments against the live schema: {}", match outcome {
+        Ok(()) => "valid".to_owned(),
+        Err(e) => e.to_string(),
+    });
+    Ok(())
+}
