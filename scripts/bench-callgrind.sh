@@ -2,9 +2,11 @@
 # Instructions per tools/call, counted by callgrind in the server process:
 # the generated example server (examples/weather-server) over stdio in both
 # eras and over Streamable HTTP, and in the same run the official Rust SDK
-# (rmcp, bench/callgrind) serving the same get_forecast tool with the same
-# output over stdio (its default transport, and its pipe transport on a
-# current-thread runtime).
+# (rmcp, bench/callgrind and bench/http) serving the same get_forecast tool
+# with the same output over stdio (its default transport, and its pipe
+# transport on a current-thread runtime) and over Streamable HTTP (its
+# StreamableHttpService, stateless 2026-07-28 requests, JSON responses), and
+# the bare hyper floor of bench/http (a fixed JSON-RPC result per POST).
 #
 # Difference method: each case runs twice under callgrind, with 500 and with
 # 1,500 sequential calls after start-up (and `initialize` in the stateful
@@ -45,8 +47,11 @@ cargo build --quiet --release -p weather-server
 [ -n "$server_bin" ] || server_bin="$root/target/release/weather-server"
 bench="$root/target/release/mcp-bench"
 rmcp_bin="$root/target/release/rmcp-stdio-weather"
+rmcp_http_bin="$root/target/release/rmcp-weather"
+floor_http_bin="$root/target/release/echo-floor"
 if [ "$rmcp" = 1 ]; then
     (cd bench/callgrind && CARGO_TARGET_DIR="$root/target" cargo build --quiet --release)
+    (cd bench/http && CARGO_TARGET_DIR="$root/target" cargo build --quiet --release)
 fi
 
 work="${keep:-$(mktemp -d)}"
@@ -149,4 +154,6 @@ measure mcpgen-http-stateless-invalid1          tool-error "$off" "$server_bin -
 if [ "$rmcp" = 1 ]; then
     measure rmcp-stdio-stateful-forecast               result "" "$rmcp_bin" "${stateful[@]}" --tool get_forecast --args "$forecast"
     measure rmcp-stdio-current-thread-stateful-forecast result "" "$rmcp_bin --current-thread" "${stateful[@]}" --tool get_forecast --args "$forecast"
+    measure rmcp-http-stateless-forecast               result "" "$rmcp_http_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
+    measure floor-http-hyper-echo                      result "" "$floor_http_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
 fi
