@@ -7,14 +7,22 @@
 //! An unknown resource is `-32602` with `data.uri` and never an empty
 //! `contents` (SEP-2164); an unknown prompt, a missing required prompt
 //! argument or an unknown completion reference is `-32602`.
+//!
+//! A read or prompt handler may ask the client for input (`ctx.elicit`,
+//! ...): live in the stateful era, as an input-required result in the
+//! stateless era (see [`crate::mrtr`]); a completion handler only in the
+//! stateful era.
 
 use std::sync::Arc;
+use std::future::Future;
+use std::task::Poll;
 
 use serde_json::{Map, Value};
 
 use crate::cancel::CancellationToken;
 use crate::context::{ContextParts, RequestContext, Sink};
 use crate::jsonrpc::{self, RpcError};
+use crate::peer::Channel;
 use crate::surface::{CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface};
 use crate::uri_template::UriTemplate;
 
@@ -157,6 +165,24 @@ impl Core {
             };
             return Err(Reply::error(&id, &error));
         };
+        // Reads and prompts may ask the client for input (input-required
+        // results in the stateless era); completions may not.
+        let retry = |name: &str| params.as_ref().and_then(|p| p.get(name)).cloned();
+        let channel = match &work {
+            Work::Read(_, uri) => self.channel(session, &scope, method, uri, &Value::Null, (retry("inputResponses"), retry("requestState"))),
+            Work::Prompt(index, arguments) => {
+                let name = self.config.prompts[*index].get("name").and_then(Value::as_str).unwrap_or_default();
+                let arguments = Value::Object(arguments.clone());
+                self.channel(session, &scope, method, name, &arguments, (retry("inputResponses"), retry("requestState")))
+            }
+            Work::Complete(_) if scope.modern => Ok(Channel::None),
+            Work::Complete(_) => self.channel(session, &scope, method, "", &Value::Null, (None, None)),
+        }
+        .map_err(|e| Reply::error(&id, &e))?;
+        let rounds = match &channel {
+            Channel::Rounds(rounds) => Some(Arc::clone(rounds)),
+            _ => None,
+        };
         let inflight = session.register(super::session::IdKey::of(&id));
         let token = inflight.as_ref().map_or_else(CancellationToken::new, |f| f.token.clone());
         let ctx = RequestContext::new(ContextParts {
@@ -170,17 +196,34 @@ impl Core {
             revision: Arc::clone(&scope.version),
             extensions: Arc::clone(&scope.extensions),
             log_level: None,
-        });
+        })
+        .with_channel(channel);
         let core = Arc::clone(self);
         let method = method.to_owned();
         Ok(async move {
-            let run = run(&*surface, work, &core, ctx);
-            let outcome = tokio::select! {
-                biased;
-                _ = token.cancelled() => return None,
-                outcome = crate::catch::CatchUnwind::new(run) => outcome,
-            };
+            let run = crate::catch::CatchUnwind::new(run(&*surface, work, &core, ctx));
+            let mut run = std::pin::pin!(run);
+            let mut cancelled = std::pin::pin!(token.cancelled());
+            // Cancellation first; then the handler; then whether it waits
+            // for input the client has yet to give.
+            let outcome = std::future::poll_fn(|cx| {
+                if cancelled.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                if let Poll::Ready(outcome) = run.as_mut().poll(cx) {
+                    return Poll::Ready(Some(Ok(outcome)));
+                }
+                match &rounds {
+                    Some(rounds) if rounds.needs_input() => Poll::Ready(Some(Err(rounds.input_required(&core.sealer)))),
+                    _ => Poll::Pending,
+                }
+            })
+            .await?;
             drop(inflight);
+            let outcome = match outcome {
+                Ok(outcome) => outcome,
+                Err(input_required) => return Some(core.reply(&id, &scope, input_required)),
+            };
             Some(match outcome {
                 Ok(Ok(result)) => core.reply(&id, &scope, result),
                 Ok(Err(error)) => Reply::error(&id, &error.into_rpc()),
@@ -197,12 +240,21 @@ impl Core {
 async fn run(surface: &dyn Surface, work: Work, core: &Core, ctx: RequestContext) -> Result<Value, HandlerError> {
     match work {
         Work::Read(target, uri) => {
-            let result = surface.read(target, uri.clone(), ctx).await?;
+            let modern = crate::revision::era(ctx.revision()) == crate::revision::Era::Modern;
+            let mut result = surface.read(target, uri.clone(), ctx).await?;
             let empty = result.get("contents").and_then(Value::as_array).is_none_or(Vec::is_empty);
             if empty {
                 // SEP-2164: no resource is answered with an error, never
                 // with empty contents.
                 return Err(HandlerError::not_found(uri));
+            }
+            if let (true, Value::Object(members)) = (modern, &mut result) {
+                // A stateless-era read result is cacheable: it says how long.
+                if !members.contains_key("ttlMs") || !members.contains_key("cacheScope") {
+                    members.remove("ttlMs");
+                    members.remove("cacheScope");
+                    super::methods::add_cache_hint(members, core.config.read_cache);
+                }
             }
             Ok(result)
         }
