@@ -199,11 +199,15 @@ impl Builder {
                     TokenStream::new()
                 };
                 let client = if self.client {
-                    codegen::client::generate(&out.tools, &spec, revision)?
+                    let mut client = codegen::client::generate(&out.tools, &spec, revision)?;
+                    client.extend(codegen::surface::client_impl(m));
+                    client
                 } else {
                     TokenStream::new()
                 };
-                (out.tokens, server, client)
+                let mut tools = out.tokens;
+                tools.extend(codegen::surface::types(m));
+                (tools, server, client)
             }
             None => (TokenStream::new(), TokenStream::new(), TokenStream::new()),
         };

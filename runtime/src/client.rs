@@ -20,6 +20,7 @@ pub mod error;
 pub mod handshake;
 pub mod options;
 pub mod schemas;
+pub mod surface;
 pub mod tools;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};

@@ -36,7 +36,7 @@ pub use context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
 pub use limits::RateLimit;
 pub use peer::{ElicitForm, Elicitation, PeerError, Root, SampleRequest, SampleResponse};
 pub use server::{CacheHint, CacheScope, CallInfo, Server, ServerBuilder, ServerError, Session};
-pub use surface::{HandlerError, Surface};
+pub use surface::{Completion, HandlerError, Surface};
 pub use tool::{Dispatch, ToolError, ToolOutput};
 
 pub use serde;

@@ -124,3 +124,30 @@ pub fn encode_result<T: Serialize>(value: &T) -> Result<Value, HandlerError> {
 pub fn no_completion() -> Value {
     json!({ "values": [] })
 }
+
+/// What a completion handler returns: the `completion` of a
+/// `CompleteResult` (at most 100 values are sent; more set `hasMore`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    /// The suggestions, best first.
+    pub values: Vec<String>,
+    /// How many suggestions there are in all, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Whether there are more suggestions than `values`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_more: Option<bool>,
+}
+
+impl Completion {
+    /// The suggestions `values`.
+    pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(values: I) -> Self {
+        Self { values: values.into_iter().map(Into::into).collect(), total: None, has_more: None }
+    }
+
+    /// The values of `candidates` that start with `prefix`, in order.
+    pub fn matching<'a, I: IntoIterator<Item = &'a str>>(candidates: I, prefix: &str) -> Self {
+        Self::new(candidates.into_iter().filter(|c| c.starts_with(prefix)))
+    }
+}

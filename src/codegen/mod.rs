@@ -4,4 +4,5 @@
 pub mod client;
 pub mod protocol;
 pub mod server;
+pub mod surface;
 pub mod tools;

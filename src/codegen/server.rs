@@ -92,6 +92,10 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
     }
 
     let tools_json = Value::Array(tools_json).to_string();
+    // Resources, templates and prompts: see `codegen::surface`.
+    let surface = crate::codegen::surface::server(manifest)?;
+    let (surface_methods, surface_items, surface_calls) = (&surface.methods, &surface.items, &surface.builder_calls);
+    let router_arg = if surface.any { quote!(::std::sync::Arc::clone(&router) as ::std::sync::Arc<dyn ::mcpgen_runtime::Dispatch>) } else { quote!(router) };
     let revision_lit = revision;
     let supported = served_revisions();
     let (server_info, instructions) = server_info(manifest);
@@ -115,6 +119,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         /// before it is sent.
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             #(#methods)*
+            #surface_methods
         }
 
         /// Dispatches calls by tool index to a [`Handler`].
@@ -151,6 +156,8 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             }
         }
 
+        #surface_items
+
         /// A server for `handler` configured from the manifest: its tools,
         /// server information and rate limits. Add hooks and settings, then
         /// `build()` and `serve(transport)`.
@@ -158,11 +165,12 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             let tools = ::mcpgen_runtime::serde_json::from_str(TOOLS_JSON)
                 .unwrap_or(::mcpgen_runtime::serde_json::Value::Null);
             let router = ::std::sync::Arc::new(Router::new(handler));
-            let builder = ::mcpgen_runtime::ServerBuilder::new(PROTOCOL_VERSION, tools, router)
+            let builder = ::mcpgen_runtime::ServerBuilder::new(PROTOCOL_VERSION, tools, #router_arg)
                 .supported_revisions(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())
                 .server_info(#server_info)
                 #instructions
-                #(#limits)*;
+                #(#limits)*
+                #surface_calls;
             builder
         }
 

@@ -6,8 +6,10 @@
 //! `type: object`, each schema against the meta-schema of its dialect
 //! (its `$schema`, else the protocol revision's default: draft-07 before
 //! 2025-11-25 and 2020-12 from it), every `$ref` resolvable inside its
-//! schema, the `server` object, the `x-mcpgen` settings, and members
-//! repeated in one JSON object (YAML rejects those when parsing).
+//! schema, the `server` object, the `x-mcpgen` settings, members
+//! repeated in one JSON object (YAML rejects those when parsing), and the
+//! `resources`, `resourceTemplates` and `prompts` sections
+//! ([`super::surface::check_surface`]).
 //!
 //! A schema that passes those checks is then compiled with the very
 //! validator a generated server compiles it with at start-up
@@ -245,6 +247,7 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
             }
         }
     }
+    super::surface::check_surface(m, &mut out);
     out
 }
 

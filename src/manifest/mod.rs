@@ -1,6 +1,7 @@
 //! Tool manifests: a JSON or YAML file whose core is a `tools/list` result
-//! (`{ "tools": [Tool, …] }`), with an optional `server` object and
-//! per-tool settings under `"x-mcpgen"`.
+//! (`{ "tools": [Tool, …] }`), with an optional `server` object,
+//! per-tool settings under `"x-mcpgen"`, and optional `resources`,
+//! `resourceTemplates` and `prompts` lists (see [`surface`]).
 //!
 //! [`Manifest`] keeps every tool as the raw JSON object it was declared as
 //! (unknown fields included, `x-mcpgen` removed), so a server can serve it
@@ -13,6 +14,7 @@ mod check;
 mod format;
 pub mod locate;
 pub mod refs;
+pub mod surface;
 mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -24,6 +26,7 @@ pub use refs::{resolve_ref as resolve_local_ref, RefIndex};
 pub use yaml::{MAX_ALIAS_TEXT, MAX_NESTING, MAX_VALUES};
 pub use format::{manifest_schema, ManifestFile, RateLimit, ServerInfo, ToolDecl, ToolSettings, SETTINGS_KEY};
 pub use locate::Positions;
+pub use surface::Declared;
 
 use crate::error::{Error, Result};
 
@@ -52,6 +55,12 @@ pub struct Manifest {
     pub server: Option<ServerInfo>,
     /// The tools in declaration order.
     pub tools: Vec<Tool>,
+    /// The static resources (`resources`), in declaration order.
+    pub resources: Vec<Declared>,
+    /// The resource templates (`resourceTemplates`), in declaration order.
+    pub resource_templates: Vec<Declared>,
+    /// The prompts (`prompts`), in declaration order.
+    pub prompts: Vec<Declared>,
     positions: Positions,
 }
 
@@ -125,6 +134,9 @@ impl Manifest {
             document: Value::Null,
             server: None,
             tools: Vec::new(),
+            resources: Vec::new(),
+            resource_templates: Vec::new(),
+            prompts: Vec::new(),
             positions,
         };
         let Some(obj) = document.as_object() else {
@@ -132,7 +144,13 @@ impl Manifest {
                 .error_at("", "a manifest must be an object with a `tools` array")
                 .with_hint("write `{\"tools\": [...]}`: the result of a `tools/list` request"));
         };
-        let Some(tools) = obj.get("tools").and_then(Value::as_array) else {
+        let has_surface = surface::SECTIONS.iter().any(|(key, _)| obj.contains_key(*key));
+        let no_tools = Vec::new();
+        let tools = match obj.get("tools") {
+            None if has_surface => Some(&no_tools),
+            tools => tools.and_then(Value::as_array),
+        };
+        let Some(tools) = tools else {
             return Err(m
                 .error_at(if obj.contains_key("tools") { "/tools" } else { "" }, "a manifest needs a `tools` array")
                 .with_hint("write `{\"tools\": [...]}`: the result of a `tools/list` request"));
@@ -145,6 +163,9 @@ impl Manifest {
             let name = raw.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
             m.tools.push(Tool { index, pointer: format!("/tools/{index}"), name, declared, settings });
         }
+        m.resources = surface::read_section(obj, "resources");
+        m.resource_templates = surface::read_section(obj, "resourceTemplates");
+        m.prompts = surface::read_section(obj, "prompts");
         m.document = document;
         Ok(m)
     }

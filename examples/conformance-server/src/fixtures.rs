@@ -2,16 +2,18 @@
 
 use std::time::Duration;
 
-use mcpgen_runtime::{LogLevel, RequestContext, ToolError};
-use serde_json::json;
+use mcpgen_runtime::{Completion, HandlerError, LogLevel, RequestContext, ToolError};
+use serde_json::{json, Map, Value};
+
+use crate::protocol::{PromptMessage, ReadResourceResult};
+use crate::surface;
 
 use crate::protocol::{
     AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent, TextResourceContents,
 };
 use crate::tools::*;
 
-/// A 1×1 PNG.
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+use crate::surface::PNG;
 /// Eight samples of 8 kHz 16-bit mono silence as a WAV file.
 const WAV: &str = "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
@@ -112,5 +114,71 @@ impl crate::server::Handler for Fixtures {
     ) -> Result<Vec<ContentBlock>, ToolError> {
         ctx.progress(1.0, Some(1.0), Some("no requests on this stream")).await;
         Ok(vec![text("Answered without sending the client a request")])
+    }
+
+    // Resources, prompts and completion (contents in `surface.rs`).
+
+    async fn read_resource(&self, resource: StaticResource, _: RequestContext) -> Result<ReadResourceResult, HandlerError> {
+        Ok(surface::read_static(resource))
+    }
+
+    async fn read_template_data(
+        &self,
+        uri: String,
+        params: TemplateDataParams,
+        _: RequestContext,
+    ) -> Result<ReadResourceResult, HandlerError> {
+        Ok(surface::template_data(&uri, &params.id))
+    }
+
+    async fn prompt_test_simple_prompt(&self, _: TestSimplePromptArgs, _: RequestContext) -> Result<Vec<PromptMessage>, HandlerError> {
+        Ok(surface::simple_prompt())
+    }
+
+    async fn prompt_test_prompt_with_arguments(
+        &self,
+        args: TestPromptWithArgumentsArgs,
+        _: RequestContext,
+    ) -> Result<Vec<PromptMessage>, HandlerError> {
+        Ok(surface::prompt_with_arguments(&args.arg1, &args.arg2))
+    }
+
+    async fn prompt_test_prompt_with_embedded_resource(
+        &self,
+        args: TestPromptWithEmbeddedResourceArgs,
+        _: RequestContext,
+    ) -> Result<Vec<PromptMessage>, HandlerError> {
+        Ok(surface::prompt_with_embedded_resource(&args.resource_uri))
+    }
+
+    async fn prompt_test_prompt_with_image(&self, _: TestPromptWithImageArgs, _: RequestContext) -> Result<Vec<PromptMessage>, HandlerError> {
+        Ok(surface::prompt_with_image())
+    }
+
+    async fn complete_test_prompt_with_arguments_arg1(
+        &self,
+        value: String,
+        _: Map<String, Value>,
+        _: RequestContext,
+    ) -> Result<Completion, HandlerError> {
+        Ok(surface::complete_word(&value))
+    }
+
+    async fn complete_test_prompt_with_arguments_arg2(
+        &self,
+        value: String,
+        _: Map<String, Value>,
+        _: RequestContext,
+    ) -> Result<Completion, HandlerError> {
+        Ok(surface::complete_word(&value))
+    }
+
+    async fn complete_template_data_id(
+        &self,
+        value: String,
+        _: Map<String, Value>,
+        _: RequestContext,
+    ) -> Result<Completion, HandlerError> {
+        Ok(surface::complete_id(&value))
     }
 }

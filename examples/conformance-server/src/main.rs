@@ -7,6 +7,7 @@
 mcpgen_runtime::include_generated!();
 
 mod fixtures;
+mod surface;
 
 use std::process::ExitCode;
 

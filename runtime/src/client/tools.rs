@@ -57,6 +57,14 @@ impl Client {
 
     /// [`Client::list_all_tools`] with a timeout per page.
     pub async fn list_all_tools_with(&self, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
+        self.list_all("tools/list", "tools", options).await
+    }
+
+    /// Every item of a paginated list (`tools/list` with key `tools`,
+    /// `resources/list` with `resources`, `resources/templates/list` with
+    /// `resourceTemplates`, `prompts/list` with `prompts`), following
+    /// `nextCursor` within the same bounds as tools.
+    pub async fn list_all(&self, method: &str, key: &str, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
         let limits = self.options();
         let (max_pages, max_tools, max_bytes) =
             (limits.max_list_pages, limits.max_listed_tools, limits.max_message_bytes);
@@ -69,31 +77,31 @@ impl Client {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let mut page = self.request("tools/list", Some(params), options).await?;
-            match page.get_mut("tools").map(Value::take) {
+            let mut page = self.request(method, Some(params), options).await?;
+            match page.get_mut(key).map(Value::take) {
                 Some(Value::Array(items)) => {
                     bytes = bytes.saturating_add(items.iter().map(json_len).sum());
                     tools.extend(items);
                 }
                 _ => {
                     return Err(ClientError::unexpected(format!(
-                        "the server's tools/list result has no `tools` array (page {page_number})"
+                        "the server's {method} result has no `{key}` array (page {page_number})"
                     )))
                 }
             }
             let stop = |what: String| {
-                ClientError::unexpected(format!("tools/list stopped after {page_number} page(s): {what}"))
+                ClientError::unexpected(format!("{method} stopped after {page_number} page(s): {what}"))
             };
             let next = page.get("nextCursor").and_then(Value::as_str).filter(|next| !next.is_empty());
             bytes = bytes.saturating_add(next.map_or(0, str::len));
             if tools.len() > max_tools {
                 return Err(stop(format!(
-                    "the server listed more than {max_tools} tools (ClientOptions::max_listed_tools)"
+                    "the server listed more than {max_tools} {key} (ClientOptions::max_listed_tools)"
                 )));
             }
             if bytes > max_bytes {
                 return Err(stop(format!(
-                    "the tools and cursors listed are longer than {max_bytes} bytes in all ({}, \
+                    "the {key} and cursors listed are longer than {max_bytes} bytes in all ({}, \
                      ClientOptions::max_message_bytes)",
                     crate::jsonrpc::human_size(max_bytes)
                 )));
@@ -105,7 +113,7 @@ impl Client {
             cursor = Some(next.to_owned());
         }
         Err(ClientError::unexpected(format!(
-            "tools/list did not end after {max_pages} pages (ClientOptions::max_list_pages); the server keeps \
+            "{method} did not end after {max_pages} pages (ClientOptions::max_list_pages); the server keeps \
              sending a nextCursor"
         )))
     }

@@ -71,6 +71,7 @@ impl ServerBuilder {
                 resource_templates: Vec::new(),
                 prompts: Vec::new(),
                 completions: false,
+                read_cache: CacheHint::new(Duration::ZERO, super::config::CacheScope::Private),
                 client_request_timeout: Duration::from_secs(120),
                 request_state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
             },
@@ -216,6 +217,14 @@ impl ServerBuilder {
     /// The `Prompt` objects `prompts/list` serves, in order.
     pub fn prompts(mut self, prompts: Vec<Value>) -> Self {
         self.config.prompts = prompts;
+        self
+    }
+
+    /// Caching hint of `resources/read` results (stateless era) when the
+    /// handler does not set `ttlMs`/`cacheScope` itself (default zero,
+    /// private: not reused).
+    pub fn read_cache(mut self, hint: CacheHint) -> Self {
+        self.config.read_cache = hint;
         self
     }
 

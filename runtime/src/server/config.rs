@@ -118,6 +118,10 @@ pub struct ServerConfig {
     pub resource_templates: Vec<Value>,
     /// The `Prompt` objects `prompts/list` serves.
     pub prompts: Vec<Value>,
+    /// Caching hint of `resources/read` results in the stateless era,
+    /// unless the handler's result carries its own `ttlMs`/`cacheScope`
+    /// (default: not to be reused, private).
+    pub read_cache: CacheHint,
     /// Whether the `completions` capability is declared
     /// (`completion/complete` is answered either way when prompts or
     /// templates are declared).

@@ -725,7 +725,7 @@ fn list_page(
 }
 
 /// Adds `ttlMs` and `cacheScope` to a cacheable result.
-fn add_cache_hint(result: &mut Map<String, Value>, hint: CacheHint) {
+pub(crate) fn add_cache_hint(result: &mut Map<String, Value>, hint: CacheHint) {
     let ms = u64::try_from(hint.ttl.as_millis()).unwrap_or(u64::MAX);
     result.insert("ttlMs".into(), Value::from(ms));
     result.insert("cacheScope".into(), Value::from(hint.scope.as_str()));
