@@ -34,23 +34,63 @@ fn redact(value: &mut Value, word: &str) {
     }
 }
 
-/// `--http ADDR` from the command line: serve Streamable HTTP there.
-fn http_address() -> Result<Option<String>, String> {
-    let mut args = std::env::args().skip(1);
-    let mut addr = None;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--http" => addr = Some(args.next().ok_or("--http needs an address, e.g. --http 127.0.0.1:8080")?),
-            "-h" | "--help" => {
-                return Err("usage: weather-server [--http ADDR]   (stdio without --http; endpoint /mcp with it)".into())
-            }
-            other => return Err(format!("unknown argument {other:?}; usage: weather-server [--http ADDR]")),
-        }
-    }
-    Ok(addr)
+const USAGE: &str = "usage: weather-server [--http ADDR [--allow-host HOST]... [--allow-origin ORIGIN]... [--session-store redis://HOST:PORT]]
+  (no --http: stdio)
+  --http ADDR            serve Streamable HTTP at http://ADDR/mcp (GET /healthz answers 200)
+  --allow-host HOST      also answer requests whose Host is HOST (name or name:port; `*` for any);
+                         needed when clients reach the server by a non-loopback name (containers)
+  --allow-origin ORIGIN  also allow browser requests from ORIGIN (e.g. https://app.example.com)
+  --session-store URL    share 2025-era sessions between replicas through Redis (redis://HOST:PORT);
+                         also WEATHER_SESSION_STORE";
+
+/// The command line.
+#[derive(Default)]
+struct Options {
+    http: Option<String>,
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    session_store: Option<String>,
 }
 
-async fn run(http: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
+/// Reads the command line; `Err` carries the message and the exit code.
+fn options() -> Result<Options, (String, u8)> {
+    let mut args = std::env::args().skip(1);
+    let mut o = Options { session_store: env("WEATHER_SESSION_STORE"), ..Options::default() };
+    let value = |args: &mut dyn Iterator<Item = String>, flag: &str| args.next().ok_or((format!("{flag} needs a value\n{USAGE}"), 2));
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => o.http = Some(value(&mut args, "--http")?),
+            "--allow-host" => o.hosts.push(value(&mut args, "--allow-host")?),
+            "--allow-origin" => o.origins.push(value(&mut args, "--allow-origin")?),
+            "--session-store" => o.session_store = Some(value(&mut args, "--session-store")?),
+            "-h" | "--help" => return Err((USAGE.into(), 0)),
+            other => return Err((format!("unknown argument {other:?}\n{USAGE}"), 2)),
+        }
+    }
+    if o.http.is_none() && (o.session_store.is_some() || !o.hosts.is_empty() || !o.origins.is_empty()) {
+        return Err((format!("--allow-host, --allow-origin and --session-store go with --http\n{USAGE}"), 2));
+    }
+    Ok(o)
+}
+
+/// The HTTP transport's settings from the command line.
+fn http_config(o: &Options) -> Result<mcpgen_runtime::http::HttpConfig, Box<dyn std::error::Error>> {
+    let mut config = mcpgen_runtime::http::HttpConfig::default();
+    if o.hosts.iter().any(|h| h == "*") {
+        config = config.allow_any_host();
+    } else {
+        config = config.allow_hosts(o.hosts.iter().cloned());
+    }
+    config = config.allow_origins(o.origins.iter().cloned());
+    if let Some(url) = &o.session_store {
+        let store = mcpgen_runtime::http::RedisStore::new(url)?;
+        tracing::info!(store = %url, "stateful sessions shared through Redis");
+        config = config.session_store(store);
+    }
+    Ok(config)
+}
+
+async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = crate::server::builder(crate::weather::Weather)
         .audit_arguments(env("WEATHER_AUDIT_ARGS").is_some_and(|v| v == "1"));
     if let Some(size) = env("WEATHER_PAGE_SIZE") {
@@ -71,9 +111,9 @@ async fn run(http: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
         builder = builder.output_hook(move |_tool, result| redact(result, &word));
     }
     let server = builder.build()?;
-    match http {
+    match o.http.clone() {
         Some(addr) => {
-            let service = mcpgen_runtime::http::HttpService::new(server, mcpgen_runtime::http::HttpConfig::default());
+            let service = mcpgen_runtime::http::HttpService::new(server, http_config(&o)?);
             mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await?;
         }
         None => {
@@ -87,15 +127,20 @@ async fn run(http: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
 /// Runs the server until stdin closes (stdio) or Ctrl-C (HTTP).
 pub fn main() -> ExitCode {
     init_logging();
-    let http = match http_address() {
-        Ok(http) => http,
-        Err(message) => {
+    let options = match options() {
+        Ok(options) => options,
+        Err((message, 0)) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stdout(), "{message}");
+            return ExitCode::SUCCESS;
+        }
+        Err((message, code)) => {
             eprintln!("weather-server: {message}");
-            return ExitCode::from(2);
+            return ExitCode::from(code);
         }
     };
     // stdio has the lowest latency on one thread; HTTP serves many clients.
-    let default_workers = if http.is_some() { 2 } else { 0 };
+    let default_workers = if options.http.is_some() { 2 } else { 0 };
     let workers: usize = env("WEATHER_WORKERS").and_then(|w| w.parse().ok()).unwrap_or(default_workers);
     let runtime = if workers == 0 {
         tokio::runtime::Builder::new_current_thread().enable_all().build()
@@ -103,7 +148,7 @@ pub fn main() -> ExitCode {
         tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build()
     };
     let result = match runtime {
-        Ok(rt) => rt.block_on(run(http)),
+        Ok(rt) => rt.block_on(run(options)),
         Err(e) => Err(e.into()),
     };
     match result {

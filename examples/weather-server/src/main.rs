@@ -1,6 +1,8 @@
 //! `weather-server`: the mcpgen example server, generated from `tools.json`
 //! by `build.rs`, served over stdio, or over Streamable HTTP with
-//! `--http ADDR` (endpoint `/mcp`, e.g. `weather-server --http 127.0.0.1:8080`).
+//! `--http ADDR` (endpoint `/mcp`, e.g. `weather-server --http 127.0.0.1:8080`;
+//! `--help` lists the HTTP options: allowed hosts and origins, and
+//! `--session-store redis://…` to share 2025-era sessions between replicas).
 //!
 //! Logs (including the audit log of every tool call) go to stderr, never
 //! stdout. Environment knobs, all optional:
