@@ -1,0 +1,276 @@
+//! Real infrastructure for the multi-replica tests, each piece started on
+//! free loopback ports with its own directory and stopped on drop (also
+//! when a test fails): `weather-server --http` replicas, `nginx` round
+//! robin in front of them, `redis-server`. A missing `nginx` or
+//! `redis-server` skips the test with a message, except under `CI=true`
+//! (`.ci/run` installs both), where it fails.
+
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a process may take to come up.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// An installed program by name, from `PATH` or the Debian locations.
+pub fn program(name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    dirs.extend(["/usr/sbin", "/usr/bin", "/sbin"].map(PathBuf::from));
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// The program, or `None` after saying why the test is skipped (a panic
+/// under `CI=true`).
+pub fn require(name: &str) -> Option<PathBuf> {
+    let found = program(name);
+    if found.is_none() {
+        let why = format!("{name} is not installed (Debian package {name}; .ci/run installs it)");
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("test cannot run under CI=true: {why}");
+        }
+        eprintln!("skipped: {why}");
+    }
+    found
+}
+
+/// A loopback port free right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
+}
+
+/// A fresh directory under the system's temporary directory, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(what: &str) -> Self {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "mcpgen-{what}-{}-{}-{nanos}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        Self(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Waits until `addr` accepts TCP connections.
+fn wait_listening(addr: &str, what: &str, log: impl Fn() -> String) {
+    let deadline = Instant::now() + PATIENCE;
+    while std::net::TcpStream::connect(addr).is_err() {
+        if Instant::now() > deadline {
+            panic!("{what} does not listen on {addr}; log:\n{}", log());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A child process killed (and reaped) on drop.
+pub struct Process(pub Option<Child>);
+
+impl Process {
+    /// Kills it now (SIGKILL) and waits for it.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stops it with SIGTERM (a graceful end) and waits for it.
+    pub fn terminate(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `weather-server --http 127.0.0.1:0 [extra args]`, its stderr (with the
+/// audit log of every tool call) kept.
+pub struct Replica {
+    pub process: Process,
+    pub url: String,
+    pub addr: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Replica {
+    pub fn start(extra: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_weather-server"))
+            .args(["--http", "127.0.0.1:0"])
+            .args(extra)
+            .env("WEATHER_LOG", "info")
+            .env("RUST_BACKTRACE", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("weather-server starts");
+        let pipe = child.stderr.take().expect("stderr piped");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&stderr);
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.strip_prefix("MCP endpoint: ") {
+                    let _ = tx.send(url.trim().to_owned());
+                }
+                let mut sink = sink.lock().unwrap_or_else(|p| p.into_inner());
+                sink.push_str(&line);
+                sink.push('\n');
+            }
+        });
+        let process = Process(Some(child));
+        let url = match rx.recv_timeout(PATIENCE) {
+            Ok(url) => url,
+            Err(_) => panic!("weather-server printed no `MCP endpoint:` line; stderr:\n{}", stderr.lock().unwrap()),
+        };
+        let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+        Self { process, url, addr, stderr }
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Tool calls this replica served (its audit log lines).
+    pub fn calls_served(&self) -> usize {
+        self.stderr().lines().filter(|l| l.contains("tool call")).count()
+    }
+
+    /// Whether the replica's log shows a panic.
+    pub fn panicked(&self) -> bool {
+        self.stderr().contains("panicked")
+    }
+}
+
+/// `nginx` in front of `upstreams`, round robin, on a free loopback port,
+/// with its own prefix, temporary directories and logs (`daemon off`, one
+/// process).
+pub struct Nginx {
+    pub process: Process,
+    pub url: String,
+    dir: TempDir,
+}
+
+impl Nginx {
+    pub fn start(binary: &Path, upstreams: &[&str]) -> Self {
+        let dir = TempDir::new("nginx");
+        let port = free_port();
+        let d = dir.path().display();
+        let servers: String = upstreams.iter().map(|a| format!("        server {a} max_fails=1 fail_timeout=60s;\n")).collect();
+        std::fs::create_dir_all(dir.path().join("logs")).expect("nginx logs directory");
+        let conf = format!(
+            "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/logs/error.log warn;\n\
+             events {{ worker_connections 1024; }}\n\
+             http {{\n    access_log off;\n\
+                 client_body_temp_path {d}/body;\n    proxy_temp_path {d}/proxy;\n    fastcgi_temp_path {d}/fastcgi;\n\
+                 uwsgi_temp_path {d}/uwsgi;\n    scgi_temp_path {d}/scgi;\n\
+                 upstream replicas {{\n{servers}    }}\n\
+                 server {{\n        listen 127.0.0.1:{port};\n\
+                     location / {{\n            proxy_pass http://replicas;\n            proxy_http_version 1.1;\n\
+                         proxy_set_header Connection \"\";\n            proxy_set_header Host $http_host;\n\
+                         proxy_buffering off;\n            proxy_request_buffering off;\n\
+                         proxy_connect_timeout 2s;\n            proxy_read_timeout 120s;\n        }}\n    }}\n}}\n"
+        );
+        let conf_path = dir.path().join("nginx.conf");
+        std::fs::write(&conf_path, conf).expect("nginx.conf written");
+        let child = Command::new(binary)
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-e")
+            .arg(dir.path().join("logs/error.log"))
+            .arg("-c")
+            .arg(&conf_path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nginx starts");
+        let nginx = Self { process: Process(Some(child)), url: format!("http://127.0.0.1:{port}/mcp"), dir };
+        let log = dir_log(nginx.dir.path().join("logs/error.log"));
+        wait_listening(&format!("127.0.0.1:{port}"), "nginx", log);
+        nginx
+    }
+}
+
+fn dir_log(path: PathBuf) -> impl Fn() -> String {
+    move || std::fs::read_to_string(&path).unwrap_or_default()
+}
+
+/// `redis-server` on a free loopback port, no persistence, its own
+/// directory.
+pub struct Redis {
+    pub process: Process,
+    pub url: String,
+    pub port: u16,
+    dir: TempDir,
+}
+
+impl Redis {
+    pub fn start(binary: &Path) -> Self {
+        let dir = TempDir::new("redis");
+        let port = free_port();
+        let child = Command::new(binary)
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("--logfile")
+            .arg(dir.path().join("redis.log"))
+            .args(["--daemonize", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        let redis = Self { process: Process(Some(child)), url: format!("redis://127.0.0.1:{port}"), port, dir };
+        wait_listening(&format!("127.0.0.1:{port}"), "redis-server", dir_log(redis.dir.path().join("redis.log")));
+        redis
+    }
+}
+
+/// One raw HTTP/1.1 exchange on loopback (`Connection: close`): the status
+/// and the body. For probes the client engines do not make (a legacy
+/// request with a session id of another replica, DELETE, /healthz).
+pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("read timeout");
+    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).expect("request sent");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    (status, body)
+}
