@@ -147,6 +147,14 @@ impl Sink {
         self.tx.as_ref().is_some_and(|tx| !tx.is_closed())
     }
 
+    /// Completes when messages sent here can no longer reach the client
+    /// (at once for a discarding sink).
+    pub async fn closed(&self) {
+        if let Some(tx) = &self.tx {
+            tx.closed().await;
+        }
+    }
+
     /// Sends one message; `false` when it cannot be delivered.
     pub async fn send(&self, message: String) -> bool {
         let Some(tx) = &self.tx else { return false };
@@ -178,6 +186,8 @@ pub struct RequestContext {
     log_level: Option<LogLevel>,
     /// How requests to the client travel (see [`crate::peer`]).
     channel: crate::peer::Channel,
+    /// Announces run-time changes (see [`crate::notifier`]).
+    notifier: Option<crate::notifier::Notifier>,
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -209,6 +219,7 @@ impl RequestContext {
             extensions: p.extensions,
             log_level: p.log_level,
             channel: crate::peer::Channel::None,
+            notifier: None,
         }
     }
 
@@ -216,6 +227,16 @@ impl RequestContext {
     pub(crate) fn with_channel(mut self, channel: crate::peer::Channel) -> Self {
         self.channel = channel;
         self
+    }
+
+    /// The context with `notifier` at hand for the handler.
+    pub(crate) fn with_notifier(mut self, notifier: crate::notifier::Notifier) -> Self {
+        self.notifier = Some(notifier);
+        self
+    }
+
+    pub(crate) fn notifier_slot(&self) -> Option<&crate::notifier::Notifier> {
+        self.notifier.as_ref()
     }
 
     pub(crate) fn channel(&self) -> &crate::peer::Channel {

@@ -501,6 +501,14 @@ impl Inner {
             response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
             return response;
         };
+        // List changes and resource updates go to the session's GET
+        // stream while one is open.
+        let stream_of = Arc::downgrade(&entry);
+        self.server.listen_with(&entry.session, move || {
+            let entry = stream_of.upgrade()?;
+            let tx = entry.stream.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+            Some(Sink::new(tx))
+        });
         let handled = self.server.handle(&entry.session, incoming, &Sink::discard(), &extensions);
         let reply = handled.into_reply().await;
         match reply {

@@ -291,6 +291,7 @@ impl ServerBuilder {
                 templates,
                 modern_result_tail,
                 sealer,
+                listeners: Arc::default(),
             }),
         })
     }

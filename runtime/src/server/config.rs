@@ -166,4 +166,6 @@ pub(crate) struct Core {
     pub(crate) modern_result_tail: String,
     /// Seals and opens `requestState` (multi round-trip requests).
     pub(crate) sealer: crate::mrtr::Sealer,
+    /// Who hears run-time change notifications.
+    pub(crate) listeners: Arc<crate::notifier::Listeners>,
 }

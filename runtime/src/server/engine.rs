@@ -198,6 +198,9 @@ impl Server {
             }
         }
         let params = params.into_value();
+        if scope.modern && method == "subscriptions/listen" {
+            return self.subscriptions_listen(session, id, params.as_ref(), sink);
+        }
         if super::reads::is_read_method(method) {
             return match self.core.read_request(session, id, method, params, scope, sink) {
                 Ok(pending) => Handled::Pending(Pending::boxed(pending)),

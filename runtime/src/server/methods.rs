@@ -282,6 +282,16 @@ impl Core {
                 session.set_log_level(Some(level.as_str().to_owned()));
                 Ok(json!({}))
             }
+            (false, "resources/subscribe" | "resources/unsubscribe") => {
+                let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
+                let uri = uri.ok_or_else(|| RpcError::invalid_params(format!("{method} needs a string \"uri\"")))?;
+                if method == "resources/subscribe" {
+                    session.subscribe(uri);
+                } else {
+                    session.unsubscribe(uri);
+                }
+                Ok(json!({}))
+            }
             (true, "server/discover") => Ok(self.discover()),
             (_, "tools/list") => self.tools_list(params, scope),
             (_, "resources/list") => self.declared_list("resources", &self.config.resources, params, scope),
@@ -318,10 +328,16 @@ impl Core {
     fn base_capabilities(&self) -> Value {
         json!({
             "logging": {},
-            "prompts": { "listChanged": false },
-            "resources": { "listChanged": false, "subscribe": false },
+            "prompts": { "listChanged": self.config.list_changed },
+            "resources": { "listChanged": self.config.list_changed, "subscribe": self.subscribable() },
             "tools": { "listChanged": self.config.list_changed },
         })
+    }
+
+    /// Whether clients may subscribe to resource updates: when the server
+    /// declares resources or resource templates.
+    fn subscribable(&self) -> bool {
+        !self.config.resources.is_empty() || !self.config.resource_templates.is_empty()
     }
 
     /// The least severe level a request's handler may log at.
@@ -546,7 +562,8 @@ impl Core {
             extensions: Arc::clone(&scope.extensions),
             log_level: self.log_threshold(session, scope),
         })
-        .with_channel(channel);
+        .with_channel(channel)
+        .with_notifier(crate::notifier::Notifier::new(Arc::clone(&self.listeners)));
         // Without an output hook the result is sent as is: the handler's
         // output comes encoded as a `Doc` (see `tool::encode_output`).
         let mut call = HandlerCall::new(self.dispatch.call(index, arguments, ctx), self.output_hook.is_none());

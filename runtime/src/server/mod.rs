@@ -20,6 +20,7 @@ mod builder;
 mod config;
 mod engine;
 mod methods;
+mod notify;
 mod reads;
 mod session;
 mod stream;

@@ -197,7 +197,8 @@ impl Core {
             extensions: Arc::clone(&scope.extensions),
             log_level: None,
         })
-        .with_channel(channel);
+        .with_channel(channel)
+        .with_notifier(crate::notifier::Notifier::new(Arc::clone(&self.listeners)));
         let core = Arc::clone(self);
         let method = method.to_owned();
         Ok(async move {

@@ -74,6 +74,8 @@ impl Server {
         };
         let session = self.session();
         let sink = Sink::counted(tx.clone(), Arc::clone(&unwritten));
+        // List changes and resource updates reach the client on the connection.
+        self.listen(&session, sink.clone());
         let extensions = Arc::new(http::Extensions::new());
 
         let read_result = loop {

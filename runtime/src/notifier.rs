@@ -1,0 +1,245 @@
+//! Notifications the application sends when its lists or resources change
+//! at run time: [`Notifier`], a handle it keeps (from
+//! `Server::notifier` or a handler's [`RequestContext::notifier`]), with
+//! `notifications/{tools,prompts,resources}/list_changed` and
+//! `notifications/resources/updated`, and the table of who listens.
+//!
+//! Who hears them: stateful sessions whose driver gave them a stream for
+//! messages outside requests (the stdio connection, the HTTP GET stream),
+//! `resources/updated` only for URIs the session subscribed to with
+//! `resources/subscribe`; and, in the stateless era, open
+//! `subscriptions/listen` requests, each for what its filter asked for,
+//! tagged with its subscription id (`basic/patterns/subscriptions.mdx`).
+//! A leaf module: the server decides per session through a filter it
+//! registers.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Map, Value};
+
+use crate::cancel::CancellationToken;
+use crate::context::{RequestContext, Sink};
+use crate::jsonrpc::{self, RpcError};
+use crate::revision::meta;
+
+/// A change the application announces.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Change {
+    /// The tool list.
+    Tools,
+    /// The prompt list.
+    Prompts,
+    /// The resource list.
+    Resources,
+    /// One resource, by URI.
+    Updated(String),
+}
+
+impl Change {
+    fn method(&self) -> &'static str {
+        match self {
+            Change::Tools => "notifications/tools/list_changed",
+            Change::Prompts => "notifications/prompts/list_changed",
+            Change::Resources => "notifications/resources/list_changed",
+            Change::Updated(_) => "notifications/resources/updated",
+        }
+    }
+}
+
+/// What a `subscriptions/listen` request asked for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Filter {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: Vec<String>,
+}
+
+impl Filter {
+    pub(crate) fn parse(params: Option<&Value>) -> Result<Self, RpcError> {
+        let Some(wanted) = params.and_then(|p| p.get("notifications")) else {
+            return Err(RpcError::invalid_params("subscriptions/listen needs a \"notifications\" filter object"));
+        };
+        let Value::Object(wanted) = wanted else {
+            return Err(RpcError::invalid_params("\"notifications\" must be an object"));
+        };
+        let flag = |name: &str| wanted.get(name).and_then(Value::as_bool).unwrap_or(false);
+        let uris = match wanted.get("resourceSubscriptions") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|u| u.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| RpcError::invalid_params("\"resourceSubscriptions\" must be a list of URIs"))?,
+            Some(_) => return Err(RpcError::invalid_params("\"resourceSubscriptions\" must be a list of URIs")),
+        };
+        Ok(Self { tools: flag("toolsListChanged"), prompts: flag("promptsListChanged"), resources: flag("resourcesListChanged"), uris })
+    }
+
+    fn wants(&self, change: &Change) -> bool {
+        match change {
+            Change::Tools => self.tools,
+            Change::Prompts => self.prompts,
+            Change::Resources => self.resources,
+            Change::Updated(uri) => self.uris.iter().any(|u| u == uri),
+        }
+    }
+
+    /// The filter as acknowledged (only what was asked for).
+    pub(crate) fn to_value(&self) -> Value {
+        let mut agreed = Map::new();
+        for (name, on) in [("toolsListChanged", self.tools), ("promptsListChanged", self.prompts), ("resourcesListChanged", self.resources)] {
+            if on {
+                agreed.insert(name.into(), Value::Bool(true));
+            }
+        }
+        if !self.uris.is_empty() {
+            agreed.insert("resourceSubscriptions".into(), json!(self.uris));
+        }
+        Value::Object(agreed)
+    }
+}
+
+/// Whether a stateful session takes a change.
+#[derive(Debug, Clone)]
+pub(crate) enum Takes {
+    /// It is sent here.
+    Yes(Sink),
+    /// Not for this session (not initialized, not subscribed, no stream
+    /// open now).
+    No,
+    /// The session is gone: forget it.
+    Gone,
+}
+
+/// Decides for one stateful session whether it takes a change.
+pub(crate) type SessionFilter = Box<dyn Fn(&Change) -> Takes + Send + Sync>;
+
+/// One place notifications go.
+pub(crate) enum Listener {
+    /// A stateful session's stream for messages outside requests.
+    Session(SessionFilter),
+    /// An open `subscriptions/listen` request.
+    Stream {
+        /// The request's id: the subscription id.
+        id: Value,
+        /// What it asked for.
+        filter: Filter,
+        /// The request's stream.
+        sink: Sink,
+        /// Tripped when the client cancels the request.
+        token: CancellationToken,
+    },
+}
+
+impl Listener {
+    /// Whether it can still hear anything.
+    fn is_live(&self) -> bool {
+        match self {
+            Listener::Session(takes) => !matches!(takes(&Change::Tools), Takes::Gone),
+            Listener::Stream { sink, token, .. } => sink.is_connected() && !token.is_cancelled(),
+        }
+    }
+}
+
+/// Everyone listening.
+#[derive(Default)]
+pub(crate) struct Listeners {
+    list: Mutex<Vec<Listener>>,
+}
+
+impl Listeners {
+    pub(crate) fn add(&self, listener: Listener) {
+        let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
+        list.retain(Listener::is_live);
+        list.push(listener);
+    }
+
+    pub(crate) fn remove_stream(&self, stream_id: &Value) {
+        let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
+        list.retain(|l| !matches!(l, Listener::Stream { id, .. } if id == stream_id));
+    }
+
+    /// The messages a change sends, with where they go.
+    fn messages(&self, change: &Change) -> Vec<(Sink, String)> {
+        let params = match change {
+            Change::Updated(uri) => json!({ "uri": uri }),
+            _ => json!({}),
+        };
+        let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
+        list.retain(Listener::is_live);
+        list.iter()
+            .filter_map(|listener| match listener {
+                Listener::Session(takes) => match takes(change) {
+                    Takes::Yes(sink) => Some((sink, jsonrpc::notification(change.method(), &params))),
+                    Takes::No | Takes::Gone => None,
+                },
+                Listener::Stream { id, filter, sink, .. } => {
+                    if !filter.wants(change) {
+                        return None;
+                    }
+                    let mut tagged = params.clone();
+                    tagged["_meta"] = json!({ meta::SUBSCRIPTION_ID: id });
+                    Some((sink.clone(), jsonrpc::notification(change.method(), &tagged)))
+                }
+            })
+            .collect()
+    }
+}
+
+/// Announces run-time changes to every client listening; cheap to clone.
+#[derive(Clone)]
+pub struct Notifier {
+    listeners: Arc<Listeners>,
+}
+
+impl std::fmt::Debug for Notifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Notifier").finish_non_exhaustive()
+    }
+}
+
+impl Notifier {
+    pub(crate) fn new(listeners: Arc<Listeners>) -> Self {
+        Self { listeners }
+    }
+
+    /// The tool list changed: `notifications/tools/list_changed`. Returns
+    /// how many clients it was sent to.
+    pub async fn tools_changed(&self) -> usize {
+        self.send(Change::Tools).await
+    }
+
+    /// The prompt list changed: `notifications/prompts/list_changed`.
+    pub async fn prompts_changed(&self) -> usize {
+        self.send(Change::Prompts).await
+    }
+
+    /// The resource list changed: `notifications/resources/list_changed`.
+    pub async fn resources_changed(&self) -> usize {
+        self.send(Change::Resources).await
+    }
+
+    /// The resource `uri` changed: `notifications/resources/updated` to
+    /// the clients subscribed to it.
+    pub async fn resource_updated(&self, uri: &str) -> usize {
+        self.send(Change::Updated(uri.to_owned())).await
+    }
+
+    async fn send(&self, change: Change) -> usize {
+        let mut sent = 0;
+        for (sink, text) in self.listeners.messages(&change) {
+            sent += usize::from(sink.send(text).await);
+        }
+        sent
+    }
+}
+
+
+impl RequestContext {
+    /// The handle that announces run-time changes of the server's lists
+    /// and resources (`None` for a detached context).
+    pub fn notifier(&self) -> Option<&Notifier> {
+        self.notifier_slot()
+    }
+}
