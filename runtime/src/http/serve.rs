@@ -1,7 +1,7 @@
 //! Runs an [`HttpService`] on a TCP listener with hyper's HTTP/1.1 server:
 //! the MCP endpoint at one path, `GET /healthz` for load balancers and
 //! orchestrators, 404 elsewhere; a header read timeout against slow
-//! clients; and a graceful shutdown that stops accepting, ends SSE streams
+//! clients; and a graceful shutdown (Ctrl-C, SIGTERM) that stops accepting, ends SSE streams
 //! and lets requests in flight finish (up to a grace period).
 
 use std::convert::Infallible;
@@ -32,12 +32,26 @@ pub async fn bind_and_serve(addr: impl ToSocketAddrs, service: HttpService, endp
 }
 
 /// Serves `service` at `endpoint` (e.g. `/mcp`) on `listener` until the
-/// process ends (Ctrl-C shuts down gracefully).
+/// process ends (Ctrl-C or, on Unix, SIGTERM as container orchestrators
+/// send it, shuts down gracefully).
 pub async fn serve(listener: TcpListener, service: HttpService, endpoint: &str) -> io::Result<()> {
-    serve_with_shutdown(listener, service, endpoint, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
+    serve_with_shutdown(listener, service, endpoint, stop_signal()).await
+}
+
+/// Completes on Ctrl-C (SIGINT) or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// Serves `service` at `endpoint` on `listener` until `shutdown` completes,
