@@ -390,3 +390,42 @@ async fn revisions_without_batches_reject_them_and_keep_serving() {
     let r = c.call(3, "ping", json!({})).await;
     assert_eq!(r["id"], 3);
 }
+
+/// The `capabilities` an `initialize` answer declares for `server`.
+async fn capabilities_of(builder: ServerBuilder) -> Value {
+    let server = builder.server_info(json!({"name": "caps", "version": "1"})).build().unwrap();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    tokio::spawn(server.serve(LineTransport::new(sr, sw)));
+    let (cr, cw) = tokio::io::split(client_end);
+    let mut c = Client { write: cw, lines: BufReader::new(cr).lines() };
+    initialize(&mut c, "2025-11-25").await["result"]["capabilities"].clone()
+}
+
+#[tokio::test]
+async fn capabilities_follow_what_the_server_declares() {
+    let dispatch = || Arc::new(Handlers { started_waits: Arc::new(AtomicUsize::new(0)) });
+    let tools_only = capabilities_of(ServerBuilder::new("2025-11-25", tools(), dispatch())).await;
+    assert_eq!(tools_only, json!({"logging": {}, "tools": {"listChanged": false}}));
+
+    let prompt = json!({"name": "greet"});
+    let prompts_only = capabilities_of(ServerBuilder::new("2025-11-25", json!([]), dispatch()).prompts(vec![prompt])).await;
+    assert_eq!(prompts_only, json!({"logging": {}, "prompts": {"listChanged": false}}));
+
+    let template = json!({"uriTemplate": "file:///{path}", "name": "file"});
+    let templates = ServerBuilder::new("2025-11-25", json!([]), dispatch()).resource_templates(vec![template]).completions(true);
+    assert_eq!(
+        capabilities_of(templates).await,
+        json!({"logging": {}, "resources": {"listChanged": false, "subscribe": true}, "completions": {}})
+    );
+
+    let statics = ServerBuilder::new("2025-11-25", tools(), dispatch()).resources(vec![json!({"uri": "a://b", "name": "b"})]);
+    let both = capabilities_of(statics).await;
+    assert!(both["tools"].is_object() && both["resources"].is_object() && both.get("prompts").is_none(), "{both}");
+
+    // Lists that may change at run time are announced even while empty.
+    let changing = capabilities_of(ServerBuilder::new("2025-11-25", json!([]), dispatch()).list_changed(true)).await;
+    assert_eq!(changing["tools"], json!({"listChanged": true}));
+    assert_eq!(changing["prompts"], json!({"listChanged": true}));
+    assert_eq!(changing["resources"], json!({"listChanged": true, "subscribe": false}));
+}

@@ -325,13 +325,22 @@ impl Core {
         capabilities
     }
 
+    /// `logging`, and `tools`, `prompts` and `resources` each when the
+    /// server declares any (or its lists may change at run time): a server
+    /// generated from a manifest without prompts does not announce them.
     fn base_capabilities(&self) -> Value {
-        json!({
-            "logging": {},
-            "prompts": { "listChanged": self.config.list_changed },
-            "resources": { "listChanged": self.config.list_changed, "subscribe": self.subscribable() },
-            "tools": { "listChanged": self.config.list_changed },
-        })
+        let changing = self.config.list_changed;
+        let mut capabilities = json!({ "logging": {} });
+        if changing || !self.tools.is_empty() {
+            capabilities["tools"] = json!({ "listChanged": changing });
+        }
+        if changing || !self.config.prompts.is_empty() {
+            capabilities["prompts"] = json!({ "listChanged": changing });
+        }
+        if changing || self.subscribable() {
+            capabilities["resources"] = json!({ "listChanged": changing, "subscribe": self.subscribable() });
+        }
+        capabilities
     }
 
     /// Whether clients may subscribe to resource updates: when the server
