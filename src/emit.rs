@@ -315,6 +315,7 @@ fn create_dirs_recording(dir: &Path, created: &mut Vec<PathBuf>) -> Result<()> {
 /// Compares `files` with what is in `dir`. `None` when every file is
 /// present and identical; otherwise a unified diff (from the file on disk
 /// to the expected contents) of every stale or missing file.
+#[cfg(feature = "cli")]
 pub fn check(dir: &Path, files: &[(String, String)]) -> Option<String> {
     let mut out = String::new();
     for (name, expected) in files {

@@ -12,6 +12,7 @@
 //! | Rust doc comment (`///`, `//!`; Markdown) | [`doc_text`], [`doc_code`] | one line of text / a code span |
 //! | Markdown inline text (README) | [`markdown_text`], [`markdown_code`] | one line of text / a code span |
 //! | JSON string (README snippets) | [`json_str`] | `"…"`, quotes included |
+//! | POSIX shell word (README commands) | [`shell_word`] | the text, single-quoted unless plain |
 //!
 //! Characters that are invisible or change how a line is displayed (ASCII
 //! and C1 controls, line and paragraph separators, bidirectional overrides
@@ -244,8 +245,30 @@ pub fn doc_code(text: &str) -> String {
     markdown_code(text)
 }
 
+/// One POSIX shell word: the text itself when it holds only characters no
+/// shell treats specially, else single-quoted (`'` as `'\''`). Invisible
+/// characters are refused upstream (file names) or absent (crate names,
+/// URLs), so no escape for them is needed here.
+pub fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_owned();
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn shell_words() {
+        use super::shell_word;
+        assert_eq!(shell_word("http://127.0.0.1:8080/mcp"), "http://127.0.0.1:8080/mcp");
+        assert_eq!(shell_word("my_server-2"), "my_server-2");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's $(x)"), "'it'\\''s $(x)'");
+    }
+
     use super::*;
 
     const NASTY: &str = "a\"b\\c\nd\re\tf\u{202E}g\u{2028}h\u{0}i\u{7f}j`k*[l](m)<n>";

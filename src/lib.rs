@@ -4,6 +4,12 @@
 //! manifest, and emits typed protocol messages, typed tool inputs and
 //! outputs, a server stub and client bindings. See `DESIGN` in the README
 //! for the data flow: `spec` → `codegen` → `emit`.
+//!
+//! As a build dependency, use the library alone
+//! (`default-features = false`): [`Builder`] and the generators. The `cli`
+//! feature (on by default) adds what only the `mcpgen` command needs:
+//! [`scaffold`] (`mcpgen new`), [`introspect`], [`emit::check`]'s diff
+//! rendering and schema download.
 
 pub mod builder;
 pub mod codegen;
@@ -11,9 +17,11 @@ pub mod diff;
 pub mod emit;
 pub mod error;
 pub mod escape;
+#[cfg(feature = "cli")]
 pub mod introspect;
 pub mod manifest;
 pub mod naming;
+#[cfg(feature = "cli")]
 pub mod scaffold;
 pub mod spec;
 pub mod store;

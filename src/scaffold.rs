@@ -1,8 +1,10 @@
 //! `mcpgen new`: a new server crate from the handlebars templates in
 //! `templates/new/` — `Cargo.toml`, a `build.rs` that regenerates from the
-//! manifest with [`crate::Builder`], `src/main.rs` serving over stdio with
-//! one "not implemented yet" handler per tool, a README and an
-//! integration test that checks `tools/list`.
+//! manifest with [`crate::Builder`], `src/main.rs` serving over stdio or
+//! Streamable HTTP ([`Transport`]) with one "not implemented yet" handler
+//! per tool, a README saying how to connect a client, and an integration
+//! test that talks to the server over its transport: `tools/list`, every
+//! tool called with valid arguments, one call with invalid ones.
 //!
 //! The templates are compiled into the binary. The crate depends on
 //! `mcpgen` and `mcpgen-runtime` by path when this mcpgen's source tree is
@@ -58,6 +60,21 @@ impl DepSource {
     }
 }
 
+/// How the scaffolded server is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    /// stdin/stdout: the client starts the server (desktop clients, the
+    /// Inspector with a command).
+    #[default]
+    Stdio,
+    /// Streamable HTTP at `http://ADDR/mcp` (`--listen ADDR`, default
+    /// [`DEFAULT_LISTEN`]).
+    Http,
+}
+
+/// The address an HTTP scaffold listens on without `--listen`.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
 /// What to scaffold.
 #[derive(Debug, Clone)]
 pub struct NewCrate {
@@ -71,6 +88,8 @@ pub struct NewCrate {
     pub force: bool,
     /// Where the dependencies come from.
     pub deps: DepSource,
+    /// stdio or Streamable HTTP.
+    pub transport: Transport,
     /// Schema lookup (only used to name the content type of tools without
     /// an output schema).
     pub store: Store,
@@ -99,6 +118,8 @@ struct Text {
     md_code: String,
     /// A JSON string, quotes included.
     json: String,
+    /// A shell word.
+    sh: String,
 }
 
 impl Text {
@@ -112,6 +133,7 @@ impl Text {
             md: escape::markdown_text(text),
             md_code: escape::markdown_code(text),
             json: escape::json_str(text),
+            sh: escape::shell_word(text),
         }
     }
 }
@@ -169,6 +191,14 @@ struct View {
     runtime_dep_toml: String,
     /// A client configuration entry (JSON, already escaped).
     client_config_json: String,
+    /// Streamable HTTP rather than stdio.
+    http: bool,
+    /// `stdio` or `Streamable HTTP`, for prose.
+    transport: &'static str,
+    /// The default listen address, a Rust string literal and Markdown text.
+    listen: Text,
+    /// The endpoint URL at the default address.
+    url: Text,
 }
 
 /// Rust keywords of every edition, strict and reserved: not usable as
@@ -442,11 +472,16 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             (format!("version = {}", escape::toml_str(v)), format!("version = {}", escape::toml_str(v)))
         }
     };
+    let url = format!("http://{DEFAULT_LISTEN}/mcp");
     let command = format!("/path/to/{crate_name}/target/release/{crate_name}");
+    let (key, value) = match new.transport {
+        Transport::Stdio => ("command", command),
+        Transport::Http => ("url", url.clone()),
+    };
     let client_config_json = format!(
-        "{{\n  \"mcpServers\": {{\n    {}: {{\n      \"command\": {}\n    }}\n  }}\n}}",
+        "{{\n  \"mcpServers\": {{\n    {}: {{\n      \"{key}\": {}\n    }}\n  }}\n}}",
         escape::json_str(&crate_name),
-        escape::json_str(&command)
+        escape::json_str(&value)
     );
     let view = View {
         crate_name: Text::new(&crate_name),
@@ -463,6 +498,13 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         mcpgen_dep_toml,
         runtime_dep_toml,
         client_config_json,
+        http: new.transport == Transport::Http,
+        transport: match new.transport {
+            Transport::Stdio => "stdio",
+            Transport::Http => "Streamable HTTP",
+        },
+        listen: Text::new(DEFAULT_LISTEN),
+        url: Text::new(&url),
     };
 
     let mut hb = Handlebars::new();
@@ -517,6 +559,7 @@ mod tests {
             protocol: "2025-11-25".into(),
             force: false,
             deps: DepSource::detect(),
+            transport: Transport::Stdio,
             store: Store {
                 cache_dir: dir.with_extension("cache"),
                 mirror: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")),
@@ -551,7 +594,7 @@ mod tests {
         let mut j = job(&tmp.path().join("s"));
         j.deps = DepSource::Version("0.1".into());
         let files = render(&j).unwrap().files;
-        assert!(files[0].1.contains("mcpgen = { version = \"0.1\" }"), "{}", files[0].1);
+        assert!(files[0].1.contains("mcpgen = { version = \"0.1\", default-features = false }"), "{}", files[0].1);
         assert!(!files.iter().any(|(p, _)| p == "Cargo.lock"));
     }
 
@@ -663,6 +706,20 @@ mod tests {
         assert_eq!(fns, 4, "result_text and three tests");
         assert!(file("README.md").contains("`x\" ] [dependencies.evil]"), "{}", file("README.md"));
         assert!(files.iter().any(|(p, _)| p == name));
+    }
+
+    #[test]
+    fn http_transport_serves_and_tests_over_http() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut j = job(&tmp.path().join("s"));
+        j.transport = Transport::Http;
+        let files = render(&j).unwrap().files;
+        let file = |p: &str| files.iter().find(|(f, _)| f == p).map(|(_, t)| t.as_str()).unwrap();
+        assert!(file("src/main.rs").contains("server::serve_http(Tools, addr).await"), "{}", file("src/main.rs"));
+        assert!(file("src/main.rs").contains("const DEFAULT_LISTEN: &str = \"127.0.0.1:8080\";"));
+        assert!(file("tests/tools_list.rs").contains(".args([\"--listen\", \"127.0.0.1:0\"])"));
+        assert!(file("README.md").contains("\"url\": \"http://127.0.0.1:8080/mcp\""), "{}", file("README.md"));
+        assert!(!file("README.md").contains("cargo run --quiet"), "{}", file("README.md"));
     }
 
     #[test]

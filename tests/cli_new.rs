@@ -4,7 +4,8 @@
 //! ones written here (required arguments of every kind, no arguments,
 //! nested objects, enums, `$ref`/`$defs`/`definitions`, combinators, an
 //! unsatisfiable pattern, no tools at all, a draft-07 revision, a hostile
-//! file name) — then builds each with the repository's target directory,
+//! file name; one served over Streamable HTTP, whose own test talks HTTP
+//! on loopback) — then builds each with the repository's target directory,
 //! so the dependencies are not built again, and runs its own tests
 //! offline. Also what `mcpgen new` refuses.
 
@@ -188,6 +189,8 @@ struct Case {
     crate_name: &'static str,
     manifest: PathBuf,
     protocol: Option<&'static str>,
+    /// `--transport http`.
+    http: bool,
     /// Tests the scaffolded crate has (2 without an invalid-arguments test).
     tests: usize,
     /// Tools the scaffolded test does not call.
@@ -195,8 +198,12 @@ struct Case {
 }
 
 fn new_crate(cache: &Path, dir: &Path, manifest: &Path, protocol: Option<&str>) -> Run {
+    new_crate_over(cache, dir, manifest, protocol, "stdio")
+}
+
+fn new_crate_over(cache: &Path, dir: &Path, manifest: &Path, protocol: Option<&str>, transport: &str) -> Run {
     let mut cmd = mcpgen(cache);
-    cmd.arg("new").arg(dir).arg("--manifest").arg(manifest);
+    cmd.arg("new").arg(dir).arg("--manifest").arg(manifest).args(["--transport", transport]);
     if let Some(p) = protocol {
         cmd.args(["--protocol", p]);
     }
@@ -216,19 +223,21 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         path
     };
     let cases = [
-        Case { crate_name: "github-server", manifest: shared().join("manifests/github.json"), protocol: None, tests: 3, skipped: &[] },
-        Case { crate_name: "stitch-server", manifest: shared().join("manifests/stitch.json"), protocol: None, tests: 3, skipped: &[] },
-        Case { crate_name: "kinds-server", manifest: write("kinds.json", KINDS), protocol: None, tests: 3, skipped: &[] },
-        Case { crate_name: "nested-server", manifest: write("nested.yaml", NESTED), protocol: None, tests: 3, skipped: &["impossible"] },
-        Case { crate_name: "empty-server", manifest: write("empty.json", r#"{"tools": []}"#), protocol: None, tests: 2, skipped: &[] },
-        Case { crate_name: "legacy-server", manifest: write("legacy.json", LEGACY), protocol: Some("2025-06-18"), tests: 3, skipped: &[] },
-        Case { crate_name: "hostile-server", manifest: write(&hostile_one_line(), ONE_TOOL), protocol: None, tests: 3, skipped: &[] },
+        Case { crate_name: "github-server", manifest: shared().join("manifests/github.json"), protocol: None, http: false, tests: 3, skipped: &[] },
+        Case { crate_name: "stitch-server", manifest: shared().join("manifests/stitch.json"), protocol: None, http: false, tests: 3, skipped: &[] },
+        Case { crate_name: "kinds-server", manifest: write("kinds.json", KINDS), protocol: None, http: false, tests: 3, skipped: &[] },
+        Case { crate_name: "nested-server", manifest: write("nested.yaml", NESTED), protocol: None, http: false, tests: 3, skipped: &["impossible"] },
+        Case { crate_name: "empty-server", manifest: write("empty.json", r#"{"tools": []}"#), protocol: None, http: false, tests: 2, skipped: &[] },
+        Case { crate_name: "legacy-server", manifest: write("legacy.json", LEGACY), protocol: Some("2025-06-18"), http: false, tests: 3, skipped: &[] },
+        Case { crate_name: "hostile-server", manifest: write(&hostile_one_line(), ONE_TOOL), protocol: None, http: false, tests: 3, skipped: &[] },
+        Case { crate_name: "kinds-http", manifest: write("kinds-http.json", KINDS), protocol: None, http: true, tests: 3, skipped: &[] },
     ];
 
     let crates = tmp.path().join("crates");
     for case in &cases {
         let dir = crates.join(case.crate_name);
-        let r = new_crate(&cache, &dir, &case.manifest, case.protocol);
+        let transport = if case.http { "http" } else { "stdio" };
+        let r = new_crate_over(&cache, &dir, &case.manifest, case.protocol, transport);
         assert_eq!(r.code, 0, "{}: {}", case.crate_name, r.stderr);
         let file_name = case.manifest.file_name().unwrap().to_str().unwrap();
         for f in ["Cargo.toml", "Cargo.lock", "build.rs", "src/main.rs", "tests/tools_list.rs", "README.md", file_name] {
@@ -242,8 +251,19 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
             assert!(test.contains(&format!("// {tool}: not called, no valid arguments were found: ")), "{test}");
         }
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
-        assert!(readme.contains("npx @modelcontextprotocol/inspector cargo run"), "{readme}");
         assert!(readme.contains("\"mcpServers\""), "{readme}");
+        let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+        if case.http {
+            let inspector = "npx @modelcontextprotocol/inspector --cli --transport http --server-url http://127.0.0.1:8080/mcp";
+            assert!(readme.contains(inspector), "{readme}");
+            assert!(readme.contains("\"url\": \"http://127.0.0.1:8080/mcp\""), "{readme}");
+            assert!(main.contains("server::serve_http(Tools, addr)"), "{main}");
+            assert!(test.contains("TcpStream::connect"), "the test talks HTTP: {test}");
+        } else {
+            assert!(readme.contains("npx @modelcontextprotocol/inspector cargo run"), "{readme}");
+            assert!(main.contains("server::serve_stdio(Tools)"), "{main}");
+            assert!(!test.contains("TcpStream"), "the test talks stdio: {test}");
+        }
     }
 
     // Refuses to scaffold over an existing crate.

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use mcpgen::scaffold::{self, DepSource, NewCrate};
+use mcpgen::scaffold::{self, DepSource, NewCrate, Transport};
 use mcpgen::store::{self, Store};
 use mcpgen::Result;
 
@@ -18,6 +18,10 @@ pub struct Args {
     /// Protocol revision.
     #[arg(long, value_name = "REV", default_value = store::DEFAULT_REVISION)]
     protocol: String,
+    /// How clients reach the server: `stdio` (the client starts it) or
+    /// `http` (Streamable HTTP at `http://ADDR/mcp`, `--listen ADDR`).
+    #[arg(long, value_enum, default_value = "stdio")]
+    transport: TransportArg,
     /// Write into an existing directory, replacing the scaffolded files.
     #[arg(long)]
     force: bool,
@@ -28,6 +32,12 @@ pub struct Args {
     /// Depend on mcpgen and mcpgen-runtime from the registry, this version.
     #[arg(long, value_name = "VERSION")]
     mcpgen_version: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum TransportArg {
+    Stdio,
+    Http,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
@@ -42,6 +52,10 @@ pub fn run(args: Args) -> Result<Outcome> {
         protocol: args.protocol,
         force: args.force,
         deps,
+        transport: match args.transport {
+            TransportArg::Stdio => Transport::Stdio,
+            TransportArg::Http => Transport::Http,
+        },
         store: Store::from_env(),
     };
     let rendered = scaffold::create(&job)?;
