@@ -61,6 +61,21 @@ impl std::fmt::Display for HandlerError {
 
 impl std::error::Error for HandlerError {}
 
+impl From<crate::peer::PeerError> for HandlerError {
+    /// A missing client capability is `-32021` naming it (as for tools);
+    /// any other failure to get the client's answer is `-32603`.
+    fn from(err: crate::peer::PeerError) -> Self {
+        let tool_error = crate::tool_error::ToolError::from(err);
+        match tool_error.required_capabilities() {
+            Some(required) => Self {
+                error: RpcError::new(crate::revision::codes::MISSING_CLIENT_CAPABILITY, tool_error.message().to_owned())
+                    .with_data(json!({ "requiredCapabilities": required })),
+            },
+            None => Self::internal(tool_error.message()),
+        }
+    }
+}
+
 /// What a `resources/read` URI names.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResourceTarget {

@@ -5,7 +5,8 @@ use std::time::Duration;
 use mcpgen_runtime::{Completion, HandlerError, LogLevel, RequestContext, ToolError};
 use serde_json::{json, Map, Value};
 
-use crate::protocol::{PromptMessage, ReadResourceResult};
+use crate::asks;
+use crate::protocol::{PromptMessage, ReadResourceResult, Role};
 use crate::surface;
 
 use crate::protocol::{
@@ -153,6 +154,128 @@ impl crate::server::Handler for Fixtures {
 
     async fn prompt_test_prompt_with_image(&self, _: TestPromptWithImageArgs, _: RequestContext) -> Result<Vec<PromptMessage>, HandlerError> {
         Ok(surface::prompt_with_image())
+    }
+
+    async fn prompt_test_input_required_result_prompt(
+        &self,
+        _: TestInputRequiredResultPromptArgs,
+        ctx: RequestContext,
+    ) -> Result<Vec<PromptMessage>, HandlerError> {
+        let instruction = asks::prompt_context(&ctx).await?;
+        Ok(vec![PromptMessage::new(text(&instruction), Role::User)])
+    }
+
+    // Requests to the client and change announcements (in `asks.rs`).
+
+    async fn test_sampling(&self, input: TestSamplingInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::sampling(&ctx, &input.prompt).await?)])
+    }
+
+    async fn test_elicitation(&self, input: TestElicitationInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        let answer = ctx.elicit::<asks::Contact>(&input.message).await?;
+        Ok(vec![text(&asks::completed(answer, "User response"))])
+    }
+
+    async fn test_elicitation_sep1034_defaults(
+        &self,
+        _: TestElicitationSep1034DefaultsInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let answer = ctx.elicit::<asks::Defaults>("Please review these defaults").await?;
+        Ok(vec![text(&asks::completed(answer, "Elicitation completed"))])
+    }
+
+    async fn test_elicitation_sep1330_enums(
+        &self,
+        _: TestElicitationSep1330EnumsInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let answer = ctx.elicit_with::<Value>("Please choose", asks::enum_schema()).await?;
+        Ok(vec![text(&asks::completed(answer, "Elicitation completed"))])
+    }
+
+    async fn test_trigger_tool_change(&self, _: TestTriggerToolChangeInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        let sent = match ctx.notifier() {
+            Some(notifier) => notifier.tools_changed().await,
+            None => 0,
+        };
+        Ok(vec![text(&format!("Tool list change announced to {sent} listeners"))])
+    }
+
+    async fn test_trigger_prompt_change(
+        &self,
+        _: TestTriggerPromptChangeInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let sent = match ctx.notifier() {
+            Some(notifier) => notifier.prompts_changed().await,
+            None => 0,
+        };
+        Ok(vec![text(&format!("Prompt list change announced to {sent} listeners"))])
+    }
+
+    async fn test_input_required_result_elicitation(
+        &self,
+        _: TestInputRequiredResultElicitationInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::greeting(&ctx).await?)])
+    }
+
+    async fn test_input_required_result_sampling(
+        &self,
+        _: TestInputRequiredResultSamplingInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::capital(&ctx).await?)])
+    }
+
+    async fn test_input_required_result_list_roots(
+        &self,
+        _: TestInputRequiredResultListRootsInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::roots(&ctx).await?)])
+    }
+
+    async fn test_input_required_result_request_state(
+        &self,
+        _: TestInputRequiredResultRequestStateInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::confirm(&ctx).await?)])
+    }
+
+    async fn test_input_required_result_multiple_inputs(
+        &self,
+        _: TestInputRequiredResultMultipleInputsInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::everything(&ctx).await?)])
+    }
+
+    async fn test_input_required_result_multi_round(
+        &self,
+        _: TestInputRequiredResultMultiRoundInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::two_rounds(&ctx).await?)])
+    }
+
+    async fn test_input_required_result_tampered_state(
+        &self,
+        _: TestInputRequiredResultTamperedStateInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::confirm(&ctx).await?)])
+    }
+
+    async fn test_input_required_result_capabilities(
+        &self,
+        _: TestInputRequiredResultCapabilitiesInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&asks::declared_only(&ctx).await?)])
     }
 
     async fn complete_test_prompt_with_arguments_arg1(

@@ -6,6 +6,7 @@
 
 mcpgen_runtime::include_generated!();
 
+mod asks;
 mod fixtures;
 mod surface;
 

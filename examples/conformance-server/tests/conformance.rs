@@ -2,9 +2,9 @@
 //! installed by `scripts/setup-peers.sh`) against this server over
 //! Streamable HTTP, for the requirement sets of 2025-11-25 (stateful) and
 //! 2026-07-28 (stateless). The expected-failures files beside the manifest
-//! list exactly the scenarios that wait for resources, prompts, completion,
-//! sampling, elicitation and input-required results; the suite fails the run
-//! on any other failure and on any listed scenario that passes. Each run's
+//! are the exact baseline (now empty: every required scenario passes); the
+//! suite fails the run on any failure not listed there and on any listed
+//! scenario that passes. Each run's
 //! table (scenario, checks passed and failed) is written to
 //! `target/conformance/<revision>.txt`, which `scripts/test.sh` prints.
 //!
