@@ -29,10 +29,22 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The trigger fixtures change the lists at run time: announce it.
+    let built = server::builder(fixtures::Fixtures).list_changed(true).build();
+    let server = match built {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("conformance-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let result = runtime.block_on(async move {
         match http {
-            Some(addr) => server::serve_http(fixtures::Fixtures, addr).await,
-            None => server::serve_stdio(fixtures::Fixtures).await,
+            Some(addr) => {
+                let service = mcpgen_runtime::http::HttpService::new(server, mcpgen_runtime::http::HttpConfig::default());
+                mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await
+            }
+            None => server.serve(mcpgen_runtime::stdio::stdio()).await,
         }
     });
     match result {
