@@ -12,7 +12,6 @@ use std::process::{Command, Stdio};
 use saphyr_parser::{Event, Parser};
 use serde_json::{Map, Value};
 
-#[allow(dead_code)]
 mod infra;
 
 fn deploy(file: &str) -> String {
