@@ -1,7 +1,8 @@
-//! One small schema per lowering rule of the protocol generator, its
-//! output locked by an insta snapshot, plus the properties that hold for
-//! every schema: both dialects lower the same way, and output is
-//! byte-identical run to run.
+//! Properties of the protocol generator's lowering that hold for every
+//! schema: both dialects lower the same way, output is byte-identical run
+//! to run, shared shapes and method tables are found, bad references are
+//! errors. The output of one small schema per lowering rule is locked by
+//! the compiled goldens in `goldens/protocol/` (see `tests/goldens.rs`).
 
 use mcpgen::codegen::protocol;
 use mcpgen::spec::{MethodKind, Spec, Ty};
@@ -16,77 +17,6 @@ fn generate(doc: &Value) -> String {
     let spec = Spec::from_json(doc, "test").expect("lowers");
     let tokens = protocol::generate(&spec).expect("generates");
     prettyplease::unparse(&syn::parse2(tokens).expect("parses"))
-}
-
-#[test]
-fn object_with_constant_optional_and_open_members() {
-    insta::assert_snapshot!(generate(&schema(json!({
-        "TextContent": {
-            "description": "Text provided to or from an LLM.",
-            "type": "object",
-            "properties": {
-                "type": { "type": "string", "const": "text" },
-                "text": { "type": "string", "description": "The text." },
-                "priority": { "type": "number" },
-                "count": { "type": "integer" }
-            },
-            "required": ["type", "text"]
-        }
-    }))));
-}
-
-#[test]
-fn closed_object_and_typed_additional_properties() {
-    insta::assert_snapshot!(generate(&schema(json!({
-        "Closed": { "type": "object", "properties": { "a": { "type": "boolean" } }, "additionalProperties": false },
-        "Typed": { "type": "object", "properties": { "a": { "type": "string" } }, "additionalProperties": { "type": "integer" } }
-    }))));
-}
-
-#[test]
-fn union_discriminated_by_a_constant() {
-    insta::assert_snapshot!(generate(&schema(json!({
-        "A": { "type": "object", "properties": { "kind": { "const": "a", "type": "string" }, "x": { "type": "string" } }, "required": ["kind"] },
-        "B": { "type": "object", "properties": { "kind": { "const": "b", "type": "string" } }, "required": ["kind"] },
-        "AOrB": { "anyOf": [{ "$ref": "#/$defs/A" }, { "$ref": "#/$defs/B" }] }
-    }))));
-}
-
-#[test]
-fn union_with_an_optional_discriminator_falls_back_to_that_member() {
-    insta::assert_snapshot!(generate(&schema(json!({
-        "FormParams": { "type": "object", "properties": { "mode": { "const": "form", "type": "string" }, "message": { "type": "string" } }, "required": ["message"] },
-        "UrlParams": { "type": "object", "properties": { "mode": { "const": "url", "type": "string" }, "url": { "type": "string" } }, "required": ["mode", "url"] },
-        "Params": { "anyOf": [{ "$ref": "#/$defs/UrlParams" }, { "$ref": "#/$defs/FormParams" }] }
-    }))));
-}
-
-#[test]
-fn union_without_discriminator_scores_members() {
-    insta::assert_snapshot!(generate(&schema(json!({
-        "Result": { "type": "object", "properties": { "_meta": { "type": "object", "additionalProperties": {} } }, "additionalProperties": {} },
-        "ListResult": { "type": "object", "properties": { "items": { "type": "array", "items": { "type": "string" } } }, "required": ["items"] },
-        "AnyResult": { "anyOf": [{ "$ref": "#/$defs/Result" }, { "$ref": "#/$defs/ListResult" }] }
-    }))));
-}
-
-#[test]
-fn type_lists_nullable_and_string_enums() {
-    insta::assert_snapshot!(generate(&schema(json!({
-        "RequestId": { "type": ["string", "integer"] },
-        "Level": { "type": "string", "enum": ["debug", "in progress", "error"] },
-        "Task": { "type": "object", "properties": { "ttl": { "type": ["integer", "null"] }, "level": { "$ref": "#/$defs/Level" } }, "required": ["ttl"] }
-    }))));
-}
-
-#[test]
-fn all_of_merges_members_and_recursion_is_boxed() {
-    insta::assert_snapshot!(generate(&schema(json!({
-        "Base": { "type": "object", "properties": { "_meta": { "type": "object" } } },
-        "Task": { "type": "object", "properties": { "taskId": { "type": "string" } }, "required": ["taskId"] },
-        "TaskResult": { "allOf": [{ "$ref": "#/$defs/Base" }, { "$ref": "#/$defs/Task" }] },
-        "Node": { "type": "object", "properties": { "next": { "$ref": "#/$defs/Node" }, "children": { "type": "array", "items": { "$ref": "#/$defs/Node" } } } }
-    }))));
 }
 
 #[test]
@@ -107,7 +37,8 @@ fn shared_inline_shapes_are_one_type_named_by_their_uses() {
     let params: Vec<_> = spec.methods.iter().map(|m| m.params.clone().unwrap()).collect();
     assert_eq!(params, vec![Ty::Named("NotificationParams".into()); 2]);
     assert!(spec.methods.iter().all(|m| m.kind == MethodKind::Notification));
-    insta::assert_snapshot!(generate(&doc));
+    let code = generate(&doc);
+    assert_eq!(code.matches("pub struct NotificationParams").count(), 1, "{code}");
 }
 
 #[test]
@@ -125,7 +56,8 @@ fn request_methods_map_to_their_results() {
         table,
         vec![("ping", Some(Ty::Named("EmptyResult".into()))), ("tools/call", Some(Ty::Named("CallToolResult".into())))]
     );
-    insta::assert_snapshot!(generate(&doc));
+    let code = generate(&doc);
+    assert!(code.contains("pub struct CallToolResult"), "{code}");
 }
 
 #[test]
