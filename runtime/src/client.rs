@@ -5,6 +5,8 @@
 //! - [`engine`]: the connection (request routing by id, progress, `ping`,
 //!   timeouts with `notifications/cancelled`, transport closure, garbage);
 //! - [`handshake`]: `initialize` / `server/discover` and version negotiation;
+//! - [`hooks`]: the application's answers to server requests (sampling,
+//!   elicitation, roots), live or as input responses;
 //! - [`tools`]: `tools/call` and paged `tools/list`;
 //! - [`schemas`]: compiled tool schemas and the typed call path;
 //! - [`drift`]: live tools against the manifest;
@@ -18,6 +20,7 @@ pub mod drift;
 pub mod engine;
 pub mod error;
 pub mod handshake;
+pub mod hooks;
 pub mod options;
 pub mod schemas;
 pub mod surface;
@@ -27,5 +30,6 @@ pub use drift::{Drift, SchemaChange, SchemaKind};
 pub use engine::{Client, Session};
 pub use error::{ClientError, SchemaProblem};
 pub use handshake::is_stateless_revision;
+pub use hooks::{ClientHandlers, RequestHandler};
 pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback};
 pub use schemas::ToolSchemas;

@@ -28,6 +28,9 @@ use crate::transport::{MessageRead, MessageWrite, Transport};
 /// not read its input could otherwise queue answers without bound.
 const MAX_QUEUED_ANSWERS: usize = 1024;
 
+/// Rounds of input requests one request answers before giving up.
+pub const MAX_INPUT_ROUNDS: usize = 16;
+
 /// What the handshake settled.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
@@ -59,6 +62,8 @@ struct State {
 }
 
 pub(crate) struct Shared {
+    /// This engine, for the tasks that answer server requests.
+    me: std::sync::Weak<Shared>,
     outgoing: mpsc::UnboundedSender<String>,
     /// Messages sent to the writer and not yet written.
     queued: AtomicUsize,
@@ -115,7 +120,8 @@ impl Client {
         let (mut read, write) = transport.split();
         read.set_max_message(options.max_message_bytes);
         let (tx, rx) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared {
+        let shared = Arc::new_cyclic(|me| Shared {
+            me: me.clone(),
             outgoing: tx,
             queued: AtomicUsize::new(0),
             state: Mutex::new(State::default()),
@@ -154,7 +160,48 @@ impl Client {
     /// timeout unless `options` overrides it. On timeout (or when the
     /// returned future is dropped before the answer) the request is
     /// cancelled with `notifications/cancelled`.
+    ///
+    /// A stateless server's `InputRequiredResult` is answered with the
+    /// client's [`ClientHandlers`](super::ClientHandlers) and the request
+    /// retried with `inputResponses` and the `requestState`, as often as the
+    /// server asks (up to [`MAX_INPUT_ROUNDS`]); without handlers the
+    /// `InputRequiredResult` is returned as the result.
     pub async fn request(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
+        let mut params = params;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let result = self.request_once(method, params.clone(), options).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let Some(handlers) = self.shared.options.handlers.clone() else { return Ok(result) };
+            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            let responses = handlers.answer_all(&requests).await.map_err(|e| ClientError::Protocol {
+                method: method.to_owned(),
+                code: e.code,
+                message: format!("cannot answer the server's input request: {}", e.message),
+                data: e.data.map(Box::new),
+            })?;
+            let retry = params.get_or_insert_with(|| json!({}));
+            if !retry.is_object() {
+                *retry = json!({});
+            }
+            let retry = retry.as_object_mut().expect("made an object above");
+            retry.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => retry.insert("requestState".into(), state.clone()),
+                None => retry.remove("requestState"),
+            };
+        }
+        Err(ClientError::Protocol {
+            method: method.to_owned(),
+            code: crate::jsonrpc::INTERNAL_ERROR,
+            message: format!("the server asked for input more than {MAX_INPUT_ROUNDS} times"),
+            data: None,
+        })
+    }
+
+    /// One request and its answer, as sent.
+    async fn request_once(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
         let shared = &self.shared;
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let mut params = params;
@@ -393,7 +440,10 @@ impl Shared {
         };
         let method = obj.get("method").and_then(Value::as_str).map(str::to_owned);
         match (method, obj.remove("id")) {
-            (Some(method), Some(id)) => self.handle_request(&method, id),
+            (Some(method), Some(id)) => {
+                let params = obj.remove("params").unwrap_or_else(|| json!({}));
+                self.handle_request(&method, id, params)
+            }
             (Some(method), None) => {
                 let params = obj.remove("params").unwrap_or(Value::Null);
                 self.handle_notification(&method, &params)
@@ -426,7 +476,7 @@ impl Shared {
         let _ = pending.reply.send(reply);
     }
 
-    fn handle_request(&self, method: &str, id: Value) {
+    fn handle_request(&self, method: &str, id: Value, params: Value) {
         if self.queued.load(Ordering::Relaxed) > MAX_QUEUED_ANSWERS {
             tracing::debug!(method, "mcp client: the server is not reading its input; request left unanswered");
             return;
@@ -439,6 +489,20 @@ impl Shared {
             }})
         } else if method == "ping" {
             json!({ "jsonrpc": "2.0", "id": id, "result": {} })
+        } else if let Some(handler) = self.options.handlers.as_ref().and_then(|h| h.for_method(method)).cloned() {
+            // The application's answer, in a task of its own: the reader
+            // keeps reading (the server may send more while it waits).
+            let me = self.me.clone();
+            tokio::spawn(async move {
+                let answer = match handler(params).await {
+                    Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+                    Err(error) => json!({ "jsonrpc": "2.0", "id": id, "error": error.to_value() }),
+                };
+                if let Some(shared) = me.upgrade() {
+                    let _ = shared.send(answer);
+                }
+            });
+            return;
         } else {
             json!({ "jsonrpc": "2.0", "id": id, "error": {
                 "code": -32601,

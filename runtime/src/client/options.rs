@@ -67,6 +67,9 @@ pub struct ClientOptions {
     pub max_list_pages: usize,
     /// The most tools a paged `tools/list` collects (default 10,000).
     pub max_listed_tools: usize,
+    /// Answers to the server's requests (sampling, elicitation, roots);
+    /// see [`ClientOptions::handlers`].
+    pub handlers: Option<Arc<super::hooks::ClientHandlers>>,
 }
 
 impl ClientOptions {
@@ -86,6 +89,7 @@ impl ClientOptions {
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE,
             max_list_pages: 1_000,
             max_listed_tools: 10_000,
+            handlers: None,
         }
     }
 
