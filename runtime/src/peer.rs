@@ -26,6 +26,45 @@ use crate::mrtr::Rounds;
 use crate::outbound::Outbound;
 use crate::tool_error::ToolError;
 
+#[cfg(all(test, feature = "schemars"))]
+mod form_tests {
+    use super::*;
+
+    /// A status.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    enum Status {
+        Active,
+        Inactive,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Form {
+        /// Who you are
+        name: String,
+        age: Option<u32>,
+        status: Status,
+        maybe_status: Option<Status>,
+    }
+
+    #[test]
+    fn a_form_schema_is_flat_with_refs_inlined_and_options_optional() {
+        let schema = form_schema::<Form>();
+        assert_eq!(schema["type"], "object");
+        assert!(schema.get("$schema").is_none() && schema.get("definitions").is_none() && schema.get("title").is_none());
+        let props = &schema["properties"];
+        assert_eq!(props["name"], json!({"type": "string", "description": "Who you are"}));
+        assert_eq!(props["age"]["type"], "integer");
+        assert_eq!(props["status"]["enum"], json!(["Active", "Inactive"]));
+        assert_eq!(props["status"]["type"], "string");
+        assert_eq!(props["maybe_status"]["enum"], json!(["Active", "Inactive"]));
+        assert!(!schema.to_string().contains("$ref"), "{schema}");
+        assert!(!schema.to_string().contains("null"), "{schema}");
+        assert_eq!(schema["required"], json!(["name", "status"]));
+    }
+}
+
 /// How a request context reaches the client.
 #[derive(Clone, Default)]
 pub(crate) enum Channel {
@@ -216,6 +255,82 @@ impl SampleResponse {
 pub trait ElicitForm: DeserializeOwned {
     /// The `requestedSchema` of the form.
     fn requested_schema() -> Value;
+}
+
+/// The `requestedSchema` of a form, generated from a type deriving
+/// `schemars::JsonSchema` (feature `schemars`): its object schema with
+/// every `$ref` inlined, `Option` fields as their inner type (and not
+/// required), doc comments as descriptions, and the draft and definition
+/// members the restricted elicitation schema does not allow removed.
+///
+/// ```ignore
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Contact { /// Your name
+///     name: String, email: Option<String> }
+/// impl ElicitForm for Contact {
+///     fn requested_schema() -> serde_json::Value { form_schema::<Self>() }
+/// }
+/// ```
+#[cfg(feature = "schemars")]
+pub fn form_schema<T: schemars::JsonSchema>() -> Value {
+    let root = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+    let definitions = root.get("definitions").cloned().unwrap_or(Value::Null);
+    let mut schema = inline(root, &definitions, 0);
+    if let Value::Object(members) = &mut schema {
+        for drop in ["$schema", "definitions", "title", "additionalProperties"] {
+            members.remove(drop);
+        }
+    }
+    schema
+}
+
+/// `value` with `$ref`s to `definitions` replaced by their target and
+/// `"type": [T, "null"]` narrowed to `T` (bounded depth: forms are flat).
+#[cfg(feature = "schemars")]
+fn inline(value: Value, definitions: &Value, depth: usize) -> Value {
+    match value {
+        Value::Object(mut members) if depth < 16 => {
+            if let Some(Value::String(target)) = members.get("$ref") {
+                let name = target.rsplit('/').next().unwrap_or_default();
+                if let Some(found) = definitions.get(name) {
+                    let mut resolved = inline(found.clone(), definitions, depth + 1);
+                    members.remove("$ref");
+                    if let Value::Object(resolved_members) = &mut resolved {
+                        // Members beside the `$ref` (a field's doc comment) win.
+                        resolved_members.extend(members);
+                    }
+                    return resolved;
+                }
+            }
+            // `Option<T>` as `allOf: [{$ref}]` or `anyOf: [{$ref}, {type: null}]`.
+            for combinator in ["allOf", "anyOf"] {
+                if let Some(Value::Array(parts)) = members.get(combinator) {
+                    let real: Vec<&Value> = parts.iter().filter(|p| p.get("type") != Some(&Value::from("null"))).collect();
+                    if real.len() == 1 {
+                        let single = real[0].clone();
+                        members.remove(combinator);
+                        let mut resolved = inline(single, definitions, depth + 1);
+                        if let Value::Object(resolved_members) = &mut resolved {
+                            resolved_members.extend(members);
+                        }
+                        return resolved;
+                    }
+                }
+            }
+            if let Some(Value::Array(types)) = members.get("type") {
+                let real: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+                if real.len() == 1 {
+                    members.insert("type".into(), real[0].clone());
+                }
+            }
+            if let Some(Value::Array(options)) = members.get_mut("enum") {
+                options.retain(|o| !o.is_null());
+            }
+            Value::Object(members.into_iter().map(|(k, v)| (k, inline(v, definitions, depth + 1))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| inline(v, definitions, depth + 1)).collect()),
+        other => other,
+    }
 }
 
 /// The user's answer to an elicitation.

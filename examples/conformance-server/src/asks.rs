@@ -10,23 +10,18 @@ use mcpgen_runtime::{ElicitForm, Elicitation, PeerError, RequestContext, SampleR
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-/// What `test_elicitation` asks for.
-#[derive(Debug, Deserialize, serde::Serialize)]
+/// What `test_elicitation` asks for; its form is generated from the type.
+#[derive(Debug, Deserialize, serde::Serialize, schemars::JsonSchema)]
 pub struct Contact {
+    /// User's response
     username: String,
+    /// User's email address
     email: String,
 }
 
 impl ElicitForm for Contact {
     fn requested_schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "username": {"type": "string", "description": "User's response"},
-                "email": {"type": "string", "description": "User's email address"}
-            },
-            "required": ["username", "email"]
-        })
+        mcpgen_runtime::peer::form_schema::<Self>()
     }
 }
 
