@@ -1,17 +1,19 @@
 //! The request context handed to every tool handler: cancellation, progress
 //! notifications, the caller's identity, the request's `_meta`, the
 //! revision it is served in and an extensions slot (HTTP request parts, an
-//! authenticated principal); and [`Sink`], where a request's messages go
-//! before its final reply.
+//! authenticated principal), requests to the client (see [`crate::peer`])
+//! and the change notifier; [`Sink`] (from [`crate::sink`]) is where a
+//! request's messages go before its final reply.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 
 use crate::cancel::CancellationToken;
 use crate::jsonrpc;
+use crate::notifier::Notifier;
+use crate::outbound::Channel;
+pub use crate::sink::Sink;
 
 /// Who is calling: what the client said about itself, in `initialize`
 /// (stateful era) or in the request's `_meta` (stateless era).
@@ -111,66 +113,6 @@ pub struct Principal {
     pub claims: Value,
 }
 
-/// Where a request's own messages go before its final reply: progress and
-/// log notifications. Over stdio that is the connection; over Streamable
-/// HTTP, the request's SSE stream (or nowhere when it is answered as plain
-/// JSON).
-#[derive(Debug, Clone, Default)]
-pub struct Sink {
-    tx: Option<mpsc::Sender<String>>,
-    /// Counts messages handed over and not yet written, for a transport
-    /// that also writes some messages itself (see [`Sink::counted`]).
-    unwritten: Option<Arc<AtomicUsize>>,
-}
-
-impl Sink {
-    /// Messages go to `tx` (one serialised JSON-RPC message each).
-    pub fn new(tx: mpsc::Sender<String>) -> Self {
-        Self { tx: Some(tx), unwritten: None }
-    }
-
-    /// Like [`Sink::new`], and every message sent is counted in
-    /// `unwritten` before it is queued; the receiver subtracts it once
-    /// written. (While the count is not zero, a transport writing replies
-    /// itself queues them behind instead, keeping the order.)
-    pub(crate) fn counted(tx: mpsc::Sender<String>, unwritten: Arc<AtomicUsize>) -> Self {
-        Self { tx: Some(tx), unwritten: Some(unwritten) }
-    }
-
-    /// Messages are dropped.
-    pub fn discard() -> Self {
-        Self { tx: None, unwritten: None }
-    }
-
-    /// Whether messages sent here can reach the client.
-    pub fn is_connected(&self) -> bool {
-        self.tx.as_ref().is_some_and(|tx| !tx.is_closed())
-    }
-
-    /// Completes when messages sent here can no longer reach the client
-    /// (at once for a discarding sink).
-    pub async fn closed(&self) {
-        if let Some(tx) = &self.tx {
-            tx.closed().await;
-        }
-    }
-
-    /// Sends one message; `false` when it cannot be delivered.
-    pub async fn send(&self, message: String) -> bool {
-        let Some(tx) = &self.tx else { return false };
-        if let Some(count) = &self.unwritten {
-            count.fetch_add(1, Ordering::AcqRel);
-        }
-        let sent = tx.send(message).await.is_ok();
-        if !sent {
-            if let Some(count) = &self.unwritten {
-                count.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-        sent
-    }
-}
-
 /// Everything a handler may need besides its typed input.
 #[derive(Debug, Clone)]
 pub struct RequestContext {
@@ -185,9 +127,9 @@ pub struct RequestContext {
     extensions: Arc<http::Extensions>,
     log_level: Option<LogLevel>,
     /// How requests to the client travel (see [`crate::peer`]).
-    channel: crate::peer::Channel,
+    channel: Channel,
     /// Announces run-time changes (see [`crate::notifier`]).
-    notifier: Option<crate::notifier::Notifier>,
+    notifier: Option<Notifier>,
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -218,28 +160,30 @@ impl RequestContext {
             revision: p.revision,
             extensions: p.extensions,
             log_level: p.log_level,
-            channel: crate::peer::Channel::None,
+            channel: Channel::None,
             notifier: None,
         }
     }
 
     /// The context with requests to the client going through `channel`.
-    pub(crate) fn with_channel(mut self, channel: crate::peer::Channel) -> Self {
+    pub(crate) fn with_channel(mut self, channel: Channel) -> Self {
         self.channel = channel;
         self
     }
 
     /// The context with `notifier` at hand for the handler.
-    pub(crate) fn with_notifier(mut self, notifier: crate::notifier::Notifier) -> Self {
+    pub(crate) fn with_notifier(mut self, notifier: Notifier) -> Self {
         self.notifier = Some(notifier);
         self
     }
 
-    pub(crate) fn notifier_slot(&self) -> Option<&crate::notifier::Notifier> {
+    /// The handle that announces run-time changes of the server's lists
+    /// and resources (`None` for a detached context).
+    pub fn notifier(&self) -> Option<&Notifier> {
         self.notifier.as_ref()
     }
 
-    pub(crate) fn channel(&self) -> &crate::peer::Channel {
+    pub(crate) fn channel(&self) -> &Channel {
         &self.channel
     }
 

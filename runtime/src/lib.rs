@@ -23,6 +23,7 @@ pub(crate) mod outbound;
 pub mod peer;
 pub mod revision;
 pub mod server;
+pub mod sink;
 pub mod stdio;
 pub mod surface;
 pub mod tool;

@@ -1,6 +1,6 @@
 //! Notifications the application sends when its lists or resources change
 //! at run time: [`Notifier`], a handle it keeps (from
-//! `Server::notifier` or a handler's [`RequestContext::notifier`]), with
+//! `Server::notifier` or a handler's `RequestContext::notifier`), with
 //! `notifications/{tools,prompts,resources}/list_changed` and
 //! `notifications/resources/updated`, and the table of who listens.
 //!
@@ -10,15 +10,15 @@
 //! `resources/subscribe`; and, in the stateless era, open
 //! `subscriptions/listen` requests, each for what its filter asked for,
 //! tagged with its subscription id (`basic/patterns/subscriptions.mdx`).
-//! A leaf module: the server decides per session through a filter it
-//! registers.
+//! It knows nothing of sessions: the server decides per session through
+//! a filter it registers.
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 
 use crate::cancel::CancellationToken;
-use crate::context::{RequestContext, Sink};
+use crate::sink::Sink;
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::meta;
 
@@ -232,14 +232,5 @@ impl Notifier {
             sent += usize::from(sink.send(text).await);
         }
         sent
-    }
-}
-
-
-impl RequestContext {
-    /// The handle that announces run-time changes of the server's lists
-    /// and resources (`None` for a detached context).
-    pub fn notifier(&self) -> Option<&Notifier> {
-        self.notifier_slot()
     }
 }

@@ -4,12 +4,44 @@
 //! response it reads to [`Outbound::resolve`]; the request's [`Waiter`]
 //! receives it. A waiter that is dropped (timeout, cancelled call) leaves
 //! the table, so a late response finds nothing and is ignored.
+//! [`Channel`] says how a request context reaches the client: live
+//! through this table, or as rounds of input requests (stateless era).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
+
+use crate::mrtr::Rounds;
+
+/// How a request context reaches the client.
+#[derive(Clone, Default)]
+pub(crate) enum Channel {
+    /// Not attached to a client (a detached context).
+    #[default]
+    None,
+    /// Stateful era: requests go out on the sink and wait for a response.
+    Live {
+        /// The session's outbound requests.
+        outbound: Arc<Outbound>,
+        /// How long a response may take.
+        timeout: Duration,
+    },
+    /// Stateless era: requests become input requests of the reply.
+    Rounds(Arc<Rounds>),
+}
+
+impl std::fmt::Debug for Channel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Channel::None => "None",
+            Channel::Live { .. } => "Live",
+            Channel::Rounds(_) => "Rounds",
+        })
+    }
+}
 
 /// What a response carried: its `result`, or its `error` object.
 pub(crate) type Outcome = Result<Value, Value>;

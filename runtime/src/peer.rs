@@ -13,7 +13,6 @@
 //! client declared no capability for is refused with
 //! [`PeerError::MissingCapability`], which a tool answers as `-32021`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -22,8 +21,7 @@ use serde_json::{json, Map, Value};
 
 use crate::context::RequestContext;
 use crate::jsonrpc;
-use crate::mrtr::Rounds;
-use crate::outbound::Outbound;
+pub(crate) use crate::outbound::Channel;
 use crate::tool_error::ToolError;
 
 #[cfg(all(test, feature = "schemars"))]
@@ -62,33 +60,6 @@ mod form_tests {
         assert!(!schema.to_string().contains("$ref"), "{schema}");
         assert!(!schema.to_string().contains("null"), "{schema}");
         assert_eq!(schema["required"], json!(["name", "status"]));
-    }
-}
-
-/// How a request context reaches the client.
-#[derive(Clone, Default)]
-pub(crate) enum Channel {
-    /// Not attached to a client (a detached context).
-    #[default]
-    None,
-    /// Stateful era: requests go out on the sink and wait for a response.
-    Live {
-        /// The session's outbound requests.
-        outbound: Arc<Outbound>,
-        /// How long a response may take.
-        timeout: Duration,
-    },
-    /// Stateless era: requests become input requests of the reply.
-    Rounds(Arc<Rounds>),
-}
-
-impl std::fmt::Debug for Channel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Channel::None => "None",
-            Channel::Live { .. } => "Live",
-            Channel::Rounds(_) => "Rounds",
-        })
     }
 }
 
