@@ -155,6 +155,19 @@ impl Listeners {
         list.push(listener);
     }
 
+    /// Queues `first` on `sink` and adds `listener` in one step, so that
+    /// nothing for the listener can be queued before `first` (a stream's
+    /// acknowledgment); `false` when `first` cannot be queued.
+    pub(crate) fn add_after(&self, first: String, sink: &Sink, listener: Listener) -> bool {
+        let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
+        if !sink.try_send(first) {
+            return false;
+        }
+        list.retain(Listener::is_live);
+        list.push(listener);
+        true
+    }
+
     pub(crate) fn remove_stream(&self, stream_id: &Value) {
         let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
         list.retain(|l| !matches!(l, Listener::Stream { id, .. } if id == stream_id));

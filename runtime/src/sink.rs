@@ -51,6 +51,22 @@ impl Sink {
         }
     }
 
+    /// Queues one message without waiting; `false` when it cannot be
+    /// delivered or the queue is full.
+    pub(crate) fn try_send(&self, message: String) -> bool {
+        let Some(tx) = &self.tx else { return false };
+        if let Some(count) = &self.unwritten {
+            count.fetch_add(1, Ordering::AcqRel);
+        }
+        let sent = tx.try_send(message).is_ok();
+        if !sent {
+            if let Some(count) = &self.unwritten {
+                count.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        sent
+    }
+
     /// Sends one message; `false` when it cannot be delivered.
     pub async fn send(&self, message: String) -> bool {
         let Some(tx) = &self.tx else { return false };

@@ -66,11 +66,13 @@ impl Server {
         let sink = sink.clone();
         Handled::Pending(Pending::boxed(async move {
             let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": filter.to_value() });
-            if !sink.send(jsonrpc::notification("notifications/subscriptions/acknowledged", &ack)).await {
+            let ack = jsonrpc::notification("notifications/subscriptions/acknowledged", &ack);
+            let token = inflight.token.clone();
+            // The acknowledgment is queued before anything for the stream can be.
+            let listener = Listener::Stream { id: id.clone(), filter, sink: sink.clone(), token: token.clone() };
+            if !listeners.add_after(ack, &sink, listener) {
                 return None;
             }
-            let token = inflight.token.clone();
-            listeners.add(Listener::Stream { id: id.clone(), filter, sink: sink.clone(), token: token.clone() });
             tokio::select! {
                 _ = token.cancelled() => {}
                 _ = sink.closed() => {}
