@@ -207,6 +207,7 @@ impl Builder {
                 };
                 let mut tools = out.tokens;
                 tools.extend(codegen::surface::types(m));
+                tools.extend(codegen::tools::tools_json(&out.tools)?);
                 (tools, server, client)
             }
             None => (TokenStream::new(), TokenStream::new(), TokenStream::new()),

@@ -99,6 +99,21 @@ pub fn rust_raw_str(text: &str) -> String {
     if text.chars().any(is_invisible) {
         return rust_str(text);
     }
+    raw_str(text)
+}
+
+/// [`rust_raw_str`] for text of several lines (generated code, not a
+/// template): line feeds stay in the raw literal; other invisible
+/// characters make it a [`rust_str`].
+pub fn rust_raw_str_lines(text: &str) -> String {
+    if text.chars().any(|c| c != '\n' && is_invisible(c)) {
+        return rust_str(text);
+    }
+    raw_str(text)
+}
+
+/// A raw string literal of `text`, with as many `#` as it needs.
+fn raw_str(text: &str) -> String {
     // The literal ends at `"` followed by the opening's number of `#`, so it
     // needs one `#` more than the longest run of `#` after any `"`.
     let mut longest = 0;
@@ -310,6 +325,11 @@ mod tests {
         let fallback = rust_raw_str("a\r\u{202E}b");
         assert!(fallback.starts_with('"'), "{fallback}");
         assert_eq!(syn::parse_str::<syn::LitStr>(&fallback).unwrap().value(), "a\r\u{202E}b");
+        // Lines stay lines in the multi-line form; other controls still fall back.
+        let lines = rust_raw_str_lines("[\n  \"a\"#\n]");
+        assert!(lines.starts_with("r##\"[\n"), "{lines}");
+        assert_eq!(syn::parse_str::<syn::LitStr>(&lines).unwrap().value(), "[\n  \"a\"#\n]");
+        assert!(rust_raw_str_lines("a\r\nb").starts_with('"'));
     }
 
     #[test]

@@ -55,9 +55,15 @@ fn generated_server_snapshot() {
     assert!(code.contains("Vec<super::protocol::ContentBlock>"), "content blocks for tools without outputSchema");
     assert!(code.contains("super::tools::AddOutput,"), "typed output for tools with outputSchema");
     assert!(code.contains("RateLimit::calls_per_seconds(10u32, 60u32)"));
-    assert!(!code.contains("x-mcpgen"), "generator settings are not served");
-    assert!(code.contains(r#"\"x-vendor\":true"#), "unknown fields are served");
-    assert!(code.contains(r#"\"websiteUrl\":\"https://example.com/calc\""#), "serverInfo keeps other Implementation members");
+    assert!(code.contains("pub use super::tools::TOOLS_JSON;"), "the tool list is emitted once, in tools.rs");
+    let manifest = Manifest::from_str(MANIFEST, "small.json").unwrap();
+    let tools_json = codegen::tools::tools_json(&codegen::tools::generate(&manifest).unwrap().tools).unwrap().to_string();
+    assert!(tools_json.contains("TOOLS_JSON : & str = r#\"[\n  {"), "pretty JSON in a raw string: {tools_json}");
+    assert!(!tools_json.contains("x-mcpgen"), "generator settings are not served");
+    assert!(tools_json.contains(r#""x-vendor": true"#), "unknown fields are served");
+    assert!(code.contains(r#"info.insert("websiteUrl".into(), "https://example.com/calc".into());"#), "serverInfo keeps other Implementation members, as data");
+    assert!(!code.contains("from_str(\"{"), "no server information parsed from a string at run time");
+    assert!(code.contains("tool_index::ADD =>"), "named dispatch arms");
     insta::assert_snapshot!(code);
 }
 

@@ -2,6 +2,7 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest basic.json (sha256 3eee438dd9adb3fb9092f44c172164d99412d2e4648930a05775cb26829dec1f)
 
+use mcpgen_runtime::codegen::*;
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// Revisions the server serves by default: the stateful ones through
@@ -15,13 +16,20 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 ];
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub const TOOLS_JSON: &str = "[{\"name\":\"greet\",\"title\":\"Greet someone\",\"description\":\"Says hello to a person, in a language.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Who to greet.\"},\"language\":{\"type\":\"string\",\"enum\":[\"en\",\"de\",\"fr\"],\"default\":\"en\"},\"times\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5}},\"required\":[\"name\"],\"additionalProperties\":false},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"greeting\":{\"type\":\"string\"}},\"required\":[\"greeting\"]}},{\"name\":\"ping\",\"description\":\"Takes nothing and answers with text.\",\"inputSchema\":{\"type\":\"object\"}}]";
+pub use super::tools::TOOLS_JSON;
+/// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
+mod tool_index {
+    /// Tool `greet`.
+    pub const GREET: usize = 0;
+    /// Tool `ping`.
+    pub const PING: usize = 1;
+}
 /// The tools of this server: one async method per tool, typed input
-/// in, typed output (or content blocks) or a [`::mcpgen_runtime::ToolError`]
+/// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
 /// is called; a typed output is validated against `outputSchema`
 /// before it is sent.
-pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
+pub trait Handler: Send + Sync + 'static {
     /// Greet someone
     ///
     /// Says hello to a person, in a language.
@@ -30,133 +38,103 @@ pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
     fn greet(
         &self,
         input: super::tools::GreetInput,
-        ctx: ::mcpgen_runtime::RequestContext,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            super::tools::GreetOutput,
-            ::mcpgen_runtime::ToolError,
-        >,
-    > + ::core::marker::Send;
+        ctx: RequestContext,
+    ) -> impl Future<Output = Result<super::tools::GreetOutput, ToolError>> + Send;
     /// Takes nothing and answers with text.
     ///
     /// Tool `ping`.
     fn ping(
         &self,
         input: super::tools::PingInput,
-        ctx: ::mcpgen_runtime::RequestContext,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::std::vec::Vec<super::protocol::ContentBlock>,
-            ::mcpgen_runtime::ToolError,
-        >,
-    > + ::core::marker::Send;
+        ctx: RequestContext,
+    ) -> impl Future<
+        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
+    > + Send;
 }
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
-    handler: ::std::sync::Arc<H>,
+    handler: Arc<H>,
 }
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
-        Self {
-            handler: ::std::sync::Arc::new(handler),
-        }
+        Self { handler: Arc::new(handler) }
     }
 }
-impl<H: Handler> ::mcpgen_runtime::Dispatch for Router<H> {
+impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
         index: usize,
-        arguments: ::mcpgen_runtime::serde_json::Value,
-        ctx: ::mcpgen_runtime::RequestContext,
-    ) -> ::mcpgen_runtime::tool::BoxFuture<
-        ::core::result::Result<
-            ::mcpgen_runtime::ToolOutput,
-            ::mcpgen_runtime::tool::CallFailure,
-        >,
-    > {
-        let handler = ::std::sync::Arc::clone(&self.handler);
+        arguments: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        let handler = Arc::clone(&self.handler);
         match index {
-            0 => {
-                ::std::boxed::Box::pin(async move {
-                    let input: super::tools::GreetInput = ::mcpgen_runtime::tool::decode_arguments(
-                        arguments,
-                    )?;
+            tool_index::GREET => {
+                Box::pin(async move {
+                    let input: super::tools::GreetInput = decode_arguments(arguments)?;
                     let output = handler.greet(input, ctx).await?;
-                    ::mcpgen_runtime::tool::encode_output(&output)
+                    encode_output(&output)
                 })
             }
-            1 => {
-                ::std::boxed::Box::pin(async move {
-                    let input: super::tools::PingInput = ::mcpgen_runtime::tool::decode_arguments(
-                        arguments,
-                    )?;
+            tool_index::PING => {
+                Box::pin(async move {
+                    let input: super::tools::PingInput = decode_arguments(arguments)?;
                     let output = handler.ping(input, ctx).await?;
-                    ::mcpgen_runtime::tool::encode_content(&output)
+                    encode_content(&output)
                 })
             }
             _ => {
-                ::std::boxed::Box::pin(async move {
+                Box::pin(async move {
                     let _ = (handler, arguments, ctx);
-                    ::core::result::Result::Err(
-                        ::mcpgen_runtime::tool::CallFailure::Tool(
-                            ::mcpgen_runtime::ToolError::new("no tool at this index"),
-                        ),
-                    )
+                    Err(CallFailure::Tool(ToolError::new("no tool at this index")))
                 })
             }
         }
     }
+}
+/// Who the server says it is in its `initialize` result: the
+/// manifest's `server` (else the crate's name and version).
+pub fn server_info() -> Value {
+    let mut info = Map::new();
+    info.insert("name".into(), "basic".into());
+    info.insert("version".into(), "1.2.3".into());
+    info.insert("title".into(), "Basic golden server".into());
+    Value::Object(info)
 }
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
-pub fn builder<H: Handler>(handler: H) -> ::mcpgen_runtime::ServerBuilder {
-    let tools = ::mcpgen_runtime::serde_json::from_str(TOOLS_JSON)
-        .unwrap_or(::mcpgen_runtime::serde_json::Value::Null);
-    let router = ::std::sync::Arc::new(Router::new(handler));
-    let builder = ::mcpgen_runtime::ServerBuilder::new(PROTOCOL_VERSION, tools, router)
+pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
+    let tools = serde_json::from_str(TOOLS_JSON).unwrap_or(Value::Null);
+    let router = Arc::new(Router::new(handler));
+    let builder = ServerBuilder::new(PROTOCOL_VERSION, tools, router)
         .supported_revisions(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())
-        .server_info(
-            ::mcpgen_runtime::serde_json::from_str(
-                    "{\"name\":\"basic\",\"version\":\"1.2.3\",\"title\":\"Basic golden server\"}",
-                )
-                .unwrap_or(::mcpgen_runtime::serde_json::Value::Null),
-        )
+        .server_info(server_info())
         .instructions("Call `greet` first.");
     builder
 }
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
-pub async fn serve_stdio<H: Handler>(handler: H) -> ::std::io::Result<()> {
-    let server = builder(handler).build().map_err(::std::io::Error::other)?;
-    server.serve(::mcpgen_runtime::stdio::stdio()).await
+pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
+    let server = builder(handler).build().map_err(std::io::Error::other)?;
+    server.serve(stdio()).await
 }
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
 /// `Router::new().nest_service("/mcp", http_service(handler)?)`.
-pub fn http_service<H: Handler>(
-    handler: H,
-) -> ::core::result::Result<
-    ::mcpgen_runtime::http::HttpService,
-    ::mcpgen_runtime::ServerError,
-> {
+pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> {
     let server = builder(handler).build()?;
-    ::core::result::Result::Ok(
-        ::mcpgen_runtime::http::HttpService::new(
-            server,
-            ::mcpgen_runtime::http::HttpConfig::default(),
-        ),
-    )
+    Ok(HttpService::new(server, HttpConfig::default()))
 }
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.
 pub async fn serve_http<H: Handler>(
     handler: H,
-    addr: impl ::mcpgen_runtime::http::ToSocketAddrs,
-) -> ::std::io::Result<()> {
-    let service = http_service(handler).map_err(::std::io::Error::other)?;
-    ::mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await
+    addr: impl ToSocketAddrs,
+) -> std::io::Result<()> {
+    let service = http_service(handler).map_err(std::io::Error::other)?;
+    bind_and_serve(addr, service, "/mcp").await
 }

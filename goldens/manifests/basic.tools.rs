@@ -195,3 +195,58 @@ pub mod error {
         }
     }
 }
+/// The tools exactly as declared in the manifest, in order: what
+/// `tools/list` serves and what the client checks calls against.
+pub const TOOLS_JSON: &str = r#"[
+  {
+    "name": "greet",
+    "title": "Greet someone",
+    "description": "Says hello to a person, in a language.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Who to greet."
+        },
+        "language": {
+          "type": "string",
+          "enum": [
+            "en",
+            "de",
+            "fr"
+          ],
+          "default": "en"
+        },
+        "times": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 5
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "greeting": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "greeting"
+      ]
+    }
+  },
+  {
+    "name": "ping",
+    "description": "Takes nothing and answers with text.",
+    "inputSchema": {
+      "type": "object"
+    }
+  }
+]"#;

@@ -2,20 +2,20 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest names.json (sha256 73fed0be003130263ac8ae4046b7e35d225e506668ccddcbe4961fdf26bad0f8)
 
-pub use ::mcpgen_runtime::client::{
+use mcpgen_runtime::codegen::*;
+pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
 /// The protocol revision this client was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The tools this client was generated from, as declared (JSON).
-pub const TOOLS_JSON: &str = "[{\"name\":\"list-items\",\"description\":\"Hyphens in the name.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\"},\"self\":{\"type\":\"boolean\"}}}},{\"name\":\"repo.search\",\"description\":\"Dots in the name; keyword properties.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"match\":{\"type\":\"string\"},\"async\":{\"type\":\"boolean\"}},\"required\":[\"match\"]}},{\"name\":\"2fa_verify\",\"description\":\"A leading digit.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"pattern\":\"^[0-9]{6}$\"}},\"required\":[\"code\"]}}]";
+pub use super::tools::TOOLS_JSON;
 /// The tools' schemas, each validator compiled on first use.
-pub fn tool_schemas() -> &'static ::mcpgen_runtime::client::ToolSchemas {
-    static SCHEMAS: ::std::sync::OnceLock<::mcpgen_runtime::client::ToolSchemas> = ::std::sync::OnceLock::new();
+pub fn tool_schemas() -> &'static ToolSchemas {
+    static SCHEMAS: OnceLock<ToolSchemas> = OnceLock::new();
     SCHEMAS
         .get_or_init(|| {
-            ::mcpgen_runtime::client::ToolSchemas::from_json(TOOLS_JSON)
-                .for_revision(PROTOCOL_VERSION)
+            ToolSchemas::from_json(TOOLS_JSON).for_revision(PROTOCOL_VERSION)
         })
 }
 /// Client options for [`PROTOCOL_VERSION`]; adjust and pass to
@@ -26,26 +26,24 @@ pub fn default_options() -> ClientOptions {
 /// Typed client: one async method per tool.
 #[derive(Debug, Clone)]
 pub struct Client {
-    inner: ::mcpgen_runtime::client::Client,
+    inner: ClientEngine,
 }
 impl Client {
     /// Connects over a transport with [`default_options`] and performs the handshake.
-    pub async fn connect<T: ::mcpgen_runtime::transport::Transport>(
-        transport: T,
-    ) -> ::std::result::Result<Self, ClientError> {
+    pub async fn connect<T: Transport>(transport: T) -> Result<Self, ClientError> {
         Self::connect_with(transport, default_options()).await
     }
     /// Connects over a transport with the given options and performs the handshake.
-    pub async fn connect_with<T: ::mcpgen_runtime::transport::Transport>(
+    pub async fn connect_with<T: Transport>(
         transport: T,
         options: ClientOptions,
-    ) -> ::std::result::Result<Self, ClientError> {
-        let inner = ::mcpgen_runtime::client::Client::connect(transport, options).await?;
-        ::std::result::Result::Ok(Self { inner })
+    ) -> Result<Self, ClientError> {
+        let inner = ClientEngine::connect(transport, options).await?;
+        Ok(Self { inner })
     }
     /// Connects to a Streamable HTTP endpoint (`http://HOST:PORT/PATH`) with
     /// [`default_options`] and performs the handshake.
-    pub async fn connect_http(url: &str) -> ::std::result::Result<Self, ClientError> {
+    pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
         Self::connect_http_with(url, default_options()).await
     }
     /// [`Client::connect_http`] with the given options: list several revisions
@@ -55,19 +53,16 @@ impl Client {
     pub async fn connect_http_with(
         url: &str,
         options: ClientOptions,
-    ) -> ::std::result::Result<Self, ClientError> {
-        let transport = ::mcpgen_runtime::http::client::HttpTransport::new(url)?;
+    ) -> Result<Self, ClientError> {
+        let transport = HttpTransport::new(url)?;
         Self::connect_with(transport, options).await
     }
     /// Starts a stdio server process (stderr inherited) and connects to it.
     /// The process is killed when the client is dropped.
-    pub async fn spawn<I, S>(
-        program: &str,
-        args: I,
-    ) -> ::std::result::Result<Self, ClientError>
+    pub async fn spawn<I, S>(program: &str, args: I) -> Result<Self, ClientError>
     where
-        I: ::std::iter::IntoIterator<Item = S>,
-        S: ::std::convert::AsRef<::std::ffi::OsStr>,
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
     {
         Self::spawn_with(program, args, default_options()).await
     }
@@ -76,42 +71,37 @@ impl Client {
         program: &str,
         args: I,
         options: ClientOptions,
-    ) -> ::std::result::Result<Self, ClientError>
+    ) -> Result<Self, ClientError>
     where
-        I: ::std::iter::IntoIterator<Item = S>,
-        S: ::std::convert::AsRef<::std::ffi::OsStr>,
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
     {
-        let transport = ::mcpgen_runtime::child::ChildTransport::spawn(
+        let transport = ChildTransport::spawn(
             program,
             args,
-            ::std::iter::empty::<(&str, &str)>(),
-            ::mcpgen_runtime::child::StderrMode::Inherit,
+            std::iter::empty::<(&str, &str)>(),
+            StderrMode::Inherit,
         )?;
         Self::connect_with(transport, options).await
     }
     /// Wraps an engine that is already connected.
-    pub fn from_engine(inner: ::mcpgen_runtime::client::Client) -> Self {
+    pub fn from_engine(inner: ClientEngine) -> Self {
         Self { inner }
     }
     /// The untyped engine (raw requests, notifications, session).
-    pub fn engine(&self) -> &::mcpgen_runtime::client::Client {
+    pub fn engine(&self) -> &ClientEngine {
         &self.inner
     }
     /// What the handshake settled.
-    pub fn session(&self) -> ::std::option::Option<&::mcpgen_runtime::client::Session> {
+    pub fn session(&self) -> Option<&Session> {
         self.inner.session()
     }
     /// Every tool of the server, following `nextCursor`.
-    pub async fn list_all_tools(
-        &self,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<::mcpgen_runtime::serde_json::Value>,
-        ClientError,
-    > {
+    pub async fn list_all_tools(&self) -> Result<Vec<Value>, ClientError> {
         self.inner.list_all_tools().await
     }
     /// Compares the server's live tools with the tools this client was generated from.
-    pub async fn check_drift(&self) -> ::std::result::Result<Drift, ClientError> {
+    pub async fn check_drift(&self) -> Result<Drift, ClientError> {
         self.inner.check_drift(tool_schemas()).await
     }
     /// Calls tool `list-items`.
@@ -122,10 +112,7 @@ impl Client {
     pub async fn list_items(
         &self,
         input: super::tools::ListItemsInput,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<super::protocol::ContentBlock>,
-        ClientError,
-    > {
+    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.list_items_with(input, CallOptions::new()).await
     }
     /// Calls tool `list-items` with per-call options (timeout, progress).
@@ -133,10 +120,7 @@ impl Client {
         &self,
         input: super::tools::ListItemsInput,
         options: CallOptions,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<super::protocol::ContentBlock>,
-        ClientError,
-    > {
+    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "list-items", &input, &options).await
     }
     /// Calls tool `repo.search`.
@@ -147,10 +131,7 @@ impl Client {
     pub async fn repo_search(
         &self,
         input: super::tools::RepoSearchInput,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<super::protocol::ContentBlock>,
-        ClientError,
-    > {
+    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.repo_search_with(input, CallOptions::new()).await
     }
     /// Calls tool `repo.search` with per-call options (timeout, progress).
@@ -158,10 +139,7 @@ impl Client {
         &self,
         input: super::tools::RepoSearchInput,
         options: CallOptions,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<super::protocol::ContentBlock>,
-        ClientError,
-    > {
+    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "repo.search", &input, &options).await
     }
     /// Calls tool `2fa_verify`.
@@ -172,10 +150,7 @@ impl Client {
     pub async fn _2fa_verify(
         &self,
         input: super::tools::V2faVerifyInput,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<super::protocol::ContentBlock>,
-        ClientError,
-    > {
+    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self._2fa_verify_with(input, CallOptions::new()).await
     }
     /// Calls tool `2fa_verify` with per-call options (timeout, progress).
@@ -183,10 +158,7 @@ impl Client {
         &self,
         input: super::tools::V2faVerifyInput,
         options: CallOptions,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<super::protocol::ContentBlock>,
-        ClientError,
-    > {
+    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "2fa_verify", &input, &options).await
     }
 }

@@ -2,6 +2,7 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest names.json (sha256 73fed0be003130263ac8ae4046b7e35d225e506668ccddcbe4961fdf26bad0f8)
 
+use mcpgen_runtime::codegen::*;
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// Revisions the server serves by default: the stateful ones through
@@ -15,167 +16,148 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 ];
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub const TOOLS_JSON: &str = "[{\"name\":\"list-items\",\"description\":\"Hyphens in the name.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\"},\"self\":{\"type\":\"boolean\"}}}},{\"name\":\"repo.search\",\"description\":\"Dots in the name; keyword properties.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"match\":{\"type\":\"string\"},\"async\":{\"type\":\"boolean\"}},\"required\":[\"match\"]}},{\"name\":\"2fa_verify\",\"description\":\"A leading digit.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"pattern\":\"^[0-9]{6}$\"}},\"required\":[\"code\"]}}]";
+pub use super::tools::TOOLS_JSON;
+/// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
+mod tool_index {
+    /// Tool `list-items`.
+    pub const LIST_ITEMS: usize = 0;
+    /// Tool `repo.search`.
+    pub const REPO_SEARCH: usize = 1;
+    /// Tool `2fa_verify`.
+    pub const _2FA_VERIFY: usize = 2;
+}
 /// The tools of this server: one async method per tool, typed input
-/// in, typed output (or content blocks) or a [`::mcpgen_runtime::ToolError`]
+/// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
 /// is called; a typed output is validated against `outputSchema`
 /// before it is sent.
-pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
+pub trait Handler: Send + Sync + 'static {
     /// Hyphens in the name.
     ///
     /// Tool `list-items`.
     fn list_items(
         &self,
         input: super::tools::ListItemsInput,
-        ctx: ::mcpgen_runtime::RequestContext,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::std::vec::Vec<super::protocol::ContentBlock>,
-            ::mcpgen_runtime::ToolError,
-        >,
-    > + ::core::marker::Send;
+        ctx: RequestContext,
+    ) -> impl Future<
+        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
+    > + Send;
     /// Dots in the name; keyword properties.
     ///
     /// Tool `repo.search`.
     fn repo_search(
         &self,
         input: super::tools::RepoSearchInput,
-        ctx: ::mcpgen_runtime::RequestContext,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::std::vec::Vec<super::protocol::ContentBlock>,
-            ::mcpgen_runtime::ToolError,
-        >,
-    > + ::core::marker::Send;
+        ctx: RequestContext,
+    ) -> impl Future<
+        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
+    > + Send;
     /// A leading digit.
     ///
     /// Tool `2fa_verify`.
     fn _2fa_verify(
         &self,
         input: super::tools::V2faVerifyInput,
-        ctx: ::mcpgen_runtime::RequestContext,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::std::vec::Vec<super::protocol::ContentBlock>,
-            ::mcpgen_runtime::ToolError,
-        >,
-    > + ::core::marker::Send;
+        ctx: RequestContext,
+    ) -> impl Future<
+        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
+    > + Send;
 }
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
-    handler: ::std::sync::Arc<H>,
+    handler: Arc<H>,
 }
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
-        Self {
-            handler: ::std::sync::Arc::new(handler),
-        }
+        Self { handler: Arc::new(handler) }
     }
 }
-impl<H: Handler> ::mcpgen_runtime::Dispatch for Router<H> {
+impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
         index: usize,
-        arguments: ::mcpgen_runtime::serde_json::Value,
-        ctx: ::mcpgen_runtime::RequestContext,
-    ) -> ::mcpgen_runtime::tool::BoxFuture<
-        ::core::result::Result<
-            ::mcpgen_runtime::ToolOutput,
-            ::mcpgen_runtime::tool::CallFailure,
-        >,
-    > {
-        let handler = ::std::sync::Arc::clone(&self.handler);
+        arguments: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        let handler = Arc::clone(&self.handler);
         match index {
-            0 => {
-                ::std::boxed::Box::pin(async move {
-                    let input: super::tools::ListItemsInput = ::mcpgen_runtime::tool::decode_arguments(
+            tool_index::LIST_ITEMS => {
+                Box::pin(async move {
+                    let input: super::tools::ListItemsInput = decode_arguments(
                         arguments,
                     )?;
                     let output = handler.list_items(input, ctx).await?;
-                    ::mcpgen_runtime::tool::encode_content(&output)
+                    encode_content(&output)
                 })
             }
-            1 => {
-                ::std::boxed::Box::pin(async move {
-                    let input: super::tools::RepoSearchInput = ::mcpgen_runtime::tool::decode_arguments(
+            tool_index::REPO_SEARCH => {
+                Box::pin(async move {
+                    let input: super::tools::RepoSearchInput = decode_arguments(
                         arguments,
                     )?;
                     let output = handler.repo_search(input, ctx).await?;
-                    ::mcpgen_runtime::tool::encode_content(&output)
+                    encode_content(&output)
                 })
             }
-            2 => {
-                ::std::boxed::Box::pin(async move {
-                    let input: super::tools::V2faVerifyInput = ::mcpgen_runtime::tool::decode_arguments(
+            tool_index::_2FA_VERIFY => {
+                Box::pin(async move {
+                    let input: super::tools::V2faVerifyInput = decode_arguments(
                         arguments,
                     )?;
                     let output = handler._2fa_verify(input, ctx).await?;
-                    ::mcpgen_runtime::tool::encode_content(&output)
+                    encode_content(&output)
                 })
             }
             _ => {
-                ::std::boxed::Box::pin(async move {
+                Box::pin(async move {
                     let _ = (handler, arguments, ctx);
-                    ::core::result::Result::Err(
-                        ::mcpgen_runtime::tool::CallFailure::Tool(
-                            ::mcpgen_runtime::ToolError::new("no tool at this index"),
-                        ),
-                    )
+                    Err(CallFailure::Tool(ToolError::new("no tool at this index")))
                 })
             }
         }
     }
+}
+/// Who the server says it is in its `initialize` result: the
+/// manifest's `server` (else the crate's name and version).
+pub fn server_info() -> Value {
+    let mut info = Map::new();
+    info.insert("name".into(), env!("CARGO_PKG_NAME").into());
+    info.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+    Value::Object(info)
 }
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
-pub fn builder<H: Handler>(handler: H) -> ::mcpgen_runtime::ServerBuilder {
-    let tools = ::mcpgen_runtime::serde_json::from_str(TOOLS_JSON)
-        .unwrap_or(::mcpgen_runtime::serde_json::Value::Null);
-    let router = ::std::sync::Arc::new(Router::new(handler));
-    let builder = ::mcpgen_runtime::ServerBuilder::new(PROTOCOL_VERSION, tools, router)
+pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
+    let tools = serde_json::from_str(TOOLS_JSON).unwrap_or(Value::Null);
+    let router = Arc::new(Router::new(handler));
+    let builder = ServerBuilder::new(PROTOCOL_VERSION, tools, router)
         .supported_revisions(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())
-        .server_info(
-            ::mcpgen_runtime::serde_json::json!(
-                { "name" : env!("CARGO_PKG_NAME"), "version" : env!("CARGO_PKG_VERSION"),
-                }
-            ),
-        );
+        .server_info(server_info());
     builder
 }
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
-pub async fn serve_stdio<H: Handler>(handler: H) -> ::std::io::Result<()> {
-    let server = builder(handler).build().map_err(::std::io::Error::other)?;
-    server.serve(::mcpgen_runtime::stdio::stdio()).await
+pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
+    let server = builder(handler).build().map_err(std::io::Error::other)?;
+    server.serve(stdio()).await
 }
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
 /// `Router::new().nest_service("/mcp", http_service(handler)?)`.
-pub fn http_service<H: Handler>(
-    handler: H,
-) -> ::core::result::Result<
-    ::mcpgen_runtime::http::HttpService,
-    ::mcpgen_runtime::ServerError,
-> {
+pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> {
     let server = builder(handler).build()?;
-    ::core::result::Result::Ok(
-        ::mcpgen_runtime::http::HttpService::new(
-            server,
-            ::mcpgen_runtime::http::HttpConfig::default(),
-        ),
-    )
+    Ok(HttpService::new(server, HttpConfig::default()))
 }
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.
 pub async fn serve_http<H: Handler>(
     handler: H,
-    addr: impl ::mcpgen_runtime::http::ToSocketAddrs,
-) -> ::std::io::Result<()> {
-    let service = http_service(handler).map_err(::std::io::Error::other)?;
-    ::mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await
+    addr: impl ToSocketAddrs,
+) -> std::io::Result<()> {
+    let service = http_service(handler).map_err(std::io::Error::other)?;
+    bind_and_serve(addr, service, "/mcp").await
 }

@@ -55,3 +55,56 @@ pub mod error {
         }
     }
 }
+/// The tools exactly as declared in the manifest, in order: what
+/// `tools/list` serves and what the client checks calls against.
+pub const TOOLS_JSON: &str = r#"[
+  {
+    "name": "list-items",
+    "description": "Hyphens in the name.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "type": {
+          "type": "string"
+        },
+        "self": {
+          "type": "boolean"
+        }
+      }
+    }
+  },
+  {
+    "name": "repo.search",
+    "description": "Dots in the name; keyword properties.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "match": {
+          "type": "string"
+        },
+        "async": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "match"
+      ]
+    }
+  },
+  {
+    "name": "2fa_verify",
+    "description": "A leading digit.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "code": {
+          "type": "string",
+          "pattern": "^[0-9]{6}$"
+        }
+      },
+      "required": [
+        "code"
+      ]
+    }
+  }
+]"#;

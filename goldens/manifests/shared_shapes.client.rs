@@ -2,20 +2,20 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest shared_shapes.json (sha256 7e1498e9cc9b5fd28dd2b4d65ac3394e3095b1f0dc4e340301b65a08299c4ed6)
 
-pub use ::mcpgen_runtime::client::{
+use mcpgen_runtime::codegen::*;
+pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
 /// The protocol revision this client was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The tools this client was generated from, as declared (JSON).
-pub const TOOLS_JSON: &str = "[{\"name\":\"get_forecast\",\"description\":\"A forecast in metric or imperial units.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"units\":{\"type\":\"string\",\"enum\":[\"metric\",\"imperial\"],\"default\":\"metric\"}},\"required\":[\"city\"]},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"units\":{\"type\":\"string\",\"enum\":[\"metric\",\"imperial\"]},\"high\":{\"type\":\"number\"}},\"required\":[\"city\",\"units\",\"high\"]}},{\"name\":\"get_current\",\"description\":\"Current conditions in the same units.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"units\":{\"type\":\"string\",\"enum\":[\"metric\",\"imperial\"],\"default\":\"metric\"}},\"required\":[\"city\"]}}]";
+pub use super::tools::TOOLS_JSON;
 /// The tools' schemas, each validator compiled on first use.
-pub fn tool_schemas() -> &'static ::mcpgen_runtime::client::ToolSchemas {
-    static SCHEMAS: ::std::sync::OnceLock<::mcpgen_runtime::client::ToolSchemas> = ::std::sync::OnceLock::new();
+pub fn tool_schemas() -> &'static ToolSchemas {
+    static SCHEMAS: OnceLock<ToolSchemas> = OnceLock::new();
     SCHEMAS
         .get_or_init(|| {
-            ::mcpgen_runtime::client::ToolSchemas::from_json(TOOLS_JSON)
-                .for_revision(PROTOCOL_VERSION)
+            ToolSchemas::from_json(TOOLS_JSON).for_revision(PROTOCOL_VERSION)
         })
 }
 /// Client options for [`PROTOCOL_VERSION`]; adjust and pass to
@@ -26,26 +26,24 @@ pub fn default_options() -> ClientOptions {
 /// Typed client: one async method per tool.
 #[derive(Debug, Clone)]
 pub struct Client {
-    inner: ::mcpgen_runtime::client::Client,
+    inner: ClientEngine,
 }
 impl Client {
     /// Connects over a transport with [`default_options`] and performs the handshake.
-    pub async fn connect<T: ::mcpgen_runtime::transport::Transport>(
-        transport: T,
-    ) -> ::std::result::Result<Self, ClientError> {
+    pub async fn connect<T: Transport>(transport: T) -> Result<Self, ClientError> {
         Self::connect_with(transport, default_options()).await
     }
     /// Connects over a transport with the given options and performs the handshake.
-    pub async fn connect_with<T: ::mcpgen_runtime::transport::Transport>(
+    pub async fn connect_with<T: Transport>(
         transport: T,
         options: ClientOptions,
-    ) -> ::std::result::Result<Self, ClientError> {
-        let inner = ::mcpgen_runtime::client::Client::connect(transport, options).await?;
-        ::std::result::Result::Ok(Self { inner })
+    ) -> Result<Self, ClientError> {
+        let inner = ClientEngine::connect(transport, options).await?;
+        Ok(Self { inner })
     }
     /// Connects to a Streamable HTTP endpoint (`http://HOST:PORT/PATH`) with
     /// [`default_options`] and performs the handshake.
-    pub async fn connect_http(url: &str) -> ::std::result::Result<Self, ClientError> {
+    pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
         Self::connect_http_with(url, default_options()).await
     }
     /// [`Client::connect_http`] with the given options: list several revisions
@@ -55,19 +53,16 @@ impl Client {
     pub async fn connect_http_with(
         url: &str,
         options: ClientOptions,
-    ) -> ::std::result::Result<Self, ClientError> {
-        let transport = ::mcpgen_runtime::http::client::HttpTransport::new(url)?;
+    ) -> Result<Self, ClientError> {
+        let transport = HttpTransport::new(url)?;
         Self::connect_with(transport, options).await
     }
     /// Starts a stdio server process (stderr inherited) and connects to it.
     /// The process is killed when the client is dropped.
-    pub async fn spawn<I, S>(
-        program: &str,
-        args: I,
-    ) -> ::std::result::Result<Self, ClientError>
+    pub async fn spawn<I, S>(program: &str, args: I) -> Result<Self, ClientError>
     where
-        I: ::std::iter::IntoIterator<Item = S>,
-        S: ::std::convert::AsRef<::std::ffi::OsStr>,
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
     {
         Self::spawn_with(program, args, default_options()).await
     }
@@ -76,42 +71,37 @@ impl Client {
         program: &str,
         args: I,
         options: ClientOptions,
-    ) -> ::std::result::Result<Self, ClientError>
+    ) -> Result<Self, ClientError>
     where
-        I: ::std::iter::IntoIterator<Item = S>,
-        S: ::std::convert::AsRef<::std::ffi::OsStr>,
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
     {
-        let transport = ::mcpgen_runtime::child::ChildTransport::spawn(
+        let transport = ChildTransport::spawn(
             program,
             args,
-            ::std::iter::empty::<(&str, &str)>(),
-            ::mcpgen_runtime::child::StderrMode::Inherit,
+            std::iter::empty::<(&str, &str)>(),
+            StderrMode::Inherit,
         )?;
         Self::connect_with(transport, options).await
     }
     /// Wraps an engine that is already connected.
-    pub fn from_engine(inner: ::mcpgen_runtime::client::Client) -> Self {
+    pub fn from_engine(inner: ClientEngine) -> Self {
         Self { inner }
     }
     /// The untyped engine (raw requests, notifications, session).
-    pub fn engine(&self) -> &::mcpgen_runtime::client::Client {
+    pub fn engine(&self) -> &ClientEngine {
         &self.inner
     }
     /// What the handshake settled.
-    pub fn session(&self) -> ::std::option::Option<&::mcpgen_runtime::client::Session> {
+    pub fn session(&self) -> Option<&Session> {
         self.inner.session()
     }
     /// Every tool of the server, following `nextCursor`.
-    pub async fn list_all_tools(
-        &self,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<::mcpgen_runtime::serde_json::Value>,
-        ClientError,
-    > {
+    pub async fn list_all_tools(&self) -> Result<Vec<Value>, ClientError> {
         self.inner.list_all_tools().await
     }
     /// Compares the server's live tools with the tools this client was generated from.
-    pub async fn check_drift(&self) -> ::std::result::Result<Drift, ClientError> {
+    pub async fn check_drift(&self) -> Result<Drift, ClientError> {
         self.inner.check_drift(tool_schemas()).await
     }
     /// Calls tool `get_forecast`.
@@ -122,7 +112,7 @@ impl Client {
     pub async fn get_forecast(
         &self,
         input: super::tools::GetForecastInput,
-    ) -> ::std::result::Result<super::tools::GetForecastOutput, ClientError> {
+    ) -> Result<super::tools::GetForecastOutput, ClientError> {
         self.get_forecast_with(input, CallOptions::new()).await
     }
     /// Calls tool `get_forecast` with per-call options (timeout, progress).
@@ -130,7 +120,7 @@ impl Client {
         &self,
         input: super::tools::GetForecastInput,
         options: CallOptions,
-    ) -> ::std::result::Result<super::tools::GetForecastOutput, ClientError> {
+    ) -> Result<super::tools::GetForecastOutput, ClientError> {
         self.inner
             .call_structured(tool_schemas(), "get_forecast", &input, &options)
             .await
@@ -143,10 +133,7 @@ impl Client {
     pub async fn get_current(
         &self,
         input: super::tools::GetCurrentInput,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<super::protocol::ContentBlock>,
-        ClientError,
-    > {
+    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.get_current_with(input, CallOptions::new()).await
     }
     /// Calls tool `get_current` with per-call options (timeout, progress).
@@ -154,10 +141,7 @@ impl Client {
         &self,
         input: super::tools::GetCurrentInput,
         options: CallOptions,
-    ) -> ::std::result::Result<
-        ::std::vec::Vec<super::protocol::ContentBlock>,
-        ClientError,
-    > {
+    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "get_current", &input, &options).await
     }
 }

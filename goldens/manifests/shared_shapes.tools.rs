@@ -233,3 +233,76 @@ pub mod error {
         }
     }
 }
+/// The tools exactly as declared in the manifest, in order: what
+/// `tools/list` serves and what the client checks calls against.
+pub const TOOLS_JSON: &str = r#"[
+  {
+    "name": "get_forecast",
+    "description": "A forecast in metric or imperial units.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "city": {
+          "type": "string"
+        },
+        "units": {
+          "type": "string",
+          "enum": [
+            "metric",
+            "imperial"
+          ],
+          "default": "metric"
+        }
+      },
+      "required": [
+        "city"
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "city": {
+          "type": "string"
+        },
+        "units": {
+          "type": "string",
+          "enum": [
+            "metric",
+            "imperial"
+          ]
+        },
+        "high": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "city",
+        "units",
+        "high"
+      ]
+    }
+  },
+  {
+    "name": "get_current",
+    "description": "Current conditions in the same units.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "city": {
+          "type": "string"
+        },
+        "units": {
+          "type": "string",
+          "enum": [
+            "metric",
+            "imperial"
+          ],
+          "default": "metric"
+        }
+      },
+      "required": [
+        "city"
+      ]
+    }
+  }
+]"#;

@@ -10,6 +10,7 @@ pub mod client;
 pub mod audit;
 pub mod cancel;
 pub mod catch;
+pub mod codegen;
 pub mod context;
 pub mod cursor;
 pub mod de;

@@ -94,9 +94,6 @@ fn type_path(name: &str) -> Result<TokenStream> {
 
 /// Generates `client.rs` from explicit inputs.
 pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
-    let declared: Vec<&Value> = input.tools.iter().map(|t| &t.tool).collect();
-    let tools_json = serde_json::to_string(&declared)
-        .map_err(|e| Error::new(format!("cannot serialise the tool list: {e}")))?;
     let revision = input.revision;
     let content = &input.content_type;
     let names = method_names(input.tools);
@@ -109,7 +106,7 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
         let input_ty = type_path(&tool.input)?;
         let (output_ty, call) = match &tool.output {
             Some(out) => (type_path(out)?, quote!(call_structured)),
-            None => (quote!(::std::vec::Vec<super::protocol::#content>), quote!(call_content)),
+            None => (quote!(Vec<super::protocol::#content>), quote!(call_content)),
         };
         let summary = format!(" Calls tool `{wire}`.");
         let detail = doc_line(&tool.tool).map(|d| format!(" {d}")).map(|d| quote!(#[doc = ""] #[doc = #d]));
@@ -124,7 +121,7 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
             #detail
             #[doc = ""]
             #[doc = #returns]
-            pub async fn #plain(&self, input: #input_ty) -> ::std::result::Result<#output_ty, ClientError> {
+            pub async fn #plain(&self, input: #input_ty) -> Result<#output_ty, ClientError> {
                 self.#with(input, CallOptions::new()).await
             }
 
@@ -133,26 +130,28 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
                 &self,
                 input: #input_ty,
                 options: CallOptions,
-            ) -> ::std::result::Result<#output_ty, ClientError> {
+            ) -> Result<#output_ty, ClientError> {
                 self.inner.#call(tool_schemas(), #wire, &input, &options).await
             }
         });
     }
 
     Ok(quote! {
-        pub use ::mcpgen_runtime::client::{CallOptions, ClientError, ClientOptions, Drift, Progress};
+        use mcpgen_runtime::codegen::*;
+
+        pub use mcpgen_runtime::client::{CallOptions, ClientError, ClientOptions, Drift, Progress};
 
         /// The protocol revision this client was generated for.
         pub const PROTOCOL_VERSION: &str = #revision;
 
         /// The tools this client was generated from, as declared (JSON).
-        pub const TOOLS_JSON: &str = #tools_json;
+        pub use super::tools::TOOLS_JSON;
 
         /// The tools' schemas, each validator compiled on first use.
-        pub fn tool_schemas() -> &'static ::mcpgen_runtime::client::ToolSchemas {
-            static SCHEMAS: ::std::sync::OnceLock<::mcpgen_runtime::client::ToolSchemas> =
-                ::std::sync::OnceLock::new();
-            SCHEMAS.get_or_init(|| ::mcpgen_runtime::client::ToolSchemas::from_json(TOOLS_JSON).for_revision(PROTOCOL_VERSION))
+        pub fn tool_schemas() -> &'static ToolSchemas {
+            static SCHEMAS: OnceLock<ToolSchemas> =
+                OnceLock::new();
+            SCHEMAS.get_or_init(|| ToolSchemas::from_json(TOOLS_JSON).for_revision(PROTOCOL_VERSION))
         }
 
         /// Client options for [`PROTOCOL_VERSION`]; adjust and pass to
@@ -164,29 +163,29 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
         /// Typed client: one async method per tool.
         #[derive(Debug, Clone)]
         pub struct Client {
-            inner: ::mcpgen_runtime::client::Client,
+            inner: ClientEngine,
         }
 
         impl Client {
             /// Connects over a transport with [`default_options`] and performs the handshake.
-            pub async fn connect<T: ::mcpgen_runtime::transport::Transport>(
+            pub async fn connect<T: Transport>(
                 transport: T,
-            ) -> ::std::result::Result<Self, ClientError> {
+            ) -> Result<Self, ClientError> {
                 Self::connect_with(transport, default_options()).await
             }
 
             /// Connects over a transport with the given options and performs the handshake.
-            pub async fn connect_with<T: ::mcpgen_runtime::transport::Transport>(
+            pub async fn connect_with<T: Transport>(
                 transport: T,
                 options: ClientOptions,
-            ) -> ::std::result::Result<Self, ClientError> {
-                let inner = ::mcpgen_runtime::client::Client::connect(transport, options).await?;
-                ::std::result::Result::Ok(Self { inner })
+            ) -> Result<Self, ClientError> {
+                let inner = ClientEngine::connect(transport, options).await?;
+                Ok(Self { inner })
             }
 
             /// Connects to a Streamable HTTP endpoint (`http://HOST:PORT/PATH`) with
             /// [`default_options`] and performs the handshake.
-            pub async fn connect_http(url: &str) -> ::std::result::Result<Self, ClientError> {
+            pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
                 Self::connect_http_with(url, default_options()).await
             }
 
@@ -197,17 +196,17 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
             pub async fn connect_http_with(
                 url: &str,
                 options: ClientOptions,
-            ) -> ::std::result::Result<Self, ClientError> {
-                let transport = ::mcpgen_runtime::http::client::HttpTransport::new(url)?;
+            ) -> Result<Self, ClientError> {
+                let transport = HttpTransport::new(url)?;
                 Self::connect_with(transport, options).await
             }
 
             /// Starts a stdio server process (stderr inherited) and connects to it.
             /// The process is killed when the client is dropped.
-            pub async fn spawn<I, S>(program: &str, args: I) -> ::std::result::Result<Self, ClientError>
+            pub async fn spawn<I, S>(program: &str, args: I) -> Result<Self, ClientError>
             where
-                I: ::std::iter::IntoIterator<Item = S>,
-                S: ::std::convert::AsRef<::std::ffi::OsStr>,
+                I: IntoIterator<Item = S>,
+                S: AsRef<std::ffi::OsStr>,
             {
                 Self::spawn_with(program, args, default_options()).await
             }
@@ -217,44 +216,44 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
                 program: &str,
                 args: I,
                 options: ClientOptions,
-            ) -> ::std::result::Result<Self, ClientError>
+            ) -> Result<Self, ClientError>
             where
-                I: ::std::iter::IntoIterator<Item = S>,
-                S: ::std::convert::AsRef<::std::ffi::OsStr>,
+                I: IntoIterator<Item = S>,
+                S: AsRef<std::ffi::OsStr>,
             {
-                let transport = ::mcpgen_runtime::child::ChildTransport::spawn(
+                let transport = ChildTransport::spawn(
                     program,
                     args,
-                    ::std::iter::empty::<(&str, &str)>(),
-                    ::mcpgen_runtime::child::StderrMode::Inherit,
+                    std::iter::empty::<(&str, &str)>(),
+                    StderrMode::Inherit,
                 )?;
                 Self::connect_with(transport, options).await
             }
 
             /// Wraps an engine that is already connected.
-            pub fn from_engine(inner: ::mcpgen_runtime::client::Client) -> Self {
+            pub fn from_engine(inner: ClientEngine) -> Self {
                 Self { inner }
             }
 
             /// The untyped engine (raw requests, notifications, session).
-            pub fn engine(&self) -> &::mcpgen_runtime::client::Client {
+            pub fn engine(&self) -> &ClientEngine {
                 &self.inner
             }
 
             /// What the handshake settled.
-            pub fn session(&self) -> ::std::option::Option<&::mcpgen_runtime::client::Session> {
+            pub fn session(&self) -> Option<&Session> {
                 self.inner.session()
             }
 
             /// Every tool of the server, following `nextCursor`.
             pub async fn list_all_tools(
                 &self,
-            ) -> ::std::result::Result<::std::vec::Vec<::mcpgen_runtime::serde_json::Value>, ClientError> {
+            ) -> Result<Vec<Value>, ClientError> {
                 self.inner.list_all_tools().await
             }
 
             /// Compares the server's live tools with the tools this client was generated from.
-            pub async fn check_drift(&self) -> ::std::result::Result<Drift, ClientError> {
+            pub async fn check_drift(&self) -> Result<Drift, ClientError> {
                 self.inner.check_drift(tool_schemas()).await
             }
 

@@ -21,8 +21,8 @@
 //! is the revision's content block type.
 
 use proc_macro2::{Ident, Literal, TokenStream};
-use quote::quote;
-use serde_json::{json, Map, Value};
+use quote::{format_ident, quote, ToTokens};
+use serde_json::{json, Value};
 
 use crate::codegen::tools::ToolBinding;
 use crate::error::Result;
@@ -45,7 +45,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
     let mut methods = Vec::with_capacity(bindings.len());
     let mut arms = Vec::with_capacity(bindings.len());
     let mut limits = Vec::new();
-    let mut tools_json = Vec::with_capacity(bindings.len());
+    let mut indexes = Vec::with_capacity(bindings.len());
 
     for (index, binding) in bindings.iter().enumerate() {
         let pointer = format!("/tools/{index}");
@@ -55,11 +55,11 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         let (ret, encode) = match &binding.output {
             Some(output) => {
                 let output = ident(output, manifest, &pointer)?;
-                (quote! { super::tools::#output }, quote! { ::mcpgen_runtime::tool::encode_output(&output) })
+                (quote! { super::tools::#output }, quote! { encode_output(&output) })
             }
             None => (
-                quote! { ::std::vec::Vec<#content> },
-                quote! { ::mcpgen_runtime::tool::encode_content(&output) },
+                quote! { Vec<#content> },
+                quote! { encode_content(&output) },
             ),
         };
         methods.push(quote! {
@@ -67,15 +67,21 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             fn #method(
                 &self,
                 input: super::tools::#input,
-                ctx: ::mcpgen_runtime::RequestContext,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<#ret, ::mcpgen_runtime::ToolError>,
-            > + ::core::marker::Send;
+                ctx: RequestContext,
+            ) -> impl Future<
+                Output = Result<#ret, ToolError>,
+            > + Send;
         });
         let index_lit = Literal::usize_unsuffixed(index);
+        let index_name = format_ident!("{}", binding.method.trim_start_matches("r#").to_uppercase());
+        let index_doc = format!(" Tool `{}`.", binding.name);
+        indexes.push(quote! {
+            #[doc = #index_doc]
+            pub const #index_name: usize = #index_lit;
+        });
         arms.push(quote! {
-            #index_lit => ::std::boxed::Box::pin(async move {
-                let input: super::tools::#input = ::mcpgen_runtime::tool::decode_arguments(arguments)?;
+            tool_index::#index_name => Box::pin(async move {
+                let input: super::tools::#input = decode_arguments(arguments)?;
                 let output = handler.#method(input, ctx).await?;
                 #encode
             }),
@@ -85,22 +91,22 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             let calls = Literal::u32_suffixed(limit.calls);
             let seconds = Literal::u32_suffixed(limit.per_seconds);
             limits.push(quote! {
-                .rate_limit(#name, ::mcpgen_runtime::RateLimit::calls_per_seconds(#calls, #seconds))
+                .rate_limit(#name, RateLimit::calls_per_seconds(#calls, #seconds))
             });
         }
-        tools_json.push(binding.tool.clone());
     }
 
-    let tools_json = Value::Array(tools_json).to_string();
     // Resources, templates and prompts: see `codegen::surface`.
     let surface = crate::codegen::surface::server(manifest)?;
     let (surface_methods, surface_items, surface_calls) = (&surface.methods, &surface.items, &surface.builder_calls);
-    let router_arg = if surface.any { quote!(::std::sync::Arc::clone(&router) as ::std::sync::Arc<dyn ::mcpgen_runtime::Dispatch>) } else { quote!(router) };
+    let router_arg = if surface.any { quote!(Arc::clone(&router) as Arc<dyn Dispatch>) } else { quote!(router) };
     let revision_lit = revision;
     let supported = served_revisions();
     let (server_info, instructions) = server_info(manifest);
 
     Ok(quote! {
+        use mcpgen_runtime::codegen::*;
+
         /// The protocol revision this server was generated for.
         pub const PROTOCOL_VERSION: &str = #revision_lit;
 
@@ -110,46 +116,51 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
 
         /// The tools exactly as declared in the manifest, in order: what
         /// `tools/list` serves.
-        pub const TOOLS_JSON: &str = #tools_json;
+        pub use super::tools::TOOLS_JSON;
+
+        /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
+        mod tool_index {
+            #(#indexes)*
+        }
 
         /// The tools of this server: one async method per tool, typed input
-        /// in, typed output (or content blocks) or a [`::mcpgen_runtime::ToolError`]
+        /// in, typed output (or content blocks) or a [`ToolError`]
         /// out. Arguments are validated against `inputSchema` before a method
         /// is called; a typed output is validated against `outputSchema`
         /// before it is sent.
-        pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
+        pub trait Handler: Send + Sync + 'static {
             #(#methods)*
             #surface_methods
         }
 
         /// Dispatches calls by tool index to a [`Handler`].
         pub struct Router<H> {
-            handler: ::std::sync::Arc<H>,
+            handler: Arc<H>,
         }
 
         impl<H: Handler> Router<H> {
             /// Wraps a handler.
             pub fn new(handler: H) -> Self {
-                Self { handler: ::std::sync::Arc::new(handler) }
+                Self { handler: Arc::new(handler) }
             }
         }
 
-        impl<H: Handler> ::mcpgen_runtime::Dispatch for Router<H> {
+        impl<H: Handler> Dispatch for Router<H> {
             fn call(
                 &self,
                 index: usize,
-                arguments: ::mcpgen_runtime::serde_json::Value,
-                ctx: ::mcpgen_runtime::RequestContext,
-            ) -> ::mcpgen_runtime::tool::BoxFuture<
-                ::core::result::Result<::mcpgen_runtime::ToolOutput, ::mcpgen_runtime::tool::CallFailure>,
+                arguments: Value,
+                ctx: RequestContext,
+            ) -> BoxFuture<
+                Result<ToolOutput, CallFailure>,
             > {
-                let handler = ::std::sync::Arc::clone(&self.handler);
+                let handler = Arc::clone(&self.handler);
                 match index {
                     #(#arms)*
-                    _ => ::std::boxed::Box::pin(async move {
+                    _ => Box::pin(async move {
                         let _ = (handler, arguments, ctx);
-                        ::core::result::Result::Err(::mcpgen_runtime::tool::CallFailure::Tool(
-                            ::mcpgen_runtime::ToolError::new("no tool at this index"),
+                        Err(CallFailure::Tool(
+                            ToolError::new("no tool at this index"),
                         ))
                     }),
                 }
@@ -158,16 +169,18 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
 
         #surface_items
 
+        #server_info
+
         /// A server for `handler` configured from the manifest: its tools,
         /// server information and rate limits. Add hooks and settings, then
         /// `build()` and `serve(transport)`.
-        pub fn builder<H: Handler>(handler: H) -> ::mcpgen_runtime::ServerBuilder {
-            let tools = ::mcpgen_runtime::serde_json::from_str(TOOLS_JSON)
-                .unwrap_or(::mcpgen_runtime::serde_json::Value::Null);
-            let router = ::std::sync::Arc::new(Router::new(handler));
-            let builder = ::mcpgen_runtime::ServerBuilder::new(PROTOCOL_VERSION, tools, #router_arg)
+        pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
+            let tools = serde_json::from_str(TOOLS_JSON)
+                .unwrap_or(Value::Null);
+            let router = Arc::new(Router::new(handler));
+            let builder = ServerBuilder::new(PROTOCOL_VERSION, tools, #router_arg)
                 .supported_revisions(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())
-                .server_info(#server_info)
+                .server_info(server_info())
                 #instructions
                 #(#limits)*
                 #surface_calls;
@@ -176,9 +189,9 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
 
         /// Serves `handler` over stdin/stdout until stdin closes. Logs must
         /// go to stderr.
-        pub async fn serve_stdio<H: Handler>(handler: H) -> ::std::io::Result<()> {
-            let server = builder(handler).build().map_err(::std::io::Error::other)?;
-            server.serve(::mcpgen_runtime::stdio::stdio()).await
+        pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
+            let server = builder(handler).build().map_err(std::io::Error::other)?;
+            server.serve(stdio()).await
         }
 
         /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
@@ -187,11 +200,11 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         /// `Router::new().nest_service("/mcp", http_service(handler)?)`.
         pub fn http_service<H: Handler>(
             handler: H,
-        ) -> ::core::result::Result<::mcpgen_runtime::http::HttpService, ::mcpgen_runtime::ServerError> {
+        ) -> Result<HttpService, ServerError> {
             let server = builder(handler).build()?;
-            ::core::result::Result::Ok(::mcpgen_runtime::http::HttpService::new(
+            Ok(HttpService::new(
                 server,
-                ::mcpgen_runtime::http::HttpConfig::default(),
+                HttpConfig::default(),
             ))
         }
 
@@ -200,10 +213,10 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         /// the server is meant to be reached from elsewhere.
         pub async fn serve_http<H: Handler>(
             handler: H,
-            addr: impl ::mcpgen_runtime::http::ToSocketAddrs,
-        ) -> ::std::io::Result<()> {
-            let service = http_service(handler).map_err(::std::io::Error::other)?;
-            ::mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await
+            addr: impl ToSocketAddrs,
+        ) -> std::io::Result<()> {
+            let service = http_service(handler).map_err(std::io::Error::other)?;
+            bind_and_serve(addr, service, "/mcp").await
         }
     })
 }
@@ -238,40 +251,90 @@ fn method_docs(binding: &ToolBinding) -> Vec<String> {
     lines
 }
 
-/// The `serverInfo` expression and the `.instructions(...)` call.
+/// The `server_info()` function (the manifest's `server` as data: one
+/// insert per member) and the `.instructions(...)` call.
 fn server_info(manifest: &Manifest) -> (TokenStream, TokenStream) {
-    match &manifest.server {
+    let (members, instructions) = match &manifest.server {
         Some(info) => {
-            let mut obj = Map::new();
-            obj.insert("name".into(), json!(info.name));
-            obj.insert("version".into(), json!(info.version));
+            let mut members = vec![("name".to_owned(), json!(info.name)), ("version".to_owned(), json!(info.version))];
             if let Some(title) = &info.title {
-                obj.insert("title".into(), json!(title));
+                members.push(("title".to_owned(), json!(title)));
             }
             // Other `Implementation` members (websiteUrl, icons, ...) as declared.
             for (key, value) in &info.extra {
-                obj.entry(key.clone()).or_insert_with(|| value.clone());
+                if !members.iter().any(|(k, _)| k == key) {
+                    members.push((key.clone(), value.clone()));
+                }
             }
-            let text = Value::Object(obj).to_string();
-            let expr = quote! {
-                ::mcpgen_runtime::serde_json::from_str(#text)
-                    .unwrap_or(::mcpgen_runtime::serde_json::Value::Null)
-            };
+            let inserts: Vec<TokenStream> = members
+                .iter()
+                .map(|(key, value)| {
+                    let value = match value {
+                        Value::String(text) => quote!(#text.into()),
+                        other => {
+                            let data = json_tokens(other);
+                            quote!(json!(#data))
+                        }
+                    };
+                    quote!(info.insert(#key.into(), #value);)
+                })
+                .collect();
             let instructions = match &info.instructions {
                 Some(text) => quote! { .instructions(#text) },
                 None => TokenStream::new(),
             };
-            (expr, instructions)
+            (inserts, instructions)
         }
         None => (
-            quote! {
-                ::mcpgen_runtime::serde_json::json!({
-                    "name": env!("CARGO_PKG_NAME"),
-                    "version": env!("CARGO_PKG_VERSION"),
-                })
-            },
+            vec![
+                quote!(info.insert("name".into(), env!("CARGO_PKG_NAME").into());),
+                quote!(info.insert("version".into(), env!("CARGO_PKG_VERSION").into());),
+            ],
             TokenStream::new(),
         ),
+    };
+    let function = quote! {
+        /// Who the server says it is in its `initialize` result: the
+        /// manifest's `server` (else the crate's name and version).
+        pub fn server_info() -> Value {
+            let mut info = Map::new();
+            #(#members)*
+            Value::Object(info)
+        }
+    };
+    (function, instructions)
+}
+
+/// A JSON value as the tokens of a `json!` literal: server information
+/// written as data, not a string parsed at run time.
+fn json_tokens(value: &Value) -> TokenStream {
+    match value {
+        Value::Null => quote!(null),
+        Value::Bool(b) => quote!(#b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Literal::u64_unsuffixed(u).into_token_stream(),
+            (None, Some(i), _) => {
+                let magnitude = Literal::u64_unsuffixed(i.unsigned_abs());
+                quote!(-#magnitude)
+            }
+            (None, None, Some(f)) if f < 0.0 => {
+                let magnitude = Literal::f64_unsuffixed(-f);
+                quote!(-#magnitude)
+            }
+            (None, None, f) => Literal::f64_unsuffixed(f.unwrap_or_default()).into_token_stream(),
+        },
+        Value::String(text) => quote!(#text),
+        Value::Array(items) => {
+            let items = items.iter().map(json_tokens);
+            quote!([#(#items),*])
+        }
+        Value::Object(members) => {
+            let members = members.iter().map(|(key, value)| {
+                let value = json_tokens(value);
+                quote!(#key: #value)
+            });
+            quote!({ #(#members),* })
+        }
     }
 }
 

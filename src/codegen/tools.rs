@@ -70,6 +70,24 @@ pub struct ToolBinding {
     pub tool: Value,
 }
 
+/// `pub const TOOLS_JSON`: the tools as declared, in order, as pretty JSON
+/// in a raw string. Emitted once, at the end of `tools.rs`; `server.rs`
+/// (what `tools/list` serves) and `client.rs` (what calls are checked
+/// against) re-export it.
+pub fn tools_json(bindings: &[ToolBinding]) -> Result<TokenStream> {
+    let declared: Vec<&Value> = bindings.iter().map(|b| &b.tool).collect();
+    let text = serde_json::to_string_pretty(&declared)
+        .map_err(|e| Error::new(format!("cannot serialise the tool list: {e}")))?;
+    let literal: TokenStream = crate::escape::rust_raw_str_lines(&text)
+        .parse()
+        .map_err(|e| Error::new(format!("the tool list is not a Rust string literal: {e}")))?;
+    Ok(quote::quote! {
+        /// The tools exactly as declared in the manifest, in order: what
+        /// `tools/list` serves and what the client checks calls against.
+        pub const TOOLS_JSON: &str = #literal;
+    })
+}
+
 /// Generates the tool types of a manifest.
 ///
 /// Fails when a tool has no name or no object `inputSchema`, or when two

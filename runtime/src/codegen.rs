@@ -1,0 +1,23 @@
+//! The prelude of generated code: `server.rs` and `client.rs` start with
+//! `use mcpgen_runtime::codegen::*;` (as tonic's generated code starts with
+//! `use tonic::codegen::*;`) and name what they use plainly. It holds only
+//! what generated code needs, under names that do not clash with the
+//! items generated beside it (the engine's client is `ClientEngine`, since
+//! `client.rs` defines its own `Client`). Not meant for hand-written code,
+//! which should import from the modules themselves.
+
+pub use std::future::Future;
+pub use std::sync::{Arc, OnceLock};
+
+pub use serde_json::{self, json, Map, Value};
+
+pub use crate::child::{ChildTransport, StderrMode};
+pub use crate::client::{CallOptions, ClientError, ClientOptions, Drift, Progress, Session, ToolSchemas};
+pub use crate::client::Client as ClientEngine;
+pub use crate::stdio::stdio;
+pub use crate::tool::{decode_arguments, encode_content, encode_output, BoxFuture, CallFailure};
+pub use crate::transport::Transport;
+pub use crate::{Dispatch, RateLimit, RequestContext, ServerBuilder, ServerError, ToolError, ToolOutput};
+
+#[cfg(feature = "streamable-http")]
+pub use crate::http::{bind_and_serve, client::HttpTransport, HttpConfig, HttpService, ToSocketAddrs};
