@@ -401,6 +401,25 @@ impl Keyed<'_> {
     }
 }
 
+/// A live request waiting for its answer: dropped before the answer
+/// came, it sends the client `notifications/cancelled` for it.
+struct Abandon<'a> {
+    sink: &'a crate::context::Sink,
+    id: Value,
+    reason: &'static str,
+    armed: bool,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let cancel = json!({ "requestId": self.id, "reason": self.reason });
+        let _ = self.sink.try_send(jsonrpc::notification("notifications/cancelled", &cancel));
+    }
+}
+
 impl RequestContext {
     /// Asks the client's model for a completion (`sampling/createMessage`).
     pub async fn sample(&self, request: SampleRequest) -> Result<SampleResponse, PeerError> {
@@ -509,16 +528,19 @@ impl RequestContext {
                 if !self.sink().send(jsonrpc::request(&request_id, method, &params)).await {
                     return Err(PeerError::Disconnected);
                 }
+                // Until the answer comes, giving up (a timeout, the call
+                // cancelled and its future dropped) tells the client to stop.
+                let mut abandon =
+                    Abandon { sink: self.sink(), id: request_id, reason: "the request that asked was cancelled", armed: true };
                 let outcome = match tokio::time::timeout(timeout, waiter.response()).await {
                     Ok(Some(outcome)) => outcome,
                     Ok(None) => return Err(PeerError::Disconnected),
                     Err(_) => {
-                        // The client may still be working on it: tell it to stop.
-                        let cancel = json!({ "requestId": request_id, "reason": "timed out" });
-                        let _ = self.sink().send(jsonrpc::notification("notifications/cancelled", &cancel)).await;
+                        abandon.reason = "timed out";
                         return Err(PeerError::Timeout(timeout));
                     }
                 };
+                abandon.armed = false;
                 match outcome {
                     Ok(result) => decode(result).map_err(PeerError::InvalidResponse),
                     Err(error) => Err(PeerError::Rejected {

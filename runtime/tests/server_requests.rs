@@ -210,6 +210,13 @@ async fn stateful_requests_need_the_capability_and_report_client_errors_and_time
     let reply = c.recv().await;
     assert_eq!(reply["id"], 4);
     assert!(result_text(&reply).contains("did not answer"), "{reply}");
+    // The call is cancelled while it waits: the client's request is cancelled too.
+    c.send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "roots", "arguments": {}}})).await;
+    let asked = c.recv().await;
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}})).await;
+    let cancel = c.recv().await;
+    assert_eq!(cancel["method"], "notifications/cancelled");
+    assert_eq!(cancel["params"]["requestId"], asked["id"]);
     // A late answer is ignored; the session still works.
     c.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": []}})).await;
     c.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "roots", "arguments": {}}})).await;
