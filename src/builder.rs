@@ -191,6 +191,9 @@ impl Builder {
         let (tools, server, client) = match &manifest {
             Some(m) => {
                 let out = codegen::tools::generate(m)?;
+                if let Some(clash) = codegen::surface::type_clashes(m, &out.tokens).into_iter().next() {
+                    return Err(clash);
+                }
                 warnings.extend(out.warnings.iter().cloned());
                 let revision = schema.revision.as_str();
                 let server = if self.server {

@@ -335,6 +335,118 @@ pub fn tool_names(tools: &[(&str, Option<&str>)]) -> Vec<ToolNames> {
     out.into_iter().flatten().collect()
 }
 
+/// What [`surface_names`] names: one manifest's prompts, resource
+/// templates and static resources, and the methods and types the tools
+/// already use.
+#[derive(Debug, Clone, Default)]
+pub struct SurfaceRequest<'a> {
+    /// Per prompt: its name and the arguments with completion (as field
+    /// names of its `Args` struct).
+    pub prompts: Vec<(&'a str, Vec<&'a str>)>,
+    /// Per resource template: its name and the variables with completion
+    /// (as field names of its `Params` struct).
+    pub templates: Vec<(&'a str, Vec<&'a str>)>,
+    /// Whether there are static resources.
+    pub statics: bool,
+    /// `Handler` methods already taken (the tools').
+    pub server_taken: Vec<String>,
+    /// `Client` methods already taken (helpers, tools, `<tool>_with`).
+    pub client_taken: Vec<String>,
+    /// Type names already taken in `tools.rs` (the tools' `Input` and
+    /// `Output` types).
+    pub types_taken: Vec<String>,
+}
+
+/// Rust names of one prompt or resource template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SurfaceItem {
+    /// `snake_case` stem (from the name; unique within its section).
+    pub stem: String,
+    /// `<Prompt>Args` or `<Template>Params`.
+    pub type_name: String,
+    /// `Handler` method: `prompt_<stem>` or `read_<stem>`.
+    pub server: String,
+    /// `Client` method: `get_<stem>` or `read_<stem>`.
+    pub client: String,
+    /// Per completion, in the order given: `(Handler method, Client
+    /// method)`, both `complete_<stem>_<field>`.
+    pub completions: Vec<(String, String)>,
+}
+
+/// Every Rust name of the prompts, resource templates and static
+/// resources of a manifest. See [`surface_names`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SurfaceNames {
+    /// One per prompt, in order.
+    pub prompts: Vec<SurfaceItem>,
+    /// One per resource template, in order.
+    pub templates: Vec<SurfaceItem>,
+    /// The enum of static resources (`StaticResource`).
+    pub static_enum: String,
+    /// `(Handler method, Client method)` that reads a static resource
+    /// (`read_resource`).
+    pub read_resource: (String, String),
+    /// Client methods listing every resource, template and prompt
+    /// (`list_all_resources`, `list_all_resource_templates`,
+    /// `list_all_prompts`).
+    pub lists: [String; 3],
+}
+
+/// Names for the generated code of prompts, resource templates and static
+/// resources that never clash with each other nor with what the tools
+/// already use: the tools keep their names, and a name taken already gets
+/// `_2`, `_3`, … (`Name2` for types). Fixed names (`read_resource`,
+/// `list_all_*`, `StaticResource`) are handed out first, then the
+/// prompts', then the templates', each in manifest order; every name made
+/// from a wire name is at most [`MAX_NAME`] characters before its suffix.
+pub fn surface_names(request: &SurfaceRequest<'_>) -> SurfaceNames {
+    let mut server = Scope::new();
+    let mut client = Scope::new();
+    let mut types = Scope::new();
+    for (scope, taken) in
+        [(&mut server, &request.server_taken), (&mut client, &request.client_taken), (&mut types, &request.types_taken)]
+    {
+        for name in taken {
+            scope.reserve(name);
+        }
+    }
+    let static_enum = if request.statics { types.unique("StaticResource") } else { "StaticResource".to_owned() };
+    let read_resource = if request.statics {
+        (server.unique("read_resource"), client.unique("read_resource"))
+    } else {
+        ("read_resource".to_owned(), "read_resource".to_owned())
+    };
+    let any = request.statics || !request.prompts.is_empty() || !request.templates.is_empty();
+    let lists = ["list_all_resources", "list_all_resource_templates", "list_all_prompts"]
+        .map(|l| if any { client.unique(l) } else { l.to_owned() });
+    let mut section = |items: &[(&str, Vec<&str>)], kinds: (&str, &str, &str)| -> Vec<SurfaceItem> {
+        let (suffix, server_prefix, client_prefix) = kinds;
+        let mut stems = Scope::new();
+        items
+            .iter()
+            .map(|(name, completes)| {
+                let stem = bounded(&snake(name), MAX_NAME - 9, name);
+                let stem = stems.unique(&stem);
+                let type_name = types.unique(&format!("{}{suffix}", pascal(&stem)));
+                let server_method = server.unique(&format!("{server_prefix}_{stem}"));
+                let client_method = client.unique(&format!("{client_prefix}_{stem}"));
+                let completions = completes
+                    .iter()
+                    .map(|field| {
+                        let method = format!("complete_{stem}_{}", field.trim_end_matches('_'));
+                        let method = bounded(&method, MAX_NAME, &method);
+                        (server.unique(&method), client.unique(&method))
+                    })
+                    .collect();
+                SurfaceItem { stem, type_name, server: server_method, client: client_method, completions }
+            })
+            .collect()
+    };
+    let prompts = section(&request.prompts, ("Args", "prompt", "get"));
+    let templates = section(&request.templates, ("Params", "read", "read"));
+    SurfaceNames { prompts, templates, static_enum, read_resource, lists }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,5 +570,50 @@ mod tests {
         let n = tool_names(&[("a-b", None), ("zzz", Some("a_b"))]);
         assert_eq!(n[1].method, "a_b");
         assert_eq!(n[0].method, "a_b_2");
+    }
+
+    #[test]
+    fn surface_names_never_clash_with_tools_or_each_other() {
+        let request = SurfaceRequest {
+            prompts: vec![("greet", vec!["name"]), ("x", vec!["y_z"]), ("Greet", vec![])],
+            templates: vec![("resource", vec![]), ("x_y", vec!["z"]), ("type", vec!["type_"])],
+            statics: true,
+            server_taken: vec!["prompt_greet".into(), "read_resource".into()],
+            client_taken: vec!["get_greet".into(), "get_greet_with".into(), "list_all_prompts".into()],
+            types_taken: vec!["GreetArgs".into(), "StaticResource".into()],
+        };
+        let n = surface_names(&request);
+        assert_eq!(n.static_enum, "StaticResource2");
+        assert_eq!(n.read_resource, ("read_resource_2".to_owned(), "read_resource".to_owned()));
+        assert_eq!(n.lists, ["list_all_resources", "list_all_resource_templates", "list_all_prompts_2"]);
+        let greet = &n.prompts[0];
+        assert_eq!((greet.server.as_str(), greet.client.as_str(), greet.type_name.as_str()), ("prompt_greet_2", "get_greet_2", "GreetArgs2"));
+        assert_eq!(greet.completions, [("complete_greet_name".to_owned(), "complete_greet_name".to_owned())]);
+        // `Greet` and `greet` share a stem: the second is `greet_2`.
+        assert_eq!(n.prompts[2].stem, "greet_2");
+        assert_eq!(n.prompts[2].type_name, "Greet2Args");
+        // A template called `resource` does not take the static resources' method.
+        assert_eq!(n.templates[0].server, "read_resource_3");
+        assert_eq!(n.templates[0].client, "read_resource_2");
+        // `x` + `y_z` and `x_y` + `z` would both be `complete_x_y_z`.
+        assert_eq!(n.prompts[1].completions[0].0, "complete_x_y_z");
+        assert_eq!(n.templates[1].completions[0].0, "complete_x_y_z_2");
+        // Keyword-derived names stay identifiers without a trailing `_`.
+        assert_eq!(n.templates[2].server, "read_type");
+        assert_eq!(n.templates[2].completions[0].0, "complete_type_type");
+        assert_eq!(n.templates[2].type_name, "TypeParams");
+        let all: Vec<&String> = n.prompts.iter().chain(&n.templates).flat_map(|i| [&i.server, &i.client]).collect();
+        assert!(all.iter().all(|m| m.len() <= MAX_NAME), "{all:?}");
+    }
+
+    #[test]
+    fn surface_names_of_long_names_are_bounded() {
+        let long = "p".repeat(10_000);
+        let request = SurfaceRequest { prompts: vec![(&long, vec!["a"])], ..SurfaceRequest::default() };
+        let n = surface_names(&request);
+        let p = &n.prompts[0];
+        assert!(p.server.len() <= MAX_NAME && p.client.len() <= MAX_NAME && p.type_name.len() <= MAX_NAME + 4, "{p:?}");
+        assert!(p.completions[0].0.len() <= MAX_NAME, "{p:?}");
+        assert!(syn::parse_str::<syn::Ident>(&p.server).is_ok() && syn::parse_str::<syn::Ident>(&p.type_name).is_ok());
     }
 }

@@ -21,7 +21,7 @@ use crate::naming;
 
 /// Methods of the generated `Client` that are not tools; a tool whose
 /// method name collides with one is renamed `call_<name>`.
-const HELPERS: &[&str] = &[
+pub(crate) const HELPERS: &[&str] = &[
     "connect",
     "connect_with",
     "connect_http",
@@ -58,12 +58,15 @@ pub fn generate(tools: &[ToolBinding], spec: &crate::spec::Spec, revision: &str)
 /// Method names for each tool: the binding's method unless it collides with
 /// a helper or with another tool's `<name>_with`.
 fn method_names(tools: &[ToolBinding]) -> Vec<String> {
+    client_method_names(tools.iter().map(|t| t.method.as_str()))
+}
+
+/// [`method_names`] from the tools' method names (`ToolBinding::method`).
+pub(crate) fn client_method_names<'a>(methods: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut taken: BTreeSet<String> = HELPERS.iter().map(|s| (*s).to_owned()).collect();
-    tools
-        .iter()
-        .map(|t| {
-            let base =
-                if HELPERS.contains(&t.method.as_str()) { format!("call_{}", t.method) } else { t.method.clone() };
+    methods
+        .map(|method| {
+            let base = if HELPERS.contains(&method) { format!("call_{method}") } else { method.to_owned() };
             let mut n = 1;
             loop {
                 let name = if n == 1 { base.clone() } else { format!("{base}_{n}") };

@@ -14,7 +14,7 @@
 //!   `complete_<item>_<argument>(value)` and the list helpers.
 
 use proc_macro2::{Ident, Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -24,33 +24,96 @@ use crate::naming;
 /// Rust names of one declared item.
 struct Item<'a> {
     declared: &'a Declared,
-    /// `snake_case` of the name (methods).
-    snake: String,
-    /// `PascalCase` of the name (types, variants).
-    pascal: String,
+    /// Its names ([`naming::surface_names`]).
+    names: naming::SurfaceItem,
     /// `(wire name, field, required)` of arguments or variables.
     fields: Vec<(String, Ident, bool)>,
 }
 
-fn items(list: &[Declared], variables: bool) -> Vec<Item<'_>> {
-    let mut taken = std::collections::BTreeSet::new();
-    list.iter()
-        .map(|d| {
-            let base = if d.name.is_empty() { format!("item_{}", d.index) } else { d.name.clone() };
-            let mut snake = naming::snake(&base);
-            let mut n = 2;
-            while !taken.insert(snake.clone()) {
-                snake = format!("{}_{n}", naming::snake(&base));
-                n += 1;
+/// The prompts and templates with their names, and the other names.
+struct Surface<'a> {
+    prompts: Vec<Item<'a>>,
+    templates: Vec<Item<'a>>,
+    names: naming::SurfaceNames,
+}
+
+/// `(wire name, field, required)` of each argument or variable.
+fn fields_of(d: &Declared, variables: bool) -> Vec<(String, Ident, bool)> {
+    let wires = if variables { d.variables() } else { d.arguments() };
+    let names: Vec<&str> = wires.iter().map(|(w, _)| w.as_str()).collect();
+    let fields = naming::field_names(&names, &[]);
+    wires.iter().zip(fields).map(|((w, r), f)| (w.clone(), naming::ident(&f), *r)).collect()
+}
+
+/// The names the tools of `m` take in the `Handler`, the `Client` and
+/// `tools.rs`, as `codegen::tools` and `codegen::client` give them.
+fn taken_by_tools(m: &Manifest) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let requests: Vec<(&str, Option<&str>)> =
+        m.tools.iter().map(|t| (t.name.as_str(), t.settings.rust_name.as_deref())).collect();
+    let tools = naming::tool_names(&requests);
+    let server: Vec<String> = tools.iter().map(|t| t.method.clone()).collect();
+    let mut client: Vec<String> = crate::codegen::client::HELPERS.iter().map(|h| (*h).to_owned()).collect();
+    for method in crate::codegen::client::client_method_names(server.iter().map(String::as_str)) {
+        client.push(format!("{method}_with"));
+        client.push(method);
+    }
+    let types = tools.iter().flat_map(|t| [format!("{}Input", t.type_base), format!("{}Output", t.type_base)]).collect();
+    (server, client, types)
+}
+
+/// The arguments or variables of `d` with completion: `(wire name,
+/// field)`, each once, in the order declared (unknown names are left to
+/// `manifest check`).
+fn completed<'f>(d: &Declared, fields: &'f [(String, Ident, bool)]) -> Vec<(&'f str, String)> {
+    let mut out: Vec<(&str, String)> = Vec::new();
+    for arg in &d.complete {
+        if let Some((wire, field, _)) = fields.iter().find(|(w, _, _)| w == arg) {
+            if !out.iter().any(|(w, _)| w == wire) {
+                out.push((wire.as_str(), field.to_string().trim_start_matches("r#").to_owned()));
             }
-            let pascal = naming::pascal(&snake);
-            let wires = if variables { d.variables() } else { d.arguments() };
-            let names: Vec<&str> = wires.iter().map(|(w, _)| w.as_str()).collect();
-            let fields = naming::field_names(&names, &[]);
-            let fields = wires.iter().zip(fields).map(|((w, r), f)| (w.clone(), naming::ident(&f), *r)).collect();
-            Item { declared: d, snake, pascal, fields }
-        })
+        }
+    }
+    out
+}
+
+/// `(stem, completed fields)` of each item, borrowed.
+fn section<'s>(stems: &'s [String], completes: &'s [Vec<String>]) -> Vec<(&'s str, Vec<&'s str>)> {
+    stems.iter().zip(completes).map(|(s, c)| (s.as_str(), c.iter().map(String::as_str).collect())).collect()
+}
+
+fn build<'a>(list: &'a [Declared], fields: Vec<Vec<(String, Ident, bool)>>, named: &[naming::SurfaceItem]) -> Vec<Item<'a>> {
+    list.iter()
+        .zip(fields)
+        .zip(named)
+        .map(|((declared, fields), names)| Item { declared, names: names.clone(), fields })
         .collect()
+}
+
+fn surface(m: &Manifest) -> Surface<'_> {
+    let prompt_fields: Vec<_> = m.prompts.iter().map(|d| fields_of(d, false)).collect();
+    let template_fields: Vec<_> = m.resource_templates.iter().map(|d| fields_of(d, true)).collect();
+    let completes = |d: &Declared, fields: &[(String, Ident, bool)]| -> Vec<String> {
+        completed(d, fields).into_iter().map(|(_, f)| f).collect()
+    };
+    let prompt_completes: Vec<Vec<String>> = m.prompts.iter().zip(&prompt_fields).map(|(d, f)| completes(d, f)).collect();
+    let template_completes: Vec<Vec<String>> =
+        m.resource_templates.iter().zip(&template_fields).map(|(d, f)| completes(d, f)).collect();
+    let stem = |d: &Declared| if d.name.is_empty() { format!("item_{}", d.index) } else { d.name.clone() };
+    let prompt_stems: Vec<String> = m.prompts.iter().map(stem).collect();
+    let template_stems: Vec<String> = m.resource_templates.iter().map(stem).collect();
+    let (server_taken, client_taken, types_taken) = taken_by_tools(m);
+    let request = naming::SurfaceRequest {
+        prompts: section(&prompt_stems, &prompt_completes),
+        templates: section(&template_stems, &template_completes),
+        statics: !m.resources.is_empty(),
+        server_taken,
+        client_taken,
+        types_taken,
+    };
+    let names = naming::surface_names(&request);
+    let prompts = build(&m.prompts, prompt_fields, &names.prompts);
+    let templates = build(&m.resource_templates, template_fields, &names.templates);
+    Surface { prompts, templates, names }
 }
 
 fn docs(d: &Declared, what: &str) -> Vec<String> {
@@ -92,8 +155,9 @@ fn params_struct(name: &Ident, doc: &[String], fields: &[(String, Ident, bool)],
 /// The types of `tools.rs` for the prompts, templates and static resources.
 pub fn types(manifest: &Manifest) -> TokenStream {
     let mut out = TokenStream::new();
-    for p in items(&manifest.prompts, false) {
-        let name = format_ident!("{}Args", p.pascal);
+    let surface = surface(manifest);
+    for p in &surface.prompts {
+        let name = naming::ident(&p.names.type_name);
         let descriptions: Vec<Option<String>> = p
             .declared
             .declared
@@ -105,32 +169,40 @@ pub fn types(manifest: &Manifest) -> TokenStream {
         doc.truncate(1);
         out.extend(params_struct(&name, &doc, &p.fields, &descriptions));
     }
-    for t in items(&manifest.resource_templates, true) {
-        let name = format_ident!("{}Params", t.pascal);
+    for t in &surface.templates {
+        let name = naming::ident(&t.names.type_name);
         let doc = vec![format!(" Variables of resource template `{}`.", t.declared.key)];
         out.extend(params_struct(&name, &doc, &t.fields, &vec![None; t.fields.len()]));
     }
     if !manifest.resources.is_empty() {
-        let statics = items(&manifest.resources, false);
-        let variants: Vec<Ident> = statics.iter().map(|s| naming::ident(&s.pascal)).collect();
-        let uris: Vec<&str> = statics.iter().map(|s| s.declared.key.as_str()).collect();
+        let statics = &manifest.resources;
+        let mut scope = naming::Scope::new();
+        let variants: Vec<Ident> = statics
+            .iter()
+            .map(|s| {
+                let name = if s.name.is_empty() { format!("item_{}", s.index) } else { s.name.clone() };
+                naming::ident(&scope.unique(&naming::type_part(&name)))
+            })
+            .collect();
+        let uris: Vec<&str> = statics.iter().map(|s| s.key.as_str()).collect();
         let indices: Vec<Literal> = (0..statics.len()).map(Literal::usize_unsuffixed).collect();
-        let variant_docs: Vec<String> = statics.iter().map(|s| format!(" `{}`", s.declared.key)).collect();
+        let variant_docs: Vec<String> = statics.iter().map(|s| format!(" `{}`", s.key)).collect();
+        let enum_name = naming::ident(&surface.names.static_enum);
         out.extend(quote! {
             /// The static resources of the manifest, by URI.
             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-            pub enum StaticResource {
+            pub enum #enum_name {
                 #(#[doc = #variant_docs] #variants,)*
             }
 
-            impl StaticResource {
+            impl #enum_name {
                 /// Every static resource, in manifest order.
-                pub const ALL: &'static [StaticResource] = &[#(StaticResource::#variants),*];
+                pub const ALL: &'static [Self] = &[#(Self::#variants),*];
 
                 /// The resource's URI.
                 pub fn uri(self) -> &'static str {
                     match self {
-                        #(StaticResource::#variants => #uris,)*
+                        #(Self::#variants => #uris,)*
                     }
                 }
 
@@ -142,7 +214,7 @@ pub fn types(manifest: &Manifest) -> TokenStream {
                 /// The resource at this index of the manifest's `resources`.
                 pub fn from_index(index: usize) -> ::std::option::Option<Self> {
                     match index {
-                        #(#indices => ::std::option::Option::Some(StaticResource::#variants),)*
+                        #(#indices => ::std::option::Option::Some(Self::#variants),)*
                         _ => ::std::option::Option::None,
                     }
                 }
@@ -169,17 +241,17 @@ fn served(list: &[Declared]) -> Result<String> {
     serde_json::to_string(&values).map_err(|e| Error::new(format!("cannot serialise the declared list: {e}")))
 }
 
-/// Completion methods: `(method, target pattern, argument, doc, ref)`.
-type CompletionMethod = (Ident, TokenStream, String, String, TokenStream);
+/// Completion methods: `(Handler method, Client method, target pattern,
+/// argument, doc, ref)`.
+type CompletionMethod = (Ident, Ident, TokenStream, String, String, TokenStream);
 
 fn completions(prompts: &[Item<'_>], templates: &[Item<'_>]) -> Vec<CompletionMethod> {
     let mut out = Vec::new();
     for (list, variant) in [(prompts, quote!(Prompt)), (templates, quote!(Template))] {
         for (i, item) in list.iter().enumerate() {
-            for arg in &item.declared.complete {
-                let Some((_, field, _)) = item.fields.iter().find(|(w, _, _)| w == arg) else { continue };
+            for ((arg, _), (server, client)) in completed(item.declared, &item.fields).into_iter().zip(&item.names.completions) {
                 let index = Literal::usize_unsuffixed(i);
-                let method = format_ident!("complete_{}_{}", item.snake, field.to_string().trim_start_matches("r#"));
+                let (method, client) = (naming::ident(server), naming::ident(client));
                 let target = quote!(::mcpgen_runtime::surface::CompletionRef::#variant(#index));
                 let what = if variant.to_string() == "Prompt" { "prompt" } else { "resource template" };
                 let name = if item.declared.name.is_empty() { item.declared.key.clone() } else { item.declared.name.clone() };
@@ -189,7 +261,7 @@ fn completions(prompts: &[Item<'_>], templates: &[Item<'_>]) -> Vec<CompletionMe
                     let uri = &item.declared.key;
                     quote!(::mcpgen_runtime::serde_json::json!({ "type": "ref/resource", "uri": #uri }))
                 };
-                out.push((method, target, arg.clone(), format!(" Completes `{arg}` of {what} `{name}` (what the user typed so far: `value`; other arguments given: `context`). By default nothing is suggested."), reference));
+                out.push((method, client, target, arg.to_owned(), format!(" Completes `{arg}` of {what} `{name}` (what the user typed so far: `value`; other arguments given: `context`). By default nothing is suggested."), reference));
             }
         }
     }
@@ -198,8 +270,7 @@ fn completions(prompts: &[Item<'_>], templates: &[Item<'_>]) -> Vec<CompletionMe
 
 /// The server parts.
 pub fn server(manifest: &Manifest) -> Result<ServerParts> {
-    let prompts = items(&manifest.prompts, false);
-    let templates = items(&manifest.resource_templates, true);
+    let Surface { prompts, templates, names } = surface(manifest);
     let any = !(prompts.is_empty() && templates.is_empty() && manifest.resources.is_empty());
     if !any {
         return Ok(ServerParts { methods: TokenStream::new(), items: TokenStream::new(), builder_calls: TokenStream::new(), any });
@@ -212,8 +283,8 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
     let err_ty = quote!(::mcpgen_runtime::HandlerError);
 
     for (i, p) in prompts.iter().enumerate() {
-        let method = format_ident!("prompt_{}", p.snake);
-        let args = format_ident!("{}Args", p.pascal);
+        let method = naming::ident(&p.names.server);
+        let args = naming::ident(&p.names.type_name);
         let doc = docs(p.declared, "Prompt");
         methods.extend(quote! {
             #(#[doc = #doc])*
@@ -235,8 +306,8 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         });
     }
     for (i, t) in templates.iter().enumerate() {
-        let method = format_ident!("read_{}", t.snake);
-        let params = format_ident!("{}Params", t.pascal);
+        let method = naming::ident(&t.names.server);
+        let params = naming::ident(&t.names.type_name);
         let doc = docs(t.declared, "Resource template");
         methods.extend(quote! {
             #(#[doc = #doc])*
@@ -262,11 +333,13 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         });
     }
     if !manifest.resources.is_empty() {
+        let read_resource = naming::ident(&names.read_resource.0);
+        let enum_name = naming::ident(&names.static_enum);
         methods.extend(quote! {
             /// Reads one of the static resources the manifest declares.
-            fn read_resource(
+            fn #read_resource(
                 &self,
-                resource: super::tools::StaticResource,
+                resource: super::tools::#enum_name,
                 ctx: #ctx_ty,
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<super::protocol::ReadResourceResult, #err_ty>,
@@ -274,16 +347,16 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         });
         read_arms.extend(quote! {
             ::mcpgen_runtime::surface::ResourceTarget::Static(index) => ::std::boxed::Box::pin(async move {
-                let ::std::option::Option::Some(resource) = super::tools::StaticResource::from_index(index) else {
+                let ::std::option::Option::Some(resource) = super::tools::#enum_name::from_index(index) else {
                     return ::core::result::Result::Err(::mcpgen_runtime::HandlerError::not_found(uri));
                 };
-                let result = handler.read_resource(resource, ctx).await?;
+                let result = handler.#read_resource(resource, ctx).await?;
                 ::mcpgen_runtime::surface::encode_result(&result)
             }),
         });
     }
     let completions = completions(&prompts, &templates);
-    for (method, target, arg, doc, _) in &completions {
+    for (method, _, target, arg, doc, _) in &completions {
         methods.extend(quote! {
             #[doc = #doc]
             fn #method(
@@ -427,13 +500,12 @@ pub fn client_impl(manifest: &Manifest) -> TokenStream {
 
 /// Methods of the generated `Client`.
 pub fn client(manifest: &Manifest) -> TokenStream {
-    let prompts = items(&manifest.prompts, false);
-    let templates = items(&manifest.resource_templates, true);
+    let Surface { prompts, templates, names } = surface(manifest);
     let mut out = TokenStream::new();
     let err = quote!(ClientError);
     for p in &prompts {
-        let method = format_ident!("get_{}", p.snake);
-        let args = format_ident!("{}Args", p.pascal);
+        let method = naming::ident(&p.names.client);
+        let args = naming::ident(&p.names.type_name);
         let name = &p.declared.name;
         let doc = format!(" Gets prompt `{name}`.");
         out.extend(quote! {
@@ -447,8 +519,8 @@ pub fn client(manifest: &Manifest) -> TokenStream {
         });
     }
     for t in &templates {
-        let method = format_ident!("read_{}", t.snake);
-        let params = format_ident!("{}Params", t.pascal);
+        let method = naming::ident(&t.names.client);
+        let params = naming::ident(&t.names.type_name);
         let template = &t.declared.key;
         let doc = format!(" Reads the resource of template `{template}` with these variables.");
         out.extend(quote! {
@@ -468,17 +540,19 @@ pub fn client(manifest: &Manifest) -> TokenStream {
         });
     }
     if !manifest.resources.is_empty() {
+        let read_resource = naming::ident(&names.read_resource.1);
+        let enum_name = naming::ident(&names.static_enum);
         out.extend(quote! {
             /// Reads one of the static resources the manifest declares.
-            pub async fn read_resource(
+            pub async fn #read_resource(
                 &self,
-                resource: super::tools::StaticResource,
+                resource: super::tools::#enum_name,
             ) -> ::std::result::Result<super::protocol::ReadResourceResult, #err> {
                 self.inner.read_resource(resource.uri(), &CallOptions::new()).await
             }
         });
     }
-    for (method, _, arg, _, reference) in completions(&prompts, &templates) {
+    for (_, method, _, arg, _, reference) in completions(&prompts, &templates) {
         let doc = format!(" Asks the server to complete `{arg}` (typed so far: `value`; other arguments: `context`).");
         out.extend(quote! {
             #[doc = #doc]
@@ -492,12 +566,9 @@ pub fn client(manifest: &Manifest) -> TokenStream {
         });
     }
     if !(prompts.is_empty() && templates.is_empty() && manifest.resources.is_empty()) {
-        for (method, list, key) in [
-            ("list_all_resources", "resources/list", "resources"),
-            ("list_all_resource_templates", "resources/templates/list", "resourceTemplates"),
-            ("list_all_prompts", "prompts/list", "prompts"),
-        ] {
-            let method = format_ident!("{method}");
+        let lists = [("resources/list", "resources"), ("resources/templates/list", "resourceTemplates"), ("prompts/list", "prompts")];
+        for (method, (list, key)) in names.lists.iter().zip(lists) {
+            let method = naming::ident(method);
             let doc = format!(" Every item of `{list}`, following `nextCursor`.");
             out.extend(quote! {
                 #[doc = #doc]
@@ -508,6 +579,60 @@ pub fn client(manifest: &Manifest) -> TokenStream {
                 }
             });
         }
+    }
+    out
+}
+
+/// The names of the items `tokens` defines at its top level (`struct`,
+/// `enum`, `type`, `union`, `trait`, `mod`).
+fn defined_names(tokens: &TokenStream) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut keyword = false;
+    for tree in tokens.clone() {
+        match tree {
+            proc_macro2::TokenTree::Ident(ident) => {
+                let text = ident.to_string();
+                if keyword {
+                    out.insert(text.trim_start_matches("r#").to_owned());
+                }
+                keyword = matches!(text.as_str(), "struct" | "enum" | "type" | "union" | "trait" | "mod");
+            }
+            _ => keyword = false,
+        }
+    }
+    out
+}
+
+/// The type names of the prompts, templates and static resources that a
+/// type of the tools (`tools`: their part of `tools.rs`, as
+/// `codegen::tools::generate` made it) already has: a clash the naming
+/// policy cannot resolve, since the tools' nested and `$defs` types are
+/// named by typify after the surface names are chosen. Each is reported
+/// at the item.
+pub fn type_clashes(manifest: &Manifest, tools: &TokenStream) -> Vec<Error> {
+    let defined = defined_names(tools);
+    let surface = surface(manifest);
+    let mut out = Vec::new();
+    for (items, what) in [(&surface.prompts, "prompt"), (&surface.templates, "resource template")] {
+        for item in items {
+            if defined.contains(&item.names.type_name) {
+                out.push(
+                    manifest
+                        .error_at(
+                            &format!("{}/name", item.declared.pointer),
+                            format!("{what} {:?} would be the Rust type `{}`, which a tool's types already define", item.declared.name, item.names.type_name),
+                        )
+                        .with_hint("rename the item, or give the tool another `x-mcpgen.rustName`"),
+                );
+            }
+        }
+    }
+    if !manifest.resources.is_empty() && defined.contains(&surface.names.static_enum) {
+        out.push(
+            manifest
+                .error_at("/resources", format!("the static resources' enum `{}` is a type a tool's types already define", surface.names.static_enum))
+                .with_hint("give the tool another `x-mcpgen.rustName`"),
+        );
     }
     out
 }

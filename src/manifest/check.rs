@@ -18,8 +18,9 @@
 //! `$dynamicRef` to a remote schema is reported here, not when the server
 //! starts. When nothing else is wrong, the Rust names the tools would get
 //! are worked out as `generate` does, and names two tools would share are
-//! reported too: what `check` accepts, `generate` generates and the server
-//! serves.
+//! reported too, as are type names of prompts and resource templates that
+//! a tool's nested types already have: what `check` accepts, `generate`
+//! generates and the server serves.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -132,7 +133,10 @@ pub fn check_text(text: &str, file_name: &str, revision: &str) -> Vec<Error> {
 pub fn check(m: &Manifest, revision: &str) -> Vec<Error> {
     let mut out = check_declarations(m, revision);
     if out.is_empty() {
-        out.extend(crate::codegen::tools::name_problems(m));
+        match crate::codegen::tools::generate(m) {
+            Ok(tools) => out.extend(crate::codegen::surface::type_clashes(m, &tools.tokens)),
+            Err(e) => out.push(e),
+        }
     }
     out
 }

@@ -8,8 +8,12 @@
 //! [`check_surface`] reports, each with file, pointer and line:column:
 //! items that are not objects or lack their key members, duplicate names
 //! and URIs, URI templates that are not valid RFC 6570, completion
-//! declarations that name no argument or variable, bad prompt argument
-//! names, and Rust names two items would share.
+//! declarations that name no argument or variable (or one twice), bad
+//! prompt argument names, and argument or variable names two Rust fields
+//! would share. Method and type names that items would share with each
+//! other or with the tools are resolved by [`naming::surface_names`];
+//! type names a tool's nested types already have are reported by
+//! `codegen::surface::type_clashes`.
 
 use std::collections::BTreeMap;
 
@@ -104,12 +108,14 @@ pub fn check_surface(m: &Manifest, out: &mut Vec<Error>) {
             Some(Value::Array(items)) => {
                 for (i, item) in items.iter().enumerate() {
                     if !item.is_object() {
-                        out.push(m.error_at(&format!("/{key}/{i}"), format!("a {what} must be an object")));
+                        out.push(m.error_at(&format!("/{key}/{i}"), format!("a {what} must be an object"))
+                            .with_hint(format!("write the {what} as its `{key}` list result has it: an object")));
                     }
                 }
             }
             Some(_) => {
-                out.push(m.error_at(&format!("/{key}"), format!("`{key}` must be an array")));
+                out.push(m.error_at(&format!("/{key}"), format!("`{key}` must be an array"))
+                    .with_hint(format!("paste the `{key}` array of the list result here")));
                 continue;
             }
         }
@@ -126,7 +132,8 @@ pub fn check_surface(m: &Manifest, out: &mut Vec<Error>) {
     for r in &m.resources {
         if let Some(settings) = settings_of(m, r) {
             if settings.get("complete").is_some() {
-                out.push(m.error_at(&format!("{}/{SETTINGS_KEY}/complete", r.pointer), "a static resource has nothing to complete"));
+                out.push(m.error_at(&format!("{}/{SETTINGS_KEY}/complete", r.pointer), "a static resource has nothing to complete")
+                    .with_hint("declare completion on a resource template's variables or a prompt's arguments"));
             }
         }
     }
@@ -140,35 +147,26 @@ fn settings_of<'a>(m: &'a Manifest, item: &Declared) -> Option<&'a Value> {
 fn check_items(m: &Manifest, items: &[Declared], key: &str, what: &str, out: &mut Vec<Error>) {
     let mut keys: BTreeMap<&str, &str> = BTreeMap::new();
     let mut names: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut rust: BTreeMap<String, &str> = BTreeMap::new();
     for item in items {
         if !item.declared.is_object() {
             continue;
         }
         for member in ["name", key] {
             if !item.declared.get(member).is_some_and(Value::is_string) {
-                out.push(m.error_at(&item.pointer, format!("a {what} needs a string `{member}`")));
+                out.push(m.error_at(&item.pointer, format!("a {what} needs a string `{member}`"))
+                    .with_hint(format!("add `\"{member}\": \"...\"`")));
             }
         }
         if !item.key.is_empty() {
             if let Some(first) = keys.insert(&item.key, &item.pointer) {
-                out.push(m.error_at(&format!("{}/{key}", item.pointer), format!("duplicate {what} {key} {:?} (first at {first})", item.key)));
+                out.push(m.error_at(&format!("{}/{key}", item.pointer), format!("duplicate {what} {key} {:?} (first at {first})", item.key))
+                    .with_hint(format!("each {what} needs its own `{key}`; remove or change one")));
             }
         }
         if !item.name.is_empty() && key != "name" {
             if let Some(first) = names.insert(&item.name, &item.pointer) {
-                out.push(m.error_at(&format!("{}/name", item.pointer), format!("duplicate {what} name {:?} (first at {first})", item.name)));
-            }
-        }
-        if !item.name.is_empty() {
-            let type_name = naming::pascal(&naming::snake(&item.name));
-            if let Some(first) = rust.insert(type_name.clone(), &item.pointer) {
-                if names.get(item.name.as_str()) != Some(&first) && keys.get(item.key.as_str()) != Some(&first) {
-                    out.push(m.error_at(
-                        &format!("{}/name", item.pointer),
-                        format!("{what} name {:?} gives the Rust name `{type_name}`, as the {what} at {first} does", item.name),
-                    ));
-                }
+                out.push(m.error_at(&format!("{}/name", item.pointer), format!("duplicate {what} name {:?} (first at {first})", item.name))
+                    .with_hint(format!("give each {what} its own `name`")));
             }
         }
         if let Some(settings) = settings_of(m, item) {
@@ -177,7 +175,7 @@ fn check_items(m: &Manifest, items: &[Declared], key: &str, what: &str, out: &mu
                 out.push(m.error_at(
                     &format!("{}/{SETTINGS_KEY}", item.pointer),
                     format!("`{SETTINGS_KEY}` of a {what} is an object whose `complete` is an array of names"),
-                ));
+                ).with_hint(format!("write `\"{SETTINGS_KEY}\": {{\"complete\": [\"argument\"]}}`")));
             }
         }
     }
@@ -205,7 +203,7 @@ fn check_template(m: &Manifest, t: &Declared, out: &mut Vec<Error>) {
     }
     let variables: Vec<&str> = template.variables().map(|v| v.name.as_str()).collect();
     check_fields(m, t, &variables, "variable", out);
-    check_complete(m, t, &variables, "variable of its URI template", out);
+    check_complete(m, t, &variables, "a variable of its URI template", out);
 }
 
 fn check_prompt(m: &Manifest, p: &Declared, out: &mut Vec<Error>) {
@@ -213,7 +211,8 @@ fn check_prompt(m: &Manifest, p: &Declared, out: &mut Vec<Error>) {
         None => Vec::new(),
         Some(Value::Array(list)) => list.clone(),
         Some(_) => {
-            out.push(m.error_at(&format!("{}/arguments", p.pointer), "`arguments` must be an array of PromptArgument objects"));
+            out.push(m.error_at(&format!("{}/arguments", p.pointer), "`arguments` must be an array of PromptArgument objects")
+                .with_hint("write `\"arguments\": [{\"name\": \"...\", \"required\": true}]`"));
             return;
         }
     };
@@ -222,22 +221,24 @@ fn check_prompt(m: &Manifest, p: &Declared, out: &mut Vec<Error>) {
     for (i, arg) in arguments.iter().enumerate() {
         let at = format!("{}/arguments/{i}", p.pointer);
         let Some(name) = arg.get("name").and_then(Value::as_str) else {
-            out.push(m.error_at(&at, "a prompt argument needs a string `name`"));
+            out.push(m.error_at(&at, "a prompt argument needs a string `name`").with_hint("add `\"name\": \"...\"`"));
             continue;
         };
         if let Some(problem) = argument_name_problem(name) {
-            out.push(m.error_at(&format!("{at}/name"), format!("prompt argument name {name:?} {problem}")));
+            out.push(m.error_at(&format!("{at}/name"), format!("prompt argument name {name:?} {problem}"))
+                .with_hint("argument names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"));
         }
         if let Some(first) = seen.insert(name.to_owned(), i) {
-            out.push(m.error_at(&format!("{at}/name"), format!("duplicate prompt argument {name:?} (first at {}/arguments/{first})", p.pointer)));
+            out.push(m.error_at(&format!("{at}/name"), format!("duplicate prompt argument {name:?} (first at {}/arguments/{first})", p.pointer))
+                .with_hint("give each argument its own name"));
         }
         if arg.get("required").is_some_and(|r| !r.is_boolean()) {
-            out.push(m.error_at(&format!("{at}/required"), "`required` must be true or false"));
+            out.push(m.error_at(&format!("{at}/required"), "`required` must be true or false").with_hint("write `\"required\": true` or leave it out"));
         }
         names.push(name);
     }
     check_fields(m, p, &names, "argument", out);
-    check_complete(m, p, &names, "argument of the prompt", out);
+    check_complete(m, p, &names, "an argument of the prompt", out);
 }
 
 /// Why a prompt argument name is not accepted, if it is not.
@@ -258,7 +259,8 @@ fn check_fields(m: &Manifest, item: &Declared, names: &[&str], what: &str, out: 
         let field = naming::field_name(name);
         if let Some(first) = fields.insert(field.clone(), name) {
             if first != *name {
-                out.push(m.error_at(&item.pointer, format!("{what}s {first:?} and {name:?} would both be the Rust field `{field}`")));
+                out.push(m.error_at(&item.pointer, format!("{what}s {first:?} and {name:?} would both be the Rust field `{field}`"))
+                    .with_hint(format!("rename one of the {what}s")));
             }
         }
     }
@@ -266,9 +268,12 @@ fn check_fields(m: &Manifest, item: &Declared, names: &[&str], what: &str, out: 
 
 fn check_complete(m: &Manifest, item: &Declared, names: &[&str], what: &str, out: &mut Vec<Error>) {
     for (i, c) in item.complete.iter().enumerate() {
-        if !names.contains(&c.as_str()) {
+        if item.complete[..i].contains(c) {
+            out.push(m.error_at(&format!("{}/{SETTINGS_KEY}/complete/{i}", item.pointer), format!("{c:?} is listed twice"))
+                .with_hint("list each argument or variable once"));
+        } else if !names.contains(&c.as_str()) {
             out.push(
-                m.error_at(&format!("{}/{SETTINGS_KEY}/complete/{i}", item.pointer), format!("{c:?} is not an {what}"))
+                m.error_at(&format!("{}/{SETTINGS_KEY}/complete/{i}", item.pointer), format!("{c:?} is not {what}"))
                     .with_hint(format!("completion can be declared for: {}", names.join(", "))),
             );
         }

@@ -1,0 +1,178 @@
+//! `manifest check` on the `resources`, `resourceTemplates` and `prompts`
+//! sections: every problem with file, JSON pointer, line:column and a
+//! hint; names that generated methods and types would share are resolved
+//! by the naming policy, and the one clash it cannot resolve is reported.
+
+use mcpgen::manifest::{self, Manifest};
+use mcpgen::Error;
+
+const BROKEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/broken_surface.json");
+
+/// (pointer, line, column, message) of each problem, after checking that
+/// each names the file and says what to do.
+fn summary(errors: &[Error], file: &str) -> Vec<(String, usize, usize, String)> {
+    errors
+        .iter()
+        .map(|e| {
+            let loc = e.location.clone().expect("every problem has a location");
+            assert_eq!(loc.file.as_deref(), Some(std::path::Path::new(file)), "{e}");
+            assert!(e.hint.is_some(), "every problem says what to do: {e}");
+            let (line, col) = loc.line_col.expect("every problem has a line:column");
+            (loc.pointer.expect("every problem has a pointer"), line, col, e.message.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn every_problem_of_the_surface_sections_is_reported_with_its_place() {
+    let errors = manifest::check_file(BROKEN, "2025-11-25");
+    let got = summary(&errors, BROKEN);
+    let want: &[(&str, usize, usize, &str)] = &[
+        ("/prompts/5", 23, 5, "a prompt must be an object"),
+        ("/resources/1/uri", 5, 13, "duplicate resource uri \"docs://readme\" (first at /resources/0)"),
+        ("/resources/2/name", 6, 37, "duplicate resource name \"readme\" (first at /resources/0)"),
+        ("/resources/4", 8, 5, "a resource needs a string `uri`"),
+        ("/resourceTemplates/1/uriTemplate", 12, 21, "duplicate resource template uriTemplate \"notes://{id}\""),
+        ("/prompts/1/name", 19, 14, "duplicate prompt name \"summarize\""),
+        ("/prompts/4/x-mcpgen", 22, 76, "`x-mcpgen` of a prompt is an object whose `complete` is an array of names"),
+        ("/resourceTemplates/0/x-mcpgen/complete/1", 11, 85, "\"ident\" is not a variable of its URI template"),
+        ("/resourceTemplates/2/uriTemplate", 13, 21, "\"notes://{id\" is not an RFC 6570 URI template: unclosed expression"),
+        ("/resourceTemplates/3/uriTemplate", 14, 21, "\"notes://all\" has no variables"),
+        ("/resourceTemplates/4", 15, 5, "variables \"path\" and \"Path\" would both be the Rust field `path`"),
+        ("/resourceTemplates/4/x-mcpgen/complete/1", 15, 97, "\"path\" is listed twice"),
+        ("/prompts/0/x-mcpgen/complete/0", 18, 105, "\"subject\" is not an argument of the prompt"),
+        ("/prompts/2/arguments/0/name", 20, 47, "prompt argument name \"file name\" may only hold"),
+        ("/prompts/2/arguments/1/required", 20, 90, "`required` must be true or false"),
+        ("/prompts/2/arguments/2/name", 20, 107, "duplicate prompt argument \"lang\" (first at /prompts/2/arguments/1)"),
+        ("/prompts/3/arguments", 21, 35, "`arguments` must be an array of PromptArgument objects"),
+        ("/prompts/4/arguments/0", 22, 35, "a prompt argument needs a string `name`"),
+        ("/resources/3/x-mcpgen/complete", 7, 73, "a static resource has nothing to complete"),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for w in want {
+        let found = got.iter().find(|g| g.0 == w.0 && g.3.contains(w.3));
+        let Some(g) = found else { panic!("no problem {w:?} in {got:#?}") };
+        assert_eq!((g.1, g.2), (w.1, w.2), "place of {w:?}");
+    }
+}
+
+/// Tools whose method and type names the prompts, templates and static
+/// resources would otherwise take.
+const CLASHING: &str = r#"{
+  "tools": [
+    {"name": "read_resource", "inputSchema": {"type": "object"}},
+    {"name": "prompt_greet", "inputSchema": {"type": "object"}},
+    {"name": "get_greet", "inputSchema": {"type": "object"}},
+    {"name": "list_all_prompts", "inputSchema": {"type": "object"}},
+    {"name": "greet_args", "inputSchema": {"type": "object"}}
+  ],
+  "resources": [{"uri": "docs://readme", "name": "readme"}],
+  "resourceTemplates": [
+    {"uriTemplate": "res://{id}", "name": "resource"},
+    {"uriTemplate": "x://{y}/{z}", "name": "x_y", "x-mcpgen": {"complete": ["z"]}}
+  ],
+  "prompts": [
+    {"name": "greet", "arguments": [{"name": "name"}], "x-mcpgen": {"complete": ["name"]}},
+    {"name": "Greet"},
+    {"name": "x", "arguments": [{"name": "y_z"}], "x-mcpgen": {"complete": ["y_z"]}}
+  ]
+}"#;
+
+fn spec() -> mcpgen::spec::Spec {
+    let path = format!("{}/../shared/mcp-spec/2025-11-25/schema.json", env!("CARGO_MANIFEST_DIR"));
+    mcpgen::spec::Spec::load(std::path::Path::new(&path)).expect("shared schema")
+}
+
+/// Names of the functions of every `trait` and `impl` block of `file`, per block.
+fn functions(file: &syn::File) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for item in &file.items {
+        match item {
+            syn::Item::Trait(t) => out.push(
+                t.items.iter().filter_map(|i| if let syn::TraitItem::Fn(f) = i { Some(f.sig.ident.to_string()) } else { None }).collect(),
+            ),
+            syn::Item::Impl(i) if i.trait_.is_none() => out.push(
+                i.items.iter().filter_map(|i| if let syn::ImplItem::Fn(f) = i { Some(f.sig.ident.to_string()) } else { None }).collect(),
+            ),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn generated_names_never_clash_with_tools_or_each_other() {
+    let m = Manifest::from_str(CLASHING, "clashing.json").unwrap();
+    assert_eq!(manifest::check(&m, "2025-11-25"), vec![], "the naming policy resolves every clash here");
+    let tools = mcpgen::codegen::tools::generate(&m).unwrap();
+    let server = mcpgen::codegen::server::generate(&m, &tools.tools, &spec(), "2025-11-25").unwrap();
+    let server: syn::File = syn::parse2(server).expect("server parses");
+    let handler = functions(&server).into_iter().next().expect("the Handler trait comes first");
+    for name in [
+        "read_resource", "prompt_greet", "get_greet", "list_all_prompts", "greet_args",
+        "read_resource_2", "read_resource_3", "read_x_y", "prompt_greet_2", "prompt_greet_2_2", "prompt_x",
+        "complete_greet_name", "complete_x_y_z", "complete_x_y_z_2",
+    ] {
+        assert!(handler.contains(&name.to_owned()), "Handler lacks {name}: {handler:?}");
+    }
+    let mut client = mcpgen::codegen::client::generate(&tools.tools, &spec(), "2025-11-25").unwrap();
+    client.extend(mcpgen::codegen::surface::client_impl(&m));
+    let client: syn::File = syn::parse2(client).expect("client parses");
+    let methods: Vec<String> = functions(&client).into_iter().flatten().collect();
+    for name in ["read_resource", "read_resource_2", "get_greet", "get_greet_with", "get_greet_2", "list_all_prompts", "list_all_prompts_2", "read_x_y"] {
+        assert!(methods.contains(&name.to_owned()), "Client lacks {name}: {methods:?}");
+    }
+    for (what, names) in [("Handler", handler), ("Client", methods)] {
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "{what} has a name twice: {names:?}");
+    }
+    let types: syn::File = syn::parse2({
+        let mut t = tools.tokens.clone();
+        t.extend(mcpgen::codegen::surface::types(&m));
+        t
+    })
+    .expect("tools.rs parses");
+    let mut defined: Vec<String> = types
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Struct(s) => Some(s.ident.to_string()),
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert!(defined.contains(&"GreetArgs".to_owned()) && defined.contains(&"Greet2Args".to_owned()), "{defined:?}");
+    let count = defined.len();
+    defined.sort();
+    defined.dedup();
+    assert_eq!(defined.len(), count, "a type is defined twice");
+}
+
+#[test]
+fn a_type_name_a_tool_already_has_is_reported_at_the_item() {
+    // The tool's `$defs` type `Args` is named `GreetArgs` by the tool
+    // types, after the prompt's names are chosen.
+    let text = r##"{
+  "tools": [{"name": "greet", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Args"}}, "$defs": {"Args": {"type": "object", "properties": {"n": {"type": "integer"}}}}}}],
+  "prompts": [
+    {"name": "greet"}
+  ]
+}"##;
+    let errors = manifest::check_text(text, "clash.json", "2025-11-25");
+    let got = summary(&errors, "clash.json");
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!((got[0].0.as_str(), got[0].1, got[0].2), ("/prompts/0/name", 4, 14));
+    assert!(got[0].3.contains("would be the Rust type `GreetArgs`, which a tool's types already define"), "{}", got[0].3);
+    // `generate` stops with the same problem instead of emitting code that does not compile.
+    let dir = std::env::temp_dir().join(format!("mcpgen-clash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("clash.json");
+    std::fs::write(&path, text).unwrap();
+    let err = mcpgen::Builder::new().protocol("2025-11-25").manifest(&path).schema_file(
+        format!("{}/../shared/mcp-spec/2025-11-25/schema.json", env!("CARGO_MANIFEST_DIR")),
+    ).generate().unwrap_err();
+    assert!(err.to_string().contains("`GreetArgs`"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
