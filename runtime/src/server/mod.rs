@@ -10,11 +10,15 @@
 //!   entry point, answering nothing, a [`Reply`] now, or a [`Pending`] one;
 //! - drivers: [`Server::serve`] over any message stream (stdio) and, with
 //!   the `streamable-http` feature, the Streamable HTTP service (the `http`
-//!   module, which drives this one).
+//!   module, which drives this one);
+//! - [`Server::notifier`]: run-time list changes and resource updates, to
+//!   the streams drivers gave sessions with [`Server::listen`] and to
+//!   `subscriptions/listen` requests (`notify`).
 //!
 //! Modules depend one way: `config` and `session` know nothing of the
 //! others, `methods` (what each MCP method means) reads them, `engine`
-//! routes messages to `methods`, `stream` drives `engine`.
+//! routes messages to `methods` (and responses to the session's requests
+//! to the client), `stream` drives `engine`.
 
 mod builder;
 mod config;
