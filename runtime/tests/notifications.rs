@@ -157,3 +157,30 @@ async fn stateless_listen_streams_are_acknowledged_tagged_and_filtered() {
     c.send(json!({"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": {"_meta": meta()}})).await;
     assert_eq!(c.recv().await["error"]["code"], -32602);
 }
+
+#[tokio::test]
+async fn the_runtime_client_subscribes_and_hears_updates() {
+    use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
+    let tools = json!([{"name": "trigger", "inputSchema": {"type": "object"}}]);
+    let server = ServerBuilder::new("2025-11-25", tools, Arc::new(Handlers))
+        .server_info(json!({"name": "notifying", "version": "1.0.0"}))
+        .resources(vec![json!({"uri": WATCHED, "name": "watched"})])
+        .build()
+        .unwrap();
+    let notifier = server.notifier();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    tokio::spawn(server.serve(LineTransport::new(sr, sw)));
+    let (cr, cw) = tokio::io::split(client_end);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Value)>();
+    let options = ClientOptions::new(["2025-11-25"]).on_notification(move |method, params| {
+        let _ = tx.send((method.to_owned(), params.clone()));
+    });
+    let client = Client::connect(LineTransport::new(cr, cw), options).await.unwrap();
+    client.subscribe_resource(WATCHED, &CallOptions::new()).await.unwrap();
+    assert_eq!(notifier.resource_updated(WATCHED).await, 1);
+    let (method, params) = rx.recv().await.unwrap();
+    assert_eq!((method.as_str(), &params["uri"]), ("notifications/resources/updated", &json!(WATCHED)));
+    client.unsubscribe_resource(WATCHED, &CallOptions::new()).await.unwrap();
+    assert_eq!(notifier.resource_updated(WATCHED).await, 0);
+}

@@ -1,7 +1,7 @@
 //! Prompts, resources and completion on the client side: `prompts/get`,
 //! `resources/read` and `completion/complete`, decoded into the types the
 //! generated client names (its `<Prompt>Args` in, the revision's
-//! `GetPromptResult` / `ReadResourceResult` out).
+//! `GetPromptResult` / `ReadResourceResult` out); resource subscriptions.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -41,6 +41,24 @@ impl Client {
         decode("resources/read", self.request("resources/read", Some(json!({ "uri": uri })), options).await?)
     }
 
+    /// Reads the resource of URI template `template` (RFC 6570) with the
+    /// variables `params` (an object, e.g. a generated `<Template>Params`).
+    pub async fn read_template<P: Serialize, R: DeserializeOwned>(
+        &self,
+        template: &str,
+        params: &P,
+        options: &CallOptions,
+    ) -> Result<R, ClientError> {
+        let template = crate::uri_template::UriTemplate::parse(template)
+            .map_err(|e| ClientError::unexpected(format!("invalid URI template {template:?}: {e}")))?;
+        let values = match serde_json::to_value(params) {
+            Ok(Value::Object(values)) => values,
+            Ok(other) => return Err(ClientError::unexpected(format!("template variables must be an object, not {other}"))),
+            Err(e) => return Err(ClientError::unexpected(format!("cannot serialise template variables: {e}"))),
+        };
+        self.read_resource(&template.expand(&values), options).await
+    }
+
     /// Asks for completions of `argument` (typed so far: `value`) of the
     /// prompt or template `reference` (`{"type": "ref/prompt", "name": …}`
     /// or `{"type": "ref/resource", "uri": template}`), with other
@@ -60,5 +78,18 @@ impl Client {
         let mut result = self.request("completion/complete", Some(params), options).await?;
         let completion = result.get_mut("completion").map(Value::take).unwrap_or(Value::Null);
         decode("completion/complete", completion)
+    }
+
+    /// Subscribes to updates of the resource at `uri` (stateful era): the
+    /// server then sends `notifications/resources/updated` for it, which
+    /// [`ClientOptions::on_notification`](super::ClientOptions::on_notification)
+    /// receives.
+    pub async fn subscribe_resource(&self, uri: &str, options: &CallOptions) -> Result<(), ClientError> {
+        self.request("resources/subscribe", Some(json!({ "uri": uri })), options).await.map(drop)
+    }
+
+    /// Ends the subscription to `uri`.
+    pub async fn unsubscribe_resource(&self, uri: &str, options: &CallOptions) -> Result<(), ClientError> {
+        self.request("resources/unsubscribe", Some(json!({ "uri": uri })), options).await.map(drop)
     }
 }
