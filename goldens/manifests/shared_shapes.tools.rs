@@ -7,9 +7,9 @@
 pub struct GetCurrentInput {
     pub city: ::std::string::String,
     #[serde(default = "defaults::get_current_input_units")]
-    pub units: GetCurrentInputUnits,
+    pub units: Units,
 }
-///`GetCurrentInputUnits`
+///`Units`: the same values in several places of the tools' schemas.
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -23,14 +23,14 @@ pub struct GetCurrentInput {
     PartialOrd,
     Default
 )]
-pub enum GetCurrentInputUnits {
+pub enum Units {
     #[serde(rename = "metric")]
     #[default]
     Metric,
     #[serde(rename = "imperial")]
     Imperial,
 }
-impl ::std::fmt::Display for GetCurrentInputUnits {
+impl ::std::fmt::Display for Units {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
             Self::Metric => f.write_str("metric"),
@@ -38,7 +38,7 @@ impl ::std::fmt::Display for GetCurrentInputUnits {
         }
     }
 }
-impl ::std::str::FromStr for GetCurrentInputUnits {
+impl ::std::str::FromStr for Units {
     type Err = self::error::ConversionError;
     fn from_str(
         value: &str,
@@ -50,7 +50,7 @@ impl ::std::str::FromStr for GetCurrentInputUnits {
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for GetCurrentInputUnits {
+impl ::std::convert::TryFrom<&str> for Units {
     type Error = self::error::ConversionError;
     fn try_from(
         value: &str,
@@ -58,7 +58,7 @@ impl ::std::convert::TryFrom<&str> for GetCurrentInputUnits {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for GetCurrentInputUnits {
+impl ::std::convert::TryFrom<::std::string::String> for Units {
     type Error = self::error::ConversionError;
     fn try_from(
         value: ::std::string::String,
@@ -71,134 +71,22 @@ impl ::std::convert::TryFrom<::std::string::String> for GetCurrentInputUnits {
 pub struct GetForecastInput {
     pub city: ::std::string::String,
     #[serde(default = "defaults::get_forecast_input_units")]
-    pub units: GetForecastInputUnits,
-}
-///`GetForecastInputUnits`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd,
-    Default
-)]
-pub enum GetForecastInputUnits {
-    #[serde(rename = "metric")]
-    #[default]
-    Metric,
-    #[serde(rename = "imperial")]
-    Imperial,
-}
-impl ::std::fmt::Display for GetForecastInputUnits {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Metric => f.write_str("metric"),
-            Self::Imperial => f.write_str("imperial"),
-        }
-    }
-}
-impl ::std::str::FromStr for GetForecastInputUnits {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "metric" => Ok(Self::Metric),
-            "imperial" => Ok(Self::Imperial),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for GetForecastInputUnits {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for GetForecastInputUnits {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
+    pub units: Units,
 }
 ///Structured result (`structuredContent`) of the `get_forecast` tool.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct GetForecastOutput {
     pub city: ::std::string::String,
     pub high: f64,
-    pub units: GetForecastOutputUnits,
-}
-///`GetForecastOutputUnits`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum GetForecastOutputUnits {
-    #[serde(rename = "metric")]
-    Metric,
-    #[serde(rename = "imperial")]
-    Imperial,
-}
-impl ::std::fmt::Display for GetForecastOutputUnits {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Metric => f.write_str("metric"),
-            Self::Imperial => f.write_str("imperial"),
-        }
-    }
-}
-impl ::std::str::FromStr for GetForecastOutputUnits {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "metric" => Ok(Self::Metric),
-            "imperial" => Ok(Self::Imperial),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for GetForecastOutputUnits {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for GetForecastOutputUnits {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
+    pub units: Units,
 }
 /// Generation of default values for serde.
 pub mod defaults {
-    pub fn get_current_input_units() -> super::GetCurrentInputUnits {
-        super::GetCurrentInputUnits::Metric
+    pub fn get_current_input_units() -> super::Units {
+        super::Units::Metric
     }
-    pub fn get_forecast_input_units() -> super::GetForecastInputUnits {
-        super::GetForecastInputUnits::Metric
+    pub fn get_forecast_input_units() -> super::Units {
+        super::Units::Metric
     }
 }
 /// Error types.

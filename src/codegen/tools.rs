@@ -22,6 +22,7 @@
 //! typify's output that would warn in a `#![deny(warnings)]` crate.
 
 mod cycles;
+mod dedupe;
 pub mod depth;
 mod enums;
 mod fields;
@@ -153,7 +154,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     for e in &own_enums {
         tokens.extend(enums::tokens(e));
     }
-    let tokens = fixup::fixup(renames.restore(tokens));
+    let tokens = dedupe::dedupe(fixup::fixup(renames.restore(tokens)));
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
 }
 

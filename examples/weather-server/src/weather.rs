@@ -50,7 +50,7 @@ fn text(text: impl Into<String>) -> Vec<ContentBlock> {
 
 impl Handler for Weather {
     async fn get_forecast(&self, input: GetForecastInput, _ctx: RequestContext) -> Result<GetForecastOutput, ToolError> {
-        let imperial = input.units == GetForecastInputUnits::Imperial;
+        let imperial = input.units == Units::Imperial;
         let convert = |c: f64| round1(if imperial { to_fahrenheit(c) } else { c });
         let days = (1..=input.days.get())
             .map(|day| {
@@ -65,7 +65,7 @@ impl Handler for Weather {
             .collect::<Result<Vec<_>, ToolError>>()?;
         Ok(GetForecastOutput {
             city: input.city.to_string(),
-            units: if imperial { GetForecastOutputUnits::Imperial } else { GetForecastOutputUnits::Metric },
+            units: input.units,
             days,
         })
     }
