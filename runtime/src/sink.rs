@@ -33,6 +33,13 @@ impl Sink {
         Self { tx: Some(tx), unwritten: Some(unwritten) }
     }
 
+    /// A handle that reaches the same client without keeping its channel
+    /// open: a transport's channel closes when the transport is done with
+    /// it, whoever else holds a [`WeakSink`].
+    pub(crate) fn downgrade(&self) -> WeakSink {
+        WeakSink { tx: self.tx.as_ref().map(mpsc::Sender::downgrade), unwritten: self.unwritten.clone() }
+    }
+
     /// Messages are dropped.
     pub fn discard() -> Self {
         Self { tx: None, unwritten: None }
@@ -80,5 +87,20 @@ impl Sink {
             }
         }
         sent
+    }
+}
+
+/// A [`Sink`] that does not keep its channel open (see [`Sink::downgrade`]).
+#[derive(Debug, Clone)]
+pub(crate) struct WeakSink {
+    tx: Option<mpsc::WeakSender<String>>,
+    unwritten: Option<Arc<AtomicUsize>>,
+}
+
+impl WeakSink {
+    /// The sink, while its channel is open.
+    pub(crate) fn upgrade(&self) -> Option<Sink> {
+        let tx = self.tx.as_ref()?.upgrade()?;
+        Some(Sink { tx: Some(tx), unwritten: self.unwritten.clone() })
     }
 }

@@ -169,3 +169,42 @@ fn invalid_utf8_and_unechoable_ids_over_a_pipe() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// Waits for the server to exit on its own (bounded by [`PATIENCE`]; a
+/// server still running then is killed and the test fails).
+fn exits_by_itself(mut child: Child) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > PATIENCE {
+            let _ = child.kill();
+            panic!("the server did not end after the end of its input");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_end_of_input_ends_the_server_whatever_stdout_is() {
+    let input = requests(3);
+    let file = std::env::temp_dir().join(format!("hostile-stdio-out-{}.jsonl", std::process::id()));
+    for (what, stdout) in [
+        ("a regular file", Stdio::from(std::fs::File::create(&file).unwrap())),
+        ("/dev/null", Stdio::null()),
+        ("a pipe", Stdio::piped()),
+    ] {
+        let mut child = server(Stdio::piped(), stdout);
+        child.stdin.take().unwrap().write_all(&input).unwrap();
+        let out = child.stdout.take();
+        let status = exits_by_itself(child);
+        assert!(status.success(), "stdout {what}: {status}");
+        if let Some(out) = out {
+            assert_eq!(whole_replies(out, 3), 3, "stdout {what}");
+        }
+    }
+    let written = whole_replies(std::fs::File::open(&file).unwrap(), 3);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(written, 3, "every reply in the file");
+}

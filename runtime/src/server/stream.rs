@@ -74,8 +74,10 @@ impl Server {
         };
         let session = self.session();
         let sink = Sink::counted(tx.clone(), Arc::clone(&unwritten));
-        // List changes and resource updates reach the client on the connection.
-        self.listen(&session, sink.clone());
+        // List changes and resource updates reach the client on the
+        // connection, without keeping it open once the input has ended.
+        let weak = sink.downgrade();
+        self.listen_with(&session, move || weak.upgrade().filter(Sink::is_connected));
         let extensions = Arc::new(http::Extensions::new());
 
         let read_result = loop {
