@@ -117,9 +117,12 @@ fn registry(spec: &Spec) -> TokenStream {
         Some((n, p)) => quote! { pub const CONTENT_BLOCK: Option<(&str, &str)> = Some((#n, #p)); },
         None => quote! { pub const CONTENT_BLOCK: Option<(&str, &str)> = None; },
     };
+    let type_names: Vec<&str> = spec.types.values().map(|d| d.name.as_str()).collect();
     quote! {
         /// The type of one content block of a tool result, and its schema pointer.
         #content_const
+        /// Every definition of the revision, by name (what `roundtrip` knows).
+        pub const TYPES: &[&str] = &[#(#type_names),*];
         fn rt<T: serde::Serialize + serde::de::DeserializeOwned>(value: &serde_json::Value) -> ::std::result::Result<serde_json::Value, ::std::string::String> {
             let decoded: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
             serde_json::to_value(&decoded).map_err(|e| e.to_string())

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of fuzz/ (cargo fuzz, libFuzzer, nightly) for
+# SECONDS each (default 30), after seeding the corpora: JSON-RPC messages and
+# protocol examples from the official specification mirror
+# (../shared/mcp-spec, or $MCPGEN_SCHEMA_MIRROR), the shared manifests and
+# the examples' manifests. Corpora live in the untracked fuzz/corpus/; a
+# crash leaves its input in fuzz/artifacts/<target>/ and fails the script.
+#   bash scripts/fuzz.sh            # 30 s per target
+#   bash scripts/fuzz.sh 3600       # an hour per target
+#   bash scripts/fuzz.sh 60 http    # one target
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-30}"
+shift || true
+targets=("$@")
+if [ "${#targets[@]}" -eq 0 ]; then
+    targets=(jsonrpc protocol manifest generate http)
+fi
+mirror="${MCPGEN_SCHEMA_MIRROR:-$PWD/../shared/mcp-spec}"
+export MCPGEN_SCHEMA_MIRROR="$mirror"
+
+# cargo fuzz needs nightly features (-Zsanitizer). A nightly toolchain is
+# used when rustup has one; otherwise the machine's one toolchain is told
+# to accept them (RUSTC_BOOTSTRAP=1), which is what a machine that cannot
+# fetch another toolchain offers.
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    toolchain=(+nightly)
+else
+    toolchain=()
+    export RUSTC_BOOTSTRAP=1
+    echo "fuzz.sh: no nightly toolchain; using $(rustc --version) with RUSTC_BOOTSTRAP=1" >&2
+fi
+if ! command -v cargo-fuzz >/dev/null 2>&1; then
+    echo "fuzz.sh: installing cargo-fuzz" >&2
+    cargo install cargo-fuzz --locked --quiet
+fi
+
+python3 scripts/fuzz_seeds.py "$mirror" fuzz/corpus
+
+# Artifacts of the nightly, instrumented build stay apart from the stable ones.
+export CARGO_TARGET_DIR="$PWD/target/fuzz"
+status=0
+for target in "${targets[@]}"; do
+    echo "fuzz.sh: $target for ${seconds}s"
+    mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
+    if ! (cd fuzz && cargo "${toolchain[@]}" fuzz run "$target" "corpus/$target" -- \
+        -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=65536 -timeout=20 \
+        -artifact_prefix="artifacts/$target/" -print_final_stats=1 2>&1 | tail -n 25); then
+        status=1
+    fi
+    if [ "${PIPESTATUS[0]:-0}" != 0 ] || ls "fuzz/artifacts/$target"/crash-* "fuzz/artifacts/$target"/oom-* "fuzz/artifacts/$target"/timeout-* >/dev/null 2>&1; then
+        echo "fuzz.sh: $target found a failing input in fuzz/artifacts/$target/" >&2
+        status=1
+    fi
+done
+exit "$status"
