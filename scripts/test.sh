@@ -33,7 +33,19 @@ else
 fi
 
 # --no-fail-fast: one failing test binary does not hide the results of the others.
-cargo test --workspace --no-fail-fast "$@"
+status=0
+cargo test --workspace --no-fail-fast "$@" || status=$?
+
+# The official conformance suite's results (server scenarios of both
+# requirement sets, client scenarios), as the tests wrote them.
+for table in target/conformance/*.txt; do
+    [ -f "$table" ] || continue
+    echo "== conformance: $(basename "$table" .txt)"
+    cat "$table"
+done
+if [ "$status" != 0 ]; then
+    exit "$status"
+fi
 
 # Generated code must be clippy-clean: the protocol types of every revision
 # (protocol-tests), the tool types of the shared manifests (tools-tests) and
