@@ -529,13 +529,7 @@ pub fn client(manifest: &Manifest) -> TokenStream {
                 &self,
                 params: super::tools::#params,
             ) -> ::std::result::Result<super::protocol::ReadResourceResult, #err> {
-                let template = ::mcpgen_runtime::uri_template::UriTemplate::parse(#template)
-                    .map_err(|e| ClientError::unexpected(::std::format!("invalid URI template: {e}")))?;
-                let values = match ::mcpgen_runtime::serde_json::to_value(&params) {
-                    ::std::result::Result::Ok(::mcpgen_runtime::serde_json::Value::Object(values)) => values,
-                    _ => ::mcpgen_runtime::serde_json::Map::new(),
-                };
-                self.inner.read_resource(&template.expand(&values), &CallOptions::new()).await
+                self.inner.read_template(#template, &params, &CallOptions::new()).await
             }
         });
     }
