@@ -184,3 +184,18 @@ async fn the_runtime_client_subscribes_and_hears_updates() {
     client.unsubscribe_resource(WATCHED, &CallOptions::new()).await.unwrap();
     assert_eq!(notifier.resource_updated(WATCHED).await, 0);
 }
+
+#[tokio::test]
+async fn a_connection_that_listens_still_ends_when_its_input_ends() {
+    let tools = json!([{"name": "trigger", "inputSchema": {"type": "object"}}]);
+    let server = ServerBuilder::new("2025-11-25", tools, Arc::new(Handlers))
+        .server_info(json!({"name": "notifying", "version": "1.0.0"}))
+        .build()
+        .unwrap();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    let served = tokio::spawn(server.serve(LineTransport::new(sr, sw)));
+    drop(client_end);
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(20), served).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "serve returns at end of input: {ended:?}");
+}

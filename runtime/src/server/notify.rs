@@ -25,8 +25,13 @@ impl Server {
     /// Gives a stateful session a stream for messages outside requests
     /// (list changes, resource updates): a driver calls this with the
     /// connection (stdio) or the session's GET stream (HTTP).
-    pub fn listen(&self, session: &Session, sink: Sink) {
-        self.listen_with(session, move || sink.is_connected().then(|| sink.clone()));
+    ///
+    /// The listener holds the sink weakly: notifications reach it while the
+    /// driver keeps its own `Sink` (and so the channel) alive, and never
+    /// keep a finished connection's channel open.
+    pub fn listen(&self, session: &Session, sink: &Sink) {
+        let weak = sink.downgrade();
+        self.listen_with(session, move || weak.upgrade().filter(Sink::is_connected));
     }
 
     /// [`Server::listen`] with the stream looked up when a notification
