@@ -4,6 +4,7 @@ tools, calls tools, and prints one JSON object per line for each result.
 
     .peers/py/bin/python tests/interop/peers/py_client.py --mode MODE
         [--call NAME [--args JSON]]... [--allow-tool-error] [--no-list]
+        [--surface] [--read URI]... [--prompt NAME [--prompt-args JSON]]...
         [--timeout SECONDS] (--url URL | --stdio CMD [ARGS...])
 
 MODE (how the SDK's Client(mode=...) is set):
@@ -31,6 +32,10 @@ Output lines (stdout), in order:
    "serverInfo": {...}|null, "capabilities": {...}}
   {"event": "tools/list", "tools": [<Tool as on the wire>...]}           (unless --no-list)
   {"event": "tools/call", "name": ..., "arguments": {...}, "result": <CallToolResult as on the wire>}
+  {"event": "resources/list", "resources": [...]}, {"event": "resources/templates/list",
+   "resourceTemplates": [...]}, {"event": "prompts/list", "prompts": [...]}  (with --surface)
+  {"event": "resources/read", "uri": ..., "result": <ReadResourceResult as on the wire>}  (per --read)
+  {"event": "prompts/get", "name": ..., "arguments": {...}, "result": <GetPromptResult as on the wire>}
   {"event": "error", "stage": ..., "error": "..."}                        (then exit 1)
 Exit status 0 when everything succeeded; 1 on any failure, including a tool
 result with isError: true unless --allow-tool-error; 2 on usage errors. The
@@ -101,14 +106,28 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--allow-tool-error", action="store_true", help="a result with isError: true is not a failure")
     parser.add_argument("--no-list", action="store_true", help="do not send tools/list")
+    parser.add_argument(
+        "--surface", action="store_true", help="list every resource, resource template and prompt"
+    )
+    parser.add_argument("--read", action="append", default=[], metavar="URI", help="read this resource (repeatable)")
+    parser.add_argument("--prompt", action="append", default=[], metavar="NAME", help="get this prompt (repeatable)")
+    parser.add_argument(
+        "--prompt-args",
+        action="append",
+        default=[],
+        metavar="JSON",
+        help="arguments (a JSON object of strings) for the preceding --prompt; default {}",
+    )
     parser.add_argument("--no-discover", action="store_true", help="--mode 2026-07-28: adopt without server/discover")
     parser.add_argument("--timeout", type=float, default=30.0, help="overall timeout in seconds (default 30)")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--url", nargs="?", const="", metavar="URL", help="Streamable HTTP endpoint")
     target.add_argument("--stdio", nargs=argparse.REMAINDER, metavar="CMD", help="server command and its arguments")
 
-    # Pair each --args with the --call before it.
+    # Pair each --args with the --call before it, each --prompt-args with
+    # the --prompt before it.
     calls: list[tuple[str, str]] = []
+    prompts: list[tuple[str, str]] = []
     for i, arg in enumerate(argv):
         if arg == "--stdio":
             break
@@ -118,6 +137,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             if not calls:
                 parser.error("--args must follow a --call")
             calls[-1] = (calls[-1][0], argv[i + 1])
+        elif arg == "--prompt" and i + 1 < len(argv):
+            prompts.append((argv[i + 1], "{}"))
+        elif arg == "--prompt-args" and i + 1 < len(argv):
+            if not prompts:
+                parser.error("--prompt-args must follow a --prompt")
+            prompts[-1] = (prompts[-1][0], argv[i + 1])
     args = parser.parse_args(argv)
     if args.stdio is not None and not args.stdio:
         parser.error("--stdio needs a command")
@@ -132,6 +157,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         if not isinstance(value, dict):
             parser.error(f"--args for {name} must be a JSON object")
         args.calls.append((name, value))
+    args.prompts = []
+    for name, raw in prompts:
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as e:
+            parser.error(f"--prompt-args for {name} is not JSON: {e}")
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            parser.error(f"--prompt-args for {name} must be a JSON object of strings")
+        args.prompts.append((name, value))
     if args.context_calls:
         try:
             context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT", "{}"))
@@ -195,6 +229,29 @@ async def run(args: argparse.Namespace) -> int:
                 if result.is_error and not args.allow_tool_error:
                     print(f"py_client: tool {name} returned isError: true", file=sys.stderr)
                     failed = True
+            if args.surface:
+                for method, key, attr, lister in (
+                    ("resources/list", "resources", "resources", client.list_resources),
+                    ("resources/templates/list", "resourceTemplates", "resource_templates", client.list_resource_templates),
+                    ("prompts/list", "prompts", "prompts", client.list_prompts),
+                ):
+                    stage = method
+                    items: list[Any] = []
+                    cursor = None
+                    while True:
+                        page = await lister(cursor=cursor)
+                        items.extend(wire(item) for item in getattr(page, attr))
+                        cursor = page.next_cursor
+                        if cursor is None:
+                            break
+                    emit({"event": method, key: items})
+            for uri in args.read:
+                stage = f"resources/read {uri}"
+                emit({"event": "resources/read", "uri": uri, "result": wire(await client.read_resource(uri))})
+            for name, arguments in args.prompts:
+                stage = f"prompts/get {name}"
+                result = await client.get_prompt(name, arguments)
+                emit({"event": "prompts/get", "name": name, "arguments": arguments, "result": wire(result)})
     except DriverError as e:
         emit({"event": "error", "stage": e.stage, "error": str(e)})
         print(f"py_client: {e.stage}: {e}", file=sys.stderr)
