@@ -15,6 +15,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
+use crate::codegen::docs;
 use crate::codegen::tools::ToolBinding;
 use crate::error::{Error, Result};
 use crate::naming;
@@ -111,24 +112,22 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
             Some(out) => (type_path(out)?, quote!(call_structured)),
             None => (quote!(Vec<super::protocol::#content>), quote!(call_content)),
         };
-        let summary = format!(" Calls tool `{wire}`.");
-        let detail = doc_line(&tool.tool).map(|d| format!(" {d}")).map(|d| quote!(#[doc = ""] #[doc = #d]));
+        let summary = format!("Calls tool `{wire}`.");
+        let detail = doc_line(&tool.tool).unwrap_or_default();
         let returns = if tool.output.is_some() {
-            " Returns `structuredContent`, checked against the tool's `outputSchema`."
+            "Returns `structuredContent`, checked against the tool's `outputSchema`."
         } else {
-            " Returns the result's content blocks."
+            "Returns the result's content blocks."
         };
-        let with_doc = format!(" Calls tool `{wire}` with per-call options (timeout, progress).");
+        let docs = docs::doc_attrs([summary.as_str(), detail.as_str(), returns]);
+        let with_doc = docs::doc_attrs([format!("Calls tool `{wire}` with per-call options (timeout, progress).").as_str()]);
         methods.push(quote! {
-            #[doc = #summary]
-            #detail
-            #[doc = ""]
-            #[doc = #returns]
+            #docs
             pub async fn #plain(&self, input: #input_ty) -> Result<#output_ty, ClientError> {
                 self.#with(input, CallOptions::new()).await
             }
 
-            #[doc = #with_doc]
+            #with_doc
             pub async fn #with(
                 &self,
                 input: #input_ty,

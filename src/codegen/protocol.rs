@@ -79,13 +79,7 @@ fn type_ident(name: &str) -> Ident {
 }
 
 fn doc_attr(doc: Option<&str>) -> TokenStream {
-    match doc {
-        Some(text) if !text.trim().is_empty() => {
-            let lines = text.lines().map(|l| format!(" {}", l.trim_end()));
-            quote! { #( #[doc = #lines] )* }
-        }
-        _ => TokenStream::new(),
-    }
+    crate::codegen::docs::doc_attrs(doc)
 }
 
 fn const_tokens(c: &ConstValue) -> TokenStream {

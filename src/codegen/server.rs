@@ -63,7 +63,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             ),
         };
         methods.push(quote! {
-            #(#[doc = #docs])*
+            #docs
             fn #method(
                 &self,
                 input: super::tools::#input,
@@ -230,25 +230,13 @@ fn ident(name: &str, manifest: &Manifest, pointer: &str) -> Result<Ident> {
     })
 }
 
-/// Doc lines of a trait method: the tool's title and description.
-fn method_docs(binding: &ToolBinding) -> Vec<String> {
-    let mut lines = Vec::new();
+/// Doc attributes of a trait method: the tool's title, description and
+/// wire name.
+fn method_docs(binding: &ToolBinding) -> TokenStream {
     let title = binding.tool.get("title").and_then(Value::as_str);
     let description = binding.tool.get("description").and_then(Value::as_str);
-    if let Some(title) = title {
-        lines.push(format!(" {title}"));
-    }
-    if let Some(description) = description {
-        if !lines.is_empty() {
-            lines.push(String::new());
-        }
-        lines.extend(description.lines().map(|l| format!(" {}", l.trim_end())));
-    }
-    if !lines.is_empty() {
-        lines.push(String::new());
-    }
-    lines.push(format!(" Tool `{}`.", binding.name));
-    lines
+    let name = format!("Tool `{}`.", binding.name);
+    crate::codegen::docs::doc_attrs(title.into_iter().chain(description).chain([name.as_str()]))
 }
 
 /// The `server_info()` function (the manifest's `server` as data: one
