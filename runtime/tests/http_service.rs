@@ -428,6 +428,34 @@ async fn stateless_param_headers_must_mirror_annotated_arguments() {
     assert_header_mismatch(&r, "header for an argument not in the body");
 }
 
+/// The Base64 cases of the transport's test-case table, as the official
+/// conformance suite sends them: the sentinel form is decoded, malformed
+/// Base64 (missing padding, characters outside the alphabet) is a 400
+/// HeaderMismatch, and a value that is not wholly wrapped is literal.
+#[tokio::test]
+async fn stateless_param_header_base64_is_strict_and_only_in_the_sentinel() {
+    let h = start(HttpConfig::default()).await;
+    let route = |region: &str, header: &str| call(8, "route", json!({"region": region})).header("Mcp-Param-Region", header);
+
+    let r = h.send(&route("Hello", "=?base64?SGVsbG8=?=")).await;
+    assert_eq!(r.status(), 200, "valid Base64: {}", r.text());
+    assert!(r.json()["result"]["content"][0]["text"].as_str().unwrap().contains("Hello"), "{}", r.text());
+
+    let r = h.send(&route("Hello", "=?base64?SGVsbG8?=")).await;
+    assert_header_mismatch(&r, "Base64 without its padding");
+    let r = h.send(&route("Hello", "=?base64?SGVs!!!bG8=?=")).await;
+    assert_header_mismatch(&r, "characters outside the Base64 alphabet");
+    let r = h.send(&route("Hello", "=?base64?SGVsbG8==?=")).await;
+    assert_header_mismatch(&r, "too much padding");
+
+    let r = h.send(&route("SGVsbG8=", "SGVsbG8=")).await;
+    assert_eq!(r.status(), 200, "no sentinel: the value is literal: {}", r.text());
+    let r = h.send(&route("=?base64?SGVsbG8=", "=?base64?SGVsbG8=")).await;
+    assert_eq!(r.status(), 200, "no closing ?=: the value is literal: {}", r.text());
+    let r = h.send(&route("Hello", "SGVsbG8=")).await;
+    assert_header_mismatch(&r, "a literal value is not decoded");
+}
+
 #[tokio::test]
 async fn stateless_unsupported_version_is_400_32022_listing_supported() {
     let h = start(HttpConfig::default()).await;
@@ -938,4 +966,47 @@ async fn shutdown_ends_serving_and_open_sse_streams() {
     assert!(rest.iter().all(|e| matches!(e, Event::Comment(_))), "{rest:?}");
     assert!(idle.closed().await, "the idle connection is closed");
     assert!(within("connect after shutdown", tokio::net::TcpStream::connect(addr)).await.is_err(), "the listener is closed");
+}
+
+#[tokio::test]
+async fn bodies_read_at_once_are_held_to_a_budget_503_past_it() {
+    use tokio::io::AsyncWriteExt;
+    let h = start(HttpConfig::default().max_body_bytes(1000).max_buffered_bytes(1000)).await;
+    let request = |id: i64| {
+        call(id, "quick", json!({"text": "hi"}))
+            .header("MCP-Protocol-Version", MODERN)
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "quick")
+    };
+
+    // A slow client declares 900 bytes and sends a few: they stay reserved.
+    let mut slow = tokio::net::TcpStream::connect(h.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 900\r\n\r\n{{\"jsonrpc\""
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    // (The server reserves the share once it has read the head.)
+    let r = within("the slow body holds its share of the budget", async {
+        loop {
+            let r = send(h.addr, &request(2)).await;
+            if r.status() != 200 {
+                break r;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert_eq!(r.status(), 503, "past the budget: {}", r.text());
+    assert_eq!(r.header("retry-after"), Some("1"));
+    assert_eq!(r.rpc_code(), Some(-32603), "{}", r.text());
+
+    // The slow client goes away: its share comes back.
+    drop(slow);
+    within("the budget is released", async {
+        while send(h.addr, &request(3)).await.status() != 200 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
 }

@@ -81,6 +81,11 @@ pub struct HttpConfig {
     pub allowed_origins: Allow,
     /// Largest request body; larger ones are answered 413.
     pub max_body_bytes: usize,
+    /// Request bodies being read and handled at once, in bytes at most
+    /// (a body without `Content-Length` counts as `max_body_bytes`); a
+    /// request past it is answered 503 with `Retry-After`, so memory
+    /// stays bounded however many connections send at once.
+    pub max_buffered_bytes: usize,
     /// Live stateful sessions at most; more are answered 503.
     pub max_sessions: usize,
     /// A stateful session unused this long (and with nothing in flight) ends.
@@ -105,6 +110,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_buffered_bytes", &self.max_buffered_bytes)
             .field("max_sessions", &self.max_sessions)
             .field("session_idle", &self.session_idle)
             .field("keep_alive", &self.keep_alive)
@@ -122,6 +128,7 @@ impl Default for HttpConfig {
             allowed_hosts: Allow::local(),
             allowed_origins: Allow::local(),
             max_body_bytes: 4 << 20,
+            max_buffered_bytes: 64 << 20,
             max_sessions: 1024,
             session_idle: Duration::from_secs(30 * 60),
             keep_alive: Duration::from_secs(15),
@@ -169,6 +176,12 @@ impl HttpConfig {
     /// Sets the largest request body.
     pub fn max_body_bytes(mut self, n: usize) -> Self {
         self.max_body_bytes = n;
+        self
+    }
+
+    /// Sets the most request-body bytes read and handled at once.
+    pub fn max_buffered_bytes(mut self, n: usize) -> Self {
+        self.max_buffered_bytes = n;
         self
     }
 

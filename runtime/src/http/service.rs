@@ -52,6 +52,9 @@ struct Inner {
     /// Per tool, its `x-mcp-header` annotated parameters.
     param_headers: std::collections::HashMap<String, Vec<ParamHeader>>,
     shutdown: CancellationToken,
+    /// Request-body bytes that may be read and handled at once (permits
+    /// are bytes; see [`HttpConfig::max_buffered_bytes`]).
+    body_budget: Arc<tokio::sync::Semaphore>,
     /// Whether the session store's events are being listened to.
     listening: AtomicBool,
     /// This service itself, for the tasks it starts.
@@ -77,12 +80,15 @@ impl HttpService {
             })
             .collect();
         let sessions = Sessions::new(config.max_sessions, config.session_idle);
+        let budget = config.max_buffered_bytes.min(tokio::sync::Semaphore::MAX_PERMITS);
+        let body_budget = Arc::new(tokio::sync::Semaphore::new(budget));
         let inner = Arc::new_cyclic(|me| Inner {
             server,
             config,
             sessions,
             param_headers,
             shutdown: CancellationToken::new(),
+            body_budget,
             listening: AtomicBool::new(false),
             me: me.clone(),
         });
@@ -405,6 +411,13 @@ impl Inner {
         if declared.is_some_and(|n| n > limit as u64) {
             return too_large();
         }
+        // Held until the request is handled: bodies in memory stay within
+        // the budget whatever the number of connections.
+        let cost = declared.map_or(limit, |n| n as usize).clamp(1, self.config.max_buffered_bytes.max(1));
+        let permit = u32::try_from(cost).ok().and_then(|n| Arc::clone(&self.body_budget).try_acquire_many_owned(n).ok());
+        let Some(_budget) = permit else {
+            return unavailable("the server is reading too many request bodies at once; retry shortly", "1");
+        };
         let bytes = match http_body_util::Limited::new(body, limit).collect().await {
             Ok(collected) => collected.to_bytes(),
             Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
@@ -494,12 +507,7 @@ impl Inner {
             return error(StatusCode::BAD_REQUEST, &e);
         }
         let Ok((id, entry)) = self.sessions.open(self.server.session(), principal.map(|p| p.subject)) else {
-            let mut response = error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &RpcError::internal(format!("too many sessions (at most {}); retry later", self.config.max_sessions)),
-            );
-            response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
-            return response;
+            return unavailable(&format!("too many sessions (at most {}); retry later", self.config.max_sessions), "5");
         };
         // List changes and resource updates go to the session's GET
         // stream while one is open.
@@ -699,5 +707,12 @@ fn sse_response(body: HttpBody) -> Response<HttpBody> {
     h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// 503 with `Retry-After` (seconds) and a JSON-RPC error saying why.
+fn unavailable(why: &str, retry_after: &'static str) -> Response<HttpBody> {
+    let mut response = error(StatusCode::SERVICE_UNAVAILABLE, &RpcError::internal(why));
+    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static(retry_after));
     response
 }
