@@ -766,7 +766,7 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
     let mut rest = s.as_bytes();
     out.reserve(rest.len() + 2);
     out.push(b'"');
-    while let Some(at) = rest.iter().position(|&b| ESCAPED[usize::from(b)]) {
+    while let Some(at) = first_escaped(rest, &ESCAPED) {
         out.extend_from_slice(&rest[..at]);
         let b = rest[at];
         match b {
@@ -783,6 +783,28 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
     }
     out.extend_from_slice(rest);
     out.push(b'"');
+}
+
+/// The index of the first byte of `bytes` that `table` marks. Eight bytes
+/// at a time while none of them can be one (no control byte, `"` or `\\`),
+/// then byte by byte: long texts without escapes are skipped cheaply.
+fn first_escaped(bytes: &[u8], table: &[bool; 256]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        // A byte below 0x20 or equal to 0x22 or 0x5c makes the matching
+        // test non-zero (it may also flag bytes after it: only a hint).
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let quote = (word ^ (ONES * 0x22)).wrapping_sub(ONES) & !(word ^ (ONES * 0x22));
+        let backslash = (word ^ (ONES * 0x5c)).wrapping_sub(ONES) & !(word ^ (ONES * 0x5c));
+        if (control | quote | backslash) & HIGH != 0 {
+            break;
+        }
+        at += 8;
+    }
+    bytes[at..].iter().position(|&b| table[usize::from(b)]).map(|i| at + i)
 }
 
 /// [`push_json_str`] into a `String`.
@@ -1156,6 +1178,20 @@ mod tests {
             let mut out = String::new();
             push_json_string(&mut out, s);
             assert_eq!(out, serde_json::to_string(s).unwrap());
+        }
+        // Long texts are scanned eight bytes at a time: every byte that
+        // needs escaping (and some that do not) at every offset of a word.
+        for special in (0u8..0x20).chain([b'"', b'\\', b'!', b'#', b'[', b']', 0x7f]) {
+            for at in 0..24 {
+                let mut text = "abcdéfgh".repeat(3);
+                if !text.is_char_boundary(at) {
+                    continue;
+                }
+                text.insert(at, char::from(special));
+                let mut out = Vec::new();
+                push_json_str(&mut out, &text);
+                assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap(), "{text:?}");
+            }
         }
         for id in [json!(0), json!(7), json!(u64::MAX), json!(-1), json!(i64::MIN), json!("a\"b"), json!(1.5), json!(null)] {
             let mut head = String::from_utf8(response_head(&id, 0)).unwrap();

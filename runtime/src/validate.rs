@@ -6,6 +6,7 @@
 //! draft-07 before 2025-11-25 and 2020-12 from it on. Validation reports
 //! every failing field with its instance path (a JSON pointer) and why.
 
+use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
 use jsonschema::Draft;
@@ -103,7 +104,13 @@ impl SchemaValidator {
         let mut errors: Vec<FieldError> = self
             .inner
             .iter_errors(instance)
-            .map(|e| FieldError::new(e.instance_path().as_str(), e.to_string()))
+            .map(|e| {
+                // Written into room for a typical message at once (rather
+                // than grown from empty, as `to_string` does).
+                let mut message = String::with_capacity(96);
+                let _ = write!(message, "{e}");
+                FieldError { path: e.instance_path().as_str().to_owned(), message }
+            })
             .collect();
         if errors.is_empty() {
             errors.push(FieldError::new("", "value does not match the schema"));
@@ -114,7 +121,12 @@ impl SchemaValidator {
 
 /// Text naming each failing field and why, for a model to correct itself.
 pub fn describe(tool: &str, errors: &[FieldError]) -> String {
-    let mut text = format!("Invalid arguments for tool {tool}:");
+    const HEAD: &str = "Invalid arguments for tool ";
+    let size = errors.iter().map(|e| e.path.len().max(6) + e.message.len() + 4).sum::<usize>();
+    let mut text = String::with_capacity(HEAD.len() + tool.len() + 1 + size);
+    text.push_str(HEAD);
+    text.push_str(tool);
+    text.push(':');
     for e in errors {
         text.push_str("\n- ");
         let path = if e.path.is_empty() { "(root)" } else { e.path.as_str() };
