@@ -146,7 +146,10 @@ fn same_value(body: &Value, text: &str) -> bool {
     }
 }
 
-/// Standard Base64 (with or without padding); `None` when malformed.
+/// Standard Base64 (RFC 4648 §4) with its padding: the length is a
+/// multiple of four and `=` only pads the last group; `None` when
+/// malformed (the transport's test-case table rejects `SGVsbG8` for its
+/// missing padding).
 pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
     fn sextet(c: u8) -> Option<u32> {
         Some(match c {
@@ -159,7 +162,7 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
         } as u32)
     }
     let body = text.trim_end_matches('=');
-    if text.len() - body.len() > 2 || body.len() % 4 == 1 {
+    if text.len() % 4 != 0 || text.len() - body.len() > 2 || body.len() % 4 == 1 {
         return None;
     }
     let mut out = Vec::with_capacity(body.len() * 3 / 4);
@@ -198,8 +201,15 @@ mod tests {
         assert_eq!(base64_decode("SGVsbG8sIOS4lueVjA==").unwrap(), "Hello, 世界".as_bytes());
         assert_eq!(base64_decode("IHBhZGRlZCA=").unwrap(), b" padded ");
         assert_eq!(base64_decode("bGluZTEKbGluZTI=").unwrap(), b"line1\nline2");
+        assert_eq!(base64_decode("").unwrap(), b"");
         assert!(base64_decode("a").is_none());
         assert!(base64_decode("a$==").is_none());
+        // Padding is required, and only at the end.
+        assert_eq!(base64_decode("SGVsbG8=").unwrap(), b"Hello");
+        assert!(base64_decode("SGVsbG8").is_none());
+        assert!(base64_decode("SGVsbG8==").is_none());
+        assert!(base64_decode("SGVs!!!bG8=").is_none());
+        assert!(base64_decode("SG=sbG8=").is_none());
     }
 
     #[test]
