@@ -205,3 +205,69 @@ fn invalid_manifests_are_errors_not_panics() {
     assert!(missing.message.contains("no object `inputSchema`"), "{}", missing.message);
     assert!(missing.hint.unwrap().contains("mcpgen manifest check"));
 }
+
+/// The 2020-12 vocabulary of the conformance suite's `json_schema_2020_12_tool`:
+/// `$defs` with `$anchor`, `allOf`/`anyOf` and `if`/`then`/`else` around
+/// plain properties. The conditionals only narrow validity (the server's
+/// validator checks them), so the arguments are typed without a warning.
+#[test]
+fn conditionals_and_composition_of_2020_12_keep_typed_arguments() {
+    let out = run(json!([{ "name": "contact", "inputSchema": {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"city": {"type": "string"}}}},
+        "properties": {
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    }}]));
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let code = code(&out);
+    assert!(!code.contains("serde_json::Map"), "{code}");
+    assert!(code.contains("pub struct ContactAddress"), "{code}");
+    assert!(code.contains("phone: ::std::string::String,"), "{code}");
+    assert!(code.contains("email: ::std::string::String,"), "{code}");
+    assert!(code.contains("contact_method: ::std::option::Option<"), "{code}");
+}
+
+/// Properties only a conditional branch declares are no fields: a warning
+/// says so, at the branch. Properties named like the keywords stay fields.
+#[test]
+fn properties_only_a_branch_declares_are_reported() {
+    let out = run(json!([{ "name": "cond", "inputSchema": {
+        "type": "object",
+        "properties": {"if": {"type": "string"}, "then": {"type": "integer"}},
+        "if": {"required": ["if"]},
+        "then": {"properties": {"extra": {"type": "string"}}},
+        "else": {"properties": {"then": {"minimum": 1}}}
+    }}]));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    let w = &out.warnings[0];
+    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema/then"));
+    assert!(w.message.contains("(extra)"), "{}", w.message);
+    let code = code(&out);
+    assert!(code.contains("pub if_: ::std::option::Option<::std::string::String>"), "{code}");
+    assert!(code.contains("pub then: ::std::option::Option<i64>"), "{code}");
+}
+
+/// A property that fails on its own is reported under its declared name and
+/// pointer, not the marker typify saw.
+#[test]
+fn a_renamed_property_is_reported_as_declared() {
+    let out = run(json!([{ "name": "odd", "inputSchema": {
+        "type": "object",
+        "properties": {"Self": {"not": {"type": "string"}}, "n": {"type": "integer"}}
+    }}]));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    let w = &out.warnings[0];
+    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema/properties/Self"));
+    assert!(w.message.contains("property `Self` is typed"), "{}", w.message);
+    assert!(!w.message.contains("zmcpgen"), "{}", w.message);
+}

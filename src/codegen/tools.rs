@@ -317,9 +317,11 @@ fn tool_batch(
                     any["description"] = d.clone();
                 }
                 *slot = any;
-                let pointer = format!("{}/{key}/properties/{}", tool.pointer, crate::error::pointer_token(&prop));
+                // Diagnostics name the property as declared, not its marker.
+                let wire = context.renames.wire_of(&prop).unwrap_or(&prop);
+                let pointer = format!("{}/{key}/properties/{}", tool.pointer, crate::error::pointer_token(wire));
                 warnings.push(
-                    m.error_at(&pointer, format!("tool `{}`: property `{prop}` is typed as `serde_json::Value`: {why}", tool.name))
+                    m.error_at(&pointer, format!("tool `{}`: property `{wire}` is typed as `serde_json::Value`: {why}", tool.name))
                         .with_hint("simplify this property's schema to get a typed field"),
                 );
             }

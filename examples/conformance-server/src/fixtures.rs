@@ -68,6 +68,23 @@ impl crate::server::Handler for Fixtures {
         Err(ToolError::new("This tool intentionally returns an error for testing"))
     }
 
+    async fn json_schema_2020_12_tool(
+        &self,
+        input: JsonSchema202012ToolInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let contact = match input {
+            JsonSchema202012ToolInput::Variant0 { phone, .. } => format!("phone {phone}"),
+            JsonSchema202012ToolInput::Variant1 { email, .. } => format!("email {email}"),
+        };
+        Ok(vec![text(&format!("Contact by {contact}"))])
+    }
+
+    async fn test_custom_headers(&self, input: TestCustomHeadersInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        let priority = input.priority.map_or_else(|| "none".to_owned(), |p| p.to_string());
+        Ok(vec![text(&format!("region={} priority={priority}", input.region))])
+    }
+
     async fn test_tool_with_progress(
         &self,
         _: TestToolWithProgressInput,

@@ -109,6 +109,67 @@ fn tempfile_dir(revision: &str) -> PathBuf {
     dir
 }
 
+/// Scenarios no requirement set holds, each run alone for 2026-07-28 against
+/// one server; every check they report must pass. The table goes to
+/// `target/conformance/scenarios-2026-07-28.txt`.
+const SCENARIOS: &[(&str, usize)] = &[("json-schema-2020-12", 7), ("http-custom-header-server-validation", 9)];
+
+fn run_scenarios() {
+    let Some(script) = suite() else { return };
+    let (_server, url) = start();
+    let out = tempfile_dir("scenarios-2026-07-28");
+    let mut failures = Vec::new();
+    for &(scenario, at_least) in SCENARIOS {
+        let dir = out.join(scenario);
+        let output = Command::new("bash")
+            .arg(&script)
+            .args(["server", "--url", &url, "--scenario", scenario, "--spec-version", "2026-07-28", "-o"])
+            .arg(&dir)
+            .current_dir(&out)
+            .output()
+            .expect("run the conformance suite");
+        let checks = read_checks(&dir);
+        let bad: Vec<String> = checks
+            .iter()
+            .filter(|c| c["status"] != "SUCCESS")
+            .map(|c| format!("{} {} {}: {}", c["status"], c["id"], c["name"], c["errorMessage"]))
+            .collect();
+        if checks.len() < at_least || !bad.is_empty() {
+            failures.push(format!(
+                "{scenario}: {} checks, {} not passed:\n  {}\n{}{}",
+                checks.len(),
+                bad.len(),
+                bad.join("\n  "),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+    }
+    let table = Command::new("python3")
+        .arg(repo().join("tests/interop/peers/conformance_table.py"))
+        .arg(&out)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let report_dir = repo().join("target/conformance");
+    let _ = std::fs::create_dir_all(&report_dir);
+    let _ = std::fs::write(report_dir.join("scenarios-2026-07-28.txt"), &table);
+    assert!(failures.is_empty(), "{}\n{table}", failures.join("\n"));
+}
+
+/// Every check of the `checks.json` files under `dir`.
+fn read_checks(dir: &Path) -> Vec<serde_json::Value> {
+    let mut checks = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let file = entry.path().join("checks.json");
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            let parsed: Vec<serde_json::Value> = serde_json::from_str(&text).expect("checks.json is a list of checks");
+            checks.extend(parsed);
+        }
+    }
+    checks
+}
+
 #[test]
 fn requirements_2025_11_25() {
     run("2025-11-25");
@@ -117,4 +178,9 @@ fn requirements_2025_11_25() {
 #[test]
 fn requirements_2026_07_28() {
     run("2026-07-28");
+}
+
+#[test]
+fn scenarios_outside_the_requirement_sets_2026_07_28() {
+    run_scenarios();
 }

@@ -61,6 +61,11 @@ impl Renames {
         unreachable!("an unbounded range always yields a free hash")
     }
 
+    /// The wire name of the property whose key is the marker `key`.
+    pub fn wire_of(&self, key: &str) -> Option<&str> {
+        self.by_hash.values().find(|r| r.snake == key).map(|r| r.wire.as_str())
+    }
+
     /// Whether no property was renamed.
     pub fn is_empty(&self) -> bool {
         self.by_hash.is_empty()

@@ -16,6 +16,11 @@
 //! still enforced at run time by the server's validator, which sees the
 //! declared schema; the Rust type is a plain `String` or map. 2020-12
 //! tuples (`prefixItems`) are rewritten to the draft-07 form typify reads.
+//! The conditional keywords `if`/`then`/`else`, which typify does not
+//! implement, are removed too: they only narrow which instances are valid,
+//! so the type of the schema around them holds every valid instance. A
+//! branch that declares properties of its own gets a note, since those are
+//! no fields of the Rust type.
 //!
 //! Also here, so that whatever the schema, typify's output compiles:
 //! properties get the field names mcpgen decides ([`super::fields`]);
@@ -39,8 +44,24 @@ use crate::manifest::RefIndex;
 use crate::naming::{self, Scope};
 
 /// Keywords removed before typify sees a schema (see the module docs).
-pub const STRIPPED: &[&str] =
-    &["$schema", "$id", "$anchor", "$comment", "$defs", "definitions", "format", "pattern", "patternProperties", "x-rust-type"];
+pub const STRIPPED: &[&str] = &[
+    "$schema",
+    "$id",
+    "$anchor",
+    "$comment",
+    "$defs",
+    "definitions",
+    "format",
+    "pattern",
+    "patternProperties",
+    "x-rust-type",
+    "if",
+    "then",
+    "else",
+];
+
+/// The conditional keywords among [`STRIPPED`].
+const CONDITIONALS: &[&str] = &["if", "then", "else"];
 
 /// The definitions of one schema document: `(type name, schema)` with the
 /// root first.
@@ -147,6 +168,26 @@ impl Rewriter<'_, '_> {
     /// stripped keywords removed, nested titles prefixed with the base,
     /// properties keyed for typify (with `inherited`, the plan of the
     /// object an inline `allOf` member is merged into).
+    /// Notes the properties a `then`/`else` branch declares that the
+    /// schema `around` it does not: they are no fields of the Rust type.
+    fn note_branch_properties(&mut self, around: &Map<String, Value>, keyword: &str, branch: &Value, at: &str) {
+        let declared = around.get("properties").and_then(Value::as_object);
+        let Some(own) = branch.get("properties").and_then(Value::as_object) else { return };
+        let extra: Vec<&str> =
+            own.keys().filter(|name| !declared.is_some_and(|d| d.contains_key(*name))).map(String::as_str).collect();
+        if extra.is_empty() {
+            return;
+        }
+        self.notes.push(Note {
+            pointer: format!("{at}/{keyword}"),
+            message: format!(
+                "this conditional branch declares properties the schema's `properties` do not ({}); they are not fields of the Rust type (the server still validates them)",
+                extra.join(", ")
+            ),
+            hint: "declare them in the schema's `properties` as well to get typed fields",
+        });
+    }
+
     fn rewrite(&mut self, v: &Value, at: &str, top: bool, inherited: Option<&Plan>) -> Value {
         let o = match v {
             Value::Object(o) => o,
@@ -176,6 +217,9 @@ impl Rewriter<'_, '_> {
         // the `extra` map (see `naming::MAX_WIRE_NAME`).
         let mut long_names = false;
         for (k, child) in o {
+            if CONDITIONALS.contains(&k.as_str()) && k != "if" {
+                self.note_branch_properties(o, k, child, at);
+            }
             if STRIPPED.contains(&k.as_str()) {
                 continue;
             }
