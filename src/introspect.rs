@@ -2,11 +2,14 @@
 //!
 //! Starts the command, performs the handshake (offering the newest
 //! `initialize`-based revision and accepting any older one), pages through
-//! `tools/list` and returns a manifest: the tools exactly as served, in the
-//! server's order (unknown fields kept), and a `server` object from the
-//! server's `serverInfo` and `instructions`. The server's stderr is
+//! the lists the server declares (see [`LISTS`]: `tools/list`,
+//! `resources/list`, `resources/templates/list`, `prompts/list`) and
+//! returns a manifest: every item exactly as served, in the server's order
+//! (unknown fields kept), under the manifest's section names (`tools`,
+//! `resources`, `resourceTemplates`, `prompts`), and a `server` object from
+//! the server's `serverInfo` and `instructions`. The server's stderr is
 //! captured and quoted when something goes wrong. The client engine's
-//! limits apply (message size, `tools/list` pages and tools), so a server
+//! limits apply (message size, pages and items of each list), so a server
 //! that writes without end or pages forever fails with an error naming the
 //! limit and the method, not with memory exhaustion.
 //!
@@ -40,7 +43,8 @@ pub struct Introspect {
 /// A manifest read from a live server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Introspected {
-    /// The manifest document (`server` and `tools`).
+    /// The manifest document (`server`, `tools` and the other sections
+    /// the server declared).
     pub manifest: Value,
     /// The negotiated protocol revision.
     pub protocol_version: String,
@@ -56,8 +60,77 @@ impl Introspected {
 
     /// Number of tools.
     pub fn tool_count(&self) -> usize {
-        self.manifest["tools"].as_array().map_or(0, Vec::len)
+        self.count("tools")
     }
+
+    /// Number of items in manifest section `key` (`tools`, `resources`,
+    /// `resourceTemplates`, `prompts`; 0 when absent).
+    pub fn count(&self, key: &str) -> usize {
+        self.manifest[key].as_array().map_or(0, Vec::len)
+    }
+
+    /// What was found, for the summary line: `3 tool(s)`, followed by the
+    /// other sections the server declared (`2 resource(s), 1 resource
+    /// template(s), 2 prompt(s)`).
+    pub fn summary(&self) -> String {
+        let mut parts = vec![format!("{} tool(s)", self.tool_count())];
+        for (key, what) in crate::manifest::surface::SECTIONS {
+            if self.manifest.get(key).is_some() {
+                parts.push(format!("{} {what}(s)", self.count(key)));
+            }
+        }
+        parts.join(", ")
+    }
+}
+
+/// The lists introspection reads: (method, manifest section = the
+/// result's array member, the server capability that declares it). Tools
+/// are read unless the server declares other capabilities but not
+/// `tools`; the others only when their capability is declared.
+pub const LISTS: [(&str, &str, &str); 4] = [
+    ("tools/list", "tools", "tools"),
+    ("resources/list", "resources", "resources"),
+    ("resources/templates/list", "resourceTemplates", "resources"),
+    ("prompts/list", "prompts", "prompts"),
+];
+
+/// The lists of [`LISTS`] a server with `capabilities` serves.
+fn declared_lists(capabilities: &Value) -> Vec<(&'static str, &'static str)> {
+    let has = |c: &str| capabilities.get(c).is_some_and(|v| !v.is_null());
+    let surface = has("resources") || has("prompts");
+    LISTS
+        .iter()
+        .filter(|(_, _, cap)| if *cap == "tools" { has("tools") || !surface } else { has(cap) })
+        .map(|(method, key, _)| (*method, *key))
+        .collect()
+}
+
+/// Reads every list the server declares, recording the method under way
+/// in `phase`; returns the manifest sections in [`LISTS`] order (`tools`
+/// always, empty when the server declares no tools).
+async fn read_lists(
+    client: &Client,
+    capabilities: &Value,
+    phase: &std::sync::Mutex<&'static str>,
+) -> std::result::Result<Map<String, Value>, ClientError> {
+    let mut sections = Map::new();
+    sections.insert("tools".into(), Value::Array(Vec::new()));
+    for (method, key) in declared_lists(capabilities) {
+        *phase.lock().unwrap_or_else(|e| e.into_inner()) = method;
+        let items = client.list_all(method, key, &CallOptions::new()).await?;
+        sections.insert(key.into(), Value::Array(items));
+    }
+    Ok(sections)
+}
+
+/// The manifest: `server`, then the sections.
+fn manifest_of(session: &mcpgen_runtime::client::Session, sections: Map<String, Value>) -> Value {
+    let mut manifest = Map::new();
+    if let Some(server) = server_object(&session.server_info, session.instructions.as_deref()) {
+        manifest.insert("server".into(), server);
+    }
+    manifest.extend(sections);
+    Value::Object(manifest)
 }
 
 fn shown(command: &str, args: &[String]) -> String {
@@ -117,13 +190,12 @@ impl Introspect {
             .timeout(self.timeout)
             .garbage(GarbagePolicy::FailPending);
         // The method under way, for the error when the overall limit hits.
-        let phase = std::sync::Mutex::new("initialize");
+        let phase = std::sync::Mutex::<&'static str>::new("initialize");
         let work = async {
             let client = Client::connect(transport, options).await?;
             let session = client.session().cloned().expect("connected");
-            *phase.lock().unwrap_or_else(|e| e.into_inner()) = "tools/list";
-            let tools = client.list_all_tools_with(&CallOptions::new()).await?;
-            Ok::<_, ClientError>((session, tools))
+            let sections = read_lists(&client, &session.capabilities, &phase).await?;
+            Ok::<_, ClientError>((session, sections))
         };
         let outcome = match tokio::time::timeout(self.timeout, work).await {
             Ok(r) => r,
@@ -132,7 +204,7 @@ impl Introspect {
                 Err(ClientError::Timeout { method: method.into(), id: 0, after: self.timeout })
             }
         };
-        let (session, tools) = outcome.map_err(|e| {
+        let (session, sections) = outcome.map_err(|e| {
             let mut err = explain(e, &what, self.timeout);
             if let Some(text) = stderr.as_ref().map(|s| s.text()).filter(|t| !t.trim().is_empty()) {
                 if !err.message.contains("stderr ends with") {
@@ -143,12 +215,7 @@ impl Introspect {
             }
             err
         })?;
-        let mut manifest = Map::new();
-        if let Some(server) = server_object(&session.server_info, session.instructions.as_deref()) {
-            manifest.insert("server".into(), server);
-        }
-        manifest.insert("tools".into(), Value::Array(tools));
-        Ok(Introspected { manifest: Value::Object(manifest), protocol_version: session.protocol_version })
+        Ok(Introspected { manifest: manifest_of(&session, sections), protocol_version: session.protocol_version })
     }
 
     /// Introspects on a runtime of its own (for the CLI).
@@ -181,8 +248,8 @@ pub fn command(out: Option<&Path>, timeout_secs: u64, command_line: &[String]) -
         None => print!("{text}"),
     }
     eprintln!(
-        "mcpgen introspect: {} tool(s) from `{}` (protocol {}){}",
-        found.tool_count(),
+        "mcpgen introspect: {} from `{}` (protocol {}){}",
+        found.summary(),
         shown(command, args),
         found.protocol_version,
         out.map(|p| format!(", written to {}", p.display())).unwrap_or_default()
@@ -229,13 +296,12 @@ impl IntrospectUrl {
         let options = ClientOptions::new(HTTP_REVISIONS.iter().copied())
             .client_info("mcpgen-introspect", env!("CARGO_PKG_VERSION"))
             .timeout(self.timeout);
-        let phase = std::sync::Mutex::new("server/discover");
+        let phase = std::sync::Mutex::<&'static str>::new("server/discover");
         let work = async {
             let client = Client::connect(transport, options).await?;
             let session = client.session().cloned().expect("connected");
-            *phase.lock().unwrap_or_else(|e| e.into_inner()) = "tools/list";
-            let tools = client.list_all_tools_with(&CallOptions::new()).await?;
-            Ok::<_, ClientError>((session, tools))
+            let sections = read_lists(&client, &session.capabilities, &phase).await?;
+            Ok::<_, ClientError>((session, sections))
         };
         let outcome = match tokio::time::timeout(self.timeout, work).await {
             Ok(r) => r,
@@ -246,13 +312,8 @@ impl IntrospectUrl {
         };
         // The client is gone: a stateful session ends with DELETE.
         let _ = tokio::time::timeout(Duration::from_secs(5), info.closed()).await;
-        let (session, tools) = outcome.map_err(|e| explain_http(e, &self.url, self.timeout))?;
-        let mut manifest = Map::new();
-        if let Some(server) = server_object(&session.server_info, session.instructions.as_deref()) {
-            manifest.insert("server".into(), server);
-        }
-        manifest.insert("tools".into(), Value::Array(tools));
-        Ok(Introspected { manifest: Value::Object(manifest), protocol_version: session.protocol_version })
+        let (session, sections) = outcome.map_err(|e| explain_http(e, &self.url, self.timeout))?;
+        Ok(Introspected { manifest: manifest_of(&session, sections), protocol_version: session.protocol_version })
     }
 
     /// Introspects on a runtime of its own (for the CLI).
@@ -279,8 +340,8 @@ pub fn command_url(out: Option<&Path>, timeout_secs: u64, url: &str) -> Result<(
         None => print!("{text}"),
     }
     eprintln!(
-        "mcpgen introspect: {} tool(s) from {url} (protocol {}){}",
-        found.tool_count(),
+        "mcpgen introspect: {} from {url} (protocol {}){}",
+        found.summary(),
         found.protocol_version,
         out.map(|p| format!(", written to {}", p.display())).unwrap_or_default()
     );

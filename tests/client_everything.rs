@@ -1,6 +1,7 @@
 //! Against the official reference server `@modelcontextprotocol/server-everything`
 //! (installed into `.interop/` by `scripts/setup-interop.sh`): `mcpgen
-//! introspect` writes its manifest, a client is generated from it and
+//! introspect` writes its manifest (tools, resources, resource templates
+//! and prompts), a client is generated from it and
 //! compiled as a user crate, and the driver
 //! (`client_fixtures/everything_driver.rs`) calls several tools with typed
 //! inputs — one with structured output, one that returns an error, one
@@ -53,6 +54,10 @@ fn introspect_generate_compile_and_call_server_everything() {
     assert!(structured["outputSchema"].is_object());
     // Unknown fields of the served tools are kept.
     assert!(structured.get("annotations").is_some());
+    // The server declares resources and prompts: their lists are captured too.
+    for key in ["resources", "resourceTemplates", "prompts"] {
+        assert!(doc[key].as_array().is_some_and(|a| !a.is_empty()), "no {key} in the introspected manifest");
+    }
     // The manifest passes mcpgen's own check.
     let parsed = mcpgen::manifest::Manifest::from_str(&text, "everything.json").unwrap();
     let problems = mcpgen::manifest::check(&parsed, "2025-11-25");
