@@ -80,7 +80,7 @@ impl Sealer {
 #[derive(Debug)]
 pub(crate) struct Rounds {
     /// What the state is bound to (method, name, argument digest, principal).
-    binding: Value,
+    binding: Binding,
     /// Answers by key: earlier rounds' (from the state), then the retry's.
     answers: Map<String, Value>,
     /// Answers the run used: what the next state carries.
@@ -99,7 +99,7 @@ impl Rounds {
     /// state fails verification (tampered, expired, another request's).
     pub(crate) fn start(
         sealer: &Sealer,
-        binding: Value,
+        binding: Binding,
         input_responses: Option<Value>,
         request_state: Option<Value>,
     ) -> Result<Self, RpcError> {
@@ -110,7 +110,7 @@ impl Rounds {
                 let payload = sealer
                     .open(&state)
                     .map_err(|why| RpcError::invalid_params(format!("requestState rejected: {why}")))?;
-                if payload.get("bind") != Some(&binding) {
+                if payload.get("bind") != Some(binding.value()) {
                     return Err(RpcError::invalid_params(
                         "requestState rejected: it was issued for another request (method, name, arguments or caller differ)",
                     ));
@@ -181,7 +181,7 @@ impl Rounds {
     pub(crate) fn input_required(&self, sealer: &Sealer) -> Value {
         let requests = std::mem::take(&mut *lock(&self.requests));
         let mut payload = Map::new();
-        payload.insert("bind".into(), self.binding.clone());
+        payload.insert("bind".into(), self.binding.value().clone());
         payload.insert("answers".into(), Value::Object(lock(&self.used).clone()));
         json!({
             "resultType": "input_required",
@@ -192,10 +192,36 @@ impl Rounds {
 }
 
 /// What a state is bound to: the method, the tool, prompt or URI, a
-/// digest of the arguments and the authenticated caller.
-pub(crate) fn binding(method: &str, name: &str, arguments: &Value, principal: Option<&str>) -> Value {
-    let digest = Sha256::digest(jsonrpc::json_text(arguments).as_bytes());
-    json!([method, name, base64url(&digest), principal])
+/// digest of the arguments and the authenticated caller. The digest is
+/// computed only when a state is checked or issued, not for every
+/// stateless request.
+#[derive(Debug)]
+pub(crate) struct Binding {
+    method: String,
+    name: String,
+    arguments: Value,
+    principal: Option<String>,
+    value: std::sync::OnceLock<Value>,
+}
+
+impl Binding {
+    pub(crate) fn new(method: &str, name: &str, arguments: &Value, principal: Option<&str>) -> Self {
+        Self {
+            method: method.to_owned(),
+            name: name.to_owned(),
+            arguments: arguments.clone(),
+            principal: principal.map(str::to_owned),
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// `[method, name, base64url(sha256(arguments)), principal]`.
+    fn value(&self) -> &Value {
+        self.value.get_or_init(|| {
+            let digest = Sha256::digest(jsonrpc::json_text(&self.arguments).as_bytes());
+            json!([self.method, self.name, base64url(&digest), self.principal])
+        })
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -322,8 +348,8 @@ mod tests {
     #[test]
     fn rounds_carry_used_answers_and_check_the_binding() {
         let sealer = Sealer::new(None, DEFAULT_STATE_TTL);
-        let bind = binding("tools/call", "t", &json!({}), None);
-        let first = Rounds::start(&sealer, bind.clone(), Some(json!({"a": 1, "extra": 2})), None).unwrap();
+        let bind = || Binding::new("tools/call", "t", &json!({}), None);
+        let first = Rounds::start(&sealer, bind(), Some(json!({"a": 1, "extra": 2})), None).unwrap();
         assert!(!first.resumed());
         first.use_answer("a", first.answer("a").unwrap());
         first.request("b".into(), "roots/list", json!({}));
@@ -331,12 +357,12 @@ mod tests {
         let result = first.input_required(&sealer);
         assert_eq!(result["inputRequests"]["b"]["method"], "roots/list");
         let state = result["requestState"].clone();
-        let second = Rounds::start(&sealer, bind, Some(json!({"b": {"roots": []}})), Some(state.clone())).unwrap();
+        let second = Rounds::start(&sealer, bind(), Some(json!({"b": {"roots": []}})), Some(state.clone())).unwrap();
         assert!(second.resumed());
         assert_eq!(second.answer("a"), Some(&json!(1)), "earlier answers come back from the state");
         assert_eq!(second.answer("extra"), None, "unused answers are not carried");
-        let other = binding("tools/call", "t", &json!({"x": 1}), None);
+        let other = Binding::new("tools/call", "t", &json!({"x": 1}), None);
         assert_eq!(Rounds::start(&sealer, other, None, Some(state)).unwrap_err().code, -32602);
-        assert_eq!(Rounds::start(&sealer, json!(1), Some(Value::Null), None).unwrap_err().code, -32602);
+        assert_eq!(Rounds::start(&sealer, bind(), Some(Value::Null), None).unwrap_err().code, -32602);
     }
 }

@@ -1551,9 +1551,12 @@ mod tests {
             (value, text)
         }
 
+        /// One case: what `Doc::encode` gives, and what serde_json gives.
+        type Case = Box<dyn Fn() -> (Option<Doc>, (Value, String))>;
+
         #[test]
         fn a_doc_is_the_value_and_text_serde_json_gives() {
-            let cases: Vec<Box<dyn Fn() -> (Option<Doc>, (Value, String))>> = vec![
+            let cases: Vec<Case> = vec![
                 Box::new(|| (Doc::encode(&everything()), reference(&everything()))),
                 Box::new(|| (Doc::encode(&5u8), reference(&5u8))),
                 Box::new(|| (Doc::encode("top"), reference(&"top"))),

@@ -981,10 +981,8 @@ async fn bodies_read_at_once_are_held_to_a_budget_503_past_it() {
 
     // A slow client declares 900 bytes and sends a few: they stay reserved.
     let mut slow = tokio::net::TcpStream::connect(h.addr).await.unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Length: 900\r\n\r\n{{\"jsonrpc\""
-    );
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 900\r\n\r\n{\"jsonrpc\"";
     slow.write_all(head.as_bytes()).await.unwrap();
     // (The server reserves the share once it has read the head.)
     let r = within("the slow body holds its share of the budget", async {

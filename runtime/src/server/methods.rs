@@ -712,7 +712,7 @@ impl Core {
             return Ok(Channel::Live { outbound, timeout: self.config.client_request_timeout });
         }
         let principal = scope.extensions.get::<crate::context::Principal>().map(|p| p.subject.as_str());
-        let binding = mrtr::binding(method, name, arguments, principal);
+        let binding = mrtr::Binding::new(method, name, arguments, principal);
         let rounds = Rounds::start(&self.sealer, binding, input_responses, request_state)?;
         Ok(Channel::Rounds(Arc::new(rounds)))
     }
