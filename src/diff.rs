@@ -4,6 +4,9 @@
 //! enum values), methods added, removed or changed — and, with a
 //! manifest, what that means for the code generated from it.
 //!
+//! Two manifests compare too ([`compare_manifests`]): the tools,
+//! resources, templates and prompts that differ, and the generated items.
+//!
 //! The report prints for a terminal ([`std::fmt::Display`]) or serialises
 //! to JSON.
 
@@ -11,6 +14,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Serialize;
+
+mod manifests;
+
+pub use manifests::{compare_manifests, ItemChange, ManifestDiff};
 
 use crate::manifest::Manifest;
 use crate::spec::{Additional, Kind, Method, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union};
@@ -164,8 +171,9 @@ impl fmt::Display for GeneratedChange {
     }
 }
 
-/// The public items of generated server and client code, keyed by path,
-/// with their signature (functions) or value (constants) as token text.
+/// The public items of generated code, keyed by path, with their
+/// signature (functions), value (constants), type (struct fields) or
+/// fields (enum variants) as token text.
 fn generated_items(module: &str, tokens: proc_macro2::TokenStream, out: &mut BTreeMap<String, String>) {
     use quote::ToTokens;
     let Ok(file) = syn::parse2::<syn::File>(tokens) else { return };
@@ -185,6 +193,17 @@ fn generated_items(module: &str, tokens: proc_macro2::TokenStream, out: &mut BTr
                             f.sig.to_token_stream().to_string(),
                         );
                     }
+                }
+            }
+            syn::Item::Struct(st) if matches!(st.vis, syn::Visibility::Public(_)) => {
+                for (i, field) in st.fields.iter().enumerate() {
+                    let name = field.ident.as_ref().map_or_else(|| i.to_string(), ToString::to_string);
+                    out.insert(format!("{module}::{}::{name}", st.ident), field.ty.to_token_stream().to_string());
+                }
+            }
+            syn::Item::Enum(en) if matches!(en.vis, syn::Visibility::Public(_)) => {
+                for variant in &en.variants {
+                    out.insert(format!("{module}::{}::{}", en.ident, variant.ident), variant.fields.to_token_stream().to_string());
                 }
             }
             syn::Item::Impl(i) if i.trait_.is_none() => {
@@ -227,21 +246,35 @@ fn differing_part(a: &str, b: &str) -> (String, String) {
     (show(&ta), show(&tb))
 }
 
+/// The public items of the types, server and client generated from
+/// `manifest` for `revision`: the tools' and those of its resources,
+/// templates and prompts (`codegen::surface`: `<Prompt>Args` fields,
+/// `StaticResource` variants, `get_<prompt>`, `read_<template>`, …).
+fn manifest_items(manifest: &Manifest, spec: &Spec, revision: &str) -> Result<BTreeMap<String, String>, String> {
+    let tools = crate::codegen::tools::generate(manifest).map_err(|e| e.to_string())?;
+    let mut out = BTreeMap::new();
+    let mut types = tools.tokens.clone();
+    types.extend(crate::codegen::surface::types(manifest));
+    generated_items("tools", types, &mut out);
+    let server = crate::codegen::server::generate(manifest, &tools.tools, spec, revision).map_err(|e| e.to_string())?;
+    generated_items("server", server, &mut out);
+    let mut client = crate::codegen::client::generate(&tools.tools, spec, revision).map_err(|e| e.to_string())?;
+    client.extend(crate::codegen::surface::client_impl(manifest));
+    generated_items("client", client, &mut out);
+    Ok(out)
+}
+
 /// Generates the server and client of `manifest` for both revisions and
 /// compares their public items.
 fn generated_changes(from: &Spec, to: &Spec, report: &Report, manifest: &Manifest) -> Result<Vec<GeneratedChange>, String> {
-    let tools = crate::codegen::tools::generate(manifest).map_err(|e| e.to_string())?;
-    let items = |spec: &Spec, revision: &str| -> Result<BTreeMap<String, String>, String> {
-        let mut out = BTreeMap::new();
-        let server = crate::codegen::server::generate(manifest, &tools.tools, spec, revision).map_err(|e| e.to_string())?;
-        generated_items("server", server, &mut out);
-        let client = crate::codegen::client::generate(&tools.tools, spec, revision).map_err(|e| e.to_string())?;
-        generated_items("client", client, &mut out);
-        Ok(out)
-    };
-    let (a, b) = (items(from, &report.from)?, items(to, &report.to)?);
+    let (a, b) = (manifest_items(manifest, from, &report.from)?, manifest_items(manifest, to, &report.to)?);
+    Ok(item_changes(&a, &b))
+}
+
+/// The items of `b` added, removed or changed against `a`.
+fn item_changes(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<GeneratedChange> {
     let mut changes = Vec::new();
-    for (item, va) in &a {
+    for (item, va) in a {
         match b.get(item) {
             Some(vb) if vb != va => {
                 let (x, y) = differing_part(va, vb);
@@ -254,7 +287,7 @@ fn generated_changes(from: &Spec, to: &Spec, report: &Report, manifest: &Manifes
     for item in b.keys().filter(|k| !a.contains_key(*k)) {
         changes.push(GeneratedChange { item: item.clone(), change: "added", from: None, to: None });
     }
-    Ok(changes)
+    changes
 }
 
 /// What the revision change means for a manifest's generated code.
@@ -441,6 +474,62 @@ pub fn compare(from_name: &str, from: &Spec, to_name: &str, to: &Spec) -> Report
 const TOOL_PROTOCOL_TYPES: &[&str] =
     &["Tool", "ToolAnnotations", "CallToolRequestParams", "CallToolRequest", "CallToolResult", "ListToolsResult"];
 
+/// Types the generated code for each of the manifest's other sections is
+/// built on (listing, reading or getting, and completion).
+const SURFACE_PROTOCOL_TYPES: [(&str, &[&str]); 3] = [
+    ("resources", &["Resource", "ListResourcesResult", "ReadResourceResult", "TextResourceContents", "BlobResourceContents"]),
+    ("resourceTemplates", &["ResourceTemplate", "ListResourceTemplatesResult", "ReadResourceResult", "CompleteResult"]),
+    ("prompts", &["Prompt", "PromptArgument", "ListPromptsResult", "GetPromptResult", "PromptMessage", "CompleteResult"]),
+];
+
+/// The protocol types the generated code of `manifest` is built on, in
+/// order, without repeats: the tools' and those of each section it declares.
+fn used_protocol_types(manifest: &Manifest) -> Vec<&'static str> {
+    let mut used: Vec<&'static str> = TOOL_PROTOCOL_TYPES.to_vec();
+    let declared = [!manifest.resources.is_empty(), !manifest.resource_templates.is_empty(), !manifest.prompts.is_empty()];
+    for ((_, types), on) in SURFACE_PROTOCOL_TYPES.iter().zip(declared) {
+        for t in types.iter().filter(|_| on) {
+            if !used.contains(t) {
+                used.push(t);
+            }
+        }
+    }
+    used
+}
+
+/// Members the manifest's resources, templates, prompts and prompt
+/// arguments declare that `spec`'s type for them does not define (a
+/// client of that revision does not know them), as (item, member).
+fn unknown_members(manifest: &Manifest, spec: &Spec) -> Vec<(String, String)> {
+    let defines = |ty: &str, member: &str| match spec.types.get(ty).map(|d| &d.kind) {
+        Some(Kind::Struct(s)) => s.property(member).is_some(),
+        _ => true,
+    };
+    let sections = [
+        (&manifest.resources, "Resource", "resource"),
+        (&manifest.resource_templates, "ResourceTemplate", "resource template"),
+        (&manifest.prompts, "Prompt", "prompt"),
+    ];
+    let mut out = Vec::new();
+    for (items, ty, what) in sections {
+        for item in items {
+            let Some(members) = item.declared.as_object() else { continue };
+            let label = format!("{what} `{}` ({})", item.name, item.pointer);
+            out.extend(members.keys().filter(|m| !defines(ty, m)).map(|m| (label.clone(), format!("{ty} has no `{m}`"))));
+            for arg in members.get("arguments").and_then(serde_json::Value::as_array).into_iter().flatten() {
+                let name = arg.get("name").and_then(serde_json::Value::as_str).unwrap_or_default();
+                let Some(arg) = arg.as_object() else { continue };
+                out.extend(
+                    arg.keys()
+                        .filter(|m| !defines("PromptArgument", m))
+                        .map(|m| (label.clone(), format!("PromptArgument has no `{m}` (argument `{name}`)"))),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// Adds what the change means for `manifest`'s generated code.
 pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Manifest) -> Report {
     let mut items = Vec::new();
@@ -460,11 +549,25 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
             plain.join(", ")
         ));
     }
-    for name in TOOL_PROTOCOL_TYPES {
-        if let Some(c) = report.types_changed.iter().find(|c| c.name == *name) {
+    let mut built = Vec::new();
+    for name in used_protocol_types(manifest) {
+        if let Some(c) = report.types_changed.iter().find(|c| c.name == name) {
             let list: Vec<String> = c.changes.iter().map(ToString::to_string).collect();
             items.push(format!("protocol::{name} (used by the generated server/client): {}", list.join("; ")));
+            if ["ReadResourceResult", "PromptMessage", "TextResourceContents", "BlobResourceContents"].contains(&name) {
+                built.push(format!("protocol::{name}"));
+            }
         }
+    }
+    if !built.is_empty() {
+        actions.push(format!(
+            "check how your `server::Handler` read_/prompt_ methods build {} (the compiler points at each)",
+            built.join(", ")
+        ));
+    }
+    let known_before = unknown_members(manifest, from);
+    for (item, member) in unknown_members(manifest, to).into_iter().filter(|u| !known_before.contains(u)) {
+        items.push(format!("{item}: {member} in {}; its clients ignore it", report.to));
     }
     let handshake: Vec<&str> = report
         .methods_removed

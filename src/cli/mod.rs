@@ -42,7 +42,7 @@ enum Command {
     Introspect(IntrospectArgs),
     /// Scaffold a new server crate from a manifest.
     New(new::Args),
-    /// What changed between two protocol revisions.
+    /// What changed between two protocol revisions, or between two manifests.
     Diff(diff::Args),
 }
 
