@@ -26,14 +26,12 @@ impl Allow {
     /// Whether `authority` (`host[:port]`) is allowed.
     pub fn admits(&self, authority: &str) -> bool {
         let Allow::Only(list) = self else { return true };
-        let authority = authority.to_ascii_lowercase();
-        let (host, _) = split_port(&authority);
-        list.iter().any(|entry| {
-            let entry = entry.to_ascii_lowercase();
-            match split_port(&entry) {
-                (h, None) => h == host,
-                _ => entry == authority,
-            }
+        // Compared without case and without lower-cased copies: splitting
+        // at `[`, `]` and `:` does not depend on case.
+        let (host, _) = split_port(authority);
+        list.iter().any(|entry| match split_port(entry) {
+            (h, None) => h.eq_ignore_ascii_case(host),
+            _ => entry.eq_ignore_ascii_case(authority),
         })
     }
 }
@@ -50,8 +48,10 @@ fn split_port(authority: &str) -> (&str, Option<&str>) {
             None => (authority, None),
         };
     }
-    match authority.rsplit_once(':') {
-        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => (host, Some(port)),
+    match authority.bytes().rposition(|b| b == b':') {
+        Some(colon) if authority.as_bytes()[colon + 1..].iter().all(u8::is_ascii_digit) => {
+            (&authority[..colon], Some(&authority[colon + 1..]))
+        }
         _ => (authority, None),
     }
 }
@@ -102,15 +102,50 @@ pub fn check_origin(headers: &HeaderMap, origins: &Allow) -> Result<(), Refusal>
 /// `*/*` and `type/*` wildcards.
 pub fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
     let (kind, _) = wanted.split_once('/').unwrap_or((wanted, ""));
-    headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|item| {
-        let range = item.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        range == wanted || range == "*/*" || range == format!("{kind}/*")
+    media_ranges(headers).any(|range| admits_range(range, wanted, kind))
+}
+
+/// The media ranges of the `Accept` headers, without parameters: the
+/// values that are text (visible ASCII and tabs, so trimming ASCII
+/// whitespace is trimming whitespace) split at commas.
+fn media_ranges(headers: &HeaderMap) -> impl Iterator<Item = &[u8]> {
+    headers.get_all(ACCEPT).iter().filter(|v| v.to_str().is_ok()).flat_map(|v| v.as_bytes().split(|&b| b == b',')).map(|item| {
+        let end = item.iter().position(|&b| b == b';').unwrap_or(item.len());
+        item[..end].trim_ascii()
     })
+}
+
+/// Whether media range `range` (any case) admits `wanted` (`type/subtype`,
+/// lower case, whose type is `kind`), with `*/*` and `type/*` wildcards.
+fn admits_range(range: &[u8], wanted: &str, kind: &str) -> bool {
+    let wildcard = range.len() == kind.len() + 2 && range.ends_with(b"/*") && lowered_is(&range[..kind.len()], kind.as_bytes());
+    lowered_is(range, wanted.as_bytes()) || range == b"*/*" || wildcard
+}
+
+/// Whether `text` in ASCII lower case is `target` (without the copy).
+fn lowered_is(text: &[u8], target: &[u8]) -> bool {
+    text.len() == target.len() && text.iter().zip(target).all(|(a, b)| a.to_ascii_lowercase() == *b)
 }
 
 /// A POST must accept both JSON and an event stream.
 pub fn check_post_accept(headers: &HeaderMap) -> Result<(), Refusal> {
-    if accepts(headers, "application/json") && accepts(headers, "text/event-stream") {
+    // What SDK clients send, as one header: accepted without parsing it.
+    let mut values = headers.get_all(ACCEPT).iter();
+    if let (Some(only), None) = (values.next(), values.next()) {
+        if only.as_bytes() == b"application/json, text/event-stream" {
+            return Ok(());
+        }
+    }
+    // Both looked for in one pass over the ranges.
+    let (mut json, mut events) = (false, false);
+    for range in media_ranges(headers) {
+        json = json || admits_range(range, "application/json", "application");
+        events = events || admits_range(range, "text/event-stream", "text");
+        if json && events {
+            break;
+        }
+    }
+    if json && events {
         Ok(())
     } else {
         Err(Refusal::NotAcceptable(
@@ -182,6 +217,9 @@ mod tests {
     fn accept_and_content_type() {
         assert!(check_post_accept(&headers(&[(ACCEPT, "application/json, text/event-stream")])).is_ok());
         assert!(check_post_accept(&headers(&[(ACCEPT, "*/*")])).is_ok());
+        assert!(check_post_accept(&headers(&[(ACCEPT, "Application/JSON;q=1 , TEXT/*")])).is_ok());
+        assert!(check_post_accept(&headers(&[(ACCEPT, "application/json"), (ACCEPT, "text/event-stream")])).is_ok());
+        assert!(check_post_accept(&headers(&[(ACCEPT, "application/json, text/event-streams")])).is_err());
         assert!(check_post_accept(&headers(&[(ACCEPT, "application/json")])).is_err());
         assert!(check_get_accept(&headers(&[(ACCEPT, "text/*;q=0.5")])).is_ok());
         assert!(check_content_type(&headers(&[(CONTENT_TYPE, "application/json; charset=utf-8")])).is_ok());

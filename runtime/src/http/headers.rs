@@ -4,6 +4,9 @@
 //! (`=?base64?…?=`), and the `-32020` HeaderMismatch error when they are
 //! missing or disagree with the body.
 
+use std::borrow::Cow;
+
+use http::header::{HeaderName, HeaderValue};
 use http::HeaderMap;
 use serde_json::Value;
 
@@ -18,6 +21,12 @@ pub const METHOD: &str = "mcp-method";
 pub const NAME: &str = "mcp-name";
 /// `Mcp-Session-Id` (stateful era).
 pub const SESSION_ID: &str = "mcp-session-id";
+/// [`PROTOCOL_VERSION`], [`METHOD`], [`NAME`] and [`SESSION_ID`] as header
+/// names, for lookups that do not parse the name each time.
+pub(crate) static PROTOCOL_VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION);
+pub(crate) static METHOD_NAME: HeaderName = HeaderName::from_static(METHOD);
+pub(crate) static NAME_NAME: HeaderName = HeaderName::from_static(NAME);
+pub(crate) static SESSION_ID_NAME: HeaderName = HeaderName::from_static(SESSION_ID);
 /// Prefix of the headers mirroring annotated tool parameters.
 pub const PARAM_PREFIX: &str = "mcp-param-";
 
@@ -57,28 +66,46 @@ fn mismatch(message: String) -> RpcError {
     RpcError::new(codes::HEADER_MISMATCH, format!("Header mismatch: {message}"))
 }
 
-/// A header's text, decoded from the Base64 sentinel form when it has it;
-/// `Err` for a value that is not visible ASCII or bad Base64.
-pub fn header_text(headers: &HeaderMap, name: &str) -> Option<Result<String, RpcError>> {
-    let value = headers.get(name)?;
+/// The member `name` of `value` when it is an object: small objects (the
+/// usual `params` and `_meta`) are searched by comparing names, which is
+/// cheaper than hashing the name; larger ones by lookup.
+pub(crate) fn member<'a>(value: Option<&'a Value>, name: &str) -> Option<&'a Value> {
+    match value? {
+        Value::Object(object) if object.len() <= 8 => object.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v),
+        Value::Object(object) => object.get(name),
+        _ => None,
+    }
+}
+
+/// A header's text, decoded from the Base64 sentinel form when it has it
+/// (borrowed when it has not); `Err` for a value that is not visible ASCII
+/// or bad Base64.
+pub fn header_text<'h>(headers: &'h HeaderMap, name: &str) -> Option<Result<Cow<'h, str>, RpcError>> {
+    value_text(headers.get(name)?, name)
+}
+
+/// [`header_text`] of the value of header `name`.
+fn value_text<'h>(value: &'h HeaderValue, name: &str) -> Option<Result<Cow<'h, str>, RpcError>> {
     let Ok(text) = value.to_str() else {
         return Some(Err(mismatch(format!("{name} holds characters that are not visible ASCII"))));
     };
     Some(match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
         Some(encoded) => base64_decode(encoded)
             .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Cow::Owned)
             .ok_or_else(|| mismatch(format!("{name} is not valid Base64 of UTF-8 text"))),
-        None => Ok(text.to_owned()),
+        None => Ok(Cow::Borrowed(text)),
     })
 }
 
 /// Checks the mirrored headers of a stateless request against its body.
 /// `params_schema_headers` are the annotated parameters of the called tool.
 pub fn check(headers: &HeaderMap, method: &str, params: Option<&Value>, annotated: &[ParamHeader]) -> Result<(), RpcError> {
-    match header_text(headers, PROTOCOL_VERSION).transpose()? {
+    let named = |name: &'static HeaderName| headers.get(name).and_then(|v| value_text(v, name.as_str()));
+    match named(&PROTOCOL_VERSION_NAME).transpose()? {
         None => return Err(mismatch("the MCP-Protocol-Version header is required".into())),
         Some(version) => {
-            let body = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION)).and_then(Value::as_str);
+            let body = member(member(params, "_meta"), meta::PROTOCOL_VERSION).and_then(Value::as_str);
             if let Some(body) = body {
                 if body != version {
                     return Err(mismatch(format!(
@@ -88,7 +115,7 @@ pub fn check(headers: &HeaderMap, method: &str, params: Option<&Value>, annotate
             }
         }
     }
-    match header_text(headers, METHOD).transpose()? {
+    match named(&METHOD_NAME).transpose()? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
         Some(value) if value != method => {
             return Err(mismatch(format!("Mcp-Method header value '{value}' does not match body value '{method}'")))
@@ -101,8 +128,8 @@ pub fn check(headers: &HeaderMap, method: &str, params: Option<&Value>, annotate
         _ => None,
     };
     if let Some(field) = name_field {
-        let body = params.and_then(|p| p.get(field)).and_then(Value::as_str).unwrap_or("");
-        match header_text(headers, NAME).transpose()? {
+        let body = member(params, field).and_then(Value::as_str).unwrap_or("");
+        match named(&NAME_NAME).transpose()? {
             None => return Err(mismatch(format!("the Mcp-Name header is required for {method}"))),
             Some(value) if value != body => {
                 return Err(mismatch(format!("Mcp-Name header value '{value}' does not match body value '{body}'")))
@@ -110,7 +137,10 @@ pub fn check(headers: &HeaderMap, method: &str, params: Option<&Value>, annotate
             Some(_) => {}
         }
     }
-    let arguments = params.and_then(|p| p.get("arguments"));
+    if annotated.is_empty() {
+        return Ok(());
+    }
+    let arguments = member(params, "arguments");
     for param in annotated {
         let body = arguments.and_then(|a| param.path.iter().try_fold(a, |v, k| v.get(k))).filter(|v| !v.is_null());
         let header = header_text(headers, &param.header).transpose()?;

@@ -243,7 +243,7 @@ impl Inner {
                 Err(rejection) => return auth_refused(rejection),
             }
         }
-        let session_id = parts.headers.get(headers::SESSION_ID).map(|v| v.to_str().unwrap_or("").to_owned());
+        let session_id = parts.headers.get(&headers::SESSION_ID_NAME).map(|v| v.to_str().unwrap_or("").to_owned());
         match parts.method {
             Method::POST => self.post(parts, body, session_id, principal).await,
             Method::GET => self.get(&parts, session_id, principal.as_ref()).await,
@@ -428,18 +428,21 @@ impl Inner {
         };
         let incoming = jsonrpc::parse(text);
 
+        // The request's parts move into the extensions (not copied); the
+        // headers are read back from there.
         let mut extensions = http::Extensions::new();
-        extensions.insert(parts.headers.clone());
-        extensions.insert(parts.method.clone());
-        extensions.insert(parts.uri.clone());
+        extensions.insert(parts.headers);
+        extensions.insert(parts.method);
+        extensions.insert(parts.uri);
         if let Some(p) = principal.clone() {
             extensions.insert(p);
         }
         let extensions = Arc::new(extensions);
+        let request_headers = request_headers(&extensions);
 
         // A stateless-only server ignores session ids (2026-07-28 transports).
         if let Some(id) = session_id.filter(|_| self.config.stateful) {
-            return self.post_in_session(&id, &parts.headers, incoming, principal.as_ref(), extensions).await;
+            return self.post_in_session(&id, request_headers, incoming, principal.as_ref(), Arc::clone(&extensions)).await;
         }
         match &incoming {
             Incoming::Invalid { .. } => {
@@ -454,11 +457,12 @@ impl Inner {
                 &RpcError::invalid_request("a JSON-RPC batch belongs to a 2025-03-26 session: send initialize first"),
             ),
             Incoming::Request { method, params, .. } | Incoming::Notification { method, params } => {
-                let header_version = parts.headers.get(headers::PROTOCOL_VERSION).and_then(|v| v.to_str().ok());
-                let body_version = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION));
+                let header_version = request_headers.get(&headers::PROTOCOL_VERSION_NAME).and_then(|v| v.to_str().ok());
+                let request_meta = headers::member(params.as_ref(), "_meta");
+                let body_version = headers::member(request_meta, meta::PROTOCOL_VERSION);
                 let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Modern);
                 if !modern && method == "initialize" && matches!(incoming, Incoming::Request { .. }) {
-                    return self.initialize(incoming, principal, extensions).await;
+                    return self.initialize(incoming, principal, Arc::clone(&extensions)).await;
                 }
                 if !modern {
                     let supported = self.server.config().supported_newest_first().join(", ");
@@ -473,19 +477,24 @@ impl Inner {
                     let _ = self.server.handle(&self.server.session(), incoming, &Sink::discard(), &extensions);
                     return status_only(StatusCode::ACCEPTED);
                 }
-                let annotated = match (method.as_str(), params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)) {
-                    ("tools/call", Some(tool)) => self.param_headers.get(tool).map(Vec::as_slice).unwrap_or(&[]),
+                let annotated = match method.as_str() {
+                    "tools/call" if !self.param_headers.is_empty() => {
+                        match headers::member(params.as_ref(), "name").and_then(Value::as_str) {
+                            Some(tool) => self.param_headers.get(tool).map(Vec::as_slice).unwrap_or(&[]),
+                            None => &[],
+                        }
+                    }
                     _ => &[],
                 };
-                if let Err(e) = headers::check(&parts.headers, method, params.as_ref(), annotated) {
+                if let Err(e) = headers::check(request_headers, method, params.as_ref(), annotated) {
                     let id = match &incoming {
                         Incoming::Request { id, .. } => id.clone(),
                         _ => Value::Null,
                     };
                     return json(StatusCode::BAD_REQUEST, jsonrpc::error_response(&id, &e));
                 }
-                let stream = wants_progress(params.as_ref());
-                let call = Call { extensions, stream, modern: true };
+                let stream = headers::member(request_meta, meta::PROGRESS_TOKEN).is_some();
+                let call = Call { extensions: Arc::clone(&extensions), stream, modern: true };
                 let session = self.server.session();
                 // Stateless: the request must carry its own _meta.
                 session.fix_era(Era::Modern);
@@ -548,7 +557,7 @@ impl Inner {
         extensions: Arc<http::Extensions>,
     ) -> Response<HttpBody> {
         let Some(entry) = self.session(id, principal).await else { return session_not_found() };
-        if let Some(version) = request_headers.get(headers::PROTOCOL_VERSION) {
+        if let Some(version) = request_headers.get(&headers::PROTOCOL_VERSION_NAME) {
             let negotiated = entry.session.identity().map(|c| c.protocol_version.clone());
             let sent = version.to_str().unwrap_or("");
             if negotiated.as_deref().is_some_and(|n| n != sent) {
@@ -698,7 +707,13 @@ impl Inner {
 /// Whether a request's `_meta` asks for progress notifications (its reply
 /// is then streamed from the start).
 fn wants_progress(params: Option<&Value>) -> bool {
-    params.and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROGRESS_TOKEN)).is_some()
+    headers::member(headers::member(params, "_meta"), meta::PROGRESS_TOKEN).is_some()
+}
+
+/// The request headers [`Inner::post`] moved into a request's extensions.
+fn request_headers(extensions: &http::Extensions) -> &http::HeaderMap {
+    static NONE: std::sync::OnceLock<http::HeaderMap> = std::sync::OnceLock::new();
+    extensions.get::<http::HeaderMap>().unwrap_or_else(|| NONE.get_or_init(http::HeaderMap::new))
 }
 
 fn sse_response(body: HttpBody) -> Response<HttpBody> {
