@@ -12,7 +12,7 @@ use tools::*;
 const CONCURRENCY: usize = 16;
 
 fn input() -> GetForecastInput {
-    GetForecastInput { city: "Oslo".parse().unwrap(), days: NonZeroU64::new(3).unwrap(), units: GetForecastInputUnits::Metric }
+    GetForecastInput { city: "Oslo".parse().unwrap(), days: NonZeroU64::new(3).unwrap(), units: Units::Metric }
 }
 
 fn pct(sorted: &[Duration], p: f64) -> f64 {

@@ -54,7 +54,7 @@ async fn main() {
         .get_forecast(GetForecastInput {
             city: "Oslo".parse().expect("valid city"),
             days: NonZeroU64::new(3).expect("non-zero"),
-            units: GetForecastInputUnits::Metric,
+            units: Units::Metric,
         })
         .await
         .expect("get_forecast");

@@ -27,7 +27,7 @@ fn forecast(city: &str, days: u64) -> GetForecastInput {
     GetForecastInput {
         city: city.parse().expect("valid city"),
         days: NonZeroU64::new(days).expect("non-zero"),
-        units: GetForecastInputUnits::Metric,
+        units: Units::Metric,
     }
 }
 
