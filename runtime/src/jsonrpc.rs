@@ -253,6 +253,25 @@ impl Lean<'_> {
     }
 }
 
+/// The member `name` of an object: a small one (the usual `params` and
+/// `_meta`) is searched by comparing names, cheaper than hashing the name
+/// (the reserved `_meta` keys are long); a larger one by lookup.
+pub(crate) fn field<'a>(object: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+    if object.len() <= 8 {
+        object.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+    } else {
+        object.get(name)
+    }
+}
+
+/// [`field`] of a value that may be an object.
+pub(crate) fn member<'a>(value: Option<&'a Value>, name: &str) -> Option<&'a Value> {
+    match value? {
+        Value::Object(object) => field(object, name),
+        _ => None,
+    }
+}
+
 /// The members of a JSON object in the order sent, without a map: a
 /// repeated name keeps its last value, as in a `serde_json` map.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -487,10 +506,12 @@ mod lean {
             if !self.eat(b'{') {
                 return None;
             }
-            let mut map = serde_json::Map::new();
             if self.eat(b'}') {
-                return Some(Value::Object(map));
+                return Some(Value::Object(serde_json::Map::new()));
             }
+            // Room for a few members without growing (tool arguments are
+            // mostly small objects).
+            let mut map = serde_json::Map::with_capacity(4);
             loop {
                 let key = self.plain_string()?;
                 if !self.eat(b':') {

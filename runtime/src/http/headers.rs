@@ -10,7 +10,8 @@ use http::header::{HeaderName, HeaderValue};
 use http::HeaderMap;
 use serde_json::Value;
 
-use crate::jsonrpc::RpcError;
+use crate::jsonrpc::{self, RpcError};
+use crate::server::Params;
 use crate::revision::{codes, meta};
 
 /// `MCP-Protocol-Version`.
@@ -66,17 +67,6 @@ fn mismatch(message: String) -> RpcError {
     RpcError::new(codes::HEADER_MISMATCH, format!("Header mismatch: {message}"))
 }
 
-/// The member `name` of `value` when it is an object: small objects (the
-/// usual `params` and `_meta`) are searched by comparing names, which is
-/// cheaper than hashing the name; larger ones by lookup.
-pub(crate) fn member<'a>(value: Option<&'a Value>, name: &str) -> Option<&'a Value> {
-    match value? {
-        Value::Object(object) if object.len() <= 8 => object.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v),
-        Value::Object(object) => object.get(name),
-        _ => None,
-    }
-}
-
 /// A header's text, decoded from the Base64 sentinel form when it has it
 /// (borrowed when it has not); `Err` for a value that is not visible ASCII
 /// or bad Base64.
@@ -100,12 +90,12 @@ fn value_text<'h>(value: &'h HeaderValue, name: &str) -> Option<Result<Cow<'h, s
 
 /// Checks the mirrored headers of a stateless request against its body.
 /// `params_schema_headers` are the annotated parameters of the called tool.
-pub fn check(headers: &HeaderMap, method: &str, params: Option<&Value>, annotated: &[ParamHeader]) -> Result<(), RpcError> {
+pub(crate) fn check(headers: &HeaderMap, method: &str, params: &Params<'_>, annotated: &[ParamHeader]) -> Result<(), RpcError> {
     let named = |name: &'static HeaderName| headers.get(name).and_then(|v| value_text(v, name.as_str()));
     match named(&PROTOCOL_VERSION_NAME).transpose()? {
         None => return Err(mismatch("the MCP-Protocol-Version header is required".into())),
         Some(version) => {
-            let body = member(member(params, "_meta"), meta::PROTOCOL_VERSION).and_then(Value::as_str);
+            let body = jsonrpc::member(params.get("_meta"), meta::PROTOCOL_VERSION).and_then(Value::as_str);
             if let Some(body) = body {
                 if body != version {
                     return Err(mismatch(format!(
@@ -128,7 +118,7 @@ pub fn check(headers: &HeaderMap, method: &str, params: Option<&Value>, annotate
         _ => None,
     };
     if let Some(field) = name_field {
-        let body = member(params, field).and_then(Value::as_str).unwrap_or("");
+        let body = params.get(field).and_then(Value::as_str).unwrap_or("");
         match named(&NAME_NAME).transpose()? {
             None => return Err(mismatch(format!("the Mcp-Name header is required for {method}"))),
             Some(value) if value != body => {
@@ -140,7 +130,7 @@ pub fn check(headers: &HeaderMap, method: &str, params: Option<&Value>, annotate
     if annotated.is_empty() {
         return Ok(());
     }
-    let arguments = member(params, "arguments");
+    let arguments = params.get("arguments");
     for param in annotated {
         let body = arguments.and_then(|a| param.path.iter().try_fold(a, |v, k| v.get(k))).filter(|v| !v.is_null());
         let header = header_text(headers, &param.header).transpose()?;
@@ -245,9 +235,9 @@ mod tests {
     #[test]
     fn matching_headers_pass_and_each_mismatch_is_32020() {
         let good = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
-        assert_eq!(check(&headers(&good), "tools/call", Some(&call_params()), &[]), Ok(()));
+        assert_eq!(check(&headers(&good), "tools/call", &Params::Value(call_params()), &[]), Ok(()));
         let encoded = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?=")];
-        assert_eq!(check(&headers(&encoded), "tools/call", Some(&call_params()), &[]), Ok(()));
+        assert_eq!(check(&headers(&encoded), "tools/call", &Params::Value(call_params()), &[]), Ok(()));
         let cases: [&[(&str, &str)]; 5] = [
             &[("mcp-method", "tools/call"), ("mcp-name", "get_weather")],
             &[("mcp-protocol-version", "2026-07-28"), ("mcp-name", "get_weather")],
@@ -256,7 +246,7 @@ mod tests {
             &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "other")],
         ];
         for case in cases {
-            let err = check(&headers(case), "tools/call", Some(&call_params()), &[]).unwrap_err();
+            let err = check(&headers(case), "tools/call", &Params::Value(call_params()), &[]).unwrap_err();
             assert_eq!(err.code, -32020, "{case:?}: {err}");
         }
     }
@@ -273,12 +263,12 @@ mod tests {
         let base = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
         let mut ok = base.to_vec();
         ok.extend([("mcp-param-region", "us-west1"), ("mcp-param-n", "42.0")]);
-        assert_eq!(check(&headers(&ok), "tools/call", Some(&call_params()), &annotated), Ok(()));
+        assert_eq!(check(&headers(&ok), "tools/call", &Params::Value(call_params()), &annotated), Ok(()));
         let mut missing = base.to_vec();
         missing.push(("mcp-param-region", "us-west1"));
-        assert_eq!(check(&headers(&missing), "tools/call", Some(&call_params()), &annotated).unwrap_err().code, -32020);
+        assert_eq!(check(&headers(&missing), "tools/call", &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
         let mut wrong = base.to_vec();
         wrong.extend([("mcp-param-region", "eu"), ("mcp-param-n", "42")]);
-        assert_eq!(check(&headers(&wrong), "tools/call", Some(&call_params()), &annotated).unwrap_err().code, -32020);
+        assert_eq!(check(&headers(&wrong), "tools/call", &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
     }
 }

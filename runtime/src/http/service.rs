@@ -24,7 +24,7 @@ use crate::cancel::CancellationToken;
 use crate::context::{Principal, Sink};
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::revision::{self, meta, Era};
-use crate::server::{Handled, Pending, Reply, Server, Session};
+use crate::server::{Handled, Message, Pending, Reply, Server, Session};
 
 use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
@@ -426,7 +426,7 @@ impl Inner {
         let Ok(text) = std::str::from_utf8(&bytes) else {
             return error(StatusCode::BAD_REQUEST, &RpcError::parse_error("the body is not UTF-8"));
         };
-        let incoming = jsonrpc::parse(text);
+        let message = Message::decode(text);
 
         // The request's parts move into the extensions (not copied); the
         // headers are read back from there.
@@ -442,27 +442,26 @@ impl Inner {
 
         // A stateless-only server ignores session ids (2026-07-28 transports).
         if let Some(id) = session_id.filter(|_| self.config.stateful) {
-            return self.post_in_session(&id, request_headers, incoming, principal.as_ref(), Arc::clone(&extensions)).await;
+            return self.post_in_session(&id, request_headers, message, principal.as_ref(), Arc::clone(&extensions)).await;
         }
-        match &incoming {
-            Incoming::Invalid { .. } => {
-                let reply = match self.server.handle(&self.server.session(), incoming, &Sink::discard(), &extensions) {
+        match &message {
+            Message::Other(Incoming::Invalid { .. }) => {
+                let reply = match self.server.handle_message(&self.server.session(), message, &Sink::discard(), &extensions) {
                     Handled::Reply(r) => r,
                     _ => return status_only(StatusCode::BAD_REQUEST),
                 };
                 json(StatusCode::BAD_REQUEST, reply.text)
             }
-            Incoming::Batch(_) => error(
+            Message::Other(Incoming::Batch(_)) => error(
                 StatusCode::BAD_REQUEST,
                 &RpcError::invalid_request("a JSON-RPC batch belongs to a 2025-03-26 session: send initialize first"),
             ),
-            Incoming::Request { method, params, .. } | Incoming::Notification { method, params } => {
+            Message::Request { method, params, .. } | Message::Notification { method, params } => {
                 let header_version = request_headers.get(&headers::PROTOCOL_VERSION_NAME).and_then(|v| v.to_str().ok());
-                let request_meta = headers::member(params.as_ref(), "_meta");
-                let body_version = headers::member(request_meta, meta::PROTOCOL_VERSION);
+                let body_version = message.meta(meta::PROTOCOL_VERSION);
                 let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Modern);
-                if !modern && method == "initialize" && matches!(incoming, Incoming::Request { .. }) {
-                    return self.initialize(incoming, principal, Arc::clone(&extensions)).await;
+                if !modern && method == "initialize" && matches!(message, Message::Request { .. }) {
+                    return self.initialize(message, principal, Arc::clone(&extensions)).await;
                 }
                 if !modern {
                     let supported = self.server.config().supported_newest_first().join(", ");
@@ -473,39 +472,41 @@ impl Inner {
                         )),
                     );
                 }
-                if matches!(incoming, Incoming::Notification { .. }) {
-                    let _ = self.server.handle(&self.server.session(), incoming, &Sink::discard(), &extensions);
+                if matches!(message, Message::Notification { .. }) {
+                    let _ = self.server.handle_message(&self.server.session(), message, &Sink::discard(), &extensions);
                     return status_only(StatusCode::ACCEPTED);
                 }
-                let annotated = match method.as_str() {
+                let annotated = match method.as_ref() {
                     "tools/call" if !self.param_headers.is_empty() => {
-                        match headers::member(params.as_ref(), "name").and_then(Value::as_str) {
+                        match params.get("name").and_then(Value::as_str) {
                             Some(tool) => self.param_headers.get(tool).map(Vec::as_slice).unwrap_or(&[]),
                             None => &[],
                         }
                     }
                     _ => &[],
                 };
-                if let Err(e) = headers::check(request_headers, method, params.as_ref(), annotated) {
-                    let id = match &incoming {
-                        Incoming::Request { id, .. } => id.clone(),
+                if let Err(e) = headers::check(request_headers, method, params, annotated) {
+                    let id = match &message {
+                        Message::Request { id, .. } => id.clone(),
                         _ => Value::Null,
                     };
                     return json(StatusCode::BAD_REQUEST, jsonrpc::error_response(&id, &e));
                 }
-                let stream = headers::member(request_meta, meta::PROGRESS_TOKEN).is_some();
+                let stream = message.meta(meta::PROGRESS_TOKEN).is_some();
                 let call = Call { extensions: Arc::clone(&extensions), stream, modern: true };
                 let session = self.server.session();
                 // Stateless: the request must carry its own _meta.
                 session.fix_era(Era::Modern);
-                self.answer(&session, incoming, call).await
+                self.answer(&session, message, call).await
             }
-            Incoming::Response { .. } => status_only(StatusCode::ACCEPTED),
+            Message::Other(Incoming::Response { .. }) => status_only(StatusCode::ACCEPTED),
+            // A request or notification is never `Other`.
+            Message::Other(_) => status_only(StatusCode::BAD_REQUEST),
         }
     }
 
     /// `initialize` without a session: opens one when it succeeds.
-    async fn initialize(&self, incoming: Incoming, principal: Option<Principal>, extensions: Arc<http::Extensions>) -> Response<HttpBody> {
+    async fn initialize(&self, message: Message<'_>, principal: Option<Principal>, extensions: Arc<http::Extensions>) -> Response<HttpBody> {
         if !self.config.stateful || self.server.config().supported_in(Era::Legacy).next().is_none() {
             let supported = self.server.config().supported_newest_first();
             let e = RpcError::new(
@@ -526,7 +527,7 @@ impl Inner {
             let tx = entry.stream.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
             Some(Sink::new(tx))
         });
-        let handled = self.server.handle(&entry.session, incoming, &Sink::discard(), &extensions);
+        let handled = self.server.handle_message(&entry.session, message, &Sink::discard(), &extensions);
         let reply = handled.into_reply().await;
         match reply {
             Some(reply) if reply.error.is_none() => {
@@ -552,7 +553,7 @@ impl Inner {
         &self,
         id: &str,
         request_headers: &http::HeaderMap,
-        incoming: Incoming,
+        message: Message<'_>,
         principal: Option<&Principal>,
         extensions: Arc<http::Extensions>,
     ) -> Response<HttpBody> {
@@ -570,19 +571,16 @@ impl Inner {
                 );
             }
         }
-        let stream = match &incoming {
-            Incoming::Request { params, .. } => wants_progress(params.as_ref()),
-            _ => false,
-        };
-        let changes = matches!(&incoming, Incoming::Request { method, .. }
-            if matches!(method.as_str(), "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"));
-        if let Incoming::Notification { method, params } = &incoming {
+        let stream = matches!(message, Message::Request { .. }) && message.meta(meta::PROGRESS_TOKEN).is_some();
+        let changes = matches!(&message, Message::Request { method, .. }
+            if matches!(method.as_ref(), "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"));
+        if let Message::Notification { method, params } = &message {
             if method == "notifications/cancelled" {
-                self.cancel_anywhere(id, &entry, params.as_ref()).await;
+                self.cancel_anywhere(id, &entry, params.get("requestId")).await;
             }
         }
         let before = if changes { entry.session.snapshot() } else { None };
-        let response = self.answer(&entry.session, incoming, Call { extensions, stream, modern: false }).await;
+        let response = self.answer(&entry.session, message, Call { extensions, stream, modern: false }).await;
         if changes && entry.session.snapshot() != before {
             self.store_session(id, &entry, true).await;
         }
@@ -591,9 +589,9 @@ impl Inner {
 
     /// `notifications/cancelled`: a request running elsewhere is cancelled
     /// by the replica running it (told through the store).
-    async fn cancel_anywhere(&self, id: &str, entry: &Entry, params: Option<&Value>) {
+    async fn cancel_anywhere(&self, id: &str, entry: &Entry, request_id: Option<&Value>) {
         let Some(store) = &self.config.session_store else { return };
-        let Some(request_id) = params.and_then(|p| p.get("requestId")) else { return };
+        let Some(request_id) = request_id else { return };
         let key = jsonrpc::json_text(request_id);
         if entry.session.cancel(&key) {
             return; // it runs here
@@ -607,10 +605,10 @@ impl Inner {
     /// Runs a message through the engine and answers: 202 for nothing to
     /// say, JSON for a reply, SSE when the request asked for progress or
     /// sends anything (progress, logs) before its reply.
-    async fn answer(&self, session: &Session, incoming: Incoming, call: Call) -> Response<HttpBody> {
+    async fn answer(&self, session: &Session, message: Message<'_>, call: Call) -> Response<HttpBody> {
         let (tx, mut rx) = mpsc::channel(STREAM_QUEUE);
         let sink = Sink::new(tx);
-        let mut pending = match self.server.handle(session, incoming, &sink, &call.extensions) {
+        let mut pending = match self.server.handle_message(session, message, &sink, &call.extensions) {
             Handled::Nothing => return status_only(StatusCode::ACCEPTED),
             Handled::Reply(reply) => return self.reply(reply, call.modern),
             Handled::Pending(pending) => pending,
@@ -702,12 +700,6 @@ impl Inner {
         }
         status_only(StatusCode::OK)
     }
-}
-
-/// Whether a request's `_meta` asks for progress notifications (its reply
-/// is then streamed from the start).
-fn wants_progress(params: Option<&Value>) -> bool {
-    headers::member(headers::member(params, "_meta"), meta::PROGRESS_TOKEN).is_some()
 }
 
 /// The request headers [`Inner::post`] moved into a request's extensions.

@@ -19,6 +19,7 @@ use crate::context::Sink;
 use crate::jsonrpc::{self, Incoming, RpcError};
 
 use super::config::Core;
+use super::message::Message;
 use super::methods::{CallRequest, Params, Reply, Scope};
 use super::session::{IdKey, Session};
 
@@ -114,32 +115,34 @@ impl Server {
                 }
             };
         }
-        match jsonrpc::parse_full(text) {
-            Incoming::Batch(items) => self.handle_batch(session, items, sink, extensions),
-            single => self.handle(session, single, sink, extensions),
-        }
+        self.handle(session, jsonrpc::parse_full(text), sink, extensions)
     }
 
     /// Handles one classified message.
     pub fn handle(&self, session: &Session, incoming: Incoming, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
-        match incoming {
-            Incoming::Request { id, method, params } => {
-                self.request(session, id, &method, Params::from(params), sink, extensions, false)
-            }
-            Incoming::Notification { method, params } => {
-                self.core.on_notification(session, &method, &Params::from(params));
+        self.handle_message(session, Message::from(incoming), sink, extensions)
+    }
+
+    /// Handles one decoded message (a driver that looked at it first).
+    pub(crate) fn handle_message(&self, session: &Session, message: Message<'_>, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
+        match message {
+            Message::Request { id, method, params } => self.request(session, id, &method, params, sink, extensions, false),
+            Message::Notification { method, params } => {
+                self.core.on_notification(session, &method, &params);
                 Handled::Nothing
             }
             // The answer to a request a handler sent (sampling,
             // elicitation, roots); an unknown id is ignored.
-            Incoming::Response { id, outcome } => {
+            Message::Other(Incoming::Response { id, outcome }) => {
                 if !session.outbound().resolve(&id, outcome) {
                     tracing::debug!(id = %jsonrpc::json_text(&id), "ignoring a response to no pending request");
                 }
                 Handled::Nothing
             }
-            Incoming::Invalid { id, error } => Handled::Reply(Reply::rejection(&id, &error)),
-            Incoming::Batch(items) => self.handle_batch(session, items, sink, extensions),
+            Message::Other(Incoming::Invalid { id, error }) => Handled::Reply(Reply::rejection(&id, &error)),
+            Message::Other(Incoming::Batch(items)) => self.handle_batch(session, items, sink, extensions),
+            // `Message::from` never leaves a request or notification here.
+            Message::Other(single) => self.handle(session, single, sink, extensions),
         }
     }
 
@@ -174,10 +177,10 @@ impl Server {
             let error = RpcError::invalid_request("initialize must not be part of a JSON-RPC batch");
             return Handled::Reply(Reply::error(&id, &error));
         }
-        let from_cache = known.scope.is_some();
         let scope = match known.scope {
             Some(scope) => scope,
-            None => match self.core.scope(session, method, params.get("_meta"), extensions) {
+            // The scope takes `_meta` from the params.
+            None => match self.core.scope(session, method, params.take("_meta"), extensions) {
                 Ok(scope) => {
                     if let Some(text) = known.meta_text {
                         self.core.cache_scope(session, text, &scope);
@@ -191,11 +194,10 @@ impl Server {
             let call = self.core.call_request(&mut params, scope.meta.as_deref());
             return self.call(session, id, call, scope, sink);
         }
-        if from_cache {
-            // `_meta` was not read into the params; it is the scope's.
-            if let Some(meta) = &scope.meta {
-                params.set("_meta", Value::clone(meta));
-            }
+        // `_meta` is the scope's now (its member in the params holds
+        // `null`); other methods read it from their params.
+        if let Some(meta) = &scope.meta {
+            params.set("_meta", Value::clone(meta));
         }
         let params = params.into_value();
         if scope.modern && method == "subscriptions/listen" {

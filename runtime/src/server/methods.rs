@@ -25,7 +25,7 @@ use crate::context::{ClientIdentity, ContextParts, LogLevel, RequestContext, Sin
 use crate::cursor;
 use crate::mrtr::{self, Rounds};
 use crate::peer::Channel;
-use crate::jsonrpc::{self, Members, RpcError};
+use crate::jsonrpc::{self, field, member, Members, RpcError};
 use crate::revision::{self, codes, meta, Era, Revision, ValidationStyle};
 use crate::tool::{CallFailure, HandlerCall, ToolOutput};
 use crate::validate::{describe, Doc, FieldError};
@@ -97,24 +97,6 @@ fn text_result(text: String, is_error: bool) -> Value {
     Value::Object(result)
 }
 
-/// The member `name` of a small object, found by comparing names (cheaper
-/// than hashing the long reserved `_meta` keys), else by lookup.
-fn field<'a>(object: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
-    if object.len() <= 8 {
-        object.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
-    } else {
-        object.get(name)
-    }
-}
-
-/// [`field`] of a value that may be an object.
-fn member<'a>(value: Option<&'a Value>, name: &str) -> Option<&'a Value> {
-    match value {
-        Some(Value::Object(object)) => field(object, name),
-        _ => None,
-    }
-}
-
 /// `-32602` for a modern request whose `_meta` lacks a required field.
 fn missing_meta(detail: &str) -> RpcError {
     RpcError::invalid_params(format!(
@@ -135,10 +117,10 @@ impl Core {
         &self,
         session: &Session,
         method: &str,
-        request_meta: Option<&Value>,
+        request_meta: Option<Value>,
         extensions: &Arc<http::Extensions>,
     ) -> Result<Scope, RpcError> {
-        let names_version = member(request_meta, meta::PROTOCOL_VERSION).is_some();
+        let names_version = member(request_meta.as_ref(), meta::PROTOCOL_VERSION).is_some();
         let session_era = session.era();
         let modern = match (session_era, method) {
             (Some(Era::Legacy), _) => false,
@@ -157,7 +139,7 @@ impl Core {
                 version,
                 modern: false,
                 client,
-                meta: request_meta.cloned().map(Arc::new),
+                meta: request_meta.map(Arc::new),
                 meta_log_level: None,
                 extensions: Arc::clone(extensions),
             });
@@ -176,10 +158,10 @@ impl Core {
             )
             .with_data(json!({ "supported": supported })));
         }
-        let Some(request_meta) = request_meta.and_then(Value::as_object) else {
+        let Some(Value::Object(request_meta)) = request_meta else {
             return Err(missing_meta("the request has no params._meta object"));
         };
-        let version = match field(request_meta, meta::PROTOCOL_VERSION) {
+        let version = match field(&request_meta, meta::PROTOCOL_VERSION) {
             Some(Value::String(v)) => v.as_str(),
             Some(_) => return Err(missing_meta(&format!("\"{}\" must be a string", meta::PROTOCOL_VERSION))),
             None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::PROTOCOL_VERSION))),
@@ -189,12 +171,12 @@ impl Core {
             return Err(RpcError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
                 .with_data(json!({ "supported": supported, "requested": version })));
         }
-        let capabilities = match field(request_meta, meta::CLIENT_CAPABILITIES) {
+        let capabilities = match field(&request_meta, meta::CLIENT_CAPABILITIES) {
             Some(c @ Value::Object(_)) => c.clone(),
             Some(_) => return Err(missing_meta(&format!("\"{}\" must be an object", meta::CLIENT_CAPABILITIES))),
             None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::CLIENT_CAPABILITIES))),
         };
-        let meta_log_level = match field(request_meta, meta::LOG_LEVEL) {
+        let meta_log_level = match field(&request_meta, meta::LOG_LEVEL) {
             None => None,
             Some(level) => match level.as_str().and_then(LogLevel::parse) {
                 Some(level) => Some(level),
@@ -205,7 +187,7 @@ impl Core {
         };
         session.fix_era(Era::Modern);
         let identity = ClientIdentity {
-            info: field(request_meta, meta::CLIENT_INFO).cloned().unwrap_or(Value::Null),
+            info: field(&request_meta, meta::CLIENT_INFO).cloned().unwrap_or(Value::Null),
             protocol_version: version.to_owned(),
             capabilities,
         };
@@ -214,7 +196,8 @@ impl Core {
             version: version.into(),
             modern: true,
             client: Some(Arc::new(identity)),
-            meta: Some(Arc::new(Value::Object(request_meta.clone()))),
+            // Moved, not copied: the request's params hold `null` in its place.
+            meta: Some(Arc::new(Value::Object(request_meta))),
             meta_log_level,
             extensions: Arc::clone(extensions),
         })
@@ -914,7 +897,7 @@ impl Params<'_> {
 
     /// Moves the member `name` out, leaving `null` in its place (the
     /// params of a `tools/call` are consumed by it).
-    fn take(&mut self, name: &str) -> Option<Value> {
+    pub(crate) fn take(&mut self, name: &str) -> Option<Value> {
         match self {
             Params::Absent => None,
             Params::Value(v) => v.as_object_mut().and_then(|o| o.get_mut(name)).map(Value::take),

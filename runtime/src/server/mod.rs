@@ -23,6 +23,7 @@
 mod builder;
 mod config;
 mod engine;
+mod message;
 mod methods;
 mod notify;
 mod reads;
@@ -34,3 +35,5 @@ pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, Server
 pub use engine::{Handled, Pending, Server};
 pub use methods::Reply;
 pub use session::{Session, SessionSnapshot};
+#[cfg(feature = "streamable-http")]
+pub(crate) use {message::Message, methods::Params};
