@@ -194,12 +194,13 @@ impl Rounds {
 /// What a state is bound to: the method, the tool, prompt or URI, a
 /// digest of the arguments and the authenticated caller. The digest is
 /// computed only when a state is checked or issued, not for every
-/// stateless request.
+/// stateless request; until then the arguments are kept as their JSON
+/// text (what is digested), which is cheaper to make than a copy.
 #[derive(Debug)]
 pub(crate) struct Binding {
     method: String,
     name: String,
-    arguments: Value,
+    arguments: String,
     principal: Option<String>,
     value: std::sync::OnceLock<Value>,
 }
@@ -209,7 +210,7 @@ impl Binding {
         Self {
             method: method.to_owned(),
             name: name.to_owned(),
-            arguments: arguments.clone(),
+            arguments: jsonrpc::json_text(arguments),
             principal: principal.map(str::to_owned),
             value: std::sync::OnceLock::new(),
         }
@@ -218,7 +219,7 @@ impl Binding {
     /// `[method, name, base64url(sha256(arguments)), principal]`.
     fn value(&self) -> &Value {
         self.value.get_or_init(|| {
-            let digest = Sha256::digest(jsonrpc::json_text(&self.arguments).as_bytes());
+            let digest = Sha256::digest(self.arguments.as_bytes());
             json!([self.method, self.name, base64url(&digest), self.principal])
         })
     }
