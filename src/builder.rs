@@ -258,6 +258,16 @@ impl Builder {
         }
         emit::write_all(&out_dir, &generated.files)
     }
+
+    /// [`Builder::compile`] for a build script's `main`: on failure the
+    /// error goes to stderr (which cargo shows for a failed build script)
+    /// and the process exits with status 1.
+    pub fn compile_or_exit(&self) -> WriteReport {
+        self.compile().unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(1)
+        })
+    }
 }
 
 fn file_name(path: &Path) -> String {

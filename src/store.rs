@@ -188,6 +188,17 @@ impl Store {
         Self { cache_dir: default_cache_dir(), mirror, fetch: if offline { None } else { default_fetcher() } }
     }
 
+    /// Uses `dir` as the mirror when none is configured and `dir` exists:
+    /// a checkout's own copy of the official schemas, which the
+    /// environment (`MCPGEN_SCHEMA_MIRROR`) still overrides.
+    pub fn or_mirror(mut self, dir: impl Into<PathBuf>) -> Self {
+        let dir = dir.into();
+        if self.mirror.is_none() && dir.is_dir() {
+            self.mirror = Some(dir);
+        }
+        self
+    }
+
     /// The cache path of a revision.
     pub fn cache_path(&self, revision: &str) -> PathBuf {
         self.cache_dir.join(revision).join("schema.json")

@@ -18,13 +18,9 @@ fn main() {
     let revision = std::env::var("WEATHER_PROTOCOL").unwrap_or_else(|_| "2025-11-25".to_owned());
     println!("cargo:rerun-if-env-changed=WEATHER_PROTOCOL");
 
-    let mut store = Store::from_env();
-    let shared = root.join("../../../shared/mcp-spec");
-    if store.mirror.is_none() && shared.is_dir() {
-        store.mirror = Some(shared);
-    }
+    let store = Store::from_env().or_mirror(root.join("../../../shared/mcp-spec"));
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
-    let generate = |revision: &str, dir: PathBuf| {
+    for (revision, dir) in [(revision.as_str(), out_dir.clone()), ("2025-06-18", out_dir.join("2025-06-18"))] {
         mcpgen::Builder::new()
             .protocol(revision)
             .manifest(root.join("tools.json"))
@@ -32,12 +28,6 @@ fn main() {
             .server(true)
             .client(false)
             .out_dir(dir)
-            .compile()
-    };
-    let result = generate(&revision, out_dir.clone()).and_then(|_| generate("2025-06-18", out_dir.join("2025-06-18")));
-    if let Err(e) = result {
-        // cargo shows a build script's stderr when it fails.
-        eprintln!("error: {e}");
-        std::process::exit(1);
+            .compile_or_exit();
     }
 }
