@@ -470,17 +470,14 @@ impl Core {
         &self,
         session: &Session,
         id: &Value,
-        call: Result<CallRequest, RpcError>,
+        call: Box<CallRequest>,
         scope: &Scope,
         token: CancellationToken,
         sink: Sink,
     ) -> Option<Reply> {
         // The clock is read only for the audit log.
         let started = audit::enabled().then(Instant::now);
-        let CallRequest { tool, arguments, progress_token, retry } = match call {
-            Ok(call) => call,
-            Err(error) => return Some(Reply::error(id, &error)),
-        };
+        let CallRequest { tool, arguments, progress_token, retry } = *call;
         let index = match tool {
             Ok(index) => index,
             Err(name) => return Some(Reply::error(id, &RpcError::invalid_params(format!("Unknown tool: {name}")))),
