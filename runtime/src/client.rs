@@ -8,6 +8,7 @@
 //! - [`hooks`]: the application's answers to server requests (sampling,
 //!   elicitation, roots), live or as input responses;
 //! - [`tools`]: `tools/call` and paged `tools/list`;
+//! - [`subscription`]: `subscriptions/listen` streams (2026-07-28);
 //! - [`schemas`]: compiled tool schemas and the typed call path;
 //! - [`drift`]: live tools against the manifest;
 //! - [`options`] and [`error`].
@@ -23,13 +24,15 @@ pub mod handshake;
 pub mod hooks;
 pub mod options;
 pub mod schemas;
+pub mod subscription;
 pub mod surface;
 pub mod tools;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};
-pub use engine::{Client, Session};
+pub use engine::{Client, ServerNotification, Session};
 pub use error::{ClientError, SchemaProblem};
 pub use handshake::is_stateless_revision;
 pub use hooks::{ClientHandlers, RequestHandler};
 pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback};
 pub use schemas::ToolSchemas;
+pub use subscription::Subscription;

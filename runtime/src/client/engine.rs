@@ -47,12 +47,24 @@ pub struct Session {
     pub stateless: bool,
 }
 
-type Reply = Result<Value, ClientError>;
+pub(crate) type Reply = Result<Value, ClientError>;
 
 struct Pending {
     method: String,
     reply: oneshot::Sender<Reply>,
     progress: Option<ProgressCallback>,
+    /// Where notifications naming this request as their subscription go
+    /// (a `subscriptions/listen` request); dropped with the request.
+    notifications: Option<mpsc::Sender<ServerNotification>>,
+}
+
+/// A notification from the server, as a [`Subscription`](super::Subscription) delivers it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerNotification {
+    /// The method, e.g. `notifications/resources/updated`.
+    pub method: String,
+    /// The params (`null` when absent).
+    pub params: Value,
 }
 
 #[derive(Default)]
@@ -203,40 +215,8 @@ impl Client {
     /// One request and its answer, as sent.
     async fn request_once(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
         let shared = &self.shared;
-        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut params = params;
-        if options.progress.is_some() {
-            meta_of(&mut params).insert("progressToken".into(), json!(id));
-        }
-        if let Some(session) = shared.session.get().filter(|s| s.stateless) {
-            shared.add_stateless_meta(meta_of(&mut params), &session.protocol_version);
-        }
-        let mut message = Map::new();
-        message.insert("jsonrpc".into(), json!("2.0"));
-        message.insert("id".into(), json!(id));
-        message.insert("method".into(), json!(method));
-        if let Some(params) = params {
-            message.insert("params".into(), params);
-        }
-        let text = Value::Object(message).to_string();
-
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut state = shared.lock();
-            if let Some(reason) = &state.closed {
-                return Err(ClientError::Closed { reason: reason.clone() });
-            }
-            state.pending.insert(
-                id,
-                Pending { method: method.to_owned(), reply: tx, progress: options.progress.clone() },
-            );
-        }
+        let (id, rx) = shared.start(method, params, options.progress.clone(), None)?;
         let mut guard = CancelOnDrop { shared, id, armed: method != "initialize" };
-        if shared.enqueue(text).is_err() {
-            guard.armed = false;
-            shared.lock().pending.remove(&id);
-            return Err(shared.closed_error());
-        }
         let after = options.timeout.unwrap_or(shared.options.default_timeout);
         match tokio::time::timeout(after, rx).await {
             Ok(Ok(reply)) => {
@@ -262,6 +242,7 @@ impl Client {
         self.shared.notify(method, params)
     }
 
+
     /// Ends the connection politely: closes the server's input (a stdio
     /// server exits on end of input) and waits up to `grace` for it to close
     /// its output. The process, if any, is killed when the client is dropped.
@@ -286,8 +267,8 @@ struct CancelOnDrop<'a> {
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
-        if self.armed && self.shared.lock().pending.remove(&self.id).is_some() {
-            self.shared.cancel(self.id, "the caller stopped waiting");
+        if self.armed {
+            self.shared.abandon(self.id, "the caller stopped waiting");
         }
     }
 }
@@ -312,9 +293,57 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn closed_error(&self) -> ClientError {
+    pub(crate) fn closed_error(&self) -> ClientError {
         let reason = self.lock().closed.clone().unwrap_or_else(|| "the connection ended".into());
         ClientError::Closed { reason }
+    }
+
+    /// Registers and sends a request: its id and where its answer comes.
+    pub(crate) fn start(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress: Option<ProgressCallback>,
+        notifications: Option<mpsc::Sender<ServerNotification>>,
+    ) -> Result<(i64, oneshot::Receiver<Reply>), ClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut params = params;
+        if progress.is_some() {
+            meta_of(&mut params).insert("progressToken".into(), json!(id));
+        }
+        if let Some(session) = self.session.get().filter(|s| s.stateless) {
+            self.add_stateless_meta(meta_of(&mut params), &session.protocol_version);
+        }
+        let mut message = Map::new();
+        message.insert("jsonrpc".into(), json!("2.0"));
+        message.insert("id".into(), json!(id));
+        message.insert("method".into(), json!(method));
+        if let Some(params) = params {
+            message.insert("params".into(), params);
+        }
+        let text = Value::Object(message).to_string();
+
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut state = self.lock();
+            if let Some(reason) = &state.closed {
+                return Err(ClientError::Closed { reason: reason.clone() });
+            }
+            state.pending.insert(id, Pending { method: method.to_owned(), reply: tx, progress, notifications });
+        }
+        if self.enqueue(text).is_err() {
+            self.lock().pending.remove(&id);
+            return Err(self.closed_error());
+        }
+        Ok((id, rx))
+    }
+
+    /// Stops waiting for request `id`: forgets it and, when it was still
+    /// waiting, cancels it on the wire.
+    pub(crate) fn abandon(&self, id: i64, reason: &str) {
+        if self.lock().pending.remove(&id).is_some() {
+            self.cancel(id, reason);
+        }
     }
 
     pub(crate) fn add_stateless_meta(&self, meta: &mut Map<String, Value>, version: &str) {
@@ -513,6 +542,18 @@ impl Shared {
     }
 
     fn handle_notification(&self, method: &str, params: &Value) {
+        // A notification of a subscription goes to it (2026-07-28).
+        let subscription = params.get("_meta").and_then(|m| m.get(crate::revision::meta::SUBSCRIPTION_ID)).and_then(Value::as_i64);
+        if let Some(id) = subscription {
+            let stream = self.lock().pending.get(&id).and_then(|p| p.notifications.clone());
+            if let Some(stream) = stream {
+                let notification = ServerNotification { method: method.to_owned(), params: params.clone() };
+                if stream.try_send(notification).is_err() {
+                    tracing::warn!(subscription = id, method, "mcp client: subscription not read; notification dropped");
+                }
+                return;
+            }
+        }
         match method {
             "notifications/progress" => {
                 let token = params.get("progressToken");
