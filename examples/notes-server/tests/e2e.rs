@@ -77,6 +77,15 @@ async fn exercise(client: &Client, revision: &str) {
         assert_eq!(styles.values, ["bullet"]);
     }
     assert_eq!(client.count_notes(CountNotesInput(Default::default())).await.unwrap().count, 3);
+
+    // Following a resource: a subscription in each era.
+    if session.stateless {
+        let subscription = client.engine().listen(json!({"resourceSubscriptions": ["notes://index"]})).await.unwrap();
+        assert_eq!(subscription.acknowledged()["resourceSubscriptions"], json!(["notes://index"]));
+    } else {
+        let options = mcpgen_runtime::client::CallOptions::new();
+        client.engine().subscribe_resource("notes://index", &options).await.unwrap();
+    }
 }
 
 fn options(revision: &str) -> ClientOptions {
