@@ -242,7 +242,6 @@ impl Client {
         self.shared.notify(method, params)
     }
 
-
     /// Ends the connection politely: closes the server's input (a stdio
     /// server exits on end of input) and waits up to `grace` for it to close
     /// its output. The process, if any, is killed when the client is dropped.
