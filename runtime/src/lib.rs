@@ -22,6 +22,7 @@ pub mod mrtr;
 pub mod notifier;
 pub(crate) mod outbound;
 pub mod peer;
+pub(crate) mod random;
 pub mod revision;
 pub mod server;
 pub mod sink;

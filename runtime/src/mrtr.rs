@@ -236,12 +236,7 @@ fn unix_now() -> u64 {
 /// 32 random bytes: the key of a server that was given none.
 fn random_key() -> Vec<u8> {
     let mut key = vec![0u8; 32];
-    if getrandom::fill(&mut key).is_err() {
-        // No system randomness: a key no client can guess is still
-        // needed, so mix what the process has (time, addresses).
-        let seed = format!("{:?}{:p}{}", SystemTime::now(), &key, std::process::id());
-        key = Sha256::digest(seed.as_bytes()).to_vec();
-    }
+    crate::random::fill(&mut key);
     key
 }
 

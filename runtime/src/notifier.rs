@@ -12,8 +12,17 @@
 //! tagged with its subscription id (`basic/patterns/subscriptions.mdx`).
 //! It knows nothing of sessions: the server decides per session through
 //! a filter it registers.
+//!
+//! Replicas: an HTTP service with a session store sets a [`Relay`] that
+//! hands every change announced here to the other replicas (tagged with
+//! this server's [`Listeners::origin`]); each of them delivers it to its
+//! own listeners with [`Listeners::deliver`], so a change announced on one
+//! replica reaches the GET streams and `subscriptions/listen` requests
+//! held by every replica, once.
 
-use std::sync::{Arc, Mutex};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{json, Map, Value};
 
@@ -36,7 +45,27 @@ pub(crate) enum Change {
 }
 
 impl Change {
-    fn method(&self) -> &'static str {
+    /// The change named by its notification's method (and the URI of a
+    /// resource update), as another replica announced it.
+    pub(crate) fn from_method(method: &str, uri: Option<String>) -> Option<Self> {
+        Some(match (method, uri) {
+            ("notifications/tools/list_changed", _) => Change::Tools,
+            ("notifications/prompts/list_changed", _) => Change::Prompts,
+            ("notifications/resources/list_changed", _) => Change::Resources,
+            ("notifications/resources/updated", Some(uri)) => Change::Updated(uri),
+            _ => return None,
+        })
+    }
+
+    /// The resource URI of an update.
+    pub(crate) fn uri(&self) -> Option<&str> {
+        match self {
+            Change::Updated(uri) => Some(uri),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn method(&self) -> &'static str {
         match self {
             Change::Tools => "notifications/tools/list_changed",
             Change::Prompts => "notifications/prompts/list_changed",
@@ -142,13 +171,45 @@ impl Listener {
     }
 }
 
+/// Hands a change announced on this replica to the others.
+pub(crate) type Relay = Box<dyn Fn(&Change) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
 /// Everyone listening.
-#[derive(Default)]
 pub(crate) struct Listeners {
     list: Mutex<Vec<Listener>>,
+    /// Where changes go beyond this process (one per server).
+    relay: OnceLock<Relay>,
+    /// This server's tag on relayed changes (random).
+    origin: u64,
+}
+
+impl Default for Listeners {
+    fn default() -> Self {
+        Self { list: Mutex::default(), relay: OnceLock::new(), origin: crate::random::u64() }
+    }
 }
 
 impl Listeners {
+    /// The tag of changes announced by this server.
+    pub(crate) fn origin(&self) -> u64 {
+        self.origin
+    }
+
+    /// Sets where changes announced here also go; `false` when one is set
+    /// already (services sharing one server relay once).
+    pub(crate) fn set_relay(&self, relay: Relay) -> bool {
+        self.relay.set(relay).is_ok()
+    }
+
+    /// Sends a change to the listeners here (not relayed); how many took it.
+    pub(crate) async fn deliver(&self, change: &Change) -> usize {
+        let mut sent = 0;
+        for (sink, text) in self.messages(change) {
+            sent += usize::from(sink.send(text).await);
+        }
+        sent
+    }
+
     pub(crate) fn add(&self, listener: Listener) {
         let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
         list.retain(Listener::is_live);
@@ -218,7 +279,8 @@ impl Notifier {
     }
 
     /// The tool list changed: `notifications/tools/list_changed`. Returns
-    /// how many clients it was sent to.
+    /// how many clients of this replica it was sent to (with a session
+    /// store, the other replicas are told too and count their own).
     pub async fn tools_changed(&self) -> usize {
         self.send(Change::Tools).await
     }
@@ -240,9 +302,9 @@ impl Notifier {
     }
 
     async fn send(&self, change: Change) -> usize {
-        let mut sent = 0;
-        for (sink, text) in self.listeners.messages(&change) {
-            sent += usize::from(sink.send(text).await);
+        let sent = self.listeners.deliver(&change).await;
+        if let Some(relay) = self.listeners.relay.get() {
+            relay(&change).await;
         }
         sent
     }

@@ -74,6 +74,19 @@ impl Outbound {
         sender.is_some_and(|tx| tx.send(outcome).is_ok())
     }
 
+    /// Whether a request of this session with that id waits here.
+    pub(crate) fn is_waiting(&self, id: &Value) -> bool {
+        id.as_u64().is_some_and(|id| self.lock().iter().any(|(k, _)| *k == id))
+    }
+
+    /// Numbers this session's requests from a random point (below 2^52,
+    /// exact in every JSON reader), so that the replicas a session moves
+    /// between never hand out the same id; only before the first request.
+    pub(crate) fn spread_ids(&self) {
+        let start = (crate::random::u64() >> 12) & !0xFFFF;
+        let _ = self.next.compare_exchange(0, start, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
     /// Requests waiting for a response.
     pub(crate) fn waiting(&self) -> usize {
         self.lock().len()
@@ -125,12 +138,27 @@ mod tests {
         let first = out.register();
         let second = out.register();
         assert_ne!(first.id(), second.id());
+        let second_id = second.id();
+        assert!(out.is_waiting(&second_id));
         assert!(out.resolve(&second.id(), Ok(json!({"ok": true}))));
         assert!(!out.resolve(&second.id(), Ok(json!({}))), "answered twice");
         assert_eq!(second.response().await, Some(Ok(json!({"ok": true}))));
         assert!(!out.resolve(&json!("not-an-id"), Ok(json!({}))));
+        assert!(!out.is_waiting(&second_id), "answered");
         assert_eq!(out.waiting(), 1);
         drop(first);
         assert_eq!(out.waiting(), 0, "a dropped waiter leaves the table");
+    }
+
+    #[test]
+    fn spread_ids_start_at_random_points_below_2_pow_52() {
+        let (a, b) = (Arc::new(Outbound::default()), Arc::new(Outbound::default()));
+        a.spread_ids();
+        b.spread_ids();
+        let (ida, idb) = (a.register().id().as_u64().unwrap(), b.register().id().as_u64().unwrap());
+        assert_ne!(ida, idb);
+        assert!(ida < 1 << 52 && idb < 1 << 52);
+        a.spread_ids();
+        assert_eq!(a.register().id().as_u64(), Some(ida + 1), "only before the first request");
     }
 }

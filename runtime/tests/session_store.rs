@@ -2,7 +2,11 @@
 //! loopback listeners) through one `MemoryStore`: a session opened on one
 //! continues on the other, its state changes reach the store, a message for
 //! the session reaches the GET stream wherever it is open, `DELETE` and
-//! idle expiry end it on both. (The Redis store is exercised with real
+//! idle expiry end it on both. With three replicas (three servers, as
+//! three processes would have): a change the application announces on one
+//! reaches the GET streams (and stateless `subscriptions/listen` requests)
+//! held by another, once; the client's answer to a handler's request,
+//! POSTed to another replica, reaches the handler. (The Redis store is exercised with real
 //! `redis-server` and `nginx` by `examples/weather-server/tests/replicas.rs`.)
 
 mod support;
@@ -14,37 +18,60 @@ use std::time::Duration;
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService, MemoryStore, SessionStore};
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
-use mcpgen_runtime::RequestContext;
+use mcpgen_runtime::{Notifier, RequestContext};
 use serde_json::{json, Value};
 
-use support::{send, within, Conn, Event, Request};
+use support::{send, within, Conn, Event, Request, Sse};
 
 const LEGACY: &str = "2025-11-25";
 
-struct Echo;
+const WATCHED: &str = "test://watched";
 
-impl Dispatch for Echo {
-    fn call(&self, _index: usize, args: Value, _ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
-        Box::pin(async move { Ok(ToolOutput::Content(json!([{"type": "text", "text": args["text"]}]))) })
+/// `echo` says its text back; `roots` asks the client for its roots and
+/// says how many it has.
+struct Tools;
+
+impl Dispatch for Tools {
+    fn call(&self, index: usize, args: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        Box::pin(async move {
+            let text = match index {
+                0 => args["text"].clone(),
+                _ => match ctx.list_roots().await {
+                    Ok(roots) => json!(format!("{} roots", roots.len())),
+                    Err(e) => json!(format!("no roots: {e}")),
+                },
+            };
+            Ok(ToolOutput::Content(json!([{"type": "text", "text": text}])))
+        })
     }
 }
 
-/// A replica: the service (for `notify`) and where it listens.
+/// A replica: the service (for `notify`), its server's notifier, and
+/// where it listens.
 struct Replica {
     service: HttpService,
+    notifier: Notifier,
     addr: SocketAddr,
 }
 
 async fn replica(store: &MemoryStore, idle: Duration) -> Replica {
-    let tools = json!([{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]);
-    let server = ServerBuilder::new(LEGACY, tools, Arc::new(Echo)).build().expect("server builds");
+    let tools = json!([
+        {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+        {"name": "roots", "inputSchema": {"type": "object"}},
+    ]);
+    let server = ServerBuilder::new(LEGACY, tools, Arc::new(Tools))
+        .resources(vec![json!({"uri": WATCHED, "name": "watched"})])
+        .list_changed(true)
+        .build()
+        .expect("server builds");
+    let notifier = server.notifier();
     let config = HttpConfig::default().session_store(store.clone()).session_idle(idle);
     let service = HttpService::new(server, config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let serving = service.clone();
     tokio::spawn(async move { serve_with_shutdown(listener, serving, "/mcp", std::future::pending()).await });
-    Replica { service, addr }
+    Replica { service, notifier, addr }
 }
 
 fn legacy(session: &str, id: i64, method: &str, params: Value) -> Request {
@@ -144,4 +171,100 @@ async fn delete_and_expiry_end_a_session_on_every_replica() {
     assert_eq!(store.load(&id).await.unwrap(), None, "expired in the store");
     assert_eq!(echo(a.addr, &id, 2).await, 404, "expired on a");
     assert_eq!(echo(b.addr, &id, 3).await, 404, "expired on b");
+}
+
+/// The next message event of an SSE stream, as JSON (comments skipped).
+async fn next_message(sse: &mut Sse) -> Value {
+    loop {
+        match within("an SSE event", sse.next()).await {
+            Some(Event::Message { data, .. }) => return serde_json::from_str(&data).unwrap(),
+            Some(Event::Comment(_)) => continue,
+            None => panic!("the stream ended"),
+        }
+    }
+}
+
+async fn three(store: &MemoryStore) -> [Replica; 3] {
+    let idle = Duration::from_secs(60);
+    [replica(store, idle).await, replica(store, idle).await, replica(store, idle).await]
+}
+
+#[tokio::test]
+async fn a_change_announced_on_one_replica_reaches_streams_held_by_another_once() {
+    let store = MemoryStore::new();
+    let [a, b, c] = three(&store).await;
+    let id = open_session(a.addr).await;
+    // The GET stream is on b, the subscription made on c, the changes
+    // announced on a and c.
+    let get = Request::get().header("Mcp-Session-Id", &id).header("MCP-Protocol-Version", LEGACY);
+    let (head, mut stream) = Conn::open(b.addr).await.stream(&get).await;
+    assert_eq!(head.status, 200);
+    let subscribe = legacy(&id, 1, "resources/subscribe", json!({"uri": WATCHED}));
+    assert_eq!(send(c.addr, &subscribe).await.json()["result"], json!({}));
+
+    assert_eq!(a.notifier.tools_changed().await, 0, "no stream on a itself");
+    assert_eq!(next_message(&mut stream).await["method"], "notifications/tools/list_changed");
+    // The subscription reaches b through the store's events, in order
+    // before the update announced after it.
+    c.notifier.resource_updated("test://other").await;
+    c.notifier.resource_updated(WATCHED).await;
+    let update = next_message(&mut stream).await;
+    assert_eq!(update["method"], "notifications/resources/updated", "only the subscribed URI, and once: {update}");
+    assert_eq!(update["params"]["uri"], WATCHED);
+    b.notifier.prompts_changed().await;
+    let next = next_message(&mut stream).await;
+    assert_eq!(next["method"], "notifications/prompts/list_changed", "no duplicate before it: {next}");
+}
+
+#[tokio::test]
+async fn a_stateless_listen_request_hears_changes_announced_on_other_replicas() {
+    let store = MemoryStore::new();
+    let [a, b, c] = three(&store).await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+        "params": {"_meta": meta, "notifications": {"toolsListChanged": true, "resourceSubscriptions": [WATCHED]}}});
+    let request = Request::post(&listen).header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", "subscriptions/listen");
+    let (head, mut sse) = Conn::open(a.addr).await.stream(&request).await;
+    assert_eq!(head.status, 200);
+    assert_eq!(next_message(&mut sse).await["method"], "notifications/subscriptions/acknowledged");
+    b.notifier.resources_changed().await; // not asked for
+    b.notifier.tools_changed().await;
+    let change = next_message(&mut sse).await;
+    assert_eq!(change["method"], "notifications/tools/list_changed", "{change}");
+    assert_eq!(change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    c.notifier.resource_updated(WATCHED).await;
+    let update = next_message(&mut sse).await;
+    assert_eq!(update["params"]["uri"], WATCHED, "{update}");
+}
+
+#[tokio::test]
+async fn the_answer_to_a_handlers_request_reaches_it_from_another_replica() {
+    let store = MemoryStore::new();
+    let [a, b, c] = three(&store).await;
+    let id = open_session(a.addr).await;
+    for (n, (runs, answers)) in [(&a, &b), (&b, &c), (&c, &a), (&a, &a)].into_iter().enumerate() {
+        let call = legacy(&id, 10 + n as i64, "tools/call", json!({"name": "roots", "arguments": {}}));
+        let (head, mut sse) = Conn::open(runs.addr).await.stream(&call).await;
+        assert_eq!(head.status, 200);
+        let ask = next_message(&mut sse).await;
+        assert_eq!(ask["method"], "roots/list", "{ask}");
+        let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": "file:///src"}, {"uri": "file:///doc"}]}});
+        let r = send(answers.addr, &Request::post(&answer).header("Mcp-Session-Id", &id).header("MCP-Protocol-Version", LEGACY)).await;
+        assert_eq!(r.status(), 202);
+        let result = next_message(&mut sse).await;
+        assert_eq!(result["id"], 10 + n as i64);
+        assert_eq!(result["result"]["content"][0]["text"], "2 roots", "call {n}: {result}");
+    }
+    // The replicas number their requests apart, so an answer can only
+    // reach the one that asked.
+    let mut asked = Vec::new();
+    for (n, runs) in [&a, &b].into_iter().enumerate() {
+        let call = legacy(&id, 20 + n as i64, "tools/call", json!({"name": "roots", "arguments": {}}));
+        let (_, mut sse) = Conn::open(runs.addr).await.stream(&call).await;
+        asked.push(next_message(&mut sse).await["id"].clone());
+    }
+    assert_ne!(asked[0], asked[1]);
 }

@@ -4,8 +4,9 @@
 //! and hands the message to the server engine with a session: the stored
 //! one of a stateful session, a fresh one for a stateless request. With a
 //! session store, a session unknown here is loaded from the store, and the
-//! replicas tell each other of cancellations, state changes, ends and
-//! messages for GET streams.
+//! replicas tell each other of cancellations, state changes, ends,
+//! messages for GET streams, the client's responses to requests a handler
+//! on another replica sent, and the changes the application announces.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -23,6 +24,7 @@ use tokio::sync::mpsc;
 use crate::cancel::CancellationToken;
 use crate::context::{Principal, Sink};
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
+use crate::notifier::Change;
 use crate::revision::{self, meta, Era};
 use crate::server::{Handled, Message, Pending, Reply, Server, Session};
 
@@ -79,6 +81,9 @@ impl HttpService {
                 (!list.is_empty()).then(|| (t.name.to_string(), list))
             })
             .collect();
+        if let Some(store) = &config.session_store {
+            relay_changes(&server, Arc::clone(store), config.store_timeout);
+        }
         let sessions = Sessions::new(config.max_sessions, config.session_idle);
         let budget = config.max_buffered_bytes.min(tokio::sync::Semaphore::MAX_PERMITS);
         let body_budget = Arc::new(tokio::sync::Semaphore::new(budget));
@@ -161,6 +166,22 @@ where
         let inner = Arc::clone(&self.inner);
         Box::pin(async move { Ok(inner.handle(request).await) })
     }
+}
+
+/// Changes the application announces on this replica go to the others
+/// through the store (each delivers them to its own listeners).
+fn relay_changes(server: &Server, store: Arc<dyn super::SessionStore>, limit: std::time::Duration) {
+    let listeners = &server.core.listeners;
+    let origin = listeners.origin();
+    listeners.set_relay(Box::new(move |change| {
+        let event = SessionEvent::Announced { origin, method: change.method().to_owned(), uri: change.uri().map(str::to_owned) };
+        let store = Arc::clone(&store);
+        Box::pin(async move {
+            if let Err(e) = bounded(limit, store.publish("", &event)).await {
+                tracing::warn!(error = %e, "a change was not announced to the other replicas");
+            }
+        })
+    }));
 }
 
 /// A JSON body with a status.
@@ -285,7 +306,25 @@ impl Inner {
         };
         let session = self.server.session();
         session.restore(&stored.snapshot);
-        self.sessions.adopt(id, session, stored.owner).ok()
+        session.outbound().spread_ids();
+        let state = Arc::clone(&session.state);
+        let entry = self.sessions.adopt(id, session, stored.owner).ok()?;
+        // Unless another request adopted it first.
+        if Arc::ptr_eq(&entry.session.state, &state) {
+            self.follow(&entry);
+        }
+        Some(entry)
+    }
+
+    /// List changes and resource updates go to the session's GET stream
+    /// while one is open here.
+    fn follow(&self, entry: &Arc<Entry>) {
+        let stream_of = Arc::downgrade(entry);
+        self.server.listen_with(&entry.session, move || {
+            let entry = stream_of.upgrade()?;
+            let tx = entry.stream.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+            Some(Sink::new(tx))
+        });
     }
 
     /// Restarts the session's expiry in the store (in the background, at
@@ -344,10 +383,30 @@ impl Inner {
         });
     }
 
-    /// What another replica said about session `id`, if it is here.
+    /// What another replica said about session `id`, if it is here (or
+    /// about the server, for a change it announced).
     fn on_event(&self, id: &str, event: SessionEvent) {
+        if let SessionEvent::Announced { origin, method, uri } = &event {
+            let listeners = &self.server.core.listeners;
+            match Change::from_method(method, uri.clone()) {
+                Some(change) if *origin != listeners.origin() => {
+                    let listeners = Arc::clone(listeners);
+                    tokio::spawn(async move { listeners.deliver(&change).await });
+                }
+                Some(_) => {} // announced here, delivered here already
+                None => tracing::warn!(method = %method, "a change announced by another replica is not understood"),
+            }
+            return;
+        }
         let Some(entry) = self.sessions.peek(id) else { return };
         match event {
+            SessionEvent::Announced { .. } => {}
+            SessionEvent::Response { text } => {
+                if let Incoming::Response { id, outcome } = jsonrpc::parse_full(&text) {
+                    // Only the replica where the request waits has it.
+                    entry.session.outbound().resolve(&id, outcome);
+                }
+            }
             SessionEvent::Cancel { request_id } => {
                 entry.session.cancel(&request_id);
             }
@@ -516,17 +575,15 @@ impl Inner {
             .with_data(serde_json::json!({ "supported": supported, "requested": Value::Null }));
             return error(StatusCode::BAD_REQUEST, &e);
         }
-        let Ok((id, entry)) = self.sessions.open(self.server.session(), principal.map(|p| p.subject)) else {
+        let session = self.server.session();
+        if self.config.session_store.is_some() {
+            // Ids of requests to the client stay unique across replicas.
+            session.outbound().spread_ids();
+        }
+        let Ok((id, entry)) = self.sessions.open(session, principal.map(|p| p.subject)) else {
             return unavailable(&format!("too many sessions (at most {}); retry later", self.config.max_sessions), "5");
         };
-        // List changes and resource updates go to the session's GET
-        // stream while one is open.
-        let stream_of = Arc::downgrade(&entry);
-        self.server.listen_with(&entry.session, move || {
-            let entry = stream_of.upgrade()?;
-            let tx = entry.stream.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
-            Some(Sink::new(tx))
-        });
+        self.follow(&entry);
         let handled = self.server.handle_message(&entry.session, message, &Sink::discard(), &extensions);
         let reply = handled.into_reply().await;
         match reply {
@@ -571,6 +628,12 @@ impl Inner {
                 );
             }
         }
+        if let Message::Other(Incoming::Response { id: request_id, outcome }) = &message {
+            if !entry.session.outbound().is_waiting(request_id) {
+                self.forward_response(id, request_id, outcome).await;
+                return status_only(StatusCode::ACCEPTED);
+            }
+        }
         let stream = matches!(message, Message::Request { .. }) && message.meta(meta::PROGRESS_TOKEN).is_some();
         let changes = matches!(&message, Message::Request { method, .. }
             if matches!(method.as_ref(), "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"));
@@ -599,6 +662,24 @@ impl Inner {
         let event = SessionEvent::Cancel { request_id: key };
         if let Err(e) = bounded(self.config.store_timeout, store.publish(id, &event)).await {
             tracing::warn!(error = %e, "cancellation not published");
+        }
+    }
+
+    /// The client's response to a request no handler here waits for: the
+    /// replica where one does takes it from the store (without a store it
+    /// is late or unknown, and ignored).
+    async fn forward_response(&self, id: &str, request_id: &Value, outcome: &crate::outbound::Outcome) {
+        let Some(store) = &self.config.session_store else {
+            tracing::debug!(id = %jsonrpc::json_text(request_id), "ignoring a response to no pending request");
+            return;
+        };
+        let text = match outcome {
+            Ok(result) => serde_json::json!({ "jsonrpc": "2.0", "id": request_id, "result": result }),
+            Err(error) => serde_json::json!({ "jsonrpc": "2.0", "id": request_id, "error": error }),
+        };
+        let event = SessionEvent::Response { text: jsonrpc::json_text(&text) };
+        if let Err(e) = bounded(self.config.store_timeout, store.publish(id, &event)).await {
+            tracing::warn!(error = %e, "a response for another replica was not published");
         }
     }
 

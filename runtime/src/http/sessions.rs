@@ -175,21 +175,7 @@ impl Sessions {
 /// 128 random bits as 32 hex digits (visible ASCII, as the transport asks).
 fn new_id() -> String {
     let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No OS randomness: fall back to a per-process keyed hash of a
-        // counter and the time, still unguessable without the key.
-        use std::hash::{BuildHasher, Hasher};
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let state = std::collections::hash_map::RandomState::new();
-        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-            let mut h = state.build_hasher();
-            h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-            h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
-            h.write_usize(i);
-            chunk.copy_from_slice(&h.finish().to_le_bytes());
-        }
-    }
+    crate::random::fill(&mut bytes);
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -4,7 +4,9 @@
 //! (a [`StoredSession`]: the [`SessionSnapshot`] and the owner) under the
 //! session id with the idle expiry as time-to-live, looks unknown ids up
 //! there, and exchanges [`SessionEvent`]s with the other replicas
-//! (cancellations, messages for a GET stream, state changes, ends).
+//! (cancellations, messages for a GET stream, the client's responses to
+//! requests a handler elsewhere sent, state changes, ends, and changes
+//! of the server's lists and resources).
 //!
 //! [`MemoryStore`] shares sessions between services of one process; the
 //! Redis store (feature `redis`) between processes and machines.
@@ -60,6 +62,24 @@ pub enum SessionEvent {
     Message {
         /// The JSON-RPC message's text.
         text: String,
+    },
+    /// The client's response to a request a handler sent (sampling,
+    /// elicitation, roots), for the replica where that handler waits.
+    Response {
+        /// The JSON-RPC response's text.
+        text: String,
+    },
+    /// A change of the server's lists or of a resource announced on one
+    /// replica, for the listeners of every other one; published under
+    /// the empty session id (it belongs to no session).
+    Announced {
+        /// The announcing server's tag (it skips its own).
+        origin: u64,
+        /// The notification's method, e.g. `notifications/tools/list_changed`.
+        method: String,
+        /// The resource of `notifications/resources/updated`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        uri: Option<String>,
     },
     /// The session's state changed (log level, subscriptions).
     Changed {
@@ -242,8 +262,13 @@ mod tests {
         let text = serde_json::to_string(&stored()).unwrap();
         assert!(text.contains(r#""protocol_version":"2025-11-25""#), "{text}");
         assert_eq!(serde_json::from_str::<StoredSession>(&text).unwrap(), stored());
-        let event = SessionEvent::Cancel { request_id: "7".into() };
-        let text = serde_json::to_string(&event).unwrap();
-        assert_eq!(serde_json::from_str::<SessionEvent>(&text).unwrap(), event);
+        for event in [
+            SessionEvent::Cancel { request_id: "7".into() },
+            SessionEvent::Response { text: r#"{"jsonrpc":"2.0","id":9,"result":{}}"#.into() },
+            SessionEvent::Announced { origin: u64::MAX, method: "notifications/resources/updated".into(), uri: Some("file:///a".into()) },
+        ] {
+            let text = serde_json::to_string(&event).unwrap();
+            assert_eq!(serde_json::from_str::<SessionEvent>(&text).unwrap(), event, "{text}");
+        }
     }
 }
