@@ -62,7 +62,8 @@ impl Sealer {
         let (body, mac) = state.split_once('.').ok_or("it is not a state this server issued")?;
         let mac = unbase64url(mac).ok_or("it is not a state this server issued")?;
         if !equal_in_constant_time(&mac, &hmac_sha256(&self.key, body.as_bytes())) {
-            return Err("its integrity check failed");
+            // Tampered with, or sealed by a replica with another key.
+            return Err("its integrity check failed (replicas behind one endpoint must share one request-state key)");
         }
         let bytes = unbase64url(body).ok_or("it is not a state this server issued")?;
         let Ok(Value::Object(payload)) = serde_json::from_slice::<Value>(&bytes) else {

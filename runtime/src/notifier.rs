@@ -47,6 +47,7 @@ pub(crate) enum Change {
 impl Change {
     /// The change named by its notification's method (and the URI of a
     /// resource update), as another replica announced it.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn from_method(method: &str, uri: Option<String>) -> Option<Self> {
         Some(match (method, uri) {
             ("notifications/tools/list_changed", _) => Change::Tools,
@@ -58,6 +59,7 @@ impl Change {
     }
 
     /// The resource URI of an update.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn uri(&self) -> Option<&str> {
         match self {
             Change::Updated(uri) => Some(uri),
@@ -180,6 +182,7 @@ pub(crate) struct Listeners {
     /// Where changes go beyond this process (one per server).
     relay: OnceLock<Relay>,
     /// This server's tag on relayed changes (random).
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     origin: u64,
 }
 
@@ -191,12 +194,14 @@ impl Default for Listeners {
 
 impl Listeners {
     /// The tag of changes announced by this server.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn origin(&self) -> u64 {
         self.origin
     }
 
     /// Sets where changes announced here also go; `false` when one is set
     /// already (services sharing one server relay once).
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn set_relay(&self, relay: Relay) -> bool {
         self.relay.set(relay).is_ok()
     }

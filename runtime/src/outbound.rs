@@ -75,6 +75,7 @@ impl Outbound {
     }
 
     /// Whether a request of this session with that id waits here.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn is_waiting(&self, id: &Value) -> bool {
         id.as_u64().is_some_and(|id| self.lock().iter().any(|(k, _)| *k == id))
     }
@@ -82,6 +83,7 @@ impl Outbound {
     /// Numbers this session's requests from a random point (below 2^52,
     /// exact in every JSON reader), so that the replicas a session moves
     /// between never hand out the same id; only before the first request.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn spread_ids(&self) {
         let start = (crate::random::u64() >> 12) & !0xFFFF;
         let _ = self.next.compare_exchange(0, start, Ordering::Relaxed, Ordering::Relaxed);

@@ -12,7 +12,7 @@ use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Notifier, RequestContext};
 use serde_json::{json, Value};
-use support::{send, within, Conn, Event, Request, Sse};
+use support::{send, Conn, Request};
 use tokio::sync::oneshot;
 
 const LEGACY: &str = "2025-11-25";
@@ -43,16 +43,6 @@ async fn start() -> (std::net::SocketAddr, Notifier, oneshot::Sender<()>) {
     (addr, notifier, stop)
 }
 
-/// The next message event of an SSE stream, as JSON (comments skipped).
-async fn next_message(sse: &mut Sse) -> Value {
-    loop {
-        match within("an SSE event", sse.next()).await {
-            Some(Event::Message { data, .. }) => return serde_json::from_str(&data).unwrap(),
-            Some(Event::Comment(_)) => continue,
-            None => panic!("the stream ended"),
-        }
-    }
-}
 
 fn in_session(id: &str, body: Value) -> Request {
     Request::post(&body).header("Mcp-Session-Id", id).header("MCP-Protocol-Version", LEGACY)
@@ -79,8 +69,8 @@ async fn a_session_hears_changes_on_its_get_stream() {
     assert_eq!(notifier.tools_changed().await, 1);
     assert_eq!(notifier.resource_updated("test://other").await, 0, "not subscribed to that one");
     assert_eq!(notifier.resource_updated(WATCHED).await, 1);
-    assert_eq!(next_message(&mut sse).await["method"], "notifications/tools/list_changed");
-    let update = next_message(&mut sse).await;
+    assert_eq!(sse.next_json().await["method"], "notifications/tools/list_changed");
+    let update = sse.next_json().await;
     assert_eq!(update["method"], "notifications/resources/updated");
     assert_eq!(update["params"]["uri"], WATCHED);
 }
@@ -98,12 +88,12 @@ async fn a_stateless_listen_request_streams_what_it_asked_for() {
     let (head, mut sse) = Conn::open(addr).await.stream(&request).await;
     assert_eq!(head.status, 200);
     assert_eq!(head.media_type().as_deref(), Some("text/event-stream"));
-    let ack = next_message(&mut sse).await;
+    let ack = sse.next_json().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(ack["params"]["notifications"], json!({"resourcesListChanged": true}));
     assert_eq!(notifier.tools_changed().await, 0, "not asked for");
     assert_eq!(notifier.resources_changed().await, 1);
-    let change = next_message(&mut sse).await;
+    let change = sse.next_json().await;
     assert_eq!(change["method"], "notifications/resources/list_changed");
     assert_eq!(change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
 }

@@ -21,7 +21,7 @@ use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Notifier, RequestContext};
 use serde_json::{json, Value};
 
-use support::{send, within, Conn, Event, Request, Sse};
+use support::{send, within, Conn, Event, Request};
 
 const LEGACY: &str = "2025-11-25";
 
@@ -173,16 +173,6 @@ async fn delete_and_expiry_end_a_session_on_every_replica() {
     assert_eq!(echo(b.addr, &id, 3).await, 404, "expired on b");
 }
 
-/// The next message event of an SSE stream, as JSON (comments skipped).
-async fn next_message(sse: &mut Sse) -> Value {
-    loop {
-        match within("an SSE event", sse.next()).await {
-            Some(Event::Message { data, .. }) => return serde_json::from_str(&data).unwrap(),
-            Some(Event::Comment(_)) => continue,
-            None => panic!("the stream ended"),
-        }
-    }
-}
 
 async fn three(store: &MemoryStore) -> [Replica; 3] {
     let idle = Duration::from_secs(60);
@@ -203,16 +193,16 @@ async fn a_change_announced_on_one_replica_reaches_streams_held_by_another_once(
     assert_eq!(send(c.addr, &subscribe).await.json()["result"], json!({}));
 
     assert_eq!(a.notifier.tools_changed().await, 0, "no stream on a itself");
-    assert_eq!(next_message(&mut stream).await["method"], "notifications/tools/list_changed");
+    assert_eq!(stream.next_json().await["method"], "notifications/tools/list_changed");
     // The subscription reaches b through the store's events, in order
     // before the update announced after it.
     c.notifier.resource_updated("test://other").await;
     c.notifier.resource_updated(WATCHED).await;
-    let update = next_message(&mut stream).await;
+    let update = stream.next_json().await;
     assert_eq!(update["method"], "notifications/resources/updated", "only the subscribed URI, and once: {update}");
     assert_eq!(update["params"]["uri"], WATCHED);
     b.notifier.prompts_changed().await;
-    let next = next_message(&mut stream).await;
+    let next = stream.next_json().await;
     assert_eq!(next["method"], "notifications/prompts/list_changed", "no duplicate before it: {next}");
 }
 
@@ -229,14 +219,14 @@ async fn a_stateless_listen_request_hears_changes_announced_on_other_replicas() 
     let request = Request::post(&listen).header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", "subscriptions/listen");
     let (head, mut sse) = Conn::open(a.addr).await.stream(&request).await;
     assert_eq!(head.status, 200);
-    assert_eq!(next_message(&mut sse).await["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(sse.next_json().await["method"], "notifications/subscriptions/acknowledged");
     b.notifier.resources_changed().await; // not asked for
     b.notifier.tools_changed().await;
-    let change = next_message(&mut sse).await;
+    let change = sse.next_json().await;
     assert_eq!(change["method"], "notifications/tools/list_changed", "{change}");
     assert_eq!(change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
     c.notifier.resource_updated(WATCHED).await;
-    let update = next_message(&mut sse).await;
+    let update = sse.next_json().await;
     assert_eq!(update["params"]["uri"], WATCHED, "{update}");
 }
 
@@ -249,12 +239,12 @@ async fn the_answer_to_a_handlers_request_reaches_it_from_another_replica() {
         let call = legacy(&id, 10 + n as i64, "tools/call", json!({"name": "roots", "arguments": {}}));
         let (head, mut sse) = Conn::open(runs.addr).await.stream(&call).await;
         assert_eq!(head.status, 200);
-        let ask = next_message(&mut sse).await;
+        let ask = sse.next_json().await;
         assert_eq!(ask["method"], "roots/list", "{ask}");
         let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": "file:///src"}, {"uri": "file:///doc"}]}});
         let r = send(answers.addr, &Request::post(&answer).header("Mcp-Session-Id", &id).header("MCP-Protocol-Version", LEGACY)).await;
         assert_eq!(r.status(), 202);
-        let result = next_message(&mut sse).await;
+        let result = sse.next_json().await;
         assert_eq!(result["id"], 10 + n as i64);
         assert_eq!(result["result"]["content"][0]["text"], "2 roots", "call {n}: {result}");
     }
@@ -264,7 +254,7 @@ async fn the_answer_to_a_handlers_request_reaches_it_from_another_replica() {
     for (n, runs) in [&a, &b].into_iter().enumerate() {
         let call = legacy(&id, 20 + n as i64, "tools/call", json!({"name": "roots", "arguments": {}}));
         let (_, mut sse) = Conn::open(runs.addr).await.stream(&call).await;
-        asked.push(next_message(&mut sse).await["id"].clone());
+        asked.push(sse.next_json().await["id"].clone());
     }
     assert_ne!(asked[0], asked[1]);
 }

@@ -390,6 +390,15 @@ impl Sse {
         }
     }
 
+    /// The next message event's data as JSON, within [`LIMIT`]; panics
+    /// when the stream ends first.
+    pub async fn next_json(&mut self) -> Value {
+        match within("an SSE message", self.next_message()).await {
+            Some(event) => event.json().expect("an SSE message whose data is JSON"),
+            None => panic!("the SSE stream ended"),
+        }
+    }
+
     /// Every remaining event until the stream ends.
     pub async fn rest(&mut self) -> Vec<Event> {
         let mut out = Vec::new();
