@@ -65,6 +65,8 @@ struct Probe {
     token_cancelled: AtomicUsize,
     /// The principal the access-control hook saw, per call.
     access: Mutex<Vec<Option<String>>>,
+    /// The client name the access-control hook saw, per call.
+    clients: Mutex<Vec<Option<String>>>,
 }
 
 impl Probe {
@@ -184,6 +186,7 @@ async fn start(config: HttpConfig) -> Harness {
         .access_control(move |call| {
             let principal = call.extensions.get::<Principal>().map(|p| p.subject.clone());
             seen.access.lock().unwrap().push(principal);
+            seen.clients.lock().unwrap().push(call.client.and_then(|c| c.name()).map(str::to_owned));
             Ok(())
         })
         .build()
@@ -338,6 +341,35 @@ async fn stateless_notification_is_202_without_body() {
     let r = h.send(&note).await;
     assert_eq!(r.status(), 202, "{}", r.text());
     assert!(r.body.is_empty());
+}
+
+#[tokio::test]
+async fn stateless_requests_repeating_their_meta_are_served_as_their_own() {
+    // A client sends the same `_meta` with every request: the service
+    // keeps the scope it made and does not read it again. Another
+    // client's `_meta` in between, and a header that no longer mirrors
+    // the body, are still seen.
+    let h = start(HttpConfig::default()).await;
+    let as_client = |id: i64, name: &str| {
+        let meta = json!({"io.modelcontextprotocol/clientInfo": {"name": name, "version": "1"}});
+        modern(id, "tools/call", json!({"name": "quick", "arguments": {"text": name}, "_meta": meta}))
+    };
+    let order = ["alice", "alice", "alice", "bob", "alice", "bob", "bob"];
+    for (n, name) in order.iter().enumerate() {
+        let r = h.send(&as_client(n as i64, name)).await;
+        assert_eq!(r.status(), 200, "{name}: {}", r.text());
+        assert_eq!(r.json()["result"]["structuredContent"]["echo"], *name);
+        let r = h.send(&as_client(100 + n as i64, name).header("MCP-Protocol-Version", "2026-07-29")).await;
+        assert_header_mismatch(&r, "a repeated _meta with a header that differs from it");
+    }
+    let seen: Vec<String> = h.probe.clients.lock().unwrap().iter().map(|c| c.clone().unwrap_or_default()).collect();
+    assert_eq!(seen, order, "each call was made as its own client");
+    // Without capabilities the same request is refused, kept scope or not.
+    for id in [200, 201] {
+        let bare = json!({"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}});
+        let r = h.send(&as_sent(id, "tools/call", json!({"name": "quick", "arguments": {"text": "x"}, "_meta": bare}))).await;
+        assert_rpc_error(&r, 400, -32602);
+    }
 }
 
 #[tokio::test]

@@ -10,9 +10,9 @@ use http::header::{HeaderName, HeaderValue};
 use http::HeaderMap;
 use serde_json::Value;
 
-use crate::jsonrpc::{self, RpcError};
+use crate::jsonrpc::RpcError;
 use crate::server::Params;
-use crate::revision::{codes, meta};
+use crate::revision::codes;
 
 /// `MCP-Protocol-Version`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -88,15 +88,21 @@ fn value_text<'h>(value: &'h HeaderValue, name: &str) -> Option<Result<Cow<'h, s
     })
 }
 
-/// Checks the mirrored headers of a stateless request against its body.
-/// `params_schema_headers` are the annotated parameters of the called tool.
-pub(crate) fn check(headers: &HeaderMap, method: &str, params: &Params<'_>, annotated: &[ParamHeader]) -> Result<(), RpcError> {
+/// Checks the mirrored headers of a stateless request against its body:
+/// `body_version` is its `_meta` protocol version, `annotated` the
+/// annotated parameters of the called tool.
+pub(crate) fn check(
+    headers: &HeaderMap,
+    method: &str,
+    body_version: Option<&str>,
+    params: &Params<'_>,
+    annotated: &[ParamHeader],
+) -> Result<(), RpcError> {
     let named = |name: &'static HeaderName| headers.get(name).and_then(|v| value_text(v, name.as_str()));
     match named(&PROTOCOL_VERSION_NAME).transpose()? {
         None => return Err(mismatch("the MCP-Protocol-Version header is required".into())),
         Some(version) => {
-            let body = jsonrpc::member(params.get("_meta"), meta::PROTOCOL_VERSION).and_then(Value::as_str);
-            if let Some(body) = body {
+            if let Some(body) = body_version {
                 if body != version {
                     return Err(mismatch(format!(
                         "MCP-Protocol-Version header value '{version}' does not match body value '{body}'"
@@ -235,9 +241,9 @@ mod tests {
     #[test]
     fn matching_headers_pass_and_each_mismatch_is_32020() {
         let good = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
-        assert_eq!(check(&headers(&good), "tools/call", &Params::Value(call_params()), &[]), Ok(()));
+        assert_eq!(check(&headers(&good), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]), Ok(()));
         let encoded = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?=")];
-        assert_eq!(check(&headers(&encoded), "tools/call", &Params::Value(call_params()), &[]), Ok(()));
+        assert_eq!(check(&headers(&encoded), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]), Ok(()));
         let cases: [&[(&str, &str)]; 5] = [
             &[("mcp-method", "tools/call"), ("mcp-name", "get_weather")],
             &[("mcp-protocol-version", "2026-07-28"), ("mcp-name", "get_weather")],
@@ -246,7 +252,7 @@ mod tests {
             &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "other")],
         ];
         for case in cases {
-            let err = check(&headers(case), "tools/call", &Params::Value(call_params()), &[]).unwrap_err();
+            let err = check(&headers(case), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]).unwrap_err();
             assert_eq!(err.code, -32020, "{case:?}: {err}");
         }
     }
@@ -263,12 +269,12 @@ mod tests {
         let base = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
         let mut ok = base.to_vec();
         ok.extend([("mcp-param-region", "us-west1"), ("mcp-param-n", "42.0")]);
-        assert_eq!(check(&headers(&ok), "tools/call", &Params::Value(call_params()), &annotated), Ok(()));
+        assert_eq!(check(&headers(&ok), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated), Ok(()));
         let mut missing = base.to_vec();
         missing.push(("mcp-param-region", "us-west1"));
-        assert_eq!(check(&headers(&missing), "tools/call", &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
+        assert_eq!(check(&headers(&missing), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
         let mut wrong = base.to_vec();
         wrong.extend([("mcp-param-region", "eu"), ("mcp-param-n", "42")]);
-        assert_eq!(check(&headers(&wrong), "tools/call", &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
+        assert_eq!(check(&headers(&wrong), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
     }
 }

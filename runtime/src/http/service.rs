@@ -26,7 +26,7 @@ use crate::context::{Principal, Sink};
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::notifier::Change;
 use crate::revision::{self, meta, Era};
-use crate::server::{Handled, Message, Pending, Reply, Server, Session};
+use crate::server::{CachedScope, Handled, Message, Pending, Reply, Server, Session};
 
 use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
@@ -59,6 +59,9 @@ struct Inner {
     body_budget: Arc<tokio::sync::Semaphore>,
     /// Whether the session store's events are being listened to.
     listening: AtomicBool,
+    /// The scope of the last stateless request's `_meta`: a client sends
+    /// the same `_meta` with every request, which is then not read again.
+    kept_scope: std::sync::Mutex<Option<Arc<CachedScope>>>,
     /// This service itself, for the tasks it starts.
     me: Weak<Inner>,
 }
@@ -95,6 +98,7 @@ impl HttpService {
             shutdown: CancellationToken::new(),
             body_budget,
             listening: AtomicBool::new(false),
+            kept_scope: std::sync::Mutex::new(None),
             me: me.clone(),
         });
         Self { inner }
@@ -485,7 +489,8 @@ impl Inner {
         let Ok(text) = std::str::from_utf8(&bytes) else {
             return error(StatusCode::BAD_REQUEST, &RpcError::parse_error("the body is not UTF-8"));
         };
-        let message = Message::decode(text);
+        let kept = self.kept_scope.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let message = Message::decode_with(text, kept.as_ref());
 
         // The request's parts move into the extensions (not copied); the
         // headers are read back from there.
@@ -544,7 +549,7 @@ impl Inner {
                     }
                     _ => &[],
                 };
-                if let Err(e) = headers::check(request_headers, method, params, annotated) {
+                if let Err(e) = headers::check(request_headers, method, body_version.and_then(Value::as_str), params, annotated) {
                     let id = match &message {
                         Message::Request { id, .. } => id.clone(),
                         _ => Value::Null,
@@ -556,7 +561,14 @@ impl Inner {
                 let session = self.server.session();
                 // Stateless: the request must carry its own _meta.
                 session.fix_era(Era::Modern);
-                self.answer(&session, message, call).await
+                let response = self.answer(&session, message, call).await;
+                // The scope this request's `_meta` made, for the next one.
+                if let Some(made) = session.cached_scope() {
+                    if !kept.is_some_and(|k| Arc::ptr_eq(&k, &made)) {
+                        *self.kept_scope.lock().unwrap_or_else(|p| p.into_inner()) = Some(made);
+                    }
+                }
+                response
             }
             Message::Other(Incoming::Response { .. }) => status_only(StatusCode::ACCEPTED),
             // A request or notification is never `Other`.

@@ -131,7 +131,15 @@ impl Server {
     /// Handles one decoded message (a driver that looked at it first).
     pub(crate) fn handle_message(&self, session: &Session, message: Message<'_>, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
         match message {
-            Message::Request { id, method, params } => self.request(session, id, &method, params, sink, extensions, false),
+            Message::Request { id, method, mut params, meta_text, cached } => {
+                let scope = cached.as_ref().and_then(|kept| self.core.scope_of(session, &method, kept, extensions));
+                if let (Some(kept), None) = (&cached, &scope) {
+                    // Not served from the kept scope: `_meta` goes back in.
+                    params.set("_meta", kept.meta().clone());
+                }
+                let known = Known { scope, meta_text };
+                self.request_with(session, id, &method, params, known, sink, extensions, false)
+            }
             Message::Notification { method, params } => {
                 self.core.on_notification(session, &method, &params);
                 Handled::Nothing

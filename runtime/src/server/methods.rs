@@ -64,6 +64,18 @@ pub(crate) struct CachedScope {
     log_level: Option<LogLevel>,
 }
 
+impl CachedScope {
+    /// The `_meta` text it was made from.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The `_meta` it was made from.
+    pub(crate) fn meta(&self) -> &Value {
+        &self.meta
+    }
+}
+
 /// A reply to one request: the message text and, for an error, its code
 /// (transports map some codes to statuses).
 #[derive(Debug, Clone, PartialEq)]
@@ -213,11 +225,23 @@ impl Core {
         meta_text: &str,
         extensions: &Arc<http::Extensions>,
     ) -> Option<Scope> {
+        let cached = session.cached_scope()?;
+        (*cached.text == *meta_text).then(|| self.scope_of(session, method, &cached, extensions)).flatten()
+    }
+
+    /// The scope `cached` gives a request of `session`; `None` when the
+    /// session is not stateless or `method` is not served statelessly.
+    pub(crate) fn scope_of(
+        &self,
+        session: &Session,
+        method: &str,
+        cached: &CachedScope,
+        extensions: &Arc<http::Extensions>,
+    ) -> Option<Scope> {
         if session.era() != Some(Era::Modern) || matches!(method, "initialize" | "ping" | "notifications/initialized") {
             return None;
         }
-        let cached = session.cached_scope()?;
-        (*cached.text == *meta_text).then(|| Scope {
+        Some(Scope {
             revision: cached.revision,
             version: Arc::clone(&cached.version),
             modern: true,
