@@ -74,8 +74,11 @@ async fn replica(url: &str, prefix: &str, idle: Duration) -> Replica {
         .build()
         .expect("server builds");
     let notifier = server.notifier();
-    let store = RedisStore::new(url).expect("redis url").prefix(prefix);
-    let config = HttpConfig::default().session_store(store.clone()).session_idle(idle);
+    // Generous limits: a loaded CI machine may take over a second to
+    // connect (the 1 s defaults would answer 404, as documented).
+    let limit = Duration::from_secs(10);
+    let store = RedisStore::new(url).expect("redis url").prefix(prefix).timeout(limit);
+    let config = HttpConfig::default().session_store(store.clone()).session_idle(idle).store_timeout(limit);
     let service = HttpService::new(server, config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -117,6 +120,7 @@ async fn changes_and_answers_cross_replicas_through_redis_and_nginx() {
     // A 2025-11-25 session: opened on a, its GET stream on b, its
     // subscription made on c; changes announced on a and c.
     let id = open_session(a.addr).await;
+    assert!(a.store.load(&id).await.expect("Redis answers").is_some(), "initialize stored the session in Redis");
     let get = Request::get().header("Mcp-Session-Id", &id).header("MCP-Protocol-Version", LEGACY);
     let (head, mut stream) = Conn::open(b.addr).await.stream(&get).await;
     assert_eq!(head.status, 200);

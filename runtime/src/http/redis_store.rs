@@ -16,9 +16,6 @@ use tokio::sync::mpsc;
 
 use super::store::{bounded, Events, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession};
 
-/// How long connecting may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
-
 /// The longest wait between attempts to listen to events again.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 
@@ -75,7 +72,8 @@ impl RedisStore {
         self
     }
 
-    /// Sets the time limit of each Redis command (default 1 s).
+    /// Sets the time limit of each Redis command, connecting included
+    /// (default 1 s).
     pub fn timeout(mut self, limit: Duration) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.timeout = limit;
@@ -95,7 +93,7 @@ impl RedisStore {
         if let Some(open) = self.inner.connection.lock().unwrap_or_else(|p| p.into_inner()).clone() {
             return Ok(open);
         }
-        let open = bounded(CONNECT_TIMEOUT, async { self.inner.client.get_multiplexed_async_connection().await.map_err(failed) }).await?;
+        let open = bounded(self.inner.timeout, async { self.inner.client.get_multiplexed_async_connection().await.map_err(failed) }).await?;
         *self.inner.connection.lock().unwrap_or_else(|p| p.into_inner()) = Some(open.clone());
         Ok(open)
     }
@@ -157,11 +155,11 @@ impl SessionStore for RedisStore {
 
     fn subscribe(&self) -> Events {
         let (tx, rx) = mpsc::channel(256);
-        let (client, channel) = (self.inner.client.clone(), self.channel());
+        let (client, channel, limit) = (self.inner.client.clone(), self.channel(), self.inner.timeout);
         tokio::spawn(async move {
             let mut backoff = Duration::from_millis(50);
             while !tx.is_closed() {
-                let subscribed = bounded(CONNECT_TIMEOUT, async {
+                let subscribed = bounded(limit, async {
                     let mut pubsub = client.get_async_pubsub().await.map_err(failed)?;
                     pubsub.subscribe(&channel).await.map_err(failed)?;
                     Ok(pubsub)
