@@ -17,8 +17,12 @@
 #   B-sf     the same rmcp server, stateful 2025-11-25 era (rmcp answers
 #            session POSTs with SSE; JSON responses are for stateless only)
 #   C        a bare hyper 1 server returning a fixed JSON-RPC result (floor)
+#   D-sf     the official TypeScript SDK's McpServer with the same tool
+#            (tests/interop/ts-weather-server.mjs --http, node:http, one
+#            transport per session, JSON responses), stateful 2025-11-25
+#            era; only when node and the SDK are installed (.interop)
 #
-# Every server: 2 tokio worker threads, TCP_NODELAY. The driver
+# Every Rust server: 2 tokio worker threads, TCP_NODELAY. The driver
 # (bench/http/src/bin/http-load.rs, one thread) starts them on free
 # loopback ports, checks that A and B give the same content and
 # structuredContent, and prints a markdown table of medians over rounds
@@ -48,6 +52,16 @@ if ! git diff --quiet HEAD -- runtime examples/weather-server 2>/dev/null; then
 fi
 echo "weather-server built from $tree; rmcp ${rmcp_version:-?}; $(uptime | sed 's/^ *//')" >&2
 
+# The TypeScript SDK's server over Streamable HTTP (2025-11-25 sessions; the
+# 1.x SDK does not speak 2026-07-28), when node and the SDK are installed.
+ts=()
+interop="${MCPGEN_INTEROP_DIR:-$PWD/.interop}"
+if command -v node >/dev/null && [ -d "$interop/node_modules/@modelcontextprotocol/sdk" ]; then
+    cp tests/interop/ts-weather-server.mjs "$interop/"
+    ts=(--server "D-sf|stateful|node $interop/ts-weather-server.mjs --http {addr}" --ratio A-sf/D-sf)
+else
+    echo "bench-http: node or the TS SDK is missing (bash scripts/setup-interop.sh); benchmarking without it" >&2
+fi
 exec "$bin/http-load" \
     --clients 1,16,64 --rounds 3 --warmup 1 --secs 3 --settle 120 --max-foreign 0.25 --max-rounds 9 \
     --server "A|stateless|WEATHER_LOG=off $bin/weather-server --http {addr}" \
@@ -57,4 +71,4 @@ exec "$bin/http-load" \
     --server "B-sf|stateful|$bin/rmcp-weather --http {addr}" \
     --server "C|echo|$bin/echo-floor --http {addr}" \
     --ratio A/B --ratio A/C --ratio A+log/B --ratio A-sf/B-sf --ratio A/B-sf \
-    "$@"
+    "${ts[@]}" "$@"

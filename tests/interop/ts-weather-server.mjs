@@ -1,13 +1,18 @@
 // The benchmark's reference point: the official TypeScript SDK's McpServer
 // implementing the weather example's get_forecast tool with the same
-// schemas and the same (deterministic) computation, over stdio.
+// schemas and the same (deterministic) computation, over stdio, or with
+// `--http HOST:PORT` over Streamable HTTP at /mcp (2025-11-25 sessions,
+// one McpServer and transport per session as the SDK's examples do, JSON
+// responses as the other benchmarked servers give).
 // Copied into the interop folder before running, so that it resolves the
-// SDK and zod from there. Usage: node ts-weather-server.mjs
+// SDK and zod from there. Usage: node ts-weather-server.mjs [--http ADDR]
+import { randomUUID } from "node:crypto";
+import http from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
-const server = new McpServer({ name: "ts-weather-server", version: "0.1.0" });
 const Conditions = z.enum(["sunny", "partly cloudy", "cloudy", "rain", "snow"]);
 const Units = z.enum(["metric", "imperial"]);
 
@@ -28,32 +33,61 @@ function conditions(city, day) {
 }
 const round1 = (x) => Math.round(x * 10) / 10;
 
-server.registerTool(
-  "get_forecast",
-  {
-    title: "Daily forecast",
-    description: "Daily forecast for a city: high, low and conditions per day.",
-    inputSchema: {
-      city: z.string().min(1).max(100).describe("City name"),
-      days: z.number().int().min(1).max(7).default(3).describe("Number of days"),
-      units: Units.default("metric"),
+function weatherServer() {
+  const server = new McpServer({ name: "ts-weather-server", version: "0.1.0" });
+  server.registerTool(
+    "get_forecast",
+    {
+      title: "Daily forecast",
+      description: "Daily forecast for a city: high, low and conditions per day.",
+      inputSchema: {
+        city: z.string().min(1).max(100).describe("City name"),
+        days: z.number().int().min(1).max(7).default(3).describe("Number of days"),
+        units: Units.default("metric"),
+      },
+      outputSchema: {
+        city: z.string(),
+        units: Units,
+        days: z.array(z.object({ day: z.number().int().min(1), high: z.number(), low: z.number(), conditions: Conditions })),
+      },
     },
-    outputSchema: {
-      city: z.string(),
-      units: Units,
-      days: z.array(z.object({ day: z.number().int().min(1), high: z.number(), low: z.number(), conditions: Conditions })),
+    async ({ city, days, units }) => {
+      const imperial = units === "imperial";
+      const convert = (c) => round1(imperial ? (c * 9) / 5 + 32 : c);
+      const out = { city, units, days: [] };
+      for (let day = 1; day <= days; day++) {
+        const [high, low, kind] = conditions(city, day);
+        out.days.push({ day, high: convert(high), low: convert(low), conditions: kind });
+      }
+      return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
     },
-  },
-  async ({ city, days, units }) => {
-    const imperial = units === "imperial";
-    const convert = (c) => round1(imperial ? (c * 9) / 5 + 32 : c);
-    const out = { city, units, days: [] };
-    for (let day = 1; day <= days; day++) {
-      const [high, low, kind] = conditions(city, day);
-      out.days.push({ day, high: convert(high), low: convert(low), conditions: kind });
-    }
-    return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
-  },
-);
+  );
+  return server;
+}
 
-await server.connect(new StdioServerTransport());
+const at = process.argv.indexOf("--http");
+if (at < 0) {
+  await weatherServer().connect(new StdioServerTransport());
+} else {
+  const [host, port] = process.argv[at + 1].split(":");
+  const sessions = new Map();
+  const httpServer = http.createServer(async (req, res) => {
+    if (req.url !== "/mcp") {
+      res.writeHead(404).end();
+      return;
+    }
+    let transport = sessions.get(req.headers["mcp-session-id"]);
+    if (!transport) {
+      // A new session (the transport refuses anything but initialize).
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => sessions.set(id, transport),
+      });
+      transport.onclose = () => sessions.delete(transport.sessionId);
+      await weatherServer().connect(transport);
+    }
+    await transport.handleRequest(req, res);
+  });
+  httpServer.listen(Number(port), host, () => console.error(`MCP endpoint: http://${host}:${port}/mcp`));
+}
