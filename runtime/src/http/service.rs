@@ -387,34 +387,23 @@ impl Inner {
         });
     }
 
-    /// What another replica said about session `id`, if it is here (or
-    /// about the server, for a change it announced).
+    /// What another replica said: a change it announced, or something
+    /// about session `id` (if the session is here).
     fn on_event(&self, id: &str, event: SessionEvent) {
-        if let SessionEvent::Announced { origin, method, uri } = &event {
-            let listeners = &self.server.core.listeners;
-            match Change::from_method(method, uri.clone()) {
-                Some(change) if *origin != listeners.origin() => {
-                    let listeners = Arc::clone(listeners);
-                    tokio::spawn(async move { listeners.deliver(&change).await });
-                }
-                Some(_) => {} // announced here, delivered here already
-                None => tracing::warn!(method = %method, "a change announced by another replica is not understood"),
-            }
-            return;
-        }
-        let Some(entry) = self.sessions.peek(id) else { return };
-        match event {
-            SessionEvent::Announced { .. } => {}
-            SessionEvent::Response { text } => {
+        // An announcement names no session (its id is empty).
+        match (event, self.sessions.peek(id)) {
+            (SessionEvent::Announced { origin, method, uri }, _) => self.on_announced(origin, &method, uri),
+            (_, None) => {}
+            (SessionEvent::Response { text }, Some(entry)) => {
                 if let Incoming::Response { id, outcome } = jsonrpc::parse_full(&text) {
                     // Only the replica where the request waits has it.
                     entry.session.outbound().resolve(&id, outcome);
                 }
             }
-            SessionEvent::Cancel { request_id } => {
+            (SessionEvent::Cancel { request_id }, Some(entry)) => {
                 entry.session.cancel(&request_id);
             }
-            SessionEvent::Message { text } => {
+            (SessionEvent::Message { text }, Some(entry)) => {
                 let stream = entry.stream.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 if let Some(tx) = stream {
                     if tx.try_send(text).is_err() {
@@ -422,10 +411,23 @@ impl Inner {
                     }
                 }
             }
-            SessionEvent::Changed { snapshot } => entry.session.restore(&snapshot),
-            SessionEvent::Ended => {
+            (SessionEvent::Changed { snapshot }, Some(entry)) => entry.session.restore(&snapshot),
+            (SessionEvent::Ended, Some(_)) => {
                 self.sessions.close(id);
             }
+        }
+    }
+
+    /// A change another replica announced, for the listeners here.
+    fn on_announced(&self, origin: u64, method: &str, uri: Option<String>) {
+        let listeners = &self.server.core.listeners;
+        match Change::from_method(method, uri) {
+            Some(change) if origin != listeners.origin() => {
+                let listeners = Arc::clone(listeners);
+                tokio::spawn(async move { listeners.deliver(&change).await });
+            }
+            Some(_) => {} // announced here, delivered here already
+            None => tracing::warn!(method = %method, "a change announced by another replica is not understood"),
         }
     }
 
@@ -641,8 +643,7 @@ impl Inner {
             }
         }
         if let Message::Other(Incoming::Response { id: request_id, outcome }) = &message {
-            if !entry.session.outbound().is_waiting(request_id) {
-                self.forward_response(id, request_id, outcome).await;
+            if self.forward_response(id, &entry, request_id, outcome).await {
                 return status_only(StatusCode::ACCEPTED);
             }
         }
@@ -678,13 +679,13 @@ impl Inner {
     }
 
     /// The client's response to a request no handler here waits for: the
-    /// replica where one does takes it from the store (without a store it
-    /// is late or unknown, and ignored).
-    async fn forward_response(&self, id: &str, request_id: &Value, outcome: &crate::outbound::Outcome) {
-        let Some(store) = &self.config.session_store else {
-            tracing::debug!(id = %jsonrpc::json_text(request_id), "ignoring a response to no pending request");
-            return;
-        };
+    /// replica where one does takes it from the store. `false` when it is
+    /// for this replica (or there is no store): the engine takes it.
+    async fn forward_response(&self, id: &str, entry: &Entry, request_id: &Value, outcome: &crate::outbound::Outcome) -> bool {
+        let Some(store) = &self.config.session_store else { return false };
+        if entry.session.outbound().is_waiting(request_id) {
+            return false; // it waits here
+        }
         let text = match outcome {
             Ok(result) => serde_json::json!({ "jsonrpc": "2.0", "id": request_id, "result": result }),
             Err(error) => serde_json::json!({ "jsonrpc": "2.0", "id": request_id, "error": error }),
@@ -693,6 +694,7 @@ impl Inner {
         if let Err(e) = bounded(self.config.store_timeout, store.publish(id, &event)).await {
             tracing::warn!(error = %e, "a response for another replica was not published");
         }
+        true
     }
 
     /// Runs a message through the engine and answers: 202 for nothing to

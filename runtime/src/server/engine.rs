@@ -93,34 +93,13 @@ impl Server {
         Session::new(self.core.config.max_concurrent_calls)
     }
 
-    /// Handles one message's text (which may be a JSON-RPC batch).
+    /// Handles one message's text (which may be a JSON-RPC batch). A
+    /// plain request or notification is decoded without a tree for its
+    /// envelope and params; a modern request repeating the `_meta` text of
+    /// the session's previous one is served with that one's scope.
     pub fn handle_text(&self, session: &Session, text: &str, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
-        // A plain request or notification is decoded without a tree for
-        // its envelope and params; anything else takes the general path.
-        if let Some(mut lean) = jsonrpc::parse_lean(text) {
-            // A modern request with the `_meta` of the previous one is
-            // served with its scope, without reading `_meta` again.
-            let meta_text = lean.meta;
-            let cached = match (&lean.id, meta_text) {
-                (Some(_), Some(meta)) => self.core.cached_scope(session, &lean.method, meta, extensions),
-                _ => None,
-            };
-            if cached.is_none() && !lean.read_meta() {
-                return self.handle(session, jsonrpc::parse_full(text), sink, extensions);
-            }
-            let params = lean.params.map_or(Params::Absent, Params::Members);
-            return match lean.id {
-                Some(id) => {
-                    let known = Known { scope: cached, meta_text };
-                    self.request_with(session, id, &lean.method, params, known, sink, extensions, false)
-                }
-                None => {
-                    self.core.on_notification(session, &lean.method, &params);
-                    Handled::Nothing
-                }
-            };
-        }
-        self.handle(session, jsonrpc::parse_full(text), sink, extensions)
+        let kept = session.cached_scope();
+        self.handle_message(session, Message::decode_with(text, kept.as_ref()), sink, extensions)
     }
 
     /// Handles one classified message.

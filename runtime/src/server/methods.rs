@@ -52,9 +52,10 @@ pub(crate) struct Scope {
     pub(crate) extensions: Arc<http::Extensions>,
 }
 
-/// What a modern request's `_meta` decided, kept by the session under
-/// the `_meta` text so that a request with the same text (a client sends
-/// the same `_meta` with every request) is served without reading it again.
+/// What a modern request's `_meta` decided, kept under the `_meta` text
+/// (by the session over stdio, by the HTTP service for its stateless
+/// requests) so that a request with the same text (a client sends the
+/// same `_meta` with every request) is served without reading it again.
 pub(crate) struct CachedScope {
     text: Box<str>,
     revision: &'static Revision,
@@ -215,22 +216,9 @@ impl Core {
         })
     }
 
-    /// The scope of a modern request whose `_meta` text is the one the
-    /// session last served (see [`CachedScope`]); `None` when it is not,
-    /// or when `method` is not served statelessly.
-    pub(crate) fn cached_scope(
-        &self,
-        session: &Session,
-        method: &str,
-        meta_text: &str,
-        extensions: &Arc<http::Extensions>,
-    ) -> Option<Scope> {
-        let cached = session.cached_scope()?;
-        (*cached.text == *meta_text).then(|| self.scope_of(session, method, &cached, extensions)).flatten()
-    }
-
-    /// The scope `cached` gives a request of `session`; `None` when the
-    /// session is not stateless or `method` is not served statelessly.
+    /// The scope `cached` (a kept scope whose `_meta` text the request
+    /// repeats) gives a request of `session`; `None` when the session is
+    /// not stateless or `method` is not served statelessly.
     pub(crate) fn scope_of(
         &self,
         session: &Session,
