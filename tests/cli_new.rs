@@ -309,7 +309,9 @@ fn a_hostile_manifest_file_name_stays_a_value() {
     assert_eq!(cargo.keys().cloned().collect::<Vec<_>>(), ["build-dependencies", "dependencies", "package", "profile"]);
     assert_eq!(keys(&cargo["dependencies"]), ["mcpgen-runtime", "serde", "serde_json", "tokio"]);
     assert_eq!(keys(&cargo["build-dependencies"]), ["mcpgen"]);
-    assert_eq!(keys(&cargo["package"]), ["description", "edition", "name", "publish", "version"]);
+    assert_eq!(keys(&cargo["package"]), ["description", "edition", "name", "publish", "resolver", "version"]);
+    // build.rs and the server share one feature set, so what both use builds once.
+    assert_eq!(cargo["package"]["resolver"].as_str(), Some("1"));
     assert_eq!(keys(&cargo["profile"]), ["dev"]);
     assert_eq!(
         cargo["package"]["description"].as_str().unwrap(),
