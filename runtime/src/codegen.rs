@@ -15,9 +15,12 @@ pub use crate::child::{ChildTransport, StderrMode};
 pub use crate::client::{CallOptions, ClientError, ClientOptions, Drift, Progress, Session, ToolSchemas};
 pub use crate::client::Client as ClientEngine;
 pub use crate::stdio::stdio;
+pub use crate::surface::{decode_params, encode_result, no_completion, CompletionRef, CompletionRequest, ResourceTarget};
 pub use crate::tool::{decode_arguments, encode_content, encode_output, BoxFuture, CallFailure};
 pub use crate::transport::Transport;
-pub use crate::{Dispatch, RateLimit, RequestContext, ServerBuilder, ServerError, ToolError, ToolOutput};
+pub use crate::{
+    Completion, Dispatch, HandlerError, RateLimit, RequestContext, ServerBuilder, ServerError, Surface, ToolError, ToolOutput,
+};
 
 #[cfg(feature = "streamable-http")]
 pub use crate::http::{bind_and_serve, client::HttpTransport, HttpConfig, HttpService, ToSocketAddrs};

@@ -236,32 +236,38 @@ pub struct ServerParts {
     pub any: bool,
 }
 
-fn served(list: &[Declared]) -> Result<String> {
+/// `pub const NAME` with the items of `list` exactly as declared.
+fn served(name: &str, docs: &[&str], list: &[Declared]) -> Result<TokenStream> {
     let values: Vec<&Value> = list.iter().map(|d| &d.declared).collect();
-    serde_json::to_string(&values).map_err(|e| Error::new(format!("cannot serialise the declared list: {e}")))
+    crate::codegen::tools::json_const(name, docs, &values)
 }
 
 /// Completion methods: `(Handler method, Client method, target pattern,
-/// argument, doc, ref)`.
-type CompletionMethod = (Ident, Ident, TokenStream, String, String, TokenStream);
+/// argument, doc lines, ref)`.
+type CompletionMethod = (Ident, Ident, TokenStream, String, Vec<String>, TokenStream);
 
 fn completions(prompts: &[Item<'_>], templates: &[Item<'_>]) -> Vec<CompletionMethod> {
     let mut out = Vec::new();
     for (list, variant) in [(prompts, quote!(Prompt)), (templates, quote!(Template))] {
-        for (i, item) in list.iter().enumerate() {
+        for item in list {
             for ((arg, _), (server, client)) in completed(item.declared, &item.fields).into_iter().zip(&item.names.completions) {
-                let index = Literal::usize_unsuffixed(i);
+                let index = index_name(&item.names.server);
                 let (method, client) = (naming::ident(server), naming::ident(client));
-                let target = quote!(::mcpgen_runtime::surface::CompletionRef::#variant(#index));
+                let target = quote!(CompletionRef::#variant(surface_index::#index));
                 let what = if variant.to_string() == "Prompt" { "prompt" } else { "resource template" };
                 let name = if item.declared.name.is_empty() { item.declared.key.clone() } else { item.declared.name.clone() };
                 let reference = if what == "prompt" {
-                    quote!(::mcpgen_runtime::serde_json::json!({ "type": "ref/prompt", "name": #name }))
+                    quote!(json!({ "type": "ref/prompt", "name": #name }))
                 } else {
                     let uri = &item.declared.key;
-                    quote!(::mcpgen_runtime::serde_json::json!({ "type": "ref/resource", "uri": #uri }))
+                    quote!(json!({ "type": "ref/resource", "uri": #uri }))
                 };
-                out.push((method, client, target, arg.to_owned(), format!(" Completes `{arg}` of {what} `{name}` (what the user typed so far: `value`; other arguments given: `context`). By default nothing is suggested."), reference));
+                let doc = vec![
+                    format!(" Completes `{arg}` of {what} `{name}`: `value` is what the user typed"),
+                    " so far, `context` the other arguments given. By default nothing is".to_owned(),
+                    " suggested.".to_owned(),
+                ];
+                out.push((method, client, target, arg.to_owned(), doc, reference));
             }
         }
     }
@@ -279,8 +285,9 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
     let mut prompt_arms = TokenStream::new();
     let mut read_arms = TokenStream::new();
     let mut complete_arms = TokenStream::new();
-    let ctx_ty = quote!(::mcpgen_runtime::RequestContext);
-    let err_ty = quote!(::mcpgen_runtime::HandlerError);
+    let mut indexes = TokenStream::new();
+    let ctx_ty = quote!(RequestContext);
+    let err_ty = quote!(HandlerError);
 
     for (i, p) in prompts.iter().enumerate() {
         let method = naming::ident(&p.names.server);
@@ -292,16 +299,17 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
                 &self,
                 args: super::tools::#args,
                 ctx: #ctx_ty,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<::std::vec::Vec<super::protocol::PromptMessage>, #err_ty>,
-            > + ::core::marker::Send;
+            ) -> impl Future<
+                Output = Result<Vec<super::protocol::PromptMessage>, #err_ty>,
+            > + Send;
         });
-        let index = Literal::usize_unsuffixed(i);
+        let index = index_name(&p.names.server);
+        indexes.extend(index_const(&index, &format!(" Prompt `{}`.", p.declared.name), i));
         prompt_arms.extend(quote! {
-            #index => ::std::boxed::Box::pin(async move {
-                let args: super::tools::#args = ::mcpgen_runtime::surface::decode_params(arguments)?;
+            surface_index::#index => Box::pin(async move {
+                let args: super::tools::#args = decode_params(arguments)?;
                 let messages = handler.#method(args, ctx).await?;
-                ::mcpgen_runtime::surface::encode_result(&messages)
+                encode_result(&messages)
             }),
         });
     }
@@ -316,19 +324,20 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
             /// `HandlerError::not_found(uri)` when there is no such resource.
             fn #method(
                 &self,
-                uri: ::std::string::String,
+                uri: String,
                 params: super::tools::#params,
                 ctx: #ctx_ty,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<super::protocol::ReadResourceResult, #err_ty>,
-            > + ::core::marker::Send;
+            ) -> impl Future<
+                Output = Result<super::protocol::ReadResourceResult, #err_ty>,
+            > + Send;
         });
-        let index = Literal::usize_unsuffixed(i);
+        let index = index_name(&t.names.server);
+        indexes.extend(index_const(&index, &format!(" Resource template `{}`.", t.declared.key), i));
         read_arms.extend(quote! {
-            ::mcpgen_runtime::surface::ResourceTarget::Template(#index, variables) => ::std::boxed::Box::pin(async move {
-                let params: super::tools::#params = ::mcpgen_runtime::surface::decode_params(variables)?;
+            ResourceTarget::Template(surface_index::#index, variables) => Box::pin(async move {
+                let params: super::tools::#params = decode_params(variables)?;
                 let result = handler.#method(uri, params, ctx).await?;
-                ::mcpgen_runtime::surface::encode_result(&result)
+                encode_result(&result)
             }),
         });
     }
@@ -341,40 +350,40 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
                 &self,
                 resource: super::tools::#enum_name,
                 ctx: #ctx_ty,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<super::protocol::ReadResourceResult, #err_ty>,
-            > + ::core::marker::Send;
+            ) -> impl Future<
+                Output = Result<super::protocol::ReadResourceResult, #err_ty>,
+            > + Send;
         });
         read_arms.extend(quote! {
-            ::mcpgen_runtime::surface::ResourceTarget::Static(index) => ::std::boxed::Box::pin(async move {
-                let ::std::option::Option::Some(resource) = super::tools::#enum_name::from_index(index) else {
-                    return ::core::result::Result::Err(::mcpgen_runtime::HandlerError::not_found(uri));
+            ResourceTarget::Static(index) => Box::pin(async move {
+                let Some(resource) = super::tools::#enum_name::from_index(index) else {
+                    return Err(HandlerError::not_found(uri));
                 };
                 let result = handler.#read_resource(resource, ctx).await?;
-                ::mcpgen_runtime::surface::encode_result(&result)
+                encode_result(&result)
             }),
         });
     }
     let completions = completions(&prompts, &templates);
     for (method, _, target, arg, doc, _) in &completions {
         methods.extend(quote! {
-            #[doc = #doc]
+            #(#[doc = #doc])*
             fn #method(
                 &self,
-                value: ::std::string::String,
-                context: ::mcpgen_runtime::serde_json::Map<::std::string::String, ::mcpgen_runtime::serde_json::Value>,
+                value: String,
+                context: Map<String, Value>,
                 ctx: #ctx_ty,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<::mcpgen_runtime::Completion, #err_ty>,
-            > + ::core::marker::Send {
+            ) -> impl Future<
+                Output = Result<Completion, #err_ty>,
+            > + Send {
                 let _ = (value, context, ctx);
-                async { ::core::result::Result::Ok(::mcpgen_runtime::Completion::default()) }
+                async { Ok(Completion::default()) }
             }
         });
         complete_arms.extend(quote! {
-            (#target, #arg) => ::std::boxed::Box::pin(async move {
+            (#target, #arg) => Box::pin(async move {
                 let completion = handler.#method(request.value, request.context, ctx).await?;
-                ::mcpgen_runtime::surface::encode_result(&completion)
+                encode_result(&completion)
             }),
         });
     }
@@ -384,7 +393,7 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         read_arms,
         quote! {
             let _ = (target, ctx);
-            ::std::boxed::Box::pin(async move { ::core::result::Result::Err(::mcpgen_runtime::HandlerError::not_found(uri)) })
+            Box::pin(async move { Err(HandlerError::not_found(uri)) })
         },
         TokenStream::new(),
     );
@@ -393,8 +402,8 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         prompt_arms,
         quote! {
             let _ = (index, arguments, ctx);
-            ::std::boxed::Box::pin(async move {
-                ::core::result::Result::Err(::mcpgen_runtime::HandlerError::invalid_params("no prompt at this index"))
+            Box::pin(async move {
+                Err(HandlerError::invalid_params("no prompt at this index"))
             })
         },
         TokenStream::new(),
@@ -404,53 +413,64 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         complete_arms,
         quote! {
             let _ = (request, ctx);
-            ::std::boxed::Box::pin(async move { ::core::result::Result::Ok(::mcpgen_runtime::surface::no_completion()) })
+            Box::pin(async move { Ok(no_completion()) })
         },
         quote!(let argument = request.argument.clone();),
     );
-    let resources_json = served(&manifest.resources)?;
-    let templates_json = served(&manifest.resource_templates)?;
-    let prompts_json = served(&manifest.prompts)?;
+    let resources_json = served("RESOURCES_JSON", &["The static resources exactly as declared: what `resources/list` serves."], &manifest.resources)?;
+    let templates_json = served(
+        "RESOURCE_TEMPLATES_JSON",
+        &["The resource templates exactly as declared: what", "`resources/templates/list` serves."],
+        &manifest.resource_templates,
+    )?;
+    let prompts_json = served("PROMPTS_JSON", &["The prompts exactly as declared: what `prompts/list` serves."], &manifest.prompts)?;
     let has_completions = !completions.is_empty();
+    let index_module = if indexes.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            /// Each prompt's index in [`PROMPTS_JSON`] and each template's in
+            /// [`RESOURCE_TEMPLATES_JSON`], named after the `Handler` method
+            /// it is dispatched to.
+            mod surface_index {
+                #indexes
+            }
+        }
+    };
     let items = quote! {
-        /// The static resources exactly as declared: what `resources/list` serves.
-        pub const RESOURCES_JSON: &str = #resources_json;
+        #index_module
+        #resources_json
+        #templates_json
+        #prompts_json
 
-        /// The resource templates exactly as declared: what
-        /// `resources/templates/list` serves.
-        pub const RESOURCE_TEMPLATES_JSON: &str = #templates_json;
-
-        /// The prompts exactly as declared: what `prompts/list` serves.
-        pub const PROMPTS_JSON: &str = #prompts_json;
-
-        fn declared_list(json: &str) -> ::std::vec::Vec<::mcpgen_runtime::serde_json::Value> {
-            ::mcpgen_runtime::serde_json::from_str(json).unwrap_or_default()
+        fn declared_list(json: &str) -> Vec<Value> {
+            serde_json::from_str(json).unwrap_or_default()
         }
 
-        impl<H: Handler> ::mcpgen_runtime::Surface for Router<H> {
+        impl<H: Handler> Surface for Router<H> {
             fn read(
                 &self,
-                target: ::mcpgen_runtime::surface::ResourceTarget,
-                uri: ::std::string::String,
+                target: ResourceTarget,
+                uri: String,
                 ctx: #ctx_ty,
-            ) -> ::mcpgen_runtime::tool::BoxFuture<::core::result::Result<::mcpgen_runtime::serde_json::Value, #err_ty>> {
+            ) -> BoxFuture<Result<Value, #err_ty>> {
                 #read_body
             }
 
             fn prompt(
                 &self,
                 index: usize,
-                arguments: ::mcpgen_runtime::serde_json::Map<::std::string::String, ::mcpgen_runtime::serde_json::Value>,
+                arguments: Map<String, Value>,
                 ctx: #ctx_ty,
-            ) -> ::mcpgen_runtime::tool::BoxFuture<::core::result::Result<::mcpgen_runtime::serde_json::Value, #err_ty>> {
+            ) -> BoxFuture<Result<Value, #err_ty>> {
                 #prompt_body
             }
 
             fn complete(
                 &self,
-                request: ::mcpgen_runtime::surface::CompletionRequest,
+                request: CompletionRequest,
                 ctx: #ctx_ty,
-            ) -> ::mcpgen_runtime::tool::BoxFuture<::core::result::Result<::mcpgen_runtime::serde_json::Value, #err_ty>> {
+            ) -> BoxFuture<Result<Value, #err_ty>> {
                 #complete_body
             }
         }
@@ -460,9 +480,23 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         .resource_templates(declared_list(RESOURCE_TEMPLATES_JSON))
         .prompts(declared_list(PROMPTS_JSON))
         .completions(#has_completions)
-        .surface(::std::sync::Arc::clone(&router) as ::std::sync::Arc<dyn ::mcpgen_runtime::Surface>)
+        .surface(Arc::clone(&router) as Arc<dyn Surface>)
     };
     Ok(ServerParts { methods, items, builder_calls, any })
+}
+
+/// The constant naming an index in `surface_index`: the `Handler`
+/// method's name in upper case (methods are unique, so are these).
+fn index_name(method: &str) -> Ident {
+    naming::ident(&method.trim_start_matches("r#").to_uppercase())
+}
+
+fn index_const(name: &Ident, doc: &str, index: usize) -> TokenStream {
+    let index = Literal::usize_unsuffixed(index);
+    quote! {
+        #[doc = #doc]
+        pub const #name: usize = #index;
+    }
 }
 
 /// The body of a `Surface` method: the fallback alone when there are no
@@ -472,7 +506,7 @@ fn dispatch(scrutinee: TokenStream, arms: TokenStream, fallback: TokenStream, se
         return fallback;
     }
     quote! {
-        let handler = ::std::sync::Arc::clone(&self.handler);
+        let handler = Arc::clone(&self.handler);
         #setup
         match #scrutinee {
             #arms
@@ -513,7 +547,7 @@ pub fn client(manifest: &Manifest) -> TokenStream {
             pub async fn #method(
                 &self,
                 args: super::tools::#args,
-            ) -> ::std::result::Result<super::protocol::GetPromptResult, #err> {
+            ) -> Result<super::protocol::GetPromptResult, #err> {
                 self.inner.get_prompt(#name, &args, &CallOptions::new()).await
             }
         });
@@ -528,7 +562,7 @@ pub fn client(manifest: &Manifest) -> TokenStream {
             pub async fn #method(
                 &self,
                 params: super::tools::#params,
-            ) -> ::std::result::Result<super::protocol::ReadResourceResult, #err> {
+            ) -> Result<super::protocol::ReadResourceResult, #err> {
                 self.inner.read_template(#template, &params, &CallOptions::new()).await
             }
         });
@@ -541,20 +575,20 @@ pub fn client(manifest: &Manifest) -> TokenStream {
             pub async fn #read_resource(
                 &self,
                 resource: super::tools::#enum_name,
-            ) -> ::std::result::Result<super::protocol::ReadResourceResult, #err> {
+            ) -> Result<super::protocol::ReadResourceResult, #err> {
                 self.inner.read_resource(resource.uri(), &CallOptions::new()).await
             }
         });
     }
     for (_, method, _, arg, _, reference) in completions(&prompts, &templates) {
-        let doc = format!(" Asks the server to complete `{arg}` (typed so far: `value`; other arguments: `context`).");
+        let doc = [format!(" Asks the server to complete `{arg}`: `value` is what was typed so far,"), " `context` the other arguments.".to_owned()];
         out.extend(quote! {
-            #[doc = #doc]
+            #(#[doc = #doc])*
             pub async fn #method(
                 &self,
                 value: &str,
-                context: ::mcpgen_runtime::serde_json::Map<::std::string::String, ::mcpgen_runtime::serde_json::Value>,
-            ) -> ::std::result::Result<::mcpgen_runtime::Completion, #err> {
+                context: Map<String, Value>,
+            ) -> Result<Completion, #err> {
                 self.inner.complete(#reference, #arg, value, context, &CallOptions::new()).await
             }
         });
@@ -568,7 +602,7 @@ pub fn client(manifest: &Manifest) -> TokenStream {
                 #[doc = #doc]
                 pub async fn #method(
                     &self,
-                ) -> ::std::result::Result<::std::vec::Vec<::mcpgen_runtime::serde_json::Value>, #err> {
+                ) -> Result<Vec<Value>, #err> {
                     self.inner.list_all(#list, #key, &CallOptions::new()).await
                 }
             });

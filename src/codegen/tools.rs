@@ -77,15 +77,22 @@ pub struct ToolBinding {
 /// against) re-export it.
 pub fn tools_json(bindings: &[ToolBinding]) -> Result<TokenStream> {
     let declared: Vec<&Value> = bindings.iter().map(|b| &b.tool).collect();
-    let text = serde_json::to_string_pretty(&declared)
-        .map_err(|e| Error::new(format!("cannot serialise the tool list: {e}")))?;
+    let docs = ["The tools exactly as declared in the manifest, in order: what", "`tools/list` serves and what the client checks calls against."];
+    json_const("TOOLS_JSON", &docs, &declared)
+}
+
+/// `pub const NAME: &str` holding `value` as pretty JSON in a raw string
+/// (one line of source per line of JSON), with `docs` as its doc comment.
+pub fn json_const(name: &str, docs: &[&str], value: &impl serde::Serialize) -> Result<TokenStream> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::new(format!("cannot serialise {name}: {e}")))?;
     let literal: TokenStream = crate::escape::rust_raw_str_lines(&text)
         .parse()
-        .map_err(|e| Error::new(format!("the tool list is not a Rust string literal: {e}")))?;
+        .map_err(|e| Error::new(format!("{name} is not a Rust string literal: {e}")))?;
+    let name = quote::format_ident!("{name}");
+    let docs = docs.iter().map(|d| format!(" {d}"));
     Ok(quote::quote! {
-        /// The tools exactly as declared in the manifest, in order: what
-        /// `tools/list` serves and what the client checks calls against.
-        pub const TOOLS_JSON: &str = #literal;
+        #(#[doc = #docs])*
+        pub const #name: &str = #literal;
     })
 }
 
@@ -154,7 +161,8 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     for e in &own_enums {
         tokens.extend(enums::tokens(e));
     }
-    let tokens = dedupe::dedupe(fixup::fixup(renames.restore(tokens)));
+    let roots: BTreeSet<String> = bindings.iter().flat_map(|b| std::iter::once(b.input.clone()).chain(b.output.clone())).collect();
+    let tokens = dedupe::dedupe(fixup::fixup(renames.restore(tokens)), &roots);
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
 }
 

@@ -1,14 +1,18 @@
-//! One type for identical inline enums across tools. A `units` property
+//! One type for identical inline shapes across tools. A `units` property
 //! declared as `{"enum": ["metric", "imperial"]}` in three schemas gives
 //! typify three enums (`GetForecastInputUnits`, `GetForecastOutputUnits`,
-//! ...) that a handler would have to convert between by hand. Enums whose
-//! variants and attributes are the same (doc comments and which variant is
-//! the default aside) become one, named after what their names share (the
-//! common trailing words: `Units`); enums that share no trailing word
-//! (`from` and `to`), or whose shared name is taken or would shadow a
-//! standard name, stay apart. The kept enum derives
-//! `Default` when any of them had a default, provided they agree on it;
-//! enums with different defaults stay apart.
+//! ...) that a handler would have to convert between by hand; a `location`
+//! object repeated in two tools gives two structs. Enums whose variants and
+//! attributes are the same, and structs whose fields and attributes are
+//! the same (doc comments aside; for enums, which variant is the default
+//! aside), become one, named after what their names share (the common
+//! trailing words: `Units`, `Location`). Merging repeats until nothing
+//! changes, so structs that become the same once their members merged
+//! merge too. A tool's own `…Input` and `…Output` types are never merged;
+//! types that share no trailing word (`from` and `to`), or whose shared
+//! name is taken or would shadow a standard name, stay apart. A kept enum
+//! derives `Default` when any of them had a default, provided they agree
+//! on it; enums with different defaults stay apart.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,7 +21,7 @@ use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::Token;
 
-/// Names a merged enum never gets: they would shadow a name that
+/// Names a merged type never gets: they would shadow a name that
 /// generated code or its users write unqualified.
 const RESERVED: &[&str] = &[
     "Box", "Clone", "Copy", "Debug", "Default", "Display", "Eq", "Err", "Error", "From", "FromStr", "Hash", "Into",
@@ -25,15 +29,34 @@ const RESERVED: &[&str] = &[
     "Some", "String", "Sync", "ToString", "TryFrom", "Value", "Vec",
 ];
 
-/// Merges identical enums of the body of `tools.rs`.
-pub fn dedupe(tokens: TokenStream) -> TokenStream {
-    let Ok(mut file) = syn::parse2::<syn::File>(tokens.clone()) else { return tokens };
+/// Merges identical enums and structs of the body of `tools.rs`, except
+/// the types named in `roots` (each tool's input and output).
+pub fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> TokenStream {
+    let mut tokens = tokens;
+    // Each round merges at least one group, so this ends; the bound is a
+    // guard against a shape that renames back and forth.
+    for _ in 0..64 {
+        match merge_once(&tokens, roots) {
+            Some(merged) => tokens = merged,
+            None => break,
+        }
+    }
+    tokens
+}
 
-    // Enums by shape, in order of first appearance.
+/// One round: the file with every group of identical types merged, or
+/// `None` when there is nothing to merge.
+fn merge_once(tokens: &TokenStream, roots: &BTreeSet<String>) -> Option<TokenStream> {
+    let mut file = syn::parse2::<syn::File>(tokens.clone()).ok()?;
+
+    // Types by shape, in order of first appearance.
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, item) in file.items.iter().enumerate() {
-        let syn::Item::Enum(e) = item else { continue };
-        let key = shape(e);
+        let key = match item {
+            syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => enum_shape(e),
+            syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => struct_shape(s),
+            _ => continue,
+        };
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(i),
             None => groups.push((key, vec![i])),
@@ -45,23 +68,21 @@ pub fn dedupe(tokens: TokenStream) -> TokenStream {
     let mut keep_default: BTreeMap<usize, String> = BTreeMap::new();
     let mut gone: BTreeSet<String> = BTreeSet::new();
     for (_, members) in groups.iter().filter(|(_, m)| m.len() > 1) {
-        let enums: Vec<&syn::ItemEnum> = members
+        let names: Vec<String> = members.iter().filter_map(|&i| item_name(&file.items[i])).collect();
+        let defaults: BTreeSet<String> = members
             .iter()
             .filter_map(|&i| match &file.items[i] {
-                syn::Item::Enum(e) => Some(e),
+                syn::Item::Enum(e) => default_variant(e),
                 _ => None,
             })
             .collect();
-        let defaults: BTreeSet<String> = enums.iter().filter_map(|e| default_variant(e)).collect();
         if defaults.len() > 1 {
             continue;
         }
-        let names: Vec<String> = enums.iter().map(|e| e.ident.to_string()).collect();
-        let common = common_suffix(&names);
         // Uses that share no trailing name (`from` and `to`) stay apart, as
         // do those whose shared name is taken.
-        let name = match common {
-            Some(c) if !used.contains(&c) && !RESERVED.contains(&c.as_str()) => c,
+        let name = match merged_name(&names) {
+            Some(n) if !used.contains(&n) && !RESERVED.contains(&n.as_str()) => n,
             _ => continue,
         };
         used.insert(name.clone());
@@ -75,32 +96,74 @@ pub fn dedupe(tokens: TokenStream) -> TokenStream {
         }
         // The first stays (renamed below); the others go with their impls.
         gone.extend(names[1..].iter().cloned());
-        if let syn::Item::Enum(e) = &mut file.items[members[0]] {
-            e.attrs.retain(|a| !a.path().is_ident("doc"));
-            let doc = format!("`{name}`: the same values in several places of the tools' schemas.");
-            e.attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
-        }
-        for &i in &members[1..] {
-            if let syn::Item::Enum(e) = &mut file.items[i] {
-                e.ident = Ident::new("__mcpgen_removed", e.ident.span());
-            }
+        // A doc comment all of them share stays; else one says what this is.
+        let docs: BTreeSet<String> = members.iter().map(|&i| doc_text(&file.items[i])).collect();
+        let shared_doc = docs.len() == 1 && docs.iter().all(|d| !d.is_empty());
+        let (attrs, what) = match &mut file.items[members[0]] {
+            syn::Item::Enum(e) => (&mut e.attrs, "values"),
+            syn::Item::Struct(s) => (&mut s.attrs, "shape"),
+            _ => continue,
+        };
+        if !shared_doc {
+            attrs.retain(|a| !a.path().is_ident("doc"));
+            let doc = format!("`{name}`: the same {what} in several places of the tools' schemas.");
+            attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
         }
     }
     if renames.is_empty() {
-        return tokens;
+        return None;
     }
-    file.items.retain(|item| match item {
-        syn::Item::Enum(e) => e.ident != "__mcpgen_removed",
-        // The impls of the members that go; the kept one's are renamed below.
-        syn::Item::Impl(imp) => !self_name(imp).is_some_and(|n| gone.contains(&n)),
-        _ => true,
-    });
+    let removed: BTreeSet<usize> = groups
+        .iter()
+        .filter(|(_, m)| m.len() > 1)
+        .flat_map(|(_, m)| m[1..].iter().copied())
+        .filter(|&i| item_name(&file.items[i]).is_some_and(|n| gone.contains(&n)))
+        .collect();
     for (i, variant) in keep_default {
         if let Some(syn::Item::Enum(e)) = file.items.get_mut(i) {
             add_default(e, &variant);
         }
     }
-    rename(file.into_token_stream(), &renames)
+    let items = std::mem::take(&mut file.items);
+    file.items = items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, item)| match item {
+            _ if removed.contains(i) => false,
+            // The impls for or naming the members that go (`From<Gone> for
+            // Value`); the kept one's are renamed below.
+            syn::Item::Impl(imp) => !names_any(imp, &gone),
+            _ => true,
+        })
+        .map(|(_, item)| item)
+        .collect();
+    Some(rename(file.into_token_stream(), &renames))
+}
+
+/// The doc comment of an enum or struct, as text (empty when none).
+fn doc_text(item: &syn::Item) -> String {
+    let attrs = match item {
+        syn::Item::Enum(e) => &e.attrs,
+        syn::Item::Struct(s) => &s.attrs,
+        _ => return String::new(),
+    };
+    attrs.iter().filter(|a| a.path().is_ident("doc")).map(|a| a.to_token_stream().to_string()).collect()
+}
+
+/// The name for the merged type: the trailing words the names share,
+/// without a leading `Input` or `Output` (the members of a tool's input and
+/// output types share that word, which says where they sit and not what
+/// they are: `InputLocation` gives `Location`). When that name is taken the
+/// types stay apart rather than take the longer one, which beside the
+/// other would read as a variant of it (`InputSort` beside `Sort`).
+fn merged_name(names: &[String]) -> Option<String> {
+    let common = common_suffix(names)?;
+    for lead in ["Input", "Output"] {
+        if let Some(rest) = common.strip_prefix(lead).filter(|r| r.starts_with(|c: char| c.is_ascii_uppercase())) {
+            return Some(rest.to_owned());
+        }
+    }
+    Some(common)
 }
 
 fn item_name(item: &syn::Item) -> Option<String> {
@@ -116,7 +179,7 @@ fn item_name(item: &syn::Item) -> Option<String> {
 
 /// The enum without its name, doc comments, `Default` derive and
 /// `#[default]` marks, as text.
-fn shape(e: &syn::ItemEnum) -> String {
+fn enum_shape(e: &syn::ItemEnum) -> String {
     let mut e = e.clone();
     e.ident = Ident::new("Shape", e.ident.span());
     e.attrs.retain(|a| !a.path().is_ident("doc"));
@@ -132,7 +195,20 @@ fn shape(e: &syn::ItemEnum) -> String {
     for v in &mut e.variants {
         v.attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("default"));
     }
-    e.to_token_stream().to_string()
+    format!("enum {}", e.to_token_stream())
+}
+
+/// The struct without its name and doc comments, as text. Fields with a
+/// serde default name their own default function, so structs with
+/// defaults stay apart.
+fn struct_shape(s: &syn::ItemStruct) -> String {
+    let mut s = s.clone();
+    s.ident = Ident::new("Shape", s.ident.span());
+    s.attrs.retain(|a| !a.path().is_ident("doc"));
+    for f in s.fields.iter_mut() {
+        f.attrs.retain(|a| !a.path().is_ident("doc"));
+    }
+    format!("struct {}", s.to_token_stream())
 }
 
 fn default_variant(e: &syn::ItemEnum) -> Option<String> {
@@ -151,13 +227,21 @@ fn add_default(e: &mut syn::ItemEnum, variant: &str) {
     }
 }
 
-fn self_name(imp: &syn::ItemImpl) -> Option<String> {
-    match &*imp.self_ty {
-        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
-            Some(p.path.segments[0].ident.to_string())
-        }
-        _ => None,
+/// Whether the impl's header (its trait and type) names any of `names`.
+fn names_any(imp: &syn::ItemImpl, names: &BTreeSet<String>) -> bool {
+    let mut header = imp.self_ty.to_token_stream();
+    if let Some((path, _)) = &imp.trait_ {
+        header.extend(path.to_token_stream());
     }
+    mentions(header, names)
+}
+
+fn mentions(tokens: TokenStream, names: &BTreeSet<String>) -> bool {
+    tokens.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => names.contains(&i.to_string()),
+        TokenTree::Group(g) => mentions(g.stream(), names),
+        _ => false,
+    })
 }
 
 /// The words of a PascalCase name: each starts at an upper-case letter.
@@ -205,4 +289,98 @@ fn rename(tokens: TokenStream, renames: &BTreeMap<String, String>) -> TokenStrea
             other => other,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn roots(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    fn names_of(tokens: &TokenStream) -> Vec<String> {
+        let file: syn::File = syn::parse2(tokens.clone()).unwrap();
+        file.items.iter().filter_map(item_name).collect()
+    }
+
+    /// Two tools' inputs with the same nested object whose enum member is
+    /// also the same: the enums merge first, then the structs, which only
+    /// became equal once their members did.
+    #[test]
+    fn structs_merge_once_their_members_merged() {
+        let tokens = quote! {
+            pub struct AInput { pub location: AInputLocation }
+            pub struct BInput { pub location: BInputLocation }
+            /// Where.
+            pub struct AInputLocation { pub lat: f64, pub datum: AInputLocationDatum }
+            /// Where.
+            pub struct BInputLocation { pub lat: f64, pub datum: BInputLocationDatum }
+            pub enum AInputLocationDatum { Wgs84 }
+            pub enum BInputLocationDatum { Wgs84 }
+            impl ::std::convert::From<&BInputLocation> for BInputLocation {
+                fn from(value: &BInputLocation) -> Self { value.clone() }
+            }
+        };
+        let out = dedupe(tokens, &roots(&["AInput", "BInput"]));
+        assert_eq!(names_of(&out), ["AInput", "BInput", "Location", "LocationDatum"]);
+        let text = out.to_string();
+        assert!(text.contains("pub location : Location"), "{text}");
+        assert!(!text.contains("BInputLocation"), "the impl of the merged-away struct goes: {text}");
+        assert!(text.contains("# [doc = r\" Where.\"] pub struct Location"), "a shared doc comment stays: {text}");
+        assert!(text.contains("`LocationDatum`: the same values"), "{text}");
+    }
+
+    /// typify's newtypes come with impls for other types that name them
+    /// (`From<X> for Value`): those of the one that goes go too.
+    #[test]
+    fn impls_naming_a_merged_away_type_go_with_it() {
+        let tokens = quote! {
+            pub struct ALink(pub ::serde_json::Value);
+            impl ::std::convert::From<ALink> for ::serde_json::Value { fn from(value: ALink) -> Self { value.0 } }
+            pub struct BLink(pub ::serde_json::Value);
+            impl ::std::convert::From<BLink> for ::serde_json::Value { fn from(value: BLink) -> Self { value.0 } }
+            impl ::std::ops::Deref for BLink { type Target = ::serde_json::Value; fn deref(&self) -> &::serde_json::Value { &self.0 } }
+        };
+        let out = dedupe(tokens, &roots(&[]));
+        let file: syn::File = syn::parse2(out.clone()).unwrap();
+        assert_eq!(file.items.len(), 2, "{out}");
+        assert!(!out.to_string().contains("BLink"), "{out}");
+    }
+
+    #[test]
+    fn a_tools_own_input_and_output_types_never_merge() {
+        let tokens = quote! {
+            pub struct GetAInput { pub city: String }
+            pub struct GetBInput { pub city: String }
+        };
+        let out = dedupe(tokens.clone(), &roots(&["GetAInput", "GetBInput"]));
+        assert_eq!(out.to_string(), tokens.to_string());
+    }
+
+    #[test]
+    fn different_shapes_or_no_shared_name_stay_apart() {
+        let tokens = quote! {
+            pub struct AFrom { pub at: String }
+            pub struct ATo { pub at: String }
+            pub struct XPoint { pub lat: f64 }
+            pub struct YPoint { pub lat: f32 }
+        };
+        let out = dedupe(tokens.clone(), &roots(&[]));
+        assert_eq!(names_of(&out), ["AFrom", "ATo", "XPoint", "YPoint"]);
+    }
+
+    #[test]
+    fn a_taken_or_reserved_name_keeps_them_apart() {
+        let tokens = quote! {
+            pub struct Point { pub lat: f64 }
+            pub struct XPoint { pub lat: f64 }
+            pub struct YPoint { pub lat: f64 }
+            pub enum AString { A }
+            pub enum BString { A }
+        };
+        let out = dedupe(tokens, &roots(&[]));
+        assert_eq!(names_of(&out), ["Point", "XPoint", "YPoint", "AString", "BString"]);
+    }
 }
