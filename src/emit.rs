@@ -118,19 +118,54 @@ fn checked_relative(name: &str) -> Result<&Path> {
     }
 }
 
-/// A temporary directory next to `dir` (same parent, hence the same file
-/// system, so renames into place are atomic).
-fn staging_dir(dir: &Path) -> Result<tempfile::TempDir> {
+/// A directory of our own, removed with its contents when dropped.
+struct Staging(PathBuf);
+
+impl Staging {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Creates a new entry in `parent` named `<prefix><pid>-<n>` with
+/// `create` (which must fail with `AlreadyExists` rather than reuse an
+/// entry), counting `n` up until a name is free, so two generators never
+/// share one.
+pub(crate) fn create_unique<T>(
+    parent: &Path,
+    prefix: &str,
+    create: impl Fn(&Path) -> std::io::Result<T>,
+) -> std::io::Result<(PathBuf, T)> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = parent.join(format!("{prefix}{}-{n}", std::process::id()));
+        match create(&path) {
+            Ok(made) => return Ok((path, made)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A new directory next to `dir` (same parent, hence the same file
+/// system, so renames into place are atomic): `.<dir>.mcpgen-<pid>-<n>`.
+fn staging_dir(dir: &Path) -> Result<Staging> {
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&parent).map_err(|e| Error::io("create directory", &parent, e))?;
     let stem = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    tempfile::Builder::new()
-        .prefix(&format!(".{stem}.mcpgen-"))
-        .tempdir_in(&parent)
-        .map_err(|e| Error::io("create a temporary directory in", &parent, e))
+    let (path, ()) = create_unique(&parent, &format!(".{stem}.mcpgen-"), |p| std::fs::create_dir(p))
+        .map_err(|e| Error::io("create a temporary directory in", &parent, e))?;
+    Ok(Staging(path))
 }
 
 /// What [`write_all`] did.

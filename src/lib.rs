@@ -8,11 +8,13 @@
 //! As a build dependency, use the library alone
 //! (`default-features = false`): [`Builder`] and the generators. The `cli`
 //! feature (on by default) adds what only the `mcpgen` command needs:
-//! [`scaffold`] (`mcpgen new`), [`introspect`], [`emit::check`]'s diff
-//! rendering and schema download.
+//! [`scaffold`] (`mcpgen new`) with [`synth`] (its synthesised tool
+//! arguments), [`introspect`], [`diff`] (`mcpgen diff`), [`emit::check`]'s
+//! diff rendering and schema download.
 
 pub mod builder;
 pub mod codegen;
+#[cfg(feature = "cli")]
 pub mod diff;
 pub mod emit;
 pub mod error;
@@ -25,6 +27,7 @@ pub mod naming;
 pub mod scaffold;
 pub mod spec;
 pub mod store;
+#[cfg(feature = "cli")]
 pub mod synth;
 
 pub use builder::Builder;

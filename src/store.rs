@@ -497,14 +497,19 @@ fn parse(bytes: &[u8], path: &Path) -> Result<Value> {
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".mcpgen-tmp-")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io("create a temporary file in", dir, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io("write", tmp.path(), e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io("sync", tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io("write", path, e.error))?;
-    Ok(())
+    let (tmp, mut file) = crate::emit::create_unique(dir, ".mcpgen-tmp-", |p| {
+        std::fs::OpenOptions::new().write(true).create_new(true).open(p)
+    })
+    .map_err(|e| Error::io("create a temporary file in", dir, e))?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("write", &tmp, e))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io("write", path, e)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 #[cfg(feature = "download")]
