@@ -42,7 +42,7 @@ for round in $(seq 1 "$rounds"); do
         { time (cd "$work/$c" && CARGO_TARGET_DIR="$target" cargo build --offline >"$log" 2>&1); } 2>"$work/time"
         cpu=$(awk '{ print $1 + $2 }' "$work/time")
         end=$(date +%s.%N)
-        wall=$(echo "$end - $start" | bc)
+        wall=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
         units=$(grep -c '^ *Compiling' "$log" || true)
         walls[$c]+="$wall "
         cpus[$c]+="$cpu "
@@ -55,5 +55,5 @@ ws=$(echo "${walls[scaffold]}" | median); wr=$(echo "${walls[rmcp-hello]}" | med
 cs=$(echo "${cpus[scaffold]}" | median); cr=$(echo "${cpus[rmcp-hello]}" | median)
 echo
 printf 'crates (cargo tree -e normal,build): scaffold %s, rmcp hello world %s\n' "$(crates "$work/scaffold")" "$(crates "$work/rmcp-hello")"
-printf 'median wall: scaffold %.1f s, rmcp %.1f s, ratio %.2f\n' "$ws" "$wr" "$(echo "$ws / $wr" | bc -l)"
-printf 'median CPU:  scaffold %.1f s, rmcp %.1f s, ratio %.2f\n' "$cs" "$cr" "$(echo "$cs / $cr" | bc -l)"
+printf 'median wall: scaffold %.1f s, rmcp %.1f s, ratio %.2f\n' "$ws" "$wr" "$(awk -v a="$ws" -v b="$wr" 'BEGIN { print a / b }')"
+printf 'median CPU:  scaffold %.1f s, rmcp %.1f s, ratio %.2f\n' "$cs" "$cr" "$(awk -v a="$cs" -v b="$cr" 'BEGIN { print a / b }')"

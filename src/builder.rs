@@ -44,6 +44,7 @@ pub struct Builder {
     schema_file: Option<PathBuf>,
     server: bool,
     client: bool,
+    http: bool,
     out_dir: Option<PathBuf>,
     cargo_directives: bool,
     store: Option<Store>,
@@ -77,6 +78,7 @@ impl Builder {
             schema_file: None,
             server: true,
             client: true,
+            http: true,
             out_dir: None,
             cargo_directives: true,
             store: None,
@@ -112,6 +114,16 @@ impl Builder {
     /// Whether to generate the client (needs a manifest). Default true.
     pub fn client(mut self, yes: bool) -> Self {
         self.client = yes;
+        self
+    }
+
+    /// Whether the server gets `http_service`/`serve_http` and the client
+    /// `connect_http`/`connect_http_with` (Streamable HTTP). Default true.
+    /// Without them the generated code builds against mcpgen-runtime with
+    /// `default-features = false`, which leaves out hyper: a stdio-only
+    /// server compiles 11 crates fewer.
+    pub fn http(mut self, yes: bool) -> Self {
+        self.http = yes;
         self
     }
 
@@ -197,12 +209,12 @@ impl Builder {
                 warnings.extend(out.warnings.iter().cloned());
                 let revision = schema.revision.as_str();
                 let server = if self.server {
-                    codegen::server::generate(m, &out.tools, &spec, revision)?
+                    codegen::server::generate(m, &out.tools, &spec, revision, self.http)?
                 } else {
                     TokenStream::new()
                 };
                 let client = if self.client {
-                    let mut client = codegen::client::generate(&out.tools, &spec, revision)?;
+                    let mut client = codegen::client::generate(&out.tools, &spec, revision, self.http)?;
                     client.extend(codegen::surface::client_impl(m));
                     client
                 } else {

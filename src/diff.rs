@@ -256,9 +256,9 @@ fn manifest_items(manifest: &Manifest, spec: &Spec, revision: &str) -> Result<BT
     let mut types = tools.tokens.clone();
     types.extend(crate::codegen::surface::types(manifest));
     generated_items("tools", types, &mut out);
-    let server = crate::codegen::server::generate(manifest, &tools.tools, spec, revision).map_err(|e| e.to_string())?;
+    let server = crate::codegen::server::generate(manifest, &tools.tools, spec, revision, true).map_err(|e| e.to_string())?;
     generated_items("server", server, &mut out);
-    let mut client = crate::codegen::client::generate(&tools.tools, spec, revision).map_err(|e| e.to_string())?;
+    let mut client = crate::codegen::client::generate(&tools.tools, spec, revision, true).map_err(|e| e.to_string())?;
     client.extend(crate::codegen::surface::client_impl(manifest));
     generated_items("client", client, &mut out);
     Ok(out)

@@ -472,6 +472,12 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             (format!("version = {}", escape::toml_str(v)), format!("version = {}", escape::toml_str(v)))
         }
     };
+    // A stdio server leaves out the runtime's Streamable HTTP transport
+    // (hyper); build.rs then generates no HTTP entry points either.
+    let runtime_dep_toml = match new.transport {
+        Transport::Stdio => format!("{runtime_dep_toml}, default-features = false"),
+        Transport::Http => runtime_dep_toml,
+    };
     let url = format!("http://{DEFAULT_LISTEN}/mcp");
     let command = format!("/path/to/{crate_name}/target/release/{crate_name}");
     let (key, value) = match new.transport {

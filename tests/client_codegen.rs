@@ -42,7 +42,7 @@ fn spec() -> Spec {
 fn generated() -> String {
     let manifest = Manifest::from_str(MANIFEST, "small.json").unwrap();
     let tools = codegen::tools::generate(&manifest).unwrap();
-    let tokens = codegen::client::generate(&tools.tools, &spec(), "2025-11-25").unwrap();
+    let tokens = codegen::client::generate(&tools.tools, &spec(), "2025-11-25", true).unwrap();
     prettyplease::unparse(&syn::parse2(tokens).expect("generated client parses as a file"))
 }
 

@@ -105,7 +105,7 @@ fn generated_names_never_clash_with_tools_or_each_other() {
     let m = Manifest::from_str(CLASHING, "clashing.json").unwrap();
     assert_eq!(manifest::check(&m, "2025-11-25"), vec![], "the naming policy resolves every clash here");
     let tools = mcpgen::codegen::tools::generate(&m).unwrap();
-    let server = mcpgen::codegen::server::generate(&m, &tools.tools, &spec(), "2025-11-25").unwrap();
+    let server = mcpgen::codegen::server::generate(&m, &tools.tools, &spec(), "2025-11-25", true).unwrap();
     let server: syn::File = syn::parse2(server).expect("server parses");
     let handler = functions(&server).into_iter().next().expect("the Handler trait comes first");
     for name in [
@@ -115,7 +115,7 @@ fn generated_names_never_clash_with_tools_or_each_other() {
     ] {
         assert!(handler.contains(&name.to_owned()), "Handler lacks {name}: {handler:?}");
     }
-    let mut client = mcpgen::codegen::client::generate(&tools.tools, &spec(), "2025-11-25").unwrap();
+    let mut client = mcpgen::codegen::client::generate(&tools.tools, &spec(), "2025-11-25", true).unwrap();
     client.extend(mcpgen::codegen::surface::client_impl(&m));
     let client: syn::File = syn::parse2(client).expect("client parses");
     let methods: Vec<String> = functions(&client).into_iter().flatten().collect();

@@ -42,7 +42,7 @@ fn spec(revision: &str) -> Spec {
 fn generated(revision: &str) -> String {
     let manifest = Manifest::from_str(MANIFEST, "small.json").unwrap();
     let tools = codegen::tools::generate(&manifest).unwrap();
-    let tokens = codegen::server::generate(&manifest, &tools.tools, &spec(revision), revision).unwrap();
+    let tokens = codegen::server::generate(&manifest, &tools.tools, &spec(revision), revision, true).unwrap();
     prettyplease::unparse(&syn::parse2(tokens).expect("generated server parses as a file"))
 }
 
@@ -84,7 +84,7 @@ fn every_shared_manifest_generates_a_server() {
         let path = format!("{}/../shared/manifests/{name}", env!("CARGO_MANIFEST_DIR"));
         let manifest = Manifest::load(&path).unwrap();
         let tools = codegen::tools::generate(&manifest).unwrap();
-        let tokens = codegen::server::generate(&manifest, &tools.tools, &spec("2025-11-25"), "2025-11-25").unwrap();
+        let tokens = codegen::server::generate(&manifest, &tools.tools, &spec("2025-11-25"), "2025-11-25", true).unwrap();
         let file: syn::File = syn::parse2(tokens).unwrap();
         let methods = file
             .items
@@ -96,4 +96,27 @@ fn every_shared_manifest_generates_a_server() {
             .unwrap();
         assert_eq!(methods, manifest.tools.len(), "{name}: one method per tool");
     }
+}
+
+/// Without HTTP (`Builder::http(false)`, what a stdio scaffold uses) the
+/// server has no `http_service`/`serve_http` and the client no
+/// `connect_http`: nothing that needs mcpgen-runtime's `streamable-http`.
+#[test]
+fn without_http_no_streamable_http_entry_points() {
+    let manifest = Manifest::from_str(MANIFEST, "small.json").unwrap();
+    let tools = codegen::tools::generate(&manifest).unwrap();
+    let spec = spec("2025-11-25");
+    let text = |tokens| prettyplease::unparse(&syn::parse2(tokens).unwrap());
+    let with = text(codegen::server::generate(&manifest, &tools.tools, &spec, "2025-11-25", true).unwrap());
+    let without = text(codegen::server::generate(&manifest, &tools.tools, &spec, "2025-11-25", false).unwrap());
+    for name in ["fn http_service", "fn serve_http", "HttpService", "bind_and_serve"] {
+        assert!(with.contains(name), "{name} with HTTP");
+        assert!(!without.contains(name), "{name} without HTTP");
+    }
+    assert!(without.contains("pub async fn serve_stdio"));
+    let client_with = text(codegen::client::generate(&tools.tools, &spec, "2025-11-25", true).unwrap());
+    let client_without = text(codegen::client::generate(&tools.tools, &spec, "2025-11-25", false).unwrap());
+    assert!(client_with.contains("pub async fn connect_http(") && client_with.contains("HttpTransport::new"));
+    assert!(!client_without.contains("connect_http") && !client_without.contains("HttpTransport"));
+    assert!(client_without.contains("pub async fn spawn<"));
 }

@@ -27,6 +27,11 @@ pub struct Args {
     /// Do not generate the client.
     #[arg(long)]
     no_client: bool,
+    /// Leave out Streamable HTTP (server `http_service`/`serve_http`, client
+    /// `connect_http`), so the code builds against mcpgen-runtime without
+    /// its `streamable-http` feature.
+    #[arg(long)]
+    no_http: bool,
     /// Write nothing; exit 1 with a unified diff when the files in --out are stale.
     #[arg(long)]
     check: bool,
@@ -37,6 +42,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         .protocol(&args.protocol)
         .server(!args.no_server)
         .client(!args.no_client)
+        .http(!args.no_http)
         .out_dir(&args.out)
         .cargo_directives(false);
     if let Some(m) = &args.manifest {

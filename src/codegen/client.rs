@@ -48,12 +48,16 @@ pub struct ClientInput<'a> {
     pub content_type: TokenStream,
     /// The protocol revision the bindings are generated for ("2025-11-25").
     pub revision: &'a str,
+    /// Whether to generate `connect_http` and `connect_http_with` (they
+    /// need mcpgen-runtime's `streamable-http` feature).
+    pub http: bool,
 }
 
-/// Generates `client.rs` for the given tools and the revision's spec.
-pub fn generate(tools: &[ToolBinding], spec: &crate::spec::Spec, revision: &str) -> Result<TokenStream> {
+/// Generates `client.rs` for the given tools and the revision's spec,
+/// with the Streamable HTTP constructors when `http`.
+pub fn generate(tools: &[ToolBinding], spec: &crate::spec::Spec, revision: &str, http: bool) -> Result<TokenStream> {
     let content_type = crate::codegen::protocol::tool_content_type(spec);
-    generate_with(&ClientInput { tools, content_type, revision })
+    generate_with(&ClientInput { tools, content_type, revision, http })
 }
 
 /// Method names for each tool: the binding's method unless it collides with
@@ -138,6 +142,29 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
         });
     }
 
+    let http_methods = if input.http {
+        quote! {
+            /// Connects to a Streamable HTTP endpoint (`http://HOST:PORT/PATH`) with
+            /// [`default_options`] and performs the handshake.
+            pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
+                Self::connect_http_with(url, default_options()).await
+            }
+
+            /// [`Client::connect_http`] with the given options: list several revisions
+            /// (newest first, e.g. `ClientOptions::new(["2026-07-28", PROTOCOL_VERSION])`)
+            /// to speak to servers of either era. For headers such as `Authorization`,
+            /// build an `HttpTransport` and use [`Client::connect_with`].
+            pub async fn connect_http_with(
+                url: &str,
+                options: ClientOptions,
+            ) -> Result<Self, ClientError> {
+                let transport = HttpTransport::new(url)?;
+                Self::connect_with(transport, options).await
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     Ok(quote! {
         use mcpgen_runtime::codegen::*;
 
@@ -185,23 +212,7 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
                 Ok(Self { inner })
             }
 
-            /// Connects to a Streamable HTTP endpoint (`http://HOST:PORT/PATH`) with
-            /// [`default_options`] and performs the handshake.
-            pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
-                Self::connect_http_with(url, default_options()).await
-            }
-
-            /// [`Client::connect_http`] with the given options: list several revisions
-            /// (newest first, e.g. `ClientOptions::new(["2026-07-28", PROTOCOL_VERSION])`)
-            /// to speak to servers of either era. For headers such as `Authorization`,
-            /// build an `HttpTransport` and use [`Client::connect_with`].
-            pub async fn connect_http_with(
-                url: &str,
-                options: ClientOptions,
-            ) -> Result<Self, ClientError> {
-                let transport = HttpTransport::new(url)?;
-                Self::connect_with(transport, options).await
-            }
+            #http_methods
 
             /// Starts a stdio server process (stderr inherited) and connects to it.
             /// The process is killed when the client is dropped.

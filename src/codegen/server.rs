@@ -39,8 +39,9 @@ pub fn served_revisions() -> Vec<&'static str> {
 
 /// Generates the body of `server.rs` for the tools of `manifest` (their
 /// `bindings` from `codegen::tools::generate`), for protocol `revision`
-/// whose schema is `spec`.
-pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revision: &str) -> Result<TokenStream> {
+/// whose schema is `spec`; with `http`, also `http_service` and
+/// `serve_http` (which need mcpgen-runtime's `streamable-http` feature).
+pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revision: &str, http: bool) -> Result<TokenStream> {
     let content = content_type(spec);
     let mut methods = Vec::with_capacity(bindings.len());
     let mut arms = Vec::with_capacity(bindings.len());
@@ -103,6 +104,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
     let revision_lit = revision;
     let supported = served_revisions();
     let (server_info, instructions) = server_info(manifest);
+    let http_items = if http { http_items() } else { TokenStream::new() };
 
     Ok(quote! {
         use mcpgen_runtime::codegen::*;
@@ -194,6 +196,13 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             server.serve(stdio()).await
         }
 
+        #http_items
+    })
+}
+
+/// `http_service` and `serve_http`.
+fn http_items() -> TokenStream {
+    quote! {
         /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
         /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
         /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -218,7 +227,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             let service = http_service(handler).map_err(std::io::Error::other)?;
             bind_and_serve(addr, service, "/mcp").await
         }
-    })
+    }
 }
 
 /// A Rust identifier from a binding, or an error naming the tool.
