@@ -165,7 +165,7 @@ impl Client {
     ) -> Result<Completion, ClientError> {
         self.inner
             .complete(
-                json!({ "type" : "ref/prompt", "name" : "review_page" }),
+                prompt_ref("review_page"),
                 "tone",
                 value,
                 context,
@@ -182,7 +182,7 @@ impl Client {
     ) -> Result<Completion, ClientError> {
         self.inner
             .complete(
-                json!({ "type" : "ref/resource", "uri" : "docs://pages/{slug}" }),
+                template_ref("docs://pages/{slug}"),
                 "slug",
                 value,
                 context,

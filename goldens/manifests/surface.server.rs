@@ -224,8 +224,7 @@ impl<H: Handler> Surface for Router<H> {
                 })
             }
             _ => {
-                let _ = handler;
-                let _ = (target, ctx);
+                let _ = (handler, target, ctx);
                 Box::pin(async move { Err(HandlerError::not_found(uri)) })
             }
         }
@@ -253,8 +252,7 @@ impl<H: Handler> Surface for Router<H> {
                 })
             }
             _ => {
-                let _ = handler;
-                let _ = (index, arguments, ctx);
+                let _ = (handler, index, arguments, ctx);
                 Box::pin(async move {
                     Err(HandlerError::invalid_params("no prompt at this index"))
                 })
@@ -286,8 +284,7 @@ impl<H: Handler> Surface for Router<H> {
                 })
             }
             _ => {
-                let _ = handler;
-                let _ = (request, ctx);
+                let _ = (handler, request, ctx);
                 Box::pin(async move { Ok(no_completion()) })
             }
         }

@@ -15,7 +15,9 @@ pub use crate::child::{ChildTransport, StderrMode};
 pub use crate::client::{CallOptions, ClientError, ClientOptions, Drift, Progress, Session, ToolSchemas};
 pub use crate::client::Client as ClientEngine;
 pub use crate::stdio::stdio;
-pub use crate::surface::{decode_params, encode_result, no_completion, CompletionRef, CompletionRequest, ResourceTarget};
+pub use crate::surface::{
+    decode_params, encode_result, no_completion, prompt_ref, template_ref, CompletionRef, CompletionRequest, ResourceTarget,
+};
 pub use crate::tool::{decode_arguments, encode_content, encode_output, BoxFuture, CallFailure};
 pub use crate::transport::Transport;
 pub use crate::{

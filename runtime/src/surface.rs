@@ -135,6 +135,18 @@ pub fn encode_result<T: Serialize>(value: &T) -> Result<Value, HandlerError> {
     serde_json::to_value(value).map_err(|e| HandlerError::internal(format!("cannot encode the result: {e}")))
 }
 
+/// The `ref` of a completion request for a prompt:
+/// `{"type": "ref/prompt", "name": name}`.
+pub fn prompt_ref(name: &str) -> Value {
+    json!({ "type": "ref/prompt", "name": name })
+}
+
+/// The `ref` of a completion request for a resource template:
+/// `{"type": "ref/resource", "uri": template}`.
+pub fn template_ref(template: &str) -> Value {
+    json!({ "type": "ref/resource", "uri": template })
+}
+
 /// The `completion` object of an empty completion.
 pub fn no_completion() -> Value {
     json!({ "values": [] })

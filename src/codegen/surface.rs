@@ -257,10 +257,10 @@ fn completions(prompts: &[Item<'_>], templates: &[Item<'_>]) -> Vec<CompletionMe
                 let what = if variant.to_string() == "Prompt" { "prompt" } else { "resource template" };
                 let name = if item.declared.name.is_empty() { item.declared.key.clone() } else { item.declared.name.clone() };
                 let reference = if what == "prompt" {
-                    quote!(json!({ "type": "ref/prompt", "name": #name }))
+                    quote!(prompt_ref(#name))
                 } else {
                     let uri = &item.declared.key;
-                    quote!(json!({ "type": "ref/resource", "uri": #uri }))
+                    quote!(template_ref(#uri))
                 };
                 let doc = vec![
                     format!(" Completes `{arg}` of {what} `{name}`: `value` is what the user typed"),
@@ -391,30 +391,22 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
     let read_body = dispatch(
         quote!(target),
         read_arms,
-        quote! {
-            let _ = (target, ctx);
-            Box::pin(async move { Err(HandlerError::not_found(uri)) })
-        },
+        Fallback { unused: quote!(target, ctx), body: quote!(Box::pin(async move { Err(HandlerError::not_found(uri)) })) },
         TokenStream::new(),
     );
     let prompt_body = dispatch(
         quote!(index),
         prompt_arms,
-        quote! {
-            let _ = (index, arguments, ctx);
-            Box::pin(async move {
-                Err(HandlerError::invalid_params("no prompt at this index"))
-            })
+        Fallback {
+            unused: quote!(index, arguments, ctx),
+            body: quote!(Box::pin(async move { Err(HandlerError::invalid_params("no prompt at this index")) })),
         },
         TokenStream::new(),
     );
     let complete_body = dispatch(
         quote!((request.target, argument.as_str())),
         complete_arms,
-        quote! {
-            let _ = (request, ctx);
-            Box::pin(async move { Ok(no_completion()) })
-        },
+        Fallback { unused: quote!(request, ctx), body: quote!(Box::pin(async move { Ok(no_completion()) })) },
         quote!(let argument = request.argument.clone();),
     );
     let resources_json = served("RESOURCES_JSON", &["The static resources exactly as declared: what `resources/list` serves."], &manifest.resources)?;
@@ -499,11 +491,22 @@ fn index_const(name: &Ident, doc: &str, index: usize) -> TokenStream {
     }
 }
 
+/// What a `Surface` method does when no arm matches: discard the
+/// `unused` bindings, then `body`.
+struct Fallback {
+    unused: TokenStream,
+    body: TokenStream,
+}
+
 /// The body of a `Surface` method: the fallback alone when there are no
 /// arms, else a match on `scrutinee` with the fallback last.
-fn dispatch(scrutinee: TokenStream, arms: TokenStream, fallback: TokenStream, setup: TokenStream) -> TokenStream {
+fn dispatch(scrutinee: TokenStream, arms: TokenStream, fallback: Fallback, setup: TokenStream) -> TokenStream {
+    let Fallback { unused, body } = fallback;
     if arms.is_empty() {
-        return fallback;
+        return quote! {
+            let _ = (#unused);
+            #body
+        };
     }
     quote! {
         let handler = Arc::clone(&self.handler);
@@ -511,8 +514,8 @@ fn dispatch(scrutinee: TokenStream, arms: TokenStream, fallback: TokenStream, se
         match #scrutinee {
             #arms
             _ => {
-                let _ = handler;
-                #fallback
+                let _ = (handler, #unused);
+                #body
             }
         }
     }
