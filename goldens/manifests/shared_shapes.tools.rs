@@ -8,7 +8,7 @@ pub struct GetCurrentInput {
     pub city: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub location: ::std::option::Option<Location>,
-    #[serde(default = "defaults::get_current_input_units")]
+    #[serde(default = "defaults::units")]
     pub units: Units,
 }
 ///Where, when no city is given.
@@ -137,7 +137,7 @@ pub struct GetForecastInput {
     pub city: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub location: ::std::option::Option<Location>,
-    #[serde(default = "defaults::get_forecast_input_units")]
+    #[serde(default = "defaults::units")]
     pub units: Units,
 }
 ///Structured result (`structuredContent`) of the `get_forecast` tool.
@@ -149,10 +149,7 @@ pub struct GetForecastOutput {
 }
 /// Generation of default values for serde.
 pub mod defaults {
-    pub fn get_current_input_units() -> super::Units {
-        super::Units::Metric
-    }
-    pub fn get_forecast_input_units() -> super::Units {
+    pub fn units() -> super::Units {
         super::Units::Metric
     }
 }

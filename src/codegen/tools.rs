@@ -23,6 +23,7 @@
 
 mod cycles;
 mod dedupe;
+mod default_fns;
 pub mod depth;
 mod enums;
 mod fields;

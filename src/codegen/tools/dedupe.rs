@@ -36,7 +36,7 @@ pub fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> TokenStream {
     // Each round merges at least one group, so this ends; the bound is a
     // guard against a shape that renames back and forth.
     for _ in 0..64 {
-        match merge_once(&tokens, roots) {
+        match super::default_fns::merge(&tokens).or_else(|| merge_once(&tokens, roots)) {
             Some(merged) => tokens = merged,
             None => break,
         }
@@ -199,8 +199,8 @@ fn enum_shape(e: &syn::ItemEnum) -> String {
 }
 
 /// The struct without its name and doc comments, as text. Fields with a
-/// serde default name their own default function, so structs with
-/// defaults stay apart.
+/// serde default name their default function, which
+/// [`super::default_fns`] has merged with identical ones by then.
 fn struct_shape(s: &syn::ItemStruct) -> String {
     let mut s = s.clone();
     s.ident = Ident::new("Shape", s.ident.span());
@@ -347,6 +347,27 @@ mod tests {
         let file: syn::File = syn::parse2(out.clone()).unwrap();
         assert_eq!(file.items.len(), 2, "{out}");
         assert!(!out.to_string().contains("BLink"), "{out}");
+    }
+
+    /// Two nested objects that differ only in which (identical) default
+    /// function their field names: the functions merge, then the structs.
+    #[test]
+    fn structs_merge_once_their_defaults_merged() {
+        let tokens = quote! {
+            pub struct AInput { pub page: AInputPage }
+            pub struct BInput { pub page: BInputPage }
+            pub struct AInputPage { #[serde(default = "defaults::a_input_page_size")] pub size: i64 }
+            pub struct BInputPage { #[serde(default = "defaults::b_input_page_size")] pub size: i64 }
+            pub mod defaults {
+                pub fn a_input_page_size() -> i64 { 30 }
+                pub fn b_input_page_size() -> i64 { 30 }
+            }
+        };
+        let out = dedupe(tokens, &roots(&["AInput", "BInput"]));
+        assert_eq!(names_of(&out), ["AInput", "BInput", "Page", "defaults"]);
+        let text = out.to_string();
+        assert!(text.contains("default = \"defaults::page_size\""), "{text}");
+        assert_eq!(text.matches("pub fn page_size").count(), 1, "{text}");
     }
 
     #[test]
