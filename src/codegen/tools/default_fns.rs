@@ -83,7 +83,8 @@ fn shared_name(names: &[String]) -> Option<String> {
         words = &words[1..];
     }
     let name = words.join("_");
-    name.starts_with(|c: char| c.is_ascii_lowercase()).then_some(name)
+    // `type` from `…_input_type` would be no function name at all.
+    (name.starts_with(|c: char| c.is_ascii_lowercase()) && !crate::naming::is_keyword(&name)).then_some(name)
 }
 
 /// Every `defaults::old` path and `"defaults::old"` string replaced, at
@@ -160,6 +161,21 @@ mod tests {
         assert!(out.contains("b_input_days") && out.contains("c_input_days"), "different bodies stay: {out}");
         assert!(out.contains("default_bool"), "{out}");
         assert!(merge(&out.parse().unwrap()).is_none(), "nothing left to merge");
+    }
+
+    /// Found by the `generate` fuzz target: a property named `type` in two
+    /// tools gave the shared name `type`, and the file no longer parsed.
+    #[test]
+    fn a_keyword_is_never_the_shared_name() {
+        let tokens = quote! {
+            pub mod defaults {
+                pub fn a_input_type() -> i64 { 2 }
+                pub fn b_output_type() -> i64 { 2 }
+            }
+        };
+        let out = merge(&tokens).unwrap();
+        syn::parse2::<syn::File>(out.clone()).expect("still Rust");
+        assert!(out.to_string().contains("pub fn a_input_type ()"), "{out}");
     }
 
     #[test]
