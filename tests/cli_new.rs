@@ -287,6 +287,21 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         let want = format!("test result: ok. {} passed", case.tests);
         assert!(stdout.contains(&want), "{}: {stdout}", case.crate_name);
         assert!(!stderr.contains("warning:"), "{} builds without warnings:\n{stderr}", case.crate_name);
+
+        // What a new server compiles: the generator without its command
+        // line, and for stdio no HTTP stack.
+        let tree = cargo()
+            .args(["tree", "--offline", "-e", "normal,build", "--prefix", "none", "--manifest-path"])
+            .arg(crates.join(case.crate_name).join("Cargo.toml"))
+            .output()
+            .expect("run cargo tree");
+        let tree = String::from_utf8_lossy(&tree.stdout);
+        let names: std::collections::BTreeSet<&str> = tree.lines().filter_map(|l| l.split_whitespace().next()).collect();
+        assert!(names.contains("mcpgen") && names.contains("mcpgen-runtime"), "{}: {tree}", case.crate_name);
+        for cli_only in ["clap", "handlebars", "ureq", "similar", "tempfile"] {
+            assert!(!names.contains(cli_only), "{} builds {cli_only}:\n{tree}", case.crate_name);
+        }
+        assert_eq!(names.contains("hyper"), case.http, "{}: hyper only for HTTP:\n{tree}", case.crate_name);
     }
     eprintln!("{} crates scaffolded, built and tested in {:.0?}", cases.len(), started.elapsed());
 }
