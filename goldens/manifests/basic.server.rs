@@ -60,6 +60,10 @@ impl<H: Handler> Router<H> {
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+    /// The wrapped handler.
+    pub fn handler(&self) -> &H {
+        &self.handler
+    }
 }
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
@@ -85,8 +89,8 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
             _ => {
+                let _ = (handler, index, arguments, ctx);
                 Box::pin(async move {
-                    let _ = (handler, arguments, ctx);
                     Err(CallFailure::Tool(ToolError::new("no tool at this index")))
                 })
             }

@@ -44,7 +44,7 @@ pub fn served_revisions() -> Vec<&'static str> {
 pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revision: &str, http: bool) -> Result<TokenStream> {
     let content = content_type(spec);
     let mut methods = Vec::with_capacity(bindings.len());
-    let mut arms = Vec::with_capacity(bindings.len());
+    let mut arms = TokenStream::new();
     let mut limits = Vec::new();
     let mut indexes = Vec::with_capacity(bindings.len());
 
@@ -80,7 +80,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             #[doc = #index_doc]
             pub const #index_name: usize = #index_lit;
         });
-        arms.push(quote! {
+        arms.extend(quote! {
             tool_index::#index_name => Box::pin(async move {
                 let input: super::tools::#input = decode_arguments(arguments)?;
                 let output = handler.#method(input, ctx).await?;
@@ -105,6 +105,15 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
     let supported = served_revisions();
     let (server_info, instructions) = server_info(manifest);
     let http_items = if http { http_items() } else { TokenStream::new() };
+    let dispatch = crate::codegen::surface::dispatch(
+        quote!(index),
+        arms,
+        crate::codegen::surface::Fallback {
+            unused: quote!(index, arguments, ctx),
+            body: quote!(Box::pin(async move { Err(CallFailure::Tool(ToolError::new("no tool at this index"))) })),
+        },
+        TokenStream::new(),
+    );
 
     Ok(quote! {
         use mcpgen_runtime::codegen::*;
@@ -145,6 +154,11 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             pub fn new(handler: H) -> Self {
                 Self { handler: Arc::new(handler) }
             }
+
+            /// The wrapped handler.
+            pub fn handler(&self) -> &H {
+                &self.handler
+            }
         }
 
         impl<H: Handler> Dispatch for Router<H> {
@@ -156,16 +170,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             ) -> BoxFuture<
                 Result<ToolOutput, CallFailure>,
             > {
-                let handler = Arc::clone(&self.handler);
-                match index {
-                    #(#arms)*
-                    _ => Box::pin(async move {
-                        let _ = (handler, arguments, ctx);
-                        Err(CallFailure::Tool(
-                            ToolError::new("no tool at this index"),
-                        ))
-                    }),
-                }
+                #dispatch
             }
         }
 

@@ -491,16 +491,19 @@ fn index_const(name: &Ident, doc: &str, index: usize) -> TokenStream {
     }
 }
 
-/// What a `Surface` method does when no arm matches: discard the
-/// `unused` bindings, then `body`.
-struct Fallback {
-    unused: TokenStream,
-    body: TokenStream,
+/// What a dispatch method does when no arm matches: discard the `unused`
+/// bindings, then `body`.
+pub(crate) struct Fallback {
+    pub unused: TokenStream,
+    pub body: TokenStream,
 }
 
-/// The body of a `Surface` method: the fallback alone when there are no
-/// arms, else a match on `scrutinee` with the fallback last.
-fn dispatch(scrutinee: TokenStream, arms: TokenStream, fallback: Fallback, setup: TokenStream) -> TokenStream {
+/// The body of a dispatch method (`Dispatch::call` for tools, the
+/// `Surface` methods): the fallback alone when there are no arms (a
+/// `match` with only a wildcard arm is `clippy::match_single_binding`),
+/// else `handler` cloned from `self`, `setup`, and a match on `scrutinee`
+/// with the fallback last.
+pub(crate) fn dispatch(scrutinee: TokenStream, arms: TokenStream, fallback: Fallback, setup: TokenStream) -> TokenStream {
     let Fallback { unused, body } = fallback;
     if arms.is_empty() {
         return quote! {
