@@ -150,6 +150,51 @@ struct ToolView {
     not_implemented: String,
 }
 
+/// A `Handler` method of a prompt, a resource template or the static
+/// resources, stubbed in `src/main.rs`.
+#[derive(Serialize)]
+struct SurfaceMethodView {
+    /// `prompts/get` of one prompt (else `resources/read`).
+    prompt: bool,
+    /// The static resources' reader (its error names the URI read).
+    statics: bool,
+    /// What it serves, for its doc comment: `Prompt`, `Resource template`
+    /// (followed by `name`) or a sentence about the static resources.
+    what: &'static str,
+    /// The prompt's or template's name.
+    name: Option<Text>,
+    summary: Option<Text>,
+    /// Rust identifiers and a type, checked with `syn` before rendering.
+    method: String,
+    param_type: String,
+    /// The parameter's name (`_args`, `_params`, `resource`).
+    param: &'static str,
+    /// The return type.
+    output_type: &'static str,
+    /// The handler's error message, a Rust string literal (a format
+    /// string taking the URI for the static resources).
+    not_implemented: String,
+}
+
+/// One prompt's entry in the scaffolded test: `prompts/get` with its
+/// required arguments.
+#[derive(Serialize)]
+struct PromptCallView {
+    name: Text,
+    /// The arguments as JSON text in a Rust (raw) string literal.
+    arguments: String,
+}
+
+/// One resource read of the scaffolded test.
+#[derive(Serialize)]
+struct ReadView {
+    /// The URI or URI template as declared.
+    declared: Text,
+    /// The URI read (a template's with every variable `example`); `None`
+    /// when the expansion does not match the template back.
+    uri: Option<Text>,
+}
+
 /// One tool's entry in the scaffolded test's table of calls.
 #[derive(Serialize)]
 struct CallView {
@@ -180,8 +225,18 @@ struct View {
     bin_env: Text,
     /// The `clientInfo.name` of the scaffolded test.
     client_name: Text,
-    tool_count: usize,
+    /// What the manifest offers, counted: `2 tools, 1 prompt and 3 static resources`.
+    offers: String,
+    /// What `src/main.rs` imports from `mcpgen_runtime` (fixed names).
+    imports: String,
     tools: Vec<ToolView>,
+    /// `Handler` methods of prompts, templates and static resources.
+    surface: Vec<SurfaceMethodView>,
+    /// Whether the manifest has prompts, templates or static resources.
+    any_surface: bool,
+    prompt_calls: Vec<PromptCallView>,
+    resource_reads: Vec<ReadView>,
+    template_reads: Vec<ReadView>,
     calls: Vec<CallView>,
     invalid: Option<InvalidView>,
     /// Why the test has no call with invalid arguments.
@@ -417,6 +472,112 @@ fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
     out
 }
 
+/// `n` and `word`, with an `s` unless there is one.
+fn counted(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// What the manifest offers, counted, for prose: its tools (always) and
+/// the prompts, templates and static resources it has.
+fn offers(m: &Manifest) -> String {
+    let mut parts = vec![counted(m.tools.len(), "tool")];
+    for (n, word) in
+        [(m.prompts.len(), "prompt"), (m.resource_templates.len(), "resource template"), (m.resources.len(), "static resource")]
+    {
+        if n > 0 {
+            parts.push(counted(n, word));
+        }
+    }
+    match parts.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => parts.concat(),
+    }
+}
+
+/// The stubs of the `Handler` methods for prompts, resource templates and
+/// static resources, with the names the server generator gives them.
+fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
+    use codegen::surface::MethodKind;
+    let mut views = Vec::new();
+    for h in codegen::surface::handler_methods(m) {
+        check_rust::<syn::Ident>(&h.method, "method name")?;
+        check_rust::<syn::Ident>(&h.param_type, "parameter type name")?;
+        let name = h.declared.map(|d| if d.name.is_empty() { d.key.as_str() } else { d.name.as_str() }).unwrap_or_default();
+        let summary = h.declared.map(|d| summary(&d.declared)).unwrap_or_default();
+        let (what, param, output_type, not_implemented) = match h.kind {
+            MethodKind::Prompt => (
+                "Prompt",
+                "_args",
+                "Vec<protocol::PromptMessage>",
+                escape::rust_str(&format!("prompt `{name}` is not implemented yet: implement `Tools::{}` in src/main.rs", h.method)),
+            ),
+            MethodKind::Template => (
+                "Resource template",
+                "_params",
+                "protocol::ReadResourceResult",
+                escape::rust_str(&format!(
+                    "resource template `{name}` is not implemented yet: implement `Tools::{}` in src/main.rs",
+                    h.method
+                )),
+            ),
+            // A format string: the method is an identifier, so it holds no
+            // brace besides the URI's `{}`.
+            MethodKind::StaticResources => (
+                "Reads one of the static resources.",
+                "resource",
+                "protocol::ReadResourceResult",
+                escape::rust_str(&format!("resource `{{}}` is not implemented yet: implement `Tools::{}` in src/main.rs", h.method)),
+            ),
+        };
+        views.push(SurfaceMethodView {
+            prompt: h.kind == MethodKind::Prompt,
+            statics: h.kind == MethodKind::StaticResources,
+            what,
+            name: h.declared.map(|_| Text::new(name)),
+            summary: (!summary.is_empty()).then(|| Text::new(&summary)),
+            method: h.method,
+            param_type: h.param_type,
+            param,
+            output_type,
+            not_implemented,
+        });
+    }
+    Ok(views)
+}
+
+/// What the scaffolded test asks of the prompts and resources: each
+/// prompt with its required arguments (`example`), each static resource,
+/// and each template expanded with every variable `example` (when that URI
+/// matches the template back).
+fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<ReadView>, Vec<ReadView>) {
+    use mcpgen_runtime::uri_template::UriTemplate;
+    let example = |names: Vec<(String, bool)>, all: bool| -> serde_json::Map<String, serde_json::Value> {
+        names.into_iter().filter(|(_, required)| all || *required).map(|(n, _)| (n, "example".into())).collect()
+    };
+    let prompts = m
+        .prompts
+        .iter()
+        .map(|d| PromptCallView {
+            name: Text::new(&d.name),
+            arguments: escape::rust_raw_str(&escape::json_text(&serde_json::Value::Object(example(d.arguments(), false)))),
+        })
+        .collect();
+    let resources = m.resources.iter().map(|d| ReadView { declared: Text::new(&d.key), uri: Some(Text::new(&d.key)) }).collect();
+    let templates = m
+        .resource_templates
+        .iter()
+        .map(|d| {
+            let uri = UriTemplate::parse(&d.key)
+                .ok()
+                .map(|t| (t.expand(&example(d.variables(), true)), t))
+                .filter(|(uri, t)| t.matches(uri).is_some())
+                .map(|(uri, _)| Text::new(&uri));
+            ReadView { declared: Text::new(&d.key), uri }
+        })
+        .collect();
+    (prompts, resources, templates)
+}
+
 /// Renders every file of the new crate in memory.
 pub fn render(new: &NewCrate) -> Result<Rendered> {
     let crate_name = crate_name(&new.dir)?;
@@ -462,6 +623,19 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             )),
         });
     }
+    let surface_views = surface_methods(&manifest)?;
+    let (prompt_calls, resource_reads, template_reads) = surface_calls(&manifest);
+    let mut imports = Vec::new();
+    if !surface_views.is_empty() {
+        imports.push("HandlerError");
+    }
+    if !(tool_views.is_empty() && surface_views.is_empty()) {
+        imports.push("RequestContext");
+    }
+    if !tool_views.is_empty() {
+        imports.push("ToolError");
+    }
+    let imports = imports.join(", ");
     let Calls { calls, invalid, no_invalid, skipped } = calls(&tools.tools, &new.protocol);
     let (mcpgen_dep_toml, runtime_dep_toml) = match &new.deps {
         DepSource::Path(root) => (
@@ -496,8 +670,14 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         protocol: Text::new(&new.protocol),
         bin_env: Text::new(&format!("CARGO_BIN_EXE_{crate_name}")),
         client_name: Text::new(&format!("{crate_name}-test")),
-        tool_count: manifest.tools.len(),
+        offers: offers(&manifest),
+        imports,
         tools: tool_views,
+        any_surface: !surface_views.is_empty(),
+        surface: surface_views,
+        prompt_calls,
+        resource_reads,
+        template_reads,
         calls,
         invalid,
         no_invalid: Text::new(&no_invalid),
@@ -592,6 +772,45 @@ mod tests {
         let build = &files.iter().find(|(p, _)| p == "build.rs").unwrap().1;
         assert!(build.contains(".manifest(\"stitch.json\")"));
         assert!(build.contains(".protocol(\"2025-11-25\")"));
+    }
+
+    #[test]
+    fn offers_counts_what_the_manifest_declares() {
+        let m = |text: &str| Manifest::from_str(text, "m.json").unwrap();
+        assert_eq!(offers(&m(r#"{"tools": []}"#)), "0 tools");
+        let one = r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "prompts": [{"name": "p"}]}"#;
+        assert_eq!(offers(&m(one)), "1 tool and 1 prompt");
+        let all = r#"{"tools": [], "prompts": [{"name": "p"}, {"name": "q"}],
+            "resourceTemplates": [{"uriTemplate": "a://{x}", "name": "t"}], "resources": [{"uri": "a://b", "name": "b"}]}"#;
+        assert_eq!(offers(&m(all)), "0 tools, 2 prompts, 1 resource template and 1 static resource");
+    }
+
+    #[test]
+    fn stubs_every_prompt_template_and_the_static_resources() {
+        let tmp = tempfile::tempdir().unwrap();
+        let manifest = tmp.path().join("surface.json");
+        std::fs::write(
+            &manifest,
+            r#"{"tools": [], "prompts": [{"name": "review", "arguments": [{"name": "code", "required": true}, {"name": "style"}]}],
+                "resourceTemplates": [{"uriTemplate": "notes://{folder}/{name}", "name": "note"}],
+                "resources": [{"uri": "notes://index", "name": "index"}]}"#,
+        )
+        .unwrap();
+        let mut j = job(&tmp.path().join("s"));
+        j.manifest = manifest;
+        let files = render(&j).unwrap().files;
+        let file = |name: &str| files.iter().find(|(p, _)| p == name).unwrap().1.clone();
+        let main = file("src/main.rs");
+        assert!(main.contains("use mcpgen_runtime::{HandlerError, RequestContext};"), "{main}");
+        assert!(main.contains("async fn prompt_review(\n        &self,\n        _args: tools::ReviewArgs,"), "{main}");
+        assert!(main.contains("_uri: String,\n        _params: tools::NoteParams,"), "{main}");
+        assert!(main.contains("resource: tools::StaticResource,"), "{main}");
+        assert_eq!(main.matches("is not implemented yet").count(), 3, "{main}");
+        let test = file("tests/tools_list.rs");
+        // Only the required argument; the template read at its expansion.
+        assert!(test.contains(r##"("review", r#"{"code":"example"}"#),"##), "{test}");
+        assert!(test.contains(r#"("notes://{folder}/{name}", Some("notes://example/example")),"#), "{test}");
+        assert!(test.contains(r#"    "notes://index","#), "{test}");
     }
 
     #[test]
@@ -709,7 +928,7 @@ mod tests {
         assert_eq!(main.items.len(), 5, "macro, use, struct, impl, main");
         let test = syn::parse_file(file("tests/tools_list.rs")).unwrap();
         let fns = test.items.iter().filter(|i| matches!(i, syn::Item::Fn(_))).count();
-        assert_eq!(fns, 4, "result_text and three tests");
+        assert_eq!(fns, 6, "result_text, list_all, assert_lists and three tests");
         assert!(file("README.md").contains("`x\" ] [dependencies.evil]"), "{}", file("README.md"));
         assert!(files.iter().any(|(p, _)| p == name));
     }

@@ -4,8 +4,9 @@
 //! ones written here (required arguments of every kind, no arguments,
 //! nested objects, enums, `$ref`/`$defs`/`definitions`, combinators, an
 //! unsatisfiable pattern, no tools at all, a draft-07 revision, a hostile
-//! file name; one served over Streamable HTTP, whose own test talks HTTP
-//! on loopback) — then builds each with the repository's target directory,
+//! file name, prompts, resource templates and static resources with
+//! hostile names; served over stdio or Streamable HTTP, whose own test
+//! talks HTTP on loopback) — then builds each with the repository's target directory,
 //! so the dependencies are not built again, and runs its own tests
 //! offline. Also what `mcpgen new` refuses.
 
@@ -176,6 +177,27 @@ const LEGACY: &str = r##"{"tools": [{"name": "lookup", "inputSchema": {
 const ONE_TOOL: &str = r#"{"tools": [{"name": "echo", "description": "Says \"hi\" back.",
   "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}]}"#;
 
+/// Prompts, resource templates and static resources besides a tool, with
+/// names and descriptions that end strings, comments and code spans, a
+/// template whose variables are optional or exploded, and completion.
+const SURFACE: &str = r#"{
+  "tools": [{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}],
+  "prompts": [
+    {"name": "review", "description": "Reviews \"code\" `x` */ }", "arguments": [
+      {"name": "code", "required": true}, {"name": "style"}], "x-mcpgen": {"complete": ["style"]}},
+    {"name": "say \"hi\" `now` */"}
+  ],
+  "resourceTemplates": [
+    {"uriTemplate": "notes://{folder}/{name}", "name": "note", "description": "One note."},
+    {"uriTemplate": "search://notes{?q,limit}", "name": "search"},
+    {"uriTemplate": "files://{/path*}", "name": "file"}
+  ],
+  "resources": [
+    {"uri": "notes://index", "name": "index"},
+    {"uri": "docs://\"quoted\"", "name": "quoted", "description": "A URI with quotes."}
+  ]
+}"#;
+
 /// A file name that ends strings, tables, comments and code spans in
 /// every file it is pasted into, unless each escapes it for its context.
 const HOSTILE: &str = "tools\" ]\n[dependencies.evil]\npath = \"evil\" # \\\" '''`code` *[a](b)* <b> x.json";
@@ -231,6 +253,8 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         Case { crate_name: "legacy-server", manifest: write("legacy.json", LEGACY), protocol: Some("2025-06-18"), http: false, tests: 3, skipped: &[] },
         Case { crate_name: "hostile-server", manifest: write(&hostile_one_line(), ONE_TOOL), protocol: None, http: false, tests: 3, skipped: &[] },
         Case { crate_name: "kinds-http", manifest: write("kinds-http.json", KINDS), protocol: None, http: true, tests: 3, skipped: &[] },
+        Case { crate_name: "surface-server", manifest: write("surface.json", SURFACE), protocol: None, http: false, tests: 5, skipped: &[] },
+        Case { crate_name: "surface-http", manifest: write("surface-http.json", SURFACE), protocol: None, http: true, tests: 5, skipped: &[] },
     ];
 
     let crates = tmp.path().join("crates");
@@ -253,6 +277,14 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
         assert!(readme.contains("\"mcpServers\""), "{readme}");
         let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+        if case.crate_name.starts_with("surface") {
+            // One stub per tool, prompt and template, one for the static resources.
+            assert_eq!(main.matches("is not implemented yet").count(), 7, "{main}");
+            for method in ["async fn prompt_review(", "async fn read_note(", "async fn read_search(", "async fn read_resource("] {
+                assert!(main.contains(method), "{method}: {main}");
+            }
+            assert!(test.contains("(\"files://{/path*}\", Some(\"files:///example\"))"), "{test}");
+        }
         if case.http {
             let inspector = "npx @modelcontextprotocol/inspector --cli --transport http --server-url http://127.0.0.1:8080/mcp";
             assert!(readme.contains(inspector), "{readme}");
@@ -358,13 +390,15 @@ fn a_hostile_manifest_file_name_stays_a_value() {
         fns,
         [
             "result_text",
+            "list_all",
+            "assert_lists",
             "tools_list_shows_every_tool",
             "every_tool_answers_not_implemented_yet",
             "invalid_arguments_get_the_revision_validation_error"
         ]
     );
     let kinds: Vec<&str> = test.items.iter().map(item_kind).collect();
-    assert_eq!(kinds, ["use", "use", "use", "use", "use", "const", "const", "struct", "impl", "impl", "fn", "fn", "fn", "fn"]);
+    assert_eq!(kinds, ["use", "use", "use", "use", "use", "const", "const", "struct", "impl", "impl", "fn", "fn", "fn", "fn", "fn", "fn"]);
 
     assert_eq!(std::fs::read_to_string(dir.join(&name)).unwrap(), ONE_TOOL);
 }

@@ -236,6 +236,56 @@ pub struct ServerParts {
     pub any: bool,
 }
 
+/// Which declared item a [`HandlerMethod`] serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MethodKind {
+    /// `prompts/get` of one prompt.
+    Prompt,
+    /// `resources/read` of URIs matching one resource template.
+    Template,
+    /// `resources/read` of the static resources.
+    StaticResources,
+}
+
+/// A `Handler` method without a default that the manifest's prompts,
+/// resource templates and static resources ask for, named as [`server`]
+/// names it: what `mcpgen new` writes a stub for.
+#[derive(Debug, Clone)]
+pub struct HandlerMethod<'a> {
+    /// What it serves.
+    pub kind: MethodKind,
+    /// The prompt or template as declared (`None` for the static resources).
+    pub declared: Option<&'a Declared>,
+    /// The method's name (a Rust identifier, maybe raw).
+    pub method: String,
+    /// The type of its parameter in `tools.rs`: `<Prompt>Args`,
+    /// `<Template>Params` or the static resources' enum.
+    pub param_type: String,
+}
+
+/// The [`HandlerMethod`]s of `manifest`: prompts, then templates, then the
+/// static resources' reader, as the `Handler` trait declares them.
+pub fn handler_methods<'a>(manifest: &'a Manifest) -> Vec<HandlerMethod<'a>> {
+    let Surface { prompts, templates, names } = surface(manifest);
+    let item = |kind, i: Item<'a>| HandlerMethod {
+        kind,
+        declared: Some(i.declared),
+        method: i.names.server,
+        param_type: i.names.type_name,
+    };
+    let mut out: Vec<HandlerMethod<'a>> = prompts.into_iter().map(|p| item(MethodKind::Prompt, p)).collect();
+    out.extend(templates.into_iter().map(|t| item(MethodKind::Template, t)));
+    if !manifest.resources.is_empty() {
+        out.push(HandlerMethod {
+            kind: MethodKind::StaticResources,
+            declared: None,
+            method: names.read_resource.0,
+            param_type: names.static_enum,
+        });
+    }
+    out
+}
+
 /// `pub const NAME` with the items of `list` exactly as declared.
 fn served(name: &str, docs: &[&str], list: &[Declared]) -> Result<TokenStream> {
     let values: Vec<&Value> = list.iter().map(|d| &d.declared).collect();
