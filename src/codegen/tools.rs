@@ -30,6 +30,7 @@ mod fields;
 mod fixup;
 mod integers;
 mod prepare;
+mod shared;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, UnwindSafe};

@@ -50,24 +50,17 @@ fn merge_once(tokens: &TokenStream, roots: &BTreeSet<String>) -> Option<TokenStr
     let mut file = syn::parse2::<syn::File>(tokens.clone()).ok()?;
 
     // Types by shape, in order of first appearance.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, item) in file.items.iter().enumerate() {
-        let key = match item {
-            syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => enum_shape(e),
-            syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => struct_shape(s),
-            _ => continue,
-        };
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, members)) => members.push(i),
-            None => groups.push((key, vec![i])),
-        }
-    }
+    let groups = super::shared::groups(file.items.iter().enumerate().filter_map(|(i, item)| match item {
+        syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => Some((i, enum_shape(e))),
+        syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => Some((i, struct_shape(s))),
+        _ => None,
+    }));
 
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let mut used: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
     let mut keep_default: BTreeMap<usize, String> = BTreeMap::new();
     let mut gone: BTreeSet<String> = BTreeSet::new();
-    for (_, members) in groups.iter().filter(|(_, m)| m.len() > 1) {
+    for members in &groups {
         let names: Vec<String> = members.iter().filter_map(|&i| item_name(&file.items[i])).collect();
         let defaults: BTreeSet<String> = members
             .iter()
@@ -115,8 +108,7 @@ fn merge_once(tokens: &TokenStream, roots: &BTreeSet<String>) -> Option<TokenStr
     }
     let removed: BTreeSet<usize> = groups
         .iter()
-        .filter(|(_, m)| m.len() > 1)
-        .flat_map(|(_, m)| m[1..].iter().copied())
+        .flat_map(|m| m[1..].iter().copied())
         .filter(|&i| item_name(&file.items[i]).is_some_and(|n| gone.contains(&n)))
         .collect();
     for (i, variant) in keep_default {
@@ -150,20 +142,14 @@ fn doc_text(item: &syn::Item) -> String {
     attrs.iter().filter(|a| a.path().is_ident("doc")).map(|a| a.to_token_stream().to_string()).collect()
 }
 
-/// The name for the merged type: the trailing words the names share,
-/// without a leading `Input` or `Output` (the members of a tool's input and
-/// output types share that word, which says where they sit and not what
-/// they are: `InputLocation` gives `Location`). When that name is taken the
-/// types stay apart rather than take the longer one, which beside the
+/// The name for the merged type: the trailing words the names share
+/// ([`super::shared::shared_words`]: `InputLocation` gives `Location`);
+/// `None` when that does not start with a letter. When that name is taken
+/// the types stay apart rather than take a longer one, which beside the
 /// other would read as a variant of it (`InputSort` beside `Sort`).
 fn merged_name(names: &[String]) -> Option<String> {
-    let common = common_suffix(names)?;
-    for lead in ["Input", "Output"] {
-        if let Some(rest) = common.strip_prefix(lead).filter(|r| r.starts_with(|c: char| c.is_ascii_uppercase())) {
-            return Some(rest.to_owned());
-        }
-    }
-    Some(common)
+    let name = super::shared::shared_words(names, words).concat();
+    name.starts_with(|c: char| c.is_ascii_alphabetic()).then_some(name)
 }
 
 fn item_name(item: &syn::Item) -> Option<String> {
@@ -258,37 +244,12 @@ fn words(name: &str) -> Vec<&str> {
     out
 }
 
-/// The trailing words all names share, joined; `None` when there are none
-/// or the result does not start with a letter.
-fn common_suffix(names: &[String]) -> Option<String> {
-    let split: Vec<Vec<&str>> = names.iter().map(|n| words(n)).collect();
-    let shortest = split.iter().map(Vec::len).min()?;
-    let mut n = 0;
-    while n < shortest && split.iter().all(|w| w[w.len() - 1 - n] == split[0][split[0].len() - 1 - n]) {
-        n += 1;
-    }
-    let first = &split[0];
-    let joined: String = first[first.len() - n..].concat();
-    joined.chars().next().filter(|c| c.is_ascii_alphabetic()).map(|_| joined)
-}
-
 /// Every identifier in `renames` replaced, at any depth.
 fn rename(tokens: TokenStream, renames: &BTreeMap<String, String>) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|t| match t {
-            TokenTree::Ident(i) => match renames.get(&i.to_string()) {
-                Some(new) => TokenTree::Ident(Ident::new(new, i.span())),
-                None => TokenTree::Ident(i),
-            },
-            TokenTree::Group(g) => {
-                let mut group = proc_macro2::Group::new(g.delimiter(), rename(g.stream(), renames));
-                group.set_span(g.span());
-                TokenTree::Group(group)
-            }
-            other => other,
-        })
-        .collect()
+    super::shared::rewrite(tokens, &|tree, _| match tree {
+        TokenTree::Ident(i) => renames.get(&i.to_string()).map(|new| TokenTree::Ident(Ident::new(new, i.span()))),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

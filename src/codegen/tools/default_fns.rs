@@ -28,18 +28,12 @@ pub fn merge(tokens: &TokenStream) -> Option<TokenStream> {
     })?;
 
     // Plain functions (no generics, no arguments) by signature and body.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let syn::Item::Fn(f) = item else { continue };
-        if !f.sig.generics.params.is_empty() || !f.sig.inputs.is_empty() {
-            continue;
+    let groups = super::shared::groups(items.iter().enumerate().filter_map(|(i, item)| match item {
+        syn::Item::Fn(f) if f.sig.generics.params.is_empty() && f.sig.inputs.is_empty() => {
+            Some((i, format!("{} {}", f.sig.output.to_token_stream(), f.block.to_token_stream())))
         }
-        let key = format!("{} {}", f.sig.output.to_token_stream(), f.block.to_token_stream());
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, members)) => members.push(i),
-            None => groups.push((key, vec![i])),
-        }
-    }
+        _ => None,
+    }));
     let name_of = |item: &syn::Item| match item {
         syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
         _ => None,
@@ -47,7 +41,7 @@ pub fn merge(tokens: &TokenStream) -> Option<TokenStream> {
     let mut taken: BTreeSet<String> = items.iter().filter_map(name_of).collect();
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let mut removed: BTreeSet<usize> = BTreeSet::new();
-    for (_, members) in groups.iter().filter(|(_, m)| m.len() > 1) {
+    for members in &groups {
         let names: Vec<String> = members.iter().filter_map(|&i| name_of(&items[i])).collect();
         let name = shared_name(&names).filter(|n| !taken.contains(n)).unwrap_or_else(|| names[0].clone());
         taken.insert(name.clone());
@@ -69,20 +63,11 @@ pub fn merge(tokens: &TokenStream) -> Option<TokenStream> {
     Some(rename(file.into_token_stream(), &renames))
 }
 
-/// The trailing `_`-separated words all names share, without a leading
-/// `input` or `output` when more follow; `None` when they share none.
+/// The trailing `_`-separated words all names share
+/// ([`super::shared::shared_words`]: `a_input_units` gives `units`);
+/// `None` when they share none or that is no function name.
 fn shared_name(names: &[String]) -> Option<String> {
-    let split: Vec<Vec<&str>> = names.iter().map(|n| n.split('_').collect()).collect();
-    let shortest = split.iter().map(Vec::len).min()?;
-    let mut n = 0;
-    while n < shortest && split.iter().all(|w| w[w.len() - 1 - n] == split[0][split[0].len() - 1 - n]) {
-        n += 1;
-    }
-    let mut words = &split[0][split[0].len() - n..];
-    if words.len() > 1 && matches!(words[0], "input" | "output") {
-        words = &words[1..];
-    }
-    let name = words.join("_");
+    let name = super::shared::shared_words(names, |n: &str| n.split('_').collect()).join("_");
     // `type` from `…_input_type` would be no function name at all.
     (name.starts_with(|c: char| c.is_ascii_lowercase()) && !crate::naming::is_keyword(&name)).then_some(name)
 }
@@ -90,34 +75,19 @@ fn shared_name(names: &[String]) -> Option<String> {
 /// Every `defaults::old` path and `"defaults::old"` string replaced, at
 /// any depth.
 fn rename(tokens: TokenStream, renames: &BTreeMap<String, String>) -> TokenStream {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out = Vec::with_capacity(trees.len());
-    for (i, tree) in trees.iter().enumerate() {
-        let renamed = match tree {
-            TokenTree::Ident(ident) if after_module_path(&trees[..i]) => {
-                renames.get(&ident.to_string()).map(|new| TokenTree::Ident(Ident::new(new, ident.span())))
-            }
-            TokenTree::Literal(literal) => {
-                let text = literal.to_string();
-                text.strip_prefix(&format!("\"{MODULE}::"))
-                    .and_then(|rest| rest.strip_suffix('"'))
-                    .and_then(|old| renames.get(old))
-                    .map(|new| {
-                        let mut lit = Literal::string(&format!("{MODULE}::{new}"));
-                        lit.set_span(literal.span());
-                        TokenTree::Literal(lit)
-                    })
-            }
-            TokenTree::Group(group) => {
-                let mut new = proc_macro2::Group::new(group.delimiter(), rename(group.stream(), renames));
-                new.set_span(group.span());
-                Some(TokenTree::Group(new))
-            }
-            _ => None,
-        };
-        out.push(renamed.unwrap_or_else(|| tree.clone()));
-    }
-    out.into_iter().collect()
+    super::shared::rewrite(tokens, &|tree, before| match tree {
+        TokenTree::Ident(ident) if after_module_path(before) => {
+            renames.get(&ident.to_string()).map(|new| TokenTree::Ident(Ident::new(new, ident.span())))
+        }
+        TokenTree::Literal(literal) => {
+            let text = literal.to_string();
+            let old = text.strip_prefix(&format!("\"{MODULE}::"))?.strip_suffix('"')?;
+            let mut lit = Literal::string(&format!("{MODULE}::{}", renames.get(old)?));
+            lit.set_span(literal.span());
+            Some(TokenTree::Literal(lit))
+        }
+        _ => None,
+    })
 }
 
 /// Whether `before` ends in `defaults ::`.

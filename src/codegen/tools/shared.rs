@@ -1,0 +1,102 @@
+//! What the two merges of `tools.rs` share — [`super::dedupe`] (identical
+//! types) and [`super::default_fns`] (identical default functions): finding
+//! groups of items with the same shape, the name a group gets, and
+//! renaming what points at the merged-away items.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Group, TokenStream, TokenTree};
+
+/// The indices of items whose keys are equal, each group in order of first
+/// appearance; only groups of two or more.
+pub(super) fn groups(keys: impl IntoIterator<Item = (usize, String)>) -> Vec<Vec<usize>> {
+    let mut by_key: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, key) in keys {
+        match index.get(&key) {
+            Some(&g) => by_key[g].1.push(i),
+            None => {
+                index.insert(key.clone(), by_key.len());
+                by_key.push((key, vec![i]));
+            }
+        }
+    }
+    by_key.into_iter().map(|(_, members)| members).filter(|m| m.len() > 1).collect()
+}
+
+/// The trailing words all `names` share (as `split` divides each into
+/// words), without a leading `input` or `output` word (in any case) when
+/// more follow: the members of a tool's input and output share that word,
+/// which says where they sit and not what they are (`InputLocation` and
+/// `OutputLocation` give `Location`, `a_input_units` and `b_input_units`
+/// give `units`). Empty when they share no word.
+pub(super) fn shared_words<'a>(names: &'a [String], split: impl Fn(&'a str) -> Vec<&'a str>) -> Vec<&'a str> {
+    let split: Vec<Vec<&str>> = names.iter().map(|n| split(n)).collect();
+    let Some(shortest) = split.iter().map(Vec::len).min() else { return Vec::new() };
+    let first = &split[0];
+    let mut n = 0;
+    while n < shortest && split.iter().all(|w| w[w.len() - 1 - n] == first[first.len() - 1 - n]) {
+        n += 1;
+    }
+    let mut words = &first[first.len() - n..];
+    if words.len() > 1 && (words[0].eq_ignore_ascii_case("input") || words[0].eq_ignore_ascii_case("output")) {
+        words = &words[1..];
+    }
+    words.to_vec()
+}
+
+/// `tokens` with every leaf for which `replace` gives a replacement
+/// replaced, at any depth; `replace` sees the leaf and the trees before
+/// it in its group.
+pub(super) fn rewrite(tokens: TokenStream, replace: &dyn Fn(&TokenTree, &[TokenTree]) -> Option<TokenTree>) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for (i, tree) in trees.iter().enumerate() {
+        out.push(match tree {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), rewrite(g.stream(), replace));
+                group.set_span(g.span());
+                TokenTree::Group(group)
+            }
+            leaf => replace(leaf, &trees[..i]).unwrap_or_else(|| leaf.clone()),
+        });
+    }
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn groups_keep_first_appearance_order_and_drop_singletons() {
+        let keys = [(0, "a"), (1, "b"), (2, "a"), (3, "c"), (4, "b"), (5, "a")].map(|(i, k)| (i, k.to_owned()));
+        assert_eq!(groups(keys), vec![vec![0, 2, 5], vec![1, 4]]);
+    }
+
+    /// PascalCase words, split by hand.
+    fn pascal(name: &str) -> Vec<&str> {
+        match name {
+            "AInputLocation" => vec!["A", "Input", "Location"],
+            "BInputLocation" => vec!["B", "Input", "Location"],
+            _ => vec![name],
+        }
+    }
+
+    #[test]
+    fn shared_words_drop_a_leading_input_or_output() {
+        let n = names(&["AInputLocation", "BInputLocation"]);
+        assert_eq!(shared_words(&n, pascal), ["Location"]);
+        let n = names(&["a_input_units", "b_output_units"]);
+        assert_eq!(shared_words(&n, |n: &str| n.split('_').collect()), ["units"]);
+        // `input` alone stays: nothing would be left.
+        let n = names(&["a_input", "b_input"]);
+        assert_eq!(shared_words(&n, |n: &str| n.split('_').collect()), ["input"]);
+        let n = names(&["from", "to"]);
+        assert!(shared_words(&n, |n: &str| n.split('_').collect()).is_empty());
+    }
+}
