@@ -195,6 +195,17 @@ struct ReadView {
     uri: Option<Text>,
 }
 
+/// A tool argument annotated with `x-mcp-header`, which a stateless HTTP
+/// call mirrors in a header.
+#[derive(Serialize)]
+struct ParamHeaderView {
+    tool: Text,
+    /// The header's name (`mcp-param-region`).
+    header: Text,
+    /// The `properties` keys leading to the argument.
+    path: Vec<Text>,
+}
+
 /// One tool's entry in the scaffolded test's table of calls.
 #[derive(Serialize)]
 struct CallView {
@@ -248,6 +259,11 @@ struct View {
     client_config_json: String,
     /// Streamable HTTP rather than stdio.
     http: bool,
+    /// The revision has no handshake: the test sends `server/discover`
+    /// and `_meta` on every request (and over HTTP the mirrored headers).
+    stateless: bool,
+    /// Over HTTP in the stateless era: the annotated tool arguments.
+    param_headers: Vec<ParamHeaderView>,
     /// `stdio` or `Streamable HTTP`, for prose.
     transport: &'static str,
     /// The default listen address, a Rust string literal and Markdown text.
@@ -637,6 +653,19 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     }
     let imports = imports.join(", ");
     let Calls { calls, invalid, no_invalid, skipped } = calls(&tools.tools, &new.protocol);
+    let stateless = mcpgen_runtime::revision::nearest(&new.protocol).era == mcpgen_runtime::revision::Era::Modern;
+    let param_headers = tools
+        .tools
+        .iter()
+        .flat_map(|b| {
+            let schema = b.tool.get("inputSchema").cloned().unwrap_or_default();
+            mcpgen_runtime::http::param_headers(&schema).into_iter().map(move |p| ParamHeaderView {
+                tool: Text::new(&b.name),
+                header: Text::new(&p.header),
+                path: p.path.iter().map(|k| Text::new(k)).collect(),
+            })
+        })
+        .collect();
     let (mcpgen_dep_toml, runtime_dep_toml) = match &new.deps {
         DepSource::Path(root) => (
             format!("path = {}", escape::toml_str(utf8_path(root)?)),
@@ -685,6 +714,8 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         runtime_dep_toml,
         client_config_json,
         http: new.transport == Transport::Http,
+        stateless,
+        param_headers,
         transport: match new.transport {
             Transport::Stdio => "stdio",
             Transport::Http => "Streamable HTTP",

@@ -6,7 +6,8 @@
 //! unsatisfiable pattern, no tools at all, a draft-07 revision, a hostile
 //! file name, prompts, resource templates and static resources with
 //! hostile names; served over stdio or Streamable HTTP, whose own test
-//! talks HTTP on loopback) — then builds each with the repository's target directory,
+//! talks HTTP on loopback; in the stateful era and the stateless one of
+//! 2026-07-28) — then builds each with the repository's target directory,
 //! so the dependencies are not built again, and runs its own tests
 //! offline. Also what `mcpgen new` refuses.
 
@@ -178,14 +179,19 @@ const ONE_TOOL: &str = r#"{"tools": [{"name": "echo", "description": "Says \"hi\
   "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}]}"#;
 
 /// Prompts, resource templates and static resources besides a tool, with
-/// names and descriptions that end strings, comments and code spans, a
-/// template whose variables are optional or exploded, and completion.
+/// names and descriptions that end strings, comments and code spans or are
+/// not ASCII, a template whose variables are optional or exploded,
+/// completion, and tool arguments that stateless HTTP calls mirror in
+/// headers (`x-mcp-header`).
 const SURFACE: &str = r#"{
-  "tools": [{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}],
+  "tools": [{"name": "echo", "inputSchema": {"type": "object", "properties": {
+    "text": {"type": "string"}, "region": {"type": "string", "x-mcp-header": "Region"}, "limit": {"type": "integer", "x-mcp-header": "Limit"}},
+    "required": ["text", "region", "limit"]}}],
   "prompts": [
     {"name": "review", "description": "Reviews \"code\" `x` */ }", "arguments": [
       {"name": "code", "required": true}, {"name": "style"}], "x-mcpgen": {"complete": ["style"]}},
-    {"name": "say \"hi\" `now` */"}
+    {"name": "say \"hi\" `now` */"},
+    {"name": "grüße", "arguments": [{"name": "to", "required": true}]}
   ],
   "resourceTemplates": [
     {"uriTemplate": "notes://{folder}/{name}", "name": "note", "description": "One note."},
@@ -255,6 +261,10 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         Case { crate_name: "kinds-http", manifest: write("kinds-http.json", KINDS), protocol: None, http: true, tests: 3, skipped: &[] },
         Case { crate_name: "surface-server", manifest: write("surface.json", SURFACE), protocol: None, http: false, tests: 5, skipped: &[] },
         Case { crate_name: "surface-http", manifest: write("surface-http.json", SURFACE), protocol: None, http: true, tests: 5, skipped: &[] },
+        // The stateless era: `server/discover`, `_meta` on every request,
+        // and over HTTP the headers that mirror the body.
+        Case { crate_name: "modern-server", manifest: write("modern.json", SURFACE), protocol: Some("2026-07-28"), http: false, tests: 5, skipped: &[] },
+        Case { crate_name: "modern-http", manifest: write("modern-http.json", SURFACE), protocol: Some("2026-07-28"), http: true, tests: 5, skipped: &[] },
     ];
 
     let crates = tmp.path().join("crates");
@@ -277,13 +287,19 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
         assert!(readme.contains("\"mcpServers\""), "{readme}");
         let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
-        if case.crate_name.starts_with("surface") {
+        if case.crate_name.starts_with("surface") || case.crate_name.starts_with("modern") {
             // One stub per tool, prompt and template, one for the static resources.
-            assert_eq!(main.matches("is not implemented yet").count(), 7, "{main}");
+            assert_eq!(main.matches("is not implemented yet").count(), 8, "{main}");
             for method in ["async fn prompt_review(", "async fn read_note(", "async fn read_search(", "async fn read_resource("] {
                 assert!(main.contains(method), "{method}: {main}");
             }
             assert!(test.contains("(\"files://{/path*}\", Some(\"files:///example\"))"), "{test}");
+            let modern = case.protocol == Some("2026-07-28");
+            assert_eq!(test.contains("server/discover"), modern, "{test}");
+            assert_eq!(test.contains("\"initialize\""), !modern, "{test}");
+            if modern && case.http {
+                assert!(test.contains("(\"echo\", \"mcp-param-region\", &[\"region\"]),"), "{test}");
+            }
         }
         if case.http {
             let inspector = "npx @modelcontextprotocol/inspector --cli --transport http --server-url http://127.0.0.1:8080/mcp";

@@ -39,7 +39,7 @@ use std::time::Duration;
 
 pub use body::HttpBody;
 pub use guard::{Allow, LOCAL_HOSTS};
-pub use headers::base64_decode;
+pub use headers::{base64_decode, param_headers, ParamHeader};
 pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
