@@ -104,6 +104,14 @@ pub fn pascal(name: &str) -> String {
     }
 }
 
+/// `name` as typify spells a type name it is given (heck's PascalCase,
+/// which keeps one capital per word: `PromptAB` becomes `PromptAb`). A
+/// tool's type base is spelt so, or `<Base>Input` would name a type that
+/// typify wrote as another.
+pub fn typify_pascal(name: &str) -> String {
+    heck::ToPascalCase::to_pascal_case(name)
+}
+
 /// A type name as the schema spells it, when it is already a valid Rust
 /// identifier (MCP definition names are: `JSONRPCRequest`, `CallToolResult`);
 /// otherwise its `PascalCase`.
@@ -329,7 +337,7 @@ pub fn tool_names(tools: &[(&str, Option<&str>)]) -> Vec<ToolNames> {
         };
         last = Some(natural[i].as_str());
         let type_source = if method == natural[i] { &stems[i] } else { &method };
-        let type_base = types.unique(&pascal(type_source));
+        let type_base = types.unique(&typify_pascal(&pascal(type_source)));
         out[i] = Some(ToolNames { method, type_base });
     }
     out.into_iter().flatten().collect()
@@ -428,12 +436,16 @@ pub fn surface_names(request: &SurfaceRequest<'_>) -> SurfaceNames {
                 let stem = bounded(&snake(name), MAX_NAME - 9, name);
                 let stem = stems.unique(&stem);
                 let type_name = types.unique(&format!("{}{suffix}", pascal(&stem)));
-                let server_method = server.unique(&format!("{server_prefix}_{stem}"));
-                let client_method = client.unique(&format!("{client_prefix}_{stem}"));
+                // After a prefix, the `_` that keeps a leading digit out of
+                // the front (`_123`) would make a double one (`prompt__123`,
+                // not snake case).
+                let bare = stem.trim_start_matches('_');
+                let server_method = server.unique(&format!("{server_prefix}_{bare}"));
+                let client_method = client.unique(&format!("{client_prefix}_{bare}"));
                 let completions = completes
                     .iter()
                     .map(|field| {
-                        let method = format!("complete_{stem}_{}", field.trim_end_matches('_'));
+                        let method = format!("complete_{bare}_{}", field.trim_matches('_'));
                         let method = bounded(&method, MAX_NAME, &method);
                         (server.unique(&method), client.unique(&method))
                     })
@@ -450,6 +462,19 @@ pub fn surface_names(request: &SurfaceRequest<'_>) -> SurfaceNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_type_names_are_spelt_as_typify_spells_them() {
+        let names = ["prompt_a_b", "a_b_c", "x_1_y", "get_URL", "v2_api", "2fa", "A1B2", "get-x", "ÜBER_a", "type", "x"];
+        let requests: Vec<(&str, Option<&str>)> = names.iter().map(|n| (*n, None)).collect();
+        for (name, t) in names.iter().zip(tool_names(&requests)) {
+            for suffix in ["Input", "Output"] {
+                let full = format!("{}{suffix}", t.type_base);
+                assert_eq!(typify_pascal(&full), full, "tool {name}");
+            }
+        }
+        assert_eq!(tool_names(&[("prompt_a_b", None)])[0].type_base, "PromptAb");
+    }
 
     #[test]
     fn splits_words_of_every_wire_style() {
@@ -570,6 +595,23 @@ mod tests {
         let n = tool_names(&[("a-b", None), ("zzz", Some("a_b"))]);
         assert_eq!(n[1].method, "a_b");
         assert_eq!(n[0].method, "a_b_2");
+    }
+
+    #[test]
+    fn surface_names_of_leading_digits_are_snake_case() {
+        let request = SurfaceRequest {
+            prompts: vec![("123", vec!["_9lives"])],
+            templates: vec![("2fa", vec![])],
+            statics: false,
+            server_taken: vec![],
+            client_taken: vec![],
+            types_taken: vec![],
+        };
+        let n = surface_names(&request);
+        let p = &n.prompts[0];
+        assert_eq!((p.server.as_str(), p.client.as_str(), p.type_name.as_str()), ("prompt_123", "get_123", "V123Args"));
+        assert_eq!(p.completions, [("complete_123_9lives".to_owned(), "complete_123_9lives".to_owned())]);
+        assert_eq!(n.templates[0].server, "read_2fa");
     }
 
     #[test]
