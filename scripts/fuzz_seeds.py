@@ -41,6 +41,10 @@ def main() -> None:
             for key in ("inputSchema", "outputSchema"):
                 if key in tool:
                     put(corpus, "generate", json.dumps(tool[key]).encode())
+    # Tool names whose type names typify spells its own way (`x-name`
+    # names the fuzzed tool).
+    for name in ("get_a_b", "x_1_y", "2fa", "type"):
+        put(corpus, "generate", json.dumps({"type": "object", "x-name": name}).encode())
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "echo", "arguments": {"text": "hi"}, "_meta": meta}}

@@ -1,6 +1,8 @@
-//! The tool-type generator on arbitrary input schemas: never a panic;
-//! whenever it succeeds the output parses as Rust and no two items of the
-//! file share a name.
+//! The tool-type generator on arbitrary input schemas (and a tool name
+//! from the schema's `x-name`, when it has one): never a panic; whenever
+//! it succeeds the output parses as Rust, no two items of the file share a
+//! name, and each tool's input and output type, as the server and client
+//! name them, is an item of the file.
 
 #![no_main]
 
@@ -12,8 +14,9 @@ use serde_json::{json, Value};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(schema) = serde_json::from_slice::<Value>(data) else { return };
+    let name = schema.get("x-name").and_then(Value::as_str).unwrap_or("fuzzed").to_owned();
     let manifest = json!({ "tools": [
-        { "name": "fuzzed", "inputSchema": schema.clone() },
+        { "name": name, "inputSchema": schema.clone() },
         { "name": "fuzzed-out", "inputSchema": {"type": "object"}, "outputSchema": schema }
     ]});
     let Ok(manifest) = Manifest::from_str(&manifest.to_string(), "fuzz.json") else { return };
@@ -34,5 +37,10 @@ fuzz_target!(|data: &[u8]| {
             _ => continue,
         };
         assert!(names.insert(name.clone()), "two items named {name}");
+    }
+    for tool in &out.tools {
+        for ty in std::iter::once(&tool.input).chain(&tool.output) {
+            assert!(names.contains(ty), "tool {:?}: its type {ty} is not in the file", tool.name);
+        }
     }
 });
