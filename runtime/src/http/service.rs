@@ -26,7 +26,7 @@ use crate::context::{Principal, Sink};
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::notifier::Change;
 use crate::revision::{self, meta, Era};
-use crate::server::{CachedScope, Handled, Message, Pending, Reply, Server, Session};
+use crate::server::{poll_once, CachedScope, Handled, Message, Pending, Reply, Server, Session};
 
 use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
@@ -711,9 +711,17 @@ impl Inner {
         drop(sink);
         if !call.modern {
             // Stateful era: a disconnection is not a cancellation (clients
-            // send notifications/cancelled), so the call runs on its own.
-            let task = tokio::spawn(pending);
-            pending = Pending::boxed(async move { task.await.ok().flatten() });
+            // send notifications/cancelled), so a call that does not finish
+            // at its first poll runs on its own task. One that does (most
+            // tool calls) is answered from here, without waking a task that
+            // may run on the other worker thread.
+            pending = match poll_once(&mut pending).await {
+                Some(done) => Pending::boxed(std::future::ready(done)),
+                None => {
+                    let task = tokio::spawn(pending);
+                    Pending::boxed(async move { task.await.ok().flatten() })
+                }
+            };
         }
         let keep_alive = self.config.keep_alive;
         if call.stream {

@@ -63,6 +63,19 @@ impl Future for Pending {
     }
 }
 
+/// Polls `future` once; `Some(output)` when that finished it. The
+/// transports use it to answer a call that finishes at once (most tool
+/// calls) in the task that read it, and move only those that wait for
+/// something to a task of their own.
+pub(crate) fn poll_once<F: Future + Unpin>(future: &mut F) -> impl Future<Output = Option<F::Output>> + '_ {
+    std::future::poll_fn(move |cx| {
+        Poll::Ready(match Pin::new(&mut *future).poll(cx) {
+            Poll::Ready(output) => Some(output),
+            Poll::Pending => None,
+        })
+    })
+}
+
 impl Pending {
     /// Wraps a future producing the reply.
     pub(crate) fn boxed(future: impl Future<Output = Option<Reply>> + Send + 'static) -> Self {

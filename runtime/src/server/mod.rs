@@ -36,4 +36,4 @@ pub use engine::{Handled, Pending, Server};
 pub use methods::Reply;
 pub use session::{Session, SessionSnapshot};
 #[cfg(feature = "streamable-http")]
-pub(crate) use {message::Message, methods::{CachedScope, Params}};
+pub(crate) use {engine::poll_once, message::Message, methods::{CachedScope, Params}};

@@ -15,32 +15,19 @@
 //!
 //! [`Session`]: super::Session
 
-use std::future::Future;
 use std::io;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::Poll;
 
 use tokio::sync::{mpsc, Mutex};
 
 use crate::context::Sink;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
-use super::engine::{Handled, Server};
+use super::engine::{poll_once, Handled, Server};
 
 /// Messages queued for the writer before senders wait.
 const OUTBOUND_QUEUE: usize = 256;
-
-/// Polls `future` once; `Some(output)` when that finished it.
-fn poll_once<F: Future + Unpin>(future: &mut F) -> impl Future<Output = Option<F::Output>> + '_ {
-    std::future::poll_fn(move |cx| {
-        Poll::Ready(match Pin::new(&mut *future).poll(cx) {
-            Poll::Ready(output) => Some(output),
-            Poll::Pending => None,
-        })
-    })
-}
 
 /// Why the reading loop stopped before the end of input.
 enum Stop {
