@@ -261,6 +261,16 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         Case { crate_name: "kinds-http", manifest: write("kinds-http.json", KINDS), protocol: None, http: true, tests: 3, skipped: &[] },
         Case { crate_name: "surface-server", manifest: write("surface.json", SURFACE), protocol: None, http: false, tests: 5, skipped: &[] },
         Case { crate_name: "surface-http", manifest: write("surface-http.json", SURFACE), protocol: None, http: true, tests: 5, skipped: &[] },
+        // Names that collide across tools, prompts, templates and the
+        // static resources' reader (the golden of the same name).
+        Case {
+            crate_name: "clashes-server",
+            manifest: Path::new(env!("CARGO_MANIFEST_DIR")).join("goldens/manifests/clashes.json"),
+            protocol: None,
+            http: false,
+            tests: 5,
+            skipped: &[],
+        },
         // The stateless era: `server/discover`, `_meta` on every request,
         // and over HTTP the headers that mirror the body.
         Case { crate_name: "modern-server", manifest: write("modern.json", SURFACE), protocol: Some("2026-07-28"), http: false, tests: 5, skipped: &[] },
