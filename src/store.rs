@@ -12,6 +12,7 @@
 //! cached; a mismatch is an error naming the file and both hashes, and
 //! nothing is written.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -42,20 +43,52 @@ pub struct Pin {
     pub dialect: String,
 }
 
-#[derive(Deserialize)]
-struct VersionsFile {
-    revision: Vec<Pin>,
-}
-
 /// Every pinned revision, oldest first.
 pub fn pins() -> &'static [Pin] {
     static PINS: OnceLock<Vec<Pin>> = OnceLock::new();
     PINS.get_or_init(|| {
         // The file is part of the source tree and checked by the unit tests;
         // a malformed one is a build defect, not user input.
-        let parsed: VersionsFile = toml::from_str(VERSIONS_TOML).expect("schema/versions.toml is valid");
-        parsed.revision
+        read_pins(VERSIONS_TOML).unwrap_or_else(|e| panic!("schema/versions.toml: {e}"))
     })
+}
+
+/// The `[[revision]]` tables of `versions.toml`. The file keeps to a
+/// subset of TOML that needs no TOML parser (which would weigh on every
+/// build script using the generator): `#` comments, table headers, and
+/// `key = "value"` lines whose values hold no quote or backslash.
+fn read_pins(text: &str) -> std::result::Result<Vec<Pin>, String> {
+    let mut tables: Vec<BTreeMap<&str, &str>> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = |what: &str| format!("line {}: {what}", n + 1);
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line == "[[revision]]" {
+            tables.push(BTreeMap::new());
+            continue;
+        }
+        let (key, value) = line.split_once('=').ok_or_else(|| at("neither a table header nor `key = \"value\"`"))?;
+        let value = value.trim().strip_prefix('"').and_then(|v| v.strip_suffix('"'));
+        let value = value.filter(|v| !v.contains(['"', '\\'])).ok_or_else(|| at("the value is not a plain quoted string"))?;
+        let table = tables.last_mut().ok_or_else(|| at("a key before the first [[revision]]"))?;
+        if table.insert(key.trim(), value).is_some() {
+            return Err(at("a key given twice"));
+        }
+    }
+    let field = |t: &BTreeMap<&str, &str>, key: &str| {
+        t.get(key).map(|v| (*v).to_owned()).ok_or_else(|| format!("a [[revision]] without `{key}`"))
+    };
+    tables
+        .iter()
+        .map(|t| {
+            if let Some(extra) = t.keys().find(|k| !["name", "url", "sha256", "dialect"].contains(k)) {
+                return Err(format!("a [[revision]] with the unknown key `{extra}`"));
+            }
+            Ok(Pin { name: field(t, "name")?, url: field(t, "url")?, sha256: field(t, "sha256")?, dialect: field(t, "dialect")? })
+        })
+        .collect()
 }
 
 /// The names of the pinned revisions, oldest first.
@@ -573,6 +606,26 @@ mod tests {
             assert!(p.dialect == "draft-07" || p.dialect == "2020-12");
         }
         assert!(known_revisions().contains(&DEFAULT_REVISION));
+    }
+
+    #[test]
+    fn the_pins_are_what_a_toml_parser_reads() {
+        #[derive(Deserialize)]
+        struct VersionsFile {
+            revision: Vec<Pin>,
+        }
+        let parsed: VersionsFile = toml::from_str(VERSIONS_TOML).unwrap();
+        assert_eq!(pins(), parsed.revision.as_slice());
+        for (text, problem) in [
+            ("name = \"x\"", "line 1: a key before the first [[revision]]"),
+            ("[[revision]]\nname = x", "line 2: the value is not a plain quoted string"),
+            ("[[revision]]\nname = \"a\\\"b\"", "line 2: the value is not a plain quoted string"),
+            ("[[revision]]\nname = \"a\"\nname = \"b\"", "line 3: a key given twice"),
+            ("[revision]", "line 1: neither a table header nor `key = \"value\"`"),
+            ("[[revision]]\nname = \"a\"", "a [[revision]] without `url`"),
+        ] {
+            assert_eq!(read_pins(text).unwrap_err(), problem, "{text}");
+        }
     }
 
     #[test]

@@ -356,7 +356,7 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         let tree = String::from_utf8_lossy(&tree.stdout);
         let names: std::collections::BTreeSet<&str> = tree.lines().filter_map(|l| l.split_whitespace().next()).collect();
         assert!(names.contains("mcpgen") && names.contains("mcpgen-runtime"), "{}: {tree}", case.crate_name);
-        for cli_only in ["clap", "handlebars", "ureq", "similar", "tempfile"] {
+        for cli_only in ["clap", "handlebars", "ureq", "similar", "tempfile", "toml"] {
             assert!(!names.contains(cli_only), "{} builds {cli_only}:\n{tree}", case.crate_name);
         }
         assert_eq!(names.contains("hyper"), case.http, "{}: hyper only for HTTP:\n{tree}", case.crate_name);
