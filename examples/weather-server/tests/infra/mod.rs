@@ -72,14 +72,65 @@ impl Drop for TempDir {
 }
 
 /// Waits until `addr` accepts TCP connections.
-fn wait_listening(addr: &str, what: &str, log: impl Fn() -> String) {
-    let deadline = Instant::now() + PATIENCE;
-    while std::net::TcpStream::connect(addr).is_err() {
-        if Instant::now() > deadline {
-            panic!("{what} does not listen on {addr}; log:\n{}", log());
+/// Starts `what` on a free loopback port: `spawn(port)` starts the
+/// process, `ours(addr)` tells its answer from another process's.
+/// [`free_port`] leaves a window in which another test's server may take
+/// the port; the child then fails to bind and exits while the port still
+/// answers (that server's), which once made a test talk to a Redis that
+/// was not its own. So the port counts only when the answer is the
+/// child's and the child still runs; otherwise another port is tried.
+fn listen_on_free_port(
+    what: &str,
+    spawn: impl Fn(u16) -> Child,
+    ours: impl Fn(&str) -> bool,
+    log: impl Fn() -> String,
+) -> (Child, u16) {
+    const ATTEMPTS: usize = 5;
+    for _ in 0..ATTEMPTS {
+        let port = free_port();
+        let addr = format!("127.0.0.1:{port}");
+        let mut child = spawn(port);
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                break; // it could not bind: another port
+            }
+            if std::net::TcpStream::connect(&addr).is_ok() {
+                if ours(&addr) && matches!(child.try_wait(), Ok(None)) {
+                    return (child, port);
+                }
+                let _ = child.kill();
+                let _ = child.wait();
+                break;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{what} does not listen on {addr}; log:\n{}", log());
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
+    panic!("{what} found no free port it could keep in {ATTEMPTS} attempts; log:\n{}", log());
+}
+
+/// The response head of `GET /` at `addr` (empty when there is none).
+fn response_head(addr: &str) -> String {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(addr) else { return String::new() };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let _ = stream.write_all(format!("GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes());
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.split("\r\n\r\n").next().unwrap_or_default().to_owned()
+}
+
+/// Whether a Redis server answers `PING` at `addr`.
+fn answers_ping(addr: &str) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(addr) else { return false };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut reply = [0u8; 7];
+    stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n"
 }
 
 /// A child process killed (and reaped) on drop.
@@ -181,41 +232,43 @@ pub struct Nginx {
 impl Nginx {
     pub fn start(binary: &Path, upstreams: &[&str]) -> Self {
         let dir = TempDir::new("nginx");
-        let port = free_port();
         let d = dir.path().display();
         let servers: String = upstreams.iter().map(|a| format!("        server {a} max_fails=1 fail_timeout=60s;\n")).collect();
         std::fs::create_dir_all(dir.path().join("logs")).expect("nginx logs directory");
-        let conf = format!(
-            "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/logs/error.log warn;\n\
-             events {{ worker_connections 1024; }}\n\
-             http {{\n    access_log off;\n\
-                 client_body_temp_path {d}/body;\n    proxy_temp_path {d}/proxy;\n    fastcgi_temp_path {d}/fastcgi;\n\
-                 uwsgi_temp_path {d}/uwsgi;\n    scgi_temp_path {d}/scgi;\n\
-                 upstream replicas {{\n{servers}    }}\n\
-                 server {{\n        listen 127.0.0.1:{port};\n\
-                     location / {{\n            proxy_pass http://replicas;\n            proxy_http_version 1.1;\n\
-                         proxy_set_header Connection \"\";\n            proxy_set_header Host $http_host;\n\
-                         proxy_buffering off;\n            proxy_request_buffering off;\n\
-                         proxy_connect_timeout 2s;\n            proxy_read_timeout 120s;\n        }}\n    }}\n}}\n"
-        );
         let conf_path = dir.path().join("nginx.conf");
-        std::fs::write(&conf_path, conf).expect("nginx.conf written");
-        let child = Command::new(binary)
-            .arg("-p")
-            .arg(dir.path())
-            .arg("-e")
-            .arg(dir.path().join("logs/error.log"))
-            .arg("-c")
-            .arg(&conf_path)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nginx starts");
-        let nginx = Self { process: Process(Some(child)), url: format!("http://127.0.0.1:{port}/mcp"), dir };
-        let log = dir_log(nginx.dir.path().join("logs/error.log"));
-        wait_listening(&format!("127.0.0.1:{port}"), "nginx", log);
-        nginx
+        let spawn = |port: u16| {
+            let conf = format!(
+                "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/logs/error.log warn;\n\
+                 events {{ worker_connections 1024; }}\n\
+                 http {{\n    access_log off;\n\
+                     client_body_temp_path {d}/body;\n    proxy_temp_path {d}/proxy;\n    fastcgi_temp_path {d}/fastcgi;\n\
+                     uwsgi_temp_path {d}/uwsgi;\n    scgi_temp_path {d}/scgi;\n\
+                     upstream replicas {{\n{servers}    }}\n\
+                     server {{\n        listen 127.0.0.1:{port};\n\
+                         location / {{\n            proxy_pass http://replicas;\n            proxy_http_version 1.1;\n\
+                             proxy_set_header Connection \"\";\n            proxy_set_header Host $http_host;\n\
+                             proxy_buffering off;\n            proxy_request_buffering off;\n\
+                             proxy_connect_timeout 2s;\n            proxy_read_timeout 120s;\n        }}\n    }}\n}}\n"
+            );
+            std::fs::write(&conf_path, conf).expect("nginx.conf written");
+            Command::new(binary)
+                .arg("-p")
+                .arg(dir.path())
+                .arg("-e")
+                .arg(dir.path().join("logs/error.log"))
+                .arg("-c")
+                .arg(&conf_path)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("nginx starts")
+        };
+        // nginx names itself in the `Server` header of what it proxies.
+        let ours = |addr: &str| response_head(addr).to_ascii_lowercase().contains("\r\nserver: nginx");
+        let log = dir_log(dir.path().join("logs/error.log"));
+        let (child, port) = listen_on_free_port("nginx", spawn, ours, log);
+        Self { process: Process(Some(child)), url: format!("http://127.0.0.1:{port}/mcp"), dir }
     }
 }
 
@@ -235,22 +288,23 @@ pub struct Redis {
 impl Redis {
     pub fn start(binary: &Path) -> Self {
         let dir = TempDir::new("redis");
-        let port = free_port();
-        let child = Command::new(binary)
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(dir.path())
-            .arg("--logfile")
-            .arg(dir.path().join("redis.log"))
-            .args(["--daemonize", "no"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        let redis = Self { process: Process(Some(child)), url: format!("redis://127.0.0.1:{port}"), port, dir };
-        wait_listening(&format!("127.0.0.1:{port}"), "redis-server", dir_log(redis.dir.path().join("redis.log")));
-        redis
+        let spawn = |port: u16| {
+            Command::new(binary)
+                .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", "", "--appendonly", "no"])
+                .arg("--dir")
+                .arg(dir.path())
+                .arg("--logfile")
+                .arg(dir.path().join("redis.log"))
+                .args(["--daemonize", "no"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server starts")
+        };
+        let log = dir_log(dir.path().join("redis.log"));
+        let (child, port) = listen_on_free_port("redis-server", spawn, answers_ping, log);
+        Self { process: Process(Some(child)), url: format!("redis://127.0.0.1:{port}"), port, dir }
     }
 }
 
