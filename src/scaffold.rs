@@ -185,10 +185,10 @@ struct PromptCallView {
     arguments: String,
 }
 
-/// One resource read of the scaffolded test.
+/// One template read of the scaffolded test.
 #[derive(Serialize)]
 struct ReadView {
-    /// The URI or URI template as declared.
+    /// The URI template as declared.
     declared: Text,
     /// The URI read (a template's with every variable `example`); `None`
     /// when the expansion does not match the template back.
@@ -246,7 +246,8 @@ struct View {
     /// Whether the manifest has prompts, templates or static resources.
     any_surface: bool,
     prompt_calls: Vec<PromptCallView>,
-    resource_reads: Vec<ReadView>,
+    /// The static resources' URIs.
+    resource_reads: Vec<Text>,
     template_reads: Vec<ReadView>,
     calls: Vec<CallView>,
     invalid: Option<InvalidView>,
@@ -510,6 +511,12 @@ fn offers(m: &Manifest) -> String {
     }
 }
 
+/// The "not implemented yet" message of a stub: `what` (`tool `x``) and
+/// the method to implement.
+fn not_implemented(what: &str, method: &str) -> String {
+    format!("{what} is not implemented yet: implement `Tools::{method}` in src/main.rs")
+}
+
 /// The stubs of the `Handler` methods for prompts, resource templates and
 /// static resources, with the names the server generator gives them.
 fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
@@ -525,16 +532,13 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
                 "Prompt",
                 "_args",
                 "Vec<protocol::PromptMessage>",
-                escape::rust_str(&format!("prompt `{name}` is not implemented yet: implement `Tools::{}` in src/main.rs", h.method)),
+                escape::rust_str(&not_implemented(&format!("prompt `{name}`"), &h.method)),
             ),
             MethodKind::Template => (
                 "Resource template",
                 "_params",
                 "protocol::ReadResourceResult",
-                escape::rust_str(&format!(
-                    "resource template `{name}` is not implemented yet: implement `Tools::{}` in src/main.rs",
-                    h.method
-                )),
+                escape::rust_str(&not_implemented(&format!("resource template `{name}`"), &h.method)),
             ),
             // A format string: the method is an identifier, so it holds no
             // brace besides the URI's `{}`.
@@ -542,7 +546,7 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
                 "Reads one of the static resources.",
                 "resource",
                 "protocol::ReadResourceResult",
-                escape::rust_str(&format!("resource `{{}}` is not implemented yet: implement `Tools::{}` in src/main.rs", h.method)),
+                escape::rust_str(&not_implemented("resource `{}`", &h.method)),
             ),
         };
         views.push(SurfaceMethodView {
@@ -565,7 +569,7 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
 /// prompt with its required arguments (`example`), each static resource,
 /// and each template expanded with every variable `example` (when that URI
 /// matches the template back).
-fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<ReadView>, Vec<ReadView>) {
+fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<Text>, Vec<ReadView>) {
     use mcpgen_runtime::uri_template::UriTemplate;
     let example = |names: Vec<(String, bool)>, all: bool| -> serde_json::Map<String, serde_json::Value> {
         names.into_iter().filter(|(_, required)| all || *required).map(|(n, _)| (n, "example".into())).collect()
@@ -578,7 +582,7 @@ fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<ReadView>, Vec<ReadV
             arguments: escape::rust_raw_str(&escape::json_text(&serde_json::Value::Object(example(d.arguments(), false)))),
         })
         .collect();
-    let resources = m.resources.iter().map(|d| ReadView { declared: Text::new(&d.key), uri: Some(Text::new(&d.key)) }).collect();
+    let resources = m.resources.iter().map(|d| Text::new(&d.key)).collect();
     let templates = m
         .resource_templates
         .iter()
@@ -633,10 +637,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             input: b.input.clone(),
             output_type,
             summary: (!summary.is_empty()).then(|| Text::new(&summary)),
-            not_implemented: escape::rust_str(&format!(
-                "tool `{}` is not implemented yet: implement `Tools::{}` in src/main.rs",
-                b.name, b.method
-            )),
+            not_implemented: escape::rust_str(&not_implemented(&format!("tool `{}`", b.name), &b.method)),
         });
     }
     let surface_views = surface_methods(&manifest)?;

@@ -115,12 +115,7 @@ fn listen_on_free_port(
 
 /// The response head of `GET /` at `addr` (empty when there is none).
 fn response_head(addr: &str) -> String {
-    use std::io::{Read, Write};
-    let Ok(mut stream) = std::net::TcpStream::connect(addr) else { return String::new() };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let _ = stream.write_all(format!("GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes());
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
+    let answer = exchange(addr, "GET", "/", &[], "", Duration::from_secs(5)).unwrap_or_default();
     answer.split("\r\n\r\n").next().unwrap_or_default().to_owned()
 }
 
@@ -312,9 +307,19 @@ impl Redis {
 /// and the body. For probes the client engines do not make (a legacy
 /// request with a session id of another replica, DELETE, /healthz).
 pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let answer = exchange(addr, method, path, headers, body, Duration::from_secs(30)).expect("connect and send the request");
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    (status, body)
+}
+
+/// The raw answer to one request (`Connection: close`, `Host` added
+/// unless given); `None` when nothing listens at `addr` or the request
+/// cannot be sent.
+fn exchange(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str, wait: Duration) -> Option<String> {
     use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("read timeout");
+    let mut stream = std::net::TcpStream::connect(addr).ok()?;
+    stream.set_read_timeout(Some(wait)).expect("read timeout");
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
     if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
         request.push_str(&format!("Host: {addr}\r\n"));
@@ -324,10 +329,8 @@ pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body
     }
     request.push_str("\r\n");
     request.push_str(body);
-    stream.write_all(request.as_bytes()).expect("request sent");
+    stream.write_all(request.as_bytes()).ok()?;
     let mut answer = String::new();
     let _ = stream.read_to_string(&mut answer);
-    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
-    (status, body)
+    Some(answer)
 }
