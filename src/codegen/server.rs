@@ -105,10 +105,10 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
     let supported = served_revisions();
     let (server_info, instructions) = server_info(manifest);
     let http_items = if http { http_items() } else { TokenStream::new() };
-    let dispatch = crate::codegen::surface::dispatch(
+    let dispatch = crate::codegen::dispatch::dispatch(
         quote!(index),
         arms,
-        crate::codegen::surface::Fallback {
+        crate::codegen::dispatch::Fallback {
             unused: quote!(index, arguments, ctx),
             body: quote!(Box::pin(async move { Err(CallFailure::Tool(ToolError::new("no tool at this index"))) })),
         },

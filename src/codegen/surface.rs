@@ -17,6 +17,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 use serde_json::Value;
 
+use crate::codegen::dispatch::{dispatch, Fallback};
 use crate::error::{Error, Result};
 use crate::manifest::{Declared, Manifest};
 use crate::naming;
@@ -538,39 +539,6 @@ fn index_const(name: &Ident, doc: &str, index: usize) -> TokenStream {
     quote! {
         #[doc = #doc]
         pub const #name: usize = #index;
-    }
-}
-
-/// What a dispatch method does when no arm matches: discard the `unused`
-/// bindings, then `body`.
-pub(crate) struct Fallback {
-    pub unused: TokenStream,
-    pub body: TokenStream,
-}
-
-/// The body of a dispatch method (`Dispatch::call` for tools, the
-/// `Surface` methods): the fallback alone when there are no arms (a
-/// `match` with only a wildcard arm is `clippy::match_single_binding`),
-/// else `handler` cloned from `self`, `setup`, and a match on `scrutinee`
-/// with the fallback last.
-pub(crate) fn dispatch(scrutinee: TokenStream, arms: TokenStream, fallback: Fallback, setup: TokenStream) -> TokenStream {
-    let Fallback { unused, body } = fallback;
-    if arms.is_empty() {
-        return quote! {
-            let _ = (#unused);
-            #body
-        };
-    }
-    quote! {
-        let handler = Arc::clone(&self.handler);
-        #setup
-        match #scrutinee {
-            #arms
-            _ => {
-                let _ = (handler, #unused);
-                #body
-            }
-        }
     }
 }
 
