@@ -17,6 +17,8 @@
 #   B-sf     the same rmcp server, stateful 2025-11-25 era (rmcp answers
 #            session POSTs with SSE; JSON responses are for stateless only)
 #   C        a bare hyper 1 server returning a fixed JSON-RPC result (floor)
+#   C+2us    the same spinning 2 µs (C+5us: 5 µs) on the CPU per request: the
+#            best any server that spends that much per request can do here
 #   D-sf     the official TypeScript SDK's McpServer with the same tool
 #            (tests/interop/ts-weather-server.mjs --http, node:http, one
 #            transport per session, JSON responses), stateful 2025-11-25
@@ -70,5 +72,7 @@ exec "$bin/http-load" \
     --server "B|stateless|$bin/rmcp-weather --http {addr}" \
     --server "B-sf|stateful|$bin/rmcp-weather --http {addr}" \
     --server "C|echo|$bin/echo-floor --http {addr}" \
+    --server "C+2us|echo|WORK_US=2 $bin/echo-floor --http {addr}" \
+    --server "C+5us|echo|WORK_US=5 $bin/echo-floor --http {addr}" \
     --ratio A/B --ratio A/C --ratio A+log/B --ratio A-sf/B-sf --ratio A/B-sf \
     "${ts[@]}" "$@"

@@ -8,7 +8,10 @@
 # inputSchema. The servers take turns, ROUNDS times (A B C A B C ...), so
 # every one sees the same machine load. Prints calls/s, p50/p99 latency and
 # each server's peak RSS per round, and the round-trip floor of the same
-# pipes (echo-floor: a loop that answers at once, no server work).
+# pipes (echo-floor: a loop that answers at once, no server work) and the
+# same loop spinning 2 and 5 µs on the CPU per call (floor+2us, floor+5us):
+# the best any server that spends that much per call can do on this machine.
+# Each server's CPU time per call (cpu/call, all threads) is printed too.
 # Usage: bash examples/weather-server/bench.sh [CALLS] [ROUNDS]
 # Instruction counts (load-independent): scripts/bench-callgrind.sh.
 set -euo pipefail
@@ -32,6 +35,8 @@ else
 fi
 # The floor: a blocking loop answering each request at once, no server work.
 servers+=(--server "echo-floor=$PWD/target/release/mcp-bench --echo-server")
+servers+=(--server "floor+2us=$PWD/target/release/mcp-bench --echo-server --work-us 2")
+servers+=(--server "floor+5us=$PWD/target/release/mcp-bench --echo-server --work-us 5")
 # The audit log stays on (info level to stderr, discarded by the bench).
 WEATHER_LOG="${WEATHER_LOG:-info}" target/release/mcp-bench --calls "$calls" --warmup 2000 --rounds "$rounds" \
     --tool get_forecast --args '{"city":"Oslo","days":3,"units":"metric"}' \

@@ -7,8 +7,15 @@
 //! Same process shape as the other servers: a multi-thread tokio runtime
 //! with `WORKERS` worker threads (default 2), `TCP_NODELAY` on every
 //! accepted connection, one task per connection.
+//!
+//! `WORK_US=n` spins n µs on the CPU before each answer: the best rate any
+//! server that spends n µs per request can reach on this machine, whatever
+//! its code (on a VM, a client idle for more than a few µs may have its
+//! vCPU halted, and waking it costs more than the server's work).
 
 use std::convert::Infallible;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -18,9 +25,19 @@ use hyper_util::rt::TokioIo;
 
 const REPLY: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}"#;
 
+/// `WORK_US`, read once.
+fn work() -> Duration {
+    static WORK: OnceLock<Duration> = OnceLock::new();
+    *WORK.get_or_init(|| Duration::from_micros(std::env::var("WORK_US").ok().and_then(|w| w.parse().ok()).unwrap_or(0)))
+}
+
 async fn answer(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
     // Read (and drop) the whole body, as a real endpoint must before replying.
     let _ = request.into_body().collect().await;
+    let started = Instant::now();
+    while started.elapsed() < work() {
+        std::hint::spin_loop();
+    }
     let mut response = Response::new(Full::new(Bytes::from_static(REPLY)));
     response
         .headers_mut()

@@ -21,9 +21,17 @@
 //! `--rounds R` repeats the whole comparison R times, the servers taking
 //! turns (A B C A B C ...), so that every server sees the same machine load.
 //!
-//! `mcp-bench --echo-server` is a stdio "server" that answers every request
-//! at once with an empty result: run as one of the servers, it measures
-//! the round-trip floor (pipes and process wake-ups) in the same sitting.
+//! Each server's CPU time per call (all its threads, from
+//! `/proc/PID/task/*/schedstat`, over the timed calls) is printed beside its
+//! rate: what the server itself spends, whatever the machine's wake-ups.
+//!
+//! `mcp-bench --echo-server [--work-us N]` is a stdio "server" that answers
+//! every request with an empty result, at once or after spinning N µs on
+//! the CPU: run as one of the servers, it measures the round-trip floor
+//! (pipes and process wake-ups) in the same sitting, and with `--work-us`
+//! the best rate any server that spends N µs of CPU per call can reach on
+//! this machine (on a VM, a client idle for more than a few µs may have its
+//! vCPU halted, and waking it costs more than the server's work).
 //!
 //! Drive mode (used by `scripts/bench-callgrind.sh`, which runs the server
 //! under callgrind and counts its instructions):
@@ -218,6 +226,17 @@ impl Session {
                 return Ok(self.line.contains("\"result\""));
             }
         }
+    }
+
+    /// CPU time the server has run so far, in ns: the sum over its threads
+    /// (the first field of each `/proc/PID/task/TID/schedstat`).
+    fn cpu_ns(&self) -> Option<u64> {
+        let mut total = 0;
+        for task in std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()? {
+            let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+            total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+        }
+        Some(total)
     }
 
     /// Peak resident set size of the server process, in KiB.
@@ -425,6 +444,8 @@ struct Figures {
     p50_us: f64,
     p99_us: f64,
     peak_rss_kib: Option<u64>,
+    /// Server CPU per timed call, in µs (threads that ended are not counted).
+    cpu_us: Option<f64>,
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -444,8 +465,10 @@ fn summarize(servers: &[(String, String)], results: &[Vec<Figures>]) {
         let rate = median(figures.iter().map(|f| f.calls_per_s).collect());
         let rss = figures.iter().filter_map(|f| f.peak_rss_kib).max().map_or("n/a".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
         let ratio = base.map_or(String::new(), |b| format!("  first/this={:.2}x", b / rate));
+        let cpu: Vec<f64> = figures.iter().filter_map(|f| f.cpu_us).collect();
+        let cpu = if cpu.is_empty() { "n/a".to_owned() } else { format!("{:.1}µs", median(cpu)) };
         println!(
-            "{name:<16} calls/s={rate:<9.0} p50={:.1}µs p99={:.1}µs peak_rss={rss}{ratio}",
+            "{name:<16} calls/s={rate:<9.0} p50={:.1}µs p99={:.1}µs cpu/call={cpu:<7} peak_rss={rss}{ratio}",
             median(figures.iter().map(|f| f.p50_us).collect()),
             median(figures.iter().map(|f| f.p99_us).collect()),
         );
@@ -472,6 +495,7 @@ fn bench_server(name: &str, command: &str, o: &Options) -> Result<Figures, Strin
         s.call_fast(&params)?;
     }
     let mut samples = Vec::with_capacity(o.calls);
+    let cpu_before = s.cpu_ns();
     let started = Instant::now();
     for _ in 0..o.calls {
         let t = Instant::now();
@@ -482,6 +506,7 @@ fn bench_server(name: &str, command: &str, o: &Options) -> Result<Figures, Strin
         }
     }
     let total = started.elapsed();
+    let cpu_us = cpu_before.zip(s.cpu_ns()).map(|(a, b)| b.saturating_sub(a) as f64 / 1e3 / o.calls as f64);
     let rss = s.peak_rss_kib();
     s.finish();
     samples.sort_unstable();
@@ -490,10 +515,12 @@ fn bench_server(name: &str, command: &str, o: &Options) -> Result<Figures, Strin
         p50_us: micros(percentile(&samples, 50.0)),
         p99_us: micros(percentile(&samples, 99.0)),
         peak_rss_kib: rss,
+        cpu_us,
     };
     let rss = rss.map_or("n/a".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+    let cpu = cpu_us.map_or("n/a".to_owned(), |c| format!("{c:.1}µs"));
     println!(
-        "{name:<16} calls={:<7} calls/s={:<9.0} p50={:.1}µs p99={:.1}µs max={:.1}µs peak_rss={rss}",
+        "{name:<16} calls={:<7} calls/s={:<9.0} p50={:.1}µs p99={:.1}µs max={:.1}µs cpu/call={cpu:<7} peak_rss={rss}",
         o.calls,
         figures.calls_per_s,
         figures.p50_us,
@@ -532,11 +559,12 @@ fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// `mcp-bench --echo-server`: the floor of a round trip over stdio. A
-/// blocking loop that answers every request line at once with an empty
+/// `mcp-bench --echo-server [--work-us N]`: the floor of a round trip over
+/// stdio. A blocking loop that answers every request line with an empty
 /// result under its id (found by a plain text search, no JSON parsing):
-/// what the pipes and process wake-ups cost with no server work at all.
-fn echo_server() -> ExitCode {
+/// what the pipes and process wake-ups cost with no server work at all, or
+/// with `work` spent spinning on the CPU before each answer.
+fn echo_server(work: Duration) -> ExitCode {
     use std::io::BufRead;
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
@@ -546,6 +574,10 @@ fn echo_server() -> ExitCode {
         let Some(at) = line.find("\"id\":") else { continue }; // a notification
         let rest = &line[at + 5..];
         let end = rest.find([',', '}']).unwrap_or(rest.len());
+        let started = Instant::now();
+        while started.elapsed() < work {
+            std::hint::spin_loop();
+        }
         reply.clear();
         reply.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
         reply.push_str(rest[..end].trim());
@@ -558,8 +590,23 @@ fn echo_server() -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    if std::env::args().nth(1).as_deref() == Some("--echo-server") {
-        return echo_server();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--echo-server") {
+        let work = match &args[1..] {
+            [] => 0,
+            [flag, us] if flag == "--work-us" => match us.parse() {
+                Ok(us) => us,
+                Err(e) => {
+                    eprintln!("mcp-bench: --work-us: {e}");
+                    return ExitCode::from(2);
+                }
+            },
+            _ => {
+                eprintln!("mcp-bench: usage: mcp-bench --echo-server [--work-us N]");
+                return ExitCode::from(2);
+            }
+        };
+        return echo_server(Duration::from_micros(work));
     }
     let o = match parse_options() {
         Ok(o) => o,
