@@ -637,8 +637,8 @@ impl Template {
         let at = body.find(MARK).expect("id in body");
         Self {
             headers: headers.into_bytes(),
-            body_head: body[..at].as_bytes().to_vec(),
-            body_tail: body[at + MARK.len()..].as_bytes().to_vec(),
+            body_head: body.as_bytes()[..at].to_vec(),
+            body_tail: body.as_bytes()[at + MARK.len()..].to_vec(),
         }
     }
 
@@ -943,7 +943,7 @@ fn thousands(x: f64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
