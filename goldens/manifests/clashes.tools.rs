@@ -3,7 +3,7 @@
 // manifest clashes.json (sha256 234d91eaa19bf93c90e7c56d934b61d6e24c5128bc3347a309b288fc03dd8b15)
 
 ///Arguments of the `prompt_a_b` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
 #[serde(transparent)]
 pub struct PromptAbInput(
     pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -29,7 +29,7 @@ for PromptAbInput {
     }
 }
 ///Arguments of the `read_resource` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
 #[serde(transparent)]
 pub struct ReadResourceInput(
     pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,

@@ -3,7 +3,7 @@
 // manifest surface.json (sha256 03b81d6836474c57caae50704f5e7b26b1fc90863f26fbabf6e4d9b5bf4d2d79)
 
 ///Arguments of the `ping` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
 #[serde(transparent)]
 pub struct PingInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
 impl ::std::ops::Deref for PingInput {

@@ -59,7 +59,7 @@ async fn main() {
     println!("ok tool_error");
 
     // Image content decodes into the protocol's content block type.
-    let image = c.get_tiny_image(GetTinyImageInput(Default::default())).await.expect("get-tiny-image");
+    let image = c.get_tiny_image(GetTinyImageInput::default()).await.expect("get-tiny-image");
     assert!(image.iter().any(|b| matches!(b, protocol::ContentBlock::Image(i) if i.mime_type == "image/png")));
     println!("ok get_tiny_image");
 

@@ -48,6 +48,6 @@ async fn main() {
     assert!(review["messages"][0]["content"]["text"].as_str().unwrap().starts_with("Review my 3 notes"), "{review}");
     println!("ok prompts");
 
-    assert_eq!(c.count_notes(CountNotesInput(Default::default())).await.expect("count_notes").count, 3);
+    assert_eq!(c.count_notes(CountNotesInput::default()).await.expect("count_notes").count, 3);
     println!("ok tool");
 }

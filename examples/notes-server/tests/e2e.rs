@@ -76,7 +76,7 @@ async fn exercise(client: &Client, revision: &str) {
         let styles = client.complete_summarize_note_style("b", Default::default()).await.unwrap();
         assert_eq!(styles.values, ["bullet"]);
     }
-    assert_eq!(client.count_notes(CountNotesInput(Default::default())).await.unwrap().count, 3);
+    assert_eq!(client.count_notes(CountNotesInput::default()).await.unwrap().count, 3);
 
     // Following a resource: a subscription in each era.
     if session.stateless {

@@ -12,6 +12,10 @@
 //!   (`impl Default for E { fn default() -> Self { E::V } }`), which
 //!   clippy's `derivable_impls` rejects: the impl is replaced by
 //!   `#[derive(Default)]` on the enum and `#[default]` on the variant.
+//! - typify writes an object schema without required properties or
+//!   additional-property rules (the input of a tool without arguments) as
+//!   a newtype of `serde_json::Map` without `Default`: it gets
+//!   `#[derive(Default)]`, so `PingInput::default()` is the empty call.
 //! - typify gives a newtype of a string newtype `TryFrom<&str>` and
 //!   `TryFrom<String>` impls whose error is the inner type's `FromStr`
 //!   error; when that is `Infallible` (all the way down a chain of
@@ -35,7 +39,7 @@ use crate::naming;
 
 /// Applies every repair.
 pub fn fixup(tokens: TokenStream) -> TokenStream {
-    bound_idents(allow_complex_types(infallible_conversions(derive_defaults(boxed_options(walk(tokens, false))))))
+    bound_idents(allow_complex_types(infallible_conversions(default_open_maps(derive_defaults(boxed_options(walk(tokens, false)))))))
 }
 
 /// The score above which clippy's `type_complexity` fires.
@@ -287,31 +291,18 @@ fn derive_defaults(tokens: TokenStream) -> TokenStream {
             unpatched.push((ty, variant));
             continue;
         };
-        let derive_at = (0..pos).rev().take_while(|&k| !is_punct(Some(&out[k]), ';') && !matches!(&out[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace)).find(|&k| {
-            matches!(&out[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket
-                && g.stream().into_iter().next().is_some_and(|t| matches!(t, TokenTree::Ident(d) if d == "derive")))
-        });
-        let TokenTree::Group(body) = &out[pos + 2] else { continue };
+        let TokenTree::Group(body) = out[pos + 2].clone() else { continue };
         let Some(new_body) = mark_default_variant(body.stream(), &variant) else {
             unpatched.push((ty, variant));
             continue;
         };
-        let Some(derive_at) = derive_at else {
+        if !add_derive(&mut out, pos, quote::quote!(Default)) {
             unpatched.push((ty, variant));
             continue;
-        };
+        }
         let mut nb = Group::new(Delimiter::Brace, new_body);
         nb.set_span(body.span());
         out[pos + 2] = TokenTree::Group(nb);
-        if let TokenTree::Group(attr) = &out[derive_at] {
-            let mut inner: Vec<TokenTree> = attr.stream().into_iter().collect();
-            if let Some(TokenTree::Group(list)) = inner.get(1) {
-                let mut list_ts = list.stream();
-                list_ts.extend(quote::quote!(, Default));
-                inner[1] = TokenTree::Group(Group::new(Delimiter::Parenthesis, list_ts));
-            }
-            out[derive_at] = TokenTree::Group(Group::new(Delimiter::Bracket, inner.into_iter().collect()));
-        }
     }
     let mut ts: TokenStream = out.into_iter().collect();
     // Anything that could not be patched keeps its hand-written impl.
@@ -322,6 +313,61 @@ fn derive_defaults(tokens: TokenStream) -> TokenStream {
         });
     }
     ts
+}
+
+/// Appends `derive` to the `#[derive(…)]` list of the item whose keyword
+/// (`struct`, `enum`) is at `pos`; false when the item has none.
+fn add_derive(out: &mut [TokenTree], pos: usize, derive: TokenStream) -> bool {
+    let derive_at = (0..pos).rev().take_while(|&k| !is_punct(Some(&out[k]), ';') && !matches!(&out[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace)).find(|&k| {
+        matches!(&out[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket
+            && g.stream().into_iter().next().is_some_and(|t| matches!(t, TokenTree::Ident(d) if d == "derive")))
+    });
+    let Some(derive_at) = derive_at else { return false };
+    let TokenTree::Group(attr) = &out[derive_at] else { return false };
+    let mut inner: Vec<TokenTree> = attr.stream().into_iter().collect();
+    let Some(TokenTree::Group(list)) = inner.get(1) else { return false };
+    let mut list_ts = list.stream();
+    list_ts.extend(quote::quote!(,));
+    list_ts.extend(derive);
+    inner[1] = TokenTree::Group(Group::new(Delimiter::Parenthesis, list_ts));
+    out[derive_at] = TokenTree::Group(Group::new(Delimiter::Bracket, inner.into_iter().collect()));
+    true
+}
+
+/// Gives `#[derive(Default)]` to the newtypes typify writes for an object
+/// schema that declares nothing it requires (`{"type": "object",
+/// "properties": {}}`, the usual input of a tool without arguments):
+/// `pub struct X(pub ::serde_json::Map<String, Value>)`, so a call reads
+/// `X::default()` (an empty map, which the schema accepts).
+fn default_open_maps(tokens: TokenStream) -> TokenStream {
+    let mut out: Vec<TokenTree> = tokens.into_iter().collect();
+    // A type with a hand-written `Default` (from a schema `default`) keeps it.
+    let has_impl = |name: &Ident| {
+        out.windows(3).any(|w| {
+            matches!(&w[0], TokenTree::Ident(d) if d == "Default")
+                && matches!(&w[1], TokenTree::Ident(f) if f == "for")
+                && matches!(&w[2], TokenTree::Ident(n) if n == name)
+        })
+    };
+    let positions: Vec<usize> = (0..out.len().saturating_sub(2))
+        .filter(|&k| {
+            matches!(&out[k], TokenTree::Ident(e) if e == "struct")
+                && matches!(&out[k + 1], TokenTree::Ident(n) if !has_impl(n))
+                && matches!(&out[k + 2], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis && is_open_map(g.stream()))
+        })
+        .collect();
+    for pos in positions {
+        add_derive(&mut out, pos, quote::quote!(Default));
+    }
+    out.into_iter().collect()
+}
+
+/// `pub ::serde_json::Map<::std::string::String, ::serde_json::Value>` (a
+/// trailing comma allowed): the one field of an open-object newtype.
+fn is_open_map(field: TokenStream) -> bool {
+    let text = field.to_string().replace(' ', "");
+    let text = text.strip_suffix(',').unwrap_or(&text);
+    text == "pub::serde_json::Map<::std::string::String,::serde_json::Value>"
 }
 
 /// `impl :: std :: default :: Default for X { fn default () -> Self { X :: V } }`
@@ -450,6 +496,26 @@ mod tests {
         assert!(out.contains("Self :: Plus1 => 1 , Reaction :: Minus1"), "{out}");
         assert!(out.contains("pub plus1 : i64"), "{out}");
         assert!(out.contains("c . plus1"), "{out}");
+    }
+
+    #[test]
+    fn open_object_newtypes_derive_default() {
+        let input = quote! {
+            #[doc = "Arguments of the `ping` tool."]
+            #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+            #[serde(transparent)]
+            pub struct PingInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,);
+            #[derive(Clone, Debug)]
+            pub struct Name(::std::string::String);
+            #[derive(Clone, Debug)]
+            pub struct Pair(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>, pub i64);
+            #[derive(Clone, Debug)]
+            pub struct Given(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+            impl ::std::default::Default for Given { fn default() -> Self { Given(::serde_json::Map::new()) } }
+        };
+        let out = fixup(input).to_string();
+        assert!(out.contains("# [derive (:: serde :: Deserialize , :: serde :: Serialize , Clone , Debug , PartialEq , Default)] # [serde (transparent)] pub struct PingInput"), "{out}");
+        assert_eq!(out.matches("Default").count(), 2, "only the open map without a Default impl gets it: {out}");
     }
 
     #[test]
