@@ -182,7 +182,8 @@ impl Builder {
                 // Every problem at once, before anything is generated (the
                 // names two tools would share, `check` finds by generating:
                 // generation below reports them itself).
-                let problems = crate::manifest::check_declarations(&manifest, &schema.revision);
+                let mut problems = crate::manifest::check_declarations(&manifest, &schema.revision);
+                crate::manifest::conform::extend(&manifest, &schema.json, &schema.revision, &mut problems);
                 if !problems.is_empty() {
                     let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
                     return Err(Error::new(format!(

@@ -64,6 +64,17 @@ fn manifest_check_and_schema() {
     assert!(r.stderr.contains("error: "), "{}", r.stderr);
     assert!(r.stderr.contains("bad.json"), "{}", r.stderr);
 
+    // What the official schema of the revision rejects is reported too.
+    let off_spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/off_spec.json");
+    let r = run(mcpgen(tmp.path()).args(["manifest", "check", "--protocol", "2025-06-18"]).arg(&off_spec));
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("off_spec.json:7:51 at /resources/0/size: not a valid MCP `Resource`: \"big\" is not of type \"integer\""),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("off_spec.json: 8 problem(s)"), "{}", r.stderr);
+
     let r = run(mcpgen(tmp.path()).args(["manifest", "schema"]));
     assert_eq!(r.code, 0);
     let schema: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();

@@ -176,3 +176,51 @@ fn a_type_name_a_tool_already_has_is_reported_at_the_item() {
     assert!(err.to_string().contains("`GreetArgs`"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+const OFF_SPEC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/off_spec.json");
+
+/// The problems `manifest check` and the Builder report for `OFF_SPEC` at
+/// `revision`: the manifest checks', then what the official schema adds.
+fn off_spec_problems(revision: &str) -> Vec<Error> {
+    let schema = mcpgen::store::Store::from_env().resolve(revision, None).expect("the schema mirror (MCPGEN_SCHEMA_MIRROR)");
+    let m = Manifest::load(OFF_SPEC).unwrap();
+    let mut problems = manifest::check(&m, revision);
+    manifest::conform::extend(&m, &schema.json, &schema.revision, &mut problems);
+    problems
+}
+
+#[test]
+fn items_the_official_schema_rejects_are_reported_where_they_are() {
+    // 2025-11-25 ($defs, 2020-12) and 2024-11-05 (definitions, draft-07).
+    for revision in ["2025-11-25", "2024-11-05"] {
+        let errors = off_spec_problems(revision);
+        let got = summary(&errors, OFF_SPEC);
+        let mut want: Vec<(&str, usize, usize, &str)> = vec![
+            // The manifest checks' own finding, once (the schema's "uri is
+            // a required property" at the same place is not repeated).
+            ("/resources/2", 9, 5, "a resource needs a string `uri`"),
+            ("/resources/0/size", 7, 51, "not a valid MCP `Resource`: \"big\" is not of type \"integer\""),
+            ("/resources/0/mimeType", 7, 70, "not a valid MCP `Resource`: 3 is not of type \"string\""),
+            ("/resources/1/uri", 8, 26, "not a valid MCP `Resource`: \"not a uri\" is not a \"uri\""),
+            ("/resourceTemplates/0/mimeType", 12, 62, "not a valid MCP `ResourceTemplate`: [] is not of type \"string\""),
+            ("/prompts/0/arguments/0/description", 15, 62, "not a valid MCP `Prompt`: 1 is not of type \"string\""),
+        ];
+        if revision != "2024-11-05" {
+            // A tool's title and annotations are later than 2024-11-05,
+            // which lets any member through.
+            want.insert(1, ("/tools/1/title", 4, 28, "not a valid MCP `Tool`: 5 is not of type \"string\""));
+            want.insert(2, ("/tools/1/annotations/readOnlyHint", 4, 63, "not a valid MCP `Tool`: \"yes\" is not of type \"boolean\""));
+        }
+        let want: Vec<(String, usize, usize, String)> =
+            want.into_iter().map(|(p, l, c, m)| (p.to_owned(), l, c, m.to_owned())).collect();
+        assert_eq!(got, want, "{revision}");
+    }
+}
+
+#[test]
+fn generation_refuses_a_manifest_the_official_schema_rejects() {
+    let out = tempfile::tempdir().unwrap();
+    let e = mcpgen::Builder::new().manifest(OFF_SPEC).out_dir(out.path()).cargo_directives(false).compile().unwrap_err();
+    assert!(e.to_string().contains("not a valid MCP `Resource`: \"big\" is not of type \"integer\""), "{e}");
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "nothing is written");
+}

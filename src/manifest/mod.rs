@@ -11,6 +11,7 @@
 //! at all; everything else is reported by [`check`].
 
 mod check;
+pub mod conform;
 mod format;
 pub mod locate;
 pub mod refs;

@@ -1,0 +1,88 @@
+//! Whether what a manifest declares is what the protocol revision allows:
+//! every tool, static resource, resource template and prompt is checked
+//! against the official schema's own definition of it (`Tool`,
+//! `Resource`, `ResourceTemplate`, `Prompt`), formats included, because the
+//! generated server serves each one exactly as declared. A `"size": "big"`
+//! or a resource `uri` that is not a URI would otherwise reach every client
+//! in `resources/list`, and a strict client rejects the whole list.
+//!
+//! A tool's `inputSchema` and `outputSchema` are left to the manifest's own
+//! schema checks, which say more about what is wrong there, and so is any
+//! value those checks already reported (a missing `uri`, a malformed URI
+//! template): [`extend`] adds only what they did not find.
+
+use serde_json::{json, Value};
+
+use super::Manifest;
+use crate::error::Error;
+
+/// Each manifest section with the definition its items must satisfy.
+const SECTIONS: [(&str, &str); 4] =
+    [("tools", "Tool"), ("resources", "Resource"), ("resourceTemplates", "ResourceTemplate"), ("prompts", "Prompt")];
+
+/// Adds to `problems` (what the manifest checks found) every value of `m`
+/// that the official schema `spec` of `revision` rejects, one error per
+/// failing value (file, JSON pointer, line:column), except where one of
+/// `problems` already points (at the same value, inside it or around it).
+pub fn extend(m: &Manifest, spec: &Value, revision: &str, problems: &mut Vec<Error>) {
+    let reported: Vec<String> =
+        problems.iter().filter_map(|p| p.location.as_ref().and_then(|l| l.pointer.clone())).collect();
+    let overlaps = |e: &Error| {
+        let Some(at) = e.location.as_ref().and_then(|l| l.pointer.as_deref()) else { return false };
+        reported.iter().any(|r| within(at, r) || within(r, at))
+    };
+    problems.extend(check(m, spec, revision).into_iter().filter(|e| !overlaps(e)));
+}
+
+/// Whether pointer `inner` names `outer` or a value inside it.
+fn within(inner: &str, outer: &str) -> bool {
+    inner.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// Every item of `m` that the official schema `spec` of `revision` rejects.
+fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
+    let mut out = Vec::new();
+    let defs_key = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };
+    let Some(defs) = spec.get(defs_key) else { return out };
+    for (section, name) in SECTIONS {
+        let items: Vec<(String, Value)> = match section {
+            "tools" => m.tools.iter().map(|t| (t.pointer.clone(), t.declared.clone())).collect(),
+            "resources" => declared(&m.resources),
+            "resourceTemplates" => declared(&m.resource_templates),
+            _ => declared(&m.prompts),
+        };
+        if items.is_empty() || defs.get(name).is_none() {
+            continue;
+        }
+        let mut root = json!({ defs_key: defs, "allOf": [{ "$ref": format!("#/{defs_key}/{name}") }] });
+        if let Some(dialect) = spec.get("$schema") {
+            root["$schema"] = dialect.clone();
+        }
+        let validator = match jsonschema::options().should_validate_formats(true).build(&root) {
+            Ok(v) => v,
+            Err(e) => {
+                out.push(Error::new(format!("the MCP {revision} schema's `{name}` does not compile: {e}")));
+                continue;
+            }
+        };
+        for (pointer, item) in items {
+            if !item.is_object() {
+                continue; // reported by the section checks
+            }
+            for e in validator.iter_errors(&item) {
+                let at = e.instance_path().as_str().to_owned();
+                if section == "tools" && (at.starts_with("/inputSchema") || at.starts_with("/outputSchema")) {
+                    continue;
+                }
+                out.push(m.error_at(&format!("{pointer}{at}"), format!("not a valid MCP `{name}`: {e}")).with_hint(format!(
+                    "`{section}` items are served exactly as declared; make this one what the MCP {revision} schema allows"
+                )));
+            }
+        }
+    }
+    out
+}
+
+fn declared(items: &[super::Declared]) -> Vec<(String, Value)> {
+    items.iter().map(|d| (d.pointer.clone(), d.declared.clone())).collect()
+}
