@@ -174,6 +174,7 @@ impl Builder {
             if schema.pinned { "" } else { "unpinned " },
             schema.sha256
         ));
+        let mut off_spec = Vec::new();
         let manifest = match &self.manifest {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
@@ -183,7 +184,15 @@ impl Builder {
                 // names two tools would share, `check` finds by generating:
                 // generation below reports them itself).
                 let mut problems = crate::manifest::check_declarations(&manifest, &schema.revision);
+                // Items the revision does not allow: the generated server
+                // would serve them, so they stop a server's generation; a
+                // client (of someone else's server) is generated with a
+                // warning for each.
+                let declared = problems.len();
                 crate::manifest::conform::extend(&manifest, &schema.json, &schema.revision, &mut problems);
+                if !self.server {
+                    off_spec = problems.split_off(declared);
+                }
                 if !problems.is_empty() {
                     let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
                     return Err(Error::new(format!(
@@ -200,7 +209,7 @@ impl Builder {
         };
 
         let protocol = codegen::protocol::generate(&spec)?;
-        let mut warnings = Vec::new();
+        let mut warnings = off_spec;
         let (tools, server, client) = match &manifest {
             Some(m) => {
                 let out = codegen::tools::generate(m)?;

@@ -224,3 +224,25 @@ fn generation_refuses_a_manifest_the_official_schema_rejects() {
     assert!(e.to_string().contains("not a valid MCP `Resource`: \"big\" is not of type \"integer\""), "{e}");
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "nothing is written");
 }
+
+#[test]
+fn a_client_of_an_off_spec_server_is_generated_with_warnings() {
+    let generated = mcpgen::Builder::new().manifest(OFF_SPEC).server(false).client(true).generate();
+    // The one problem of the manifest itself (a resource without `uri`)
+    // still stops generation; without it, the rest are warnings.
+    let e = generated.unwrap_err();
+    assert!(e.to_string().contains("a resource needs a string `uri`"), "{e}");
+    assert!(!e.to_string().contains("not a valid MCP"), "{e}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(OFF_SPEC).unwrap()).unwrap();
+    doc["resources"].as_array_mut().unwrap().pop();
+    let file = dir.path().join("off_spec.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let generated = mcpgen::Builder::new().manifest(&file).server(false).client(true).generate().unwrap();
+    let warnings: Vec<String> = generated.warnings.iter().map(|w| w.message.clone()).collect();
+    assert!(warnings.iter().any(|w| w == "not a valid MCP `Resource`: \"big\" is not of type \"integer\""), "{warnings:?}");
+    assert_eq!(warnings.iter().filter(|w| w.starts_with("not a valid MCP")).count(), 7, "{warnings:?}");
+    let e = mcpgen::Builder::new().manifest(&file).generate().unwrap_err();
+    assert!(e.to_string().contains("the manifest has 7 problem(s)"), "{e}");
+}
