@@ -113,6 +113,16 @@ fn introspect_notes_server_check_generate_and_read_back() {
     for step in ["static", "template", "prompts", "tool"] {
         assert!(stdout.lines().any(|l| l == format!("ok {step}")), "step {step} missing:\n{stdout}");
     }
+
+    // The same driver on bindings of 2026-07-28, whose result types
+    // require `resultType`: the server speaks the stateless era to them.
+    let modern = tmp.path().join("generated-2026");
+    generate(&out, "2026-07-28", &modern);
+    let driver = build_driver("introspected_notes_driver_2026", &modern, include_str!("client_fixtures/notes_driver.rs"), false);
+    let stdout = client_support::run(&driver, &[bin.to_str().unwrap()]);
+    for step in ["static", "template", "prompts", "tool"] {
+        assert!(stdout.lines().any(|l| l == format!("ok {step}")), "2026-07-28: step {step} missing:\n{stdout}");
+    }
 }
 
 /// A scripted stdio server: answers `initialize` with `capabilities`, then

@@ -11,14 +11,26 @@ use super::engine::Client;
 use super::error::ClientError;
 use super::options::CallOptions;
 
-/// Decodes a result, naming the method when it does not fit.
+/// Decodes a result, naming the method when it does not fit. The result is
+/// decoded as the server sent it; a result without `resultType` (a server
+/// of the stateful era) is complete, so when the type wants one (bindings
+/// of 2026-07-28 or later, which require it) it is decoded again with
+/// `"resultType": "complete"`. Bindings of earlier revisions keep a
+/// modern server's `resultType` in their `extra` members.
 fn decode<R: DeserializeOwned>(method: &str, mut result: Value) -> Result<R, ClientError> {
+    let first = match R::deserialize(&result) {
+        Ok(decoded) => return Ok(decoded),
+        Err(e) => e,
+    };
     if let Value::Object(members) = &mut result {
-        // Stateless-era result members no generated result type declares
-        // are kept in its `extra`; `resultType` says nothing more here.
-        members.remove("resultType");
+        if !members.contains_key("resultType") {
+            members.insert("resultType".into(), Value::from("complete"));
+            if let Ok(decoded) = R::deserialize(&result) {
+                return Ok(decoded);
+            }
+        }
     }
-    serde_json::from_value(result).map_err(|e| ClientError::unexpected(format!("the {method} result does not decode: {e}")))
+    Err(ClientError::unexpected(format!("the {method} result does not decode: {first}")))
 }
 
 impl Client {
@@ -91,5 +103,47 @@ impl Client {
     /// Ends the subscription to `uri`.
     pub async fn unsubscribe_resource(&self, uri: &str, options: &CallOptions) -> Result<(), ClientError> {
         self.request("resources/unsubscribe", Some(json!({ "uri": uri })), options).await.map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    /// A result type of 2026-07-28 or later: `resultType` is required.
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    struct Modern {
+        messages: Vec<String>,
+        result_type: String,
+    }
+
+    /// A result type of an earlier revision: unknown members kept.
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Legacy {
+        messages: Vec<String>,
+        #[serde(flatten)]
+        extra: Map<String, Value>,
+    }
+
+    #[test]
+    fn results_decode_whichever_era_the_server_and_the_bindings_are() {
+        let modern = json!({"messages": ["hi"], "resultType": "complete"});
+        let legacy = json!({"messages": ["hi"]});
+        // Modern bindings, modern server: the required member is kept.
+        let m: Modern = decode("prompts/get", modern.clone()).unwrap();
+        assert_eq!(m, Modern { messages: vec!["hi".into()], result_type: "complete".into() });
+        // Modern bindings, stateful-era server: its result is complete.
+        let m: Modern = decode("prompts/get", legacy.clone()).unwrap();
+        assert_eq!(m.result_type, "complete");
+        // Earlier bindings: nothing is added; a modern member is kept aside.
+        let l: Legacy = decode("prompts/get", legacy).unwrap();
+        assert!(l.extra.is_empty(), "{l:?}");
+        let l: Legacy = decode("prompts/get", modern).unwrap();
+        assert_eq!(l.extra.get("resultType"), Some(&json!("complete")));
+        // What fits no way names the method and the first reason.
+        let e = decode::<Modern>("prompts/get", json!({"messages": 3})).unwrap_err();
+        assert!(e.to_string().contains("the prompts/get result does not decode: invalid type: integer `3`"), "{e}");
     }
 }
