@@ -63,25 +63,31 @@ fn introspect_generate_compile_and_call_server_everything() {
     let problems = mcpgen::manifest::check(&parsed, "2025-11-25");
     assert!(problems.is_empty(), "{problems:?}");
 
-    let generated = tmp.join("generated");
-    generate(&manifest, "2025-11-25", &generated);
-    let driver = build_driver(
-        "client_everything_driver",
-        &generated,
-        include_str!("client_fixtures/everything_driver.rs"),
-        false,
-    );
-    let out = run(&driver, &["node", script.to_str().unwrap(), "stdio"]);
-    for step in [
-        "echo",
-        "get_sum",
-        "get_structured_content",
-        "tool_error",
-        "get_tiny_image",
-        "progress",
-        "drift",
-    ] {
-        assert!(out.lines().any(|l| l == format!("ok {step}")), "step {step} missing:\n{out}");
+    // Bindings of the server's revision, and of 2026-07-28, which fall back
+    // to it and decode its results into the later revision's types.
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let generated = tmp.join(format!("generated-{revision}"));
+        generate(&manifest, revision, &generated);
+        let driver = build_driver(
+            &format!("client_everything_driver_{}", revision.replace('-', "_")),
+            &generated,
+            include_str!("client_fixtures/everything_driver.rs"),
+            false,
+        );
+        let out = run(&driver, &["node", script.to_str().unwrap(), "stdio"]);
+        for step in [
+            "echo",
+            "get_sum",
+            "get_structured_content",
+            "tool_error",
+            "get_tiny_image",
+            "progress",
+            "prompt",
+            "resources",
+            "drift",
+        ] {
+            assert!(out.lines().any(|l| l == format!("ok {step}")), "{revision}: step {step} missing:\n{out}");
+        }
+        assert!(out.lines().any(|l| l.starts_with("ok initialize 2025-")), "{revision}: {out}");
     }
-    assert!(out.lines().any(|l| l.starts_with("ok initialize 2025-")), "{out}");
 }

@@ -1,12 +1,14 @@
 // Driver for tests/client_everything.rs: a client generated from the
 // introspected manifest of the official reference server
 // `@modelcontextprotocol/server-everything`, calling several of its tools
-// with typed inputs. Prints "ok <step>" per passed step; panics otherwise.
+// with typed inputs, getting a prompt and reading resources. The bindings
+// may be of a later revision than the server's 2025-11-25: the client then
+// falls back to it. Prints "ok <step>" per passed step; panics otherwise.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use client::{CallOptions, Client, ClientError};
+use client::{CallOptions, Client, ClientError, ClientOptions};
 use tools::*;
 
 fn text(blocks: &[protocol::ContentBlock]) -> String {
@@ -25,7 +27,11 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     let program = args.next().expect("usage: driver PROGRAM [ARGS...]");
     let rest: Vec<String> = args.collect();
-    let c = Client::spawn_with(&program, &rest, client::default_options().timeout(Duration::from_secs(60)))
+    let mut versions = vec![client::PROTOCOL_VERSION];
+    if client::PROTOCOL_VERSION != "2025-11-25" {
+        versions.push("2025-11-25");
+    }
+    let c = Client::spawn_with(&program, &rest, ClientOptions::new(versions).timeout(Duration::from_secs(60)))
         .await
         .expect("handshake with server-everything");
     let session = c.session().expect("session");
@@ -74,6 +80,20 @@ async fn main() {
     .expect("trigger-long-running-operation");
     assert_eq!(*seen.lock().unwrap(), 3);
     println!("ok progress");
+
+    // Prompts and resources decode into the bindings' result types, whose
+    // later revisions require members this server does not send.
+    let prompt = c.get_args_prompt(ArgsPromptArgs { city: "Oslo".into(), state: None }).await.expect("args-prompt");
+    let said = serde_json::to_value(&prompt.messages).unwrap();
+    assert!(said.to_string().contains("Oslo"), "{said}");
+    println!("ok prompt");
+    let features = c.read_resource(StaticResource::FeaturesMd).await.expect("read features.md");
+    let features = serde_json::to_value(&features).unwrap();
+    assert_eq!(features["contents"][0]["uri"], "demo://resource/static/document/features.md", "{features}");
+    let dynamic = c.read_dynamic_text_resource(DynamicTextResourceParams { resource_id: "3".into() }).await.expect("read text 3");
+    let dynamic = serde_json::to_value(&dynamic).unwrap();
+    assert_eq!(dynamic["contents"][0]["uri"], "demo://resource/dynamic/text/3", "{dynamic}");
+    println!("ok resources");
 
     let drift = c.check_drift().await.expect("drift");
     assert!(drift.is_empty(), "{drift}");

@@ -11,20 +11,33 @@ use super::engine::Client;
 use super::error::ClientError;
 use super::options::CallOptions;
 
+/// What a result of 2026-07-28 or later must carry and a stateful-era
+/// server leaves out, with the value its absence means: such a result is
+/// complete; a missing `ttlMs` is 0 (immediately stale, as the caching
+/// page says); and with no scope given, the cautious one.
+const MODERN_DEFAULTS: [(&str, fn() -> Value); 3] =
+    [("resultType", || Value::from("complete")), ("ttlMs", || Value::from(0)), ("cacheScope", || Value::from("private"))];
+
 /// Decodes a result, naming the method when it does not fit. The result is
-/// decoded as the server sent it; a result without `resultType` (a server
-/// of the stateful era) is complete, so when the type wants one (bindings
-/// of 2026-07-28 or later, which require it) it is decoded again with
-/// `"resultType": "complete"`. Bindings of earlier revisions keep a
-/// modern server's `resultType` in their `extra` members.
+/// decoded as the server sent it; when that fails and the server left out
+/// members that result types of 2026-07-28 or later require (a server of
+/// the stateful era answering modern bindings), it is decoded again with
+/// [`MODERN_DEFAULTS`] for those. Bindings of earlier revisions keep a
+/// modern server's `resultType`, `ttlMs` and `cacheScope` in their `extra`.
 fn decode<R: DeserializeOwned>(method: &str, mut result: Value) -> Result<R, ClientError> {
     let first = match R::deserialize(&result) {
         Ok(decoded) => return Ok(decoded),
         Err(e) => e,
     };
     if let Value::Object(members) = &mut result {
-        if !members.contains_key("resultType") {
-            members.insert("resultType".into(), Value::from("complete"));
+        let mut added = false;
+        for (key, value) in MODERN_DEFAULTS {
+            if !members.contains_key(key) {
+                members.insert(key.into(), value());
+                added = true;
+            }
+        }
+        if added {
             if let Ok(decoded) = R::deserialize(&result) {
                 return Ok(decoded);
             }
@@ -119,6 +132,16 @@ mod tests {
         result_type: String,
     }
 
+    /// A cacheable one (`resources/read`): its caching hints too.
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    struct Cacheable {
+        contents: Vec<String>,
+        result_type: String,
+        ttl_ms: u64,
+        cache_scope: String,
+    }
+
     /// A result type of an earlier revision: unknown members kept.
     #[derive(Debug, Deserialize, PartialEq)]
     struct Legacy {
@@ -137,6 +160,12 @@ mod tests {
         // Modern bindings, stateful-era server: its result is complete.
         let m: Modern = decode("prompts/get", legacy.clone()).unwrap();
         assert_eq!(m.result_type, "complete");
+        // Caching hints a stateful-era server never sends: stale, private.
+        let c: Cacheable = decode("resources/read", json!({"contents": ["x"]})).unwrap();
+        assert_eq!((c.result_type.as_str(), c.ttl_ms, c.cache_scope.as_str()), ("complete", 0, "private"));
+        let c: Cacheable =
+            decode("resources/read", json!({"contents": [], "resultType": "complete", "ttlMs": 5, "cacheScope": "public"})).unwrap();
+        assert_eq!((c.ttl_ms, c.cache_scope.as_str()), (5, "public"));
         // Earlier bindings: nothing is added; a modern member is kept aside.
         let l: Legacy = decode("prompts/get", legacy).unwrap();
         assert!(l.extra.is_empty(), "{l:?}");
