@@ -15,14 +15,15 @@ use super::options::CallOptions;
 /// server leaves out, with the value its absence means: such a result is
 /// complete; a missing `ttlMs` is 0 (immediately stale, as the caching
 /// page says); and with no scope given, the cautious one.
-const MODERN_DEFAULTS: [(&str, fn() -> Value); 3] =
-    [("resultType", || Value::from("complete")), ("ttlMs", || Value::from(0)), ("cacheScope", || Value::from("private"))];
+fn modern_defaults() -> [(&'static str, Value); 3] {
+    [("resultType", Value::from("complete")), ("ttlMs", Value::from(0)), ("cacheScope", Value::from("private"))]
+}
 
 /// Decodes a result, naming the method when it does not fit. The result is
 /// decoded as the server sent it; when that fails and the server left out
 /// members that result types of 2026-07-28 or later require (a server of
 /// the stateful era answering modern bindings), it is decoded again with
-/// [`MODERN_DEFAULTS`] for those. Bindings of earlier revisions keep a
+/// [`modern_defaults`] for those. Bindings of earlier revisions keep a
 /// modern server's `resultType`, `ttlMs` and `cacheScope` in their `extra`.
 fn decode<R: DeserializeOwned>(method: &str, mut result: Value) -> Result<R, ClientError> {
     let first = match R::deserialize(&result) {
@@ -31,9 +32,9 @@ fn decode<R: DeserializeOwned>(method: &str, mut result: Value) -> Result<R, Cli
     };
     if let Value::Object(members) = &mut result {
         let mut added = false;
-        for (key, value) in MODERN_DEFAULTS {
+        for (key, value) in modern_defaults() {
             if !members.contains_key(key) {
-                members.insert(key.into(), value());
+                members.insert(key.into(), value);
                 added = true;
             }
         }
