@@ -180,7 +180,8 @@ const ONE_TOOL: &str = r#"{"tools": [{"name": "echo", "description": "Says \"hi\
 
 /// Prompts, resource templates and static resources besides a tool, with
 /// names and descriptions that end strings, comments and code spans or are
-/// not ASCII, a template whose variables are optional or exploded,
+/// not ASCII (a URI only with what RFC 3986 allows in one: `'`, `*/`,
+/// parentheses), a template whose variables are optional or exploded,
 /// completion, and tool arguments that stateless HTTP calls mirror in
 /// headers (`x-mcp-header`).
 const SURFACE: &str = r#"{
@@ -200,7 +201,7 @@ const SURFACE: &str = r#"{
   ],
   "resources": [
     {"uri": "notes://index", "name": "index"},
-    {"uri": "docs://\"quoted\"", "name": "quoted", "description": "A URI with quotes."}
+    {"uri": "docs://it's*/quoted(1)", "name": "quoted", "description": "A URI with `'`, `*/` and \"quotes\" around it."}
   ]
 }"#;
 
