@@ -24,17 +24,19 @@ pub enum Command {
 pub fn run(cmd: Command) -> Result<Outcome> {
     match cmd {
         Command::Check { file, protocol } => {
-            let mut problems = manifest::check_file(&file, &protocol);
-            // What is declared must also be what the revision's official
-            // schema allows (each item is served as written).
-            match store::Store::from_env().resolve(&protocol, None) {
-                Ok(schema) => {
-                    if let Ok(m) = manifest::Manifest::load(&file) {
-                        manifest::conform::extend(&m, &schema.json, &schema.revision, &mut problems);
+            let problems = match manifest::Manifest::load(&file) {
+                Ok(m) => {
+                    let mut problems = manifest::check(&m, &protocol);
+                    // What is declared must also be what the revision's
+                    // official schema allows (each item is served as written).
+                    match store::Store::from_env().resolve(&protocol, None) {
+                        Ok(schema) => manifest::conform::extend(&m, &schema.json, &schema.revision, &mut problems),
+                        Err(e) => problems.push(e),
                     }
+                    problems
                 }
-                Err(e) => problems.push(e),
-            }
+                Err(e) => vec![e],
+            };
             if problems.is_empty() {
                 super::out(format!("{}: ok\n", file.display()))?;
                 return Ok(Outcome::Ok);

@@ -16,10 +16,6 @@ use serde_json::{json, Value};
 use super::Manifest;
 use crate::error::Error;
 
-/// Each manifest section with the definition its items must satisfy.
-const SECTIONS: [(&str, &str); 4] =
-    [("tools", "Tool"), ("resources", "Resource"), ("resourceTemplates", "ResourceTemplate"), ("prompts", "Prompt")];
-
 /// Adds to `problems` (what the manifest checks found) every value of `m`
 /// that the official schema `spec` of `revision` rejects, one error per
 /// failing value (file, JSON pointer, line:column), except where one of
@@ -44,20 +40,25 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
     let mut out = Vec::new();
     let defs_key = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };
     let Some(defs) = spec.get(defs_key) else { return out };
-    for (section, name) in SECTIONS {
-        let items: Vec<(String, Value)> = match section {
-            "tools" => m.tools.iter().map(|t| (t.pointer.clone(), t.declared.clone())).collect(),
-            "resources" => declared(&m.resources),
-            "resourceTemplates" => declared(&m.resource_templates),
-            _ => declared(&m.prompts),
-        };
+    // Each section with the definition its items must satisfy.
+    let tools = m.tools.iter().map(|t| (t.pointer.as_str(), &t.declared)).collect();
+    let sections: [(&str, &str, Items); 4] = [
+        ("tools", "Tool", tools),
+        ("resources", "Resource", declared(&m.resources)),
+        ("resourceTemplates", "ResourceTemplate", declared(&m.resource_templates)),
+        ("prompts", "Prompt", declared(&m.prompts)),
+    ];
+    // One root holding the definitions (copied once); each section points
+    // its `allOf` at its own.
+    let mut root = json!({ defs_key: defs });
+    if let Some(dialect) = spec.get("$schema") {
+        root["$schema"] = dialect.clone();
+    }
+    for (section, name, items) in sections {
         if items.is_empty() || defs.get(name).is_none() {
             continue;
         }
-        let mut root = json!({ defs_key: defs, "allOf": [{ "$ref": format!("#/{defs_key}/{name}") }] });
-        if let Some(dialect) = spec.get("$schema") {
-            root["$schema"] = dialect.clone();
-        }
+        root["allOf"] = json!([{ "$ref": format!("#/{defs_key}/{name}") }]);
         let validator = match jsonschema::options().should_validate_formats(true).build(&root) {
             Ok(v) => v,
             Err(e) => {
@@ -69,7 +70,7 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
             if !item.is_object() {
                 continue; // reported by the section checks
             }
-            for e in validator.iter_errors(&item) {
+            for e in validator.iter_errors(item) {
                 let at = e.instance_path().as_str().to_owned();
                 if section == "tools" && (at.starts_with("/inputSchema") || at.starts_with("/outputSchema")) {
                     continue;
@@ -83,6 +84,9 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
     out
 }
 
-fn declared(items: &[super::Declared]) -> Vec<(String, Value)> {
-    items.iter().map(|d| (d.pointer.clone(), d.declared.clone())).collect()
+/// Items of a section: JSON pointer and the item as served.
+type Items<'a> = Vec<(&'a str, &'a Value)>;
+
+fn declared(items: &[super::Declared]) -> Items<'_> {
+    items.iter().map(|d| (d.pointer.as_str(), &d.declared)).collect()
 }

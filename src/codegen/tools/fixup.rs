@@ -342,17 +342,17 @@ fn add_derive(out: &mut [TokenTree], pos: usize, derive: TokenStream) -> bool {
 fn default_open_maps(tokens: TokenStream) -> TokenStream {
     let mut out: Vec<TokenTree> = tokens.into_iter().collect();
     // A type with a hand-written `Default` (from a schema `default`) keeps it.
-    let has_impl = |name: &Ident| {
-        out.windows(3).any(|w| {
-            matches!(&w[0], TokenTree::Ident(d) if d == "Default")
-                && matches!(&w[1], TokenTree::Ident(f) if f == "for")
-                && matches!(&w[2], TokenTree::Ident(n) if n == name)
+    let with_impl: std::collections::BTreeSet<String> = out
+        .windows(3)
+        .filter_map(|w| match w {
+            [TokenTree::Ident(d), TokenTree::Ident(f), TokenTree::Ident(n)] if d == "Default" && f == "for" => Some(n.to_string()),
+            _ => None,
         })
-    };
+        .collect();
     let positions: Vec<usize> = (0..out.len().saturating_sub(2))
         .filter(|&k| {
             matches!(&out[k], TokenTree::Ident(e) if e == "struct")
-                && matches!(&out[k + 1], TokenTree::Ident(n) if !has_impl(n))
+                && matches!(&out[k + 1], TokenTree::Ident(n) if !with_impl.contains(&n.to_string()))
                 && matches!(&out[k + 2], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis && is_open_map(g.stream()))
         })
         .collect();
