@@ -24,6 +24,7 @@ pub(crate) mod outbound;
 pub mod peer;
 pub(crate) mod random;
 pub mod revision;
+pub mod schema;
 pub mod server;
 pub mod sink;
 pub mod stdio;

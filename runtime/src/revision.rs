@@ -8,7 +8,7 @@
 //! The server engine, the client engine and the generator all read this
 //! table; nothing else hard-codes revision knowledge.
 
-use jsonschema::Draft;
+use crate::schema::Draft;
 
 /// How a revision establishes who is talking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,7 +41,7 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    /// The `jsonschema` draft of this dialect.
+    /// The validator's draft of this dialect.
     pub fn draft(self) -> Draft {
         match self {
             Dialect::Draft7 => Draft::Draft7,

@@ -1,17 +1,18 @@
 //! Compiled JSON Schema validators for tool inputs and outputs.
 //!
 //! Each tool's `inputSchema` and `outputSchema` is compiled once, when the
-//! server starts, with `jsonschema`. The dialect is the schema's own
-//! `$schema` when it names one, else the protocol revision's default:
-//! draft-07 before 2025-11-25 and 2020-12 from it on. Validation reports
-//! every failing field with its instance path (a JSON pointer) and why.
+//! server starts, with mcpgen's own validator ([`crate::schema`]). The
+//! dialect is the schema's own `$schema` when it names one, else the
+//! protocol revision's default: draft-07 before 2025-11-25 and 2020-12 from
+//! it on. Validation reports every failing field with its instance path (a
+//! JSON pointer) and why.
 
-use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
-use jsonschema::Draft;
-use serde_json::{json, Value};
+use serde_json::Value;
 
+pub use crate::schema::{Draft, FieldError};
+use crate::schema::{first_problem, Schema};
 pub use doc::Doc;
 
 /// The default dialect of schemas without `$schema` in a protocol revision
@@ -20,102 +21,41 @@ pub fn default_draft(revision: &str) -> Draft {
     crate::revision::nearest(revision).dialect.draft()
 }
 
-/// One failing field.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldError {
-    /// JSON pointer of the failing value in the instance ("" is the root).
-    pub path: String,
-    /// Why it fails, one sentence.
-    pub message: String,
-}
-
-impl FieldError {
-    /// A failure at `path`.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), message: message.into() }
-    }
-
-    /// `{ "path": ..., "message": ... }`.
-    pub fn to_value(&self) -> Value {
-        json!({ "path": self.path, "message": self.message })
-    }
-}
-
-impl std::fmt::Display for FieldError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() { "/" } else { self.path.as_str() };
-        write!(f, "{path}: {}", self.message)
-    }
-}
-
 /// A compiled schema.
 #[derive(Debug, Clone)]
 pub struct SchemaValidator {
-    inner: jsonschema::Validator,
-    /// The same schema compiled for [`Doc`] instances, on first use.
+    inner: Schema,
+    /// The schema, for the [`Doc`] plan (compiled on first use).
     schema: Arc<Value>,
-    draft: Draft,
-    for_docs: OnceLock<Option<jsonschema::Validator<doc::DocJson>>>,
     /// A direct check of [`Doc`]s for schemas of the common keywords only.
     plan: OnceLock<Option<doc::Plan>>,
 }
 
 impl SchemaValidator {
-    /// Compiles `schema`, in its own `$schema` dialect or else `default`.
+    /// Compiles `schema`, in its own `$schema` dialect or else `default`;
+    /// the error names the first problem of the schema and where it is.
     pub fn compile(schema: &Value, default: Draft) -> Result<Self, String> {
-        let mut draft = default.detect(schema);
-        if draft == Draft::Unknown {
-            draft = default;
-        }
-        jsonschema::options()
-            .with_draft(draft)
-            .build(schema)
-            .map(|inner| Self { inner, schema: Arc::new(schema.clone()), draft, for_docs: OnceLock::new(), plan: OnceLock::new() })
-            .map_err(|e| e.to_string())
+        Schema::compile(schema, default)
+            .map(|inner| Self { inner, schema: Arc::new(schema.clone()), plan: OnceLock::new() })
+            .map_err(|problems| first_problem(&problems))
     }
 
     /// Whether `doc` satisfies the schema: the same answer as
-    /// [`SchemaValidator::validate`] on [`Doc::to_value`], without the value.
+    /// [`SchemaValidator::validate`] on [`Doc::to_value`], without the value
+    /// for schemas of the common keywords.
     pub fn is_valid_doc(&self, doc: &Doc) -> bool {
-        // Schemas of the common keywords are checked directly; the plan
-        // only ever confirms validity, so anything else is jsonschema's.
-        let plan = self.plan.get_or_init(|| match self.draft {
-            Draft::Draft6 | Draft::Draft7 | Draft::Draft201909 | Draft::Draft202012 => doc::Plan::compile(&self.schema),
-            _ => None,
+        // The plan only ever confirms validity; anything else is decided
+        // on the value.
+        let plan = self.plan.get_or_init(|| match self.inner.draft() {
+            Draft::Draft4 => None,
+            _ => doc::Plan::compile(&self.schema),
         });
-        if plan.as_ref().is_some_and(|plan| plan.accepts(doc)) {
-            return true;
-        }
-        let compiled = self
-            .for_docs
-            .get_or_init(|| jsonschema::options_for::<doc::DocJson>().with_draft(self.draft).build(&self.schema).ok());
-        match compiled {
-            Some(validator) => validator.is_valid(doc.root()),
-            None => self.inner.is_valid(&doc.to_value()),
-        }
+        plan.as_ref().is_some_and(|plan| plan.accepts(doc)) || self.inner.is_valid(&doc.to_value())
     }
 
     /// Checks `instance`; on failure lists every failing field.
     pub fn validate(&self, instance: &Value) -> Result<(), Vec<FieldError>> {
-        // `is_valid` is the fast path: no error values are built.
-        if self.inner.is_valid(instance) {
-            return Ok(());
-        }
-        let mut errors: Vec<FieldError> = self
-            .inner
-            .iter_errors(instance)
-            .map(|e| {
-                // Written into room for a typical message at once (rather
-                // than grown from empty, as `to_string` does).
-                let mut message = String::with_capacity(96);
-                let _ = write!(message, "{e}");
-                FieldError { path: e.instance_path().as_str().to_owned(), message }
-            })
-            .collect();
-        if errors.is_empty() {
-            errors.push(FieldError::new("", "value does not match the schema"));
-        }
-        Err(errors)
+        self.inner.validate(instance)
     }
 }
 
@@ -142,18 +82,15 @@ mod doc {
     //! nodes pointing into it, what the engine encodes a typed tool output
     //! into. It is built straight from `Serialize`, with no map and no
     //! hashing, writing the text as it goes; it is validated in place (it
-    //! is a `jsonschema` instance representation), and its text is exactly
+    //! by the plan, or as its value), and its text is exactly
     //! what `serde_json` writes for the `Value` that `serde_json::to_value`
     //! would have built. Whatever it cannot hold the way that `Value` would
     //! (non-string map keys, a key repeated in one object, integers beyond
     //! 64 bits, a failing `Serialize`) is refused, and the caller takes the
     //! `Value` path instead.
 
-    use std::borrow::Cow;
     use std::fmt;
 
-    use jsonschema::json::{cmp, Array, Json, Node, NodeIdentity, Object};
-    use jsonschema::JsonType;
     use serde::ser::{self, Impossible, Serialize};
     use serde_json::{Map, Number, Value};
 
@@ -323,10 +260,6 @@ mod doc {
             unsafe { out.set_len(len) };
             out.extend_from_slice(&json[copied..]);
             true
-        }
-
-        pub(super) fn root(&self) -> NodeRef<'_> {
-            NodeRef { doc: self, at: 0 }
         }
 
         fn bytes(&self, span: Span) -> &[u8] {
@@ -1004,7 +937,7 @@ mod doc {
     /// [`Doc`]. It only ever confirms that a document is valid: whatever it
     /// cannot decide for certain (another keyword anywhere, a float where an
     /// integer is wanted, a comparison past exact `f64`) counts as not
-    /// confirmed, and the caller asks `jsonschema`.
+    /// confirmed, and the caller checks the value.
     #[derive(Debug, Clone)]
     pub(crate) struct Plan {
         root: Rule,
@@ -1251,196 +1184,12 @@ mod doc {
             }
         }
     }
-
-    /// [`Doc`] as a `jsonschema` instance representation.
-    pub struct DocJson;
-
-    impl Json for DocJson {
-        type Node<'a> = NodeRef<'a>;
-        type PreparedKey = String;
-        type StringBuffer = Doc;
-
-        // Names are found by comparing them, so one pass over the members
-        // beats a lookup per name early.
-        const KEYS_PER_LOOKUP: usize = 1;
-
-        fn prepare_key(key: &str) -> String {
-            key.to_owned()
-        }
-
-        fn with_string_node<T>(buffer: &mut Doc, string: &str, f: impl FnOnce(NodeRef<'_>) -> T) -> T {
-            buffer.slots.clear();
-            buffer.json.clear();
-            buffer.side.clear();
-            buffer.side.push_str(string);
-            let end = u32::try_from(string.len()).unwrap_or(u32::MAX);
-            let span = Span { start: 0, end, side: true };
-            buffer.slots.push(Slot { kind: Kind::Str(span), key: Span::default(), end: 1, len: 0 });
-            f(buffer.root())
-        }
-    }
-
-    /// A node of a [`Doc`].
-    #[derive(Clone, Copy)]
-    pub struct NodeRef<'a> {
-        doc: &'a Doc,
-        at: u32,
-    }
-
-    impl<'a> NodeRef<'a> {
-        fn kind(&self) -> Kind {
-            self.doc.slots[self.at as usize].kind
-        }
-    }
-
-    /// An object node of a [`Doc`].
-    pub struct ObjectRef<'a>(NodeRef<'a>);
-
-    /// An array node of a [`Doc`].
-    pub struct ArrayRef<'a>(NodeRef<'a>);
-
-    impl<'a> Node<'a, DocJson> for NodeRef<'a> {
-        type Object = ObjectRef<'a>;
-        type Array = ArrayRef<'a>;
-        type Number = Number;
-
-        fn as_object(&self) -> Option<ObjectRef<'a>> {
-            (self.kind() == Kind::Object).then_some(ObjectRef(*self))
-        }
-
-        fn as_array(&self) -> Option<ArrayRef<'a>> {
-            (self.kind() == Kind::Array).then_some(ArrayRef(*self))
-        }
-
-        fn as_string(&self) -> Option<Cow<'a, str>> {
-            match self.kind() {
-                Kind::Str(span) => Some(Cow::Borrowed(self.doc.str(span))),
-                _ => None,
-            }
-        }
-
-        fn as_number(&self) -> Option<Number> {
-            match self.kind() {
-                Kind::Num(n) => Some(n.number()),
-                _ => None,
-            }
-        }
-
-        fn is_number(&self) -> bool {
-            matches!(self.kind(), Kind::Num(_))
-        }
-
-        fn as_boolean(&self) -> Option<bool> {
-            match self.kind() {
-                Kind::Bool(b) => Some(b),
-                _ => None,
-            }
-        }
-
-        fn is_null(&self) -> bool {
-            self.kind() == Kind::Null
-        }
-
-        fn json_type(&self) -> JsonType {
-            match self.kind() {
-                Kind::Null => JsonType::Null,
-                Kind::Bool(_) => JsonType::Boolean,
-                Kind::Num(_) => JsonType::Number,
-                Kind::Str(_) => JsonType::String,
-                Kind::Array => JsonType::Array,
-                Kind::Object => JsonType::Object,
-            }
-        }
-
-        fn equals_value(&self, expected: &Value) -> bool {
-            // Scalars compare without building a value, as `cmp::equal` does.
-            match (self.kind(), expected) {
-                (Kind::Str(span), Value::String(e)) => self.doc.str(span) == e,
-                (Kind::Bool(b), Value::Bool(e)) => b == *e,
-                (Kind::Null, Value::Null) => true,
-                (Kind::Str(_) | Kind::Bool(_) | Kind::Null, _) => false,
-                _ => cmp::equal(&self.to_value(), expected),
-            }
-        }
-
-        fn to_value(&self) -> Cow<'a, Value> {
-            Cow::Owned(self.doc.value_at(self.at))
-        }
-
-        fn identity(&self) -> Option<NodeIdentity> {
-            Some(NodeIdentity::tagged(std::ptr::from_ref::<Doc>(self.doc) as usize, self.at))
-        }
-    }
-
-    /// Members of an object node as `jsonschema` reads them.
-    pub struct MembersOf<'a>(Members<'a>);
-
-    impl<'a> Iterator for MembersOf<'a> {
-        type Item = (&'a str, NodeRef<'a>);
-
-        fn next(&mut self) -> Option<Self::Item> {
-            let doc = self.0.doc;
-            self.0.next().map(|(at, key)| (key, NodeRef { doc, at }))
-        }
-    }
-
-    /// Elements of an array node as `jsonschema` reads them.
-    pub struct ElementsOf<'a>(Members<'a>);
-
-    impl<'a> Iterator for ElementsOf<'a> {
-        type Item = NodeRef<'a>;
-
-        fn next(&mut self) -> Option<Self::Item> {
-            let doc = self.0.doc;
-            self.0.next().map(|(at, _)| NodeRef { doc, at })
-        }
-    }
-
-    impl<'a> Object<'a, DocJson> for ObjectRef<'a> {
-        type Node = NodeRef<'a>;
-        type MemberName = &'a str;
-        type MembersIter = MembersOf<'a>;
-
-        fn len(&self) -> usize {
-            self.0.doc.slots[self.0.at as usize].len as usize
-        }
-
-        fn get(&self, key: &String) -> Option<NodeRef<'a>> {
-            let doc = self.0.doc;
-            let (want, end) = (key.as_bytes(), doc.slots[self.0.at as usize].end);
-            let mut at = self.0.at + 1;
-            while at < end {
-                let slot = &doc.slots[at as usize];
-                if slot.key.width() as usize == want.len() && doc.bytes(slot.key) == want {
-                    return Some(NodeRef { doc, at });
-                }
-                at = slot.end;
-            }
-            None
-        }
-
-        fn members(&self) -> MembersOf<'a> {
-            MembersOf(self.0.doc.members(self.0.at))
-        }
-    }
-
-    impl<'a> Array<'a, DocJson> for ArrayRef<'a> {
-        type Node = NodeRef<'a>;
-        type ElementsIter = ElementsOf<'a>;
-
-        fn len(&self) -> usize {
-            self.0.doc.slots[self.0.at as usize].len as usize
-        }
-
-        fn elements(&self) -> ElementsOf<'a> {
-            ElementsOf(self.0.doc.members(self.0.at))
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn schema() -> Value {
         json!({
@@ -1687,7 +1436,7 @@ mod tests {
         }
 
         #[test]
-        fn a_plan_confirms_only_what_jsonschema_accepts() {
+        fn a_plan_confirms_only_what_the_validator_accepts() {
             let schemas = [
                 json!({
                     "type": "object",
@@ -1740,15 +1489,15 @@ mod tests {
                     let doc = Doc::encode(instance).unwrap();
                     let confirmed = doc::Plan::compile(schema).unwrap().accepts(&doc);
                     if confirmed {
-                        assert!(v.validate(instance).is_ok(), "schema {n} confirms {instance} that jsonschema refuses");
+                        assert!(v.validate(instance).is_ok(), "schema {n} confirms {instance} that the validator refuses");
                     }
                     assert_eq!(v.is_valid_doc(&doc), v.validate(instance).is_ok(), "schema {n}, {instance}");
                 }
             }
-            // The common case is confirmed without jsonschema.
+            // The common case is confirmed without the value.
             let plan = doc::Plan::compile(&schemas[0]).unwrap();
             assert!(plan.accepts(&Doc::encode(&instances[0]).unwrap()));
-            assert!(!plan.accepts(&Doc::encode(&instances[2]).unwrap()), "a float day is left to jsonschema");
+            assert!(!plan.accepts(&Doc::encode(&instances[2]).unwrap()), "a float day is left to the value check");
             // What a plan does not cover leaves the schema without one.
             for schema in [json!({"format": "email"}), json!({"$ref": "#"}), json!({"items": [{}]}), json!({"enum": [1]}), json!(true)] {
                 assert!(doc::Plan::compile(&schema).is_none(), "{schema}");

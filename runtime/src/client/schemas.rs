@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use jsonschema::Draft;
+use crate::schema::Draft;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;

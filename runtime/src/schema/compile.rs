@@ -1,0 +1,791 @@
+//! Compiling a schema document into a graph of nodes, one per subschema,
+//! each a list of keyword checks. The document is first indexed (the base
+//! URI and dialect of every subschema, `$id` resources and anchors), then
+//! compiled from the root; references are resolved afterwards, compiling
+//! their targets on demand, so recursive schemas become cycles in the
+//! graph. Every keyword's value is checked on the way, as the dialect's
+//! meta-schema would, and every problem is kept with its JSON pointer.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use regress::Regex;
+use serde_json::{Map, Number, Value};
+
+use super::format::Format;
+use super::json::{push_token, show, TYPE_NAMES};
+use super::{uri, Draft, SchemaError};
+
+/// The base URI of a document without `$id`.
+const DEFAULT_BASE: &str = "json-schema:///";
+
+/// A compiled document.
+#[derive(Debug)]
+pub(super) struct Compiled {
+    pub nodes: Vec<Node>,
+    pub root: usize,
+    /// The target node of each `Kw::Ref`.
+    pub refs: Vec<usize>,
+    pub draft: Draft,
+    /// Whether 1.0 is an integer (every draft but 4).
+    pub integral_floats: bool,
+}
+
+/// The checks of one subschema, in evaluation order.
+#[derive(Debug, Default)]
+pub(super) struct Node {
+    pub kw: Vec<Kw>,
+}
+
+impl Node {
+    /// Whether this is the `false` schema (nothing is valid).
+    pub fn is_false(&self) -> bool {
+        matches!(self.kw.as_slice(), [Kw::False])
+    }
+}
+
+/// A compiled ECMA-262 pattern and its text.
+#[derive(Debug)]
+pub(super) struct Pattern {
+    pub source: String,
+    pub regex: Regex,
+}
+
+impl Pattern {
+    pub fn matches(&self, s: &str) -> bool {
+        self.regex.find(s).is_some()
+    }
+}
+
+/// Which side a numeric bound limits.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Bound {
+    Min,
+    Max,
+    ExclusiveMin,
+    ExclusiveMax,
+}
+
+/// One keyword check.
+#[derive(Debug)]
+pub(super) enum Kw {
+    False,
+    Type(u8),
+    Enum(Vec<Value>),
+    Const(Value),
+    Bound(Bound, Number),
+    MultipleOf(Number),
+    MinLength(u64),
+    MaxLength(u64),
+    Pattern(Arc<Pattern>),
+    Format(Format, String),
+    MinItems(u64),
+    MaxItems(u64),
+    UniqueItems,
+    /// Items from index `from` on.
+    Items { from: usize, node: usize },
+    /// The first items, one schema each.
+    Prefix(Vec<usize>),
+    Contains { node: usize, min: u64, max: Option<u64> },
+    MinProperties(u64),
+    MaxProperties(u64),
+    Required(Vec<String>),
+    Properties(Vec<(String, usize)>),
+    PatternProperties(Vec<(Arc<Pattern>, usize)>),
+    /// Members neither named by `properties` nor matched by `patternProperties`.
+    Additional { node: usize, names: Vec<String>, patterns: Vec<Arc<Pattern>> },
+    PropertyNames(usize),
+    DependentRequired(Vec<(String, Vec<String>)>),
+    DependentSchemas(Vec<(String, usize)>),
+    AllOf(Vec<usize>),
+    AnyOf(Vec<usize>),
+    OneOf(Vec<usize>),
+    Not(usize),
+    If { cond: usize, then: Option<usize>, otherwise: Option<usize> },
+    /// An index into [`Compiled::refs`].
+    Ref(usize),
+    UnevaluatedProperties(usize),
+    UnevaluatedItems(usize),
+}
+
+impl Kw {
+    /// Cheap checks first; the `unevaluated*` ones last, after every
+    /// keyword whose annotations they read.
+    fn rank(&self) -> u8 {
+        match self {
+            Kw::False | Kw::Type(_) => 0,
+            Kw::Enum(_) | Kw::Const(_) | Kw::Required(_) => 1,
+            Kw::UnevaluatedProperties(_) | Kw::UnevaluatedItems(_) => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// Base URI and dialect of a subschema.
+#[derive(Debug, Clone)]
+struct Scope {
+    base: String,
+    draft: Draft,
+}
+
+/// A reference waiting for its target.
+struct Pending {
+    /// Its index in `refs`.
+    slot: usize,
+    /// The absolute reference.
+    target: String,
+    /// Where the reference keyword is.
+    pointer: String,
+    written: String,
+}
+
+struct Compiler {
+    formats: bool,
+    nodes: Vec<Node>,
+    /// Compiled subschemas by document pointer.
+    at: HashMap<String, usize>,
+    scopes: HashMap<String, Scope>,
+    /// Resource URIs (no fragment) to document pointers.
+    resources: HashMap<String, String>,
+    /// `uri#anchor` to document pointers.
+    anchors: HashMap<String, String>,
+    pending: Vec<Pending>,
+    refs: Vec<usize>,
+    errors: Vec<SchemaError>,
+}
+
+/// Compiles `doc` in dialect `draft` (its own `$schema` already applied).
+pub(super) fn compile(doc: &Value, draft: Draft, formats: bool) -> Result<Compiled, Vec<SchemaError>> {
+    let mut c = Compiler {
+        formats,
+        nodes: Vec::new(),
+        at: HashMap::new(),
+        scopes: HashMap::new(),
+        resources: HashMap::new(),
+        anchors: HashMap::new(),
+        pending: Vec::new(),
+        refs: Vec::new(),
+        errors: Vec::new(),
+    };
+    c.resources.insert(DEFAULT_BASE.to_owned(), String::new());
+    c.index(doc, String::new(), DEFAULT_BASE, draft);
+    let root = c.node(doc, String::new());
+    while let Some(p) = c.pending.pop() {
+        match c.locate(&p.target) {
+            Ok(pointer) => {
+                let target = match doc.pointer(&pointer) {
+                    Some(v) => c.node(v, pointer),
+                    None => {
+                        c.errors.push(SchemaError {
+                            pointer: p.pointer,
+                            message: format!("reference \"{}\" does not resolve: nothing is at {pointer}", p.written),
+                        });
+                        continue;
+                    }
+                };
+                c.refs[p.slot] = target;
+            }
+            Err(why) => c.errors.push(SchemaError {
+                pointer: p.pointer,
+                message: format!("reference \"{}\" does not resolve: {why}", p.written),
+            }),
+        }
+    }
+    if c.errors.is_empty() {
+        Ok(Compiled { nodes: c.nodes, root, refs: c.refs, draft, integral_floats: draft != Draft::Draft4 })
+    } else {
+        c.errors.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+        c.errors.dedup();
+        Err(c.errors)
+    }
+}
+
+/// The subschemas directly inside `o` in `draft`: pointer token(s) and value.
+fn children<'v>(o: &'v Map<String, Value>, draft: Draft) -> Vec<(String, &'v Value)> {
+    let mut out = Vec::new();
+    for (key, value) in o {
+        let mut token = String::new();
+        push_token(&mut token, key);
+        match (key.as_str(), value) {
+            (
+                "additionalItems" | "additionalProperties" | "contains" | "propertyNames" | "not" | "if" | "then" | "else"
+                | "unevaluatedItems" | "unevaluatedProperties" | "contentSchema" | "items",
+                Value::Object(_) | Value::Bool(_),
+            ) => out.push((token, value)),
+            ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(list)) => {
+                out.extend(list.iter().enumerate().map(|(i, v)| (format!("{token}/{i}"), v)));
+            }
+            ("properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas" | "dependencies", Value::Object(map)) => {
+                for (name, v) in map {
+                    if v.is_object() || (v.is_boolean() && draft >= Draft::Draft6) {
+                        let mut p = token.clone();
+                        push_token(&mut p, name);
+                        out.push((p, v));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn id_key(draft: Draft) -> &'static str {
+    if draft == Draft::Draft4 {
+        "id"
+    } else {
+        "$id"
+    }
+}
+
+impl Compiler {
+    fn error(&mut self, pointer: &str, message: impl Into<String>) {
+        self.errors.push(SchemaError { pointer: pointer.to_owned(), message: message.into() });
+    }
+
+    /// Records the base URI and dialect of every subschema, its resources
+    /// and anchors.
+    fn index(&mut self, v: &Value, pointer: String, base: &str, draft: Draft) {
+        let Value::Object(o) = v else {
+            self.scopes.insert(pointer, Scope { base: base.to_owned(), draft });
+            return;
+        };
+        let draft = Draft::detect(v).unwrap_or(draft);
+        let mut base = base.to_owned();
+        if let Some(id) = o.get(id_key(draft)).and_then(Value::as_str) {
+            if let (true, Some(anchor)) = (draft <= Draft::Draft7, id.strip_prefix('#')) {
+                self.anchors.insert(format!("{base}#{anchor}"), pointer.clone());
+            } else {
+                let resolved = uri::resolve(&base, id);
+                if let (Some((_, fragment)), true) = (resolved.split_once('#'), draft <= Draft::Draft7) {
+                    if !fragment.is_empty() {
+                        self.anchors.insert(resolved.clone(), pointer.clone());
+                    }
+                }
+                base = uri::strip_fragment(&resolved).to_owned();
+                self.resources.insert(base.clone(), pointer.clone());
+            }
+        }
+        if draft >= Draft::Draft201909 {
+            for key in ["$anchor", "$dynamicAnchor"] {
+                if let Some(anchor) = o.get(key).and_then(Value::as_str) {
+                    self.anchors.insert(format!("{base}#{anchor}"), pointer.clone());
+                }
+            }
+        }
+        for (token, child) in children(o, draft) {
+            self.index(child, format!("{pointer}{token}"), &base, draft);
+        }
+        self.scopes.insert(pointer, Scope { base, draft });
+    }
+
+    /// The scope of `pointer`, or of the nearest indexed subschema around it.
+    fn scope(&self, pointer: &str) -> Scope {
+        let mut p = pointer;
+        loop {
+            if let Some(s) = self.scopes.get(p) {
+                return s.clone();
+            }
+            match p.rfind('/') {
+                Some(at) => p = &p[..at],
+                None => return self.scopes[""].clone(),
+            }
+        }
+    }
+
+    /// The document pointer an absolute reference names.
+    fn locate(&self, target: &str) -> Result<String, String> {
+        let (resource, fragment) = target.split_once('#').unwrap_or((target, ""));
+        let Some(root) = self.resources.get(resource) else {
+            return Err(format!(
+                "no schema in this document has the URI {resource} (remote schemas are never fetched; put it under `$defs`)"
+            ));
+        };
+        if fragment.is_empty() {
+            return Ok(root.clone());
+        }
+        if fragment.starts_with('/') {
+            return Ok(format!("{root}{}", uri::percent_decode(fragment)));
+        }
+        self.anchors.get(target).cloned().ok_or_else(|| format!("no subschema has the anchor \"{fragment}\""))
+    }
+
+    /// The node of subschema `v` at `pointer`, compiled once.
+    fn node(&mut self, v: &Value, pointer: String) -> usize {
+        if let Some(&id) = self.at.get(&pointer) {
+            return id;
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.at.insert(pointer.clone(), id);
+        let scope = self.scope(&pointer);
+        let mut kw = match v {
+            Value::Bool(b) if scope.draft >= Draft::Draft6 => {
+                if *b {
+                    Vec::new()
+                } else {
+                    vec![Kw::False]
+                }
+            }
+            Value::Object(o) => self.keywords(o, &pointer, &scope),
+            other => {
+                let want = if scope.draft >= Draft::Draft6 { "\"object\" or \"boolean\"" } else { "\"object\"" };
+                self.error(&pointer, format!("{} is not of type {want}", show(other)));
+                Vec::new()
+            }
+        };
+        kw.sort_by_key(Kw::rank);
+        self.nodes[id].kw = kw;
+        id
+    }
+
+    fn sub(&mut self, v: &Value, pointer: &str, key: &str) -> usize {
+        let mut p = pointer.to_owned();
+        push_token(&mut p, key);
+        self.node(v, p)
+    }
+
+    fn keywords(&mut self, o: &Map<String, Value>, pointer: &str, scope: &Scope) -> Vec<Kw> {
+        let draft = scope.draft;
+        let mut kw = Vec::new();
+        let at = |key: &str| {
+            let mut p = pointer.to_owned();
+            push_token(&mut p, key);
+            p
+        };
+        for (key, value) in o {
+            let here = at(key);
+            match key.as_str() {
+                "type" => {
+                    if let Some(bits) = self.types(value, &here) {
+                        kw.push(Kw::Type(bits));
+                    }
+                }
+                "enum" => match value {
+                    Value::Array(values) => kw.push(Kw::Enum(values.clone())),
+                    other => self.not_of_type(&here, other, "array"),
+                },
+                "const" if draft >= Draft::Draft6 => kw.push(Kw::Const(value.clone())),
+                "multipleOf" => {
+                    if let Some(n) = self.number(value, &here) {
+                        if n.as_f64().is_some_and(|f| f > 0.0) {
+                            kw.push(Kw::MultipleOf(n));
+                        } else {
+                            self.error(&here, format!("{n} is not greater than 0"));
+                        }
+                    }
+                }
+                "minimum" | "maximum" => {
+                    let Some(n) = self.number(value, &here) else { continue };
+                    let exclusive = if draft == Draft::Draft4 {
+                        let flag = if key == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
+                        o.get(flag) == Some(&Value::Bool(true))
+                    } else {
+                        false
+                    };
+                    let bound = match (key == "minimum", exclusive) {
+                        (true, false) => Bound::Min,
+                        (true, true) => Bound::ExclusiveMin,
+                        (false, false) => Bound::Max,
+                        (false, true) => Bound::ExclusiveMax,
+                    };
+                    kw.push(Kw::Bound(bound, n));
+                }
+                "exclusiveMinimum" | "exclusiveMaximum" if draft == Draft::Draft4 => {
+                    if !value.is_boolean() {
+                        self.not_of_type(&here, value, "boolean");
+                    }
+                }
+                "exclusiveMinimum" | "exclusiveMaximum" => {
+                    if let Some(n) = self.number(value, &here) {
+                        let bound = if key == "exclusiveMinimum" { Bound::ExclusiveMin } else { Bound::ExclusiveMax };
+                        kw.push(Kw::Bound(bound, n));
+                    }
+                }
+                "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" => {
+                    let Some(n) = self.count(value, &here) else { continue };
+                    kw.push(match key.as_str() {
+                        "minLength" => Kw::MinLength(n),
+                        "maxLength" => Kw::MaxLength(n),
+                        "minItems" => Kw::MinItems(n),
+                        "maxItems" => Kw::MaxItems(n),
+                        "minProperties" => Kw::MinProperties(n),
+                        _ => Kw::MaxProperties(n),
+                    });
+                }
+                "minContains" | "maxContains" if draft >= Draft::Draft201909 => {
+                    self.count(value, &here); // applied with `contains`
+                }
+                "pattern" => {
+                    if let Some(p) = self.pattern(value, &here) {
+                        kw.push(Kw::Pattern(p));
+                    }
+                }
+                "format" => match value {
+                    Value::String(name) => {
+                        if let (true, Some(f)) = (self.formats, Format::named(name, draft)) {
+                            kw.push(Kw::Format(f, name.clone()));
+                        }
+                    }
+                    other => self.not_of_type(&here, other, "string"),
+                },
+                "uniqueItems" => match value {
+                    Value::Bool(true) => kw.push(Kw::UniqueItems),
+                    Value::Bool(false) => {}
+                    other => self.not_of_type(&here, other, "boolean"),
+                },
+                "required" => {
+                    if let Some(names) = self.strings(value, &here) {
+                        kw.push(Kw::Required(names));
+                    }
+                }
+                "items" => match value {
+                    Value::Array(list) if draft <= Draft::Draft201909 => {
+                        let nodes: Vec<usize> = list.iter().enumerate().map(|(i, s)| self.sub(s, &here, &i.to_string())).collect();
+                        if let Some(extra) = o.get("additionalItems") {
+                            let node = self.sub(extra, pointer, "additionalItems");
+                            kw.push(Kw::Items { from: nodes.len(), node });
+                        }
+                        kw.push(Kw::Prefix(nodes));
+                    }
+                    _ if self.is_schema(value, &here, draft) => {
+                        let from = match (draft, o.get("prefixItems")) {
+                            (Draft::Draft202012, Some(Value::Array(prefix))) => prefix.len(),
+                            _ => 0,
+                        };
+                        let node = self.node(value, here);
+                        kw.push(Kw::Items { from, node });
+                    }
+                    _ => {}
+                },
+                "additionalItems" if draft <= Draft::Draft201909 => {
+                    // Applied with an array `items`; otherwise only its shape matters.
+                    if !matches!(o.get("items"), Some(Value::Array(_))) && self.is_schema(value, &here, draft) {
+                        self.node(value, here);
+                    }
+                }
+                "prefixItems" if draft >= Draft::Draft202012 => {
+                    if let Some(nodes) = self.schema_list(value, &here, draft, false) {
+                        kw.push(Kw::Prefix(nodes));
+                    }
+                }
+                "contains" if draft >= Draft::Draft6 => {
+                    if self.is_schema(value, &here, draft) {
+                        let node = self.node(value, here);
+                        let (mut min, mut max) = (1, None);
+                        if draft >= Draft::Draft201909 {
+                            if let Some(n) = o.get("minContains").and_then(Value::as_u64) {
+                                min = n;
+                            }
+                            max = o.get("maxContains").and_then(Value::as_u64);
+                        }
+                        kw.push(Kw::Contains { node, min, max });
+                    }
+                }
+                "properties" => {
+                    if let Some(map) = self.schema_map(value, &here, draft) {
+                        kw.push(Kw::Properties(map));
+                    }
+                }
+                "patternProperties" => {
+                    let Some(map) = self.schema_map(value, &here, draft) else { continue };
+                    let mut list = Vec::new();
+                    for (source, node) in map {
+                        let mut p = here.clone();
+                        push_token(&mut p, &source);
+                        if let Some(pattern) = self.pattern(&Value::String(source), &p) {
+                            list.push((pattern, node));
+                        }
+                    }
+                    kw.push(Kw::PatternProperties(list));
+                }
+                "additionalProperties" => {
+                    if self.is_schema(value, &here, draft) {
+                        let node = self.node(value, here);
+                        let names = o.get("properties").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default();
+                        let patterns = o
+                            .get("patternProperties")
+                            .and_then(Value::as_object)
+                            .map(|m| m.keys().filter_map(|p| compile_pattern(p).ok()).collect())
+                            .unwrap_or_default();
+                        kw.push(Kw::Additional { node, names, patterns });
+                    }
+                }
+                "propertyNames" if draft >= Draft::Draft6 => {
+                    if self.is_schema(value, &here, draft) {
+                        let node = self.node(value, here);
+                        kw.push(Kw::PropertyNames(node));
+                    }
+                }
+                "dependencies" if draft <= Draft::Draft7 => {
+                    let Some(map) = value.as_object() else {
+                        self.not_of_type(&here, value, "object");
+                        continue;
+                    };
+                    let (mut names, mut schemas) = (Vec::new(), Vec::new());
+                    for (name, dep) in map {
+                        let mut p = here.clone();
+                        push_token(&mut p, name);
+                        if dep.is_array() {
+                            if let Some(list) = self.strings(dep, &p) {
+                                names.push((name.clone(), list));
+                            }
+                        } else if self.is_schema(dep, &p, draft) {
+                            schemas.push((name.clone(), self.node(dep, p)));
+                        }
+                    }
+                    kw.push(Kw::DependentRequired(names));
+                    kw.push(Kw::DependentSchemas(schemas));
+                }
+                "dependentRequired" if draft >= Draft::Draft201909 => {
+                    let Some(map) = value.as_object() else {
+                        self.not_of_type(&here, value, "object");
+                        continue;
+                    };
+                    let mut names = Vec::new();
+                    for (name, dep) in map {
+                        let mut p = here.clone();
+                        push_token(&mut p, name);
+                        if let Some(list) = self.strings(dep, &p) {
+                            names.push((name.clone(), list));
+                        }
+                    }
+                    kw.push(Kw::DependentRequired(names));
+                }
+                "dependentSchemas" if draft >= Draft::Draft201909 => {
+                    if let Some(map) = self.schema_map(value, &here, draft) {
+                        kw.push(Kw::DependentSchemas(map));
+                    }
+                }
+                "allOf" | "anyOf" | "oneOf" => {
+                    if let Some(nodes) = self.schema_list(value, &here, draft, true) {
+                        kw.push(match key.as_str() {
+                            "allOf" => Kw::AllOf(nodes),
+                            "anyOf" => Kw::AnyOf(nodes),
+                            _ => Kw::OneOf(nodes),
+                        });
+                    }
+                }
+                "not" => {
+                    if self.is_schema(value, &here, draft) {
+                        let node = self.node(value, here);
+                        kw.push(Kw::Not(node));
+                    }
+                }
+                "if" if draft >= Draft::Draft7 => {
+                    if self.is_schema(value, &here, draft) {
+                        let cond = self.node(value, here);
+                        let branch = |c: &mut Self, k: &str| {
+                            let v = o.get(k)?;
+                            let p = at(k);
+                            c.is_schema(v, &p, draft).then(|| c.node(v, p))
+                        };
+                        let then = branch(self, "then");
+                        let otherwise = branch(self, "else");
+                        kw.push(Kw::If { cond, then, otherwise });
+                    }
+                }
+                "then" | "else" if draft >= Draft::Draft7 => {
+                    // Applied with `if`; alone, only its shape matters.
+                    if !o.contains_key("if") && self.is_schema(value, &here, draft) {
+                        self.node(value, here);
+                    }
+                }
+                "unevaluatedProperties" | "unevaluatedItems" if draft >= Draft::Draft201909 => {
+                    if self.is_schema(value, &here, draft) {
+                        let node = self.node(value, here);
+                        kw.push(if key == "unevaluatedProperties" { Kw::UnevaluatedProperties(node) } else { Kw::UnevaluatedItems(node) });
+                    }
+                }
+                "definitions" | "$defs" => {
+                    self.schema_map(value, &here, draft);
+                }
+                "contentSchema" if draft >= Draft::Draft201909 => {
+                    if self.is_schema(value, &here, draft) {
+                        self.node(value, here);
+                    }
+                }
+                "$ref" | "$recursiveRef" | "$dynamicRef" => {
+                    let applies = match key.as_str() {
+                        "$ref" => true,
+                        "$recursiveRef" => draft == Draft::Draft201909,
+                        _ => draft == Draft::Draft202012,
+                    };
+                    match value {
+                        Value::String(r) if applies => {
+                            let slot = self.refs.len();
+                            self.refs.push(usize::MAX);
+                            kw.push(Kw::Ref(slot));
+                            let target = uri::resolve(&scope.base, r);
+                            self.pending.push(Pending { slot, target, pointer: here, written: r.clone() });
+                        }
+                        Value::String(_) => {}
+                        other => self.not_of_type(&here, other, "string"),
+                    }
+                }
+                "$id" | "id" | "$schema" | "$anchor" | "$dynamicAnchor" | "$comment" | "title" | "description"
+                | "contentMediaType" | "contentEncoding" => {
+                    if !value.is_string() && (key != "id" || draft == Draft::Draft4) {
+                        self.not_of_type(&here, value, "string");
+                    }
+                }
+                "readOnly" | "writeOnly" | "deprecated" | "$recursiveAnchor" => {
+                    if !value.is_boolean() {
+                        self.not_of_type(&here, value, "boolean");
+                    }
+                }
+                "examples" if draft >= Draft::Draft6 => {
+                    if !value.is_array() {
+                        self.not_of_type(&here, value, "array");
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Up to draft-07, `$ref` replaces its siblings.
+        if draft <= Draft::Draft7 && o.contains_key("$ref") {
+            if let Some(slot) = kw.iter().position(|k| matches!(k, Kw::Ref(_))) {
+                kw = vec![kw.swap_remove(slot)];
+            }
+        }
+        kw
+    }
+
+    fn not_of_type(&mut self, pointer: &str, v: &Value, ty: &str) {
+        self.error(pointer, format!("{} is not of type \"{ty}\"", show(v)));
+    }
+
+    fn types(&mut self, v: &Value, pointer: &str) -> Option<u8> {
+        let names: Vec<&Value> = match v {
+            Value::String(_) => vec![v],
+            Value::Array(list) => list.iter().collect(),
+            other => {
+                self.error(pointer, format!("{} is not of type \"string\" or \"array\"", show(other)));
+                return None;
+            }
+        };
+        let mut bits = 0u8;
+        for (i, name) in names.iter().enumerate() {
+            let found = name.as_str().and_then(|n| TYPE_NAMES.iter().position(|t| *t == n));
+            match found {
+                Some(bit) if bits & (1 << bit) == 0 => bits |= 1 << bit,
+                Some(_) => self.error(pointer, format!("{} has repeated items", show(v))),
+                None => {
+                    let at = if v.is_array() { format!("{pointer}/{i}") } else { pointer.to_owned() };
+                    self.error(&at, format!("{} is not one of the type names ({})", show(name), TYPE_NAMES.join(", ")));
+                }
+            }
+        }
+        // An empty list allows nothing.
+        Some(bits)
+    }
+
+    fn number(&mut self, v: &Value, pointer: &str) -> Option<Number> {
+        match v {
+            Value::Number(n) => Some(n.clone()),
+            other => {
+                self.not_of_type(pointer, other, "number");
+                None
+            }
+        }
+    }
+
+    /// A non-negative integer (`2.0` counts from draft-06 on).
+    fn count(&mut self, v: &Value, pointer: &str) -> Option<u64> {
+        let whole = v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64));
+        match (whole, v) {
+            (Some(n), _) => Some(n),
+            (None, Value::Number(n)) if n.as_f64().is_some_and(|f| f < 0.0) => {
+                self.error(pointer, format!("{n} is less than the minimum of 0"));
+                None
+            }
+            (None, other) => {
+                self.not_of_type(pointer, other, "integer");
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, v: &Value, pointer: &str) -> Option<Vec<String>> {
+        let Value::Array(list) = v else {
+            self.not_of_type(pointer, v, "array");
+            return None;
+        };
+        let mut out: Vec<String> = Vec::with_capacity(list.len());
+        for (i, item) in list.iter().enumerate() {
+            match item {
+                Value::String(s) if out.contains(s) => self.error(pointer, format!("{} has repeated items", show(v))),
+                Value::String(s) => out.push(s.clone()),
+                other => self.not_of_type(&format!("{pointer}/{i}"), other, "string"),
+            }
+        }
+        Some(out)
+    }
+
+    fn pattern(&mut self, v: &Value, pointer: &str) -> Option<Arc<Pattern>> {
+        let Value::String(source) = v else {
+            self.not_of_type(pointer, v, "string");
+            return None;
+        };
+        match compile_pattern(source) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.error(pointer, format!("{} is not a valid ECMA-262 regular expression: {e}", show(v)));
+                None
+            }
+        }
+    }
+
+    /// Whether `v` can be a schema in `draft`; says why not if it cannot.
+    fn is_schema(&mut self, v: &Value, pointer: &str, draft: Draft) -> bool {
+        match v {
+            Value::Object(_) => true,
+            Value::Bool(_) if draft >= Draft::Draft6 => true,
+            other => {
+                let want = if draft >= Draft::Draft6 { "\"object\" or \"boolean\"" } else { "\"object\"" };
+                self.error(pointer, format!("{} is not of type {want}", show(other)));
+                false
+            }
+        }
+    }
+
+    fn schema_list(&mut self, v: &Value, pointer: &str, draft: Draft, non_empty: bool) -> Option<Vec<usize>> {
+        let Value::Array(list) = v else {
+            self.not_of_type(pointer, v, "array");
+            return None;
+        };
+        if non_empty && list.is_empty() {
+            self.error(pointer, "[] has fewer than 1 item");
+            return None;
+        }
+        let mut nodes = Vec::with_capacity(list.len());
+        for (i, s) in list.iter().enumerate() {
+            let p = format!("{pointer}/{i}");
+            if self.is_schema(s, &p, draft) {
+                nodes.push(self.node(s, p));
+            }
+        }
+        Some(nodes)
+    }
+
+    fn schema_map(&mut self, v: &Value, pointer: &str, draft: Draft) -> Option<Vec<(String, usize)>> {
+        let Value::Object(map) = v else {
+            self.not_of_type(pointer, v, "object");
+            return None;
+        };
+        let mut out = Vec::with_capacity(map.len());
+        for (name, s) in map {
+            let mut p = pointer.to_owned();
+            push_token(&mut p, name);
+            if self.is_schema(s, &p, draft) {
+                out.push((name.clone(), self.node(s, p)));
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Compiles an ECMA-262 pattern (as `new RegExp(source)` would, no flags).
+pub(super) fn compile_pattern(source: &str) -> Result<Arc<Pattern>, String> {
+    Regex::new(source).map(|regex| Arc::new(Pattern { source: source.to_owned(), regex })).map_err(|e| e.to_string())
+}

@@ -1,0 +1,206 @@
+//! mcpgen's own JSON Schema validator: drafts 4, 6 and 7, 2019-09 and
+//! 2020-12, compiled once and checked against `serde_json` values.
+//!
+//! Compiling a schema also checks its shape: every keyword of the dialect
+//! must hold what the dialect's meta-schema allows (a number for
+//! `minimum`, schemas under `properties`, a valid ECMA-262 pattern, a
+//! reference that resolves inside the document), and each problem comes
+//! back with the JSON pointer of the keyword. Validation reports every
+//! failing value with its instance pointer and one sentence saying why.
+//!
+//! References resolve inside the document only (`#/…` pointers, `$id`
+//! bases and anchors); a generated server never fetches a remote schema.
+//! `format` is an assertion by default in drafts 4 to 7 and an annotation
+//! from 2019-09 on, as the drafts say; [`Options::formats`] overrides it.
+//! `$dynamicRef` and `$recursiveRef` resolve like `$ref` to their target in
+//! the document (their dynamic scope is only needed to extend meta-schemas).
+
+mod compile;
+mod eval;
+mod format;
+mod json;
+mod uri;
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+/// A JSON Schema dialect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Draft {
+    /// draft-04
+    Draft4,
+    /// draft-06
+    Draft6,
+    /// draft-07
+    Draft7,
+    /// 2019-09
+    Draft201909,
+    /// 2020-12
+    Draft202012,
+}
+
+impl Draft {
+    /// The dialect a `$schema` URI names (`http` or `https`, with or
+    /// without the empty fragment), if it is one of the five.
+    pub fn from_uri(uri: &str) -> Option<Draft> {
+        let u = uri.trim_end_matches('#').trim_start_matches("https://").trim_start_matches("http://");
+        match u {
+            "json-schema.org/draft-04/schema" => Some(Draft::Draft4),
+            "json-schema.org/draft-06/schema" => Some(Draft::Draft6),
+            "json-schema.org/draft-07/schema" => Some(Draft::Draft7),
+            "json-schema.org/draft/2019-09/schema" => Some(Draft::Draft201909),
+            "json-schema.org/draft/2020-12/schema" => Some(Draft::Draft202012),
+            _ => None,
+        }
+    }
+
+    /// The dialect `schema` names with `$schema`, if it names a known one.
+    pub fn detect(schema: &Value) -> Option<Draft> {
+        schema.get("$schema").and_then(Value::as_str).and_then(Draft::from_uri)
+    }
+
+    /// Human name (`draft-07`, `2020-12`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Draft::Draft4 => "draft-04",
+            Draft::Draft6 => "draft-06",
+            Draft::Draft7 => "draft-07",
+            Draft::Draft201909 => "2019-09",
+            Draft::Draft202012 => "2020-12",
+        }
+    }
+
+    /// Whether `format` is an assertion unless told otherwise.
+    fn asserts_formats(self) -> bool {
+        self <= Draft::Draft7
+    }
+}
+
+/// One failing value of an instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// JSON pointer of the failing value in the instance ("" is the root).
+    pub path: String,
+    /// Why it fails, one sentence.
+    pub message: String,
+}
+
+impl FieldError {
+    /// A failure at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { path: path.into(), message: message.into() }
+    }
+
+    /// `{ "path": ..., "message": ... }`.
+    pub fn to_value(&self) -> Value {
+        json!({ "path": self.path, "message": self.message })
+    }
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.path.is_empty() { "/" } else { self.path.as_str() };
+        write!(f, "{path}: {}", self.message)
+    }
+}
+
+/// One problem of a schema itself, where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// JSON pointer of the offending keyword or value in the schema.
+    pub pointer: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.pointer.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{} (at {})", self.message, self.pointer)
+        }
+    }
+}
+
+/// How to compile: the dialect of a schema without `$schema`, and whether
+/// `format` asserts.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    default: Draft,
+    formats: Option<bool>,
+}
+
+impl Options {
+    /// `format` asserts (`true`) or only annotates (`false`), whatever the
+    /// dialect's default.
+    pub fn formats(mut self, assert: bool) -> Self {
+        self.formats = Some(assert);
+        self
+    }
+
+    /// Compiles `schema`: the validator, or every problem of the schema.
+    pub fn compile(&self, schema: &Value) -> Result<Schema, Vec<SchemaError>> {
+        let draft = Draft::detect(schema).unwrap_or(self.default);
+        let formats = self.formats.unwrap_or(draft.asserts_formats());
+        compile::compile(schema, draft, formats).map(|c| Schema { inner: Arc::new(c) })
+    }
+}
+
+/// A compiled schema (cheap to clone).
+#[derive(Debug, Clone)]
+pub struct Schema {
+    inner: Arc<compile::Compiled>,
+}
+
+impl Schema {
+    /// Options with `default` as the dialect of a schema without `$schema`.
+    pub fn options(default: Draft) -> Options {
+        Options { default, formats: None }
+    }
+
+    /// Compiles `schema` in its own `$schema` dialect, else `default`.
+    pub fn compile(schema: &Value, default: Draft) -> Result<Schema, Vec<SchemaError>> {
+        Schema::options(default).compile(schema)
+    }
+
+    /// The dialect it was compiled in.
+    pub fn draft(&self) -> Draft {
+        self.inner.draft
+    }
+
+    /// Whether `instance` satisfies the schema (no error is built).
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        eval::is_valid(&self.inner, instance)
+    }
+
+    /// Every failing value of `instance`, in document order of the schema.
+    pub fn errors(&self, instance: &Value) -> Vec<FieldError> {
+        eval::errors(&self.inner, instance)
+    }
+
+    /// `Ok` if `instance` satisfies the schema, else every failing value.
+    pub fn validate(&self, instance: &Value) -> Result<(), Vec<FieldError>> {
+        if self.is_valid(instance) {
+            return Ok(());
+        }
+        let mut errors = self.errors(instance);
+        if errors.is_empty() {
+            errors.push(FieldError::new("", "the value does not match the schema"));
+        }
+        Err(errors)
+    }
+}
+
+/// The first problem of a failed compile, for one-line messages.
+pub fn first_problem(errors: &[SchemaError]) -> String {
+    match errors {
+        [] => "the schema does not compile".to_owned(),
+        [one] => one.to_string(),
+        [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests;
