@@ -320,7 +320,7 @@ impl Compiler {
         self.at.insert(pointer.clone(), id);
         let scope = self.scope(&pointer);
         let mut kw = match v {
-            Value::Bool(b) if scope.draft >= Draft::Draft6 => {
+            Value::Bool(b) if boolean_allowed(&pointer, scope.draft) => {
                 if *b {
                     Vec::new()
                 } else {
@@ -517,7 +517,8 @@ impl Compiler {
                         kw.push(Kw::PropertyNames(node));
                     }
                 }
-                "dependencies" if draft <= Draft::Draft7 => {
+                // Split in 2019-09, still honoured there (as other validators do).
+                "dependencies" => {
                     let Some(map) = value.as_object() else {
                         self.not_of_type(&here, value, "object");
                         continue;
@@ -740,7 +741,7 @@ impl Compiler {
     fn is_schema(&mut self, v: &Value, pointer: &str, draft: Draft) -> bool {
         match v {
             Value::Object(_) => true,
-            Value::Bool(_) if draft >= Draft::Draft6 => true,
+            Value::Bool(_) if boolean_allowed(pointer, draft) => true,
             other => {
                 let want = if draft >= Draft::Draft6 { "\"object\" or \"boolean\"" } else { "\"object\"" };
                 self.error(pointer, format!("{} is not of type {want}", show(other)));
@@ -783,6 +784,12 @@ impl Compiler {
         }
         Some(out)
     }
+}
+
+/// Whether a boolean can stand for a schema at `pointer`: anywhere from
+/// draft-06 on, and as `additionalProperties` or `additionalItems` before.
+fn boolean_allowed(pointer: &str, draft: Draft) -> bool {
+    draft >= Draft::Draft6 || pointer.ends_with("/additionalProperties") || pointer.ends_with("/additionalItems")
 }
 
 /// Compiles an ECMA-262 pattern (as `new RegExp(source)` would, no flags).

@@ -394,7 +394,9 @@ impl<'c> Eval<'c> {
                 Kw::Prefix(nodes) => seen.iter_mut().take(nodes.len()).for_each(|s| *s = true),
                 Kw::Items { .. } => seen.iter_mut().for_each(|s| *s = true),
                 Kw::UnevaluatedItems(_) if !skip_own => seen.iter_mut().for_each(|s| *s = true),
-                Kw::Contains { node, .. } if c.draft >= super::Draft::Draft202012 => {
+                // Items `contains` matched count as evaluated (as the
+                // validator used before counted them in 2019-09 too).
+                Kw::Contains { node, .. } => {
                     for (i, item) in a.iter().enumerate() {
                         if !seen[i] && self.quietly(*node, item) {
                             seen[i] = true;
