@@ -23,7 +23,7 @@ mod pattern;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use jsonschema::Draft;
+use mcpgen_runtime::schema::Draft;
 use mcpgen_runtime::validate::SchemaValidator;
 use serde_json::{json, Map, Number, Value};
 
@@ -160,8 +160,7 @@ struct Synth<'s> {
 
 impl<'s> Synth<'s> {
     fn new(root: &'s Value, draft: Draft, prefer_defaults: bool) -> Self {
-        let detected = draft.detect(root);
-        let draft = if detected == Draft::Unknown { draft } else { detected };
+        let draft = Draft::detect(root).unwrap_or(draft);
         let modern = !matches!(draft, Draft::Draft4 | Draft::Draft6 | Draft::Draft7);
         Synth { root, draft, modern, prefer_defaults, validators: HashMap::new() }
     }
@@ -790,7 +789,7 @@ mod tests {
         assert_eq!(args["at"], "2025-01-01T00:00:00Z");
         assert_eq!(args["id"], "00000000-0000-4000-8000-000000000000");
         // Also valid where formats are assertions.
-        let strict = jsonschema::options().should_validate_formats(true).build(&schema).unwrap();
+        let strict = mcpgen_runtime::schema::Schema::options(Draft::Draft202012).formats(true).compile(&schema).unwrap();
         assert!(strict.is_valid(&args), "{args}");
     }
 

@@ -3,20 +3,18 @@
 //!
 //! Checked: the document shape, tool names (1–128 characters of
 //! `A-Za-z0-9_.-`, unique), `inputSchema`/`outputSchema` roots of
-//! `type: object`, each schema against the meta-schema of its dialect
-//! (its `$schema`, else the protocol revision's default: draft-07 before
-//! 2025-11-25 and 2020-12 from it), every `$ref` resolvable inside its
-//! schema, the `server` object, the `x-mcpgen` settings, members
+//! `type: object`, each schema compiled as a generated server compiles it
+//! (in its `$schema` dialect, else the protocol revision's default:
+//! draft-07 before 2025-11-25 and 2020-12 from it), which checks every
+//! keyword as the dialect's meta-schema would, every pattern as ECMA-262
+//! and every `$ref` resolvable inside its schema, the `server` object, the `x-mcpgen` settings, members
 //! repeated in one JSON object (YAML rejects those when parsing), and the
 //! `resources`, `resourceTemplates` and `prompts` sections
 //! ([`super::surface::check_surface`]).
 //!
-//! A schema that passes those checks is then compiled with the very
-//! validator a generated server compiles it with at start-up
-//! ([`mcpgen_runtime::validate::SchemaValidator`], in the same default
-//! dialect), so a pattern its regex engine does not support or a
-//! `$dynamicRef` to a remote schema is reported here, not when the server
-//! starts. When nothing else is wrong, the Rust names the tools would get
+//! The compile is the very one a generated server runs at start-up
+//! ([`mcpgen_runtime::schema`]), so what it refuses is reported here, not
+//! when the server starts. When nothing else is wrong, the Rust names the tools would get
 //! are worked out as `generate` does, and names two tools would share are
 //! reported too, as are type names of prompts and resource templates that
 //! a tool's nested types already have: what `check` accepts, `generate`
@@ -25,7 +23,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mcpgen_runtime::validate::{default_draft, SchemaValidator};
+use mcpgen_runtime::schema::Schema;
+use mcpgen_runtime::validate::default_draft;
 use serde_json::Value;
 
 use super::format::{ServerInfo, ToolSettings, SETTINGS_KEY};
@@ -34,79 +33,15 @@ use super::Manifest;
 use crate::error::{pointer_token, Error};
 use crate::naming;
 
-/// A JSON Schema dialect that mcpgen can validate schemas against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// draft-04
-    Draft4,
-    /// draft-06
-    Draft6,
-    /// draft-07
-    Draft7,
-    /// 2019-09
-    Draft201909,
-    /// 2020-12
-    Draft202012,
-}
-
-impl Dialect {
-    /// The dialect a `$schema` URI names, if known.
-    pub fn from_uri(uri: &str) -> Option<Self> {
-        let u = uri.trim_end_matches('#').trim_start_matches("https://").trim_start_matches("http://");
-        match u {
-            "json-schema.org/draft-04/schema" => Some(Self::Draft4),
-            "json-schema.org/draft-06/schema" => Some(Self::Draft6),
-            "json-schema.org/draft-07/schema" => Some(Self::Draft7),
-            "json-schema.org/draft/2019-09/schema" => Some(Self::Draft201909),
-            "json-schema.org/draft/2020-12/schema" => Some(Self::Draft202012),
-            _ => None,
-        }
-    }
-
-    /// Human name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Draft4 => "draft-04",
-            Self::Draft6 => "draft-06",
-            Self::Draft7 => "draft-07",
-            Self::Draft201909 => "2019-09",
-            Self::Draft202012 => "2020-12",
-        }
-    }
-
-    /// The `jsonschema` draft.
-    pub fn draft(self) -> jsonschema::Draft {
-        match self {
-            Self::Draft4 => jsonschema::Draft::Draft4,
-            Self::Draft6 => jsonschema::Draft::Draft6,
-            Self::Draft7 => jsonschema::Draft::Draft7,
-            Self::Draft201909 => jsonschema::Draft::Draft201909,
-            Self::Draft202012 => jsonschema::Draft::Draft202012,
-        }
-    }
-
-    fn meta_validator(self) -> jsonschema::meta::MetaValidator<'static> {
-        match self {
-            Self::Draft4 => jsonschema::draft4::meta::validator(),
-            Self::Draft6 => jsonschema::draft6::meta::validator(),
-            Self::Draft7 => jsonschema::draft7::meta::validator(),
-            Self::Draft201909 => jsonschema::draft201909::meta::validator(),
-            Self::Draft202012 => jsonschema::draft202012::meta::validator(),
-        }
-    }
-}
+/// A JSON Schema dialect (the validator's own: a generated server
+/// compiles tool schemas with it).
+pub use mcpgen_runtime::schema::Draft as Dialect;
 
 /// The default dialect of tool schemas without `$schema` for a protocol
 /// revision: draft-07 before 2025-11-25, 2020-12 from it on, as the
 /// runtime's revision table says (the server compiles schemas in it).
 pub fn dialect_for(revision: &str) -> Dialect {
-    match default_draft(revision) {
-        jsonschema::Draft::Draft4 => Dialect::Draft4,
-        jsonschema::Draft::Draft6 => Dialect::Draft6,
-        jsonschema::Draft::Draft7 => Dialect::Draft7,
-        jsonschema::Draft::Draft201909 => Dialect::Draft201909,
-        _ => Dialect::Draft202012,
-    }
+    default_draft(revision)
 }
 
 /// Reads, parses and checks a manifest file: every problem, or none.
@@ -286,93 +221,37 @@ fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dial
             return;
         }
     };
-    let validator = dialect.meta_validator();
-    let mut meta: Vec<(String, String)> = validator
-        .iter_errors(schema)
-        .map(|e| (e.instance_path().as_str().to_owned(), e.to_string()))
-        .collect();
-    meta.sort();
-    meta.dedup();
-    let has_meta_errors = !meta.is_empty();
-    for (path, msg) in meta {
-        out.push(
-            m.error_at(&format!("{sp}{path}"), format!("`{key}` is not a valid {} schema: {msg}", dialect.name()))
-                .with_hint(format!("fix the schema so it validates against the {} meta-schema", dialect.name())),
-        );
-    }
+    // References, with what the manifest offers to resolve them.
     let mut refs = Vec::new();
     collect_refs(schema, String::new(), &mut refs);
     let index = RefIndex::new(schema);
-    let before = out.len();
-    for (at, reference) in refs {
-        if let Err(why) = index.target(&reference) {
-            out.push(
-                m.error_at(&format!("{sp}{at}"), format!("unresolvable `$ref` `{reference}`: {why}"))
-                    .with_hint("refer to a definition inside the same schema, e.g. `#/$defs/Name`, and define it there"),
-            );
-        }
-    }
-    if out.len() == before && !has_meta_errors {
-        check_compiles(m, schema, sp, key, default, out);
-    }
-}
-
-/// Compiles `schema` as a generated server does at start-up (in its own
-/// `$schema` dialect, else the revision's `default`) and reports why it
-/// does not compile, where `jsonschema` says (or, for a reference it
-/// cannot resolve, at the keyword that names it).
-fn check_compiles(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dialect, out: &mut Vec<Error>) {
-    let Err(why) = SchemaValidator::compile(schema, default.draft()) else { return };
-    // The same build, for the place of the problem.
-    let draft = match default.draft().detect(schema) {
-        jsonschema::Draft::Unknown => default.draft(),
-        detected => detected,
-    };
-    let mut at = jsonschema::options()
-        .with_draft(draft)
-        .build(schema)
-        .err()
-        .map(|e| e.instance_path().as_str().to_owned())
-        .unwrap_or_default();
-    let regex = why.contains("\"regex\"");
-    if at.is_empty() && !regex {
-        if let Some(p) = reference_in(schema, &why, String::new()) {
-            at = p;
-        }
-    }
-    let hint = if regex {
-        "generated servers check `pattern` with the regex engine of the `jsonschema` crate, which lacks some \
-         ECMA-262 syntax (`[^]`, `\\k<name>`, `{,n}`, an unescaped `-` between classes): write the pattern in \
-         syntax both accept"
-    } else {
-        "generated servers resolve only references inside the tool's own schema (mcpgen never fetches remote \
-         schemas): define what it refers to under `$defs` and refer to it with `#/$defs/Name`"
-    };
-    out.push(m.error_at(&format!("{sp}{at}"), format!("the server could not compile `{key}`: {why}")).with_hint(hint));
-}
-
-/// The pointer of the first reference keyword (`$ref`, `$dynamicRef`,
-/// `$recursiveRef`) whose value `message` quotes, in document order.
-fn reference_in(v: &Value, message: &str, at: String) -> Option<String> {
-    match v {
-        Value::Object(o) => o.iter().find_map(|(k, c)| {
-            let here = format!("{at}/{}", pointer_token(k));
-            let names = matches!(k.as_str(), "$ref" | "$dynamicRef" | "$recursiveRef")
-                && c.as_str().is_some_and(|r| {
-                    let base = r.split('#').next().unwrap_or(r);
-                    !base.is_empty() && message.contains(base)
-                });
-            if names {
-                Some(here)
-            } else if super::refs::DATA_KEYWORDS.contains(&k.as_str()) {
-                None
+    let unresolved: Vec<(String, Error)> = refs
+        .into_iter()
+        .filter_map(|(at, reference)| {
+            let why = index.target(&reference).err()?;
+            let e = m
+                .error_at(&format!("{sp}{at}"), format!("unresolvable `$ref` `{reference}`: {why}"))
+                .with_hint("refer to a definition inside the same schema, e.g. `#/$defs/Name`, and define it there");
+            Some((at, e))
+        })
+        .collect();
+    // The compile a generated server runs at start-up: every keyword the
+    // dialect's meta-schema would refuse, every bad pattern, and any
+    // reference the checks above let through.
+    if let Err(problems) = Schema::compile(schema, dialect) {
+        for p in problems.into_iter().filter(|p| !unresolved.iter().any(|(at, _)| *at == p.pointer)) {
+            let hint = if p.message.starts_with("reference") {
+                "generated servers resolve only references inside the tool's own schema (mcpgen never fetches remote \
+                 schemas): define what it refers to under `$defs` and refer to it with `#/$defs/Name`"
+                    .to_owned()
             } else {
-                reference_in(c, message, here)
-            }
-        }),
-        Value::Array(a) => a.iter().enumerate().find_map(|(i, c)| reference_in(c, message, format!("{at}/{i}"))),
-        _ => None,
+                format!("fix the schema so it validates against the {} meta-schema", dialect.name())
+            };
+            let message = format!("`{key}` is not a valid {} schema: {}", dialect.name(), p.message);
+            out.push(m.error_at(&format!("{sp}{}", p.pointer), message).with_hint(hint));
+        }
     }
+    out.extend(unresolved.into_iter().map(|(_, e)| e));
 }
 
 /// Why a tool name breaks the 2025-11-25 naming rules, if it does.

@@ -11,6 +11,7 @@
 //! value those checks already reported (a missing `uri`, a malformed URI
 //! template): [`extend`] adds only what they did not find.
 
+use mcpgen_runtime::schema::{first_problem, Draft, Schema};
 use serde_json::{json, Value};
 
 use super::Manifest;
@@ -59,10 +60,10 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
             continue;
         }
         root["allOf"] = json!([{ "$ref": format!("#/{defs_key}/{name}") }]);
-        let validator = match jsonschema::options().should_validate_formats(true).build(&root) {
+        let validator = match Schema::options(Draft::Draft7).formats(true).compile(&root) {
             Ok(v) => v,
             Err(e) => {
-                out.push(Error::new(format!("the MCP {revision} schema's `{name}` does not compile: {e}")));
+                out.push(Error::new(format!("the MCP {revision} schema's `{name}` does not compile: {}", first_problem(&e))));
                 continue;
             }
         };
@@ -70,12 +71,12 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
             if !item.is_object() {
                 continue; // reported by the section checks
             }
-            for e in validator.iter_errors(item) {
-                let at = e.instance_path().as_str().to_owned();
+            for e in validator.errors(item) {
+                let at = e.path;
                 if section == "tools" && (at.starts_with("/inputSchema") || at.starts_with("/outputSchema")) {
                     continue;
                 }
-                out.push(m.error_at(&format!("{pointer}{at}"), format!("not a valid MCP `{name}`: {e}")).with_hint(format!(
+                out.push(m.error_at(&format!("{pointer}{at}"), format!("not a valid MCP `{name}`: {}", e.message)).with_hint(format!(
                     "`{section}` items are served exactly as declared; make this one what the MCP {revision} schema allows"
                 )));
             }
