@@ -8,8 +8,6 @@
 //! The server engine, the client engine and the generator all read this
 //! table; nothing else hard-codes revision knowledge.
 
-use crate::schema::Draft;
-
 /// How a revision establishes who is talking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Era {
@@ -38,16 +36,6 @@ pub enum Dialect {
     Draft7,
     /// JSON Schema 2020-12.
     Draft202012,
-}
-
-impl Dialect {
-    /// The validator's draft of this dialect.
-    pub fn draft(self) -> Draft {
-        match self {
-            Dialect::Draft7 => Draft::Draft7,
-            Dialect::Draft202012 => Draft::Draft202012,
-        }
-    }
 }
 
 /// What one protocol revision means to an implementation.

@@ -18,7 +18,10 @@ pub use doc::Doc;
 /// The default dialect of schemas without `$schema` in a protocol revision
 /// (from the revision table; an unknown revision takes the one before it).
 pub fn default_draft(revision: &str) -> Draft {
-    crate::revision::nearest(revision).dialect.draft()
+    match crate::revision::nearest(revision).dialect {
+        crate::revision::Dialect::Draft7 => Draft::Draft7,
+        crate::revision::Dialect::Draft202012 => Draft::Draft202012,
+    }
 }
 
 /// A compiled schema.

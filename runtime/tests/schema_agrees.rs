@@ -15,11 +15,18 @@ fn shared() -> PathBuf {
 }
 
 fn mirror() -> PathBuf {
-    std::env::var_os("MCPGEN_SCHEMA_MIRROR").map(PathBuf::from).unwrap_or_else(|| shared().join("mcp-spec"))
+    std::env::var_os("MCPGEN_SCHEMA_MIRROR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| shared().join("mcp-spec"))
 }
 
 fn read(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e} (the shared material must sit beside the repository)", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the shared material must sit beside the repository)",
+            path.display()
+        )
+    });
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -67,19 +74,43 @@ impl Tally {
         let ours = pair.ours.is_valid(instance);
         let theirs = pair.theirs.is_valid(instance);
         if ours != theirs {
-            self.disagreements.push(format!("{what}: {instance}: ours {ours}, jsonschema {theirs}"));
+            self.disagreements.push(format!(
+                "{what}: {instance}: ours {ours}, jsonschema {theirs}"
+            ));
         } else if ours {
             self.valid += 1;
         } else {
             self.invalid += 1;
-            assert!(!pair.ours.errors(instance).is_empty(), "{what}: {instance}: invalid without an error");
+            assert!(
+                !pair.ours.errors(instance).is_empty(),
+                "{what}: {instance}: invalid without an error"
+            );
         }
     }
 
     fn finish(self, what: &str, min_valid: usize, min_invalid: usize) {
-        eprintln!("{what}: {} valid, {} invalid, {} disagreements", self.valid, self.invalid, self.disagreements.len());
-        assert!(self.disagreements.is_empty(), "{what}:\n{}", self.disagreements.iter().take(30).cloned().collect::<Vec<_>>().join("\n"));
-        assert!(self.valid >= min_valid && self.invalid >= min_invalid, "{what}: too few cases ({} valid, {} invalid)", self.valid, self.invalid);
+        eprintln!(
+            "{what}: {} valid, {} invalid, {} disagreements",
+            self.valid,
+            self.invalid,
+            self.disagreements.len()
+        );
+        assert!(
+            self.disagreements.is_empty(),
+            "{what}:\n{}",
+            self.disagreements
+                .iter()
+                .take(30)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert!(
+            self.valid >= min_valid && self.invalid >= min_invalid,
+            "{what}: too few cases ({} valid, {} invalid)",
+            self.valid,
+            self.invalid
+        );
     }
 }
 
@@ -89,7 +120,9 @@ impl Tally {
 fn spec_instances(revision: &str) -> Vec<Value> {
     let mut out = Vec::new();
     let examples = mirror().join("2026-07-28/examples");
-    for dir in std::fs::read_dir(&examples).unwrap_or_else(|e| panic!("{}: {e}", examples.display())) {
+    for dir in
+        std::fs::read_dir(&examples).unwrap_or_else(|e| panic!("{}: {e}", examples.display()))
+    {
         for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
             out.push(read(&file.unwrap().path()));
         }
@@ -110,19 +143,39 @@ fn spec_instances(revision: &str) -> Vec<Value> {
 #[test]
 fn official_definitions_agree_on_official_instances() {
     let mut tally = Tally::default();
-    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
+    for revision in [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ] {
         let spec = read(&mirror().join(revision).join("schema.json"));
-        let defs_key = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };
+        let defs_key = if spec.get("$defs").is_some() {
+            "$defs"
+        } else {
+            "definitions"
+        };
         let instances = spec_instances(revision);
-        let names: Vec<String> = spec[defs_key].as_object().unwrap().keys().cloned().collect();
+        let names: Vec<String> = spec[defs_key]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         for (i, name) in names.iter().enumerate() {
             let mut root = spec.clone();
             root["$ref"] = json!(format!("#/{defs_key}/{name}"));
             // Formats both ways, on alternate definitions (each compile is not free).
             let formats = i % 2 == 0;
-            let pair = Pair::new(&root, Draft::Draft7, formats).unwrap_or_else(|| panic!("{revision} {name} does not compile"));
+            let pair = Pair::new(&root, Draft::Draft7, formats)
+                .unwrap_or_else(|| panic!("{revision} {name} does not compile"));
             for instance in &instances {
-                tally.compare(&format!("{revision} {name} (formats {formats})"), &pair, instance);
+                tally.compare(
+                    &format!("{revision} {name} (formats {formats})"),
+                    &pair,
+                    instance,
+                );
             }
         }
     }
@@ -156,8 +209,28 @@ impl Vocabulary {
     fn of(schema: &Value) -> Vocabulary {
         let mut v = Vocabulary::default();
         v.collect(schema);
-        v.strings.extend(["", "x", "2025-01-01T00:00:00Z", "2025-01-01", "a@b.example", "https://example.com/a", "not a uri", "00000000-0000-4000-8000-000000000000", "日本"].map(String::from));
-        v.numbers.extend([json!(0), json!(-1), json!(1), json!(1.5), json!(1e3), json!(2.0)]);
+        v.strings.extend(
+            [
+                "",
+                "x",
+                "2025-01-01T00:00:00Z",
+                "2025-01-01",
+                "a@b.example",
+                "https://example.com/a",
+                "not a uri",
+                "00000000-0000-4000-8000-000000000000",
+                "日本",
+            ]
+            .map(String::from),
+        );
+        v.numbers.extend([
+            json!(0),
+            json!(-1),
+            json!(1),
+            json!(1.5),
+            json!(1e3),
+            json!(2.0),
+        ]);
         v
     }
 
@@ -189,20 +262,36 @@ impl Vocabulary {
             1 => Value::Bool(rng.below(2) == 0),
             2 | 3 => self.numbers[rng.below(self.numbers.len())].clone(),
             4 => Value::String(self.strings[rng.below(self.strings.len())].clone()),
-            5 => Value::Array((0..rng.below(4)).map(|_| self.value(rng, depth + 1)).collect()),
+            5 => Value::Array(
+                (0..rng.below(4))
+                    .map(|_| self.value(rng, depth + 1))
+                    .collect(),
+            ),
             _ => Value::Object(self.object(rng, depth)),
         }
     }
 
     fn object(&self, rng: &mut Rng, depth: usize) -> Map<String, Value> {
-        (0..rng.below(5)).map(|_| (self.strings[rng.below(self.strings.len())].clone(), self.value(rng, depth + 1))).collect()
+        (0..rng.below(5))
+            .map(|_| {
+                (
+                    self.strings[rng.below(self.strings.len())].clone(),
+                    self.value(rng, depth + 1),
+                )
+            })
+            .collect()
     }
 }
 
 /// Every tool schema of a manifest file (`{"tools": [...]}` or a list).
 fn tool_schemas(path: &Path) -> Vec<(String, Value)> {
     let m = read(path);
-    let tools = m.get("tools").unwrap_or(&m).as_array().cloned().unwrap_or_default();
+    let tools = m
+        .get("tools")
+        .unwrap_or(&m)
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let mut out = Vec::new();
     for t in tools {
         for key in ["inputSchema", "outputSchema"] {
@@ -217,7 +306,11 @@ fn tool_schemas(path: &Path) -> Vec<(String, Value)> {
 fn manifests() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = Vec::new();
-    for dir in [shared().join("manifests"), root.join("goldens/manifests"), root.join("tests/fixtures")] {
+    for dir in [
+        shared().join("manifests"),
+        root.join("goldens/manifests"),
+        root.join("tests/fixtures"),
+    ] {
         for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "json") {
@@ -238,19 +331,33 @@ fn tool_schemas_agree_on_generated_instances() {
     let mut schemas = 0;
     for path in manifests() {
         for (what, schema) in tool_schemas(&path) {
-            for (draft, formats) in [(Draft::Draft7, true), (Draft::Draft202012, false), (Draft::Draft202012, true)] {
-                let Some(pair) = Pair::new(&schema, draft, formats) else { continue };
+            for (draft, formats) in [
+                (Draft::Draft7, true),
+                (Draft::Draft202012, false),
+                (Draft::Draft202012, true),
+            ] {
+                let Some(pair) = Pair::new(&schema, draft, formats) else {
+                    continue;
+                };
                 schemas += 1;
                 let words = Vocabulary::of(&schema);
                 // Objects built from the schema's own names, so that most
                 // properties are exercised, and a few arbitrary values.
                 for _ in 0..150 {
                     let instance = Value::Object(words.object(&mut rng, 0));
-                    tally.compare(&format!("{what} {draft:?} formats {formats}"), &pair, &instance);
+                    tally.compare(
+                        &format!("{what} {draft:?} formats {formats}"),
+                        &pair,
+                        &instance,
+                    );
                 }
                 for _ in 0..10 {
                     let instance = words.value(&mut rng, 0);
-                    tally.compare(&format!("{what} {draft:?} formats {formats}"), &pair, &instance);
+                    tally.compare(
+                        &format!("{what} {draft:?} formats {formats}"),
+                        &pair,
+                        &instance,
+                    );
                 }
             }
         }
@@ -294,11 +401,23 @@ fn keywords_agree_in_every_dialect() {
     let mut tally = Tally::default();
     let mut rng = Rng(42);
     for schema in &schemas {
-        for draft in [Draft::Draft4, Draft::Draft6, Draft::Draft7, Draft::Draft201909, Draft::Draft202012] {
-            let Some(pair) = Pair::new(schema, draft, draft <= Draft::Draft7) else { continue };
+        for draft in [
+            Draft::Draft4,
+            Draft::Draft6,
+            Draft::Draft7,
+            Draft::Draft201909,
+            Draft::Draft202012,
+        ] {
+            let Some(pair) = Pair::new(schema, draft, draft <= Draft::Draft7) else {
+                continue;
+            };
             let words = Vocabulary::of(schema);
             for _ in 0..300 {
-                tally.compare(&format!("{schema} {draft:?}"), &pair, &words.value(&mut rng, 0));
+                tally.compare(
+                    &format!("{schema} {draft:?}"),
+                    &pair,
+                    &words.value(&mut rng, 0),
+                );
             }
         }
     }

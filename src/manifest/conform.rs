@@ -71,6 +71,7 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
             if !item.is_object() {
                 continue; // reported by the section checks
             }
+            let first = out.len();
             for e in validator.errors(item) {
                 let at = e.path;
                 if section == "tools" && (at.starts_with("/inputSchema") || at.starts_with("/outputSchema")) {
@@ -80,6 +81,8 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
                     "`{section}` items are served exactly as declared; make this one what the MCP {revision} schema allows"
                 )));
             }
+            // In the order they appear in the file.
+            out[first..].sort_by_key(|e| e.location.as_ref().and_then(|l| l.line_col));
         }
     }
     out

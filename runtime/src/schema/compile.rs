@@ -83,17 +83,28 @@ pub(super) enum Kw {
     MaxItems(u64),
     UniqueItems,
     /// Items from index `from` on.
-    Items { from: usize, node: usize },
+    Items {
+        from: usize,
+        node: usize,
+    },
     /// The first items, one schema each.
     Prefix(Vec<usize>),
-    Contains { node: usize, min: u64, max: Option<u64> },
+    Contains {
+        node: usize,
+        min: u64,
+        max: Option<u64>,
+    },
     MinProperties(u64),
     MaxProperties(u64),
     Required(Vec<String>),
     Properties(Vec<(String, usize)>),
     PatternProperties(Vec<(Arc<Pattern>, usize)>),
     /// Members neither named by `properties` nor matched by `patternProperties`.
-    Additional { node: usize, names: Vec<String>, patterns: Vec<Arc<Pattern>> },
+    Additional {
+        node: usize,
+        names: Vec<String>,
+        patterns: Vec<Arc<Pattern>>,
+    },
     PropertyNames(usize),
     DependentRequired(Vec<(String, Vec<String>)>),
     DependentSchemas(Vec<(String, usize)>),
@@ -101,7 +112,11 @@ pub(super) enum Kw {
     AnyOf(Vec<usize>),
     OneOf(Vec<usize>),
     Not(usize),
-    If { cond: usize, then: Option<usize>, otherwise: Option<usize> },
+    If {
+        cond: usize,
+        then: Option<usize>,
+        otherwise: Option<usize>,
+    },
     /// An index into [`Compiled::refs`].
     Ref(usize),
     UnevaluatedProperties(usize),
@@ -155,7 +170,11 @@ struct Compiler {
 }
 
 /// Compiles `doc` in dialect `draft` (its own `$schema` already applied).
-pub(super) fn compile(doc: &Value, draft: Draft, formats: bool) -> Result<Compiled, Vec<SchemaError>> {
+pub(super) fn compile(
+    doc: &Value,
+    draft: Draft,
+    formats: bool,
+) -> Result<Compiled, Vec<SchemaError>> {
     let mut c = Compiler {
         formats,
         nodes: Vec::new(),
@@ -178,7 +197,10 @@ pub(super) fn compile(doc: &Value, draft: Draft, formats: bool) -> Result<Compil
                     None => {
                         c.errors.push(SchemaError {
                             pointer: p.pointer,
-                            message: format!("reference \"{}\" does not resolve: nothing is at {pointer}", p.written),
+                            message: format!(
+                                "reference \"{}\" does not resolve: nothing is at {pointer}",
+                                p.written
+                            ),
                         });
                         continue;
                     }
@@ -192,7 +214,13 @@ pub(super) fn compile(doc: &Value, draft: Draft, formats: bool) -> Result<Compil
         }
     }
     if c.errors.is_empty() {
-        Ok(Compiled { nodes: c.nodes, root, refs: c.refs, draft, integral_floats: draft != Draft::Draft4 })
+        Ok(Compiled {
+            nodes: c.nodes,
+            root,
+            refs: c.refs,
+            draft,
+            integral_floats: draft != Draft::Draft4,
+        })
     } else {
         c.errors.sort_by(|a, b| a.pointer.cmp(&b.pointer));
         c.errors.dedup();
@@ -201,21 +229,39 @@ pub(super) fn compile(doc: &Value, draft: Draft, formats: bool) -> Result<Compil
 }
 
 /// The subschemas directly inside `o` in `draft`: pointer token(s) and value.
-fn children<'v>(o: &'v Map<String, Value>, draft: Draft) -> Vec<(String, &'v Value)> {
+fn children(o: &Map<String, Value>, draft: Draft) -> Vec<(String, &Value)> {
     let mut out = Vec::new();
     for (key, value) in o {
         let mut token = String::new();
         push_token(&mut token, key);
         match (key.as_str(), value) {
             (
-                "additionalItems" | "additionalProperties" | "contains" | "propertyNames" | "not" | "if" | "then" | "else"
-                | "unevaluatedItems" | "unevaluatedProperties" | "contentSchema" | "items",
+                "additionalItems"
+                | "additionalProperties"
+                | "contains"
+                | "propertyNames"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "unevaluatedItems"
+                | "unevaluatedProperties"
+                | "contentSchema"
+                | "items",
                 Value::Object(_) | Value::Bool(_),
             ) => out.push((token, value)),
             ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(list)) => {
-                out.extend(list.iter().enumerate().map(|(i, v)| (format!("{token}/{i}"), v)));
+                out.extend(
+                    list.iter()
+                        .enumerate()
+                        .map(|(i, v)| (format!("{token}/{i}"), v)),
+                );
             }
-            ("properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas" | "dependencies", Value::Object(map)) => {
+            (
+                "properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas"
+                | "dependencies",
+                Value::Object(map),
+            ) => {
                 for (name, v) in map {
                     if v.is_object() || (v.is_boolean() && draft >= Draft::Draft6) {
                         let mut p = token.clone();
@@ -240,24 +286,36 @@ fn id_key(draft: Draft) -> &'static str {
 
 impl Compiler {
     fn error(&mut self, pointer: &str, message: impl Into<String>) {
-        self.errors.push(SchemaError { pointer: pointer.to_owned(), message: message.into() });
+        self.errors.push(SchemaError {
+            pointer: pointer.to_owned(),
+            message: message.into(),
+        });
     }
 
     /// Records the base URI and dialect of every subschema, its resources
     /// and anchors.
     fn index(&mut self, v: &Value, pointer: String, base: &str, draft: Draft) {
         let Value::Object(o) = v else {
-            self.scopes.insert(pointer, Scope { base: base.to_owned(), draft });
+            self.scopes.insert(
+                pointer,
+                Scope {
+                    base: base.to_owned(),
+                    draft,
+                },
+            );
             return;
         };
         let draft = Draft::detect(v).unwrap_or(draft);
         let mut base = base.to_owned();
         if let Some(id) = o.get(id_key(draft)).and_then(Value::as_str) {
             if let (true, Some(anchor)) = (draft <= Draft::Draft7, id.strip_prefix('#')) {
-                self.anchors.insert(format!("{base}#{anchor}"), pointer.clone());
+                self.anchors
+                    .insert(format!("{base}#{anchor}"), pointer.clone());
             } else {
                 let resolved = uri::resolve(&base, id);
-                if let (Some((_, fragment)), true) = (resolved.split_once('#'), draft <= Draft::Draft7) {
+                if let (Some((_, fragment)), true) =
+                    (resolved.split_once('#'), draft <= Draft::Draft7)
+                {
                     if !fragment.is_empty() {
                         self.anchors.insert(resolved.clone(), pointer.clone());
                     }
@@ -269,7 +327,8 @@ impl Compiler {
         if draft >= Draft::Draft201909 {
             for key in ["$anchor", "$dynamicAnchor"] {
                 if let Some(anchor) = o.get(key).and_then(Value::as_str) {
-                    self.anchors.insert(format!("{base}#{anchor}"), pointer.clone());
+                    self.anchors
+                        .insert(format!("{base}#{anchor}"), pointer.clone());
                 }
             }
         }
@@ -307,7 +366,10 @@ impl Compiler {
         if fragment.starts_with('/') {
             return Ok(format!("{root}{}", uri::percent_decode(fragment)));
         }
-        self.anchors.get(target).cloned().ok_or_else(|| format!("no subschema has the anchor \"{fragment}\""))
+        self.anchors
+            .get(target)
+            .cloned()
+            .ok_or_else(|| format!("no subschema has the anchor \"{fragment}\""))
     }
 
     /// The node of subschema `v` at `pointer`, compiled once.
@@ -329,7 +391,11 @@ impl Compiler {
             }
             Value::Object(o) => self.keywords(o, &pointer, &scope),
             other => {
-                let want = if scope.draft >= Draft::Draft6 { "\"object\" or \"boolean\"" } else { "\"object\"" };
+                let want = if scope.draft >= Draft::Draft6 {
+                    "\"object\" or \"boolean\""
+                } else {
+                    "\"object\""
+                };
                 self.error(&pointer, format!("{} is not of type {want}", show(other)));
                 Vec::new()
             }
@@ -376,9 +442,15 @@ impl Compiler {
                     }
                 }
                 "minimum" | "maximum" => {
-                    let Some(n) = self.number(value, &here) else { continue };
+                    let Some(n) = self.number(value, &here) else {
+                        continue;
+                    };
                     let exclusive = if draft == Draft::Draft4 {
-                        let flag = if key == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
+                        let flag = if key == "minimum" {
+                            "exclusiveMinimum"
+                        } else {
+                            "exclusiveMaximum"
+                        };
                         o.get(flag) == Some(&Value::Bool(true))
                     } else {
                         false
@@ -392,18 +464,23 @@ impl Compiler {
                     kw.push(Kw::Bound(bound, n));
                 }
                 "exclusiveMinimum" | "exclusiveMaximum" if draft == Draft::Draft4 => {
-                    if !value.is_boolean() {
-                        self.not_of_type(&here, value, "boolean");
-                    }
+                    self.require(value.is_boolean(), &here, value, "boolean")
                 }
                 "exclusiveMinimum" | "exclusiveMaximum" => {
                     if let Some(n) = self.number(value, &here) {
-                        let bound = if key == "exclusiveMinimum" { Bound::ExclusiveMin } else { Bound::ExclusiveMax };
+                        let bound = if key == "exclusiveMinimum" {
+                            Bound::ExclusiveMin
+                        } else {
+                            Bound::ExclusiveMax
+                        };
                         kw.push(Kw::Bound(bound, n));
                     }
                 }
-                "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" => {
-                    let Some(n) = self.count(value, &here) else { continue };
+                "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
+                | "maxProperties" => {
+                    let Some(n) = self.count(value, &here) else {
+                        continue;
+                    };
                     kw.push(match key.as_str() {
                         "minLength" => Kw::MinLength(n),
                         "maxLength" => Kw::MaxLength(n),
@@ -441,10 +518,17 @@ impl Compiler {
                 }
                 "items" => match value {
                     Value::Array(list) if draft <= Draft::Draft201909 => {
-                        let nodes: Vec<usize> = list.iter().enumerate().map(|(i, s)| self.sub(s, &here, &i.to_string())).collect();
+                        let nodes: Vec<usize> = list
+                            .iter()
+                            .enumerate()
+                            .map(|(i, s)| self.sub(s, &here, &i.to_string()))
+                            .collect();
                         if let Some(extra) = o.get("additionalItems") {
                             let node = self.sub(extra, pointer, "additionalItems");
-                            kw.push(Kw::Items { from: nodes.len(), node });
+                            kw.push(Kw::Items {
+                                from: nodes.len(),
+                                node,
+                            });
                         }
                         kw.push(Kw::Prefix(nodes));
                     }
@@ -458,11 +542,12 @@ impl Compiler {
                     }
                     _ => {}
                 },
-                "additionalItems" if draft <= Draft::Draft201909 => {
-                    // Applied with an array `items`; otherwise only its shape matters.
-                    if !matches!(o.get("items"), Some(Value::Array(_))) && self.is_schema(value, &here, draft) {
-                        self.node(value, here);
-                    }
+                // Applied with an array `items`; otherwise only its shape matters.
+                "additionalItems"
+                    if draft <= Draft::Draft201909
+                        && !matches!(o.get("items"), Some(Value::Array(_))) =>
+                {
+                    self.schema_node(value, here, draft);
                 }
                 "prefixItems" if draft >= Draft::Draft202012 => {
                     if let Some(nodes) = self.schema_list(value, &here, draft, false) {
@@ -470,8 +555,7 @@ impl Compiler {
                     }
                 }
                 "contains" if draft >= Draft::Draft6 => {
-                    if self.is_schema(value, &here, draft) {
-                        let node = self.node(value, here);
+                    if let Some(node) = self.schema_node(value, here, draft) {
                         let (mut min, mut max) = (1, None);
                         if draft >= Draft::Draft201909 {
                             if let Some(n) = o.get("minContains").and_then(Value::as_u64) {
@@ -488,7 +572,9 @@ impl Compiler {
                     }
                 }
                 "patternProperties" => {
-                    let Some(map) = self.schema_map(value, &here, draft) else { continue };
+                    let Some(map) = self.schema_map(value, &here, draft) else {
+                        continue;
+                    };
                     let mut list = Vec::new();
                     for (source, node) in map {
                         let mut p = here.clone();
@@ -500,20 +586,26 @@ impl Compiler {
                     kw.push(Kw::PatternProperties(list));
                 }
                 "additionalProperties" => {
-                    if self.is_schema(value, &here, draft) {
-                        let node = self.node(value, here);
-                        let names = o.get("properties").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default();
+                    if let Some(node) = self.schema_node(value, here, draft) {
+                        let names = o
+                            .get("properties")
+                            .and_then(Value::as_object)
+                            .map(|m| m.keys().cloned().collect())
+                            .unwrap_or_default();
                         let patterns = o
                             .get("patternProperties")
                             .and_then(Value::as_object)
                             .map(|m| m.keys().filter_map(|p| compile_pattern(p).ok()).collect())
                             .unwrap_or_default();
-                        kw.push(Kw::Additional { node, names, patterns });
+                        kw.push(Kw::Additional {
+                            node,
+                            names,
+                            patterns,
+                        });
                     }
                 }
                 "propertyNames" if draft >= Draft::Draft6 => {
-                    if self.is_schema(value, &here, draft) {
-                        let node = self.node(value, here);
+                    if let Some(node) = self.schema_node(value, here, draft) {
                         kw.push(Kw::PropertyNames(node));
                     }
                 }
@@ -568,43 +660,40 @@ impl Compiler {
                     }
                 }
                 "not" => {
-                    if self.is_schema(value, &here, draft) {
-                        let node = self.node(value, here);
+                    if let Some(node) = self.schema_node(value, here, draft) {
                         kw.push(Kw::Not(node));
                     }
                 }
                 "if" if draft >= Draft::Draft7 => {
-                    if self.is_schema(value, &here, draft) {
-                        let cond = self.node(value, here);
-                        let branch = |c: &mut Self, k: &str| {
-                            let v = o.get(k)?;
-                            let p = at(k);
-                            c.is_schema(v, &p, draft).then(|| c.node(v, p))
-                        };
+                    if let Some(cond) = self.schema_node(value, here, draft) {
+                        let branch = |c: &mut Self, k: &str| c.schema_node(o.get(k)?, at(k), draft);
                         let then = branch(self, "then");
                         let otherwise = branch(self, "else");
-                        kw.push(Kw::If { cond, then, otherwise });
+                        kw.push(Kw::If {
+                            cond,
+                            then,
+                            otherwise,
+                        });
                     }
                 }
-                "then" | "else" if draft >= Draft::Draft7 => {
-                    // Applied with `if`; alone, only its shape matters.
-                    if !o.contains_key("if") && self.is_schema(value, &here, draft) {
-                        self.node(value, here);
-                    }
+                // Applied with `if`; alone, only its shape matters.
+                "then" | "else" if draft >= Draft::Draft7 && !o.contains_key("if") => {
+                    self.schema_node(value, here, draft);
                 }
                 "unevaluatedProperties" | "unevaluatedItems" if draft >= Draft::Draft201909 => {
-                    if self.is_schema(value, &here, draft) {
-                        let node = self.node(value, here);
-                        kw.push(if key == "unevaluatedProperties" { Kw::UnevaluatedProperties(node) } else { Kw::UnevaluatedItems(node) });
+                    if let Some(node) = self.schema_node(value, here, draft) {
+                        kw.push(if key == "unevaluatedProperties" {
+                            Kw::UnevaluatedProperties(node)
+                        } else {
+                            Kw::UnevaluatedItems(node)
+                        });
                     }
                 }
                 "definitions" | "$defs" => {
                     self.schema_map(value, &here, draft);
                 }
                 "contentSchema" if draft >= Draft::Draft201909 => {
-                    if self.is_schema(value, &here, draft) {
-                        self.node(value, here);
-                    }
+                    self.schema_node(value, here, draft);
                 }
                 "$ref" | "$recursiveRef" | "$dynamicRef" => {
                     let applies = match key.as_str() {
@@ -618,27 +707,31 @@ impl Compiler {
                             self.refs.push(usize::MAX);
                             kw.push(Kw::Ref(slot));
                             let target = uri::resolve(&scope.base, r);
-                            self.pending.push(Pending { slot, target, pointer: here, written: r.clone() });
+                            self.pending.push(Pending {
+                                slot,
+                                target,
+                                pointer: here,
+                                written: r.clone(),
+                            });
                         }
                         Value::String(_) => {}
                         other => self.not_of_type(&here, other, "string"),
                     }
                 }
-                "$id" | "id" | "$schema" | "$anchor" | "$dynamicAnchor" | "$comment" | "title" | "description"
-                | "contentMediaType" | "contentEncoding" => {
-                    if !value.is_string() && (key != "id" || draft == Draft::Draft4) {
-                        self.not_of_type(&here, value, "string");
-                    }
+                "$id" | "id" | "$schema" | "$anchor" | "$dynamicAnchor" | "$comment" | "title"
+                | "description" | "contentMediaType" | "contentEncoding" => {
+                    self.require(
+                        value.is_string() || (key == "id" && draft != Draft::Draft4),
+                        &here,
+                        value,
+                        "string",
+                    );
                 }
                 "readOnly" | "writeOnly" | "deprecated" | "$recursiveAnchor" => {
-                    if !value.is_boolean() {
-                        self.not_of_type(&here, value, "boolean");
-                    }
+                    self.require(value.is_boolean(), &here, value, "boolean")
                 }
                 "examples" if draft >= Draft::Draft6 => {
-                    if !value.is_array() {
-                        self.not_of_type(&here, value, "array");
-                    }
+                    self.require(value.is_array(), &here, value, "array")
                 }
                 _ => {}
             }
@@ -652,6 +745,19 @@ impl Compiler {
         kw
     }
 
+    /// Reports `v` at `pointer` as not of type `ty` unless `ok`.
+    fn require(&mut self, ok: bool, pointer: &str, v: &Value, ty: &str) {
+        if !ok {
+            self.not_of_type(pointer, v, ty);
+        }
+    }
+
+    /// The node of `v` at `pointer` if `v` can be a schema (else says why).
+    fn schema_node(&mut self, v: &Value, pointer: String, draft: Draft) -> Option<usize> {
+        self.is_schema(v, &pointer, draft)
+            .then(|| self.node(v, pointer))
+    }
+
     fn not_of_type(&mut self, pointer: &str, v: &Value, ty: &str) {
         self.error(pointer, format!("{} is not of type \"{ty}\"", show(v)));
     }
@@ -661,19 +767,35 @@ impl Compiler {
             Value::String(_) => vec![v],
             Value::Array(list) => list.iter().collect(),
             other => {
-                self.error(pointer, format!("{} is not of type \"string\" or \"array\"", show(other)));
+                self.error(
+                    pointer,
+                    format!("{} is not of type \"string\" or \"array\"", show(other)),
+                );
                 return None;
             }
         };
         let mut bits = 0u8;
         for (i, name) in names.iter().enumerate() {
-            let found = name.as_str().and_then(|n| TYPE_NAMES.iter().position(|t| *t == n));
+            let found = name
+                .as_str()
+                .and_then(|n| TYPE_NAMES.iter().position(|t| *t == n));
             match found {
                 Some(bit) if bits & (1 << bit) == 0 => bits |= 1 << bit,
                 Some(_) => self.error(pointer, format!("{} has repeated items", show(v))),
                 None => {
-                    let at = if v.is_array() { format!("{pointer}/{i}") } else { pointer.to_owned() };
-                    self.error(&at, format!("{} is not one of the type names ({})", show(name), TYPE_NAMES.join(", ")));
+                    let at = if v.is_array() {
+                        format!("{pointer}/{i}")
+                    } else {
+                        pointer.to_owned()
+                    };
+                    self.error(
+                        &at,
+                        format!(
+                            "{} is not one of the type names ({})",
+                            show(name),
+                            TYPE_NAMES.join(", ")
+                        ),
+                    );
                 }
             }
         }
@@ -693,7 +815,11 @@ impl Compiler {
 
     /// A non-negative integer (`2.0` counts from draft-06 on).
     fn count(&mut self, v: &Value, pointer: &str) -> Option<u64> {
-        let whole = v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64));
+        let whole = v.as_u64().or_else(|| {
+            v.as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                .map(|f| f as u64)
+        });
         match (whole, v) {
             (Some(n), _) => Some(n),
             (None, Value::Number(n)) if n.as_f64().is_some_and(|f| f < 0.0) => {
@@ -715,7 +841,9 @@ impl Compiler {
         let mut out: Vec<String> = Vec::with_capacity(list.len());
         for (i, item) in list.iter().enumerate() {
             match item {
-                Value::String(s) if out.contains(s) => self.error(pointer, format!("{} has repeated items", show(v))),
+                Value::String(s) if out.contains(s) => {
+                    self.error(pointer, format!("{} has repeated items", show(v)))
+                }
                 Value::String(s) => out.push(s.clone()),
                 other => self.not_of_type(&format!("{pointer}/{i}"), other, "string"),
             }
@@ -731,7 +859,13 @@ impl Compiler {
         match compile_pattern(source) {
             Ok(p) => Some(p),
             Err(e) => {
-                self.error(pointer, format!("{} is not a valid ECMA-262 regular expression: {e}", show(v)));
+                self.error(
+                    pointer,
+                    format!(
+                        "{} is not a valid ECMA-262 regular expression: {e}",
+                        show(v)
+                    ),
+                );
                 None
             }
         }
@@ -743,14 +877,24 @@ impl Compiler {
             Value::Object(_) => true,
             Value::Bool(_) if boolean_allowed(pointer, draft) => true,
             other => {
-                let want = if draft >= Draft::Draft6 { "\"object\" or \"boolean\"" } else { "\"object\"" };
+                let want = if draft >= Draft::Draft6 {
+                    "\"object\" or \"boolean\""
+                } else {
+                    "\"object\""
+                };
                 self.error(pointer, format!("{} is not of type {want}", show(other)));
                 false
             }
         }
     }
 
-    fn schema_list(&mut self, v: &Value, pointer: &str, draft: Draft, non_empty: bool) -> Option<Vec<usize>> {
+    fn schema_list(
+        &mut self,
+        v: &Value,
+        pointer: &str,
+        draft: Draft,
+        non_empty: bool,
+    ) -> Option<Vec<usize>> {
         let Value::Array(list) = v else {
             self.not_of_type(pointer, v, "array");
             return None;
@@ -769,7 +913,12 @@ impl Compiler {
         Some(nodes)
     }
 
-    fn schema_map(&mut self, v: &Value, pointer: &str, draft: Draft) -> Option<Vec<(String, usize)>> {
+    fn schema_map(
+        &mut self,
+        v: &Value,
+        pointer: &str,
+        draft: Draft,
+    ) -> Option<Vec<(String, usize)>> {
         let Value::Object(map) = v else {
             self.not_of_type(pointer, v, "object");
             return None;
@@ -789,10 +938,19 @@ impl Compiler {
 /// Whether a boolean can stand for a schema at `pointer`: anywhere from
 /// draft-06 on, and as `additionalProperties` or `additionalItems` before.
 fn boolean_allowed(pointer: &str, draft: Draft) -> bool {
-    draft >= Draft::Draft6 || pointer.ends_with("/additionalProperties") || pointer.ends_with("/additionalItems")
+    draft >= Draft::Draft6
+        || pointer.ends_with("/additionalProperties")
+        || pointer.ends_with("/additionalItems")
 }
 
 /// Compiles an ECMA-262 pattern (as `new RegExp(source)` would, no flags).
 pub(super) fn compile_pattern(source: &str) -> Result<Arc<Pattern>, String> {
-    Regex::new(source).map(|regex| Arc::new(Pattern { source: source.to_owned(), regex })).map_err(|e| e.to_string())
+    Regex::new(source)
+        .map(|regex| {
+            Arc::new(Pattern {
+                source: source.to_owned(),
+                regex,
+            })
+        })
+        .map_err(|e| e.to_string())
 }

@@ -18,11 +18,23 @@ use super::FieldError;
 const MAX_DEPTH: u32 = 512;
 
 pub(super) fn is_valid(c: &Compiled, v: &Value) -> bool {
-    Eval { c, depth: 0, sink: None }.node(c.root, v)
+    Eval {
+        c,
+        depth: 0,
+        sink: None,
+    }
+    .node(c.root, v)
 }
 
 pub(super) fn errors(c: &Compiled, v: &Value) -> Vec<FieldError> {
-    let mut e = Eval { c, depth: 0, sink: Some(Sink { path: String::new(), out: Vec::new() }) };
+    let mut e = Eval {
+        c,
+        depth: 0,
+        sink: Some(Sink {
+            path: String::new(),
+            out: Vec::new(),
+        }),
+    };
     e.node(c.root, v);
     e.sink.map(|s| s.out).unwrap_or_default()
 }
@@ -49,7 +61,10 @@ impl<'c> Eval<'c> {
     /// Records a failure at the current path (if recording); always `false`.
     fn fail(&mut self, message: impl FnOnce() -> String) -> bool {
         if let Some(sink) = &mut self.sink {
-            sink.out.push(FieldError { path: sink.path.clone(), message: message() });
+            sink.out.push(FieldError {
+                path: sink.path.clone(),
+                message: message(),
+            });
         }
         false
     }
@@ -64,7 +79,9 @@ impl<'c> Eval<'c> {
 
     /// Node `id` on `v`, which is one step below the current path.
     fn child(&mut self, id: usize, v: &Value, step: Step<'_>) -> bool {
-        let Some(sink) = &mut self.sink else { return self.node(id, v) };
+        let Some(sink) = &mut self.sink else {
+            return self.node(id, v);
+        };
         let len = sink.path.len();
         match step {
             Step::Key(k) => json::push_token(&mut sink.path, k),
@@ -82,7 +99,8 @@ impl<'c> Eval<'c> {
 
     fn node(&mut self, id: usize, v: &Value) -> bool {
         if self.depth >= MAX_DEPTH {
-            return self.fail(|| format!("the schema nests more than {MAX_DEPTH} subschemas deep here"));
+            return self
+                .fail(|| format!("the schema nests more than {MAX_DEPTH} subschemas deep here"));
         }
         self.depth += 1;
         let c = self.c;
@@ -104,21 +122,36 @@ impl<'c> Eval<'c> {
             (Kw::False, _) => self.fail(|| format!("{} is not allowed here", show(v))),
             (Kw::Type(bits), _) => {
                 json::type_bits(v, self.c.integral_floats) & bits != 0
-                    || self.fail(|| format!("{} is not of type {}", show(v), json::type_list(*bits)))
+                    || self
+                        .fail(|| format!("{} is not of type {}", show(v), json::type_list(*bits)))
             }
             (Kw::Enum(values), _) => {
                 values.iter().any(|e| json::equal(e, v))
-                    || self.fail(|| format!("{} is not one of {}", show(v), show(&Value::Array(values.clone()))))
+                    || self.fail(|| {
+                        format!(
+                            "{} is not one of {}",
+                            show(v),
+                            show(&Value::Array(values.clone()))
+                        )
+                    })
             }
-            (Kw::Const(c), _) => json::equal(c, v) || self.fail(|| format!("{} was expected, not {}", show(c), show(v))),
+            (Kw::Const(c), _) => {
+                json::equal(c, v)
+                    || self.fail(|| format!("{} was expected, not {}", show(c), show(v)))
+            }
             (Kw::Bound(bound, limit), Value::Number(n)) => {
                 use std::cmp::Ordering::*;
                 let order = json::compare(n, limit);
                 let (ok, why) = match bound {
                     Bound::Min => (order != Some(Less), "less than the minimum of"),
                     Bound::Max => (order != Some(Greater), "greater than the maximum of"),
-                    Bound::ExclusiveMin => (order == Some(Greater), "not greater than the exclusive minimum"),
-                    Bound::ExclusiveMax => (order == Some(Less), "not less than the exclusive maximum"),
+                    Bound::ExclusiveMin => (
+                        order == Some(Greater),
+                        "not greater than the exclusive minimum",
+                    ),
+                    Bound::ExclusiveMax => {
+                        (order == Some(Less), "not less than the exclusive maximum")
+                    }
                 };
                 ok || self.fail(|| format!("{n} is {why} {limit}"))
             }
@@ -134,18 +167,29 @@ impl<'c> Eval<'c> {
                     || self.fail(|| format!("{} is longer than {max} characters", show_str(s)))
             }
             (Kw::Pattern(p), Value::String(s)) => {
-                p.matches(s) || self.fail(|| format!("{} does not match the pattern {}", show_str(s), show_str(&p.source)))
+                p.matches(s)
+                    || self.fail(|| {
+                        format!(
+                            "{} does not match the pattern {}",
+                            show_str(s),
+                            show_str(&p.source)
+                        )
+                    })
             }
             (Kw::Format(f, name), Value::String(s)) => {
                 f.accepts(s) || self.fail(|| format!("{} is not a \"{name}\"", show_str(s)))
             }
             (Kw::MinItems(min), Value::Array(a)) => {
-                a.len() as u64 >= *min || self.fail(|| format!("{} has fewer than {min} items", show(v)))
+                a.len() as u64 >= *min
+                    || self.fail(|| format!("{} has fewer than {min} items", show(v)))
             }
             (Kw::MaxItems(max), Value::Array(a)) => {
-                a.len() as u64 <= *max || self.fail(|| format!("{} has more than {max} items", show(v)))
+                a.len() as u64 <= *max
+                    || self.fail(|| format!("{} has more than {max} items", show(v)))
             }
-            (Kw::UniqueItems, Value::Array(a)) => unique(a) || self.fail(|| format!("{} has repeated items", show(v))),
+            (Kw::UniqueItems, Value::Array(a)) => {
+                unique(a) || self.fail(|| format!("{} has repeated items", show(v)))
+            }
             (Kw::Items { from, node }, Value::Array(a)) => {
                 let mut ok = true;
                 for (i, item) in a.iter().enumerate().skip(*from) {
@@ -184,19 +228,28 @@ impl<'c> Eval<'c> {
                     });
                 }
                 max.is_none_or(|max| matched <= max)
-                    || self.fail(|| format!("{} has {matched} items that match the \"contains\" schema, more than {}", show(v), max.unwrap_or(0)))
+                    || self.fail(|| {
+                        format!(
+                        "{} has {matched} items that match the \"contains\" schema, more than {}",
+                        show(v),
+                        max.unwrap_or(0)
+                    )
+                    })
             }
             (Kw::MinProperties(min), Value::Object(o)) => {
-                o.len() as u64 >= *min || self.fail(|| format!("{} has fewer than {min} properties", show(v)))
+                o.len() as u64 >= *min
+                    || self.fail(|| format!("{} has fewer than {min} properties", show(v)))
             }
             (Kw::MaxProperties(max), Value::Object(o)) => {
-                o.len() as u64 <= *max || self.fail(|| format!("{} has more than {max} properties", show(v)))
+                o.len() as u64 <= *max
+                    || self.fail(|| format!("{} has more than {max} properties", show(v)))
             }
             (Kw::Required(names), Value::Object(o)) => {
                 let mut ok = true;
                 for name in names {
                     if !o.contains_key(name) {
-                        ok = self.fail(|| format!("required property {} is missing", show_str(name)));
+                        ok = self
+                            .fail(|| format!("required property {} is missing", show_str(name)));
                         if self.sink.is_none() {
                             break;
                         }
@@ -232,8 +285,17 @@ impl<'c> Eval<'c> {
                 }
                 ok
             }
-            (Kw::Additional { node, names, patterns }, Value::Object(o)) => {
-                let extra = o.iter().filter(|(k, _)| !names.iter().any(|n| n == *k) && !patterns.iter().any(|p| p.matches(k)));
+            (
+                Kw::Additional {
+                    node,
+                    names,
+                    patterns,
+                },
+                Value::Object(o),
+            ) => {
+                let extra = o.iter().filter(|(k, _)| {
+                    !names.iter().any(|n| n == *k) && !patterns.iter().any(|p| p.matches(k))
+                });
                 self.members(*node, extra, "additional")
             }
             (Kw::PropertyNames(node), Value::Object(o)) => {
@@ -252,7 +314,13 @@ impl<'c> Eval<'c> {
                 let mut ok = true;
                 for (name, needs) in deps.iter().filter(|(name, _)| o.contains_key(name)) {
                     for need in needs.iter().filter(|n| !o.contains_key(*n)) {
-                        ok = self.fail(|| format!("property {} is required when {} is present", show_str(need), show_str(name)));
+                        ok = self.fail(|| {
+                            format!(
+                                "property {} is required when {} is present",
+                                show_str(need),
+                                show_str(name)
+                            )
+                        });
                     }
                 }
                 ok
@@ -283,20 +351,41 @@ impl<'c> Eval<'c> {
             }
             (Kw::AnyOf(nodes), _) => {
                 nodes.iter().any(|n| self.quietly(*n, v))
-                    || self.fail(|| format!("{} does not match any of the schemas in \"anyOf\"", show(v)))
+                    || self.fail(|| {
+                        format!("{} does not match any of the schemas in \"anyOf\"", show(v))
+                    })
             }
             (Kw::OneOf(nodes), _) => {
-                let matched = nodes.iter().filter(|n| self.quietly(**n, v)).take(2).count();
+                let matched = nodes
+                    .iter()
+                    .filter(|n| self.quietly(**n, v))
+                    .take(2)
+                    .count();
                 match matched {
                     1 => true,
-                    0 => self.fail(|| format!("{} does not match any of the schemas in \"oneOf\"", show(v))),
-                    _ => self.fail(|| format!("{} matches more than one of the schemas in \"oneOf\"", show(v))),
+                    0 => self.fail(|| {
+                        format!("{} does not match any of the schemas in \"oneOf\"", show(v))
+                    }),
+                    _ => self.fail(|| {
+                        format!(
+                            "{} matches more than one of the schemas in \"oneOf\"",
+                            show(v)
+                        )
+                    }),
                 }
             }
             (Kw::Not(node), _) => {
-                !self.quietly(*node, v) || self.fail(|| format!("{} must not match the schema in \"not\"", show(v)))
+                !self.quietly(*node, v)
+                    || self.fail(|| format!("{} must not match the schema in \"not\"", show(v)))
             }
-            (Kw::If { cond, then, otherwise }, _) => match (self.quietly(*cond, v), then, otherwise) {
+            (
+                Kw::If {
+                    cond,
+                    then,
+                    otherwise,
+                },
+                _,
+            ) => match (self.quietly(*cond, v), then, otherwise) {
                 (true, Some(node), _) | (false, _, Some(node)) => self.node(*node, v),
                 _ => true,
             },
@@ -328,7 +417,12 @@ impl<'c> Eval<'c> {
 
     /// `members` against node `id` (`additionalProperties`,
     /// `unevaluatedProperties`); under `false`, one failure naming them all.
-    fn members<'v>(&mut self, id: usize, members: impl Iterator<Item = (&'v String, &'v Value)>, what: &str) -> bool {
+    fn members<'v>(
+        &mut self,
+        id: usize,
+        members: impl Iterator<Item = (&'v String, &'v Value)>,
+        what: &str,
+    ) -> bool {
         if self.c.nodes[id].is_false() {
             let names: Vec<&String> = members.map(|(k, _)| k).collect();
             if names.is_empty() {
@@ -336,8 +430,15 @@ impl<'c> Eval<'c> {
             }
             return self.fail(|| {
                 let listed: Vec<String> = names.iter().take(8).map(|n| show_str(n)).collect();
-                let more = if names.len() > 8 { format!(" and {} more", names.len() - 8) } else { String::new() };
-                format!("{what} properties are not allowed ({}{more} unexpected)", listed.join(", "))
+                let more = if names.len() > 8 {
+                    format!(" and {} more", names.len() - 8)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{what} properties are not allowed ({}{more} unexpected)",
+                    listed.join(", ")
+                )
             });
         }
         let mut ok = true;
@@ -355,7 +456,13 @@ impl<'c> Eval<'c> {
     /// Adds to `seen` the members of the object `v` that node `id` and the
     /// subschemas it applies in place evaluate successfully (`skip_own`:
     /// not counting the node's own `unevaluatedProperties`).
-    fn evaluated_properties<'v>(&mut self, id: usize, v: &'v Value, seen: &mut HashSet<&'v str>, skip_own: bool) {
+    fn evaluated_properties<'v>(
+        &mut self,
+        id: usize,
+        v: &'v Value,
+        seen: &mut HashSet<&'v str>,
+        skip_own: bool,
+    ) {
         let Value::Object(o) = v else { return };
         if self.depth >= MAX_DEPTH {
             return;
@@ -364,12 +471,22 @@ impl<'c> Eval<'c> {
         let c = self.c;
         for kw in &c.nodes[id].kw {
             match kw {
-                Kw::Properties(props) => seen.extend(props.iter().filter_map(|(n, _)| o.get_key_value(n).map(|(k, _)| k.as_str()))),
+                Kw::Properties(props) => seen.extend(
+                    props
+                        .iter()
+                        .filter_map(|(n, _)| o.get_key_value(n).map(|(k, _)| k.as_str())),
+                ),
                 Kw::PatternProperties(patterns) => {
-                    seen.extend(o.keys().filter(|k| patterns.iter().any(|(p, _)| p.matches(k))).map(String::as_str));
+                    seen.extend(
+                        o.keys()
+                            .filter(|k| patterns.iter().any(|(p, _)| p.matches(k)))
+                            .map(String::as_str),
+                    );
                 }
                 Kw::Additional { .. } => seen.extend(o.keys().map(String::as_str)),
-                Kw::UnevaluatedProperties(_) if !skip_own => seen.extend(o.keys().map(String::as_str)),
+                Kw::UnevaluatedProperties(_) if !skip_own => {
+                    seen.extend(o.keys().map(String::as_str))
+                }
                 _ => {
                     for sub in self.passing_in_place(kw, v) {
                         self.evaluated_properties(sub, v, seen, false);
@@ -419,10 +536,18 @@ impl<'c> Eval<'c> {
             Kw::AllOf(nodes) | Kw::AnyOf(nodes) | Kw::OneOf(nodes) => nodes.clone(),
             Kw::Ref(slot) => vec![self.c.refs[*slot]],
             Kw::DependentSchemas(deps) => match v {
-                Value::Object(o) => deps.iter().filter(|(n, _)| o.contains_key(n)).map(|(_, node)| *node).collect(),
+                Value::Object(o) => deps
+                    .iter()
+                    .filter(|(n, _)| o.contains_key(n))
+                    .map(|(_, node)| *node)
+                    .collect(),
                 _ => Vec::new(),
             },
-            Kw::If { cond, then, otherwise } => {
+            Kw::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 if self.quietly(*cond, v) {
                     std::iter::once(*cond).chain(*then).collect()
                 } else {
@@ -431,14 +556,20 @@ impl<'c> Eval<'c> {
             }
             _ => Vec::new(),
         };
-        candidates.into_iter().filter(|n| self.quietly(*n, v)).collect()
+        candidates
+            .into_iter()
+            .filter(|n| self.quietly(*n, v))
+            .collect()
     }
 }
 
 /// Whether no two items are equal (numbers by value, objects unordered).
 fn unique(items: &[Value]) -> bool {
     if items.len() <= 16 {
-        return items.iter().enumerate().all(|(i, a)| items[i + 1..].iter().all(|b| !json::equal(a, b)));
+        return items
+            .iter()
+            .enumerate()
+            .all(|(i, a)| items[i + 1..].iter().all(|b| !json::equal(a, b)));
     }
     // Larger arrays: a canonical text per item, so the check stays linear.
     let mut seen = HashSet::with_capacity(items.len());

@@ -64,7 +64,9 @@ impl Format {
     pub(super) fn accepts(self, s: &str) -> bool {
         match self {
             Format::Date => date(s),
-            Format::DateTime => s.split_once(['T', 't']).is_some_and(|(d, t)| date(d) && time(t)),
+            Format::DateTime => s
+                .split_once(['T', 't'])
+                .is_some_and(|(d, t)| date(d) && time(t)),
             Format::Time => time(s),
             Format::Duration => duration(s),
             Format::Email => email(s, false),
@@ -152,7 +154,9 @@ fn time(s: &str) -> bool {
 }
 
 fn duration(s: &str) -> bool {
-    let Some(body) = s.strip_prefix('P') else { return false };
+    let Some(body) = s.strip_prefix('P') else {
+        return false;
+    };
     let (date, time) = match body.split_once('T') {
         Some((d, t)) => (d, Some(t)),
         None => (body, None),
@@ -178,7 +182,9 @@ fn duration(s: &str) -> bool {
     if date.ends_with('W') || date.contains('W') {
         return time.is_none() && units(date, b"W") == Some(1);
     }
-    let Some(d) = units(date, b"YMD") else { return false };
+    let Some(d) = units(date, b"YMD") else {
+        return false;
+    };
     match time {
         None => d > 0,
         Some(t) => units(t, b"HMS").is_some_and(|n| n > 0),
@@ -194,19 +200,27 @@ fn hostname(s: &str, idn: bool) -> bool {
                 && label.len() <= 63
                 && !label.starts_with('-')
                 && !label.ends_with('-')
-                && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || (idn && c.is_alphanumeric()))
+                && label
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || (idn && c.is_alphanumeric()))
         })
 }
 
 fn email(s: &str, idn: bool) -> bool {
-    let Some((local, domain)) = s.rsplit_once('@') else { return false };
+    let Some((local, domain)) = s.rsplit_once('@') else {
+        return false;
+    };
     let local_ok = if let Some(quoted) = local.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
         !quoted.contains(['"', '\\'])
     } else {
-        let atext = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c) || (idn && !c.is_ascii());
+        let atext = |c: char| {
+            c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c) || (idn && !c.is_ascii())
+        };
         !local.is_empty()
             && local.len() <= 64
-            && local.split('.').all(|part| !part.is_empty() && part.chars().all(atext))
+            && local
+                .split('.')
+                .all(|part| !part.is_empty() && part.chars().all(atext))
     };
     let domain_ok = match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
         Some(literal) => match literal.strip_prefix("IPv6:") {
@@ -233,13 +247,21 @@ fn ipv4(s: &str) -> bool {
 fn uuid(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) { *c == b'-' } else { c.is_ascii_hexdigit() })
+        && b.iter().enumerate().all(|(i, c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                *c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
 }
 
 fn json_pointer(s: &str) -> bool {
     (s.is_empty() || s.starts_with('/')) && {
         let b = s.as_bytes();
-        b.iter().enumerate().all(|(i, c)| *c != b'~' || matches!(b.get(i + 1), Some(b'0' | b'1')))
+        b.iter()
+            .enumerate()
+            .all(|(i, c)| *c != b'~' || matches!(b.get(i + 1), Some(b'0' | b'1')))
     }
 }
 
@@ -259,26 +281,90 @@ mod tests {
     #[test]
     fn formats_accept_and_refuse() {
         let cases: &[(Format, &[&str], &[&str])] = &[
-            (Format::Date, &["2024-02-29", "2025-12-31"], &["2025-02-29", "2025-13-01", "2025-1-01", "2025-01-01x"]),
+            (
+                Format::Date,
+                &["2024-02-29", "2025-12-31"],
+                &["2025-02-29", "2025-13-01", "2025-1-01", "2025-01-01x"],
+            ),
             (
                 Format::DateTime,
-                &["2025-01-01T00:00:00Z", "1990-12-31t15:59:59.123-08:00", "1998-12-31T23:59:60Z"],
-                &["2025-01-01 00:00:00Z", "2025-01-01T00:00:00", "2025-01-01T12:00:60Z", "2025-01-01T24:00:00Z"],
+                &[
+                    "2025-01-01T00:00:00Z",
+                    "1990-12-31t15:59:59.123-08:00",
+                    "1998-12-31T23:59:60Z",
+                ],
+                &[
+                    "2025-01-01 00:00:00Z",
+                    "2025-01-01T00:00:00",
+                    "2025-01-01T12:00:60Z",
+                    "2025-01-01T24:00:00Z",
+                ],
             ),
-            (Format::Duration, &["P4DT12H30M5S", "P1W", "PT1M", "P1Y2M"], &["P", "PT", "P1D2H", "P1Y2W", "P2M1Y", "1D"]),
+            (
+                Format::Duration,
+                &["P4DT12H30M5S", "P1W", "PT1M", "P1Y2M"],
+                &["P", "PT", "P1D2H", "P1Y2W", "P2M1Y", "1D"],
+            ),
             (
                 Format::Email,
-                &["a@b.example", "first.last+tag@sub.example.com", "\"john doe\"@example.com", "a@[127.0.0.1]"],
-                &["plain", "a@", "@b.c", "a..b@c.example", ".a@c.example", "a@-b.example"],
+                &[
+                    "a@b.example",
+                    "first.last+tag@sub.example.com",
+                    "\"john doe\"@example.com",
+                    "a@[127.0.0.1]",
+                ],
+                &[
+                    "plain",
+                    "a@",
+                    "@b.c",
+                    "a..b@c.example",
+                    ".a@c.example",
+                    "a@-b.example",
+                ],
             ),
-            (Format::Hostname, &["example.com", "a-b.c", "localhost"], &["-a.com", "a_b.com", "", "a..b"]),
-            (Format::Ipv4, &["127.0.0.1", "255.255.255.255"], &["256.0.0.1", "1.2.3", "01.2.3.4", "1.2.3.4.5"]),
-            (Format::Ipv6, &["::1", "2001:db8::8a2e:370:7334", "::ffff:1.2.3.4"], &["12345::", "1:2:3", "::1%eth0"]),
-            (Format::Uuid, &["2eb8aa08-aa98-11ea-b4aa-73b441d16380"], &["2eb8aa08aa9811eab4aa73b441d16380", "2eb8aa08-aa98-11ea-b4aa-73b441d1638g"]),
-            (Format::JsonPointer, &["", "/a/b~0c~1", "/"], &["a", "/~2", "/a~"]),
-            (Format::RelativeJsonPointer, &["0", "1#", "2/a"], &["", "-1", "01", "#"]),
-            (Format::UriTemplate, &["http://example.com/{id}", "docs://{+path}"], &["http://example.com/{id"]),
-            (Format::Regex, &["^[a-z]+$", "(?<y>\\d{4})"], &["[a-", "(?<"]),
+            (
+                Format::Hostname,
+                &["example.com", "a-b.c", "localhost"],
+                &["-a.com", "a_b.com", "", "a..b"],
+            ),
+            (
+                Format::Ipv4,
+                &["127.0.0.1", "255.255.255.255"],
+                &["256.0.0.1", "1.2.3", "01.2.3.4", "1.2.3.4.5"],
+            ),
+            (
+                Format::Ipv6,
+                &["::1", "2001:db8::8a2e:370:7334", "::ffff:1.2.3.4"],
+                &["12345::", "1:2:3", "::1%eth0"],
+            ),
+            (
+                Format::Uuid,
+                &["2eb8aa08-aa98-11ea-b4aa-73b441d16380"],
+                &[
+                    "2eb8aa08aa9811eab4aa73b441d16380",
+                    "2eb8aa08-aa98-11ea-b4aa-73b441d1638g",
+                ],
+            ),
+            (
+                Format::JsonPointer,
+                &["", "/a/b~0c~1", "/"],
+                &["a", "/~2", "/a~"],
+            ),
+            (
+                Format::RelativeJsonPointer,
+                &["0", "1#", "2/a"],
+                &["", "-1", "01", "#"],
+            ),
+            (
+                Format::UriTemplate,
+                &["http://example.com/{id}", "docs://{+path}"],
+                &["http://example.com/{id"],
+            ),
+            (
+                Format::Regex,
+                &["^[a-z]+$", "(?<y>\\d{4})"],
+                &["[a-", "(?<"],
+            ),
         ];
         for (format, good, bad) in cases {
             for s in *good {
@@ -293,7 +379,10 @@ mod tests {
     #[test]
     fn formats_belong_to_their_drafts() {
         assert_eq!(Format::named("uuid", Draft::Draft7), None);
-        assert_eq!(Format::named("uuid", Draft::Draft202012), Some(Format::Uuid));
+        assert_eq!(
+            Format::named("uuid", Draft::Draft202012),
+            Some(Format::Uuid)
+        );
         assert_eq!(Format::named("iri", Draft::Draft6), None);
         assert_eq!(Format::named("x-custom", Draft::Draft202012), None);
     }

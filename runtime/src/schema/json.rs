@@ -8,7 +8,9 @@ use std::fmt::Write as _;
 use serde_json::{Number, Value};
 
 /// The seven type names, in bit order.
-pub(super) const TYPE_NAMES: [&str; 7] = ["null", "boolean", "object", "array", "number", "integer", "string"];
+pub(super) const TYPE_NAMES: [&str; 7] = [
+    "null", "boolean", "object", "array", "number", "integer", "string",
+];
 pub(super) const NUMBER: u8 = 1 << 4;
 pub(super) const INTEGER: u8 = 1 << 5;
 
@@ -36,8 +38,12 @@ fn is_integer(n: &Number, integral_floats: bool) -> bool {
 
 /// The names of the type bits, quoted and joined (`"string" or "null"`).
 pub(super) fn type_list(bits: u8) -> String {
-    let names: Vec<String> =
-        TYPE_NAMES.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, n)| format!("\"{n}\"")).collect();
+    let names: Vec<String> = TYPE_NAMES
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| bits & (1 << i) != 0)
+        .map(|(_, n)| format!("\"{n}\""))
+        .collect();
     names.join(" or ")
 }
 
@@ -45,7 +51,9 @@ pub(super) fn type_list(bits: u8) -> String {
 pub(super) fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(Ordering::Equal),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, p)| y.get(k).is_some_and(|q| equal(p, q)))
         }
@@ -64,7 +72,9 @@ pub(super) fn compare(a: &Number, b: &Number) -> Option<Ordering> {
 }
 
 fn integer(n: &Number) -> Option<i128> {
-    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
 }
 
 fn compare_int_float(i: i128, f: f64) -> Option<Ordering> {
@@ -97,7 +107,11 @@ pub(super) fn is_multiple(v: &Number, m: &Number) -> bool {
         }
         // Bring both to the smaller exponent; give up to floats on overflow.
         let e = xe.min(ye);
-        let scale = |mant: i128, exp: i32| 10i128.checked_pow((exp - e) as u32).and_then(|p| mant.checked_mul(p));
+        let scale = |mant: i128, exp: i32| {
+            10i128
+                .checked_pow((exp - e) as u32)
+                .and_then(|p| mant.checked_mul(p))
+        };
         if let (Some(a), Some(b)) = (scale(xm, xe), scale(ym, ye)) {
             return a % b == 0;
         }
@@ -173,11 +187,29 @@ mod tests {
 
     #[test]
     fn numbers_compare_exactly_across_representations() {
-        assert_eq!(compare(&num(json!(1)), &num(json!(1.0))), Some(Ordering::Equal));
-        assert_eq!(compare(&num(json!(2)), &num(json!(1.5))), Some(Ordering::Greater));
-        assert_eq!(compare(&num(json!(-2)), &num(json!(-1.5))), Some(Ordering::Less));
-        assert_eq!(compare(&num(json!(u64::MAX)), &num(json!(i64::MIN))), Some(Ordering::Greater));
-        assert_eq!(compare(&num(json!(9007199254740993u64)), &num(json!(9007199254740992.0))), Some(Ordering::Greater));
+        assert_eq!(
+            compare(&num(json!(1)), &num(json!(1.0))),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            compare(&num(json!(2)), &num(json!(1.5))),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(
+            compare(&num(json!(-2)), &num(json!(-1.5))),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            compare(&num(json!(u64::MAX)), &num(json!(i64::MIN))),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(
+            compare(
+                &num(json!(9007199254740993u64)),
+                &num(json!(9007199254740992.0))
+            ),
+            Some(Ordering::Greater)
+        );
         assert!(equal(&json!({"a": [1, 2.0]}), &json!({"a": [1.0, 2]})));
         assert!(!equal(&json!([1, 2]), &json!([2, 1])));
     }

@@ -44,7 +44,10 @@ impl Draft {
     /// The dialect a `$schema` URI names (`http` or `https`, with or
     /// without the empty fragment), if it is one of the five.
     pub fn from_uri(uri: &str) -> Option<Draft> {
-        let u = uri.trim_end_matches('#').trim_start_matches("https://").trim_start_matches("http://");
+        let u = uri
+            .trim_end_matches('#')
+            .trim_start_matches("https://")
+            .trim_start_matches("http://");
         match u {
             "json-schema.org/draft-04/schema" => Some(Draft::Draft4),
             "json-schema.org/draft-06/schema" => Some(Draft::Draft6),
@@ -57,7 +60,10 @@ impl Draft {
 
     /// The dialect `schema` names with `$schema`, if it names a known one.
     pub fn detect(schema: &Value) -> Option<Draft> {
-        schema.get("$schema").and_then(Value::as_str).and_then(Draft::from_uri)
+        schema
+            .get("$schema")
+            .and_then(Value::as_str)
+            .and_then(Draft::from_uri)
     }
 
     /// Human name (`draft-07`, `2020-12`).
@@ -89,7 +95,10 @@ pub struct FieldError {
 impl FieldError {
     /// A failure at `path`.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), message: message.into() }
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// `{ "path": ..., "message": ... }`.
@@ -100,7 +109,11 @@ impl FieldError {
 
 impl std::fmt::Display for FieldError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() { "/" } else { self.path.as_str() };
+        let path = if self.path.is_empty() {
+            "/"
+        } else {
+            self.path.as_str()
+        };
         write!(f, "{path}: {}", self.message)
     }
 }
@@ -157,7 +170,10 @@ pub struct Schema {
 impl Schema {
     /// Options with `default` as the dialect of a schema without `$schema`.
     pub fn options(default: Draft) -> Options {
-        Options { default, formats: None }
+        Options {
+            default,
+            formats: None,
+        }
     }
 
     /// Compiles `schema` in its own `$schema` dialect, else `default`.

@@ -8,14 +8,18 @@ use super::*;
 /// `schema` in `draft` accepts every one of `good` and refuses every one of
 /// `bad`, and `errors` agrees with `is_valid`.
 fn check(draft: Draft, schema: Value, good: &[Value], bad: &[Value]) {
-    let s = Schema::compile(&schema, draft).unwrap_or_else(|e| panic!("{schema} does not compile: {e:?}"));
+    let s = Schema::compile(&schema, draft)
+        .unwrap_or_else(|e| panic!("{schema} does not compile: {e:?}"));
     for v in good {
         assert!(s.is_valid(v), "{schema} refuses {v}: {:?}", s.errors(v));
         assert!(s.errors(v).is_empty(), "{schema}: errors for valid {v}");
     }
     for v in bad {
         assert!(!s.is_valid(v), "{schema} accepts {v}");
-        assert!(!s.errors(v).is_empty(), "{schema}: no error for invalid {v}");
+        assert!(
+            !s.errors(v).is_empty(),
+            "{schema}: no error for invalid {v}"
+        );
     }
 }
 
@@ -23,64 +27,213 @@ use Draft::*;
 
 #[test]
 fn types_and_values() {
-    check(Draft202012, json!({"type": "integer"}), &[json!(1), json!(1.0), json!(-5)], &[json!(1.5), json!("1"), json!(null)]);
-    check(Draft4, json!({"type": "integer"}), &[json!(1)], &[json!(1.0)]);
-    check(Draft7, json!({"type": ["string", "null"]}), &[json!("a"), json!(null)], &[json!(1), json!([])]);
-    check(Draft7, json!({"type": "number"}), &[json!(1), json!(2.5)], &[json!("2")]);
-    check(Draft7, json!({"enum": [1, "a", {"b": [2]}]}), &[json!(1.0), json!("a"), json!({"b": [2.0]})], &[json!(2), json!({"b": []})]);
-    check(Draft6, json!({"const": {"a": 1}}), &[json!({"a": 1.0})], &[json!({"a": 2}), json!({"a": 1, "b": 1})]);
+    check(
+        Draft202012,
+        json!({"type": "integer"}),
+        &[json!(1), json!(1.0), json!(-5)],
+        &[json!(1.5), json!("1"), json!(null)],
+    );
+    check(
+        Draft4,
+        json!({"type": "integer"}),
+        &[json!(1)],
+        &[json!(1.0)],
+    );
+    check(
+        Draft7,
+        json!({"type": ["string", "null"]}),
+        &[json!("a"), json!(null)],
+        &[json!(1), json!([])],
+    );
+    check(
+        Draft7,
+        json!({"type": "number"}),
+        &[json!(1), json!(2.5)],
+        &[json!("2")],
+    );
+    check(
+        Draft7,
+        json!({"enum": [1, "a", {"b": [2]}]}),
+        &[json!(1.0), json!("a"), json!({"b": [2.0]})],
+        &[json!(2), json!({"b": []})],
+    );
+    check(
+        Draft6,
+        json!({"const": {"a": 1}}),
+        &[json!({"a": 1.0})],
+        &[json!({"a": 2}), json!({"a": 1, "b": 1})],
+    );
     check(Draft7, json!(true), &[json!(1), json!(null)], &[]);
     check(Draft7, json!(false), &[], &[json!(1), json!({})]);
-    check(Draft7, json!({"not": {"type": "string"}}), &[json!(1)], &[json!("a")]);
+    check(
+        Draft7,
+        json!({"not": {"type": "string"}}),
+        &[json!(1)],
+        &[json!("a")],
+    );
 }
 
 #[test]
 fn numbers() {
-    check(Draft7, json!({"minimum": 1, "maximum": 3.5}), &[json!(1), json!(3.5), json!("x")], &[json!(0.99), json!(3.6)]);
-    check(Draft7, json!({"exclusiveMinimum": 1, "exclusiveMaximum": 3}), &[json!(2), json!(1.01)], &[json!(1), json!(3)]);
-    check(Draft4, json!({"minimum": 1, "exclusiveMinimum": true}), &[json!(1.5)], &[json!(1)]);
-    check(Draft4, json!({"maximum": 1, "exclusiveMaximum": false}), &[json!(1)], &[json!(2)]);
-    check(Draft7, json!({"multipleOf": 0.01}), &[json!(0.07), json!(19.99), json!(3)], &[json!(0.075)]);
-    check(Draft7, json!({"multipleOf": 2}), &[json!(4), json!(4.0)], &[json!(3), json!(4.5)]);
-    check(Draft7, json!({"maximum": 18446744073709551615u64}), &[json!(18446744073709551615u64)], &[json!(1.9e19)]);
+    check(
+        Draft7,
+        json!({"minimum": 1, "maximum": 3.5}),
+        &[json!(1), json!(3.5), json!("x")],
+        &[json!(0.99), json!(3.6)],
+    );
+    check(
+        Draft7,
+        json!({"exclusiveMinimum": 1, "exclusiveMaximum": 3}),
+        &[json!(2), json!(1.01)],
+        &[json!(1), json!(3)],
+    );
+    check(
+        Draft4,
+        json!({"minimum": 1, "exclusiveMinimum": true}),
+        &[json!(1.5)],
+        &[json!(1)],
+    );
+    check(
+        Draft4,
+        json!({"maximum": 1, "exclusiveMaximum": false}),
+        &[json!(1)],
+        &[json!(2)],
+    );
+    check(
+        Draft7,
+        json!({"multipleOf": 0.01}),
+        &[json!(0.07), json!(19.99), json!(3)],
+        &[json!(0.075)],
+    );
+    check(
+        Draft7,
+        json!({"multipleOf": 2}),
+        &[json!(4), json!(4.0)],
+        &[json!(3), json!(4.5)],
+    );
+    check(
+        Draft7,
+        json!({"maximum": 18446744073709551615u64}),
+        &[json!(18446744073709551615u64)],
+        &[json!(1.9e19)],
+    );
 }
 
 #[test]
 fn strings() {
-    check(Draft7, json!({"minLength": 2, "maxLength": 3}), &[json!("ab"), json!("日本語"), json!(5)], &[json!("a"), json!("abcd"), json!("日本語x")]);
-    check(Draft7, json!({"pattern": "^[a-z]+\\d?$"}), &[json!("abc1"), json!(7)], &[json!("ABC"), json!("abc12")]);
-    check(Draft7, json!({"pattern": "b"}), &[json!("abc")], &[json!("xyz")]);
-    check(Draft7, json!({"pattern": "^(?!x)\\w+(?<=z)$"}), &[json!("abz")], &[json!("xbz"), json!("aby")]);
+    check(
+        Draft7,
+        json!({"minLength": 2, "maxLength": 3}),
+        &[json!("ab"), json!("日本語"), json!(5)],
+        &[json!("a"), json!("abcd"), json!("日本語x")],
+    );
+    check(
+        Draft7,
+        json!({"pattern": "^[a-z]+\\d?$"}),
+        &[json!("abc1"), json!(7)],
+        &[json!("ABC"), json!("abc12")],
+    );
+    check(
+        Draft7,
+        json!({"pattern": "b"}),
+        &[json!("abc")],
+        &[json!("xyz")],
+    );
+    check(
+        Draft7,
+        json!({"pattern": "^(?!x)\\w+(?<=z)$"}),
+        &[json!("abz")],
+        &[json!("xbz"), json!("aby")],
+    );
 }
 
 #[test]
 fn formats_assert_up_to_draft_7_and_annotate_after() {
     let schema = json!({"format": "date-time"});
-    check(Draft7, schema.clone(), &[json!("2025-01-01T00:00:00Z"), json!(3)], &[json!("yesterday")]);
+    check(
+        Draft7,
+        schema.clone(),
+        &[json!("2025-01-01T00:00:00Z"), json!(3)],
+        &[json!("yesterday")],
+    );
     check(Draft202012, schema.clone(), &[json!("yesterday")], &[]);
-    let strict = Schema::options(Draft202012).formats(true).compile(&schema).unwrap();
+    let strict = Schema::options(Draft202012)
+        .formats(true)
+        .compile(&schema)
+        .unwrap();
     assert!(!strict.is_valid(&json!("yesterday")));
-    let loose = Schema::options(Draft7).formats(false).compile(&schema).unwrap();
+    let loose = Schema::options(Draft7)
+        .formats(false)
+        .compile(&schema)
+        .unwrap();
     assert!(loose.is_valid(&json!("yesterday")));
     // Unknown formats are annotations.
-    check(Draft7, json!({"format": "x-color"}), &[json!("anything")], &[]);
+    check(
+        Draft7,
+        json!({"format": "x-color"}),
+        &[json!("anything")],
+        &[],
+    );
     let e = strict.errors(&json!("yesterday"));
-    assert_eq!(e, vec![FieldError::new("", "\"yesterday\" is not a \"date-time\"")]);
+    assert_eq!(
+        e,
+        vec![FieldError::new("", "\"yesterday\" is not a \"date-time\"")]
+    );
 }
 
 #[test]
 fn arrays() {
-    check(Draft7, json!({"items": {"type": "integer"}, "minItems": 1, "maxItems": 2}), &[json!([1]), json!([1, 2])], &[json!([]), json!([1, "a"]), json!([1, 2, 3])]);
-    check(Draft7, json!({"items": [{"type": "integer"}, {"type": "string"}], "additionalItems": false}), &[json!([1]), json!([1, "a"])], &[json!(["a"]), json!([1, "a", 2])]);
-    check(Draft202012, json!({"prefixItems": [{"type": "integer"}], "items": {"type": "string"}}), &[json!([1, "a", "b"])], &[json!([1, 2]), json!(["a"])]);
-    check(Draft7, json!({"uniqueItems": true}), &[json!([1, 2, {"a": 1}, {"a": 2}])], &[json!([1, 1.0]), json!([{"a": 1, "b": 2}, {"b": 2, "a": 1}])]);
+    check(
+        Draft7,
+        json!({"items": {"type": "integer"}, "minItems": 1, "maxItems": 2}),
+        &[json!([1]), json!([1, 2])],
+        &[json!([]), json!([1, "a"]), json!([1, 2, 3])],
+    );
+    check(
+        Draft7,
+        json!({"items": [{"type": "integer"}, {"type": "string"}], "additionalItems": false}),
+        &[json!([1]), json!([1, "a"])],
+        &[json!(["a"]), json!([1, "a", 2])],
+    );
+    check(
+        Draft202012,
+        json!({"prefixItems": [{"type": "integer"}], "items": {"type": "string"}}),
+        &[json!([1, "a", "b"])],
+        &[json!([1, 2]), json!(["a"])],
+    );
+    check(
+        Draft7,
+        json!({"uniqueItems": true}),
+        &[json!([1, 2, {"a": 1}, {"a": 2}])],
+        &[json!([1, 1.0]), json!([{"a": 1, "b": 2}, {"b": 2, "a": 1}])],
+    );
     let many: Vec<u32> = (0..100).collect();
     let mut repeated = many.clone();
     repeated.push(50);
-    check(Draft7, json!({"uniqueItems": true}), &[json!(many)], &[json!(repeated)]);
-    check(Draft7, json!({"contains": {"const": 3}}), &[json!([1, 3])], &[json!([1, 2]), json!([])]);
-    check(Draft201909, json!({"contains": {"const": 3}, "minContains": 2, "maxContains": 3}), &[json!([3, 3]), json!([3, 1, 3, 3])], &[json!([3]), json!([3, 3, 3, 3])]);
-    check(Draft202012, json!({"contains": {"type": "string"}, "minContains": 0}), &[json!([]), json!([1])], &[]);
+    check(
+        Draft7,
+        json!({"uniqueItems": true}),
+        &[json!(many)],
+        &[json!(repeated)],
+    );
+    check(
+        Draft7,
+        json!({"contains": {"const": 3}}),
+        &[json!([1, 3])],
+        &[json!([1, 2]), json!([])],
+    );
+    check(
+        Draft201909,
+        json!({"contains": {"const": 3}, "minContains": 2, "maxContains": 3}),
+        &[json!([3, 3]), json!([3, 1, 3, 3])],
+        &[json!([3]), json!([3, 3, 3, 3])],
+    );
+    check(
+        Draft202012,
+        json!({"contains": {"type": "string"}, "minContains": 0}),
+        &[json!([]), json!([1])],
+        &[],
+    );
 }
 
 #[test]
@@ -94,26 +247,80 @@ fn objects() {
         "minProperties": 1,
         "maxProperties": 3
     });
-    check(Draft7, schema, &[json!({"a": 1}), json!({"a": 1, "b~/c": "s", "x-y": true})], &[
-        json!({}),
-        json!({"a": "1"}),
-        json!({"a": 1, "z": 1}),
-        json!({"a": 1, "x-y": 1}),
-        json!({"a": 1, "b~/c": "s", "x-y": true, "x-z": false}),
-    ]);
-    check(Draft7, json!({"additionalProperties": {"type": "string"}}), &[json!({"a": "b"})], &[json!({"a": 1})]);
-    check(Draft7, json!({"propertyNames": {"maxLength": 2}}), &[json!({"ab": 1})], &[json!({"abc": 1})]);
-    check(Draft7, json!({"dependencies": {"a": ["b"], "c": {"required": ["d"]}}}), &[json!({"a": 1, "b": 1}), json!({"c": 1, "d": 1}), json!({"b": 1})], &[json!({"a": 1}), json!({"c": 1})]);
-    check(Draft202012, json!({"dependentRequired": {"a": ["b"]}, "dependentSchemas": {"c": {"required": ["d"]}}}), &[json!({"a": 1, "b": 1})], &[json!({"a": 1}), json!({"c": 1})]);
+    check(
+        Draft7,
+        schema,
+        &[json!({"a": 1}), json!({"a": 1, "b~/c": "s", "x-y": true})],
+        &[
+            json!({}),
+            json!({"a": "1"}),
+            json!({"a": 1, "z": 1}),
+            json!({"a": 1, "x-y": 1}),
+            json!({"a": 1, "b~/c": "s", "x-y": true, "x-z": false}),
+        ],
+    );
+    check(
+        Draft7,
+        json!({"additionalProperties": {"type": "string"}}),
+        &[json!({"a": "b"})],
+        &[json!({"a": 1})],
+    );
+    check(
+        Draft7,
+        json!({"propertyNames": {"maxLength": 2}}),
+        &[json!({"ab": 1})],
+        &[json!({"abc": 1})],
+    );
+    check(
+        Draft7,
+        json!({"dependencies": {"a": ["b"], "c": {"required": ["d"]}}}),
+        &[
+            json!({"a": 1, "b": 1}),
+            json!({"c": 1, "d": 1}),
+            json!({"b": 1}),
+        ],
+        &[json!({"a": 1}), json!({"c": 1})],
+    );
+    check(
+        Draft202012,
+        json!({"dependentRequired": {"a": ["b"]}, "dependentSchemas": {"c": {"required": ["d"]}}}),
+        &[json!({"a": 1, "b": 1})],
+        &[json!({"a": 1}), json!({"c": 1})],
+    );
 }
 
 #[test]
 fn applicators() {
-    check(Draft7, json!({"allOf": [{"type": "integer"}, {"minimum": 2}]}), &[json!(2)], &[json!(1), json!(2.5)]);
-    check(Draft7, json!({"anyOf": [{"type": "integer"}, {"type": "string"}]}), &[json!(1), json!("a")], &[json!(null)]);
-    check(Draft7, json!({"oneOf": [{"type": "integer"}, {"minimum": 2}]}), &[json!(1), json!(2.5)], &[json!(3), json!(0.5)]);
-    check(Draft7, json!({"if": {"minimum": 10}, "then": {"multipleOf": 10}, "else": {"maximum": 5}}), &[json!(20), json!(4)], &[json!(15), json!(7)]);
-    check(Draft6, json!({"if": {"minimum": 10}, "then": false}), &[json!(20)], &[]);
+    check(
+        Draft7,
+        json!({"allOf": [{"type": "integer"}, {"minimum": 2}]}),
+        &[json!(2)],
+        &[json!(1), json!(2.5)],
+    );
+    check(
+        Draft7,
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        &[json!(1), json!("a")],
+        &[json!(null)],
+    );
+    check(
+        Draft7,
+        json!({"oneOf": [{"type": "integer"}, {"minimum": 2}]}),
+        &[json!(1), json!(2.5)],
+        &[json!(3), json!(0.5)],
+    );
+    check(
+        Draft7,
+        json!({"if": {"minimum": 10}, "then": {"multipleOf": 10}, "else": {"maximum": 5}}),
+        &[json!(20), json!(4)],
+        &[json!(15), json!(7)],
+    );
+    check(
+        Draft6,
+        json!({"if": {"minimum": 10}, "then": false}),
+        &[json!(20)],
+        &[],
+    );
 }
 
 #[test]
@@ -122,7 +329,12 @@ fn references() {
         "$defs": {"node": {"type": "object", "properties": {"value": {"type": "integer"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["value"]}},
         "$ref": "#/$defs/node"
     });
-    check(Draft202012, tree, &[json!({"value": 1, "children": [{"value": 2, "children": []}]})], &[json!({"value": 1, "children": [{"children": []}]})]);
+    check(
+        Draft202012,
+        tree,
+        &[json!({"value": 1, "children": [{"value": 2, "children": []}]})],
+        &[json!({"value": 1, "children": [{"children": []}]})],
+    );
     // Up to draft-07 `$ref` replaces its siblings; from 2019-09 both apply.
     let sibling = json!({"definitions": {"s": {"type": "string"}}, "$ref": "#/definitions/s", "maxLength": 1});
     check(Draft7, sibling.clone(), &[json!("long")], &[json!(1)]);
@@ -144,11 +356,37 @@ fn references() {
             "e": {"$ref": "#/$defs/e%20f"}
         }
     });
-    check(Draft202012, ids, &[json!({"a": 1, "a2": 2, "b": "x", "c": true, "e": null})], &[json!({"a": "1"}), json!({"a2": "1"}), json!({"b": 1}), json!({"c": 1}), json!({"e": 1})]);
-    check(Draft7, json!({"definitions": {"x": {"$id": "#ex", "type": "integer"}}, "$ref": "#ex"}), &[json!(1)], &[json!("1")]);
-    check(Draft4, json!({"definitions": {"x": {"id": "#ex", "type": "integer"}}, "properties": {"p": {"$ref": "#ex"}}}), &[json!({"p": 1})], &[json!({"p": "1"})]);
+    check(
+        Draft202012,
+        ids,
+        &[json!({"a": 1, "a2": 2, "b": "x", "c": true, "e": null})],
+        &[
+            json!({"a": "1"}),
+            json!({"a2": "1"}),
+            json!({"b": 1}),
+            json!({"c": 1}),
+            json!({"e": 1}),
+        ],
+    );
+    check(
+        Draft7,
+        json!({"definitions": {"x": {"$id": "#ex", "type": "integer"}}, "$ref": "#ex"}),
+        &[json!(1)],
+        &[json!("1")],
+    );
+    check(
+        Draft4,
+        json!({"definitions": {"x": {"id": "#ex", "type": "integer"}}, "properties": {"p": {"$ref": "#ex"}}}),
+        &[json!({"p": 1})],
+        &[json!({"p": "1"})],
+    );
     // A pointer into a place that is not a keyword.
-    check(Draft202012, json!({"x-lib": {"int": {"type": "integer"}}, "$ref": "#/x-lib/int"}), &[json!(1)], &[json!("1")]);
+    check(
+        Draft202012,
+        json!({"x-lib": {"int": {"type": "integer"}}, "$ref": "#/x-lib/int"}),
+        &[json!(1)],
+        &[json!("1")],
+    );
 }
 
 #[test]
@@ -168,16 +406,34 @@ fn unevaluated_keywords_see_what_in_place_subschemas_evaluated() {
         "if": {"properties": {"kind": {"const": "x"}}}, "then": {"properties": {"x": true}},
         "unevaluatedProperties": false
     });
-    check(Draft202012, schema, &[json!({"kind": "x", "a": 1, "b": 1, "x": 1}), json!({"kind": "y", "c": 1})], &[
-        json!({"kind": "y", "b": 1, "x": 1}),
-        json!({"b": 1, "z": 1}),
-    ]);
+    check(
+        Draft202012,
+        schema,
+        &[
+            json!({"kind": "x", "a": 1, "b": 1, "x": 1}),
+            json!({"kind": "y", "c": 1}),
+        ],
+        &[
+            json!({"kind": "y", "b": 1, "x": 1}),
+            json!({"b": 1, "z": 1}),
+        ],
+    );
     let items = json!({"prefixItems": [{"type": "integer"}], "allOf": [{"prefixItems": [true, true]}], "unevaluatedItems": false});
     check(Draft202012, items, &[json!([1, 2])], &[json!([1, 2, 3])]);
     let contains = json!({"contains": {"type": "string"}, "unevaluatedItems": {"type": "integer"}});
-    check(Draft202012, contains, &[json!(["a", 1, "b"])], &[json!(["a", 1.5])]);
+    check(
+        Draft202012,
+        contains,
+        &[json!(["a", 1, "b"])],
+        &[json!(["a", 1.5])],
+    );
     let nested = json!({"$ref": "#/$defs/base", "$defs": {"base": {"properties": {"a": true}}}, "properties": {"b": true}, "unevaluatedProperties": false});
-    check(Draft201909, nested, &[json!({"a": 1, "b": 2})], &[json!({"a": 1, "c": 2})]);
+    check(
+        Draft201909,
+        nested,
+        &[json!({"a": 1, "b": 2})],
+        &[json!({"a": 1, "c": 2})],
+    );
 }
 
 #[test]
@@ -197,19 +453,33 @@ fn errors_name_every_failing_value_and_why() {
     let bad = json!({"city": "O", "days": [1, 9, "x"], "units": "kelvin", "a/b": 1, "extra": true});
     let errors = s.errors(&bad);
     assert_eq!(s.validate(&bad).unwrap_err(), errors);
-    let got: Vec<(&str, &str)> = errors.iter().map(|e| (e.path.as_str(), e.message.as_str())).collect();
-    assert_eq!(got, vec![
-        ("", "required property \"when\" is missing"),
-        ("/city", "\"O\" is shorter than 2 characters"),
-        ("/days/1", "9 is greater than the maximum of 7"),
-        ("/days/2", "\"x\" is not of type \"integer\""),
-        ("/units", "\"kelvin\" is not one of [\"metric\",\"imperial\"]"),
-        ("/a~1b", "1 is not of type \"boolean\""),
-        ("", "additional properties are not allowed (\"extra\" unexpected)"),
-    ]);
+    let got: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|e| (e.path.as_str(), e.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("", "required property \"when\" is missing"),
+            ("/city", "\"O\" is shorter than 2 characters"),
+            ("/days/1", "9 is greater than the maximum of 7"),
+            ("/days/2", "\"x\" is not of type \"integer\""),
+            (
+                "/units",
+                "\"kelvin\" is not one of [\"metric\",\"imperial\"]"
+            ),
+            ("/a~1b", "1 is not of type \"boolean\""),
+            (
+                "",
+                "additional properties are not allowed (\"extra\" unexpected)"
+            ),
+        ]
+    );
     // Long values are cut in messages.
     let long = "x".repeat(500);
-    let e = Schema::compile(&json!({"type": "integer"}), Draft7).unwrap().errors(&json!(long));
+    let e = Schema::compile(&json!({"type": "integer"}), Draft7)
+        .unwrap()
+        .errors(&json!(long));
     assert!(e[0].message.len() < 100, "{}", e[0].message);
 }
 
@@ -226,33 +496,85 @@ fn bad_schemas_are_reported_where_they_are() {
         }
     });
     let problems = Schema::compile(&schema, Draft7).unwrap_err();
-    let got: Vec<(&str, &str)> = problems.iter().map(|p| (p.pointer.as_str(), p.message.as_str())).collect();
+    let got: Vec<(&str, &str)> = problems
+        .iter()
+        .map(|p| (p.pointer.as_str(), p.message.as_str()))
+        .collect();
     let want = [
-        ("/properties/l/items", "5 is not of type \"object\" or \"boolean\""),
+        (
+            "/properties/l/items",
+            "5 is not of type \"object\" or \"boolean\"",
+        ),
         ("/properties/l/required", "\"x\" is not of type \"array\""),
-        ("/properties/n/minimum", "\"zero\" is not of type \"number\""),
+        (
+            "/properties/n/minimum",
+            "\"zero\" is not of type \"number\"",
+        ),
         ("/properties/o/anyOf", "[] has fewer than 1 item"),
-        ("/properties/r/$ref", "reference \"#/$defs/missing\" does not resolve: nothing is at /$defs/missing"),
-        ("/properties/s/maxLength", "-1 is less than the minimum of 0"),
+        (
+            "/properties/r/$ref",
+            "reference \"#/$defs/missing\" does not resolve: nothing is at /$defs/missing",
+        ),
+        (
+            "/properties/s/maxLength",
+            "-1 is less than the minimum of 0",
+        ),
     ];
     for (pointer, message) in want {
-        assert!(got.contains(&(pointer, message)), "missing ({pointer}, {message}) in {got:#?}");
+        assert!(
+            got.contains(&(pointer, message)),
+            "missing ({pointer}, {message}) in {got:#?}"
+        );
     }
-    assert!(got.iter().any(|(p, m)| *p == "/properties/s/pattern" && m.contains("not a valid ECMA-262 regular expression")), "{got:#?}");
-    assert!(got.iter().any(|(p, m)| *p == "/properties/s/type" && m.contains("\"text\" is not one of the type names")), "{got:#?}");
-    let remote = Schema::compile(&json!({"$ref": "https://example.com/other.json"}), Draft202012).unwrap_err();
-    assert!(remote[0].message.contains("remote schemas are never fetched"), "{remote:?}");
-    assert!(Schema::compile(&json!(true), Draft4).is_err(), "draft-04 has no boolean schemas");
-    assert!(Schema::compile(&json!({"$defs": {"x": {"$anchor": "a"}}, "$ref": "#b"}), Draft202012).is_err());
+    assert!(
+        got.iter().any(|(p, m)| *p == "/properties/s/pattern"
+            && m.contains("not a valid ECMA-262 regular expression")),
+        "{got:#?}"
+    );
+    assert!(
+        got.iter().any(|(p, m)| *p == "/properties/s/type"
+            && m.contains("\"text\" is not one of the type names")),
+        "{got:#?}"
+    );
+    let remote = Schema::compile(
+        &json!({"$ref": "https://example.com/other.json"}),
+        Draft202012,
+    )
+    .unwrap_err();
+    assert!(
+        remote[0]
+            .message
+            .contains("remote schemas are never fetched"),
+        "{remote:?}"
+    );
+    assert!(
+        Schema::compile(&json!(true), Draft4).is_err(),
+        "draft-04 has no boolean schemas"
+    );
+    assert!(Schema::compile(
+        &json!({"$defs": {"x": {"$anchor": "a"}}, "$ref": "#b"}),
+        Draft202012
+    )
+    .is_err());
 }
 
 #[test]
 fn dialects_come_from_schema_uris() {
-    assert_eq!(Draft::from_uri("http://json-schema.org/draft-07/schema#"), Some(Draft7));
-    assert_eq!(Draft::from_uri("https://json-schema.org/draft/2020-12/schema"), Some(Draft202012));
+    assert_eq!(
+        Draft::from_uri("http://json-schema.org/draft-07/schema#"),
+        Some(Draft7)
+    );
+    assert_eq!(
+        Draft::from_uri("https://json-schema.org/draft/2020-12/schema"),
+        Some(Draft202012)
+    );
     assert_eq!(Draft::from_uri("https://example.com/schema"), None);
     // The schema's own dialect wins over the default.
-    let s = Schema::compile(&json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}), Draft202012).unwrap();
+    let s = Schema::compile(
+        &json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}),
+        Draft202012,
+    )
+    .unwrap();
     assert_eq!(s.draft(), Draft4);
     assert!(!s.is_valid(&json!(1.0)));
 }

@@ -33,7 +33,13 @@ pub(super) fn split(s: &str) -> Parts<'_> {
         }
         None => (None, rest),
     };
-    Parts { scheme, authority, path, query, fragment }
+    Parts {
+        scheme,
+        authority,
+        path,
+        query,
+        fragment,
+    }
 }
 
 fn join(p: &Parts<'_>, path: &str) -> String {
@@ -68,7 +74,12 @@ pub(super) fn resolve(base: &str, reference: &str) -> String {
     } else if r.authority.is_some() {
         (scheme, authority, path, query) = (b.scheme, r.authority, remove_dots(r.path), r.query);
     } else if r.path.is_empty() {
-        (scheme, authority, path, query) = (b.scheme, b.authority, b.path.to_owned(), r.query.or(b.query));
+        (scheme, authority, path, query) = (
+            b.scheme,
+            b.authority,
+            b.path.to_owned(),
+            r.query.or(b.query),
+        );
     } else if r.path.starts_with('/') {
         (scheme, authority, path, query) = (b.scheme, b.authority, remove_dots(r.path), r.query);
     } else {
@@ -82,7 +93,16 @@ pub(super) fn resolve(base: &str, reference: &str) -> String {
         };
         (scheme, authority, path, query) = (b.scheme, b.authority, remove_dots(&merged), r.query);
     }
-    join(&Parts { scheme, authority, path: "", query, fragment: r.fragment }, &path)
+    join(
+        &Parts {
+            scheme,
+            authority,
+            path: "",
+            query,
+            fragment: r.fragment,
+        },
+        &path,
+    )
 }
 
 fn remove_dots(path: &str) -> String {
@@ -139,7 +159,10 @@ fn unreserved(c: char) -> bool {
 }
 
 fn sub_delim(c: char) -> bool {
-    matches!(c, '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '=')
+    matches!(
+        c,
+        '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '='
+    )
 }
 
 /// Whether every character of `s` is one of `ok`, a non-ASCII character
@@ -154,7 +177,7 @@ fn chars_ok(s: &str, iri: bool, ok: impl Fn(char) -> bool) -> bool {
             }
             it.next();
             it.next();
-        } else if !(ok(c) || (iri && !c.is_ascii() && !c.is_control())) {
+        } else if !ok(c) && (!iri || c.is_ascii() || c.is_control()) {
             return false;
         }
     }
@@ -174,7 +197,9 @@ fn authority_ok(a: &str, iri: bool) -> bool {
         return false;
     }
     let (host, port) = if let Some(rest) = hostport.strip_prefix('[') {
-        let Some((literal, after)) = rest.split_once(']') else { return false };
+        let Some((literal, after)) = rest.split_once(']') else {
+            return false;
+        };
         let literal_ok = literal.parse::<std::net::Ipv6Addr>().is_ok()
             || (literal.starts_with(['v', 'V']) && literal.len() > 3 && literal.contains('.'));
         if !literal_ok {
@@ -193,7 +218,8 @@ fn authority_ok(a: &str, iri: bool) -> bool {
             None => (hostport, None),
         }
     };
-    port.is_none_or(|p| p.bytes().all(|d| d.is_ascii_digit())) && chars_ok(host, iri, |c| unreserved(c) || sub_delim(c))
+    port.is_none_or(|p| p.bytes().all(|d| d.is_ascii_digit()))
+        && chars_ok(host, iri, |c| unreserved(c) || sub_delim(c))
 }
 
 /// Whether `s` is a URI (`absolute`) or a URI reference; an IRI when `iri`.
@@ -218,7 +244,9 @@ pub(super) fn is_valid(s: &str, absolute: bool, iri: bool) -> bool {
     if p.authority.is_none() && p.path.starts_with("//") {
         return false;
     }
-    let tail = |t: Option<&str>| t.is_none_or(|t| chars_ok(t, iri, |c| pchar(c) || matches!(c, '/' | '?')));
+    let tail = |t: Option<&str>| {
+        t.is_none_or(|t| chars_ok(t, iri, |c| pchar(c) || matches!(c, '/' | '?')))
+    };
     chars_ok(p.path, iri, |c| pchar(c) || c == '/') && tail(p.query) && tail(p.fragment)
 }
 
@@ -253,10 +281,23 @@ mod tests {
 
     #[test]
     fn checks_uri_syntax() {
-        for ok in ["https://example.com/a?b=c#d", "docs://it's*/quoted(1)", "mailto:a@b.c", "urn:isbn:0451450523", "http://[::1]:80/"] {
+        for ok in [
+            "https://example.com/a?b=c#d",
+            "docs://it's*/quoted(1)",
+            "mailto:a@b.c",
+            "urn:isbn:0451450523",
+            "http://[::1]:80/",
+        ] {
             assert!(is_valid(ok, true, false), "{ok}");
         }
-        for bad in ["not a uri", "docs://\"quoted\"", "//host/only", "1http://x", "http://x/%zz", "http://[zz]/"] {
+        for bad in [
+            "not a uri",
+            "docs://\"quoted\"",
+            "//host/only",
+            "1http://x",
+            "http://x/%zz",
+            "http://[zz]/",
+        ] {
             assert!(!is_valid(bad, true, false), "{bad}");
         }
         assert!(is_valid("../a/b", false, false));
