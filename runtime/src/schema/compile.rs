@@ -57,6 +57,55 @@ impl Pattern {
     }
 }
 
+/// What an object's members must be.
+#[derive(Debug, Default)]
+pub(super) struct Members {
+    /// Every name `properties` or `required` mentions, sorted.
+    pub named: Vec<Named>,
+    /// How many of them are required.
+    pub required: usize,
+    pub patterns: Vec<(Arc<Pattern>, usize)>,
+    /// `additionalProperties`: members neither named nor matched.
+    pub additional: Option<usize>,
+}
+
+/// One member name of [`Members`].
+#[derive(Debug)]
+pub(super) struct Named {
+    pub name: String,
+    /// Its `properties` schema.
+    pub node: Option<usize>,
+    pub required: bool,
+}
+
+impl Members {
+    /// The entry of member `key` (a scan for a few names, else a binary search).
+    pub fn find(&self, key: &str) -> Option<&Named> {
+        if self.named.len() <= 12 {
+            self.named.iter().find(|n| super::json::same(&n.name, key))
+        } else {
+            self.named
+                .binary_search_by(|n| n.name.as_str().cmp(key))
+                .ok()
+                .map(|at| &self.named[at])
+        }
+    }
+
+    fn add(&mut self, name: &str) -> &mut Named {
+        match self.named.iter().position(|n| n.name == name) {
+            Some(at) => &mut self.named[at],
+            None => {
+                self.named.push(Named {
+                    name: name.to_owned(),
+                    node: None,
+                    required: false,
+                });
+                self.named.last_mut().expect("just pushed")
+            }
+        }
+    }
+}
+
 /// Which side a numeric bound limits.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Bound {
@@ -96,15 +145,9 @@ pub(super) enum Kw {
     },
     MinProperties(u64),
     MaxProperties(u64),
-    Required(Vec<String>),
-    Properties(Vec<(String, usize)>),
-    PatternProperties(Vec<(Arc<Pattern>, usize)>),
-    /// Members neither named by `properties` nor matched by `patternProperties`.
-    Additional {
-        node: usize,
-        names: Vec<String>,
-        patterns: Vec<Arc<Pattern>>,
-    },
+    /// `properties`, `required`, `patternProperties` and
+    /// `additionalProperties` together: one pass over the members.
+    Members(Box<Members>),
     PropertyNames(usize),
     DependentRequired(Vec<(String, Vec<String>)>),
     DependentSchemas(Vec<(String, usize)>),
@@ -129,7 +172,7 @@ impl Kw {
     fn rank(&self) -> u8 {
         match self {
             Kw::False | Kw::Type(_) => 0,
-            Kw::Enum(_) | Kw::Const(_) | Kw::Required(_) => 1,
+            Kw::Enum(_) | Kw::Const(_) => 1,
             Kw::UnevaluatedProperties(_) | Kw::UnevaluatedItems(_) => 3,
             _ => 2,
         }
@@ -414,6 +457,7 @@ impl Compiler {
     fn keywords(&mut self, o: &Map<String, Value>, pointer: &str, scope: &Scope) -> Vec<Kw> {
         let draft = scope.draft;
         let mut kw = Vec::new();
+        let mut members: Option<Members> = None;
         let at = |key: &str| {
             let mut p = pointer.to_owned();
             push_token(&mut p, key);
@@ -513,7 +557,10 @@ impl Compiler {
                 },
                 "required" => {
                     if let Some(names) = self.strings(value, &here) {
-                        kw.push(Kw::Required(names));
+                        let m = members.get_or_insert_with(Members::default);
+                        for name in names {
+                            m.add(&name).required = true;
+                        }
                     }
                 }
                 "items" => match value {
@@ -568,7 +615,10 @@ impl Compiler {
                 }
                 "properties" => {
                     if let Some(map) = self.schema_map(value, &here, draft) {
-                        kw.push(Kw::Properties(map));
+                        let m = members.get_or_insert_with(Members::default);
+                        for (name, node) in map {
+                            m.add(&name).node = Some(node);
+                        }
                     }
                 }
                 "patternProperties" => {
@@ -583,25 +633,11 @@ impl Compiler {
                             list.push((pattern, node));
                         }
                     }
-                    kw.push(Kw::PatternProperties(list));
+                    members.get_or_insert_with(Members::default).patterns = list;
                 }
                 "additionalProperties" => {
                     if let Some(node) = self.schema_node(value, here, draft) {
-                        let names = o
-                            .get("properties")
-                            .and_then(Value::as_object)
-                            .map(|m| m.keys().cloned().collect())
-                            .unwrap_or_default();
-                        let patterns = o
-                            .get("patternProperties")
-                            .and_then(Value::as_object)
-                            .map(|m| m.keys().filter_map(|p| compile_pattern(p).ok()).collect())
-                            .unwrap_or_default();
-                        kw.push(Kw::Additional {
-                            node,
-                            names,
-                            patterns,
-                        });
+                        members.get_or_insert_with(Members::default).additional = Some(node);
                     }
                 }
                 "propertyNames" if draft >= Draft::Draft6 => {
@@ -735,6 +771,11 @@ impl Compiler {
                 }
                 _ => {}
             }
+        }
+        if let Some(mut m) = members {
+            m.named.sort_by(|a, b| a.name.cmp(&b.name));
+            m.required = m.named.iter().filter(|n| n.required).count();
+            kw.push(Kw::Members(Box::new(m)));
         }
         // Up to draft-07, `$ref` replaces its siblings.
         if draft <= Draft::Draft7 && o.contains_key("$ref") {
@@ -944,7 +985,7 @@ fn boolean_allowed(pointer: &str, draft: Draft) -> bool {
 }
 
 /// Compiles an ECMA-262 pattern (as `new RegExp(source)` would, no flags).
-pub(super) fn compile_pattern(source: &str) -> Result<Arc<Pattern>, String> {
+fn compile_pattern(source: &str) -> Result<Arc<Pattern>, String> {
     Regex::new(source)
         .map(|regex| {
             Arc::new(Pattern {

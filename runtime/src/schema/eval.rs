@@ -7,10 +7,10 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::compile::{Bound, Compiled, Kw};
-use super::json::{self, show, show_str};
+use super::compile::{Bound, Compiled, Kw, Members};
+use super::json::{self, show, show_list, show_str};
 use super::FieldError;
 
 /// How many subschemas may be entered on one path before the walk gives up
@@ -58,13 +58,12 @@ enum Step<'a> {
 }
 
 impl<'c> Eval<'c> {
-    /// Records a failure at the current path (if recording); always `false`.
-    fn fail(&mut self, message: impl FnOnce() -> String) -> bool {
+    /// Records a failure at the current path (if recording); always
+    /// `false`. The message is built out of line: the checks stay small.
+    #[inline]
+    fn fail<F: FnOnce() -> String>(&mut self, message: F) -> bool {
         if let Some(sink) = &mut self.sink {
-            sink.out.push(FieldError {
-                path: sink.path.clone(),
-                message: message(),
-            });
+            record(sink, message);
         }
         false
     }
@@ -117,23 +116,39 @@ impl<'c> Eval<'c> {
         ok
     }
 
+    /// The common keywords when they hold, in a few instructions; anything
+    /// else (another keyword, a failure to report) takes [`Eval::check`].
+    #[inline]
     fn keyword(&mut self, kw: &Kw, v: &Value, id: usize) -> bool {
+        let holds = match (kw, v) {
+            (Kw::Type(bits), _) => json::has_type(v, *bits, self.c.integral_floats),
+            (Kw::Enum(values), Value::String(s)) => values
+                .iter()
+                .any(|e| e.as_str().is_some_and(|e| json::same(e, s))),
+            (Kw::MinLength(min), Value::String(s)) => at_least(s, *min),
+            (Kw::MaxLength(max), Value::String(s)) => at_most(s, *max),
+            (Kw::Members(m), Value::Object(o)) => return self.members(m, o),
+            _ => false,
+        };
+        holds || self.check(kw, v, id)
+    }
+
+    /// Every keyword in full, reporting what fails.
+    #[inline(never)]
+    fn check(&mut self, kw: &Kw, v: &Value, id: usize) -> bool {
         match (kw, v) {
             (Kw::False, _) => self.fail(|| format!("{} is not allowed here", show(v))),
             (Kw::Type(bits), _) => {
-                json::type_bits(v, self.c.integral_floats) & bits != 0
+                json::has_type(v, *bits, self.c.integral_floats)
                     || self
                         .fail(|| format!("{} is not of type {}", show(v), json::type_list(*bits)))
             }
             (Kw::Enum(values), _) => {
-                values.iter().any(|e| json::equal(e, v))
-                    || self.fail(|| {
-                        format!(
-                            "{} is not one of {}",
-                            show(v),
-                            show(&Value::Array(values.clone()))
-                        )
-                    })
+                let found = match v {
+                    Value::String(s) => values.iter().any(|e| e.as_str() == Some(s)),
+                    _ => values.iter().any(|e| json::equal(e, v)),
+                };
+                found || self.fail(|| format!("{} is not one of {}", show(v), show_list(values)))
             }
             (Kw::Const(c), _) => {
                 json::equal(c, v)
@@ -159,11 +174,11 @@ impl<'c> Eval<'c> {
                 json::is_multiple(n, m) || self.fail(|| format!("{n} is not a multiple of {m}"))
             }
             (Kw::MinLength(min), Value::String(s)) => {
-                s.len() as u64 >= *min && s.chars().count() as u64 >= *min
+                at_least(s, *min)
                     || self.fail(|| format!("{} is shorter than {min} characters", show_str(s)))
             }
             (Kw::MaxLength(max), Value::String(s)) => {
-                (s.len() as u64 <= *max || s.chars().count() as u64 <= *max)
+                at_most(s, *max)
                     || self.fail(|| format!("{} is longer than {max} characters", show_str(s)))
             }
             (Kw::Pattern(p), Value::String(s)) => {
@@ -244,60 +259,7 @@ impl<'c> Eval<'c> {
                 o.len() as u64 <= *max
                     || self.fail(|| format!("{} has more than {max} properties", show(v)))
             }
-            (Kw::Required(names), Value::Object(o)) => {
-                let mut ok = true;
-                for name in names {
-                    if !o.contains_key(name) {
-                        ok = self
-                            .fail(|| format!("required property {} is missing", show_str(name)));
-                        if self.sink.is_none() {
-                            break;
-                        }
-                    }
-                }
-                ok
-            }
-            (Kw::Properties(props), Value::Object(o)) => {
-                let mut ok = true;
-                for (name, node) in props {
-                    if let Some(member) = o.get(name) {
-                        if !self.child(*node, member, Step::Key(name)) {
-                            ok = false;
-                            if self.sink.is_none() {
-                                break;
-                            }
-                        }
-                    }
-                }
-                ok
-            }
-            (Kw::PatternProperties(patterns), Value::Object(o)) => {
-                let mut ok = true;
-                for (key, member) in o {
-                    for (p, node) in patterns {
-                        if p.matches(key) && !self.child(*node, member, Step::Key(key)) {
-                            ok = false;
-                            if self.sink.is_none() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-                ok
-            }
-            (
-                Kw::Additional {
-                    node,
-                    names,
-                    patterns,
-                },
-                Value::Object(o),
-            ) => {
-                let extra = o.iter().filter(|(k, _)| {
-                    !names.iter().any(|n| n == *k) && !patterns.iter().any(|p| p.matches(k))
-                });
-                self.members(*node, extra, "additional")
-            }
+            (Kw::Members(m), Value::Object(o)) => self.members(m, o),
             (Kw::PropertyNames(node), Value::Object(o)) => {
                 let mut ok = true;
                 for key in o.keys() {
@@ -394,7 +356,7 @@ impl<'c> Eval<'c> {
                 let mut seen = HashSet::new();
                 self.evaluated_properties(id, v, &mut seen, true);
                 let extra = o.iter().filter(|(k, _)| !seen.contains(k.as_str()));
-                self.members(*node, extra, "unevaluated")
+                self.others(*node, extra, "unevaluated")
             }
             (Kw::UnevaluatedItems(node), Value::Array(a)) => {
                 let mut seen = vec![false; a.len()];
@@ -417,7 +379,7 @@ impl<'c> Eval<'c> {
 
     /// `members` against node `id` (`additionalProperties`,
     /// `unevaluatedProperties`); under `false`, one failure naming them all.
-    fn members<'v>(
+    fn others<'v>(
         &mut self,
         id: usize,
         members: impl Iterator<Item = (&'v String, &'v Value)>,
@@ -429,16 +391,16 @@ impl<'c> Eval<'c> {
                 return true;
             }
             return self.fail(|| {
-                let listed: Vec<String> = names.iter().take(8).map(|n| show_str(n)).collect();
-                let more = if names.len() > 8 {
-                    format!(" and {} more", names.len() - 8)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "{what} properties are not allowed ({}{more} unexpected)",
-                    listed.join(", ")
-                )
+                use std::fmt::Write as _;
+                let mut text = format!("{what} properties are not allowed (");
+                for (i, n) in names.iter().take(8).enumerate() {
+                    let _ = write!(text, "{}{}", if i > 0 { ", " } else { "" }, show_str(n));
+                }
+                if names.len() > 8 {
+                    let _ = write!(text, " and {} more", names.len() - 8);
+                }
+                text.push_str(" unexpected)");
+                text
             });
         }
         let mut ok = true;
@@ -449,6 +411,63 @@ impl<'c> Eval<'c> {
                     break;
                 }
             }
+        }
+        ok
+    }
+
+    /// One pass over the members of `o`: each named one against its
+    /// `properties` schema, each against the `patternProperties` it
+    /// matches, the others against `additionalProperties`; and whether all
+    /// required names were seen.
+    fn members(&mut self, m: &Members, o: &Map<String, Value>) -> bool {
+        let mut ok = true;
+        // When recording, missing names come first (they are what a
+        // caller fixes first); otherwise they are counted on the way.
+        if self.sink.is_some() && m.required > 0 {
+            for n in m.named.iter().filter(|n| n.required && !has(o, &n.name)) {
+                ok = self.fail(|| format!("required property {} is missing", show_str(&n.name)));
+            }
+        }
+        let mut required = 0;
+        let mut unnamed = 0;
+        for (key, member) in o {
+            let mut known = false;
+            if let Some(named) = m.find(key) {
+                required += usize::from(named.required);
+                known = named.node.is_some();
+                if let Some(node) = named.node {
+                    if !self.child(node, member, Step::Key(key)) {
+                        ok = false;
+                        if self.sink.is_none() {
+                            return false;
+                        }
+                    }
+                }
+            }
+            for (p, node) in &m.patterns {
+                if p.matches(key) {
+                    known = true;
+                    if !self.child(*node, member, Step::Key(key)) {
+                        ok = false;
+                        if self.sink.is_none() {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if !known {
+                unnamed += 1;
+            }
+        }
+        if required < m.required && self.sink.is_none() {
+            return false;
+        }
+        if let (Some(node), true) = (m.additional, unnamed > 0) {
+            let extra = o.iter().filter(|(k, _)| {
+                !m.find(k).is_some_and(|n| n.node.is_some())
+                    && !m.patterns.iter().any(|(p, _)| p.matches(k))
+            });
+            ok &= self.others(node, extra, "additional");
         }
         ok
     }
@@ -471,19 +490,14 @@ impl<'c> Eval<'c> {
         let c = self.c;
         for kw in &c.nodes[id].kw {
             match kw {
-                Kw::Properties(props) => seen.extend(
-                    props
-                        .iter()
-                        .filter_map(|(n, _)| o.get_key_value(n).map(|(k, _)| k.as_str())),
-                ),
-                Kw::PatternProperties(patterns) => {
-                    seen.extend(
-                        o.keys()
-                            .filter(|k| patterns.iter().any(|(p, _)| p.matches(k)))
-                            .map(String::as_str),
-                    );
+                Kw::Members(m) => {
+                    let evaluated = |k: &&String| {
+                        m.additional.is_some()
+                            || m.find(k).is_some_and(|n| n.node.is_some())
+                            || m.patterns.iter().any(|(p, _)| p.matches(k))
+                    };
+                    seen.extend(o.keys().filter(evaluated).map(String::as_str));
                 }
-                Kw::Additional { .. } => seen.extend(o.keys().map(String::as_str)),
                 Kw::UnevaluatedProperties(_) if !skip_own => {
                     seen.extend(o.keys().map(String::as_str))
                 }
@@ -560,6 +574,37 @@ impl<'c> Eval<'c> {
             .into_iter()
             .filter(|n| self.quietly(*n, v))
             .collect()
+    }
+}
+
+/// Whether `s` has at least `n` characters (counted only when its length
+/// in bytes leaves it open).
+fn at_least(s: &str, n: u64) -> bool {
+    let bytes = s.len() as u64;
+    bytes >= n.saturating_mul(4) || (bytes >= n && s.chars().count() as u64 >= n)
+}
+
+/// Whether `s` has at most `n` characters.
+fn at_most(s: &str, n: u64) -> bool {
+    s.len() as u64 <= n || s.chars().count() as u64 <= n
+}
+
+#[cold]
+#[inline(never)]
+fn record<F: FnOnce() -> String>(sink: &mut Sink, message: F) {
+    sink.out.push(FieldError {
+        path: sink.path.clone(),
+        message: message(),
+    });
+}
+
+/// Whether `o` has a member `name`; small objects are scanned rather than
+/// hashed.
+fn has(o: &Map<String, Value>, name: &str) -> bool {
+    if o.len() <= 8 {
+        o.keys().any(|k| json::same(k, name))
+    } else {
+        o.contains_key(name)
     }
 }
 

@@ -28,6 +28,20 @@ pub(super) fn type_bits(v: &Value, integral_floats: bool) -> u8 {
     }
 }
 
+/// Whether `v` is of one of the types `bits` (a number is only asked
+/// whether it is whole when `number` is not allowed but `integer` is).
+pub(super) fn has_type(v: &Value, bits: u8, integral_floats: bool) -> bool {
+    match v {
+        Value::Number(n) => {
+            bits & NUMBER != 0 || (bits & INTEGER != 0 && is_integer(n, integral_floats))
+        }
+        _ => type_bits(v, integral_floats) & bits != 0,
+    }
+}
+
+// Out of line: inlined, the compiler hoists its float rounding out of
+// every keyword loop, for values that are not even numbers.
+#[inline(never)]
 fn is_integer(n: &Number, integral_floats: bool) -> bool {
     match n.as_f64() {
         _ if n.is_i64() || n.is_u64() => true,
@@ -45,6 +59,25 @@ pub(super) fn type_list(bits: u8) -> String {
         .map(|(_, n)| format!("\"{n}\""))
         .collect();
     names.join(" or ")
+}
+
+/// Whether two strings are equal; short ones are compared in a few loads
+/// instead of a call to `memcmp` (member names and enum values are short).
+#[inline]
+pub(super) fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().expect("4 bytes"));
+    match n {
+        0..=3 => a == b,
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
 }
 
 /// JSON Schema equality: numbers by value, objects regardless of order.
@@ -140,30 +173,131 @@ fn decimal(n: &Number) -> Option<(i128, i32)> {
     Some((mantissa, exp.checked_sub(frac.len() as i32)?))
 }
 
-/// `v` as compact JSON, cut to about 60 characters for a message.
-pub(super) fn show(v: &Value) -> String {
-    const MAX: usize = 60;
-    let mut text = String::new();
-    let _ = write!(text, "{v}");
-    if text.len() > MAX {
-        let mut cut = MAX;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push('…');
-    }
-    text
+/// `v` as compact JSON, cut to about 60 characters, for a message; written
+/// straight into the message (no text of its own).
+pub(super) fn show(v: &Value) -> Shown<'_> {
+    Shown(Text::Value(v))
 }
 
 /// `s` as a JSON string, cut like [`show`].
-pub(super) fn show_str(s: &str) -> String {
-    show(&Value::String(s.to_owned()))
+pub(super) fn show_str(s: &str) -> Shown<'_> {
+    Shown(Text::Str(s))
+}
+
+/// `values` as a JSON array, cut like [`show`].
+pub(super) fn show_list(values: &[Value]) -> Shown<'_> {
+    Shown(Text::List(values))
+}
+
+/// A value as a message shows it (see [`show`]).
+pub(super) struct Shown<'a>(Text<'a>);
+
+enum Text<'a> {
+    Value(&'a Value),
+    Str(&'a str),
+    List(&'a [Value]),
+}
+
+/// Passes at most `left` bytes on (cut at a character boundary).
+struct Limited<'a, 'b> {
+    f: &'a mut std::fmt::Formatter<'b>,
+    left: usize,
+    cut: bool,
+}
+
+impl std::fmt::Write for Limited<'_, '_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.cut {
+            return Ok(());
+        }
+        if s.len() <= self.left {
+            self.left -= s.len();
+            return self.f.write_str(s);
+        }
+        let mut end = self.left;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.cut = true;
+        self.f.write_str(&s[..end])
+    }
+}
+
+fn write_value(w: &mut Limited<'_, '_>, v: &Value) -> std::fmt::Result {
+    match v {
+        Value::String(s) => write_string(w, s),
+        Value::Number(n) => write!(w, "{n}"),
+        other => write!(w, "{other}"),
+    }
+}
+
+fn write_string(w: &mut Limited<'_, '_>, s: &str) -> std::fmt::Result {
+    use std::fmt::Write as _;
+    w.write_char('"')?;
+    // Runs of bytes that need no escape are written at once; every byte
+    // that does is ASCII, so the cuts fall on character boundaries.
+    let mut plain = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escaped = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        w.write_str(&s[plain..i])?;
+        if escaped.is_empty() {
+            write!(w, "\\u{b:04x}")?;
+        } else {
+            w.write_str(escaped)?;
+        }
+        plain = i + 1;
+        if w.cut {
+            return Ok(());
+        }
+    }
+    w.write_str(&s[plain..])?;
+    w.write_char('"')
+}
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut w = Limited {
+            f,
+            left: 60,
+            cut: false,
+        };
+        match self.0 {
+            Text::Value(v) => write_value(&mut w, v)?,
+            Text::Str(s) => write_string(&mut w, s)?,
+            Text::List(values) => {
+                use std::fmt::Write as _;
+                w.write_char('[')?;
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        w.write_char(',')?;
+                    }
+                    write_value(&mut w, v)?;
+                }
+                w.write_char(']')?;
+            }
+        }
+        if w.cut {
+            w.f.write_str("…")?;
+        }
+        Ok(())
+    }
 }
 
 /// Appends `/token` to a JSON pointer, escaping `~` and `/`.
 pub(super) fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');
+    if !token.contains(['~', '/']) {
+        pointer.push_str(token);
+        return;
+    }
     for c in token.chars() {
         match c {
             '~' => pointer.push_str("~0"),
