@@ -464,7 +464,7 @@ impl<'c> Eval<'c> {
         }
         if let (Some(node), true) = (m.additional, unnamed > 0) {
             let extra = o.iter().filter(|(k, _)| {
-                !m.find(k).is_some_and(|n| n.node.is_some())
+                m.find(k).is_none_or(|n| n.node.is_none())
                     && !m.patterns.iter().any(|(p, _)| p.matches(k))
             });
             ok &= self.others(node, extra, "additional");
