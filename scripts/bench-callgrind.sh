@@ -6,7 +6,9 @@
 # with the same output over stdio (its default transport, and its pipe
 # transport on a current-thread runtime) and over Streamable HTTP (its
 # StreamableHttpService, stateless 2026-07-28 requests, JSON responses), and
-# the bare hyper floor of bench/http (a fixed JSON-RPC result per POST).
+# the bare hyper floor of bench/http (a fixed JSON-RPC result per POST); and
+# argument validation alone, mcpgen's validator against the jsonschema
+# crate (bench/callgrind/src/validate.rs).
 #
 # Difference method: each case runs twice under callgrind, with 500 and with
 # 1,500 sequential calls after start-up (and `initialize` in the stateful
@@ -156,4 +158,20 @@ if [ "$rmcp" = 1 ]; then
     measure rmcp-stdio-current-thread-stateful-forecast result "" "$rmcp_bin --current-thread" "${stateful[@]}" --tool get_forecast --args "$forecast"
     measure rmcp-http-stateless-forecast               result "" "$rmcp_http_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
     measure floor-http-hyper-echo                      result "" "$floor_http_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
+    # Argument validation alone (bench/callgrind/src/validate.rs): 1,000
+    # and 11,000 validations, the difference over 10,000.
+    echo "instructions per argument validation (callgrind, (11000 - 1000) / 10000)"
+    for case in forecast convert invalid4; do
+        for validator in ours jsonschema; do
+            wanted "validate-$validator-$case" || continue
+            t=()
+            for n in 1000 11000; do
+                out="$work/validate-$validator-$case.$n.out"
+                valgrind --tool=callgrind --callgrind-out-file="$out" "$root/target/release/validate" "$validator" "$case" "$n" >/dev/null 2>&1
+                t+=("$(total_of "$out")")
+            done
+            awk -v n="validate-$validator-$case" -v a="${t[0]}" -v b="${t[1]}" \
+                'BEGIN { printf "%-44s %9.0f instructions/validation\n", n, (b - a) / 10000 }'
+        done
+    done
 fi
