@@ -9,11 +9,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use regress::Regex;
 use serde_json::{Map, Number, Value};
 
 use super::format::Format;
 use super::json::{push_token, show, TYPE_NAMES};
+use super::pattern::Pattern;
 use super::{uri, Draft, SchemaError};
 
 /// The base URI of a document without `$id`.
@@ -41,19 +41,6 @@ impl Node {
     /// Whether this is the `false` schema (nothing is valid).
     pub fn is_false(&self) -> bool {
         matches!(self.kw.as_slice(), [Kw::False])
-    }
-}
-
-/// A compiled ECMA-262 pattern and its text.
-#[derive(Debug)]
-pub(super) struct Pattern {
-    pub source: String,
-    pub regex: Regex,
-}
-
-impl Pattern {
-    pub fn matches(&self, s: &str) -> bool {
-        self.regex.find(s).is_some()
     }
 }
 
@@ -986,12 +973,5 @@ fn boolean_allowed(pointer: &str, draft: Draft) -> bool {
 
 /// Compiles an ECMA-262 pattern (as `new RegExp(source)` would, no flags).
 fn compile_pattern(source: &str) -> Result<Arc<Pattern>, String> {
-    Regex::new(source)
-        .map(|regex| {
-            Arc::new(Pattern {
-                source: source.to_owned(),
-                regex,
-            })
-        })
-        .map_err(|e| e.to_string())
+    Pattern::compile(source).map(Arc::new)
 }

@@ -19,6 +19,7 @@ mod compile;
 mod eval;
 mod format;
 mod json;
+mod pattern;
 mod uri;
 
 use std::sync::Arc;

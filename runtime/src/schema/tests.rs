@@ -578,3 +578,126 @@ fn dialects_come_from_schema_uris() {
     assert_eq!(s.draft(), Draft4);
     assert!(!s.is_valid(&json!(1.0)));
 }
+
+/// Random schemas of real keywords holding random values (most of them
+/// wrong), and random instances: compiling and validating never panics,
+/// and `errors` is empty exactly when `is_valid` says so.
+#[test]
+fn arbitrary_schemas_and_instances_never_panic() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    const KEYWORDS: [&str; 44] = [
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "minimum",
+        "exclusiveMaximum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "items",
+        "additionalItems",
+        "prefixItems",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "dependencies",
+        "dependentRequired",
+        "dependentSchemas",
+        "propertyNames",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "format",
+        "$ref",
+        "$defs",
+        "definitions",
+        "$id",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+    ];
+    let atoms = [
+        json!(null),
+        json!(true),
+        json!(false),
+        json!(0),
+        json!(-1),
+        json!(2.5),
+        json!(1e300),
+        json!("a"),
+        json!("string"),
+        json!("#"),
+        json!("#/$defs/a"),
+        json!("(a+)+$"),
+        json!("["),
+        json!("date-time"),
+        json!("%zz"),
+        json!("http://x/y#"),
+        json!([]),
+        json!(["a", "b"]),
+        json!({}),
+    ];
+    fn value(next: &mut impl FnMut(usize) -> usize, atoms: &[Value], depth: usize) -> Value {
+        match next(if depth > 3 { 1 } else { 4 }) {
+            0 => atoms[next(atoms.len())].clone(),
+            1 => Value::Array(
+                (0..next(3))
+                    .map(|_| value(next, atoms, depth + 1))
+                    .collect(),
+            ),
+            _ => schema(next, atoms, depth + 1),
+        }
+    }
+    fn schema(next: &mut impl FnMut(usize) -> usize, atoms: &[Value], depth: usize) -> Value {
+        let mut o = serde_json::Map::new();
+        for _ in 0..next(4) {
+            let key = if next(3) == 0 {
+                ["a", "b", "x-y"][next(3)]
+            } else {
+                KEYWORDS[next(KEYWORDS.len())]
+            };
+            o.insert(key.to_owned(), value(next, atoms, depth));
+        }
+        Value::Object(o)
+    }
+    let (mut compiled, mut checked) = (0, 0);
+    for round in 0..3000 {
+        let s = schema(&mut next, &atoms, 0);
+        let draft = [Draft4, Draft6, Draft7, Draft201909, Draft202012][round % 5];
+        let Ok(v) = Schema::options(draft).formats(round % 2 == 0).compile(&s) else {
+            continue;
+        };
+        compiled += 1;
+        for _ in 0..5 {
+            let instance = value(&mut next, &atoms, 0);
+            let valid = v.is_valid(&instance);
+            assert_eq!(v.errors(&instance).is_empty(), valid, "{s} on {instance}");
+            checked += 1;
+        }
+    }
+    assert!(
+        compiled > 300 && checked > 1500,
+        "{compiled} schemas compiled, {checked} instances"
+    );
+}

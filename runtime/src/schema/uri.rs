@@ -141,12 +141,11 @@ pub(super) fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
+        let hex = |at: usize| b.get(at).and_then(|c| (*c as char).to_digit(16));
+        if let (b'%', Some(high), Some(low)) = (b[i], hex(i + 1), hex(i + 2)) {
+            out.push((high * 16 + low) as u8);
+            i += 3;
+            continue;
         }
         out.push(b[i]);
         i += 1;
@@ -304,5 +303,7 @@ mod tests {
         assert!(!is_valid("http://ü.example/", true, false));
         assert!(is_valid("http://ü.example/", true, true));
         assert_eq!(percent_decode("a%25b%7E"), "a%b~");
+        // Never cut inside a character.
+        assert_eq!(percent_decode("%aé%é%"), "%aé%é%");
     }
 }
