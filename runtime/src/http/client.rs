@@ -69,6 +69,7 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use super::headers::{self, ParamHeader};
+use crate::schema::{ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
 use crate::jsonrpc::human_size;
 use crate::revision::meta;
 use crate::transport::{MessageRead, MessageWrite, Transport};
@@ -1326,12 +1327,12 @@ fn annotations_in<'a>(
                     }
                 }
             }
-            "patternProperties" | "$defs" | "definitions" | "dependentSchemas" | "dependencies" => {
+            k if SCHEMA_MAPS.contains(&k) => {
                 for (name, sub) in sub.as_object().into_iter().flatten() {
                     annotations_in(sub, &format!("{here}/{}", escape(name)), None, out);
                 }
             }
-            "items" | "prefixItems" | "allOf" | "anyOf" | "oneOf" => match sub {
+            k if SCHEMA_LISTS.contains(&k) => match sub {
                 Value::Array(list) => {
                     for (i, sub) in list.iter().enumerate() {
                         annotations_in(sub, &format!("{here}/{i}"), None, out);
@@ -1339,17 +1340,7 @@ fn annotations_in<'a>(
                 }
                 sub => annotations_in(sub, &here, None, out),
             },
-            "additionalProperties"
-            | "additionalItems"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "contains"
-            | "propertyNames"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contentSchema" => annotations_in(sub, &here, None, out),
+            k if ONE_SCHEMA.contains(&k) => annotations_in(sub, &here, None, out),
             _ => {}
         }
     }

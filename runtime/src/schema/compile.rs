@@ -14,7 +14,7 @@ use serde_json::{Map, Number, Value};
 use super::format::Format;
 use super::json::{push_token, show, TYPE_NAMES};
 use super::pattern::Pattern;
-use super::{uri, Draft, SchemaError};
+use super::{uri, Draft, SchemaError, ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
 
 /// The base URI of a document without `$id`.
 const DEFAULT_BASE: &str = "json-schema:///";
@@ -264,34 +264,19 @@ fn children(o: &Map<String, Value>, draft: Draft) -> Vec<(String, &Value)> {
     for (key, value) in o {
         let mut token = String::new();
         push_token(&mut token, key);
-        match (key.as_str(), value) {
-            (
-                "additionalItems"
-                | "additionalProperties"
-                | "contains"
-                | "propertyNames"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "unevaluatedItems"
-                | "unevaluatedProperties"
-                | "contentSchema"
-                | "items",
-                Value::Object(_) | Value::Bool(_),
-            ) => out.push((token, value)),
-            ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(list)) => {
+        let key = key.as_str();
+        match value {
+            Value::Object(_) | Value::Bool(_) if ONE_SCHEMA.contains(&key) || key == "items" => {
+                out.push((token, value))
+            }
+            Value::Array(list) if SCHEMA_LISTS.contains(&key) => {
                 out.extend(
                     list.iter()
                         .enumerate()
                         .map(|(i, v)| (format!("{token}/{i}"), v)),
                 );
             }
-            (
-                "properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas"
-                | "dependencies",
-                Value::Object(map),
-            ) => {
+            Value::Object(map) if SCHEMA_MAPS.contains(&key) => {
                 for (name, v) in map {
                     if v.is_object() || (v.is_boolean() && draft >= Draft::Draft6) {
                         let mut p = token.clone();

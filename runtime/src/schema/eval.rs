@@ -353,14 +353,12 @@ impl<'c> Eval<'c> {
             },
             (Kw::Ref(slot), _) => self.node(self.c.refs[*slot], v),
             (Kw::UnevaluatedProperties(node), Value::Object(o)) => {
-                let mut seen = HashSet::new();
-                self.evaluated_properties(id, v, &mut seen, true);
+                let seen = self.evaluated_properties(id, o, v);
                 let extra = o.iter().filter(|(k, _)| !seen.contains(k.as_str()));
                 self.others(*node, extra, "unevaluated")
             }
             (Kw::UnevaluatedItems(node), Value::Array(a)) => {
-                let mut seen = vec![false; a.len()];
-                self.evaluated_items(id, v, &mut seen, true);
+                let seen = self.evaluated_items(id, a, v);
                 let mut ok = true;
                 for (i, item) in a.iter().enumerate().filter(|(i, _)| !seen[*i]) {
                     if !self.child(*node, item, Step::Index(i)) {
@@ -472,76 +470,75 @@ impl<'c> Eval<'c> {
         ok
     }
 
-    /// Adds to `seen` the members of the object `v` that node `id` and the
-    /// subschemas it applies in place evaluate successfully (`skip_own`:
-    /// not counting the node's own `unevaluatedProperties`).
-    fn evaluated_properties<'v>(
+    /// Calls `mark` with every keyword of node `id` and of the subschemas
+    /// it applies in place that `v` satisfies (with whether the keyword is
+    /// the node's own): what `unevaluated*` reads annotations from.
+    fn in_place(
         &mut self,
         id: usize,
-        v: &'v Value,
-        seen: &mut HashSet<&'v str>,
-        skip_own: bool,
+        v: &Value,
+        own: bool,
+        mark: &mut dyn FnMut(&mut Self, &Kw, bool),
     ) {
-        let Value::Object(o) = v else { return };
         if self.depth >= MAX_DEPTH {
             return;
         }
         self.depth += 1;
         let c = self.c;
         for kw in &c.nodes[id].kw {
-            match kw {
-                Kw::Members(m) => {
-                    let evaluated = |k: &&String| {
-                        m.additional.is_some()
-                            || m.find(k).is_some_and(|n| n.node.is_some())
-                            || m.patterns.iter().any(|(p, _)| p.matches(k))
-                    };
-                    seen.extend(o.keys().filter(evaluated).map(String::as_str));
-                }
-                Kw::UnevaluatedProperties(_) if !skip_own => {
-                    seen.extend(o.keys().map(String::as_str))
-                }
-                _ => {
-                    for sub in self.passing_in_place(kw, v) {
-                        self.evaluated_properties(sub, v, seen, false);
-                    }
-                }
+            mark(self, kw, own);
+            for sub in self.passing_in_place(kw, v) {
+                self.in_place(sub, v, false, mark);
             }
         }
         self.depth -= 1;
     }
 
-    /// Marks in `seen` the items of the array `v` that node `id` and the
-    /// subschemas it applies in place evaluate successfully.
-    fn evaluated_items(&mut self, id: usize, v: &Value, seen: &mut [bool], skip_own: bool) {
-        let Value::Array(a) = v else { return };
-        if self.depth >= MAX_DEPTH {
-            return;
-        }
-        self.depth += 1;
-        let c = self.c;
-        for kw in &c.nodes[id].kw {
-            match kw {
-                Kw::Prefix(nodes) => seen.iter_mut().take(nodes.len()).for_each(|s| *s = true),
-                Kw::Items { .. } => seen.iter_mut().for_each(|s| *s = true),
-                Kw::UnevaluatedItems(_) if !skip_own => seen.iter_mut().for_each(|s| *s = true),
-                // Items `contains` matched count as evaluated (as the
-                // validator used before counted them in 2019-09 too).
-                Kw::Contains { node, .. } => {
-                    for (i, item) in a.iter().enumerate() {
-                        if !seen[i] && self.quietly(*node, item) {
-                            seen[i] = true;
-                        }
-                    }
-                }
-                _ => {
-                    for sub in self.passing_in_place(kw, v) {
-                        self.evaluated_items(sub, v, seen, false);
+    /// The members of the object `v` that node `id` and the subschemas it
+    /// applies in place evaluate successfully (not counting the node's own
+    /// `unevaluatedProperties`).
+    fn evaluated_properties<'v>(
+        &mut self,
+        id: usize,
+        o: &'v Map<String, Value>,
+        v: &Value,
+    ) -> HashSet<&'v str> {
+        let mut seen = HashSet::new();
+        self.in_place(id, v, true, &mut |_, kw, own| match kw {
+            Kw::Members(m) => {
+                let evaluated = |k: &&String| {
+                    m.additional.is_some()
+                        || m.find(k).is_some_and(|n| n.node.is_some())
+                        || m.patterns.iter().any(|(p, _)| p.matches(k))
+                };
+                seen.extend(o.keys().filter(evaluated).map(String::as_str));
+            }
+            Kw::UnevaluatedProperties(_) if !own => seen.extend(o.keys().map(String::as_str)),
+            _ => {}
+        });
+        seen
+    }
+
+    /// Which items of the array `v` node `id` and the subschemas it applies
+    /// in place evaluate successfully.
+    fn evaluated_items(&mut self, id: usize, a: &[Value], v: &Value) -> Vec<bool> {
+        let mut seen = vec![false; a.len()];
+        self.in_place(id, v, true, &mut |e, kw, own| match kw {
+            Kw::Prefix(nodes) => seen.iter_mut().take(nodes.len()).for_each(|s| *s = true),
+            Kw::Items { .. } => seen.iter_mut().for_each(|s| *s = true),
+            Kw::UnevaluatedItems(_) if !own => seen.iter_mut().for_each(|s| *s = true),
+            // Items `contains` matched count as evaluated (as the validator
+            // used before counted them in 2019-09 too).
+            Kw::Contains { node, .. } => {
+                for (i, item) in a.iter().enumerate() {
+                    if !seen[i] && e.quietly(*node, item) {
+                        seen[i] = true;
                     }
                 }
             }
-        }
-        self.depth -= 1;
+            _ => {}
+        });
+        seen
     }
 
     /// The subschemas `kw` applies in place to `v` that `v` satisfies.

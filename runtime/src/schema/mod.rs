@@ -26,6 +26,35 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+/// Keywords whose value is one subschema (in some dialect).
+pub(crate) const ONE_SCHEMA: [&str; 11] = [
+    "additionalItems",
+    "additionalProperties",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+];
+
+/// Keywords whose value is a list of subschemas (`items` up to 2019-09
+/// also takes one subschema).
+pub(crate) const SCHEMA_LISTS: [&str; 5] = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+
+/// Keywords whose value maps names to subschemas.
+pub(crate) const SCHEMA_MAPS: [&str; 6] = [
+    "properties",
+    "patternProperties",
+    "definitions",
+    "$defs",
+    "dependentSchemas",
+    "dependencies",
+];
+
 /// A JSON Schema dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Draft {
