@@ -7,15 +7,15 @@
 //! (in its `$schema` dialect, else the protocol revision's default:
 //! draft-07 before 2025-11-25 and 2020-12 from it), which checks every
 //! keyword as the dialect's meta-schema would, every pattern as ECMA-262
-//! and every `$ref` resolvable inside its schema, the `server` object, the `x-mcpgen` settings, members
-//! repeated in one JSON object (YAML rejects those when parsing), and the
-//! `resources`, `resourceTemplates` and `prompts` sections
-//! ([`super::surface::check_surface`]).
+//! and every `$ref` resolvable inside its schema; the `server` object,
+//! the `x-mcpgen` settings, members repeated in one JSON object (YAML
+//! rejects those when parsing), and the `resources`, `resourceTemplates`
+//! and `prompts` sections ([`super::surface::check_surface`]).
 //!
 //! The compile is the very one a generated server runs at start-up
 //! ([`mcpgen_runtime::schema`]), so what it refuses is reported here, not
-//! when the server starts. When nothing else is wrong, the Rust names the tools would get
-//! are worked out as `generate` does, and names two tools would share are
+//! when the server starts. When nothing else is wrong, the Rust names the
+//! tools would get are worked out as `generate` does, and names two tools would share are
 //! reported too, as are type names of prompts and resource templates that
 //! a tool's nested types already have: what `check` accepts, `generate`
 //! generates and the server serves.
