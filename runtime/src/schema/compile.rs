@@ -27,8 +27,13 @@ pub(super) struct Compiled {
     /// The target node of each `Kw::Ref`.
     pub refs: Vec<usize>,
     pub draft: Draft,
+}
+
+impl Compiled {
     /// Whether 1.0 is an integer (every draft but 4).
-    pub integral_floats: bool,
+    pub fn integral_floats(&self) -> bool {
+        self.draft != Draft::Draft4
+    }
 }
 
 /// The checks of one subschema, in evaluation order.
@@ -76,6 +81,13 @@ impl Members {
                 .ok()
                 .map(|at| &self.named[at])
         }
+    }
+
+    /// Whether member `key` is named by `properties` or matched by a
+    /// `patternProperties` pattern (so `additionalProperties` leaves it).
+    pub fn covers(&self, key: &str) -> bool {
+        self.find(key).is_some_and(|n| n.node.is_some())
+            || self.patterns.iter().any(|(p, _)| p.matches(key))
     }
 
     fn add(&mut self, name: &str) -> &mut Named {
@@ -249,7 +261,6 @@ pub(super) fn compile(
             root,
             refs: c.refs,
             draft,
-            integral_floats: draft != Draft::Draft4,
         })
     } else {
         c.errors.sort_by(|a, b| a.pointer.cmp(&b.pointer));

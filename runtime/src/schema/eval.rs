@@ -103,16 +103,28 @@ impl<'c> Eval<'c> {
         }
         self.depth += 1;
         let c = self.c;
+        let ok = self.every(&c.nodes[id].kw, |e, kw| e.keyword(kw, v, id));
+        self.depth -= 1;
+        ok
+    }
+
+    /// Whether `check` holds for every one of `items`: it stops at the
+    /// first failure unless failures are being recorded.
+    #[inline]
+    fn every<T>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        mut check: impl FnMut(&mut Self, T) -> bool,
+    ) -> bool {
         let mut ok = true;
-        for kw in &c.nodes[id].kw {
-            if !self.keyword(kw, v, id) {
+        for item in items {
+            if !check(self, item) {
                 ok = false;
                 if self.sink.is_none() {
                     break;
                 }
             }
         }
-        self.depth -= 1;
         ok
     }
 
@@ -121,7 +133,7 @@ impl<'c> Eval<'c> {
     #[inline]
     fn keyword(&mut self, kw: &Kw, v: &Value, id: usize) -> bool {
         let holds = match (kw, v) {
-            (Kw::Type(bits), _) => json::has_type(v, *bits, self.c.integral_floats),
+            (Kw::Type(bits), _) => json::has_type(v, *bits, self.c.integral_floats()),
             (Kw::Enum(values), Value::String(s)) => values
                 .iter()
                 .any(|e| e.as_str().is_some_and(|e| json::same(e, s))),
@@ -139,7 +151,7 @@ impl<'c> Eval<'c> {
         match (kw, v) {
             (Kw::False, _) => self.fail(|| format!("{} is not allowed here", show(v))),
             (Kw::Type(bits), _) => {
-                json::has_type(v, *bits, self.c.integral_floats)
+                json::has_type(v, *bits, self.c.integral_floats())
                     || self
                         .fail(|| format!("{} is not of type {}", show(v), json::type_list(*bits)))
             }
@@ -205,30 +217,14 @@ impl<'c> Eval<'c> {
             (Kw::UniqueItems, Value::Array(a)) => {
                 unique(a) || self.fail(|| format!("{} has repeated items", show(v)))
             }
-            (Kw::Items { from, node }, Value::Array(a)) => {
-                let mut ok = true;
-                for (i, item) in a.iter().enumerate().skip(*from) {
-                    if !self.child(*node, item, Step::Index(i)) {
-                        ok = false;
-                        if self.sink.is_none() {
-                            break;
-                        }
-                    }
-                }
-                ok
-            }
-            (Kw::Prefix(nodes), Value::Array(a)) => {
-                let mut ok = true;
-                for (i, (node, item)) in nodes.iter().zip(a).enumerate() {
-                    if !self.child(*node, item, Step::Index(i)) {
-                        ok = false;
-                        if self.sink.is_none() {
-                            break;
-                        }
-                    }
-                }
-                ok
-            }
+            (Kw::Items { from, node }, Value::Array(a)) => self
+                .every(a.iter().enumerate().skip(*from), |e, (i, item)| {
+                    e.child(*node, item, Step::Index(i))
+                }),
+            (Kw::Prefix(nodes), Value::Array(a)) => self
+                .every(nodes.iter().zip(a).enumerate(), |e, (i, (node, item))| {
+                    e.child(*node, item, Step::Index(i))
+                }),
             (Kw::Contains { node, min, max }, Value::Array(a)) => {
                 let mut matched = 0u64;
                 for item in a {
@@ -259,19 +255,9 @@ impl<'c> Eval<'c> {
                 o.len() as u64 <= *max
                     || self.fail(|| format!("{} has more than {max} properties", show(v)))
             }
-            (Kw::Members(m), Value::Object(o)) => self.members(m, o),
-            (Kw::PropertyNames(node), Value::Object(o)) => {
-                let mut ok = true;
-                for key in o.keys() {
-                    if !self.child(*node, &Value::String(key.clone()), Step::Key(key)) {
-                        ok = false;
-                        if self.sink.is_none() {
-                            break;
-                        }
-                    }
-                }
-                ok
-            }
+            (Kw::PropertyNames(node), Value::Object(o)) => self.every(o.keys(), |e, key| {
+                e.child(*node, &Value::String(key.clone()), Step::Key(key))
+            }),
             (Kw::DependentRequired(deps), Value::Object(o)) => {
                 let mut ok = true;
                 for (name, needs) in deps.iter().filter(|(name, _)| o.contains_key(name)) {
@@ -287,30 +273,11 @@ impl<'c> Eval<'c> {
                 }
                 ok
             }
-            (Kw::DependentSchemas(deps), Value::Object(o)) => {
-                let mut ok = true;
-                for (_, node) in deps.iter().filter(|(name, _)| o.contains_key(name)) {
-                    if !self.node(*node, v) {
-                        ok = false;
-                        if self.sink.is_none() {
-                            break;
-                        }
-                    }
-                }
-                ok
-            }
-            (Kw::AllOf(nodes), _) => {
-                let mut ok = true;
-                for node in nodes {
-                    if !self.node(*node, v) {
-                        ok = false;
-                        if self.sink.is_none() {
-                            break;
-                        }
-                    }
-                }
-                ok
-            }
+            (Kw::DependentSchemas(deps), Value::Object(o)) => self.every(
+                deps.iter().filter(|(name, _)| o.contains_key(name)),
+                |e, (_, node)| e.node(*node, v),
+            ),
+            (Kw::AllOf(nodes), _) => self.every(nodes, |e, node| e.node(*node, v)),
             (Kw::AnyOf(nodes), _) => {
                 nodes.iter().any(|n| self.quietly(*n, v))
                     || self.fail(|| {
@@ -359,16 +326,10 @@ impl<'c> Eval<'c> {
             }
             (Kw::UnevaluatedItems(node), Value::Array(a)) => {
                 let seen = self.evaluated_items(id, a, v);
-                let mut ok = true;
-                for (i, item) in a.iter().enumerate().filter(|(i, _)| !seen[*i]) {
-                    if !self.child(*node, item, Step::Index(i)) {
-                        ok = false;
-                        if self.sink.is_none() {
-                            break;
-                        }
-                    }
-                }
-                ok
+                self.every(
+                    a.iter().enumerate().filter(|(i, _)| !seen[*i]),
+                    |e, (i, item)| e.child(*node, item, Step::Index(i)),
+                )
             }
             // A keyword about another type of value.
             _ => true,
@@ -401,16 +362,9 @@ impl<'c> Eval<'c> {
                 text
             });
         }
-        let mut ok = true;
-        for (key, member) in members {
-            if !self.child(id, member, Step::Key(key)) {
-                ok = false;
-                if self.sink.is_none() {
-                    break;
-                }
-            }
-        }
-        ok
+        self.every(members, |e, (key, member)| {
+            e.child(id, member, Step::Key(key))
+        })
     }
 
     /// One pass over the members of `o`: each named one against its
@@ -461,10 +415,7 @@ impl<'c> Eval<'c> {
             return false;
         }
         if let (Some(node), true) = (m.additional, unnamed > 0) {
-            let extra = o.iter().filter(|(k, _)| {
-                m.find(k).is_none_or(|n| n.node.is_none())
-                    && !m.patterns.iter().any(|(p, _)| p.matches(k))
-            });
+            let extra = o.iter().filter(|(k, _)| !m.covers(k));
             ok &= self.others(node, extra, "additional");
         }
         ok
@@ -506,11 +457,7 @@ impl<'c> Eval<'c> {
         let mut seen = HashSet::new();
         self.in_place(id, v, true, &mut |_, kw, own| match kw {
             Kw::Members(m) => {
-                let evaluated = |k: &&String| {
-                    m.additional.is_some()
-                        || m.find(k).is_some_and(|n| n.node.is_some())
-                        || m.patterns.iter().any(|(p, _)| p.matches(k))
-                };
+                let evaluated = |k: &&String| m.additional.is_some() || m.covers(k);
                 seen.extend(o.keys().filter(evaluated).map(String::as_str));
             }
             Kw::UnevaluatedProperties(_) if !own => seen.extend(o.keys().map(String::as_str)),
