@@ -7,7 +7,7 @@
 //! it on. Validation reports every failing field with its instance path (a
 //! JSON pointer) and why.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -28,19 +28,20 @@ pub fn default_draft(revision: &str) -> Draft {
 #[derive(Debug, Clone)]
 pub struct SchemaValidator {
     inner: Schema,
-    /// The schema, for the [`Doc`] plan (compiled on first use).
-    schema: Arc<Value>,
     /// A direct check of [`Doc`]s for schemas of the common keywords only.
-    plan: OnceLock<Option<doc::Plan>>,
+    plan: Option<Arc<doc::Plan>>,
 }
 
 impl SchemaValidator {
     /// Compiles `schema`, in its own `$schema` dialect or else `default`;
     /// the error names the first problem of the schema and where it is.
     pub fn compile(schema: &Value, default: Draft) -> Result<Self, String> {
-        Schema::compile(schema, default)
-            .map(|inner| Self { inner, schema: Arc::new(schema.clone()), plan: OnceLock::new() })
-            .map_err(|problems| first_problem(&problems))
+        let inner = Schema::compile(schema, default).map_err(|problems| first_problem(&problems))?;
+        let plan = match inner.draft() {
+            Draft::Draft4 => None,
+            _ => doc::Plan::compile(schema).map(Arc::new),
+        };
+        Ok(Self { inner, plan })
     }
 
     /// Whether `doc` satisfies the schema: the same answer as
@@ -49,11 +50,7 @@ impl SchemaValidator {
     pub fn is_valid_doc(&self, doc: &Doc) -> bool {
         // The plan only ever confirms validity; anything else is decided
         // on the value.
-        let plan = self.plan.get_or_init(|| match self.inner.draft() {
-            Draft::Draft4 => None,
-            _ => doc::Plan::compile(&self.schema),
-        });
-        plan.as_ref().is_some_and(|plan| plan.accepts(doc)) || self.inner.is_valid(&doc.to_value())
+        self.plan.as_ref().is_some_and(|plan| plan.accepts(doc)) || self.inner.is_valid(&doc.to_value())
     }
 
     /// Checks `instance`; on failure lists every failing field.

@@ -12,7 +12,7 @@
 //! template): [`extend`] adds only what they did not find.
 
 use mcpgen_runtime::schema::{first_problem, Draft, Schema};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::Manifest;
 use crate::error::Error;
@@ -40,7 +40,6 @@ fn within(inner: &str, outer: &str) -> bool {
 fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
     let mut out = Vec::new();
     let defs_key = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };
-    let Some(defs) = spec.get(defs_key) else { return out };
     // Each section with the definition its items must satisfy.
     let tools = m.tools.iter().map(|t| (t.pointer.as_str(), &t.declared)).collect();
     let sections: [(&str, &str, Items); 4] = [
@@ -49,24 +48,20 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
         ("resourceTemplates", "ResourceTemplate", declared(&m.resource_templates)),
         ("prompts", "Prompt", declared(&m.prompts)),
     ];
-    // One root holding the definitions (copied once); each section points
-    // its `allOf` at its own.
-    let mut root = json!({ defs_key: defs });
-    if let Some(dialect) = spec.get("$schema") {
-        root["$schema"] = dialect.clone();
-    }
+    // The official schema compiled once; each section checks against its
+    // definition in it.
+    let official = match Schema::options(Draft::Draft7).formats(true).compile(spec) {
+        Ok(v) => v,
+        Err(e) => {
+            out.push(Error::new(format!("the MCP {revision} schema does not compile: {}", first_problem(&e))));
+            return out;
+        }
+    };
     for (section, name, items) in sections {
-        if items.is_empty() || defs.get(name).is_none() {
+        let Some(validator) = official.subschema(&format!("/{defs_key}/{name}")) else { continue };
+        if items.is_empty() {
             continue;
         }
-        root["allOf"] = json!([{ "$ref": format!("#/{defs_key}/{name}") }]);
-        let validator = match Schema::options(Draft::Draft7).formats(true).compile(&root) {
-            Ok(v) => v,
-            Err(e) => {
-                out.push(Error::new(format!("the MCP {revision} schema's `{name}` does not compile: {}", first_problem(&e))));
-                continue;
-            }
-        };
         for (pointer, item) in items {
             if !item.is_object() {
                 continue; // reported by the section checks

@@ -24,6 +24,8 @@ const DEFAULT_BASE: &str = "json-schema:///";
 pub(super) struct Compiled {
     pub nodes: Vec<Node>,
     pub root: usize,
+    /// Every compiled subschema by its JSON pointer in the document.
+    pub at: HashMap<String, usize>,
     /// The target node of each `Kw::Ref`.
     pub refs: Vec<usize>,
     pub draft: Draft,
@@ -259,6 +261,7 @@ pub(super) fn compile(
         Ok(Compiled {
             nodes: c.nodes,
             root,
+            at: c.at,
             refs: c.refs,
             draft,
         })

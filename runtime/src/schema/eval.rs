@@ -17,16 +17,16 @@ use super::FieldError;
 /// (a schema that refers to itself without descending into the value).
 const MAX_DEPTH: u32 = 512;
 
-pub(super) fn is_valid(c: &Compiled, v: &Value) -> bool {
+pub(super) fn is_valid(c: &Compiled, root: usize, v: &Value) -> bool {
     Eval {
         c,
         depth: 0,
         sink: None,
     }
-    .node(c.root, v)
+    .node(root, v)
 }
 
-pub(super) fn errors(c: &Compiled, v: &Value) -> Vec<FieldError> {
+pub(super) fn errors(c: &Compiled, root: usize, v: &Value) -> Vec<FieldError> {
     let mut e = Eval {
         c,
         depth: 0,
@@ -35,7 +35,7 @@ pub(super) fn errors(c: &Compiled, v: &Value) -> Vec<FieldError> {
             out: Vec::new(),
         }),
     };
-    e.node(c.root, v);
+    e.node(root, v);
     e.sink.map(|s| s.out).unwrap_or_default()
 }
 

@@ -187,7 +187,10 @@ impl Options {
     pub fn compile(&self, schema: &Value) -> Result<Schema, Vec<SchemaError>> {
         let draft = Draft::detect(schema).unwrap_or(self.default);
         let formats = self.formats.unwrap_or(draft.asserts_formats());
-        compile::compile(schema, draft, formats).map(|c| Schema { inner: Arc::new(c) })
+        compile::compile(schema, draft, formats).map(|c| Schema {
+            root: c.root,
+            inner: Arc::new(c),
+        })
     }
 }
 
@@ -195,6 +198,9 @@ impl Options {
 #[derive(Debug, Clone)]
 pub struct Schema {
     inner: Arc<compile::Compiled>,
+    /// The node this schema checks against (the document's root, or one
+    /// of its subschemas).
+    root: usize,
 }
 
 impl Schema {
@@ -211,6 +217,17 @@ impl Schema {
         Schema::options(default).compile(schema)
     }
 
+    /// The subschema at JSON pointer `pointer` of the same document (a
+    /// definition, say `/$defs/Tool`), sharing this compile; `None` if no
+    /// subschema is there.
+    pub fn subschema(&self, pointer: &str) -> Option<Schema> {
+        let root = *self.inner.at.get(pointer)?;
+        Some(Schema {
+            inner: Arc::clone(&self.inner),
+            root,
+        })
+    }
+
     /// The dialect it was compiled in.
     pub fn draft(&self) -> Draft {
         self.inner.draft
@@ -218,12 +235,12 @@ impl Schema {
 
     /// Whether `instance` satisfies the schema (no error is built).
     pub fn is_valid(&self, instance: &Value) -> bool {
-        eval::is_valid(&self.inner, instance)
+        eval::is_valid(&self.inner, self.root, instance)
     }
 
     /// Every failing value of `instance`, in document order of the schema.
     pub fn errors(&self, instance: &Value) -> Vec<FieldError> {
-        eval::errors(&self.inner, instance)
+        eval::errors(&self.inner, self.root, instance)
     }
 
     /// `Ok` if `instance` satisfies the schema, else every failing value.

@@ -701,3 +701,27 @@ fn arbitrary_schemas_and_instances_never_panic() {
         "{compiled} schemas compiled, {checked} instances"
     );
 }
+
+#[test]
+fn a_definition_is_checked_on_its_own_within_one_compile() {
+    let doc = json!({
+        "$defs": {
+            "Id": {"type": "integer", "minimum": 1},
+            "Item": {"type": "object", "properties": {"id": {"$ref": "#/$defs/Id"}}, "required": ["id"]}
+        },
+        "type": "array"
+    });
+    let s = Schema::compile(&doc, Draft202012).unwrap();
+    let item = s.subschema("/$defs/Item").unwrap();
+    assert!(item.is_valid(&json!({"id": 3})));
+    let e = item.errors(&json!({"id": 0}));
+    assert_eq!(
+        e,
+        vec![FieldError::new("/id", "0 is less than the minimum of 1")]
+    );
+    assert!(
+        !s.is_valid(&json!({"id": 3})),
+        "the document itself still wants an array"
+    );
+    assert!(s.subschema("/$defs/Missing").is_none());
+}
