@@ -12,6 +12,8 @@
 # same loop spinning 2 and 5 µs on the CPU per call (floor+2us, floor+5us):
 # the best any server that spends that much per call can do on this machine.
 # Each server's CPU time per call (cpu/call, all threads) is printed too.
+# mcpgen-nospin is the generated server with its stdio reader sleeping as
+# soon as stdin is empty (WEATHER_SPIN_US=0) instead of trying it for 50 µs.
 # Usage: bash examples/weather-server/bench.sh [CALLS] [ROUNDS]
 # Instruction counts (load-independent): scripts/bench-callgrind.sh.
 set -euo pipefail
@@ -20,6 +22,8 @@ calls="${1:-20000}"
 rounds="${2:-3}"
 cargo build --quiet --release -p weather-server
 servers=(--server "mcpgen-rust=$PWD/target/release/weather-server")
+# The same server with the stdio reader sleeping at once (no spin).
+servers+=(--server "mcpgen-nospin=env WEATHER_SPIN_US=0 $PWD/target/release/weather-server")
 if (cd bench/callgrind && CARGO_TARGET_DIR="$OLDPWD/target" cargo build --quiet --release); then
     servers+=(--server "rmcp=$PWD/target/release/rmcp-stdio-weather")
     servers+=(--server "rmcp-1thread=$PWD/target/release/rmcp-stdio-weather --current-thread")

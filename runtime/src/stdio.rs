@@ -18,10 +18,19 @@
 //! anyway (a read-write FIFO on both, or set so by the parent), a write that
 //! would block waits for writability and resumes where it stopped, so a
 //! reply is never cut or lost.
+//!
+//! Before the polled reader sleeps in epoll it keeps trying stdin for a
+//! short while (see [`Stdio::spin`]), giving other tasks their turn between
+//! tries. A client that sends its next request as soon as it has the last
+//! answer then finds the server awake: on a virtual machine, waking a
+//! halted vCPU costs tens of microseconds, more than the whole call. When
+//! requests come further apart than that, the reader stops trying and
+//! sleeps at once, until they come close together again.
 
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 
@@ -31,10 +40,32 @@ use crate::transport::{Framer, MessageRead, MessageWrite, Transport, DEFAULT_MAX
 /// the size limit, so kept small).
 const QUEUE: usize = 4;
 
+/// How long the reader keeps trying stdin before it sleeps, by default.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(50);
+
 /// Stdin and stdout of this process as a message transport.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Stdio {
-    _private: (),
+    spin: Duration,
+}
+
+impl Default for Stdio {
+    fn default() -> Self {
+        Self { spin: DEFAULT_SPIN }
+    }
+}
+
+impl Stdio {
+    /// How long the reader keeps trying a pipe or socket on stdin, between
+    /// other tasks' turns, before it sleeps until input comes
+    /// ([`DEFAULT_SPIN`] unless set; `Duration::ZERO` sleeps at once). It
+    /// only tries while requests have been coming closer together than
+    /// this, so an idle or slow client costs nothing; a client calling in
+    /// a loop gets its answers without waiting for this process to wake.
+    pub fn spin(mut self, budget: Duration) -> Self {
+        self.spin = budget;
+        self
+    }
 }
 
 /// The stdio transport with a reader thread and direct writes.
@@ -76,7 +107,7 @@ impl Transport for Stdio {
             waiter: nonblocking::Writable::default(),
         };
         #[cfg(unix)]
-        if let Some(polled) = nonblocking::PolledStdin::new(DEFAULT_MAX_MESSAGE) {
+        if let Some(polled) = nonblocking::PolledStdin::new(DEFAULT_MAX_MESSAGE, self.spin) {
             return (StdinLines { inner: Reader::Polled(polled) }, out);
         }
         let max = Arc::new(AtomicUsize::new(DEFAULT_MAX_MESSAGE));
@@ -403,7 +434,7 @@ mod nonblocking {
     use std::mem::ManuallyDrop;
     use std::os::fd::{AsRawFd, FromRawFd, RawFd};
     use std::os::unix::fs::FileTypeExt;
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
 
     use tokio::io::unix::AsyncFd;
     use tokio::io::Interest;
@@ -450,12 +481,40 @@ mod nonblocking {
         fd: AsyncFd<StdFd>,
         mode: Mode,
         framer: Framer,
+        spin: Spin,
+    }
+
+    /// Trying stdin for a while before sleeping in epoll, while that pays.
+    #[derive(Debug)]
+    struct Spin {
+        budget: Duration,
+        /// The last input came within `budget` of when the reader began to
+        /// wait for it, so trying would have found it.
+        pays: bool,
+    }
+
+    impl Spin {
+        fn new(budget: Duration) -> Self {
+            Self { budget, pays: true }
+        }
+
+        /// Until when to keep trying, for a wait beginning at `now`; `None`
+        /// sleeps at once.
+        fn deadline(&self, now: Instant) -> Option<Instant> {
+            (self.pays && !self.budget.is_zero()).then(|| now + self.budget)
+        }
+
+        /// Records that the input came `waited` after the reader began to
+        /// wait (having slept for it).
+        fn waited(&mut self, waited: Duration) {
+            self.pays = waited <= self.budget;
+        }
     }
 
     impl PolledStdin {
         /// `None` when stdin is not a pipe or socket, or cannot be polled;
         /// the caller then falls back to the reader thread.
-        pub(super) fn new(max: usize) -> Option<Self> {
+        pub(super) fn new(max: usize, spin: Duration) -> Option<Self> {
             let stdin = StdFd::new(STDIN);
             let kind = stdin.file.metadata().ok()?.file_type();
             let mode = if kind.is_socket() {
@@ -477,7 +536,7 @@ mod nonblocking {
             // file description.
             let registered = unsafe { AsyncFd::register_with_interest(stdin, Interest::READABLE) };
             match registered {
-                Ok(fd) => Some(Self { fd, mode, framer: Framer::new(max) }),
+                Ok(fd) => Some(Self { fd, mode, framer: Framer::new(max), spin: Spin::new(spin) }),
                 Err(_) => {
                     restore(mode);
                     None
@@ -500,6 +559,13 @@ mod nonblocking {
                 }
                 let target = self.framer.spare();
                 let want = target.len();
+                let began = (!self.spin.budget.is_zero()).then(Instant::now);
+                if let Some(until) = began.and_then(|now| self.spin.deadline(now)) {
+                    if let Some(n) = try_until(&self.fd, self.mode, target, until).await? {
+                        self.framer.filled(n);
+                        continue;
+                    }
+                }
                 let n = loop {
                     let mut guard = self.fd.readable().await?;
                     let mode = self.mode;
@@ -518,8 +584,27 @@ mod nonblocking {
                         Err(_would_block) => continue,
                     }
                 };
+                if let Some(began) = began {
+                    self.spin.waited(began.elapsed());
+                }
                 self.framer.filled(n);
             }
+        }
+    }
+
+    /// Reads whatever stdin holds, trying again after other tasks' turns
+    /// until `until`; `None` when nothing came by then.
+    async fn try_until(fd: &AsyncFd<StdFd>, mode: Mode, target: &mut [u8], until: Instant) -> io::Result<Option<usize>> {
+        loop {
+            match read_some(fd.get_ref(), mode, target) {
+                Ok(n) => return Ok(Some(n)),
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {}
+                Err(e) => return Err(e),
+            }
+            if Instant::now() >= until {
+                return Ok(None);
+            }
+            tokio::task::yield_now().await;
         }
     }
 
@@ -647,5 +732,27 @@ mod nonblocking {
         let n = (&*stdout.file).write(bytes)?;
         drop(out);
         Ok(n)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn the_reader_tries_stdin_only_while_input_comes_within_the_budget() {
+            let now = Instant::now();
+            let budget = Duration::from_micros(50);
+            let mut spin = Spin::new(budget);
+            assert_eq!(spin.deadline(now), Some(now + budget), "it tries from the start");
+            spin.waited(Duration::from_millis(2));
+            assert_eq!(spin.deadline(now), None, "a client pausing between calls costs no trying");
+            spin.waited(Duration::from_millis(1));
+            assert_eq!(spin.deadline(now), None);
+            spin.waited(Duration::from_micros(30));
+            assert_eq!(spin.deadline(now), Some(now + budget), "calls close together again: it tries again");
+            let mut off = Spin::new(Duration::ZERO);
+            off.waited(Duration::ZERO);
+            assert_eq!(off.deadline(now), None, "a zero budget never tries");
+        }
     }
 }

@@ -118,7 +118,11 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
         }
         None => {
             tracing::info!(protocol = crate::server::PROTOCOL_VERSION, "weather-server serving on stdio");
-            server.serve(mcpgen_runtime::stdio::stdio()).await?;
+            let mut stdio = mcpgen_runtime::stdio::stdio();
+            if let Some(us) = env("WEATHER_SPIN_US").and_then(|us| us.parse().ok()) {
+                stdio = stdio.spin(std::time::Duration::from_micros(us));
+            }
+            server.serve(stdio).await?;
         }
     }
     Ok(())

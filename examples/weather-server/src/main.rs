@@ -15,7 +15,9 @@
 //! - `WEATHER_PAGE_SIZE=n`: tools per `tools/list` page (default 100);
 //! - `WEATHER_WORKERS=n`: tokio worker threads; 0 (the default) runs one
 //!   thread, which has the lowest latency on stdio (handlers still run
-//!   concurrently); with `--http` the default is 2.
+//!   concurrently); with `--http` the default is 2;
+//! - `WEATHER_SPIN_US=n`: how long, in microseconds, the stdio reader keeps
+//!   trying stdin before it sleeps (default 50; 0 sleeps at once).
 
 #![deny(warnings)]
 

@@ -494,3 +494,42 @@ fn an_oversized_message_is_refused_and_the_server_keeps_serving() {
     assert_eq!(r["result"], json!({}));
     s.finish();
 }
+
+#[test]
+fn a_reader_that_keeps_trying_stdin_lets_every_other_task_run() {
+    // The stdio reader tries stdin for up to two minutes (longer than the
+    // test waits for any line) before sleeping, so it is always trying
+    // here: the scan's timers, its progress notifications (sent by another
+    // task), a ping answered meanwhile, a cancellation and the end of input
+    // must all still get their turn.
+    let mut s = Server::start(&[("WEATHER_SPIN_US", "120000000")]);
+    s.initialize("2025-11-25");
+    s.send_json(json!({
+        "jsonrpc": "2.0", "id": "scan", "method": "tools/call",
+        "params": { "name": "watch_radar", "arguments": { "steps": 4, "step_ms": 20 }, "_meta": { "progressToken": "p" } }
+    }));
+    let first = s.recv();
+    assert_eq!(first["params"]["progress"], json!(1.0), "{first}");
+    s.send_json(json!({ "jsonrpc": "2.0", "id": 9, "method": "ping" }));
+    let (mut progress, mut pong) = (vec![1.0], false);
+    let last = loop {
+        let m = s.recv();
+        match (&m["method"], &m["id"]) {
+            (method, _) if method == "notifications/progress" => progress.push(m["params"]["progress"].as_f64().unwrap()),
+            (_, id) if id == 9 => pong = m["result"] == json!({}),
+            _ => break m,
+        }
+    };
+    assert!(pong, "the ping is answered while the scan runs");
+    assert_eq!(progress, [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(last["id"], "scan");
+    assert!(text_of(&last["result"]).contains("4 sweeps"), "{last}");
+    s.send_json(json!({
+        "jsonrpc": "2.0", "id": "long", "method": "tools/call",
+        "params": { "name": "watch_radar", "arguments": { "steps": 1000, "step_ms": 100 } }
+    }));
+    s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long"}}"#);
+    let r = s.call(10, "get_forecast", json!({ "city": "Oslo", "days": 1 }));
+    assert_eq!(r["result"]["structuredContent"]["days"].as_array().unwrap().len(), 1);
+    s.finish();
+}
