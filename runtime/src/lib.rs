@@ -27,6 +27,7 @@ pub mod revision;
 pub mod schema;
 pub mod server;
 pub mod sink;
+pub(crate) mod spin;
 pub mod stdio;
 pub mod surface;
 pub mod tool;

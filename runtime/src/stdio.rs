@@ -20,12 +20,7 @@
 //! reply is never cut or lost.
 //!
 //! Before the polled reader sleeps in epoll it keeps trying stdin for a
-//! short while (see [`Stdio::spin`]), giving other tasks their turn between
-//! tries. A client that sends its next request as soon as it has the last
-//! answer then finds the server awake: on a virtual machine, waking a
-//! halted vCPU costs tens of microseconds, more than the whole call. When
-//! requests come further apart than that, the reader stops trying and
-//! sleeps at once, until they come close together again.
+//! short while ([`Stdio::spin`]; the spin module says why).
 
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,8 +35,7 @@ use crate::transport::{Framer, MessageRead, MessageWrite, Transport, DEFAULT_MAX
 /// the size limit, so kept small).
 const QUEUE: usize = 4;
 
-/// How long the reader keeps trying stdin before it sleeps, by default.
-pub const DEFAULT_SPIN: Duration = Duration::from_micros(50);
+pub use crate::spin::DEFAULT_SPIN;
 
 /// Stdin and stdout of this process as a message transport.
 #[derive(Debug)]
@@ -440,6 +434,7 @@ mod nonblocking {
     use tokio::io::Interest;
 
     use super::lines::Lines as Framer;
+    use crate::spin::Spin;
 
     const STDIN: RawFd = 0;
     const STDOUT: RawFd = 1;
@@ -484,32 +479,6 @@ mod nonblocking {
         spin: Spin,
     }
 
-    /// Trying stdin for a while before sleeping in epoll, while that pays.
-    #[derive(Debug)]
-    struct Spin {
-        budget: Duration,
-        /// The last input came within `budget` of when the reader began to
-        /// wait for it, so trying would have found it.
-        pays: bool,
-    }
-
-    impl Spin {
-        fn new(budget: Duration) -> Self {
-            Self { budget, pays: true }
-        }
-
-        /// Until when to keep trying, for a wait beginning at `now`; `None`
-        /// sleeps at once.
-        fn deadline(&self, now: Instant) -> Option<Instant> {
-            (self.pays && !self.budget.is_zero()).then(|| now + self.budget)
-        }
-
-        /// Records that the input came `waited` after the reader began to
-        /// wait (having slept for it).
-        fn waited(&mut self, waited: Duration) {
-            self.pays = waited <= self.budget;
-        }
-    }
 
     impl PolledStdin {
         /// `None` when stdin is not a pipe or socket, or cannot be polled;
@@ -559,9 +528,9 @@ mod nonblocking {
                 }
                 let target = self.framer.spare();
                 let want = target.len();
-                let began = (!self.spin.budget.is_zero()).then(Instant::now);
-                if let Some(until) = began.and_then(|now| self.spin.deadline(now)) {
+                if let Some(until) = self.spin.wait() {
                     if let Some(n) = try_until(&self.fd, self.mode, target, until).await? {
+                        self.spin.arrived();
                         self.framer.filled(n);
                         continue;
                     }
@@ -584,9 +553,7 @@ mod nonblocking {
                         Err(_would_block) => continue,
                     }
                 };
-                if let Some(began) = began {
-                    self.spin.waited(began.elapsed());
-                }
+                self.spin.arrived();
                 self.framer.filled(n);
             }
         }
@@ -732,27 +699,5 @@ mod nonblocking {
         let n = (&*stdout.file).write(bytes)?;
         drop(out);
         Ok(n)
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        #[test]
-        fn the_reader_tries_stdin_only_while_input_comes_within_the_budget() {
-            let now = Instant::now();
-            let budget = Duration::from_micros(50);
-            let mut spin = Spin::new(budget);
-            assert_eq!(spin.deadline(now), Some(now + budget), "it tries from the start");
-            spin.waited(Duration::from_millis(2));
-            assert_eq!(spin.deadline(now), None, "a client pausing between calls costs no trying");
-            spin.waited(Duration::from_millis(1));
-            assert_eq!(spin.deadline(now), None);
-            spin.waited(Duration::from_micros(30));
-            assert_eq!(spin.deadline(now), Some(now + budget), "calls close together again: it tries again");
-            let mut off = Spin::new(Duration::ZERO);
-            off.waited(Duration::ZERO);
-            assert_eq!(off.deadline(now), None, "a zero budget never tries");
-        }
     }
 }

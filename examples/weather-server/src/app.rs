@@ -11,6 +11,11 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// `WEATHER_SPIN_US`: how long the stdio reader tries stdin before sleeping.
+fn spin() -> Option<std::time::Duration> {
+    env("WEATHER_SPIN_US").and_then(|us| us.parse().ok()).map(std::time::Duration::from_micros)
+}
+
 fn init_logging() {
     let level = match env("WEATHER_LOG").as_deref().unwrap_or("info") {
         "off" => LevelFilter::OFF,
@@ -119,8 +124,8 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
         None => {
             tracing::info!(protocol = crate::server::PROTOCOL_VERSION, "weather-server serving on stdio");
             let mut stdio = mcpgen_runtime::stdio::stdio();
-            if let Some(us) = env("WEATHER_SPIN_US").and_then(|us| us.parse().ok()) {
-                stdio = stdio.spin(std::time::Duration::from_micros(us));
+            if let Some(spin) = spin() {
+                stdio = stdio.spin(spin);
             }
             server.serve(stdio).await?;
         }
