@@ -41,6 +41,11 @@ impl Spin {
         self.pays.then(|| began + self.budget)
     }
 
+    /// Input came while the reader was trying (so within the budget).
+    pub(crate) fn caught(&mut self) {
+        self.began = None;
+    }
+
     /// Input came: records whether it came soon enough for trying to pay.
     pub(crate) fn arrived(&mut self) {
         if let Some(began) = self.began.take() {
@@ -67,6 +72,9 @@ mod tests {
         assert!(!wait_of(&mut spin, Duration::from_millis(1)), "a client pausing between calls costs no trying");
         assert!(!wait_of(&mut spin, Duration::from_micros(30)), "still none for the first quick one");
         assert!(wait_of(&mut spin, Duration::ZERO), "calls close together again: it tries again");
+        assert!(spin.wait().is_some());
+        spin.caught();
+        assert!(spin.wait().is_some(), "input caught while trying: it keeps trying");
         let mut off = Spin::new(Duration::ZERO);
         assert!(off.wait().is_none(), "a zero budget never tries");
         off.arrived();

@@ -437,6 +437,8 @@ mod nonblocking {
     use crate::spin::Spin;
 
     const STDIN: RawFd = 0;
+    /// The longest other tasks wait while the reader tries stdin.
+    const TURN: Duration = Duration::from_micros(10);
     const STDOUT: RawFd = 1;
 
     /// A standard descriptor, never closed by us.
@@ -530,7 +532,7 @@ mod nonblocking {
                 let want = target.len();
                 if let Some(until) = self.spin.wait() {
                     if let Some(n) = try_until(&self.fd, self.mode, target, until).await? {
-                        self.spin.arrived();
+                        self.spin.caught();
                         self.framer.filled(n);
                         continue;
                     }
@@ -559,19 +561,30 @@ mod nonblocking {
         }
     }
 
-    /// Reads whatever stdin holds, trying again after other tasks' turns
-    /// until `until`; `None` when nothing came by then.
+    /// Reads whatever stdin holds, trying again until `until`. Between
+    /// tries the thread gives its CPU to any other process that wants it
+    /// (`sched_yield`), and at least every [`TURN`] other tasks of the
+    /// runtime get their turn (and its I/O and timers are polled). `None`
+    /// when nothing came by then.
     async fn try_until(fd: &AsyncFd<StdFd>, mode: Mode, target: &mut [u8], until: Instant) -> io::Result<Option<usize>> {
+        let mut turn = None;
         loop {
             match read_some(fd.get_ref(), mode, target) {
                 Ok(n) => return Ok(Some(n)),
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {}
+                // Compared as numbers: the common case, cheaply.
+                Err(e) if e.raw_os_error().is_some_and(|c| c == libc::EAGAIN || c == libc::EWOULDBLOCK || c == libc::EINTR) => {}
                 Err(e) => return Err(e),
             }
-            if Instant::now() >= until {
+            let now = Instant::now();
+            if now >= until {
                 return Ok(None);
             }
-            tokio::task::yield_now().await;
+            if now >= *turn.get_or_insert(now + TURN) {
+                tokio::task::yield_now().await;
+                turn = None;
+            } else {
+                std::thread::yield_now();
+            }
         }
     }
 
