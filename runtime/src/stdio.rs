@@ -481,7 +481,6 @@ mod nonblocking {
         spin: Spin,
     }
 
-
     impl PolledStdin {
         /// `None` when stdin is not a pipe or socket, or cannot be polled;
         /// the caller then falls back to the reader thread.
