@@ -8,9 +8,11 @@
 # inputSchema. The servers take turns, ROUNDS times (A B C A B C ...), so
 # every one sees the same machine load. Prints calls/s, p50/p99 latency and
 # each server's peak RSS per round, and the round-trip floor of the same
-# pipes (echo-floor: a loop that answers at once, no server work) and the
-# same loop spinning 2 and 5 µs on the CPU per call (floor+2us, floor+5us):
-# the best any server that spends that much per call can do on this machine.
+# pipes (echo-floor: a blocking loop that answers at once, no server work)
+# and the same loop spinning 2 and 5 µs on the CPU per call (floor+2us,
+# floor+5us): the best a server that sleeps as soon as its input is empty
+# and spends that much per call can do on this machine (a server that
+# keeps trying its input, as mcpgen's does, can beat them).
 # Each server's CPU time per call (cpu/call, all threads) is printed too.
 # mcpgen-nospin is the generated server with its stdio reader sleeping as
 # soon as stdin is empty (WEATHER_SPIN_US=0) instead of trying it for 50 µs.

@@ -68,6 +68,13 @@ impl<'c> Eval<'c> {
         false
     }
 
+    /// A count bound on an array's items or an object's properties: `ok`,
+    /// or "`v` has fewer/more than `bound` `noun`" recorded.
+    #[inline]
+    fn count(&mut self, ok: bool, v: &Value, relation: &str, bound: u64, noun: &str) -> bool {
+        ok || self.fail(|| format!("{} has {relation} than {bound} {noun}", show(v)))
+    }
+
     /// Whether `v` satisfies node `id`, without recording anything.
     fn quietly(&mut self, id: usize, v: &Value) -> bool {
         let sink = self.sink.take();
@@ -206,14 +213,8 @@ impl<'c> Eval<'c> {
             (Kw::Format(f, name), Value::String(s)) => {
                 f.accepts(s) || self.fail(|| format!("{} is not a \"{name}\"", show_str(s)))
             }
-            (Kw::MinItems(min), Value::Array(a)) => {
-                a.len() as u64 >= *min
-                    || self.fail(|| format!("{} has fewer than {min} items", show(v)))
-            }
-            (Kw::MaxItems(max), Value::Array(a)) => {
-                a.len() as u64 <= *max
-                    || self.fail(|| format!("{} has more than {max} items", show(v)))
-            }
+            (Kw::MinItems(min), Value::Array(a)) => self.count(a.len() as u64 >= *min, v, "fewer", *min, "items"),
+            (Kw::MaxItems(max), Value::Array(a)) => self.count(a.len() as u64 <= *max, v, "more", *max, "items"),
             (Kw::UniqueItems, Value::Array(a)) => {
                 unique(a) || self.fail(|| format!("{} has repeated items", show(v)))
             }
@@ -247,14 +248,8 @@ impl<'c> Eval<'c> {
                     )
                     })
             }
-            (Kw::MinProperties(min), Value::Object(o)) => {
-                o.len() as u64 >= *min
-                    || self.fail(|| format!("{} has fewer than {min} properties", show(v)))
-            }
-            (Kw::MaxProperties(max), Value::Object(o)) => {
-                o.len() as u64 <= *max
-                    || self.fail(|| format!("{} has more than {max} properties", show(v)))
-            }
+            (Kw::MinProperties(min), Value::Object(o)) => self.count(o.len() as u64 >= *min, v, "fewer", *min, "properties"),
+            (Kw::MaxProperties(max), Value::Object(o)) => self.count(o.len() as u64 <= *max, v, "more", *max, "properties"),
             (Kw::PropertyNames(node), Value::Object(o)) => self.every(o.keys(), |e, key| {
                 e.child(*node, &Value::String(key.clone()), Step::Key(key))
             }),

@@ -475,6 +475,23 @@ fn errors_name_every_failing_value_and_why() {
             ),
         ]
     );
+    // Count bounds say which side was missed, and by what.
+    let counts = json!({"properties": {
+        "few": {"minItems": 2}, "many": {"maxItems": 1},
+        "thin": {"minProperties": 2}, "fat": {"maxProperties": 0}
+    }});
+    let s = Schema::compile(&counts, Draft202012).unwrap();
+    let bad = json!({"few": [1], "many": [1, 2], "thin": {"a": 1}, "fat": {"a": 1}});
+    let got: Vec<String> = s.errors(&bad).iter().map(|e| format!("{}: {}", e.path, e.message)).collect();
+    assert_eq!(
+        got,
+        [
+            "/few: [1] has fewer than 2 items",
+            "/many: [1,2] has more than 1 items",
+            "/thin: {\"a\":1} has fewer than 2 properties",
+            "/fat: {\"a\":1} has more than 0 properties",
+        ]
+    );
     // Long values are cut in messages.
     let long = "x".repeat(500);
     let e = Schema::compile(&json!({"type": "integer"}), Draft7)
