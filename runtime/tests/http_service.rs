@@ -14,7 +14,7 @@ use std::time::Duration;
 use mcpgen_runtime::http::{serve_with_shutdown, AuthRejection, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
-use mcpgen_runtime::{CancellationToken, Principal, RequestContext};
+use mcpgen_runtime::{CancellationToken, LogLevel, Principal, RequestContext};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -47,7 +47,8 @@ fn tools() -> Value {
                 },
                 "required": ["region"]
             }
-        }
+        },
+        {"name": "chatty", "inputSchema": {"type": "object", "properties": {"later": {"type": "boolean"}}}}
     ])
 }
 
@@ -134,9 +135,19 @@ impl Dispatch for Handlers {
                     ctx.progress(2.0, Some(2.0), Some("done")).await;
                     Ok(ToolOutput::Content(json!([{"type": "text", "text": "progressed"}])))
                 }
-                _ => {
+                3 => {
                     let text = format!("routed to {} at {}", args["region"], args["priority"]);
                     Ok(ToolOutput::Content(json!([{"type": "text", "text": text}])))
+                }
+                _ => {
+                    // Logs, then answers: at once, or after giving way once
+                    // (so the call is not over at its first poll).
+                    if args["later"] == true {
+                        tokio::task::yield_now().await;
+                    }
+                    ctx.log(LogLevel::Info, json!("first"), None).await;
+                    ctx.log(LogLevel::Info, json!("second"), None).await;
+                    Ok(ToolOutput::Content(json!([{"type": "text", "text": "chatted"}])))
                 }
             }
         })
@@ -314,7 +325,7 @@ async fn stateless_requests_are_answered_200_json() {
     let r = h.send(&modern(2, "tools/list", json!({}))).await;
     assert_eq!(r.status(), 200, "{}", r.text());
     let names: Vec<Value> = r.json()["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].clone()).collect();
-    assert_eq!(names, [json!("quick"), json!("wait"), json!("progress"), json!("route")]);
+    assert_eq!(names, [json!("quick"), json!("wait"), json!("progress"), json!("route"), json!("chatty")]);
     assert_eq!(r.json()["result"]["resultType"], "complete");
 
     let r = h.send(&call(3, "quick", json!({"text": "hi"}))).await;
@@ -590,7 +601,7 @@ async fn stateful_session_lifecycle() {
 
     let r = h.send(&legacy(&id, 1, "tools/list", json!({}))).await;
     assert_eq!(r.status(), 200, "{}", r.text());
-    assert_eq!(r.json()["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(r.json()["result"]["tools"].as_array().unwrap().len(), 5);
     assert!(r.json()["result"].get("resultType").is_none(), "stateful results have no resultType");
 
     let r = h.send(&legacy(&id, 2, "tools/call", json!({"name": "quick", "arguments": {"text": "in session"}}))).await;
@@ -902,6 +913,35 @@ async fn progress_is_streamed_as_sse_before_the_result() {
     assert_eq!(result["id"], 11);
     assert_eq!(result["result"]["content"][0]["text"], "progressed");
     assert_eq!(result["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn a_call_that_logs_before_its_result_is_answered_as_sse_in_order() {
+    let h = start(HttpConfig::default()).await;
+    for later in [false, true] {
+        let meta = json!({"io.modelcontextprotocol/logLevel": "info"});
+        let request = modern(21, "tools/call", json!({"name": "chatty", "arguments": {"later": later}, "_meta": meta}));
+        let (head, mut sse) = h.conn().await.stream(&request).await;
+        assert_eq!(head.status, 200, "later: {later}");
+        assert_eq!(head.media_type().as_deref(), Some("text/event-stream"), "later: {later}");
+        let events: Vec<Event> = within("the whole SSE response", sse.rest()).await;
+        let messages: Vec<Value> = events
+            .iter()
+            .filter(|e| matches!(e, Event::Message { .. }))
+            .map(|e| e.json().unwrap())
+            .collect();
+        assert_eq!(messages.len(), 3, "two log messages, then the result (later: {later}): {events:?}");
+        assert_eq!(messages[0]["method"], "notifications/message");
+        assert_eq!(messages[0]["params"]["data"], "first");
+        assert_eq!(messages[1]["params"]["data"], "second");
+        assert_eq!(messages[2]["id"], 21);
+        assert_eq!(messages[2]["result"]["content"][0]["text"], "chatted");
+    }
+    // Without a log level nothing is sent first: plain JSON.
+    let r = h.send(&modern(22, "tools/call", json!({"name": "chatty", "arguments": {}}))).await;
+    assert_eq!(r.status(), 200, "{}", r.text());
+    assert_eq!(r.head.media_type().as_deref(), Some("application/json"));
+    assert_eq!(r.json()["result"]["content"][0]["text"], "chatted");
 }
 
 #[tokio::test]

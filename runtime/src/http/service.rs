@@ -23,6 +23,7 @@ use tokio::sync::mpsc;
 
 use crate::cancel::CancellationToken;
 use crate::context::{Principal, Sink};
+use crate::sink::Lazy;
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::notifier::Change;
 use crate::revision::{self, meta, Era};
@@ -235,6 +236,45 @@ fn auth_refused(r: AuthRejection) -> Response<HttpBody> {
         response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
     }
     response
+}
+
+/// Why a request body was not read.
+enum BodyError {
+    TooLarge,
+    Failed(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Reads a request body of at most `limit` bytes (trailers are ignored). A
+/// body that comes in one piece, as most do, is kept without a copy.
+async fn read_body<B>(body: B, limit: usize) -> Result<bytes::Bytes, BodyError>
+where
+    B: http_body::Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    use bytes::Buf;
+    let mut body = std::pin::pin!(body);
+    let mut first = bytes::Bytes::new();
+    let mut more: Vec<u8> = Vec::new();
+    while let Some(frame) = body.as_mut().frame().await {
+        let Ok(mut data) = frame.map_err(|e| BodyError::Failed(e.into()))?.into_data() else { continue };
+        if first.len() + more.len() + data.remaining() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        if first.is_empty() && more.is_empty() {
+            first = data.copy_to_bytes(data.remaining());
+        } else {
+            if more.is_empty() {
+                more.extend_from_slice(&std::mem::take(&mut first));
+            }
+            while data.has_remaining() {
+                let chunk = data.chunk();
+                more.extend_from_slice(chunk);
+                let n = chunk.len();
+                data.advance(n);
+            }
+        }
+    }
+    Ok(if more.is_empty() { first } else { more.into() })
 }
 
 /// What a request in flight needs besides its message.
@@ -483,10 +523,12 @@ impl Inner {
         let Some(_budget) = permit else {
             return unavailable("the server is reading too many request bodies at once; retry shortly", "1");
         };
-        let bytes = match http_body_util::Limited::new(body, limit).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-            Err(e) => return error(StatusCode::BAD_REQUEST, &RpcError::parse_error(format!("cannot read the body: {e}"))),
+        let bytes = match read_body(body, limit).await {
+            Ok(bytes) => bytes,
+            Err(BodyError::TooLarge) => return too_large(),
+            Err(BodyError::Failed(e)) => {
+                return error(StatusCode::BAD_REQUEST, &RpcError::parse_error(format!("cannot read the body: {e}")))
+            }
         };
         let Ok(text) = std::str::from_utf8(&bytes) else {
             return error(StatusCode::BAD_REQUEST, &RpcError::parse_error("the body is not UTF-8"));
@@ -701,28 +743,37 @@ impl Inner {
     /// say, JSON for a reply, SSE when the request asked for progress or
     /// sends anything (progress, logs) before its reply.
     async fn answer(&self, session: &Session, message: Message<'_>, call: Call) -> Response<HttpBody> {
-        let (tx, mut rx) = mpsc::channel(STREAM_QUEUE);
-        let sink = Sink::new(tx);
+        // The request's channel is made only if it sends a message.
+        let lazy = Lazy::new(STREAM_QUEUE);
+        let sink = Sink::lazy(&lazy);
         let mut pending = match self.server.handle_message(session, message, &sink, &call.extensions) {
             Handled::Nothing => return status_only(StatusCode::ACCEPTED),
             Handled::Reply(reply) => return self.reply(reply, call.modern),
             Handled::Pending(pending) => pending,
         };
         drop(sink);
-        if !call.modern {
+        // Most calls finish at their first poll, and send nothing first.
+        match poll_once(&mut pending).await {
+            Some(done) if !call.stream => {
+                if !lazy.used() {
+                    lazy.close();
+                    return self.finished(done, None, call.modern);
+                }
+                return self.finished(done, Some(lazy.receiver()), call.modern);
+            }
+            Some(done) => pending = Pending::boxed(std::future::ready(done)),
             // Stateful era: a disconnection is not a cancellation (clients
             // send notifications/cancelled), so a call that does not finish
-            // at its first poll runs on its own task. One that does (most
-            // tool calls) is answered from here, without waking a task that
-            // may run on the other worker thread.
-            pending = match poll_once(&mut pending).await {
-                Some(done) => Pending::boxed(std::future::ready(done)),
-                None => {
-                    let task = tokio::spawn(pending);
-                    Pending::boxed(async move { task.await.ok().flatten() })
-                }
-            };
+            // at its first poll runs on its own task.
+            None if !call.modern => {
+                let task = tokio::spawn(pending);
+                pending = Pending::boxed(async move { task.await.ok().flatten() });
+            }
+            None => {}
         }
+        // Every sink is gone (so the channel closed) only once the call is over.
+        let mut rx = lazy.receiver();
+        drop(lazy);
         let keep_alive = self.config.keep_alive;
         if call.stream {
             // Streamed from the start, so closing the stream cancels the call.
@@ -734,16 +785,27 @@ impl Inner {
                 Some(message) => {
                     sse_response(HttpBody::sse(Some(message), rx, Some(pending), keep_alive, self.shutdown.clone(), None))
                 }
-                // Every sender is gone only once the call is over.
-                None => match pending.await {
-                    Some(reply) => self.reply(reply, call.modern),
-                    None => status_only(StatusCode::ACCEPTED),
-                },
+                None => {
+                    let done = pending.await;
+                    self.finished(done, None, call.modern)
+                }
             },
-            reply = &mut pending => match reply {
-                Some(reply) => self.reply(reply, call.modern),
-                None => status_only(StatusCode::ACCEPTED),
-            },
+            done = &mut pending => self.finished(done, Some(rx), call.modern),
+        }
+    }
+
+    /// The answer to a call that is over: its reply as JSON, or as SSE
+    /// after the messages it sent first (still queued in `rx`).
+    fn finished(&self, done: Option<Reply>, rx: Option<mpsc::Receiver<String>>, modern: bool) -> Response<HttpBody> {
+        if let Some(mut rx) = rx {
+            if let Ok(first) = rx.try_recv() {
+                let rest = Some(Pending::boxed(std::future::ready(done)));
+                return sse_response(HttpBody::sse(Some(first), rx, rest, self.config.keep_alive, self.shutdown.clone(), None));
+            }
+        }
+        match done {
+            Some(reply) => self.reply(reply, modern),
+            None => status_only(StatusCode::ACCEPTED),
         }
     }
 
