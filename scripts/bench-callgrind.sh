@@ -136,6 +136,7 @@ measure() {
 stateful=(--era stateful)
 stateless=(--era stateless)
 http=(--era stateless --http "127.0.0.1:@PORT@")
+http_stateful=(--era stateful --http "127.0.0.1:@PORT@")
 off="WEATHER_LOG=off"
 on="WEATHER_LOG=info"
 
@@ -153,6 +154,7 @@ measure mcpgen-http-stateless-forecast          result     "$off" "$server_bin -
 measure mcpgen-http-stateless-forecast-audit    result     "$on"  "$server_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
 measure mcpgen-http-stateless-convert           result     "$off" "$server_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool convert_temperature --args "$convert"
 measure mcpgen-http-stateless-invalid1          tool-error "$off" "$server_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$invalid1"
+measure mcpgen-http-stateful-forecast           result     "$off" "$server_bin --http 127.0.0.1:@PORT@" "${http_stateful[@]}" --tool get_forecast --args "$forecast"
 if [ "$rmcp" = 1 ]; then
     measure rmcp-stdio-stateful-forecast               result "" "$rmcp_bin" "${stateful[@]}" --tool get_forecast --args "$forecast"
     measure rmcp-stdio-current-thread-stateful-forecast result "" "$rmcp_bin --current-thread" "${stateful[@]}" --tool get_forecast --args "$forecast"

@@ -672,14 +672,13 @@ impl Inner {
     ) -> Response<HttpBody> {
         let Some(entry) = self.session(id, principal).await else { return session_not_found() };
         if let Some(version) = request_headers.get(&headers::PROTOCOL_VERSION_NAME) {
-            let negotiated = entry.session.identity().map(|c| c.protocol_version.clone());
             let sent = version.to_str().unwrap_or("");
-            if negotiated.as_deref().is_some_and(|n| n != sent) {
+            if let Some(client) = entry.session.identity().filter(|c| c.protocol_version != sent) {
                 return error(
                     StatusCode::BAD_REQUEST,
                     &RpcError::invalid_request(format!(
                         "MCP-Protocol-Version {sent:?} is not this session's revision {}",
-                        negotiated.unwrap_or_default()
+                        client.protocol_version
                     )),
                 );
             }

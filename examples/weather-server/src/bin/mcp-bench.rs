@@ -46,8 +46,9 @@
 //! 2026-07-28 in the stateless era), checks that each is answered as
 //! expected, then ends the server: closes its stdin, or with `--http ADDR`
 //! (the server listening there, e.g. `weather-server --http ADDR`) POSTs
-//! each call to `http://ADDR/mcp` over one keep-alive connection with the
-//! stateless headers and sends the server SIGINT at the end. Nothing is
+//! each call to `http://ADDR/mcp` over one keep-alive connection (with the
+//! stateless headers, or in the session a POSTed `initialize` opened) and
+//! sends the server SIGINT at the end. Nothing is
 //! timed; it exits non-zero when a call is not answered as expected.
 
 use std::io::{BufRead, BufReader, Write};
@@ -285,6 +286,8 @@ fn answered_as(text: &str, expect: Expect) -> Result<(), String> {
 struct HttpClient {
     addr: String,
     stream: BufReader<std::net::TcpStream>,
+    /// The stateful era's session, once `initialize` opened one.
+    session: Option<String>,
 }
 
 impl HttpClient {
@@ -296,7 +299,7 @@ impl HttpClient {
             match std::net::TcpStream::connect(addr) {
                 Ok(stream) => {
                     stream.set_nodelay(true).map_err(|e| format!("nodelay: {e}"))?;
-                    return Ok(Self { addr: addr.to_owned(), stream: BufReader::new(stream) });
+                    return Ok(Self { addr: addr.to_owned(), stream: BufReader::new(stream), session: None });
                 }
                 Err(e) if Instant::now() > deadline => return Err(format!("cannot connect to {addr}: {e}")),
                 Err(_) => {
@@ -309,12 +312,37 @@ impl HttpClient {
         }
     }
 
-    /// POSTs one stateless `tools/call` to `/mcp`; the response body.
+    /// Opens a stateful (2025-11-25) session: `initialize`, then
+    /// `notifications/initialized`, both POSTed.
+    fn initialize(&mut self) -> Result<(), String> {
+        let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "mcp-bench", "version": "1" } } });
+        let answer = self.post("initialize", None, &init.to_string())?;
+        if self.session.is_none() || !answer.contains("\"result\"") {
+            return Err(format!("initialize opened no session: {answer}"));
+        }
+        self.post("notifications/initialized", None, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)?;
+        Ok(())
+    }
+
+    /// POSTs one `tools/call` to `/mcp`; the response body.
     fn post_call(&mut self, tool: &str, body: &str) -> Result<String, String> {
+        self.post("tools/call", Some(tool), body)
+    }
+
+    /// POSTs one message to `/mcp` with the era's headers (in a session:
+    /// its id and revision; else 2026-07-28's mirrored method and name);
+    /// the response body (the message of an SSE answer).
+    fn post(&mut self, method: &str, name: Option<&str>, body: &str) -> Result<String, String> {
+        let era = match (&self.session, name) {
+            (Some(id), _) => format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n"),
+            (None, _) if method == "initialize" => String::new(),
+            (None, Some(name)) => format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}\r\n"),
+            (None, None) => format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n"),
+        };
         let head = format!(
             "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-             Mcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\r\n",
+             Accept: application/json, text/event-stream\r\n{era}Content-Length: {}\r\n\r\n",
             self.addr,
             body.len()
         );
@@ -342,6 +370,8 @@ impl HttpClient {
                 length = value.trim().parse::<usize>().ok();
             } else if name.eq_ignore_ascii_case("transfer-encoding") && value.to_ascii_lowercase().contains("chunked") {
                 chunked = true;
+            } else if name.eq_ignore_ascii_case("mcp-session-id") {
+                self.session = Some(value.trim().to_owned());
             }
         }
         let mut body = Vec::new();
@@ -390,6 +420,9 @@ fn drive(o: &Options, calls: usize) -> Result<(), String> {
             .map_err(|e| format!("cannot start {command:?}: {e}"))?;
         let result = (|| {
             let mut client = HttpClient::connect(addr, &mut child)?;
+            if !o.stateless {
+                client.initialize().map_err(|e| format!("{name}: {e}"))?;
+            }
             for i in 0..calls {
                 let body = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/call\",\"params\":{params}}}", i + 1);
                 let text = client.post_call(&o.tool, &body)?;
