@@ -28,7 +28,8 @@
 # (bench/http/src/bin/http-load.rs, one thread) starts them on free
 # loopback ports, checks that A and B give the same content and
 # structuredContent, and prints a markdown table of medians over rounds
-# (req/s, p50, p99, peak RSS = VmHWM, server and driver CPU per request)
+# (req/s, p50, p99, peak RSS = VmHWM, server CPU per request and its kernel
+# share, driver CPU per request)
 # and the ratios at 64 clients. It first waits (up to 2 minutes) for the
 # machine to be quiet; the "machine busy (others)" column shows how much of
 # the machine the run had to share with anything else. A sample during which

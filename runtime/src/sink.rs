@@ -1,10 +1,11 @@
 //! [`Sink`]: where a request's own messages go before its final reply
 //! (progress, logs, requests to the client), and where notifications
-//! outside requests go; [`Lazy`], a sink's channel made only when a
-//! message is sent. A leaf module.
+//! outside requests go; [`Shared`], what a sink shares with its transport
+//! (a count of messages not yet written, or a channel made only when the
+//! first message is sent). A leaf module.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio::sync::mpsc;
 
@@ -14,75 +15,98 @@ use tokio::sync::mpsc;
 /// JSON).
 #[derive(Debug, Clone, Default)]
 pub struct Sink {
-    tx: Option<To>,
-    /// Counts messages handed over and not yet written, for a transport
-    /// that also writes some messages itself (see [`Sink::counted`]).
-    unwritten: Option<Arc<AtomicUsize>>,
+    /// The channel, unless it is made lazily (in `shared`).
+    tx: Option<mpsc::Sender<String>>,
+    /// Two words in all: a sink is held by every call's context.
+    shared: Option<Arc<Shared>>,
 }
 
 impl Sink {
     /// Messages go to `tx` (one serialised JSON-RPC message each).
     pub fn new(tx: mpsc::Sender<String>) -> Self {
-        Self { tx: Some(To::Channel(tx)), unwritten: None }
-    }
-
-    /// Messages go to `lazy`'s channel, made when the first is sent.
-    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
-    pub(crate) fn lazy(lazy: &Arc<Lazy>) -> Self {
-        Self { tx: Some(To::Lazy(Arc::clone(lazy))), unwritten: None }
+        Self { tx: Some(tx), shared: None }
     }
 
     /// Like [`Sink::new`], and every message sent is counted in
-    /// `unwritten` before it is queued; the receiver subtracts it once
-    /// written. (While the count is not zero, a transport writing replies
-    /// itself queues them behind instead, keeping the order.)
-    pub(crate) fn counted(tx: mpsc::Sender<String>, unwritten: Arc<AtomicUsize>) -> Self {
-        Self { tx: Some(To::Channel(tx)), unwritten: Some(unwritten) }
+    /// `unwritten` ([`Shared::counter`]) before it is queued; the receiver
+    /// calls [`Shared::written`] once it is written. (While the count is
+    /// not zero, a transport writing replies itself queues them behind
+    /// instead, keeping the order.)
+    pub(crate) fn counted(tx: mpsc::Sender<String>, unwritten: Arc<Shared>) -> Self {
+        Self { tx: Some(tx), shared: Some(unwritten) }
+    }
+
+    /// Messages go to `lazy`'s channel ([`Shared::lazy`]), made when the
+    /// first is sent.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
+    pub(crate) fn lazy(lazy: &Arc<Shared>) -> Self {
+        Self { tx: None, shared: Some(Arc::clone(lazy)) }
     }
 
     /// A handle that reaches the same client without keeping its channel
     /// open: a transport's channel closes when the transport is done with
     /// it, whoever else holds a [`WeakSink`].
     pub(crate) fn downgrade(&self) -> WeakSink {
-        let tx = self.tx.as_ref().map(|to| match to {
-            To::Channel(tx) => WeakTo::Channel(tx.downgrade()),
-            To::Lazy(lazy) => WeakTo::Lazy(Arc::downgrade(lazy)),
-        });
-        WeakSink { tx, unwritten: self.unwritten.clone() }
+        match (&self.tx, &self.shared) {
+            (Some(tx), shared) => WeakSink::Channel(tx.downgrade(), shared.clone()),
+            (None, Some(shared)) => WeakSink::Lazy(Arc::downgrade(shared)),
+            (None, None) => WeakSink::Nowhere,
+        }
     }
 
     /// Messages are dropped.
     pub fn discard() -> Self {
-        Self { tx: None, unwritten: None }
+        Self { tx: None, shared: None }
+    }
+
+    /// The channel's sender: the sink's own, or its lazy channel's (made
+    /// now); `None` when messages are dropped.
+    fn sender(&self) -> Option<&mpsc::Sender<String>> {
+        match (&self.tx, &self.shared) {
+            (Some(tx), _) => Some(tx),
+            (None, Some(shared)) => match &**shared {
+                Shared::Lazy(lazy) => Some(lazy.sender()),
+                Shared::Unwritten(_) => None,
+            },
+            (None, None) => None,
+        }
+    }
+
+    /// The count of messages not yet written, for a counted sink.
+    fn unwritten(&self) -> Option<&AtomicUsize> {
+        match self.shared.as_deref() {
+            Some(Shared::Unwritten(count)) => Some(count),
+            _ => None,
+        }
     }
 
     /// Whether messages sent here can reach the client.
     pub fn is_connected(&self) -> bool {
-        match &self.tx {
-            None => false,
-            Some(To::Channel(tx)) => !tx.is_closed(),
-            Some(To::Lazy(lazy)) => lazy.tx.get().map_or(!lazy.done.load(Ordering::Acquire), |tx| !tx.is_closed()),
+        match (&self.tx, self.shared.as_deref()) {
+            (Some(tx), _) => !tx.is_closed(),
+            (None, Some(Shared::Lazy(lazy))) => lazy.tx.get().map_or(!lazy.done.load(Ordering::Acquire), |tx| !tx.is_closed()),
+            _ => false,
         }
     }
 
     /// Completes when messages sent here can no longer reach the client
     /// (at once for a discarding sink).
     pub async fn closed(&self) {
-        if let Some(to) = &self.tx {
-            to.sender().closed().await;
+        if let Some(tx) = self.sender() {
+            tx.closed().await;
         }
     }
 
     /// Queues one message without waiting; `false` when it cannot be
     /// delivered or the queue is full.
     pub(crate) fn try_send(&self, message: String) -> bool {
-        let Some(tx) = &self.tx else { return false };
-        if let Some(count) = &self.unwritten {
+        let Some(tx) = self.sender() else { return false };
+        if let Some(count) = self.unwritten() {
             count.fetch_add(1, Ordering::AcqRel);
         }
-        let sent = tx.sender().try_send(message).is_ok();
+        let sent = tx.try_send(message).is_ok();
         if !sent {
-            if let Some(count) = &self.unwritten {
+            if let Some(count) = self.unwritten() {
                 count.fetch_sub(1, Ordering::AcqRel);
             }
         }
@@ -91,13 +115,13 @@ impl Sink {
 
     /// Sends one message; `false` when it cannot be delivered.
     pub async fn send(&self, message: String) -> bool {
-        let Some(tx) = &self.tx else { return false };
-        if let Some(count) = &self.unwritten {
+        let Some(tx) = self.sender() else { return false };
+        if let Some(count) = self.unwritten() {
             count.fetch_add(1, Ordering::AcqRel);
         }
-        let sent = tx.sender().send(message).await.is_ok();
+        let sent = tx.send(message).await.is_ok();
         if !sent {
-            if let Some(count) = &self.unwritten {
+            if let Some(count) = self.unwritten() {
                 count.fetch_sub(1, Ordering::AcqRel);
             }
         }
@@ -107,42 +131,30 @@ impl Sink {
 
 /// A [`Sink`] that does not keep its channel open (see [`Sink::downgrade`]).
 #[derive(Debug, Clone)]
-pub(crate) struct WeakSink {
-    tx: Option<WeakTo>,
-    unwritten: Option<Arc<AtomicUsize>>,
+pub(crate) enum WeakSink {
+    Channel(mpsc::WeakSender<String>, Option<Arc<Shared>>),
+    Lazy(std::sync::Weak<Shared>),
+    Nowhere,
 }
 
 impl WeakSink {
     /// The sink, while its channel is open.
     pub(crate) fn upgrade(&self) -> Option<Sink> {
-        let tx = match self.tx.as_ref()? {
-            WeakTo::Channel(tx) => To::Channel(tx.upgrade()?),
-            WeakTo::Lazy(lazy) => To::Lazy(lazy.upgrade()?),
-        };
-        Some(Sink { tx: Some(tx), unwritten: self.unwritten.clone() })
-    }
-}
-
-/// Where a connected sink's messages go.
-#[derive(Debug, Clone)]
-enum To {
-    Channel(mpsc::Sender<String>),
-    Lazy(Arc<Lazy>),
-}
-
-#[derive(Debug, Clone)]
-enum WeakTo {
-    Channel(mpsc::WeakSender<String>),
-    Lazy(Weak<Lazy>),
-}
-
-impl To {
-    fn sender(&self) -> &mpsc::Sender<String> {
         match self {
-            To::Channel(tx) => tx,
-            To::Lazy(lazy) => lazy.sender(),
+            WeakSink::Channel(tx, shared) => Some(Sink { tx: Some(tx.upgrade()?), shared: shared.clone() }),
+            WeakSink::Lazy(shared) => Some(Sink { tx: None, shared: Some(shared.upgrade()?) }),
+            WeakSink::Nowhere => None,
         }
     }
+}
+
+/// What a sink shares with its transport.
+#[derive(Debug)]
+pub(crate) enum Shared {
+    /// Messages handed over and not written yet (see [`Sink::counted`]).
+    Unwritten(AtomicUsize),
+    /// A channel made only when a message is sent (see [`Sink::lazy`]).
+    Lazy(Lazy),
 }
 
 /// A request's channel, made when its first message is sent: most
@@ -159,13 +171,67 @@ pub(crate) struct Lazy {
     done: AtomicBool,
 }
 
-// Only the Streamable HTTP transport answers requests without a channel.
-#[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
-impl Lazy {
-    pub(crate) fn new(capacity: usize) -> Arc<Self> {
-        Arc::new(Self { capacity, tx: OnceLock::new(), rx: Mutex::new(None), done: AtomicBool::new(false) })
+impl Shared {
+    /// A count of unwritten messages, at zero.
+    pub(crate) fn counter() -> Arc<Self> {
+        Arc::new(Shared::Unwritten(AtomicUsize::new(0)))
     }
 
+    /// A lazy channel of `capacity` messages, not made yet.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
+    pub(crate) fn lazy(capacity: usize) -> Arc<Self> {
+        Arc::new(Shared::Lazy(Lazy { capacity, tx: OnceLock::new(), rx: Mutex::new(None), done: AtomicBool::new(false) }))
+    }
+
+    /// One counted message was written.
+    pub(crate) fn written(&self) {
+        if let Shared::Unwritten(count) = self {
+            count.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Whether every counted message was written.
+    pub(crate) fn all_written(&self) -> bool {
+        match self {
+            Shared::Unwritten(count) => count.load(Ordering::Acquire) == 0,
+            Shared::Lazy(_) => true,
+        }
+    }
+
+    /// Whether a message was sent to the lazy channel (so it exists).
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
+    pub(crate) fn used(&self) -> bool {
+        matches!(self, Shared::Lazy(lazy) if lazy.tx.get().is_some())
+    }
+
+    /// The lazy channel's receiver (made now if no message was sent yet);
+    /// once taken, after [`Shared::close`] or for a counter, one of a
+    /// closed, empty channel.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
+    pub(crate) fn receiver(&self) -> mpsc::Receiver<String> {
+        let taken = match self {
+            Shared::Lazy(lazy) => {
+                lazy.sender();
+                lazy.rx.lock().unwrap_or_else(|p| p.into_inner()).take()
+            }
+            Shared::Unwritten(_) => None,
+        };
+        taken.unwrap_or_else(|| mpsc::channel(1).1)
+    }
+
+    /// The transport stops reading the lazy channel: messages sent from
+    /// now on fail.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
+    pub(crate) fn close(&self) {
+        if let Shared::Lazy(lazy) = self {
+            let mut slot = lazy.rx.lock().unwrap_or_else(|p| p.into_inner());
+            lazy.done.store(true, Ordering::Release);
+            slot.take();
+        }
+    }
+}
+
+impl Lazy {
     fn sender(&self) -> &mpsc::Sender<String> {
         self.tx.get_or_init(|| {
             let (tx, rx) = mpsc::channel(self.capacity);
@@ -175,24 +241,5 @@ impl Lazy {
             }
             tx
         })
-    }
-
-    /// Whether any message was sent (so the channel exists).
-    pub(crate) fn used(&self) -> bool {
-        self.tx.get().is_some()
-    }
-
-    /// The receiver (made now if no message was sent yet); once taken, or
-    /// after [`Lazy::close`], one of a closed, empty channel.
-    pub(crate) fn receiver(&self) -> mpsc::Receiver<String> {
-        self.sender();
-        self.rx.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| mpsc::channel(1).1)
-    }
-
-    /// The transport stops reading: messages sent from now on fail.
-    pub(crate) fn close(&self) {
-        let mut slot = self.rx.lock().unwrap_or_else(|p| p.into_inner());
-        self.done.store(true, Ordering::Release);
-        slot.take();
     }
 }

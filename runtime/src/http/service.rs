@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 
 use crate::cancel::CancellationToken;
 use crate::context::{Principal, Sink};
-use crate::sink::Lazy;
+use crate::sink::Shared;
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::notifier::Change;
 use crate::revision::{self, meta, Era};
@@ -743,7 +743,7 @@ impl Inner {
     /// sends anything (progress, logs) before its reply.
     async fn answer(&self, session: &Session, message: Message<'_>, call: Call) -> Response<HttpBody> {
         // The request's channel is made only if it sends a message.
-        let lazy = Lazy::new(STREAM_QUEUE);
+        let lazy = Shared::lazy(STREAM_QUEUE);
         let sink = Sink::lazy(&lazy);
         let mut pending = match self.server.handle_message(session, message, &sink, &call.extensions) {
             Handled::Nothing => return status_only(StatusCode::ACCEPTED),

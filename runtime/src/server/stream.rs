@@ -16,12 +16,12 @@
 //! [`Session`]: super::Session
 
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, Mutex};
 
 use crate::context::Sink;
+use crate::sink::Shared;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
 use super::engine::{poll_once, Handled, Server};
@@ -46,14 +46,14 @@ impl Server {
         let (mut reader, writer) = transport.split();
         let writer = Arc::new(Mutex::new(writer));
         // Messages handed to the writer task and not written yet.
-        let unwritten = Arc::new(AtomicUsize::new(0));
+        let unwritten = Shared::counter();
         let (tx, mut rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
         let mut writer_task = {
             let (writer, unwritten) = (Arc::clone(&writer), Arc::clone(&unwritten));
             tokio::spawn(async move {
                 while let Some(message) = rx.recv().await {
                     let written = writer.lock().await.write_message(&message).await;
-                    unwritten.fetch_sub(1, Ordering::AcqRel);
+                    unwritten.written();
                     written?;
                 }
                 Ok::<(), io::Error>(())
@@ -93,7 +93,7 @@ impl Server {
             };
             // Written here unless other messages wait to be written (they
             // go first) or the writer is busy.
-            if unwritten.load(Ordering::Acquire) == 0 {
+            if unwritten.all_written() {
                 if let Ok(mut out) = writer.try_lock() {
                     match out.write_message(&reply.text).await {
                         Ok(()) => continue,

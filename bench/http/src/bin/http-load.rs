@@ -44,7 +44,8 @@
 //! the count of requests started in the recorded window over the time from
 //! the window's start to the last of them finishing; p50/p99 are over their
 //! latencies. "CPU/req" is the server's CPU time (sum of its threads'
-//! /proc/PID/task/*/schedstat) during the recorded window per request, and
+//! /proc/PID/task/*/schedstat) during the recorded window per request ("of
+//! which kernel": its `stime` in /proc/PID/stat, 10 ms ticks), and
 //! the driver's own likewise; "machine busy" is the share of all CPUs busy
 //! in that window (/proc/stat), with the CPUs' worth of it that neither the
 //! server nor the driver used ("others": anything else on a shared
@@ -290,6 +291,15 @@ fn cpu_ns(pid: u32) -> Option<u64> {
         }
     }
     Some(total)
+}
+
+/// The process's CPU time in the kernel (`stime` of /proc/PID/stat, all
+/// its threads), in clock ticks (1/100 s on Linux).
+fn sys_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces): state is the
+    // first, stime the thirteenth.
+    stat.rsplit_once(')')?.1.split_whitespace().nth(12)?.parse().ok()
 }
 
 /// Machine-wide (busy, total) jiffies from the first line of /proc/stat.
@@ -796,6 +806,10 @@ struct Sample {
     p50_us: f64,
     p99_us: f64,
     cpu_us_per_req: Option<f64>,
+    /// Of the server's CPU per request, the time in the kernel (system
+    /// calls, the loopback TCP stack, wake-ups); 10 ms ticks, so only
+    /// meaningful over thousands of requests.
+    sys_us_per_req: Option<f64>,
     driver_cpu_us_per_req: Option<f64>,
     /// Share of all CPUs busy (any process) during the recorded window.
     machine_busy: Option<f64>,
@@ -860,10 +874,12 @@ async fn measure(server: &Running, clients: usize, o: &Options, city: &str) -> S
     let pid = server.child.id();
     tokio::time::sleep_until((phase.measure_from).into()).await;
     let cpu_before = cpu_ns(pid);
+    let sys_before = sys_ticks(pid);
     let driver_before = cpu_ns(std::process::id());
     let machine_before = machine_jiffies();
     tokio::time::sleep_until((phase.stop_at).into()).await;
     let cpu_after = cpu_ns(pid);
+    let sys_after = sys_ticks(pid);
     let driver_after = cpu_ns(std::process::id());
     let machine_after = machine_jiffies();
     if let (Some((b0, t0)), Some((b1, t1))) = (machine_before, machine_after) {
@@ -907,6 +923,11 @@ async fn measure(server: &Running, clients: usize, o: &Options, city: &str) -> S
             // CPU over the recorded window (fixed length) per request
             // completed in it; requests straddling the edges even out.
             sample.cpu_us_per_req = Some(b.saturating_sub(a) as f64 / 1000.0 / (sample.rps * o.secs.as_secs_f64()));
+        }
+    }
+    if let (Some(a), Some(b)) = (sys_before, sys_after) {
+        if sample.requests > 0 {
+            sample.sys_us_per_req = Some(b.saturating_sub(a) as f64 * 10_000.0 / (sample.rps * o.secs.as_secs_f64()));
         }
     }
     if let (Some(a), Some(b)) = (driver_before, driver_after) {
@@ -1114,6 +1135,7 @@ async fn run(o: &Options, running: &mut Vec<Running>) -> Result<(), String> {
         p50: f64,
         p99: f64,
         cpu: f64,
+        sys: f64,
         driver_cpu: f64,
         busy: f64,
         foreign: f64,
@@ -1135,6 +1157,7 @@ async fn run(o: &Options, running: &mut Vec<Running>) -> Result<(), String> {
                 p50: median(v.iter().map(|s| s.p50_us).collect()),
                 p99: median(v.iter().map(|s| s.p99_us).collect()),
                 cpu: median(v.iter().filter_map(|s| s.cpu_us_per_req).collect()),
+                sys: median(v.iter().filter_map(|s| s.sys_us_per_req).collect()),
                 driver_cpu: median(v.iter().filter_map(|s| s.driver_cpu_us_per_req).collect()),
                 busy: median(v.iter().filter_map(|s| s.machine_busy).collect()),
                 foreign: median(v.iter().filter_map(|s| s.foreign_cpus).collect()),
@@ -1160,14 +1183,17 @@ async fn run(o: &Options, running: &mut Vec<Running>) -> Result<(), String> {
         load_start,
         load_end
     );
-    let _ = writeln!(out, "| server | clients | req/s | p50 | p99 | peak RSS | server CPU/req | driver CPU/req | machine busy (others) | rounds used | req/s range |");
-    let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        out,
+        "| server | clients | req/s | p50 | p99 | peak RSS | server CPU/req | of which kernel | driver CPU/req | machine busy (others) | rounds used | req/s range |"
+    );
+    let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (i, r) in running.iter().enumerate() {
         for &c in &o.clients {
             let Some(row) = rows.get(&(i, c)) else { continue };
             let _ = writeln!(
                 out,
-                "| {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} | {}–{} |{}",
+                "| {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} | {}–{} |{}",
                 r.spec.name,
                 r.spec.mode.label(),
                 c,
@@ -1176,6 +1202,7 @@ async fn run(o: &Options, running: &mut Vec<Running>) -> Result<(), String> {
                 micros(row.p99),
                 mib(peaks[i]),
                 micros(row.cpu),
+                micros(row.sys),
                 micros(row.driver_cpu),
                 if row.busy.is_finite() {
                     format!("{:.0}% ({:.2} CPU)", row.busy * 100.0, row.foreign)
