@@ -243,3 +243,41 @@ impl Lazy {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sink_is_two_words() {
+        // Every call's context holds one; a third word pushed the boxed
+        // call future past glibc's per-thread cache (slower malloc/free on
+        // every call).
+        assert_eq!(std::mem::size_of::<Sink>(), 2 * std::mem::size_of::<usize>());
+    }
+
+    #[tokio::test]
+    async fn a_lazy_channel_is_made_by_the_first_message_and_closes_with_its_last_sink() {
+        let shared = Shared::lazy(4);
+        let sink = Sink::lazy(&shared);
+        assert!(sink.is_connected() && !shared.used(), "connected before any channel is made");
+        assert!(sink.send("one".into()).await);
+        assert!(shared.used());
+        let mut rx = shared.receiver();
+        drop(shared);
+        assert_eq!(rx.recv().await.as_deref(), Some("one"));
+        let weak = sink.downgrade();
+        assert!(weak.upgrade().is_some());
+        drop(sink);
+        assert!(weak.upgrade().is_none(), "a weak sink does not keep the channel");
+        assert_eq!(rx.recv().await, None, "closed once the last sink is gone");
+
+        // Closed before any message: sending fails, the sink reports it.
+        let shared = Shared::lazy(4);
+        let sink = Sink::lazy(&shared);
+        shared.close();
+        assert!(!sink.is_connected());
+        assert!(!sink.try_send("late".into()));
+        sink.closed().await;
+    }
+}
