@@ -349,3 +349,41 @@ enum Part {
     Done(Reply),
     Running(tokio::task::JoinHandle<Option<Reply>>),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::revision::meta;
+    use crate::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+
+    struct Waits;
+
+    impl Dispatch for Waits {
+        fn call(&self, _: usize, _: Value, _: crate::RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+            Box::pin(std::future::pending())
+        }
+    }
+
+    /// glibc keeps freed blocks of up to 1,032 bytes in a per-thread cache;
+    /// a larger block takes malloc's slow path on every call.
+    const THREAD_CACHE_MAX: usize = 1032;
+
+    #[test]
+    fn a_tool_calls_boxed_future_fits_mallocs_per_thread_cache() {
+        let tools = serde_json::json!([{"name": "wait", "inputSchema": {"type": "object"}}]);
+        let server = crate::server::ServerBuilder::new(crate::revision::LATEST, tools, Arc::new(Waits)).build().unwrap();
+        let meta = serde_json::json!({
+            meta::PROTOCOL_VERSION: crate::revision::LATEST,
+            meta::CLIENT_CAPABILITIES: {}
+        });
+        let call = serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "wait", "arguments": {}, "_meta": meta}
+        });
+        let extensions = Arc::new(http::Extensions::new());
+        let handled = server.handle_text(&server.session(), &call.to_string(), &Sink::discard(), &extensions);
+        let Handled::Pending(pending) = handled else { panic!("a call that waits is pending") };
+        let size = std::mem::size_of_val(&*pending.0);
+        assert!(size <= THREAD_CACHE_MAX, "the boxed call future is {size} bytes");
+    }
+}
