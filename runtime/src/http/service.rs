@@ -251,7 +251,7 @@ where
     B: http_body::Body,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    use bytes::Buf;
+    use bytes::{Buf, BufMut};
     let mut body = std::pin::pin!(body);
     let mut first = bytes::Bytes::new();
     let mut more: Vec<u8> = Vec::new();
@@ -263,15 +263,8 @@ where
         if first.is_empty() && more.is_empty() {
             first = data.copy_to_bytes(data.remaining());
         } else {
-            if more.is_empty() {
-                more.extend_from_slice(&std::mem::take(&mut first));
-            }
-            while data.has_remaining() {
-                let chunk = data.chunk();
-                more.extend_from_slice(chunk);
-                let n = chunk.len();
-                data.advance(n);
-            }
+            more.put(std::mem::take(&mut first));
+            more.put(data);
         }
     }
     Ok(if more.is_empty() { first } else { more.into() })
