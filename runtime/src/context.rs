@@ -10,6 +10,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::cancel::CancellationToken;
+pub use crate::extras::Principal;
+use crate::extras::Extras;
 use crate::jsonrpc;
 use crate::notifier::Notifier;
 use crate::outbound::Channel;
@@ -100,19 +102,6 @@ impl LogLevel {
     }
 }
 
-/// An authenticated caller, as an authentication hook puts it into a
-/// request's extensions; the access-control hook and handlers read it back
-/// with `extensions().get::<Principal>()`.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Principal {
-    /// Who it is (a user id, a client id, a key name).
-    pub subject: String,
-    /// What it may do (OAuth scopes, roles).
-    pub scopes: Vec<String>,
-    /// Anything else the hook wants to pass on.
-    pub claims: Value,
-}
-
 /// Everything a handler may need besides its typed input.
 #[derive(Debug, Clone)]
 pub struct RequestContext {
@@ -124,7 +113,7 @@ pub struct RequestContext {
     sink: Sink,
     meta: Option<Arc<Value>>,
     revision: Arc<str>,
-    extensions: Arc<http::Extensions>,
+    extensions: Arc<Extras>,
     log_level: Option<LogLevel>,
     /// How requests to the client travel (see [`crate::peer`]).
     channel: Channel,
@@ -142,7 +131,7 @@ pub(crate) struct ContextParts {
     pub sink: Sink,
     pub meta: Option<Arc<Value>>,
     pub revision: Arc<str>,
-    pub extensions: Arc<http::Extensions>,
+    pub extensions: Arc<Extras>,
     /// The least severe level sent to the client; `None` sends no logs.
     pub log_level: Option<LogLevel>,
 }
@@ -204,7 +193,7 @@ impl RequestContext {
             sink: Sink::discard(),
             meta: None,
             revision: crate::revision::LATEST.into(),
-            extensions: Arc::default(),
+            extensions: Extras::map(Arc::default()),
             log_level: None,
         })
     }
@@ -251,16 +240,17 @@ impl RequestContext {
         &self.revision
     }
 
-    /// Request extensions: over HTTP the request's `http::request::Parts`
-    /// (method, URI, headers) and whatever the authentication hook added,
-    /// such as a [`Principal`].
+    /// Request extensions: over HTTP the request's `Method`, `Uri` and
+    /// `HeaderMap`, the [`Principal`] the authentication hook or a tower
+    /// layer set, and whatever else layers inserted into the request's
+    /// extensions (the map is built on the first call).
     pub fn extensions(&self) -> &http::Extensions {
-        &self.extensions
+        self.extensions.extensions()
     }
 
     /// The authenticated caller, when an authentication hook set one.
     pub fn principal(&self) -> Option<&Principal> {
-        self.extensions.get::<Principal>()
+        self.extensions.principal()
     }
 
     /// `Ok` when the caller declared every capability in `names`

@@ -14,6 +14,7 @@ pub mod codegen;
 pub mod context;
 pub mod cursor;
 pub mod de;
+pub(crate) mod extras;
 #[cfg(feature = "streamable-http")]
 pub mod http;
 pub mod jsonrpc;

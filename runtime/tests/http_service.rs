@@ -813,6 +813,68 @@ async fn accept_without_event_stream_is_406() {
     assert_eq!(r.status(), 200, "a wildcard accepts both: {}", r.text());
 }
 
+/// A tool that reports what its context's extensions hold.
+struct Inspect;
+
+/// What a tower layer might insert into a request's extensions.
+#[derive(Debug, Clone)]
+struct Tenant(&'static str);
+
+impl Dispatch for Inspect {
+    fn call(&self, _index: usize, _args: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        let map = ctx.extensions();
+        let seen = json!({
+            "method": map.get::<http::Method>().map(http::Method::to_string),
+            "uri": map.get::<http::Uri>().map(http::Uri::to_string),
+            "header": map.get::<http::HeaderMap>().and_then(|h| h.get("x-region")).and_then(|v| v.to_str().ok()),
+            "tenant": map.get::<Tenant>().map(|t| t.0),
+            "principal": ctx.principal().map(|p| p.subject.clone()),
+            "principal in map": map.get::<Principal>().map(|p| p.subject.clone()),
+        });
+        Box::pin(async move { Ok(ToolOutput::Content(json!([{"type": "text", "text": seen.to_string()}]))) })
+    }
+}
+
+#[tokio::test]
+async fn handlers_see_the_requests_method_uri_headers_and_what_layers_inserted() {
+    use http_body_util::BodyExt;
+    let tools = json!([{"name": "inspect", "inputSchema": {"type": "object"}}]);
+    let server = ServerBuilder::new(LEGACY, tools, Arc::new(Inspect)).build().expect("the test server builds");
+    let service = HttpService::new(server, HttpConfig::default());
+    let params = json!({"name": "inspect", "arguments": {}, "_meta": modern_meta()});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let mut request = http::Request::post("/mcp?from=layer")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "inspect")
+        .header("x-region", "eu-west")
+        .body(body)
+        .unwrap();
+    // As a tower layer in front of the service would.
+    request.extensions_mut().insert(Tenant("acme"));
+    request.extensions_mut().insert(Principal { subject: "carol".into(), ..Principal::default() });
+    let response = service.handle(request).await;
+    assert_eq!(response.status(), 200);
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let answer: Value = serde_json::from_slice(&bytes).unwrap();
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {answer}"));
+    let seen: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        seen,
+        json!({
+            "method": "POST",
+            "uri": "/mcp?from=layer",
+            "header": "eu-west",
+            "tenant": "acme",
+            "principal": "carol",
+            "principal in map": "carol"
+        })
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Authentication
 

@@ -307,4 +307,7 @@ async fn stateless_rounds_follow_the_handler_one_request_at_a_time_or_together()
     // Only declared capabilities are asked for: without sampling the call is refused.
     let refused = c.call_tool(5, "sample", json!({"_meta": modern_meta(json!({"elicitation": {}}))})).await;
     assert_eq!(refused["error"]["code"], -32021);
+    // Nor from a client that declared no capability at all (such calls keep no rounds).
+    let refused = c.call_tool(6, "sample", json!({"_meta": modern_meta(json!({}))})).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
 }

@@ -23,6 +23,7 @@ use tokio::sync::mpsc;
 
 use crate::cancel::CancellationToken;
 use crate::context::{Principal, Sink};
+use crate::extras::Extras;
 use crate::sink::Shared;
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::notifier::Change;
@@ -272,7 +273,7 @@ where
 
 /// What a request in flight needs besides its message.
 struct Call {
-    extensions: Arc<http::Extensions>,
+    extras: Arc<Extras>,
     /// Answer with an SSE stream (the request asked for progress).
     stream: bool,
     /// Stateless era: status codes follow the modern rules.
@@ -529,25 +530,19 @@ impl Inner {
         let kept = self.kept_scope.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let message = Message::decode_with(text, kept.as_ref());
 
-        // The request's parts move into the extensions (not copied); the
+        // The request's parts move into its extras (not copied); the
         // headers are read back from there.
-        let mut extensions = http::Extensions::new();
-        extensions.insert(parts.headers);
-        extensions.insert(parts.method);
-        extensions.insert(parts.uri);
-        if let Some(p) = principal.clone() {
-            extensions.insert(p);
-        }
-        let extensions = Arc::new(extensions);
-        let request_headers = request_headers(&extensions);
+        let extras = Extras::http(parts, principal);
+        let request_headers = extras.headers();
+        let principal = extras.principal();
 
         // A stateless-only server ignores session ids (2026-07-28 transports).
         if let Some(id) = session_id.filter(|_| self.config.stateful) {
-            return self.post_in_session(&id, request_headers, message, principal.as_ref(), Arc::clone(&extensions)).await;
+            return self.post_in_session(&id, request_headers, message, principal, Arc::clone(&extras)).await;
         }
         match &message {
             Message::Other(Incoming::Invalid { .. }) => {
-                let reply = match self.server.handle_message(&self.server.session(), message, &Sink::discard(), &extensions) {
+                let reply = match self.server.handle_message(&self.server.session(), message, &Sink::discard(), &extras) {
                     Handled::Reply(r) => r,
                     _ => return status_only(StatusCode::BAD_REQUEST),
                 };
@@ -562,7 +557,7 @@ impl Inner {
                 let body_version = message.meta(meta::PROTOCOL_VERSION);
                 let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Modern);
                 if !modern && method == "initialize" && matches!(message, Message::Request { .. }) {
-                    return self.initialize(message, principal, Arc::clone(&extensions)).await;
+                    return self.initialize(message, Arc::clone(&extras)).await;
                 }
                 if !modern {
                     let supported = self.server.config().supported_newest_first().join(", ");
@@ -574,7 +569,7 @@ impl Inner {
                     );
                 }
                 if matches!(message, Message::Notification { .. }) {
-                    let _ = self.server.handle_message(&self.server.session(), message, &Sink::discard(), &extensions);
+                    let _ = self.server.handle_message(&self.server.session(), message, &Sink::discard(), &extras);
                     return status_only(StatusCode::ACCEPTED);
                 }
                 let annotated = match method.as_ref() {
@@ -594,7 +589,7 @@ impl Inner {
                     return json(StatusCode::BAD_REQUEST, jsonrpc::error_response(&id, &e));
                 }
                 let stream = message.meta(meta::PROGRESS_TOKEN).is_some();
-                let call = Call { extensions: Arc::clone(&extensions), stream, modern: true };
+                let call = Call { extras: Arc::clone(&extras), stream, modern: true };
                 let session = self.server.session();
                 // Stateless: the request must carry its own _meta.
                 session.fix_era(Era::Modern);
@@ -614,7 +609,7 @@ impl Inner {
     }
 
     /// `initialize` without a session: opens one when it succeeds.
-    async fn initialize(&self, message: Message<'_>, principal: Option<Principal>, extensions: Arc<http::Extensions>) -> Response<HttpBody> {
+    async fn initialize(&self, message: Message<'_>, extras: Arc<Extras>) -> Response<HttpBody> {
         if !self.config.stateful || self.server.config().supported_in(Era::Legacy).next().is_none() {
             let supported = self.server.config().supported_newest_first();
             let e = RpcError::new(
@@ -629,11 +624,11 @@ impl Inner {
             // Ids of requests to the client stay unique across replicas.
             session.outbound().spread_ids();
         }
-        let Ok((id, entry)) = self.sessions.open(session, principal.map(|p| p.subject)) else {
+        let Ok((id, entry)) = self.sessions.open(session, extras.principal().map(|p| p.subject.clone())) else {
             return unavailable(&format!("too many sessions (at most {}); retry later", self.config.max_sessions), "5");
         };
         self.follow(&entry);
-        let handled = self.server.handle_message(&entry.session, message, &Sink::discard(), &extensions);
+        let handled = self.server.handle_message(&entry.session, message, &Sink::discard(), &extras);
         let reply = handled.into_reply().await;
         match reply {
             Some(reply) if reply.error.is_none() => {
@@ -661,7 +656,7 @@ impl Inner {
         request_headers: &http::HeaderMap,
         message: Message<'_>,
         principal: Option<&Principal>,
-        extensions: Arc<http::Extensions>,
+        extras: Arc<Extras>,
     ) -> Response<HttpBody> {
         let Some(entry) = self.session(id, principal).await else { return session_not_found() };
         if let Some(version) = request_headers.get(&headers::PROTOCOL_VERSION_NAME) {
@@ -690,7 +685,7 @@ impl Inner {
             }
         }
         let before = if changes { entry.session.snapshot() } else { None };
-        let response = self.answer(&entry.session, message, Call { extensions, stream, modern: false }).await;
+        let response = self.answer(&entry.session, message, Call { extras, stream, modern: false }).await;
         if changes && entry.session.snapshot() != before {
             self.store_session(id, &entry, true).await;
         }
@@ -738,7 +733,7 @@ impl Inner {
         // The request's channel is made only if it sends a message.
         let lazy = Shared::lazy(STREAM_QUEUE);
         let sink = Sink::lazy(&lazy);
-        let mut pending = match self.server.handle_message(session, message, &sink, &call.extensions) {
+        let mut pending = match self.server.handle_message(session, message, &sink, &call.extras) {
             Handled::Nothing => return status_only(StatusCode::ACCEPTED),
             Handled::Reply(reply) => return self.reply(reply, call.modern),
             Handled::Pending(pending) => pending,
@@ -857,12 +852,6 @@ impl Inner {
         }
         status_only(StatusCode::OK)
     }
-}
-
-/// The request headers [`Inner::post`] moved into a request's extensions.
-fn request_headers(extensions: &http::Extensions) -> &http::HeaderMap {
-    static NONE: std::sync::OnceLock<http::HeaderMap> = std::sync::OnceLock::new();
-    extensions.get::<http::HeaderMap>().unwrap_or_else(|| NONE.get_or_init(http::HeaderMap::new))
 }
 
 fn sse_response(body: HttpBody) -> Response<HttpBody> {

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::catch::panic_message;
 use crate::context::Sink;
+use crate::extras::Extras;
 use crate::jsonrpc::{self, Incoming, RpcError};
 
 use super::config::Core;
@@ -111,17 +112,22 @@ impl Server {
     /// envelope and params; a modern request repeating the `_meta` text of
     /// the session's previous one is served with that one's scope.
     pub fn handle_text(&self, session: &Session, text: &str, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
+        self.handle_text_with(session, text, sink, &Extras::map(Arc::clone(extensions)))
+    }
+
+    /// [`Server::handle_text`] for a transport that made the request's [`Extras`].
+    pub(crate) fn handle_text_with(&self, session: &Session, text: &str, sink: &Sink, extras: &Arc<Extras>) -> Handled {
         let kept = session.cached_scope();
-        self.handle_message(session, Message::decode_with(text, kept.as_ref()), sink, extensions)
+        self.handle_message(session, Message::decode_with(text, kept.as_ref()), sink, extras)
     }
 
     /// Handles one classified message.
     pub fn handle(&self, session: &Session, incoming: Incoming, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
-        self.handle_message(session, Message::from(incoming), sink, extensions)
+        self.handle_message(session, Message::from(incoming), sink, &Extras::map(Arc::clone(extensions)))
     }
 
     /// Handles one decoded message (a driver that looked at it first).
-    pub(crate) fn handle_message(&self, session: &Session, message: Message<'_>, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
+    pub(crate) fn handle_message(&self, session: &Session, message: Message<'_>, sink: &Sink, extensions: &Arc<Extras>) -> Handled {
         match message {
             Message::Request { id, method, mut params, meta_text, cached } => {
                 let scope = cached.as_ref().and_then(|kept| self.core.scope_of(session, &method, kept, extensions));
@@ -147,7 +153,7 @@ impl Server {
             Message::Other(Incoming::Invalid { id, error }) => Handled::Reply(Reply::rejection(&id, &error)),
             Message::Other(Incoming::Batch(items)) => self.handle_batch(session, items, sink, extensions),
             // `Message::from` never leaves a request or notification here.
-            Message::Other(single) => self.handle(session, single, sink, extensions),
+            Message::Other(single) => self.handle_message(session, Message::from(single), sink, extensions),
         }
     }
 
@@ -159,7 +165,7 @@ impl Server {
         method: &str,
         params: Params<'_>,
         sink: &Sink,
-        extensions: &Arc<http::Extensions>,
+        extensions: &Arc<Extras>,
         in_batch: bool,
     ) -> Handled {
         let known = Known { scope: None, meta_text: None };
@@ -175,7 +181,7 @@ impl Server {
         mut params: Params<'_>,
         known: Known<'_>,
         sink: &Sink,
-        extensions: &Arc<http::Extensions>,
+        extensions: &Arc<Extras>,
         in_batch: bool,
     ) -> Handled {
         if in_batch && method == "initialize" {
@@ -291,7 +297,7 @@ impl Server {
 
     /// A JSON-RPC batch: one array of replies, in request order, once every
     /// request in it is done (only in revisions that have batches).
-    fn handle_batch(&self, session: &Session, items: Vec<Value>, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
+    fn handle_batch(&self, session: &Session, items: Vec<Value>, sink: &Sink, extensions: &Arc<Extras>) -> Handled {
         let revision = match session.identity() {
             Some(client) => client.protocol_version.clone(),
             None => self.core.default_legacy().to_owned(),
@@ -311,7 +317,7 @@ impl Server {
                 Incoming::Batch(_) => {
                     Handled::Reply(Reply::error(&Value::Null, &RpcError::invalid_request("batches do not nest")))
                 }
-                other => self.handle(session, other, sink, extensions),
+                other => self.handle_message(session, Message::from(other), sink, extensions),
             };
             parts.push(match handled {
                 // Calls of a batch run concurrently, each in its own task.

@@ -21,6 +21,7 @@ use serde_json::{json, Map, Value};
 
 use crate::audit::{self, Outcome};
 use crate::cancel::CancellationToken;
+use crate::extras::Extras;
 use crate::context::{ClientIdentity, ContextParts, LogLevel, RequestContext, Sink};
 use crate::cursor;
 use crate::mrtr::{self, Rounds};
@@ -49,7 +50,7 @@ pub(crate) struct Scope {
     /// The least severe level a handler may log at, from `_meta` (modern).
     pub(crate) meta_log_level: Option<LogLevel>,
     /// Transport extensions (HTTP parts, principal).
-    pub(crate) extensions: Arc<http::Extensions>,
+    pub(crate) extensions: Arc<Extras>,
 }
 
 /// What a modern request's `_meta` decided, kept under the `_meta` text
@@ -131,7 +132,7 @@ impl Core {
         session: &Session,
         method: &str,
         request_meta: Option<Value>,
-        extensions: &Arc<http::Extensions>,
+        extensions: &Arc<Extras>,
     ) -> Result<Scope, RpcError> {
         let names_version = member(request_meta.as_ref(), meta::PROTOCOL_VERSION).is_some();
         let session_era = session.era();
@@ -224,7 +225,7 @@ impl Core {
         session: &Session,
         method: &str,
         cached: &CachedScope,
-        extensions: &Arc<http::Extensions>,
+        extensions: &Arc<Extras>,
     ) -> Option<Scope> {
         if session.era() != Some(Era::Modern) || matches!(method, "initialize" | "ping" | "notifications/initialized") {
             return None;
@@ -524,7 +525,7 @@ impl Core {
         };
 
         if let Some(hook) = &self.access {
-            let info = CallInfo { tool: name, arguments: &arguments, client, request_id: id, extensions: &scope.extensions };
+            let info = CallInfo { tool: name, arguments: &arguments, client, request_id: id, extensions: scope.extensions.extensions() };
             if let Err(reason) = hook(&info) {
                 return finish(Outcome::Denied, Answer::Failed(format!("Access denied to tool {name}: {reason}")));
             }
@@ -688,8 +689,10 @@ enum Ran<T> {
 impl Core {
     /// How the handler of a request reaches the client: live requests on
     /// the session (stateful era), or rounds of input requests whose
-    /// answers come with the retry (stateless era; `-32602` for a
-    /// malformed or unverifiable `inputResponses` / `requestState`).
+    /// answers come with the retry (stateless era; none for a client that
+    /// declared no capability it could be asked through and sent no
+    /// answers; `-32602` for a malformed or unverifiable `inputResponses`
+    /// / `requestState`).
     pub(crate) fn channel(
         &self,
         session: &Session,
@@ -703,7 +706,13 @@ impl Core {
             let outbound = Arc::clone(session.outbound());
             return Ok(Channel::Live { outbound, timeout: self.config.client_request_timeout });
         }
-        let principal = scope.extensions.get::<crate::context::Principal>().map(|p| p.subject.as_str());
+        // A client that declared nothing it could be asked (and answers
+        // nothing) can be sent no input request: no rounds to keep.
+        let askable = scope.client.as_ref().is_some_and(|c| ["sampling", "elicitation", "roots"].iter().any(|n| c.has_capability(n)));
+        if !askable && input_responses.is_none() && request_state.is_none() {
+            return Ok(Channel::None);
+        }
+        let principal = scope.extensions.principal().map(|p| p.subject.as_str());
         let binding = mrtr::Binding::new(method, name, arguments, principal);
         let rounds = Rounds::start(&self.sealer, binding, input_responses, request_state)?;
         Ok(Channel::Rounds(Arc::new(rounds)))

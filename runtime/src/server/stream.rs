@@ -21,6 +21,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, Mutex};
 
 use crate::context::Sink;
+use crate::extras::Extras;
 use crate::sink::Shared;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
@@ -65,7 +66,7 @@ impl Server {
         // connection, without keeping it open once the input has ended.
         let weak = sink.downgrade();
         self.listen_with(&session, move || weak.upgrade().filter(Sink::is_connected));
-        let extensions = Arc::new(http::Extensions::new());
+        let extras = Extras::map(Arc::default());
 
         let read_result = loop {
             let text = match reader.read_message().await {
@@ -73,7 +74,7 @@ impl Server {
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(Stop::Read(e)),
             };
-            let reply = match self.handle_text(&session, &text, &sink, &extensions) {
+            let reply = match self.handle_text_with(&session, &text, &sink, &extras) {
                 Handled::Nothing => continue,
                 Handled::Reply(reply) => reply,
                 Handled::Pending(mut pending) => match poll_once(&mut pending).await {
