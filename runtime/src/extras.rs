@@ -10,7 +10,7 @@
 use std::sync::{Arc, OnceLock};
 
 #[cfg(feature = "streamable-http")]
-use http::{HeaderMap, Method, Uri};
+use http::HeaderMap;
 use serde_json::Value;
 
 /// An authenticated caller, as an authentication hook puts it into a
@@ -52,12 +52,11 @@ enum From {
 #[cfg(feature = "streamable-http")]
 #[derive(Debug)]
 struct HttpParts {
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    /// What middleware inserted into the request's extensions.
-    inserted: http::Extensions,
-    principal: Option<Principal>,
+    /// The request without its body; its extensions hold what tower
+    /// layers inserted (a [`Principal`] among them, perhaps).
+    parts: http::request::Parts,
+    /// The caller the authentication hook named (over a layer's).
+    authenticated: OnceLock<Principal>,
 }
 
 impl Extras {
@@ -66,12 +65,28 @@ impl Extras {
         Arc::new(Self { from: From::Map(map), map: OnceLock::new() })
     }
 
-    /// An HTTP request's parts (moved, not copied) and its caller.
+    /// An HTTP request's parts (moved, not copied).
     #[cfg(feature = "streamable-http")]
-    pub(crate) fn http(parts: http::request::Parts, principal: Option<Principal>) -> Arc<Self> {
-        let http::request::Parts { method, uri, headers, extensions, .. } = parts;
-        let parts = HttpParts { method, uri, headers, inserted: extensions, principal };
-        Arc::new(Self { from: From::Http(parts), map: OnceLock::new() })
+    pub(crate) fn http(parts: http::request::Parts) -> Arc<Self> {
+        Arc::new(Self { from: From::Http(HttpParts { parts, authenticated: OnceLock::new() }), map: OnceLock::new() })
+    }
+
+    /// The HTTP request's parts (for the authentication hook).
+    #[cfg(feature = "streamable-http")]
+    pub(crate) fn parts(&self) -> Option<&http::request::Parts> {
+        match &self.from {
+            From::Map(_) => None,
+            From::Http(http) => Some(&http.parts),
+        }
+    }
+
+    /// Names the caller the authentication hook found (before the
+    /// request is handled; only the first is kept).
+    #[cfg(feature = "streamable-http")]
+    pub(crate) fn authenticate(&self, principal: Principal) {
+        if let From::Http(http) = &self.from {
+            let _ = http.authenticated.set(principal);
+        }
     }
 
     /// The map handlers see: over HTTP the request's `Method`, `Uri` and
@@ -81,12 +96,13 @@ impl Extras {
         match &self.from {
             From::Map(map) => map,
             #[cfg(feature = "streamable-http")]
-            From::Http(parts) => self.map.get_or_init(|| {
-                let mut map = parts.inserted.clone();
+            From::Http(http) => self.map.get_or_init(|| {
+                let parts = &http.parts;
+                let mut map = parts.extensions.clone();
                 map.insert(parts.headers.clone());
                 map.insert(parts.method.clone());
                 map.insert(parts.uri.clone());
-                if let Some(p) = &parts.principal {
+                if let Some(p) = http.authenticated.get() {
                     map.insert(p.clone());
                 }
                 map
@@ -99,7 +115,7 @@ impl Extras {
         match &self.from {
             From::Map(map) => map.get::<Principal>(),
             #[cfg(feature = "streamable-http")]
-            From::Http(parts) => parts.principal.as_ref(),
+            From::Http(http) => http.authenticated.get().or_else(|| http.parts.extensions.get::<Principal>()),
         }
     }
 
@@ -110,7 +126,7 @@ impl Extras {
         match &self.from {
             From::Map(map) => map.get::<HeaderMap>().unwrap_or_else(|| NONE.get_or_init(HeaderMap::new)),
             #[cfg(feature = "streamable-http")]
-            From::Http(parts) => &parts.headers,
+            From::Http(http) => &http.parts.headers,
         }
     }
 }
@@ -127,21 +143,26 @@ mod tests {
     fn request() -> http::request::Parts {
         let mut request = http::Request::post("/mcp?x=1").header("x-api-key", "k1").body(()).unwrap();
         request.extensions_mut().insert(Tag("from a layer"));
+        request.extensions_mut().insert(Principal { subject: "layer".into(), ..Principal::default() });
         request.into_parts().0
     }
 
     #[cfg(feature = "streamable-http")]
     #[test]
-    fn an_http_requests_map_holds_its_parts_its_principal_and_what_middleware_inserted() {
-        let principal = Principal { subject: "alice".into(), ..Principal::default() };
-        let extras = Extras::http(request(), Some(principal.clone()));
-        assert_eq!(extras.principal(), Some(&principal));
+    fn an_http_requests_map_holds_its_parts_its_principal_and_what_layers_inserted() {
+        use http::{Method, Uri};
+        let extras = Extras::http(request());
+        assert_eq!(extras.principal().map(|p| p.subject.as_str()), Some("layer"), "a layer's principal");
+        let alice = Principal { subject: "alice".into(), ..Principal::default() };
+        extras.authenticate(alice.clone());
+        assert_eq!(extras.principal(), Some(&alice), "the authentication hook's comes first");
         assert_eq!(extras.headers()["x-api-key"], "k1");
+        assert_eq!(extras.parts().map(|p| p.method.clone()), Some(Method::POST));
         let map = extras.extensions();
         assert_eq!(map.get::<Method>(), Some(&Method::POST));
         assert_eq!(map.get::<Uri>().map(Uri::to_string).as_deref(), Some("/mcp?x=1"));
         assert_eq!(map.get::<HeaderMap>().map(|h| h["x-api-key"].clone()), Some(http::HeaderValue::from_static("k1")));
-        assert_eq!(map.get::<Principal>(), Some(&principal));
+        assert_eq!(map.get::<Principal>(), Some(&alice));
         assert_eq!(map.get::<Tag>(), Some(&Tag("from a layer")));
         // Built once: the second look is the same map.
         assert!(std::ptr::eq(map, extras.extensions()));

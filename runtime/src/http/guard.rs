@@ -2,8 +2,8 @@
 //! `Origin` allowlists (DNS-rebinding protection, 403), the media types of
 //! `Accept` (406) and `Content-Type` (415).
 
-use http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
-use http::HeaderMap;
+use http::header::ACCEPT;
+use http::{HeaderMap, HeaderValue};
 
 /// The host names a local server answers to by default.
 pub const LOCAL_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
@@ -67,13 +67,13 @@ pub enum Refusal {
     UnsupportedMediaType(String),
 }
 
-/// `Host` must be on the host allowlist (a request without one is refused
-/// unless any host is allowed).
-pub fn check_host(headers: &HeaderMap, hosts: &Allow) -> Result<(), Refusal> {
+/// `Host` (its first value, `host`) must be on the host allowlist (a
+/// request without one is refused unless any host is allowed).
+pub fn check_host(host: Option<&HeaderValue>, hosts: &Allow) -> Result<(), Refusal> {
     if *hosts == Allow::Any {
         return Ok(());
     }
-    let host = headers.get(HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let host = host.and_then(|h| h.to_str().ok()).unwrap_or("");
     if host.is_empty() || !hosts.admits(host) {
         return Err(Refusal::Forbidden(format!(
             "Host {host:?} is not allowed; configure the allowed hosts of this server to serve it"
@@ -84,8 +84,8 @@ pub fn check_host(headers: &HeaderMap, hosts: &Allow) -> Result<(), Refusal> {
 
 /// An `Origin`, when present, must name an allowed host (browsers send it;
 /// other clients usually do not).
-pub fn check_origin(headers: &HeaderMap, origins: &Allow) -> Result<(), Refusal> {
-    let Some(origin) = headers.get(ORIGIN) else { return Ok(()) };
+pub fn check_origin(origin: Option<&HeaderValue>, origins: &Allow) -> Result<(), Refusal> {
+    let Some(origin) = origin else { return Ok(()) };
     if *origins == Allow::Any {
         return Ok(());
     }
@@ -127,11 +127,11 @@ fn lowered_is(text: &[u8], target: &[u8]) -> bool {
     text.len() == target.len() && text.iter().zip(target).all(|(a, b)| a.to_ascii_lowercase() == *b)
 }
 
-/// A POST must accept both JSON and an event stream.
-pub fn check_post_accept(headers: &HeaderMap) -> Result<(), Refusal> {
+/// A POST must accept both JSON and an event stream (`first` is the
+/// first of the `values` `Accept` headers in `headers`).
+pub fn check_post_accept(headers: &HeaderMap, first: Option<&HeaderValue>, values: usize) -> Result<(), Refusal> {
     // What SDK clients send, as one header: accepted without parsing it.
-    let mut values = headers.get_all(ACCEPT).iter();
-    if let (Some(only), None) = (values.next(), values.next()) {
+    if let (Some(only), 1) = (first, values) {
         if only.as_bytes() == b"application/json, text/event-stream" {
             return Ok(());
         }
@@ -163,9 +163,10 @@ pub fn check_get_accept(headers: &HeaderMap) -> Result<(), Refusal> {
     }
 }
 
-/// A POST body must be `application/json`.
-pub fn check_content_type(headers: &HeaderMap) -> Result<(), Refusal> {
-    let value = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+/// A POST body must be `application/json` (`content_type`: the first
+/// `Content-Type` value).
+pub fn check_content_type(content_type: Option<&HeaderValue>) -> Result<(), Refusal> {
+    let value = content_type.and_then(|v| v.to_str().ok()).unwrap_or("");
     let media = value.split(';').next().unwrap_or("").trim();
     if media.eq_ignore_ascii_case("application/json") {
         Ok(())
@@ -177,7 +178,7 @@ pub fn check_content_type(headers: &HeaderMap) -> Result<(), Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::HeaderValue;
+    use http::header::{CONTENT_TYPE, HOST, ORIGIN};
 
     fn headers(pairs: &[(http::header::HeaderName, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -185,6 +186,11 @@ mod tests {
             h.append(name.clone(), HeaderValue::from_str(value).unwrap());
         }
         h
+    }
+
+    /// `check_post_accept` with what a scan of `h` finds.
+    fn post_accept(h: &HeaderMap) -> Result<(), Refusal> {
+        check_post_accept(h, h.get(ACCEPT), h.get_all(ACCEPT).iter().count())
     }
 
     #[test]
@@ -204,26 +210,29 @@ mod tests {
     #[test]
     fn host_and_origin_checks() {
         let local = Allow::local();
-        assert!(check_host(&headers(&[(HOST, "localhost:1")]), &local).is_ok());
-        assert!(check_host(&headers(&[(HOST, "attacker.example")]), &local).is_err());
-        assert!(check_host(&HeaderMap::new(), &local).is_err());
-        assert!(check_origin(&HeaderMap::new(), &local).is_ok());
-        assert!(check_origin(&headers(&[(ORIGIN, "http://localhost:5173")]), &local).is_ok());
-        assert!(check_origin(&headers(&[(ORIGIN, "https://attacker.example")]), &local).is_err());
-        assert!(check_origin(&headers(&[(ORIGIN, "null")]), &local).is_err());
+        assert!(check_host(headers(&[(HOST, "localhost:1")]).get(HOST), &local).is_ok());
+        assert!(check_host(headers(&[(HOST, "attacker.example")]).get(HOST), &local).is_err());
+        assert!(check_host(None, &local).is_err());
+        assert!(check_origin(None, &local).is_ok());
+        assert!(check_origin(headers(&[(ORIGIN, "http://localhost:5173")]).get(ORIGIN), &local).is_ok());
+        assert!(check_origin(headers(&[(ORIGIN, "https://attacker.example")]).get(ORIGIN), &local).is_err());
+        assert!(check_origin(headers(&[(ORIGIN, "null")]).get(ORIGIN), &local).is_err());
     }
 
     #[test]
     fn accept_and_content_type() {
-        assert!(check_post_accept(&headers(&[(ACCEPT, "application/json, text/event-stream")])).is_ok());
-        assert!(check_post_accept(&headers(&[(ACCEPT, "*/*")])).is_ok());
-        assert!(check_post_accept(&headers(&[(ACCEPT, "Application/JSON;q=1 , TEXT/*")])).is_ok());
-        assert!(check_post_accept(&headers(&[(ACCEPT, "application/json"), (ACCEPT, "text/event-stream")])).is_ok());
-        assert!(check_post_accept(&headers(&[(ACCEPT, "application/json, text/event-streams")])).is_err());
-        assert!(check_post_accept(&headers(&[(ACCEPT, "application/json")])).is_err());
+        assert!(post_accept(&headers(&[(ACCEPT, "application/json, text/event-stream")])).is_ok());
+        assert!(post_accept(&headers(&[(ACCEPT, "*/*")])).is_ok());
+        assert!(post_accept(&headers(&[(ACCEPT, "Application/JSON;q=1 , TEXT/*")])).is_ok());
+        assert!(post_accept(&headers(&[(ACCEPT, "application/json"), (ACCEPT, "text/event-stream")])).is_ok());
+        assert!(post_accept(&headers(&[(ACCEPT, "application/json, text/event-streams")])).is_err());
+        assert!(post_accept(&headers(&[(ACCEPT, "application/json")])).is_err());
+        // The usual value first, then more: all of them are read.
+        assert!(post_accept(&headers(&[(ACCEPT, "application/json, text/event-stream"), (ACCEPT, "image/png")])).is_ok());
+        assert!(check_post_accept(&HeaderMap::new(), None, 0).is_err());
         assert!(check_get_accept(&headers(&[(ACCEPT, "text/*;q=0.5")])).is_ok());
-        assert!(check_content_type(&headers(&[(CONTENT_TYPE, "application/json; charset=utf-8")])).is_ok());
-        assert!(check_content_type(&headers(&[(CONTENT_TYPE, "text/plain")])).is_err());
-        assert!(check_content_type(&HeaderMap::new()).is_err());
+        assert!(check_content_type(headers(&[(CONTENT_TYPE, "application/json; charset=utf-8")]).get(CONTENT_TYPE)).is_ok());
+        assert!(check_content_type(headers(&[(CONTENT_TYPE, "text/plain")]).get(CONTENT_TYPE)).is_err());
+        assert!(check_content_type(None).is_err());
     }
 }

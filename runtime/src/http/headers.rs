@@ -6,13 +6,15 @@
 
 use std::borrow::Cow;
 
-use http::header::{HeaderName, HeaderValue};
+use http::header::HeaderValue;
 use http::HeaderMap;
 use serde_json::Value;
 
 use crate::jsonrpc::RpcError;
 use crate::server::Params;
 use crate::revision::codes;
+
+use super::scan::Scan;
 
 /// `MCP-Protocol-Version`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -22,12 +24,6 @@ pub const METHOD: &str = "mcp-method";
 pub const NAME: &str = "mcp-name";
 /// `Mcp-Session-Id` (stateful era).
 pub const SESSION_ID: &str = "mcp-session-id";
-/// [`PROTOCOL_VERSION`], [`METHOD`], [`NAME`] and [`SESSION_ID`] as header
-/// names, for lookups that do not parse the name each time.
-pub(crate) static PROTOCOL_VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION);
-pub(crate) static METHOD_NAME: HeaderName = HeaderName::from_static(METHOD);
-pub(crate) static NAME_NAME: HeaderName = HeaderName::from_static(NAME);
-pub(crate) static SESSION_ID_NAME: HeaderName = HeaderName::from_static(SESSION_ID);
 /// Prefix of the headers mirroring annotated tool parameters.
 pub const PARAM_PREFIX: &str = "mcp-param-";
 
@@ -91,15 +87,16 @@ fn value_text<'h>(value: &'h HeaderValue, name: &str) -> Option<Result<Cow<'h, s
 /// Checks the mirrored headers of a stateless request against its body:
 /// `body_version` is its `_meta` protocol version, `annotated` the
 /// annotated parameters of the called tool.
-pub(crate) fn check(
-    headers: &HeaderMap,
+pub(crate) fn check<'h>(
+    headers: &'h HeaderMap,
+    scan: &Scan<'h>,
     method: &str,
     body_version: Option<&str>,
     params: &Params<'_>,
     annotated: &[ParamHeader],
 ) -> Result<(), RpcError> {
-    let named = |name: &'static HeaderName| headers.get(name).and_then(|v| value_text(v, name.as_str()));
-    match named(&PROTOCOL_VERSION_NAME).transpose()? {
+    let named = |value: Option<&'h HeaderValue>, name: &str| value.and_then(|v| value_text(v, name));
+    match named(scan.protocol_version, PROTOCOL_VERSION).transpose()? {
         None => return Err(mismatch("the MCP-Protocol-Version header is required".into())),
         Some(version) => {
             if let Some(body) = body_version {
@@ -111,7 +108,7 @@ pub(crate) fn check(
             }
         }
     }
-    match named(&METHOD_NAME).transpose()? {
+    match named(scan.method, METHOD).transpose()? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
         Some(value) if value != method => {
             return Err(mismatch(format!("Mcp-Method header value '{value}' does not match body value '{method}'")))
@@ -125,7 +122,7 @@ pub(crate) fn check(
     };
     if let Some(field) = name_field {
         let body = params.get(field).and_then(Value::as_str).unwrap_or("");
-        match named(&NAME_NAME).transpose()? {
+        match named(scan.name, NAME).transpose()? {
             None => return Err(mismatch(format!("the Mcp-Name header is required for {method}"))),
             Some(value) if value != body => {
                 return Err(mismatch(format!("Mcp-Name header value '{value}' does not match body value '{body}'")))
@@ -217,6 +214,11 @@ mod tests {
         h
     }
 
+    /// `check` with what a scan of `h` finds.
+    fn checked(h: &HeaderMap, method: &str, version: Option<&str>, params: &Params<'_>, annotated: &[ParamHeader]) -> Result<(), RpcError> {
+        check(h, &Scan::of(h), method, version, params, annotated)
+    }
+
     fn call_params() -> Value {
         json!({"name": "get_weather", "arguments": {"region": "us-west1", "n": 42},
                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}})
@@ -241,9 +243,9 @@ mod tests {
     #[test]
     fn matching_headers_pass_and_each_mismatch_is_32020() {
         let good = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
-        assert_eq!(check(&headers(&good), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]), Ok(()));
+        assert_eq!(checked(&headers(&good), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]), Ok(()));
         let encoded = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?=")];
-        assert_eq!(check(&headers(&encoded), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]), Ok(()));
+        assert_eq!(checked(&headers(&encoded), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]), Ok(()));
         let cases: [&[(&str, &str)]; 5] = [
             &[("mcp-method", "tools/call"), ("mcp-name", "get_weather")],
             &[("mcp-protocol-version", "2026-07-28"), ("mcp-name", "get_weather")],
@@ -252,7 +254,7 @@ mod tests {
             &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "other")],
         ];
         for case in cases {
-            let err = check(&headers(case), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]).unwrap_err();
+            let err = checked(&headers(case), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]).unwrap_err();
             assert_eq!(err.code, -32020, "{case:?}: {err}");
         }
     }
@@ -269,12 +271,12 @@ mod tests {
         let base = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
         let mut ok = base.to_vec();
         ok.extend([("mcp-param-region", "us-west1"), ("mcp-param-n", "42.0")]);
-        assert_eq!(check(&headers(&ok), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated), Ok(()));
+        assert_eq!(checked(&headers(&ok), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated), Ok(()));
         let mut missing = base.to_vec();
         missing.push(("mcp-param-region", "us-west1"));
-        assert_eq!(check(&headers(&missing), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
+        assert_eq!(checked(&headers(&missing), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
         let mut wrong = base.to_vec();
         wrong.extend([("mcp-param-region", "eu"), ("mcp-param-n", "42")]);
-        assert_eq!(check(&headers(&wrong), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
+        assert_eq!(checked(&headers(&wrong), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
     }
 }

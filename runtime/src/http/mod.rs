@@ -30,6 +30,7 @@ mod headers;
 mod serve;
 #[cfg(feature = "redis")]
 mod redis_store;
+mod scan;
 mod service;
 mod sessions;
 mod store;

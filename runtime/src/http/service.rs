@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
-use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -33,6 +33,7 @@ use crate::server::{poll_once, CachedScope, Handled, Message, Pending, Reply, Se
 use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
 use super::headers::{self, ParamHeader};
+use super::scan::Scan;
 use super::sessions::{Entry, Sessions};
 use super::store::{bounded, SessionEvent, StoredSession};
 use super::{AuthRejection, HttpConfig};
@@ -289,24 +290,28 @@ impl Inner {
     {
         self.listen();
         let (parts, body) = request.into_parts();
-        if let Err(r) = guard::check_host(&parts.headers, &self.config.allowed_hosts)
-            .and_then(|()| guard::check_origin(&parts.headers, &self.config.allowed_origins))
+        // The request's parts move into its extras (not copied), where
+        // everything handling it reads them.
+        let extras = Extras::http(parts);
+        let Some(parts) = extras.parts() else { return status_only(StatusCode::INTERNAL_SERVER_ERROR) };
+        let scan = Scan::of(&parts.headers);
+        if let Err(r) = guard::check_host(scan.host, &self.config.allowed_hosts)
+            .and_then(|()| guard::check_origin(scan.origin, &self.config.allowed_origins))
         {
             return refusal(r);
         }
-        let mut principal = parts.extensions.get::<Principal>().cloned();
         if let Some(hook) = &self.config.auth {
-            match hook(&parts) {
-                Ok(Some(p)) => principal = Some(p),
+            match hook(parts) {
+                Ok(Some(p)) => extras.authenticate(p),
                 Ok(None) => {}
                 Err(rejection) => return auth_refused(rejection),
             }
         }
-        let session_id = parts.headers.get(&headers::SESSION_ID_NAME).map(|v| v.to_str().unwrap_or("").to_owned());
+        let session_id = scan.session_id.map(|v| v.to_str().unwrap_or(""));
         match parts.method {
-            Method::POST => self.post(parts, body, session_id, principal).await,
-            Method::GET => self.get(&parts, session_id, principal.as_ref()).await,
-            Method::DELETE => self.delete(session_id, principal.as_ref()).await,
+            Method::POST => self.post(&extras, &scan, body, session_id).await,
+            Method::GET => self.get(&parts.headers, session_id, extras.principal()).await,
+            Method::DELETE => self.delete(session_id, extras.principal()).await,
             _ => method_not_allowed("GET, POST, DELETE", "the MCP endpoint answers POST (and GET/DELETE for stateful sessions)"),
         }
     }
@@ -484,23 +489,20 @@ impl Inner {
         }
     }
 
-    async fn post<B>(
-        &self,
-        parts: http::request::Parts,
-        body: B,
-        session_id: Option<String>,
-        principal: Option<Principal>,
-    ) -> Response<HttpBody>
+    async fn post<B>(&self, extras: &Arc<Extras>, scan: &Scan<'_>, body: B, session_id: Option<&str>) -> Response<HttpBody>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        if let Err(r) = guard::check_content_type(&parts.headers).and_then(|()| guard::check_post_accept(&parts.headers)) {
+        let request_headers = extras.headers();
+        if let Err(r) = guard::check_content_type(scan.content_type)
+            .and_then(|()| guard::check_post_accept(request_headers, scan.accept, scan.accept_values))
+        {
             return refusal(r);
         }
         let limit = self.config.max_body_bytes;
-        let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+        let declared = scan.content_length.and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
         let too_large = || {
             error(
                 StatusCode::PAYLOAD_TOO_LARGE,
@@ -530,19 +532,15 @@ impl Inner {
         let kept = self.kept_scope.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let message = Message::decode_with(text, kept.as_ref());
 
-        // The request's parts move into its extras (not copied); the
-        // headers are read back from there.
-        let extras = Extras::http(parts, principal);
-        let request_headers = extras.headers();
         let principal = extras.principal();
 
         // A stateless-only server ignores session ids (2026-07-28 transports).
         if let Some(id) = session_id.filter(|_| self.config.stateful) {
-            return self.post_in_session(&id, request_headers, message, principal, Arc::clone(&extras)).await;
+            return self.post_in_session(id, scan, message, principal, Arc::clone(extras)).await;
         }
         match &message {
             Message::Other(Incoming::Invalid { .. }) => {
-                let reply = match self.server.handle_message(&self.server.session(), message, &Sink::discard(), &extras) {
+                let reply = match self.server.handle_message(&self.server.session(), message, &Sink::discard(), extras) {
                     Handled::Reply(r) => r,
                     _ => return status_only(StatusCode::BAD_REQUEST),
                 };
@@ -553,11 +551,11 @@ impl Inner {
                 &RpcError::invalid_request("a JSON-RPC batch belongs to a 2025-03-26 session: send initialize first"),
             ),
             Message::Request { method, params, .. } | Message::Notification { method, params } => {
-                let header_version = request_headers.get(&headers::PROTOCOL_VERSION_NAME).and_then(|v| v.to_str().ok());
+                let header_version = scan.protocol_version.and_then(|v| v.to_str().ok());
                 let body_version = message.meta(meta::PROTOCOL_VERSION);
                 let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Modern);
                 if !modern && method == "initialize" && matches!(message, Message::Request { .. }) {
-                    return self.initialize(message, Arc::clone(&extras)).await;
+                    return self.initialize(message, Arc::clone(extras)).await;
                 }
                 if !modern {
                     let supported = self.server.config().supported_newest_first().join(", ");
@@ -569,7 +567,7 @@ impl Inner {
                     );
                 }
                 if matches!(message, Message::Notification { .. }) {
-                    let _ = self.server.handle_message(&self.server.session(), message, &Sink::discard(), &extras);
+                    let _ = self.server.handle_message(&self.server.session(), message, &Sink::discard(), extras);
                     return status_only(StatusCode::ACCEPTED);
                 }
                 let annotated = match method.as_ref() {
@@ -581,7 +579,7 @@ impl Inner {
                     }
                     _ => &[],
                 };
-                if let Err(e) = headers::check(request_headers, method, body_version.and_then(Value::as_str), params, annotated) {
+                if let Err(e) = headers::check(request_headers, scan, method, body_version.and_then(Value::as_str), params, annotated) {
                     let id = match &message {
                         Message::Request { id, .. } => id.clone(),
                         _ => Value::Null,
@@ -589,7 +587,7 @@ impl Inner {
                     return json(StatusCode::BAD_REQUEST, jsonrpc::error_response(&id, &e));
                 }
                 let stream = message.meta(meta::PROGRESS_TOKEN).is_some();
-                let call = Call { extras: Arc::clone(&extras), stream, modern: true };
+                let call = Call { extras: Arc::clone(extras), stream, modern: true };
                 let session = self.server.session();
                 // Stateless: the request must carry its own _meta.
                 session.fix_era(Era::Modern);
@@ -653,13 +651,13 @@ impl Inner {
     async fn post_in_session(
         &self,
         id: &str,
-        request_headers: &http::HeaderMap,
+        scan: &Scan<'_>,
         message: Message<'_>,
         principal: Option<&Principal>,
         extras: Arc<Extras>,
     ) -> Response<HttpBody> {
         let Some(entry) = self.session(id, principal).await else { return session_not_found() };
-        if let Some(version) = request_headers.get(&headers::PROTOCOL_VERSION_NAME) {
+        if let Some(version) = scan.protocol_version {
             let sent = version.to_str().unwrap_or("");
             if let Some(client) = entry.session.identity().filter(|c| c.protocol_version != sent) {
                 return error(
@@ -807,14 +805,14 @@ impl Inner {
         json(status, reply.text)
     }
 
-    async fn get(&self, parts: &http::request::Parts, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
+    async fn get(&self, headers: &http::HeaderMap, session_id: Option<&str>, principal: Option<&Principal>) -> Response<HttpBody> {
         let Some(id) = session_id.filter(|_| self.config.stateful) else {
             return method_not_allowed("POST", "GET streams belong to stateful sessions; send requests with POST");
         };
-        if let Err(r) = guard::check_get_accept(&parts.headers) {
+        if let Err(r) = guard::check_get_accept(headers) {
             return refusal(r);
         }
-        let Some(entry) = self.session(&id, principal).await else { return session_not_found() };
+        let Some(entry) = self.session(id, principal).await else { return session_not_found() };
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let weak = tx.downgrade();
         *entry.stream.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
@@ -832,21 +830,21 @@ impl Inner {
         sse_response(HttpBody::sse(None, rx, None, self.config.keep_alive, self.shutdown.clone(), Some(on_close)))
     }
 
-    async fn delete(&self, session_id: Option<String>, principal: Option<&Principal>) -> Response<HttpBody> {
+    async fn delete(&self, session_id: Option<&str>, principal: Option<&Principal>) -> Response<HttpBody> {
         let Some(id) = session_id.filter(|_| self.config.stateful) else {
             return method_not_allowed("POST", "there is no session to end: this request names none");
         };
-        if self.session(&id, principal).await.is_none() {
+        if self.session(id, principal).await.is_none() {
             return session_not_found();
         }
-        self.sessions.close(&id);
+        self.sessions.close(id);
         if let Some(store) = &self.config.session_store {
             // Gone from the store, then from every replica holding it.
             let limit = self.config.store_timeout;
-            if let Err(e) = bounded(limit, store.remove(&id)).await {
+            if let Err(e) = bounded(limit, store.remove(id)).await {
                 tracing::warn!(error = %e, "ended session not removed from the store");
             }
-            if let Err(e) = bounded(limit, store.publish(&id, &SessionEvent::Ended)).await {
+            if let Err(e) = bounded(limit, store.publish(id, &SessionEvent::Ended)).await {
                 tracing::warn!(error = %e, "session end not published");
             }
         }
