@@ -1142,3 +1142,26 @@ async fn bodies_read_at_once_are_held_to_a_budget_503_past_it() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_client_that_sends_its_head_slowly_is_cut_off_and_the_server_keeps_serving() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = start(HttpConfig::default().header_read_timeout(Duration::from_secs(1))).await;
+    // Half a head, then nothing: the connection is closed within the
+    // timeout (one-second resolution), not held open.
+    let mut slow = tokio::net::TcpStream::connect(h.addr).await.unwrap();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n").await.unwrap();
+    let started = std::time::Instant::now();
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), slow.read_to_end(&mut rest)).await;
+    assert!(read.is_ok(), "the slow connection is still open after 10 s");
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(5), "closed after {took:?}");
+    // An idle keep-alive connection is closed the same way.
+    let mut idle = tokio::net::TcpStream::connect(h.addr).await.unwrap();
+    let read = tokio::time::timeout(Duration::from_secs(10), idle.read_to_end(&mut rest)).await;
+    assert!(read.is_ok(), "the idle connection is still open after 10 s");
+    // Others are served as before.
+    let r = h.send(&call(1, "quick", json!({"text": "after"}))).await;
+    assert_eq!(r.status(), 200, "{}", r.text());
+}

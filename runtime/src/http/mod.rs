@@ -34,6 +34,7 @@ mod scan;
 mod service;
 mod sessions;
 mod store;
+mod timer;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -103,6 +104,10 @@ pub struct HttpConfig {
     /// The longest a session store operation may take; a session that
     /// cannot be loaded in time is unknown (404).
     pub store_timeout: Duration,
+    /// The longest a client may take to send a request's head, and so
+    /// the longest a keep-alive connection stays open idle (enforced by
+    /// [`serve`] at one-second resolution).
+    pub header_read_timeout: Duration,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -119,6 +124,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("auth", &self.auth.is_some())
             .field("session_store", &self.session_store.is_some())
             .field("store_timeout", &self.store_timeout)
+            .field("header_read_timeout", &self.header_read_timeout)
             .finish()
     }
 }
@@ -137,6 +143,7 @@ impl Default for HttpConfig {
             auth: None,
             session_store: None,
             store_timeout: Duration::from_secs(1),
+            header_read_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -221,6 +228,12 @@ impl HttpConfig {
     /// Sets the time limit of session store operations.
     pub fn store_timeout(mut self, limit: Duration) -> Self {
         self.store_timeout = limit;
+        self
+    }
+
+    /// Sets how long a client may take to send a request's head.
+    pub fn header_read_timeout(mut self, limit: Duration) -> Self {
+        self.header_read_timeout = limit;
         self
     }
 

@@ -11,12 +11,13 @@ use std::time::Duration;
 
 use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 pub use tokio::net::ToSocketAddrs;
 
 use super::body::HttpBody;
 use super::service::HttpService;
+use super::timer::CoarseTimer;
 
 /// How long requests in flight may finish once shutdown starts.
 const GRACE: Duration = Duration::from_secs(10);
@@ -64,6 +65,7 @@ pub async fn serve_with_shutdown(
 ) -> io::Result<()> {
     let endpoint: std::sync::Arc<str> = endpoint.into();
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let (timer, header_read_timeout) = (CoarseTimer::start(), service.header_read_timeout());
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         tokio::select! {
@@ -86,8 +88,8 @@ pub async fn serve_with_shutdown(
                     async move { Ok::<_, Infallible>(route(&service, &endpoint, request).await) }
                 });
                 let connection = hyper::server::conn::http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(Duration::from_secs(30))
+                    .timer(timer.clone())
+                    .header_read_timeout(header_read_timeout)
                     .serve_connection(TokioIo::new(stream), routed);
                 let connection = graceful.watch(connection);
                 tokio::spawn(async move {

@@ -107,6 +107,11 @@ impl HttpService {
         Self { inner }
     }
 
+    /// How long a client may take to send a request's head.
+    pub(crate) fn header_read_timeout(&self) -> std::time::Duration {
+        self.inner.config.header_read_timeout
+    }
+
     /// Ends every open SSE stream (for a graceful shutdown).
     pub fn shutdown(&self) {
         self.inner.shutdown.cancel();
