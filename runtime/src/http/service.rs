@@ -298,6 +298,7 @@ impl Inner {
         // The request's parts move into its extras (not copied), where
         // everything handling it reads them.
         let extras = Extras::http(parts);
+        // (Always there: the extras were made from HTTP parts just above.)
         let Some(parts) = extras.parts() else { return status_only(StatusCode::INTERNAL_SERVER_ERROR) };
         let scan = Scan::of(&parts.headers);
         if let Err(r) = guard::check_host(scan.host, &self.config.allowed_hosts)
