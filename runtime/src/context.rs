@@ -113,7 +113,7 @@ pub struct RequestContext {
     sink: Sink,
     meta: Option<Arc<Value>>,
     revision: Arc<str>,
-    extensions: Arc<Extras>,
+    extras: Arc<Extras>,
     log_level: Option<LogLevel>,
     /// How requests to the client travel (see [`crate::peer`]).
     channel: Channel,
@@ -131,7 +131,7 @@ pub(crate) struct ContextParts {
     pub sink: Sink,
     pub meta: Option<Arc<Value>>,
     pub revision: Arc<str>,
-    pub extensions: Arc<Extras>,
+    pub extras: Arc<Extras>,
     /// The least severe level sent to the client; `None` sends no logs.
     pub log_level: Option<LogLevel>,
 }
@@ -147,7 +147,7 @@ impl RequestContext {
             sink: p.sink,
             meta: p.meta,
             revision: p.revision,
-            extensions: p.extensions,
+            extras: p.extras,
             log_level: p.log_level,
             channel: Channel::None,
             notifier: None,
@@ -193,7 +193,7 @@ impl RequestContext {
             sink: Sink::discard(),
             meta: None,
             revision: crate::revision::LATEST.into(),
-            extensions: Extras::map(Arc::default()),
+            extras: Extras::map(Arc::default()),
             log_level: None,
         })
     }
@@ -245,12 +245,12 @@ impl RequestContext {
     /// layer set, and whatever else layers inserted into the request's
     /// extensions (the map is built on the first call).
     pub fn extensions(&self) -> &http::Extensions {
-        self.extensions.extensions()
+        self.extras.extensions()
     }
 
     /// The authenticated caller, when an authentication hook set one.
     pub fn principal(&self) -> Option<&Principal> {
-        self.extensions.principal()
+        self.extras.principal()
     }
 
     /// `Ok` when the caller declared every capability in `names`

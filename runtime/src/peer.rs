@@ -63,6 +63,11 @@ mod form_tests {
     }
 }
 
+/// The client capabilities a handler's requests need (`sampling`,
+/// `elicitation`, `roots`): a client that declared none of them is asked
+/// nothing (see `ask`).
+pub(crate) const ASKED_THROUGH: [&str; 3] = ["sampling", "elicitation", "roots"];
+
 /// Why a request to the client gave no usable answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PeerError {

@@ -101,25 +101,26 @@ impl Sink {
     /// delivered or the queue is full.
     pub(crate) fn try_send(&self, message: String) -> bool {
         let Some(tx) = self.sender() else { return false };
-        if let Some(count) = self.unwritten() {
-            count.fetch_add(1, Ordering::AcqRel);
-        }
-        let sent = tx.try_send(message).is_ok();
-        if !sent {
-            if let Some(count) = self.unwritten() {
-                count.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-        sent
+        self.count();
+        self.uncount_unless(tx.try_send(message).is_ok())
     }
 
     /// Sends one message; `false` when it cannot be delivered.
     pub async fn send(&self, message: String) -> bool {
         let Some(tx) = self.sender() else { return false };
+        self.count();
+        self.uncount_unless(tx.send(message).await.is_ok())
+    }
+
+    /// Counts a message as unwritten before it is queued (counted sinks).
+    fn count(&self) {
         if let Some(count) = self.unwritten() {
             count.fetch_add(1, Ordering::AcqRel);
         }
-        let sent = tx.send(message).await.is_ok();
+    }
+
+    /// Takes back the count of a message that was not queued; `sent`.
+    fn uncount_unless(&self, sent: bool) -> bool {
         if !sent {
             if let Some(count) = self.unwritten() {
                 count.fetch_sub(1, Ordering::AcqRel);

@@ -50,8 +50,8 @@ impl CoarseTimer {
         Self { clock }
     }
 
-    fn sleep_for(&self, seconds: u64) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        let deadline = self.clock.now().saturating_add(seconds);
+    /// A sleep until second `deadline` of the clock.
+    fn sleep_to(&self, deadline: u64) -> Pin<Box<dyn hyper::rt::Sleep>> {
         Box::pin(CoarseSleep { clock: Arc::clone(&self.clock), deadline, slot: None })
     }
 }
@@ -97,12 +97,12 @@ impl Clock {
 
 impl hyper::rt::Timer for CoarseTimer {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        self.sleep_for(duration.as_secs() + u64::from(duration.subsec_nanos() > 0))
+        let seconds = duration.as_secs() + u64::from(duration.subsec_nanos() > 0);
+        self.sleep_to(self.clock.now().saturating_add(seconds))
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        let at = self.clock.seconds_to(deadline);
-        Box::pin(CoarseSleep { clock: Arc::clone(&self.clock), deadline: at, slot: None })
+        self.sleep_to(self.clock.seconds_to(deadline))
     }
 
     /// The time of the last tick (up to a second ago), without reading

@@ -127,16 +127,16 @@ impl Server {
     }
 
     /// Handles one decoded message (a driver that looked at it first).
-    pub(crate) fn handle_message(&self, session: &Session, message: Message<'_>, sink: &Sink, extensions: &Arc<Extras>) -> Handled {
+    pub(crate) fn handle_message(&self, session: &Session, message: Message<'_>, sink: &Sink, extras: &Arc<Extras>) -> Handled {
         match message {
             Message::Request { id, method, mut params, meta_text, cached } => {
-                let scope = cached.as_ref().and_then(|kept| self.core.scope_of(session, &method, kept, extensions));
+                let scope = cached.as_ref().and_then(|kept| self.core.scope_of(session, &method, kept, extras));
                 if let (Some(kept), None) = (&cached, &scope) {
                     // Not served from the kept scope: `_meta` goes back in.
                     params.set("_meta", kept.meta().clone());
                 }
                 let known = Known { scope, meta_text };
-                self.request_with(session, id, &method, params, known, sink, extensions, false)
+                self.request_with(session, id, &method, params, known, sink, extras, false)
             }
             Message::Notification { method, params } => {
                 self.core.on_notification(session, &method, &params);
@@ -151,9 +151,9 @@ impl Server {
                 Handled::Nothing
             }
             Message::Other(Incoming::Invalid { id, error }) => Handled::Reply(Reply::rejection(&id, &error)),
-            Message::Other(Incoming::Batch(items)) => self.handle_batch(session, items, sink, extensions),
+            Message::Other(Incoming::Batch(items)) => self.handle_batch(session, items, sink, extras),
             // `Message::from` never leaves a request or notification here.
-            Message::Other(single) => self.handle_message(session, Message::from(single), sink, extensions),
+            Message::Other(single) => self.handle_message(session, Message::from(single), sink, extras),
         }
     }
 
@@ -165,11 +165,11 @@ impl Server {
         method: &str,
         params: Params<'_>,
         sink: &Sink,
-        extensions: &Arc<Extras>,
+        extras: &Arc<Extras>,
         in_batch: bool,
     ) -> Handled {
         let known = Known { scope: None, meta_text: None };
-        self.request_with(session, id, method, params, known, sink, extensions, in_batch)
+        self.request_with(session, id, method, params, known, sink, extras, in_batch)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -181,7 +181,7 @@ impl Server {
         mut params: Params<'_>,
         known: Known<'_>,
         sink: &Sink,
-        extensions: &Arc<Extras>,
+        extras: &Arc<Extras>,
         in_batch: bool,
     ) -> Handled {
         if in_batch && method == "initialize" {
@@ -191,7 +191,7 @@ impl Server {
         let scope = match known.scope {
             Some(scope) => scope,
             // The scope takes `_meta` from the params.
-            None => match self.core.scope(session, method, params.take("_meta"), extensions) {
+            None => match self.core.scope(session, method, params.take("_meta"), extras) {
                 Ok(scope) => {
                     if let Some(text) = known.meta_text {
                         self.core.cache_scope(session, text, &scope);
@@ -297,7 +297,7 @@ impl Server {
 
     /// A JSON-RPC batch: one array of replies, in request order, once every
     /// request in it is done (only in revisions that have batches).
-    fn handle_batch(&self, session: &Session, items: Vec<Value>, sink: &Sink, extensions: &Arc<Extras>) -> Handled {
+    fn handle_batch(&self, session: &Session, items: Vec<Value>, sink: &Sink, extras: &Arc<Extras>) -> Handled {
         let revision = match session.identity() {
             Some(client) => client.protocol_version.clone(),
             None => self.core.default_legacy().to_owned(),
@@ -312,12 +312,12 @@ impl Server {
         for item in items {
             let handled = match jsonrpc::classify(item) {
                 Incoming::Request { id, method, params } => {
-                    self.request(session, id, &method, Params::from(params), sink, extensions, true)
+                    self.request(session, id, &method, Params::from(params), sink, extras, true)
                 }
                 Incoming::Batch(_) => {
                     Handled::Reply(Reply::error(&Value::Null, &RpcError::invalid_request("batches do not nest")))
                 }
-                other => self.handle_message(session, Message::from(other), sink, extensions),
+                other => self.handle_message(session, Message::from(other), sink, extras),
             };
             parts.push(match handled {
                 // Calls of a batch run concurrently, each in its own task.

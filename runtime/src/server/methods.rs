@@ -50,7 +50,7 @@ pub(crate) struct Scope {
     /// The least severe level a handler may log at, from `_meta` (modern).
     pub(crate) meta_log_level: Option<LogLevel>,
     /// Transport extensions (HTTP parts, principal).
-    pub(crate) extensions: Arc<Extras>,
+    pub(crate) extras: Arc<Extras>,
 }
 
 /// What a modern request's `_meta` decided, kept under the `_meta` text
@@ -132,7 +132,7 @@ impl Core {
         session: &Session,
         method: &str,
         request_meta: Option<Value>,
-        extensions: &Arc<Extras>,
+        extras: &Arc<Extras>,
     ) -> Result<Scope, RpcError> {
         let names_version = member(request_meta.as_ref(), meta::PROTOCOL_VERSION).is_some();
         let session_era = session.era();
@@ -155,7 +155,7 @@ impl Core {
                 client,
                 meta: request_meta.map(Arc::new),
                 meta_log_level: None,
-                extensions: Arc::clone(extensions),
+                extras: Arc::clone(extras),
             });
         }
         if matches!(method, "initialize" | "ping" | "notifications/initialized") {
@@ -213,7 +213,7 @@ impl Core {
             // Moved, not copied: the request's params hold `null` in its place.
             meta: Some(Arc::new(Value::Object(request_meta))),
             meta_log_level,
-            extensions: Arc::clone(extensions),
+            extras: Arc::clone(extras),
         })
     }
 
@@ -225,7 +225,7 @@ impl Core {
         session: &Session,
         method: &str,
         cached: &CachedScope,
-        extensions: &Arc<Extras>,
+        extras: &Arc<Extras>,
     ) -> Option<Scope> {
         if session.era() != Some(Era::Modern) || matches!(method, "initialize" | "ping" | "notifications/initialized") {
             return None;
@@ -237,7 +237,7 @@ impl Core {
             client: Some(Arc::clone(&cached.client)),
             meta: Some(Arc::clone(&cached.meta)),
             meta_log_level: cached.log_level,
-            extensions: Arc::clone(extensions),
+            extras: Arc::clone(extras),
         })
     }
 
@@ -525,7 +525,7 @@ impl Core {
         };
 
         if let Some(hook) = &self.access {
-            let info = CallInfo { tool: name, arguments: &arguments, client, request_id: id, extensions: scope.extensions.extensions() };
+            let info = CallInfo { tool: name, arguments: &arguments, client, request_id: id, extensions: scope.extras.extensions() };
             if let Err(reason) = hook(&info) {
                 return finish(Outcome::Denied, Answer::Failed(format!("Access denied to tool {name}: {reason}")));
             }
@@ -561,7 +561,7 @@ impl Core {
             sink,
             meta: scope.meta.clone(),
             revision: Arc::clone(&scope.version),
-            extensions: Arc::clone(&scope.extensions),
+            extras: Arc::clone(&scope.extras),
             log_level: self.log_threshold(session, scope),
         })
         .with_channel(channel)
@@ -708,11 +708,11 @@ impl Core {
         }
         // A client that declared nothing it could be asked (and answers
         // nothing) can be sent no input request: no rounds to keep.
-        let askable = scope.client.as_ref().is_some_and(|c| ["sampling", "elicitation", "roots"].iter().any(|n| c.has_capability(n)));
+        let askable = scope.client.as_ref().is_some_and(|c| crate::peer::ASKED_THROUGH.iter().any(|n| c.has_capability(n)));
         if !askable && input_responses.is_none() && request_state.is_none() {
             return Ok(Channel::None);
         }
-        let principal = scope.extensions.principal().map(|p| p.subject.as_str());
+        let principal = scope.extras.principal().map(|p| p.subject.as_str());
         let binding = mrtr::Binding::new(method, name, arguments, principal);
         let rounds = Rounds::start(&self.sealer, binding, input_responses, request_state)?;
         Ok(Channel::Rounds(Arc::new(rounds)))

@@ -194,7 +194,7 @@ impl Core {
             sink: sink.clone(),
             meta: scope.meta.clone(),
             revision: Arc::clone(&scope.version),
-            extensions: Arc::clone(&scope.extensions),
+            extras: Arc::clone(&scope.extras),
             log_level: None,
         })
         .with_channel(channel)
