@@ -100,7 +100,7 @@ pub fn known_revisions() -> Vec<&'static str> {
 pub fn pin(revision: &str) -> Result<&'static Pin> {
     pins().iter().find(|p| p.name == revision).ok_or_else(|| {
         Error::new(format!("unknown protocol revision `{revision}`")).with_hint(format!(
-            "known revisions: {}; to use another schema pass it with --schema FILE",
+            "known revisions: {}; `mcpgen generate` and `mcpgen manifest check` take any other schema file with --schema FILE",
             known_revisions().join(", ")
         ))
     })
@@ -293,8 +293,8 @@ impl Store {
         }
         Error::new(format!("schema {} is not available offline (looked in {})", pin.name, looked.join(", ")))
             .with_hint(format!(
-                "set MCPGEN_SCHEMA_MIRROR to a directory laid out <revision>/schema.json, pass --schema FILE, \
-                 or run `mcpgen schema pull {}` with network access (download URL {})",
+                "set MCPGEN_SCHEMA_MIRROR to a directory laid out <revision>/schema.json, pass the file with \
+                 --schema FILE (`mcpgen generate`, `mcpgen manifest check`), or run `mcpgen schema pull {}` with network access (download URL {})",
                 pin.name, pin.url
             ))
     }

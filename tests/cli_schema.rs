@@ -75,6 +75,26 @@ fn manifest_check_and_schema() {
     );
     assert!(r.stderr.contains("off_spec.json: 8 problem(s)"), "{}", r.stderr);
 
+    // A revision that is not pinned: the hint names the option, and the
+    // option checks against that file (here the 2026-07-28 schema, reformatted
+    // so that it no longer matches any pin).
+    let r = run(mcpgen(tmp.path()).args(["manifest", "check", "--protocol", "2099-01-01"]).arg(&off_spec));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("unknown protocol revision `2099-01-01`"), "{}", r.stderr);
+    assert!(r.stderr.contains("`mcpgen manifest check` take any other schema file with --schema FILE"), "{}", r.stderr);
+    let official: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(mirror().join("2026-07-28/schema.json")).unwrap()).unwrap();
+    let draft = tmp.path().join("draft.json");
+    std::fs::write(&draft, serde_json::to_string(&official).unwrap()).unwrap();
+    let args = ["manifest", "check", "--protocol", "2099-01-01", "--schema"];
+    let r = run(mcpgen(tmp.path()).args(args).arg(&draft).arg(shared().join("manifests/stitch.json")));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("stitch.json: ok"), "{}", r.stdout);
+    assert!(r.stderr.contains("unpinned"), "{}", r.stderr);
+    let r = run(mcpgen(tmp.path()).args(args).arg(&draft).arg(&off_spec));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("/resources/0/size: not a valid MCP `Resource`"), "{}", r.stderr);
+
     let r = run(mcpgen(tmp.path()).args(["manifest", "schema"]));
     assert_eq!(r.code, 0);
     let schema: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();

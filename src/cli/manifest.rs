@@ -16,6 +16,10 @@ pub enum Command {
         /// Protocol revision the manifest is for.
         #[arg(long, value_name = "REV", default_value = store::DEFAULT_REVISION)]
         protocol: String,
+        /// Check against this schema file instead of the pinned revision
+        /// (a draft or fork; may be unpinned).
+        #[arg(long, value_name = "FILE")]
+        schema: Option<PathBuf>,
     },
     /// Print the JSON Schema of the manifest format.
     Schema,
@@ -23,14 +27,19 @@ pub enum Command {
 
 pub fn run(cmd: Command) -> Result<Outcome> {
     match cmd {
-        Command::Check { file, protocol } => {
+        Command::Check { file, protocol, schema } => {
             let problems = match manifest::Manifest::load(&file) {
                 Ok(m) => {
                     let mut problems = manifest::check(&m, &protocol);
                     // What is declared must also be what the revision's
                     // official schema allows (each item is served as written).
-                    match store::Store::from_env().resolve(&protocol, None) {
-                        Ok(schema) => manifest::conform::extend(&m, &schema.json, &schema.revision, &mut problems),
+                    match store::Store::from_env().resolve(&protocol, schema.as_deref()) {
+                        Ok(resolved) => {
+                            if schema.is_some() {
+                                eprintln!("{}", resolved.describe());
+                            }
+                            manifest::conform::extend(&m, &resolved.json, &resolved.revision, &mut problems)
+                        }
                         Err(e) => problems.push(e),
                     }
                     problems
