@@ -30,7 +30,9 @@
 # structuredContent, and prints a markdown table of medians over rounds
 # (req/s, p50, p99, peak RSS = VmHWM, server CPU per request and its kernel
 # share, driver CPU per request)
-# and the ratios at 64 clients. It first waits (up to 2 minutes) for the
+# and the ratios at each client count. C/B and C/B-sf are the ceiling of
+# the sitting: what a server doing no work at all gets against rmcp (at one
+# client this depends on how fast this VM wakes an idle vCPU). It first waits (up to 2 minutes) for the
 # machine to be quiet; the "machine busy (others)" column shows how much of
 # the machine the run had to share with anything else. A sample during which
 # other processes used more than 0.25 CPU is set aside and the rounds go on
@@ -75,5 +77,5 @@ exec "$bin/http-load" \
     --server "C|echo|$bin/echo-floor --http {addr}" \
     --server "C+2us|echo|WORK_US=2 $bin/echo-floor --http {addr}" \
     --server "C+5us|echo|WORK_US=5 $bin/echo-floor --http {addr}" \
-    --ratio A/B --ratio A/C --ratio A+log/B --ratio A-sf/B-sf --ratio A/B-sf \
+    --ratio A/B --ratio A/C --ratio A+log/B --ratio A-sf/B-sf --ratio A/B-sf --ratio C/B --ratio C/B-sf \
     "${ts[@]}" "$@"
