@@ -91,6 +91,9 @@ fn read_pins(text: &str) -> std::result::Result<Vec<Pin>, String> {
         .collect()
 }
 
+/// The commands that take a schema file with `--schema FILE` (for hints).
+const SCHEMA_FILE_COMMANDS: &str = "`mcpgen generate` and `mcpgen manifest check`";
+
 /// The names of the pinned revisions, oldest first.
 pub fn known_revisions() -> Vec<&'static str> {
     pins().iter().map(|p| p.name.as_str()).collect()
@@ -100,7 +103,7 @@ pub fn known_revisions() -> Vec<&'static str> {
 pub fn pin(revision: &str) -> Result<&'static Pin> {
     pins().iter().find(|p| p.name == revision).ok_or_else(|| {
         Error::new(format!("unknown protocol revision `{revision}`")).with_hint(format!(
-            "known revisions: {}; `mcpgen generate` and `mcpgen manifest check` take any other schema file with --schema FILE",
+            "known revisions: {}; {SCHEMA_FILE_COMMANDS} take any other schema file with --schema FILE",
             known_revisions().join(", ")
         ))
     })
@@ -294,7 +297,7 @@ impl Store {
         Error::new(format!("schema {} is not available offline (looked in {})", pin.name, looked.join(", ")))
             .with_hint(format!(
                 "set MCPGEN_SCHEMA_MIRROR to a directory laid out <revision>/schema.json, pass the file with \
-                 --schema FILE (`mcpgen generate`, `mcpgen manifest check`), or run `mcpgen schema pull {}` with network access (download URL {})",
+                 --schema FILE ({SCHEMA_FILE_COMMANDS}), or run `mcpgen schema pull {}` with network access (download URL {})",
                 pin.name, pin.url
             ))
     }
