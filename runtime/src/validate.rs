@@ -1151,9 +1151,26 @@ mod doc {
         }
     }
 
-    /// Byte equality of short names, without a call to `memcmp`.
+    /// Byte equality of short names, without a call to `memcmp` or a loop
+    /// over their bytes: a name of up to 16 bytes is compared as two words
+    /// (overlapping when it is shorter than two), one at each end.
     fn same(a: &[u8], b: &[u8]) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+        fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
+            let mut w = [0u8; N];
+            w.copy_from_slice(&s[at..at + N]);
+            w
+        }
+        let n = a.len();
+        if n != b.len() {
+            return false;
+        }
+        match n {
+            0 => true,
+            1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+            4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+            8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+            _ => a == b,
+        }
     }
 
     fn bound(value: &Value) -> Option<Bound> {
@@ -1181,6 +1198,25 @@ mod doc {
             (_, Bound::Float(b)) => {
                 let v = int(n)?;
                 (v.abs() <= EXACT).then(|| (v as f64).partial_cmp(&b)).flatten()
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn names_are_the_same_exactly_when_their_bytes_are() {
+            let name: Vec<u8> = (b'a'..=b'z').collect();
+            for n in 0..=name.len() {
+                let a = &name[..n];
+                assert!(super::same(a, a), "{n} bytes");
+                assert!(!super::same(a, &name[..n.saturating_sub(1)]) || n == 0, "{n} against one byte less");
+                // One byte different, at every position.
+                for at in 0..n {
+                    let mut b = a.to_vec();
+                    b[at] = b'_';
+                    assert!(!super::same(a, &b), "{n} bytes, differing at {at}");
+                }
             }
         }
     }
