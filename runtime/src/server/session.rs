@@ -9,7 +9,7 @@
 //! a [`SessionSnapshot`].
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -43,8 +43,9 @@ pub(crate) struct State {
     pub(crate) queued: AtomicUsize,
     /// The scope of the last modern request, under its `_meta` text.
     pub(crate) scope_cache: Mutex<Option<Arc<CachedScope>>>,
-    /// Requests sent to the client, waiting for their responses.
-    pub(crate) outbound: Arc<Outbound>,
+    /// Requests sent to the client, waiting for their responses: made
+    /// when first needed (a stateless request's session never sends any).
+    pub(crate) outbound: OnceLock<Arc<Outbound>>,
 }
 
 /// What a stateful session needs to continue elsewhere (another replica,
@@ -91,7 +92,7 @@ impl Session {
                 slots: Arc::new(Semaphore::new(max_concurrent_calls.max(1))),
                 queued: AtomicUsize::new(0),
                 scope_cache: Mutex::new(None),
-                outbound: Arc::default(),
+                outbound: OnceLock::new(),
             }),
         }
     }
@@ -154,12 +155,12 @@ impl Session {
 
     /// The session's requests to its client.
     pub(crate) fn outbound(&self) -> &Arc<Outbound> {
-        &self.state.outbound
+        self.state.outbound.get_or_init(Arc::default)
     }
 
     /// Requests this session sent to its client that wait for a response.
     pub fn awaiting_client(&self) -> usize {
-        self.state.outbound.waiting()
+        self.state.outbound.get().map_or(0, |o| o.waiting())
     }
 
     /// Requests of this session in flight.
