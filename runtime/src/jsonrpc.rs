@@ -451,7 +451,7 @@ mod lean {
                         self.at += 1;
                         loop {
                             let rest = self.bytes.get(self.at..)?;
-                            self.at += rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+                            self.at += memchr::memchr2(b'"', b'\\', rest)?;
                             if self.bytes[self.at] == b'"' {
                                 break;
                             }
