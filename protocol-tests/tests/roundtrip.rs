@@ -12,12 +12,16 @@ use std::path::{Path, PathBuf};
 use mcpgen_protocol_tests as gen;
 use serde_json::{json, Value};
 
+/// What a union's decoder gives for a value: the variant it chose and the
+/// value re-encoded, or why it failed; `None` for an unknown union.
+type UnionDecoding = Option<Result<(&'static str, Value), String>>;
+
 /// The registry of one generated revision.
 struct Revision {
     name: &'static str,
     roundtrip: fn(&str, &Value) -> Option<Result<Value, String>>,
     unions_of: fn(&str) -> &'static [&'static str],
-    decode_union: fn(&str, &Value) -> Option<Result<(&'static str, Value), String>>,
+    decode_union: fn(&str, &Value) -> UnionDecoding,
     method: fn(&str) -> Option<(&'static str, &'static str)>,
     params_roundtrip: fn(&str, &Value) -> Option<Result<Value, String>>,
     result_roundtrip: fn(&str, &Value) -> Result<Value, String>,
