@@ -6,20 +6,30 @@
 # with the same output over stdio (its default transport, and its pipe
 # transport on a current-thread runtime) and over Streamable HTTP (its
 # StreamableHttpService, stateless 2026-07-28 requests, JSON responses), and
-# the bare hyper floor of bench/http (a fixed JSON-RPC result per POST); and
-# argument validation alone, mcpgen's validator against the jsonschema
-# crate (bench/callgrind/src/validate.rs).
+# the bare hyper floor of bench/http (a fixed JSON-RPC result per POST); the
+# official TypeScript SDK's McpServer with the same tool over stdio
+# (tests/interop/ts-weather-server.mjs, when node and the SDK are installed
+# in .interop: bash scripts/setup-interop.sh); and argument validation
+# alone, mcpgen's validator against the jsonschema crate
+# (bench/callgrind/src/validate.rs).
 #
 # Difference method: each case runs twice under callgrind, with 500 and with
 # 1,500 sequential calls after start-up (and `initialize` in the stateful
 # era); (I(1500) - I(500)) / 1000 is the cost of one call, start-up and
 # shutdown cancel. Instruction counts do not depend on the machine's load,
 # so this is the honest measure on a shared machine (wall-clock: bench.sh).
+# The TypeScript server is compiled as it runs (V8's JIT keeps optimizing
+# for thousands of calls: about 870k instructions per call over calls
+# 500-1,500, 615k over 1,500-2,500, 285k from 4,500 on), so it is counted
+# from 4,500 to 8,500 calls, the difference over 4,000, under
+# --smc-check=all-non-file (valgrind's mode for generated code); it takes
+# about two minutes.
 #
 # Usage: bash scripts/bench-callgrind.sh [options] [CASE ...]
 #   --server-bin PATH   measure this weather-server binary (e.g. a saved
 #                       build from before a change) instead of building one
-#   --no-rmcp           skip the rmcp reference
+#   --no-rmcp           skip the references (rmcp, the hyper floor, the
+#                       TypeScript server, the validator comparison)
 #   --profile           also print each case's top self-cost functions per
 #                       call (difference of the two runs, callgrind_annotate)
 #   --keep DIR          keep the callgrind files in DIR
@@ -39,7 +49,7 @@ while [ $# -gt 0 ]; do
         --no-rmcp) rmcp=0; shift ;;
         --profile) profile=1; shift ;;
         --keep) keep="$2"; shift 2 ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
         *) filters+=("$1"); shift ;;
     esac
 done
@@ -62,6 +72,8 @@ mkdir -p "$work"
 
 small=500
 large=1500
+# Extra valgrind options for one case (the JIT-compiled TypeScript server).
+valgrind_extra=""
 forecast='{"city":"Oslo"}'
 convert='{"value":21.5,"from":"celsius","to":"fahrenheit"}'
 invalid1='{"city":"Oslo","days":9}'
@@ -122,7 +134,7 @@ measure() {
         port=$((port + 1))
         local args=("${@//@PORT@/$port}")
         env $env "$bench" --drive "$n" --expect "$expect" "${args[@]}" \
-            --server "$name=valgrind --tool=callgrind --callgrind-out-file=$out ${cmd//@PORT@/$port}" \
+            --server "$name=valgrind --tool=callgrind $valgrind_extra --callgrind-out-file=$out ${cmd//@PORT@/$port}" \
             || { echo "bench-callgrind: $name failed" >&2; return 1; }
         totals+=("$(total_of "$out")")
     done
@@ -160,6 +172,14 @@ if [ "$rmcp" = 1 ]; then
     measure rmcp-stdio-current-thread-stateful-forecast result "" "$rmcp_bin --current-thread" "${stateful[@]}" --tool get_forecast --args "$forecast"
     measure rmcp-http-stateless-forecast               result "" "$rmcp_http_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
     measure floor-http-hyper-echo                      result "" "$floor_http_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
+    interop="${MCPGEN_INTEROP_DIR:-$root/.interop}"
+    if command -v node >/dev/null && [ -d "$interop/node_modules/@modelcontextprotocol/sdk" ]; then
+        cp tests/interop/ts-weather-server.mjs "$interop/"
+        small=4500 large=8500 valgrind_extra=--smc-check=all-non-file \
+            measure ts-sdk-stdio-stateful-forecast-4500-8500 result "" "node $interop/ts-weather-server.mjs" "${stateful[@]}" --tool get_forecast --args "$forecast"
+    else
+        echo "bench-callgrind: node or the TS SDK is missing (bash scripts/setup-interop.sh); no TypeScript reference" >&2
+    fi
     # Argument validation alone (bench/callgrind/src/validate.rs): 1,000
     # and 11,000 validations, the difference over 10,000.
     echo "instructions per argument validation (callgrind, (11000 - 1000) / 10000)"
