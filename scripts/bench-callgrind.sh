@@ -37,6 +37,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+source scripts/ts-reference.sh
 
 server_bin=""
 rmcp=1
@@ -172,13 +173,9 @@ if [ "$rmcp" = 1 ]; then
     measure rmcp-stdio-current-thread-stateful-forecast result "" "$rmcp_bin --current-thread" "${stateful[@]}" --tool get_forecast --args "$forecast"
     measure rmcp-http-stateless-forecast               result "" "$rmcp_http_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
     measure floor-http-hyper-echo                      result "" "$floor_http_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast"
-    interop="${MCPGEN_INTEROP_DIR:-$root/.interop}"
-    if command -v node >/dev/null && [ -d "$interop/node_modules/@modelcontextprotocol/sdk" ]; then
-        cp tests/interop/ts-weather-server.mjs "$interop/"
+    if ts_server="$(ts_weather_server bench-callgrind)"; then
         small=4500 large=8500 valgrind_extra=--smc-check=all-non-file \
-            measure ts-sdk-stdio-stateful-forecast-4500-8500 result "" "node $interop/ts-weather-server.mjs" "${stateful[@]}" --tool get_forecast --args "$forecast"
-    else
-        echo "bench-callgrind: node or the TS SDK is missing (bash scripts/setup-interop.sh); no TypeScript reference" >&2
+            measure ts-sdk-stdio-stateful-forecast-4500-8500 result "" "node $ts_server" "${stateful[@]}" --tool get_forecast --args "$forecast"
     fi
     # Argument validation alone (bench/callgrind/src/validate.rs): 1,000
     # and 11,000 validations, the difference over 10,000.

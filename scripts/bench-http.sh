@@ -60,12 +60,9 @@ echo "weather-server built from $tree; rmcp ${rmcp_version:-?}; $(uptime | sed '
 # The TypeScript SDK's server over Streamable HTTP (2025-11-25 sessions; the
 # 1.x SDK does not speak 2026-07-28), when node and the SDK are installed.
 ts=()
-interop="${MCPGEN_INTEROP_DIR:-$PWD/.interop}"
-if command -v node >/dev/null && [ -d "$interop/node_modules/@modelcontextprotocol/sdk" ]; then
-    cp tests/interop/ts-weather-server.mjs "$interop/"
-    ts=(--server "D-sf|stateful|node $interop/ts-weather-server.mjs --http {addr}" --ratio A-sf/D-sf)
-else
-    echo "bench-http: node or the TS SDK is missing (bash scripts/setup-interop.sh); benchmarking without it" >&2
+source scripts/ts-reference.sh
+if ts_server="$(ts_weather_server bench-http)"; then
+    ts=(--server "D-sf|stateful|node $ts_server --http {addr}" --ratio A-sf/D-sf)
 fi
 exec "$bin/http-load" \
     --clients 1,16,64 --rounds 3 --warmup 1 --secs 3 --settle 120 --max-foreign 0.25 --max-rounds 9 \

@@ -32,12 +32,9 @@ if (cd bench/callgrind && CARGO_TARGET_DIR="$OLDPWD/target" cargo build --quiet 
 else
     echo "bench: the rmcp reference server did not build (bench/callgrind); benchmarking without it" >&2
 fi
-interop="${MCPGEN_INTEROP_DIR:-$PWD/.interop}"
-if command -v node >/dev/null && [ -d "$interop/node_modules/@modelcontextprotocol/sdk" ]; then
-    cp tests/interop/ts-weather-server.mjs "$interop/"
-    servers+=(--server "ts-sdk-mcpserver=node $interop/ts-weather-server.mjs")
-else
-    echo "bench: node or the TS SDK is missing (bash scripts/setup-interop.sh); benchmarking without it" >&2
+source scripts/ts-reference.sh
+if ts_server="$(ts_weather_server bench)"; then
+    servers+=(--server "ts-sdk-mcpserver=node $ts_server")
 fi
 # The floor: a blocking loop answering each request at once, no server work.
 servers+=(--server "echo-floor=$PWD/target/release/mcp-bench --echo-server")
