@@ -233,7 +233,10 @@ mod doc {
                 unsafe {
                     let from = json.as_ptr().add(copied);
                     if n <= 16 && copied + 16 <= json.len() {
-                        std::ptr::copy_nonoverlapping(from, base.add(len), 16);
+                        // As one 16-byte value, so that it stays a move
+                        // (the two copies would be merged into one call).
+                        let piece = from.cast::<[u8; 16]>().read_unaligned();
+                        base.add(len).cast::<[u8; 16]>().write_unaligned(piece);
                     } else {
                         std::ptr::copy_nonoverlapping(from, base.add(len), n);
                     }
@@ -415,21 +418,49 @@ mod doc {
         }
     }
 
-    /// Whether a string needs no escaping in JSON.
-    fn plain(s: &str) -> bool {
-        /// The bytes written as they are inside a JSON string.
-        const PLAIN: [bool; 256] = {
-            let mut table = [true; 256];
-            let mut b = 0;
-            while b < 0x20 {
-                table[b] = false;
-                b += 1;
+    /// The bytes written as they are inside a JSON string: all but `"`,
+    /// `\` and control characters.
+    const PLAIN: [bool; 256] = {
+        let mut table = [true; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            table[b] = false;
+            b += 1;
+        }
+        table[b'"' as usize] = false;
+        table[b'\\' as usize] = false;
+        table
+    };
+
+    /// Appends `s` between quotes when it needs no escaping in JSON, in
+    /// one pass that checks and copies each byte (names and values are
+    /// mostly a few bytes: cheaper than a check, then a call to `memcpy`);
+    /// its span in `out`. `None`, with `out` as it was, when it needs
+    /// escaping.
+    fn push_plain(out: &mut String, s: &str) -> Option<Span> {
+        let bytes = s.as_bytes();
+        out.reserve(bytes.len() + 2);
+        let at = out.len();
+        // SAFETY: the bytes are written into the capacity reserved above
+        // (`at + bytes.len() + 2` at most), and the length is set only once
+        // all are: the quotes and `s`, so `out` stays UTF-8. On `None`
+        // nothing was added to the length.
+        unsafe {
+            let buf = out.as_mut_vec();
+            let base = buf.as_mut_ptr();
+            *base.add(at) = b'"';
+            let mut len = at + 1;
+            for &b in bytes {
+                if !PLAIN[usize::from(b)] {
+                    return None;
+                }
+                *base.add(len) = b;
+                len += 1;
             }
-            table[b'"' as usize] = false;
-            table[b'\\' as usize] = false;
-            table
-        };
-        s.bytes().all(|b| PLAIN[usize::from(b)])
+            *base.add(len) = b'"';
+            buf.set_len(len + 1);
+            Some(Span { start: index(at + 1), end: index(len), side: false })
+        }
     }
 
     /// Why a value is not encoded into a [`Doc`] (the caller falls back).
@@ -532,19 +563,13 @@ mod doc {
 
         /// Writes a string (quoted) into the text; where it is.
         fn string(&mut self, s: &str) -> Span {
-            if plain(s) {
-                self.doc.json.push('"');
-                let start = index(self.doc.json.len());
-                self.doc.json.push_str(s);
-                let end = index(self.doc.json.len());
-                self.doc.json.push('"');
-                Span { start, end, side: false }
-            } else {
-                push_json_string(&mut self.doc.json, s);
-                let start = index(self.doc.side.len());
-                self.doc.side.push_str(s);
-                Span { start, end: index(self.doc.side.len()), side: true }
+            if let Some(span) = push_plain(&mut self.doc.json, s) {
+                return span;
             }
+            push_json_string(&mut self.doc.json, s);
+            let start = index(self.doc.side.len());
+            self.doc.side.push_str(s);
+            Span { start, end: index(self.doc.side.len()), side: true }
         }
 
         fn str_value(&mut self, s: &str) -> Result<(), Refused> {
