@@ -307,6 +307,20 @@ impl<'a> Members<'a> {
     }
 }
 
+/// The bytes that end the plain part of a JSON string, which is written
+/// as it is between the quotes: `"`, `\` and control characters.
+pub(crate) const STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 /// Decodes `text` when it is a well-formed request or notification (see
 /// [`Lean`]); `None` for anything else (a batch, a response, a message
 /// with a problem, or only unusual: escapes in member names or the method,
@@ -329,21 +343,7 @@ mod lean {
     use serde::de::IgnoredAny;
     use serde_json::Value;
 
-    use super::{Lean, Members};
-
-    /// The bytes that end the plain part of a string: `"`, `\\` and
-    /// control characters.
-    const STRING_STOP: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 0x20 {
-            table[b] = true;
-            b += 1;
-        }
-        table[b'"' as usize] = true;
-        table[b'\\' as usize] = true;
-        table
-    };
+    use super::{Lean, Members, STRING_STOP};
 
     /// Nesting the scanner leaves to the general path, well under
     /// `serde_json`'s limit of 128 levels for the whole message.
@@ -772,22 +772,11 @@ pub(crate) fn push_json(out: &mut Vec<u8>, value: &Value) {
 /// `\u00xx` for other control characters; everything else as is).
 pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    /// The bytes `serde_json` escapes.
-    const ESCAPED: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 0x20 {
-            table[b] = true;
-            b += 1;
-        }
-        table[b'"' as usize] = true;
-        table[b'\\' as usize] = true;
-        table
-    };
     let mut rest = s.as_bytes();
     out.reserve(rest.len() + 2);
     out.push(b'"');
-    while let Some(at) = first_escaped(rest, &ESCAPED) {
+    // The bytes `serde_json` escapes are those that end a plain string.
+    while let Some(at) = first_escaped(rest, &STRING_STOP) {
         out.extend_from_slice(&rest[..at]);
         let b = rest[at];
         match b {

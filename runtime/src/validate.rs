@@ -94,7 +94,7 @@ mod doc {
     use serde::ser::{self, Impossible, Serialize};
     use serde_json::{Map, Number, Value};
 
-    use crate::jsonrpc::{push_digits, push_json_string};
+    use crate::jsonrpc::{push_digits, push_json_string, STRING_STOP};
 
     /// A number as `serde_json` keeps it: non-negative integers unsigned,
     /// negative ones signed, the rest finite floats.
@@ -418,20 +418,6 @@ mod doc {
         }
     }
 
-    /// The bytes written as they are inside a JSON string: all but `"`,
-    /// `\` and control characters.
-    const PLAIN: [bool; 256] = {
-        let mut table = [true; 256];
-        let mut b = 0;
-        while b < 0x20 {
-            table[b] = false;
-            b += 1;
-        }
-        table[b'"' as usize] = false;
-        table[b'\\' as usize] = false;
-        table
-    };
-
     /// Appends `s` between quotes when it needs no escaping in JSON, in
     /// one pass that checks and copies each byte (names and values are
     /// mostly a few bytes: cheaper than a check, then a call to `memcpy`);
@@ -451,7 +437,7 @@ mod doc {
             *base.add(at) = b'"';
             let mut len = at + 1;
             for &b in bytes {
-                if !PLAIN[usize::from(b)] {
+                if STRING_STOP[usize::from(b)] {
                     return None;
                 }
                 *base.add(len) = b;
