@@ -1216,6 +1216,23 @@ mod doc {
     #[cfg(test)]
     mod tests {
         #[test]
+        fn plain_strings_are_copied_between_quotes_and_others_leave_the_text_as_it_was() {
+            let mut out = String::from("head:");
+            let span = super::push_plain(&mut out, "Oslo é😀").expect("plain");
+            assert_eq!(out, "head:\"Oslo é😀\"");
+            assert_eq!(&out[span.start as usize..span.end as usize], "Oslo é😀");
+            assert!(super::push_plain(&mut out, "").is_some());
+            assert_eq!(out, "head:\"Oslo é😀\"\"\"");
+            // A byte that needs escaping, first, in the middle or last,
+            // past the capacity the text had: nothing is appended.
+            for s in ["\"x", "a long name with a quote \" inside", "tab\t", "back\\slash", "nul\u{0}"] {
+                let before = out.clone();
+                assert!(super::push_plain(&mut out, s).is_none(), "{s:?}");
+                assert_eq!(out, before);
+            }
+        }
+
+        #[test]
         fn names_are_the_same_exactly_when_their_bytes_are() {
             let name: Vec<u8> = (b'a'..=b'z').collect();
             for n in 0..=name.len() {
