@@ -775,8 +775,7 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
     let mut rest = s.as_bytes();
     out.reserve(rest.len() + 2);
     out.push(b'"');
-    // The bytes `serde_json` escapes are those that end a plain string.
-    while let Some(at) = first_escaped(rest, &STRING_STOP) {
+    while let Some(at) = first_escaped(rest) {
         out.extend_from_slice(&rest[..at]);
         let b = rest[at];
         match b {
@@ -795,10 +794,11 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// The index of the first byte of `bytes` that `table` marks. Eight bytes
-/// at a time while none of them can be one (no control byte, `"` or `\\`),
+/// The index of the first byte of `bytes` that ends a plain string
+/// ([`STRING_STOP`]). Eight bytes at a time while none of them can be one
+/// (no control byte, `"` or `\`),
 /// then byte by byte: long texts without escapes are skipped cheaply.
-fn first_escaped(bytes: &[u8], table: &[bool; 256]) -> Option<usize> {
+fn first_escaped(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     let mut at = 0;
@@ -814,39 +814,14 @@ fn first_escaped(bytes: &[u8], table: &[bool; 256]) -> Option<usize> {
         }
         at += 8;
     }
-    bytes[at..].iter().position(|&b| table[usize::from(b)]).map(|i| at + i)
+    bytes[at..].iter().position(|&b| STRING_STOP[usize::from(b)]).map(|i| at + i)
 }
 
 /// [`push_json_str`] into a `String`.
 pub(crate) fn push_json_string(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            0x09 => "\\t",
-            0x0a => "\\n",
-            0x0c => "\\f",
-            0x0d => "\\r",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        // `i` is at an ASCII byte: a character boundary.
-        out.push_str(&s[start..i]);
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        } else {
-            out.push_str(escape);
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
+    // SAFETY: `push_json_str` appends `s` (UTF-8) cut only before ASCII
+    // bytes, with ASCII quotes and escapes around and between the pieces.
+    push_json_str(unsafe { out.as_mut_vec() }, s);
 }
 
 /// Appends the decimal digits of `n`.
