@@ -19,6 +19,10 @@
 #   C        a bare hyper 1 server returning a fixed JSON-RPC result (floor)
 #   C+2us    the same spinning 2 µs (C+5us: 5 µs) on the CPU per request: the
 #            best any server that spends that much per request can do here
+#   C-blk    an echo without hyper or tokio: a thread per connection, a
+#            blocking read and one write per request (two system calls, no
+#            epoll, no other thread to wake): the floor of any server over
+#            this machine's loopback, whatever its library
 #   D-sf     the official TypeScript SDK's McpServer with the same tool
 #            (tests/interop/ts-weather-server.mjs --http, node:http, one
 #            transport per session, JSON responses), stateful 2025-11-25
@@ -30,8 +34,8 @@
 # structuredContent, and prints a markdown table of medians over rounds
 # (req/s, p50, p99, peak RSS = VmHWM, server CPU per request and its kernel
 # share, driver CPU per request)
-# and the ratios at each client count. C/B and C/B-sf are the ceiling of
-# the sitting: what a server doing no work at all gets against rmcp (at one
+# and the ratios at each client count. C/B, C/B-sf and C-blk/B are the
+# ceiling of the sitting: what a server doing no work at all gets against rmcp (at one
 # client this depends on how fast this VM wakes an idle vCPU). It first waits (up to 2 minutes) for the
 # machine to be quiet; the "machine busy (others)" column shows how much of
 # the machine the run had to share with anything else. A sample during which
@@ -74,5 +78,6 @@ exec "$bin/http-load" \
     --server "C|echo|$bin/echo-floor --http {addr}" \
     --server "C+2us|echo|WORK_US=2 $bin/echo-floor --http {addr}" \
     --server "C+5us|echo|WORK_US=5 $bin/echo-floor --http {addr}" \
-    --ratio A/B --ratio A/C --ratio A+log/B --ratio A-sf/B-sf --ratio A/B-sf --ratio C/B --ratio C/B-sf \
+    --server "C-blk|echo|BLOCKING=1 $bin/echo-floor --http {addr}" \
+    --ratio A/B --ratio A/C --ratio A+log/B --ratio A-sf/B-sf --ratio A/B-sf --ratio C/B --ratio C/B-sf --ratio C-blk/B \
     "${ts[@]}" "$@"

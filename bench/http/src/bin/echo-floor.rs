@@ -12,6 +12,12 @@
 //! server that spends n µs per request can reach on this machine, whatever
 //! its code (on a VM, a client idle for more than a few µs may have its
 //! vCPU halted, and waking it costs more than the server's work).
+//!
+//! `BLOCKING=1` serves without hyper or tokio: one OS thread per connection,
+//! a blocking `read` until the head and `Content-Length` body are in, one
+//! `write` of a fixed response. Two system calls per request, no epoll, no
+//! other thread to wake: the floor of any HTTP/1.1 server over this
+//! machine's loopback, whatever its library.
 
 use std::convert::Infallible;
 use std::sync::OnceLock;
@@ -66,6 +72,68 @@ async fn serve(addr: String) -> std::io::Result<()> {
     }
 }
 
+/// The `Content-Length` of a request head (0 when absent or unreadable).
+fn content_length(head: &[u8]) -> usize {
+    let head = String::from_utf8_lossy(head);
+    head.split("\r\n")
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, value)| value.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// One keep-alive connection, served on its own thread until the peer
+/// closes it or sends something that is not a request head within 64 KiB.
+fn serve_blocking_connection(mut stream: std::net::TcpStream) {
+    use std::io::{Read, Write};
+    let response = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{}",
+        REPLY.len(),
+        std::str::from_utf8(REPLY).unwrap_or_default()
+    );
+    let mut buf = vec![0u8; 65536];
+    let mut filled = 0;
+    loop {
+        let head_end = loop {
+            if let Some(p) = buf[..filled].windows(4).position(|w| w == b"\r\n\r\n") {
+                break p + 4;
+            }
+            if filled == buf.len() {
+                return;
+            }
+            match stream.read(&mut buf[filled..]) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => filled += n,
+            }
+        };
+        let Some(end) = head_end.checked_add(content_length(&buf[..head_end])).filter(|&end| end <= buf.len()) else {
+            return;
+        };
+        while filled < end {
+            match stream.read(&mut buf[filled..]) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => filled += n,
+            }
+        }
+        if stream.write_all(response.as_bytes()).is_err() {
+            return;
+        }
+        buf.copy_within(end..filled, 0);
+        filled -= end;
+    }
+}
+
+fn serve_blocking(addr: String) -> std::io::Result<()> {
+    let listener = std::net::TcpListener::bind(&addr)?;
+    eprintln!("MCP endpoint: http://{}/mcp", listener.local_addr()?);
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let _ = stream.set_nodelay(true);
+        std::thread::spawn(move || serve_blocking_connection(stream));
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     let mut args = std::env::args().skip(1);
     let addr = match (args.next().as_deref(), args.next()) {
@@ -75,6 +143,15 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    if std::env::var("BLOCKING").is_ok_and(|b| b == "1") {
+        return match serve_blocking(addr) {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("echo-floor: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
     let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(2usize).max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build();
     match runtime.map(|rt| rt.block_on(serve(addr))) {

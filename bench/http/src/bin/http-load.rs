@@ -730,6 +730,10 @@ struct ClientResult {
 struct Phase {
     measure_from: Instant,
     stop_at: Instant,
+    /// When the clients stop sending: a little after `stop_at`, so the
+    /// servers' CPU is read while every connection is still open (a server
+    /// with a thread per connection loses a thread's count when it ends).
+    release_at: Instant,
 }
 
 async fn run_client(
@@ -754,7 +758,7 @@ async fn run_client(
     let mut id: u64 = 1;
     while id <= max_requests {
         let start = Instant::now();
-        if start >= phase.stop_at {
+        if start >= phase.release_at {
             break;
         }
         template.write(id, &mut request);
@@ -781,7 +785,7 @@ async fn run_client(
         };
         match verdict {
             Ok(()) => {
-                if start >= phase.measure_from {
+                if start >= phase.measure_from && start < phase.stop_at {
                     result.latencies_ns.push((end - start).as_nanos() as u64);
                     result.last_end = Some(end);
                 }
@@ -869,7 +873,8 @@ async fn measure(server: &Running, clients: usize, o: &Options, city: &str) -> S
         }
     }
     let now = Instant::now();
-    let phase = Arc::new(Phase { measure_from: now + o.warmup, stop_at: now + o.warmup + o.secs });
+    let stop_at = now + o.warmup + o.secs;
+    let phase = Arc::new(Phase { measure_from: now + o.warmup, stop_at, release_at: stop_at + Duration::from_millis(100) });
     let _ = go_tx.send(Some(Arc::clone(&phase)));
     let pid = server.child.id();
     tokio::time::sleep_until((phase.measure_from).into()).await;
