@@ -139,24 +139,23 @@ fn main() -> std::process::ExitCode {
     let addr = match (args.next().as_deref(), args.next()) {
         (Some("--http"), Some(addr)) => addr,
         _ => {
-            eprintln!("usage: echo-floor --http ADDR   (WORKERS=n sets tokio worker threads, default 2)");
+            eprintln!("usage: echo-floor --http ADDR   (WORKERS=n: tokio worker threads, default 2; WORK_US=n: spin n µs per request; BLOCKING=1: a thread per connection, no tokio)");
             return std::process::ExitCode::from(2);
         }
     };
-    if std::env::var("BLOCKING").is_ok_and(|b| b == "1") {
-        return match serve_blocking(addr) {
-            Ok(()) => std::process::ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("echo-floor: {e}");
-                std::process::ExitCode::FAILURE
-            }
-        };
-    }
-    let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(2usize).max(1);
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build();
-    match runtime.map(|rt| rt.block_on(serve(addr))) {
-        Ok(Ok(())) => std::process::ExitCode::SUCCESS,
-        Ok(Err(e)) | Err(e) => {
+    let served = if std::env::var("BLOCKING").is_ok_and(|b| b == "1") {
+        serve_blocking(addr)
+    } else {
+        let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(2usize).max(1);
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .enable_all()
+            .build()
+            .and_then(|rt| rt.block_on(serve(addr)))
+    };
+    match served {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
             eprintln!("echo-floor: {e}");
             std::process::ExitCode::FAILURE
         }
