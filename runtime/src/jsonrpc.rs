@@ -796,8 +796,8 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
 
 /// The index of the first byte of `bytes` that ends a plain string
 /// ([`STRING_STOP`]). Eight bytes at a time while none of them can be one
-/// (no control byte, `"` or `\`),
-/// then byte by byte: long texts without escapes are skipped cheaply.
+/// (no control byte, `"` or `\`), then byte by byte: long texts without
+/// escapes are skipped cheaply.
 fn first_escaped(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);

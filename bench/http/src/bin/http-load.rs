@@ -730,11 +730,12 @@ struct ClientResult {
 struct Phase {
     measure_from: Instant,
     stop_at: Instant,
-    /// When the clients stop sending: a little after `stop_at`, so the
-    /// servers' CPU is read while every connection is still open (a server
-    /// with a thread per connection loses a thread's count when it ends).
-    release_at: Instant,
 }
+
+/// How long the clients keep sending after `stop_at` (unrecorded), so the
+/// servers' CPU is read while every connection is still open: a server
+/// with a thread per connection loses a thread's count when it ends.
+const RELEASE_AFTER: Duration = Duration::from_millis(100);
 
 async fn run_client(
     mut conn: Conn,
@@ -758,7 +759,7 @@ async fn run_client(
     let mut id: u64 = 1;
     while id <= max_requests {
         let start = Instant::now();
-        if start >= phase.release_at {
+        if start >= phase.stop_at + RELEASE_AFTER {
             break;
         }
         template.write(id, &mut request);
@@ -873,8 +874,7 @@ async fn measure(server: &Running, clients: usize, o: &Options, city: &str) -> S
         }
     }
     let now = Instant::now();
-    let stop_at = now + o.warmup + o.secs;
-    let phase = Arc::new(Phase { measure_from: now + o.warmup, stop_at, release_at: stop_at + Duration::from_millis(100) });
+    let phase = Arc::new(Phase { measure_from: now + o.warmup, stop_at: now + o.warmup + o.secs });
     let _ = go_tx.send(Some(Arc::clone(&phase)));
     let pid = server.child.id();
     tokio::time::sleep_until((phase.measure_from).into()).await;
