@@ -4,8 +4,10 @@
 //! base64url so clients treat it as opaque. Anything that does not decode to
 //! a tagged offset within the list is rejected (the caller answers `-32602`).
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+
 const TAG: &str = "mcpgen:v1:";
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// The cursor of the page starting at `offset`.
 pub fn encode(offset: usize) -> String {
@@ -25,33 +27,11 @@ pub fn decode(cursor: &str, len: usize) -> Option<usize> {
 }
 
 fn base64url(input: &[u8]) -> String {
-    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
-    for chunk in input.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let chars = chunk.len() + 1;
-        for i in 0..chars {
-            out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-        }
-    }
-    out
+    URL_SAFE_NO_PAD.encode(input)
 }
 
 fn unbase64url(input: &str) -> Option<Vec<u8>> {
-    if input.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(input.len() * 3 / 4);
-    for chunk in input.as_bytes().chunks(4) {
-        let mut n: u32 = 0;
-        for (i, &c) in chunk.iter().enumerate() {
-            let v = ALPHABET.iter().position(|&a| a == c)? as u32;
-            n |= v << (18 - 6 * i);
-        }
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&bytes[..chunk.len() - 1]);
-    }
-    Some(out)
+    URL_SAFE_NO_PAD.decode(input).ok()
 }
 
 #[cfg(test)]

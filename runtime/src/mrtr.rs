@@ -17,10 +17,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::jsonrpc::{self, RpcError};
+use crate::random::RandomError;
+
+type HmacSha256 = Hmac<Sha256>;
 
 /// How long a `requestState` is accepted by default.
 pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(15 * 60);
@@ -28,7 +34,8 @@ pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(15 * 60);
 /// Seals and opens `requestState` with the server's key.
 #[derive(Clone)]
 pub(crate) struct Sealer {
-    key: Vec<u8>,
+    /// HMAC-SHA256 keyed once with the server's key; cloned per state.
+    mac: HmacSha256,
     ttl: Duration,
 }
 
@@ -40,20 +47,21 @@ impl std::fmt::Debug for Sealer {
 
 impl Sealer {
     /// A sealer with `key` (replicas that share it accept each other's
-    /// state), or a random key of this process.
-    pub(crate) fn new(key: Option<&[u8]>, ttl: Duration) -> Self {
-        let key = match key {
-            Some(key) => key.to_vec(),
-            None => random_key(),
+    /// state), or a random key of this process; without a key, an error
+    /// when the operating system's random source fails.
+    pub(crate) fn new(key: Option<&[u8]>, ttl: Duration) -> Result<Self, RandomError> {
+        let mac = match key {
+            Some(key) => keyed(key),
+            None => keyed(&random_key()?),
         };
-        Self { key, ttl }
+        Ok(Self { mac, ttl })
     }
 
     /// `payload` with an expiry added, as `base64url(json).base64url(mac)`.
     pub(crate) fn seal(&self, mut payload: Map<String, Value>) -> String {
         payload.insert("exp".into(), Value::from(unix_now().saturating_add(self.ttl.as_secs())));
         let body = base64url(jsonrpc::json_text(&Value::Object(payload)).as_bytes());
-        let mac = hmac_sha256(&self.key, body.as_bytes());
+        let mac = self.mac.clone().chain_update(body.as_bytes()).finalize().into_bytes();
         format!("{body}.{}", base64url(&mac))
     }
 
@@ -61,7 +69,8 @@ impl Sealer {
     pub(crate) fn open(&self, state: &str) -> Result<Map<String, Value>, &'static str> {
         let (body, mac) = state.split_once('.').ok_or("it is not a state this server issued")?;
         let mac = unbase64url(mac).ok_or("it is not a state this server issued")?;
-        if !equal_in_constant_time(&mac, &hmac_sha256(&self.key, body.as_bytes())) {
+        // `verify_slice` compares in constant time.
+        if self.mac.clone().chain_update(body.as_bytes()).verify_slice(&mac).is_err() {
             // Tampered with, or sealed by a replica with another key.
             return Err("its integrity check failed (replicas behind one endpoint must share one request-state key)");
         }
@@ -235,76 +244,54 @@ fn unix_now() -> u64 {
 }
 
 /// 32 random bytes: the key of a server that was given none.
-fn random_key() -> Vec<u8> {
-    let mut key = vec![0u8; 32];
-    crate::random::fill(&mut key);
-    key
+fn random_key() -> Result<[u8; 32], RandomError> {
+    let mut key = [0u8; 32];
+    crate::random::fill(&mut key)?;
+    Ok(key)
 }
 
-/// HMAC-SHA256 (RFC 2104).
-fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
-    const BLOCK: usize = 64;
-    let mut block = [0u8; BLOCK];
-    if key.len() > BLOCK {
-        block[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        block[..key.len()].copy_from_slice(key);
+/// HMAC-SHA256 keyed with `key` (RFC 2104: a key of any length).
+fn keyed(key: &[u8]) -> HmacSha256 {
+    match <HmacSha256 as KeyInit>::new_from_slice(key) {
+        Ok(mac) => mac,
+        // HMAC hashes a key longer than its block and pads a shorter one.
+        Err(_) => unreachable!("HMAC-SHA256 takes a key of any length"),
     }
-    let pad = |byte: u8| block.map(|b| b ^ byte);
-    let inner = Sha256::new().chain_update(pad(0x36)).chain_update(message).finalize();
-    let outer = Sha256::new().chain_update(pad(0x5c)).chain_update(inner).finalize();
-    let mut mac = [0u8; 32];
-    mac.copy_from_slice(&outer);
-    mac
 }
-
-fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// Base64url without padding (RFC 4648 §5).
 fn base64url(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
-        for i in 0..=chunk.len() {
-            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-    }
-    out
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// The bytes of unpadded base64url text; `None` for anything else.
+/// The bytes of unpadded base64url text; `None` for anything else,
+/// including text whose unused low bits are not zero (so every text has
+/// one decoding).
 fn unbase64url(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
-    for chunk in text.as_bytes().chunks(4) {
-        let mut n = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            let v = ALPHABET.iter().position(|&a| a == c)?;
-            n |= (v as u32) << (18 - 6 * i);
-        }
-        for i in 0..chunk.len() - 1 {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
-    }
-    // Unused low bits must be zero, so every text has one decoding.
-    (base64url(&out) == text).then_some(out)
+    URL_SAFE_NO_PAD.decode(text).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
+        keyed(key).chain_update(message).finalize().into_bytes().to_vec()
+    }
+
     #[test]
     fn hmac_matches_rfc_4231_case_2() {
         let mac = hmac_sha256(b"Jefe", b"what do ya want for nothing?");
         let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    }
+
+    #[test]
+    fn without_a_key_a_failing_random_source_is_an_error() {
+        use crate::random::fail::with_failing_source;
+        let err = with_failing_source(|| Sealer::new(None, DEFAULT_STATE_TTL)).unwrap_err();
+        assert!(err.to_string().contains("random source failed"), "{err}");
+        assert!(with_failing_source(|| Sealer::new(Some(b"k"), DEFAULT_STATE_TTL)).is_ok(), "a given key needs no randomness");
     }
 
     #[test]
@@ -318,23 +305,25 @@ mod tests {
         assert_eq!(base64url(b"\xfb\xff"), "-_8");
         assert_eq!(unbase64url("a"), None);
         assert_eq!(unbase64url("ab!c"), None);
+        assert_eq!(unbase64url("-_9"), None, "unused low bits must be zero");
+        assert_eq!(unbase64url("-_8="), None, "no padding");
     }
 
     #[test]
     fn a_sealed_state_opens_only_unchanged_and_with_the_same_key() {
-        let sealer = Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL);
+        let sealer = Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL).unwrap();
         let mut payload = Map::new();
         payload.insert("answers".into(), json!({"a": 1}));
         let state = sealer.seal(payload);
         assert_eq!(sealer.open(&state).unwrap()["answers"], json!({"a": 1}));
-        assert!(Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL).open(&state).is_ok(), "replicas share the key");
-        assert!(Sealer::new(Some(b"other key"), DEFAULT_STATE_TTL).open(&state).is_err());
+        assert!(Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL).unwrap().open(&state).is_ok(), "replicas share the key");
+        assert!(Sealer::new(Some(b"other key"), DEFAULT_STATE_TTL).unwrap().open(&state).is_err());
         assert!(sealer.open(&format!("{state}-TAMPERED")).is_err());
         let (body, mac) = state.split_once('.').unwrap();
         let forged = base64url(br#"{"answers":{"a":2},"exp":99999999999}"#);
         assert!(sealer.open(&format!("{forged}.{mac}")).is_err());
         assert!(sealer.open(body).is_err());
-        let expired = Sealer::new(Some(b"replica key"), Duration::ZERO);
+        let expired = Sealer::new(Some(b"replica key"), Duration::ZERO).unwrap();
         let mut old = Map::new();
         old.insert("exp".into(), json!(1));
         let body = base64url(jsonrpc::json_text(&Value::Object(old)).as_bytes());
@@ -344,7 +333,7 @@ mod tests {
 
     #[test]
     fn rounds_carry_used_answers_and_check_the_binding() {
-        let sealer = Sealer::new(None, DEFAULT_STATE_TTL);
+        let sealer = Sealer::new(None, DEFAULT_STATE_TTL).unwrap();
         let bind = || Binding::new("tools/call", "t", &json!({}), None);
         let first = Rounds::start(&sealer, bind(), Some(json!({"a": 1, "extra": 2})), None).unwrap();
         assert!(!first.resumed());

@@ -186,13 +186,13 @@ pub(crate) struct Listeners {
     origin: u64,
 }
 
-impl Default for Listeners {
-    fn default() -> Self {
-        Self { list: Mutex::default(), relay: OnceLock::new(), origin: crate::random::u64() }
-    }
-}
-
 impl Listeners {
+    /// No listeners yet, with a random origin tag; an error when the
+    /// operating system's random source fails.
+    pub(crate) fn new() -> Result<Self, crate::random::RandomError> {
+        Ok(Self { list: Mutex::default(), relay: OnceLock::new(), origin: crate::random::u64()? })
+    }
+
     /// The tag of changes announced by this server.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn origin(&self) -> u64 {

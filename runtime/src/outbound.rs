@@ -84,9 +84,12 @@ impl Outbound {
     /// exact in every JSON reader), so that the replicas a session moves
     /// between never hand out the same id; only before the first request.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
-    pub(crate) fn spread_ids(&self) {
-        let start = (crate::random::u64() >> 12) & !0xFFFF;
+    /// An error (and the ids unchanged) when the operating system's
+    /// random source fails.
+    pub(crate) fn spread_ids(&self) -> Result<(), crate::random::RandomError> {
+        let start = (crate::random::u64()? >> 12) & !0xFFFF;
         let _ = self.next.compare_exchange(0, start, Ordering::Relaxed, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Requests waiting for a response.
@@ -155,12 +158,18 @@ mod tests {
     #[test]
     fn spread_ids_start_at_random_points_below_2_pow_52() {
         let (a, b) = (Arc::new(Outbound::default()), Arc::new(Outbound::default()));
-        a.spread_ids();
-        b.spread_ids();
+        a.spread_ids().unwrap();
+        b.spread_ids().unwrap();
         let (ida, idb) = (a.register().id().as_u64().unwrap(), b.register().id().as_u64().unwrap());
         assert_ne!(ida, idb);
         assert!(ida < 1 << 52 && idb < 1 << 52);
-        a.spread_ids();
+        a.spread_ids().unwrap();
         assert_eq!(a.register().id().as_u64(), Some(ida + 1), "only before the first request");
+    }
+
+    #[test]
+    fn spread_ids_fail_without_randomness() {
+        let out = Arc::new(Outbound::default());
+        assert!(crate::random::fail::with_failing_source(|| out.spread_ids()).is_err());
     }
 }

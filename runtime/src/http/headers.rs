@@ -172,32 +172,13 @@ fn same_value(body: &Value, text: &str) -> bool {
 /// Standard Base64 (RFC 4648 §4) with its padding: the length is a
 /// multiple of four and `=` only pads the last group; `None` when
 /// malformed (the transport's test-case table rejects `SGVsbG8` for its
-/// missing padding).
+/// missing padding). Unused low bits of the last group are ignored.
 pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    fn sextet(c: u8) -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    }
-    let body = text.trim_end_matches('=');
-    if text.len() % 4 != 0 || text.len() - body.len() > 2 || body.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(body.len() * 3 / 4);
-    for chunk in body.as_bytes().chunks(4) {
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= sextet(c)? << (18 - 6 * i);
-        }
-        let bytes = acc.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
-    }
-    Some(out)
+    use base64::engine::general_purpose::{GeneralPurpose, PAD};
+    use base64::Engine as _;
+    const STANDARD_LENIENT_BITS: GeneralPurpose =
+        GeneralPurpose::new(&base64::alphabet::STANDARD, PAD.with_decode_allow_trailing_bits(true));
+    STANDARD_LENIENT_BITS.decode(text).ok()
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
 use super::headers::{self, ParamHeader};
 use super::scan::Scan;
-use super::sessions::{Entry, Sessions};
+use super::sessions::{Entry, Refused, Sessions};
 use super::store::{bounded, SessionEvent, StoredSession};
 use super::{AuthRejection, HttpConfig};
 
@@ -355,7 +355,10 @@ impl Inner {
         };
         let session = self.server.session();
         session.restore(&stored.snapshot);
-        session.outbound().spread_ids();
+        if let Err(e) = session.outbound().spread_ids() {
+            tracing::error!(error = %e, "session not restored: answered as unknown");
+            return None;
+        }
         let state = Arc::clone(&session.state);
         let entry = self.sessions.adopt(id, session, stored.owner).ok()?;
         // Unless another request adopted it first.
@@ -624,12 +627,19 @@ impl Inner {
             return error(StatusCode::BAD_REQUEST, &e);
         }
         let session = self.server.session();
-        if self.config.session_store.is_some() {
-            // Ids of requests to the client stay unique across replicas.
-            session.outbound().spread_ids();
-        }
-        let Ok((id, entry)) = self.sessions.open(session, extras.principal().map(|p| p.subject.clone())) else {
-            return unavailable(&format!("too many sessions (at most {}); retry later", self.config.max_sessions), "5");
+        // Ids of requests to the client stay unique across replicas; the
+        // session's own id is random too. Without randomness, no session.
+        let spread = if self.config.session_store.is_some() { session.outbound().spread_ids() } else { Ok(()) };
+        let opened = spread.map_err(Refused::NoRandomness).and_then(|()| self.sessions.open(session, extras.principal().map(|p| p.subject.clone())));
+        let (id, entry) = match opened {
+            Ok(opened) => opened,
+            Err(Refused::Full) => {
+                return unavailable(&format!("too many sessions (at most {}); retry later", self.config.max_sessions), "5")
+            }
+            Err(Refused::NoRandomness(e)) => {
+                tracing::error!(error = %e, "session not opened");
+                return unavailable("no session could be opened: the server's random source failed", "5");
+            }
         };
         self.follow(&entry);
         let handled = self.server.handle_message(&entry.session, message, &Sink::discard(), &extras);

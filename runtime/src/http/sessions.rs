@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use crate::random::RandomError;
 use crate::server::Session;
 
 /// One live session.
@@ -63,9 +64,18 @@ pub(crate) struct Sessions {
     idle: Duration,
 }
 
-/// Why a session could not be opened.
+/// The cap on live sessions is reached (no expired session to drop).
 #[derive(Debug)]
 pub(crate) struct Full;
+
+/// Why a new session could not be opened.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// At the cap on live sessions.
+    Full,
+    /// No unguessable id: the operating system's random source failed.
+    NoRandomness(RandomError),
+}
 
 impl Sessions {
     pub(crate) fn new(max: usize, idle: Duration) -> Self {
@@ -97,12 +107,13 @@ impl Sessions {
     }
 
     /// Opens a session; at the cap, expired sessions are dropped first.
-    pub(crate) fn open(&self, session: Session, owner: Option<String>) -> Result<(String, Arc<Entry>), Full> {
-        let id = new_id();
+    /// Without randomness for its id, no session is opened.
+    pub(crate) fn open(&self, session: Session, owner: Option<String>) -> Result<(String, Arc<Entry>), Refused> {
+        let id = new_id().map_err(Refused::NoRandomness)?;
         let entry = Arc::new(Entry::new(session, owner));
         let mut map = self.lock();
         if !self.room(&mut map) {
-            return Err(Full);
+            return Err(Refused::Full);
         }
         map.insert(id.clone(), Arc::clone(&entry));
         Ok((id, entry))
@@ -173,10 +184,10 @@ impl Sessions {
 }
 
 /// 128 random bits as 32 hex digits (visible ASCII, as the transport asks).
-fn new_id() -> String {
+fn new_id() -> Result<String, RandomError> {
     let mut bytes = [0u8; 16];
-    crate::random::fill(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::random::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]
@@ -189,8 +200,8 @@ mod tests {
 
     #[test]
     fn ids_are_unique_hex() {
-        let a = new_id();
-        let b = new_id();
+        let a = new_id().unwrap();
+        let b = new_id().unwrap();
         assert_eq!(a.len(), 32);
         assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a, b);
@@ -201,11 +212,20 @@ mod tests {
         let sessions = Sessions::new(2, Duration::from_millis(30));
         let (a, _) = sessions.open(session(), None).unwrap();
         sessions.open(session(), None).unwrap();
-        assert!(sessions.open(session(), None).is_err(), "third session over the cap");
+        assert!(matches!(sessions.open(session(), None), Err(Refused::Full)), "third session over the cap");
         std::thread::sleep(Duration::from_millis(60));
         assert!(sessions.get(&a).is_none(), "expired session is gone");
         sessions.open(session(), None).unwrap();
         assert!(sessions.len() <= 2);
+    }
+
+    #[test]
+    fn no_session_opens_without_randomness_for_its_id() {
+        let sessions = Sessions::new(8, Duration::from_secs(60));
+        let refused = crate::random::fail::with_failing_source(|| sessions.open(session(), None));
+        assert!(matches!(refused, Err(Refused::NoRandomness(_))), "{:?}", refused.err());
+        assert_eq!(sessions.len(), 0);
+        sessions.open(session(), None).unwrap();
     }
 
     #[test]

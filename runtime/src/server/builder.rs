@@ -279,7 +279,10 @@ impl ServerBuilder {
         let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
         let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
         let modern_result_tail = super::methods::modern_result_tail(&self.config.server_info);
-        let sealer = crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl);
+        // Fails closed: a server without unguessable keys does not start.
+        let no_randomness = |e: crate::random::RandomError| ServerError::Config(e.to_string());
+        let sealer = crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl).map_err(no_randomness)?;
+        let listeners = Arc::new(crate::notifier::Listeners::new().map_err(no_randomness)?);
         Ok(Server {
             core: Arc::new(Core {
                 config: self.config,
@@ -291,9 +294,37 @@ impl ServerBuilder {
                 templates,
                 modern_result_tail,
                 sealer,
-                listeners: Arc::default(),
+                listeners,
             }),
         })
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::{BoxFuture, CallFailure, ToolOutput};
+
+    struct NoTools;
+
+    impl Dispatch for NoTools {
+        fn call(&self, _: usize, _: Value, _: crate::RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+            Box::pin(std::future::pending())
+        }
+    }
+
+    fn builder() -> ServerBuilder {
+        ServerBuilder::new(crate::revision::LATEST, serde_json::json!([]), Arc::new(NoTools))
+    }
+
+    #[test]
+    fn a_server_without_randomness_refuses_to_start() {
+        use crate::random::fail::with_failing_source;
+        let Err(e) = with_failing_source(|| builder().build()) else { panic!("built without randomness") };
+        assert!(e.to_string().contains("random source failed"), "{e}");
+        // A shared request-state key does not help: the replica tag is random too.
+        assert!(with_failing_source(|| builder().request_state_key(b"shared").build()).is_err());
+        assert!(builder().build().is_ok());
+    }
+}
