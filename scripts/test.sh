@@ -53,3 +53,8 @@ fi
 if [ "$#" -eq 0 ]; then
     cargo clippy --workspace --no-deps -- -D warnings
 fi
+
+# Both crates package: contents checked, `cargo package --no-verify`.
+if [ "$#" -eq 0 ]; then
+    bash scripts/check-package.sh
+fi

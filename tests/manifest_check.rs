@@ -176,16 +176,40 @@ fn the_manifest_format_schema_accepts_real_manifests_and_rejects_broken_ones() {
     assert!(!validator.is_valid(&broken));
 }
 
+/// The first code block of `lang` after `heading` in the Markdown file `path`.
+fn doc_block(path: &str, heading: &str, lang: &str) -> String {
+    let text = std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let section = text.split(heading).nth(1).unwrap_or_else(|| panic!("{path} has a section {heading:?}"));
+    let block = section.split(&format!("```{lang}\n")).nth(1).unwrap_or_else(|| panic!("{path}: no {lang} block after {heading:?}"));
+    block.split("```").next().unwrap().to_owned()
+}
+
 #[test]
-fn the_readme_manifest_example_is_valid_and_generates() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme.split("## Tool manifests").nth(1).expect("README has a Tool manifests section");
-    let yaml = section.split("```yaml\n").nth(1).unwrap().split("```").next().unwrap();
-    assert_eq!(manifest::check_text(yaml, "README.yaml", "2025-11-25"), vec![]);
-    let m = Manifest::from_str(yaml, "README.yaml").unwrap();
+fn the_guides_manifest_example_is_valid_and_generates() {
+    let yaml = doc_block("docs/tools.md", "## The manifest", "yaml");
+    assert_eq!(manifest::check_text(&yaml, "tools.md.yaml", "2025-11-25"), vec![]);
+    let m = Manifest::from_str(&yaml, "tools.md.yaml").unwrap();
     assert_eq!(m.server.as_ref().unwrap().version, "0.1.0");
     assert_eq!(m.tools[0].settings.rate_limit, Some(manifest::RateLimit { calls: 10, per_seconds: 1 }));
     let out = mcpgen::codegen::tools::generate(&m).unwrap();
     assert_eq!((out.tools[0].method.as_str(), out.tools[0].input.as_str()), ("forecast", "ForecastInput"));
     assert!(out.warnings.is_empty());
+}
+
+#[test]
+fn the_readmes_manifests_are_valid_and_generate_the_names_it_uses() {
+    // The quick start's tools.json: the README's code calls `greet`,
+    // `GreetInput` and `GreetOutput`.
+    let json = doc_block("README.md", "## Quick start", "json");
+    assert_eq!(manifest::check_text(&json, "tools.json", "2025-11-25"), vec![]);
+    let out = mcpgen::codegen::tools::generate(&Manifest::from_str(&json, "tools.json").unwrap()).unwrap();
+    assert_eq!((out.tools[0].method.as_str(), out.tools[0].input.as_str()), ("greet", "GreetInput"));
+    assert!(out.warnings.is_empty());
+    // The Tools section's example.
+    let yaml = doc_block("README.md", "## Tools", "yaml");
+    assert_eq!(manifest::check_text(&yaml, "README.yaml", "2025-11-25"), vec![]);
+    let m = Manifest::from_str(&yaml, "README.yaml").unwrap();
+    assert_eq!(m.tools[0].settings.rate_limit, Some(manifest::RateLimit { calls: 10, per_seconds: 1 }));
+    let out = mcpgen::codegen::tools::generate(&m).unwrap();
+    assert_eq!(out.tools[0].input.as_str(), "GetForecastInput");
 }
