@@ -19,6 +19,7 @@ mod compile;
 mod eval;
 mod format;
 mod json;
+mod meta;
 mod pattern;
 mod uri;
 
@@ -169,10 +170,11 @@ impl std::fmt::Display for SchemaError {
 
 /// How to compile: the dialect of a schema without `$schema`, and whether
 /// `format` asserts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     default: Draft,
     formats: Option<bool>,
+    documents: Vec<(String, Arc<Value>)>,
 }
 
 impl Options {
@@ -183,11 +185,21 @@ impl Options {
         self
     }
 
+    /// Makes `document` available to references as `uri` (an absolute URI
+    /// without fragment), as if it had been fetched from there: nothing is
+    /// ever fetched, so a schema that refers to another document compiles
+    /// only if that document is given here or is a draft's meta-schema.
+    pub fn document(mut self, uri: &str, document: Value) -> Self {
+        let uri = uri.split_once('#').map_or(uri, |(u, _)| u);
+        self.documents.push((uri.to_owned(), Arc::new(document)));
+        self
+    }
+
     /// Compiles `schema`: the validator, or every problem of the schema.
     pub fn compile(&self, schema: &Value) -> Result<Schema, Vec<SchemaError>> {
         let draft = Draft::detect(schema).unwrap_or(self.default);
         let formats = self.formats.unwrap_or(draft.asserts_formats());
-        compile::compile(schema, draft, formats).map(|c| Schema {
+        compile::compile(schema, draft, formats, &self.documents).map(|c| Schema {
             root: c.root,
             inner: Arc::new(c),
         })
@@ -209,6 +221,7 @@ impl Schema {
         Options {
             default,
             formats: None,
+            documents: Vec::new(),
         }
     }
 
