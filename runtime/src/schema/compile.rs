@@ -16,6 +16,30 @@ use super::json::{push_token, show, TYPE_NAMES};
 use super::pattern::Pattern;
 use super::{meta, uri, Draft, SchemaError, ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
 
+/// The keywords of the validation vocabulary (2019-09 and 2020-12).
+const VALIDATION: [&str; 20] = [
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+];
+
 /// The base URI of a document without `$id`.
 const DEFAULT_BASE: &str = "json-schema:///";
 
@@ -247,6 +271,9 @@ enum RefKind {
 
 struct Compiler<'a> {
     formats: bool,
+    /// Whether the validation vocabulary applies (a meta-schema may leave
+    /// it out).
+    validation: bool,
     /// The documents indexed so far (the compiled one first).
     docs: Vec<&'a Value>,
     /// The URI each document was loaded under ("" for the compiled one).
@@ -286,10 +313,12 @@ pub(super) fn compile(
     doc: &Value,
     draft: Draft,
     formats: bool,
+    validation: bool,
     preloaded: &[(String, Arc<Value>)],
 ) -> Result<Compiled, Vec<SchemaError>> {
     let mut c = Compiler {
         formats,
+        validation,
         docs: vec![doc],
         doc_names: vec![String::new()],
         preloaded,
@@ -674,6 +703,9 @@ impl<'a> Compiler<'a> {
             p
         };
         for (key, value) in o {
+            if !self.validation && VALIDATION.contains(&key.as_str()) {
+                continue;
+            }
             let here = at(key);
             match key.as_str() {
                 "type" => {

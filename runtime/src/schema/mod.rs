@@ -195,11 +195,41 @@ impl Options {
         self
     }
 
+    /// The dialect of `schema` and whether its validation vocabulary is
+    /// on: a draft's `$schema` URI names that draft; another URI naming a
+    /// preloaded meta-schema takes that meta-schema's dialect and, from
+    /// 2019-09 on, the vocabularies its `$vocabulary` lists.
+    fn dialect(&self, schema: &Value) -> (Draft, bool) {
+        if let Some(draft) = Draft::detect(schema) {
+            return (draft, true);
+        }
+        let Some(uri) = schema.get("$schema").and_then(Value::as_str) else {
+            return (self.default, true);
+        };
+        let uri = uri.split_once('#').map_or(uri, |(u, _)| u);
+        let Some(meta) = self
+            .documents
+            .iter()
+            .find(|(u, _)| u == uri)
+            .map(|(_, d)| d.as_ref())
+        else {
+            return (self.default, true);
+        };
+        let draft = Draft::detect(meta).unwrap_or(self.default);
+        let validation = match meta.get("$vocabulary").and_then(Value::as_object) {
+            Some(vocabularies) if draft >= Draft::Draft201909 => vocabularies
+                .keys()
+                .any(|v| v.ends_with("/vocab/validation")),
+            _ => true,
+        };
+        (draft, validation)
+    }
+
     /// Compiles `schema`: the validator, or every problem of the schema.
     pub fn compile(&self, schema: &Value) -> Result<Schema, Vec<SchemaError>> {
-        let draft = Draft::detect(schema).unwrap_or(self.default);
+        let (draft, validation) = self.dialect(schema);
         let formats = self.formats.unwrap_or(draft.asserts_formats());
-        compile::compile(schema, draft, formats, &self.documents).map(|c| Schema {
+        compile::compile(schema, draft, formats, validation, &self.documents).map(|c| Schema {
             root: c.root,
             inner: Arc::new(c),
         })
