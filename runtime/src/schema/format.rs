@@ -16,6 +16,9 @@ pub(super) enum Format {
     Duration,
     Email,
     IdnEmail,
+    /// RFC 1123 host names (drafts 4 and 6).
+    Hostname1123,
+    /// RFC 1123 with IDNA2008 A-labels (draft-07 on).
     Hostname,
     IdnHostname,
     Ipv4,
@@ -43,6 +46,7 @@ impl Format {
             "duration" => since(Draft201909, Format::Duration),
             "email" => Some(Format::Email),
             "idn-email" => since(Draft7, Format::IdnEmail),
+            "hostname" if draft <= Draft6 => Some(Format::Hostname1123),
             "hostname" => Some(Format::Hostname),
             "idn-hostname" => since(Draft7, Format::IdnHostname),
             "ipv4" => Some(Format::Ipv4),
@@ -71,6 +75,7 @@ impl Format {
             Format::Duration => duration(s),
             Format::Email => email(s, false),
             Format::IdnEmail => email(s, true),
+            Format::Hostname1123 => !s.is_empty() && s.len() <= 253 && s.split('.').all(ldh),
             Format::Hostname => hostname(s, false),
             Format::IdnHostname => hostname(s, true),
             Format::Ipv4 => ipv4(s),
@@ -256,21 +261,64 @@ fn varspec(spec: &str) -> bool {
     name_ok && modifier_ok
 }
 
-/// A host name of dot-separated labels (no trailing dot, as the test
-/// suite has it) of letters, digits and inner hyphens; non-ASCII letters too
-/// when `idn`.
+/// A host name: dot-separated labels of ASCII letters, digits and inner
+/// hyphens (no trailing dot, as the test suite has it), 253 characters at
+/// most; a label with `--` in third and fourth place must be a valid
+/// IDNA2008 A-label (`xn--…`). With `idn`, labels may also be U-labels
+/// (and `。`, `．`, `｡` separate them too), checked as IDNA2008 says.
 fn hostname(s: &str, idn: bool) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-                && label
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || (idn && c.is_alphanumeric()))
-        })
+    if !idn {
+        return !s.is_empty() && s.len() <= 253 && s.split('.').all(|l| ascii_label(l).is_some());
+    }
+    let mut ascii_len = 0;
+    let mut labels = Vec::new();
+    for (i, label) in s.split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}']).enumerate() {
+        ascii_len += usize::from(i > 0);
+        let u_label = if label.is_ascii() {
+            ascii_len += label.len();
+            ascii_label(label)
+        } else {
+            let chars: Vec<char> = label.chars().map(|c| c.to_ascii_lowercase()).collect();
+            let a_label = super::idna::encode(&chars);
+            match a_label {
+                Some(a) if a.len() + 4 <= 63 && super::idna::u_label(&chars) => {
+                    ascii_len += a.len() + 4;
+                    Some(chars)
+                }
+                _ => None,
+            }
+        };
+        match u_label {
+            Some(u) => labels.push(u),
+            None => return false,
+        }
+    }
+    ascii_len <= 253 && super::idna::bidi_ok(&labels)
+}
+
+/// Whether `label` is 1 to 63 ASCII letters, digits and inner hyphens.
+fn ldh(label: &str) -> bool {
+    let b = label.as_bytes();
+    (1..=63).contains(&b.len())
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// An ASCII label's code points (an A-label's decoded), if it is valid.
+fn ascii_label(label: &str) -> Option<Vec<char>> {
+    if !ldh(label) {
+        return None;
+    }
+    let b = label.as_bytes();
+    if b.len() >= 4 && &b[2..4] == b"--" {
+        return if b[..2].eq_ignore_ascii_case(b"xn") {
+            super::idna::a_label(label)
+        } else {
+            None
+        };
+    }
+    Some(label.to_ascii_lowercase().chars().collect())
 }
 
 fn email(s: &str, idn: bool) -> bool {

@@ -18,6 +18,7 @@
 mod compile;
 mod eval;
 mod format;
+mod idna;
 mod json;
 mod meta;
 mod pattern;

@@ -222,7 +222,7 @@ fn push_char(out: &mut String, c: char) {
 }
 
 /// The code point ranges of ECMA-262's `\p{name}` (or `\P{name}`).
-fn property(negated: bool, name: &str) -> Option<Vec<(char, char)>> {
+pub(super) fn property(negated: bool, name: &str) -> Option<Vec<(char, char)>> {
     let text = format!("\\{}{{{name}}}", if negated { 'P' } else { 'p' });
     let hir = regex_syntax::ParserBuilder::new().build().parse(&text).ok()?;
     match hir.kind() {
