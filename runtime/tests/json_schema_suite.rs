@@ -65,8 +65,7 @@ fn suite() -> Option<PathBuf> {
 }
 
 fn read(path: &Path) -> Value {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -89,7 +88,11 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, PathBuf)>) {
         .collect();
     entries.sort();
     for path in entries {
-        let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
         if path.is_dir() {
             walk(&path, &format!("{prefix}{name}/"), out);
         } else if name.ends_with(".json") {
@@ -107,8 +110,18 @@ struct Tally {
 }
 
 impl Tally {
-    fn run(&mut self, file: &Path, draft: Draft, formats: Option<bool>, remotes: &[(String, Value)]) {
-        let name = file.file_name().expect("a name").to_string_lossy().into_owned();
+    fn run(
+        &mut self,
+        file: &Path,
+        draft: Draft,
+        formats: Option<bool>,
+        remotes: &[(String, Value)],
+    ) {
+        let name = file
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
         let Value::Array(groups) = read(file) else {
             panic!("{}: not a list of test groups", file.display());
         };
@@ -144,7 +157,9 @@ impl Tally {
                             ));
                         }
                     }
-                    Err(e) => self.failures.push(format!("{what}: does not compile: {e:?}")),
+                    Err(e) => self
+                        .failures
+                        .push(format!("{what}: does not compile: {e:?}")),
                 }
             }
         }
@@ -183,8 +198,18 @@ fn the_official_json_schema_test_suite_passes() {
         );
         passed += required.passed + formats.passed;
         total += required.total + formats.total;
-        failed.extend(required.failures.into_iter().map(|f| format!("{folder} {f}")));
-        failed.extend(formats.failures.into_iter().map(|f| format!("{folder} optional/format/{f}")));
+        failed.extend(
+            required
+                .failures
+                .into_iter()
+                .map(|f| format!("{folder} {f}")),
+        );
+        failed.extend(
+            formats
+                .failures
+                .into_iter()
+                .map(|f| format!("{folder} optional/format/{f}")),
+        );
     }
     println!("all: {passed}/{total}");
     assert!(

@@ -337,7 +337,8 @@ pub(super) fn compile(
         has_dynamic: false,
         errors: Vec::new(),
     };
-    c.resources.insert(DEFAULT_BASE.to_owned(), (0, String::new()));
+    c.resources
+        .insert(DEFAULT_BASE.to_owned(), (0, String::new()));
     c.index(doc, String::new(), DEFAULT_BASE, draft);
     let root = c.node(doc, String::new());
     let mut anchors_done = 0;
@@ -393,12 +394,11 @@ pub(super) fn compile(
         }
         Box::new(d)
     });
-    let at = c
-        .at
-        .into_iter()
-        .filter(|((doc, _), _)| *doc == 0)
-        .map(|((_, pointer), node)| (pointer, node))
-        .collect();
+    let at =
+        c.at.into_iter()
+            .filter(|((doc, _), _)| *doc == 0)
+            .map(|((_, pointer), node)| (pointer, node))
+            .collect();
     Ok(Compiled {
         nodes: c.nodes,
         root,
@@ -488,7 +488,9 @@ impl<'a> Compiler<'a> {
         let loc = (self.doc, pointer.clone());
         // Up to draft-07, `$ref` makes its siblings (`$id` too) be ignored.
         let id = match o.get(id_key(draft)).and_then(Value::as_str) {
-            Some(_) if draft <= Draft::Draft7 && o.get("$ref").is_some_and(Value::is_string) => None,
+            Some(_) if draft <= Draft::Draft7 && o.get("$ref").is_some_and(Value::is_string) => {
+                None
+            }
             id => id,
         };
         if let Some(id) = id {
@@ -847,7 +849,7 @@ impl<'a> Compiler<'a> {
                     if let Some(node) = self.schema_node(value, here, draft) {
                         let (mut min, mut max) = (1, None);
                         if draft >= Draft::Draft201909 {
-                                    // Whole numbers, `1.0` too.
+                            // Whole numbers, `1.0` too.
                             let whole = |k: &str| {
                                 let v = o.get(k)?;
                                 v.as_u64().or_else(|| {

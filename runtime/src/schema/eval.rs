@@ -270,8 +270,12 @@ impl<'c, const DYNAMIC: bool> Eval<'c, DYNAMIC> {
             (Kw::Format(f, name), Value::String(s)) => {
                 f.accepts(s) || self.fail(|| format!("{} is not a \"{name}\"", show_str(s)))
             }
-            (Kw::MinItems(min), Value::Array(a)) => self.count(a.len() as u64 >= *min, v, "fewer", *min, "items"),
-            (Kw::MaxItems(max), Value::Array(a)) => self.count(a.len() as u64 <= *max, v, "more", *max, "items"),
+            (Kw::MinItems(min), Value::Array(a)) => {
+                self.count(a.len() as u64 >= *min, v, "fewer", *min, "items")
+            }
+            (Kw::MaxItems(max), Value::Array(a)) => {
+                self.count(a.len() as u64 <= *max, v, "more", *max, "items")
+            }
             (Kw::UniqueItems, Value::Array(a)) => {
                 unique(a) || self.fail(|| format!("{} has repeated items", show(v)))
             }
@@ -305,8 +309,12 @@ impl<'c, const DYNAMIC: bool> Eval<'c, DYNAMIC> {
                     )
                     })
             }
-            (Kw::MinProperties(min), Value::Object(o)) => self.count(o.len() as u64 >= *min, v, "fewer", *min, "properties"),
-            (Kw::MaxProperties(max), Value::Object(o)) => self.count(o.len() as u64 <= *max, v, "more", *max, "properties"),
+            (Kw::MinProperties(min), Value::Object(o)) => {
+                self.count(o.len() as u64 >= *min, v, "fewer", *min, "properties")
+            }
+            (Kw::MaxProperties(max), Value::Object(o)) => {
+                self.count(o.len() as u64 <= *max, v, "more", *max, "properties")
+            }
             (Kw::PropertyNames(node), Value::Object(o)) => self.every(o.keys(), |e, key| {
                 e.child(*node, &Value::String(key.clone()), Step::Key(key))
             }),

@@ -205,7 +205,8 @@ fn duration(s: &str) -> bool {
 fn uri_template(s: &str) -> bool {
     let b = s.as_bytes();
     let pct = |i: usize| {
-        b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+        b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
     };
     let mut i = 0;
     while i < b.len() {
@@ -215,7 +216,9 @@ fn uri_template(s: &str) -> bool {
                     return false;
                 };
                 let body = &s[i + 1..i + 1 + len];
-                let list = body.strip_prefix(['+', '#', '.', '/', ';', '?', '&']).unwrap_or(body);
+                let list = body
+                    .strip_prefix(['+', '#', '.', '/', ';', '?', '&'])
+                    .unwrap_or(body);
                 if !list.split(',').all(varspec) {
                     return false;
                 }
@@ -272,7 +275,10 @@ fn hostname(s: &str, idn: bool) -> bool {
     }
     let mut ascii_len = 0;
     let mut labels = Vec::new();
-    for (i, label) in s.split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}']).enumerate() {
+    for (i, label) in s
+        .split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}'])
+        .enumerate()
+    {
         ascii_len += usize::from(i > 0);
         let u_label = if label.is_ascii() {
             ascii_len += label.len();

@@ -194,7 +194,9 @@ fn allowed(label: &[char], i: usize) -> bool {
         // PVALID exceptions.
         '\u{DF}' | '\u{3C2}' | '\u{6FD}' | '\u{6FE}' | '\u{F0B}' | '\u{3007}' => true,
         // DISALLOWED exceptions.
-        '\u{640}' | '\u{7FA}' | '\u{302E}' | '\u{302F}' | '\u{3031}'..='\u{3035}' | '\u{303B}' => false,
+        '\u{640}' | '\u{7FA}' | '\u{302E}' | '\u{302F}' | '\u{3031}'..='\u{3035}' | '\u{303B}' => {
+            false
+        }
         // CONTEXTJ.
         '\u{200D}' => prev.is_some_and(is_virama),
         '\u{200C}' => zwnj_context(label, i),
@@ -202,7 +204,9 @@ fn allowed(label: &[char], i: usize) -> bool {
         '\u{B7}' => prev == Some('l') && next == Some('l'),
         '\u{375}' => next.is_some_and(|n| GREEK.contains(n)),
         '\u{5F3}' | '\u{5F4}' => prev.is_some_and(|p| HEBREW.contains(p)),
-        '\u{30FB}' => label.iter().any(|c| *c != '\u{30FB}' && KANA_HAN.contains(*c)),
+        '\u{30FB}' => label
+            .iter()
+            .any(|c| *c != '\u{30FB}' && KANA_HAN.contains(*c)),
         '\u{660}'..='\u{669}' => !label.iter().any(|c| ('\u{6F0}'..='\u{6F9}').contains(c)),
         '\u{6F0}'..='\u{6F9}' => !label.iter().any(|c| ('\u{660}'..='\u{669}').contains(c)),
         c if c.is_ascii() => false,

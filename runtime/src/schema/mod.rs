@@ -8,12 +8,16 @@
 //! back with the JSON pointer of the keyword. Validation reports every
 //! failing value with its instance pointer and one sentence saying why.
 //!
-//! References resolve inside the document only (`#/…` pointers, `$id`
-//! bases and anchors); a generated server never fetches a remote schema.
-//! `format` is an assertion by default in drafts 4 to 7 and an annotation
-//! from 2019-09 on, as the drafts say; [`Options::formats`] overrides it.
-//! `$dynamicRef` and `$recursiveRef` resolve like `$ref` to their target in
-//! the document (their dynamic scope is only needed to extend meta-schemas).
+//! References resolve inside the document, to the drafts' meta-schemas
+//! (built in) and to the documents given with [`Options::document`]; a
+//! generated server never fetches a remote schema. `format` is an assertion
+//! by default in drafts 4 to 7 and an annotation from 2019-09 on, as the
+//! drafts say; [`Options::formats`] overrides it. `$dynamicRef` (2020-12)
+//! and `$recursiveRef` (2019-09) follow the dynamic scope: the schema
+//! resources evaluation went through, kept only for schemas that have such
+//! references. `pattern` is ECMA-262 in unicode mode (see `pattern.rs` for
+//! the rule). The official JSON-Schema-Test-Suite passes in full
+//! (`runtime/tests/json_schema_suite.rs`, `docs/json-schema.md`).
 
 mod compile;
 mod eval;

@@ -41,7 +41,8 @@ enum Engine {
 }
 
 /// ECMA-262's `\s`: white space and line terminators (as class items).
-const SPACE: &str = r"\t\n\x0B\x0C\r \xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+const SPACE: &str =
+    r"\t\n\x0B\x0C\r \xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
 
 impl Pattern {
     /// Compiles `source`, which must be a valid ECMA-262 pattern (in
@@ -156,7 +157,10 @@ fn translate(source: &str, unicode: bool) -> Option<String> {
                     'x' => {
                         let hex: String = chars.get(i..i + 2)?.iter().collect();
                         i += 2;
-                        push_char(&mut out, char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+                        push_char(
+                            &mut out,
+                            char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?,
+                        );
                     }
                     // Escaped syntax characters mean themselves.
                     c if "^$\\.*+?()[]{}|/-".contains(c) => push_char(&mut out, c),
@@ -224,7 +228,10 @@ fn push_char(out: &mut String, c: char) {
 /// The code point ranges of ECMA-262's `\p{name}` (or `\P{name}`).
 pub(super) fn property(negated: bool, name: &str) -> Option<Vec<(char, char)>> {
     let text = format!("\\{}{{{name}}}", if negated { 'P' } else { 'p' });
-    let hir = regex_syntax::ParserBuilder::new().build().parse(&text).ok()?;
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(&text)
+        .ok()?;
     match hir.kind() {
         HirKind::Class(Class::Unicode(class)) if !class.ranges().is_empty() => Some(
             class
@@ -275,7 +282,11 @@ mod tests {
     #[test]
     fn patterns_have_their_ecma_262_unicode_mode_meanings() {
         let cases: &[(&str, &[&str], &[&str])] = &[
-            (r"^\p{L}+$", &["héllo", "Hello", "π", "日本"], &["p{L}", "a1", ""]),
+            (
+                r"^\p{L}+$",
+                &["héllo", "Hello", "π", "日本"],
+                &["p{L}", "a1", ""],
+            ),
             (r"^\p{Letter}+$", &["héllo"], &["p{Letter}"]),
             (r"^\P{L}+$", &["123 !"], &["a"]),
             (r"^\p{Script=Greek}+$", &["αβγ"], &["abc"]),
