@@ -14,7 +14,31 @@ use serde_json::{Map, Number, Value};
 use super::format::Format;
 use super::json::{push_token, show, TYPE_NAMES};
 use super::pattern::Pattern;
-use super::{uri, Draft, SchemaError, ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
+use super::{meta, uri, Draft, SchemaError, ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
+
+/// The keywords of the validation vocabulary (2019-09 and 2020-12).
+const VALIDATION: [&str; 20] = [
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+];
 
 /// The base URI of a document without `$id`.
 const DEFAULT_BASE: &str = "json-schema:///";
@@ -24,11 +48,14 @@ const DEFAULT_BASE: &str = "json-schema:///";
 pub(super) struct Compiled {
     pub nodes: Vec<Node>,
     pub root: usize,
-    /// Every compiled subschema by its JSON pointer in the document.
+    /// Every compiled subschema of the document by its JSON pointer.
     pub at: HashMap<String, usize>,
-    /// The target node of each `Kw::Ref`.
+    /// The target node of each `Kw::Ref` and `Kw::DynamicRef`.
     pub refs: Vec<usize>,
     pub draft: Draft,
+    /// What `$dynamicRef` and `$recursiveRef` need at evaluation; `None`
+    /// when the schema has neither (then evaluation tracks no scope).
+    pub dynamic: Option<Box<Dynamic>>,
 }
 
 impl Compiled {
@@ -36,6 +63,30 @@ impl Compiled {
     pub fn integral_floats(&self) -> bool {
         self.draft != Draft::Draft4
     }
+}
+
+/// The tables of dynamic references: each node's schema resource (the
+/// dynamic scope is the list of resources evaluation went through), and
+/// where each resource's dynamic anchors are.
+#[derive(Debug, Default)]
+pub(super) struct Dynamic {
+    /// The schema resource of each node.
+    pub resource_of: Vec<u32>,
+    /// `$dynamicAnchor` name to the node it marks in each resource.
+    pub anchors: HashMap<String, HashMap<u32, usize>>,
+    /// Resources whose root has `"$recursiveAnchor": true`, to that root.
+    pub recursive: HashMap<u32, usize>,
+    /// The references whose target moves with the dynamic scope, by slot.
+    pub lookups: HashMap<usize, Lookup>,
+}
+
+/// How a dynamic reference finds its target in the dynamic scope.
+#[derive(Debug)]
+pub(super) enum Lookup {
+    /// The outermost resource with a `$dynamicAnchor` of this name.
+    Anchor(String),
+    /// The outermost resource whose root has `"$recursiveAnchor": true`.
+    Recursive,
 }
 
 /// The checks of one subschema, in evaluation order.
@@ -163,6 +214,9 @@ pub(super) enum Kw {
     },
     /// An index into [`Compiled::refs`].
     Ref(usize),
+    /// `$dynamicRef` or `$recursiveRef`: an index into [`Compiled::refs`]
+    /// (the static target) and maybe into [`Dynamic::lookups`].
+    DynamicRef(usize),
     UnevaluatedProperties(usize),
     UnevaluatedItems(usize),
 }
@@ -180,12 +234,17 @@ impl Kw {
     }
 }
 
-/// Base URI and dialect of a subschema.
+/// Base URI, dialect and schema resource of a subschema.
 #[derive(Debug, Clone)]
 struct Scope {
     base: String,
     draft: Draft,
+    resource: u32,
 }
+
+/// Where a subschema is: its document (0 is the one compiled, the others
+/// are documents it refers to) and its JSON pointer there.
+type Loc = (u32, String);
 
 /// A reference waiting for its target.
 struct Pending {
@@ -194,82 +253,160 @@ struct Pending {
     /// The absolute reference.
     target: String,
     /// Where the reference keyword is.
+    doc: u32,
     pointer: String,
     written: String,
+    /// The dialect of the referring schema (that of a document it loads
+    /// without `$schema`).
+    draft: Draft,
+    kind: RefKind,
 }
 
-struct Compiler {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RefKind {
+    Static,
+    Dynamic,
+    Recursive,
+}
+
+struct Compiler<'a> {
     formats: bool,
+    /// Whether the validation vocabulary applies (a meta-schema may leave
+    /// it out).
+    validation: bool,
+    /// The documents indexed so far (the compiled one first).
+    docs: Vec<&'a Value>,
+    /// The URI each document was loaded under ("" for the compiled one).
+    doc_names: Vec<String>,
+    /// Documents a reference may name, by URI, beside the built-in
+    /// meta-schemas.
+    preloaded: &'a [(String, Arc<Value>)],
+    /// The document being compiled or indexed.
+    doc: u32,
     nodes: Vec<Node>,
-    /// Compiled subschemas by document pointer.
-    at: HashMap<String, usize>,
-    scopes: HashMap<String, Scope>,
-    /// Resource URIs (no fragment) to document pointers.
-    resources: HashMap<String, String>,
-    /// `uri#anchor` to document pointers.
-    anchors: HashMap<String, String>,
+    /// Compiled subschemas by location.
+    at: HashMap<Loc, usize>,
+    scopes: HashMap<Loc, Scope>,
+    /// Resource URIs (no fragment) to locations.
+    resources: HashMap<String, Loc>,
+    /// Resource base URIs, numbered.
+    bases: HashMap<String, u32>,
+    /// `uri#anchor` to locations (`$anchor`, `$dynamicAnchor`, and the
+    /// plain-name `$id`s of older drafts).
+    anchors: HashMap<String, Loc>,
+    /// The `uri#name` of each `$dynamicAnchor`, with its resource.
+    dynamic_anchors: HashMap<String, (u32, Loc)>,
+    /// Resources whose root has `"$recursiveAnchor": true`.
+    recursive_roots: Vec<(u32, Loc)>,
     pending: Vec<Pending>,
     refs: Vec<usize>,
+    lookups: HashMap<usize, Lookup>,
+    /// Whether a `$dynamicRef` or `$recursiveRef` was compiled.
+    has_dynamic: bool,
     errors: Vec<SchemaError>,
 }
 
-/// Compiles `doc` in dialect `draft` (its own `$schema` already applied).
+/// Compiles `doc` in dialect `draft` (its own `$schema` already applied);
+/// references may also name the `preloaded` documents and the drafts'
+/// meta-schemas.
 pub(super) fn compile(
     doc: &Value,
     draft: Draft,
     formats: bool,
+    validation: bool,
+    preloaded: &[(String, Arc<Value>)],
 ) -> Result<Compiled, Vec<SchemaError>> {
     let mut c = Compiler {
         formats,
+        validation,
+        docs: vec![doc],
+        doc_names: vec![String::new()],
+        preloaded,
+        doc: 0,
         nodes: Vec::new(),
         at: HashMap::new(),
         scopes: HashMap::new(),
         resources: HashMap::new(),
+        bases: HashMap::new(),
         anchors: HashMap::new(),
+        dynamic_anchors: HashMap::new(),
+        recursive_roots: Vec::new(),
         pending: Vec::new(),
         refs: Vec::new(),
+        lookups: HashMap::new(),
+        has_dynamic: false,
         errors: Vec::new(),
     };
-    c.resources.insert(DEFAULT_BASE.to_owned(), String::new());
+    c.resources
+        .insert(DEFAULT_BASE.to_owned(), (0, String::new()));
     c.index(doc, String::new(), DEFAULT_BASE, draft);
     let root = c.node(doc, String::new());
-    while let Some(p) = c.pending.pop() {
-        match c.locate(&p.target) {
-            Ok(pointer) => {
-                let target = match doc.pointer(&pointer) {
-                    Some(v) => c.node(v, pointer),
-                    None => {
-                        c.errors.push(SchemaError {
-                            pointer: p.pointer,
-                            message: format!(
-                                "reference \"{}\" does not resolve: nothing is at {pointer}",
-                                p.written
-                            ),
-                        });
-                        continue;
-                    }
-                };
-                c.refs[p.slot] = target;
-            }
-            Err(why) => c.errors.push(SchemaError {
-                pointer: p.pointer,
-                message: format!("reference \"{}\" does not resolve: {why}", p.written),
-            }),
+    let mut anchors_done = 0;
+    loop {
+        while let Some(p) = c.pending.pop() {
+            c.resolve(p);
+        }
+        // Every dynamic anchor may become a target at evaluation.
+        if !c.has_dynamic {
+            break;
+        }
+        let mut targets: Vec<Loc> = c.dynamic_anchors.values().map(|(_, l)| l.clone()).collect();
+        targets.extend(c.recursive_roots.iter().map(|(_, l)| l.clone()));
+        targets.sort();
+        if targets.len() == anchors_done && c.pending.is_empty() {
+            break;
+        }
+        anchors_done = targets.len();
+        for loc in targets {
+            c.node_at(&loc);
+        }
+        if c.pending.is_empty() {
+            break;
         }
     }
-    if c.errors.is_empty() {
-        Ok(Compiled {
-            nodes: c.nodes,
-            root,
-            at: c.at,
-            refs: c.refs,
-            draft,
-        })
-    } else {
+    if !c.errors.is_empty() {
         c.errors.sort_by(|a, b| a.pointer.cmp(&b.pointer));
         c.errors.dedup();
-        Err(c.errors)
+        return Err(c.errors);
     }
+    let dynamic = c.has_dynamic.then(|| {
+        let mut d = Dynamic {
+            resource_of: vec![0; c.nodes.len()],
+            lookups: std::mem::take(&mut c.lookups),
+            ..Dynamic::default()
+        };
+        for (loc, &node) in &c.at {
+            d.resource_of[node] = c.scope_of(loc).resource;
+        }
+        for (uri, (resource, loc)) in &c.dynamic_anchors {
+            let name = uri.rsplit_once('#').map_or("", |(_, n)| n);
+            if let Some(&node) = c.at.get(loc) {
+                d.anchors
+                    .entry(name.to_owned())
+                    .or_default()
+                    .insert(*resource, node);
+            }
+        }
+        for (resource, loc) in &c.recursive_roots {
+            if let Some(&node) = c.at.get(loc) {
+                d.recursive.insert(*resource, node);
+            }
+        }
+        Box::new(d)
+    });
+    let at =
+        c.at.into_iter()
+            .filter(|((doc, _), _)| *doc == 0)
+            .map(|((_, pointer), node)| (pointer, node))
+            .collect();
+    Ok(Compiled {
+        nodes: c.nodes,
+        root,
+        at,
+        refs: c.refs,
+        draft,
+        dynamic,
+    })
 }
 
 /// The subschemas directly inside `o` in `draft`: pointer token(s) and value.
@@ -313,87 +450,156 @@ fn id_key(draft: Draft) -> &'static str {
     }
 }
 
-impl Compiler {
+impl<'a> Compiler<'a> {
     fn error(&mut self, pointer: &str, message: impl Into<String>) {
+        let pointer = match self.doc {
+            0 => pointer.to_owned(),
+            doc => format!("{}#{pointer}", self.doc_names[doc as usize]),
+        };
         self.errors.push(SchemaError {
-            pointer: pointer.to_owned(),
+            pointer,
             message: message.into(),
         });
+    }
+
+    /// The number of the resource with base URI `base`.
+    fn resource(&mut self, base: &str) -> u32 {
+        let next = self.bases.len() as u32;
+        *self.bases.entry(base.to_owned()).or_insert(next)
     }
 
     /// Records the base URI and dialect of every subschema, its resources
     /// and anchors.
     fn index(&mut self, v: &Value, pointer: String, base: &str, draft: Draft) {
         let Value::Object(o) = v else {
+            let resource = self.resource(base);
             self.scopes.insert(
-                pointer,
+                (self.doc, pointer),
                 Scope {
                     base: base.to_owned(),
                     draft,
+                    resource,
                 },
             );
             return;
         };
         let draft = Draft::detect(v).unwrap_or(draft);
         let mut base = base.to_owned();
-        if let Some(id) = o.get(id_key(draft)).and_then(Value::as_str) {
+        let loc = (self.doc, pointer.clone());
+        // Up to draft-07, `$ref` makes its siblings (`$id` too) be ignored.
+        let id = match o.get(id_key(draft)).and_then(Value::as_str) {
+            Some(_) if draft <= Draft::Draft7 && o.get("$ref").is_some_and(Value::is_string) => {
+                None
+            }
+            id => id,
+        };
+        if let Some(id) = id {
             if let (true, Some(anchor)) = (draft <= Draft::Draft7, id.strip_prefix('#')) {
-                self.anchors
-                    .insert(format!("{base}#{anchor}"), pointer.clone());
+                self.anchors.insert(format!("{base}#{anchor}"), loc.clone());
             } else {
                 let resolved = uri::resolve(&base, id);
                 if let (Some((_, fragment)), true) =
                     (resolved.split_once('#'), draft <= Draft::Draft7)
                 {
                     if !fragment.is_empty() {
-                        self.anchors.insert(resolved.clone(), pointer.clone());
+                        self.anchors.insert(resolved.clone(), loc.clone());
                     }
                 }
                 base = uri::strip_fragment(&resolved).to_owned();
-                self.resources.insert(base.clone(), pointer.clone());
+                self.resources.insert(base.clone(), loc.clone());
             }
         }
+        let resource = self.resource(&base);
         if draft >= Draft::Draft201909 {
-            for key in ["$anchor", "$dynamicAnchor"] {
-                if let Some(anchor) = o.get(key).and_then(Value::as_str) {
-                    self.anchors
-                        .insert(format!("{base}#{anchor}"), pointer.clone());
-                }
+            if let Some(anchor) = o.get("$anchor").and_then(Value::as_str) {
+                self.anchors.insert(format!("{base}#{anchor}"), loc.clone());
+            }
+        }
+        if draft == Draft::Draft202012 {
+            if let Some(anchor) = o.get("$dynamicAnchor").and_then(Value::as_str) {
+                let uri = format!("{base}#{anchor}");
+                self.anchors.insert(uri.clone(), loc.clone());
+                self.dynamic_anchors.insert(uri, (resource, loc.clone()));
+            }
+        }
+        if draft == Draft::Draft201909 && o.get("$recursiveAnchor") == Some(&Value::Bool(true)) {
+            // Only a resource's root can be the target of a `$recursiveRef`.
+            if self.resources.get(&base) == Some(&loc) {
+                self.recursive_roots.push((resource, loc.clone()));
             }
         }
         for (token, child) in children(o, draft) {
             self.index(child, format!("{pointer}{token}"), &base, draft);
         }
-        self.scopes.insert(pointer, Scope { base, draft });
+        self.scopes.insert(
+            loc,
+            Scope {
+                base,
+                draft,
+                resource,
+            },
+        );
     }
 
-    /// The scope of `pointer`, or of the nearest indexed subschema around it.
-    fn scope(&self, pointer: &str) -> Scope {
-        let mut p = pointer;
+    /// The scope of `loc`, or of the nearest indexed subschema around it.
+    fn scope_of(&self, loc: &Loc) -> Scope {
+        let (doc, pointer) = loc;
+        let mut p = pointer.as_str();
         loop {
-            if let Some(s) = self.scopes.get(p) {
+            if let Some(s) = self.scopes.get(&(*doc, p.to_owned())) {
                 return s.clone();
             }
             match p.rfind('/') {
                 Some(at) => p = &p[..at],
-                None => return self.scopes[""].clone(),
+                None => return self.scopes[&(*doc, String::new())].clone(),
             }
         }
     }
 
-    /// The document pointer an absolute reference names.
-    fn locate(&self, target: &str) -> Result<String, String> {
+    /// The scope of `pointer` in the current document.
+    fn scope(&self, pointer: &str) -> Scope {
+        self.scope_of(&(self.doc, pointer.to_owned()))
+    }
+
+    /// Indexes the preloaded or built-in document with URI `uri`, if
+    /// there is one.
+    fn load(&mut self, uri: &str, draft: Draft) -> bool {
+        let preloaded = self.preloaded;
+        let doc: &'a Value = match preloaded
+            .iter()
+            .find(|(u, _)| uri::strip_fragment(u) == uri)
+        {
+            Some((_, doc)) => doc,
+            None => match meta::document(uri) {
+                Some(doc) => doc,
+                None => return false,
+            },
+        };
+        let id = self.docs.len() as u32;
+        self.docs.push(doc);
+        self.doc_names.push(uri.to_owned());
+        let saved = std::mem::replace(&mut self.doc, id);
+        self.resources.insert(uri.to_owned(), (id, String::new()));
+        self.index(doc, String::new(), uri, draft);
+        self.doc = saved;
+        true
+    }
+
+    /// The location an absolute reference names, loading the document it
+    /// is in if that is a preloaded or built-in one.
+    fn locate(&mut self, target: &str, draft: Draft) -> Result<Loc, String> {
         let (resource, fragment) = target.split_once('#').unwrap_or((target, ""));
-        let Some(root) = self.resources.get(resource) else {
+        if !self.resources.contains_key(resource) && !self.load(resource, draft) {
             return Err(format!(
                 "no schema in this document has the URI {resource} (remote schemas are never fetched; put it under `$defs`)"
             ));
-        };
+        }
+        let (doc, root) = self.resources[resource].clone();
         if fragment.is_empty() {
-            return Ok(root.clone());
+            return Ok((doc, root));
         }
         if fragment.starts_with('/') {
-            return Ok(format!("{root}{}", uri::percent_decode(fragment)));
+            return Ok((doc, format!("{root}{}", uri::percent_decode(fragment))));
         }
         self.anchors
             .get(target)
@@ -401,14 +607,63 @@ impl Compiler {
             .ok_or_else(|| format!("no subschema has the anchor \"{fragment}\""))
     }
 
+    /// Finds and compiles the target of reference `p`.
+    fn resolve(&mut self, p: Pending) {
+        let saved = std::mem::replace(&mut self.doc, p.doc);
+        let located = self.locate(&p.target, p.draft);
+        match located {
+            Ok(loc) => match self.node_at(&loc) {
+                Some(target) => {
+                    self.refs[p.slot] = target;
+                    match p.kind {
+                        RefKind::Dynamic if self.dynamic_anchors.contains_key(&p.target) => {
+                            let name = p.target.rsplit_once('#').map_or("", |(_, n)| n);
+                            self.lookups.insert(p.slot, Lookup::Anchor(name.to_owned()));
+                        }
+                        RefKind::Recursive
+                            if self.recursive_roots.iter().any(|(_, l)| *l == loc) =>
+                        {
+                            self.lookups.insert(p.slot, Lookup::Recursive);
+                        }
+                        _ => {}
+                    }
+                }
+                None => self.error(
+                    &p.pointer,
+                    format!(
+                        "reference \"{}\" does not resolve: nothing is at {}",
+                        p.written, loc.1
+                    ),
+                ),
+            },
+            Err(why) => self.error(
+                &p.pointer,
+                format!("reference \"{}\" does not resolve: {why}", p.written),
+            ),
+        }
+        self.doc = saved;
+    }
+
+    /// The node at `loc`, compiled once; `None` if nothing is there.
+    fn node_at(&mut self, loc: &Loc) -> Option<usize> {
+        let docs = &self.docs;
+        let v: &'a Value = docs[loc.0 as usize].pointer(&loc.1)?;
+        let saved = std::mem::replace(&mut self.doc, loc.0);
+        let node = self.node(v, loc.1.clone());
+        self.doc = saved;
+        Some(node)
+    }
+
     /// The node of subschema `v` at `pointer`, compiled once.
     fn node(&mut self, v: &Value, pointer: String) -> usize {
-        if let Some(&id) = self.at.get(&pointer) {
+        let loc = (self.doc, pointer);
+        if let Some(&id) = self.at.get(&loc) {
             return id;
         }
         let id = self.nodes.len();
         self.nodes.push(Node::default());
-        self.at.insert(pointer.clone(), id);
+        self.at.insert(loc.clone(), id);
+        let pointer = loc.1;
         let scope = self.scope(&pointer);
         let mut kw = match v {
             Value::Bool(b) if boolean_allowed(&pointer, scope.draft) => {
@@ -450,6 +705,9 @@ impl Compiler {
             p
         };
         for (key, value) in o {
+            if !self.validation && VALIDATION.contains(&key.as_str()) {
+                continue;
+            }
             let here = at(key);
             match key.as_str() {
                 "type" => {
@@ -591,10 +849,19 @@ impl Compiler {
                     if let Some(node) = self.schema_node(value, here, draft) {
                         let (mut min, mut max) = (1, None);
                         if draft >= Draft::Draft201909 {
-                            if let Some(n) = o.get("minContains").and_then(Value::as_u64) {
+                            // Whole numbers, `1.0` too.
+                            let whole = |k: &str| {
+                                let v = o.get(k)?;
+                                v.as_u64().or_else(|| {
+                                    v.as_f64()
+                                        .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                                        .map(|f| f as u64)
+                                })
+                            };
+                            if let Some(n) = whole("minContains") {
                                 min = n;
                             }
-                            max = o.get("maxContains").and_then(Value::as_u64);
+                            max = whole("maxContains");
                         }
                         kw.push(Kw::Contains { node, min, max });
                     }
@@ -718,22 +985,32 @@ impl Compiler {
                     self.schema_node(value, here, draft);
                 }
                 "$ref" | "$recursiveRef" | "$dynamicRef" => {
-                    let applies = match key.as_str() {
-                        "$ref" => true,
-                        "$recursiveRef" => draft == Draft::Draft201909,
-                        _ => draft == Draft::Draft202012,
+                    let kind = match key.as_str() {
+                        "$ref" => Some(RefKind::Static),
+                        "$recursiveRef" if draft == Draft::Draft201909 => Some(RefKind::Recursive),
+                        "$dynamicRef" if draft == Draft::Draft202012 => Some(RefKind::Dynamic),
+                        _ => None,
                     };
                     match value {
-                        Value::String(r) if applies => {
+                        Value::String(r) if kind.is_some() => {
+                            let kind = kind.unwrap_or(RefKind::Static);
                             let slot = self.refs.len();
                             self.refs.push(usize::MAX);
-                            kw.push(Kw::Ref(slot));
+                            kw.push(if kind == RefKind::Static {
+                                Kw::Ref(slot)
+                            } else {
+                                self.has_dynamic = true;
+                                Kw::DynamicRef(slot)
+                            });
                             let target = uri::resolve(&scope.base, r);
                             self.pending.push(Pending {
                                 slot,
                                 target,
+                                doc: self.doc,
                                 pointer: here,
                                 written: r.clone(),
+                                draft,
+                                kind,
                             });
                         }
                         Value::String(_) => {}

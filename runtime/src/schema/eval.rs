@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::compile::{Bound, Compiled, Kw, Members};
+use super::compile::{Bound, Compiled, Kw, Lookup, Members};
 use super::json::{self, show, show_list, show_str};
 use super::FieldError;
 
@@ -18,25 +18,28 @@ use super::FieldError;
 const MAX_DEPTH: u32 = 512;
 
 pub(super) fn is_valid(c: &Compiled, root: usize, v: &Value) -> bool {
-    Eval {
-        c,
-        depth: 0,
-        sink: None,
+    if c.dynamic.is_some() {
+        Eval::<true>::new(c, None).node(root, v)
+    } else {
+        Eval::<false>::new(c, None).node(root, v)
     }
-    .node(root, v)
 }
 
 pub(super) fn errors(c: &Compiled, root: usize, v: &Value) -> Vec<FieldError> {
-    let mut e = Eval {
-        c,
-        depth: 0,
-        sink: Some(Sink {
-            path: String::new(),
-            out: Vec::new(),
-        }),
+    let sink = Some(Sink {
+        path: String::new(),
+        out: Vec::new(),
+    });
+    let out = if c.dynamic.is_some() {
+        let mut e = Eval::<true>::new(c, sink);
+        e.node(root, v);
+        e.sink
+    } else {
+        let mut e = Eval::<false>::new(c, sink);
+        e.node(root, v);
+        e.sink
     };
-    e.node(root, v);
-    e.sink.map(|s| s.out).unwrap_or_default()
+    out.map(|s| s.out).unwrap_or_default()
 }
 
 struct Sink {
@@ -44,10 +47,14 @@ struct Sink {
     out: Vec<FieldError>,
 }
 
-struct Eval<'c> {
+/// One evaluation. `DYNAMIC` is whether the schema has dynamic references:
+/// only then is the dynamic scope (the schema resources entered, outermost
+/// first) kept, so other schemas pay nothing for it.
+struct Eval<'c, const DYNAMIC: bool> {
     c: &'c Compiled,
     depth: u32,
     sink: Option<Sink>,
+    scope: Vec<u32>,
 }
 
 /// A step into a value: a member name or an item index.
@@ -57,7 +64,53 @@ enum Step<'a> {
     Index(usize),
 }
 
-impl<'c> Eval<'c> {
+impl<'c, const DYNAMIC: bool> Eval<'c, DYNAMIC> {
+    fn new(c: &'c Compiled, sink: Option<Sink>) -> Self {
+        Eval {
+            c,
+            depth: 0,
+            sink,
+            scope: Vec::new(),
+        }
+    }
+
+    /// Enters the schema resource of node `id` (if it is not the current
+    /// one); whether it was pushed on the dynamic scope.
+    #[inline]
+    fn enter(&mut self, id: usize) -> bool {
+        if !DYNAMIC {
+            return false;
+        }
+        let Some(d) = &self.c.dynamic else {
+            return false;
+        };
+        let r = d.resource_of[id];
+        if self.scope.last() == Some(&r) {
+            return false;
+        }
+        self.scope.push(r);
+        true
+    }
+
+    /// The node a `$dynamicRef` or `$recursiveRef` in slot `slot` names
+    /// here: its static target, unless it is a dynamic anchor and an
+    /// outer resource of the dynamic scope has one of the same name.
+    fn dynamic_target(&self, slot: usize) -> usize {
+        let fixed = self.c.refs[slot];
+        let Some(d) = &self.c.dynamic else {
+            return fixed;
+        };
+        let found = match d.lookups.get(&slot) {
+            Some(Lookup::Anchor(name)) => d
+                .anchors
+                .get(name)
+                .and_then(|by| self.scope.iter().find_map(|r| by.get(r))),
+            Some(Lookup::Recursive) => self.scope.iter().find_map(|r| d.recursive.get(r)),
+            None => None,
+        };
+        found.copied().unwrap_or(fixed)
+    }
+
     /// Records a failure at the current path (if recording); always
     /// `false`. The message is built out of line: the checks stay small.
     #[inline]
@@ -109,8 +162,12 @@ impl<'c> Eval<'c> {
                 .fail(|| format!("the schema nests more than {MAX_DEPTH} subschemas deep here"));
         }
         self.depth += 1;
+        let entered = self.enter(id);
         let c = self.c;
         let ok = self.every(&c.nodes[id].kw, |e, kw| e.keyword(kw, v, id));
+        if entered {
+            self.scope.pop();
+        }
         self.depth -= 1;
         ok
     }
@@ -213,8 +270,12 @@ impl<'c> Eval<'c> {
             (Kw::Format(f, name), Value::String(s)) => {
                 f.accepts(s) || self.fail(|| format!("{} is not a \"{name}\"", show_str(s)))
             }
-            (Kw::MinItems(min), Value::Array(a)) => self.count(a.len() as u64 >= *min, v, "fewer", *min, "items"),
-            (Kw::MaxItems(max), Value::Array(a)) => self.count(a.len() as u64 <= *max, v, "more", *max, "items"),
+            (Kw::MinItems(min), Value::Array(a)) => {
+                self.count(a.len() as u64 >= *min, v, "fewer", *min, "items")
+            }
+            (Kw::MaxItems(max), Value::Array(a)) => {
+                self.count(a.len() as u64 <= *max, v, "more", *max, "items")
+            }
             (Kw::UniqueItems, Value::Array(a)) => {
                 unique(a) || self.fail(|| format!("{} has repeated items", show(v)))
             }
@@ -248,8 +309,12 @@ impl<'c> Eval<'c> {
                     )
                     })
             }
-            (Kw::MinProperties(min), Value::Object(o)) => self.count(o.len() as u64 >= *min, v, "fewer", *min, "properties"),
-            (Kw::MaxProperties(max), Value::Object(o)) => self.count(o.len() as u64 <= *max, v, "more", *max, "properties"),
+            (Kw::MinProperties(min), Value::Object(o)) => {
+                self.count(o.len() as u64 >= *min, v, "fewer", *min, "properties")
+            }
+            (Kw::MaxProperties(max), Value::Object(o)) => {
+                self.count(o.len() as u64 <= *max, v, "more", *max, "properties")
+            }
             (Kw::PropertyNames(node), Value::Object(o)) => self.every(o.keys(), |e, key| {
                 e.child(*node, &Value::String(key.clone()), Step::Key(key))
             }),
@@ -314,6 +379,7 @@ impl<'c> Eval<'c> {
                 _ => true,
             },
             (Kw::Ref(slot), _) => self.node(self.c.refs[*slot], v),
+            (Kw::DynamicRef(slot), _) => self.node(self.dynamic_target(*slot), v),
             (Kw::UnevaluatedProperties(node), Value::Object(o)) => {
                 let seen = self.evaluated_properties(id, o, v);
                 let extra = o.iter().filter(|(k, _)| !seen.contains(k.as_str()));
@@ -430,12 +496,16 @@ impl<'c> Eval<'c> {
             return;
         }
         self.depth += 1;
+        let entered = self.enter(id);
         let c = self.c;
         for kw in &c.nodes[id].kw {
             mark(self, kw, own);
             for sub in self.passing_in_place(kw, v) {
                 self.in_place(sub, v, false, mark);
             }
+        }
+        if entered {
+            self.scope.pop();
         }
         self.depth -= 1;
     }
@@ -488,6 +558,7 @@ impl<'c> Eval<'c> {
         let candidates: Vec<usize> = match kw {
             Kw::AllOf(nodes) | Kw::AnyOf(nodes) | Kw::OneOf(nodes) => nodes.clone(),
             Kw::Ref(slot) => vec![self.c.refs[*slot]],
+            Kw::DynamicRef(slot) => vec![self.dynamic_target(*slot)],
             Kw::DependentSchemas(deps) => match v {
                 Value::Object(o) => deps
                     .iter()

@@ -16,6 +16,9 @@ pub(super) enum Format {
     Duration,
     Email,
     IdnEmail,
+    /// RFC 1123 host names (drafts 4 and 6).
+    Hostname1123,
+    /// RFC 1123 with IDNA2008 A-labels (draft-07 on).
     Hostname,
     IdnHostname,
     Ipv4,
@@ -43,6 +46,7 @@ impl Format {
             "duration" => since(Draft201909, Format::Duration),
             "email" => Some(Format::Email),
             "idn-email" => since(Draft7, Format::IdnEmail),
+            "hostname" if draft <= Draft6 => Some(Format::Hostname1123),
             "hostname" => Some(Format::Hostname),
             "idn-hostname" => since(Draft7, Format::IdnHostname),
             "ipv4" => Some(Format::Ipv4),
@@ -71,6 +75,7 @@ impl Format {
             Format::Duration => duration(s),
             Format::Email => email(s, false),
             Format::IdnEmail => email(s, true),
+            Format::Hostname1123 => !s.is_empty() && s.len() <= 253 && s.split('.').all(ldh),
             Format::Hostname => hostname(s, false),
             Format::IdnHostname => hostname(s, true),
             Format::Ipv4 => ipv4(s),
@@ -79,7 +84,7 @@ impl Format {
             Format::UriReference => uri::is_valid(s, false, false),
             Format::Iri => uri::is_valid(s, true, true),
             Format::IriReference => uri::is_valid(s, false, true),
-            Format::UriTemplate => crate::uri_template::UriTemplate::parse(s).is_ok(),
+            Format::UriTemplate => uri_template(s),
             Format::Uuid => uuid(s),
             Format::JsonPointer => json_pointer(s),
             Format::RelativeJsonPointer => relative_json_pointer(s),
@@ -153,6 +158,9 @@ fn time(s: &str) -> bool {
     parse() == Some(true)
 }
 
+/// An RFC 3339 appendix A duration: `P` then date units in order, each
+/// following the one before (`P1Y2M`, not `P1Y2D`), and after `T` time
+/// units likewise; or weeks alone.
 fn duration(s: &str) -> bool {
     let Some(body) = s.strip_prefix('P') else {
         return false;
@@ -161,25 +169,26 @@ fn duration(s: &str) -> bool {
         Some((d, t)) => (d, Some(t)),
         None => (body, None),
     };
-    // Components in order, each a number and its letter.
+    // Components in order, each a number and its letter, with no unit
+    // skipped between two of them; how many there are.
     let units = |part: &str, letters: &[u8]| -> Option<usize> {
-        let mut next = 0;
+        let mut last: Option<usize> = None;
         let mut count = 0;
         let mut rest = part.as_bytes();
         while !rest.is_empty() {
             let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
             let unit = *rest.get(n)?;
             let at = letters.iter().position(|l| *l == unit)?;
-            if n == 0 || at < next {
+            if n == 0 || last.is_some_and(|l| at != l + 1) {
                 return None;
             }
-            next = at + 1;
+            last = Some(at);
             count += 1;
             rest = &rest[n + 1..];
         }
         Some(count)
     };
-    if date.ends_with('W') || date.contains('W') {
+    if date.contains('W') {
         return time.is_none() && units(date, b"W") == Some(1);
     }
     let Some(d) = units(date, b"YMD") else {
@@ -191,19 +200,131 @@ fn duration(s: &str) -> bool {
     }
 }
 
+/// RFC 6570 syntax: literals and `{…}` expressions of an optional
+/// operator and variables with an optional `:n` prefix or `*` modifier.
+fn uri_template(s: &str) -> bool {
+    let b = s.as_bytes();
+    let pct = |i: usize| {
+        b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+    };
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => {
+                let Some(len) = b[i + 1..].iter().position(|c| *c == b'}') else {
+                    return false;
+                };
+                let body = &s[i + 1..i + 1 + len];
+                let list = body
+                    .strip_prefix(['+', '#', '.', '/', ';', '?', '&'])
+                    .unwrap_or(body);
+                if !list.split(',').all(varspec) {
+                    return false;
+                }
+                i += len + 2;
+            }
+            b'%' if pct(i) => i += 3,
+            0..=0x20 | 0x7F | b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'|' | b'}' | b'%' => {
+                return false
+            }
+            _ => i += 1,
+        }
+    }
+    true
+}
+
+/// One RFC 6570 variable: a name of `.`-separated runs of letters, digits,
+/// `_` and `%XX`, then `*` or `:` and a length from 1 to 9999.
+fn varspec(spec: &str) -> bool {
+    let (name, modifier) = match spec.split_once(':') {
+        Some((n, m)) => (n, Some(m)),
+        None => (spec.strip_suffix('*').unwrap_or(spec), None),
+    };
+    let name_ok = !name.is_empty()
+        && name.split('.').all(|run| {
+            let b = run.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                match b[i] {
+                    b'%' if b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                        && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit) =>
+                    {
+                        i += 3
+                    }
+                    c if c.is_ascii_alphanumeric() || c == b'_' => i += 1,
+                    _ => return false,
+                }
+            }
+            !b.is_empty()
+        });
+    let modifier_ok = modifier.is_none_or(|m| {
+        (1..=4).contains(&m.len()) && !m.starts_with('0') && m.bytes().all(|d| d.is_ascii_digit())
+    });
+    name_ok && modifier_ok
+}
+
+/// A host name: dot-separated labels of ASCII letters, digits and inner
+/// hyphens (no trailing dot, as the test suite has it), 253 characters at
+/// most; a label with `--` in third and fourth place must be a valid
+/// IDNA2008 A-label (`xn--…`). With `idn`, labels may also be U-labels
+/// (and `。`, `．`, `｡` separate them too), checked as IDNA2008 says.
 fn hostname(s: &str, idn: bool) -> bool {
-    let s = s.strip_suffix('.').unwrap_or(s);
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-                && label
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || (idn && c.is_alphanumeric()))
-        })
+    if !idn {
+        return !s.is_empty() && s.len() <= 253 && s.split('.').all(|l| ascii_label(l).is_some());
+    }
+    let mut ascii_len = 0;
+    let mut labels = Vec::new();
+    for (i, label) in s
+        .split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}'])
+        .enumerate()
+    {
+        ascii_len += usize::from(i > 0);
+        let u_label = if label.is_ascii() {
+            ascii_len += label.len();
+            ascii_label(label)
+        } else {
+            let chars: Vec<char> = label.chars().map(|c| c.to_ascii_lowercase()).collect();
+            let a_label = super::idna::encode(&chars);
+            match a_label {
+                Some(a) if a.len() + 4 <= 63 && super::idna::u_label(&chars) => {
+                    ascii_len += a.len() + 4;
+                    Some(chars)
+                }
+                _ => None,
+            }
+        };
+        match u_label {
+            Some(u) => labels.push(u),
+            None => return false,
+        }
+    }
+    ascii_len <= 253 && super::idna::bidi_ok(&labels)
+}
+
+/// Whether `label` is 1 to 63 ASCII letters, digits and inner hyphens.
+fn ldh(label: &str) -> bool {
+    let b = label.as_bytes();
+    (1..=63).contains(&b.len())
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// An ASCII label's code points (an A-label's decoded), if it is valid.
+fn ascii_label(label: &str) -> Option<Vec<char>> {
+    if !ldh(label) {
+        return None;
+    }
+    let b = label.as_bytes();
+    if b.len() >= 4 && &b[2..4] == b"--" {
+        return if b[..2].eq_ignore_ascii_case(b"xn") {
+            super::idna::a_label(label)
+        } else {
+            None
+        };
+    }
+    Some(label.to_ascii_lowercase().chars().collect())
 }
 
 fn email(s: &str, idn: bool) -> bool {

@@ -8,17 +8,23 @@
 //! back with the JSON pointer of the keyword. Validation reports every
 //! failing value with its instance pointer and one sentence saying why.
 //!
-//! References resolve inside the document only (`#/…` pointers, `$id`
-//! bases and anchors); a generated server never fetches a remote schema.
-//! `format` is an assertion by default in drafts 4 to 7 and an annotation
-//! from 2019-09 on, as the drafts say; [`Options::formats`] overrides it.
-//! `$dynamicRef` and `$recursiveRef` resolve like `$ref` to their target in
-//! the document (their dynamic scope is only needed to extend meta-schemas).
+//! References resolve inside the document, to the drafts' meta-schemas
+//! (built in) and to the documents given with [`Options::document`]; a
+//! generated server never fetches a remote schema. `format` is an assertion
+//! by default in drafts 4 to 7 and an annotation from 2019-09 on, as the
+//! drafts say; [`Options::formats`] overrides it. `$dynamicRef` (2020-12)
+//! and `$recursiveRef` (2019-09) follow the dynamic scope: the schema
+//! resources evaluation went through, kept only for schemas that have such
+//! references. `pattern` is ECMA-262 in unicode mode (see `pattern.rs` for
+//! the rule). The official JSON-Schema-Test-Suite passes in full
+//! (`runtime/tests/json_schema_suite.rs`, `docs/json-schema.md`).
 
 mod compile;
 mod eval;
 mod format;
+mod idna;
 mod json;
+mod meta;
 mod pattern;
 mod uri;
 
@@ -169,10 +175,11 @@ impl std::fmt::Display for SchemaError {
 
 /// How to compile: the dialect of a schema without `$schema`, and whether
 /// `format` asserts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     default: Draft,
     formats: Option<bool>,
+    documents: Vec<(String, Arc<Value>)>,
 }
 
 impl Options {
@@ -183,11 +190,51 @@ impl Options {
         self
     }
 
+    /// Makes `document` available to references as `uri` (an absolute URI
+    /// without fragment), as if it had been fetched from there: nothing is
+    /// ever fetched, so a schema that refers to another document compiles
+    /// only if that document is given here or is a draft's meta-schema.
+    pub fn document(mut self, uri: &str, document: Value) -> Self {
+        let uri = uri.split_once('#').map_or(uri, |(u, _)| u);
+        self.documents.push((uri.to_owned(), Arc::new(document)));
+        self
+    }
+
+    /// The dialect of `schema` and whether its validation vocabulary is
+    /// on: a draft's `$schema` URI names that draft; another URI naming a
+    /// preloaded meta-schema takes that meta-schema's dialect and, from
+    /// 2019-09 on, the vocabularies its `$vocabulary` lists.
+    fn dialect(&self, schema: &Value) -> (Draft, bool) {
+        if let Some(draft) = Draft::detect(schema) {
+            return (draft, true);
+        }
+        let Some(uri) = schema.get("$schema").and_then(Value::as_str) else {
+            return (self.default, true);
+        };
+        let uri = uri.split_once('#').map_or(uri, |(u, _)| u);
+        let Some(meta) = self
+            .documents
+            .iter()
+            .find(|(u, _)| u == uri)
+            .map(|(_, d)| d.as_ref())
+        else {
+            return (self.default, true);
+        };
+        let draft = Draft::detect(meta).unwrap_or(self.default);
+        let validation = match meta.get("$vocabulary").and_then(Value::as_object) {
+            Some(vocabularies) if draft >= Draft::Draft201909 => vocabularies
+                .keys()
+                .any(|v| v.ends_with("/vocab/validation")),
+            _ => true,
+        };
+        (draft, validation)
+    }
+
     /// Compiles `schema`: the validator, or every problem of the schema.
     pub fn compile(&self, schema: &Value) -> Result<Schema, Vec<SchemaError>> {
-        let draft = Draft::detect(schema).unwrap_or(self.default);
+        let (draft, validation) = self.dialect(schema);
         let formats = self.formats.unwrap_or(draft.asserts_formats());
-        compile::compile(schema, draft, formats).map(|c| Schema {
+        compile::compile(schema, draft, formats, validation, &self.documents).map(|c| Schema {
             root: c.root,
             inner: Arc::new(c),
         })
@@ -209,6 +256,7 @@ impl Schema {
         Options {
             default,
             formats: None,
+            documents: Vec::new(),
         }
     }
 

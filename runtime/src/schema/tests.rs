@@ -133,6 +133,19 @@ fn strings() {
         &[json!("abc1"), json!(7)],
         &[json!("ABC"), json!("abc12")],
     );
+    // ECMA-262 unicode mode: a Unicode property class, not the text "p{L}".
+    check(
+        Draft202012,
+        json!({"pattern": "^\\p{L}+$"}),
+        &[json!("héllo"), json!("Ωmega")],
+        &[json!("p{L}"), json!("a1")],
+    );
+    check(
+        Draft7,
+        json!({"patternProperties": {"^\\d+$": {"type": "integer"}}}),
+        &[json!({"12": 1, "١٢": "x"})],
+        &[json!({"12": "x"})],
+    );
     check(
         Draft7,
         json!({"pattern": "b"}),
@@ -482,7 +495,11 @@ fn errors_name_every_failing_value_and_why() {
     }});
     let s = Schema::compile(&counts, Draft202012).unwrap();
     let bad = json!({"few": [1], "many": [1, 2], "thin": {"a": 1}, "fat": {"a": 1}});
-    let got: Vec<String> = s.errors(&bad).iter().map(|e| format!("{}: {}", e.path, e.message)).collect();
+    let got: Vec<String> = s
+        .errors(&bad)
+        .iter()
+        .map(|e| format!("{}: {}", e.path, e.message))
+        .collect();
     assert_eq!(
         got,
         [
@@ -741,4 +758,60 @@ fn a_definition_is_checked_on_its_own_within_one_compile() {
         "the document itself still wants an array"
     );
     assert!(s.subschema("/$defs/Missing").is_none());
+}
+
+#[test]
+fn meta_schemas_are_built_in_and_other_documents_are_given() {
+    // A schema that is a draft's meta-schema by reference.
+    check(
+        Draft7,
+        json!({"$ref": "http://json-schema.org/draft-07/schema#"}),
+        &[json!({"type": "string"}), json!(true)],
+        &[json!({"type": 1}), json!({"minLength": -1})],
+    );
+    check(
+        Draft202012,
+        json!({"$ref": "https://json-schema.org/draft/2020-12/schema"}),
+        &[json!({"$defs": {"a": {"type": "array"}}})],
+        &[json!({"$defs": {"a": {"type": "nope"}}})],
+    );
+    let other = json!({"$defs": {"id": {"type": "string", "minLength": 1}}});
+    let s = Schema::options(Draft202012)
+        .document("https://example.com/common.json", other)
+        .compile(
+            &json!({"properties": {"id": {"$ref": "https://example.com/common.json#/$defs/id"}}}),
+        )
+        .unwrap();
+    assert!(s.is_valid(&json!({"id": "a"})) && !s.is_valid(&json!({"id": ""})));
+}
+
+#[test]
+fn dynamic_references_follow_the_dynamic_scope() {
+    // A generic list whose items an outer schema narrows to strings.
+    let list = json!({
+        "$id": "https://example.com/strings",
+        "$ref": "list",
+        "$defs": {
+            "items": {"$dynamicAnchor": "item", "type": "string"},
+            "list": {
+                "$id": "list",
+                "type": "array",
+                "items": {"$dynamicRef": "#item"},
+                "$defs": {"any": {"$dynamicAnchor": "item"}}
+            }
+        }
+    });
+    check(Draft202012, list, &[json!(["a", "b"])], &[json!(["a", 1])]);
+    let tree = json!({
+        "$id": "https://example.com/tree",
+        "$recursiveAnchor": true,
+        "type": "object",
+        "properties": {"kids": {"type": "array", "items": {"$recursiveRef": "#"}}}
+    });
+    check(
+        Draft201909,
+        tree,
+        &[json!({"kids": [{"kids": []}]})],
+        &[json!({"kids": [{"kids": [1]}]})],
+    );
 }
