@@ -187,7 +187,7 @@ impl Endpoint {
             ));
         }
         if !tls && !scheme.eq_ignore_ascii_case("http") {
-            return Err(invalid(format!("the scheme {scheme:?} is not supported; use https:// or http://")));
+            return Err(invalid(format!("the scheme {scheme:?} is not supported; use http:// or https://")));
         }
         let rest = rest.split('#').next().unwrap_or("");
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
@@ -1373,7 +1373,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_parse_and_https_says_tls_is_not_built_in() {
+    fn urls_parse() {
         let e = Endpoint::parse("http://127.0.0.1:8080/mcp").unwrap();
         assert_eq!((e.host.as_str(), e.port, e.target.as_str()), ("127.0.0.1", 8080, "/mcp"));
         assert_eq!(e.authority, "127.0.0.1:8080");
@@ -1381,9 +1381,10 @@ mod tests {
         assert_eq!((e.host.as_str(), e.port, e.target.as_str()), ("::1", 80, "/a/b?x=1"));
         let e = Endpoint::parse("http://localhost").unwrap();
         assert_eq!(e.target, "/");
-        let err = Endpoint::parse("https://example.com/mcp").unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::Unsupported);
-        assert!(err.to_string().contains("TLS is not built in"), "{err}");
+        match Endpoint::parse("https://example.com/mcp") {
+            Ok(e) => assert_eq!((e.host.as_str(), e.port, e.tls), ("example.com", 443, true)),
+            Err(err) => assert!(!cfg!(feature = "tls") && err.to_string().contains("TLS is not built in"), "{err}"),
+        }
         for bad in ["ftp://x/", "127.0.0.1:80/mcp", "http://:80/", "http://h:99999/", "http://u:p@h/"] {
             assert!(Endpoint::parse(bad).is_err(), "{bad}");
         }
