@@ -98,17 +98,24 @@ impl Connector {
         let _ = stream.set_nodelay(true);
         #[cfg(feature = "tls")]
         if let Some(tls) = &self.tls {
-            let mut stream = stream;
-            if let Some(proxy) = &self.proxy {
-                proxy.tunnel(&mut stream, &authority(&self.host, self.port), &self.url).await?;
-            }
-            let stream = tls.handshake(&self.host, stream, &self.url).await.map_err(|e| match &self.proxy {
-                Some(p) => e.with_proxy(&p.shown),
-                None => e,
-            })?;
-            return Ok(Conn::Tls(Box::new(stream)));
+            // Boxed: the handshake's state stays out of the futures of
+            // plain connections (a larger task costs every call).
+            return Box::pin(self.secure(tls, stream)).await;
         }
         Ok(Conn::Plain(stream))
+    }
+
+    /// Through the proxy's tunnel, if any, then the TLS handshake.
+    #[cfg(feature = "tls")]
+    async fn secure(&self, tls: &super::tls::Tls, mut stream: TcpStream) -> Result<Conn, ConnectError> {
+        if let Some(proxy) = &self.proxy {
+            proxy.tunnel(&mut stream, &authority(&self.host, self.port), &self.url).await?;
+        }
+        let stream = tls.handshake(&self.host, stream, &self.url).await.map_err(|e| match &self.proxy {
+            Some(p) => e.with_proxy(&p.shown),
+            None => e,
+        })?;
+        Ok(Conn::Tls(Box::new(stream)))
     }
 
     fn tcp_error(&self, e: io::Error, host: &str, port: u16) -> ConnectError {
