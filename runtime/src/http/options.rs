@@ -216,7 +216,11 @@ fn redact(text: &str) -> String {
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{}…", &text[..cut])
+    if cut == text.len() {
+        text.to_owned()
+    } else {
+        format!("{}…", &text[..cut])
+    }
 }
 
 #[cfg(test)]

@@ -141,7 +141,11 @@ impl Tls {
                     ConnectErrorKind::CertificateNameMismatch,
                     format!(
                         "the certificate presented is not valid for the name {host}: it names {}",
-                        if presented.is_empty() { "no host".to_owned() } else { presented.join(", ") }
+                        if presented.is_empty() {
+                            "no host".to_owned()
+                        } else {
+                            presented.iter().map(|name| plain_name(name)).collect::<Vec<_>>().join(", ")
+                        }
                     ),
                 )
                 .with_hint("connect with a name the certificate lists, or have the server's certificate name this one"),
@@ -172,6 +176,12 @@ impl Tls {
         };
         made.with_source(tls)
     }
+}
+
+/// A name a certificate presents, as rustls shows it (`DnsName("a.example")`),
+/// without the wrapping.
+fn plain_name(shown: &str) -> &str {
+    shown.strip_prefix("DnsName(\"").and_then(|rest| rest.strip_suffix("\")")).unwrap_or(shown)
 }
 
 /// Every certificate of a PEM file; an error when it holds none.
