@@ -260,6 +260,12 @@ pub enum ConnectErrorKind {
 /// message for a person and what to do about it.
 #[derive(Debug, Clone)]
 pub struct ConnectError {
+    /// Boxed: `ClientError` stays small.
+    inner: Box<Details>,
+}
+
+#[derive(Debug, Clone)]
+struct Details {
     kind: ConnectErrorKind,
     url: String,
     host: Option<String>,
@@ -273,7 +279,7 @@ pub struct ConnectError {
 impl ConnectError {
     /// A connection error of `kind` reaching `url`, `message` saying what happened.
     pub fn new(kind: ConnectErrorKind, url: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
+        let inner = Details {
             kind,
             url: url.into(),
             host: None,
@@ -282,73 +288,74 @@ impl ConnectError {
             message: message.into(),
             hint: None,
             source: None,
-        }
+        };
+        Self { inner: Box::new(inner) }
     }
 
     /// Names the host name (of the certificate check, or connected to).
     pub fn with_host(mut self, host: impl Into<String>) -> Self {
-        self.host = Some(host.into());
+        self.inner.host = Some(host.into());
         self
     }
 
     /// Names the proxy the connection went through.
     pub fn with_proxy(mut self, proxy: impl Into<String>) -> Self {
-        self.proxy = Some(proxy.into());
+        self.inner.proxy = Some(proxy.into());
         self
     }
 
     /// The proxy's HTTP status to `CONNECT`.
     pub fn with_status(mut self, status: u16) -> Self {
-        self.status = Some(status);
+        self.inner.status = Some(status);
         self
     }
 
     /// What to do about it.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.inner.hint = Some(hint.into());
         self
     }
 
     /// The underlying error.
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
-        self.source = Some(std::sync::Arc::new(source));
+        self.inner.source = Some(std::sync::Arc::new(source));
         self
     }
 
     /// What kind of problem it is.
     pub fn kind(&self) -> ConnectErrorKind {
-        self.kind
+        self.inner.kind
     }
 
     /// The endpoint URL.
     pub fn url(&self) -> &str {
-        &self.url
+        &self.inner.url
     }
 
     /// The host name concerned (the name a certificate was checked against).
     pub fn host(&self) -> Option<&str> {
-        self.host.as_deref()
+        self.inner.host.as_deref()
     }
 
     /// The proxy the connection went through, when there was one.
     pub fn proxy(&self) -> Option<&str> {
-        self.proxy.as_deref()
+        self.inner.proxy.as_deref()
     }
 
     /// The proxy's HTTP status, for [`ConnectErrorKind::ProxyRefused`] and
     /// [`ConnectErrorKind::ProxyAuthRequired`].
     pub fn status(&self) -> Option<u16> {
-        self.status
+        self.inner.status
     }
 
     /// What happened, without the URL and the hint.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.inner.message
     }
 
     /// What to do about it, when there is advice.
     pub fn hint(&self) -> Option<&str> {
-        self.hint.as_deref()
+        self.inner.hint.as_deref()
     }
 
     /// The connection error an I/O error carries, if any (the HTTP
@@ -360,7 +367,7 @@ impl ConnectError {
     /// As an I/O error (of the matching [`std::io::ErrorKind`]) wrapping it.
     pub fn into_io(self) -> std::io::Error {
         use std::io::ErrorKind as K;
-        let kind = match self.kind {
+        let kind = match self.inner.kind {
             ConnectErrorKind::Refused => K::ConnectionRefused,
             ConnectErrorKind::Reset => K::ConnectionReset,
             ConnectErrorKind::Timeout => K::TimedOut,
@@ -375,12 +382,12 @@ impl ConnectError {
 
 impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot connect to {}", self.url)?;
-        if let Some(proxy) = &self.proxy {
+        write!(f, "cannot connect to {}", self.inner.url)?;
+        if let Some(proxy) = &self.inner.proxy {
             write!(f, " through the proxy {proxy}")?;
         }
-        write!(f, ": {}", self.message)?;
-        if let Some(hint) = &self.hint {
+        write!(f, ": {}", self.inner.message)?;
+        if let Some(hint) = &self.inner.hint {
             write!(f, "\n  help: {hint}")?;
         }
         Ok(())
@@ -389,6 +396,6 @@ impl fmt::Display for ConnectError {
 
 impl std::error::Error for ConnectError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+        self.inner.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
