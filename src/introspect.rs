@@ -21,7 +21,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use mcpgen_runtime::child::{ChildTransport, StderrMode};
-use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions, GarbagePolicy};
+use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions, ConnectErrorKind, GarbagePolicy};
+use mcpgen_runtime::http::HttpOptions;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
@@ -265,15 +266,73 @@ pub const HTTP_REVISIONS: &[&str] = &["2026-07-28", "2025-11-25", "2025-06-18", 
 /// What to introspect over Streamable HTTP.
 #[derive(Debug, Clone)]
 pub struct IntrospectUrl {
-    /// The MCP endpoint (`http://HOST:PORT/mcp`).
+    /// The MCP endpoint (`https://HOST/mcp`, `http://HOST:PORT/mcp`).
     pub url: String,
     /// Limit for the whole operation (handshake and every page).
     pub timeout: Duration,
+    /// Headers, CA files, client certificate, proxy.
+    pub http: HttpOptions,
+}
+
+/// The connection settings of `mcpgen introspect --url`.
+#[derive(Debug, Clone, Default)]
+pub struct HttpArgs {
+    /// `--header 'NAME: VALUE'`, repeatable.
+    pub headers: Vec<String>,
+    /// `--cacert FILE`, repeatable: further CAs to trust.
+    pub cacerts: Vec<std::path::PathBuf>,
+    /// `--cert FILE` and `--key FILE`: a client certificate.
+    pub cert: Option<std::path::PathBuf>,
+    /// The key of `--cert`.
+    pub key: Option<std::path::PathBuf>,
+    /// `--proxy URL`: this proxy instead of the environment's.
+    pub proxy: Option<String>,
+}
+
+impl HttpArgs {
+    /// The options these arguments make; an error names a bad header or a
+    /// certificate without its key.
+    pub fn options(&self) -> Result<HttpOptions> {
+        let mut options = HttpOptions::new();
+        for text in &self.headers {
+            let (name, value) = mcpgen_runtime::http::parse_header(text)
+                .map_err(|why| Error::new(format!("--header: {why}")).with_hint("write --header 'Authorization: Bearer TOKEN'"))?;
+            options = options.header(name, value);
+        }
+        for file in &self.cacerts {
+            options = options.add_ca_file(file);
+        }
+        match (&self.cert, &self.key) {
+            (Some(cert), Some(key)) => options = options.client_identity(cert, key),
+            (None, None) => {}
+            _ => return Err(Error::new("--cert and --key go together").with_hint("give the client certificate and its private key, both PEM files")),
+        }
+        if let Some(proxy) = &self.proxy {
+            options = options.proxy(proxy);
+        }
+        Ok(options)
+    }
 }
 
 fn explain_http(err: ClientError, url: &str, timeout: Duration) -> Error {
     use mcpgen_runtime::http::client::TRANSPORT_ERROR;
     match err {
+        ClientError::Connect(e) => {
+            let via = e.proxy().map(|p| format!(" through the proxy {p}")).unwrap_or_default();
+            let error = Error::new(format!("cannot connect to {}{via}: {}", e.url(), e.message()));
+            match e.kind() {
+                ConnectErrorKind::CertificateNotTrusted => error.with_hint(
+                    "if the server's certificate comes from a private CA, trust it: --cacert FILE (PEM)",
+                ),
+                ConnectErrorKind::Refused => {
+                    error.with_hint("is the server running and listening there? --url takes the MCP endpoint, e.g. https://mcp.example.com/mcp")
+                }
+                _ => match e.hint() {
+                    Some(hint) => error.with_hint(hint.to_owned()),
+                    None => error,
+                },
+            }
+        }
         ClientError::Closed { reason } => Error::new(format!("cannot introspect {url}: {reason}"))
             .with_hint("is the server running and listening there? --url takes the MCP endpoint, e.g. http://127.0.0.1:8080/mcp"),
         ClientError::Protocol { code: TRANSPORT_ERROR, method, message, .. } => {
@@ -291,7 +350,8 @@ impl IntrospectUrl {
     pub async fn run_async(&self) -> Result<Introspected> {
         use mcpgen_runtime::http::client::HttpTransport;
         let transport = HttpTransport::new(&self.url)
-            .map_err(|e| Error::new(e.to_string()).with_hint("--url takes an http:// URL, e.g. http://127.0.0.1:8080/mcp"))?;
+            .map_err(|e| Error::new(e.to_string()).with_hint("--url takes an https:// or http:// URL, e.g. http://127.0.0.1:8080/mcp"))?
+            .options(self.http.clone());
         let info = transport.info();
         let options = ClientOptions::new(HTTP_REVISIONS.iter().copied())
             .client_info("mcpgen-introspect", env!("CARGO_PKG_VERSION"))
@@ -327,8 +387,9 @@ impl IntrospectUrl {
 }
 
 /// `mcpgen introspect --url URL`: as [`command`], for a Streamable HTTP endpoint.
-pub fn command_url(out: Option<&Path>, timeout_secs: u64, url: &str) -> Result<()> {
-    let found = IntrospectUrl { url: url.to_owned(), timeout: Duration::from_secs(timeout_secs) }.run()?;
+pub fn command_url(out: Option<&Path>, timeout_secs: u64, url: &str, http: &HttpArgs) -> Result<()> {
+    let found =
+        IntrospectUrl { url: url.to_owned(), timeout: Duration::from_secs(timeout_secs), http: http.options()? }.run()?;
     let text = found.to_json();
     match out {
         Some(path) => {

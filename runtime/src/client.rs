@@ -30,7 +30,7 @@ pub mod tools;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};
 pub use engine::{Client, ServerNotification, Session};
-pub use error::{ClientError, SchemaProblem};
+pub use error::{ClientError, ConnectError, ConnectErrorKind, SchemaProblem};
 pub use handshake::is_stateless_revision;
 pub use hooks::{ClientHandlers, RequestHandler};
 pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback};

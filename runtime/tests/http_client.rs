@@ -385,15 +385,58 @@ async fn http_failures_become_errors_of_the_request() {
 }
 
 #[tokio::test]
-async fn unreachable_servers_and_https_urls_fail_clearly() {
-    let err = HttpTransport::new("https://example.com/mcp").unwrap_err();
-    assert!(err.to_string().contains("TLS is not built in"), "{err}");
+async fn unreachable_servers_fail_with_a_typed_connect_error() {
+    use mcpgen_runtime::client::ConnectErrorKind;
+    use mcpgen_runtime::http::HttpOptions;
 
+    // Nothing listens: refused, naming the URL.
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let transport = HttpTransport::new(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+    let direct = HttpOptions::new().no_env_proxy();
+    let transport = HttpTransport::new(&format!("http://127.0.0.1:{port}/mcp")).unwrap().options(direct.clone());
     let err = Client::connect(transport, options(&["2026-07-28"])).await.unwrap_err();
+    let ClientError::Connect(e) = &err else { panic!("{err:?}") };
+    assert_eq!(e.kind(), ConnectErrorKind::Refused);
     assert!(err.to_string().contains("cannot connect to http://127.0.0.1:"), "{err}");
+    assert!(err.to_string().contains("help: nothing listens"), "{err}");
+
+    // A listener that closes every connection at once: reset during the
+    // TLS handshake; one that never answers: the connect timeout, not a hang.
+    let closing = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let closing_port = closing.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = closing.accept().await {
+            drop(stream);
+        }
+    });
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_port = silent.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = silent.accept().await {
+            held.push(stream);
+        }
+    });
+    for (port, kind) in [(closing_port, ConnectErrorKind::Reset), (silent_port, ConnectErrorKind::Timeout)] {
+        let http = direct.clone().connect_timeout(std::time::Duration::from_millis(300));
+        let transport = HttpTransport::new(&format!("https://localhost:{port}/mcp")).unwrap().options(http);
+        let err = Client::connect(transport, options(&["2026-07-28"])).await.unwrap_err();
+        let ClientError::Connect(e) = &err else { panic!("{err:?}") };
+        assert_eq!(e.kind(), kind, "{err}");
+        assert!(e.hint().is_some(), "{err}");
+    }
+
+    // Settings that cannot be used fail the first connection, saying why.
+    let transport = HttpTransport::new(&format!("https://localhost:{silent_port}/mcp"))
+        .unwrap()
+        .options(direct.clone().add_ca_pem("not a certificate"));
+    let err = Client::connect(transport, options(&["2026-07-28"])).await.unwrap_err();
+    let ClientError::Connect(e) = &err else { panic!("{err:?}") };
+    assert_eq!(e.kind(), ConnectErrorKind::Config, "{err}");
+    assert!(err.to_string().contains("CA PEM text 1 holds no certificate"), "{err}");
+    let transport = HttpTransport::new(&format!("http://127.0.0.1:{port}/mcp")).unwrap().options(direct.proxy("socks5://127.0.0.1:1"));
+    let err = Client::connect(transport, options(&["2026-07-28"])).await.unwrap_err();
+    assert!(err.to_string().contains("only HTTP proxies"), "{err}");
 }

@@ -38,7 +38,9 @@ enum Command {
     #[command(subcommand)]
     Manifest(manifest::Command),
     /// Write a manifest from a running MCP server's tools/list (stdio, or Streamable HTTP with --url).
-    #[command(override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL | -- CMD [ARGS]...)")]
+    #[command(
+        override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL [--header 'NAME: VALUE']... [--cacert FILE]... [--cert FILE --key FILE] [--proxy URL] | -- CMD [ARGS]...)"
+    )]
     Introspect(IntrospectArgs),
     /// Scaffold a new server crate from a manifest.
     New(new::Args),
@@ -54,9 +56,24 @@ struct IntrospectArgs {
     /// Give up after this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     timeout: u64,
-    /// Ask the Streamable HTTP endpoint at this URL (http://HOST:PORT/mcp) instead of starting a command.
+    /// Ask the Streamable HTTP endpoint at this URL (https://HOST/mcp, http://HOST:PORT/mcp) instead of starting a command.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
+    /// With --url: send this header on every request, e.g. 'Authorization: Bearer TOKEN' (repeatable; never logged).
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", requires = "url")]
+    headers: Vec<String>,
+    /// With --url: also trust the CA certificates of this PEM file (repeatable).
+    #[arg(long = "cacert", value_name = "FILE", requires = "url")]
+    cacerts: Vec<PathBuf>,
+    /// With --url: present this client certificate (PEM; with --key).
+    #[arg(long, value_name = "FILE", requires_all = ["url", "key"])]
+    cert: Option<PathBuf>,
+    /// The private key of --cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    key: Option<PathBuf>,
+    /// With --url: go through this HTTP proxy (http://[USER:PASSWORD@]HOST:PORT) instead of HTTPS_PROXY/HTTP_PROXY.
+    #[arg(long, value_name = "URL", requires = "url")]
+    proxy: Option<String>,
     /// The server command and its arguments (after `--`).
     #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     command: Vec<String>,
@@ -120,7 +137,16 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Schema(cmd) => schema::run(cmd),
         Command::Manifest(cmd) => manifest::run(cmd),
         Command::Introspect(args) => match &args.url {
-            Some(url) => mcpgen::introspect::command_url(args.out.as_deref(), args.timeout, url),
+            Some(url) => {
+                let http = mcpgen::introspect::HttpArgs {
+                    headers: args.headers.clone(),
+                    cacerts: args.cacerts.clone(),
+                    cert: args.cert.clone(),
+                    key: args.key.clone(),
+                    proxy: args.proxy.clone(),
+                };
+                mcpgen::introspect::command_url(args.out.as_deref(), args.timeout, url, &http)
+            }
             None => mcpgen::introspect::command(args.out.as_deref(), args.timeout, &args.command),
         }
         .map(|()| Outcome::Ok),

@@ -613,7 +613,15 @@ async fn write_loop<W: MessageWrite>(mut writer: W, mut rx: mpsc::UnboundedRecei
         let written = writer.write_message(&message).await;
         shared.queued.fetch_sub(1, Ordering::Relaxed);
         if let Err(e) = written {
-            shared.close(format!("writing to the server failed: {e}"));
+            // A connection that could not be made (HTTP) fails the calls
+            // in flight with the typed reason; later calls see its text.
+            match super::error::ConnectError::from_io(&e) {
+                Some(connect) => {
+                    let connect = connect.clone();
+                    shared.close_with(connect.to_string(), |_| ClientError::Connect(connect.clone()));
+                }
+                None => shared.close(format!("writing to the server failed: {e}")),
+            }
             break;
         }
     }

@@ -70,6 +70,11 @@ pub struct ClientOptions {
     /// Answers to the server's requests (sampling, elicitation, roots);
     /// see [`ClientOptions::handlers`].
     pub handlers: Option<Arc<super::hooks::ClientHandlers>>,
+    /// How a generated client's `connect_http` reaches the server: extra
+    /// headers (a static bearer token, an API key), TLS roots and CA
+    /// files, a client certificate, the proxy, the connect timeout.
+    #[cfg(feature = "streamable-http")]
+    pub http: crate::http::HttpOptions,
 }
 
 impl ClientOptions {
@@ -90,6 +95,8 @@ impl ClientOptions {
             max_list_pages: 1_000,
             max_listed_tools: 10_000,
             handlers: None,
+            #[cfg(feature = "streamable-http")]
+            http: crate::http::HttpOptions::default(),
         }
     }
 
@@ -124,6 +131,29 @@ impl ClientOptions {
         self
     }
 
+    /// Sets the HTTP connection settings (see [`crate::http::HttpOptions`]).
+    #[cfg(feature = "streamable-http")]
+    pub fn http(mut self, http: crate::http::HttpOptions) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// Sends `name: value` on every HTTP request (e.g. an API key); the
+    /// value is marked sensitive and never logged.
+    #[cfg(feature = "streamable-http")]
+    pub fn header(mut self, name: http::HeaderName, value: http::HeaderValue) -> Self {
+        self.http = self.http.header(name, value);
+        self
+    }
+
+    /// Sends `Authorization: Bearer TOKEN` on every HTTP request. Fails
+    /// when the token holds characters a header cannot.
+    #[cfg(feature = "streamable-http")]
+    pub fn bearer_token(mut self, token: &str) -> Result<Self, http::header::InvalidHeaderValue> {
+        self.http = self.http.bearer_token(token)?;
+        Ok(self)
+    }
+
     /// Sets the handler of other server notifications.
     pub fn on_notification(mut self, f: impl Fn(&str, &Value) + Send + Sync + 'static) -> Self {
         self.on_notification = Some(Arc::new(f));
@@ -133,7 +163,8 @@ impl ClientOptions {
 
 impl fmt::Debug for ClientOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientOptions")
+        let mut s = f.debug_struct("ClientOptions");
+        s
             .field("client_info", &self.client_info)
             .field("capabilities", &self.capabilities)
             .field("protocol_versions", &self.protocol_versions)
@@ -141,8 +172,10 @@ impl fmt::Debug for ClientOptions {
             .field("garbage", &self.garbage)
             .field("max_message_bytes", &self.max_message_bytes)
             .field("max_list_pages", &self.max_list_pages)
-            .field("max_listed_tools", &self.max_listed_tools)
-            .finish_non_exhaustive()
+            .field("max_listed_tools", &self.max_listed_tools);
+        #[cfg(feature = "streamable-http")]
+        s.field("http", &self.http);
+        s.finish_non_exhaustive()
     }
 }
 

@@ -1,7 +1,11 @@
 //! The Streamable HTTP transport of the client: [`HttpTransport`], a
-//! [`Transport`] for `http://` MCP endpoints, built on hyper's HTTP/1.1
-//! client connection over a Tokio `TcpStream` (no TLS: `https://` URLs are
-//! refused with an error saying so).
+//! [`Transport`] for `http://` and `https://` MCP endpoints, built on
+//! hyper's HTTP/1.1 client connection over a Tokio `TcpStream`, with TLS
+//! (rustls, feature `tls`), proxies and timeouts as [`HttpOptions`] says
+//! (`connect.rs` makes the connections). A connection that cannot be made
+//! fails with a [`ConnectError`](crate::client::ConnectError) naming why:
+//! refused, reset, timed out, a certificate not trusted or not for the
+//! host name, a proxy refusing.
 //!
 //! Every message the engine writes is its own POST (`Content-Type:
 //! application/json`, `Accept: application/json, text/event-stream`). The
@@ -57,7 +61,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST, LOCATION};
+use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST, LOCATION, PROXY_AUTHORIZATION};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -65,10 +69,12 @@ use hyper_util::rt::TokioIo;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
+use super::connect::{Conn, Connector};
 use super::headers::{self, ParamHeader};
+use super::options::HttpOptions;
+use crate::client::ConnectError;
 use crate::schema::{ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
 use crate::jsonrpc::human_size;
 use crate::revision::meta;
@@ -100,14 +106,17 @@ const REFRESH_PAGES: usize = 100;
 /// The most of a non-JSON-RPC body quoted in an error.
 const QUOTE: usize = 200;
 
-/// A Streamable HTTP client transport for one MCP endpoint (`http://` only).
+/// A Streamable HTTP client transport for one MCP endpoint (`http://` or
+/// `https://`).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use mcpgen_runtime::client::{Client, ClientOptions};
 /// use mcpgen_runtime::http::client::HttpTransport;
+/// use mcpgen_runtime::http::HttpOptions;
 ///
-/// let transport = HttpTransport::new("http://127.0.0.1:8080/mcp")?;
+/// let transport = HttpTransport::new("https://mcp.example.com/mcp")?
+///     .options(HttpOptions::new().bearer_token("secret-token")?.add_ca_file("ca.pem"));
 /// let options = ClientOptions::new(["2026-07-28", "2025-11-25"]);
 /// let client = Client::connect(transport, options).await?;
 /// let tools = client.list_all_tools().await?;
@@ -115,9 +124,8 @@ const QUOTE: usize = 200;
 /// ```
 pub struct HttpTransport {
     endpoint: Endpoint,
-    extra: HeaderMap,
+    options: HttpOptions,
     max_bytes: usize,
-    connect_timeout: Duration,
     learnt: Arc<Learnt>,
 }
 
@@ -126,7 +134,7 @@ impl std::fmt::Debug for HttpTransport {
         f.debug_struct("HttpTransport")
             .field("url", &self.endpoint.url)
             .field("max_message_bytes", &self.max_bytes)
-            .field("connect_timeout", &self.connect_timeout)
+            .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }
@@ -152,6 +160,8 @@ struct Endpoint {
     /// Host to connect to (without IPv6 brackets).
     host: String,
     port: u16,
+    /// `https://`.
+    tls: bool,
     /// The `Host` header: the authority as written.
     authority: HeaderValue,
     /// Path and query of the request target.
@@ -164,19 +174,20 @@ impl Endpoint {
             io::Error::new(io::ErrorKind::InvalidInput, format!("invalid MCP endpoint URL {url:?}: {why}"))
         };
         let Some((scheme, rest)) = url.split_once("://") else {
-            return Err(invalid("expected http://HOST[:PORT]/PATH".into()));
+            return Err(invalid("expected http(s)://HOST[:PORT]/PATH".into()));
         };
-        if scheme.eq_ignore_ascii_case("https") {
+        let tls = scheme.eq_ignore_ascii_case("https");
+        if tls && !cfg!(feature = "tls") {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 format!(
-                    "cannot connect to {url}: TLS is not built in (the mcpgen-runtime HTTP client speaks plain http:// only); \
-                     use an http:// URL, e.g. through a local TLS-terminating proxy"
+                    "cannot connect to {url}: TLS is not built in (mcpgen-runtime without its `tls` feature); \
+                     enable that feature (on by default) or use an http:// URL"
                 ),
             ));
         }
-        if !scheme.eq_ignore_ascii_case("http") {
-            return Err(invalid(format!("the scheme {scheme:?} is not supported; use http://")));
+        if !tls && !scheme.eq_ignore_ascii_case("http") {
+            return Err(invalid(format!("the scheme {scheme:?} is not supported; use http:// or https://")));
         }
         let rest = rest.split('#').next().unwrap_or("");
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
@@ -205,6 +216,7 @@ impl Endpoint {
             return Err(invalid("the host is missing".into()));
         }
         let port = match port {
+            None if tls => 443,
             None => 80,
             Some(p) => {
                 p.parse::<u16>().map_err(|_| invalid(format!("the port {p:?} is not a number from 0 to 65535")))?
@@ -217,14 +229,16 @@ impl Endpoint {
             t if t.starts_with('?') => format!("/{t}"),
             t => t.to_owned(),
         };
-        Ok(Self { url: url.to_owned(), host: host.to_owned(), port, authority, target })
+        Ok(Self { url: url.to_owned(), host: host.to_owned(), port, tls, authority, target })
     }
 }
 
 impl HttpTransport {
-    /// A transport for the MCP endpoint at `url` (`http://HOST[:PORT]/PATH`).
-    /// Nothing is connected until the first message. An `https://` URL is
-    /// an error: TLS is not built in.
+    /// A transport for the MCP endpoint at `url` (`https://HOST[:PORT]/PATH`
+    /// or `http://…`), with the default [`HttpOptions`]: Mozilla's roots,
+    /// the environment's proxy, 10 s to connect. Nothing is connected until
+    /// the first message. Without the `tls` feature an `https://` URL is an
+    /// error.
     pub fn new(url: &str) -> io::Result<Self> {
         let endpoint = Endpoint::parse(url)?;
         let learnt = Arc::new(Learnt {
@@ -234,18 +248,22 @@ impl HttpTransport {
             closed: AtomicBool::new(false),
             ended: tokio::sync::watch::channel(false).0,
         });
-        Ok(Self {
-            endpoint,
-            extra: HeaderMap::new(),
-            max_bytes: DEFAULT_MAX_MESSAGE,
-            connect_timeout: Duration::from_secs(10),
-            learnt,
-        })
+        Ok(Self { endpoint, options: HttpOptions::default(), max_bytes: DEFAULT_MAX_MESSAGE, learnt })
     }
 
-    /// Sends `name: value` on every request (e.g. `Authorization`).
+    /// Uses these connection settings (TLS, proxy, connect timeout); their
+    /// headers are added to those set before.
+    pub fn options(mut self, options: HttpOptions) -> Self {
+        let mut headers = std::mem::take(&mut self.options.headers);
+        headers.extend(options.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.options = HttpOptions { headers, ..options };
+        self
+    }
+
+    /// Sends `name: value` on every request (e.g. `Authorization`); the
+    /// value is marked sensitive and never logged.
     pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
-        self.extra.append(name, value);
+        self.options = self.options.header(name, value);
         self
     }
 
@@ -255,9 +273,10 @@ impl HttpTransport {
         self
     }
 
-    /// Sets how long connecting to the server may take (default 10 s).
+    /// Sets how long connecting to the server may take: TCP, a proxy's
+    /// tunnel and the TLS handshake together (default 10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+        self.options.connect_timeout = timeout;
         self
     }
 
@@ -320,11 +339,22 @@ impl Transport for HttpTransport {
     type Write = HttpWriter;
 
     fn split(self) -> (HttpReader, HttpWriter) {
+        let mut endpoint = self.endpoint;
+        let mut extra = self.options.headers.clone();
+        let Endpoint { url, host, port, tls, .. } = &endpoint;
+        let connector = Connector::new(url, host, *port, *tls, &self.options);
+        if let Some(auth) = connector.as_ref().ok().and_then(Connector::forwarding) {
+            // An http:// endpoint through a proxy: absolute-form requests to it.
+            endpoint.target = endpoint.url.split('#').next().unwrap_or_default().to_owned();
+            if let Some(auth) = auth {
+                extra.insert(PROXY_AUTHORIZATION, auth);
+            }
+        }
         let shared = Arc::new(Shared {
-            endpoint: self.endpoint,
-            extra: self.extra,
+            endpoint,
+            extra,
             max_bytes: AtomicUsize::new(self.max_bytes),
-            connect_timeout: self.connect_timeout,
+            connector,
             learnt: self.learnt,
             annotations: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
@@ -414,7 +444,8 @@ struct Shared {
     /// The read cap: [`HttpTransport::max_message_bytes`], lowered by the
     /// engine's `ClientOptions::max_message_bytes` when that is smaller.
     max_bytes: AtomicUsize,
-    connect_timeout: Duration,
+    /// How connections are made (or why they cannot be).
+    connector: Result<Connector, ConnectError>,
     learnt: Arc<Learnt>,
     /// Per tool, its valid `x-mcp-header` annotations (learnt from `tools/list`).
     annotations: Mutex<HashMap<String, Vec<ParamHeader>>>,
@@ -565,21 +596,12 @@ impl Shared {
         }
     }
 
-    async fn connect(&self) -> io::Result<TcpStream> {
-        let Endpoint { host, port, url, .. } = &self.endpoint;
-        let connecting = TcpStream::connect((host.as_str(), *port));
-        let stream = match tokio::time::timeout(self.connect_timeout, connecting).await {
-            Ok(Ok(stream)) => stream,
-            Ok(Err(e)) => return Err(io::Error::new(e.kind(), format!("cannot connect to {url}: {e}"))),
-            Err(_) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!("cannot connect to {url}: no connection within {:?}", self.connect_timeout),
-                ))
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        Ok(stream)
+    /// A fresh connection; the error carries a [`ConnectError`].
+    async fn connect(&self) -> io::Result<Conn> {
+        match &self.connector {
+            Ok(connector) => connector.connect().await.map_err(ConnectError::into_io),
+            Err(e) => Err(e.clone().into_io()),
+        }
     }
 
     /// The POST of a message, with the headers of its era.
@@ -642,7 +664,7 @@ impl Shared {
             .collect()
     }
 
-    fn spawn_exchange(self: &Arc<Self>, stream: TcpStream, out: Outgoing, tx: mpsc::Sender<String>) {
+    fn spawn_exchange(self: &Arc<Self>, stream: Conn, out: Outgoing, tx: mpsc::Sender<String>) {
         let id = key(out.id.as_ref().expect("a request has an id"));
         let stateless = out.version.is_some();
         let shared = Arc::clone(self);
@@ -662,7 +684,7 @@ impl Shared {
     }
 
     /// Sends a request and relays its answer.
-    async fn exchange(&self, stream: TcpStream, out: &Outgoing, tx: &mpsc::Sender<String>) {
+    async fn exchange(&self, stream: Conn, out: &Outgoing, tx: &mpsc::Sender<String>) {
         let mut stream = Some(stream);
         let mut retried = false;
         loop {
@@ -861,7 +883,7 @@ impl Shared {
     }
 
     /// POSTs a notification or an answer; the server's reply carries nothing.
-    async fn post_one_way(&self, stream: TcpStream, out: &Outgoing) -> Result<(), String> {
+    async fn post_one_way(&self, stream: Conn, out: &Outgoing) -> Result<(), String> {
         let request = self.request(out)?;
         let (response, conn) =
             send(stream, request).await.map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
@@ -911,7 +933,7 @@ impl Shared {
 
 /// Sends one request on a fresh connection.
 async fn send(
-    stream: TcpStream,
+    stream: Conn,
     request: Request<Full<Bytes>>,
 ) -> Result<(Response<Incoming>, ConnGuard), hyper::Error> {
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
@@ -1339,7 +1361,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_parse_and_https_says_tls_is_not_built_in() {
+    fn urls_parse() {
         let e = Endpoint::parse("http://127.0.0.1:8080/mcp").unwrap();
         assert_eq!((e.host.as_str(), e.port, e.target.as_str()), ("127.0.0.1", 8080, "/mcp"));
         assert_eq!(e.authority, "127.0.0.1:8080");
@@ -1347,9 +1369,10 @@ mod tests {
         assert_eq!((e.host.as_str(), e.port, e.target.as_str()), ("::1", 80, "/a/b?x=1"));
         let e = Endpoint::parse("http://localhost").unwrap();
         assert_eq!(e.target, "/");
-        let err = Endpoint::parse("https://example.com/mcp").unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::Unsupported);
-        assert!(err.to_string().contains("TLS is not built in"), "{err}");
+        match Endpoint::parse("https://example.com/mcp") {
+            Ok(e) => assert_eq!((e.host.as_str(), e.port, e.tls), ("example.com", 443, true)),
+            Err(err) => assert!(!cfg!(feature = "tls") && err.to_string().contains("TLS is not built in"), "{err}"),
+        }
         for bad in ["ftp://x/", "127.0.0.1:80/mcp", "http://:80/", "http://h:99999/", "http://u:p@h/"] {
             assert!(Endpoint::parse(bad).is_err(), "{bad}");
         }

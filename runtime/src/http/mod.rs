@@ -25,8 +25,11 @@
 
 mod body;
 pub mod client;
+mod connect;
 mod guard;
 mod headers;
+mod options;
+mod proxy;
 mod serve;
 #[cfg(feature = "redis")]
 mod redis_store;
@@ -35,6 +38,8 @@ mod service;
 mod sessions;
 mod store;
 mod timer;
+#[cfg(feature = "tls")]
+mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,6 +47,7 @@ use std::time::Duration;
 pub use body::HttpBody;
 pub use guard::{Allow, LOCAL_HOSTS};
 pub use headers::{base64_decode, param_headers, ParamHeader};
+pub use options::{parse_header, ClientIdentity, HttpOptions, ProxyOptions, TlsOptions, DEFAULT_CONNECT_TIMEOUT};
 pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
