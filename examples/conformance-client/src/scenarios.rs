@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
+use mcpgen_runtime::client::auth::{ClientCredentials, HeadlessRedirect, OAuth};
 use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ToolSchemas};
+use mcpgen_runtime::http::client::HttpTransport;
 use serde_json::{json, Value};
 
 use crate::client::{Client, ClientOptions};
@@ -21,6 +23,7 @@ pub async fn run(invocation: &Invocation) -> Result<(), String> {
         "http-custom-headers" => custom_headers(&c, invocation.context.as_ref()).await,
         "http-invalid-tool-headers" => invalid_tool_headers(&c).await,
         "json-schema-ref-no-deref" => ref_no_deref(&c).await,
+        auth if auth.starts_with("auth/") => authorized_calls(&c).await,
         other => Err(format!("this client does not know the scenario {other:?}")),
     }
 }
@@ -36,7 +39,11 @@ async fn connect(invocation: &Invocation) -> Result<Client, String> {
     let options = ClientOptions::new(revisions)
         .client_info("mcpgen-conformance-client", env!("CARGO_PKG_VERSION"))
         .timeout(Duration::from_secs(20));
-    let c = Client::connect_http_with(&invocation.url, options).await.map_err(|e| format!("connecting: {e}"))?;
+    let mut transport = HttpTransport::new(&invocation.url).map_err(|e| format!("the server URL: {e}"))?;
+    if invocation.scenario.starts_with("auth/") {
+        transport = transport.oauth(oauth(invocation.context.as_ref())).map_err(|e| format!("OAuth: {e}"))?;
+    }
+    let c = Client::connect_with(transport, options).await.map_err(|e| format!("connecting: {e}"))?;
     let session = c.session().ok_or("no session after the handshake")?;
     println!(
         "connected: protocol {} ({}), server {}",
@@ -51,6 +58,42 @@ async fn connect(invocation: &Invocation) -> Result<Client, String> {
         ));
     }
     Ok(c)
+}
+
+/// The Client ID Metadata Document URL the suite expects (`auth/basic-cimd`).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// OAuth as the suite drives it: the authorization endpoint redirects at
+/// once (headless), pre-registered credentials come in the context
+/// (`client_id`, `client_secret`, `issuer`), and a Client ID Metadata
+/// Document URL is offered to servers that support it.
+fn oauth(context: Option<&Value>) -> OAuth {
+    let mut oauth = OAuth::new(HeadlessRedirect::new("http://localhost:3000/callback"))
+        .client_name("mcpgen-conformance-client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    let field = |k: &str| context.and_then(|c| c.get(k)).and_then(Value::as_str);
+    if let Some(id) = field("client_id") {
+        let mut credentials = ClientCredentials::new(id);
+        if let Some(secret) = field("client_secret") {
+            credentials = credentials.secret(secret);
+        }
+        if let Some(issuer) = field("issuer") {
+            credentials = credentials.issuer(issuer);
+        }
+        oauth = oauth.credentials(credentials);
+    }
+    oauth
+}
+
+/// An authorization scenario: the handshake, `tools/list` and a call of
+/// every listed tool, each authorized as the server demands.
+async fn authorized_calls(c: &Client) -> Result<(), String> {
+    for name in list(c).await? {
+        let result =
+            c.engine().call_tool(&name, json!({}), &CallOptions::new()).await.map_err(|e| format!("{name}: {e}"))?;
+        println!("{name}: {result}");
+    }
+    Ok(())
 }
 
 /// Lists the server's tools (which also teaches the HTTP transport their

@@ -57,7 +57,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST, LOCATION};
+use http::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -69,6 +69,7 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use super::headers::{self, ParamHeader};
+use crate::client::auth::{Authorizer, OAuth, MAX_ATTEMPTS};
 use crate::schema::{ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
 use crate::jsonrpc::human_size;
 use crate::revision::meta;
@@ -116,6 +117,7 @@ const QUOTE: usize = 200;
 pub struct HttpTransport {
     endpoint: Endpoint,
     extra: HeaderMap,
+    auth: Option<Arc<Authorizer>>,
     max_bytes: usize,
     connect_timeout: Duration,
     learnt: Arc<Learnt>,
@@ -237,6 +239,7 @@ impl HttpTransport {
         Ok(Self {
             endpoint,
             extra: HeaderMap::new(),
+            auth: None,
             max_bytes: DEFAULT_MAX_MESSAGE,
             connect_timeout: Duration::from_secs(10),
             learnt,
@@ -247,6 +250,18 @@ impl HttpTransport {
     pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
         self.extra.append(name, value);
         self
+    }
+
+    /// Authorizes with OAuth 2.1 as the MCP specification describes: a
+    /// `401` (or `403 insufficient_scope`) runs discovery and the
+    /// authorization code flow of [`OAuth`], and the request is retried
+    /// with the token (at most [`MAX_ATTEMPTS`] authorizations per
+    /// request). The token goes to this endpoint only. Fails when the
+    /// token store cannot be read.
+    pub fn oauth(mut self, oauth: OAuth) -> io::Result<Self> {
+        let authorizer = Authorizer::new(oauth, &self.endpoint.url).map_err(io::Error::other)?;
+        self.auth = Some(Arc::new(authorizer));
+        Ok(self)
     }
 
     /// Sets the longest JSON body or SSE event read from the server.
@@ -323,6 +338,7 @@ impl Transport for HttpTransport {
         let shared = Arc::new(Shared {
             endpoint: self.endpoint,
             extra: self.extra,
+            auth: self.auth,
             max_bytes: AtomicUsize::new(self.max_bytes),
             connect_timeout: self.connect_timeout,
             learnt: self.learnt,
@@ -411,6 +427,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct Shared {
     endpoint: Endpoint,
     extra: HeaderMap,
+    /// OAuth, when enabled: the `Authorization` header and what a `401`
+    /// or `403` turns into.
+    auth: Option<Arc<Authorizer>>,
     /// The read cap: [`HttpTransport::max_message_bytes`], lowered by the
     /// engine's `ClientOptions::max_message_bytes` when that is smaller.
     max_bytes: AtomicUsize,
@@ -535,6 +554,7 @@ impl Shared {
         let h = request.headers_mut();
         h.insert(HOST, self.endpoint.authority.clone());
         h.extend(self.extra.clone());
+        self.authorize(h, self.bearer().as_deref());
         h.insert(headers::SESSION_ID, session);
         if let Some(version) =
             lock(&self.learnt.protocol_version).as_deref().and_then(|v| HeaderValue::from_str(v).ok())
@@ -592,6 +612,7 @@ impl Shared {
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         h.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
         h.extend(self.extra.clone());
+        self.authorize(h, self.bearer().as_deref());
         let value = |text: &str| HeaderValue::from_str(&encode_header_value(text)).map_err(|e| e.to_string());
         match &out.version {
             Some(version) => {
@@ -619,6 +640,39 @@ impl Shared {
             }
         }
         Ok(request)
+    }
+
+    /// The access token to send, when OAuth is on and has one.
+    fn bearer(&self) -> Option<String> {
+        self.auth.as_ref().and_then(|a| a.bearer())
+    }
+
+    /// Puts `Authorization: Bearer TOKEN` on a request to the endpoint.
+    fn authorize(&self, h: &mut HeaderMap, token: Option<&str>) {
+        if let Some(mut value) = token.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok()) {
+            value.set_sensitive(true);
+            h.insert(AUTHORIZATION, value);
+        }
+    }
+
+    /// After a `401` or `403` with OAuth on: runs the authorization the
+    /// challenge asks for. `Some(Ok)`: retry; `Some(Err)`: fail with it;
+    /// `None`: not an authorization matter, or out of attempts.
+    async fn reauthorize(
+        &self,
+        response: &Response<Incoming>,
+        sent: Option<&str>,
+        attempts: &mut usize,
+    ) -> Option<Result<(), String>> {
+        let auth = self.auth.as_ref()?;
+        let status = response.status();
+        if !(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN) || *attempts >= MAX_ATTEMPTS {
+            return None;
+        }
+        *attempts += 1;
+        let values: Vec<&str> =
+            response.headers().get_all(WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()).collect();
+        Some(auth.on_challenge(status.as_u16(), &values, sent).await.map_err(|e| e.to_string()))
     }
 
     /// The `Mcp-Param-*` headers of a `tools/call`: each annotated argument
@@ -665,6 +719,7 @@ impl Shared {
     async fn exchange(&self, stream: TcpStream, out: &Outgoing, tx: &mpsc::Sender<String>) {
         let mut stream = Some(stream);
         let mut retried = false;
+        let mut attempts = 0;
         loop {
             let stream = match stream.take() {
                 Some(s) => s,
@@ -673,6 +728,7 @@ impl Shared {
                     Err(e) => return self.fail(out, tx, e.to_string(), None).await,
                 },
             };
+            let sent = self.bearer();
             let request = match self.request(out) {
                 Ok(r) => r,
                 Err(why) => return self.fail(out, tx, format!("cannot make the HTTP request: {why}"), None).await,
@@ -684,6 +740,11 @@ impl Shared {
                     return self.fail(out, tx, why, None).await;
                 }
             };
+            match self.reauthorize(&response, sent.as_deref(), &mut attempts).await {
+                Some(Ok(())) => continue,
+                Some(Err(why)) => return self.fail(out, tx, why, Some(response.status())).await,
+                None => {}
+            }
             if out.method() == "initialize" && out.version.is_none() && response.status().is_success() {
                 if let Some(session) = response.headers().get(headers::SESSION_ID) {
                     *lock(&self.learnt.session_id) = Some(session.clone());
@@ -862,9 +923,23 @@ impl Shared {
 
     /// POSTs a notification or an answer; the server's reply carries nothing.
     async fn post_one_way(&self, stream: TcpStream, out: &Outgoing) -> Result<(), String> {
-        let request = self.request(out)?;
-        let (response, conn) =
-            send(stream, request).await.map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
+        let mut stream = Some(stream);
+        let mut attempts = 0;
+        let (response, conn) = loop {
+            let stream = match stream.take() {
+                Some(s) => s,
+                None => self.connect().await.map_err(|e| e.to_string())?,
+            };
+            let sent = self.bearer();
+            let request = self.request(out)?;
+            let (response, conn) =
+                send(stream, request).await.map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
+            match self.reauthorize(&response, sent.as_deref(), &mut attempts).await {
+                Some(Ok(())) => continue,
+                Some(Err(why)) => return Err(why),
+                None => break (response, conn),
+            }
+        };
         let mut answer = Answer::new(response, self.max(), conn);
         if answer.status.is_success() {
             // 202 normally; drain whatever else came, unread.
