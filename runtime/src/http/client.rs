@@ -98,6 +98,16 @@ const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 /// annotations again after a `-32020`.
 const REFRESH_PAGES: usize = 100;
 
+/// How often a request's SSE stream (or the standalone stream, without
+/// delivering anything) is resumed before giving up.
+const MAX_RESUMES: usize = 5;
+
+/// How long to wait before resuming an SSE stream that named no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// The `Last-Event-ID` header of a resumed SSE stream.
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
 /// The most of a non-JSON-RPC body quoted in an error.
 const QUOTE: usize = 200;
 
@@ -345,6 +355,7 @@ impl Transport for HttpTransport {
             annotations: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
             refreshes: AtomicU64::new(0),
+            listener: Mutex::new(None),
         });
         let (tx, rx) = mpsc::channel(QUEUE);
         (HttpReader { rx, shared: Arc::clone(&shared) }, HttpWriter { tx, shared })
@@ -402,6 +413,9 @@ impl MessageWrite for HttpWriter {
         let stream = self.shared.connect().await?;
         let shared = Arc::clone(&self.shared);
         match tokio::time::timeout(NOTIFY_TIMEOUT, shared.post_one_way(stream, &out)).await {
+            Ok(Ok(())) if out.method() == "notifications/initialized" && out.version.is_none() => {
+                self.shared.spawn_listener(self.tx.clone());
+            }
             Ok(Ok(())) => {}
             Ok(Err(why)) => tracing::warn!(url = %self.shared.endpoint.url, "mcp http client: {why}"),
             Err(_) => tracing::warn!(
@@ -441,6 +455,8 @@ struct Shared {
     in_flight: Mutex<HashMap<String, InFlight>>,
     /// Ids of the transport's own `tools/list` requests.
     refreshes: AtomicU64,
+    /// Stateful era: the task reading the server's standalone SSE stream.
+    listener: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 struct InFlight {
@@ -530,6 +546,9 @@ impl Shared {
         }
         for (_, flight) in lock(&self.in_flight).drain() {
             flight.task.abort();
+        }
+        if let Some(listener) = lock(&self.listener).take() {
+            listener.abort();
         }
         let session = lock(&self.learnt.session_id).clone();
         let (Some(session), Ok(handle)) = (session, tokio::runtime::Handle::try_current()) else {
@@ -776,12 +795,22 @@ impl Shared {
     async fn relay(&self, out: &Outgoing, answer: &mut Answer, tx: &mpsc::Sender<String>) {
         let id = out.id.clone().unwrap_or(Value::Null);
         let mut unreadable: Option<String> = None;
+        let mut resumes = 0;
         loop {
             let text = match answer.next().await {
                 Ok(Some(text)) => text,
-                Ok(None) => break,
+                Ok(None) => match self.resume(out, answer, &mut resumes).await {
+                    Some(next) => {
+                        *answer = next;
+                        continue;
+                    }
+                    None => break,
+                },
                 Err(e) => return self.fail_read(out, tx, e, Some(answer.status)).await,
             };
+            if text.trim().is_empty() {
+                continue; // an event without data (a priming event)
+            }
             match classify(&text, &id) {
                 Kind::Answer { fill_id } => {
                     let text = self.inspect_answer(out, text, fill_id);
@@ -965,6 +994,83 @@ impl Shared {
             ReadError::Http(e) => format!("reading the server's answer to {} failed: {e}", out.describe()),
         };
         self.fail(out, tx, why, status).await
+    }
+
+    /// A `GET` of the endpoint for an SSE stream (stateful era), resuming
+    /// after `last_event_id` when given. `None` when the server offers no
+    /// stream (`405`, an error, not SSE).
+    async fn get_stream(&self, last_event_id: Option<&str>) -> Option<Answer> {
+        let stream = self.connect().await.ok()?;
+        let mut request = Request::new(Full::new(Bytes::new()));
+        *request.method_mut() = Method::GET;
+        *request.uri_mut() = self.endpoint.target.parse().ok()?;
+        let h = request.headers_mut();
+        h.insert(HOST, self.endpoint.authority.clone());
+        h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        h.extend(self.extra.clone());
+        self.authorize(h, self.bearer().as_deref());
+        if let Some(session) = lock(&self.learnt.session_id).clone() {
+            h.insert(headers::SESSION_ID, session);
+        }
+        if let Some(version) =
+            lock(&self.learnt.protocol_version).as_deref().and_then(|v| HeaderValue::from_str(v).ok())
+        {
+            h.insert(headers::PROTOCOL_VERSION, version);
+        }
+        if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
+            h.insert(LAST_EVENT_ID, id);
+        }
+        let (response, conn) = send(stream, request).await.ok()?;
+        let answer = Answer::new(response, self.max(), conn);
+        answer.sse.then_some(answer)
+    }
+
+    /// A request's SSE stream ended without its response (stateful era):
+    /// when the stream named an event id, waits the stream's `retry` and
+    /// resumes it with a `GET` carrying `Last-Event-ID` (SEP-1699), at
+    /// most [`MAX_RESUMES`] times.
+    async fn resume(&self, out: &Outgoing, answer: &Answer, resumes: &mut usize) -> Option<Answer> {
+        if out.version.is_some() || !answer.sse || *resumes >= MAX_RESUMES {
+            return None;
+        }
+        let last = answer.parser.last_id.clone()?;
+        *resumes += 1;
+        tokio::time::sleep(answer.parser.retry.map_or(DEFAULT_RETRY, Duration::from_millis)).await;
+        tracing::debug!(url = %self.endpoint.url, "mcp http client: resuming the stream of {} after event {last:?}", out.describe());
+        self.get_stream(Some(&last)).await
+    }
+
+    /// Stateful era, after `notifications/initialized`: reads the server's
+    /// standalone SSE stream (its requests and notifications go to the
+    /// engine), reconnecting with `Last-Event-ID` when it ends, until the
+    /// transport closes or the server offers no stream.
+    fn spawn_listener(self: &Arc<Self>, tx: mpsc::Sender<String>) {
+        let shared = Arc::clone(self);
+        let mut slot = lock(&self.listener);
+        if slot.is_some() || self.learnt.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let task = tokio::spawn(async move {
+            let mut last: Option<String> = None;
+            let mut idle = 0;
+            while idle < MAX_RESUMES {
+                let Some(mut answer) = shared.get_stream(last.as_deref()).await else { return };
+                let mut delivered = false;
+                while let Ok(Some(text)) = answer.next().await {
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    delivered = true;
+                    if tx.send(text).await.is_err() {
+                        return;
+                    }
+                }
+                idle = if delivered { 0 } else { idle + 1 };
+                last = answer.parser.last_id.clone().or(last);
+                tokio::time::sleep(answer.parser.retry.map_or(DEFAULT_RETRY, Duration::from_millis)).await;
+            }
+        });
+        *slot = Some(task.abort_handle());
     }
 
     /// Hands the engine an error response for the request.
@@ -1181,6 +1287,10 @@ struct SseParser {
     events: VecDeque<String>,
     max: usize,
     ended: bool,
+    /// The last `id` field seen (what `Last-Event-ID` resumes from).
+    last_id: Option<String>,
+    /// The last `retry` field: how long to wait before reconnecting, in ms.
+    retry: Option<u64>,
 }
 
 impl SseParser {
@@ -1194,6 +1304,8 @@ impl SseParser {
             events: VecDeque::new(),
             max,
             ended: false,
+            last_id: None,
+            retry: None,
         }
     }
 
@@ -1273,7 +1385,13 @@ impl SseParser {
                 self.data.push(b'\n');
                 self.has_data = true;
             }
-            // `event`, `id`, `retry` and unknown fields carry nothing here.
+            if field == b"id" && !value.contains(&0) {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            if field == b"retry" && !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+                self.retry = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
+            }
+            // `event` and unknown fields carry nothing here.
         }
         // Reuse the allocation of ordinary lines.
         if line.capacity() <= 1 << 16 {
