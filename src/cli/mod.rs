@@ -38,7 +38,7 @@ enum Command {
     #[command(subcommand)]
     Manifest(manifest::Command),
     /// Write a manifest from a running MCP server's tools/list (stdio, or Streamable HTTP with --url).
-    #[command(override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL | -- CMD [ARGS]...)")]
+    #[command(override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL [--oauth] | -- CMD [ARGS]...)")]
     Introspect(IntrospectArgs),
     /// Scaffold a new server crate from a manifest.
     New(new::Args),
@@ -57,6 +57,10 @@ struct IntrospectArgs {
     /// Ask the Streamable HTTP endpoint at this URL (http://HOST:PORT/mcp) instead of starting a command.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
+    /// Log in with OAuth when the server asks: prints the authorization URL, waits for the
+    /// browser's redirect on a loopback port, caches the tokens (config dir, mode 0600) and reuses them.
+    #[arg(long, requires = "url")]
+    oauth: bool,
     /// The server command and its arguments (after `--`).
     #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     command: Vec<String>,
@@ -120,7 +124,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Schema(cmd) => schema::run(cmd),
         Command::Manifest(cmd) => manifest::run(cmd),
         Command::Introspect(args) => match &args.url {
-            Some(url) => mcpgen::introspect::command_url(args.out.as_deref(), args.timeout, url),
+            Some(url) => mcpgen::introspect::command_url(args.out.as_deref(), args.timeout, url, args.oauth),
             None => mcpgen::introspect::command(args.out.as_deref(), args.timeout, &args.command),
         }
         .map(|()| Outcome::Ok),

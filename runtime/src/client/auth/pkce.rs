@@ -46,7 +46,7 @@ mod tests {
 
     #[test]
     fn s256_matches_rfc_7636_appendix_b() {
-        assert_eq!(challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCQaoeGLAh5F1w-4qC8Cg2jA");
+        assert_eq!(challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
         let p = Pkce::new();
         assert_eq!(p.verifier.len(), 43);
         assert_eq!(p.challenge, challenge(&p.verifier));
