@@ -162,10 +162,8 @@ impl Authorizer {
             configured.clone()
         } else if let Some(scope) = &challenge.scope {
             scope.clone()
-        } else if let Some(supported) = resource.and_then(|r| r.scopes_supported.clone()) {
-            supported
         } else {
-            Vec::new()
+            resource.and_then(|r| r.scopes_supported.clone()).unwrap_or_default()
         };
         if status == 403 {
             let mut seen: BTreeSet<String> = out.iter().cloned().collect();
