@@ -272,6 +272,10 @@ pub struct IntrospectUrl {
     pub timeout: Duration,
     /// Headers, CA files, client certificate, proxy.
     pub http: HttpOptions,
+    /// Log in with OAuth when the server asks (`--oauth`): the
+    /// authorization URL is printed, the browser's redirect awaited on a
+    /// loopback port, tokens cached in [`token_cache`] and reused.
+    pub oauth: bool,
 }
 
 /// The connection settings of `mcpgen introspect --url`.
@@ -287,6 +291,8 @@ pub struct HttpArgs {
     pub key: Option<std::path::PathBuf>,
     /// `--proxy URL`: this proxy instead of the environment's.
     pub proxy: Option<String>,
+    /// `--oauth`: log in with OAuth when the server asks.
+    pub oauth: bool,
 }
 
 impl HttpArgs {
@@ -314,6 +320,26 @@ impl HttpArgs {
     }
 }
 
+/// How long an interactive OAuth login may take.
+const LOGIN_WAIT: Duration = Duration::from_secs(300);
+
+/// Where `mcpgen introspect --oauth` keeps tokens: `mcpgen/tokens.json` in
+/// the user's configuration directory (`$XDG_CONFIG_HOME`, else
+/// `~/.config`; `%APPDATA%` on Windows), a file only its owner can read.
+pub fn token_cache() -> Result<std::path::PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let base = if cfg!(windows) {
+        var("APPDATA")
+    } else {
+        var("XDG_CONFIG_HOME").or_else(|| var("HOME").map(|h| h.join(".config")))
+    };
+    let base = base.ok_or_else(|| {
+        Error::new("cannot find the configuration directory to cache OAuth tokens in")
+            .with_hint("set XDG_CONFIG_HOME (or HOME)")
+    })?;
+    Ok(base.join("mcpgen").join("tokens.json"))
+}
+
 fn explain_http(err: ClientError, url: &str, timeout: Duration) -> Error {
     use mcpgen_runtime::http::client::TRANSPORT_ERROR;
     match err {
@@ -335,6 +361,12 @@ fn explain_http(err: ClientError, url: &str, timeout: Duration) -> Error {
         }
         ClientError::Closed { reason } => Error::new(format!("cannot introspect {url}: {reason}"))
             .with_hint("is the server running and listening there? --url takes the MCP endpoint, e.g. http://127.0.0.1:8080/mcp"),
+        ClientError::Protocol { code: TRANSPORT_ERROR, method, message, .. }
+            if message.contains("HTTP 401") || message.contains("authorization failed") =>
+        {
+            Error::new(format!("{url} refused `{method}`: {message}"))
+                .with_hint("the server requires authorization: pass --oauth to log in (tokens are cached and reused)")
+        }
         ClientError::Protocol { code: TRANSPORT_ERROR, method, message, .. } => {
             Error::new(format!("{url} did not answer `{method}` as an MCP endpoint: {message}"))
                 .with_hint("check the URL, its path included (often /mcp)")
@@ -349,13 +381,26 @@ impl IntrospectUrl {
     /// Introspects inside an existing Tokio runtime.
     pub async fn run_async(&self) -> Result<Introspected> {
         use mcpgen_runtime::http::client::HttpTransport;
-        let transport = HttpTransport::new(&self.url)
+        let mut transport = HttpTransport::new(&self.url)
             .map_err(|e| Error::new(e.to_string()).with_hint("--url takes an https:// or http:// URL, e.g. http://127.0.0.1:8080/mcp"))?
             .options(self.http.clone());
+        // An interactive login happens inside the request that was refused.
+        let limit = if self.oauth { self.timeout + LOGIN_WAIT } else { self.timeout };
+        if self.oauth {
+            use mcpgen_runtime::client::auth::{FileStore, LoopbackRedirect, OAuth};
+            let path = token_cache()?;
+            let redirect = LoopbackRedirect::bind(0)
+                .map_err(|e| Error::new(format!("cannot listen on a loopback port for the OAuth redirect: {e}")))?
+                .wait(LOGIN_WAIT);
+            let oauth = OAuth::new(redirect).client_name("mcpgen introspect").store(FileStore::new(&path));
+            transport = transport.oauth(oauth).map_err(|e| {
+                Error::new(e.to_string()).with_hint(format!("delete {} to log in afresh", path.display()))
+            })?;
+        }
         let info = transport.info();
         let options = ClientOptions::new(HTTP_REVISIONS.iter().copied())
             .client_info("mcpgen-introspect", env!("CARGO_PKG_VERSION"))
-            .timeout(self.timeout);
+            .timeout(limit);
         let phase = std::sync::Mutex::<&'static str>::new("server/discover");
         let work = async {
             let client = Client::connect(transport, options).await?;
@@ -363,11 +408,11 @@ impl IntrospectUrl {
             let sections = read_lists(&client, &session.capabilities, &phase).await?;
             Ok::<_, ClientError>((session, sections))
         };
-        let outcome = match tokio::time::timeout(self.timeout, work).await {
+        let outcome = match tokio::time::timeout(limit, work).await {
             Ok(r) => r,
             Err(_) => {
                 let method = *phase.lock().unwrap_or_else(|e| e.into_inner());
-                Err(ClientError::Timeout { method: method.into(), id: 0, after: self.timeout })
+                Err(ClientError::Timeout { method: method.into(), id: 0, after: limit })
             }
         };
         // The client is gone: a stateful session ends with DELETE.
@@ -387,9 +432,15 @@ impl IntrospectUrl {
 }
 
 /// `mcpgen introspect --url URL`: as [`command`], for a Streamable HTTP endpoint.
+/// With `--oauth`, logs in when the server asks (see [`IntrospectUrl::oauth`]).
 pub fn command_url(out: Option<&Path>, timeout_secs: u64, url: &str, http: &HttpArgs) -> Result<()> {
-    let found =
-        IntrospectUrl { url: url.to_owned(), timeout: Duration::from_secs(timeout_secs), http: http.options()? }.run()?;
+    let found = IntrospectUrl {
+        url: url.to_owned(),
+        timeout: Duration::from_secs(timeout_secs),
+        http: http.options()?,
+        oauth: http.oauth,
+    }
+    .run()?;
     let text = found.to_json();
     match out {
         Some(path) => {

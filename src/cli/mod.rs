@@ -39,7 +39,7 @@ enum Command {
     Manifest(manifest::Command),
     /// Write a manifest from a running MCP server's tools/list (stdio, or Streamable HTTP with --url).
     #[command(
-        override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL [--header 'NAME: VALUE']... [--cacert FILE]... [--cert FILE --key FILE] [--proxy URL] | -- CMD [ARGS]...)"
+        override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL [--header 'NAME: VALUE']... [--cacert FILE]... [--cert FILE --key FILE] [--proxy URL] [--oauth] | -- CMD [ARGS]...)"
     )]
     Introspect(IntrospectArgs),
     /// Scaffold a new server crate from a manifest.
@@ -74,6 +74,10 @@ struct IntrospectArgs {
     /// With --url: go through this HTTP proxy (http://[USER:PASSWORD@]HOST:PORT) instead of HTTPS_PROXY/HTTP_PROXY.
     #[arg(long, value_name = "URL", requires = "url")]
     proxy: Option<String>,
+    /// Log in with OAuth when the server asks: prints the authorization URL, waits for the
+    /// browser's redirect on a loopback port, caches the tokens (config dir, mode 0600) and reuses them.
+    #[arg(long, requires = "url")]
+    oauth: bool,
     /// The server command and its arguments (after `--`).
     #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     command: Vec<String>,
@@ -144,6 +148,7 @@ fn dispatch(cli: Cli) -> ExitCode {
                     cert: args.cert.clone(),
                     key: args.key.clone(),
                     proxy: args.proxy.clone(),
+                    oauth: args.oauth,
                 };
                 mcpgen::introspect::command_url(args.out.as_deref(), args.timeout, url, &http)
             }

@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
-use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ToolSchemas};
+use mcpgen_runtime::client::auth::{ClientCredentials, HeadlessRedirect, OAuth};
+use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ClientHandlers, ToolSchemas};
+use mcpgen_runtime::jsonrpc::RpcError;
+use mcpgen_runtime::http::client::HttpTransport;
 use serde_json::{json, Value};
 
 use crate::client::{Client, ClientOptions};
@@ -21,6 +24,10 @@ pub async fn run(invocation: &Invocation) -> Result<(), String> {
         "http-custom-headers" => custom_headers(&c, invocation.context.as_ref()).await,
         "http-invalid-tool-headers" => invalid_tool_headers(&c).await,
         "json-schema-ref-no-deref" => ref_no_deref(&c).await,
+        "elicitation-sep1034-client-defaults" => call_listed(&c, "test_client_elicitation_defaults").await,
+        "sse-retry" => call_listed(&c, "test_reconnection").await,
+        "sep-2322-client-request-state" => request_state(&c).await,
+        auth if auth.starts_with("auth/") => authorized_calls(&c).await,
         other => Err(format!("this client does not know the scenario {other:?}")),
     }
 }
@@ -35,8 +42,13 @@ async fn connect(invocation: &Invocation) -> Result<Client, String> {
     }
     let options = ClientOptions::new(revisions)
         .client_info("mcpgen-conformance-client", env!("CARGO_PKG_VERSION"))
-        .timeout(Duration::from_secs(20));
-    let c = Client::connect_http_with(&invocation.url, options).await.map_err(|e| format!("connecting: {e}"))?;
+        .timeout(Duration::from_secs(20))
+        .handlers(ClientHandlers::new().on_elicitation(|params| async move { Ok::<_, RpcError>(accept_form(&params)) }));
+    let mut transport = HttpTransport::new(&invocation.url).map_err(|e| format!("the server URL: {e}"))?;
+    if invocation.scenario.starts_with("auth/") {
+        transport = transport.oauth(oauth(invocation.context.as_ref())).map_err(|e| format!("OAuth: {e}"))?;
+    }
+    let c = Client::connect_with(transport, options).await.map_err(|e| format!("connecting: {e}"))?;
     let session = c.session().ok_or("no session after the handshake")?;
     println!(
         "connected: protocol {} ({}), server {}",
@@ -51,6 +63,89 @@ async fn connect(invocation: &Invocation) -> Result<Client, String> {
         ));
     }
     Ok(c)
+}
+
+/// Accepts an elicitation form as a user who changes nothing would: every
+/// field that has a `default` in `requestedSchema` gets it (SEP-1034), a
+/// boolean without one is confirmed.
+fn accept_form(params: &Value) -> Value {
+    let mut content = serde_json::Map::new();
+    let properties = params.pointer("/requestedSchema/properties").and_then(Value::as_object);
+    for (name, schema) in properties.into_iter().flatten() {
+        if let Some(default) = schema.get("default") {
+            content.insert(name.clone(), default.clone());
+        } else if schema.get("type").and_then(Value::as_str) == Some("boolean") {
+            content.insert(name.clone(), Value::Bool(true));
+        }
+    }
+    println!("elicitation: {} -> {}", params.get("message").and_then(Value::as_str).unwrap_or(""), Value::Object(content.clone()));
+    json!({"action": "accept", "content": content})
+}
+
+/// Lists the tools and calls `tool` (with no arguments).
+async fn call_listed(c: &Client, tool: &str) -> Result<(), String> {
+    if !list(c).await?.iter().any(|n| n == tool) {
+        return Err(format!("the server did not list {tool}"));
+    }
+    let result = c.engine().call_tool(tool, json!({}), &CallOptions::new()).await.map_err(|e| format!("{tool}: {e}"))?;
+    println!("{tool}: {result}");
+    Ok(())
+}
+
+/// Multi round-trip requests (SEP-2322): two tools that answer with an
+/// `InputRequiredResult` (with and without `requestState`), called
+/// together with an unrelated tool, then a result without `resultType`.
+/// The engine answers the input requests with the elicitation handler and
+/// retries; the mock server checks the retries.
+async fn request_state(c: &Client) -> Result<(), String> {
+    list(c).await?;
+    let call = |tool: &'static str| async move {
+        let result =
+            c.engine().call_tool(tool, json!({}), &CallOptions::new()).await.map_err(|e| format!("{tool}: {e}"))?;
+        println!("{tool}: {result}");
+        Ok::<(), String>(())
+    };
+    let (a, b, u) = tokio::join!(call("test_mrtr_echo_state"), call("test_mrtr_no_state"), call("test_mrtr_unrelated"));
+    a?;
+    b?;
+    u?;
+    call("test_mrtr_no_result_type").await
+}
+
+/// The Client ID Metadata Document URL the suite expects (`auth/basic-cimd`).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// OAuth as the suite drives it: the authorization endpoint redirects at
+/// once (headless), pre-registered credentials come in the context
+/// (`client_id`, `client_secret`, `issuer`), and a Client ID Metadata
+/// Document URL is offered to servers that support it.
+fn oauth(context: Option<&Value>) -> OAuth {
+    let mut oauth = OAuth::new(HeadlessRedirect::new("http://localhost:3000/callback"))
+        .client_name("mcpgen-conformance-client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    let field = |k: &str| context.and_then(|c| c.get(k)).and_then(Value::as_str);
+    if let Some(id) = field("client_id") {
+        let mut credentials = ClientCredentials::new(id);
+        if let Some(secret) = field("client_secret") {
+            credentials = credentials.secret(secret);
+        }
+        if let Some(issuer) = field("issuer") {
+            credentials = credentials.issuer(issuer);
+        }
+        oauth = oauth.credentials(credentials);
+    }
+    oauth
+}
+
+/// An authorization scenario: the handshake, `tools/list` and a call of
+/// every listed tool, each authorized as the server demands.
+async fn authorized_calls(c: &Client) -> Result<(), String> {
+    for name in list(c).await? {
+        let result =
+            c.engine().call_tool(&name, json!({}), &CallOptions::new()).await.map_err(|e| format!("{name}: {e}"))?;
+        println!("{name}: {result}");
+    }
+    Ok(())
 }
 
 /// Lists the server's tools (which also teaches the HTTP transport their

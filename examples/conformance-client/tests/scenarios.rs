@@ -1,27 +1,29 @@
-//! The official MCP conformance suite's client scenarios that need no OAuth
-//! (`tests/interop/peers/conformance.sh client --scenario NAME
-//! --spec-version REV --command "conformance-client"`) against this
-//! generated client, at every revision the suite runs each one for:
-//! `tools_call` at 2025-11-25 and 2026-07-28, the others (introduced in
-//! 2026-07-28) at 2026-07-28. Every check of every scenario must pass
-//! (warnings fail too). The table of all runs (scenario, checks passed,
-//! failed, warnings) is written to `target/conformance/client.txt`, which
-//! `scripts/test.sh` prints.
+//! The official MCP conformance suite's client requirement sets against
+//! this generated client: `tests/interop/peers/conformance.sh client
+//! --requirements REV --command "conformance-client"` for 2025-11-25 and
+//! 2026-07-28. Every scenario the suite lists as required for a revision
+//! (`list --requirements REV`) must pass every check, without warnings.
+//! The scenarios the suite runs but never scores (extensions: client
+//! credentials, DPoP, enterprise-managed authorization, ...) and the
+//! 2025-03-26 authorization back-compat scenarios are reported, not
+//! required. The table of all runs is written to
+//! `target/conformance/client.txt`, which `scripts/test.sh` prints.
 //!
 //! Under `CI=true` a missing suite fails the test; elsewhere it is skipped
 //! with a message.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Every scenario with the revisions the suite runs it at.
-const SCENARIOS: &[(&str, &[&str])] = &[
-    ("tools_call", &["2025-11-25", "2026-07-28"]),
-    ("request-metadata", &["2026-07-28"]),
-    ("http-standard-headers", &["2026-07-28"]),
-    ("http-custom-headers", &["2026-07-28"]),
-    ("http-invalid-tool-headers", &["2026-07-28"]),
-    ("json-schema-ref-no-deref", &["2026-07-28"]),
+/// The requirement sets, by revision.
+const REQUIREMENTS: &[&str] = &["2025-11-25", "2026-07-28"];
+
+/// Scenarios outside the requirement sets run at their own revision and
+/// reported only.
+const BACK_COMPAT: &[(&str, &str)] = &[
+    ("auth/2025-03-26-oauth-metadata-backcompat", "2025-03-26"),
+    ("auth/2025-03-26-oauth-endpoint-fallback", "2025-03-26"),
 ];
 
 fn repo() -> PathBuf {
@@ -52,13 +54,38 @@ struct Row {
     not_passing: String,
 }
 
-/// Runs one scenario at one revision into `out`; returns its rows and the
-/// suite's output.
-fn run(script: &Path, scenario: &str, revision: &str, out: &Path) -> (bool, Vec<Row>, String) {
+/// The client scenarios the suite requires for `revision`, from its own
+/// `list --requirements` output.
+fn required(script: &Path, revision: &str) -> BTreeSet<String> {
+    let output = Command::new("bash").arg(script).args(["list", "--requirements", revision]).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut out = BTreeSet::new();
+    let mut in_client = false;
+    for line in text.lines() {
+        if line.starts_with("Client scenarios") {
+            in_client = true;
+        } else if in_client {
+            match line.trim().strip_prefix("- ") {
+                Some(name) => {
+                    out.insert(name.trim().to_owned());
+                }
+                None if line.trim().is_empty() => break,
+                None => {}
+            }
+        }
+    }
+    assert!(!out.is_empty(), "`list --requirements {revision}` named no client scenarios:\n{text}");
+    out
+}
+
+/// Runs the suite with `args` into `out`; returns its rows and its output.
+fn run(script: &Path, args: &[&str], out: &Path) -> (Vec<Row>, String) {
     let client = env!("CARGO_BIN_EXE_conformance-client");
     let output = Command::new("bash")
         .arg(script)
-        .args(["client", "--scenario", scenario, "--spec-version", revision, "--command", client, "-o"])
+        .arg("client")
+        .args(args)
+        .args(["--command", client, "-o"])
         .arg(out)
         .current_dir(out)
         .output()
@@ -84,46 +111,72 @@ fn run(script: &Path, scenario: &str, revision: &str, out: &Path) -> (bool, Vec<
             }
         })
         .collect();
-    (output.status.success(), rows, log)
+    (rows, log)
 }
 
 /// A fresh directory for one run's results.
-fn results_dir(scenario: &str, revision: &str) -> PathBuf {
+fn results_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir()
         .join(format!("mcpgen-conformance-client-{}", std::process::id()))
-        .join(format!("{scenario}-{revision}"));
+        .join(name.replace('/', "_"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
+fn table_line(row: &Row, set: &str, note: &str) -> String {
+    format!(
+        "{:<44}  {:<10}  {:>6}  {:>6}  {:>8}  {note}\n",
+        row.scenario, set, row.passed, row.failed, row.warnings
+    )
+}
+
 #[test]
-fn client_scenarios_pass_every_check() {
+fn client_requirement_sets_pass_every_check() {
     let Some(script) = suite() else { return };
-    let mut table = format!("{:<28}  {:<10}  passed  failed  warnings\n", "scenario", "revision");
+    let mut table =
+        format!("{:<44}  {:<10}  passed  failed  warnings\n", "scenario", "set");
     let mut problems = Vec::new();
-    for (scenario, revisions) in SCENARIOS {
-        for revision in *revisions {
-            let out = results_dir(scenario, revision);
-            let (ok, rows, log) = run(&script, scenario, revision, &out);
-            let Some(row) = rows.iter().find(|r| r.scenario == *scenario) else {
-                problems.push(format!("{scenario} at {revision}: no results\n{log}"));
+    let mut totals = Vec::new();
+    for revision in REQUIREMENTS {
+        let wanted = required(&script, revision);
+        let out = results_dir(&format!("requirements-{revision}"));
+        let (rows, log) = run(&script, &["--requirements", revision], &out);
+        let mut passing = 0;
+        for scenario in &wanted {
+            let Some(row) = rows.iter().find(|r| &r.scenario == scenario) else {
+                problems.push(format!("{scenario} ({revision}): no results"));
                 continue;
             };
-            table.push_str(&format!(
-                "{:<28}  {:<10}  {:>6}  {:>6}  {:>8}\n",
-                row.scenario, revision, row.passed, row.failed, row.warnings
-            ));
-            if !ok || row.failed > 0 || row.warnings > 0 || row.passed == 0 {
+            table.push_str(&table_line(row, revision, ""));
+            if row.failed > 0 || row.warnings > 0 || row.passed == 0 {
                 problems.push(format!(
-                    "{scenario} at {revision}: exit ok {ok}, {} passed, {} failed, {} warnings: {}\n{log}",
+                    "{scenario} ({revision}): {} passed, {} failed, {} warnings: {}",
                     row.passed, row.failed, row.warnings, row.not_passing
                 ));
+            } else {
+                passing += 1;
             }
         }
+        for row in rows.iter().filter(|r| !wanted.contains(&r.scenario)) {
+            table.push_str(&table_line(row, revision, "(not scored by the suite)"));
+        }
+        totals.push(format!("{revision}: {passing}/{} required scenarios pass", wanted.len()));
+        if problems.iter().any(|p| p.contains(revision)) {
+            problems.push(format!("suite output for {revision}:\n{log}"));
+        }
     }
+    for (scenario, revision) in BACK_COMPAT {
+        let out = results_dir(scenario);
+        let (rows, _) = run(&script, &["--scenario", scenario, "--spec-version", revision], &out);
+        for row in rows.iter().filter(|r| r.scenario == *scenario) {
+            table.push_str(&table_line(row, revision, "(back-compat, not required)"));
+        }
+    }
+    table.push_str(&format!("\n{}\n", totals.join("\n")));
     let report = repo().join("target/conformance");
     let _ = std::fs::create_dir_all(&report);
     let _ = std::fs::write(report.join("client.txt"), &table);
+    println!("{table}");
     assert!(problems.is_empty(), "{table}\n{}", problems.join("\n\n"));
 }

@@ -61,7 +61,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST, LOCATION, PROXY_AUTHORIZATION};
+use http::header::{
+    HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, LOCATION, PROXY_AUTHORIZATION, WWW_AUTHENTICATE,
+};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -74,6 +76,7 @@ use tokio::sync::mpsc;
 use super::connect::{Conn, Connector};
 use super::headers::{self, ParamHeader};
 use super::options::HttpOptions;
+use crate::client::auth::{Authorizer, OAuth, MAX_ATTEMPTS};
 use crate::client::ConnectError;
 use crate::schema::{ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
 use crate::jsonrpc::human_size;
@@ -103,6 +106,16 @@ const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 /// annotations again after a `-32020`.
 const REFRESH_PAGES: usize = 100;
 
+/// How often a request's SSE stream (or the standalone stream, without
+/// delivering anything) is resumed before giving up.
+const MAX_RESUMES: usize = 5;
+
+/// How long to wait before resuming an SSE stream that named no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// The `Last-Event-ID` header of a resumed SSE stream.
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
 /// The most of a non-JSON-RPC body quoted in an error.
 const QUOTE: usize = 200;
 
@@ -125,6 +138,7 @@ const QUOTE: usize = 200;
 pub struct HttpTransport {
     endpoint: Endpoint,
     options: HttpOptions,
+    auth: Option<Arc<Authorizer>>,
     max_bytes: usize,
     learnt: Arc<Learnt>,
 }
@@ -248,7 +262,7 @@ impl HttpTransport {
             closed: AtomicBool::new(false),
             ended: tokio::sync::watch::channel(false).0,
         });
-        Ok(Self { endpoint, options: HttpOptions::default(), max_bytes: DEFAULT_MAX_MESSAGE, learnt })
+        Ok(Self { endpoint, options: HttpOptions::default(), auth: None, max_bytes: DEFAULT_MAX_MESSAGE, learnt })
     }
 
     /// Uses these connection settings (TLS, proxy, connect timeout); their
@@ -265,6 +279,18 @@ impl HttpTransport {
     pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
         self.options = self.options.header(name, value);
         self
+    }
+
+    /// Authorizes with OAuth 2.1 as the MCP specification describes: a
+    /// `401` (or `403 insufficient_scope`) runs discovery and the
+    /// authorization code flow of [`OAuth`], and the request is retried
+    /// with the token (at most [`MAX_ATTEMPTS`] authorizations per
+    /// request). The token goes to this endpoint only. Fails when the
+    /// token store cannot be read.
+    pub fn oauth(mut self, oauth: OAuth) -> io::Result<Self> {
+        let authorizer = Authorizer::new(oauth, &self.endpoint.url).map_err(io::Error::other)?;
+        self.auth = Some(Arc::new(authorizer));
+        Ok(self)
     }
 
     /// Sets the longest JSON body or SSE event read from the server.
@@ -353,12 +379,14 @@ impl Transport for HttpTransport {
         let shared = Arc::new(Shared {
             endpoint,
             extra,
+            auth: self.auth,
             max_bytes: AtomicUsize::new(self.max_bytes),
             connector,
             learnt: self.learnt,
             annotations: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
             refreshes: AtomicU64::new(0),
+            listener: Mutex::new(None),
         });
         let (tx, rx) = mpsc::channel(QUEUE);
         (HttpReader { rx, shared: Arc::clone(&shared) }, HttpWriter { tx, shared })
@@ -416,6 +444,9 @@ impl MessageWrite for HttpWriter {
         let stream = self.shared.connect().await?;
         let shared = Arc::clone(&self.shared);
         match tokio::time::timeout(NOTIFY_TIMEOUT, shared.post_one_way(stream, &out)).await {
+            Ok(Ok(())) if out.method() == "notifications/initialized" && out.version.is_none() => {
+                self.shared.spawn_listener(self.tx.clone());
+            }
             Ok(Ok(())) => {}
             Ok(Err(why)) => tracing::warn!(url = %self.shared.endpoint.url, "mcp http client: {why}"),
             Err(_) => tracing::warn!(
@@ -441,6 +472,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct Shared {
     endpoint: Endpoint,
     extra: HeaderMap,
+    /// OAuth, when enabled: the `Authorization` header and what a `401`
+    /// or `403` turns into.
+    auth: Option<Arc<Authorizer>>,
     /// The read cap: [`HttpTransport::max_message_bytes`], lowered by the
     /// engine's `ClientOptions::max_message_bytes` when that is smaller.
     max_bytes: AtomicUsize,
@@ -453,6 +487,8 @@ struct Shared {
     in_flight: Mutex<HashMap<String, InFlight>>,
     /// Ids of the transport's own `tools/list` requests.
     refreshes: AtomicU64,
+    /// Stateful era: the task reading the server's standalone SSE stream.
+    listener: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 struct InFlight {
@@ -543,6 +579,9 @@ impl Shared {
         for (_, flight) in lock(&self.in_flight).drain() {
             flight.task.abort();
         }
+        if let Some(listener) = lock(&self.listener).take() {
+            listener.abort();
+        }
         let session = lock(&self.learnt.session_id).clone();
         let (Some(session), Ok(handle)) = (session, tokio::runtime::Handle::try_current()) else {
             self.learnt.ended.send_replace(true);
@@ -566,6 +605,7 @@ impl Shared {
         let h = request.headers_mut();
         h.insert(HOST, self.endpoint.authority.clone());
         h.extend(self.extra.clone());
+        self.authorize(h, self.bearer().as_deref());
         h.insert(headers::SESSION_ID, session);
         if let Some(version) =
             lock(&self.learnt.protocol_version).as_deref().and_then(|v| HeaderValue::from_str(v).ok())
@@ -614,6 +654,7 @@ impl Shared {
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         h.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
         h.extend(self.extra.clone());
+        self.authorize(h, self.bearer().as_deref());
         let value = |text: &str| HeaderValue::from_str(&encode_header_value(text)).map_err(|e| e.to_string());
         match &out.version {
             Some(version) => {
@@ -641,6 +682,39 @@ impl Shared {
             }
         }
         Ok(request)
+    }
+
+    /// The access token to send, when OAuth is on and has one.
+    fn bearer(&self) -> Option<String> {
+        self.auth.as_ref().and_then(|a| a.bearer())
+    }
+
+    /// Puts `Authorization: Bearer TOKEN` on a request to the endpoint.
+    fn authorize(&self, h: &mut HeaderMap, token: Option<&str>) {
+        if let Some(mut value) = token.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok()) {
+            value.set_sensitive(true);
+            h.insert(AUTHORIZATION, value);
+        }
+    }
+
+    /// After a `401` or `403` with OAuth on: runs the authorization the
+    /// challenge asks for. `Some(Ok)`: retry; `Some(Err)`: fail with it;
+    /// `None`: not an authorization matter, or out of attempts.
+    async fn reauthorize(
+        &self,
+        response: &Response<Incoming>,
+        sent: Option<&str>,
+        attempts: &mut usize,
+    ) -> Option<Result<(), String>> {
+        let auth = self.auth.as_ref()?;
+        let status = response.status();
+        if !(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN) || *attempts >= MAX_ATTEMPTS {
+            return None;
+        }
+        *attempts += 1;
+        let values: Vec<&str> =
+            response.headers().get_all(WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()).collect();
+        Some(auth.on_challenge(status.as_u16(), &values, sent).await.map_err(|e| e.to_string()))
     }
 
     /// The `Mcp-Param-*` headers of a `tools/call`: each annotated argument
@@ -687,6 +761,7 @@ impl Shared {
     async fn exchange(&self, stream: Conn, out: &Outgoing, tx: &mpsc::Sender<String>) {
         let mut stream = Some(stream);
         let mut retried = false;
+        let mut attempts = 0;
         loop {
             let stream = match stream.take() {
                 Some(s) => s,
@@ -695,6 +770,7 @@ impl Shared {
                     Err(e) => return self.fail(out, tx, e.to_string(), None).await,
                 },
             };
+            let sent = self.bearer();
             let request = match self.request(out) {
                 Ok(r) => r,
                 Err(why) => return self.fail(out, tx, format!("cannot make the HTTP request: {why}"), None).await,
@@ -706,6 +782,11 @@ impl Shared {
                     return self.fail(out, tx, why, None).await;
                 }
             };
+            match self.reauthorize(&response, sent.as_deref(), &mut attempts).await {
+                Some(Ok(())) => continue,
+                Some(Err(why)) => return self.fail(out, tx, why, Some(response.status())).await,
+                None => {}
+            }
             if out.method() == "initialize" && out.version.is_none() && response.status().is_success() {
                 if let Some(session) = response.headers().get(headers::SESSION_ID) {
                     *lock(&self.learnt.session_id) = Some(session.clone());
@@ -737,12 +818,22 @@ impl Shared {
     async fn relay(&self, out: &Outgoing, answer: &mut Answer, tx: &mpsc::Sender<String>) {
         let id = out.id.clone().unwrap_or(Value::Null);
         let mut unreadable: Option<String> = None;
+        let mut resumes = 0;
         loop {
             let text = match answer.next().await {
                 Ok(Some(text)) => text,
-                Ok(None) => break,
+                Ok(None) => match self.resume(out, answer, &mut resumes).await {
+                    Some(next) => {
+                        *answer = next;
+                        continue;
+                    }
+                    None => break,
+                },
                 Err(e) => return self.fail_read(out, tx, e, Some(answer.status)).await,
             };
+            if text.trim().is_empty() {
+                continue; // an event without data (a priming event)
+            }
             match classify(&text, &id) {
                 Kind::Answer { fill_id } => {
                     let text = self.inspect_answer(out, text, fill_id);
@@ -884,9 +975,23 @@ impl Shared {
 
     /// POSTs a notification or an answer; the server's reply carries nothing.
     async fn post_one_way(&self, stream: Conn, out: &Outgoing) -> Result<(), String> {
-        let request = self.request(out)?;
-        let (response, conn) =
-            send(stream, request).await.map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
+        let mut stream = Some(stream);
+        let mut attempts = 0;
+        let (response, conn) = loop {
+            let stream = match stream.take() {
+                Some(s) => s,
+                None => self.connect().await.map_err(|e| e.to_string())?,
+            };
+            let sent = self.bearer();
+            let request = self.request(out)?;
+            let (response, conn) =
+                send(stream, request).await.map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
+            match self.reauthorize(&response, sent.as_deref(), &mut attempts).await {
+                Some(Ok(())) => continue,
+                Some(Err(why)) => return Err(why),
+                None => break (response, conn),
+            }
+        };
         let mut answer = Answer::new(response, self.max(), conn);
         if answer.status.is_success() {
             // 202 normally; drain whatever else came, unread.
@@ -912,6 +1017,83 @@ impl Shared {
             ReadError::Http(e) => format!("reading the server's answer to {} failed: {e}", out.describe()),
         };
         self.fail(out, tx, why, status).await
+    }
+
+    /// A `GET` of the endpoint for an SSE stream (stateful era), resuming
+    /// after `last_event_id` when given. `None` when the server offers no
+    /// stream (`405`, an error, not SSE).
+    async fn get_stream(&self, last_event_id: Option<&str>) -> Option<Answer> {
+        let stream = self.connect().await.ok()?;
+        let mut request = Request::new(Full::new(Bytes::new()));
+        *request.method_mut() = Method::GET;
+        *request.uri_mut() = self.endpoint.target.parse().ok()?;
+        let h = request.headers_mut();
+        h.insert(HOST, self.endpoint.authority.clone());
+        h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        h.extend(self.extra.clone());
+        self.authorize(h, self.bearer().as_deref());
+        if let Some(session) = lock(&self.learnt.session_id).clone() {
+            h.insert(headers::SESSION_ID, session);
+        }
+        if let Some(version) =
+            lock(&self.learnt.protocol_version).as_deref().and_then(|v| HeaderValue::from_str(v).ok())
+        {
+            h.insert(headers::PROTOCOL_VERSION, version);
+        }
+        if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
+            h.insert(LAST_EVENT_ID, id);
+        }
+        let (response, conn) = send(stream, request).await.ok()?;
+        let answer = Answer::new(response, self.max(), conn);
+        answer.sse.then_some(answer)
+    }
+
+    /// A request's SSE stream ended without its response (stateful era):
+    /// when the stream named an event id, waits the stream's `retry` and
+    /// resumes it with a `GET` carrying `Last-Event-ID` (SEP-1699), at
+    /// most [`MAX_RESUMES`] times.
+    async fn resume(&self, out: &Outgoing, answer: &Answer, resumes: &mut usize) -> Option<Answer> {
+        if out.version.is_some() || !answer.sse || *resumes >= MAX_RESUMES {
+            return None;
+        }
+        let last = answer.parser.last_id.clone()?;
+        *resumes += 1;
+        tokio::time::sleep(answer.parser.retry.map_or(DEFAULT_RETRY, Duration::from_millis)).await;
+        tracing::debug!(url = %self.endpoint.url, "mcp http client: resuming the stream of {} after event {last:?}", out.describe());
+        self.get_stream(Some(&last)).await
+    }
+
+    /// Stateful era, after `notifications/initialized`: reads the server's
+    /// standalone SSE stream (its requests and notifications go to the
+    /// engine), reconnecting with `Last-Event-ID` when it ends, until the
+    /// transport closes or the server offers no stream.
+    fn spawn_listener(self: &Arc<Self>, tx: mpsc::Sender<String>) {
+        let shared = Arc::clone(self);
+        let mut slot = lock(&self.listener);
+        if slot.is_some() || self.learnt.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let task = tokio::spawn(async move {
+            let mut last: Option<String> = None;
+            let mut idle = 0;
+            while idle < MAX_RESUMES {
+                let Some(mut answer) = shared.get_stream(last.as_deref()).await else { return };
+                let mut delivered = false;
+                while let Ok(Some(text)) = answer.next().await {
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    delivered = true;
+                    if tx.send(text).await.is_err() {
+                        return;
+                    }
+                }
+                idle = if delivered { 0 } else { idle + 1 };
+                last = answer.parser.last_id.clone().or(last);
+                tokio::time::sleep(answer.parser.retry.map_or(DEFAULT_RETRY, Duration::from_millis)).await;
+            }
+        });
+        *slot = Some(task.abort_handle());
     }
 
     /// Hands the engine an error response for the request.
@@ -1128,6 +1310,10 @@ struct SseParser {
     events: VecDeque<String>,
     max: usize,
     ended: bool,
+    /// The last `id` field seen (what `Last-Event-ID` resumes from).
+    last_id: Option<String>,
+    /// The last `retry` field: how long to wait before reconnecting, in ms.
+    retry: Option<u64>,
 }
 
 impl SseParser {
@@ -1141,6 +1327,8 @@ impl SseParser {
             events: VecDeque::new(),
             max,
             ended: false,
+            last_id: None,
+            retry: None,
         }
     }
 
@@ -1220,7 +1408,13 @@ impl SseParser {
                 self.data.push(b'\n');
                 self.has_data = true;
             }
-            // `event`, `id`, `retry` and unknown fields carry nothing here.
+            if field == b"id" && !value.contains(&0) {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            if field == b"retry" && !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+                self.retry = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
+            }
+            // `event` and unknown fields carry nothing here.
         }
         // Reuse the allocation of ordinary lines.
         if line.capacity() <= 1 << 16 {

@@ -1,0 +1,288 @@
+//! Finding the authorization server: RFC 9728 protected resource metadata
+//! (the challenge's `resource_metadata` URL, else the path-aware then the
+//! root well-known URL), then RFC 8414 / OpenID Connect Discovery metadata
+//! of the chosen authorization server in the order the MCP specification
+//! gives, each document checked (its `resource` against the MCP endpoint,
+//! its `issuer` against the URL it was built from, PKCE `S256`, endpoint
+//! schemes).
+
+use serde::Deserialize;
+use url::Url;
+
+use super::fetch::{self, check_url};
+use super::AuthError;
+
+/// RFC 9728 protected resource metadata, the fields the flow uses.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct ResourceMetadata {
+    /// The resource identifier, sent as `resource` exactly as written.
+    pub resource: String,
+    /// Issuers of the authorization servers that protect the resource.
+    #[serde(default)]
+    pub authorization_servers: Vec<String>,
+    /// Scopes the resource knows.
+    #[serde(default)]
+    pub scopes_supported: Option<Vec<String>>,
+}
+
+/// RFC 8414 authorization server metadata, the fields the flow uses.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, Default)]
+pub struct ServerMetadata {
+    /// The issuer identifier.
+    pub issuer: String,
+    /// Where the user authorizes.
+    pub authorization_endpoint: String,
+    /// Where codes and refresh tokens are exchanged.
+    pub token_endpoint: String,
+    /// RFC 7591 dynamic registration, when offered.
+    #[serde(default)]
+    pub registration_endpoint: Option<String>,
+    /// Scopes the server knows.
+    #[serde(default)]
+    pub scopes_supported: Option<Vec<String>>,
+    /// PKCE methods; must hold `S256`.
+    #[serde(default)]
+    pub code_challenge_methods_supported: Option<Vec<String>>,
+    /// Token endpoint authentication methods (RFC 8414 default:
+    /// `client_secret_basic`).
+    #[serde(default)]
+    pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    /// Whether a Client ID Metadata Document URL may be the `client_id`.
+    #[serde(default)]
+    pub client_id_metadata_document_supported: Option<bool>,
+    /// RFC 9207: the authorization response carries `iss`.
+    #[serde(default)]
+    pub authorization_response_iss_parameter_supported: Option<bool>,
+    /// Grant types the server supports.
+    #[serde(default)]
+    pub grant_types_supported: Option<Vec<String>>,
+}
+
+impl ServerMetadata {
+    /// Whether `scope` is listed in `scopes_supported`.
+    pub fn supports_scope(&self, scope: &str) -> bool {
+        self.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|x| x == scope))
+    }
+}
+
+/// The well-known URLs of a resource's metadata, path-aware first.
+pub fn resource_metadata_urls(server: &Url) -> Vec<String> {
+    let origin = origin(server);
+    let path = server.path().trim_end_matches('/');
+    let mut out = Vec::new();
+    if !path.is_empty() {
+        out.push(format!("{origin}/.well-known/oauth-protected-resource{path}"));
+    }
+    out.push(format!("{origin}/.well-known/oauth-protected-resource"));
+    out
+}
+
+/// The metadata URLs of an issuer, in the specification's order: RFC 8414
+/// with the path inserted, OpenID Connect with the path inserted, OpenID
+/// Connect with the path appended (only the first two for an issuer
+/// without a path).
+pub fn server_metadata_urls(issuer: &Url) -> Vec<String> {
+    let origin = origin(issuer);
+    let path = issuer.path().trim_end_matches('/');
+    if path.is_empty() {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server"),
+            format!("{origin}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+            format!("{origin}{path}/.well-known/openid-configuration"),
+        ]
+    }
+}
+
+/// `scheme://host[:port]` of a URL.
+pub fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+/// Fetches the resource metadata of the MCP endpoint `server`: from the
+/// challenge's URL when there is one, else (or when that fails) from the
+/// well-known URLs. `Ok(None)` when no document exists (a server of the
+/// 2025-03-26 revision). The document's `resource` must name the endpoint
+/// or a parent of it on the same origin.
+pub async fn resource_metadata(server: &Url, hinted: Option<&str>) -> Result<Option<ResourceMetadata>, AuthError> {
+    let mut candidates: Vec<String> = hinted.map(str::to_owned).into_iter().collect();
+    candidates.extend(resource_metadata_urls(server));
+    let mut last = None;
+    for url in candidates {
+        if let Err(e) = check_url(&url, "protected resource metadata URL") {
+            last = Some(e);
+            continue;
+        }
+        let got = match fetch::get(&url, "protected resource metadata").await {
+            Ok(got) => got,
+            Err(e) => {
+                last = Some(e);
+                continue;
+            }
+        };
+        if !got.ok() {
+            continue;
+        }
+        let doc: ResourceMetadata = serde_json::from_value(got.json("the protected resource metadata", &url)?)
+            .map_err(|e| AuthError::new(format!("the protected resource metadata at {url} is not valid: {e}")))?;
+        check_resource(server, &doc.resource, &url)?;
+        if doc.authorization_servers.is_empty() {
+            return Err(AuthError::new(format!(
+                "the protected resource metadata at {url} lists no authorization_servers"
+            )));
+        }
+        return Ok(Some(doc));
+    }
+    match last {
+        Some(e) if hinted.is_some() => Err(e),
+        _ => Ok(None),
+    }
+}
+
+/// Checks that the metadata's `resource` is the MCP endpoint or a parent of
+/// it on the same origin (RFC 9728 §3.3, RFC 8707).
+pub fn check_resource(server: &Url, resource: &str, from: &str) -> Result<(), AuthError> {
+    let mismatch = || {
+        AuthError::new(format!(
+            "the protected resource metadata at {from} names the resource {resource}, which is not the MCP server {server}; \
+             refusing to authorize for another resource"
+        ))
+    };
+    let parsed = Url::parse(resource).map_err(|_| mismatch())?;
+    if parsed.fragment().is_some() || origin(&parsed) != origin(server) {
+        return Err(mismatch());
+    }
+    let want = parsed.path().trim_end_matches('/');
+    let have = server.path().trim_end_matches('/');
+    if want.is_empty() || have == want || have.starts_with(&format!("{want}/")) {
+        Ok(())
+    } else {
+        Err(mismatch())
+    }
+}
+
+/// Fetches and checks the metadata of the authorization server `issuer`.
+pub async fn server_metadata(issuer: &str) -> Result<ServerMetadata, AuthError> {
+    let parsed = check_url(issuer, "authorization server")?;
+    for url in server_metadata_urls(&parsed) {
+        let got = fetch::get(&url, "authorization server metadata").await?;
+        if !got.ok() {
+            continue;
+        }
+        let doc: ServerMetadata = serde_json::from_value(got.json("the authorization server metadata", &url)?)
+            .map_err(|e| AuthError::new(format!("the authorization server metadata at {url} is not valid: {e}")))?;
+        return check_server(doc, issuer, &url);
+    }
+    Err(AuthError::new(format!(
+        "the authorization server {issuer} publishes no metadata (tried RFC 8414 and OpenID Connect discovery URLs)"
+    )))
+}
+
+/// The checks every authorization server metadata document must pass.
+pub fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Result<ServerMetadata, AuthError> {
+    if doc.issuer != issuer {
+        return Err(AuthError::new(format!(
+            "the authorization server metadata at {from} names the issuer {:?}, not {issuer:?} it was fetched for; \
+             refusing to use it (RFC 8414 §3.3)",
+            doc.issuer
+        )));
+    }
+    let s256 = doc.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"));
+    if !s256 {
+        return Err(AuthError::new(format!(
+            "the authorization server {issuer} does not advertise PKCE S256 in code_challenge_methods_supported; \
+             MCP clients must not authorize without it"
+        )));
+    }
+    check_url(&doc.authorization_endpoint, "authorization endpoint")?;
+    check_url(&doc.token_endpoint, "token endpoint")?;
+    if let Some(r) = &doc.registration_endpoint {
+        check_url(r, "registration endpoint")?;
+    }
+    Ok(doc)
+}
+
+/// The 2025-03-26 fallback for a server without resource metadata: its
+/// origin is the authorization server; metadata at the root well-known
+/// URL, else the default endpoints `/authorize`, `/token`, `/register`.
+pub async fn legacy_server_metadata(server: &Url) -> Result<ServerMetadata, AuthError> {
+    let origin = origin(server);
+    let url = format!("{origin}/.well-known/oauth-authorization-server");
+    let got = fetch::get(&url, "authorization server metadata").await?;
+    if got.ok() {
+        let doc: ServerMetadata = serde_json::from_value(got.json("the authorization server metadata", &url)?)
+            .map_err(|e| AuthError::new(format!("the authorization server metadata at {url} is not valid: {e}")))?;
+        return check_server(doc, &origin, &url);
+    }
+    Ok(ServerMetadata {
+        issuer: origin.clone(),
+        authorization_endpoint: format!("{origin}/authorize"),
+        token_endpoint: format!("{origin}/token"),
+        registration_endpoint: Some(format!("{origin}/register")),
+        code_challenge_methods_supported: Some(vec!["S256".into()]),
+        ..ServerMetadata::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn well_known_urls_follow_the_specification_order() {
+        assert_eq!(
+            resource_metadata_urls(&url("http://h:1/mcp")),
+            ["http://h:1/.well-known/oauth-protected-resource/mcp", "http://h:1/.well-known/oauth-protected-resource"]
+        );
+        assert_eq!(resource_metadata_urls(&url("http://h/")), ["http://h/.well-known/oauth-protected-resource"]);
+        assert_eq!(
+            server_metadata_urls(&url("https://as/tenant1")),
+            [
+                "https://as/.well-known/oauth-authorization-server/tenant1",
+                "https://as/.well-known/openid-configuration/tenant1",
+                "https://as/tenant1/.well-known/openid-configuration"
+            ]
+        );
+        assert_eq!(
+            server_metadata_urls(&url("https://as")),
+            ["https://as/.well-known/oauth-authorization-server", "https://as/.well-known/openid-configuration"]
+        );
+    }
+
+    #[test]
+    fn the_resource_must_be_the_server_or_a_parent() {
+        let server = url("http://localhost:5/mcp");
+        assert!(check_resource(&server, "http://localhost:5/mcp", "x").is_ok());
+        assert!(check_resource(&server, "http://localhost:5", "x").is_ok());
+        assert!(check_resource(&server, "https://evil.example.com/mcp", "x").is_err());
+        assert!(check_resource(&server, "http://localhost:5/other", "x").is_err());
+        assert!(check_resource(&server, "http://localhost:5/m", "x").is_err());
+        assert!(check_resource(&server, "http://localhost:6/mcp", "x").is_err());
+    }
+
+    #[test]
+    fn server_metadata_is_refused_on_a_wrong_issuer_or_without_s256() {
+        let good = ServerMetadata {
+            issuer: "http://localhost:7".into(),
+            authorization_endpoint: "http://localhost:7/authorize".into(),
+            token_endpoint: "http://localhost:7/token".into(),
+            code_challenge_methods_supported: Some(vec!["S256".into()]),
+            ..ServerMetadata::default()
+        };
+        assert!(check_server(good.clone(), "http://localhost:7", "m").is_ok());
+        let err = check_server(good.clone(), "http://localhost:7/", "m").unwrap_err();
+        assert!(err.message().contains("issuer"), "{err}");
+        let plain = ServerMetadata { code_challenge_methods_supported: Some(vec!["plain".into()]), ..good.clone() };
+        assert!(check_server(plain, "http://localhost:7", "m").unwrap_err().message().contains("S256"));
+        let remote = ServerMetadata { token_endpoint: "http://evil.example.com/token".into(), ..good };
+        assert!(check_server(remote, "http://localhost:7", "m").unwrap_err().message().contains("not loopback"));
+    }
+}

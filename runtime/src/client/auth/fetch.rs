@@ -1,0 +1,204 @@
+//! The HTTP requests of the authorization flow: metadata documents,
+//! registration and token requests. Every request has a deadline
+//! ([`TIMEOUT`]), every body a size cap ([`MAX_DOCUMENT`]), redirects are
+//! never followed (the caller sees the `3xx`), and a URL is only fetched
+//! when it is `http://` on a loopback host; `https://` needs the TLS
+//! connector of the HTTP client.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST};
+use http::{HeaderMap, Method, Request};
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use url::Url;
+
+use super::AuthError;
+
+/// How long one request of the flow may take, connecting included.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest metadata document, registration or token response read.
+pub const MAX_DOCUMENT: usize = 1 << 20;
+
+/// An answer: status, headers, the whole body.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The HTTP status.
+    pub status: u16,
+    /// The response headers.
+    pub headers: HeaderMap,
+    /// The body (at most [`MAX_DOCUMENT`] bytes).
+    pub body: Vec<u8>,
+}
+
+impl Fetched {
+    /// The body as JSON, or an error naming `what` and `url`.
+    pub fn json(&self, what: &str, url: &str) -> Result<serde_json::Value, AuthError> {
+        serde_json::from_slice(&self.body).map_err(|e| AuthError::new(format!("{what} at {url} is not JSON: {e}")))
+    }
+
+    /// Whether the status is 2xx.
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// Parses `url` and checks it may be fetched or used as an endpoint:
+/// `https://`, or `http://` on a loopback host only.
+pub fn check_url(url: &str, what: &str) -> Result<Url, AuthError> {
+    let parsed = Url::parse(url).map_err(|e| AuthError::new(format!("the {what} {url:?} is not a URL: {e}")))?;
+    match parsed.scheme() {
+        "https" => Ok(parsed),
+        "http" if is_loopback(&parsed) => Ok(parsed),
+        "http" => Err(AuthError::new(format!(
+            "the {what} {url} is plain http:// on a host that is not loopback; \
+             authorization endpoints must use https:// (a malicious or misconfigured authorization server)"
+        ))),
+        other => Err(AuthError::new(format!("the {what} {url} has the scheme {other:?}; expected https://"))),
+    }
+}
+
+/// Whether the URL's host is `localhost` or a loopback address.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// GETs a document.
+pub async fn get(url: &str, what: &str) -> Result<Fetched, AuthError> {
+    send(Method::GET, url, what, None, None, "application/json").await
+}
+
+/// POSTs a form (`application/x-www-form-urlencoded`), with HTTP Basic
+/// authentication when `basic` names a client id and secret.
+pub async fn post_form(
+    url: &str,
+    what: &str,
+    form: &[(&str, &str)],
+    basic: Option<(&str, &str)>,
+) -> Result<Fetched, AuthError> {
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+    let auth = basic.map(|(id, secret)| {
+        use base64::Engine;
+        // RFC 6749 §2.3.1: both form-urlencoded before joining.
+        let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        let pair = format!("{}:{}", enc(id), enc(secret));
+        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair))
+    });
+    let content = ("application/x-www-form-urlencoded", body.into_bytes());
+    send(Method::POST, url, what, Some(content), auth, "application/json").await
+}
+
+/// POSTs a JSON document.
+pub async fn post_json(url: &str, what: &str, body: &serde_json::Value) -> Result<Fetched, AuthError> {
+    send(Method::POST, url, what, Some(("application/json", body.to_string().into_bytes())), None, "application/json")
+        .await
+}
+
+async fn send(
+    method: Method,
+    url: &str,
+    what: &str,
+    body: Option<(&'static str, Vec<u8>)>,
+    authorization: Option<String>,
+    accept: &'static str,
+) -> Result<Fetched, AuthError> {
+    let parsed = check_url(url, what)?;
+    if parsed.scheme() == "https" {
+        return Err(AuthError::new(format!(
+            "cannot fetch the {what} {url}: this build's HTTP client has no TLS connector for https://"
+        )));
+    }
+    match tokio::time::timeout(TIMEOUT, exchange(method, &parsed, body, authorization, accept)).await {
+        Ok(Ok(fetched)) => Ok(fetched),
+        Ok(Err(why)) => Err(AuthError::new(format!("fetching the {what} {url} failed: {why}"))),
+        Err(_) => Err(AuthError::new(format!("the {what} {url} did not answer within {TIMEOUT:?}"))),
+    }
+}
+
+async fn exchange(
+    method: Method,
+    url: &Url,
+    body: Option<(&'static str, Vec<u8>)>,
+    authorization: Option<String>,
+    accept: &'static str,
+) -> Result<Fetched, String> {
+    let host = url.host_str().ok_or("no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
+    let port = url.port_or_known_default().unwrap_or(80);
+    let stream = TcpStream::connect((host.as_str(), port)).await.map_err(|e| e.to_string())?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
+    let driver = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let _guard = AbortOnDrop(driver.abort_handle());
+    let target = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_owned(),
+    };
+    let mut request = Request::new(Full::new(Bytes::from(body.as_ref().map(|b| b.1.clone()).unwrap_or_default())));
+    *request.method_mut() = method;
+    *request.uri_mut() = target.parse().map_err(|e| format!("{e}"))?;
+    let h = request.headers_mut();
+    let authority = match url.port() {
+        Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_owned(),
+    };
+    h.insert(HOST, HeaderValue::from_str(&authority).map_err(|e| e.to_string())?);
+    h.insert(ACCEPT, HeaderValue::from_static(accept));
+    if let Some((media, _)) = &body {
+        h.insert(CONTENT_TYPE, HeaderValue::from_static(media));
+    }
+    if let Some(auth) = authorization {
+        let mut value = HeaderValue::from_str(&auth).map_err(|_| "the client credentials hold characters a header cannot")?;
+        value.set_sensitive(true);
+        h.insert(AUTHORIZATION, value);
+    }
+    let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let mut incoming = response.into_body();
+    let mut out = Vec::new();
+    while let Some(frame) = incoming.frame().await {
+        let frame = frame.map_err(|e| e.to_string())?;
+        if let Ok(data) = frame.into_data() {
+            if out.len() + data.len() > MAX_DOCUMENT {
+                return Err(format!("the answer exceeds {MAX_DOCUMENT} bytes; it was not read further"));
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+    Ok(Fetched { status, headers, body: out })
+}
+
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_https_or_loopback_http_is_accepted() {
+        assert!(check_url("https://as.example.com/token", "token endpoint").is_ok());
+        assert!(check_url("http://localhost:9000/token", "token endpoint").is_ok());
+        assert!(check_url("http://127.0.0.1/token", "token endpoint").is_ok());
+        assert!(check_url("http://[::1]:8/token", "token endpoint").is_ok());
+        let err = check_url("http://as.example.com/token", "token endpoint").unwrap_err();
+        assert!(err.message().contains("not loopback"), "{err}");
+        assert!(check_url("ftp://x/", "token endpoint").is_err());
+        assert!(check_url("not a url", "token endpoint").is_err());
+    }
+}

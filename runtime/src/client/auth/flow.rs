@@ -1,0 +1,244 @@
+//! The [`Authorizer`]: what the HTTP transport asks for the `Authorization`
+//! header of each request, and what it hands a `401` or a
+//! `403 insufficient_scope` to. One flow runs at a time per endpoint; a
+//! request that failed with a token already replaced just retries.
+//!
+//! On a challenge: the resource metadata is fetched again (the
+//! authorization server may have moved), the server's metadata checked,
+//! a refresh token tried first (`401` only), else the authorization code
+//! flow runs: client identity, PKCE S256, `state`, `resource`, the scopes
+//! (the challenge's, unioned with those asked before on step-up; else the
+//! resource's `scopes_supported`; `offline_access` added when the
+//! authorization server lists it), the redirect checked (`state`, RFC 9207
+//! `iss`), the code exchanged.
+
+use std::collections::BTreeSet;
+use std::sync::RwLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use url::Url;
+
+use super::challenge::Challenge;
+use super::discovery::{self, ResourceMetadata, ServerMetadata};
+use super::pkce::{self, Pkce};
+use super::registration;
+use super::store::StoredAuth;
+use super::token::{self, Tokens};
+use super::{AuthError, OAuth};
+
+/// Authorization for one MCP endpoint.
+pub struct Authorizer {
+    oauth: OAuth,
+    endpoint: Url,
+    key: String,
+    flow: tokio::sync::Mutex<()>,
+    current: RwLock<Option<String>>,
+}
+
+impl std::fmt::Debug for Authorizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authorizer")
+            .field("endpoint", &self.key)
+            .field("has_token", &self.bearer().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+impl Authorizer {
+    /// Authorization for the MCP endpoint `endpoint`, starting with the
+    /// token the store holds for it, if any.
+    pub fn new(oauth: OAuth, endpoint: &str) -> Result<Self, AuthError> {
+        let parsed =
+            Url::parse(endpoint).map_err(|e| AuthError::new(format!("the MCP endpoint {endpoint:?} is not a URL: {e}")))?;
+        let stored = oauth.store.load(endpoint)?;
+        let current = stored
+            .filter(|s| s.expires_at.is_none_or(|t| t > now()))
+            .and_then(|s| s.access_token);
+        Ok(Self {
+            oauth,
+            endpoint: parsed,
+            key: endpoint.to_owned(),
+            flow: tokio::sync::Mutex::new(()),
+            current: RwLock::new(current),
+        })
+    }
+
+    /// The access token to send, if there is one.
+    pub fn bearer(&self) -> Option<String> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_current(&self, token: Option<String>) {
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = token;
+    }
+
+    /// Handles a `401` or `403` whose `WWW-Authenticate` values are
+    /// `headers`, for a request sent with the token `sent`. `Ok`: retry the
+    /// request (with [`Authorizer::bearer`]).
+    pub async fn on_challenge(&self, status: u16, headers: &[&str], sent: Option<&str>) -> Result<(), AuthError> {
+        let _flow = self.flow.lock().await;
+        let challenge = Challenge::parse(headers.iter().copied());
+        if status == 403 && !challenge.insufficient_scope() {
+            return Err(AuthError::new(format!(
+                "the server refused the request with HTTP 403{}",
+                challenge.error_description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+            )));
+        }
+        if status == 401 && self.bearer().as_deref() != sent && self.bearer().is_some() {
+            return Ok(()); // another request already authorized again
+        }
+        let mut stored = self.oauth.store.load(&self.key)?.unwrap_or_default();
+        let resource = discovery::resource_metadata(&self.endpoint, challenge.resource_metadata.as_deref()).await?;
+        let server = match &resource {
+            Some(prm) => {
+                let issuer = prm
+                    .authorization_servers
+                    .iter()
+                    .find(|i| **i == stored.issuer)
+                    .unwrap_or(&prm.authorization_servers[0]);
+                discovery::server_metadata(issuer).await?
+            }
+            None => discovery::legacy_server_metadata(&self.endpoint).await?,
+        };
+        if server.issuer != stored.issuer {
+            // A new authorization server: nothing from the old one carries over.
+            tracing::debug!(issuer = %server.issuer, "mcp oauth: authorizing with a new authorization server");
+            stored = StoredAuth { issuer: server.issuer.clone(), ..StoredAuth::default() };
+        }
+        let resource_id = resource.as_ref().map(|r| r.resource.clone());
+        if status == 401 {
+            if let (Some(refresh), Some(client)) = (stored.refresh_token.clone(), stored.client.clone()) {
+                match token::refresh(&server, &client, &refresh, resource_id.as_deref()).await {
+                    Ok(tokens) => return self.keep(stored, tokens, None),
+                    Err(e) => tracing::debug!("mcp oauth: refreshing failed, authorizing again: {e}"),
+                }
+            }
+        }
+        let scopes = self.scopes(&challenge, status, resource.as_ref(), &server, &stored);
+        let client = registration::identify(
+            &self.oauth,
+            &server,
+            stored.client.as_ref(),
+            &self.oauth.redirect.redirect_uri(),
+        )
+        .await?;
+        stored.client = Some(client.clone());
+        let tokens = self.authorize_code(&server, &client, resource_id.as_deref(), &scopes).await?;
+        self.keep(stored, tokens, Some(scopes))
+    }
+
+    /// Stores new tokens and makes the access token current.
+    fn keep(&self, mut stored: StoredAuth, tokens: Tokens, scopes: Option<Vec<String>>) -> Result<(), AuthError> {
+        stored.access_token = Some(tokens.access_token.clone());
+        if tokens.refresh_token.is_some() {
+            stored.refresh_token = tokens.refresh_token;
+        }
+        stored.expires_at = tokens.expires_in.map(|s| now() + s);
+        if let Some(scopes) = scopes {
+            stored.scopes = scopes;
+        }
+        self.oauth.store.save(&self.key, &stored)?;
+        self.set_current(Some(tokens.access_token));
+        Ok(())
+    }
+
+    /// The scopes to ask for: the configured ones; else the challenge's
+    /// (on step-up, with those asked before); else the resource's
+    /// `scopes_supported`; plus `offline_access` when the authorization
+    /// server lists it.
+    fn scopes(
+        &self,
+        challenge: &Challenge,
+        status: u16,
+        resource: Option<&ResourceMetadata>,
+        server: &ServerMetadata,
+        stored: &StoredAuth,
+    ) -> Vec<String> {
+        let mut out: Vec<String> = if let Some(configured) = &self.oauth.scopes {
+            configured.clone()
+        } else if let Some(scope) = &challenge.scope {
+            scope.clone()
+        } else {
+            resource.and_then(|r| r.scopes_supported.clone()).unwrap_or_default()
+        };
+        if status == 403 {
+            let mut seen: BTreeSet<String> = out.iter().cloned().collect();
+            for s in stored.scopes.iter().rev() {
+                if seen.insert(s.clone()) {
+                    out.insert(0, s.clone());
+                }
+            }
+        }
+        if server.supports_scope("offline_access") && !out.iter().any(|s| s == "offline_access") {
+            out.push("offline_access".to_owned());
+        }
+        out
+    }
+
+    /// The authorization code flow: the URL, the redirect, its checks, the
+    /// token request.
+    async fn authorize_code(
+        &self,
+        server: &ServerMetadata,
+        client: &registration::ClientCredentials,
+        resource: Option<&str>,
+        scopes: &[String],
+    ) -> Result<Tokens, AuthError> {
+        let pkce = Pkce::new()?;
+        let state = pkce::random_string(24)?;
+        let redirect_uri = self.oauth.redirect.redirect_uri();
+        let mut url = Url::parse(&server.authorization_endpoint)
+            .map_err(|e| AuthError::new(format!("the authorization endpoint is not a URL: {e}")))?;
+        {
+            let mut q = url.query_pairs_mut();
+            q.append_pair("response_type", "code")
+                .append_pair("client_id", &client.client_id)
+                .append_pair("redirect_uri", &redirect_uri)
+                .append_pair("code_challenge", &pkce.challenge)
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("state", &state);
+            if !scopes.is_empty() {
+                q.append_pair("scope", &scopes.join(" "));
+            }
+            if let Some(r) = resource {
+                q.append_pair("resource", r);
+            }
+        }
+        let callback = self.oauth.redirect.receive(url.as_str()).await?;
+        if let Some(error) = &callback.error {
+            return Err(AuthError::new(format!(
+                "the authorization server refused: {error}{}",
+                callback.error_description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default()
+            )));
+        }
+        if callback.state.as_deref() != Some(state.as_str()) {
+            return Err(AuthError::new(
+                "the authorization response's state does not match the request's; it was discarded",
+            ));
+        }
+        match &callback.iss {
+            Some(iss) if *iss != server.issuer => {
+                return Err(AuthError::new(format!(
+                    "the authorization response names the issuer {iss:?}, not {:?}; it was discarded (RFC 9207)",
+                    server.issuer
+                )))
+            }
+            None if server.authorization_response_iss_parameter_supported == Some(true) => {
+                return Err(AuthError::new(format!(
+                    "the authorization server {} advertises the iss response parameter but its response has none; \
+                     it was discarded (RFC 9207)",
+                    server.issuer
+                )))
+            }
+            _ => {}
+        }
+        let code = callback
+            .code
+            .ok_or_else(|| AuthError::new("the authorization response carries no code"))?;
+        token::exchange_code(server, client, &code, &pkce.verifier, &redirect_uri, resource).await
+    }
+}

@@ -1,0 +1,159 @@
+//! OAuth 2.1 authorization of the Streamable HTTP client, as the MCP
+//! specification describes it (2025-11-25 and 2026-07-28 authorization
+//! pages): what the HTTP transport does when a request comes back `401`
+//! (or `403 insufficient_scope`).
+//!
+//! Layout, one job per module:
+//! - [`challenge`]: the `WWW-Authenticate` header (`resource_metadata`,
+//!   `scope`, `error`);
+//! - [`fetch`]: the small HTTP client the flow uses for metadata,
+//!   registration and token requests (size-capped, timed out, redirects
+//!   never followed, `http://` only on loopback);
+//! - [`discovery`]: RFC 9728 protected resource metadata and RFC 8414 /
+//!   OpenID Connect authorization server metadata, checked;
+//! - [`pkce`]: the PKCE S256 verifier and challenge, and `state`;
+//! - [`registration`]: client identity (pre-registered, Client ID Metadata
+//!   Document, RFC 7591 dynamic registration) and token endpoint
+//!   authentication;
+//! - [`token`]: token and refresh requests;
+//! - [`store`]: where tokens and client registrations are kept
+//!   ([`TokenStore`], [`MemoryStore`], [`FileStore`]);
+//! - [`redirect`]: how the authorization code comes back
+//!   ([`RedirectReceiver`], [`LoopbackRedirect`], [`HeadlessRedirect`]);
+//! - [`flow`]: the [`Authorizer`] that ties them together.
+//!
+//! A client enables it with [`HttpTransport::oauth`](crate::http::client::HttpTransport::oauth):
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcpgen_runtime::client::auth::{FileStore, LoopbackRedirect, OAuth};
+//! use mcpgen_runtime::http::client::HttpTransport;
+//!
+//! let oauth = OAuth::new(LoopbackRedirect::bind(0)?).store(FileStore::new("tokens.json"));
+//! let transport = HttpTransport::new("http://127.0.0.1:8080/mcp")?.oauth(oauth);
+//! # Ok(()) }
+//! ```
+
+pub mod challenge;
+pub mod discovery;
+pub mod fetch;
+pub mod flow;
+pub mod pkce;
+pub mod redirect;
+pub mod registration;
+pub mod store;
+pub mod token;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use challenge::Challenge;
+pub use flow::Authorizer;
+pub use redirect::{Callback, HeadlessRedirect, LoopbackRedirect, RedirectReceiver};
+pub use registration::ClientCredentials;
+pub use store::{FileStore, MemoryStore, StoredAuth, TokenStore};
+
+/// The most authorization attempts for one request before it fails (a
+/// server that keeps answering `403 insufficient_scope` ends here).
+pub const MAX_ATTEMPTS: usize = 3;
+
+/// How a client authorizes itself: its identity, where tokens are kept and
+/// how the authorization code comes back. Hand it to
+/// [`HttpTransport::oauth`](crate::http::client::HttpTransport::oauth).
+#[derive(Clone)]
+pub struct OAuth {
+    pub(crate) credentials: Option<ClientCredentials>,
+    pub(crate) metadata_url: Option<String>,
+    pub(crate) client_name: String,
+    pub(crate) scopes: Option<Vec<String>>,
+    pub(crate) store: Arc<dyn TokenStore>,
+    pub(crate) redirect: Arc<dyn RedirectReceiver>,
+}
+
+impl fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuth")
+            .field("credentials", &self.credentials)
+            .field("metadata_url", &self.metadata_url)
+            .field("client_name", &self.client_name)
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuth {
+    /// Authorization with tokens kept in memory and the code coming back
+    /// through `redirect`. Without [`OAuth::credentials`] or
+    /// [`OAuth::client_metadata_url`] the client registers itself
+    /// dynamically (RFC 7591) with each authorization server it meets.
+    pub fn new(redirect: impl RedirectReceiver + 'static) -> Self {
+        Self {
+            credentials: None,
+            metadata_url: None,
+            client_name: "mcpgen-client".to_owned(),
+            scopes: None,
+            store: Arc::new(MemoryStore::new()),
+            redirect: Arc::new(redirect),
+        }
+    }
+
+    /// Uses credentials registered beforehand with the authorization server
+    /// (preferred over every other kind of client identity).
+    pub fn credentials(mut self, credentials: ClientCredentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    /// The `https://` URL of this client's Client ID Metadata Document,
+    /// used as its `client_id` with authorization servers that advertise
+    /// `client_id_metadata_document_supported`.
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.metadata_url = Some(url.into());
+        self
+    }
+
+    /// The `client_name` sent in dynamic registrations.
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// Scopes to ask for instead of the ones the server's challenge or
+    /// metadata name.
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Where tokens and registrations are kept (default: in memory).
+    pub fn store(mut self, store: impl TokenStore + 'static) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+}
+
+/// Why authorization failed. The message says what the server did and
+/// what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthError {
+    message: String,
+}
+
+impl AuthError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "authorization failed: {}", self.message)
+    }
+}
+
+impl std::error::Error for AuthError {}

@@ -1,0 +1,116 @@
+//! Token requests: the authorization code with its PKCE verifier, and
+//! refresh tokens; both with the RFC 8707 `resource` and the client's
+//! token endpoint authentication.
+
+use serde::Deserialize;
+
+use super::discovery::ServerMetadata;
+use super::registration::{AuthMethod, ClientCredentials};
+use super::{fetch, AuthError};
+
+/// A successful token response (RFC 6749 §5.1).
+#[derive(Clone, Deserialize)]
+pub struct Tokens {
+    /// The access token.
+    pub access_token: String,
+    /// `Bearer` (anything else is refused).
+    #[serde(default)]
+    pub token_type: String,
+    /// A refresh token, when issued.
+    #[serde(default)]
+    pub refresh_token: Option<String>,
+    /// Lifetime of the access token in seconds.
+    #[serde(default)]
+    pub expires_in: Option<u64>,
+    /// The scopes granted, when they differ from those requested.
+    #[serde(default)]
+    pub scope: Option<String>,
+}
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokens")
+            .field("token_type", &self.token_type)
+            .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<redacted>"))
+            .field("expires_in", &self.expires_in)
+            .field("scope", &self.scope)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Exchanges an authorization code.
+pub async fn exchange_code(
+    server: &ServerMetadata,
+    client: &ClientCredentials,
+    code: &str,
+    verifier: &str,
+    redirect_uri: &str,
+    resource: Option<&str>,
+) -> Result<Tokens, AuthError> {
+    let mut form = vec![
+        ("grant_type", "authorization_code"),
+        ("code", code),
+        ("redirect_uri", redirect_uri),
+        ("code_verifier", verifier),
+    ];
+    if let Some(r) = resource {
+        form.push(("resource", r));
+    }
+    request(server, client, form).await
+}
+
+/// Uses a refresh token.
+pub async fn refresh(
+    server: &ServerMetadata,
+    client: &ClientCredentials,
+    refresh_token: &str,
+    resource: Option<&str>,
+) -> Result<Tokens, AuthError> {
+    let mut form = vec![("grant_type", "refresh_token"), ("refresh_token", refresh_token)];
+    if let Some(r) = resource {
+        form.push(("resource", r));
+    }
+    request(server, client, form).await
+}
+
+async fn request(
+    server: &ServerMetadata,
+    client: &ClientCredentials,
+    mut form: Vec<(&str, &str)>,
+) -> Result<Tokens, AuthError> {
+    let method = AuthMethod::choose(client, server);
+    let secret = client.client_secret.as_deref().unwrap_or("");
+    let basic = match method {
+        AuthMethod::Basic => Some((client.client_id.as_str(), secret)),
+        AuthMethod::Post => {
+            form.push(("client_id", &client.client_id));
+            form.push(("client_secret", secret));
+            None
+        }
+        AuthMethod::None => {
+            form.push(("client_id", &client.client_id));
+            None
+        }
+    };
+    let url = &server.token_endpoint;
+    let got = fetch::post_form(url, "token endpoint", &form, basic).await?;
+    if !got.ok() {
+        let doc = got.json("the token error", url).ok();
+        let field = |k: &str| doc.as_ref().and_then(|d| d.get(k)).and_then(|v| v.as_str()).unwrap_or("").to_owned();
+        return Err(AuthError::new(format!(
+            "the token endpoint {url} refused the request with HTTP {}: {} {}",
+            got.status,
+            field("error"),
+            field("error_description")
+        )));
+    }
+    let tokens: Tokens = serde_json::from_value(got.json("the token response", url)?)
+        .map_err(|e| AuthError::new(format!("the token response of {url} is not valid: {e}")))?;
+    if !tokens.token_type.eq_ignore_ascii_case("bearer") {
+        return Err(AuthError::new(format!(
+            "the token endpoint {url} issued a {:?} token; this client sends Bearer tokens only",
+            tokens.token_type
+        )));
+    }
+    Ok(tokens)
+}
