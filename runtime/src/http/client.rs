@@ -138,7 +138,7 @@ const QUOTE: usize = 200;
 pub struct HttpTransport {
     endpoint: Endpoint,
     options: HttpOptions,
-    auth: Option<Arc<Authorizer>>,
+    auth: Option<Authorizer>,
     max_bytes: usize,
     learnt: Arc<Learnt>,
 }
@@ -289,7 +289,7 @@ impl HttpTransport {
     /// token store cannot be read.
     pub fn oauth(mut self, oauth: OAuth) -> io::Result<Self> {
         let authorizer = Authorizer::new(oauth, &self.endpoint.url).map_err(io::Error::other)?;
-        self.auth = Some(Arc::new(authorizer));
+        self.auth = Some(authorizer);
         Ok(self)
     }
 
@@ -379,7 +379,7 @@ impl Transport for HttpTransport {
         let shared = Arc::new(Shared {
             endpoint,
             extra,
-            auth: self.auth,
+            auth: self.auth.map(|auth| Arc::new(auth.network(&self.options))),
             max_bytes: AtomicUsize::new(self.max_bytes),
             connector,
             learnt: self.learnt,

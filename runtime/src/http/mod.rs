@@ -25,7 +25,7 @@
 
 mod body;
 pub mod client;
-mod connect;
+pub(crate) mod connect;
 mod guard;
 mod headers;
 mod options;

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::fetch::{self, check_url};
+use crate::http::HttpOptions;
 use super::AuthError;
 
 /// RFC 9728 protected resource metadata, the fields the flow uses.
@@ -108,7 +109,7 @@ pub fn origin(url: &Url) -> String {
 /// well-known URLs. `Ok(None)` when no document exists (a server of the
 /// 2025-03-26 revision). The document's `resource` must name the endpoint
 /// or a parent of it on the same origin.
-pub async fn resource_metadata(server: &Url, hinted: Option<&str>) -> Result<Option<ResourceMetadata>, AuthError> {
+pub async fn resource_metadata(net: &HttpOptions, server: &Url, hinted: Option<&str>) -> Result<Option<ResourceMetadata>, AuthError> {
     let mut candidates: Vec<String> = hinted.map(str::to_owned).into_iter().collect();
     candidates.extend(resource_metadata_urls(server));
     let mut last = None;
@@ -117,7 +118,7 @@ pub async fn resource_metadata(server: &Url, hinted: Option<&str>) -> Result<Opt
             last = Some(e);
             continue;
         }
-        let got = match fetch::get(&url, "protected resource metadata").await {
+        let got = match fetch::get(net, &url, "protected resource metadata").await {
             Ok(got) => got,
             Err(e) => {
                 last = Some(e);
@@ -166,10 +167,10 @@ pub fn check_resource(server: &Url, resource: &str, from: &str) -> Result<(), Au
 }
 
 /// Fetches and checks the metadata of the authorization server `issuer`.
-pub async fn server_metadata(issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub async fn server_metadata(net: &HttpOptions, issuer: &str) -> Result<ServerMetadata, AuthError> {
     let parsed = check_url(issuer, "authorization server")?;
     for url in server_metadata_urls(&parsed) {
-        let got = fetch::get(&url, "authorization server metadata").await?;
+        let got = fetch::get(net, &url, "authorization server metadata").await?;
         if !got.ok() {
             continue;
         }
@@ -209,10 +210,10 @@ pub fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Result<Ser
 /// The 2025-03-26 fallback for a server without resource metadata: its
 /// origin is the authorization server; metadata at the root well-known
 /// URL, else the default endpoints `/authorize`, `/token`, `/register`.
-pub async fn legacy_server_metadata(server: &Url) -> Result<ServerMetadata, AuthError> {
+pub async fn legacy_server_metadata(net: &HttpOptions, server: &Url) -> Result<ServerMetadata, AuthError> {
     let origin = origin(server);
     let url = format!("{origin}/.well-known/oauth-authorization-server");
-    let got = fetch::get(&url, "authorization server metadata").await?;
+    let got = fetch::get(net, &url, "authorization server metadata").await?;
     if got.ok() {
         let doc: ServerMetadata = serde_json::from_value(got.json("the authorization server metadata", &url)?)
             .map_err(|e| AuthError::new(format!("the authorization server metadata at {url} is not valid: {e}")))?;

@@ -2,20 +2,22 @@
 //! registration and token requests. Every request has a deadline
 //! ([`TIMEOUT`]), every body a size cap ([`MAX_DOCUMENT`]), redirects are
 //! never followed (the caller sees the `3xx`), and a URL is only fetched
-//! when it is `http://` on a loopback host; `https://` needs the TLS
-//! connector of the HTTP client.
+//! when it is `https://`, or `http://` on a loopback host. Requests connect
+//! as the MCP transport does (its CA files, client certificate, proxy and
+//! connect timeout: [`HttpOptions`]), but never carry its extra headers.
 
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST};
+use http::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, PROXY_AUTHORIZATION};
 use http::{HeaderMap, Method, Request};
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
 use url::Url;
 
 use super::AuthError;
+use crate::http::connect::Connector;
+use crate::http::HttpOptions;
 
 /// How long one request of the flow may take, connecting included.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
@@ -72,13 +74,14 @@ pub fn is_loopback(url: &Url) -> bool {
 }
 
 /// GETs a document.
-pub async fn get(url: &str, what: &str) -> Result<Fetched, AuthError> {
-    send(Method::GET, url, what, None, None, "application/json").await
+pub async fn get(net: &HttpOptions, url: &str, what: &str) -> Result<Fetched, AuthError> {
+    send(net, Method::GET, url, what, None, None, "application/json").await
 }
 
 /// POSTs a form (`application/x-www-form-urlencoded`), with HTTP Basic
 /// authentication when `basic` names a client id and secret.
 pub async fn post_form(
+    net: &HttpOptions,
     url: &str,
     what: &str,
     form: &[(&str, &str)],
@@ -93,16 +96,17 @@ pub async fn post_form(
         format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair))
     });
     let content = ("application/x-www-form-urlencoded", body.into_bytes());
-    send(Method::POST, url, what, Some(content), auth, "application/json").await
+    send(net, Method::POST, url, what, Some(content), auth, "application/json").await
 }
 
 /// POSTs a JSON document.
-pub async fn post_json(url: &str, what: &str, body: &serde_json::Value) -> Result<Fetched, AuthError> {
-    send(Method::POST, url, what, Some(("application/json", body.to_string().into_bytes())), None, "application/json")
+pub async fn post_json(net: &HttpOptions, url: &str, what: &str, body: &serde_json::Value) -> Result<Fetched, AuthError> {
+    send(net, Method::POST, url, what, Some(("application/json", body.to_string().into_bytes())), None, "application/json")
         .await
 }
 
 async fn send(
+    net: &HttpOptions,
     method: Method,
     url: &str,
     what: &str,
@@ -111,12 +115,7 @@ async fn send(
     accept: &'static str,
 ) -> Result<Fetched, AuthError> {
     let parsed = check_url(url, what)?;
-    if parsed.scheme() == "https" {
-        return Err(AuthError::new(format!(
-            "cannot fetch the {what} {url}: this build's HTTP client has no TLS connector for https://"
-        )));
-    }
-    match tokio::time::timeout(TIMEOUT, exchange(method, &parsed, body, authorization, accept)).await {
+    match tokio::time::timeout(TIMEOUT, exchange(net, method, &parsed, body, authorization, accept)).await {
         Ok(Ok(fetched)) => Ok(fetched),
         Ok(Err(why)) => Err(AuthError::new(format!("fetching the {what} {url} failed: {why}"))),
         Err(_) => Err(AuthError::new(format!("the {what} {url} did not answer within {TIMEOUT:?}"))),
@@ -124,6 +123,7 @@ async fn send(
 }
 
 async fn exchange(
+    net: &HttpOptions,
     method: Method,
     url: &Url,
     body: Option<(&'static str, Vec<u8>)>,
@@ -131,18 +131,25 @@ async fn exchange(
     accept: &'static str,
 ) -> Result<Fetched, String> {
     let host = url.host_str().ok_or("no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
-    let port = url.port_or_known_default().unwrap_or(80);
-    let stream = TcpStream::connect((host.as_str(), port)).await.map_err(|e| e.to_string())?;
+    let https = url.scheme() == "https";
+    let port = url.port_or_known_default().unwrap_or(if https { 443 } else { 80 });
+    let connector = Connector::new(url.as_str(), &host, port, https, net).map_err(|e| e.to_string())?;
+    let stream = connector.connect().await.map_err(|e| e.to_string())?;
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
     let driver = tokio::spawn(async move {
         let _ = connection.await;
     });
     let _guard = AbortOnDrop(driver.abort_handle());
-    let target = match url.query() {
+    let mut target = match url.query() {
         Some(q) => format!("{}?{q}", url.path()),
         None => url.path().to_owned(),
     };
+    // An http:// URL through a forwarding proxy: the absolute form.
+    let forwarding = connector.forwarding();
+    if forwarding.is_some() {
+        target = url.as_str().split('#').next().unwrap_or_default().to_owned();
+    }
     let mut request = Request::new(Full::new(Bytes::from(body.as_ref().map(|b| b.1.clone()).unwrap_or_default())));
     *request.method_mut() = method;
     *request.uri_mut() = target.parse().map_err(|e| format!("{e}"))?;
@@ -153,6 +160,9 @@ async fn exchange(
     };
     h.insert(HOST, HeaderValue::from_str(&authority).map_err(|e| e.to_string())?);
     h.insert(ACCEPT, HeaderValue::from_static(accept));
+    if let Some(Some(proxy_auth)) = forwarding {
+        h.insert(PROXY_AUTHORIZATION, proxy_auth);
+    }
     if let Some((media, _)) = &body {
         h.insert(CONTENT_TYPE, HeaderValue::from_static(media));
     }

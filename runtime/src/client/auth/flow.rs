@@ -25,6 +25,7 @@ use super::registration;
 use super::store::StoredAuth;
 use super::token::{self, Tokens};
 use super::{AuthError, OAuth};
+use crate::http::HttpOptions;
 
 /// Authorization for one MCP endpoint.
 pub struct Authorizer {
@@ -33,6 +34,10 @@ pub struct Authorizer {
     key: String,
     flow: tokio::sync::Mutex<()>,
     current: RwLock<Option<String>>,
+    /// How the flow's own requests connect (CA files, proxy, timeout of
+    /// the transport), without the transport's extra headers: those are
+    /// for the MCP server alone.
+    net: HttpOptions,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -64,6 +69,7 @@ impl Authorizer {
             key: endpoint.to_owned(),
             flow: tokio::sync::Mutex::new(()),
             current: RwLock::new(current),
+            net: HttpOptions::default(),
         })
     }
 
@@ -79,6 +85,14 @@ impl Authorizer {
     /// Handles a `401` or `403` whose `WWW-Authenticate` values are
     /// `headers`, for a request sent with the token `sent`. `Ok`: retry the
     /// request (with [`Authorizer::bearer`]).
+    /// Connects the flow's requests the way the transport connects
+    /// (`options`' CA files, client certificate, proxy and connect
+    /// timeout); `options`' headers are not sent to authorization servers.
+    pub(crate) fn network(mut self, options: &HttpOptions) -> Self {
+        self.net = HttpOptions { headers: http::HeaderMap::new(), ..options.clone() };
+        self
+    }
+
     pub async fn on_challenge(&self, status: u16, headers: &[&str], sent: Option<&str>) -> Result<(), AuthError> {
         let _flow = self.flow.lock().await;
         let challenge = Challenge::parse(headers.iter().copied());
@@ -92,7 +106,7 @@ impl Authorizer {
             return Ok(()); // another request already authorized again
         }
         let mut stored = self.oauth.store.load(&self.key)?.unwrap_or_default();
-        let resource = discovery::resource_metadata(&self.endpoint, challenge.resource_metadata.as_deref()).await?;
+        let resource = discovery::resource_metadata(&self.net, &self.endpoint, challenge.resource_metadata.as_deref()).await?;
         let server = match &resource {
             Some(prm) => {
                 let issuer = prm
@@ -100,9 +114,9 @@ impl Authorizer {
                     .iter()
                     .find(|i| **i == stored.issuer)
                     .unwrap_or(&prm.authorization_servers[0]);
-                discovery::server_metadata(issuer).await?
+                discovery::server_metadata(&self.net, issuer).await?
             }
-            None => discovery::legacy_server_metadata(&self.endpoint).await?,
+            None => discovery::legacy_server_metadata(&self.net, &self.endpoint).await?,
         };
         if server.issuer != stored.issuer {
             // A new authorization server: nothing from the old one carries over.
@@ -112,7 +126,7 @@ impl Authorizer {
         let resource_id = resource.as_ref().map(|r| r.resource.clone());
         if status == 401 {
             if let (Some(refresh), Some(client)) = (stored.refresh_token.clone(), stored.client.clone()) {
-                match token::refresh(&server, &client, &refresh, resource_id.as_deref()).await {
+                match token::refresh(&self.net, &server, &client, &refresh, resource_id.as_deref()).await {
                     Ok(tokens) => return self.keep(stored, tokens, None),
                     Err(e) => tracing::debug!("mcp oauth: refreshing failed, authorizing again: {e}"),
                 }
@@ -120,6 +134,7 @@ impl Authorizer {
         }
         let scopes = self.scopes(&challenge, status, resource.as_ref(), &server, &stored);
         let client = registration::identify(
+            &self.net,
             &self.oauth,
             &server,
             stored.client.as_ref(),
@@ -239,6 +254,6 @@ impl Authorizer {
         let code = callback
             .code
             .ok_or_else(|| AuthError::new("the authorization response carries no code"))?;
-        token::exchange_code(server, client, &code, &pkce.verifier, &redirect_uri, resource).await
+        token::exchange_code(&self.net, server, client, &code, &pkce.verifier, &redirect_uri, resource).await
     }
 }

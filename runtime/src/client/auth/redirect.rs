@@ -192,7 +192,7 @@ impl RedirectReceiver for HeadlessRedirect {
 
     fn receive<'a>(&'a self, authorization_url: &'a str) -> BoxFuture<'a, Result<Callback, AuthError>> {
         Box::pin(async move {
-            let got = fetch::get(authorization_url, "authorization endpoint").await?;
+            let got = fetch::get(&crate::http::HttpOptions::default(), authorization_url, "authorization endpoint").await?;
             let location = got.headers.get(http::header::LOCATION).and_then(|v| v.to_str().ok());
             let Some(location) = location.filter(|_| (300..400).contains(&got.status)) else {
                 return Err(AuthError::new(format!(

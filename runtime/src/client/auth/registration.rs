@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::discovery::ServerMetadata;
+use crate::http::HttpOptions;
 use super::{fetch, AuthError, OAuth};
 
 /// A client's identity at one authorization server.
@@ -118,6 +119,7 @@ impl AuthMethod {
 /// ID Metadata Document URL when the server supports it, else a dynamic
 /// registration.
 pub async fn identify(
+    net: &HttpOptions,
     oauth: &OAuth,
     server: &ServerMetadata,
     known: Option<&ClientCredentials>,
@@ -141,11 +143,12 @@ pub async fn identify(
             server.issuer
         )));
     };
-    register(oauth, server, endpoint, redirect_uri).await
+    register(net, oauth, server, endpoint, redirect_uri).await
 }
 
 /// RFC 7591 dynamic registration as a native application.
 async fn register(
+    net: &HttpOptions,
     oauth: &OAuth,
     server: &ServerMetadata,
     endpoint: &str,
@@ -170,7 +173,7 @@ async fn register(
     if let Some(scopes) = &oauth.scopes {
         body["scope"] = json!(scopes.join(" "));
     }
-    let got = fetch::post_json(endpoint, "registration endpoint", &body).await?;
+    let got = fetch::post_json(net, endpoint, "registration endpoint", &body).await?;
     if !got.ok() {
         return Err(AuthError::new(format!(
             "the authorization server {} refused the dynamic client registration with HTTP {}: {}",

@@ -5,6 +5,7 @@
 use serde::Deserialize;
 
 use super::discovery::ServerMetadata;
+use crate::http::HttpOptions;
 use super::registration::{AuthMethod, ClientCredentials};
 use super::{fetch, AuthError};
 
@@ -40,6 +41,7 @@ impl std::fmt::Debug for Tokens {
 
 /// Exchanges an authorization code.
 pub async fn exchange_code(
+    net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
     code: &str,
@@ -56,11 +58,12 @@ pub async fn exchange_code(
     if let Some(r) = resource {
         form.push(("resource", r));
     }
-    request(server, client, form).await
+    request(net, server, client, form).await
 }
 
 /// Uses a refresh token.
 pub async fn refresh(
+    net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
     refresh_token: &str,
@@ -70,10 +73,11 @@ pub async fn refresh(
     if let Some(r) = resource {
         form.push(("resource", r));
     }
-    request(server, client, form).await
+    request(net, server, client, form).await
 }
 
 async fn request(
+    net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
     mut form: Vec<(&str, &str)>,
@@ -93,7 +97,7 @@ async fn request(
         }
     };
     let url = &server.token_endpoint;
-    let got = fetch::post_form(url, "token endpoint", &form, basic).await?;
+    let got = fetch::post_form(net, url, "token endpoint", &form, basic).await?;
     if !got.ok() {
         let doc = got.json("the token error", url).ok();
         let field = |k: &str| doc.as_ref().and_then(|d| d.get(k)).and_then(|v| v.as_str()).unwrap_or("").to_owned();
