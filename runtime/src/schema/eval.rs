@@ -19,9 +19,9 @@ const MAX_DEPTH: u32 = 512;
 
 pub(super) fn is_valid(c: &Compiled, root: usize, v: &Value) -> bool {
     if c.dynamic.is_some() {
-        Eval::<true>::new(c, None).node(root, v)
+        Eval::<Vec<u32>>::new(c, None).node(root, v)
     } else {
-        Eval::<false>::new(c, None).node(root, v)
+        Eval::<NoScope>::new(c, None).node(root, v)
     }
 }
 
@@ -31,11 +31,11 @@ pub(super) fn errors(c: &Compiled, root: usize, v: &Value) -> Vec<FieldError> {
         out: Vec::new(),
     });
     let out = if c.dynamic.is_some() {
-        let mut e = Eval::<true>::new(c, sink);
+        let mut e = Eval::<Vec<u32>>::new(c, sink);
         e.node(root, v);
         e.sink
     } else {
-        let mut e = Eval::<false>::new(c, sink);
+        let mut e = Eval::<NoScope>::new(c, sink);
         e.node(root, v);
         e.sink
     };
@@ -47,14 +47,58 @@ struct Sink {
     out: Vec<FieldError>,
 }
 
-/// One evaluation. `DYNAMIC` is whether the schema has dynamic references:
-/// only then is the dynamic scope (the schema resources entered, outermost
-/// first) kept, so other schemas pay nothing for it.
-struct Eval<'c, const DYNAMIC: bool> {
+/// One evaluation. The dynamic scope (the schema resources entered,
+/// outermost first) is a `Vec<u32>` for schemas with dynamic references
+/// and [`NoScope`], which holds and does nothing, for the others: they pay
+/// nothing for it.
+struct Eval<'c, S: Scope> {
     c: &'c Compiled,
     depth: u32,
     sink: Option<Sink>,
-    scope: Vec<u32>,
+    scope: S,
+}
+
+/// The dynamic scope of an evaluation.
+trait Scope: Default {
+    /// Whether a scope is kept at all.
+    const KEPT: bool;
+    /// Enters resource `r` unless it is the current one; whether it did.
+    fn enter(&mut self, r: u32) -> bool;
+    fn leave(&mut self);
+    /// The resources entered, outermost first.
+    fn resources(&self) -> &[u32];
+}
+
+/// No dynamic scope (the schema has no dynamic references).
+#[derive(Default)]
+struct NoScope;
+
+impl Scope for NoScope {
+    const KEPT: bool = false;
+    fn enter(&mut self, _: u32) -> bool {
+        false
+    }
+    fn leave(&mut self) {}
+    fn resources(&self) -> &[u32] {
+        &[]
+    }
+}
+
+impl Scope for Vec<u32> {
+    const KEPT: bool = true;
+    fn enter(&mut self, r: u32) -> bool {
+        if self.last() == Some(&r) {
+            return false;
+        }
+        self.push(r);
+        true
+    }
+    fn leave(&mut self) {
+        self.pop();
+    }
+    fn resources(&self) -> &[u32] {
+        self
+    }
 }
 
 /// A step into a value: a member name or an item index.
@@ -64,13 +108,13 @@ enum Step<'a> {
     Index(usize),
 }
 
-impl<'c, const DYNAMIC: bool> Eval<'c, DYNAMIC> {
+impl<'c, S: Scope> Eval<'c, S> {
     fn new(c: &'c Compiled, sink: Option<Sink>) -> Self {
         Eval {
             c,
             depth: 0,
             sink,
-            scope: Vec::new(),
+            scope: S::default(),
         }
     }
 
@@ -78,18 +122,13 @@ impl<'c, const DYNAMIC: bool> Eval<'c, DYNAMIC> {
     /// one); whether it was pushed on the dynamic scope.
     #[inline]
     fn enter(&mut self, id: usize) -> bool {
-        if !DYNAMIC {
+        if !S::KEPT {
             return false;
         }
-        let Some(d) = &self.c.dynamic else {
-            return false;
-        };
-        let r = d.resource_of[id];
-        if self.scope.last() == Some(&r) {
-            return false;
+        match &self.c.dynamic {
+            Some(d) => self.scope.enter(d.resource_of[id]),
+            None => false,
         }
-        self.scope.push(r);
-        true
     }
 
     /// The node a `$dynamicRef` or `$recursiveRef` in slot `slot` names
@@ -104,8 +143,12 @@ impl<'c, const DYNAMIC: bool> Eval<'c, DYNAMIC> {
             Some(Lookup::Anchor(name)) => d
                 .anchors
                 .get(name)
-                .and_then(|by| self.scope.iter().find_map(|r| by.get(r))),
-            Some(Lookup::Recursive) => self.scope.iter().find_map(|r| d.recursive.get(r)),
+                .and_then(|by| self.scope.resources().iter().find_map(|r| by.get(r))),
+            Some(Lookup::Recursive) => self
+                .scope
+                .resources()
+                .iter()
+                .find_map(|r| d.recursive.get(r)),
             None => None,
         };
         found.copied().unwrap_or(fixed)
@@ -166,7 +209,7 @@ impl<'c, const DYNAMIC: bool> Eval<'c, DYNAMIC> {
         let c = self.c;
         let ok = self.every(&c.nodes[id].kw, |e, kw| e.keyword(kw, v, id));
         if entered {
-            self.scope.pop();
+            self.scope.leave();
         }
         self.depth -= 1;
         ok
@@ -505,7 +548,7 @@ impl<'c, const DYNAMIC: bool> Eval<'c, DYNAMIC> {
             }
         }
         if entered {
-            self.scope.pop();
+            self.scope.leave();
         }
         self.depth -= 1;
     }
