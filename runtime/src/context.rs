@@ -119,6 +119,8 @@ pub struct RequestContext {
     channel: Channel,
     /// Announces run-time changes (see [`crate::notifier`]).
     notifier: Option<Notifier>,
+    /// The task this call may become (see [`crate::tasks`]).
+    task: Option<Arc<crate::tasks::TaskLink>>,
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -151,7 +153,22 @@ impl RequestContext {
             log_level: p.log_level,
             channel: Channel::None,
             notifier: None,
+            task: None,
         }
+    }
+
+    /// The context of a call that may become a task.
+    pub(crate) fn with_task(mut self, link: Option<Arc<crate::tasks::TaskLink>>) -> Self {
+        self.task = link;
+        self
+    }
+
+    /// The task side of a call to a task-supporting tool whose client
+    /// supports tasks (see [`crate::tasks::TaskContext`]); `None` when the
+    /// call runs inline only.
+    pub fn task(&self) -> Option<crate::tasks::TaskContext> {
+        let link = self.task.clone()?;
+        Some(crate::tasks::TaskContext::new(link, self.clone()))
     }
 
     /// The context with requests to the client going through `channel`.

@@ -8,6 +8,7 @@ mcpgen_runtime::include_generated!();
 
 mod asks;
 mod fixtures;
+mod jobs;
 mod surface;
 
 use std::process::ExitCode;

@@ -46,6 +46,7 @@ pub struct ServerBuilder {
     output_hook: Option<OutputHook>,
     surface: Option<Arc<dyn Surface>>,
     state_key: Option<Vec<u8>>,
+    tasks: Option<crate::tasks::TaskOptions>,
 }
 
 impl ServerBuilder {
@@ -82,6 +83,7 @@ impl ServerBuilder {
             output_hook: None,
             surface: None,
             state_key: None,
+            tasks: None,
         }
     }
 
@@ -262,6 +264,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Task settings (store, time-to-live, polling interval, bound per
+    /// caller). Tasks are on with the defaults as soon as a tool declares
+    /// `execution.taskSupport`; this sets them (and turns them on anyway).
+    pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
+        self.tasks = Some(options);
+        self
+    }
+
     /// Compiles the validators and checks the settings.
     pub fn build(self) -> Result<Server, ServerError> {
         if !self.config.server_info.get("name").is_some_and(Value::is_string) {
@@ -280,6 +290,13 @@ impl ServerBuilder {
         let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
         let modern_result_tail = super::methods::modern_result_tail(&self.config.server_info);
         let sealer = crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl);
+        let declares_tasks = self.tools.as_array().is_some_and(|tools| {
+            tools.iter().any(|t| crate::tasks::TaskSupport::of(t) != crate::tasks::TaskSupport::Forbidden)
+        });
+        let tasks = match self.tasks {
+            Some(options) => Some(options),
+            None => declares_tasks.then(crate::tasks::TaskOptions::default),
+        };
         Ok(Server {
             core: Arc::new(Core {
                 config: self.config,
@@ -292,6 +309,7 @@ impl ServerBuilder {
                 modern_result_tail,
                 sealer,
                 listeners: Arc::default(),
+                tasks: tasks.map(|options| Arc::new(crate::tasks::Tasks::new(options))),
             }),
         })
     }
