@@ -8,12 +8,15 @@
 //!
 //! This module owns what does not depend on the engine: the tool's
 //! declaration ([`TaskSupport`]), the settings ([`TaskOptions`]), task
-//! state behind [`TaskStore`] (in memory by default), each revision's wire
+//! state behind [`TaskStore`] (in memory by default, in Redis with the
+//! feature `redis`), each revision's wire
 //! shape of a task ([`wire`]) and the handler's side ([`TaskContext`]).
 //! The engine's side (when a call becomes a task, the `tasks/*` methods)
 //! is `server::tasking`.
 
 mod link;
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 pub mod wire;
 
@@ -25,6 +28,8 @@ use serde_json::Value;
 
 pub use link::TaskContext;
 pub(crate) use link::TaskLink;
+#[cfg(feature = "redis")]
+pub use redis::RedisTaskStore;
 pub use store::{MemoryTaskStore, TaskChange, TaskFuture, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
 
 use crate::cancel::CancellationToken;
