@@ -119,8 +119,9 @@ pub struct RequestContext {
     channel: Channel,
     /// Announces run-time changes (see [`crate::notifier`]).
     notifier: Option<Notifier>,
-    /// The task this call may become (see [`crate::tasks`]).
-    task: Option<Arc<crate::tasks::TaskLink>>,
+    /// The task this call may become, kept for [`crate::tasks`] (which
+    /// reads it back as its own type: this module does not import it).
+    task: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -158,17 +159,14 @@ impl RequestContext {
     }
 
     /// The context of a call that may become a task.
-    pub(crate) fn with_task(mut self, link: Option<Arc<crate::tasks::TaskLink>>) -> Self {
+    pub(crate) fn with_task(mut self, link: Option<Arc<dyn std::any::Any + Send + Sync>>) -> Self {
         self.task = link;
         self
     }
 
-    /// The task side of a call to a task-supporting tool whose client
-    /// supports tasks (see [`crate::tasks::TaskContext`]); `None` when the
-    /// call runs inline only.
-    pub fn task(&self) -> Option<crate::tasks::TaskContext> {
-        let link = self.task.clone()?;
-        Some(crate::tasks::TaskContext::new(link, self.clone()))
+    /// What [`RequestContext::with_task`] set.
+    pub(crate) fn task_slot(&self) -> Option<&Arc<dyn std::any::Any + Send + Sync>> {
+        self.task.as_ref()
     }
 
     /// The context with requests to the client going through `channel`.

@@ -571,7 +571,7 @@ impl Core {
         })
         .with_channel(channel)
         .with_notifier(crate::notifier::Notifier::new(Arc::clone(&self.listeners)))
-        .with_task(link);
+        .with_task(link.map(|l| l as Arc<dyn std::any::Any + Send + Sync>));
         // Without an output hook the result is sent as is: the handler's
         // output comes encoded as a `Doc` (see `tool::encode_output`).
         let mut call = HandlerCall::new(self.dispatch.call(index, arguments, ctx), self.output_hook.is_none());

@@ -70,10 +70,16 @@ pub struct TaskContext {
     ctx: RequestContext,
 }
 
-impl TaskContext {
-    pub(crate) fn new(link: Arc<TaskLink>, ctx: RequestContext) -> Self {
-        Self { link, ctx }
+impl RequestContext {
+    /// The task side of a call to a task-supporting tool whose client
+    /// supports tasks; `None` when the call runs inline only.
+    pub fn task(&self) -> Option<TaskContext> {
+        let link = Arc::clone(self.task_slot()?).downcast::<TaskLink>().ok()?;
+        Some(TaskContext { link, ctx: self.clone() })
     }
+}
+
+impl TaskContext {
 
     /// The request context of the call.
     pub fn request(&self) -> &RequestContext {
