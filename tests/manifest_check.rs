@@ -189,3 +189,19 @@ fn the_readme_manifest_example_is_valid_and_generates() {
     assert_eq!((out.tools[0].method.as_str(), out.tools[0].input.as_str()), ("forecast", "ForecastInput"));
     assert!(out.warnings.is_empty());
 }
+
+#[test]
+fn a_tools_task_support_is_one_of_the_three_values() {
+    let tool = |execution: &str| format!(r#"{{"tools": [{{"name": "t", "inputSchema": {{"type": "object"}}, "execution": {execution}}}]}}"#);
+    for good in [r#"{"taskSupport": "required"}"#, r#"{"taskSupport": "optional"}"#, r#"{"taskSupport": "forbidden"}"#, "{}"] {
+        assert_eq!(manifest::check_text(&tool(good), "m.json", "2025-11-25"), vec![], "{good}");
+    }
+    let errors = manifest::check_text(&tool(r#"{"taskSupport": "sometimes"}"#), "m.json", "2025-11-25");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let loc = errors[0].location.clone().unwrap();
+    assert_eq!(loc.pointer.as_deref(), Some("/tools/0/execution/taskSupport"));
+    assert!(errors[0].message.contains("\"sometimes\""), "{}", errors[0].message);
+    assert!(errors[0].hint.as_deref().is_some_and(|h| h.contains("optional")));
+    let errors = manifest::check_text(&tool("true"), "m.json", "2025-11-25");
+    assert_eq!(errors[0].location.clone().unwrap().pointer.as_deref(), Some("/tools/0/execution"));
+}

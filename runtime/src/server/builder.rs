@@ -290,9 +290,16 @@ impl ServerBuilder {
         let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
         let modern_result_tail = super::methods::modern_result_tail(&self.config.server_info);
         let sealer = crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl);
-        let declares_tasks = self.tools.as_array().is_some_and(|tools| {
-            tools.iter().any(|t| crate::tasks::TaskSupport::of(t) != crate::tasks::TaskSupport::Forbidden)
-        });
+        let mut declares_tasks = false;
+        for (i, tool) in self.tools.as_array().map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
+            match crate::tasks::TaskSupport::check(tool) {
+                Ok(support) => declares_tasks |= support != crate::tasks::TaskSupport::Forbidden,
+                Err(message) => {
+                    let pointer = format!("/{i}/execution");
+                    return Err(ServerError::Tools(crate::toolset::ToolSetError { pointer, message }));
+                }
+            }
+        }
         let tasks = match self.tasks {
             Some(options) => Some(options),
             None => declares_tasks.then(crate::tasks::TaskOptions::default),

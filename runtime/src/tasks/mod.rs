@@ -53,12 +53,22 @@ pub enum TaskSupport {
 }
 
 impl TaskSupport {
-    /// The declaration of a `Tool` object (`execution.taskSupport`).
+    /// The declaration of a `Tool` object (`execution.taskSupport`); a
+    /// value [`TaskSupport::check`] refuses counts as forbidden.
     pub fn of(tool: &Value) -> Self {
-        match tool.get("execution").and_then(|e| e.get("taskSupport")).and_then(Value::as_str) {
-            Some("optional") => TaskSupport::Optional,
-            Some("required") => TaskSupport::Required,
-            _ => TaskSupport::Forbidden,
+        Self::check(tool).unwrap_or_default()
+    }
+
+    /// The declaration, or what is wrong with it.
+    pub fn check(tool: &Value) -> Result<Self, String> {
+        let Some(execution) = tool.get("execution") else { return Ok(TaskSupport::Forbidden) };
+        match execution.get("taskSupport") {
+            _ if !execution.is_object() => Err("`execution` must be an object".into()),
+            None => Ok(TaskSupport::Forbidden),
+            Some(Value::String(v)) if v == "forbidden" => Ok(TaskSupport::Forbidden),
+            Some(Value::String(v)) if v == "optional" => Ok(TaskSupport::Optional),
+            Some(Value::String(v)) if v == "required" => Ok(TaskSupport::Required),
+            Some(other) => Err(format!("`taskSupport` must be \"forbidden\", \"optional\" or \"required\", not {other}")),
         }
     }
 }
@@ -199,6 +209,8 @@ mod tests {
         assert_eq!(TaskSupport::of(&tool("optional".into())), TaskSupport::Optional);
         assert_eq!(TaskSupport::of(&tool("forbidden".into())), TaskSupport::Forbidden);
         assert_eq!(TaskSupport::of(&serde_json::json!({"name": "t"})), TaskSupport::Forbidden);
+        assert!(TaskSupport::check(&tool("sometimes".into())).unwrap_err().contains("\"sometimes\""));
+        assert!(TaskSupport::check(&serde_json::json!({"execution": true})).is_err());
     }
 
     #[tokio::test]
