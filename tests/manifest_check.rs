@@ -213,3 +213,19 @@ fn the_readmes_manifests_are_valid_and_generate_the_names_it_uses() {
     let out = mcpgen::codegen::tools::generate(&m).unwrap();
     assert_eq!(out.tools[0].input.as_str(), "GetForecastInput");
 }
+
+#[test]
+fn a_tools_task_support_is_one_of_the_three_values() {
+    let tool = |execution: &str| format!(r#"{{"tools": [{{"name": "t", "inputSchema": {{"type": "object"}}, "execution": {execution}}}]}}"#);
+    for good in [r#"{"taskSupport": "required"}"#, r#"{"taskSupport": "optional"}"#, r#"{"taskSupport": "forbidden"}"#, "{}"] {
+        assert_eq!(manifest::check_text(&tool(good), "m.json", "2025-11-25"), vec![], "{good}");
+    }
+    let errors = manifest::check_text(&tool(r#"{"taskSupport": "sometimes"}"#), "m.json", "2025-11-25");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let loc = errors[0].location.clone().unwrap();
+    assert_eq!(loc.pointer.as_deref(), Some("/tools/0/execution/taskSupport"));
+    assert!(errors[0].message.contains("\"sometimes\""), "{}", errors[0].message);
+    assert!(errors[0].hint.as_deref().is_some_and(|h| h.contains("optional")));
+    let errors = manifest::check_text(&tool("true"), "m.json", "2025-11-25");
+    assert_eq!(errors[0].location.clone().unwrap().pointer.as_deref(), Some("/tools/0/execution"));
+}

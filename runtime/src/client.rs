@@ -30,6 +30,7 @@ pub mod options;
 pub mod schemas;
 pub mod subscription;
 pub mod surface;
+pub mod tasks;
 pub mod tools;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};
@@ -40,3 +41,4 @@ pub use hooks::{ClientHandlers, RequestHandler};
 pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback};
 pub use schemas::ToolSchemas;
 pub use subscription::Subscription;
+pub use tasks::{ToolStart, ToolTask};

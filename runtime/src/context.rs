@@ -119,6 +119,9 @@ pub struct RequestContext {
     channel: Channel,
     /// Announces run-time changes (see [`crate::notifier`]).
     notifier: Option<Notifier>,
+    /// The task this call may become, kept for [`crate::tasks`] (which
+    /// reads it back as its own type: this module does not import it).
+    task: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -151,7 +154,19 @@ impl RequestContext {
             log_level: p.log_level,
             channel: Channel::None,
             notifier: None,
+            task: None,
         }
+    }
+
+    /// The context of a call that may become a task.
+    pub(crate) fn with_task(mut self, link: Option<Arc<dyn std::any::Any + Send + Sync>>) -> Self {
+        self.task = link;
+        self
+    }
+
+    /// What [`RequestContext::with_task`] set.
+    pub(crate) fn task_slot(&self) -> Option<&Arc<dyn std::any::Any + Send + Sync>> {
+        self.task.as_ref()
     }
 
     /// The context with requests to the client going through `channel`.

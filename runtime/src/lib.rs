@@ -31,6 +31,7 @@ pub mod sink;
 pub(crate) mod spin;
 pub mod stdio;
 pub mod surface;
+pub mod tasks;
 pub mod tool;
 pub mod tool_error;
 pub mod toolset;

@@ -212,7 +212,7 @@ impl SampleResponse {
         }
     }
 
-    fn decode(raw: Value) -> Result<Self, String> {
+    pub(crate) fn decode(raw: Value) -> Result<Self, String> {
         let text = |name: &str| raw.get(name).and_then(Value::as_str).map(str::to_owned);
         let role = text("role").ok_or("a CreateMessageResult needs a string \"role\"")?;
         let model = text("model").ok_or("a CreateMessageResult needs a string \"model\"")?;
@@ -340,7 +340,7 @@ impl<T> Elicitation<T> {
 }
 
 /// Decodes an `ElicitResult` with `content` of type `T`.
-fn decode_elicitation<T: DeserializeOwned>(raw: Value, content_required: bool) -> Result<Elicitation<T>, String> {
+pub(crate) fn decode_elicitation<T: DeserializeOwned>(raw: Value, content_required: bool) -> Result<Elicitation<T>, String> {
     match raw.get("action").and_then(Value::as_str) {
         Some("decline") => Ok(Elicitation::Decline),
         Some("cancel") => Ok(Elicitation::Cancel),

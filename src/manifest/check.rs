@@ -173,6 +173,20 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
                 }
             }
         }
+        // Task support (`execution.taskSupport`, served in `tools/list`).
+        if let Some(execution) = obj.get("execution") {
+            let ep = format!("{tp}/execution");
+            let hint = "write \"execution\": {\"taskSupport\": \"optional\"} (or \"required\", \"forbidden\"); see docs/tasks.md";
+            match execution.as_object().map(|e| e.get("taskSupport")) {
+                None => out.push(m.error_at(&ep, "`execution` must be an object").with_hint(hint)),
+                Some(None) => {}
+                Some(Some(Value::String(v))) if matches!(v.as_str(), "forbidden" | "optional" | "required") => {}
+                Some(Some(other)) => out.push(
+                    m.error_at(&format!("{ep}/taskSupport"), format!("`taskSupport` must be \"forbidden\", \"optional\" or \"required\", not {other}"))
+                        .with_hint(hint),
+                ),
+            }
+        }
         // Schemas.
         for (key, required) in [("inputSchema", true), ("outputSchema", false)] {
             let sp = format!("{tp}/{key}");

@@ -6,6 +6,7 @@ use mcpgen_runtime::{Completion, HandlerError, LogLevel, RequestContext, ToolErr
 use serde_json::{json, Map, Value};
 
 use crate::asks;
+use crate::jobs;
 use crate::protocol::{PromptMessage, ReadResourceResult, Role};
 use crate::surface;
 
@@ -132,6 +133,36 @@ impl crate::server::Handler for Fixtures {
     ) -> Result<Vec<ContentBlock>, ToolError> {
         ctx.progress(1.0, Some(1.0), Some("no requests on this stream")).await;
         Ok(vec![text("Answered without sending the client a request")])
+    }
+
+    // The tasks extension's fixtures (in `jobs.rs`).
+
+    async fn greet(&self, input: GreetInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&format!("Hello, {}!", input.name))])
+    }
+
+    async fn slow_compute(&self, input: SlowComputeInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&jobs::slow_compute(&ctx, input.seconds, input.label.as_deref()).await)])
+    }
+
+    async fn failing_job(&self, _: FailingJobInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        Err(jobs::failing_job().await)
+    }
+
+    async fn protocol_error_job(&self, _: ProtocolErrorJobInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&jobs::protocol_error_job().await)])
+    }
+
+    async fn confirm_delete(&self, input: ConfirmDeleteInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&jobs::confirm_delete(&ctx, &input.filename).await?)])
+    }
+
+    async fn multi_input(&self, _: MultiInputInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&jobs::multi_input(&ctx).await?)])
+    }
+
+    async fn test_tool_with_task(&self, _: TestToolWithTaskInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(&jobs::greet_later(&ctx).await?)])
     }
 
     // Resources, prompts and completion (contents in `surface.rs`).

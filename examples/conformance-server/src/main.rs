@@ -1,6 +1,7 @@
 //! `conformance-server`: the fixtures the official MCP conformance suite
 //! calls, as an mcpgen-generated server. Streamable HTTP at `/mcp` with
-//! `--http 127.0.0.1:PORT` (both protocol eras), stdio otherwise.
+//! `--http 127.0.0.1:PORT` (both protocol eras), stdio otherwise; tasks in
+//! Redis with `--task-store redis://HOST:PORT`.
 
 #![deny(warnings)]
 
@@ -8,20 +9,69 @@ mcpgen_runtime::include_generated!();
 
 mod asks;
 mod fixtures;
+mod jobs;
 mod surface;
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpgen_runtime::tasks::{RedisTaskStore, TaskOptions};
+
+/// The command line: `[--http ADDR] [--task-store redis://…] [--task-lease-ms N]`.
+struct Args {
+    http: Option<String>,
+    task_store: Option<String>,
+    task_lease: Option<Duration>,
+}
+
+fn args() -> Result<Args, String> {
+    let mut parsed = Args { http: None, task_store: None, task_lease: None };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--http" => parsed.http = Some(value),
+            "--task-store" => parsed.task_store = Some(value),
+            "--task-lease-ms" => {
+                let ms = value.parse().map_err(|_| format!("--task-lease-ms needs milliseconds, got {value:?}"))?;
+                parsed.task_lease = Some(Duration::from_millis(ms));
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(parsed)
+}
+
+/// Task settings: tasks in Redis at `store` (replicas sharing it serve
+/// each other's tasks), a shorter lease for the replica tests.
+fn task_options(args: &Args) -> Result<TaskOptions, String> {
+    let mut options = TaskOptions::default();
+    if let Some(url) = &args.task_store {
+        options.store = Arc::new(RedisTaskStore::new(url).map_err(|e| e.to_string())?);
+    }
+    if let Some(lease) = args.task_lease {
+        options.lease = lease;
+    }
+    Ok(options)
+}
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let http = match (args.next().as_deref(), args.next()) {
-        (None, _) => None,
-        (Some("--http"), Some(addr)) => Some(addr),
-        _ => {
-            eprintln!("usage: conformance-server [--http ADDR]");
+    let args = match args() {
+        Ok(args) => args,
+        Err(why) => {
+            eprintln!("conformance-server: {why}\nusage: conformance-server [--http ADDR] [--task-store redis://HOST:PORT] [--task-lease-ms N]");
             return ExitCode::from(2);
         }
     };
+    let tasks = match task_options(&args) {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("conformance-server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let http = args.http;
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -30,7 +80,7 @@ fn main() -> ExitCode {
         }
     };
     // The trigger fixtures change the lists at run time: announce it.
-    let built = server::builder(fixtures::Fixtures).list_changed(true).build();
+    let built = server::builder(fixtures::Fixtures).list_changed(true).tasks(tasks).build();
     let server = match built {
         Ok(server) => server,
         Err(e) => {

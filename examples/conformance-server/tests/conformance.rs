@@ -114,24 +114,45 @@ fn tempfile_dir(revision: &str) -> PathBuf {
 /// `target/conformance/scenarios-2026-07-28.txt`.
 const SCENARIOS: &[(&str, usize)] = &[("json-schema-2020-12", 7), ("http-custom-header-server-validation", 9)];
 
-fn run_scenarios() {
+/// The ten scenarios of the tasks extension (`io.modelcontextprotocol/tasks`,
+/// SEP-2663), with the least number of checks each reports. They are scored
+/// as an extension, outside the spec timeline, so they run without
+/// `--spec-version`. The suite itself skips `tasks-status-notifications`
+/// (its harness is pending a rewrite for `subscriptions/listen`): its one
+/// check is the only one allowed to be `SKIPPED`.
+const TASK_SCENARIOS: &[(&str, usize)] = &[
+    ("tasks-lifecycle", 9),
+    ("tasks-capability-negotiation", 5),
+    ("tasks-wire-fields", 4),
+    ("tasks-request-state-removal", 3),
+    ("tasks-mrtr-input", 4),
+    ("tasks-request-headers", 5),
+    ("tasks-dispatch-and-envelope", 9),
+    ("tasks-status-notifications", 1),
+    ("tasks-required-task-error", 3),
+    ("tasks-mrtr-composition", 2),
+];
+
+/// Checks the suite skips by itself, by check id.
+const SUITE_SKIPS: &[&str] = &["tasks-status-notifications"];
+
+fn run_scenarios(label: &str, scenarios: &[(&str, usize)], spec_version: Option<&str>) {
     let Some(script) = suite() else { return };
     let (_server, url) = start();
-    let out = tempfile_dir("scenarios-2026-07-28");
+    let out = tempfile_dir(label);
     let mut failures = Vec::new();
-    for &(scenario, at_least) in SCENARIOS {
+    for &(scenario, at_least) in scenarios {
         let dir = out.join(scenario);
-        let output = Command::new("bash")
-            .arg(&script)
-            .args(["server", "--url", &url, "--scenario", scenario, "--spec-version", "2026-07-28", "-o"])
-            .arg(&dir)
-            .current_dir(&out)
-            .output()
-            .expect("run the conformance suite");
+        let mut command = Command::new("bash");
+        command.arg(&script).args(["server", "--url", &url, "--scenario", scenario]);
+        if let Some(version) = spec_version {
+            command.args(["--spec-version", version]);
+        }
+        let output = command.arg("-o").arg(&dir).current_dir(&out).output().expect("run the conformance suite");
         let checks = read_checks(&dir);
         let bad: Vec<String> = checks
             .iter()
-            .filter(|c| c["status"] != "SUCCESS")
+            .filter(|c| c["status"] != "SUCCESS" && !(c["status"] == "SKIPPED" && SUITE_SKIPS.iter().any(|id| c["id"] == *id)))
             .map(|c| format!("{} {} {}: {}", c["status"], c["id"], c["name"], c["errorMessage"]))
             .collect();
         if checks.len() < at_least || !bad.is_empty() {
@@ -153,7 +174,7 @@ fn run_scenarios() {
         .unwrap_or_default();
     let report_dir = repo().join("target/conformance");
     let _ = std::fs::create_dir_all(&report_dir);
-    let _ = std::fs::write(report_dir.join("scenarios-2026-07-28.txt"), &table);
+    let _ = std::fs::write(report_dir.join(format!("{label}.txt")), &table);
     assert!(failures.is_empty(), "{}\n{table}", failures.join("\n"));
 }
 
@@ -182,5 +203,10 @@ fn requirements_2026_07_28() {
 
 #[test]
 fn scenarios_outside_the_requirement_sets_2026_07_28() {
-    run_scenarios();
+    run_scenarios("scenarios-2026-07-28", SCENARIOS, Some("2026-07-28"));
+}
+
+#[test]
+fn tasks_extension_scenarios() {
+    run_scenarios("scenarios-tasks", TASK_SCENARIOS, None);
 }

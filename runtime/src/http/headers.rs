@@ -130,6 +130,15 @@ pub(crate) fn check<'h>(
             Some(_) => {}
         }
     }
+    if matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+        // The tasks extension routes by task id; a missing header is let through.
+        let body = params.get("taskId").and_then(Value::as_str).unwrap_or("");
+        if let Some(value) = named(scan.name, NAME).transpose()? {
+            if value != body {
+                return Err(mismatch(format!("Mcp-Name header value '{value}' does not match body taskId '{body}'")));
+            }
+        }
+    }
     if annotated.is_empty() {
         return Ok(());
     }

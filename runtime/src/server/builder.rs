@@ -46,6 +46,7 @@ pub struct ServerBuilder {
     output_hook: Option<OutputHook>,
     surface: Option<Arc<dyn Surface>>,
     state_key: Option<Vec<u8>>,
+    tasks: Option<crate::tasks::TaskOptions>,
 }
 
 impl ServerBuilder {
@@ -82,6 +83,7 @@ impl ServerBuilder {
             output_hook: None,
             surface: None,
             state_key: None,
+            tasks: None,
         }
     }
 
@@ -262,6 +264,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Task settings (store, time-to-live, polling interval, bound per
+    /// caller). Tasks are on with the defaults as soon as a tool declares
+    /// `execution.taskSupport`; this sets them (and turns them on anyway).
+    pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
+        self.tasks = Some(options);
+        self
+    }
+
     /// Compiles the validators and checks the settings.
     pub fn build(self) -> Result<Server, ServerError> {
         if !self.config.server_info.get("name").is_some_and(Value::is_string) {
@@ -283,6 +293,24 @@ impl ServerBuilder {
         let no_randomness = |e: crate::random::RandomError| ServerError::Config(e.to_string());
         let sealer = crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl).map_err(no_randomness)?;
         let listeners = Arc::new(crate::notifier::Listeners::new().map_err(no_randomness)?);
+        let mut declares_tasks = false;
+        for (i, tool) in self.tools.as_array().map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
+            match crate::tasks::TaskSupport::check(tool) {
+                Ok(support) => declares_tasks |= support != crate::tasks::TaskSupport::Forbidden,
+                Err(message) => {
+                    let pointer = format!("/{i}/execution");
+                    return Err(ServerError::Tools(crate::toolset::ToolSetError { pointer, message }));
+                }
+            }
+        }
+        let tasks = match self.tasks {
+            Some(options) => Some(options),
+            None => declares_tasks.then(crate::tasks::TaskOptions::default),
+        };
+        let tasks = match tasks {
+            Some(options) => Some(Arc::new(crate::tasks::Tasks::new(options).map_err(no_randomness)?)),
+            None => None,
+        };
         Ok(Server {
             core: Arc::new(Core {
                 config: self.config,
@@ -295,6 +323,7 @@ impl ServerBuilder {
                 modern_result_tail,
                 sealer,
                 listeners,
+                tasks,
             }),
         })
     }

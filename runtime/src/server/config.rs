@@ -168,4 +168,6 @@ pub(crate) struct Core {
     pub(crate) sealer: crate::mrtr::Sealer,
     /// Who hears run-time change notifications.
     pub(crate) listeners: Arc<crate::notifier::Listeners>,
+    /// Tasks, when a tool declares task support or tasks were configured.
+    pub(crate) tasks: Option<Arc<crate::tasks::Tasks>>,
 }

@@ -214,6 +214,9 @@ impl Server {
         if scope.modern && method == "subscriptions/listen" {
             return self.subscriptions_listen(session, id, params.as_ref(), sink);
         }
+        if let Some(handled) = self.tasks_method(&id, method, params.as_ref(), &scope) {
+            return handled;
+        }
         if super::reads::is_read_method(method) {
             return match self.core.read_request(session, id, method, params, scope, sink) {
                 Ok(pending) => Handled::Pending(Pending::boxed(pending)),
@@ -238,6 +241,11 @@ impl Server {
             Ok(call) => Box::new(call),
             Err(error) => return Handled::Reply(Reply::error(&id, &error)),
         };
+        match self.core.task_eligible(&scope, &call) {
+            Ok(false) => {}
+            Ok(true) => return self.call_as_task(session, id, call, scope, sink),
+            Err(error) => return Handled::Reply(Reply::error(&id, &error)),
+        }
         let config = &self.core.config;
         let Some(queued) = session.enqueue(config.max_concurrent_calls + config.max_queued_calls) else {
             let error = RpcError::internal(format!(

@@ -376,8 +376,10 @@ impl Core {
         });
 
         let mut result = Map::new();
-        result.insert("protocolVersion".into(), Value::from(version));
-        result.insert("capabilities".into(), self.capabilities());
+        result.insert("protocolVersion".into(), Value::from(version.as_str()));
+        let mut capabilities = self.capabilities();
+        self.task_capabilities(&mut capabilities, false, &version);
+        result.insert("capabilities".into(), capabilities);
         result.insert("serverInfo".into(), self.config.server_info.clone());
         if let Some(text) = &self.config.instructions {
             result.insert("instructions".into(), Value::from(text.clone()));
@@ -388,7 +390,9 @@ impl Core {
     fn discover(&self) -> Value {
         let mut result = Map::new();
         result.insert("supportedVersions".into(), json!(self.config.supported_newest_first()));
-        result.insert("capabilities".into(), self.capabilities());
+        let mut capabilities = self.capabilities();
+        self.task_capabilities(&mut capabilities, true, revision::LATEST);
+        result.insert("capabilities".into(), capabilities);
         if let Some(text) = &self.config.instructions {
             result.insert("instructions".into(), Value::from(text.clone()));
         }
@@ -467,7 +471,8 @@ impl Core {
             }
         };
         let retry = (params.take("inputResponses"), params.take("requestState"));
-        Ok(CallRequest { tool, arguments, progress_token, retry })
+        let task = params.take("task");
+        Ok(CallRequest { tool, arguments, progress_token, retry, task, link: None })
     }
 
     /// The reply of a finished call's result, after the output hook.
@@ -490,7 +495,7 @@ impl Core {
     ) -> Option<Reply> {
         // The clock is read only for the audit log.
         let started = audit::enabled().then(Instant::now);
-        let CallRequest { tool, arguments, progress_token, retry } = *call;
+        let CallRequest { tool, arguments, progress_token, retry, link, .. } = *call;
         let index = match tool {
             Ok(index) => index,
             Err(name) => return Some(Reply::error(id, &RpcError::invalid_params(format!("Unknown tool: {name}")))),
@@ -565,7 +570,8 @@ impl Core {
             log_level: self.log_threshold(session, scope),
         })
         .with_channel(channel)
-        .with_notifier(crate::notifier::Notifier::new(Arc::clone(&self.listeners)));
+        .with_notifier(crate::notifier::Notifier::new(Arc::clone(&self.listeners)))
+        .with_task(link.map(|l| l as Arc<dyn std::any::Any + Send + Sync>));
         // Without an output hook the result is sent as is: the handler's
         // output comes encoded as a `Doc` (see `tool::encode_output`).
         let mut call = HandlerCall::new(self.dispatch.call(index, arguments, ctx), self.output_hook.is_none());
@@ -936,9 +942,13 @@ impl Params<'_> {
 /// A `tools/call` as read from its params: the tool (its index, or the
 /// unknown name), its arguments and the progress token.
 pub(crate) struct CallRequest {
-    tool: Result<usize, String>,
+    pub(super) tool: Result<usize, String>,
     arguments: Value,
     progress_token: Option<Value>,
     /// A retry's `inputResponses` and `requestState` (stateless era).
     retry: (Option<Value>, Option<Value>),
+    /// `params.task`: the client asks for a task (2025-11-25).
+    pub(super) task: Option<Value>,
+    /// The task the call may become.
+    pub(super) link: Option<Arc<crate::tasks::TaskLink>>,
 }

@@ -29,6 +29,7 @@ mod notify;
 mod reads;
 mod session;
 mod stream;
+mod tasking;
 
 pub use builder::{ServerBuilder, ServerError};
 pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, ServerConfig};

@@ -1,0 +1,118 @@
+//! Tasks across replicas with real infrastructure: two `conformance-server`
+//! replicas sharing a `redis-server` task store behind `nginx` (round
+//! robin, so consecutive requests go to alternate replicas). A task started
+//! through the proxy is polled, answered and cancelled through it; a task
+//! whose replica is killed is reported failed by the other once its lease
+//! has passed. A missing `nginx` or `redis-server` skips the test, except
+//! under `CI=true`, where it fails.
+
+#[path = "../../weather-server/tests/infra/services.rs"]
+mod services;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use mcpgen_runtime::client::{CallOptions, Client, ClientHandlers, ClientOptions, ToolStart};
+use mcpgen_runtime::http::client::HttpTransport;
+use mcpgen_runtime::tasks::EXTENSION;
+use serde_json::{json, Value};
+use services::{require, Nginx, Process, Redis, PATIENCE};
+
+/// A replica with its tasks in Redis at `store` and a one-second lease.
+struct Replica {
+    process: Process,
+    url: String,
+    addr: String,
+}
+
+impl Replica {
+    fn start(store: &str) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+            .args(["--http", "127.0.0.1:0", "--task-store", store, "--task-lease-ms", "1000"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("conformance-server starts");
+        let stderr = child.stderr.take().expect("stderr piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("MCP endpoint: ") {
+                    let _ = tx.send(url.trim().to_owned());
+                }
+            }
+        });
+        let url = rx.recv_timeout(PATIENCE).expect("the replica prints its endpoint");
+        let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+        Self { process: Process(Some(child)), url, addr }
+    }
+}
+
+async fn client(url: &str) -> Client {
+    let handlers = ClientHandlers::new().on_elicitation(|_| async { Ok(json!({"action": "accept", "content": {"confirm": true}})) });
+    let mut options = ClientOptions::new(["2026-07-28"]).timeout(Duration::from_secs(20)).handlers(handlers);
+    options.capabilities = json!({"elicitation": {}, "extensions": { EXTENSION: {} }});
+    Client::connect(HttpTransport::new(url).expect("a URL"), options).await.expect("connect")
+}
+
+async fn get(client: &Client, id: &str) -> Value {
+    client.request("tasks/get", Some(json!({"taskId": id})), &CallOptions::new()).await.expect("tasks/get")
+}
+
+/// Polls until the task's status is `status` (at most a minute).
+async fn until(client: &Client, id: &str, status: &str) -> Value {
+    for _ in 0..600 {
+        let task = get(client, id).await;
+        if task["status"] == status {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("task {id} never became {status}: {}", get(client, id).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_are_served_by_every_replica_and_a_dead_replicas_tasks_fail() {
+    let (Some(nginx), Some(redis)) = (require("nginx"), require("redis-server")) else { return };
+    let redis = Redis::start(&redis);
+    let (a, b) = (Replica::start(&redis.url), Replica::start(&redis.url));
+    let proxy = Nginx::start(&nginx, &[&a.addr, &b.addr]);
+    let through = client(&proxy.url).await;
+
+    // Input asked on one replica, seen and answered through both.
+    let ToolStart::Task(mut task) = through.start_tool("confirm_delete", json!({"filename": "a.txt"}), None).await.unwrap() else {
+        panic!("confirm_delete runs as a task")
+    };
+    let id = task.id().to_owned();
+    let parked = until(&through, &id, "input_required").await;
+    assert_eq!(parked["inputRequests"]["confirm"]["method"], "elicitation/create");
+    for _ in 0..4 {
+        assert_eq!(task.poll().await.unwrap()["status"], "input_required", "every replica sees the task");
+    }
+    let result = task.result().await.unwrap();
+    assert_eq!(result["content"][0]["text"], "Deleted a.txt");
+
+    // Cancelled through the proxy, whichever replica runs it.
+    let ToolStart::Task(task) = through.start_tool("slow_compute", json!({"seconds": 60}), None).await.unwrap() else {
+        panic!("slow_compute runs as a task")
+    };
+    task.cancel().await.unwrap();
+    for _ in 0..4 {
+        assert_eq!(get(&through, task.id()).await["status"], "cancelled");
+    }
+
+    // A replica dies with a task running: the other reports it failed.
+    let (on_a, on_b) = (client(&a.url).await, client(&b.url).await);
+    let ToolStart::Task(task) = on_a.start_tool("slow_compute", json!({"seconds": 60}), None).await.unwrap() else {
+        panic!("slow_compute runs as a task")
+    };
+    let id = task.id().to_owned();
+    assert_eq!(get(&on_b, &id).await["status"], "working", "the live replica's task is working");
+    let mut a = a;
+    a.process.kill();
+    let failed = until(&on_b, &id, "failed").await;
+    assert!(failed["error"]["message"].as_str().unwrap_or_default().contains("replica"), "{failed}");
+}

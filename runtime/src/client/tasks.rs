@@ -1,0 +1,167 @@
+//! Tool calls that may run as tasks, client side: [`Client::start_tool`]
+//! calls a tool and gives either its result or a [`ToolTask`] handle,
+//! which polls (`tasks/get`, honouring the server's poll interval),
+//! supplies input (`tasks/update`, 2026-07-28), cancels, and awaits the
+//! final `CallToolResult`. In 2025-11-25 the client asks for a task with
+//! `params.task`; from 2026-07-28 it declares the extension (in
+//! [`ClientOptions::capabilities`](super::ClientOptions::capabilities)`.extensions`)
+//! and the server decides.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::engine::Client;
+use super::error::ClientError;
+use super::options::CallOptions;
+
+/// What starting a tool call gave.
+#[derive(Debug)]
+pub enum ToolStart<'c> {
+    /// The server answered at once: the `CallToolResult`.
+    Done(Value),
+    /// The server made the call a task.
+    Task(ToolTask<'c>),
+}
+
+/// A tool call running as a task on the server.
+#[derive(Debug)]
+pub struct ToolTask<'c> {
+    client: &'c Client,
+    tool: String,
+    id: String,
+    stateless: bool,
+    /// The last state the server reported.
+    last: Value,
+}
+
+/// The polling interval when the server suggests none.
+const DEFAULT_POLL: Duration = Duration::from_millis(500);
+
+impl Client {
+    /// Calls the tool `name` so that it may run as a task (see the module
+    /// docs). `ttl` is the lifetime asked for (2025-11-25; the server may
+    /// shorten it).
+    pub async fn start_tool(&self, name: &str, arguments: Value, ttl: Option<Duration>) -> Result<ToolStart<'_>, ClientError> {
+        let stateless = self.session().is_some_and(|s| s.stateless);
+        let mut params = json!({ "name": name, "arguments": arguments });
+        if !stateless {
+            let mut task = Map::new();
+            if let Some(ttl) = ttl {
+                task.insert("ttl".into(), Value::from(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)));
+            }
+            params["task"] = Value::Object(task);
+        }
+        let result = self.request("tools/call", Some(params), &CallOptions::new()).await?;
+        let task = match (stateless, result.get("resultType").and_then(Value::as_str)) {
+            (true, Some("task")) => result,
+            (false, _) if result.get("task").is_some_and(Value::is_object) => result["task"].clone(),
+            _ => return Ok(ToolStart::Done(result)),
+        };
+        let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
+            return Err(ClientError::unexpected(format!("tool `{name}` answered with a task without a string taskId: {task}")));
+        };
+        Ok(ToolStart::Task(ToolTask { client: self, tool: name.to_owned(), id, stateless, last: task }))
+    }
+}
+
+impl ToolTask<'_> {
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The last state the server reported (`status`, `statusMessage`, …).
+    pub fn last(&self) -> &Value {
+        &self.last
+    }
+
+    /// The status last reported (`working`, `input_required`, …).
+    pub fn status(&self) -> &str {
+        self.last.get("status").and_then(Value::as_str).unwrap_or("working")
+    }
+
+    /// The polling interval the server suggested.
+    pub fn poll_interval(&self) -> Duration {
+        let key = if self.stateless { "pollIntervalMs" } else { "pollInterval" };
+        self.last.get(key).and_then(Value::as_u64).map_or(DEFAULT_POLL, Duration::from_millis)
+    }
+
+    /// Asks the server for the task's state (`tasks/get`) and keeps it.
+    pub async fn poll(&mut self) -> Result<&Value, ClientError> {
+        self.last = self.client.request("tasks/get", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
+        Ok(&self.last)
+    }
+
+    /// Answers input requests of the task by key (`tasks/update`, 2026-07-28).
+    pub async fn supply(&self, responses: Map<String, Value>) -> Result<(), ClientError> {
+        let params = json!({ "taskId": self.id, "inputResponses": responses });
+        self.client.request("tasks/update", Some(params), &CallOptions::new()).await.map(drop)
+    }
+
+    /// Cancels the task (`tasks/cancel`).
+    pub async fn cancel(&self) -> Result<(), ClientError> {
+        self.client.request("tasks/cancel", Some(json!({ "taskId": self.id })), &CallOptions::new()).await.map(drop)
+    }
+
+    /// Waits for the task's `CallToolResult`: polls at the server's
+    /// interval and answers its input requests with the client's
+    /// [`ClientHandlers`](super::ClientHandlers) (2026-07-28), or waits in
+    /// `tasks/result` (2025-11-25). A tool error becomes
+    /// [`ClientError::Tool`]; a failed task [`ClientError::Protocol`].
+    pub async fn result(mut self) -> Result<Value, ClientError> {
+        if !self.stateless {
+            let result = self.client.request("tasks/result", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
+            return self.finish(result);
+        }
+        loop {
+            match self.status() {
+                "completed" => {
+                    let result = self.last.get("result").cloned().unwrap_or_else(|| json!({}));
+                    return self.finish(result);
+                }
+                "failed" => {
+                    let error = self.last.get("error").cloned().unwrap_or_default();
+                    return Err(ClientError::Protocol {
+                        method: "tools/call".into(),
+                        code: error.get("code").and_then(Value::as_i64).unwrap_or(crate::jsonrpc::INTERNAL_ERROR),
+                        message: error.get("message").and_then(Value::as_str).unwrap_or("the task failed").to_owned(),
+                        data: error.get("data").cloned().map(Box::new),
+                    });
+                }
+                "cancelled" => return Err(ClientError::unexpected(format!("the task {} of tool `{}` was cancelled", self.id, self.tool))),
+                "input_required" => {
+                    let requests = self.last.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+                    let Some(handlers) = self.client.options().handlers.clone() else {
+                        return Err(ClientError::unexpected(format!(
+                            "the task {} of tool `{}` asks for input and the client has no handlers to answer it",
+                            self.id, self.tool
+                        )));
+                    };
+                    let responses = handlers.answer_all(&requests).await.map_err(|e| ClientError::Protocol {
+                        method: "tasks/update".into(),
+                        code: e.code,
+                        message: format!("cannot answer the task's input request: {}", e.message),
+                        data: e.data.map(Box::new),
+                    })?;
+                    self.supply(responses).await?;
+                }
+                _ => tokio::time::sleep(self.poll_interval()).await,
+            }
+            self.poll().await?;
+        }
+    }
+
+    /// A `CallToolResult`, or the tool's error.
+    fn finish(&self, mut result: Value) -> Result<Value, ClientError> {
+        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+            let content = match result.as_object_mut().and_then(|o| o.remove("content")) {
+                Some(Value::Array(blocks)) => blocks,
+                _ => Vec::new(),
+            };
+            let structured = result.as_object_mut().and_then(|o| o.remove("structuredContent")).map(Box::new);
+            return Err(ClientError::Tool { tool: self.tool.clone(), content, structured_content: structured });
+        }
+        Ok(result)
+    }
+}

@@ -1,0 +1,200 @@
+//! The handler's side of a task: [`TaskContext`], which a task-supporting
+//! tool's handler gets from its [`RequestContext`] (`ctx.task()`), and
+//! [`TaskLink`], what it shares with the engine. The engine runs such a
+//! call inline at first; the call becomes a task when its handler waits
+//! for anything but input of the request itself (multi round-trip input
+//! gathered before the task exists still answers the call), or when it
+//! asks for task input or the task's id. Input asked through the task
+//! parks it as `input_required` with the request under its key until
+//! `tasks/update` delivers the answer (2026-07-28); in 2025-11-25 it goes
+//! to the client as a request of the session, like the request context's.
+
+use std::sync::{Arc, OnceLock};
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use super::{now_ms, TaskStatus, Tasks};
+use crate::context::RequestContext;
+use crate::peer::{decode_elicitation, ElicitForm, Elicitation, PeerError, SampleRequest, SampleResponse};
+
+/// What the engine and a task's handler share.
+#[derive(Default)]
+pub(crate) struct TaskLink {
+    /// Set once the call became a task.
+    started: OnceLock<Started>,
+    /// Wakes the handler: the task started, or an answer arrived.
+    wake: tokio::sync::Notify,
+}
+
+struct Started {
+    id: String,
+    tasks: Arc<Tasks>,
+}
+
+impl std::fmt::Debug for TaskLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskLink").field("task", &self.started.get().map(|s| &s.id)).finish_non_exhaustive()
+    }
+}
+
+impl TaskLink {
+    /// The call is now the task `id`.
+    pub(crate) fn start(&self, id: String, tasks: Arc<Tasks>) {
+        let _ = self.started.set(Started { id, tasks });
+        self.wake.notify_waiters();
+    }
+
+    /// Wakes a handler waiting for an answer.
+    pub(crate) fn wake(&self) {
+        self.wake.notify_waiters();
+    }
+
+    async fn started(&self) -> &Started {
+        loop {
+            let woken = self.wake.notified();
+            if let Some(started) = self.started.get() {
+                return started;
+            }
+            woken.await;
+        }
+    }
+}
+
+/// A task-supporting tool's view of its task: its id, status messages,
+/// input asked of the client while the task runs, and cancellation (the
+/// request context's token is tripped by `tasks/cancel`).
+#[derive(Debug, Clone)]
+pub struct TaskContext {
+    link: Arc<TaskLink>,
+    ctx: RequestContext,
+}
+
+impl RequestContext {
+    /// The task side of a call to a task-supporting tool whose client
+    /// supports tasks; `None` when the call runs inline only.
+    pub fn task(&self) -> Option<TaskContext> {
+        let link = Arc::clone(self.task_slot()?).downcast::<TaskLink>().ok()?;
+        Some(TaskContext { link, ctx: self.clone() })
+    }
+}
+
+impl TaskContext {
+
+    /// The request context of the call.
+    pub fn request(&self) -> &RequestContext {
+        &self.ctx
+    }
+
+    /// The task's id, once the call became a task.
+    pub fn id(&self) -> Option<&str> {
+        self.link.started.get().map(|s| s.id.as_str())
+    }
+
+    /// Makes the call a task now (if it is not one yet) and gives its id.
+    pub async fn start(&self) -> &str {
+        &self.link.started().await.id
+    }
+
+    /// Whether the client cancelled the task.
+    pub fn is_cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+
+    /// Completes when the client cancels the task.
+    pub async fn cancelled(&self) {
+        self.ctx.cancelled().await
+    }
+
+    /// Sets the task's `statusMessage` (once it is a task; before, nothing).
+    pub async fn status(&self, message: &str) {
+        let Some(started) = self.link.started.get() else { return };
+        let message = message.to_owned();
+        let change = move |r: &mut super::TaskRecord| {
+            if r.status.is_terminal() {
+                return false;
+            }
+            r.status_message = Some(message.clone());
+            r.updated_ms = now_ms();
+            true
+        };
+        if let Err(e) = started.tasks.store().update(&started.id, &change).await {
+            tracing::warn!(task = %started.id, error = %e, "cannot record the task's status message");
+        }
+    }
+
+    /// Asks the user to fill in the form `T` under `key`.
+    pub async fn elicit<T: ElicitForm>(&self, key: &str, message: &str) -> Result<Elicitation<T>, PeerError> {
+        self.elicit_with(key, message, T::requested_schema()).await
+    }
+
+    /// Asks the user to fill in a form with `schema` under `key`; accepted
+    /// content decodes into `T`.
+    pub async fn elicit_with<T: DeserializeOwned>(&self, key: &str, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+        if !self.modern() {
+            return self.ctx.keyed(key).elicit_with(message, schema).await;
+        }
+        let params = json!({ "mode": "form", "message": message, "requestedSchema": schema });
+        let raw = self.ask(key, "elicitation", "elicitation/create", params).await?;
+        decode_elicitation(raw, true).map_err(PeerError::InvalidResponse)
+    }
+
+    /// Asks the client's model for a completion under `key`.
+    pub async fn sample(&self, key: &str, request: SampleRequest) -> Result<SampleResponse, PeerError> {
+        if !self.modern() {
+            return self.ctx.keyed(key).sample(request).await;
+        }
+        let raw = self.ask(key, "sampling", "sampling/createMessage", Value::Object(request.params().clone())).await?;
+        SampleResponse::decode(raw).map_err(PeerError::InvalidResponse)
+    }
+
+    fn modern(&self) -> bool {
+        crate::revision::era(self.ctx.revision()) == crate::revision::Era::Modern
+    }
+
+    /// Parks the task as `input_required` with the request `key` until
+    /// `tasks/update` brings its answer.
+    async fn ask(&self, key: &str, capability: &'static str, method: &str, params: Value) -> Result<Value, PeerError> {
+        if !self.ctx.client().is_some_and(|c| c.has_capability(capability)) {
+            return Err(PeerError::MissingCapability(capability));
+        }
+        let started = self.link.started().await;
+        let store = started.tasks.store();
+        let request = json!({ "method": method, "params": params });
+        let (key_owned, asked) = (key.to_owned(), request);
+        let post = move |r: &mut super::TaskRecord| {
+            if r.status.is_terminal() || r.input_responses.contains_key(&key_owned) {
+                return false;
+            }
+            r.input_requests.insert(key_owned.clone(), asked.clone());
+            r.status = TaskStatus::InputRequired;
+            r.updated_ms = now_ms();
+            true
+        };
+        let fail = |e: super::TaskStoreError| PeerError::InvalidResponse(e.to_string());
+        store.update(&started.id, &post).await.map_err(fail)?;
+        let poll = started.tasks.options.poll_interval;
+        loop {
+            let woken = self.link.wake.notified();
+            let key_owned = key.to_owned();
+            let take = move |r: &mut super::TaskRecord| r.input_responses.remove(&key_owned).is_some();
+            // The record before the change tells whether the answer was there.
+            let before = store.get(&started.id).await.map_err(fail)?;
+            let Some(before) = before else { return Err(PeerError::Disconnected) };
+            if before.status.is_terminal() {
+                return Err(PeerError::Disconnected);
+            }
+            if let Some(answer) = before.input_responses.get(key).cloned() {
+                store.update(&started.id, &take).await.map_err(fail)?;
+                return Ok(answer);
+            }
+            // Woken by a local `tasks/update`; polled for one that reached
+            // another replica.
+            tokio::select! {
+                _ = woken => {}
+                _ = tokio::time::sleep(poll) => {}
+                _ = self.ctx.cancelled() => return Err(PeerError::Disconnected),
+            }
+        }
+    }
+}
