@@ -168,4 +168,10 @@ pub(crate) struct Core {
     pub(crate) sealer: crate::mrtr::Sealer,
     /// Who hears run-time change notifications.
     pub(crate) listeners: Arc<crate::notifier::Listeners>,
+    /// The OAuth scopes each tool, prompt and resource needs.
+    pub(crate) scopes: crate::scopes::ScopeTable,
+    /// The caller of requests that carry no principal (stdio).
+    pub(crate) principal: Option<crate::context::Principal>,
+    /// Lists leave out what the caller lacks the scopes for.
+    pub(crate) hide_unauthorized: bool,
 }
