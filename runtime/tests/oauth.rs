@@ -278,10 +278,7 @@ async fn no_or_bad_tokens_get_401_challenges_naming_the_metadata() {
         h.kid = Some("a".into());
         jsonwebtoken::encode(&h, &json!({"iss": ISSUER, "aud": RESOURCE, "sub": "m", "exp": now() + 300}), &EncodingKey::from_secret(N_A.as_bytes())).unwrap()
     };
-    let unknown_kid = {
-        let t = token("b", json!({}));
-        t
-    };
+    let unknown_kid = token("b", json!({}));
     for (what, t) in [
         ("other audience", other_audience),
         ("other issuer", other_issuer),

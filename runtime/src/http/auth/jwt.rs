@@ -268,7 +268,7 @@ pub(crate) fn principal_of(claims: Value) -> Result<Principal, TokenError> {
 
 /// Whether `exp` (seconds since the epoch) is past.
 pub(crate) fn expired(exp: u64) -> bool {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(false, |now| now.as_secs() >= exp)
+    SystemTime::now().duration_since(UNIX_EPOCH).is_ok_and(|now| now.as_secs() >= exp)
 }
 
 /// The signature keys of a JWKS document: symmetric keys, keys for
