@@ -16,6 +16,8 @@
 //! [`IntrospectionVerifier`] (RFC 7662).
 
 #[cfg(feature = "oauth")]
+mod env;
+#[cfg(feature = "oauth")]
 mod fetch;
 #[cfg(feature = "oauth")]
 mod introspect;
@@ -30,6 +32,8 @@ use std::time::Duration;
 
 use http::{HeaderMap, StatusCode};
 
+#[cfg(feature = "oauth")]
+pub use env::VARIABLES as ENV_VARIABLES;
 #[cfg(feature = "oauth")]
 pub use fetch::{loopback_fetcher, FetchFuture, Fetcher};
 #[cfg(feature = "oauth")]
