@@ -229,3 +229,33 @@ fn a_tools_task_support_is_one_of_the_three_values() {
     let errors = manifest::check_text(&tool("true"), "m.json", "2025-11-25");
     assert_eq!(errors[0].location.clone().unwrap().pointer.as_deref(), Some("/tools/0/execution"));
 }
+
+#[test]
+fn scopes_must_be_oauth_scope_tokens_listed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scopes.json");
+    let text = r#"{"tools": [
+  {"name": "a", "inputSchema": {"type": "object"}, "x-mcpgen": {"scopes": ["notes:write", "two words", "notes:write"]}},
+  {"name": "b", "inputSchema": {"type": "object"}, "x-mcpgen": {"scopes": "notes"}}
+],
+"prompts": [{"name": "p", "x-mcpgen": {"scopes": ["q\"uote"]}}],
+"resources": [{"uri": "r://x", "name": "x", "x-mcpgen": {"scopes": [1]}}]
+}"#;
+    std::fs::write(&path, text).unwrap();
+    let file = path.to_str().unwrap();
+    let errors = manifest::check_file(file, "2025-11-25");
+    let got: Vec<(String, String)> =
+        errors.iter().map(|e| (e.location.clone().unwrap().pointer.unwrap(), e.message.clone())).collect();
+    let want = [
+        ("/tools/0/x-mcpgen/scopes/1", "\"two words\" is not an OAuth scope"),
+        ("/tools/0/x-mcpgen/scopes/2", "the scope \"notes:write\" is listed twice"),
+        ("/tools/1/x-mcpgen", "invalid `x-mcpgen` settings"),
+        ("/resources/0/x-mcpgen/scopes", "`scopes` is an array of OAuth scope strings"),
+        ("/prompts/0/x-mcpgen/scopes/0", "is not an OAuth scope"),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (pointer, message) in want {
+        assert!(got.iter().any(|(p, m)| p == pointer && m.contains(message)), "no {pointer}: {message} in {got:#?}");
+    }
+    assert!(errors.iter().all(|e| e.hint.is_some()), "every problem says what to do");
+}

@@ -17,6 +17,10 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+/// Every OAuth scope the manifest's tools, prompts and resources
+/// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
+/// the server's protected resource metadata.
+pub const SCOPES_SUPPORTED: &[&str] = &[];
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {
     /// Tool `ping`.

@@ -22,8 +22,12 @@ pub struct Principal {
     pub subject: String,
     /// What it may do (OAuth scopes, roles).
     pub scopes: Vec<String>,
-    /// Anything else the hook wants to pass on.
+    /// Anything else the hook wants to pass on (a verified token's claims).
     pub claims: Value,
+    /// The OAuth client the token was issued to (`client_id`), when known.
+    pub client_id: Option<String>,
+    /// When the credential stops being valid (a token's `exp`), when known.
+    pub expires_at: Option<std::time::SystemTime>,
 }
 
 /// A request's transport details (see the module docs); shared behind an

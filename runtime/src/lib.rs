@@ -26,6 +26,7 @@ pub mod peer;
 pub(crate) mod random;
 pub mod revision;
 pub mod schema;
+pub mod scopes;
 pub mod server;
 pub mod sink;
 pub(crate) mod spin;

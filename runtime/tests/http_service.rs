@@ -883,7 +883,7 @@ fn bearer_auth() -> HttpConfig {
         let token = parts.headers.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
         match token {
             Some(subject @ ("alice" | "bob")) => {
-                Ok(Some(Principal { subject: subject.to_owned(), scopes: vec!["mcp".into()], claims: Value::Null }))
+                Ok(Some(Principal { subject: subject.to_owned(), scopes: vec!["mcp".into()], ..Principal::default() }))
             }
             _ => Err(AuthRejection {
                 www_authenticate: Some(r#"Bearer realm="mcp", error="invalid_token""#.into()),

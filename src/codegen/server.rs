@@ -52,7 +52,8 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         let pointer = format!("/tools/{index}");
         let method = ident(&binding.method, manifest, &pointer)?;
         let input = ident(&binding.input, manifest, &pointer)?;
-        let docs = method_docs(binding);
+        let scopes = manifest.tools.get(index).map_or(&[][..], |t| &t.settings.scopes[..]);
+        let docs = method_docs(binding, scopes);
         let (ret, encode) = match &binding.output {
             Some(output) => {
                 let output = ident(output, manifest, &pointer)?;
@@ -97,6 +98,8 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         }
     }
 
+    let (scope_calls, scopes_supported) = scopes(manifest);
+
     // Resources, templates and prompts: see `codegen::surface`.
     let surface = crate::codegen::surface::server(manifest)?;
     let (surface_methods, surface_items, surface_calls) = (&surface.methods, &surface.items, &surface.builder_calls);
@@ -128,6 +131,11 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         /// The tools exactly as declared in the manifest, in order: what
         /// `tools/list` serves.
         pub use super::tools::TOOLS_JSON;
+
+        /// Every OAuth scope the manifest's tools, prompts and resources
+        /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
+        /// the server's protected resource metadata.
+        pub const SCOPES_SUPPORTED: &[&str] = &[#(#scopes_supported),*];
 
         /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
         mod tool_index {
@@ -190,6 +198,7 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
                 .server_info(server_info())
                 #instructions
                 #(#limits)*
+                #(#scope_calls)*
                 #surface_calls;
             builder
         }
@@ -203,6 +212,34 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
 
         #http_items
     })
+}
+
+/// The builder calls requiring the manifest's scopes (`x-mcpgen.scopes`
+/// of tools, prompts, resources and templates; names and scopes are
+/// string literals, so no manifest text becomes code) and every scope,
+/// sorted and without repeats.
+fn scopes(manifest: &Manifest) -> (Vec<TokenStream>, Vec<String>) {
+    let mut calls = Vec::new();
+    let mut all: Vec<String> = Vec::new();
+    let mut add = |method: TokenStream, key: &str, scopes: &[String]| {
+        if scopes.is_empty() {
+            return;
+        }
+        all.extend(scopes.iter().cloned());
+        calls.push(quote! { .#method(#key, [#(#scopes),*]) });
+    };
+    for tool in &manifest.tools {
+        add(quote!(tool_scopes), &tool.name, &tool.settings.scopes);
+    }
+    for prompt in &manifest.prompts {
+        add(quote!(prompt_scopes), &prompt.key, &prompt.scopes);
+    }
+    for item in manifest.resources.iter().chain(&manifest.resource_templates) {
+        add(quote!(resource_scopes), &item.key, &item.scopes);
+    }
+    all.sort();
+    all.dedup();
+    (calls, all)
 }
 
 /// `http_service` and `serve_http`.
@@ -246,11 +283,15 @@ fn ident(name: &str, manifest: &Manifest, pointer: &str) -> Result<Ident> {
 
 /// Doc attributes of a trait method: the tool's title, description and
 /// wire name.
-fn method_docs(binding: &ToolBinding) -> TokenStream {
+fn method_docs(binding: &ToolBinding, scopes: &[String]) -> TokenStream {
     let title = binding.tool.get("title").and_then(Value::as_str);
     let description = binding.tool.get("description").and_then(Value::as_str);
     let name = format!("Tool `{}`.", binding.name);
-    crate::codegen::docs::doc_attrs(title.into_iter().chain(description).chain([name.as_str()]))
+    let required = (!scopes.is_empty()).then(|| {
+        let list: Vec<String> = scopes.iter().map(|s| format!("`{s}`")).collect();
+        format!("Callers need the OAuth scopes {} (checked before this method runs).", list.join(", "))
+    });
+    crate::codegen::docs::doc_attrs(title.into_iter().chain(description).chain([name.as_str()]).chain(required.as_deref()))
 }
 
 /// The `server_info()` function (the manifest's `server` as data: one

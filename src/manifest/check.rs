@@ -144,7 +144,7 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
             let sp = format!("{tp}/{}", pointer_token(SETTINGS_KEY));
             match serde_json::from_value::<ToolSettings>(settings.clone()) {
                 Err(e) => out.push(m.error_at(&sp, format!("invalid `{SETTINGS_KEY}` settings: {e}")).with_hint(
-                    "known settings: `rustName` (snake_case identifier), `rateLimit` ({\"calls\": N, \"perSeconds\": S})",
+                    "known settings: `rustName` (snake_case identifier), `rateLimit` ({\"calls\": N, \"perSeconds\": S}), `scopes` ([\"scope\", ...])",
                 )),
                 Ok(s) => {
                     if let Some(rn) = &s.rust_name {
@@ -162,6 +162,7 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
                             first_by_rust_name.insert(rn.clone(), tp.clone());
                         }
                     }
+                    check_scopes(m, &s.scopes, &format!("{sp}/scopes"), &mut out);
                     if let Some(rl) = s.rate_limit {
                         if rl.calls == 0 || rl.per_seconds == 0 {
                             out.push(
@@ -202,6 +203,22 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
     }
     super::surface::check_surface(m, &mut out);
     out
+}
+
+/// The `x-mcpgen.scopes` of an item at `pointer`: each an RFC 6749 scope
+/// token (printable ASCII, no space, `"` or `\\`), none twice.
+pub(super) fn check_scopes(m: &Manifest, scopes: &[String], pointer: &str, out: &mut Vec<Error>) {
+    for (i, scope) in scopes.iter().enumerate() {
+        let at = format!("{pointer}/{i}");
+        let valid = !scope.is_empty() && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
+        if !valid {
+            out.push(m.error_at(&at, format!("{scope:?} is not an OAuth scope")).with_hint(
+                "a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3), e.g. `notes:write`; list several scopes as several strings",
+            ));
+        } else if scopes[..i].contains(scope) {
+            out.push(m.error_at(&at, format!("the scope {scope:?} is listed twice")).with_hint("list each scope once"));
+        }
+    }
 }
 
 fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dialect, out: &mut Vec<Error>) {

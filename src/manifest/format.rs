@@ -91,6 +91,10 @@ pub struct ToolSettings {
     /// At most `calls` calls per `perSeconds` seconds (server-wide).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimit>,
+    /// OAuth scopes a caller's token must hold, every one of them, to call
+    /// the tool (RFC 6749 scope tokens, e.g. `notes:write`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 /// A rate limit for one tool.

@@ -3,7 +3,8 @@
 //! server's `resources/list`, `resources/templates/list` and
 //! `prompts/list` output pastes in), with mcpgen's settings under
 //! `x-mcpgen` (`complete`: the prompt arguments or template variables
-//! that offer completion; removed before the item is served).
+//! that offer completion; `scopes`: the OAuth scopes a caller needs;
+//! removed before the item is served).
 //!
 //! [`check_surface`] reports, each with file, pointer and line:column:
 //! items that are not objects or lack their key members, duplicate names
@@ -44,6 +45,8 @@ pub struct Declared {
     pub declared: Value,
     /// `x-mcpgen.complete`: arguments or variables with completion.
     pub complete: Vec<String>,
+    /// `x-mcpgen.scopes`: the OAuth scopes a caller needs to get or read it.
+    pub scopes: Vec<String>,
 }
 
 impl Declared {
@@ -87,14 +90,17 @@ pub fn read_section(document: &serde_json::Map<String, Value>, key: &str) -> Vec
         .map(|(index, raw)| {
             let mut declared = raw.clone();
             let settings = declared.as_object_mut().and_then(|o| o.shift_remove(SETTINGS_KEY));
-            let complete = settings
-                .as_ref()
-                .and_then(|s| s.get("complete"))
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                .unwrap_or_default();
+            let strings = |key: &str| -> Vec<String> {
+                settings
+                    .as_ref()
+                    .and_then(|s| s.get(key))
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .unwrap_or_default()
+            };
+            let (complete, scopes) = (strings("complete"), strings("scopes"));
             let text = |k: &str| raw.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-            Declared { index, pointer: format!("/{key}/{index}"), name: text("name"), key: text(member), declared, complete }
+            Declared { index, pointer: format!("/{key}/{index}"), name: text("name"), key: text(member), declared, complete, scopes }
         })
         .collect()
 }
@@ -176,6 +182,16 @@ fn check_items(m: &Manifest, items: &[Declared], key: &str, what: &str, out: &mu
                     &format!("{}/{SETTINGS_KEY}", item.pointer),
                     format!("`{SETTINGS_KEY}` of a {what} is an object whose `complete` is an array of names"),
                 ).with_hint(format!("write `\"{SETTINGS_KEY}\": {{\"complete\": [\"argument\"]}}`")));
+            }
+            match settings.get("scopes") {
+                None => {}
+                Some(Value::Array(list)) if list.iter().all(Value::is_string) => {
+                    super::check::check_scopes(m, &item.scopes, &format!("{}/{SETTINGS_KEY}/scopes", item.pointer), out);
+                }
+                Some(_) => out.push(
+                    m.error_at(&format!("{}/{SETTINGS_KEY}/scopes", item.pointer), "`scopes` is an array of OAuth scope strings")
+                        .with_hint(format!("write `\"{SETTINGS_KEY}\": {{\"scopes\": [\"notes:read\"]}}`")),
+                ),
             }
         }
     }

@@ -1,6 +1,9 @@
 //! `notes-server`: serves [`notes_server::Notes`] over stdio, or over
 //! Streamable HTTP at `/mcp` with `--http ADDR` (e.g.
-//! `notes-server --http 127.0.0.1:8080`). Logs go to stderr.
+//! `notes-server --http 127.0.0.1:8080`). Logs go to stderr. Over HTTP,
+//! `MCP_RESOURCE_URL`, `MCP_AUTH_ISSUER` and `MCP_AUTH_JWKS_URI` turn on
+//! OAuth: every request needs a JWT access token of that issuer for that
+//! resource, and the manifest's scopes are enforced.
 
 #![deny(warnings)]
 
@@ -11,7 +14,7 @@ async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.as_slice() {
         [] => notes_server::server::serve_stdio(notes_server::Notes).await,
-        [flag, addr] if flag == "--http" => notes_server::server::serve_http(notes_server::Notes, addr.as_str()).await,
+        [flag, addr] if flag == "--http" => serve_http(addr).await,
         _ => {
             eprintln!("usage: notes-server [--http ADDR]");
             return ExitCode::from(2);
@@ -24,4 +27,17 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Serves over Streamable HTTP at `/mcp`, behind a JWT bearer gate when
+/// the environment configures one.
+async fn serve_http(addr: &str) -> std::io::Result<()> {
+    use mcpgen_runtime::http::{auth::BearerAuth, bind_and_serve, HttpConfig, HttpService};
+    let server = notes_server::server::builder(notes_server::Notes).build().map_err(std::io::Error::other)?;
+    let mut config = HttpConfig::default();
+    if let Some(gate) = BearerAuth::jwt_from_env(notes_server::server::SCOPES_SUPPORTED).map_err(std::io::Error::other)? {
+        eprintln!("OAuth: tokens of {} for {}", gate.metadata().authorization_servers.join(", "), gate.metadata().resource);
+        config = config.bearer_auth(gate);
+    }
+    bind_and_serve(addr, HttpService::new(server, config), "/mcp").await
 }

@@ -18,11 +18,16 @@
 //!   [`crate::context::Principal`] reaches the access-control hook and the
 //!   handlers (a tower layer may insert one into the request extensions
 //!   instead).
+//! - OAuth 2.1 ([`auth`]): with [`HttpConfig::bearer_auth`], the
+//!   protected resource metadata at its well-known URLs, a bearer gate
+//!   before every request (401/403 challenges), and the manifest's scopes
+//!   answered 403 `insufficient_scope` before any handler runs.
 //! - Several replicas: the stateless era needs nothing shared; stateful
 //!   sessions continue on any replica given a [`SessionStore`]
 //!   ([`MemoryStore`] in one process, [`RedisStore`] with the `redis`
 //!   feature), and need sticky routing without one.
 
+pub mod auth;
 mod body;
 pub mod client;
 pub(crate) mod connect;
@@ -102,8 +107,10 @@ pub struct HttpConfig {
     pub keep_alive: Duration,
     /// Whether the stateful era (`initialize` sessions) is served.
     pub stateful: bool,
-    /// The authentication hook.
+    /// The authentication hook (synchronous; runs after the bearer gate).
     pub auth: Option<AuthHook>,
+    /// The OAuth bearer gate and the resource metadata it publishes.
+    pub bearer: Option<Arc<auth::BearerAuth>>,
     /// Where stateful sessions are shared with other replicas; `None`
     /// keeps them in this service only (they then need sticky routing).
     pub session_store: Option<Arc<dyn SessionStore>>,
@@ -128,6 +135,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("keep_alive", &self.keep_alive)
             .field("stateful", &self.stateful)
             .field("auth", &self.auth.is_some())
+            .field("bearer", &self.bearer)
             .field("session_store", &self.session_store.is_some())
             .field("store_timeout", &self.store_timeout)
             .field("header_read_timeout", &self.header_read_timeout)
@@ -147,6 +155,7 @@ impl Default for HttpConfig {
             keep_alive: Duration::from_secs(15),
             stateful: true,
             auth: None,
+            bearer: None,
             session_store: None,
             store_timeout: Duration::from_secs(1),
             header_read_timeout: Duration::from_secs(30),
@@ -243,7 +252,17 @@ impl HttpConfig {
         self
     }
 
-    /// Authenticates every request with `hook`.
+    /// Protects the endpoint with OAuth bearer tokens: `auth` publishes
+    /// the resource metadata and verifies every request's token; the
+    /// verified [`Principal`] reaches the access-control hook, the
+    /// handlers and the scope checks.
+    pub fn bearer_auth(mut self, auth: auth::BearerAuth) -> Self {
+        self.bearer = Some(Arc::new(auth));
+        self
+    }
+
+    /// Authenticates every request with `hook` (synchronous: for checks
+    /// that need no I/O; the OAuth gate is [`HttpConfig::bearer_auth`]).
     pub fn authenticate<F>(mut self, hook: F) -> Self
     where
         F: Fn(&http::request::Parts) -> Result<Option<Principal>, AuthRejection> + Send + Sync + 'static,

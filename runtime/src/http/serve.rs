@@ -1,6 +1,7 @@
 //! Runs an [`HttpService`] on a TCP listener with hyper's HTTP/1.1 server:
 //! the MCP endpoint at one path, `GET /healthz` for load balancers and
-//! orchestrators, 404 elsewhere; a header read timeout against slow
+//! orchestrators, the OAuth protected resource metadata at its well-known
+//! paths (when the service has a bearer gate), 404 elsewhere; a header read timeout against slow
 //! clients; and a graceful shutdown (Ctrl-C, SIGTERM) that stops accepting, ends SSE streams
 //! and lets requests in flight finish (up to a grace period).
 
@@ -113,6 +114,11 @@ async fn route(service: &HttpService, endpoint: &str, request: Request<Incoming>
     let path = request.uri().path();
     if path == endpoint || (path.len() == endpoint.len() + 1 && path.starts_with(endpoint) && path.ends_with('/')) {
         return service.handle(request).await;
+    }
+    if request.method() == http::Method::GET {
+        if let Some(response) = service.resource_metadata(path) {
+            return response;
+        }
     }
     let (status, body) = match path {
         "/healthz" => (StatusCode::OK, r#"{"status":"ok"}"#),

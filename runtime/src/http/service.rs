@@ -112,6 +112,17 @@ impl HttpService {
         self.inner.config.header_read_timeout
     }
 
+    /// The protected resource metadata document when `path` is one of its
+    /// well-known paths and the service has a bearer gate (`None`
+    /// otherwise): mount it at the server's root, beside the endpoint.
+    pub fn resource_metadata(&self, path: &str) -> Option<Response<HttpBody>> {
+        let text = self.inner.config.bearer.as_ref()?.metadata_at(path)?;
+        let mut response = json(StatusCode::OK, text.to_owned());
+        response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+        response.headers_mut().insert("access-control-allow-origin", HeaderValue::from_static("*"));
+        Some(response)
+    }
+
     /// Ends every open SSE stream (for a graceful shutdown).
     pub fn shutdown(&self) {
         self.inner.shutdown.cancel();
@@ -239,6 +250,9 @@ fn session_not_found() -> Response<HttpBody> {
 
 fn auth_refused(r: AuthRejection) -> Response<HttpBody> {
     let mut response = error(r.status, &RpcError::invalid_request(format!("authentication failed: {}", r.message)));
+    if r.status == StatusCode::SERVICE_UNAVAILABLE {
+        response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+    }
     if let Some(challenge) = r.www_authenticate.and_then(|c| HeaderValue::from_str(&c).ok()) {
         response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
     }
@@ -305,6 +319,12 @@ impl Inner {
             .and_then(|()| guard::check_origin(scan.origin, &self.config.allowed_origins))
         {
             return refusal(r);
+        }
+        if let Some(gate) = &self.config.bearer {
+            match gate.admit(&parts.headers).await {
+                Ok(p) => extras.authenticate(p),
+                Err(rejection) => return auth_refused(rejection),
+            }
         }
         if let Some(hook) = &self.config.auth {
             match hook(parts) {
@@ -542,6 +562,18 @@ impl Inner {
         let message = Message::decode_with(text, kept.as_ref());
 
         let principal = extras.principal();
+        if let (Some(gate), Some(held), Message::Request { id, method, params, .. }) = (&self.config.bearer, principal, &message) {
+            if let Some((what, required, missing)) = self.server.core.scope_shortfall(method, |k| params.get(k), extras) {
+                let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
+                let e = crate::scopes::insufficient(&what, &required, &missing);
+                let r = gate.insufficient_scope(held, &required, &e.message);
+                let mut response = json(StatusCode::FORBIDDEN, jsonrpc::error_response(id, &e));
+                if let Some(challenge) = r.www_authenticate.and_then(|c| HeaderValue::from_str(&c).ok()) {
+                    response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
+                }
+                return response;
+            }
+        }
 
         // A stateless-only server ignores session ids (2026-07-28 transports).
         if let Some(id) = session_id.filter(|_| self.config.stateful) {

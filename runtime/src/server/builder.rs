@@ -47,6 +47,9 @@ pub struct ServerBuilder {
     surface: Option<Arc<dyn Surface>>,
     state_key: Option<Vec<u8>>,
     tasks: Option<crate::tasks::TaskOptions>,
+    scopes: crate::scopes::ScopeTable,
+    principal: Option<crate::context::Principal>,
+    hide_unauthorized: bool,
 }
 
 impl ServerBuilder {
@@ -84,6 +87,9 @@ impl ServerBuilder {
             surface: None,
             state_key: None,
             tasks: None,
+            scopes: crate::scopes::ScopeTable::default(),
+            principal: None,
+            hide_unauthorized: false,
         }
     }
 
@@ -272,6 +278,45 @@ impl ServerBuilder {
         self
     }
 
+    /// Requires the OAuth scopes `scopes` to call tool `name` (all of them;
+    /// see [`crate::scopes`]). Checked before the handler runs whenever the
+    /// request has a [`crate::Principal`]: over HTTP the bearer gate's,
+    /// elsewhere the one given to [`ServerBuilder::principal`].
+    pub fn tool_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, name: impl Into<String>, scopes: I) -> Self {
+        self.scopes.require(crate::scopes::Guarded::Tool, name, scopes);
+        self
+    }
+
+    /// Requires the OAuth scopes `scopes` to get prompt `name` (and to
+    /// complete its arguments).
+    pub fn prompt_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, name: impl Into<String>, scopes: I) -> Self {
+        self.scopes.require(crate::scopes::Guarded::Prompt, name, scopes);
+        self
+    }
+
+    /// Requires the OAuth scopes `scopes` to read the resource with URI
+    /// `uri`, or every resource of the template whose `uriTemplate` is `uri`.
+    pub fn resource_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, uri: impl Into<String>, scopes: I) -> Self {
+        self.scopes.require(crate::scopes::Guarded::Resource, uri, scopes);
+        self
+    }
+
+    /// The caller of every request that carries no principal of its own
+    /// (the stdio transport's, e.g. from credentials in the environment):
+    /// scopes are then checked against it.
+    pub fn principal(mut self, principal: crate::context::Principal) -> Self {
+        self.principal = Some(principal);
+        self
+    }
+
+    /// Leaves out of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list` the items the caller lacks the scopes
+    /// for (their lists are then private to the caller in caching hints).
+    pub fn hide_unauthorized(mut self, yes: bool) -> Self {
+        self.hide_unauthorized = yes;
+        self
+    }
+
     /// Compiles the validators and checks the settings.
     pub fn build(self) -> Result<Server, ServerError> {
         if !self.config.server_info.get("name").is_some_and(Value::is_string) {
@@ -289,6 +334,23 @@ impl ServerBuilder {
         let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
         let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
         let modern_result_tail = super::methods::modern_result_tail(&self.config.server_info);
+        for (kind, name, _) in self.scopes.iter() {
+            use crate::scopes::Guarded;
+            let known = match kind {
+                Guarded::Tool => self.tools.as_array().into_iter().flatten().any(|t| t.get("name").and_then(Value::as_str) == Some(name)),
+                Guarded::Prompt => self.config.prompts.iter().any(|p| p.get("name").and_then(Value::as_str) == Some(name)),
+                Guarded::Resource => {
+                    self.config.resources.iter().any(|r| r.get("uri").and_then(Value::as_str) == Some(name))
+                        || self.config.resource_templates.iter().any(|r| r.get("uriTemplate").and_then(Value::as_str) == Some(name))
+                }
+            };
+            if !known {
+                return Err(ServerError::Config(format!(
+                    "scopes are required for {}, which this server does not declare",
+                    crate::scopes::describe(kind, name)
+                )));
+            }
+        }
         // Fails closed: a server without unguessable keys does not start.
         let no_randomness = |e: crate::random::RandomError| ServerError::Config(e.to_string());
         let sealer = crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl).map_err(no_randomness)?;
@@ -324,6 +386,9 @@ impl ServerBuilder {
                 sealer,
                 listeners,
                 tasks,
+                scopes: self.scopes,
+                principal: self.principal,
+                hide_unauthorized: self.hide_unauthorized,
             }),
         })
     }

@@ -170,4 +170,10 @@ pub(crate) struct Core {
     pub(crate) listeners: Arc<crate::notifier::Listeners>,
     /// Tasks, when a tool declares task support or tasks were configured.
     pub(crate) tasks: Option<Arc<crate::tasks::Tasks>>,
+    /// The OAuth scopes each tool, prompt and resource needs.
+    pub(crate) scopes: crate::scopes::ScopeTable,
+    /// The caller of requests that carry no principal (stdio).
+    pub(crate) principal: Option<crate::context::Principal>,
+    /// Lists leave out what the caller lacks the scopes for.
+    pub(crate) hide_unauthorized: bool,
 }

@@ -201,6 +201,11 @@ impl Server {
                 Err(error) => return Handled::Reply(Reply::rejection(&id, &error)),
             },
         };
+        if !self.core.scopes.is_empty() {
+            if let Err(error) = self.core.check_scopes(method, |k| params.get(k), &scope.extras) {
+                return Handled::Reply(Reply::error(&id, &error));
+            }
+        }
         if method == "tools/call" {
             let call = self.core.call_request(&mut params, scope.meta.as_deref());
             return self.call(session, id, call, scope, sink);

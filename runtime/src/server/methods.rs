@@ -31,7 +31,8 @@ use crate::revision::{self, codes, meta, Era, Revision, ValidationStyle};
 use crate::tool::{CallFailure, HandlerCall, ToolOutput};
 use crate::validate::{describe, Doc, FieldError};
 
-use super::config::{CacheHint, CallInfo, Core};
+use super::config::{CacheHint, CacheScope, CallInfo, Core};
+use crate::scopes::Guarded;
 use super::session::{IdKey, Session};
 
 /// The era, revision and caller a request is served with.
@@ -401,6 +402,15 @@ impl Core {
     }
 
     fn tools_list(&self, params: Option<&Value>, scope: &Scope) -> Result<Value, RpcError> {
+        if let Some(principal) = self.list_filter(&scope.extras) {
+            let visible: Vec<&Value> = (0..self.tools.len())
+                .map(|i| &self.tools.get(i).declared)
+                .filter(|t| self.may_use(principal, Guarded::Tool, "name", t))
+                .collect();
+            let page = |offset: usize, size: usize| visible.iter().skip(offset).take(size).map(|v| (*v).clone()).collect();
+            let hint = CacheHint { scope: CacheScope::Private, ..self.config.tools_cache };
+            return list_page("tools", visible.len(), page, params, self.config.page_size, scope.modern.then_some(hint));
+        }
         let page = |offset: usize, size: usize| self.tools.page(offset, size).cloned().collect();
         list_page("tools", self.tools.len(), page, params, self.config.page_size, scope.modern.then_some(self.config.tools_cache))
     }
@@ -408,6 +418,17 @@ impl Core {
     /// `resources/list`, `resources/templates/list` or `prompts/list` of
     /// the declared items.
     fn declared_list(&self, key: &str, items: &[Value], params: Option<&Value>, scope: &Scope) -> Result<Value, RpcError> {
+        if let Some(principal) = self.list_filter(&scope.extras) {
+            let (kind, member) = match key {
+                "resources" => (Guarded::Resource, "uri"),
+                "resourceTemplates" => (Guarded::Resource, "uriTemplate"),
+                _ => (Guarded::Prompt, "name"),
+            };
+            let visible: Vec<&Value> = items.iter().filter(|t| self.may_use(principal, kind, member, t)).collect();
+            let page = |offset: usize, size: usize| visible.iter().skip(offset).take(size).map(|v| (*v).clone()).collect();
+            let hint = CacheHint { scope: CacheScope::Private, ..self.config.lists_cache };
+            return list_page(key, visible.len(), page, params, self.config.page_size, scope.modern.then_some(hint));
+        }
         let page = |offset: usize, size: usize| items.iter().skip(offset).take(size).cloned().collect();
         list_page(key, items.len(), page, params, self.config.page_size, scope.modern.then_some(self.config.lists_cache))
     }

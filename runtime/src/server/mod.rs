@@ -16,10 +16,11 @@
 //!   `subscriptions/listen` requests (`notify`).
 //!
 //! Modules depend one way: `config` and `session` know nothing of the
-//! others, `methods` (what each MCP method means) reads them, `engine`
+//! others, `authz` (the scopes a request needs) reads `config`, `methods` (what each MCP method means) reads them, `engine`
 //! routes messages to `methods` (and responses to the session's requests
 //! to the client), `stream` drives `engine`.
 
+mod authz;
 mod builder;
 mod config;
 mod engine;

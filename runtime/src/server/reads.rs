@@ -78,7 +78,7 @@ fn string_map(value: Option<&Value>, what: &str) -> Result<Map<String, Value>, R
 
 impl Core {
     /// What a `resources/read` URI names, if anything.
-    fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
+    pub(super) fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
         if let Some(i) = self.config.resources.iter().position(|r| r.get("uri").and_then(Value::as_str) == Some(uri)) {
             return Some(ResourceTarget::Static(i));
         }

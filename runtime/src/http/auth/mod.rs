@@ -1,0 +1,298 @@
+//! OAuth 2.1 authorization of the HTTP server (the MCP authorization
+//! specification, server side): [`ResourceMetadata`] published at the RFC
+//! 9728 well-known URLs, and [`BearerAuth`], the bearer gate the service
+//! runs before every MCP request in both eras. The gate reads the
+//! `Authorization` header, asks an async [`TokenVerifier`] for the
+//! [`Principal`], and answers what the specification says:
+//!
+//! - no or malformed token: 401 `WWW-Authenticate: Bearer resource_metadata="…", scope="…"`;
+//! - invalid or expired token: 401 with `error="invalid_token"`;
+//! - verifier unavailable (key set or introspection endpoint down): 503;
+//! - a request for an item whose scopes the token lacks (see
+//!   [`crate::scopes`]): 403 `error="insufficient_scope"` naming them.
+//!
+//! Verifiers with the `oauth` feature: [`JwtVerifier`] (JWT access tokens,
+//! keys from the authorization server's JWKS) and
+//! [`IntrospectionVerifier`] (RFC 7662).
+
+#[cfg(feature = "oauth")]
+mod env;
+#[cfg(feature = "oauth")]
+mod fetch;
+#[cfg(feature = "oauth")]
+mod introspect;
+#[cfg(feature = "oauth")]
+mod jwt;
+mod metadata;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{HeaderMap, StatusCode};
+
+#[cfg(feature = "oauth")]
+pub use env::VARIABLES as ENV_VARIABLES;
+#[cfg(feature = "oauth")]
+pub use fetch::{loopback_fetcher, FetchFuture, Fetcher};
+#[cfg(feature = "oauth")]
+pub use introspect::{IntrospectionConfig, IntrospectionVerifier};
+#[cfg(feature = "oauth")]
+pub use jwt::{JwtConfig, JwtVerifier};
+pub use metadata::ResourceMetadata;
+
+use super::AuthRejection;
+use crate::context::Principal;
+
+/// The longest bearer token accepted (bytes); a longer `Authorization`
+/// header is refused before anything reads it.
+pub const MAX_TOKEN_BYTES: usize = 8192;
+
+/// Why a token was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenError {
+    /// Not a token this server accepts (bad signature, other issuer or
+    /// audience, inactive, malformed): 401 `invalid_token`.
+    Invalid(String),
+    /// It was valid once: 401 `invalid_token`, "expired".
+    Expired,
+    /// It cannot be checked now (key set or introspection endpoint
+    /// unreachable): 503.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenError::Invalid(why) => write!(f, "invalid token: {why}"),
+            TokenError::Expired => f.write_str("the token expired"),
+            TokenError::Unavailable(why) => write!(f, "the token cannot be verified now: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for TokenError {}
+
+/// What [`TokenVerifier::verify`] returns.
+pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, TokenError>> + Send + 'a>>;
+
+/// Turns a bearer token into the caller it stands for. Async, so it may
+/// fetch keys or ask an introspection endpoint; it must not block the
+/// thread (the gate also bounds it with a timeout).
+pub trait TokenVerifier: Send + Sync + 'static {
+    /// The principal (subject, client id, scopes, expiry) of `token`.
+    fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a>;
+}
+
+/// The bearer gate: the published metadata and the verifier.
+pub struct BearerAuth {
+    metadata: ResourceMetadata,
+    verifier: Arc<dyn TokenVerifier>,
+    /// The metadata document's text.
+    document: String,
+    /// The metadata's absolute URL (path-aware), as challenges name it.
+    metadata_url: String,
+    /// The paths the metadata is served at.
+    paths: [String; 2],
+    /// The `scope` of a 401 challenge (space-separated), if any.
+    challenge_scope: Option<String>,
+    /// The longest a verification may take (then 503).
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for BearerAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BearerAuth").field("metadata", &self.metadata).field("timeout", &self.timeout).finish()
+    }
+}
+
+impl BearerAuth {
+    /// Publishes `metadata` and checks every request's bearer token with
+    /// `verifier`. Fails when the resource is not an absolute `http(s)`
+    /// URL without query or fragment, or names no authorization server.
+    pub fn new(metadata: ResourceMetadata, verifier: impl TokenVerifier) -> Result<Self, String> {
+        let (metadata_url, paths) = metadata.locations()?;
+        let document = metadata.document();
+        let challenge_scope = (!metadata.scopes_supported.is_empty()).then(|| metadata.scopes_supported.join(" "));
+        Ok(Self {
+            metadata,
+            verifier: Arc::new(verifier),
+            document,
+            metadata_url,
+            paths,
+            challenge_scope,
+            timeout: Duration::from_secs(10),
+        })
+    }
+
+    /// Sets the longest a token's verification may take (default 10 s);
+    /// a request whose token is not verified in time is answered 503.
+    pub fn verify_timeout(mut self, limit: Duration) -> Self {
+        self.timeout = limit;
+        self
+    }
+
+    /// The published metadata.
+    pub fn metadata(&self) -> &ResourceMetadata {
+        &self.metadata
+    }
+
+    /// The metadata's absolute URL, as `resource_metadata` in challenges.
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
+    /// The metadata document, when `path` is one of its well-known paths
+    /// (the path-aware one and the root one).
+    pub fn metadata_at(&self, path: &str) -> Option<&str> {
+        self.paths.iter().any(|p| p == path).then_some(self.document.as_str())
+    }
+
+    /// The caller of a request with headers `headers`, or the answer
+    /// refusing it.
+    pub(crate) async fn admit(&self, headers: &HeaderMap) -> Result<Principal, AuthRejection> {
+        let token = match bearer_token(headers) {
+            Ok(token) => token,
+            Err(Malformed::Missing) => return Err(self.challenge(StatusCode::UNAUTHORIZED, None, "this server needs a bearer token")),
+            Err(Malformed::Bad(why)) => {
+                return Err(self.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_request", why)), why));
+            }
+        };
+        let verified = match tokio::time::timeout(self.timeout, self.verifier.verify(token)).await {
+            Ok(result) => result,
+            Err(_) => Err(TokenError::Unavailable(format!("no answer within {} ms", self.timeout.as_millis()))),
+        };
+        match verified {
+            Ok(principal) => Ok(principal),
+            Err(TokenError::Unavailable(why)) => {
+                tracing::warn!(reason = %why, "a bearer token could not be verified");
+                Err(AuthRejection {
+                    status: StatusCode::SERVICE_UNAVAILABLE,
+                    www_authenticate: None,
+                    message: "the token cannot be verified now; retry shortly".into(),
+                })
+            }
+            Err(TokenError::Expired) => {
+                Err(self.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_token", "the token expired")), "the token expired"))
+            }
+            Err(TokenError::Invalid(why)) => {
+                tracing::debug!(reason = %why, "a bearer token was refused");
+                Err(self.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_token", "the token is not valid for this resource")), &why))
+            }
+        }
+    }
+
+    /// 403 `insufficient_scope` for a caller holding `held` that needs
+    /// `required`: the challenge's `scope` is both, so that a client asking
+    /// for it again keeps what it had (step-up).
+    pub(crate) fn insufficient_scope(&self, held: &Principal, required: &[String], message: &str) -> AuthRejection {
+        let mut scopes: Vec<&str> = held.scopes.iter().map(String::as_str).collect();
+        scopes.extend(required.iter().map(String::as_str).filter(|r| !held.scopes.iter().any(|s| s == r)));
+        let scope = scopes.join(" ");
+        let challenge = format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"{}\"",
+            quoted(&scope),
+            quoted(&self.metadata_url),
+            quoted("the token lacks scopes this request needs")
+        );
+        AuthRejection { status: StatusCode::FORBIDDEN, www_authenticate: Some(challenge), message: message.to_owned() }
+    }
+
+    /// A `Bearer` challenge with the metadata URL, the scope and `error`.
+    fn challenge(&self, status: StatusCode, error: Option<(&str, &str)>, message: &str) -> AuthRejection {
+        let mut challenge = format!("Bearer resource_metadata=\"{}\"", quoted(&self.metadata_url));
+        if let Some(scope) = &self.challenge_scope {
+            challenge.push_str(&format!(", scope=\"{}\"", quoted(scope)));
+        }
+        if let Some((code, description)) = error {
+            challenge.push_str(&format!(", error=\"{code}\", error_description=\"{}\"", quoted(description)));
+        }
+        AuthRejection { status, www_authenticate: Some(challenge), message: message.to_owned() }
+    }
+}
+
+/// Why no token was read from the request.
+#[derive(Debug, PartialEq, Eq)]
+enum Malformed {
+    Missing,
+    Bad(&'static str),
+}
+
+/// The bearer token of the `Authorization` header (RFC 6750 §2.1; tokens
+/// in the query or body are not accepted).
+fn bearer_token(headers: &HeaderMap) -> Result<&str, Malformed> {
+    let mut values = headers.get_all(http::header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else { return Err(Malformed::Missing) };
+    if values.next().is_some() {
+        return Err(Malformed::Bad("more than one Authorization header"));
+    }
+    if value.len() > MAX_TOKEN_BYTES + 7 {
+        return Err(Malformed::Bad("the Authorization header is too long"));
+    }
+    let text = value.to_str().map_err(|_| Malformed::Bad("the Authorization header is not ASCII"))?;
+    let (scheme, rest) = text.split_once(' ').ok_or(Malformed::Bad("the Authorization header is not \"Bearer <token>\""))?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(Malformed::Bad("the Authorization scheme is not Bearer"));
+    }
+    let token = rest.trim_start_matches(' ');
+    // token68: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/", then "=" padding.
+    let body = token.trim_end_matches('=');
+    let valid = !body.is_empty() && body.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+    if !valid {
+        return Err(Malformed::Bad("the bearer token has characters a token cannot have"));
+    }
+    Ok(token)
+}
+
+/// `text` fit for a quoted-string: quotes and backslashes escaped, control
+/// characters dropped.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() || !c.is_ascii() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn with(value: &[u8]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(http::header::AUTHORIZATION, HeaderValue::from_bytes(value).unwrap());
+        h
+    }
+
+    #[test]
+    fn the_authorization_header_yields_a_token_or_says_what_is_wrong() {
+        assert_eq!(bearer_token(&HeaderMap::new()), Err(Malformed::Missing));
+        assert_eq!(bearer_token(&with(b"Bearer abc.DEF-_~+/==")), Ok("abc.DEF-_~+/=="));
+        assert_eq!(bearer_token(&with(b"bearer  abc")), Ok("abc"));
+        assert!(matches!(bearer_token(&with(b"Basic dXNlcjpwYXNz")), Err(Malformed::Bad(_))));
+        assert!(matches!(bearer_token(&with(b"Bearer")), Err(Malformed::Bad(_))));
+        assert!(matches!(bearer_token(&with(b"Bearer ")), Err(Malformed::Bad(_))));
+        assert!(matches!(bearer_token(&with(b"Bearer a b")), Err(Malformed::Bad(_))));
+        assert!(matches!(bearer_token(&with(b"Bearer a\"b")), Err(Malformed::Bad(_))));
+        assert!(matches!(bearer_token(&with(b"Bearer \xffab")), Err(Malformed::Bad(_))));
+        let long = format!("Bearer {}", "a".repeat(MAX_TOKEN_BYTES + 1));
+        assert!(matches!(bearer_token(&with(long.as_bytes())), Err(Malformed::Bad(_))));
+        let mut two = with(b"Bearer a");
+        two.append(http::header::AUTHORIZATION, HeaderValue::from_static("Bearer b"));
+        assert!(matches!(bearer_token(&two), Err(Malformed::Bad(_))));
+    }
+
+    #[test]
+    fn quoted_strings_cannot_break_out_of_the_challenge() {
+        assert_eq!(quoted("a\"b\\c\r\nd"), "a\\\"b\\\\cd");
+    }
+}

@@ -1,0 +1,87 @@
+//! What a request's caller may use: the OAuth scopes the tool, prompt or
+//! resource it names needs (see [`crate::scopes`]), checked against the
+//! request's [`Principal`] before anything runs, and which declared items
+//! a list shows the caller when the server hides what it may not use.
+//!
+//! A request without a principal (a transport that does not authenticate,
+//! and no [`crate::ServerBuilder::principal`]) is not checked: scopes mean
+//! something only where callers are authenticated.
+
+use serde_json::Value;
+
+use crate::context::Principal;
+use crate::extras::Extras;
+use crate::jsonrpc::RpcError;
+use crate::scopes::{self, Guarded};
+use crate::surface::ResourceTarget;
+
+use super::config::Core;
+
+impl Core {
+    /// The caller of a request: its own principal, or the server's.
+    pub(crate) fn principal_of<'a>(&'a self, extras: &'a Extras) -> Option<&'a Principal> {
+        extras.principal().or(self.principal.as_ref())
+    }
+
+    /// The scopes item `name` of kind `kind` needs; a URI read through a
+    /// resource template needs the template's.
+    pub(crate) fn required_scopes(&self, kind: Guarded, name: &str) -> &[String] {
+        let direct = self.scopes.required(kind, name);
+        if !direct.is_empty() || kind != Guarded::Resource {
+            return direct;
+        }
+        match self.resolve_uri(name) {
+            Some(ResourceTarget::Template(i, _)) => self.scopes.required(kind, self.templates[i].as_str()),
+            _ => &[],
+        }
+    }
+
+    /// What the request `method` with params member lookup `get` names and
+    /// the scopes it lacks, when it lacks any: `(what, required, missing)`.
+    pub(crate) fn scope_shortfall<'v>(
+        &self,
+        method: &str,
+        get: impl Fn(&str) -> Option<&'v Value>,
+        extras: &Extras,
+    ) -> Option<(String, Vec<String>, Vec<String>)> {
+        if self.scopes.is_empty() {
+            return None;
+        }
+        let principal = self.principal_of(extras)?;
+        let (kind, name) = scopes::target(method, get)?;
+        let required = self.required_scopes(kind, name);
+        let missing = scopes::missing(principal, required);
+        if missing.is_empty() {
+            return None;
+        }
+        let missing = missing.into_iter().map(str::to_owned).collect();
+        Some((scopes::describe(kind, name), required.to_vec(), missing))
+    }
+
+    /// The JSON-RPC error of a request whose caller lacks scopes, if so.
+    pub(crate) fn check_scopes<'v>(&self, method: &str, get: impl Fn(&str) -> Option<&'v Value>, extras: &Extras) -> Result<(), RpcError> {
+        match self.scope_shortfall(method, get, extras) {
+            None => Ok(()),
+            Some((what, required, missing)) => {
+                let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
+                Err(scopes::insufficient(&what, &required, &missing))
+            }
+        }
+    }
+
+    /// Whether lists leave out, for this caller, the items it lacks the
+    /// scopes for; `Some(principal)` when they do.
+    pub(crate) fn list_filter<'a>(&'a self, extras: &'a Extras) -> Option<&'a Principal> {
+        if !self.hide_unauthorized || self.scopes.is_empty() {
+            return None;
+        }
+        self.principal_of(extras)
+    }
+
+    /// Whether `principal` may use the declared item `item` of a list
+    /// (`key` is the member naming it: `name`, `uri` or `uriTemplate`).
+    pub(crate) fn may_use(&self, principal: &Principal, kind: Guarded, key: &str, item: &Value) -> bool {
+        let Some(name) = item.get(key).and_then(Value::as_str) else { return true };
+        scopes::missing(principal, self.scopes.required(kind, name)).is_empty()
+    }
+}
