@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcpgen_runtime::http::auth::{BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata};
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
+use mcpgen_runtime::http::auth::{https_fetcher, BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata, TokenError, TokenVerifier};
+use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpOptions, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::RequestContext;
@@ -135,6 +135,52 @@ impl KeyServer {
     fn fetches(&self) -> usize {
         self.fetches.load(Ordering::SeqCst)
     }
+}
+
+/// A key set served over `https://localhost:PORT/jwks` with a certificate
+/// of a throwaway CA (rcgen); the port and the CA's PEM.
+async fn https_key_server(body: String) -> (u16, String) {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose};
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
+    ca.distinguished_name.push(DnType::CommonName, "mcpgen oauth test CA");
+    let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate().unwrap()).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let leaf = CertificateParams::new(vec!["localhost".to_owned()]).unwrap().signed_by(&key, &ca).unwrap();
+    let chain = vec![leaf.der().clone()];
+    let private = rustls_pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, private)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let (acceptor, body) = (acceptor.clone(), body.clone());
+            tokio::spawn(async move {
+                // A client that does not trust the CA ends the handshake.
+                let Ok(mut stream) = acceptor.accept(tcp).await else { return };
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 1024];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let head = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
+                let _ = stream.write_all(head.as_bytes()).await;
+                let _ = stream.write_all(body.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            });
+        }
+    });
+    (port, ca.pem())
 }
 
 // ---------------------------------------------------------------------------
@@ -434,4 +480,28 @@ async fn a_session_is_bound_to_the_subject_that_opened_it() {
     let r = send(p.addr, &bearer(in_session(4, "write"), &alice)).await;
     assert_eq!(r.status(), 403, "{}", r.text());
     assert!(challenge(&r).contains("insufficient_scope"));
+}
+
+#[tokio::test]
+async fn the_default_fetcher_reads_an_https_key_set_trusting_the_configured_ca() {
+    let (port, ca) = https_key_server(jwks(&["a"])).await;
+    let uri = format!("https://localhost:{port}/jwks");
+    let trusting = HttpOptions::new().add_ca_pem(ca).no_env_proxy();
+    let verifier = JwtVerifier::new(JwtConfig::new(ISSUER, RESOURCE, &uri).fetcher(https_fetcher(trusting)));
+    let principal = verifier.verify(&token("a", json!({}))).await.expect("the key set is fetched over https");
+    assert_eq!(principal.subject, "alice");
+
+    // The default roots do not include the test CA: the fetch fails, saying why.
+    let verifier = JwtVerifier::new(JwtConfig::new(ISSUER, RESOURCE, &uri));
+    match verifier.verify(&token("a", json!({}))).await {
+        Err(TokenError::Unavailable(why)) => assert!(why.contains("not trusted") && why.contains(&uri), "{why}"),
+        other => panic!("expected the key set to be unavailable, got {other:?}"),
+    }
+
+    // Plain http:// off loopback is refused before anything is sent.
+    let verifier = JwtVerifier::new(JwtConfig::new(ISSUER, RESOURCE, "http://auth.example.com/jwks"));
+    match verifier.verify(&token("a", json!({}))).await {
+        Err(TokenError::Unavailable(why)) => assert!(why.contains("not a loopback address") && why.contains("https://"), "{why}"),
+        other => panic!("expected plain http:// to be refused, got {other:?}"),
+    }
 }

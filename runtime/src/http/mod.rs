@@ -31,6 +31,7 @@ pub mod auth;
 mod body;
 pub mod client;
 pub(crate) mod connect;
+pub(crate) mod fetch;
 mod guard;
 mod headers;
 mod options;

@@ -4,19 +4,19 @@
 //! never followed (the caller sees the `3xx`), and a URL is only fetched
 //! when it is `https://`, or `http://` on a loopback host. Requests connect
 //! as the MCP transport does (its CA files, client certificate, proxy and
-//! connect timeout: [`HttpOptions`]), but never carry its extra headers.
+//! connect timeout: [`HttpOptions`]), but never carry its extra headers;
+//! the sending itself is `crate::http::fetch`, shared with the server's
+//! bearer verifiers.
 
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, PROXY_AUTHORIZATION};
+use http::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use http::{HeaderMap, Method, Request};
-use http_body_util::{BodyExt, Full};
-use hyper_util::rt::TokioIo;
 use url::Url;
 
 use super::AuthError;
-use crate::http::connect::Connector;
+use crate::http::fetch::exchange;
 use crate::http::HttpOptions;
 
 /// How long one request of the flow may take, connecting included.
@@ -115,84 +115,25 @@ async fn send(
     accept: &'static str,
 ) -> Result<Fetched, AuthError> {
     let parsed = check_url(url, what)?;
-    match tokio::time::timeout(TIMEOUT, exchange(net, method, &parsed, body, authorization, accept)).await {
-        Ok(Ok(fetched)) => Ok(fetched),
-        Ok(Err(why)) => Err(AuthError::new(format!("fetching the {what} {url} failed: {why}"))),
-        Err(_) => Err(AuthError::new(format!("the {what} {url} did not answer within {TIMEOUT:?}"))),
-    }
-}
-
-async fn exchange(
-    net: &HttpOptions,
-    method: Method,
-    url: &Url,
-    body: Option<(&'static str, Vec<u8>)>,
-    authorization: Option<String>,
-    accept: &'static str,
-) -> Result<Fetched, String> {
-    let host = url.host_str().ok_or("no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
-    let https = url.scheme() == "https";
-    let port = url.port_or_known_default().unwrap_or(if https { 443 } else { 80 });
-    let connector = Connector::new(url.as_str(), &host, port, https, net).map_err(|e| e.to_string())?;
-    let stream = connector.connect().await.map_err(|e| e.to_string())?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
-    let driver = tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let _guard = AbortOnDrop(driver.abort_handle());
-    let mut target = match url.query() {
-        Some(q) => format!("{}?{q}", url.path()),
-        None => url.path().to_owned(),
-    };
-    // An http:// URL through a forwarding proxy: the absolute form.
-    let forwarding = connector.forwarding();
-    if forwarding.is_some() {
-        target = url.as_str().split('#').next().unwrap_or_default().to_owned();
-    }
-    let mut request = Request::new(Full::new(Bytes::from(body.as_ref().map(|b| b.1.clone()).unwrap_or_default())));
-    *request.method_mut() = method;
-    *request.uri_mut() = target.parse().map_err(|e| format!("{e}"))?;
-    let h = request.headers_mut();
-    let authority = match url.port() {
-        Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
-        None => url.host_str().unwrap_or_default().to_owned(),
-    };
-    h.insert(HOST, HeaderValue::from_str(&authority).map_err(|e| e.to_string())?);
-    h.insert(ACCEPT, HeaderValue::from_static(accept));
-    if let Some(Some(proxy_auth)) = forwarding {
-        h.insert(PROXY_AUTHORIZATION, proxy_auth);
-    }
+    let mut builder = Request::builder().method(method).uri(parsed.as_str()).header(ACCEPT, accept);
     if let Some((media, _)) = &body {
-        h.insert(CONTENT_TYPE, HeaderValue::from_static(media));
+        builder = builder.header(CONTENT_TYPE, *media);
     }
     if let Some(auth) = authorization {
-        let mut value = HeaderValue::from_str(&auth).map_err(|_| "the client credentials hold characters a header cannot")?;
+        let mut value = HeaderValue::from_str(&auth)
+            .map_err(|_| AuthError::new(format!("the client credentials for the {what} {url} hold characters a header cannot")))?;
         value.set_sensitive(true);
-        h.insert(AUTHORIZATION, value);
+        builder = builder.header(AUTHORIZATION, value);
     }
-    let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let mut incoming = response.into_body();
-    let mut out = Vec::new();
-    while let Some(frame) = incoming.frame().await {
-        let frame = frame.map_err(|e| e.to_string())?;
-        if let Ok(data) = frame.into_data() {
-            if out.len() + data.len() > MAX_DOCUMENT {
-                return Err(format!("the answer exceeds {MAX_DOCUMENT} bytes; it was not read further"));
-            }
-            out.extend_from_slice(&data);
+    let request = builder
+        .body(Bytes::from(body.map(|b| b.1).unwrap_or_default()))
+        .map_err(|e| AuthError::new(format!("the {what} {url} cannot be requested: {e}")))?;
+    match tokio::time::timeout(TIMEOUT, exchange(net, request, MAX_DOCUMENT)).await {
+        Ok(Ok(answer)) => {
+            Ok(Fetched { status: answer.status.as_u16(), headers: answer.headers, body: answer.body.to_vec() })
         }
-    }
-    Ok(Fetched { status, headers, body: out })
-}
-
-struct AbortOnDrop(tokio::task::AbortHandle);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
+        Ok(Err(why)) => Err(AuthError::new(format!("fetching the {what} {url} failed: {why}"))),
+        Err(_) => Err(AuthError::new(format!("the {what} {url} did not answer within {TIMEOUT:?}"))),
     }
 }
 

@@ -1,10 +1,12 @@
 //! How verifiers reach the authorization server: a [`Fetcher`] sends one
 //! request (a JWKS `GET`, an introspection `POST`) and gives back the
-//! status and body. [`loopback_fetcher`], the default, is a small hyper
-//! HTTP/1.1 client that talks plain `http://` to loopback addresses only
-//! (tests, a sidecar); HTTPS to a remote authorization server needs a
-//! fetcher with TLS (any client: `JwtConfig::fetcher`). Every fetch is
-//! bounded in time and in the bytes read.
+//! status and body. [`https_fetcher`], the default, connects as the HTTP
+//! client does (`crate::http::fetch`: TLS with Mozilla's roots or the
+//! [`HttpOptions`]' CA files, the proxy of the environment, the connect
+//! timeout) and fetches `https://` URLs, or `http://` ones on a loopback
+//! host only (tests, a sidecar). Any other client can be plugged in as a
+//! [`Fetcher`] (`JwtConfig::fetcher`). Every fetch is bounded in time and
+//! in the bytes read; redirects are never followed.
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -13,8 +15,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper_util::rt::TokioIo;
+
+use crate::http::HttpOptions;
 
 /// What a [`Fetcher`] returns: the status and the body.
 pub type FetchFuture = Pin<Box<dyn Future<Output = Result<(http::StatusCode, Bytes), String>> + Send>>;
@@ -23,9 +25,48 @@ pub type FetchFuture = Pin<Box<dyn Future<Output = Result<(http::StatusCode, Byt
 /// failed. It should bound what it reads by `max_bytes`.
 pub type Fetcher = Arc<dyn Fn(http::Request<Bytes>, usize) -> FetchFuture + Send + Sync>;
 
-/// The default fetcher: plain HTTP/1.1 to loopback hosts only.
+/// The default fetcher: `https://` (or `http://` to a loopback host)
+/// through connections made with `options` (CA files, client
+/// certificate, proxy, connect timeout; its extra headers are not sent).
+/// `https://` needs the runtime's `tls` feature (on by default).
+pub fn https_fetcher(options: HttpOptions) -> Fetcher {
+    let options = Arc::new(options);
+    Arc::new(move |request, max_bytes| {
+        let options = Arc::clone(&options);
+        Box::pin(async move {
+            allowed(request.uri())?;
+            let answer = crate::http::fetch::exchange(&options, request, max_bytes).await?;
+            Ok((answer.status, answer.body))
+        })
+    })
+}
+
+/// The default fetcher, under its former name.
+#[deprecated(note = "it reaches https:// too now; use `https_fetcher(HttpOptions::default())`")]
 pub fn loopback_fetcher() -> Fetcher {
-    Arc::new(|request, max_bytes| Box::pin(fetch_loopback(request, max_bytes)))
+    https_fetcher(HttpOptions::default())
+}
+
+/// Whether the default fetcher may fetch `uri`: `https://`, or `http://`
+/// on `localhost` or a loopback address.
+fn allowed(uri: &http::Uri) -> Result<(), String> {
+    match uri.scheme_str() {
+        Some("https") => Ok(()),
+        Some("http") => {
+            let host = uri.host().unwrap_or_default();
+            let bare = host.trim_start_matches('[').trim_end_matches(']');
+            if bare.eq_ignore_ascii_case("localhost") || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "plain http:// to {host}, which is not a loopback address; \
+                     the authorization server must be reached over https:// (http:// goes to loopback only)"
+                ))
+            }
+        }
+        Some(other) => Err(format!("the scheme {other:?} cannot be fetched; use an https:// URL")),
+        None => Err("not an absolute URL; use an https:// URL".into()),
+    }
 }
 
 /// Sends `request` with `fetcher`, within `limit`.
@@ -38,57 +79,29 @@ pub(crate) async fn fetch(fetcher: &Fetcher, request: http::Request<Bytes>, max_
     }
 }
 
-async fn fetch_loopback(mut request: http::Request<Bytes>, max_bytes: usize) -> Result<(http::StatusCode, Bytes), String> {
-    let uri = request.uri().clone();
-    if uri.scheme_str() != Some("http") {
-        return Err("only http:// to a loopback address is built in; give the verifier a fetcher with TLS for https://".into());
-    }
-    let host = uri.host().unwrap_or_default();
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    let loopback = bare.eq_ignore_ascii_case("localhost") || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    if !loopback {
-        return Err(format!("{host} is not a loopback address; plain http:// goes to loopback only"));
-    }
-    let port = uri.port_u16().unwrap_or(80);
-    let stream = tokio::net::TcpStream::connect((if bare.eq_ignore_ascii_case("localhost") { "127.0.0.1" } else { bare }, port))
-        .await
-        .map_err(|e| format!("cannot connect: {e}"))?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| format!("HTTP handshake failed: {e}"))?;
-    let driver = tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let authority = uri.authority().map(|a| a.to_string()).unwrap_or_default();
-    if let Ok(value) = http::HeaderValue::from_str(&authority) {
-        request.headers_mut().insert(http::header::HOST, value);
-    }
-    let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
-    *request.uri_mut() = path.parse().map_err(|e| format!("bad path: {e}"))?;
-    let result = async {
-        let response = sender.send_request(request.map(Full::new)).await.map_err(|e| format!("request failed: {e}"))?;
-        let status = response.status();
-        let body = Limited::new(response.into_body(), max_bytes)
-            .collect()
-            .await
-            .map_err(|e| format!("the answer could not be read (at most {max_bytes} bytes): {e}"))?;
-        Ok((status, body.to_bytes()))
-    }
-    .await;
-    driver.abort();
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    async fn refused(url: &str) -> String {
+        let request = http::Request::get(url).body(Bytes::new()).unwrap();
+        fetch(&https_fetcher(HttpOptions::default()), request, 1024, Duration::from_secs(5)).await.unwrap_err()
+    }
+
     #[tokio::test]
-    async fn only_loopback_is_reached_over_plain_http() {
-        let fetcher = loopback_fetcher();
-        for url in ["https://127.0.0.1/jwks", "http://example.com/jwks", "http://10.0.0.1/jwks"] {
-            let request = http::Request::get(url).body(Bytes::new()).unwrap();
-            let e = fetch(&fetcher, request, 1024, Duration::from_secs(1)).await.unwrap_err();
-            assert!(e.contains("loopback"), "{url}: {e}");
+    async fn plain_http_goes_to_loopback_only() {
+        for url in ["http://example.com/jwks", "http://10.0.0.1/jwks", "http://[2001:db8::1]/jwks"] {
+            let e = refused(url).await;
+            assert!(e.contains("not a loopback address") && e.contains("https://"), "{url}: {e}");
+            assert!(e.starts_with(url), "the error names the URL: {e}");
+        }
+        assert!(refused("ftp://127.0.0.1/jwks").await.contains("\"ftp\""));
+    }
+
+    #[test]
+    fn https_and_loopback_http_are_allowed() {
+        for url in ["https://auth.example.com/jwks", "http://127.0.0.1:9/jwks", "http://localhost/jwks", "http://[::1]:8/jwks"] {
+            assert!(allowed(&url.parse().unwrap()).is_ok(), "{url}");
         }
     }
 }

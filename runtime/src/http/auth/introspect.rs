@@ -49,7 +49,8 @@ impl std::fmt::Debug for IntrospectionConfig {
 
 impl IntrospectionConfig {
     /// Introspection at `endpoint` as client `client_id`, for tokens whose
-    /// `aud` names `audience`; answers reused for 30 s; 5 s time limit.
+    /// `aud` names `audience`; answers reused for 30 s; 5 s time limit;
+    /// the default [`https_fetcher`](super::https_fetcher).
     pub fn new(endpoint: impl Into<String>, client_id: impl Into<String>, client_secret: impl Into<String>, audience: impl Into<String>) -> Self {
         Self {
             endpoint: endpoint.into(),
@@ -58,7 +59,7 @@ impl IntrospectionConfig {
             audience: Some(audience.into()),
             cache_ttl: Duration::from_secs(30),
             timeout: Duration::from_secs(5),
-            fetcher: fetch::loopback_fetcher(),
+            fetcher: fetch::https_fetcher(crate::http::HttpOptions::default()),
         }
     }
 
@@ -68,7 +69,8 @@ impl IntrospectionConfig {
         self
     }
 
-    /// Reaches the endpoint with `fetcher` (e.g. one with TLS).
+    /// Reaches the endpoint with `fetcher`: e.g. `https_fetcher(options)`
+    /// with an extra CA file or a proxy, or any other HTTP client.
     pub fn fetcher(mut self, fetcher: Fetcher) -> Self {
         self.fetcher = fetcher;
         self

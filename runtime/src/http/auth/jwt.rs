@@ -63,7 +63,8 @@ impl JwtConfig {
     /// Tokens of `issuer` for `audience`, keys from `jwks_uri`: RS256,
     /// RS384, RS512, PS256, PS384, PS512, ES256, ES384 and EdDSA; 60 s of
     /// skew; key set fetched at most every 30 s, within 5 s, at most
-    /// 256 KiB; the loopback fetcher.
+    /// 256 KiB; the default [`https_fetcher`](super::https_fetcher)
+    /// (`https://`, or `http://` on loopback).
     pub fn new(issuer: impl Into<String>, audience: impl Into<String>, jwks_uri: impl Into<String>) -> Self {
         use Algorithm::*;
         Self {
@@ -75,7 +76,7 @@ impl JwtConfig {
             refresh_floor: Duration::from_secs(30),
             fetch_timeout: Duration::from_secs(5),
             max_jwks_bytes: 256 << 10,
-            fetcher: super::fetch::loopback_fetcher(),
+            fetcher: super::fetch::https_fetcher(crate::http::HttpOptions::default()),
         }
     }
 
@@ -103,7 +104,8 @@ impl JwtConfig {
         self
     }
 
-    /// Fetches the key set with `fetcher` (e.g. one with TLS).
+    /// Fetches the key set with `fetcher`: e.g. `https_fetcher(options)`
+    /// with an extra CA file or a proxy, or any other HTTP client.
     pub fn fetcher(mut self, fetcher: Fetcher) -> Self {
         self.fetcher = fetcher;
         self

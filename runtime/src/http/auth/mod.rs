@@ -35,7 +35,8 @@ use http::{HeaderMap, StatusCode};
 #[cfg(feature = "oauth")]
 pub use env::VARIABLES as ENV_VARIABLES;
 #[cfg(feature = "oauth")]
-pub use fetch::{loopback_fetcher, FetchFuture, Fetcher};
+#[allow(deprecated)]
+pub use fetch::{https_fetcher, loopback_fetcher, FetchFuture, Fetcher};
 #[cfg(feature = "oauth")]
 pub use introspect::{IntrospectionConfig, IntrospectionVerifier};
 #[cfg(feature = "oauth")]
