@@ -387,7 +387,7 @@ impl IntrospectUrl {
         // An interactive login happens inside the request that was refused.
         let limit = if self.oauth { self.timeout + LOGIN_WAIT } else { self.timeout };
         if self.oauth {
-            use mcpgen_runtime::client::auth::{FileStore, LoopbackRedirect, OAuth};
+            use mcpgen_runtime::http::oauth_client::{FileStore, LoopbackRedirect, OAuth};
             let path = token_cache()?;
             let redirect = LoopbackRedirect::bind(0)
                 .map_err(|e| Error::new(format!("cannot listen on a loopback port for the OAuth redirect: {e}")))?

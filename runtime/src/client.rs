@@ -12,15 +12,14 @@
 //! - [`schemas`]: compiled tool schemas and the typed call path;
 //! - [`drift`]: live tools against the manifest;
 //! - [`options`] and [`error`];
-//! - `auth` (feature `streamable-http`): OAuth 2.1 authorization of the
-//!   Streamable HTTP transport.
+//!
+//! OAuth 2.1 authorization belongs to the Streamable HTTP transport:
+//! `http::oauth_client` (feature `streamable-http`).
 //!
 //! Garbage on the protocol stream (a line that is not a JSON-RPC message)
 //! fails every call in flight with [`ClientError::Garbage`] by default and
 //! keeps the connection; see [`GarbagePolicy`].
 
-#[cfg(feature = "streamable-http")]
-pub mod auth;
 pub mod drift;
 pub mod engine;
 pub mod error;

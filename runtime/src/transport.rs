@@ -12,6 +12,12 @@
 //! buffered whole. The reader hands over an [`Unreadable`] placeholder as
 //! soon as the limit is passed and drops the rest of that line; text that
 //! is not UTF-8 is handed over as a placeholder too, never patched up.
+//!
+//! A transport that cannot reach its peer says why with a [`ConnectError`].
+
+mod connect_error;
+
+pub use connect_error::{ConnectError, ConnectErrorKind};
 
 use std::future::Future;
 use std::io;

@@ -3,7 +3,7 @@
 //! hyper's HTTP/1.1 client connection over a Tokio `TcpStream`, with TLS
 //! (rustls, feature `tls`), proxies and timeouts as [`HttpOptions`] says
 //! (`connect.rs` makes the connections). A connection that cannot be made
-//! fails with a [`ConnectError`](crate::client::ConnectError) naming why:
+//! fails with a [`ConnectError`](crate::transport::ConnectError) naming why:
 //! refused, reset, timed out, a certificate not trusted or not for the
 //! host name, a proxy refusing.
 //!
@@ -76,8 +76,8 @@ use tokio::sync::mpsc;
 use super::connect::{Conn, Connector};
 use super::headers::{self, ParamHeader};
 use super::options::HttpOptions;
-use crate::client::auth::{Authorizer, OAuth, MAX_ATTEMPTS};
-use crate::client::ConnectError;
+use crate::http::oauth_client::{Authorizer, OAuth, MAX_ATTEMPTS};
+use crate::transport::ConnectError;
 use crate::schema::{ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
 use crate::jsonrpc::human_size;
 use crate::revision::meta;

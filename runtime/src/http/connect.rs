@@ -16,7 +16,7 @@ use tokio::net::TcpStream;
 
 use super::options::HttpOptions;
 use super::proxy::Proxy;
-use crate::client::{ConnectError, ConnectErrorKind};
+use crate::transport::{ConnectError, ConnectErrorKind};
 
 /// Where and how to connect, made once per transport.
 pub(crate) struct Connector {

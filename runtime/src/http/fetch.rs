@@ -1,6 +1,6 @@
 //! One HTTP/1.1 request of the runtime's own, for small documents: the
 //! OAuth client's metadata, registration and token requests
-//! (`client::auth`) and the server verifiers' key sets and introspection
+//! (`oauth_client`) and the server verifiers' key sets and introspection
 //! (`http::auth`, feature `oauth`). It connects as the MCP transport does
 //! ([`Connector`]: the [`HttpOptions`]' CA files, client certificate, proxy
 //! and connect timeout), sends the request once, never follows a redirect

@@ -22,6 +22,9 @@
 //!   protected resource metadata at its well-known URLs, a bearer gate
 //!   before every request (401/403 challenges), and the manifest's scopes
 //!   answered 403 `insufficient_scope` before any handler runs.
+//! - The client side: [`client::HttpTransport`] (TLS, proxies, extra
+//!   headers through [`HttpOptions`]) and its OAuth 2.1 authorization,
+//!   [`oauth_client`].
 //! - Several replicas: the stateless era needs nothing shared; stateful
 //!   sessions continue on any replica given a [`SessionStore`]
 //!   ([`MemoryStore`] in one process, [`RedisStore`] with the `redis`
@@ -34,6 +37,7 @@ pub(crate) mod connect;
 pub(crate) mod fetch;
 mod guard;
 mod headers;
+pub mod oauth_client;
 mod options;
 mod proxy;
 mod serve;

@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::options::ProxyOptions;
-use crate::client::{ConnectError, ConnectErrorKind};
+use crate::transport::{ConnectError, ConnectErrorKind};
 
 /// The longest proxy answer head to `CONNECT` read.
 #[cfg(feature = "tls")]

@@ -16,7 +16,7 @@ use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
 use super::options::TlsOptions;
-use crate::client::{ConnectError, ConnectErrorKind};
+use crate::transport::{ConnectError, ConnectErrorKind};
 
 /// The hint of a certificate not trusted.
 const TRUST_HINT: &str = "if the server's certificate comes from a private CA, trust that CA: `--cacert FILE` \

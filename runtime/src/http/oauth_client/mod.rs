@@ -26,7 +26,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use mcpgen_runtime::client::auth::{FileStore, LoopbackRedirect, OAuth};
+//! use mcpgen_runtime::http::oauth_client::{FileStore, LoopbackRedirect, OAuth};
 //! use mcpgen_runtime::http::client::HttpTransport;
 //!
 //! let oauth = OAuth::new(LoopbackRedirect::bind(0)?).store(FileStore::new("tokens.json"));
