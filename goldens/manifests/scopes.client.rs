@@ -41,20 +41,21 @@ impl Client {
         let inner = ClientEngine::connect(transport, options).await?;
         Ok(Self { inner })
     }
-    /// Connects to a Streamable HTTP endpoint (`http://HOST:PORT/PATH`) with
-    /// [`default_options`] and performs the handshake.
+    /// Connects to a Streamable HTTP endpoint (`https://HOST/PATH` or
+    /// `http://HOST:PORT/PATH`) with [`default_options`] and performs the handshake.
     pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
         Self::connect_http_with(url, default_options()).await
     }
     /// [`Client::connect_http`] with the given options: list several revisions
     /// (newest first, e.g. `ClientOptions::new(["2026-07-28", PROTOCOL_VERSION])`)
-    /// to speak to servers of either era. For headers such as `Authorization`,
-    /// build an `HttpTransport` and use [`Client::connect_with`].
+    /// to speak to servers of either era; `options.http` carries headers (a
+    /// bearer token: `ClientOptions::bearer_token`), CA files, a client
+    /// certificate, the proxy and the connect timeout.
     pub async fn connect_http_with(
         url: &str,
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
-        let transport = HttpTransport::new(url)?;
+        let transport = HttpTransport::new(url)?.options(options.http.clone());
         Self::connect_with(transport, options).await
     }
     /// Starts a stdio server process (stderr inherited) and connects to it.
