@@ -89,6 +89,10 @@ fn main() {
         ("fallbacks", dir.join("manifests/fallbacks.json")),
         ("refs", dir.join("manifests/refs.json")),
         ("hostile", dir.join("manifests/hostile.json")),
+        ("shapes", dir.join("manifests/shapes.json")),
+        ("weather", dir.join("../examples/weather-server/tools.json")),
+        ("notes", dir.join("../examples/notes-server/manifest.json")),
+        ("conformance", dir.join("../examples/conformance-server/tools.json")),
         ("hostile_big", big),
     ];
     for (name, path) in manifests {
@@ -109,5 +113,26 @@ fn main() {
         std::fs::create_dir_all(&target).unwrap();
         std::fs::write(target.join("tools.rs"), text).unwrap();
         std::fs::write(target.join("report.txt"), report).unwrap();
+        std::fs::write(target.join("roundtrip.rs"), roundtrip(&generated.tools)).unwrap();
     }
+}
+
+/// `roundtrip.rs` of a manifest: `pub fn roundtrip(tool, output, value)`
+/// decodes `value` as the tool's input (or output) type the way the
+/// runtime does and encodes it back; `None` for a tool (or output) the
+/// manifest does not have.
+fn roundtrip(bindings: &[mcpgen::codegen::tools::ToolBinding]) -> String {
+    let mut arms = String::new();
+    for b in bindings {
+        writeln!(arms, "        ({:?}, false) => Some(crate::decode_encode::<{}>(value)),", b.name, b.input).unwrap();
+        if let Some(output) = &b.output {
+            writeln!(arms, "        ({:?}, true) => Some(crate::decode_encode::<{output}>(value)),", b.name).unwrap();
+        }
+    }
+    format!(
+        "/// Decodes `value` as the input (`output == false`) or output type of\n\
+         /// `tool` and encodes it back; `None` when there is no such type.\n\
+         pub fn roundtrip(tool: &str, output: bool, value: ::serde_json::Value) -> Option<Result<::serde_json::Value, String>> {{\n\
+         \x20   match (tool, output) {{\n{arms}        _ => {{\n            let _ = value;\n            None\n        }}\n    }}\n}}\n"
+    )
 }

@@ -15,6 +15,7 @@ pub mod context;
 pub mod cursor;
 pub mod de;
 pub(crate) mod extras;
+pub mod integral;
 #[cfg(feature = "streamable-http")]
 pub mod http;
 pub mod jsonrpc;

@@ -60,8 +60,11 @@ pub trait Dispatch: Send + Sync + 'static {
     fn call(&self, index: usize, arguments: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>>;
 }
 
-/// Decodes validated arguments into a tool's input type.
-pub fn decode_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, CallFailure> {
+/// Decodes validated arguments into a tool's input type, integers
+/// written with a zero fraction (`5.0`, `1e3`) read as the integers they
+/// are ([`crate::integral`]).
+pub fn decode_arguments<T: DeserializeOwned>(mut arguments: Value) -> Result<T, CallFailure> {
+    crate::integral::integral_numbers(&mut arguments);
     serde_json::from_value(arguments).map_err(|e| {
         CallFailure::InvalidArguments(vec![FieldError::new("", format!("cannot decode arguments: {e}"))])
     })

@@ -31,6 +31,8 @@ mod fixup;
 mod integers;
 mod prepare;
 mod shared;
+mod unions;
+mod wide;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, UnwindSafe};
@@ -165,6 +167,10 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     }
     let roots: BTreeSet<String> = bindings.iter().flat_map(|b| std::iter::once(b.input.clone()).chain(b.output.clone())).collect();
     let tokens = dedupe::dedupe(fixup::fixup(renames.restore(tokens)), &roots);
+    let (mut tokens, wide_used) = wide::attach(tokens);
+    if wide_used {
+        tokens.extend(wide::module());
+    }
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
 }
 
@@ -212,6 +218,12 @@ fn settings() -> TypeSpaceSettings {
     s.with_derive("PartialEq".to_owned());
     // Maps serialise in a stable order (a HashMap would not).
     s.with_map_type("::std::collections::BTreeMap");
+    // Integers wider than `i64` (see `integers`).
+    for (schema, rust) in integers::conversions() {
+        if let Ok(schema) = serde_json::from_value::<schemars::schema::SchemaObject>(schema) {
+            s.with_conversion(schema, rust, [TypeSpaceImpl::Display, TypeSpaceImpl::FromStr].into_iter());
+        }
+    }
     s
 }
 

@@ -9,16 +9,19 @@
 /// Tools of `../shared/manifests/github.json`.
 pub mod github {
     include!(concat!(env!("OUT_DIR"), "/github/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/github/roundtrip.rs"));
 }
 
 /// Tools of `../shared/manifests/stitch.json`.
 pub mod stitch {
     include!(concat!(env!("OUT_DIR"), "/stitch/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/stitch/roundtrip.rs"));
 }
 
 /// Tools of `manifests/rules.json`: one schema feature per tool.
 pub mod rules {
     include!(concat!(env!("OUT_DIR"), "/rules/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/rules/roundtrip.rs"));
 }
 
 /// Tools of `manifests/rules.yaml`: the same manifest written in YAML.
@@ -29,11 +32,13 @@ pub mod rules_yaml {
 /// Tools of `manifests/fallbacks.json`: schemas typify cannot convert.
 pub mod fallbacks {
     include!(concat!(env!("OUT_DIR"), "/fallbacks/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/fallbacks/roundtrip.rs"));
 }
 
 /// Tools of `manifests/refs.json`: every shape of local `$ref`.
 pub mod refs {
     include!(concat!(env!("OUT_DIR"), "/refs/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/refs/roundtrip.rs"));
 }
 
 /// Tools of `manifests/hostile.json`: property names that collide once
@@ -41,6 +46,40 @@ pub mod refs {
 /// integers beyond `i64`, a self-referential `$anchor`, keyword tool names.
 pub mod hostile {
     include!(concat!(env!("OUT_DIR"), "/hostile/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/hostile/roundtrip.rs"));
+}
+
+/// Tools of `manifests/shapes.json`: the union and integer shapes real
+/// servers' schemas use (const-tagged members, a string beside objects,
+/// two string members, unbounded integers).
+pub mod shapes {
+    include!(concat!(env!("OUT_DIR"), "/shapes/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/shapes/roundtrip.rs"));
+}
+
+/// Tools of the example servers' manifests (`examples/`).
+pub mod weather {
+    include!(concat!(env!("OUT_DIR"), "/weather/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/weather/roundtrip.rs"));
+}
+
+/// Tools of `examples/notes-server/manifest.json`.
+pub mod notes {
+    include!(concat!(env!("OUT_DIR"), "/notes/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/notes/roundtrip.rs"));
+}
+
+/// Tools of `examples/conformance-server/tools.json`.
+pub mod conformance {
+    include!(concat!(env!("OUT_DIR"), "/conformance/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/conformance/roundtrip.rs"));
+}
+
+/// Decodes `value` as `T` the way a generated server decodes arguments
+/// (`mcpgen_runtime::tool::decode_arguments`) and encodes it back.
+pub fn decode_encode<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(value: ::serde_json::Value) -> Result<::serde_json::Value, String> {
+    let decoded: T = mcpgen_runtime::tool::decode_arguments(value).map_err(|e| format!("{e:?}"))?;
+    ::serde_json::to_value(&decoded).map_err(|e| e.to_string())
 }
 
 /// Tools made by `build.rs`: 100,000-character names, 60-level nesting,
@@ -66,6 +105,8 @@ pub mod reports {
     pub const FALLBACKS: &str = include_str!(concat!(env!("OUT_DIR"), "/fallbacks/report.txt"));
     /// Report of `hostile.json`.
     pub const HOSTILE: &str = include_str!(concat!(env!("OUT_DIR"), "/hostile/report.txt"));
+    /// Report of `shapes.json`.
+    pub const SHAPES: &str = include_str!(concat!(env!("OUT_DIR"), "/shapes/report.txt"));
     /// Report of the manifest `build.rs` makes.
     pub const HOSTILE_BIG: &str = include_str!(concat!(env!("OUT_DIR"), "/hostile_big/report.txt"));
 }

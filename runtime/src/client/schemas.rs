@@ -179,6 +179,8 @@ impl Client {
             ));
         };
         schemas.validate_output(tool, &structured)?;
+        let mut structured = structured;
+        crate::integral::integral_numbers(&mut structured);
         serde_json::from_value(structured)
             .map_err(|e| output_problem(tool, "/structuredContent".into(), format!("does not decode: {e}")))
     }

@@ -89,6 +89,27 @@ pub(super) enum Lookup {
     Recursive,
 }
 
+/// A subschema that is only a `$ref` leading, through other such
+/// subschemas, back to itself (`"x": {"$ref": "#/$defs/x"}`) constrains
+/// nothing: it becomes `true`, as other validators read it, rather than
+/// failing at the depth limit whatever the instance.
+fn loosen_reference_loops(nodes: &mut [Node], refs: &[usize]) {
+    for start in 0..nodes.len() {
+        let mut seen = vec![start];
+        let mut at = start;
+        while let [Kw::Ref(slot)] = nodes[at].kw.as_slice() {
+            at = refs[*slot];
+            if seen.contains(&at) {
+                for n in seen {
+                    nodes[n].kw.clear();
+                }
+                break;
+            }
+            seen.push(at);
+        }
+    }
+}
+
 /// The checks of one subschema, in evaluation order.
 #[derive(Debug, Default)]
 pub(super) struct Node {
@@ -399,8 +420,10 @@ pub(super) fn compile(
             .filter(|((doc, _), _)| *doc == 0)
             .map(|((_, pointer), node)| (pointer, node))
             .collect();
+    let mut nodes = c.nodes;
+    loosen_reference_loops(&mut nodes, &c.refs);
     Ok(Compiled {
-        nodes: c.nodes,
+        nodes,
         root,
         at,
         refs: c.refs,

@@ -76,12 +76,27 @@ impl Renames {
         if self.is_empty() {
             return tokens;
         }
+        self.restore_in(tokens, Body::Other)
+    }
+
+    /// [`Renames::restore`] of the tokens of a `body`.
+    fn restore_in(&self, tokens: TokenStream, body: Body) -> TokenStream {
         let tts: Vec<TokenTree> = tokens.into_iter().collect();
         let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
         for (i, tt) in tts.iter().enumerate() {
             match tt {
                 TokenTree::Group(g) => {
-                    let mut ng = Group::new(g.delimiter(), self.restore(g.stream()));
+                    let ident_at = |back: usize| match i.checked_sub(back).map(|j| &tts[j]) {
+                        Some(TokenTree::Ident(id)) => Some(id.to_string()),
+                        _ => None,
+                    };
+                    let inner = match (g.delimiter(), ident_at(2).as_deref(), ident_at(1)) {
+                        (Delimiter::Brace, Some("struct"), Some(_)) => Body::Fields,
+                        (Delimiter::Brace, Some("enum"), Some(_)) => Body::Variants,
+                        (Delimiter::Brace, _, Some(_)) if body == Body::Variants => Body::Fields,
+                        _ => Body::Other,
+                    };
+                    let mut ng = Group::new(g.delimiter(), self.restore_in(g.stream(), inner));
                     ng.set_span(g.span());
                     out.push(TokenTree::Group(ng));
                 }
@@ -91,9 +106,20 @@ impl Renames {
                         out.push(tt.clone());
                         continue;
                     }
-                    // A field definition: `pub <marker> :`.
-                    let field_def = matches!(tts.get(i.wrapping_sub(1)), Some(TokenTree::Ident(p)) if p == "pub")
-                        && matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                    // A field definition: `pub <marker> :` in a struct,
+                    // `<marker> :` first, after a `,` or after an
+                    // attribute in a struct variant.
+                    let before = i.checked_sub(1).map(|j| &tts[j]);
+                    let starts_field = match before {
+                        Some(TokenTree::Ident(p)) => p == "pub",
+                        _ if body != Body::Fields => false,
+                        None => true,
+                        Some(TokenTree::Punct(p)) => p.as_char() == ',',
+                        Some(TokenTree::Group(g)) => g.delimiter() == Delimiter::Bracket,
+                        Some(TokenTree::Literal(_)) => false,
+                    };
+                    let field_def = starts_field
+                        && matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone);
                     if field_def {
                         if let Some(r) = self.found_in(&text).into_iter().find(|r| r.snake == text) {
                             add_rename(&mut out, &r.wire);
@@ -183,10 +209,25 @@ impl Renames {
     }
 }
 
-/// Adds `rename = "<wire>"` to the field whose `pub` was just pushed to
-/// `out`: into the `#[serde(...)]` right before it, or as a new attribute.
+/// What the tokens [`Renames::restore_in`] walks are the body of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// Field definitions: a struct's or a struct variant's.
+    Fields,
+    /// An enum's variants.
+    Variants,
+    /// Anything else (an expression, an impl, an attribute).
+    Other,
+}
+
+/// Adds `rename = "<wire>"` to the field about to be pushed to `out`
+/// (after its `pub`, if any): into the `#[serde(...)]` right before it,
+/// or as a new attribute.
 fn add_rename(out: &mut Vec<TokenTree>, wire: &str) {
-    let Some(TokenTree::Ident(pub_kw)) = out.pop() else { return };
+    let pub_kw = match out.last() {
+        Some(TokenTree::Ident(p)) if p == "pub" => out.pop(),
+        _ => None,
+    };
     let n = out.len();
     let serde_attr = n >= 2
         && matches!(&out[n - 2], TokenTree::Punct(p) if p.as_char() == '#')
@@ -200,13 +241,13 @@ fn add_rename(out: &mut Vec<TokenTree>, wire: &str) {
                 let args = quote!(rename = #wire, #rest);
                 let new_attr = quote!(#serde(#args));
                 out[n - 1] = TokenTree::Group(Group::new(Delimiter::Bracket, new_attr));
-                out.push(TokenTree::Ident(pub_kw));
+                out.extend(pub_kw);
                 return;
             }
         }
     }
     out.extend(quote!(#[serde(rename = #wire)]));
-    out.push(TokenTree::Ident(pub_kw));
+    out.extend(pub_kw);
 }
 
 #[cfg(test)]

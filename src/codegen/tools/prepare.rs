@@ -37,7 +37,8 @@ use serde_json::{Map, Value};
 use super::cycles::break_cycles;
 use super::depth::{too_deep, MAX_TYPE_DEPTH};
 use super::fields::Renames;
-use super::integers::{big_integers, BigIntegers};
+use super::integers::{wide_schema, width, Width};
+use super::unions::{arrange, Arranged};
 use crate::error::pointer_token;
 use crate::manifest::refs::{collect_refs, DATA_KEYWORDS};
 use crate::manifest::RefIndex;
@@ -206,11 +207,16 @@ impl Rewriter<'_, '_> {
                 own_plan.as_ref()
             }
         };
-        let big = big_integers(o);
-        if let BigIntegers::Unrepresentable(why) = big {
-            let hint = "add `\"minimum\": 0` if the values are never negative, to get a `u64`";
-            self.notes.push(Note { pointer: at.to_owned(), message: why.to_owned(), hint });
-            return Value::Object(json_any(v));
+        let width = width(o);
+        match width {
+            Width::Unrepresentable => {
+                let why = "its values go beyond what `i128` and `u128` hold, so it is typed as `serde_json::Value`";
+                let hint = "bound it with `minimum` and `maximum` to get an integer type";
+                self.notes.push(Note { pointer: at.to_owned(), message: why.to_owned(), hint });
+                return Value::Object(json_any(v));
+            }
+            Width::U128 | Width::I128 => return self.wide(o, at, width),
+            Width::Typify | Width::U64 => {}
         }
         let mut out = Map::new();
         // Properties whose names are too long to match by name are left to
@@ -311,12 +317,84 @@ impl Rewriter<'_, '_> {
             // ones; `{}` makes typify keep every other member in `extra`.
             out.insert("additionalProperties".into(), Value::Object(Map::new()));
         }
-        if big == BigIntegers::Unsigned {
+        self.unions(o, &mut out);
+        if width == Width::U64 {
             // typify picks `u64` for a lower bound of 0 and no other bound.
             for k in ["exclusiveMinimum", "maximum", "exclusiveMaximum"] {
                 out.remove(k);
             }
             out.insert("minimum".into(), 0.into());
+        }
+        Value::Object(out)
+    }
+
+    /// `anyOf`/`oneOf` of `o`, already rewritten in `out`, arranged for
+    /// typify ([`super::unions`]): collapsed to one type, or a `oneOf`
+    /// (an `anyOf` too, when there is no `oneOf` beside it) of ordered
+    /// members that each have a name.
+    fn unions(&self, o: &Map<String, Value>, out: &mut Map<String, Value>) {
+        for key in ["anyOf", "oneOf"] {
+            let (Some(Value::Array(original)), Some(Value::Array(rewritten))) = (o.get(key), out.get(key)) else {
+                continue;
+            };
+            if original.len() != rewritten.len() {
+                continue;
+            }
+            match arrange(original, rewritten.clone(), &self.base) {
+                Arranged::Collapsed(t) => {
+                    out.remove(key);
+                    out.entry("type").or_insert_with(|| t.into());
+                }
+                Arranged::Assertions => {
+                    out.remove(key);
+                }
+                Arranged::Members(members) => {
+                    let target = if key == "anyOf" && !out.contains_key("oneOf") { "oneOf" } else { key };
+                    out.remove(key);
+                    out.insert(target.into(), Value::Array(members));
+                }
+            }
+        }
+    }
+
+    /// An integer schema that needs `u128`/`i128`: the marker schema typify
+    /// maps to it, with the schema's description, title and default. With
+    /// other types beside `integer` (`["integer", "null"]`), the marker
+    /// becomes one member of an `anyOf` with the rest of the schema.
+    fn wide(&mut self, o: &Map<String, Value>, at: &str, width: Width) -> Value {
+        let metadata: Map<String, Value> =
+            ["description", "title", "default"].iter().filter_map(|k| o.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
+        let others: Vec<Value> = match o.get("type") {
+            Some(Value::Array(ts)) => ts.iter().filter(|t| *t != "integer" && *t != "number").cloned().collect(),
+            _ => Vec::new(),
+        };
+        if others.is_empty() {
+            return wide_schema(width, metadata);
+        }
+        let mut rest = o.clone();
+        rest.insert("type".into(), match others.as_slice() {
+            [one] => one.clone(),
+            _ => Value::Array(others.clone()),
+        });
+        for k in ["enum", "const", "default", "description", "title"] {
+            rest.remove(k);
+        }
+        let declared = Value::Object(rest);
+        let rest = self.child(&declared, at, None);
+        let mut out = metadata.clone();
+        out.remove("default");
+        let members = vec![wide_schema(width, Map::new()), rest];
+        let members = match others.as_slice() {
+            // `["integer", "null"]`: typify's `Option`.
+            [only] if only == "null" => members,
+            _ => match arrange(&[members[0].clone(), declared], members.clone(), &self.base) {
+                Arranged::Members(m) => m,
+                Arranged::Collapsed(_) | Arranged::Assertions => members,
+            },
+        };
+        out.insert("anyOf".into(), Value::Array(members));
+        if let Some(d) = metadata.get("default") {
+            out.insert("default".into(), d.clone());
         }
         Value::Object(out)
     }
@@ -601,16 +679,18 @@ mod tests {
             "properties": {
                 "u": {"type": "integer", "enum": [9223372036854775808u64, 1]},
                 "d": {"type": "integer", "minimum": 0, "default": 18446744073709551615u64},
-                "any": {"type": "integer", "description": "Big.", "default": 9223372036854775808u64}
+                "any": {"type": "integer", "description": "Big.", "default": 9223372036854775808u64},
+                "huge": {"type": "integer", "description": "Huge.", "const": 1e40}
             }
         });
         let (p, _) = prep(&schema);
         let props = &p.defs[0].1["properties"];
         assert_eq!(props["u"], json!({"type": "integer", "enum": [9223372036854775808u64, 1], "minimum": 0}));
-        assert_eq!(props["d"]["minimum"], json!(0));
-        assert_eq!(props["any"], json!({"description": "Big."}));
+        assert_eq!(props["d"], json!({"type": "integer", "format": "x-mcpgen-int-u128", "default": 18446744073709551615u64}));
+        assert_eq!(props["any"], json!({"description": "Big.", "type": "integer", "format": "x-mcpgen-int-i128", "default": 9223372036854775808u64}));
+        assert_eq!(props["huge"], json!({"description": "Huge."}));
         assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
-        assert_eq!(p.notes[0].pointer, "/properties/any");
+        assert_eq!(p.notes[0].pointer, "/properties/huge");
     }
 
     #[test]
