@@ -58,7 +58,8 @@ for ReadResourceInput {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TypeInput {
     #[serde(rename = "", skip_serializing_if = "::std::option::Option::is_none")]
-    pub field: ::std::option::Option<i64>,
+    #[serde(default, deserialize_with = "wide::option")]
+    pub field: ::std::option::Option<i128>,
     #[serde(rename = "self")]
     pub self_: ::std::string::String,
 }
@@ -92,6 +93,104 @@ pub mod error {
         fn from(value: String) -> Self {
             Self(value.into())
         }
+    }
+}
+/// Decoding of `i128`/`u128` fields: any JSON integer, or float with
+/// a zero fraction, that the type holds (serde's own impls fail
+/// inside untagged enums and for floats of 2^64 and above).
+pub mod wide {
+    use ::serde::de::{Deserialize, Deserializer, Error as _};
+    /// An integer type decoded here.
+    pub trait Wide: Sized {
+        /// The value `-magnitude` (when `negative`) or `magnitude`.
+        fn from_parts(negative: bool, magnitude: u128) -> Option<Self>;
+    }
+    impl Wide for i128 {
+        fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
+            if negative {
+                0_i128.checked_sub_unsigned(magnitude)
+            } else {
+                i128::try_from(magnitude).ok()
+            }
+        }
+    }
+    impl Wide for u128 {
+        fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
+            (!negative || magnitude == 0).then_some(magnitude)
+        }
+    }
+    impl Wide for ::std::num::NonZeroU128 {
+        fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
+            if negative { None } else { Self::new(magnitude) }
+        }
+    }
+    struct Parts;
+    impl ::serde::de::Visitor<'_> for Parts {
+        type Value = (bool, u128);
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok((v < 0, u128::from(v.unsigned_abs())))
+        }
+        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok((false, u128::from(v)))
+        }
+        fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
+            Ok((v < 0, v.unsigned_abs()))
+        }
+        fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
+            Ok((false, v))
+        }
+        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            if v.is_finite() && v.fract() == 0.0
+                && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
+            {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                Ok((v < 0.0, v.abs() as u128))
+            } else {
+                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+    /// One value of a wide integer type.
+    pub struct Whole<T>(pub T);
+    impl<'de, T: Wide> Deserialize<'de> for Whole<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let (negative, magnitude) = d.deserialize_any(Parts)?;
+            T::from_parts(negative, magnitude)
+                .map(Whole)
+                .ok_or_else(|| D::Error::custom(
+                    format_args!(
+                        "{}{magnitude} is out of range", if negative { "-" } else { "" }
+                    ),
+                ))
+        }
+    }
+    /// A field of type `i128` or `u128`.
+    pub fn one<'de, D: Deserializer<'de>, T: Wide>(d: D) -> Result<T, D::Error> {
+        Whole::deserialize(d).map(|Whole(v)| v)
+    }
+    /// A field of type `Option<i128>` or `Option<u128>`.
+    pub fn option<'de, D: Deserializer<'de>, T: Wide>(
+        d: D,
+    ) -> Result<Option<T>, D::Error> {
+        Ok(Option::<Whole<T>>::deserialize(d)?.map(|Whole(v)| v))
+    }
+    /// A field of type `Vec<i128>` or `Vec<u128>`.
+    pub fn vec<'de, D: Deserializer<'de>, T: Wide>(d: D) -> Result<Vec<T>, D::Error> {
+        Ok(Vec::<Whole<T>>::deserialize(d)?.into_iter().map(|Whole(v)| v).collect())
+    }
+    /// A field of type `BTreeMap<String, i128>` or `BTreeMap<String, u128>`.
+    pub fn map<'de, D: Deserializer<'de>, T: Wide>(
+        d: D,
+    ) -> Result<::std::collections::BTreeMap<String, T>, D::Error> {
+        Ok(
+            ::std::collections::BTreeMap::<String, Whole<T>>::deserialize(d)?
+                .into_iter()
+                .map(|(k, Whole(v))| (k, v))
+                .collect(),
+        )
     }
 }
 /// Arguments of prompt `a-b`.

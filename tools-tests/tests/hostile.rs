@@ -78,7 +78,10 @@ fn integers_beyond_i64_fit() {
     let v = json!({"huge": 9223372036854775808u64, "roomy": 18446744073709551615u64, "signed": -1});
     assert_eq!(round_trip::<hostile::BigNumbersInput>(v.clone()), v);
     let defaulted: hostile::BigNumbersInput = serde_json::from_value(json!({})).unwrap();
-    assert_eq!(defaulted.roomy, u64::MAX);
+    assert_eq!(defaulted.roomy.get(), u128::from(u64::MAX));
+    // Beyond u64: serde_json reads 2^70 as a float, and the field takes it.
+    let wide: hostile::BigNumbersInput = serde_json::from_str(r#"{"huge": 9223372036854775808, "roomy": 1180591620717411303424}"#).unwrap();
+    assert_eq!(wide.roomy.get(), 1u128 << 70);
     assert!(serde_json::from_value::<hostile::BigNumbersInput>(json!({"huge": 2})).is_err());
 }
 

@@ -74,9 +74,12 @@ impl crate::server::Handler for Fixtures {
         input: JsonSchema202012ToolInput,
         _: RequestContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
-        let contact = match input {
-            JsonSchema202012ToolInput::Variant0 { phone, .. } => format!("phone {phone}"),
-            JsonSchema202012ToolInput::Variant1 { email, .. } => format!("email {email}"),
+        // The schema's `anyOf` requires one of the two; the validator has
+        // checked it, the type holds both as optional.
+        let contact = match (input.phone, input.email) {
+            (Some(phone), _) => format!("phone {phone}"),
+            (None, Some(email)) => format!("email {email}"),
+            (None, None) => return Err(ToolError::new("give a phone number or an e-mail address")),
         };
         Ok(vec![text(&format!("Contact by {contact}"))])
     }

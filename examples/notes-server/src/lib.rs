@@ -42,7 +42,7 @@ fn note(id: &str) -> Option<&'static str> {
 
 impl server::Handler for Notes {
     async fn count_notes(&self, _input: CountNotesInput, _ctx: RequestContext) -> Result<CountNotesOutput, ToolError> {
-        Ok(CountNotesOutput { count: NOTES.len() as i64 })
+        Ok(CountNotesOutput { count: NOTES.len() as i128 })
     }
 
     async fn read_resource(&self, resource: StaticResource, _ctx: RequestContext) -> Result<ReadResourceResult, HandlerError> {

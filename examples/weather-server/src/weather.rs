@@ -56,7 +56,7 @@ impl Handler for Weather {
             .map(|day| {
                 let (high, low, conditions) = conditions(&input.city, day);
                 Ok(GetForecastOutputDaysItem {
-                    day: std::num::NonZeroU64::new(day).ok_or("day numbers start at 1")?,
+                    day: std::num::NonZeroU64::new(day).ok_or("day numbers start at 1")?.into(),
                     high: convert(high),
                     low: convert(low),
                     conditions,
@@ -96,10 +96,10 @@ impl Handler for Weather {
     async fn plan_trip(&self, input: PlanTripInput, _ctx: RequestContext) -> Result<PlanTripOutput, ToolError> {
         let avoid: Vec<PlanTripInputPreferencesAvoidItem> =
             input.preferences.as_ref().map(|p| p.avoid.clone()).unwrap_or_default();
-        let mut night: u64 = 1;
+        let mut night = std::num::NonZeroU128::MIN;
         let mut itinerary = Vec::with_capacity(input.stops.len());
         for stop in &input.stops {
-            let (high, _, kind) = conditions(&stop.city, night);
+            let (high, _, kind) = conditions(&stop.city, u64::try_from(night.get()).unwrap_or(u64::MAX));
             use GetForecastOutputDaysItemConditions as C;
             let mut pack = vec!["toothbrush".to_owned()];
             match kind {
@@ -116,19 +116,18 @@ impl Handler for Weather {
                 C::Snow => avoid.contains(&PlanTripInputPreferencesAvoidItem::Snow),
                 _ => false,
             };
-            let nonzero = |n: u64| std::num::NonZeroU64::new(n).ok_or_else(|| ToolError::new("nights start at 1"));
             itinerary.push(PlanTripOutputItineraryItem {
-                arrive_on_night: nonzero(night)?,
+                arrive_on_night: night,
                 city: stop.city.to_string(),
-                nights: stop.nights,
+                nights: stop.nights.into(),
                 pack,
                 warning: avoided.then(|| format!("{kind} expected in {} on arrival", *stop.city)),
             });
-            night += stop.nights.get();
+            night = night.saturating_add(u128::from(stop.nights.get()));
         }
         Ok(PlanTripOutput {
             traveler: input.traveler.name.to_string(),
-            total_nights: std::num::NonZeroU64::new(night - 1).ok_or("a trip has at least one night")?,
+            total_nights: std::num::NonZeroU128::new(night.get() - 1).ok_or("a trip has at least one night")?,
             itinerary,
         })
     }

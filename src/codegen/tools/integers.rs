@@ -11,13 +11,14 @@
 //!   choice (`i64`, `u64`, `NonZeroU64`…) holds it;
 //! - [`Width::U64`] for a range within `0..=u64::MAX`;
 //! - [`Width::U128`] for a non-negative range beyond that or unbounded
-//!   above (`{"minimum": 0}`);
+//!   above (`{"minimum": 0}`), [`Width::NonZeroU128`] when it starts at 1
+//!   or above;
 //! - [`Width::I128`] for any other range within `i128` (an unbounded
 //!   `{"type": "integer"}`);
 //! - [`Width::Unrepresentable`] beyond `i128`/`u128`: `serde_json::Value`,
 //!   with a warning.
 //!
-//! `prepare` hands `u128`/`i128` to typify as the marker schemas
+//! `prepare` hands the 128-bit types to typify as the marker schemas
 //! [`wide_schema`] makes, which the settings map to the Rust types
 //! ([`conversions`]). Values of 2^64 and above reach a decoder as JSON
 //! floats; `fixup` gives the fields of these types a deserializer that
@@ -34,6 +35,8 @@ pub enum Width {
     U64,
     /// Non-negative, beyond `u64::MAX` or unbounded above.
     U128,
+    /// As `U128`, and never zero.
+    NonZeroU128,
     /// Negative values allowed, beyond `i64` or unbounded.
     I128,
     /// Beyond `i128` and `u128`.
@@ -48,22 +51,27 @@ const MARK: &str = "x-mcpgen-int";
 pub fn wide_schema(width: Width, metadata: Map<String, Value>) -> Value {
     let mut out = metadata;
     out.insert("type".into(), "integer".into());
-    out.insert("format".into(), format!("{MARK}-{}", rust_type(width)).into());
+    out.insert("format".into(), format!("{MARK}-{}", rust_type(width).1).into());
     Value::Object(out)
 }
 
-fn rust_type(width: Width) -> &'static str {
+/// The Rust type of a wide width, and the tag of its marker.
+fn rust_type(width: Width) -> (&'static str, &'static str) {
     match width {
-        Width::U128 => "u128",
-        _ => "i128",
+        Width::U128 => ("u128", "u128"),
+        Width::NonZeroU128 => ("::std::num::NonZeroU128", "nzu128"),
+        _ => ("i128", "i128"),
     }
 }
 
 /// The typify conversions for the marker schemas: `(schema, Rust type)`.
 pub fn conversions() -> Vec<(Value, &'static str)> {
-    [Width::U128, Width::I128]
+    [Width::U128, Width::NonZeroU128, Width::I128]
         .into_iter()
-        .map(|w| (json!({"type": "integer", "format": format!("{MARK}-{}", rust_type(w))}), rust_type(w)))
+        .map(|w| {
+            let (rust, tag) = rust_type(w);
+            (json!({"type": "integer", "format": format!("{MARK}-{tag}")}), rust)
+        })
         .collect()
 }
 
@@ -86,6 +94,8 @@ pub fn width(o: &Map<String, Value>) -> Width {
         Width::Typify
     } else if lo >= 0 && hi <= i128::from(u64::MAX) {
         Width::U64
+    } else if lo >= 1 {
+        Width::NonZeroU128
     } else if lo >= 0 {
         Width::U128
     } else {
@@ -173,7 +183,8 @@ mod tests {
         assert_eq!(w(json!({"type": "integer", "minimum": 0, "maximum": 18446744073709551615u64})), Width::U64);
         assert_eq!(w(json!({"type": "integer", "enum": [9223372036854775808u64, 1]})), Width::U64);
         assert_eq!(w(json!({"type": "integer", "minimum": 0})), Width::U128);
-        assert_eq!(w(json!({"type": "integer", "exclusiveMinimum": 0})), Width::U128);
+        assert_eq!(w(json!({"type": "integer", "exclusiveMinimum": 0})), Width::NonZeroU128);
+        assert_eq!(w(json!({"type": "integer", "minimum": 1, "default": 30})), Width::NonZeroU128);
         assert_eq!(w(json!({"type": "integer"})), Width::I128);
         assert_eq!(w(json!({"type": ["integer", "null"], "maximum": 10})), Width::I128);
         assert_eq!(w(json!({"type": "integer", "minimum": 0, "maximum": 5, "default": -1})), Width::Typify);

@@ -215,7 +215,7 @@ impl Rewriter<'_, '_> {
                 self.notes.push(Note { pointer: at.to_owned(), message: why.to_owned(), hint });
                 return Value::Object(json_any(v));
             }
-            Width::U128 | Width::I128 => return self.wide(o, at, width),
+            Width::U128 | Width::NonZeroU128 | Width::I128 => return self.wide(o, at, width),
             Width::Typify | Width::U64 => {}
         }
         let mut out = Map::new();

@@ -6,7 +6,7 @@
 //! the value and its buffer has no 128-bit integers: "i128 is not
 //! supported"), and for values of 2^64 and above, which `serde_json`
 //! reads as floats. So every field (and newtype variant) of type `i128`,
-//! `u128`, or an `Option`, `Vec` or map of them, gets
+//! `u128`, `NonZeroU128`, or an `Option`, `Vec` or map of them, gets
 //! `#[serde(deserialize_with = "wide::…")]`, and the generated file gets
 //! the `wide` module ([`module`]), whose functions take any JSON integer
 //! or float with a zero fraction that the type holds.
@@ -18,7 +18,10 @@ use quote::quote;
 /// function of `wide` that decodes each.
 fn decoder(ty: &str) -> Option<&'static str> {
     let ty: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
-    let ty = ty.replace("::std::option::", "").replace("::std::vec::", "").replace("::std::collections::", "").replace("::std::string::", "");
+    let ty = ["::std::option::", "::std::vec::", "::std::collections::", "::std::string::", "::std::num::"]
+        .iter()
+        .fold(ty, |t, p| t.replace(p, ""));
+    let ty = ty.replace("NonZeroU128", "u128");
     Some(match ty.as_str() {
         "i128" | "u128" => "wide::one",
         "Option<i128>" | "Option<u128>" => "wide::option",
@@ -132,6 +135,16 @@ pub fn module() -> TokenStream {
             impl Wide for u128 {
                 fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
                     (!negative || magnitude == 0).then_some(magnitude)
+                }
+            }
+
+            impl Wide for ::std::num::NonZeroU128 {
+                fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
+                    if negative {
+                        None
+                    } else {
+                        Self::new(magnitude)
+                    }
                 }
             }
 
