@@ -146,7 +146,6 @@ pub mod wide {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
             {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 Ok((v < 0.0, v.abs() as u128))
             } else {
                 Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))

@@ -9,6 +9,7 @@ pub struct IntegersInput {
         default,
         skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
     )]
+    #[serde(deserialize_with = "wide::map")]
     pub by_name: ::std::collections::BTreeMap<::std::string::String, u128>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     #[serde(default, deserialize_with = "wide::option")]
@@ -104,6 +105,108 @@ pub enum SameNestedNameInputAction {
     #[serde(rename = "type")]
     Type { text: ::std::string::String },
 }
+///`SortSpecAsc`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SortSpecAsc {
+    #[serde(rename = "asc")]
+    Asc,
+}
+impl ::std::fmt::Display for SortSpecAsc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Asc => f.write_str("asc"),
+        }
+    }
+}
+impl ::std::str::FromStr for SortSpecAsc {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "asc" => Ok(Self::Asc),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SortSpecAsc {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SortSpecAsc {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+///`SortSpecDesc`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SortSpecDesc {
+    #[serde(rename = "desc")]
+    Desc,
+}
+impl ::std::fmt::Display for SortSpecDesc {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Desc => f.write_str("desc"),
+        }
+    }
+}
+impl ::std::str::FromStr for SortSpecDesc {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "desc" => Ok(Self::Desc),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SortSpecDesc {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SortSpecDesc {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 ///Arguments of the `sort_spec` tool.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct SortSpecInput {
@@ -123,8 +226,18 @@ pub enum SortSpecInputSortValue {
     Meta { #[serde(rename = "$meta")] meta: ::std::string::String },
     Value1(f64),
     ValueMinus1(f64),
-    Asc(::std::string::String),
-    Desc(::std::string::String),
+    Asc(SortSpecAsc),
+    Desc(SortSpecDesc),
+}
+impl ::std::convert::From<SortSpecAsc> for SortSpecInputSortValue {
+    fn from(value: SortSpecAsc) -> Self {
+        Self::Asc(value)
+    }
+}
+impl ::std::convert::From<SortSpecDesc> for SortSpecInputSortValue {
+    fn from(value: SortSpecDesc) -> Self {
+        Self::Desc(value)
+    }
 }
 ///Arguments of the `tagged` tool.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -395,7 +508,6 @@ pub mod wide {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
             {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 Ok((v < 0.0, v.abs() as u128))
             } else {
                 Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))

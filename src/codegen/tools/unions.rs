@@ -59,6 +59,15 @@ pub fn arrange(original: &[Value], rewritten: Vec<Value>, prefix: &str) -> Arran
         .zip(original)
         .zip(names)
         .map(|((mut member, declared), name)| {
+            // typify drops a member's string `const` (`Asc(String)` would
+            // take "desc"); as a one-value `enum` the member matches only it.
+            if let Value::Object(m) = &mut member {
+                if matches!(m.get("const"), Some(Value::String(_))) && !m.contains_key("enum") {
+                    if let Some(c) = m.remove("const") {
+                        m.insert("enum".into(), Value::Array(vec![c]));
+                    }
+                }
+            }
             if let (Value::Object(m), Some(name)) = (&mut member, name) {
                 if !m.contains_key("title") && !m.contains_key("$ref") {
                     m.insert("title".into(), Value::String(format!("{prefix}{}", naming::type_part(&name))));

@@ -82,13 +82,30 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
         // A field: `<name> : <type>` up to the `,` at this level.
         let colon = matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone);
         if body == Body::Fields && matches!(tt, TokenTree::Ident(_)) && colon {
-            let end = (i + 2..tts.len()).find(|&j| matches!(&tts[j], TokenTree::Punct(p) if p.as_char() == ',')).unwrap_or(tts.len());
+            // The `,` after the type, not one between generic arguments.
+            let mut angle = 0i32;
+            let end = (i + 2..tts.len())
+                .find(|&j| match &tts[j] {
+                    TokenTree::Punct(p) if p.as_char() == '<' => {
+                        angle += 1;
+                        false
+                    }
+                    TokenTree::Punct(p) if p.as_char() == '>' => {
+                        angle -= 1;
+                        false
+                    }
+                    TokenTree::Punct(p) => p.as_char() == ',' && angle == 0,
+                    _ => false,
+                })
+                .unwrap_or(tts.len());
             let ty: TokenStream = tts[i + 2..end].iter().cloned().collect();
             if let Some(f) = decoder(&ty.to_string()) {
                 *used = true;
                 let attrs: String = out[item_start..].iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ");
-                let has_default = attrs.contains("serde") && attrs.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "default");
-                let attr = if has_default || f == "wide::one" {
+                // serde takes no `default` beside a given one or `flatten`.
+                let words: Vec<&str> = attrs.split(|c: char| !c.is_alphanumeric() && c != '_').collect();
+                let no_default = words.contains(&"default") || words.contains(&"flatten");
+                let attr = if no_default || f == "wide::one" {
                     quote!(#[serde(deserialize_with = #f)])
                 } else {
                     quote!(#[serde(default, deserialize_with = #f)])
@@ -176,7 +193,6 @@ pub fn module() -> TokenStream {
                 fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
                     // 2^128: the first magnitude beyond `u128`.
                     if v.is_finite() && v.fract() == 0.0 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0 {
-                        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                         Ok((v < 0.0, v.abs() as u128))
                     } else {
                         Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
@@ -233,6 +249,8 @@ mod tests {
                 #[serde(default = "defaults::c")]
                 pub c: ::std::option::Option<i128>,
                 pub d: i64,
+                #[serde(flatten)]
+                pub extra: ::std::collections::BTreeMap<::std::string::String, i128>,
             }
             pub enum E { Integer(i128), Text(::std::string::String), Pair { x: u128, y: bool } }
             impl S { fn f() -> Self { S { b: 1, d: 2 } } }
@@ -244,6 +262,7 @@ mod tests {
         assert!(out.contains("# [serde (deserialize_with = \"wide::one\")] pub b"), "{out}");
         assert!(out.contains("# [serde (deserialize_with = \"wide::option\")] pub c"), "{out}");
         assert!(out.contains("pub d : i64"), "{out}");
+        assert!(out.contains("# [serde (flatten)] # [serde (deserialize_with = \"wide::map\")] pub extra"), "{out}");
         assert!(out.contains("# [serde (deserialize_with = \"wide::one\")] Integer (i128)"), "{out}");
         assert!(out.contains("# [serde (deserialize_with = \"wide::one\")] x : u128"), "{out}");
         assert!(out.contains("S { b : 1 , d : 2 }"), "{out}");
