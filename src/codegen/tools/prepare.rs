@@ -340,7 +340,7 @@ impl Rewriter<'_, '_> {
             if original.len() != rewritten.len() {
                 continue;
             }
-            match arrange(original, rewritten.clone(), &self.base) {
+            match arrange(original, rewritten.clone(), self.base) {
                 Arranged::Collapsed(t) => {
                     out.remove(key);
                     out.entry("type").or_insert_with(|| t.into());
@@ -387,7 +387,7 @@ impl Rewriter<'_, '_> {
         let members = match others.as_slice() {
             // `["integer", "null"]`: typify's `Option`.
             [only] if only == "null" => members,
-            _ => match arrange(&[members[0].clone(), declared], members.clone(), &self.base) {
+            _ => match arrange(&[members[0].clone(), declared], members.clone(), self.base) {
                 Arranged::Members(m) => m,
                 Arranged::Collapsed(_) | Arranged::Assertions => members,
             },
