@@ -346,7 +346,12 @@ pub(crate) fn decode_elicitation<T: DeserializeOwned>(raw: Value, content_requir
         Some("cancel") => Ok(Elicitation::Cancel),
         Some("accept") => {
             let content = match raw.get("content") {
-                Some(c @ Value::Object(_)) => c.clone(),
+                Some(c @ Value::Object(_)) => {
+                    // A number field answered `5.0` is the integer 5.
+                    let mut c = c.clone();
+                    crate::integral::integral_numbers(&mut c);
+                    c
+                }
                 None if !content_required => Value::Null,
                 _ => return Err("an accepted form elicitation needs \"content\" (an object)".into()),
             };
@@ -569,5 +574,24 @@ impl RequestContext {
                 std::future::pending().await
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn accepted_forms_read_whole_floats_as_integers() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Form {
+            age: u8,
+        }
+        let raw = json!({"action": "accept", "content": {"age": 42.0}});
+        assert_eq!(decode_elicitation::<Form>(raw, true).unwrap(), Elicitation::Accept(Form { age: 42 }));
+        let raw = json!({"action": "accept", "content": {"age": 4.5}});
+        assert!(decode_elicitation::<Form>(raw, true).is_err());
     }
 }

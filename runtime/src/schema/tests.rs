@@ -403,8 +403,21 @@ fn references() {
 }
 
 #[test]
-fn a_schema_that_only_refers_to_itself_fails_instead_of_overflowing() {
-    let s = Schema::compile(&json!({"$ref": "#"}), Draft202012).unwrap();
+fn a_schema_that_only_refers_to_itself_constrains_nothing() {
+    // Only references, round in a loop: nothing is asked of the value,
+    // as the reference validators read it.
+    for schema in [
+        json!({"$ref": "#"}),
+        json!({"$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x"}}, "properties": {"a": {"$ref": "#/$defs/x"}}}),
+    ] {
+        let s = Schema::compile(&schema, Draft202012).unwrap();
+        assert!(s.is_valid(&json!(1)) && s.is_valid(&json!({"a": [null]})), "{schema}");
+    }
+}
+
+#[test]
+fn a_schema_that_recurses_without_end_fails_instead_of_overflowing() {
+    let s = Schema::compile(&json!({"allOf": [{"$ref": "#"}]}), Draft202012).unwrap();
     assert!(!s.is_valid(&json!(1)));
     assert!(s.errors(&json!(1))[0].message.contains("deep"));
 }
