@@ -86,16 +86,7 @@ impl Renames {
         for (i, tt) in tts.iter().enumerate() {
             match tt {
                 TokenTree::Group(g) => {
-                    let ident_at = |back: usize| match i.checked_sub(back).map(|j| &tts[j]) {
-                        Some(TokenTree::Ident(id)) => Some(id.to_string()),
-                        _ => None,
-                    };
-                    let inner = match (g.delimiter(), ident_at(2).as_deref(), ident_at(1)) {
-                        (Delimiter::Brace, Some("struct"), Some(_)) => Body::Fields,
-                        (Delimiter::Brace, Some("enum"), Some(_)) => Body::Variants,
-                        (Delimiter::Brace, _, Some(_)) if body == Body::Variants => Body::Fields,
-                        _ => Body::Other,
-                    };
+                    let inner = Body::of_group(&tts, i, body);
                     let mut ng = Group::new(g.delimiter(), self.restore_in(g.stream(), inner));
                     ng.set_span(g.span());
                     out.push(TokenTree::Group(ng));
@@ -209,15 +200,35 @@ impl Renames {
     }
 }
 
-/// What the tokens [`Renames::restore_in`] walks are the body of.
+/// What a group of generated tokens is the body of, for the passes that
+/// touch field definitions ([`Renames::restore`], `wide`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Body {
+pub(super) enum Body {
     /// Field definitions: a struct's or a struct variant's.
     Fields,
     /// An enum's variants.
     Variants,
     /// Anything else (an expression, an impl, an attribute).
     Other,
+}
+
+impl Body {
+    /// The body of the group `tts[i]`, in a group that is the body `outer`:
+    /// `struct X {…}` and a variant's `{…}` hold fields, `enum X {…}`
+    /// variants.
+    pub(super) fn of_group(tts: &[TokenTree], i: usize, outer: Body) -> Body {
+        let TokenTree::Group(g) = &tts[i] else { return Body::Other };
+        let ident_at = |back: usize| match i.checked_sub(back).map(|j| &tts[j]) {
+            Some(TokenTree::Ident(id)) => Some(id.to_string()),
+            _ => None,
+        };
+        match (g.delimiter(), ident_at(2).as_deref(), ident_at(1)) {
+            (Delimiter::Brace, Some("struct"), Some(_)) => Body::Fields,
+            (Delimiter::Brace, Some("enum"), Some(_)) => Body::Variants,
+            (Delimiter::Brace, _, Some(_)) if outer == Body::Variants => Body::Fields,
+            _ => Body::Other,
+        }
+    }
 }
 
 /// Adds `rename = "<wire>"` to the field about to be pushed to `out`

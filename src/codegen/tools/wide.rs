@@ -14,6 +14,8 @@
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::quote;
 
+use super::fields::Body;
+
 /// The generated code's field types this module handles, with the
 /// function of `wide` that decodes each.
 fn decoder(ty: &str) -> Option<&'static str> {
@@ -39,13 +41,6 @@ pub fn attach(tokens: TokenStream) -> (TokenStream, bool) {
     (out, used)
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Body {
-    Fields,
-    Variants,
-    Other,
-}
-
 fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
     let tts: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
@@ -55,18 +50,10 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
     while i < tts.len() {
         let tt = &tts[i];
         if let TokenTree::Group(g) = tt {
-            let ident_at = |back: usize| match i.checked_sub(back).map(|j| &tts[j]) {
-                Some(TokenTree::Ident(id)) => Some(id.to_string()),
-                _ => None,
-            };
-            let inner = match (g.delimiter(), ident_at(2).as_deref(), ident_at(1)) {
-                (Delimiter::Brace, Some("struct"), Some(_)) => Body::Fields,
-                (Delimiter::Brace, Some("enum"), Some(_)) => Body::Variants,
-                (Delimiter::Brace, _, Some(_)) if body == Body::Variants => Body::Fields,
-                _ => Body::Other,
-            };
+            let inner = Body::of_group(&tts, i, body);
             // A newtype variant: `Name(<type>)`.
-            if body == Body::Variants && g.delimiter() == Delimiter::Parenthesis && ident_at(1).is_some() {
+            let after_ident = i > 0 && matches!(tts[i - 1], TokenTree::Ident(_));
+            if body == Body::Variants && g.delimiter() == Delimiter::Parenthesis && after_ident {
                 if let Some(f) = decoder(&g.stream().to_string()) {
                     *used = true;
                     let at = out.len() - 1;
