@@ -38,6 +38,6 @@ pub use error::{ClientError, ConnectError, ConnectErrorKind, SchemaProblem};
 pub use handshake::is_stateless_revision;
 pub use hooks::{ClientHandlers, RequestHandler};
 pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback};
-pub use schemas::ToolSchemas;
+pub use schemas::{content_result, structured_result, ToolSchemas};
 pub use subscription::Subscription;
-pub use tasks::{ToolStart, ToolTask};
+pub use tasks::{Decoder, TaskStart, ToolStart, ToolTask, TypedTask};

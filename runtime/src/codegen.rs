@@ -12,7 +12,9 @@ pub use std::sync::{Arc, OnceLock};
 pub use serde_json::{self, json, Map, Value};
 
 pub use crate::child::{ChildTransport, StderrMode};
-pub use crate::client::{CallOptions, ClientError, ClientOptions, Drift, Progress, Session, ToolSchemas};
+pub use crate::client::{
+    content_result, structured_result, CallOptions, ClientError, ClientOptions, Drift, Progress, Session, TaskStart, ToolSchemas,
+};
 pub use crate::client::Client as ClientEngine;
 pub use crate::stdio::stdio;
 pub use crate::surface::{

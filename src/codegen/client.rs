@@ -5,7 +5,10 @@
 //! (timeout, progress). The input is validated against `inputSchema` before
 //! anything is sent; with an `outputSchema`, `structuredContent` is
 //! validated and decoded into `<Tool>Output`, otherwise the content blocks
-//! are decoded into the revision's content block type. The work happens in
+//! are decoded into the revision's content block type. A tool that may
+//! run as a task (`execution.taskSupport`) also gets `start_foo(input,
+//! ttl)`, whose `TaskStart` is the typed result or a task to poll, give
+//! input to, cancel and await. The work happens in
 //! `mcpgen_runtime::client`; the generated code is thin glue plus the tool
 //! list (as JSON) the validators and the drift check use.
 
@@ -87,6 +90,22 @@ pub(crate) fn client_method_names<'a>(methods: impl Iterator<Item = &'a str>) ->
         .collect()
 }
 
+/// The tool's `execution.taskSupport` when it may run as a task
+/// (`optional`, `required`).
+fn task_support(tool: &Value) -> Option<&str> {
+    match tool.get("execution")?.get("taskSupport")?.as_str()? {
+        s @ ("optional" | "required") => Some(s),
+        _ => None,
+    }
+}
+
+/// `start_<method>` (or `start_<method>_task` when that name is taken).
+fn task_method(method: &str, taken: &BTreeSet<String>) -> syn::Ident {
+    let name = format!("start_{method}");
+    let name = if taken.contains(&name) { format!("{name}_task") } else { name };
+    naming::ident(&name)
+}
+
 /// One line of documentation from a tool description.
 fn doc_line(tool: &Value) -> Option<String> {
     let text = tool.get("description").and_then(Value::as_str)?;
@@ -106,6 +125,8 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
     let content = &input.content_type;
     let names = method_names(input.tools);
 
+    let taken: BTreeSet<String> =
+        names.iter().flat_map(|m| [m.clone(), format!("{m}_with")]).chain(HELPERS.iter().map(|h| (*h).to_owned())).collect();
     let mut methods = Vec::new();
     for (tool, method) in input.tools.iter().zip(&names) {
         let wire = &tool.name;
@@ -140,6 +161,25 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
                 self.inner.#call(tool_schemas(), #wire, &input, &options).await
             }
         });
+        if let Some(support) = task_support(&tool.tool) {
+            let start = task_method(method, &taken);
+            let decode = if tool.output.is_some() { quote!(structured_result) } else { quote!(content_result) };
+            let docs = docs::doc_attrs([
+                format!("Starts tool `{wire}` so that it may run as a task (`taskSupport`: {support}).").as_str(),
+                "The server answers at once or with a task to poll, give input to, cancel and await \
+                 (`TaskStart::result`); `ttl` is the lifetime asked for (2025-11-25).",
+            ]);
+            methods.push(quote! {
+                #docs
+                pub async fn #start(
+                    &self,
+                    input: #input_ty,
+                    ttl: Option<std::time::Duration>,
+                ) -> Result<TaskStart<'_, #output_ty>, ClientError> {
+                    self.inner.start_typed(tool_schemas(), #wire, &input, ttl, #decode).await
+                }
+            });
+        }
     }
 
     let http_methods = if input.http {

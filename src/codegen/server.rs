@@ -282,7 +282,7 @@ fn ident(name: &str, manifest: &Manifest, pointer: &str) -> Result<Ident> {
 }
 
 /// Doc attributes of a trait method: the tool's title, description and
-/// wire name.
+/// wire name, the scopes it needs and whether it may run as a task.
 fn method_docs(binding: &ToolBinding, scopes: &[String]) -> TokenStream {
     let title = binding.tool.get("title").and_then(Value::as_str);
     let description = binding.tool.get("description").and_then(Value::as_str);
@@ -291,7 +291,21 @@ fn method_docs(binding: &ToolBinding, scopes: &[String]) -> TokenStream {
         let list: Vec<String> = scopes.iter().map(|s| format!("`{s}`")).collect();
         format!("Callers need the OAuth scopes {} (checked before this method runs).", list.join(", "))
     });
-    crate::codegen::docs::doc_attrs(title.into_iter().chain(description).chain([name.as_str()]).chain(required.as_deref()))
+    let task = binding
+        .tool
+        .get("execution")
+        .and_then(|e| e.get("taskSupport"))
+        .and_then(Value::as_str)
+        .filter(|s| matches!(*s, "optional" | "required"))
+        .map(|s| {
+            format!(
+                "Runs as a task when the client asks for one (`taskSupport`: {s}): `ctx.task()` is then the \
+                 `TaskContext` (status, input requests, cancellation), and the output returned is the task's result."
+            )
+        });
+    crate::codegen::docs::doc_attrs(
+        title.into_iter().chain(description).chain([name.as_str()]).chain(required.as_deref()).chain(task.as_deref()),
+    )
 }
 
 /// The `server_info()` function (the manifest's `server` as data: one

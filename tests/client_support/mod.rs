@@ -5,8 +5,11 @@
 
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// The repository root.
 pub fn root() -> PathBuf {
@@ -141,4 +144,39 @@ pub fn run(bin: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
+}
+
+/// A server process on an ephemeral loopback port; killed when dropped.
+pub struct HttpServer(Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts workspace binary `bin` of `package` with `--http 127.0.0.1:0`
+/// and returns it with the endpoint it prints (`MCP endpoint: URL`).
+pub fn http_server(package: &str, bin: &str) -> (HttpServer, String) {
+    let bin = workspace_bin(package, bin, false);
+    let mut child = Command::new(&bin)
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {}: {e}", bin.display()));
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    // Reads stderr to its end, so the server never blocks on a full pipe.
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.split("MCP endpoint: ").nth(1) {
+                let _ = tx.send(url.trim().to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("{} prints its endpoint on stderr", bin.display()));
+    (HttpServer(child), url)
 }

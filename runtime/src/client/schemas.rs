@@ -145,7 +145,51 @@ fn output_problem(tool: &str, pointer: String, message: String) -> ClientError {
     ClientError::InvalidOutput { tool: tool.to_owned(), problems: vec![SchemaProblem { pointer, message }] }
 }
 
+/// The `structuredContent` of a `CallToolResult` of `tool`, checked
+/// against its `outputSchema` and decoded as `O`.
+pub fn structured_result<O: DeserializeOwned>(schemas: &ToolSchemas, tool: &str, mut result: Value) -> Result<O, ClientError> {
+    let Some(mut structured) = result.get_mut("structuredContent").map(Value::take) else {
+        return Err(output_problem(tool, "/structuredContent".into(), "missing, but the tool declares an outputSchema".into()));
+    };
+    schemas.validate_output(tool, &structured)?;
+    crate::integral::integral_numbers(&mut structured);
+    serde_json::from_value(structured)
+        .map_err(|e| output_problem(tool, "/structuredContent".into(), format!("does not decode: {e}")))
+}
+
+/// The content blocks of a `CallToolResult` of `tool`, each decoded as `C`.
+pub fn content_result<C: DeserializeOwned>(_schemas: &ToolSchemas, tool: &str, mut result: Value) -> Result<Vec<C>, ClientError> {
+    let blocks = match result.get_mut("content").map(Value::take) {
+        Some(Value::Array(blocks)) => blocks,
+        None => Vec::new(),
+        Some(other) => return Err(output_problem(tool, "/content".into(), format!("must be an array, got {other}"))),
+    };
+    blocks
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| {
+            serde_json::from_value(b).map_err(|e| output_problem(tool, format!("/content/{i}"), format!("does not decode: {e}")))
+        })
+        .collect()
+}
+
 impl Client {
+    /// Starts a tool that may run as a task, typed: the input checked
+    /// against `inputSchema`, the result (at once or when the task ends)
+    /// read by `decode` ([`structured_result`] or [`content_result`]).
+    pub async fn start_typed<'c, I: Serialize, O>(
+        &'c self,
+        schemas: &'c ToolSchemas,
+        tool: &str,
+        input: &I,
+        ttl: Option<std::time::Duration>,
+        decode: super::tasks::Decoder<O>,
+    ) -> Result<super::tasks::TaskStart<'c, O>, ClientError> {
+        let arguments = serialise_input(tool, input)?;
+        schemas.validate_input(tool, &arguments)?;
+        super::tasks::TaskStart::new(self.start_tool(tool, arguments, ttl).await?, tool, schemas, decode)
+    }
+
     async fn call_checked<I: Serialize>(
         &self,
         schemas: &ToolSchemas,
@@ -153,10 +197,7 @@ impl Client {
         input: &I,
         options: &CallOptions,
     ) -> Result<Value, ClientError> {
-        let arguments = serde_json::to_value(input).map_err(|e| ClientError::InvalidInput {
-            tool: tool.to_owned(),
-            problems: vec![SchemaProblem { pointer: String::new(), message: format!("cannot serialise: {e}") }],
-        })?;
+        let arguments = serialise_input(tool, input)?;
         schemas.validate_input(tool, &arguments)?;
         self.call_tool(tool, arguments, options).await
     }
@@ -170,19 +211,8 @@ impl Client {
         input: &I,
         options: &CallOptions,
     ) -> Result<O, ClientError> {
-        let mut result = self.call_checked(schemas, tool, input, options).await?;
-        let Some(structured) = result.get_mut("structuredContent").map(Value::take) else {
-            return Err(output_problem(
-                tool,
-                "/structuredContent".into(),
-                "missing, but the tool declares an outputSchema".into(),
-            ));
-        };
-        schemas.validate_output(tool, &structured)?;
-        let mut structured = structured;
-        crate::integral::integral_numbers(&mut structured);
-        serde_json::from_value(structured)
-            .map_err(|e| output_problem(tool, "/structuredContent".into(), format!("does not decode: {e}")))
+        let result = self.call_checked(schemas, tool, input, options).await?;
+        structured_result(schemas, tool, result)
     }
 
     /// Calls a tool without an `outputSchema`: validates the input, then
@@ -194,22 +224,8 @@ impl Client {
         input: &I,
         options: &CallOptions,
     ) -> Result<Vec<C>, ClientError> {
-        let mut result = self.call_checked(schemas, tool, input, options).await?;
-        let blocks = match result.get_mut("content").map(Value::take) {
-            Some(Value::Array(blocks)) => blocks,
-            None => Vec::new(),
-            Some(other) => {
-                return Err(output_problem(tool, "/content".into(), format!("must be an array, got {other}")))
-            }
-        };
-        blocks
-            .into_iter()
-            .enumerate()
-            .map(|(i, b)| {
-                serde_json::from_value(b)
-                    .map_err(|e| output_problem(tool, format!("/content/{i}"), format!("does not decode: {e}")))
-            })
-            .collect()
+        let result = self.call_checked(schemas, tool, input, options).await?;
+        content_result(schemas, tool, result)
     }
 
     /// Compares the server's live tools with the tools of `schemas`.
@@ -258,4 +274,12 @@ mod tests {
         assert!(problems.iter().all(|p| p.pointer == "/structuredContent"), "{problems:?}");
         assert!(!problems.is_empty());
     }
+}
+
+/// A typed input as JSON.
+fn serialise_input<I: Serialize>(tool: &str, input: &I) -> Result<Value, ClientError> {
+    serde_json::to_value(input).map_err(|e| ClientError::InvalidInput {
+        tool: tool.to_owned(),
+        problems: vec![SchemaProblem { pointer: String::new(), message: format!("cannot serialise: {e}") }],
+    })
 }

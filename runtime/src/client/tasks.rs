@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 use super::engine::Client;
 use super::error::ClientError;
 use super::options::CallOptions;
+use super::schemas::ToolSchemas;
 
 /// What starting a tool call gave.
 #[derive(Debug)]
@@ -153,15 +154,96 @@ impl ToolTask<'_> {
     }
 
     /// A `CallToolResult`, or the tool's error.
-    fn finish(&self, mut result: Value) -> Result<Value, ClientError> {
-        if result.get("isError").and_then(Value::as_bool) == Some(true) {
-            let content = match result.as_object_mut().and_then(|o| o.remove("content")) {
-                Some(Value::Array(blocks)) => blocks,
-                _ => Vec::new(),
-            };
-            let structured = result.as_object_mut().and_then(|o| o.remove("structuredContent")).map(Box::new);
-            return Err(ClientError::Tool { tool: self.tool.clone(), content, structured_content: structured });
+    fn finish(&self, result: Value) -> Result<Value, ClientError> {
+        tool_result(&self.tool, result)
+    }
+
+    /// The tool this task runs.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+}
+
+/// A `CallToolResult` of `tool`, or the tool's error (`isError: true`).
+fn tool_result(tool: &str, mut result: Value) -> Result<Value, ClientError> {
+    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        let content = match result.as_object_mut().and_then(|o| o.remove("content")) {
+            Some(Value::Array(blocks)) => blocks,
+            _ => Vec::new(),
+        };
+        let structured = result.as_object_mut().and_then(|o| o.remove("structuredContent")).map(Box::new);
+        return Err(ClientError::Tool { tool: tool.to_owned(), content, structured_content: structured });
+    }
+    Ok(result)
+}
+
+/// How a typed task reads its tool's result: `structuredContent` decoded
+/// ([`structured_result`](super::schemas::structured_result)) or the content
+/// blocks ([`content_result`](super::schemas::content_result)).
+pub type Decoder<O> = fn(&ToolSchemas, &str, Value) -> Result<O, ClientError>;
+
+/// What starting a typed tool call gave (the generated client's
+/// `start_<tool>` methods).
+#[derive(Debug)]
+pub enum TaskStart<'c, O> {
+    /// The server answered at once, with the typed result.
+    Done(O),
+    /// The server made the call a task.
+    Task(TypedTask<'c, O>),
+}
+
+impl<'c, O> TaskStart<'c, O> {
+    pub(super) fn new(start: ToolStart<'c>, tool: &str, schemas: &'c ToolSchemas, decode: Decoder<O>) -> Result<Self, ClientError> {
+        Ok(match start {
+            ToolStart::Done(result) => TaskStart::Done(decode(schemas, tool, tool_result(tool, result)?)?),
+            ToolStart::Task(task) => TaskStart::Task(TypedTask { task, schemas, decode }),
+        })
+    }
+
+    /// The typed result: at once, or when the task ends
+    /// ([`TypedTask::result`]).
+    pub async fn result(self) -> Result<O, ClientError> {
+        match self {
+            TaskStart::Done(output) => Ok(output),
+            TaskStart::Task(task) => task.result().await,
         }
-        Ok(result)
+    }
+}
+
+/// A typed tool call running as a task: [`ToolTask`] whose result is the
+/// tool's output type.
+#[derive(Debug)]
+pub struct TypedTask<'c, O> {
+    task: ToolTask<'c>,
+    schemas: &'c ToolSchemas,
+    decode: Decoder<O>,
+}
+
+impl<O> TypedTask<'_, O> {
+    /// The untyped task (id, last state, status, poll interval).
+    pub fn task(&self) -> &ToolTask<'_> {
+        &self.task
+    }
+
+    /// Asks the server for the task's state (`tasks/get`).
+    pub async fn poll(&mut self) -> Result<&Value, ClientError> {
+        self.task.poll().await
+    }
+
+    /// Answers the task's input requests by key (`tasks/update`, 2026-07-28).
+    pub async fn supply(&self, responses: Map<String, Value>) -> Result<(), ClientError> {
+        self.task.supply(responses).await
+    }
+
+    /// Cancels the task (`tasks/cancel`).
+    pub async fn cancel(&self) -> Result<(), ClientError> {
+        self.task.cancel().await
+    }
+
+    /// Waits for the task's result ([`ToolTask::result`]), typed.
+    pub async fn result(self) -> Result<O, ClientError> {
+        let tool = self.task.tool().to_owned();
+        let result = self.task.result().await?;
+        (self.decode)(self.schemas, &tool, result)
     }
 }
