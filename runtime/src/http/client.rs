@@ -113,6 +113,10 @@ const QUEUE: usize = 64;
 /// be accepted before the writer moves on.
 const NOTIFY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long opening the standalone SSE stream may hold up the message
+/// written after `notifications/initialized` (stateful era).
+const LISTEN_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// How long the `DELETE` that ends a session may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -464,7 +468,7 @@ impl MessageWrite for HttpWriter {
         let shared = Arc::clone(&self.shared);
         match tokio::time::timeout(NOTIFY_TIMEOUT, shared.post_one_way(lease, &out)).await {
             Ok(Ok(())) if out.method() == "notifications/initialized" && out.version.is_none() => {
-                self.shared.spawn_listener(self.tx.clone());
+                self.shared.start_listener(self.tx.clone()).await;
             }
             Ok(Ok(())) => {}
             Ok(Err(why)) => tracing::warn!(url = %self.shared.endpoint.url, "mcp http client: {why}"),
@@ -1118,18 +1122,36 @@ impl Shared {
     /// Stateful era, after `notifications/initialized`: reads the server's
     /// standalone SSE stream (its requests and notifications go to the
     /// engine), reconnecting with `Last-Event-ID` when it ends, until the
-    /// transport closes or the server offers no stream.
-    fn spawn_listener(self: &Arc<Self>, tx: mpsc::Sender<String>) {
+    /// transport closes or the server offers no stream. The stream is
+    /// opened (its response headers read, for at most [`LISTEN_TIMEOUT`])
+    /// before the engine writes anything else: a server sends on it the
+    /// requests that belong to no request of the client (an elicitation
+    /// during a `tools/call`, with some SDKs) and may drop them while no
+    /// stream is open.
+    async fn start_listener(self: &Arc<Self>, tx: mpsc::Sender<String>) {
+        if lock(&self.listener).is_some() {
+            return;
+        }
+        let first = match tokio::time::timeout(LISTEN_TIMEOUT, self.get_stream(None)).await {
+            Ok(None) => return, // no stream offered
+            Ok(Some(answer)) => Some(answer),
+            Err(_) => None, // slow: the task below keeps trying
+        };
         let shared = Arc::clone(self);
         let mut slot = lock(&self.listener);
         if slot.is_some() || self.learnt.closed.load(Ordering::SeqCst) {
             return;
         }
         let task = tokio::spawn(async move {
+            let mut first = first;
             let mut last: Option<String> = None;
             let mut idle = 0;
             while idle < MAX_RESUMES {
-                let Some(mut answer) = shared.get_stream(last.as_deref()).await else { return };
+                let next = match first.take() {
+                    Some(answer) => Some(answer),
+                    None => shared.get_stream(last.as_deref()).await,
+                };
+                let Some(mut answer) = next else { return };
                 let mut delivered = false;
                 while let Ok(Some(text)) = answer.next().await {
                     if text.trim().is_empty() {
