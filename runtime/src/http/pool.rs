@@ -37,6 +37,10 @@ pub(crate) const MAX_IDLE: usize = 8;
 /// How long a connection may stay idle before it is closed.
 pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
+/// How long an idle connection may take to be ready for a request; an
+/// open, idle connection is ready at once.
+const READY_TIMEOUT: Duration = Duration::from_millis(500);
+
 /// The sending half of a connection.
 pub(crate) type Sender = SendRequest<Full<Bytes>>;
 
@@ -79,10 +83,11 @@ impl Lease {
         self.reused
     }
 
-    /// Waits until the connection can take a request; `false` when it
-    /// has been closed.
+    /// Waits until the connection can take a request (at most
+    /// [`READY_TIMEOUT`]); `false` when it has been closed or is still
+    /// busy (a request body the server stopped reading).
     pub(crate) async fn ready(&mut self) -> bool {
-        self.conn.sender.ready().await.is_ok()
+        matches!(tokio::time::timeout(READY_TIMEOUT, self.conn.sender.ready()).await, Ok(Ok(())))
     }
 
     /// Gives the connection back for another request: call it only once
