@@ -13,8 +13,7 @@
 //!
 //! The pool holds at most [`MAX_IDLE`] connections, most recently used
 //! first out, and closes one left idle for [`IDLE_TIMEOUT`] (a reaper task,
-//! running only while something is idle, checks at most one timeout
-//! late). A connection the server closed while idle is skipped when taken
+//! running only while something is idle, wakes when the oldest is due). A connection the server closed while idle is skipped when taken
 //! ([`Pool::take`], then [`Lease::ready`]); when the server closes it in
 //! the instant before the request is sent, hyper hands the unwritten
 //! request back and the caller may send it on another connection
