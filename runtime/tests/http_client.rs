@@ -440,3 +440,111 @@ async fn unreachable_servers_fail_with_a_typed_connect_error() {
     let err = Client::connect(transport, options(&["2026-07-28"])).await.unwrap_err();
     assert!(err.to_string().contains("only HTTP proxies"), "{err}");
 }
+
+/// A loopback TCP relay in front of a test server that counts the
+/// connections it accepts and, with `idle_close`, closes a connection that
+/// carried nothing for that long (a server's keep-alive timeout).
+struct Relay {
+    url: String,
+    accepted: Arc<AtomicUsize>,
+}
+
+async fn start_relay(upstream: &str, idle_close: Option<Duration>) -> Relay {
+    let target = upstream.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&accepted);
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            let target = target.clone();
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut server = tokio::net::TcpStream::connect(target).await.unwrap();
+                let (mut a, mut b) = ([0u8; 16 << 10], [0u8; 16 << 10]);
+                let idle = idle_close.unwrap_or(Duration::from_secs(3600));
+                loop {
+                    let step = tokio::time::timeout(idle, async {
+                        tokio::select! {
+                            n = client.read(&mut a) => match n {
+                                Ok(n) if n > 0 => server.write_all(&a[..n]).await.is_ok(),
+                                _ => false,
+                            },
+                            n = server.read(&mut b) => match n {
+                                Ok(n) if n > 0 => client.write_all(&b[..n]).await.is_ok(),
+                                _ => false,
+                            },
+                        }
+                    })
+                    .await;
+                    if step != Ok(true) {
+                        return; // both sockets close
+                    }
+                }
+            });
+        }
+    });
+    Relay { url, accepted }
+}
+
+#[tokio::test]
+async fn sequential_calls_reuse_one_connection() {
+    let server = serve(BOTH, HttpConfig::default()).await;
+    let relay = start_relay(&server.url, None).await;
+    let client = connect(&relay.url, &["2026-07-28"]).await;
+    for i in 0..50 {
+        let sum = client.call_tool("add", json!({"a": i, "b": 1}), &CallOptions::new()).await.unwrap();
+        assert_eq!(sum["structuredContent"]["sum"], i + 1);
+    }
+    // An answer streamed over SSE (progress) gives its connection back too.
+    let options = CallOptions::new().on_progress(|_| {});
+    for _ in 0..5 {
+        let result = client.call_tool("echo", json!({"text": "streamed"}), &options).await.unwrap();
+        assert_eq!(first_text(&result), "streamed from http-tester");
+    }
+    assert_eq!(relay.accepted.load(Ordering::SeqCst), 1, "every call on the first connection");
+
+    // Stateful: the standalone SSE stream keeps a connection of its own.
+    let stateful = start_relay(&server.url, None).await;
+    let client = connect(&stateful.url, &["2025-11-25"]).await;
+    for i in 0..50 {
+        let sum = client.call_tool("add", json!({"a": i, "b": 2}), &CallOptions::new()).await.unwrap();
+        assert_eq!(sum["structuredContent"]["sum"], i + 2);
+    }
+    let accepted = stateful.accepted.load(Ordering::SeqCst);
+    assert!(accepted <= 3, "{accepted} connections for 50 calls");
+}
+
+#[tokio::test]
+async fn a_server_closing_idle_connections_does_not_fail_a_call() {
+    let server = serve(BOTH, HttpConfig::default()).await;
+    let relay = start_relay(&server.url, Some(Duration::from_millis(100))).await;
+    let client = connect(&relay.url, &["2026-07-28"]).await;
+    for i in 0..5 {
+        tokio::time::sleep(Duration::from_millis(250)).await; // the idle connection is closed meanwhile
+        let sum = client.call_tool("add", json!({"a": i, "b": 1}), &CallOptions::new()).await.unwrap();
+        assert_eq!(sum["structuredContent"]["sum"], i + 1);
+    }
+    let accepted = relay.accepted.load(Ordering::SeqCst);
+    assert!(accepted >= 6, "a new connection after each idle period: {accepted}");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_closes_its_connection_and_the_next_one_works() {
+    let server = serve(BOTH, HttpConfig::default()).await;
+    let relay = start_relay(&server.url, None).await;
+    let client = connect(&relay.url, &["2026-07-28"]).await;
+    client.call_tool("add", json!({"a": 1, "b": 1}), &CallOptions::new()).await.unwrap();
+    let err = client
+        .call_tool("wait", json!({}), &CallOptions::new().timeout(Duration::from_millis(300)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Timeout { .. }), "{err:?}");
+    eventually("the handler is cancelled", || server.ended.load(Ordering::SeqCst) == 1).await;
+    let sum = client.call_tool("add", json!({"a": 2, "b": 2}), &CallOptions::new()).await.unwrap();
+    assert_eq!(sum["structuredContent"]["sum"], 4);
+    // The first connection carried `wait` and was closed with it: the
+    // last call came on a new one.
+    assert_eq!(relay.accepted.load(Ordering::SeqCst), 2);
+}

@@ -43,10 +43,23 @@
 //!   annotations it may not know is retried once after asking `tools/list`
 //!   again, as the specification recommends.
 //!
+//! Connections are kept alive (`pool.rs`): a request takes an idle
+//! connection to the endpoint when one is open, else makes one (TCP, proxy
+//! tunnel, TLS handshake); the connection goes back to the pool once the
+//! answer has been read to its end and the server did not say
+//! `Connection: close` (an SSE answer is read on to its end, briefly,
+//! after the response). At most 8 connections stay idle, each at most
+//! 90 s. An answer still streaming (a request's SSE stream, the
+//! standalone `GET` stream) keeps its connection to itself. When the
+//! server closed an idle connection just before it was used and the
+//! request was not written, the request goes out on another connection; a
+//! request that may have reached the server is never sent twice.
+//!
 //! Cancellation: `notifications/cancelled` from the engine (a timeout, a
-//! dropped call) closes that request's connection, which is how a
-//! 2026-07-28 server learns of it; in the stateful era the notification is
-//! sent as well. Dropping the transport closes every open stream.
+//! dropped call) closes that request's connection (never pooled while its
+//! answer is unread), which is how a 2026-07-28 server learns of it; in
+//! the stateful era the notification is sent as well. Dropping the
+//! transport closes every open stream and idle connection.
 //!
 //! Every read is capped ([`HttpTransport::max_message_bytes`], default
 //! 32 MiB, or the engine's `ClientOptions::max_message_bytes` when
@@ -73,9 +86,10 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
-use super::connect::{Conn, Connector};
+use super::connect::Connector;
 use super::headers::{self, ParamHeader};
 use super::options::HttpOptions;
+use super::pool::{self, Lease, Live, Pool};
 use crate::http::oauth_client::{Authorizer, OAuth, MAX_ATTEMPTS};
 use crate::transport::ConnectError;
 use crate::schema::{ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
@@ -99,6 +113,10 @@ const QUEUE: usize = 64;
 /// be accepted before the writer moves on.
 const NOTIFY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long opening the standalone SSE stream may hold up the message
+/// written after `notifications/initialized` (stateful era).
+const LISTEN_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// How long the `DELETE` that ends a session may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -112,6 +130,10 @@ const MAX_RESUMES: usize = 5;
 
 /// How long to wait before resuming an SSE stream that named no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// How long the rest of an SSE answer may take to end, after its response,
+/// for its connection to be kept.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The `Last-Event-ID` header of a resumed SSE stream.
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
@@ -387,6 +409,7 @@ impl Transport for HttpTransport {
             in_flight: Mutex::new(HashMap::new()),
             refreshes: AtomicU64::new(0),
             listener: Mutex::new(None),
+            pool: Pool::new(),
         });
         let (tx, rx) = mpsc::channel(QUEUE);
         (HttpReader { rx, shared: Arc::clone(&shared) }, HttpWriter { tx, shared })
@@ -435,17 +458,17 @@ impl MessageWrite for HttpWriter {
             }
         }
         if out.id.is_some() && out.method.is_some() {
-            let stream = self.shared.connect().await?;
-            self.shared.spawn_exchange(stream, out, self.tx.clone());
+            let lease = self.shared.checkout().await?;
+            self.shared.spawn_exchange(lease, out, self.tx.clone());
             return Ok(());
         }
         // A notification or an answer to a server request: sent in order,
         // before whatever the engine writes next.
-        let stream = self.shared.connect().await?;
+        let lease = self.shared.checkout().await?;
         let shared = Arc::clone(&self.shared);
-        match tokio::time::timeout(NOTIFY_TIMEOUT, shared.post_one_way(stream, &out)).await {
+        match tokio::time::timeout(NOTIFY_TIMEOUT, shared.post_one_way(lease, &out)).await {
             Ok(Ok(())) if out.method() == "notifications/initialized" && out.version.is_none() => {
-                self.shared.spawn_listener(self.tx.clone());
+                self.shared.start_listener(self.tx.clone()).await;
             }
             Ok(Ok(())) => {}
             Ok(Err(why)) => tracing::warn!(url = %self.shared.endpoint.url, "mcp http client: {why}"),
@@ -489,6 +512,8 @@ struct Shared {
     refreshes: AtomicU64,
     /// Stateful era: the task reading the server's standalone SSE stream.
     listener: Mutex<Option<tokio::task::AbortHandle>>,
+    /// The idle connections kept for the next request.
+    pool: Arc<Pool>,
 }
 
 struct InFlight {
@@ -552,15 +577,6 @@ enum ReadError {
     Http(hyper::Error),
 }
 
-/// Keeps a connection's driver task alive; closes the connection when dropped.
-struct ConnGuard(tokio::task::AbortHandle);
-
-impl Drop for ConnGuard {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 fn key(id: &Value) -> String {
     id.to_string()
 }
@@ -598,7 +614,7 @@ impl Shared {
     }
 
     async fn delete(&self, session: HeaderValue) -> Result<(), String> {
-        let stream = self.connect().await.map_err(|e| e.to_string())?;
+        let lease = self.checkout().await.map_err(|e| e.to_string())?;
         let mut request = Request::new(Full::new(Bytes::new()));
         *request.method_mut() = Method::DELETE;
         *request.uri_mut() = self.endpoint.target.parse().map_err(|e| format!("{e}"))?;
@@ -612,7 +628,7 @@ impl Shared {
         {
             h.insert(headers::PROTOCOL_VERSION, version);
         }
-        let (response, _conn) = send(stream, request).await.map_err(|e| e.to_string())?;
+        let (response, _lease) = self.send(lease, request).await.map_err(|e| e.to_string())?;
         let mut body = response.into_body();
         while let Some(frame) = body.frame().await {
             frame.map_err(|e| e.to_string())?;
@@ -636,11 +652,50 @@ impl Shared {
         }
     }
 
-    /// A fresh connection; the error carries a [`ConnectError`].
-    async fn connect(&self) -> io::Result<Conn> {
-        match &self.connector {
-            Ok(connector) => connector.connect().await.map_err(ConnectError::into_io),
-            Err(e) => Err(e.clone().into_io()),
+    /// A connection for the next request: an idle one that is still open,
+    /// else a fresh one; the error carries a [`ConnectError`].
+    async fn checkout(&self) -> io::Result<Lease> {
+        while let Some(mut lease) = self.pool.take() {
+            if lease.ready().await {
+                return Ok(lease);
+            }
+        }
+        let stream = match &self.connector {
+            Ok(connector) => connector.connect().await.map_err(ConnectError::into_io)?,
+            Err(e) => return Err(e.clone().into_io()),
+        };
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(io::Error::other)?;
+        let driver = tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "mcp http client: connection ended with an error");
+            }
+        });
+        Ok(self.pool.lease(Live::new(sender, driver.abort_handle())))
+    }
+
+    /// Sends one request on `lease`. When a connection taken from the pool
+    /// turns out closed before any byte of the request was written (the
+    /// server closed it while idle), the request goes out on another
+    /// connection instead; a request that may have reached the server is
+    /// never sent again.
+    async fn send(
+        &self,
+        mut lease: Lease,
+        mut request: Request<Full<Bytes>>,
+    ) -> io::Result<(Response<Incoming>, Lease)> {
+        loop {
+            match lease.sender().try_send_request(request).await {
+                Ok(response) => return Ok((response, lease)),
+                Err(mut e) => match e.take_message() {
+                    Some(unsent) if lease.reused() => {
+                        tracing::debug!(url = %self.endpoint.url, error = %e.error(), "mcp http client: an idle connection was closed; sending on another");
+                        request = unsent;
+                        lease = self.checkout().await?;
+                    }
+                    _ => return Err(io::Error::other(e.into_error())),
+                },
+            }
         }
     }
 
@@ -738,7 +793,7 @@ impl Shared {
             .collect()
     }
 
-    fn spawn_exchange(self: &Arc<Self>, stream: Conn, out: Outgoing, tx: mpsc::Sender<String>) {
+    fn spawn_exchange(self: &Arc<Self>, lease: Lease, out: Outgoing, tx: mpsc::Sender<String>) {
         let id = key(out.id.as_ref().expect("a request has an id"));
         let stateless = out.version.is_some();
         let shared = Arc::clone(self);
@@ -747,7 +802,7 @@ impl Shared {
         // deregister) before it is registered.
         let mut in_flight = lock(&self.in_flight);
         let task = tokio::spawn(async move {
-            shared.exchange(stream, &out, &tx).await;
+            shared.exchange(lease, &out, &tx).await;
             lock(&shared.in_flight).remove(&done_key);
         });
         if self.learnt.closed.load(Ordering::SeqCst) {
@@ -758,15 +813,15 @@ impl Shared {
     }
 
     /// Sends a request and relays its answer.
-    async fn exchange(&self, stream: Conn, out: &Outgoing, tx: &mpsc::Sender<String>) {
-        let mut stream = Some(stream);
+    async fn exchange(&self, lease: Lease, out: &Outgoing, tx: &mpsc::Sender<String>) {
+        let mut lease = Some(lease);
         let mut retried = false;
         let mut attempts = 0;
         loop {
-            let stream = match stream.take() {
-                Some(s) => s,
-                None => match self.connect().await {
-                    Ok(s) => s,
+            let lease = match lease.take() {
+                Some(l) => l,
+                None => match self.checkout().await {
+                    Ok(l) => l,
                     Err(e) => return self.fail(out, tx, e.to_string(), None).await,
                 },
             };
@@ -775,7 +830,7 @@ impl Shared {
                 Ok(r) => r,
                 Err(why) => return self.fail(out, tx, format!("cannot make the HTTP request: {why}"), None).await,
             };
-            let (response, conn) = match send(stream, request).await {
+            let (response, conn) = match self.send(lease, request).await {
                 Ok(r) => r,
                 Err(e) => {
                     let why = format!("the HTTP exchange with {} failed: {e}", self.endpoint.url);
@@ -838,6 +893,7 @@ impl Shared {
                 Kind::Answer { fill_id } => {
                     let text = self.inspect_answer(out, text, fill_id);
                     let _ = tx.send(text).await;
+                    answer.drain().await;
                     return;
                 }
                 Kind::Other => {
@@ -960,8 +1016,8 @@ impl Shared {
     /// The result of one request of the transport's own (notifications
     /// dropped); `None` when it fails.
     async fn fetch(&self, out: &Outgoing) -> Option<Value> {
-        let stream = self.connect().await.ok()?;
-        let (response, conn) = send(stream, self.request(out).ok()?).await.ok()?;
+        let lease = self.checkout().await.ok()?;
+        let (response, conn) = self.send(lease, self.request(out).ok()?).await.ok()?;
         let mut answer = Answer::new(response, self.max(), conn);
         let id = out.id.clone().unwrap_or(Value::Null);
         while let Ok(Some(text)) = answer.next().await {
@@ -974,18 +1030,18 @@ impl Shared {
     }
 
     /// POSTs a notification or an answer; the server's reply carries nothing.
-    async fn post_one_way(&self, stream: Conn, out: &Outgoing) -> Result<(), String> {
-        let mut stream = Some(stream);
+    async fn post_one_way(&self, lease: Lease, out: &Outgoing) -> Result<(), String> {
+        let mut lease = Some(lease);
         let mut attempts = 0;
         let (response, conn) = loop {
-            let stream = match stream.take() {
-                Some(s) => s,
-                None => self.connect().await.map_err(|e| e.to_string())?,
+            let lease = match lease.take() {
+                Some(l) => l,
+                None => self.checkout().await.map_err(|e| e.to_string())?,
             };
             let sent = self.bearer();
             let request = self.request(out)?;
             let (response, conn) =
-                send(stream, request).await.map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
+                self.send(lease, request).await.map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
             match self.reauthorize(&response, sent.as_deref(), &mut attempts).await {
                 Some(Ok(())) => continue,
                 Some(Err(why)) => return Err(why),
@@ -1023,7 +1079,7 @@ impl Shared {
     /// after `last_event_id` when given. `None` when the server offers no
     /// stream (`405`, an error, not SSE).
     async fn get_stream(&self, last_event_id: Option<&str>) -> Option<Answer> {
-        let stream = self.connect().await.ok()?;
+        let lease = self.checkout().await.ok()?;
         let mut request = Request::new(Full::new(Bytes::new()));
         *request.method_mut() = Method::GET;
         *request.uri_mut() = self.endpoint.target.parse().ok()?;
@@ -1043,7 +1099,7 @@ impl Shared {
         if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
             h.insert(LAST_EVENT_ID, id);
         }
-        let (response, conn) = send(stream, request).await.ok()?;
+        let (response, conn) = self.send(lease, request).await.ok()?;
         let answer = Answer::new(response, self.max(), conn);
         answer.sse.then_some(answer)
     }
@@ -1066,18 +1122,36 @@ impl Shared {
     /// Stateful era, after `notifications/initialized`: reads the server's
     /// standalone SSE stream (its requests and notifications go to the
     /// engine), reconnecting with `Last-Event-ID` when it ends, until the
-    /// transport closes or the server offers no stream.
-    fn spawn_listener(self: &Arc<Self>, tx: mpsc::Sender<String>) {
+    /// transport closes or the server offers no stream. The stream is
+    /// opened (its response headers read, for at most [`LISTEN_TIMEOUT`])
+    /// before the engine writes anything else: a server sends on it the
+    /// requests that belong to no request of the client (an elicitation
+    /// during a `tools/call`, with some SDKs) and may drop them while no
+    /// stream is open.
+    async fn start_listener(self: &Arc<Self>, tx: mpsc::Sender<String>) {
+        if lock(&self.listener).is_some() {
+            return;
+        }
+        let first = match tokio::time::timeout(LISTEN_TIMEOUT, self.get_stream(None)).await {
+            Ok(None) => return, // no stream offered
+            Ok(Some(answer)) => Some(answer),
+            Err(_) => None, // slow: the task below keeps trying
+        };
         let shared = Arc::clone(self);
         let mut slot = lock(&self.listener);
         if slot.is_some() || self.learnt.closed.load(Ordering::SeqCst) {
             return;
         }
         let task = tokio::spawn(async move {
+            let mut first = first;
             let mut last: Option<String> = None;
             let mut idle = 0;
             while idle < MAX_RESUMES {
-                let Some(mut answer) = shared.get_stream(last.as_deref()).await else { return };
+                let next = match first.take() {
+                    Some(answer) => Some(answer),
+                    None => shared.get_stream(last.as_deref()).await,
+                };
+                let Some(mut answer) = next else { return };
                 let mut delivered = false;
                 while let Ok(Some(text)) = answer.next().await {
                     if text.trim().is_empty() {
@@ -1113,22 +1187,6 @@ impl Shared {
     }
 }
 
-/// Sends one request on a fresh connection.
-async fn send(
-    stream: Conn,
-    request: Request<Full<Bytes>>,
-) -> Result<(Response<Incoming>, ConnGuard), hyper::Error> {
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    let driver = tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            tracing::debug!(error = %e, "mcp http client: connection ended with an error");
-        }
-    });
-    let guard = ConnGuard(driver.abort_handle());
-    let response = sender.send_request(request).await?;
-    Ok((response, guard))
-}
-
 fn show_status(status: StatusCode) -> String {
     match status.canonical_reason() {
         Some(reason) => format!("{} {reason}", status.as_u16()),
@@ -1160,12 +1218,17 @@ struct Answer {
     queue: VecDeque<String>,
     read: bool,
     max: usize,
-    _conn: ConnGuard,
+    /// The answer's connection, back to the pool once the body has been
+    /// read to its end (when the server keeps it open); dropped, and so
+    /// closed, with the answer before that.
+    lease: Option<Lease>,
+    keep_alive: bool,
 }
 
 impl Answer {
-    fn new(response: Response<Incoming>, max: usize, conn: ConnGuard) -> Self {
+    fn new(response: Response<Incoming>, max: usize, lease: Lease) -> Self {
         let status = response.status();
+        let keep_alive = pool::keeps_alive(&response);
         let media = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
         let sse = status.is_success()
             && media.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("text/event-stream");
@@ -1179,7 +1242,40 @@ impl Answer {
             queue: VecDeque::new(),
             read: false,
             max,
-            _conn: conn,
+            lease: Some(lease),
+            keep_alive,
+        }
+    }
+
+    /// The body has been read to its end: the connection is free.
+    fn ended(&mut self) {
+        if let Some(lease) = self.lease.take().filter(|_| self.keep_alive) {
+            lease.release();
+        }
+    }
+
+    /// After the response of an SSE answer: reads the rest of the stream,
+    /// which the server should end now, so that the connection can serve
+    /// another request; gives up (closing the connection) after
+    /// [`DRAIN_TIMEOUT`] or at the size limit.
+    async fn drain(&mut self) {
+        if !self.sse || self.lease.is_none() {
+            return;
+        }
+        let mut left = self.max;
+        let rest = async {
+            while let Some(frame) = self.body.frame().await {
+                let Ok(frame) = frame else { return false };
+                let size = frame.data_ref().map_or(0, Bytes::len);
+                if size > left {
+                    return false;
+                }
+                left -= size;
+            }
+            true
+        };
+        if let Ok(true) = tokio::time::timeout(DRAIN_TIMEOUT, rest).await {
+            self.ended();
         }
     }
 
@@ -1208,6 +1304,7 @@ impl Answer {
                 bytes.extend_from_slice(&data);
             }
         }
+        self.ended();
         let text = String::from_utf8_lossy(&bytes);
         if text.trim().is_empty() {
             return Ok(());
@@ -1239,7 +1336,10 @@ impl Answer {
                     }
                 }
                 Some(Err(e)) => return Err(ReadError::Http(e)),
-                None => self.parser.finish(),
+                None => {
+                    self.ended();
+                    self.parser.finish();
+                }
             }
         }
     }

@@ -1,7 +1,7 @@
-//! How the HTTP client reaches its server, once per request: a TCP
-//! connection to the server or to its proxy, a `CONNECT` tunnel through
-//! the proxy for `https://`, then the TLS handshake (feature `tls`), all
-//! within the connect timeout. [`Connector`] is made once when the
+//! How the HTTP client reaches its server, once per new connection (idle
+//! ones are reused, `pool.rs`): a TCP connection to the server or to its
+//! proxy, a `CONNECT` tunnel through the proxy for `https://`, then the
+//! TLS handshake (feature `tls`), all within the connect timeout. [`Connector`] is made once when the
 //! transport starts (proxy chosen, certificates read); [`Conn`] is the
 //! resulting stream, plain or TLS. Every failure is a [`ConnectError`].
 

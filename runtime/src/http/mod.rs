@@ -39,6 +39,7 @@ mod guard;
 mod headers;
 pub mod oauth_client;
 mod options;
+mod pool;
 mod proxy;
 mod serve;
 #[cfg(feature = "redis")]
