@@ -56,15 +56,17 @@ while [ $# -gt 0 ]; do
 done
 command -v valgrind >/dev/null || { echo "bench-callgrind: valgrind is not installed" >&2; exit 1; }
 
+# Builds go to $CARGO_TARGET_DIR when set (else target/).
+target="${CARGO_TARGET_DIR:-$root/target}"
 cargo build --quiet --release -p weather-server
-[ -n "$server_bin" ] || server_bin="$root/target/release/weather-server"
-bench="$root/target/release/mcp-bench"
-rmcp_bin="$root/target/release/rmcp-stdio-weather"
-rmcp_http_bin="$root/target/release/rmcp-weather"
-floor_http_bin="$root/target/release/echo-floor"
+[ -n "$server_bin" ] || server_bin="$target/release/weather-server"
+bench="$target/release/mcp-bench"
+rmcp_bin="$target/release/rmcp-stdio-weather"
+rmcp_http_bin="$target/release/rmcp-weather"
+floor_http_bin="$target/release/echo-floor"
 if [ "$rmcp" = 1 ]; then
-    (cd bench/callgrind && CARGO_TARGET_DIR="$root/target" cargo build --quiet --release)
-    (cd bench/http && CARGO_TARGET_DIR="$root/target" cargo build --quiet --release)
+    (cd bench/callgrind && CARGO_TARGET_DIR="$target" cargo build --quiet --release)
+    (cd bench/http && CARGO_TARGET_DIR="$target" cargo build --quiet --release)
 fi
 
 work="${keep:-$(mktemp -d)}"
@@ -168,6 +170,40 @@ measure mcpgen-http-stateless-forecast-audit    result     "$on"  "$server_bin -
 measure mcpgen-http-stateless-convert           result     "$off" "$server_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool convert_temperature --args "$convert"
 measure mcpgen-http-stateless-invalid1          tool-error "$off" "$server_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$invalid1"
 measure mcpgen-http-stateful-forecast           result     "$off" "$server_bin --http 127.0.0.1:@PORT@" "${http_stateful[@]}" --tool get_forecast --args "$forecast"
+
+# The same stateless HTTP call with an OAuth bearer gate (docs/authorization.md):
+# an RS256 JWT access token checked by the JwtVerifier against a key set
+# served on loopback, fetched once (the first call) and cached after; the
+# per-call difference is the gate (header parsing, signature, claims).
+if wanted mcpgen-http-stateless-forecast-jwt; then
+    auth="$work/auth"
+    mkdir -p "$auth"
+    openssl genrsa -out "$auth/key.pem" 2048 2>/dev/null
+    resource="https://mcp.bench.example/mcp"
+    issuer="http://127.0.0.1/bench-issuer"
+    token="$(python3 - "$auth" "$resource" "$issuer" <<'PY'
+import base64, json, subprocess, sys, time
+d, resource, issuer = sys.argv[1:]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+modulus = subprocess.check_output(["openssl", "rsa", "-in", f"{d}/key.pem", "-noout", "-modulus"], text=True).split("=", 1)[1].strip()
+jwk = {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": "bench", "n": b64(bytes.fromhex(modulus)), "e": "AQAB"}
+open(f"{d}/jwks.json", "w").write(json.dumps({"keys": [jwk]}))
+now = int(time.time())
+head = b64(json.dumps({"alg": "RS256", "typ": "at+jwt", "kid": "bench"}).encode())
+claims = {"iss": issuer, "aud": resource, "sub": "bench", "client_id": "bench", "scope": "weather:read", "iat": now, "exp": now + 86400}
+body = b64(json.dumps(claims).encode())
+sig = subprocess.run(["openssl", "dgst", "-sha256", "-sign", f"{d}/key.pem"], input=f"{head}.{body}".encode(), capture_output=True, check=True).stdout
+print(f"{head}.{body}.{b64(sig)}")
+PY
+)"
+    jwks_port=$((port + 500))
+    python3 -m http.server --bind 127.0.0.1 --directory "$auth" "$jwks_port" >/dev/null 2>&1 &
+    jwks_pid=$!
+    sleep 0.5
+    jwt="$off MCP_RESOURCE_URL=$resource MCP_AUTH_ISSUER=$issuer MCP_AUTH_JWKS_URI=http://127.0.0.1:$jwks_port/jwks.json MCP_BENCH_BEARER=$token"
+    measure mcpgen-http-stateless-forecast-jwt  result     "$jwt" "$server_bin --http 127.0.0.1:@PORT@" "${http[@]}" --tool get_forecast --args "$forecast" || true
+    kill "$jwks_pid" 2>/dev/null || true
+fi
 if [ "$rmcp" = 1 ]; then
     measure rmcp-stdio-stateful-forecast               result "" "$rmcp_bin" "${stateful[@]}" --tool get_forecast --args "$forecast"
     measure rmcp-stdio-current-thread-stateful-forecast result "" "$rmcp_bin --current-thread" "${stateful[@]}" --tool get_forecast --args "$forecast"
@@ -186,7 +222,7 @@ if [ "$rmcp" = 1 ]; then
             t=()
             for n in 1000 11000; do
                 out="$work/validate-$validator-$case.$n.out"
-                valgrind --tool=callgrind --callgrind-out-file="$out" "$root/target/release/validate" "$validator" "$case" "$n" >/dev/null 2>&1
+                valgrind --tool=callgrind --callgrind-out-file="$out" "$target/release/validate" "$validator" "$case" "$n" >/dev/null 2>&1
                 t+=("$(total_of "$out")")
             done
             awk -v n="validate-$validator-$case" -v a="${t[0]}" -v b="${t[1]}" \

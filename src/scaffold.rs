@@ -90,6 +90,9 @@ pub struct NewCrate {
     pub deps: DepSource,
     /// stdio or Streamable HTTP.
     pub transport: Transport,
+    /// OAuth 2.1 bearer tokens (JWT access tokens, configured from the
+    /// environment); Streamable HTTP only.
+    pub auth_jwt: bool,
     /// Schema lookup (only used to name the content type of tools without
     /// an output schema).
     pub store: Store,
@@ -260,6 +263,8 @@ struct View {
     client_config_json: String,
     /// Streamable HTTP rather than stdio.
     http: bool,
+    /// JWT bearer tokens required (`--auth jwt`).
+    auth_jwt: bool,
     /// The revision has no handshake: the test sends `server/discover`
     /// and `_meta` on every request (and over HTTP the mirrored headers).
     stateless: bool,
@@ -601,6 +606,9 @@ fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<Text>, Vec<ReadView>
 /// Renders every file of the new crate in memory.
 pub fn render(new: &NewCrate) -> Result<Rendered> {
     let crate_name = crate_name(&new.dir)?;
+    if new.auth_jwt && new.transport != Transport::Http {
+        return Err(Error::new("`--auth jwt` needs `--transport http`: bearer tokens travel in HTTP headers"));
+    }
     let manifest_file = manifest_file_name(&new.manifest)?;
     let manifest_text =
         std::fs::read_to_string(&new.manifest).map_err(|e| Error::io("read manifest", &new.manifest, e))?;
@@ -680,6 +688,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     // (hyper); build.rs then generates no HTTP entry points either.
     let runtime_dep_toml = match new.transport {
         Transport::Stdio => format!("{runtime_dep_toml}, default-features = false"),
+        Transport::Http if new.auth_jwt => format!("{runtime_dep_toml}, features = [\"oauth\"]"),
         Transport::Http => runtime_dep_toml,
     };
     let url = format!("http://{DEFAULT_LISTEN}/mcp");
@@ -715,6 +724,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         runtime_dep_toml,
         client_config_json,
         http: new.transport == Transport::Http,
+        auth_jwt: new.auth_jwt,
         stateless,
         param_headers,
         transport: match new.transport {
@@ -778,6 +788,7 @@ mod tests {
             force: false,
             deps: DepSource::detect(),
             transport: Transport::Stdio,
+            auth_jwt: false,
             store: Store {
                 cache_dir: dir.with_extension("cache"),
                 mirror: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")),

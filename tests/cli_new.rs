@@ -502,3 +502,46 @@ fn names_that_cannot_be_crate_names_are_refused() {
         assert!(!dir.exists());
     }
 }
+
+/// `--auth jwt`: an HTTP server whose bearer gate (JWT verifier and
+/// protected resource metadata) comes from the environment. The scaffold
+/// builds without warnings and passes its own tests, among them: no token →
+/// 401 naming the metadata, no configuration → it refuses to start. The
+/// manifest declares scopes (`x-mcpgen.scopes`), the metadata's
+/// `scopes_supported`.
+#[test]
+fn jwt_scaffolds_require_bearer_tokens_configured_from_the_environment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes-server/manifest.json");
+
+    // Bearer tokens travel in HTTP headers: stdio is refused.
+    let dir = tmp.path().join("jwt-stdio");
+    let mut cmd = mcpgen(&cache);
+    cmd.arg("new").arg(&dir).arg("--manifest").arg(&manifest).args(["--auth", "jwt"]);
+    let r = run(&mut cmd);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("`--auth jwt` needs `--transport http`"), "{}", r.stderr);
+    assert!(!dir.exists());
+
+    let dir = tmp.path().join("notes-jwt");
+    let mut cmd = mcpgen(&cache);
+    cmd.arg("new").arg(&dir).arg("--manifest").arg(&manifest).args(["--transport", "http", "--auth", "jwt"]);
+    let r = run(&mut cmd);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+    assert!(main.contains("BearerAuth::jwt_from_env(server::SCOPES_SUPPORTED)"), "{main}");
+    let cargo_toml = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(cargo_toml.contains("features = [\"oauth\"]"), "{cargo_toml}");
+
+    let output = cargo()
+        .args(["test", "--offline", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .output()
+        .expect("run cargo");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "cargo test of the jwt scaffold failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("test result: ok."), "{stdout}");
+    assert!(!stderr.contains("warning:"), "builds without warnings:\n{stderr}");
+}

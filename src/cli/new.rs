@@ -22,6 +22,12 @@ pub struct Args {
     /// `http` (Streamable HTTP at `http://ADDR/mcp`, `--listen ADDR`).
     #[arg(long, value_enum, default_value = "stdio")]
     transport: TransportArg,
+    /// `jwt`: the server requires OAuth 2.1 bearer tokens (JWT access
+    /// tokens checked against the authorization server's key set), set up
+    /// from MCP_RESOURCE_URL, MCP_AUTH_ISSUER and MCP_AUTH_JWKS_URI at
+    /// start; needs `--transport http`.
+    #[arg(long, value_enum, default_value = "none")]
+    auth: AuthArg,
     /// Write into an existing directory, replacing the scaffolded files.
     #[arg(long)]
     force: bool,
@@ -40,6 +46,12 @@ enum TransportArg {
     Http,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum AuthArg {
+    None,
+    Jwt,
+}
+
 pub fn run(args: Args) -> Result<Outcome> {
     let deps = match (args.mcpgen_path, args.mcpgen_version) {
         (Some(p), _) => DepSource::Path(std::path::absolute(&p).unwrap_or(p)),
@@ -56,6 +68,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             TransportArg::Stdio => Transport::Stdio,
             TransportArg::Http => Transport::Http,
         },
+        auth_jwt: args.auth == AuthArg::Jwt,
         store: Store::from_env(),
     };
     let rendered = scaffold::create(&job)?;

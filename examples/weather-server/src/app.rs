@@ -87,6 +87,12 @@ fn http_config(o: &Options) -> Result<mcpgen_runtime::http::HttpConfig, Box<dyn 
         config = config.allow_hosts(o.hosts.iter().cloned());
     }
     config = config.allow_origins(o.origins.iter().cloned());
+    // OAuth bearer tokens (JWT) when MCP_RESOURCE_URL, MCP_AUTH_ISSUER and
+    // MCP_AUTH_JWKS_URI are set (docs/authorization.md); none otherwise.
+    if let Some(gate) = mcpgen_runtime::http::auth::BearerAuth::jwt_from_env(&[])? {
+        tracing::info!("bearer tokens required");
+        config = config.bearer_auth(gate);
+    }
     if let Some(url) = &o.session_store {
         let store = mcpgen_runtime::http::RedisStore::new(url)?;
         tracing::info!(store = %url, "stateful sessions shared through Redis");

@@ -340,6 +340,12 @@ impl HttpClient {
             (None, Some(name)) => format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}\r\n"),
             (None, None) => format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n"),
         };
+        // `MCP_BENCH_BEARER`: every request carries this access token (the
+        // server's bearer gate, scripts/bench-callgrind.sh).
+        let era = match std::env::var("MCP_BENCH_BEARER") {
+            Ok(token) if !token.is_empty() => format!("{era}Authorization: Bearer {token}\r\n"),
+            _ => era,
+        };
         let head = format!(
             "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\n{era}Content-Length: {}\r\n\r\n",

@@ -140,7 +140,9 @@ pub struct AuthError {
 }
 
 impl AuthError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
+    /// An error saying `message` (for your own [`RedirectReceiver`] or
+    /// [`TokenStore`]).
+    pub fn new(message: impl Into<String>) -> Self {
         Self { message: message.into() }
     }
 

@@ -1,0 +1,445 @@
+//! OAuth 2.1 end to end against a real authorization server nobody here
+//! wrote: the npm package `oidc-provider` (OpenID Certified), run under Node
+//! on loopback by `tests/interop/oidc/provider.mjs` (dynamic registration,
+//! PKCE required, RFC 8707 resource indicators with JWT access tokens for
+//! the MCP server's URL, rotating refresh tokens, login and consent
+//! answered automatically).
+//!
+//! The MCP server is protected by the runtime's bearer gate with a
+//! [`JwtVerifier`] on the provider's JWKS; the client is the runtime's own
+//! OAuth client (discovery, registration, authorization code + PKCE,
+//! refresh, step-up). Nothing in between is mocked.
+//!
+//! Needs `node` and `oidc-provider` in `.interop/` (or `$MCPGEN_INTEROP_DIR`),
+//! installed by `bash scripts/setup-interop.sh`. Without them the test says
+//! so and passes, unless `CI=true`, where it fails.
+
+#![cfg(feature = "oauth")]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
+use mcpgen_runtime::http::auth::{BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata};
+use mcpgen_runtime::http::client::HttpTransport;
+use mcpgen_runtime::http::oauth_client::redirect::BoxFuture as AuthFuture;
+use mcpgen_runtime::http::oauth_client::{AuthError, Callback, OAuth, RedirectReceiver};
+use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
+use mcpgen_runtime::server::ServerBuilder;
+use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::RequestContext;
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Access tokens live this long (seconds); the verifier allows no skew.
+const TOKEN_TTL: u64 = 3;
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Skips (returns `None`) when node or oidc-provider is missing; panics
+/// instead under `CI=true`.
+fn prerequisites() -> Option<(PathBuf, PathBuf)> {
+    let dir = std::env::var_os("MCPGEN_INTEROP_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".interop"));
+    // The Node 22 of the official peers when installed (oidc-provider's
+    // supported runtime), else node from PATH.
+    let peers = std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".peers"));
+    let node = [peers.join("node22/node_modules/node/bin/node")].into_iter().find(|p| p.is_file()).unwrap_or_else(|| PathBuf::from("node"));
+    let missing = if !dir.join("node_modules/oidc-provider/package.json").is_file() {
+        Some(format!("oidc-provider is not installed in {} (run `bash scripts/setup-interop.sh`)", dir.display()))
+    } else if Command::new(&node).arg("--version").output().map(|o| !o.status.success()).unwrap_or(true) {
+        Some(format!("{} does not run", node.display()))
+    } else {
+        None
+    };
+    if let Some(why) = missing {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("oauth_e2e: {why}; CI=true, so this is a failure");
+        }
+        eprintln!("oauth_e2e: skipped: {why}");
+        return None;
+    }
+    Some((node, dir))
+}
+
+/// The authorization server: a Node child ended with the test.
+struct Provider {
+    child: Child,
+    issuer: String,
+}
+
+impl Drop for Provider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Provider {
+    fn start(node: &PathBuf, dir: &PathBuf) -> Self {
+        let script = dir.join("oidc-provider-e2e.mjs");
+        std::fs::copy(repo_root().join("tests/interop/oidc/provider.mjs"), &script).expect("copy provider.mjs");
+        let mut child = Command::new(node)
+            .arg(&script)
+            .current_dir(dir)
+            .env("OIDC_AT_TTL", TOKEN_TTL.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn node");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("read READY");
+        let issuer = line.strip_prefix("READY ").unwrap_or_else(|| panic!("provider.mjs printed {line:?}")).trim().to_owned();
+        Self { child, issuer }
+    }
+
+    async fn stats(&self) -> Value {
+        let r = get(&format!("{}/_test/stats", self.issuer), &BTreeMap::new()).await;
+        serde_json::from_str(&r.body).unwrap()
+    }
+
+    async fn rotate(&self) -> Value {
+        let r = http(&format!("{}/_test/rotate", self.issuer), "POST", &BTreeMap::new(), "").await;
+        serde_json::from_str(&r.body).unwrap()
+    }
+
+    /// A token from the client credentials grant of the pre-registered
+    /// client `minter`, for `resource`.
+    async fn mint(&self, resource: &str, scope: &str) -> String {
+        let body = format!(
+            "grant_type=client_credentials&client_id=minter&client_secret=minter-secret&scope={}&resource={}",
+            scope.replace(' ', "%20"),
+            resource.replace(':', "%3A").replace('/', "%2F")
+        );
+        let r = http(&format!("{}/token", self.issuer), "POST", &BTreeMap::new(), &body).await;
+        assert_eq!(r.status, 200, "token endpoint: {}", r.body);
+        let v: Value = serde_json::from_str(&r.body).unwrap();
+        v["access_token"].as_str().unwrap().to_owned()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A small HTTP/1.1 client (loopback only) for the browser's part.
+
+struct Answer {
+    status: u16,
+    location: Option<String>,
+    cookies: Vec<String>,
+    body: String,
+}
+
+async fn get(url: &str, cookies: &BTreeMap<String, String>) -> Answer {
+    http(url, "GET", cookies, "").await
+}
+
+async fn http(url: &str, method: &str, cookies: &BTreeMap<String, String>, body: &str) -> Answer {
+    let rest = url.strip_prefix("http://").expect("loopback http URL");
+    let (authority, path) = rest.split_once('/').map(|(a, p)| (a, format!("/{p}"))).unwrap_or((rest, "/".to_owned()));
+    let addr: SocketAddr = authority.parse().expect("IP:port authority");
+    assert!(addr.ip().is_loopback());
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\ncontent-length: {}\r\n", body.len());
+    if !body.is_empty() {
+        head.push_str("content-type: application/x-www-form-urlencoded\r\n");
+    }
+    if !cookies.is_empty() {
+        let jar: Vec<String> = cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        head.push_str(&format!("cookie: {}\r\n", jar.join("; ")));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await.expect("answer within 10 s").unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let (mut location, mut set) = (None, Vec::new());
+    let mut chunked = false;
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else { continue };
+        match name.trim().to_ascii_lowercase().as_str() {
+            "location" => location = Some(value.trim().to_owned()),
+            "set-cookie" => set.push(value.trim().to_owned()),
+            "transfer-encoding" => chunked = value.contains("chunked"),
+            _ => {}
+        }
+    }
+    let body = if chunked { dechunk(rest) } else { rest.to_owned() };
+    Answer { status, location, cookies: set, body }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || tail.len() < n {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = tail[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// The browser: follows the authorization server's redirects (login,
+/// consent, resume) with a cookie jar kept between authorizations, until
+/// one goes to the redirect URI.
+struct Browser {
+    redirect_uri: String,
+    jar: Mutex<BTreeMap<String, String>>,
+}
+
+impl RedirectReceiver for Browser {
+    fn redirect_uri(&self) -> String {
+        self.redirect_uri.clone()
+    }
+
+    fn receive<'a>(&'a self, authorization_url: &'a str) -> AuthFuture<'a, Result<Callback, AuthError>> {
+        Box::pin(async move {
+            let mut url = authorization_url.to_owned();
+            for _ in 0..10 {
+                let jar = self.jar.lock().unwrap().clone();
+                let r = get(&url, &jar).await;
+                {
+                    let mut jar = self.jar.lock().unwrap();
+                    for c in &r.cookies {
+                        let pair = c.split(';').next().unwrap_or("");
+                        let Some((k, v)) = pair.split_once('=') else { continue };
+                        if v.is_empty() || c.to_ascii_lowercase().contains("expires=thu, 01 jan 1970") {
+                            jar.remove(k);
+                        } else {
+                            jar.insert(k.to_owned(), v.to_owned());
+                        }
+                    }
+                }
+                let Some(next) = r.location.filter(|_| (300..400).contains(&r.status)) else {
+                    return Err(AuthError::new(format!("the authorization server answered {} at {url}: {}", r.status, r.body)));
+                };
+                if let Some(query) = next.strip_prefix(&format!("{}?", self.redirect_uri)) {
+                    return Ok(Callback::from_query(query));
+                }
+                url = if next.starts_with('/') {
+                    let origin: String = url.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+                    format!("{origin}{next}")
+                } else {
+                    next
+                };
+            }
+            Err(AuthError::new("too many redirects"))
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The protected MCP server
+
+/// `read` (`notes:read`), `write` (`notes:write`), `whoami` (no scope):
+/// each answers with the principal the gate saw.
+struct Notes;
+
+impl Dispatch for Notes {
+    fn call(&self, _index: usize, _args: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        let p = ctx.principal().cloned();
+        Box::pin(async move {
+            let seen = json!({
+                "subject": p.as_ref().map(|p| p.subject.clone()),
+                "client": p.as_ref().and_then(|p| p.client_id.clone()),
+                "scopes": p.as_ref().map(|p| p.scopes.clone()),
+            });
+            Ok(ToolOutput::Content(json!([{"type": "text", "text": seen.to_string()}])))
+        })
+    }
+}
+
+struct Mcp {
+    url: String,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn mcp_server(issuer: &str) -> Mcp {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let tools = json!([
+        {"name": "read", "inputSchema": {"type": "object"}},
+        {"name": "write", "inputSchema": {"type": "object"}},
+        {"name": "whoami", "inputSchema": {"type": "object"}}
+    ]);
+    let server = ServerBuilder::new("2025-11-25", tools, Arc::new(Notes))
+        .tool_scopes("read", ["notes:read"])
+        .tool_scopes("write", ["notes:write"])
+        .build()
+        .unwrap();
+    // Only `notes:read` is advertised: the first authorization asks for it,
+    // and `write` needs a step-up.
+    let metadata = ResourceMetadata::new(url.as_str()).authorization_server(issuer).scopes(["notes:read"]);
+    let config = JwtConfig::new(issuer, url.as_str(), format!("{issuer}/jwks")).leeway(Duration::ZERO).refresh_floor(Duration::ZERO);
+    let gate = BearerAuth::new(metadata, JwtVerifier::new(config)).unwrap();
+    let service = HttpService::new(server, HttpConfig::default().bearer_auth(gate));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(serve_with_shutdown(listener, service, "/mcp", async move {
+        let _ = stopped.await;
+    }));
+    Mcp { url, _stop: stop }
+}
+
+fn text(result: &Value) -> Value {
+    serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap()
+}
+
+/// The status of a raw MCP `tools/call` with `token`.
+async fn raw_call(url: &str, token: &str) -> (u16, String) {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (authority, path) = rest.split_once('/').unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}})
+    .to_string();
+    let mut stream = tokio::net::TcpStream::connect(authority).await.unwrap();
+    let head = format!(
+        "POST /{path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: whoami\r\nauthorization: Bearer {token}\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text.split(' ').nth(1).unwrap().parse().unwrap();
+    let challenge = text.lines().find(|l| l.to_ascii_lowercase().starts_with("www-authenticate:")).unwrap_or("").to_owned();
+    (status, challenge)
+}
+
+fn b64url_decode(s: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => continue,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+fn b64url_encode(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+fn header_of(token: &str) -> Value {
+    serde_json::from_slice(&b64url_decode(token.split('.').next().unwrap())).unwrap()
+}
+
+fn options() -> ClientOptions {
+    ClientOptions::new(["2026-07-28", "2025-11-25"]).client_info("oauth-e2e", "1.0").timeout(Duration::from_secs(30))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runtime_client_and_server_work_with_a_real_authorization_server() {
+    let Some((node, dir)) = prerequisites() else { return };
+    let provider = Provider::start(&node, &dir);
+    let issuer = provider.issuer.clone();
+    let mcp = mcp_server(&issuer).await;
+
+    // Discovery → dynamic registration → authorization code + PKCE → call.
+    let browser = Browser { redirect_uri: "http://127.0.0.1:9/callback".to_owned(), jar: Mutex::new(BTreeMap::new()) };
+    let oauth = OAuth::new(browser).client_name("mcpgen oauth e2e");
+    let transport = HttpTransport::new(&mcp.url).unwrap().oauth(oauth).unwrap();
+    let client = Client::connect(transport, options()).await.expect("connect through the authorization");
+    let read = client.call_tool("read", json!({}), &CallOptions::new()).await.expect("read with notes:read");
+    let seen = text(&read);
+    assert_eq!(seen["subject"], "alice", "{seen}");
+    assert_eq!(seen["scopes"], json!(["notes:read"]), "{seen}");
+    let client_id = seen["client"].as_str().unwrap().to_owned();
+    assert_ne!(client_id, "minter");
+    let stats = provider.stats().await;
+    assert_eq!(stats["registrations"], 1, "{stats}");
+    assert_eq!(stats["authorization_code"], 1, "{stats}");
+
+    // A tool needing more scope: 403 insufficient_scope → step-up → success.
+    let write = client.call_tool("write", json!({}), &CallOptions::new()).await.expect("write after a step-up");
+    let seen = text(&write);
+    let mut scopes: Vec<String> = serde_json::from_value(seen["scopes"].clone()).unwrap();
+    scopes.sort();
+    assert_eq!(scopes, ["notes:read", "notes:write"], "{seen}");
+    assert_eq!(seen["client"], client_id.as_str(), "the registration is reused");
+    let stats = provider.stats().await;
+    assert_eq!(stats["registrations"], 1, "{stats}");
+    assert_eq!(stats["authorization_code"], 2, "{stats}");
+
+    // The access token expires → 401 → refresh token → success.
+    let refreshed_before = stats["refresh_token"].as_u64().unwrap();
+    tokio::time::sleep(Duration::from_secs(TOKEN_TTL + 1)).await;
+    let again = client.call_tool("write", json!({}), &CallOptions::new()).await.expect("write after a refresh");
+    assert_eq!(text(&again)["subject"], "alice");
+    let stats = provider.stats().await;
+    assert!(stats["refresh_token"].as_u64().unwrap() > refreshed_before, "no refresh: {stats}");
+    assert_eq!(stats["authorization_code"], 2, "a refresh, not a new authorization: {stats}");
+
+    // Key rotation mid-run: the new key signs, the verifier meets an unknown
+    // kid and fetches the key set again.
+    let jwks_before = stats["jwks"].as_u64().unwrap();
+    let rotated = provider.rotate().await;
+    let new_kid = rotated["kids"][0].as_str().unwrap().to_owned();
+    tokio::time::sleep(Duration::from_secs(TOKEN_TTL + 1)).await;
+    let after = client.call_tool("read", json!({}), &CallOptions::new()).await.expect("read after the key rotation");
+    assert_eq!(text(&after)["subject"], "alice");
+    let stats = provider.stats().await;
+    assert!(stats["jwks"].as_u64().unwrap() > jwks_before, "the key set was not fetched again: {stats}");
+    let minted = provider.mint(&mcp.url, "notes:read").await;
+    assert_eq!(header_of(&minted)["kid"], new_kid.as_str());
+    assert_eq!(header_of(&minted)["typ"], "at+jwt");
+    assert_eq!(raw_call(&mcp.url, &minted).await.0, 200, "a token of the new key");
+
+    // Tokens the gate must refuse, all issued (or derived from ones issued)
+    // by the real server.
+    let other = provider.mint("http://127.0.0.1:9/other", "notes:read").await;
+    let parts: Vec<String> = minted.split('.').map(str::to_owned).collect();
+    let none = format!("{}.{}.", b64url_encode(br#"{"alg":"none","typ":"at+jwt"}"#), parts[1]);
+    let mut signature = b64url_decode(&parts[2]);
+    signature[10] ^= 1;
+    let forged_signature = format!("{}.{}.{}", parts[0], parts[1], b64url_encode(&signature));
+    let mut claims: Value = serde_json::from_slice(&b64url_decode(&parts[1])).unwrap();
+    claims["scope"] = json!("notes:read notes:write");
+    let forged_claims = format!("{}.{}.{}", parts[0], b64url_encode(claims.to_string().as_bytes()), parts[2]);
+    for (what, token) in [("another audience", other), ("alg none", none), ("a forged signature", forged_signature), ("altered claims", forged_claims)] {
+        let (status, challenge) = raw_call(&mcp.url, &token).await;
+        assert_eq!(status, 401, "{what}");
+        assert!(challenge.contains("invalid_token"), "{what}: {challenge}");
+    }
+    // And the token, once expired.
+    tokio::time::sleep(Duration::from_secs(TOKEN_TTL + 1)).await;
+    let (status, challenge) = raw_call(&mcp.url, &minted).await;
+    assert_eq!(status, 401, "expired");
+    assert!(challenge.contains("expired"), "{challenge}");
+
+    drop(client);
+}
