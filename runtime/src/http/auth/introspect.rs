@@ -1,25 +1,19 @@
 //! [`IntrospectionVerifier`]: opaque (or any) access tokens checked by
 //! asking the authorization server (RFC 7662 token introspection), the
 //! resource server authenticating with `client_secret_post`. Answers are
-//! cached briefly by the token's SHA-256 (never past the token's `exp`),
-//! in a bounded table.
+//! kept briefly ([`super::verified`]: by the token's SHA-256, never past
+//! the token's `exp`, in a bounded table).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use super::fetch::{self, Fetcher};
 use super::jwt::{expired, principal_of};
+use super::verified::Verified;
 use super::{TokenError, TokenVerifier, VerifyFuture, MAX_TOKEN_BYTES};
 use crate::context::Principal;
-
-/// Cached answers at most; a full table drops its expired entries, then
-/// everything.
-const CACHE_ENTRIES: usize = 4096;
 
 /// Settings of an [`IntrospectionVerifier`].
 #[derive(Clone)]
@@ -80,7 +74,7 @@ impl IntrospectionConfig {
 /// Verifies tokens by introspection; see the module docs.
 pub struct IntrospectionVerifier {
     config: IntrospectionConfig,
-    cache: Mutex<HashMap<[u8; 32], (Principal, Instant)>>,
+    verified: Verified,
 }
 
 impl std::fmt::Debug for IntrospectionVerifier {
@@ -92,18 +86,16 @@ impl std::fmt::Debug for IntrospectionVerifier {
 impl IntrospectionVerifier {
     /// A verifier with `config`.
     pub fn new(config: IntrospectionConfig) -> Self {
-        Self { config, cache: Mutex::default() }
+        Self { config, verified: Verified::default() }
     }
 
     async fn check(&self, token: &str) -> Result<Principal, TokenError> {
         if token.len() > MAX_TOKEN_BYTES {
             return Err(TokenError::Invalid(format!("longer than {MAX_TOKEN_BYTES} bytes")));
         }
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        if let Some((principal, until)) = self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(&digest) {
-            if Instant::now() < *until {
-                return Ok(principal.clone());
-            }
+        let (digest, hit) = self.verified.get(token);
+        if let Some(principal) = hit {
+            return Ok(principal);
         }
         let form = format!(
             "token={}&token_type_hint=access_token&client_id={}&client_secret={}",
@@ -125,19 +117,7 @@ impl IntrospectionVerifier {
         let answer: Value = serde_json::from_slice(&body)
             .map_err(|e| TokenError::Unavailable(format!("the introspection answer is not JSON: {e}")))?;
         let principal = self.judge(answer)?;
-        let mut until = Instant::now() + self.config.cache_ttl;
-        if let Some(left) = principal.expires_at.and_then(|t| t.duration_since(std::time::SystemTime::now()).ok()) {
-            until = until.min(Instant::now() + left);
-        }
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() >= CACHE_ENTRIES {
-            let now = Instant::now();
-            cache.retain(|_, (_, until)| *until > now);
-            if cache.len() >= CACHE_ENTRIES {
-                cache.clear();
-            }
-        }
-        cache.insert(digest, (principal.clone(), until));
+        self.verified.keep(digest, &principal, self.config.cache_ttl);
         Ok(principal)
     }
 

@@ -18,11 +18,18 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 
 use super::fetch::{self, Fetcher};
+use super::verified::Verified;
 use super::{TokenError, TokenVerifier, VerifyFuture, MAX_TOKEN_BYTES};
 use crate::context::Principal;
 
 /// The longest JOSE header accepted (base64url characters).
 const MAX_HEADER_CHARS: usize = 2048;
+
+/// How long a verified token is taken on trust before its signature is
+/// checked again (never past its `exp`): bounds how long a token signed
+/// by a key the authorization server withdrew still passes, when the key
+/// set has not been fetched again since.
+const VERIFIED_FOR: Duration = Duration::from_secs(300);
 
 /// Settings of a [`JwtVerifier`].
 #[derive(Clone)]
@@ -137,6 +144,9 @@ pub struct JwtVerifier {
     keys: RwLock<Keys>,
     /// One key set fetch at a time.
     refreshing: tokio::sync::Mutex<()>,
+    /// Tokens already verified ([`super::verified`]), forgotten when the
+    /// key set is fetched again.
+    verified: Verified,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -148,14 +158,19 @@ impl std::fmt::Debug for JwtVerifier {
 impl JwtVerifier {
     /// A verifier with `config`; the key set is fetched on first use.
     pub fn new(config: JwtConfig) -> Self {
-        Self { config, keys: RwLock::default(), refreshing: tokio::sync::Mutex::new(()) }
+        Self { config, keys: RwLock::default(), refreshing: tokio::sync::Mutex::new(()), verified: Verified::default() }
     }
 
     /// A verifier whose key set is `jwks` (a JWKS document) until a token
     /// names a key it lacks.
     pub fn with_keys(config: JwtConfig, jwks: &str) -> Result<Self, String> {
         let keys = parse_jwks(jwks.as_bytes())?;
-        Ok(Self { config, keys: RwLock::new(Keys { keys, fetched: None }), refreshing: tokio::sync::Mutex::new(()) })
+        Ok(Self {
+            config,
+            keys: RwLock::new(Keys { keys, fetched: None }),
+            refreshing: tokio::sync::Mutex::new(()),
+            verified: Verified::default(),
+        })
     }
 
     /// The key for a token with `kid` and `alg`, from the cache.
@@ -196,6 +211,7 @@ impl JwtVerifier {
         match parsed {
             Ok(list) => {
                 keys.keys = list;
+                self.verified.clear();
                 Ok(())
             }
             Err(e) => {
@@ -212,6 +228,12 @@ impl JwtVerifier {
         let header_len = token.find('.').unwrap_or(token.len());
         if header_len > MAX_HEADER_CHARS {
             return Err(TokenError::Invalid(format!("a JOSE header longer than {MAX_HEADER_CHARS} characters")));
+        }
+        // A token verified before is not checked again while its answer
+        // holds (at most VERIFIED_FOR, never past `exp` + leeway).
+        let (digest, hit) = self.verified.get(token);
+        if let Some(principal) = hit {
+            return Ok(principal);
         }
         let header = jsonwebtoken::decode_header(token).map_err(|e| TokenError::Invalid(format!("not a signed JWT: {e}")))?;
         let alg = header.alg;
@@ -241,7 +263,9 @@ impl JwtVerifier {
             ErrorKind::InvalidSignature => TokenError::Invalid("the signature does not verify".into()),
             _ => TokenError::Invalid(format!("rejected: {e}")),
         })?;
-        principal_of(data.claims)
+        let principal = principal_of(data.claims)?;
+        self.verified.keep(digest, &principal, VERIFIED_FOR);
+        Ok(principal)
     }
 }
 

@@ -24,6 +24,7 @@ mod introspect;
 #[cfg(feature = "oauth")]
 mod jwt;
 mod metadata;
+mod verified;
 
 use std::future::Future;
 use std::pin::Pin;
