@@ -24,6 +24,7 @@ mod introspect;
 #[cfg(feature = "oauth")]
 mod jwt;
 mod metadata;
+#[cfg(feature = "oauth")]
 mod verified;
 
 use std::future::Future;
