@@ -77,9 +77,10 @@ pub fn conversions() -> Vec<(Value, &'static str)> {
 
 /// The width an integer schema needs (see the module docs).
 pub fn width(o: &Map<String, Value>) -> Width {
+    // With `number` beside it, the type is a number's (`f64`) anyway.
     let integer = match o.get("type") {
         Some(Value::String(t)) => t == "integer",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer") && !ts.iter().any(|t| t == "number"),
         _ => false,
     };
     // A default that is no integer is typify's to refuse (the schema then
@@ -187,6 +188,7 @@ mod tests {
         assert_eq!(w(json!({"type": "integer", "minimum": 1, "default": 30})), Width::NonZeroU128);
         assert_eq!(w(json!({"type": "integer"})), Width::I128);
         assert_eq!(w(json!({"type": ["integer", "null"], "maximum": 10})), Width::I128);
+        assert_eq!(w(json!({"type": ["integer", "number"]})), Width::Typify);
         assert_eq!(w(json!({"type": "integer", "minimum": 0, "maximum": 5, "default": -1})), Width::Typify);
         assert_eq!(w(json!({"type": "integer", "const": 1e40})), Width::Unrepresentable);
         assert_eq!(w(json!({"type": "integer", "maximum": 0})), Width::I128);

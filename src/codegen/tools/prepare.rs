@@ -365,7 +365,7 @@ impl Rewriter<'_, '_> {
         let metadata: Map<String, Value> =
             ["description", "title", "default"].iter().filter_map(|k| o.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
         let others: Vec<Value> = match o.get("type") {
-            Some(Value::Array(ts)) => ts.iter().filter(|t| *t != "integer" && *t != "number").cloned().collect(),
+            Some(Value::Array(ts)) => ts.iter().filter(|t| *t != "integer").cloned().collect(),
             _ => Vec::new(),
         };
         if others.is_empty() {
