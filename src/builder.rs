@@ -24,17 +24,13 @@
 
 use std::path::{Path, PathBuf};
 
-use proc_macro2::TokenStream;
-
-use crate::codegen;
 use crate::emit::{self, Header, WriteReport};
-use crate::error::{Error, Result};
+use crate::error::{stage, Error, ErrorKind, Result};
+pub use crate::generator::FILES;
+use crate::generator::Generator;
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 use crate::store::{self, ResolvedSchema, Store};
-
-/// The names of the generated files, in the order they are produced.
-pub const FILES: [&str; 4] = ["protocol.rs", "tools.rs", "server.rs", "client.rs"];
 
 /// Configures and runs code generation.
 #[derive(Debug, Clone)]
@@ -154,6 +150,7 @@ impl Builder {
         }
         std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
             Error::new("no output directory: OUT_DIR is not set")
+                .with_kind(ErrorKind::Usage)
                 .with_hint("call Builder::compile from build.rs, or set one with .out_dir(dir)")
         })
     }
@@ -161,12 +158,12 @@ impl Builder {
     /// Runs the pipeline in memory.
     pub fn generate(&self) -> Result<Generated> {
         let store = self.store.clone().unwrap_or_else(Store::from_env);
-        let schema = store.resolve(&self.protocol, self.schema_file.as_deref())?;
+        let schema = stage(store.resolve(&self.protocol, self.schema_file.as_deref()), ErrorKind::Schema)?;
         let source = match (&schema.source, schema.pinned) {
             (store::Source::Explicit, false) => file_name(&schema.path),
             _ => format!("MCP schema {}", schema.revision),
         };
-        let spec = Spec::from_json(&schema.json, &source).map_err(|e| with_file(e, &schema.path))?;
+        let spec = Spec::from_json(&schema.json, &source).map_err(|e| with_file(e, &schema.path).or_kind(ErrorKind::Schema))?;
 
         let mut header = Header::new().input(format!(
             "protocol revision {} ({}schema sha256 {})",
@@ -179,7 +176,7 @@ impl Builder {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
                 header = header.input(format!("manifest {} (sha256 {})", file_name(path), store::sha256_hex(&bytes)));
-                let manifest = Manifest::load(path)?;
+                let manifest = stage(Manifest::load(path), ErrorKind::Manifest)?;
                 // Every problem at once, before anything is generated (the
                 // names two tools would share, `check` finds by generating:
                 // generation below reports them itself).
@@ -201,6 +198,7 @@ impl Builder {
                         listed.join("\n  ")
                     ))
                     .in_file(path)
+                    .with_kind(ErrorKind::Manifest)
                     .with_hint("fix them (`mcpgen manifest check FILE` lists the same) and generate again"));
                 }
                 Some(manifest)
@@ -208,45 +206,13 @@ impl Builder {
             None => None,
         };
 
-        let protocol = codegen::protocol::generate(&spec)?;
-        let mut warnings = off_spec;
-        let (tools, server, client) = match &manifest {
-            Some(m) => {
-                let out = codegen::tools::generate(m)?;
-                if let Some(clash) = codegen::surface::type_clashes(m, &out.tokens).into_iter().next() {
-                    return Err(clash);
-                }
-                warnings.extend(out.warnings.iter().cloned());
-                let revision = schema.revision.as_str();
-                let server = if self.server {
-                    codegen::server::generate(m, &out.tools, &spec, revision, self.http)?
-                } else {
-                    TokenStream::new()
-                };
-                let client = if self.client {
-                    let mut client = codegen::client::generate(&out.tools, &spec, revision, self.http)?;
-                    client.extend(codegen::surface::client_impl(m));
-                    client
-                } else {
-                    TokenStream::new()
-                };
-                let mut tools = out.tokens;
-                tools.extend(codegen::surface::types(m));
-                tools.extend(codegen::tools::tools_json(&out.tools)?);
-                (tools, server, client)
-            }
-            None => (TokenStream::new(), TokenStream::new(), TokenStream::new()),
-        };
-
-        let mut files = Vec::with_capacity(FILES.len());
-        for (name, tokens) in FILES.iter().zip([protocol, tools, server, client]) {
-            let text = emit::format(tokens, &header).map_err(|e| {
-                let mut e = e;
-                e.message = format!("{name}: {}", e.message);
-                e
-            })?;
-            files.push((name.to_string(), text));
+        let mut generator =
+            Generator::new(&spec, &schema.revision).server(self.server).client(self.client).http(self.http);
+        if let Some(m) = &manifest {
+            generator = generator.manifest(m);
         }
+        let (files, mut warnings) = generator.files(&header)?;
+        warnings.splice(0..0, off_spec);
         Ok(Generated { files, schema, warnings })
     }
 
@@ -360,7 +326,37 @@ mod tests {
             .compile()
             .unwrap_err();
         assert!(err.to_string().contains("unknown protocol revision"), "{err}");
+        assert_eq!(err.kind(), crate::ErrorKind::Schema);
         assert!(!out.exists());
+    }
+
+    #[test]
+    fn errors_say_which_input_failed_and_keep_their_cause() {
+        let tmp = tempfile::tempdir().unwrap();
+        let builder = Builder::new().store(mirror_store(tmp.path()));
+        // A manifest that is not there: an I/O error, with the io::Error
+        // as its source.
+        let err = builder.clone().manifest(tmp.path().join("absent.json")).generate().unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Io, "{err}");
+        let io = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(io.map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{err}");
+        // A manifest that does not parse, and one that parses with a problem.
+        let broken = tmp.path().join("broken.json");
+        std::fs::write(&broken, "{\"tools\": [").unwrap();
+        let err = builder.clone().manifest(&broken).generate().unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Manifest, "{err}");
+        assert!(std::error::Error::source(&err).is_none());
+        let nameless = tmp.path().join("nameless.json");
+        std::fs::write(&nameless, r#"{"tools": [{"inputSchema": {"type": "object"}}]}"#).unwrap();
+        let err = builder.clone().manifest(&nameless).generate().unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Manifest, "{err}");
+        // A schema file that is not JSON.
+        let schema = tmp.path().join("schema.json");
+        std::fs::write(&schema, "not json").unwrap();
+        let err = builder.clone().schema_file(&schema).generate().unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Schema, "{err}");
+        // The human form is unchanged by the kind.
+        assert!(!err.to_string().contains("Schema"), "{err}");
     }
 
     #[test]
@@ -381,5 +377,6 @@ mod tests {
         }
         let err = Builder::new().resolved_out_dir().unwrap_err();
         assert!(err.to_string().contains("OUT_DIR"));
+        assert_eq!(err.kind(), crate::ErrorKind::Usage);
     }
 }

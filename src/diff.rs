@@ -19,6 +19,7 @@ mod manifests;
 
 pub use manifests::{compare_manifests, ItemChange, ManifestDiff};
 
+use crate::generator::Generator;
 use crate::manifest::Manifest;
 use crate::spec::{Additional, Kind, Method, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union};
 
@@ -251,16 +252,11 @@ fn differing_part(a: &str, b: &str) -> (String, String) {
 /// templates and prompts (`codegen::surface`: `<Prompt>Args` fields,
 /// `StaticResource` variants, `get_<prompt>`, `read_<template>`, …).
 fn manifest_items(manifest: &Manifest, spec: &Spec, revision: &str) -> Result<BTreeMap<String, String>, String> {
-    let tools = crate::codegen::tools::generate(manifest).map_err(|e| e.to_string())?;
+    let parts = Generator::new(spec, revision).manifest(manifest).manifest_parts().map_err(|e| e.to_string())?;
     let mut out = BTreeMap::new();
-    let mut types = tools.tokens.clone();
-    types.extend(crate::codegen::surface::types(manifest));
-    generated_items("tools", types, &mut out);
-    let server = crate::codegen::server::generate(manifest, &tools.tools, spec, revision, true).map_err(|e| e.to_string())?;
-    generated_items("server", server, &mut out);
-    let mut client = crate::codegen::client::generate(&tools.tools, spec, revision, true).map_err(|e| e.to_string())?;
-    client.extend(crate::codegen::surface::client_impl(manifest));
-    generated_items("client", client, &mut out);
+    generated_items("tools", parts.tools, &mut out);
+    generated_items("server", parts.server, &mut out);
+    generated_items("client", parts.client, &mut out);
     Ok(out)
 }
 

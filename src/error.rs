@@ -3,10 +3,36 @@
 //!
 //! Every fallible operation of the library returns [`Error`]. Commands that
 //! report many problems at once (`mcpgen manifest check`) collect them as a
-//! list of [`Error`]s and print each on its own.
+//! list of [`Error`]s and print each on its own. [`Error::kind`] says which
+//! input was at fault, and [`std::error::Error::source`] gives the
+//! underlying I/O or network error when there is one.
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Which input or step an [`Error`] is about, for callers that handle
+/// some failures themselves (a build script that falls back when the
+/// schema cannot be fetched, an editor that marks manifest problems).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Reading or writing a file failed; `source()` is the `std::io::Error`.
+    Io,
+    /// The MCP schema could not be found, downloaded, verified against its
+    /// pin, or read.
+    Schema,
+    /// The manifest is malformed, or declares something the revision or the
+    /// generator does not allow (`mcpgen manifest check` lists these).
+    Manifest,
+    /// Generating or formatting code failed for inputs that passed their
+    /// checks.
+    Generate,
+    /// The generator was called wrongly: no output directory, options that
+    /// do not go together, a network listener or runtime that would not
+    /// start.
+    Usage,
+}
 
 /// Where in an input a problem is.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -43,8 +69,9 @@ impl fmt::Display for Location {
     }
 }
 
-/// A generator error.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A generator error. Two errors are equal when their kind, message,
+/// location and hint are; the source is not compared.
+#[derive(Debug, Clone)]
 pub struct Error {
     /// What went wrong, one sentence.
     pub message: String,
@@ -52,12 +79,50 @@ pub struct Error {
     pub location: Option<Location>,
     /// What the user can do about it.
     pub hint: Option<String>,
+    kind: Option<ErrorKind>,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+            && self.message == other.message
+            && self.location == other.location
+            && self.hint == other.hint
+    }
+}
+
+impl Eq for Error {}
+
 impl Error {
-    /// An error with a message and nothing else.
+    /// An error with a message and nothing else; its kind is set by the
+    /// step that reports it ([`Error::or_kind`]), else [`ErrorKind::Generate`].
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), location: None, hint: None }
+        Self { message: message.into(), location: None, hint: None, kind: None, source: None }
+    }
+
+    /// Which input or step the error is about.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind.unwrap_or(ErrorKind::Generate)
+    }
+
+    /// Sets the kind.
+    pub fn with_kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// Sets the kind unless a more precise one was set where the error
+    /// arose (an I/O error while reading the schema stays [`ErrorKind::Io`]).
+    pub fn or_kind(mut self, kind: ErrorKind) -> Self {
+        self.kind.get_or_insert(kind);
+        self
+    }
+
+    /// Keeps the underlying error, returned by `source()`.
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
     }
 
     /// Names the file the problem is in.
@@ -86,7 +151,7 @@ impl Error {
 
     /// An I/O error on a path, with the path named.
     pub fn io(action: &str, path: &std::path::Path, err: std::io::Error) -> Self {
-        Self::new(format!("cannot {action} {}: {err}", path.display()))
+        Self::new(format!("cannot {action} {}: {err}", path.display())).with_kind(ErrorKind::Io).with_source(err)
     }
 }
 
@@ -103,10 +168,20 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// Result alias of the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Sets the kind of every error of `result` that has none yet: the step
+/// that called into a lower layer names what it was doing.
+pub(crate) fn stage<T>(result: Result<T>, kind: ErrorKind) -> Result<T> {
+    result.map_err(|e| e.or_kind(kind))
+}
 
 /// Escapes one reference token of a JSON pointer (RFC 6901).
 pub fn pointer_token(token: &str) -> String {

@@ -19,6 +19,7 @@ pub mod diff;
 pub mod emit;
 pub mod error;
 pub mod escape;
+pub mod generator;
 #[cfg(feature = "cli")]
 pub mod introspect;
 pub mod manifest;
@@ -31,4 +32,5 @@ pub mod store;
 pub mod synth;
 
 pub use builder::Builder;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
+pub use generator::Generator;

@@ -17,8 +17,9 @@ use serde::Serialize;
 
 use crate::codegen;
 use crate::emit;
-use crate::error::{Error, Result};
+use crate::error::{stage, Error, ErrorKind, Result};
 use crate::escape;
+use crate::generator::Generator;
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 use crate::store::Store;
@@ -623,9 +624,9 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         ));
         return Err(e);
     }
-    let tools = codegen::tools::generate(&manifest)?;
-    let schema = new.store.resolve(&new.protocol, None)?;
-    let spec = Spec::from_json(&schema.json, &schema.revision)?;
+    let schema = stage(new.store.resolve(&new.protocol, None), ErrorKind::Schema)?;
+    let spec = stage(Spec::from_json(&schema.json, &schema.revision), ErrorKind::Schema)?;
+    let tools = Generator::new(&spec, &schema.revision).manifest(&manifest).tool_types()?;
     let content: String = codegen::protocol::tool_content_type(&spec).to_string().split_whitespace().collect();
 
     let mut tool_views = Vec::new();

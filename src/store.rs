@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Result};
+use crate::error::{stage, Error, ErrorKind, Result};
 
 /// The text of `schema/versions.toml`, compiled into the binary.
 const VERSIONS_TOML: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/versions.toml"));
@@ -247,7 +247,13 @@ impl Store {
 
     /// Resolves a revision to a verified, parsed schema (see the module docs
     /// for the order).
+    /// Errors are of kind [`ErrorKind::Schema`], or [`ErrorKind::Io`] when
+    /// a file could not be read.
     pub fn resolve(&self, revision: &str, explicit_file: Option<&Path>) -> Result<ResolvedSchema> {
+        stage(self.resolve_unstaged(revision, explicit_file), ErrorKind::Schema)
+    }
+
+    fn resolve_unstaged(&self, revision: &str, explicit_file: Option<&Path>) -> Result<ResolvedSchema> {
         if let Some(file) = explicit_file {
             return resolve_explicit(revision, file);
         }
@@ -273,8 +279,8 @@ impl Store {
         let Some(fetch) = self.fetch else {
             return Err(self.not_found(pin));
         };
-        let bytes = fetch(&pin.url).map_err(|e| {
-            let mut e = Error::new(format!("cannot download schema {revision}: {}", e.message));
+        let bytes = fetch(&pin.url).map_err(|mut e| {
+            e.message = format!("cannot download schema {revision}: {}", e.message);
             e.hint = Some(self.not_found(pin).hint.unwrap_or_default());
             e
         })?;
@@ -306,6 +312,10 @@ impl Store {
     /// the cache itself), verifies it and writes it into the cache
     /// atomically. A cache entry that already verifies is left alone.
     pub fn pull_one(&self, revision: &str) -> Result<PullOutcome> {
+        stage(self.pull_one_unstaged(revision), ErrorKind::Schema)
+    }
+
+    fn pull_one_unstaged(&self, revision: &str) -> Result<PullOutcome> {
         let pin = pin(revision)?;
         let cache = self.cache_path(revision);
         if cache.is_file() {
@@ -325,8 +335,10 @@ impl Store {
                 let Some(fetch) = self.fetch else {
                     return Err(self.not_found(pin));
                 };
-                let bytes = fetch(&pin.url)
-                    .map_err(|e| Error::new(format!("cannot download schema {revision}: {}", e.message)))?;
+                let bytes = fetch(&pin.url).map_err(|mut e| {
+                    e.message = format!("cannot download schema {revision}: {}", e.message);
+                    e
+                })?;
                 verify(&bytes, pin, &pin.url)?;
                 (bytes, pin.url.clone())
             }
@@ -561,13 +573,13 @@ fn default_fetcher() -> Option<Fetcher> {
 /// Downloads `url` over HTTPS.
 #[cfg(feature = "download")]
 pub fn download(url: &str) -> Result<Vec<u8>> {
-    let mut response = ureq::get(url).call().map_err(|e| Error::new(format!("GET {url}: {e}")))?;
+    let mut response = ureq::get(url).call().map_err(|e| Error::new(format!("GET {url}: {e}")).with_source(e))?;
     response
         .body_mut()
         .with_config()
         .limit(64 * 1024 * 1024)
         .read_to_vec()
-        .map_err(|e| Error::new(format!("GET {url}: reading the body: {e}")))
+        .map_err(|e| Error::new(format!("GET {url}: reading the body: {e}")).with_source(e))
 }
 
 #[cfg(test)]

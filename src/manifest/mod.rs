@@ -29,7 +29,7 @@ pub use format::{manifest_schema, ManifestFile, RateLimit, ServerInfo, ToolDecl,
 pub use locate::Positions;
 pub use surface::Declared;
 
-use crate::error::{Error, Result};
+use crate::error::{stage, Error, ErrorKind, Result};
 
 /// Default protocol revision when none is given.
 pub const DEFAULT_REVISION: &str = "2025-11-25";
@@ -107,6 +107,10 @@ impl Manifest {
     /// the syntax: names ending in `.yaml`/`.yml` are YAML, others JSON.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str, file_name: &str) -> Result<Self> {
+        stage(Self::parse(text, file_name), ErrorKind::Manifest)
+    }
+
+    fn parse(text: &str, file_name: &str) -> Result<Self> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let lower = file_name.to_ascii_lowercase();
         let format =

@@ -1,0 +1,149 @@
+//! [`Generator`]: the one place where the code generators are put
+//! together. [`crate::Builder`] (and through it `mcpgen generate`),
+//! `mcpgen diff` and `mcpgen new` all generate through it, so the code a
+//! build script gets, the items a diff compares and the bindings a
+//! scaffold calls are the same.
+//!
+//! A generator holds a parsed [`Spec`] of one revision and, optionally, a
+//! [`Manifest`]; it does no I/O. Each step is a method:
+//! [`tool_types`](Generator::tool_types) (the manifest's tool types and
+//! their bindings, with names two items would share refused),
+//! [`parts`](Generator::parts) (the token streams of the four generated
+//! modules; [`manifest_parts`](Generator::manifest_parts) without the
+//! protocol types) and [`files`](Generator::files) (formatted, with their header).
+
+use proc_macro2::TokenStream;
+
+use crate::codegen;
+use crate::codegen::tools::ToolsOutput;
+use crate::emit::{self, Header};
+use crate::error::{stage, Error, ErrorKind, Result};
+use crate::manifest::Manifest;
+use crate::spec::Spec;
+
+/// The names of the generated files, in the order they are produced.
+pub const FILES: [&str; 4] = ["protocol.rs", "tools.rs", "server.rs", "client.rs"];
+
+/// Generates the code of one revision's schema and an optional manifest.
+#[derive(Debug, Clone, Copy)]
+pub struct Generator<'a> {
+    spec: &'a Spec,
+    revision: &'a str,
+    manifest: Option<&'a Manifest>,
+    server: bool,
+    client: bool,
+    http: bool,
+}
+
+/// The token streams of the four generated modules, not yet formatted.
+#[derive(Debug, Clone, Default)]
+pub struct Parts {
+    /// The body of `protocol.rs`: the revision's types.
+    pub protocol: TokenStream,
+    /// The body of `tools.rs`: tool inputs and outputs, prompt arguments,
+    /// resource names and the served tool list.
+    pub tools: TokenStream,
+    /// The body of `server.rs` (empty without a manifest or with the
+    /// server off).
+    pub server: TokenStream,
+    /// The body of `client.rs` (empty without a manifest or with the
+    /// client off).
+    pub client: TokenStream,
+    /// Fallbacks taken (a property typed as JSON instead).
+    pub warnings: Vec<Error>,
+}
+
+impl<'a> Generator<'a> {
+    /// A generator for `spec`, the parsed schema of protocol `revision`,
+    /// with server, client and Streamable HTTP on and no manifest.
+    pub fn new(spec: &'a Spec, revision: &'a str) -> Self {
+        Self { spec, revision, manifest: None, server: true, client: true, http: true }
+    }
+
+    /// The manifest whose tools, resources and prompts are generated.
+    pub fn manifest(mut self, manifest: &'a Manifest) -> Self {
+        self.manifest = Some(manifest);
+        self
+    }
+
+    /// Whether to generate the server. Default true.
+    pub fn server(mut self, yes: bool) -> Self {
+        self.server = yes;
+        self
+    }
+
+    /// Whether to generate the client. Default true.
+    pub fn client(mut self, yes: bool) -> Self {
+        self.client = yes;
+        self
+    }
+
+    /// Whether the server and client get their Streamable HTTP parts.
+    /// Default true.
+    pub fn http(mut self, yes: bool) -> Self {
+        self.http = yes;
+        self
+    }
+
+    /// The manifest's tool types and the binding of each tool (empty
+    /// without a manifest). Two items whose Rust names would be the same
+    /// are an error of kind [`ErrorKind::Manifest`], as is every schema
+    /// the generator cannot type.
+    pub fn tool_types(&self) -> Result<ToolsOutput> {
+        let Some(manifest) = self.manifest else {
+            return Ok(ToolsOutput { tokens: TokenStream::new(), tools: Vec::new(), warnings: Vec::new() });
+        };
+        let out = stage(codegen::tools::generate(manifest), ErrorKind::Manifest)?;
+        if let Some(clash) = codegen::surface::type_clashes(manifest, &out.tokens).into_iter().next() {
+            return Err(clash.or_kind(ErrorKind::Manifest));
+        }
+        Ok(out)
+    }
+
+    /// The token streams of the four modules.
+    pub fn parts(&self) -> Result<Parts> {
+        let protocol = codegen::protocol::generate(self.spec)?;
+        Ok(Parts { protocol, ..self.manifest_parts()? })
+    }
+
+    /// What the manifest adds: the token streams of `tools.rs`, `server.rs`
+    /// and `client.rs`, with `protocol` left empty (all empty without a
+    /// manifest).
+    pub fn manifest_parts(&self) -> Result<Parts> {
+        let Some(manifest) = self.manifest else {
+            return Ok(Parts::default());
+        };
+        let out = self.tool_types()?;
+        let server = if self.server {
+            codegen::server::generate(manifest, &out.tools, self.spec, self.revision, self.http)?
+        } else {
+            TokenStream::new()
+        };
+        let client = if self.client {
+            let mut client = codegen::client::generate(&out.tools, self.spec, self.revision, self.http)?;
+            client.extend(codegen::surface::client_impl(manifest));
+            client
+        } else {
+            TokenStream::new()
+        };
+        let mut tools = out.tokens;
+        tools.extend(codegen::surface::types(manifest));
+        tools.extend(codegen::tools::tools_json(&out.tools)?);
+        Ok(Parts { protocol: TokenStream::new(), tools, server, client, warnings: out.warnings })
+    }
+
+    /// The four files, `(name, text)` in the order of [`FILES`], each
+    /// formatted under `header`, and the warnings of [`parts`](Self::parts).
+    pub fn files(&self, header: &Header) -> Result<(Vec<(String, String)>, Vec<Error>)> {
+        let parts = self.parts()?;
+        let mut files = Vec::with_capacity(FILES.len());
+        for (name, tokens) in FILES.iter().zip([parts.protocol, parts.tools, parts.server, parts.client]) {
+            let text = emit::format(tokens, header).map_err(|mut e| {
+                e.message = format!("{name}: {}", e.message);
+                e.or_kind(ErrorKind::Generate)
+            })?;
+            files.push((name.to_string(), text));
+        }
+        Ok((files, parts.warnings))
+    }
+}
