@@ -5,7 +5,7 @@
 //! Every text that reaches a comment passes through [`doc_text`] here, so
 //! no input can put into a generated file what rustc refuses in a comment
 //! (a carriage return, a bidirectional override) whichever generator
-//! copied it: doc attributes are cleaned in [`format`], header lines in
+//! copied it: doc attributes are cleaned in [`format()`], header lines in
 //! [`Header::render`].
 //!
 //! `emit` never decides what code to produce; the generators never do I/O.

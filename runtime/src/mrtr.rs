@@ -3,9 +3,9 @@
 //! how the client's retry resumes the work.
 //!
 //! The model is re-running: a retry runs the handler again with the
-//! client's answers at hand. [`Rounds`] holds them for one run: the
+//! client's answers at hand. `Rounds` holds them for one run: the
 //! `inputResponses` of the retry and the answers of earlier rounds, which
-//! travel in `requestState`, sealed by [`Sealer`] (HMAC-SHA256 with the
+//! travel in `requestState`, sealed by `Sealer` (HMAC-SHA256 with the
 //! server's key, bound to the method, the tool or prompt and a digest of
 //! its arguments, the principal, and an expiry). A request whose answer is
 //! missing (or unusable) is recorded and the handler's future waits for

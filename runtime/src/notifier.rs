@@ -13,10 +13,10 @@
 //! It knows nothing of sessions: the server decides per session through
 //! a filter it registers.
 //!
-//! Replicas: an HTTP service with a session store sets a [`Relay`] that
+//! Replicas: an HTTP service with a session store sets a `Relay` that
 //! hands every change announced here to the other replicas (tagged with
-//! this server's [`Listeners::origin`]); each of them delivers it to its
-//! own listeners with [`Listeners::deliver`], so a change announced on one
+//! this server's `Listeners::origin`); each of them delivers it to its
+//! own listeners with `Listeners::deliver`, so a change announced on one
 //! replica reaches the GET streams and `subscriptions/listen` requests
 //! held by every replica, once.
 

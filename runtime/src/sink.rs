@@ -1,6 +1,6 @@
 //! [`Sink`]: where a request's own messages go before its final reply
 //! (progress, logs, requests to the client), and where notifications
-//! outside requests go; [`Shared`], what a sink shares with its transport
+//! outside requests go; `Shared`, what a sink shares with its transport
 //! (a count of messages not yet written, or a channel made only when the
 //! first message is sent). A leaf module.
 

@@ -3,7 +3,7 @@
 //!
 //! Names come from [`crate::naming`]: tool names from
 //! [`naming::tool_names`], field names from [`naming::field_names`]
-//! (typify sees marker keys that [`fields`] turns back into them). Each
+//! (typify sees marker keys that `fields` turns back into them). Each
 //! tool's schemas are made self-contained by [`prepare`] (local `$defs`
 //! and recursive `$ref`s become definitions prefixed with the tool's name;
 //! cycles typify cannot follow are broken, subschemas nested deeper than
@@ -18,7 +18,7 @@
 //! replaced by `serde_json::Value` (keeping its description); if the tool
 //! still fails, its whole type becomes a JSON object map. Each fallback is
 //! reported in [`ToolsOutput::warnings`] with the tool's file, pointer and
-//! line:column. A last token pass ([`fixup`]) repairs the few things in
+//! line:column. A last token pass (`fixup`) repairs the few things in
 //! typify's output that would warn in a `#![deny(warnings)]` crate.
 
 mod cycles;

@@ -1,6 +1,6 @@
 //! The intermediate representation of a protocol revision's types.
 //!
-//! [`lower`](super::lower) turns schema JSON into these types; the code
+//! `spec::lower` turns schema JSON into these types; the code
 //! generators and `mcpgen diff` read only these, never schema JSON. Every
 //! named type is either a schema definition (named exactly as the schema
 //! names it) or an inline schema that needed a name of its own

@@ -27,7 +27,7 @@
 //!   [`oauth_client`].
 //! - Several replicas: the stateless era needs nothing shared; stateful
 //!   sessions continue on any replica given a [`SessionStore`]
-//!   ([`MemoryStore`] in one process, [`RedisStore`] with the `redis`
+//!   ([`MemoryStore`] in one process, `RedisStore` with the `redis`
 //!   feature), and need sticky routing without one.
 
 pub mod auth;

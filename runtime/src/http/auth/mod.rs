@@ -11,9 +11,9 @@
 //! - a request for an item whose scopes the token lacks (see
 //!   [`crate::scopes`]): 403 `error="insufficient_scope"` naming them.
 //!
-//! Verifiers with the `oauth` feature: [`JwtVerifier`] (JWT access tokens,
+//! Verifiers with the `oauth` feature: `JwtVerifier` (JWT access tokens,
 //! keys from the authorization server's JWKS) and
-//! [`IntrospectionVerifier`] (RFC 7662).
+//! `IntrospectionVerifier` (RFC 7662).
 
 #[cfg(feature = "oauth")]
 mod env;
