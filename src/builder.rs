@@ -211,7 +211,7 @@ impl Builder {
         if let Some(m) = &manifest {
             generator = generator.manifest(m);
         }
-        let (files, mut warnings) = generator.files(&header)?;
+        let crate::generator::Files { files, mut warnings } = generator.files(&header)?;
         warnings.splice(0..0, off_spec);
         Ok(Generated { files, schema, warnings })
     }

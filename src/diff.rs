@@ -94,31 +94,92 @@ pub struct TypeChange {
 #[serde(tag = "change", rename_all = "snake_case")]
 pub enum Change {
     /// A property was added.
-    FieldAdded { field: String, ty: String, required: bool },
+    FieldAdded {
+        /// The property's name on the wire.
+        field: String,
+        /// Its type, as the diff shows it.
+        ty: String,
+        /// Whether it is required.
+        required: bool,
+    },
     /// A property was removed.
-    FieldRemoved { field: String, ty: String },
+    FieldRemoved {
+        /// The property's name on the wire.
+        field: String,
+        /// Its type, as the diff shows it.
+        ty: String,
+    },
     /// A property's type changed.
-    FieldRetyped { field: String, from: String, to: String },
+    FieldRetyped {
+        /// The property's name on the wire.
+        field: String,
+        /// The old type.
+        from: String,
+        /// The new type.
+        to: String,
+    },
     /// A property became required.
-    FieldRequired { field: String },
+    FieldRequired {
+        /// The property's name on the wire.
+        field: String,
+    },
     /// A property became optional.
-    FieldOptional { field: String },
+    FieldOptional {
+        /// The property's name on the wire.
+        field: String,
+    },
     /// What the object does with undeclared members changed.
-    AdditionalChanged { from: String, to: String },
+    AdditionalChanged {
+        /// Before.
+        from: String,
+        /// After.
+        to: String,
+    },
     /// A union member was added.
-    VariantAdded { variant: String, ty: String },
+    VariantAdded {
+        /// The member's name.
+        variant: String,
+        /// Its type, as the diff shows it.
+        ty: String,
+    },
     /// A union member was removed.
-    VariantRemoved { variant: String, ty: String },
+    VariantRemoved {
+        /// The member's name.
+        variant: String,
+        /// Its type, as the diff shows it.
+        ty: String,
+    },
     /// The discriminating property of a union changed.
-    DiscriminatorChanged { from: Option<String>, to: Option<String> },
+    DiscriminatorChanged {
+        /// Before.
+        from: Option<String>,
+        /// After.
+        to: Option<String>,
+    },
     /// An enum value was added.
-    ValueAdded { value: String },
+    ValueAdded {
+        /// The value.
+        value: String,
+    },
     /// An enum value was removed.
-    ValueRemoved { value: String },
+    ValueRemoved {
+        /// The value.
+        value: String,
+    },
     /// An alias names another type.
-    AliasRetyped { from: String, to: String },
+    AliasRetyped {
+        /// Before.
+        from: String,
+        /// After.
+        to: String,
+    },
     /// The type changed kind (e.g. struct → union).
-    KindChanged { from: String, to: String },
+    KindChanged {
+        /// Before.
+        from: String,
+        /// After.
+        to: String,
+    },
 }
 
 impl fmt::Display for Change {

@@ -75,17 +75,23 @@ impl fmt::Display for Location {
 pub struct Error {
     /// What went wrong, one sentence.
     pub message: String,
-    /// Where, when known.
-    pub location: Option<Location>,
+    /// Where, when known (boxed, as are kind and source, so that a
+    /// `Result` of the library stays small on the success path).
+    pub location: Option<Box<Location>>,
     /// What the user can do about it.
     pub hint: Option<String>,
+    cause: Option<Box<Cause>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Cause {
     kind: Option<ErrorKind>,
     source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl PartialEq for Error {
     fn eq(&self, other: &Self) -> bool {
-        self.kind == other.kind
+        self.kind() == other.kind()
             && self.message == other.message
             && self.location == other.location
             && self.hint == other.hint
@@ -98,48 +104,48 @@ impl Error {
     /// An error with a message and nothing else; its kind is set by the
     /// step that reports it ([`Error::or_kind`]), else [`ErrorKind::Generate`].
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), location: None, hint: None, kind: None, source: None }
+        Self { message: message.into(), location: None, hint: None, cause: None }
     }
 
     /// Which input or step the error is about.
     pub fn kind(&self) -> ErrorKind {
-        self.kind.unwrap_or(ErrorKind::Generate)
+        self.cause.as_ref().and_then(|c| c.kind).unwrap_or(ErrorKind::Generate)
     }
 
     /// Sets the kind.
     pub fn with_kind(mut self, kind: ErrorKind) -> Self {
-        self.kind = Some(kind);
+        self.cause.get_or_insert_with(Box::default).kind = Some(kind);
         self
     }
 
     /// Sets the kind unless a more precise one was set where the error
     /// arose (an I/O error while reading the schema stays [`ErrorKind::Io`]).
     pub fn or_kind(mut self, kind: ErrorKind) -> Self {
-        self.kind.get_or_insert(kind);
+        self.cause.get_or_insert_with(Box::default).kind.get_or_insert(kind);
         self
     }
 
     /// Keeps the underlying error, returned by `source()`.
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
-        self.source = Some(Arc::new(source));
+        self.cause.get_or_insert_with(Box::default).source = Some(Arc::new(source));
         self
     }
 
     /// Names the file the problem is in.
     pub fn in_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.location.get_or_insert_with(Location::default).file = Some(file.into());
+        self.location.get_or_insert_with(Box::default).file = Some(file.into());
         self
     }
 
     /// Names the JSON pointer of the problem.
     pub fn at_pointer(mut self, pointer: impl Into<String>) -> Self {
-        self.location.get_or_insert_with(Location::default).pointer = Some(pointer.into());
+        self.location.get_or_insert_with(Box::default).pointer = Some(pointer.into());
         self
     }
 
     /// Names the line and column of the problem (1-based).
     pub fn at_line_col(mut self, line: usize, column: usize) -> Self {
-        self.location.get_or_insert_with(Location::default).line_col = Some((line, column));
+        self.location.get_or_insert_with(Box::default).line_col = Some((line, column));
         self
     }
 
@@ -170,7 +176,8 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+        let source = self.cause.as_ref()?.source.as_deref()?;
+        Some(source as &(dyn std::error::Error + 'static))
     }
 }
 

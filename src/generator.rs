@@ -53,6 +53,15 @@ pub struct Parts {
     pub warnings: Vec<Error>,
 }
 
+/// The formatted files.
+#[derive(Debug, Clone)]
+pub struct Files {
+    /// `(file name, contents)` in the order of [`FILES`].
+    pub files: Vec<(String, String)>,
+    /// Fallbacks taken (a property typed as JSON instead).
+    pub warnings: Vec<Error>,
+}
+
 impl<'a> Generator<'a> {
     /// A generator for `spec`, the parsed schema of protocol `revision`,
     /// with server, client and Streamable HTTP on and no manifest.
@@ -132,9 +141,9 @@ impl<'a> Generator<'a> {
         Ok(Parts { protocol: TokenStream::new(), tools, server, client, warnings: out.warnings })
     }
 
-    /// The four files, `(name, text)` in the order of [`FILES`], each
-    /// formatted under `header`, and the warnings of [`parts`](Self::parts).
-    pub fn files(&self, header: &Header) -> Result<(Vec<(String, String)>, Vec<Error>)> {
+    /// The four files, each formatted under `header`, and the warnings of
+    /// [`parts`](Self::parts).
+    pub fn files(&self, header: &Header) -> Result<Files> {
         let parts = self.parts()?;
         let mut files = Vec::with_capacity(FILES.len());
         for (name, tokens) in FILES.iter().zip([parts.protocol, parts.tools, parts.server, parts.client]) {
@@ -144,6 +153,6 @@ impl<'a> Generator<'a> {
             })?;
             files.push((name.to_string(), text));
         }
-        Ok((files, parts.warnings))
+        Ok(Files { files, warnings: parts.warnings })
     }
 }

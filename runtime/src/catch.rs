@@ -12,6 +12,12 @@ pub struct CatchUnwind<F> {
     inner: Pin<Box<F>>,
 }
 
+impl<F> std::fmt::Debug for CatchUnwind<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CatchUnwind").finish_non_exhaustive()
+    }
+}
+
 impl<F: Future> CatchUnwind<F> {
     /// Wraps `future`.
     pub fn new(future: F) -> Self {

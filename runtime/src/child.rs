@@ -64,6 +64,12 @@ pub struct ChildTransport {
     program: String,
 }
 
+impl std::fmt::Debug for ChildTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChildTransport").field("program", &self.program).field("pid", &self.child.id()).finish_non_exhaustive()
+    }
+}
+
 impl ChildTransport {
     /// Starts `command` with `args` and extra environment variables `env`.
     /// Must be called inside a Tokio runtime. Fails with a message naming
@@ -132,6 +138,12 @@ pub struct ChildReader {
     child: Child,
     stderr: Option<CapturedStderr>,
     program: String,
+}
+
+impl std::fmt::Debug for ChildReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChildReader").field("program", &self.program).field("pid", &self.child.id()).finish_non_exhaustive()
+    }
 }
 
 impl ChildReader {

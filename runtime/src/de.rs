@@ -201,6 +201,16 @@ pub struct Candidate<T> {
     pub decode: Decoder<T>,
 }
 
+impl<T> fmt::Debug for Candidate<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Candidate")
+            .field("name", &self.name)
+            .field("properties", &self.properties)
+            .field("required", &self.required)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Decodes a union told apart by the constant property `property`:
 /// `variants` pairs each constant with its decoder. `fallback` is the
 /// variant that applies when the property is absent (a member where it is

@@ -49,7 +49,9 @@ pub trait MessageWrite: Send + 'static {
 
 /// A bidirectional message channel that can be split into its two halves.
 pub trait Transport: Send + 'static {
+    /// The reading half.
     type Read: MessageRead;
+    /// The writing half.
     type Write: MessageWrite;
     /// Splits the transport so reading and writing can proceed concurrently.
     fn split(self) -> (Self::Read, Self::Write);
@@ -59,6 +61,12 @@ pub trait Transport: Send + 'static {
 pub struct LineTransport<R, W> {
     reader: R,
     writer: W,
+}
+
+impl<R, W> std::fmt::Debug for LineTransport<R, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineTransport").finish_non_exhaustive()
+    }
 }
 
 impl<R, W> LineTransport<R, W>
@@ -100,6 +108,12 @@ pub struct LineReader<R> {
     framer: Framer,
 }
 
+impl<R> std::fmt::Debug for LineReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineReader").finish_non_exhaustive()
+    }
+}
+
 impl<R: AsyncRead + Unpin + Send + 'static> MessageRead for LineReader<R> {
     async fn read_message(&mut self) -> io::Result<Option<String>> {
         loop {
@@ -123,6 +137,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> MessageRead for LineReader<R> {
 pub struct LineWriter<W> {
     inner: W,
     buf: Vec<u8>,
+}
+
+impl<W> std::fmt::Debug for LineWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineWriter").finish_non_exhaustive()
+    }
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> MessageWrite for LineWriter<W> {

@@ -1,11 +1,13 @@
 //! `include_generated!` makes the four generated modules from a directory,
 //! and the modules see each other through `super::`.
 
-mod from_manifest_dir {
+/// The modules, from a path under `CARGO_MANIFEST_DIR`.
+pub mod from_manifest_dir {
     mcpgen_runtime::include_generated!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/generated"));
 }
 
-mod from_relative_literal {
+/// The modules, from a path relative to this file.
+pub mod from_relative_literal {
     mcpgen_runtime::include_generated!("fixtures/generated");
 }
 

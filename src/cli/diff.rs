@@ -11,7 +11,7 @@ use mcpgen::{diff, Error, Result};
 use super::Outcome;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The older revision, or the older manifest file (`.json`, `.yaml`).
     from: String,
     /// The newer revision, or the newer manifest file.
@@ -46,7 +46,7 @@ fn print<T: serde::Serialize + std::fmt::Display>(report: &T, json: bool) -> Res
     }
 }
 
-pub fn run(args: Args) -> Result<Outcome> {
+pub(crate) fn run(args: Args) -> Result<Outcome> {
     let store = Store::from_env();
     let load = |rev: &str| -> Result<Spec> {
         let schema = store.resolve(rev, None)?;

@@ -8,7 +8,7 @@ use mcpgen::{emit, store, Builder, Result};
 use super::Outcome;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Protocol revision.
     #[arg(long, value_name = "REV", default_value = store::DEFAULT_REVISION)]
     protocol: String,
@@ -37,7 +37,7 @@ pub struct Args {
     check: bool,
 }
 
-pub fn run(args: Args) -> Result<Outcome> {
+pub(crate) fn run(args: Args) -> Result<Outcome> {
     let mut builder = Builder::new()
         .protocol(&args.protocol)
         .server(!args.no_server)

@@ -8,7 +8,7 @@ use mcpgen::{manifest, store, Result};
 use super::Outcome;
 
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Report every problem of a manifest with file, JSON pointer and line:column.
     Check {
         /// The manifest (JSON or YAML).
@@ -25,7 +25,7 @@ pub enum Command {
     Schema,
 }
 
-pub fn run(cmd: Command) -> Result<Outcome> {
+pub(crate) fn run(cmd: Command) -> Result<Outcome> {
     match cmd {
         Command::Check { file, protocol, schema } => {
             let problems = match manifest::Manifest::load(&file) {

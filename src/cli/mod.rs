@@ -22,7 +22,7 @@ use mcpgen::Error;
 /// from the official MCP schema and a tool manifest.
 #[derive(Debug, Parser)]
 #[command(name = "mcpgen", version, about, propagate_version = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -84,7 +84,7 @@ struct IntrospectArgs {
 }
 
 /// Outcome of a command that did not fail outright.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Exit 0.
     Ok,
     /// Exit 1 without a further message (the command printed why).
@@ -120,7 +120,7 @@ fn install_panic_hook() {
 }
 
 /// Parses the arguments, runs the command and returns the exit code.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     let cli = Cli::parse();
     install_panic_hook();
     match std::panic::catch_unwind(move || dispatch(cli)) {
@@ -170,7 +170,7 @@ fn dispatch(cli: Cli) -> ExitCode {
 
 /// Writes command output to stdout. A closed pipe (`mcpgen diff … | head`)
 /// is not an error: the reader has what it wanted.
-pub fn out(text: impl std::fmt::Display) -> mcpgen::Result<()> {
+pub(crate) fn out(text: impl std::fmt::Display) -> mcpgen::Result<()> {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     match write!(stdout, "{text}").and_then(|()| stdout.flush()) {
@@ -182,6 +182,6 @@ pub fn out(text: impl std::fmt::Display) -> mcpgen::Result<()> {
 }
 
 /// Prints an error the way every command does.
-pub fn report(e: &Error) {
+pub(crate) fn report(e: &Error) {
     eprintln!("error: {e}");
 }

@@ -9,7 +9,7 @@ use mcpgen::Result;
 use super::Outcome;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Directory of the new crate; its last component is the crate name.
     name: PathBuf,
     /// Tool manifest the server implements (copied into the crate).
@@ -52,7 +52,7 @@ enum AuthArg {
     Jwt,
 }
 
-pub fn run(args: Args) -> Result<Outcome> {
+pub(crate) fn run(args: Args) -> Result<Outcome> {
     let deps = match (args.mcpgen_path, args.mcpgen_version) {
         (Some(p), _) => DepSource::Path(std::path::absolute(&p).unwrap_or(p)),
         (None, Some(v)) => DepSource::Version(v),

@@ -5,7 +5,7 @@ use mcpgen::{store, Result};
 use super::Outcome;
 
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Each pinned revision: cached? verified?
     List,
     /// Fetch pinned revisions (from $MCPGEN_SCHEMA_MIRROR or the network), verify and cache them.
@@ -14,7 +14,7 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 #[group(required = true, multiple = false)]
-pub struct PullArgs {
+pub(crate) struct PullArgs {
     /// The revision to pull.
     #[arg(value_name = "REV")]
     revision: Option<String>,
@@ -23,7 +23,7 @@ pub struct PullArgs {
     all: bool,
 }
 
-pub fn run(cmd: Command) -> Result<Outcome> {
+pub(crate) fn run(cmd: Command) -> Result<Outcome> {
     match cmd {
         Command::List => {
             let s = store::Store::from_env();

@@ -10,6 +10,7 @@ use quote::quote;
 
 /// What a dispatch method does when no arm matches: discard the `unused`
 /// bindings, then `body`.
+#[derive(Debug)]
 pub struct Fallback {
     /// The method's parameters the fallback does not use (`index, ctx`).
     pub unused: TokenStream,

@@ -226,6 +226,7 @@ pub fn types(manifest: &Manifest) -> TokenStream {
 }
 
 /// The pieces of `server.rs`.
+#[derive(Debug)]
 pub struct ServerParts {
     /// Methods of the `Handler` trait.
     pub methods: TokenStream,

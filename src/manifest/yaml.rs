@@ -42,7 +42,7 @@ pub const MAX_VALUES: usize = 1_000_000;
 pub const MAX_ALIAS_TEXT: usize = 16 * 1024 * 1024;
 
 /// Parses YAML text into a JSON value and the position of every value.
-pub fn parse(text: &str, file: &str) -> Result<(Value, Positions)> {
+pub(crate) fn parse(text: &str, file: &str) -> Result<(Value, Positions)> {
     let mut builder = Builder {
         events: Parser::new_from_str(text),
         file,

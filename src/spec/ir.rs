@@ -11,8 +11,11 @@ use std::collections::BTreeMap;
 /// A value a property is fixed to by `const`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ConstValue {
+    /// A string.
     Str(String),
+    /// An integer.
     Int(i64),
+    /// `true` or `false`.
     Bool(bool),
 }
 
@@ -33,12 +36,15 @@ pub enum Ty {
     Any,
     /// JSON `null`.
     Null,
+    /// `type: boolean`.
     Bool,
     /// `type: integer`.
     Integer,
     /// `type: number`: keeps its written form (`50` stays `50`).
     Number,
+    /// `type: string`.
     String,
+    /// An array of this type.
     Array(Box<Ty>),
     /// An object whose every property has this type.
     Map(Box<Ty>),
@@ -94,8 +100,11 @@ pub enum PropValue {
 pub struct Property {
     /// The name on the wire.
     pub wire: String,
+    /// Its description.
     pub doc: Option<String>,
+    /// Whether the object must have it.
     pub required: bool,
+    /// Its type or fixed value.
     pub value: PropValue,
 }
 
@@ -113,7 +122,9 @@ pub enum Additional {
 /// An object type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Struct {
+    /// The declared properties, in schema order.
     pub properties: Vec<Property>,
+    /// What happens to the others.
     pub additional: Additional,
 }
 
@@ -129,6 +140,7 @@ impl Struct {
 pub struct Variant {
     /// The Rust variant name.
     pub name: String,
+    /// The member's type.
     pub ty: Ty,
     /// The value of the union's discriminator for this variant, and
     /// whether the member requires the property to be present.
@@ -143,6 +155,7 @@ pub struct Variant {
 /// A union (`anyOf` / `oneOf` / `type: [...]`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Union {
+    /// The members, in schema order.
     pub variants: Vec<Variant>,
     /// The constant property that tells the object members apart, if any.
     pub discriminator: Option<String>,
@@ -151,7 +164,9 @@ pub struct Union {
 /// The shape of a named type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Kind {
+    /// An object type.
     Struct(Struct),
+    /// A union.
     Union(Union),
     /// A string enum (`enum: [...]`).
     Enum(Vec<String>),
@@ -165,18 +180,22 @@ pub enum Kind {
 pub struct TypeDef {
     /// The Rust name: the definition name for definitions.
     pub name: String,
+    /// Its description.
     pub doc: Option<String>,
     /// JSON pointer of the schema this type came from.
     pub pointer: String,
     /// Whether this is a definition of the schema (not an inline type).
     pub definition: bool,
+    /// Its shape.
     pub kind: Kind,
 }
 
 /// Whether a method is called (with a result) or notified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MethodKind {
+    /// Answered with a result or an error.
     Request,
+    /// Not answered.
     Notification,
 }
 
@@ -185,6 +204,7 @@ pub enum MethodKind {
 pub struct Method {
     /// The method name on the wire (`tools/call`).
     pub name: String,
+    /// Whether it is a request or a notification.
     pub kind: MethodKind,
     /// The request or notification type (`CallToolRequest`).
     pub message: String,

@@ -33,6 +33,7 @@ pub enum Dialect {
 pub struct Spec {
     /// Where the schema came from (a file name or a revision), for docs and errors.
     pub source: String,
+    /// The JSON Schema dialect the schema is written in.
     pub dialect: Dialect,
     /// Every named type: definitions and the inline types they needed.
     pub types: Types,

@@ -20,7 +20,7 @@ enum Node {
 /// A string that `pattern` matches, with every quantifier repeated `extra`
 /// times more than its minimum (within its maximum), or `None` when the
 /// pattern uses syntax this reader does not know.
-pub fn example(pattern: &str, extra: usize) -> Option<String> {
+pub(crate) fn example(pattern: &str, extra: usize) -> Option<String> {
     let mut reader = Reader { chars: pattern.chars().collect(), at: 0 };
     let alternatives = reader.alternatives()?;
     if reader.at != reader.chars.len() {

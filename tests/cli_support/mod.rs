@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub fn shared() -> PathBuf {
+pub(crate) fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
 }
 
-pub fn mirror() -> PathBuf {
+pub(crate) fn mirror() -> PathBuf {
     match std::env::var_os("MCPGEN_SCHEMA_MIRROR") {
         Some(m) if !m.is_empty() => PathBuf::from(m),
         _ => shared().join("mcp-spec"),
@@ -18,19 +18,19 @@ pub fn mirror() -> PathBuf {
 
 /// The `mcpgen` binary, offline, reading schemas from the mirror and
 /// caching into `cache` (a temporary directory of the test).
-pub fn mcpgen(cache: &Path) -> Command {
+pub(crate) fn mcpgen(cache: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpgen"));
     cmd.env("MCPGEN_SCHEMA_MIRROR", mirror()).env("MCPGEN_SCHEMA_CACHE", cache).env("MCPGEN_OFFLINE", "1");
     cmd
 }
 
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
 }
 
-pub fn run(cmd: &mut Command) -> Run {
+pub(crate) fn run(cmd: &mut Command) -> Run {
     let Output { status, stdout, stderr } = cmd.output().expect("run mcpgen");
     Run {
         code: status.code().unwrap_or(-1),

@@ -12,18 +12,18 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// The repository root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The workspace's target directory (parent of `CARGO_TARGET_TMPDIR`).
-pub fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp has a parent").to_path_buf()
 }
 
 /// The folder of the interop npm install (`MCPGEN_INTEROP_DIR`, else
 /// `.interop/` of the repository).
-pub fn interop_dir() -> PathBuf {
+pub(crate) fn interop_dir() -> PathBuf {
     std::env::var_os("MCPGEN_INTEROP_DIR")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
@@ -32,12 +32,12 @@ pub fn interop_dir() -> PathBuf {
 
 /// Whether the tests must run (CI) rather than skip when a prerequisite
 /// (node, the interop install) is missing.
-pub fn required() -> bool {
+pub(crate) fn required() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
 
 /// Skips (returns false) or, under CI, fails when `ok` is false.
-pub fn prerequisite(ok: bool, what: &str) -> bool {
+pub(crate) fn prerequisite(ok: bool, what: &str) -> bool {
     if !ok {
         if required() {
             panic!("{what} is missing, and CI=true requires this test to run (run scripts/setup-interop.sh)");
@@ -48,7 +48,7 @@ pub fn prerequisite(ok: bool, what: &str) -> bool {
 }
 
 /// Generates protocol, tools and client bindings for a manifest into `out`.
-pub fn generate(manifest: &Path, revision: &str, out: &Path) {
+pub(crate) fn generate(manifest: &Path, revision: &str, out: &Path) {
     let mut store = mcpgen::store::Store::from_env();
     if store.mirror.is_none() {
         store.mirror = Some(root().join("../shared/mcp-spec"));
@@ -68,7 +68,7 @@ pub fn generate(manifest: &Path, revision: &str, out: &Path) {
 /// Writes a driver crate `name` whose `src/main.rs` is `main_rs` after an
 /// `include_generated!` of `generated`, builds it (`release` or debug) and
 /// returns the binary's path.
-pub fn build_driver(name: &str, generated: &Path, main_rs: &str, release: bool) -> PathBuf {
+pub(crate) fn build_driver(name: &str, generated: &Path, main_rs: &str, release: bool) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("client-drivers").join(name);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let runtime = root().join("runtime");
@@ -120,7 +120,7 @@ fn write_if_changed(path: &Path, text: &str) {
 }
 
 /// Builds a binary of a workspace package and returns its path.
-pub fn workspace_bin(package: &str, bin: &str, release: bool) -> PathBuf {
+pub(crate) fn workspace_bin(package: &str, bin: &str, release: bool) -> PathBuf {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(root()).args(["build", "--quiet", "-p", package, "--bin", bin]);
     if release {
@@ -133,7 +133,7 @@ pub fn workspace_bin(package: &str, bin: &str, release: bool) -> PathBuf {
 
 /// Runs a driver binary with arguments; returns stdout, failing with the
 /// driver's output when it exits non-zero.
-pub fn run(bin: &Path, args: &[&str]) -> String {
+pub(crate) fn run(bin: &Path, args: &[&str]) -> String {
     let out = Command::new(bin).args(args).output().expect("driver runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
@@ -147,7 +147,7 @@ pub fn run(bin: &Path, args: &[&str]) -> String {
 }
 
 /// A server process on an ephemeral loopback port; killed when dropped.
-pub struct HttpServer(Child);
+pub(crate) struct HttpServer(Child);
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
@@ -158,7 +158,7 @@ impl Drop for HttpServer {
 
 /// Starts workspace binary `bin` of `package` with `--http 127.0.0.1:0`
 /// and returns it with the endpoint it prints (`MCP endpoint: URL`).
-pub fn http_server(package: &str, bin: &str) -> (HttpServer, String) {
+pub(crate) fn http_server(package: &str, bin: &str) -> (HttpServer, String) {
     let bin = workspace_bin(package, bin, false);
     let mut child = Command::new(&bin)
         .args(["--http", "127.0.0.1:0"])

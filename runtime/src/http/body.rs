@@ -23,6 +23,16 @@ pub struct HttpBody {
     kind: Kind,
 }
 
+impl std::fmt::Debug for HttpBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match &self.kind {
+            Kind::Full(_) => "full",
+            Kind::Stream(_) => "event stream",
+        };
+        f.debug_struct("HttpBody").field("kind", &kind).finish()
+    }
+}
+
 enum Kind {
     Full(Option<Bytes>),
     Stream(Box<SseStream>),
@@ -43,11 +53,11 @@ struct SseStream {
 }
 
 /// A closure run when a stream ends.
-pub struct OnClose(Option<Box<dyn FnOnce() + Send>>);
+pub(crate) struct OnClose(Option<Box<dyn FnOnce() + Send>>);
 
 impl OnClose {
     /// Runs `f` once, when dropped.
-    pub fn new(f: impl FnOnce() + Send + 'static) -> Self {
+    pub(crate) fn new(f: impl FnOnce() + Send + 'static) -> Self {
         Self(Some(Box::new(f)))
     }
 }

@@ -58,7 +58,7 @@ fn split_port(authority: &str) -> (&str, Option<&str>) {
 
 /// Why a request is refused before it reaches MCP.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// 403: host or origin not allowed.
     Forbidden(String),
     /// 406: the client does not accept what the server sends.
@@ -69,7 +69,7 @@ pub enum Refusal {
 
 /// `Host` (its first value, `host`) must be on the host allowlist (a
 /// request without one is refused unless any host is allowed).
-pub fn check_host(host: Option<&HeaderValue>, hosts: &Allow) -> Result<(), Refusal> {
+pub(crate) fn check_host(host: Option<&HeaderValue>, hosts: &Allow) -> Result<(), Refusal> {
     if *hosts == Allow::Any {
         return Ok(());
     }
@@ -84,7 +84,7 @@ pub fn check_host(host: Option<&HeaderValue>, hosts: &Allow) -> Result<(), Refus
 
 /// An `Origin`, when present, must name an allowed host (browsers send it;
 /// other clients usually do not).
-pub fn check_origin(origin: Option<&HeaderValue>, origins: &Allow) -> Result<(), Refusal> {
+pub(crate) fn check_origin(origin: Option<&HeaderValue>, origins: &Allow) -> Result<(), Refusal> {
     let Some(origin) = origin else { return Ok(()) };
     if *origins == Allow::Any {
         return Ok(());
@@ -100,7 +100,7 @@ pub fn check_origin(origin: Option<&HeaderValue>, origins: &Allow) -> Result<(),
 
 /// Whether the `Accept` header admits `wanted` (`type/subtype`), with
 /// `*/*` and `type/*` wildcards.
-pub fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
+pub(crate) fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
     let (kind, _) = wanted.split_once('/').unwrap_or((wanted, ""));
     media_ranges(headers).any(|range| admits_range(range, wanted, kind))
 }
@@ -129,7 +129,7 @@ fn lowered_is(text: &[u8], target: &[u8]) -> bool {
 
 /// A POST must accept both JSON and an event stream (`first` is the
 /// first of the `values` `Accept` headers in `headers`).
-pub fn check_post_accept(headers: &HeaderMap, first: Option<&HeaderValue>, values: usize) -> Result<(), Refusal> {
+pub(crate) fn check_post_accept(headers: &HeaderMap, first: Option<&HeaderValue>, values: usize) -> Result<(), Refusal> {
     // What SDK clients send, as one header: accepted without parsing it.
     if let (Some(only), 1) = (first, values) {
         if only.as_bytes() == b"application/json, text/event-stream" {
@@ -155,7 +155,7 @@ pub fn check_post_accept(headers: &HeaderMap, first: Option<&HeaderValue>, value
 }
 
 /// A GET stream must accept an event stream.
-pub fn check_get_accept(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(crate) fn check_get_accept(headers: &HeaderMap) -> Result<(), Refusal> {
     if accepts(headers, "text/event-stream") {
         Ok(())
     } else {
@@ -165,7 +165,7 @@ pub fn check_get_accept(headers: &HeaderMap) -> Result<(), Refusal> {
 
 /// A POST body must be `application/json` (`content_type`: the first
 /// `Content-Type` value).
-pub fn check_content_type(content_type: Option<&HeaderValue>) -> Result<(), Refusal> {
+pub(crate) fn check_content_type(content_type: Option<&HeaderValue>) -> Result<(), Refusal> {
     let value = content_type.and_then(|v| v.to_str().ok()).unwrap_or("");
     let media = value.split(';').next().unwrap_or("").trim();
     if media.eq_ignore_ascii_case("application/json") {

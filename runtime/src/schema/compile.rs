@@ -60,7 +60,7 @@ pub(super) struct Compiled {
 
 impl Compiled {
     /// Whether 1.0 is an integer (every draft but 4).
-    pub fn integral_floats(&self) -> bool {
+    pub(crate) fn integral_floats(&self) -> bool {
         self.draft != Draft::Draft4
     }
 }
@@ -118,7 +118,7 @@ pub(super) struct Node {
 
 impl Node {
     /// Whether this is the `false` schema (nothing is valid).
-    pub fn is_false(&self) -> bool {
+    pub(crate) fn is_false(&self) -> bool {
         matches!(self.kw.as_slice(), [Kw::False])
     }
 }
@@ -146,7 +146,7 @@ pub(super) struct Named {
 
 impl Members {
     /// The entry of member `key` (a scan for a few names, else a binary search).
-    pub fn find(&self, key: &str) -> Option<&Named> {
+    pub(crate) fn find(&self, key: &str) -> Option<&Named> {
         if self.named.len() <= 12 {
             self.named.iter().find(|n| super::json::same(&n.name, key))
         } else {
@@ -159,7 +159,7 @@ impl Members {
 
     /// Whether member `key` is named by `properties` or matched by a
     /// `patternProperties` pattern (so `additionalProperties` leaves it).
-    pub fn covers(&self, key: &str) -> bool {
+    pub(crate) fn covers(&self, key: &str) -> bool {
         self.find(key).is_some_and(|n| n.node.is_some())
             || self.patterns.iter().any(|(p, _)| p.matches(key))
     }

@@ -47,7 +47,7 @@ const SPACE: &str =
 impl Pattern {
     /// Compiles `source`, which must be a valid ECMA-262 pattern (in
     /// unicode mode, or else without it).
-    pub fn compile(source: &str) -> Result<Pattern, String> {
+    pub(crate) fn compile(source: &str) -> Result<Pattern, String> {
         let (ecma, unicode) = match regress::Regex::with_flags(source, "u") {
             Ok(re) => (re, true),
             Err(u_error) => match regress::Regex::new(source) {
@@ -67,7 +67,7 @@ impl Pattern {
     }
 
     /// Whether the pattern matches somewhere in `s`.
-    pub fn matches(&self, s: &str) -> bool {
+    pub(crate) fn matches(&self, s: &str) -> bool {
         match &self.engine {
             Engine::Lite(re) => re.is_match(s),
             Engine::Ecma(re) => re.find(s).is_some(),
@@ -76,7 +76,7 @@ impl Pattern {
 
     /// Whether matching never backtracks.
     #[cfg(test)]
-    pub fn is_linear(&self) -> bool {
+    pub(crate) fn is_linear(&self) -> bool {
         matches!(self.engine, Engine::Lite(_))
     }
 }

@@ -52,6 +52,12 @@ pub struct ServerBuilder {
     hide_unauthorized: bool,
 }
 
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder").field("tools", &self.tools).finish_non_exhaustive()
+    }
+}
+
 impl ServerBuilder {
     /// A server for `revision`, serving `tools` (a JSON array of `Tool`
     /// objects, in the order `tools/list` returns them) through `dispatch`.

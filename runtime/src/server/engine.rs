@@ -38,6 +38,7 @@ impl std::fmt::Debug for Server {
 }
 
 /// What handling one message produced.
+#[derive(Debug)]
 pub enum Handled {
     /// Nothing to send (a notification, a response).
     Nothing,
@@ -55,6 +56,12 @@ pub enum Handled {
 /// serves from its per-thread cache; past it every call's malloc and free
 /// take the slow path (about 500 instructions more per call).
 pub struct Pending(Pin<Box<dyn Future<Output = Option<Reply>> + Send + 'static>>);
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pending")
+    }
+}
 
 impl Future for Pending {
     type Output = Option<Reply>;

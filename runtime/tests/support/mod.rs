@@ -15,10 +15,10 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
 /// The longest any single step of a test may take.
-pub const LIMIT: Duration = Duration::from_secs(10);
+pub(crate) const LIMIT: Duration = Duration::from_secs(10);
 
 /// Awaits `fut`, panicking with `what` if it takes longer than [`LIMIT`].
-pub async fn within<F: Future>(what: &str, fut: F) -> F::Output {
+pub(crate) async fn within<F: Future>(what: &str, fut: F) -> F::Output {
     match tokio::time::timeout(LIMIT, fut).await {
         Ok(out) => out,
         Err(_) => panic!("timed out after {LIMIT:?}: {what}"),
@@ -26,7 +26,7 @@ pub async fn within<F: Future>(what: &str, fut: F) -> F::Output {
 }
 
 /// Polls `condition` until it holds, for at most [`LIMIT`].
-pub async fn eventually(what: &str, mut condition: impl FnMut() -> bool) {
+pub(crate) async fn eventually(what: &str, mut condition: impl FnMut() -> bool) {
     within(what, async {
         while !condition() {
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -45,7 +45,7 @@ enum Body {
 }
 
 /// One HTTP request to send.
-pub struct Request {
+pub(crate) struct Request {
     method: String,
     path: String,
     headers: Vec<(String, String)>,
@@ -54,14 +54,14 @@ pub struct Request {
 
 impl Request {
     /// `method path` with no headers besides `Host` (added when sent).
-    pub fn new(method: &str, path: &str) -> Self {
+    pub(crate) fn new(method: &str, path: &str) -> Self {
         Self { method: method.to_owned(), path: path.to_owned(), headers: Vec::new(), body: Body::None }
     }
 
     /// A POST of `body` to `/mcp` with the headers a conforming client
     /// sends: `Content-Type: application/json` and an `Accept` listing
     /// both JSON and event streams.
-    pub fn post(body: &Value) -> Self {
+    pub(crate) fn post(body: &Value) -> Self {
         Self::new("POST", "/mcp")
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
@@ -69,48 +69,48 @@ impl Request {
     }
 
     /// A GET of `/mcp` accepting an event stream.
-    pub fn get() -> Self {
+    pub(crate) fn get() -> Self {
         Self::new("GET", "/mcp").header("Accept", "text/event-stream")
     }
 
     /// A DELETE of `/mcp`.
-    pub fn delete() -> Self {
+    pub(crate) fn delete() -> Self {
         Self::new("DELETE", "/mcp")
     }
 
     /// Sends the request to `path` instead.
-    pub fn path(mut self, path: &str) -> Self {
+    pub(crate) fn path(mut self, path: &str) -> Self {
         self.path = path.to_owned();
         self
     }
 
     /// Sets header `name` (replacing any header of that name).
-    pub fn header(mut self, name: &str, value: &str) -> Self {
+    pub(crate) fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         self.headers.push((name.to_owned(), value.to_owned()));
         self
     }
 
     /// Removes header `name`.
-    pub fn without(mut self, name: &str) -> Self {
+    pub(crate) fn without(mut self, name: &str) -> Self {
         self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         self
     }
 
     /// The body, sent with `Content-Length`.
-    pub fn body(mut self, bytes: Vec<u8>) -> Self {
+    pub(crate) fn body(mut self, bytes: Vec<u8>) -> Self {
         self.body = Body::Full(bytes);
         self
     }
 
     /// The body, sent chunked in these pieces.
-    pub fn chunked(mut self, chunks: Vec<Vec<u8>>) -> Self {
+    pub(crate) fn chunked(mut self, chunks: Vec<Vec<u8>>) -> Self {
         self.body = Body::Chunked(chunks);
         self
     }
 
     /// Declares `Content-Length: n` and sends no body bytes.
-    pub fn declared_length(mut self, n: usize) -> Self {
+    pub(crate) fn declared_length(mut self, n: usize) -> Self {
         self.body = Body::DeclaredOnly(n);
         self
     }
@@ -155,19 +155,19 @@ impl Request {
 
 /// A response's status line and headers.
 #[derive(Debug, Clone)]
-pub struct Head {
+pub(crate) struct Head {
     pub status: u16,
     pub headers: Vec<(String, String)>,
 }
 
 impl Head {
     /// The first header named `name` (case-insensitive).
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// The media type of `Content-Type`, lower case, without parameters.
-    pub fn media_type(&self) -> Option<String> {
+    pub(crate) fn media_type(&self) -> Option<String> {
         self.header("content-type").map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
     }
 
@@ -182,52 +182,52 @@ impl Head {
 
 /// A whole response.
 #[derive(Debug, Clone)]
-pub struct Response {
+pub(crate) struct Response {
     pub head: Head,
     pub body: Vec<u8>,
 }
 
 impl Response {
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         self.head.status
     }
 
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.head.header(name)
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
     /// The body as JSON; panics with the body when it is not JSON.
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("status {}: body is not JSON ({e}): {:?}", self.status(), self.text()))
     }
 
     /// The JSON-RPC error code of the body.
-    pub fn rpc_code(&self) -> Option<i64> {
+    pub(crate) fn rpc_code(&self) -> Option<i64> {
         self.json().pointer("/error/code").and_then(Value::as_i64)
     }
 }
 
 /// One client connection.
-pub struct Conn {
+pub(crate) struct Conn {
     io: BufReader<TcpStream>,
     host: String,
 }
 
 impl Conn {
     /// Connects to `addr` (sending `Host: addr` unless a request sets one).
-    pub async fn open(addr: SocketAddr) -> Self {
+    pub(crate) async fn open(addr: SocketAddr) -> Self {
         let stream = within("connect", TcpStream::connect(addr)).await.expect("connect to the test server");
         stream.set_nodelay(true).ok();
         Self { io: BufReader::new(stream), host: addr.to_string() }
     }
 
     /// Writes `request`.
-    pub async fn send(&mut self, request: &Request) {
+    pub(crate) async fn send(&mut self, request: &Request) {
         let bytes = request.encode(&self.host);
         within("send a request", self.io.get_mut().write_all(&bytes)).await.expect("write the request");
     }
@@ -239,7 +239,7 @@ impl Conn {
     }
 
     /// Reads a status line and headers (skipping `100 Continue`).
-    pub async fn head(&mut self) -> Head {
+    pub(crate) async fn head(&mut self) -> Head {
         loop {
             let status_line = self.line().await.expect("the server closed the connection before answering");
             let status: u16 = status_line
@@ -264,7 +264,7 @@ impl Conn {
 
     /// The next chunk of a chunked body; `None` after the last one (or when
     /// the connection closes).
-    pub async fn chunk(&mut self) -> Option<Vec<u8>> {
+    pub(crate) async fn chunk(&mut self) -> Option<Vec<u8>> {
         let size_line = self.line().await?;
         let size = usize::from_str_radix(size_line.split(';').next().unwrap_or("").trim(), 16)
             .unwrap_or_else(|_| panic!("bad chunk size line {size_line:?}"));
@@ -284,7 +284,7 @@ impl Conn {
     }
 
     /// The whole body of a response with `head`.
-    pub async fn body(&mut self, head: &Head, method: &str) -> Vec<u8> {
+    pub(crate) async fn body(&mut self, head: &Head, method: &str) -> Vec<u8> {
         if method == "HEAD" || head.status == 204 || head.status == 304 {
             return Vec::new();
         }
@@ -306,7 +306,7 @@ impl Conn {
     }
 
     /// Sends `request` and reads the whole response.
-    pub async fn request(&mut self, request: &Request) -> Response {
+    pub(crate) async fn request(&mut self, request: &Request) -> Response {
         self.send(request).await;
         let head = self.head().await;
         let body = self.body(&head, &request.method).await;
@@ -315,27 +315,27 @@ impl Conn {
 
     /// Sends `request` and returns the head, leaving the body to an
     /// [`Sse`] reader.
-    pub async fn stream(mut self, request: &Request) -> (Head, Sse) {
+    pub(crate) async fn stream(mut self, request: &Request) -> (Head, Sse) {
         self.send(request).await;
         let head = self.head().await;
         (head, Sse { conn: self, buf: String::new(), ended: false })
     }
 
     /// Whether the server closed the connection: reads to EOF.
-    pub async fn closed(&mut self) -> bool {
+    pub(crate) async fn closed(&mut self) -> bool {
         let mut rest = Vec::new();
         within("wait for the server to close", self.io.read_to_end(&mut rest)).await.is_ok()
     }
 }
 
 /// Sends `request` on a new connection and reads the response.
-pub async fn send(addr: SocketAddr, request: &Request) -> Response {
+pub(crate) async fn send(addr: SocketAddr, request: &Request) -> Response {
     Conn::open(addr).await.request(request).await
 }
 
 /// One SSE event.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+pub(crate) enum Event {
     /// A comment line (`: keep-alive`), text after the colon.
     Comment(String),
     /// An event with its `event:` type (if any), its data and its raw text.
@@ -344,7 +344,7 @@ pub enum Event {
 
 impl Event {
     /// The data as JSON, for a message event.
-    pub fn json(&self) -> Option<Value> {
+    pub(crate) fn json(&self) -> Option<Value> {
         match self {
             Event::Message { data, .. } => serde_json::from_str(data).ok(),
             Event::Comment(_) => None,
@@ -353,7 +353,7 @@ impl Event {
 }
 
 /// Reads SSE events from a chunked response body.
-pub struct Sse {
+pub(crate) struct Sse {
     conn: Conn,
     buf: String,
     ended: bool,
@@ -361,7 +361,7 @@ pub struct Sse {
 
 impl Sse {
     /// The next event; `None` when the stream ended.
-    pub async fn next(&mut self) -> Option<Event> {
+    pub(crate) async fn next(&mut self) -> Option<Event> {
         loop {
             if let Some(end) = self.buf.find("\n\n") {
                 let block: String = self.buf.drain(..end + 2).collect();
@@ -381,7 +381,7 @@ impl Sse {
     }
 
     /// The next message event, skipping comments.
-    pub async fn next_message(&mut self) -> Option<Event> {
+    pub(crate) async fn next_message(&mut self) -> Option<Event> {
         loop {
             match self.next().await? {
                 Event::Comment(_) => continue,
@@ -392,7 +392,7 @@ impl Sse {
 
     /// The next message event's data as JSON, within [`LIMIT`]; panics
     /// when the stream ends first.
-    pub async fn next_json(&mut self) -> Value {
+    pub(crate) async fn next_json(&mut self) -> Value {
         match within("an SSE message", self.next_message()).await {
             Some(event) => event.json().expect("an SSE message whose data is JSON"),
             None => panic!("the SSE stream ended"),
@@ -400,7 +400,7 @@ impl Sse {
     }
 
     /// Every remaining event until the stream ends.
-    pub async fn rest(&mut self) -> Vec<Event> {
+    pub(crate) async fn rest(&mut self) -> Vec<Event> {
         let mut out = Vec::new();
         while let Some(event) = self.next().await {
             out.push(event);
@@ -409,7 +409,7 @@ impl Sse {
     }
 
     /// Gives the connection back (e.g. to drop it mid-stream).
-    pub fn into_conn(self) -> Conn {
+    pub(crate) fn into_conn(self) -> Conn {
         self.conn
     }
 }
@@ -437,7 +437,7 @@ fn parse_event(block: &str) -> Option<Event> {
 }
 
 /// Standard Base64 with padding (for `=?base64?…?=` header values).
-pub fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }
 

@@ -31,7 +31,7 @@ const RESERVED: &[&str] = &[
 
 /// Merges identical enums and structs of the body of `tools.rs`, except
 /// the types named in `roots` (each tool's input and output).
-pub fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> TokenStream {
+pub(crate) fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> TokenStream {
     let mut tokens = tokens;
     // Each round merges at least one group, so this ends; the bound is a
     // guard against a shape that renames back and forth.

@@ -20,7 +20,7 @@ const MODULE: &str = "defaults";
 
 /// `tokens` (the body of `tools.rs`) with identical default functions
 /// merged, or `None` when there are none.
-pub fn merge(tokens: &TokenStream) -> Option<TokenStream> {
+pub(crate) fn merge(tokens: &TokenStream) -> Option<TokenStream> {
     let mut file = syn::parse2::<syn::File>(tokens.clone()).ok()?;
     let items = file.items.iter_mut().find_map(|item| match item {
         syn::Item::Mod(m) if m.ident == MODULE => m.content.as_mut().map(|(_, items)| items),

@@ -21,7 +21,7 @@ use crate::naming::{self, pascal, words, Scope};
 
 /// An enum mcpgen writes itself.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OwnEnum {
+pub(crate) struct OwnEnum {
     /// Type name.
     pub name: String,
     /// Wire values, in schema order.
@@ -33,7 +33,7 @@ pub struct OwnEnum {
 /// Replaces every string enum of `schema` whose variants typify would name
 /// alike by a `$ref` to a definition named after its place (`context` +
 /// property names); returns the enums to write. `scope` keeps names unique.
-pub fn hoist(schema: &mut Value, context: &str, scope: &mut Scope, out: &mut Vec<OwnEnum>) {
+pub(crate) fn hoist(schema: &mut Value, context: &str, scope: &mut Scope, out: &mut Vec<OwnEnum>) {
     let Some(obj) = schema.as_object_mut() else { return };
     if let Some(values) = own_string_enum(obj) {
         let name = scope.unique(context);
@@ -88,7 +88,7 @@ fn own_string_enum(obj: &serde_json::Map<String, Value>) -> Option<Vec<String>> 
 }
 
 /// A variant name for a wire value: signs become words.
-pub fn variant_name(value: &str) -> String {
+pub(crate) fn variant_name(value: &str) -> String {
     let chars: Vec<char> = value.chars().collect();
     let mut spelled = String::new();
     for (i, &c) in chars.iter().enumerate() {
@@ -106,7 +106,7 @@ pub fn variant_name(value: &str) -> String {
 
 /// The Rust enum for one [`OwnEnum`], in typify's style (derives,
 /// `Display`, `FromStr`).
-pub fn tokens(e: &OwnEnum) -> TokenStream {
+pub(crate) fn tokens(e: &OwnEnum) -> TokenStream {
     let name = proc_macro2::Ident::new(&e.name, Span::call_site());
     let mut scope = Scope::new();
     let idents: Vec<proc_macro2::Ident> = e

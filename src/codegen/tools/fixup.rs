@@ -38,7 +38,7 @@ use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 use crate::naming;
 
 /// Applies every repair.
-pub fn fixup(tokens: TokenStream) -> TokenStream {
+pub(crate) fn fixup(tokens: TokenStream) -> TokenStream {
     bound_idents(allow_complex_types(infallible_conversions(default_open_maps(derive_defaults(boxed_options(walk(tokens, false)))))))
 }
 

@@ -28,7 +28,7 @@ use serde_json::{json, Map, Value};
 
 /// What an integer schema needs from its Rust type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Width {
+pub(crate) enum Width {
     /// Not an integer schema, or a range typify's choice holds.
     Typify,
     /// Non-negative, at most `u64::MAX`.
@@ -48,7 +48,7 @@ const MARK: &str = "x-mcpgen-int";
 
 /// The marker schema typify maps to the Rust type of `width` (`U128` or
 /// `I128`), with `metadata` (description, title, default) kept.
-pub fn wide_schema(width: Width, metadata: Map<String, Value>) -> Value {
+pub(crate) fn wide_schema(width: Width, metadata: Map<String, Value>) -> Value {
     let mut out = metadata;
     out.insert("type".into(), "integer".into());
     out.insert("format".into(), format!("{MARK}-{}", rust_type(width).1).into());
@@ -65,7 +65,7 @@ fn rust_type(width: Width) -> (&'static str, &'static str) {
 }
 
 /// The typify conversions for the marker schemas: `(schema, Rust type)`.
-pub fn conversions() -> Vec<(Value, &'static str)> {
+pub(crate) fn conversions() -> Vec<(Value, &'static str)> {
     [Width::U128, Width::NonZeroU128, Width::I128]
         .into_iter()
         .map(|w| {
@@ -76,7 +76,7 @@ pub fn conversions() -> Vec<(Value, &'static str)> {
 }
 
 /// The width an integer schema needs (see the module docs).
-pub fn width(o: &Map<String, Value>) -> Width {
+pub(crate) fn width(o: &Map<String, Value>) -> Width {
     // With `number` beside it, the type is a number's (`f64`) anyway.
     let integer = match o.get("type") {
         Some(Value::String(t)) => t == "integer",

@@ -33,7 +33,7 @@ use crate::naming;
 
 /// What a union becomes for typify.
 #[derive(Debug, PartialEq)]
-pub enum Arranged {
+pub(crate) enum Arranged {
     /// Its members all stand for this one type (`"string"`, `"boolean"`).
     Collapsed(&'static str),
     /// The members, ordered and titled, for a `oneOf`.
@@ -46,7 +46,7 @@ pub enum Arranged {
 /// The rewritten union of the `original` members: one type when the
 /// members collapse, else the members ordered and titled. `prefix` goes
 /// before every title given (nested titles carry the tool's name).
-pub fn arrange(original: &[Value], rewritten: Vec<Value>, prefix: &str) -> Arranged {
+pub(crate) fn arrange(original: &[Value], rewritten: Vec<Value>, prefix: &str) -> Arranged {
     if let Some(single) = collapse(original) {
         return Arranged::Collapsed(single);
     }

@@ -35,7 +35,7 @@ fn decoder(ty: &str) -> Option<&'static str> {
 
 /// `tokens` with the attribute on every field and newtype variant of a
 /// wide integer type, and whether there was one.
-pub fn attach(tokens: TokenStream) -> (TokenStream, bool) {
+pub(crate) fn attach(tokens: TokenStream) -> (TokenStream, bool) {
     let mut used = false;
     let out = walk(tokens, Body::Other, &mut used);
     (out, used)
@@ -112,7 +112,7 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
 }
 
 /// The `wide` module of a generated file that uses it.
-pub fn module() -> TokenStream {
+pub(crate) fn module() -> TokenStream {
     quote! {
         /// Decoding of `i128`/`u128` fields: any JSON integer, or float with
         /// a zero fraction, that the type holds (serde's own impls fail
