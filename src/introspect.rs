@@ -20,7 +20,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcpgen_runtime::child::{ChildTransport, StderrMode};
+use mcpgen_runtime::transport::{ChildTransport, StderrMode};
 use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions, ConnectErrorKind, GarbagePolicy};
 use mcpgen_runtime::http::HttpOptions;
 use serde_json::{json, Map, Value};

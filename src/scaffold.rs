@@ -461,7 +461,7 @@ struct Calls {
 /// The scaffolded test's table of calls and its invalid call, from each
 /// tool's `inputSchema` in the dialect the server uses for `protocol`.
 fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
-    let draft = mcpgen_runtime::validate::default_draft(protocol);
+    let draft = mcpgen_runtime::schema::default_draft(protocol);
     let mut out = Calls { calls: Vec::new(), invalid: None, no_invalid: String::new(), skipped: Vec::new() };
     for tool in tools {
         let schema = tool.tool.get("inputSchema").cloned().unwrap_or(serde_json::Value::Null);
@@ -663,7 +663,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     }
     let imports = imports.join(", ");
     let Calls { calls, invalid, no_invalid, skipped } = calls(&tools.tools, &new.protocol);
-    let stateless = mcpgen_runtime::revision::nearest(&new.protocol).era == mcpgen_runtime::revision::Era::Modern;
+    let stateless = mcpgen_runtime::revision::nearest(&new.protocol).era == mcpgen_runtime::revision::Era::Stateless;
     let param_headers = tools
         .tools
         .iter()

@@ -24,7 +24,7 @@ mod pattern;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use mcpgen_runtime::schema::Draft;
-use mcpgen_runtime::validate::SchemaValidator;
+use mcpgen_runtime::schema::SchemaValidator;
 use serde_json::{json, Map, Number, Value};
 
 /// How deep values nest (objects in objects, arrays, `$ref` chains) before

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcpgen::introspect::Introspect;
-use mcpgen_runtime::child::{ChildTransport, StderrMode};
+use mcpgen_runtime::transport::{ChildTransport, StderrMode};
 use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions};
 use serde_json::json;
 
@@ -17,7 +17,7 @@ fn fake(after_handshake: &str) -> Vec<String> {
     vec!["-c".into(), format!("read -r line; echo '{init}'; read -r line; {after_handshake}")]
 }
 
-async fn connect(script: &str, timeout: Duration) -> (Client, Option<mcpgen_runtime::child::CapturedStderr>) {
+async fn connect(script: &str, timeout: Duration) -> (Client, Option<mcpgen_runtime::transport::CapturedStderr>) {
     let t = ChildTransport::spawn("sh", fake(script), [("FAKE", "1")], StderrMode::Capture).unwrap();
     let stderr = t.stderr();
     let client = Client::connect(t, ClientOptions::new(["2025-11-25"]).timeout(timeout)).await.unwrap();

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use cli_support::*;
 use mcpgen::manifest::{self, Manifest};
-use mcpgen_runtime::validate::{default_draft, SchemaValidator};
+use mcpgen_runtime::schema::{default_draft, SchemaValidator};
 use serde_json::{json, Value};
 
 const FILES: [&str; 4] = ["protocol.rs", "tools.rs", "server.rs", "client.rs"];

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mcpgen_runtime::server::{Server, ServerBuilder};
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::RequestContext;
 use serde_json::{json, Value};
 

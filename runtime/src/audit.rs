@@ -9,11 +9,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 /// The `tracing` target of audit events.
-pub const TARGET: &str = "mcpgen::audit";
+pub(crate) const TARGET: &str = "mcpgen::audit";
 
 /// How a tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The handler succeeded and its result was sent.
     Success,
     /// The handler returned a tool error (`isError: true`).
@@ -34,7 +34,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// Stable lower-case name, used as the `outcome` field.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Success => "success",
             Outcome::ToolError => "tool_error",
@@ -50,12 +50,12 @@ impl Outcome {
 
 /// Whether audit events are recorded at all (a subscriber wants them):
 /// when not, callers skip even reading the clock.
-pub fn enabled() -> bool {
+pub(crate) fn enabled() -> bool {
     tracing::enabled!(target: TARGET, tracing::Level::INFO)
 }
 
 /// Records one finished call.
-pub fn record(tool: &str, client: Option<&str>, duration: Duration, outcome: Outcome, arguments: Option<&Value>) {
+pub(crate) fn record(tool: &str, client: Option<&str>, duration: Duration, outcome: Outcome, arguments: Option<&Value>) {
     let micros = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
     let client = client.unwrap_or("-");
     let outcome = outcome.as_str();

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 /// Wraps a future; resolves to `Err(message)` if polling it panicked.
-pub struct CatchUnwind<F> {
+pub(crate) struct CatchUnwind<F> {
     inner: Pin<Box<F>>,
 }
 
@@ -20,7 +20,7 @@ impl<F> std::fmt::Debug for CatchUnwind<F> {
 
 impl<F: Future> CatchUnwind<F> {
     /// Wraps `future`.
-    pub fn new(future: F) -> Self {
+    pub(crate) fn new(future: F) -> Self {
         Self { inner: Box::pin(future) }
     }
 }
@@ -41,7 +41,7 @@ impl<F: Future> Future for CatchUnwind<F> {
 }
 
 /// The text of a panic payload.
-pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {

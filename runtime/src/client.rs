@@ -20,17 +20,17 @@
 //! fails every call in flight with [`ClientError::Garbage`] by default and
 //! keeps the connection; see [`GarbagePolicy`].
 
-pub mod drift;
-pub mod engine;
-pub mod error;
-pub mod handshake;
-pub mod hooks;
-pub mod options;
-pub mod schemas;
-pub mod subscription;
-pub mod surface;
-pub mod tasks;
-pub mod tools;
+mod drift;
+mod engine;
+mod error;
+mod handshake;
+mod hooks;
+mod options;
+mod schemas;
+mod subscription;
+mod surface;
+mod tasks;
+mod tools;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};
 pub use engine::{Client, ServerNotification, Session};
@@ -41,3 +41,4 @@ pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallbac
 pub use schemas::{content_result, structured_result, ToolSchemas};
 pub use subscription::Subscription;
 pub use tasks::{Decoder, TaskStart, ToolStart, ToolTask, TypedTask};
+pub use crate::jsonrpc::RpcError;

@@ -20,6 +20,7 @@ pub use crate::stdio::stdio;
 pub use crate::surface::{
     decode_params, encode_result, no_completion, prompt_ref, template_ref, CompletionRef, CompletionRequest, ResourceTarget,
 };
+pub use crate::integral::integral_numbers;
 pub use crate::tool::{decode_arguments, encode_content, encode_output, BoxFuture, CallFailure};
 pub use crate::transport::Transport;
 pub use crate::{

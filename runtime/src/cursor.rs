@@ -10,12 +10,12 @@ use base64::Engine as _;
 const TAG: &str = "mcpgen:v1:";
 
 /// The cursor of the page starting at `offset`.
-pub fn encode(offset: usize) -> String {
+pub(crate) fn encode(offset: usize) -> String {
     base64url(format!("{TAG}{offset}").as_bytes())
 }
 
 /// The offset a cursor stands for, if it is one of ours and at most `len`.
-pub fn decode(cursor: &str, len: usize) -> Option<usize> {
+pub(crate) fn decode(cursor: &str, len: usize) -> Option<usize> {
     let bytes = unbase64url(cursor)?;
     let text = std::str::from_utf8(&bytes).ok()?;
     let digits = text.strip_prefix(TAG)?;

@@ -5,41 +5,49 @@
 //! `serde` and `serde_json` through the re-exports below so that a crate
 //! using mcpgen only needs this one dependency.
 
-pub mod child;
+mod child;
 pub mod client;
-pub mod audit;
-pub mod cancel;
-pub mod catch;
+mod audit;
+mod cancel;
+mod catch;
+#[doc(hidden)]
+#[doc(hidden)]
 pub mod codegen;
-pub mod context;
-pub mod cursor;
+mod context;
+mod cursor;
+#[doc(hidden)]
+#[doc(hidden)]
 pub mod de;
 pub(crate) mod extras;
-pub mod integral;
+mod integral;
 #[cfg(feature = "streamable-http")]
 pub mod http;
+#[doc(hidden)]
+#[doc(hidden)]
 pub mod jsonrpc;
-pub mod limits;
-pub mod mrtr;
-pub mod notifier;
+mod limits;
+mod mrtr;
+mod notifier;
 pub(crate) mod outbound;
-pub mod peer;
+mod peer;
 pub(crate) mod random;
 pub mod revision;
 pub mod schema;
-pub mod scopes;
+mod scopes;
 pub mod server;
-pub mod sink;
+mod sink;
 pub(crate) mod spin;
-pub mod stdio;
-pub mod surface;
-pub mod tasks;
-pub mod tool;
-pub mod tool_error;
-pub mod toolset;
+mod stdio;
+mod surface;
+mod tasks;
+mod tool;
+mod tool_error;
+mod toolset;
 pub mod transport;
+#[doc(hidden)]
+#[doc(hidden)]
 pub mod uri_template;
-pub mod validate;
+mod validate;
 
 pub use cancel::CancellationToken;
 pub use context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};

@@ -49,7 +49,7 @@ impl std::fmt::Display for RateLimit {
 
 /// The state of one limit.
 #[derive(Debug)]
-pub struct Bucket {
+pub(crate) struct Bucket {
     limit: RateLimit,
     state: Mutex<State>,
 }
@@ -62,7 +62,7 @@ struct State {
 
 impl Bucket {
     /// A full bucket for `limit`.
-    pub fn new(limit: RateLimit) -> Self {
+    pub(crate) fn new(limit: RateLimit) -> Self {
         Self {
             limit,
             state: Mutex::new(State { tokens: f64::from(limit.burst), last: Instant::now() }),
@@ -70,17 +70,17 @@ impl Bucket {
     }
 
     /// The configured limit.
-    pub fn limit(&self) -> RateLimit {
+    pub(crate) fn limit(&self) -> RateLimit {
         self.limit
     }
 
     /// Takes one call now, or says how long until one is available.
-    pub fn try_acquire(&self) -> Result<(), Duration> {
+    pub(crate) fn try_acquire(&self) -> Result<(), Duration> {
         self.try_acquire_at(Instant::now())
     }
 
     /// [`Self::try_acquire`] at a given instant (for tests).
-    pub fn try_acquire_at(&self, now: Instant) -> Result<(), Duration> {
+    pub(crate) fn try_acquire_at(&self, now: Instant) -> Result<(), Duration> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let elapsed = now.saturating_duration_since(state.last).as_secs_f64();
         state.last = now.max(state.last);

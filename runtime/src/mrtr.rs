@@ -29,7 +29,7 @@ use crate::random::RandomError;
 type HmacSha256 = Hmac<Sha256>;
 
 /// How long a `requestState` is accepted by default.
-pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(15 * 60);
+pub(crate) const DEFAULT_STATE_TTL: Duration = Duration::from_secs(15 * 60);
 
 /// Seals and opens `requestState` with the server's key.
 #[derive(Clone)]

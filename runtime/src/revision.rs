@@ -13,11 +13,11 @@
 pub enum Era {
     /// `initialize` opens a session that fixes revision, client info and
     /// capabilities (2024-11-05 to 2025-11-25).
-    Legacy,
+    Stateful,
     /// No handshake: every request carries its revision, client info and
     /// capabilities in `params._meta`; `server/discover` describes the server
     /// (2026-07-28 on).
-    Modern,
+    Stateless,
 }
 
 /// How invalid tool arguments are answered.
@@ -60,7 +60,7 @@ pub struct Revision {
 pub const REVISIONS: &[Revision] = &[
     Revision {
         name: "2024-11-05",
-        era: Era::Legacy,
+        era: Era::Stateful,
         batches: false,
         validation: ValidationStyle::ProtocolError,
         dialect: Dialect::Draft7,
@@ -68,7 +68,7 @@ pub const REVISIONS: &[Revision] = &[
     },
     Revision {
         name: "2025-03-26",
-        era: Era::Legacy,
+        era: Era::Stateful,
         batches: true,
         validation: ValidationStyle::ProtocolError,
         dialect: Dialect::Draft7,
@@ -76,7 +76,7 @@ pub const REVISIONS: &[Revision] = &[
     },
     Revision {
         name: "2025-06-18",
-        era: Era::Legacy,
+        era: Era::Stateful,
         batches: false,
         validation: ValidationStyle::ProtocolError,
         dialect: Dialect::Draft7,
@@ -84,7 +84,7 @@ pub const REVISIONS: &[Revision] = &[
     },
     Revision {
         name: "2025-11-25",
-        era: Era::Legacy,
+        era: Era::Stateful,
         batches: false,
         validation: ValidationStyle::ToolError,
         dialect: Dialect::Draft202012,
@@ -92,7 +92,7 @@ pub const REVISIONS: &[Revision] = &[
     },
     Revision {
         name: "2026-07-28",
-        era: Era::Modern,
+        era: Era::Stateless,
         batches: false,
         validation: ValidationStyle::ToolError,
         dialect: Dialect::Draft202012,
@@ -104,7 +104,7 @@ pub const REVISIONS: &[Revision] = &[
 pub const LATEST: &str = "2026-07-28";
 
 /// The newest revision of the stateful era.
-pub const LATEST_LEGACY: &str = "2025-11-25";
+pub const LATEST_STATEFUL: &str = "2025-11-25";
 
 /// The revision named `name`, when it is one of [`REVISIONS`].
 pub fn get(name: &str) -> Option<&'static Revision> {
@@ -117,8 +117,8 @@ pub fn get(name: &str) -> Option<&'static Revision> {
 pub fn era(name: &str) -> Era {
     match get(name) {
         Some(r) => r.era,
-        None if name > LATEST_LEGACY => Era::Modern,
-        None => Era::Legacy,
+        None if name > LATEST_STATEFUL => Era::Stateless,
+        None => Era::Stateful,
     }
 }
 
@@ -151,7 +151,7 @@ pub mod meta {
     pub const PROGRESS_TOKEN: &str = "progressToken";
 }
 
-/// Error codes of the modern era (JSON-RPC's own codes are in
+/// Error codes of the stateless era (JSON-RPC's own codes are in
 /// the `jsonrpc` module).
 pub mod codes {
     /// HTTP headers do not match the body, or a required header is missing.
@@ -164,7 +164,7 @@ pub mod codes {
     /// Whether `code` lies in -32099..=-32020, the range the specification
     /// keeps for its own errors from 2026-07-28 on: an answer with such a
     /// code comes from a modern server (a legacy one never sends them).
-    pub fn is_modern(code: i64) -> bool {
+    pub fn is_stateless(code: i64) -> bool {
         (-32099..=-32020).contains(&code)
     }
 }
@@ -180,14 +180,14 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(names, sorted);
         assert_eq!(names.last(), Some(&LATEST));
-        assert_eq!(names_of(Era::Legacy).last(), Some(LATEST_LEGACY));
-        assert_eq!(names_of(Era::Modern).collect::<Vec<_>>(), ["2026-07-28"]);
+        assert_eq!(names_of(Era::Stateful).last(), Some(LATEST_STATEFUL));
+        assert_eq!(names_of(Era::Stateless).collect::<Vec<_>>(), ["2026-07-28"]);
     }
 
     #[test]
     fn unknown_revisions_are_placed_by_date() {
-        assert_eq!(era("2027-01-01"), Era::Modern);
-        assert_eq!(era("2024-01-01"), Era::Legacy);
+        assert_eq!(era("2027-01-01"), Era::Stateless);
+        assert_eq!(era("2024-01-01"), Era::Stateful);
         assert_eq!(nearest("2027-01-01").name, LATEST);
         assert_eq!(nearest("2025-07-01").name, "2025-06-18");
         assert_eq!(nearest("1900-01-01").name, "2024-11-05");
@@ -196,10 +196,10 @@ mod tests {
     #[test]
     fn modern_error_codes_are_the_specifications_range() {
         for code in [codes::HEADER_MISMATCH, codes::MISSING_CLIENT_CAPABILITY, codes::UNSUPPORTED_PROTOCOL_VERSION, -32099] {
-            assert!(codes::is_modern(code), "{code}");
+            assert!(codes::is_stateless(code), "{code}");
         }
         for code in [-32000, -32002, -32019, -32100, -32601, -32602, 0] {
-            assert!(!codes::is_modern(code), "{code}");
+            assert!(!codes::is_stateless(code), "{code}");
         }
     }
 

@@ -71,14 +71,6 @@ impl ScopeTable {
     pub fn iter(&self) -> impl Iterator<Item = (Guarded, &str, &[String])> {
         self.items.iter().map(|((kind, name), scopes)| (*kind, name.as_str(), &scopes[..]))
     }
-
-    /// Every scope any item needs, sorted, without repeats.
-    pub fn all_scopes(&self) -> Vec<String> {
-        let mut all: Vec<String> = self.items.values().flat_map(|s| s.iter().cloned()).collect();
-        all.sort();
-        all.dedup();
-        all
-    }
 }
 
 /// The scopes of `required` that `principal` does not hold.

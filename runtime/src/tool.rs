@@ -194,9 +194,3 @@ pub fn encode_content<T: Serialize>(content: &[T]) -> Result<ToolOutput, CallFai
     }
     serde_json::to_value(content).map(ToolOutput::Content).map_err(|e| CallFailure::Encode(e.to_string()))
 }
-
-/// A text content block, for tools without `outputSchema` whose handlers
-/// build content as JSON.
-pub fn text_block(text: impl Into<String>) -> Value {
-    serde_json::json!({ "type": "text", "text": text.into() })
-}

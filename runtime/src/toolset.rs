@@ -15,7 +15,7 @@ const LINEAR_FIND: usize = 16;
 
 /// One tool of the table.
 #[derive(Debug)]
-pub struct ToolEntry {
+pub(crate) struct ToolEntry {
     /// Wire name.
     pub name: Arc<str>,
     /// The `Tool` object as declared (unknown fields kept).
@@ -30,7 +30,7 @@ pub struct ToolEntry {
 
 /// All tools, in declaration order.
 #[derive(Debug, Default)]
-pub struct ToolSet {
+pub(crate) struct ToolSet {
     entries: Vec<ToolEntry>,
     index: HashMap<String, usize>,
 }
@@ -55,7 +55,7 @@ impl std::error::Error for ToolSetError {}
 impl ToolSet {
     /// Builds the table from a JSON array of `Tool` objects, compiling every
     /// schema in the dialect of `revision` (or its own `$schema`).
-    pub fn new(tools: &Value, revision: &str, limits: &HashMap<String, RateLimit>) -> Result<Self, ToolSetError> {
+    pub(crate) fn new(tools: &Value, revision: &str, limits: &HashMap<String, RateLimit>) -> Result<Self, ToolSetError> {
         let err = |pointer: String, message: String| ToolSetError { pointer, message };
         let list = tools.as_array().ok_or_else(|| err(String::new(), "expected an array of tools".into()))?;
         let draft = default_draft(revision);
@@ -96,7 +96,7 @@ impl ToolSet {
     }
 
     /// The index of a tool by wire name.
-    pub fn find(&self, name: &str) -> Option<usize> {
+    pub(crate) fn find(&self, name: &str) -> Option<usize> {
         // A few names are compared faster than one is hashed.
         if self.entries.len() <= LINEAR_FIND {
             return self.entries.iter().position(|e| *e.name == *name);
@@ -105,27 +105,28 @@ impl ToolSet {
     }
 
     /// The tool at `index`.
-    pub fn get(&self, index: usize) -> &ToolEntry {
+    pub(crate) fn get(&self, index: usize) -> &ToolEntry {
         &self.entries[index]
     }
 
     /// Every tool, in declaration order.
-    pub fn entries(&self) -> impl Iterator<Item = &ToolEntry> {
+    #[cfg(feature = "streamable-http")]
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &ToolEntry> {
         self.entries.iter()
     }
 
     /// Number of tools.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether there are no tools.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// The declared tools from `offset`, at most `count` of them.
-    pub fn page(&self, offset: usize, count: usize) -> impl Iterator<Item = &Value> {
+    pub(crate) fn page(&self, offset: usize, count: usize) -> impl Iterator<Item = &Value> {
         self.entries.iter().skip(offset).take(count).map(|e| &e.declared)
     }
 }

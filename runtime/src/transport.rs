@@ -18,6 +18,8 @@
 mod connect_error;
 
 pub use connect_error::{ConnectError, ConnectErrorKind};
+pub use crate::child::{CapturedStderr, ChildReader, ChildTransport, StderrMode};
+pub use crate::stdio::{stdio, StdinLines, Stdio, StdoutLines, DEFAULT_SPIN};
 
 use std::future::Future;
 use std::io;
@@ -78,12 +80,6 @@ where
     pub fn new(reader: R, writer: W) -> Self {
         Self { reader, writer }
     }
-}
-
-/// The stdio transport of a server: stdin in, stdout out. Logs must go to
-/// stderr, never stdout.
-pub fn stdio() -> LineTransport<tokio::io::Stdin, tokio::io::Stdout> {
-    LineTransport::new(tokio::io::stdin(), tokio::io::stdout())
 }
 
 impl<R, W> Transport for LineTransport<R, W>

@@ -10,7 +10,7 @@ use mcpgen_runtime::client::{Client, ClientError, ClientOptions, Subscription};
 use mcpgen_runtime::http::client::HttpTransport;
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::{Server, ServerBuilder};
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::transport::LineTransport;
 use mcpgen_runtime::{Notifier, RequestContext};
 use serde_json::{json, Value};

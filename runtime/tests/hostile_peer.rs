@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use mcpgen_runtime::child::{ChildTransport, StderrMode};
+use mcpgen_runtime::transport::{ChildTransport, StderrMode};
 use mcpgen_runtime::client::{Client, ClientError, ClientOptions};
 use mcpgen_runtime::transport::{LineReader, LineTransport, LineWriter, MessageRead, MessageWrite, Transport};
 use serde_json::{json, Value};

@@ -14,7 +14,7 @@ use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions};
 use mcpgen_runtime::http::client::{HttpTransport, TRANSPORT_ERROR};
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{RequestContext, ToolError};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;

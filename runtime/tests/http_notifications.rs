@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Notifier, RequestContext};
 use serde_json::{json, Value};
 use support::{send, Conn, Request};

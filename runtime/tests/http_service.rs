@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use mcpgen_runtime::http::{serve_with_shutdown, AuthRejection, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{CancellationToken, LogLevel, Principal, RequestContext};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;

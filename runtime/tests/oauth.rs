@@ -18,7 +18,7 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcpgen_runtime::http::auth::{https_fetcher, BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata, TokenError, TokenVerifier};
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpOptions, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::RequestContext;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -363,7 +363,7 @@ async fn too_little_scope_is_403_insufficient_scope_naming_what_is_needed() {
         format!("Bearer error=\"insufficient_scope\", scope=\"notes:read notes:write\", resource_metadata=\"{METADATA_URL}\", error_description=\"the token lacks scopes this request needs\"")
     );
     assert_eq!(r.json()["id"], 7);
-    assert_eq!(r.json()["error"]["code"], mcpgen_runtime::scopes::INSUFFICIENT_SCOPE);
+    assert_eq!(r.json()["error"]["code"], mcpgen_runtime::server::INSUFFICIENT_SCOPE);
     assert_eq!(r.json()["error"]["data"]["requiredScopes"], json!(["notes:write"]));
     // Step-up: the same caller with the scope.
     let r = send(p.addr, &bearer(call("write"), &token("a", json!({"scope": "notes:read notes:write"})))).await;

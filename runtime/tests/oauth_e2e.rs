@@ -31,7 +31,7 @@ use mcpgen_runtime::http::oauth_client::redirect::BoxFuture as AuthFuture;
 use mcpgen_runtime::http::oauth_client::{AuthError, Callback, OAuth, RedirectReceiver};
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::RequestContext;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

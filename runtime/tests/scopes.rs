@@ -6,9 +6,9 @@
 
 use std::sync::Arc;
 
-use mcpgen_runtime::scopes::INSUFFICIENT_SCOPE;
+use mcpgen_runtime::server::INSUFFICIENT_SCOPE;
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Principal, RequestContext, Server, Sink};
 use serde_json::{json, Value};
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::transport::LineTransport;
 use mcpgen_runtime::{RateLimit, RequestContext, ToolError};
 use serde_json::{json, Value};

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService, MemoryStore, SessionStore};
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Notifier, RequestContext};
 use serde_json::{json, Value};
 

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use mcpgen_runtime::revision::meta;
 use mcpgen_runtime::server::{Server, ServerBuilder};
-use mcpgen_runtime::tasks::{MemoryTaskStore, TaskOptions, TaskRecord, TaskStatus, TaskStore, EXTENSION};
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::tasks::{MemoryTaskStore, TaskOptions, TaskRecord, TaskStatus, TaskStore, EXTENSION};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::transport::LineTransport;
 use mcpgen_runtime::{Elicitation, Principal, RequestContext, Sink, ToolError};
 use serde_json::{json, Value};

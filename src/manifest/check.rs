@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use mcpgen_runtime::schema::Schema;
-use mcpgen_runtime::validate::default_draft;
+use mcpgen_runtime::schema::default_draft;
 use serde_json::Value;
 
 use super::format::{ServerInfo, ToolSettings, SETTINGS_KEY};

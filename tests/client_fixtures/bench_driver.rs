@@ -50,11 +50,11 @@ async fn main() {
     let server = args.next().expect("usage: driver SERVER CALLS");
     let calls: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(10_000);
     // stderr discarded, as the other drivers of the comparison do.
-    let transport = mcpgen_runtime::child::ChildTransport::spawn(
+    let transport = mcpgen_runtime::transport::ChildTransport::spawn(
         &server,
         Vec::<String>::new(),
         std::iter::empty::<(&str, &str)>(),
-        mcpgen_runtime::child::StderrMode::Null,
+        mcpgen_runtime::transport::StderrMode::Null,
     )
     .expect("server starts");
     let c = Client::connect(transport).await.expect("connect");

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use client::{CallOptions, Client, ClientError};
-use mcpgen_runtime::child::{ChildTransport, StderrMode};
+use mcpgen_runtime::transport::{ChildTransport, StderrMode};
 use tools::*;
 
 fn text(blocks: &[protocol::ContentBlock]) -> String {

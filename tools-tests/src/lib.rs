@@ -76,9 +76,9 @@ pub mod conformance {
 }
 
 /// Decodes `value` as `T` the way a generated server decodes arguments
-/// (`mcpgen_runtime::tool::decode_arguments`) and encodes it back.
+/// (`mcpgen_runtime::server::decode_arguments`) and encodes it back.
 pub fn decode_encode<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(value: ::serde_json::Value) -> Result<::serde_json::Value, String> {
-    let decoded: T = mcpgen_runtime::tool::decode_arguments(value).map_err(|e| format!("{e:?}"))?;
+    let decoded: T = mcpgen_runtime::server::decode_arguments(value).map_err(|e| format!("{e:?}"))?;
     ::serde_json::to_value(&decoded).map_err(|e| e.to_string())
 }
 

@@ -27,7 +27,7 @@
 use std::collections::BTreeMap;
 
 use mcpgen_runtime::schema::Draft;
-use mcpgen_runtime::validate::SchemaValidator;
+use mcpgen_runtime::schema::SchemaValidator;
 use serde_json::{json, Map, Number, Value};
 
 type RoundTrip = fn(&str, bool, Value) -> Option<Result<Value, String>>;
@@ -323,7 +323,7 @@ impl<'a> Gen<'a> {
         if v == 18_446_744_073_709_551_615.0 {
             return json!(u64::MAX);
         }
-        if v >= 9_223_372_036_854_775_807.0 && v < 18_446_744_073_709_551_615.0 {
+        if (9_223_372_036_854_775_807.0..18_446_744_073_709_551_615.0).contains(&v) {
             return json!(v as u64);
         }
         if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_807.0).contains(&v) {

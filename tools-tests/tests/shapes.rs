@@ -2,7 +2,7 @@
 //! (`manifests/shapes.json`) decode into named, typed variants, through the
 //! decoding path of generated servers.
 
-use mcpgen_runtime::tool::decode_arguments;
+use mcpgen_runtime::server::decode_arguments;
 use mcpgen_tools_tests::shapes::*;
 use serde_json::{json, Value};
 

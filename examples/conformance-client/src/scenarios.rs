@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcpgen_runtime::http::oauth_client::{ClientCredentials, HeadlessRedirect, OAuth};
 use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ClientHandlers, ToolSchemas};
-use mcpgen_runtime::jsonrpc::RpcError;
+use mcpgen_runtime::client::RpcError;
 use mcpgen_runtime::http::client::HttpTransport;
 use serde_json::{json, Value};
 

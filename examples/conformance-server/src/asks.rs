@@ -21,7 +21,7 @@ pub struct Contact {
 
 impl ElicitForm for Contact {
     fn requested_schema() -> Value {
-        mcpgen_runtime::peer::form_schema::<Self>()
+        mcpgen_runtime::server::form_schema::<Self>()
     }
 }
 

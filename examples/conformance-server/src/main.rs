@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpgen_runtime::tasks::{RedisTaskStore, TaskOptions};
+use mcpgen_runtime::server::tasks::{RedisTaskStore, TaskOptions};
 
 /// The command line: `[--http ADDR] [--task-store redis://…] [--task-lease-ms N]`.
 struct Args {
@@ -94,7 +94,7 @@ fn main() -> ExitCode {
                 let service = mcpgen_runtime::http::HttpService::new(server, mcpgen_runtime::http::HttpConfig::default());
                 mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await
             }
-            None => server.serve(mcpgen_runtime::stdio::stdio()).await,
+            None => server.serve(mcpgen_runtime::transport::stdio()).await,
         }
     });
     match result {

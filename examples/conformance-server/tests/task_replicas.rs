@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use mcpgen_runtime::client::{CallOptions, Client, ClientHandlers, ClientOptions, ToolStart};
 use mcpgen_runtime::http::client::HttpTransport;
-use mcpgen_runtime::tasks::EXTENSION;
+use mcpgen_runtime::server::tasks::EXTENSION;
 use serde_json::{json, Value};
 use services::{require, Nginx, Process, Redis, PATIENCE};
 

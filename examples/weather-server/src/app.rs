@@ -129,7 +129,7 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
         }
         None => {
             tracing::info!(protocol = crate::server::PROTOCOL_VERSION, "weather-server serving on stdio");
-            let mut stdio = mcpgen_runtime::stdio::stdio();
+            let mut stdio = mcpgen_runtime::transport::stdio();
             if let Some(spin) = spin() {
                 stdio = stdio.spin(spin);
             }

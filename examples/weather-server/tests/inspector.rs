@@ -8,10 +8,10 @@
 //! by `bash scripts/setup-peers.sh`; `MCPGEN_PEERS_DIR` moves `.peers`.
 //! Without them these tests skip, except under `CI=true`, where they fail.
 //!
-//! - The Inspector CLI in its modern era (`--protocol-era modern`, which the
+//! - The Inspector CLI in its stateless era (`--protocol-era modern`, which the
 //!   CLI turns into the SDK's `versionNegotiation: {mode: {pin:
 //!   "2026-07-28"}}`: `server/discover` must offer 2026-07-28 and nothing
-//!   falls back to `initialize`) and in its legacy era (`--protocol-era
+//!   falls back to `initialize`) and in its stateful era (`--protocol-era
 //!   legacy`, the `initialize` handshake): `--method initialize` reports
 //!   the negotiated revision, `tools/list` must show the manifest's tools
 //!   and `tools/call get_forecast {"city":"Oslo"}` the Oslo forecast. The
@@ -41,7 +41,7 @@ const PATIENCE: Duration = Duration::from_secs(120);
 const CONNECT_TIMEOUT_MS: &str = "60000";
 
 const MODERN: &str = "2026-07-28";
-const LATEST_LEGACY: &str = "2025-11-25";
+const LATEST_STATEFUL: &str = "2025-11-25";
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 // ---------------------------------------------------------------------------
@@ -430,7 +430,7 @@ fn inspector(peers: &Peers, era: &str, target: &Target, method: &[&str]) -> Valu
 /// `initialize` (what the CLI negotiated), `tools/list` and `tools/call
 /// get_forecast {"city":"Oslo"}` through the CLI in `era`.
 fn inspector_session(peers: &Peers, era: &str, target: &Target) {
-    let expected_version = if era == "modern" { MODERN } else { LATEST_LEGACY };
+    let expected_version = if era == "modern" { MODERN } else { LATEST_STATEFUL };
     let context = format!("Inspector CLI, {era} era, {}", target.describe());
 
     let info = inspector(peers, era, target, &["--method", "initialize"]);

@@ -27,12 +27,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use infra::{require, Nginx, Redis};
-use mcpgen_runtime::client::hooks::ClientHandlers;
+use mcpgen_runtime::client::ClientHandlers;
 use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
 use mcpgen_runtime::http::client::HttpTransport;
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService, RedisStore, SessionStore};
 use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Notifier, RequestContext};
 use serde_json::{json, Value};
 use support::{send, Conn, Request};

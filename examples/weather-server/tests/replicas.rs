@@ -334,7 +334,7 @@ async fn legacy_sessions_continue_on_every_replica_through_redis() {
     assert!(served.iter().all(|&n| n > 0), "the session's calls reached every replica: {served:?}");
     eprintln!("runtime client, one session: 600 calls, all succeeded; per replica {served:?}");
 
-    // The Python SDK client in the legacy era: its session works everywhere.
+    // The Python SDK client in the stateful era: its session works everywhere.
     let py = {
         let (python, url) = (python.clone(), nginx.url.clone());
         tokio::task::spawn_blocking(move || python_calls(&python, "2025-11-25", &url, 90)).await.unwrap()

@@ -29,7 +29,7 @@ use crate::transport::{MessageRead, MessageWrite, Transport};
 const MAX_QUEUED_ANSWERS: usize = 1024;
 
 /// Rounds of input requests one request answers before giving up.
-pub const MAX_INPUT_ROUNDS: usize = 16;
+pub(crate) const MAX_INPUT_ROUNDS: usize = 16;
 
 /// What the handshake settled.
 #[derive(Debug, Clone, PartialEq)]

@@ -27,10 +27,10 @@ use super::engine::{Client, Session};
 use super::error::ClientError;
 use super::options::CallOptions;
 
-/// True for revisions that have no `initialize` (the modern era of the
+/// True for revisions that have no `initialize` (the stateless era of the
 /// revision table).
 pub fn is_stateless_revision(revision: &str) -> bool {
-    crate::revision::era(revision) == crate::revision::Era::Modern
+    crate::revision::era(revision) == crate::revision::Era::Stateless
 }
 
 impl Client {
@@ -99,7 +99,7 @@ impl Client {
                     }
                 }
             }
-            if crate::revision::codes::is_modern(*code) {
+            if crate::revision::codes::is_stateless(*code) {
                 return Err(error);
             }
             // Any other error: the server does not know `server/discover`.

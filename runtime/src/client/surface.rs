@@ -15,7 +15,7 @@ use super::options::CallOptions;
 /// server leaves out, with the value its absence means: such a result is
 /// complete; a missing `ttlMs` is 0 (immediately stale, as the caching
 /// page says); and with no scope given, the cautious one.
-fn modern_defaults() -> [(&'static str, Value); 3] {
+fn stateless_defaults() -> [(&'static str, Value); 3] {
     [("resultType", Value::from("complete")), ("ttlMs", Value::from(0)), ("cacheScope", Value::from("private"))]
 }
 
@@ -23,7 +23,7 @@ fn modern_defaults() -> [(&'static str, Value); 3] {
 /// decoded as the server sent it; when that fails and the server left out
 /// members that result types of 2026-07-28 or later require (a server of
 /// the stateful era answering modern bindings), it is decoded again with
-/// [`modern_defaults`] for those. Bindings of earlier revisions keep a
+/// [`stateless_defaults`] for those. Bindings of earlier revisions keep a
 /// modern server's `resultType`, `ttlMs` and `cacheScope` in their `extra`.
 fn decode<R: DeserializeOwned>(method: &str, mut result: Value) -> Result<R, ClientError> {
     let first = match R::deserialize(&result) {
@@ -32,7 +32,7 @@ fn decode<R: DeserializeOwned>(method: &str, mut result: Value) -> Result<R, Cli
     };
     if let Value::Object(members) = &mut result {
         let mut added = false;
-        for (key, value) in modern_defaults() {
+        for (key, value) in stateless_defaults() {
             if !members.contains_key(key) {
                 members.insert(key.into(), value);
                 added = true;

@@ -594,7 +594,7 @@ impl Inner {
             Message::Request { method, params, .. } | Message::Notification { method, params } => {
                 let header_version = scan.protocol_version.and_then(|v| v.to_str().ok());
                 let body_version = message.meta(meta::PROTOCOL_VERSION);
-                let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Modern);
+                let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Stateless);
                 if !modern && method == "initialize" && matches!(message, Message::Request { .. }) {
                     return self.initialize(message, Arc::clone(extras)).await;
                 }
@@ -631,7 +631,7 @@ impl Inner {
                 let call = Call { extras: Arc::clone(extras), stream, modern: true };
                 let session = self.server.session();
                 // Stateless: the request must carry its own _meta.
-                session.fix_era(Era::Modern);
+                session.fix_era(Era::Stateless);
                 let response = self.answer(&session, message, call).await;
                 // The scope this request's `_meta` made, for the next one.
                 if let Some(made) = session.cached_scope() {
@@ -649,7 +649,7 @@ impl Inner {
 
     /// `initialize` without a session: opens one when it succeeds.
     async fn initialize(&self, message: Message<'_>, extras: Arc<Extras>) -> Response<HttpBody> {
-        if !self.config.stateful || self.server.config().supported_in(Era::Legacy).next().is_none() {
+        if !self.config.stateful || self.server.config().supported_in(Era::Stateful).next().is_none() {
             let supported = self.server.config().supported_newest_first();
             let e = RpcError::new(
                 revision::codes::UNSUPPORTED_PROTOCOL_VERSION,

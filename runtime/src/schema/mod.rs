@@ -28,6 +28,8 @@ mod meta;
 mod pattern;
 mod uri;
 
+pub use crate::validate::{default_draft, describe, SchemaValidator};
+
 use std::sync::Arc;
 
 use serde_json::{json, Value};

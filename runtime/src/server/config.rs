@@ -146,7 +146,7 @@ impl ServerConfig {
 
     /// Every supported revision, modern ones first, newest first.
     pub fn supported_newest_first(&self) -> Vec<&str> {
-        self.supported_in(Era::Modern).chain(self.supported_in(Era::Legacy)).collect()
+        self.supported_in(Era::Stateless).chain(self.supported_in(Era::Stateful)).collect()
     }
 }
 
@@ -163,7 +163,7 @@ pub(crate) struct Core {
     pub(crate) templates: Vec<UriTemplate>,
     /// `,"resultType":"complete","_meta":{"…/serverInfo":…}`: what a modern
     /// result appends to its members, serialised once.
-    pub(crate) modern_result_tail: String,
+    pub(crate) stateless_result_tail: String,
     /// Seals and opens `requestState` (multi round-trip requests).
     pub(crate) sealer: crate::mrtr::Sealer,
     /// Who hears run-time change notifications.

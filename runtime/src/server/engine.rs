@@ -320,7 +320,7 @@ impl Server {
     fn handle_batch(&self, session: &Session, items: Vec<Value>, sink: &Sink, extras: &Arc<Extras>) -> Handled {
         let revision = match session.identity() {
             Some(client) => client.protocol_version.clone(),
-            None => self.core.default_legacy().to_owned(),
+            None => self.core.default_stateful().to_owned(),
         };
         if !crate::revision::get(&revision).is_some_and(|r| r.batches) {
             let error = RpcError::invalid_request(format!(

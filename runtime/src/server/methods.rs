@@ -138,16 +138,16 @@ impl Core {
         let names_version = member(request_meta.as_ref(), meta::PROTOCOL_VERSION).is_some();
         let session_era = session.era();
         let modern = match (session_era, method) {
-            (Some(Era::Legacy), _) => false,
-            (Some(Era::Modern), _) => true,
+            (Some(Era::Stateful), _) => false,
+            (Some(Era::Stateless), _) => true,
             (None, "initialize") => names_version,
             (None, "server/discover") => true,
-            (None, _) => names_version || self.config.supported_in(Era::Legacy).next().is_none(),
+            (None, _) => names_version || self.config.supported_in(Era::Stateful).next().is_none(),
         };
         if !modern {
             let (client, version): (_, Arc<str>) = match session.identity_and_version() {
                 Some((c, version)) => (Some(c), version),
-                None => (None, self.default_legacy().into()),
+                None => (None, self.default_stateful().into()),
             };
             return Ok(Scope {
                 revision: revision::nearest(&version),
@@ -181,7 +181,7 @@ impl Core {
             Some(_) => return Err(missing_meta(&format!("\"{}\" must be a string", meta::PROTOCOL_VERSION))),
             None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::PROTOCOL_VERSION))),
         };
-        if revision::era(version) != Era::Modern || !self.config.supports(version) {
+        if revision::era(version) != Era::Stateless || !self.config.supports(version) {
             let supported = self.config.supported_newest_first();
             return Err(RpcError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
                 .with_data(json!({ "supported": supported, "requested": version })));
@@ -200,7 +200,7 @@ impl Core {
                 }
             },
         };
-        session.fix_era(Era::Modern);
+        session.fix_era(Era::Stateless);
         let identity = ClientIdentity {
             info: field(&request_meta, meta::CLIENT_INFO).cloned().unwrap_or(Value::Null),
             protocol_version: version.to_owned(),
@@ -228,7 +228,7 @@ impl Core {
         cached: &CachedScope,
         extras: &Arc<Extras>,
     ) -> Option<Scope> {
-        if session.era() != Some(Era::Modern) || matches!(method, "initialize" | "ping" | "notifications/initialized") {
+        if session.era() != Some(Era::Stateless) || matches!(method, "initialize" | "ping" | "notifications/initialized") {
             return None;
         }
         Some(Scope {
@@ -256,8 +256,8 @@ impl Core {
     }
 
     /// The revision a stateful request is served in before `initialize`.
-    pub(crate) fn default_legacy(&self) -> &str {
-        self.config.supported_in(Era::Legacy).next().unwrap_or(revision::LATEST_LEGACY)
+    pub(crate) fn default_stateful(&self) -> &str {
+        self.config.supported_in(Era::Stateful).next().unwrap_or(revision::LATEST_STATEFUL)
     }
 
     /// Answers a request that needs no task of its own.
@@ -364,12 +364,12 @@ impl Core {
             .get("protocolVersion")
             .and_then(Value::as_str)
             .ok_or_else(|| RpcError::invalid_params("\"protocolVersion\" must be a string"))?;
-        let version = if revision::era(requested) == Era::Legacy && self.config.supports(requested) {
+        let version = if revision::era(requested) == Era::Stateful && self.config.supports(requested) {
             requested.to_owned()
         } else {
-            self.default_legacy().to_owned()
+            self.default_stateful().to_owned()
         };
-        session.fix_era(Era::Legacy);
+        session.fix_era(Era::Stateful);
         session.set_identity(ClientIdentity {
             info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
             protocol_version: version.clone(),
@@ -444,7 +444,7 @@ impl Core {
                 out.extend_from_slice(b",\"result\":");
                 jsonrpc::push_json(&mut out, &result);
                 out.pop();
-                out.extend_from_slice(self.modern_result_tail.as_bytes());
+                out.extend_from_slice(self.stateless_result_tail.as_bytes());
                 out.extend_from_slice(b"}}");
                 return Reply { text: jsonrpc::into_text(out), error: None, rejected: false };
             }
@@ -531,7 +531,7 @@ impl Core {
                 audit::record(name, client.and_then(ClientIdentity::name), started.elapsed(), outcome, audited_args.as_ref());
             }
         };
-        let tail = if scope.modern { self.modern_result_tail.as_str() } else { "" };
+        let tail = if scope.modern { self.stateless_result_tail.as_str() } else { "" };
         let finish = |outcome: Outcome, answer: Answer| -> Option<Reply> {
             audit(outcome);
             Some(match answer {
@@ -787,7 +787,7 @@ pub(crate) fn add_cache_hint(result: &mut Map<String, Value>, hint: CacheHint) {
 
 /// The members a modern result appends: `resultType` and `_meta.serverInfo`,
 /// as text starting with a comma.
-pub(crate) fn modern_result_tail(server_info: &Value) -> String {
+pub(crate) fn stateless_result_tail(server_info: &Value) -> String {
     let mut meta_obj = Map::new();
     meta_obj.insert(meta::SERVER_INFO.into(), server_info.clone());
     format!(",\"resultType\":\"complete\",\"_meta\":{}", jsonrpc::json_text(&Value::Object(meta_obj)))

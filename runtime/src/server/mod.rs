@@ -37,5 +37,32 @@ pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, Server
 pub use engine::{Handled, Pending, Server};
 pub use methods::Reply;
 pub use session::{Session, SessionSnapshot};
+
+// What a server's author names, wherever in the engine it lives: the
+// request context and its parts, requests to the client, tool results and
+// hand-written dispatch.
+pub use crate::cancel::CancellationToken;
+pub use crate::context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
+pub use crate::limits::RateLimit;
+pub use crate::notifier::Notifier;
+#[cfg(feature = "schemars")]
+pub use crate::peer::form_schema;
+pub use crate::peer::{ElicitForm, Elicitation, PeerError, Root, SampleRequest, SampleResponse};
+pub use crate::scopes::INSUFFICIENT_SCOPE;
+pub use crate::surface::{Completion, CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface};
+pub use crate::tool::{decode_arguments, BoxFuture, CallFailure, Dispatch, ToolOutput};
+pub use crate::tool_error::ToolError;
+
+/// Long-running tools (the tasks of 2025-11-25 and the
+/// `io.modelcontextprotocol/tasks` extension of 2026-07-28): the context
+/// a task handler reports through, task state and where it is kept.
+pub mod tasks {
+    pub use crate::tasks::{
+        MemoryTaskStore, TaskChange, TaskContext, TaskFuture, TaskOptions, TaskRecord, TaskStatus, TaskStore,
+        TaskStoreError, TaskSupport, EXTENSION, RELATED_TASK,
+    };
+    #[cfg(feature = "redis")]
+    pub use crate::tasks::RedisTaskStore;
+}
 #[cfg(feature = "streamable-http")]
 pub(crate) use {engine::poll_once, message::Message, methods::{CachedScope, Params}};

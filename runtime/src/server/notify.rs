@@ -47,7 +47,7 @@ impl Server {
                 Change::Updated(uri) => session.is_subscribed(uri),
                 _ => true,
             };
-            if session.era() != Some(Era::Legacy) || session.identity().is_none() || !subscribed {
+            if session.era() != Some(Era::Stateful) || session.identity().is_none() || !subscribed {
                 return Takes::No;
             }
             stream().map_or(Takes::No, Takes::Yes)

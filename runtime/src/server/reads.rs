@@ -241,7 +241,7 @@ impl Core {
 async fn run(surface: &dyn Surface, work: Work, core: &Core, ctx: RequestContext) -> Result<Value, HandlerError> {
     match work {
         Work::Read(target, uri) => {
-            let modern = crate::revision::era(ctx.revision()) == crate::revision::Era::Modern;
+            let modern = crate::revision::era(ctx.revision()) == crate::revision::Era::Stateless;
             let mut result = surface.read(target, uri.clone(), ctx).await?;
             let empty = result.get("contents").and_then(Value::as_array).is_none_or(Vec::is_empty);
             if empty {

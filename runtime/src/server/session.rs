@@ -213,7 +213,7 @@ impl Session {
     /// Restores the state of a snapshot into this session (a fresh one, or
     /// one whose state another replica changed: requests in flight stay).
     pub fn restore(&self, snapshot: &SessionSnapshot) {
-        self.fix_era(Era::Legacy);
+        self.fix_era(Era::Stateful);
         self.set_identity(ClientIdentity {
             info: snapshot.client_info.clone(),
             protocol_version: snapshot.protocol_version.clone(),

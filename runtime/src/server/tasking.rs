@@ -59,7 +59,7 @@ fn owner(scope: &Scope) -> String {
 }
 
 /// Whether a stateful revision has tasks.
-fn legacy_has_tasks(scope: &Scope) -> bool {
+fn stateful_has_tasks(scope: &Scope) -> bool {
     &*scope.version >= FIRST_TASK_REVISION
 }
 
@@ -95,7 +95,7 @@ impl Core {
                 (_, true) => Ok(true),
             };
         }
-        if !legacy_has_tasks(scope) {
+        if !stateful_has_tasks(scope) {
             return Ok(false);
         }
         let asked = call.task.as_ref().is_some_and(Value::is_object);
@@ -198,7 +198,7 @@ impl Server {
         let known = if scope.modern {
             matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
         } else {
-            legacy_has_tasks(scope) && matches!(method, "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel")
+            stateful_has_tasks(scope) && matches!(method, "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel")
         };
         if !known {
             return None;

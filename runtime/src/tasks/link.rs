@@ -149,7 +149,7 @@ impl TaskContext {
     }
 
     fn modern(&self) -> bool {
-        crate::revision::era(self.ctx.revision()) == crate::revision::Era::Modern
+        crate::revision::era(self.ctx.revision()) == crate::revision::Era::Stateless
     }
 
     /// Parks the task as `input_required` with the request `key` until

@@ -55,7 +55,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use mcpgen_runtime::validate::{default_draft, SchemaValidator};
+use mcpgen_runtime::schema::{default_draft, SchemaValidator};
 use serde_json::{json, Value};
 
 struct Options {

@@ -210,7 +210,7 @@ pub fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Result<Ser
 /// The 2025-03-26 fallback for a server without resource metadata: its
 /// origin is the authorization server; metadata at the root well-known
 /// URL, else the default endpoints `/authorize`, `/token`, `/register`.
-pub async fn legacy_server_metadata(net: &HttpOptions, server: &Url) -> Result<ServerMetadata, AuthError> {
+pub async fn stateful_server_metadata(net: &HttpOptions, server: &Url) -> Result<ServerMetadata, AuthError> {
     let origin = origin(server);
     let url = format!("{origin}/.well-known/oauth-authorization-server");
     let got = fetch::get(net, &url, "authorization server metadata").await?;

@@ -116,7 +116,7 @@ impl Authorizer {
                     .unwrap_or(&prm.authorization_servers[0]);
                 discovery::server_metadata(&self.net, issuer).await?
             }
-            None => discovery::legacy_server_metadata(&self.net, &self.endpoint).await?,
+            None => discovery::stateful_server_metadata(&self.net, &self.endpoint).await?,
         };
         if server.issuer != stored.issuer {
             // A new authorization server: nothing from the old one carries over.
