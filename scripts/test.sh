@@ -48,7 +48,7 @@ if [ "$status" != 0 ]; then
 fi
 
 # Generated code must be clippy-clean: the protocol types of every revision
-# (protocol-tests), the tool types of the shared manifests (tools-tests) and
+# (tests/protocol), the tool types of the shared manifests (tests/tools) and
 # the example server's generated bindings, with every lint a warning denied.
 if [ "$#" -eq 0 ]; then
     cargo clippy --workspace --no-deps -- -D warnings

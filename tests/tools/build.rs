@@ -82,17 +82,17 @@ fn main() {
     let big = out.join("hostile_big.json");
     std::fs::write(&big, serde_json::to_string(&hostile_big()).unwrap()).unwrap();
     let manifests = [
-        ("github", dir.join("../../shared/manifests/github.json")),
-        ("stitch", dir.join("../../shared/manifests/stitch.json")),
+        ("github", dir.join("../../../shared/manifests/github.json")),
+        ("stitch", dir.join("../../../shared/manifests/stitch.json")),
         ("rules", dir.join("manifests/rules.json")),
         ("rules_yaml", dir.join("manifests/rules.yaml")),
         ("fallbacks", dir.join("manifests/fallbacks.json")),
         ("refs", dir.join("manifests/refs.json")),
         ("hostile", dir.join("manifests/hostile.json")),
         ("shapes", dir.join("manifests/shapes.json")),
-        ("weather", dir.join("../examples/weather-server/tools.json")),
-        ("notes", dir.join("../examples/notes-server/manifest.json")),
-        ("conformance", dir.join("../examples/conformance-server/tools.json")),
+        ("weather", dir.join("../../examples/weather-server/tools.json")),
+        ("notes", dir.join("../../examples/notes-server/manifest.json")),
+        ("conformance", dir.join("../../examples/conformance-server/tools.json")),
         ("hostile_big", big),
     ];
     for (name, path) in manifests {

@@ -15,7 +15,7 @@ fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     // The shared mirror beside the repository, unless told otherwise.
     if std::env::var_os("MCPGEN_SCHEMA_MIRROR").is_none() {
-        std::env::set_var("MCPGEN_SCHEMA_MIRROR", root.join("../../shared/mcp-spec"));
+        std::env::set_var("MCPGEN_SCHEMA_MIRROR", root.join("../../../shared/mcp-spec"));
     }
     println!("cargo:rerun-if-env-changed=MCPGEN_SCHEMA_MIRROR");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());

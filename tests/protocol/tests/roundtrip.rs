@@ -58,11 +58,11 @@ fn revisions() -> Vec<Revision> {
 fn mirror() -> PathBuf {
     std::env::var_os("MCPGEN_SCHEMA_MIRROR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/mcp-spec"))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/mcp-spec"))
 }
 
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
 }
 
 fn read_json(path: &Path) -> Value {

@@ -34,16 +34,16 @@ type RoundTrip = fn(&str, bool, Value) -> Option<Result<Value, String>>;
 
 fn manifests() -> Vec<(&'static str, &'static str, RoundTrip)> {
     vec![
-        ("github", "../../shared/manifests/github.json", mcpgen_tools_tests::github::roundtrip),
-        ("stitch", "../../shared/manifests/stitch.json", mcpgen_tools_tests::stitch::roundtrip),
+        ("github", "../../../shared/manifests/github.json", mcpgen_tools_tests::github::roundtrip),
+        ("stitch", "../../../shared/manifests/stitch.json", mcpgen_tools_tests::stitch::roundtrip),
         ("rules", "manifests/rules.json", mcpgen_tools_tests::rules::roundtrip),
         ("fallbacks", "manifests/fallbacks.json", mcpgen_tools_tests::fallbacks::roundtrip),
         ("refs", "manifests/refs.json", mcpgen_tools_tests::refs::roundtrip),
         ("hostile", "manifests/hostile.json", mcpgen_tools_tests::hostile::roundtrip),
         ("shapes", "manifests/shapes.json", mcpgen_tools_tests::shapes::roundtrip),
-        ("weather", "../examples/weather-server/tools.json", mcpgen_tools_tests::weather::roundtrip),
-        ("notes", "../examples/notes-server/manifest.json", mcpgen_tools_tests::notes::roundtrip),
-        ("conformance", "../examples/conformance-server/tools.json", mcpgen_tools_tests::conformance::roundtrip),
+        ("weather", "../../examples/weather-server/tools.json", mcpgen_tools_tests::weather::roundtrip),
+        ("notes", "../../examples/notes-server/manifest.json", mcpgen_tools_tests::notes::roundtrip),
+        ("conformance", "../../examples/conformance-server/tools.json", mcpgen_tools_tests::conformance::roundtrip),
     ]
 }
 
