@@ -7,7 +7,7 @@
 # start-up, handshake and shutdown cancel. Instruction counts do not depend
 # on the machine's load.
 #
-# Usage: bash scripts/bench-client-callgrind.sh [--client-bin PATH]...
+# Usage: bash bench/client-callgrind.sh [--client-bin PATH]...
 #   --client-bin PATH   measure this client-http binary (e.g. one built
 #                       from an older commit) instead of building one;
 #                       repeat to compare several in the same run

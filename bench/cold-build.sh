@@ -9,7 +9,7 @@
 # hits both; wall-clock and CPU time (user + sys of cargo and rustc) are
 # printed per build, then the medians and their ratios.
 #
-# Usage: bash scripts/bench-cold-build.sh [ROUNDS]    (default 2)
+# Usage: bash bench/cold-build.sh [ROUNDS]    (default 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

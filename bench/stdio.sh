@@ -16,10 +16,10 @@
 # Each server's CPU time per call (cpu/call, all threads) is printed too.
 # mcpgen-nospin is the generated server with its stdio reader sleeping as
 # soon as stdin is empty (WEATHER_SPIN_US=0) instead of trying it for 50 µs.
-# Usage: bash examples/weather-server/bench.sh [CALLS] [ROUNDS]
-# Instruction counts (load-independent): scripts/bench-callgrind.sh.
+# Usage: bash bench/stdio.sh [CALLS] [ROUNDS]
+# Instruction counts (load-independent): bench/callgrind.sh.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 calls="${1:-20000}"
 rounds="${2:-3}"
 cargo build --quiet --release -p weather-server

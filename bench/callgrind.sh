@@ -17,7 +17,7 @@
 # 1,500 sequential calls after start-up (and `initialize` in the stateful
 # era); (I(1500) - I(500)) / 1000 is the cost of one call, start-up and
 # shutdown cancel. Instruction counts do not depend on the machine's load,
-# so this is the honest measure on a shared machine (wall-clock: bench.sh).
+# so this is the honest measure on a shared machine (wall-clock: bench/stdio.sh).
 # The TypeScript server is compiled as it runs (V8's JIT keeps optimizing
 # for thousands of calls: about 870k instructions per call over calls
 # 500-1,500, 615k over 1,500-2,500, 285k from 4,500 on), so it is counted
@@ -25,7 +25,7 @@
 # --smc-check=all-non-file (valgrind's mode for generated code); it takes
 # about two minutes.
 #
-# Usage: bash scripts/bench-callgrind.sh [options] [CASE ...]
+# Usage: bash bench/callgrind.sh [options] [CASE ...]
 #   --server-bin PATH   measure this weather-server binary (e.g. a saved
 #                       build from before a change) instead of building one
 #   --no-rmcp           skip the references (rmcp, the hyper floor, the

@@ -42,7 +42,7 @@
 # other processes used more than 0.25 CPU is set aside and the rounds go on
 # (at most 9) until every row has 3 clean ones; medians are over those.
 #
-# Usage: bash scripts/bench-http.sh [http-load options, e.g. --rounds 5 --secs 5]
+# Usage: bash bench/http.sh [http-load options, e.g. --rounds 5 --secs 5]
 # Environment: CARGO_TARGET_DIR (default: ./target), SKIP_BUILD=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -18,7 +18,7 @@
 # median of the per-round ratios A/B of calls/s; the load average before
 # and after shows whether anything else ran.
 #
-# Usage: bash scripts/bench-client-https.sh [--rounds N] [--calls N]
+# Usage: bash bench/client-https.sh [--rounds N] [--calls N]
 #            [--client-bin LABEL=PATH]... [--rmcp-no-pool]
 #   --client-bin LABEL=PATH  also run this client-http binary (e.g. one
 #                            built from an older commit), as LABEL, in the
