@@ -54,7 +54,9 @@ if [ "$#" -eq 0 ]; then
     cargo clippy --workspace --no-deps -- -D warnings
 fi
 
-# Both crates package: contents checked, `cargo package --no-verify`.
+# Both crates are publishable: contents checked, `cargo publish --dry-run`
+# (each built from its .crate), `cargo install --path .` works, and a
+# `mcpgen new --mcpgen-version` crate resolves against the packaged crates.
 if [ "$#" -eq 0 ]; then
     bash scripts/check-package.sh
 fi
