@@ -48,13 +48,15 @@ if [ "$status" != 0 ]; then
 fi
 
 # Generated code must be clippy-clean: the protocol types of every revision
-# (protocol-tests), the tool types of the shared manifests (tools-tests) and
+# (tests/protocol), the tool types of the shared manifests (tests/tools) and
 # the example server's generated bindings, with every lint a warning denied.
 if [ "$#" -eq 0 ]; then
     cargo clippy --workspace --no-deps -- -D warnings
 fi
 
-# Both crates package: contents checked, `cargo package --no-verify`.
+# Both crates are publishable: contents checked, `cargo publish --dry-run`
+# (each built from its .crate), `cargo install --path .` works, and a
+# `mcpgen new --mcpgen-version` crate resolves against the packaged crates.
 if [ "$#" -eq 0 ]; then
     bash scripts/check-package.sh
 fi

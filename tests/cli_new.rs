@@ -503,6 +503,51 @@ fn names_that_cannot_be_crate_names_are_refused() {
     }
 }
 
+/// `--mcpgen-version V`: the crate depends on the published crates, this
+/// version, and on nothing of a checkout: no path, no copied lock file.
+/// A stdio server takes the runtime without its HTTP transport, an HTTP
+/// one with it, an HTTP one behind `--auth jwt` with `oauth`; build.rs
+/// takes the generator library without its command line.
+/// (scripts/check-package.sh resolves such a crate against the packaged
+/// crates.)
+#[test]
+fn mcpgen_version_gives_registry_dependencies() {
+    let inline = |table: &str| format!("x = {table}").parse::<toml::Table>().unwrap()["x"].clone();
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = tmp.path().join("tools.json");
+    std::fs::write(&manifest, ONE_TOOL).unwrap();
+    for (name, extra, runtime) in [
+        ("over-stdio", &[][..], r#"{ default-features = false, version = "0.3.1" }"#),
+        ("over-http", &["--transport", "http"][..], r#"{ version = "0.3.1" }"#),
+        ("with-jwt", &["--transport", "http", "--auth", "jwt"][..], r#"{ features = ["oauth"], version = "0.3.1" }"#),
+    ] {
+        let dir = tmp.path().join(name);
+        let r = run(mcpgen(&tmp.path().join("cache"))
+            .arg("new")
+            .arg(&dir)
+            .arg("--manifest")
+            .arg(&manifest)
+            .args(["--mcpgen-version", "0.3.1"])
+            .args(extra));
+        assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+        let text = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        let cargo: toml::Table = text.parse().unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        assert_eq!(cargo["dependencies"]["mcpgen-runtime"], inline(runtime), "{name}: {text}");
+        assert_eq!(cargo["build-dependencies"]["mcpgen"], inline(r#"{ default-features = false, version = "0.3.1" }"#), "{name}: {text}");
+        assert!(!text.contains("path ="), "{name}: {text}");
+        assert!(!dir.join("Cargo.lock").exists(), "{name}: a checkout's lock file does not fit registry dependencies");
+    }
+    // One source of the two crates: a path and a version together are refused.
+    let r = run(mcpgen(&tmp.path().join("cache"))
+        .arg("new")
+        .arg(tmp.path().join("both"))
+        .arg("--manifest")
+        .arg(&manifest)
+        .args(["--mcpgen-version", "0.3.1", "--mcpgen-path", "."]));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!tmp.path().join("both").exists());
+}
+
 /// `--auth jwt`: an HTTP server whose bearer gate (JWT verifier and
 /// protected resource metadata) comes from the environment. The scaffold
 /// builds without warnings and passes its own tests, among them: no token →

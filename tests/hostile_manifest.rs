@@ -155,13 +155,13 @@ fn store(cache: &Path) -> mcpgen::store::Store {
 }
 
 // Class 7: output that does not compile. (That it compiles, warnings
-// denied, is tested by the tools-tests crate; here: what reaches comments
+// denied, is tested by the tests/tools crate; here: what reaches comments
 // and names outside tools.rs.)
 
 #[test]
 fn hostile_text_never_reaches_a_comment_raw_and_keyword_tools_get_snake_methods() {
     let tmp = tempfile::tempdir().unwrap();
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools-tests/manifests/hostile.json");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/manifests/hostile.json");
     let g = mcpgen::Builder::new().manifest(&manifest).store(store(tmp.path())).generate().unwrap();
     let again = mcpgen::Builder::new().manifest(&manifest).store(store(tmp.path())).generate().unwrap();
     assert_eq!(g.files, again.files, "deterministic");

@@ -1,5 +1,5 @@
-//! `rmcp-stdio-weather`: the reference point of `scripts/bench-callgrind.sh`
-//! and `examples/weather-server/bench.sh`. The weather example's
+//! `rmcp-stdio-weather`: the reference point of `bench/callgrind.sh`
+//! and `bench/stdio.sh`. The weather example's
 //! `get_forecast` tool (same input schema, same deterministic computation,
 //! same output: `structuredContent` plus the same JSON as a text block)
 //! served over stdio by rmcp, the official Rust SDK.

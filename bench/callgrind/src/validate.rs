@@ -1,4 +1,4 @@
-//! The argument validation of scripts/bench-callgrind.sh alone: the
+//! The argument validation of bench/callgrind.sh alone: the
 //! weather example's `get_forecast` and `convert_temperature` input
 //! schemas, checked N times (valid arguments with `is_valid`, invalid ones
 //! with every error collected), by mcpgen's own validator or by the

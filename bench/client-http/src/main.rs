@@ -4,12 +4,12 @@
 //! `get_forecast` CALLS times one after another, each answer checked.
 //!
 //! - Run twice under callgrind with different CALLS by
-//!   scripts/bench-client-callgrind.sh: the difference over the difference
+//!   bench/client-callgrind.sh: the difference over the difference
 //!   of calls is the client's cost of one call.
 //! - `--cacert FILE` trusts that CA for an `https://` URL;
 //!   `--stats` times each call (after 50 untimed ones) and prints one line,
 //!   `calls=N secs=S calls_per_s=R p50_us=P p99_us=Q`, as
-//!   scripts/bench-client-https.sh reads it (the same line as
+//!   bench/client-https.sh reads it (the same line as
 //!   bench/rmcp-client prints).
 
 use std::time::{Duration, Instant};
@@ -66,7 +66,7 @@ async fn main() {
     report(start.elapsed(), &mut times);
 }
 
-/// Prints the line scripts/bench-client-https.sh reads.
+/// Prints the line bench/client-https.sh reads.
 fn report(total: Duration, times: &mut [Duration]) {
     times.sort_unstable();
     let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)].as_secs_f64() * 1e6;

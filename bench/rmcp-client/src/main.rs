@@ -59,7 +59,7 @@ async fn main() {
     report(start.elapsed(), &mut times);
 }
 
-/// Prints the line scripts/bench-client-https.sh reads.
+/// Prints the line bench/client-https.sh reads.
 fn report(total: Duration, times: &mut [Duration]) {
     times.sort_unstable();
     let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)].as_secs_f64() * 1e6;

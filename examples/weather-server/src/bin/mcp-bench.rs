@@ -33,7 +33,7 @@
 //! this machine (on a VM, a client idle for more than a few µs may have its
 //! vCPU halted, and waking it costs more than the server's work).
 //!
-//! Drive mode (used by `scripts/bench-callgrind.sh`, which runs the server
+//! Drive mode (used by `bench/callgrind.sh`, which runs the server
 //! under callgrind and counts its instructions):
 //!
 //! ```text
@@ -341,7 +341,7 @@ impl HttpClient {
             (None, None) => format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n"),
         };
         // `MCP_BENCH_BEARER`: every request carries this access token (the
-        // server's bearer gate, scripts/bench-callgrind.sh).
+        // server's bearer gate, bench/callgrind.sh).
         let era = match std::env::var("MCP_BENCH_BEARER") {
             Ok(token) if !token.is_empty() => format!("{era}Authorization: Bearer {token}\r\n"),
             _ => era,

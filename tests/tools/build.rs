@@ -1,0 +1,138 @@
+//! Generates `tools.rs` for each manifest under test into
+//! `$OUT_DIR/<name>/tools.rs` with `mcpgen::codegen::tools`, formatted by
+//! `mcpgen::emit::format` exactly as `mcpgen generate` writes it, and a
+//! `$OUT_DIR/<name>/report.txt` listing bindings and fallback warnings.
+//!
+//! Besides the files in `manifests/`, one manifest is made here: the
+//! hostile inputs too big to keep as files (100,000-character names,
+//! 60-level nesting, 200-link `$ref` chains), written to
+//! `$OUT_DIR/hostile_big.json`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+
+/// Tools whose names, nesting and reference chains are far beyond what a
+/// sensible schema has.
+fn hostile_big() -> Value {
+    let long = "p".repeat(100_000);
+    let long_type = "Q".repeat(100_000);
+    let long_value = format!("A{}", "a".repeat(100_000));
+    let long_def = "d".repeat(100_000);
+    let long_names = json!({
+        "name": "long_names",
+        "description": "x\n".repeat(10_000),
+        "inputSchema": {
+            "type": "object",
+            "$defs": { long_def.clone(): {"type": "object", "properties": {"v": {"type": "string"}}} },
+            "properties": {
+                long.clone(): {"type": "string"},
+                long_type.clone(): {"type": "object", "properties": {"x": {"type": "integer"}}},
+                "pick": {"type": "string", "enum": [long_value, "b"]},
+                "titled": {"type": "object", "title": "T".repeat(100_000), "properties": {"y": {"type": "boolean"}}},
+                "defined": {"$ref": format!("#/$defs/{long_def}")}
+            },
+            "required": [long]
+        }
+    });
+    // 60 levels of each shape that costs rustc the most per level.
+    let mut objects = json!({"type": "string"});
+    let mut arrays = json!({"type": "string"});
+    let mut maps = json!({"type": "string"});
+    let mut mixed = json!({"type": "string"});
+    for level in 0..60 {
+        objects = json!({"type": "object", "properties": {"c": objects}});
+        arrays = json!({"type": "array", "items": arrays});
+        maps = json!({"type": "object", "additionalProperties": maps});
+        mixed = match level % 3 {
+            0 => json!({"type": "object", "properties": {"next": mixed}}),
+            1 => json!({"type": "array", "items": mixed}),
+            _ => json!({"type": "object", "additionalProperties": mixed}),
+        };
+    }
+    let deep = json!({
+        "name": "deep",
+        "inputSchema": {"type": "object", "properties": {"objects": objects, "arrays": arrays, "maps": maps, "mixed": mixed}}
+    });
+    let mut aliases = Map::new();
+    let mut links = Map::new();
+    for i in 0..200 {
+        aliases.insert(format!("a{i}"), json!({"$ref": format!("#/$defs/a{}", i + 1)}));
+        links.insert(format!("l{i}"), json!({"type": "object", "properties": {"next": {"$ref": format!("#/$defs/l{}", i + 1)}}}));
+    }
+    aliases.insert("a200".into(), json!({"type": "string"}));
+    links.insert("l200".into(), json!({"type": "string"}));
+    let mut defs = aliases;
+    defs.extend(links);
+    let chains = json!({
+        "name": "chains",
+        "inputSchema": {
+            "type": "object",
+            "$defs": defs,
+            "properties": {"alias": {"$ref": "#/$defs/a0"}, "link": {"$ref": "#/$defs/l0"}}
+        }
+    });
+    json!({"tools": [long_names, deep, chains]})
+}
+
+fn main() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let big = out.join("hostile_big.json");
+    std::fs::write(&big, serde_json::to_string(&hostile_big()).unwrap()).unwrap();
+    let manifests = [
+        ("github", dir.join("../../../shared/manifests/github.json")),
+        ("stitch", dir.join("../../../shared/manifests/stitch.json")),
+        ("rules", dir.join("manifests/rules.json")),
+        ("rules_yaml", dir.join("manifests/rules.yaml")),
+        ("fallbacks", dir.join("manifests/fallbacks.json")),
+        ("refs", dir.join("manifests/refs.json")),
+        ("hostile", dir.join("manifests/hostile.json")),
+        ("shapes", dir.join("manifests/shapes.json")),
+        ("weather", dir.join("../../examples/weather-server/tools.json")),
+        ("notes", dir.join("../../examples/notes-server/manifest.json")),
+        ("conformance", dir.join("../../examples/conformance-server/tools.json")),
+        ("hostile_big", big),
+    ];
+    for (name, path) in manifests {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let manifest = mcpgen::manifest::Manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let generated = mcpgen::codegen::tools::generate(&manifest).unwrap_or_else(|e| panic!("{e}"));
+        let mut report = String::new();
+        for b in &generated.tools {
+            let output = b.output.as_deref().unwrap_or("-");
+            writeln!(report, "tool {} {} {} {}", b.name, b.method, b.input, output).unwrap();
+        }
+        for w in &generated.warnings {
+            writeln!(report, "warning {}", w.to_string().replace('\n', " ")).unwrap();
+        }
+        let header = mcpgen::emit::Header::new().input(format!("tool manifest {name}"));
+        let text = mcpgen::emit::format(generated.tokens, &header).unwrap_or_else(|e| panic!("{e}"));
+        let target = out.join(name);
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(target.join("tools.rs"), text).unwrap();
+        std::fs::write(target.join("report.txt"), report).unwrap();
+        std::fs::write(target.join("roundtrip.rs"), roundtrip(&generated.tools)).unwrap();
+    }
+}
+
+/// `roundtrip.rs` of a manifest: `pub fn roundtrip(tool, output, value)`
+/// decodes `value` as the tool's input (or output) type the way the
+/// runtime does and encodes it back; `None` for a tool (or output) the
+/// manifest does not have.
+fn roundtrip(bindings: &[mcpgen::codegen::tools::ToolBinding]) -> String {
+    let mut arms = String::new();
+    for b in bindings {
+        writeln!(arms, "        ({:?}, false) => Some(crate::decode_encode::<{}>(value)),", b.name, b.input).unwrap();
+        if let Some(output) = &b.output {
+            writeln!(arms, "        ({:?}, true) => Some(crate::decode_encode::<{output}>(value)),", b.name).unwrap();
+        }
+    }
+    format!(
+        "/// Decodes `value` as the input (`output == false`) or output type of\n\
+         /// `tool` and encodes it back; `None` when there is no such type.\n\
+         pub fn roundtrip(tool: &str, output: bool, value: ::serde_json::Value) -> Option<Result<::serde_json::Value, String>> {{\n\
+         \x20   match (tool, output) {{\n{arms}        _ => {{\n            let _ = value;\n            None\n        }}\n    }}\n}}\n"
+    )
+}

@@ -1,0 +1,197 @@
+//! Properties of `codegen::tools` beyond its output text: warnings and
+//! where they point, determinism, errors, and the bindings handed to the
+//! server and client generators. The output of one schema rule per
+//! manifest is a compiled golden (`goldens/manifests/`, `tests/goldens.rs`);
+//! the tests here that need such a manifest read it from there.
+
+use mcpgen::codegen::tools::{generate, ToolsOutput};
+use mcpgen::manifest::Manifest;
+use serde_json::{json, Value};
+
+fn manifest(tools: Value) -> Manifest {
+    let text = serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap();
+    Manifest::from_str(&text, "inline.json").unwrap()
+}
+
+fn run(tools: Value) -> ToolsOutput {
+    generate(&manifest(tools)).unwrap()
+}
+
+/// The tools of the golden manifest `goldens/manifests/<name>.json`.
+fn golden(name: &str) -> ToolsOutput {
+    let path = format!("{}/goldens/manifests/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    generate(&Manifest::load(&path).unwrap()).unwrap()
+}
+
+/// The generated code without typify's shared `error` module (the same for
+/// every manifest).
+fn code(out: &ToolsOutput) -> String {
+    let mut file: syn::File = syn::parse2(out.tokens.clone()).unwrap();
+    file.items.retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn fixed_length_arrays_of_both_dialects_are_tuples_without_warnings() {
+    let out = golden("tuples_of_both_dialects");
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let code = code(&out);
+    assert!(code.contains("pub pair: (::std::string::String, i128),"), "{code}");
+    assert!(code.contains("pub legacy: (f64, bool),"), "{code}");
+}
+
+#[test]
+fn fallback_to_json_value_is_reported_at_the_property() {
+    let out = golden("fallback_to_json_value");
+    assert_eq!(out.warnings.len(), 1);
+    let w = &out.warnings[0];
+    let loc = w.location.clone().unwrap();
+    assert_eq!(loc.pointer.as_deref(), Some("/tools/0/inputSchema/properties/n"));
+    assert!(loc.line_col.is_some());
+    assert!(w.message.contains("tool `odd`: property `n` is typed as `serde_json::Value`"), "{}", w.message);
+}
+
+#[test]
+fn a_root_typify_cannot_convert_becomes_a_json_map() {
+    let out = run(json!([{ "name": "odd", "inputSchema": {"type": "object", "description": "Odd.", "not": {"required": ["x"]}} }]));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    let w = &out.warnings[0];
+    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema"));
+    assert!(w.message.starts_with("tool `odd`: `OddInput` is a JSON object map"), "{}", w.message);
+    let code = code(&out);
+    assert!(code.contains("pub struct OddInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);"), "{code}");
+}
+
+#[test]
+fn bindings_name_every_tool_distinctly() {
+    let out = run(json!([
+        {"name": "get-me", "inputSchema": {"type": "object"}},
+        {"name": "get_me", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}},
+        {"name": "getMe", "inputSchema": {"type": "object"}},
+        {"name": "match", "inputSchema": {"type": "object"}},
+        {"name": "9lives.v2", "inputSchema": {"type": "object"}},
+        {"name": "renamed", "inputSchema": {"type": "object"}, "x-mcpgen": {"rustName": "chosen"}, "icons": []}
+    ]));
+    let rows: Vec<(String, String, String, Option<String>)> =
+        out.tools.iter().map(|b| (b.name.clone(), b.method.clone(), b.input.clone(), b.output.clone())).collect();
+    let expected = [
+        ("get-me", "get_me_2", "GetMe2Input", None),
+        ("get_me", "get_me", "GetMeInput", Some("GetMeOutput")),
+        ("getMe", "get_me_3", "GetMe3Input", None),
+        ("match", "match_tool", "MatchInput", None),
+        ("9lives.v2", "_9lives_v2", "V9livesV2Input", None),
+        ("renamed", "chosen", "ChosenInput", None),
+    ];
+    let expected: Vec<(String, String, String, Option<String>)> =
+        expected.iter().map(|(n, m, i, o)| (n.to_string(), m.to_string(), i.to_string(), o.map(str::to_string))).collect();
+    assert_eq!(rows, expected);
+    // The binding carries the tool as served: unknown fields kept,
+    // mcpgen's settings removed.
+    assert_eq!(out.tools[5].tool, json!({"name": "renamed", "inputSchema": {"type": "object"}, "icons": []}));
+}
+
+#[test]
+fn output_is_deterministic_and_independent_of_tool_order() {
+    let tools = json!([
+        {"name": "a-b", "inputSchema": {"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}}},
+        {"name": "a_b", "inputSchema": {"type": "object", "properties": {"e": {"enum": ["x y", "z"]}}}}
+    ]);
+    let first = code(&run(tools.clone()));
+    assert_eq!(first, code(&run(tools.clone())));
+    let mut reversed = tools.as_array().unwrap().clone();
+    reversed.reverse();
+    let out = run(Value::Array(reversed));
+    let names: Vec<(&str, &str)> = out.tools.iter().map(|b| (b.name.as_str(), b.method.as_str())).collect();
+    assert_eq!(names, [("a_b", "a_b"), ("a-b", "a_b_2")]);
+}
+
+#[test]
+fn invalid_manifests_are_errors_not_panics() {
+    let dup = generate(&manifest(json!([
+        {"name": "x", "inputSchema": {"type": "object"}},
+        {"name": "x", "inputSchema": {"type": "object"}}
+    ])))
+    .unwrap_err();
+    assert!(dup.message.contains("duplicate tool name `x`"), "{}", dup.message);
+    assert_eq!(dup.location.unwrap().pointer.as_deref(), Some("/tools/1/name"));
+    let clash = generate(&manifest(json!([
+        {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "object", "properties": {"p": {"type": "string"}}}}}},
+        {"name": "a_input", "inputSchema": {"type": "object", "$defs": {"x": {"type": "integer"}}, "properties": {"y": {"$ref": "#/$defs/x"}}}}
+    ])))
+    .unwrap_err();
+    assert_eq!(clash.message, "tools `a` and `a_input` would both define a Rust type named `AInputX`");
+    assert_eq!(clash.location.unwrap().pointer.as_deref(), Some("/tools/1"));
+    assert!(clash.hint.unwrap().contains("rustName"));
+    let missing = generate(&manifest(json!([{"name": "x"}]))).unwrap_err();
+    assert!(missing.message.contains("no object `inputSchema`"), "{}", missing.message);
+    assert!(missing.hint.unwrap().contains("mcpgen manifest check"));
+}
+
+/// The 2020-12 vocabulary of the conformance suite's `json_schema_2020_12_tool`:
+/// `$defs` with `$anchor`, `allOf`/`anyOf` and `if`/`then`/`else` around
+/// plain properties. The conditionals only narrow validity (the server's
+/// validator checks them), so the arguments are typed without a warning.
+#[test]
+fn conditionals_and_composition_of_2020_12_keep_typed_arguments() {
+    let out = run(json!([{ "name": "contact", "inputSchema": {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"city": {"type": "string"}}}},
+        "properties": {
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    }}]));
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let code = code(&out);
+    assert!(!code.contains("serde_json::Map"), "{code}");
+    assert!(code.contains("pub struct ContactAddress"), "{code}");
+    // The `anyOf` only says which of them is present: both are optional
+    // fields of one struct, and the validator checks the rule.
+    assert!(code.contains("pub phone: ::std::option::Option<::std::string::String>,"), "{code}");
+    assert!(code.contains("pub email: ::std::option::Option<::std::string::String>,"), "{code}");
+    assert!(code.contains("contact_method: ::std::option::Option<"), "{code}");
+    assert!(!code.contains("enum ContactInput {"), "{code}");
+}
+
+/// Properties only a conditional branch declares are no fields: a warning
+/// says so, at the branch. Properties named like the keywords stay fields.
+#[test]
+fn properties_only_a_branch_declares_are_reported() {
+    let out = run(json!([{ "name": "cond", "inputSchema": {
+        "type": "object",
+        "properties": {"if": {"type": "string"}, "then": {"type": "integer"}},
+        "if": {"required": ["if"]},
+        "then": {"properties": {"extra": {"type": "string"}}},
+        "else": {"properties": {"then": {"minimum": 1}}}
+    }}]));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    let w = &out.warnings[0];
+    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema/then"));
+    assert!(w.message.contains("(extra)"), "{}", w.message);
+    let code = code(&out);
+    assert!(code.contains("pub if_: ::std::option::Option<::std::string::String>"), "{code}");
+    assert!(code.contains("pub then: ::std::option::Option<i128>"), "{code}");
+}
+
+/// A property that fails on its own is reported under its declared name and
+/// pointer, not the marker typify saw.
+#[test]
+fn a_renamed_property_is_reported_as_declared() {
+    let out = run(json!([{ "name": "odd", "inputSchema": {
+        "type": "object",
+        "properties": {"Self": {"not": {"type": "string"}}, "n": {"type": "integer"}}
+    }}]));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    let w = &out.warnings[0];
+    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema/properties/Self"));
+    assert!(w.message.contains("property `Self` is typed"), "{}", w.message);
+    assert!(!w.message.contains("zmcpgen"), "{}", w.message);
+}
