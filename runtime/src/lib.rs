@@ -4,49 +4,64 @@
 //! typed, per-revision code is generated. Generated code refers to
 //! `serde` and `serde_json` through the re-exports below so that a crate
 //! using mcpgen only needs this one dependency.
+//!
+//! - [`server`]: [`ServerBuilder`] and [`Server`], the request context a
+//!   handler gets, requests to the client, tasks (`server::tasks`);
+//! - [`client`]: the client engine generated clients wrap;
+//! - [`transport`]: stdio, child processes and the transport traits;
+//! - `http` (feature `streamable-http`): the Streamable HTTP service and
+//!   client, OAuth on both sides (feature `oauth`), session stores;
+//! - [`revision`]: the protocol revisions and their eras (stateful up to
+//!   2025-11-25, stateless from 2026-07-28);
+//! - [`schema`]: the JSON Schema validator tool inputs and outputs are
+//!   checked with.
 
-mod child;
+// What users name: the server engine, the client engine, transports, the
+// Streamable HTTP service and client, the revision table and the JSON
+// Schema validator.
 pub mod client;
+#[cfg(feature = "streamable-http")]
+pub mod http;
+pub mod revision;
+pub mod schema;
+pub mod server;
+pub mod transport;
+
+// What generated code and mcpgen's own crates (the generator, the fuzz
+// targets) reach into: public, but not part of the documented API.
+#[doc(hidden)]
+pub mod codegen;
+#[doc(hidden)]
+pub mod de;
+#[doc(hidden)]
+pub mod jsonrpc;
+#[doc(hidden)]
+pub mod uri_template;
+
+// The engine's parts; what users need of them is re-exported above.
 mod audit;
 mod cancel;
 mod catch;
-#[doc(hidden)]
-#[doc(hidden)]
-pub mod codegen;
+mod child;
 mod context;
 mod cursor;
-#[doc(hidden)]
-#[doc(hidden)]
-pub mod de;
-pub(crate) mod extras;
+mod extras;
 mod integral;
-#[cfg(feature = "streamable-http")]
-pub mod http;
-#[doc(hidden)]
-#[doc(hidden)]
-pub mod jsonrpc;
 mod limits;
 mod mrtr;
 mod notifier;
-pub(crate) mod outbound;
+mod outbound;
 mod peer;
-pub(crate) mod random;
-pub mod revision;
-pub mod schema;
+mod random;
 mod scopes;
-pub mod server;
 mod sink;
-pub(crate) mod spin;
+mod spin;
 mod stdio;
 mod surface;
 mod tasks;
 mod tool;
 mod tool_error;
 mod toolset;
-pub mod transport;
-#[doc(hidden)]
-#[doc(hidden)]
-pub mod uri_template;
 mod validate;
 
 pub use cancel::CancellationToken;
