@@ -2,16 +2,16 @@
 //!
 //! Version-agnostic: it moves `serde_json::Value`s; generated clients add
 //! the types. Layout:
-//! - [`engine`]: the connection (request routing by id, progress, `ping`,
+//! - `engine`: the connection (request routing by id, progress, `ping`,
 //!   timeouts with `notifications/cancelled`, transport closure, garbage);
-//! - [`handshake`]: `initialize` / `server/discover` and version negotiation;
-//! - [`hooks`]: the application's answers to server requests (sampling,
+//! - `handshake`: `initialize` / `server/discover` and version negotiation;
+//! - `hooks`: the application's answers to server requests (sampling,
 //!   elicitation, roots), live or as input responses;
-//! - [`tools`]: `tools/call` and paged `tools/list`;
-//! - [`subscription`]: `subscriptions/listen` streams (2026-07-28);
-//! - [`schemas`]: compiled tool schemas and the typed call path;
-//! - [`drift`]: live tools against the manifest;
-//! - [`options`] and [`error`];
+//! - `tools`: `tools/call` and paged `tools/list`;
+//! - `subscription`: `subscriptions/listen` streams (2026-07-28);
+//! - `schemas`: compiled tool schemas and the typed call path;
+//! - `drift`: live tools against the manifest;
+//! - `options` and `error`;
 //!
 //! OAuth 2.1 authorization belongs to the Streamable HTTP transport:
 //! `http::oauth_client` (feature `streamable-http`).

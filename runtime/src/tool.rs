@@ -62,7 +62,7 @@ pub trait Dispatch: Send + Sync + 'static {
 
 /// Decodes validated arguments into a tool's input type, integers
 /// written with a zero fraction (`5.0`, `1e3`) read as the integers they
-/// are ([`crate::integral`]).
+/// are (`integral_numbers`).
 pub fn decode_arguments<T: DeserializeOwned>(mut arguments: Value) -> Result<T, CallFailure> {
     crate::integral::integral_numbers(&mut arguments);
     serde_json::from_value(arguments).map_err(|e| {
@@ -74,7 +74,7 @@ pub fn decode_arguments<T: DeserializeOwned>(mut arguments: Value) -> Result<T, 
 ///
 /// While the server engine runs a tool call whose result it sends as is
 /// (no output hook), the output is handed to the engine directly, encoded
-/// once into a [`Doc`] that it validates and writes without building a
+/// once into a `Doc` that it validates and writes without building a
 /// `Value`, and the `ToolOutput::Structured` returned here holds `null`
 /// (the engine ignores it). Anywhere else, and for outputs a `Doc` does
 /// not hold the way a `Value` would, it holds the output as a `Value`.

@@ -45,7 +45,7 @@ impl SchemaValidator {
     }
 
     /// Whether `doc` satisfies the schema: the same answer as
-    /// [`SchemaValidator::validate`] on [`Doc::to_value`], without the value
+    /// [`SchemaValidator::validate`] on `Doc::to_value`, without the value
     /// for schemas of the common keywords.
     pub fn is_valid_doc(&self, doc: &Doc) -> bool {
         // The plan only ever confirms validity; anything else is decided

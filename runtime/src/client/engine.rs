@@ -176,7 +176,7 @@ impl Client {
     /// A stateless server's `InputRequiredResult` is answered with the
     /// client's [`ClientHandlers`](super::ClientHandlers) and the request
     /// retried with `inputResponses` and the `requestState`, as often as the
-    /// server asks (up to [`MAX_INPUT_ROUNDS`]); without handlers the
+    /// server asks (up to 16 rounds); without handlers the
     /// `InputRequiredResult` is returned as the result.
     pub async fn request(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
         let mut params = params;

@@ -285,7 +285,7 @@ impl ServerBuilder {
     }
 
     /// Requires the OAuth scopes `scopes` to call tool `name` (all of them;
-    /// see [`crate::scopes`]). Checked before the handler runs whenever the
+    /// see the manifest's `x-mcpgen.scopes`). Checked before the handler runs whenever the
     /// request has a [`crate::Principal`]: over HTTP the bearer gate's,
     /// elsewhere the one given to [`ServerBuilder::principal`].
     pub fn tool_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, name: impl Into<String>, scopes: I) -> Self {
