@@ -31,6 +31,7 @@ pub mod subscription;
 pub mod surface;
 pub mod tasks;
 pub mod tools;
+mod typed_tasks;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};
 pub use engine::{Client, ServerNotification, Session};

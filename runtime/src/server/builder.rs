@@ -333,7 +333,7 @@ impl ServerBuilder {
         }
         let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
         let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
-        let modern_result_tail = super::methods::modern_result_tail(&self.config.server_info);
+        let modern_result_tail = super::reply::modern_result_tail(&self.config.server_info);
         for (kind, name, _) in self.scopes.iter() {
             use crate::scopes::Guarded;
             let known = match kind {
