@@ -1,8 +1,8 @@
 //! [`Doc`]: a JSON document as its compact text plus a flat list of
 //! nodes pointing into it, what the engine encodes a typed tool output
 //! into. It is built straight from `Serialize`, with no map and no
-//! hashing, writing the text as it goes; it is validated in place (it
-//! by the plan, or as its value), and its text is exactly
+//! hashing, writing the text as it goes; it is validated in place (by
+//! the plan, or as its value), and its text is exactly
 //! what `serde_json` writes for the `Value` that `serde_json::to_value`
 //! would have built. Whatever it cannot hold the way that `Value` would
 //! (non-string map keys, a key repeated in one object, integers beyond
