@@ -301,8 +301,9 @@ impl HttpTransport {
     /// Authorizes with OAuth 2.1 as the MCP specification describes: a
     /// `401` (or `403 insufficient_scope`) runs discovery and the
     /// authorization code flow of [`OAuth`], and the request is retried
-    /// with the token (at most [`MAX_ATTEMPTS`] authorizations per
-    /// request). The token goes to this endpoint only. Fails when the
+    /// with the token (at most
+    /// [`MAX_ATTEMPTS`](crate::http::oauth_client::MAX_ATTEMPTS)
+    /// authorizations per request). The token goes to this endpoint only. Fails when the
     /// token store cannot be read.
     pub fn oauth(mut self, oauth: OAuth) -> io::Result<Self> {
         let authorizer = Authorizer::new(oauth, &self.endpoint.url).map_err(io::Error::other)?;
