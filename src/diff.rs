@@ -650,7 +650,7 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
             da.name()
         ));
     }
-    let problems = crate::manifest::check(manifest, &report.to);
+    let problems = crate::check::check(manifest, &report.to);
     if !problems.is_empty() {
         actions.push(format!(
             "fix {} manifest problem(s) reported for {} by `mcpgen manifest check --protocol {} {}`",

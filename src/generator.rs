@@ -18,7 +18,7 @@ use crate::codegen;
 use crate::codegen::tools::ToolsOutput;
 use crate::emit::{self, Header};
 use crate::error::{stage, Error, ErrorKind, Result};
-use crate::manifest::Manifest;
+use crate::manifest::{check_declarations, Manifest};
 use crate::spec::Spec;
 
 /// The names of the generated files, in the order they are produced.
@@ -102,11 +102,29 @@ impl<'a> Generator<'a> {
         let Some(manifest) = self.manifest else {
             return Ok(ToolsOutput { tokens: TokenStream::new(), tools: Vec::new(), warnings: Vec::new() });
         };
-        let out = stage(codegen::tools::generate(manifest), ErrorKind::Manifest)?;
-        if let Some(clash) = codegen::surface::type_clashes(manifest, &out.tokens).into_iter().next() {
-            return Err(clash.or_kind(ErrorKind::Manifest));
+        let (out, clashes) = typed_tools(manifest)?;
+        match clashes.into_iter().next() {
+            Some(clash) => Err(clash),
+            None => Ok(out),
         }
-        Ok(out)
+    }
+
+    /// Every problem of a manifest for protocol `revision`, in document
+    /// order, each of kind [`ErrorKind::Manifest`] (or [`ErrorKind::Io`]):
+    /// what it declares, then, when that is clean, what only generating its
+    /// tool types can tell (a schema that cannot be typed, Rust names two
+    /// items would share). An empty list means [`tool_types`](Self::tool_types)
+    /// and everything after it succeed for the manifest.
+    pub fn check(manifest: &Manifest, revision: &str) -> Vec<Error> {
+        let mut out: Vec<Error> =
+            check_declarations(manifest, revision).into_iter().map(|e| e.or_kind(ErrorKind::Manifest)).collect();
+        if out.is_empty() {
+            match typed_tools(manifest) {
+                Ok((_, clashes)) => out.extend(clashes),
+                Err(e) => out.push(e),
+            }
+        }
+        out
     }
 
     /// The token streams of the four modules.
@@ -155,4 +173,13 @@ impl<'a> Generator<'a> {
         }
         Ok(Files { files, warnings: parts.warnings })
     }
+}
+
+/// The tool types of `manifest`, and every Rust name two of its items
+/// would share (tools, or a prompt or template beside a tool's types).
+fn typed_tools(manifest: &Manifest) -> Result<(ToolsOutput, Vec<Error>)> {
+    let out = stage(codegen::tools::generate(manifest), ErrorKind::Manifest)?;
+    let clashes =
+        codegen::surface::type_clashes(manifest, &out.tokens).into_iter().map(|e| e.or_kind(ErrorKind::Manifest)).collect();
+    Ok((out, clashes))
 }

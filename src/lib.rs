@@ -13,6 +13,7 @@
 //! diff rendering and schema download.
 
 pub mod builder;
+pub mod check;
 pub mod codegen;
 #[cfg(feature = "cli")]
 pub mod diff;

@@ -614,7 +614,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     let manifest_text =
         std::fs::read_to_string(&new.manifest).map_err(|e| Error::io("read manifest", &new.manifest, e))?;
     let manifest = Manifest::from_str(&manifest_text, &new.manifest.display().to_string())?;
-    let problems = crate::manifest::check(&manifest, &new.protocol);
+    let problems = crate::check::check(&manifest, &new.protocol);
     if let Some(first) = problems.first() {
         let mut e = first.clone();
         e.hint = Some(format!(

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use cli_support::*;
-use mcpgen::manifest::{self, Manifest};
+use mcpgen::manifest::Manifest;
 use mcpgen_runtime::schema::{default_draft, SchemaValidator};
 use serde_json::{json, Value};
 
@@ -195,7 +195,7 @@ fn renamed_properties_leave_no_marker_in_the_shared_manifests() {
 #[test]
 fn check_reports_what_the_server_would_refuse_at_start_up() {
     let file = fixture("refused_at_startup.json");
-    let errors = manifest::check_file(&file, "2025-11-25");
+    let errors = mcpgen::check::check_file(&file, "2025-11-25");
     let got: Vec<(String, (usize, usize))> = errors
         .iter()
         .map(|e| {
@@ -233,7 +233,7 @@ fn check_and_the_server_agree_on_every_pattern() {
             let schema = json!({"type": "object", "properties": {"s": {"type": "string", "pattern": p}}});
             let server = SchemaValidator::compile(&schema, default_draft(revision)).is_ok();
             let text = json!({"tools": [{"name": "t", "inputSchema": schema}]}).to_string();
-            let check = manifest::check_text(&text, "m.json", revision).is_empty();
+            let check = mcpgen::check::check_text(&text, "m.json", revision).is_empty();
             assert_eq!(check, server, "{revision}: pattern {p:?}: check says {check}, the server {server}");
         }
     }
@@ -242,7 +242,7 @@ fn check_and_the_server_agree_on_every_pattern() {
 #[test]
 fn check_reports_names_that_generate_would_refuse() {
     let file = fixture("colliding_types.json");
-    let errors = manifest::check_file(&file, "2025-11-25");
+    let errors = mcpgen::check::check_file(&file, "2025-11-25");
     assert_eq!(errors.len(), 1, "{errors:?}");
     let e = &errors[0];
     assert!(e.message.contains("tools `a` and `a-input` would both define a Rust type named `AInputInput`"), "{e}");
@@ -271,7 +271,7 @@ fn long_ref_chains_generate_in_linear_time() {
     let text = alias_chain(1_600).to_string();
     let m = Manifest::from_str(&text, "chain.json").unwrap();
     let started = Instant::now();
-    assert!(manifest::check(&m, "2025-11-25").is_empty());
+    assert!(mcpgen::check::check(&m, "2025-11-25").is_empty());
     let out = mcpgen::codegen::tools::generate(&m).unwrap();
     assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
     assert!(!out.warnings.is_empty(), "the chain is cut at the depth limit");

@@ -25,7 +25,7 @@ fn summary(errors: &[Error], file: &str) -> Vec<(String, usize, usize, String)> 
 
 #[test]
 fn every_problem_of_the_surface_sections_is_reported_with_its_place() {
-    let errors = manifest::check_file(BROKEN, "2025-11-25");
+    let errors = mcpgen::check::check_file(BROKEN, "2025-11-25");
     let got = summary(&errors, BROKEN);
     let want: &[(&str, usize, usize, &str)] = &[
         ("/prompts/5", 23, 5, "a prompt must be an object"),
@@ -103,7 +103,7 @@ fn functions(file: &syn::File) -> Vec<Vec<String>> {
 #[test]
 fn generated_names_never_clash_with_tools_or_each_other() {
     let m = Manifest::from_str(CLASHING, "clashing.json").unwrap();
-    assert_eq!(manifest::check(&m, "2025-11-25"), vec![], "the naming policy resolves every clash here");
+    assert_eq!(mcpgen::check::check(&m, "2025-11-25"), vec![], "the naming policy resolves every clash here");
     let tools = mcpgen::codegen::tools::generate(&m).unwrap();
     let server = mcpgen::codegen::server::generate(&m, &tools.tools, &spec(), "2025-11-25", true).unwrap();
     let server: syn::File = syn::parse2(server).expect("server parses");
@@ -160,7 +160,7 @@ fn a_type_name_a_tool_already_has_is_reported_at_the_item() {
     {"name": "greet"}
   ]
 }"##;
-    let errors = manifest::check_text(text, "clash.json", "2025-11-25");
+    let errors = mcpgen::check::check_text(text, "clash.json", "2025-11-25");
     let got = summary(&errors, "clash.json");
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!((got[0].0.as_str(), got[0].1, got[0].2), ("/prompts/0/name", 4, 14));
@@ -184,7 +184,7 @@ const OFF_SPEC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/off_
 fn off_spec_problems(revision: &str) -> Vec<Error> {
     let schema = mcpgen::store::Store::from_env().resolve(revision, None).expect("the schema mirror (MCPGEN_SCHEMA_MIRROR)");
     let m = Manifest::load(OFF_SPEC).unwrap();
-    let mut problems = manifest::check(&m, revision);
+    let mut problems = mcpgen::check::check(&m, revision);
     manifest::conform::extend(&m, &schema.json, &schema.revision, &mut problems);
     problems
 }

@@ -6,7 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpgen::manifest::{check_text, Manifest};
+use mcpgen::check::check_text;
+use mcpgen::manifest::Manifest;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&format, rest)) = data.split_first() else { return };

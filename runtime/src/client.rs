@@ -31,6 +31,7 @@ mod subscription;
 mod surface;
 mod tasks;
 mod tools;
+mod typed_tasks;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};
 pub use engine::{Client, ServerNotification, Session};

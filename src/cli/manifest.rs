@@ -30,7 +30,7 @@ pub(crate) fn run(cmd: Command) -> Result<Outcome> {
         Command::Check { file, protocol, schema } => {
             let problems = match manifest::Manifest::load(&file) {
                 Ok(m) => {
-                    let mut problems = manifest::check(&m, &protocol);
+                    let mut problems = mcpgen::check::check(&m, &protocol);
                     // What is declared must also be what the revision's
                     // official schema allows (each item is served as written).
                     match store::Store::from_env().resolve(&protocol, schema.as_deref()) {

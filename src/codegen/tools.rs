@@ -31,6 +31,7 @@ mod fixup;
 mod integers;
 mod prepare;
 mod shared;
+mod stripped;
 mod unions;
 mod wide;
 

@@ -1,5 +1,6 @@
-//! `mcpgen manifest check`: every problem of a manifest at once, each with
-//! file, JSON pointer and line:column.
+//! What a manifest declares, checked: every problem at once, each with
+//! file, JSON pointer and line:column (`mcpgen manifest check` adds the
+//! generated names on top, in [`crate::check`]).
 //!
 //! Checked: the document shape, tool names (1–128 characters of
 //! `A-Za-z0-9_.-`, unique), `inputSchema`/`outputSchema` roots of
@@ -14,14 +15,11 @@
 //!
 //! The compile is the very one a generated server runs at start-up
 //! ([`mcpgen_runtime::schema`]), so what it refuses is reported here, not
-//! when the server starts. When nothing else is wrong, the Rust names the
-//! tools would get are worked out as `generate` does, and names two tools would share are
-//! reported too, as are type names of prompts and resource templates that
-//! a tool's nested types already have: what `check` accepts, `generate`
-//! generates and the server serves.
+//! when the server starts. The Rust names the tools would get are not
+//! checked here: that takes the code generator, which reads manifests, so
+//! [`crate::check`] runs it after this module.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use mcpgen_runtime::schema::Schema;
 use mcpgen_runtime::schema::default_draft;
@@ -44,40 +42,8 @@ pub fn dialect_for(revision: &str) -> Dialect {
     default_draft(revision)
 }
 
-/// Reads, parses and checks a manifest file: every problem, or none.
-pub fn check_file(path: impl AsRef<Path>, revision: &str) -> Vec<Error> {
-    let path = path.as_ref();
-    match std::fs::read_to_string(path) {
-        Ok(text) => check_text(&text, &path.display().to_string(), revision),
-        Err(e) => vec![Error::io("read manifest", path, e)],
-    }
-}
-
-/// Parses and checks manifest text (`file_name` picks JSON or YAML and is
-/// used in messages): every problem, or none.
-pub fn check_text(text: &str, file_name: &str, revision: &str) -> Vec<Error> {
-    match Manifest::from_str(text, file_name) {
-        Ok(m) => check(&m, revision),
-        Err(e) => vec![e],
-    }
-}
-
-/// Every problem of a parsed manifest for protocol `revision`, in document
-/// order. An empty list means the manifest is good: `generate` generates
-/// it and the generated server starts with it.
-pub fn check(m: &Manifest, revision: &str) -> Vec<Error> {
-    let mut out = check_declarations(m, revision);
-    if out.is_empty() {
-        match crate::codegen::tools::generate(m) {
-            Ok(tools) => out.extend(crate::codegen::surface::type_clashes(m, &tools.tokens)),
-            Err(e) => out.push(e),
-        }
-    }
-    out
-}
-
 /// The problems of what a manifest declares, found without generating
-/// code: everything [`check`] reports but the Rust names two tools would
+/// code: everything [`crate::check::check`] reports but the Rust names two tools would
 /// share, which `codegen::tools::generate` reports itself (the Builder
 /// runs this, then generates).
 pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
@@ -162,7 +128,7 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
                             first_by_rust_name.insert(rn.clone(), tp.clone());
                         }
                     }
-                    check_scopes(m, &s.scopes, &format!("{sp}/scopes"), &mut out);
+                    super::scopes::check_scopes(m, &s.scopes, &format!("{sp}/scopes"), &mut out);
                     if let Some(rl) = s.rate_limit {
                         if rl.calls == 0 || rl.per_seconds == 0 {
                             out.push(
@@ -203,22 +169,6 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
     }
     super::surface::check_surface(m, &mut out);
     out
-}
-
-/// The `x-mcpgen.scopes` of an item at `pointer`: each an RFC 6749 scope
-/// token (printable ASCII, no space, `"` or `\\`), none twice.
-pub(super) fn check_scopes(m: &Manifest, scopes: &[String], pointer: &str, out: &mut Vec<Error>) {
-    for (i, scope) in scopes.iter().enumerate() {
-        let at = format!("{pointer}/{i}");
-        let valid = !scope.is_empty() && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
-        if !valid {
-            out.push(m.error_at(&at, format!("{scope:?} is not an OAuth scope")).with_hint(
-                "a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3), e.g. `notes:write`; list several scopes as several strings",
-            ));
-        } else if scopes[..i].contains(scope) {
-            out.push(m.error_at(&at, format!("the scope {scope:?} is listed twice")).with_hint("list each scope once"));
-        }
-    }
 }
 
 fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dialect, out: &mut Vec<Error>) {

@@ -15,6 +15,7 @@ pub mod conform;
 mod format;
 pub mod locate;
 pub mod refs;
+mod scopes;
 pub mod surface;
 mod yaml;
 
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use check::{check, check_declarations, check_file, check_text, dialect_for, Dialect};
+pub use check::{check_declarations, dialect_for, Dialect};
 pub use refs::{resolve_ref as resolve_local_ref, RefIndex};
 pub use yaml::{MAX_ALIAS_TEXT, MAX_NESTING, MAX_VALUES};
 pub use format::{manifest_schema, ManifestFile, RateLimit, ServerInfo, ToolDecl, ToolSettings, SETTINGS_KEY};

@@ -186,7 +186,7 @@ fn check_items(m: &Manifest, items: &[Declared], key: &str, what: &str, out: &mu
             match settings.get("scopes") {
                 None => {}
                 Some(Value::Array(list)) if list.iter().all(Value::is_string) => {
-                    super::check::check_scopes(m, &item.scopes, &format!("{}/{SETTINGS_KEY}/scopes", item.pointer), out);
+                    super::scopes::check_scopes(m, &item.scopes, &format!("{}/{SETTINGS_KEY}/scopes", item.pointer), out);
                 }
                 Some(_) => out.push(
                     m.error_at(&format!("{}/{SETTINGS_KEY}/scopes", item.pointer), "`scopes` is an array of OAuth scope strings")

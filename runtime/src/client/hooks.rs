@@ -2,7 +2,7 @@
 //! [`ClientHandlers`], the application's handlers for
 //! `sampling/createMessage`, `elicitation/create` and `roots/list`. Each
 //! handler gets the request's params and returns the result (or a
-//! JSON-RPC error). Set them with [`ClientOptions::handlers`], which also
+//! JSON-RPC error). Set them with [`ClientOptions::handlers`](super::ClientOptions::handlers), which also
 //! declares the matching capabilities.
 //!
 //! They serve both eras: in the stateful era the engine answers the
@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::options::ClientOptions;
 use crate::jsonrpc::RpcError;
 use crate::tool::BoxFuture;
 
@@ -97,7 +96,7 @@ impl ClientHandlers {
     }
 
     /// Adds the capabilities these handlers serve to `capabilities`.
-    fn declare(&self, capabilities: &mut Value) {
+    pub(super) fn declare(&self, capabilities: &mut Value) {
         if !capabilities.is_object() {
             *capabilities = json!({});
         }
@@ -131,15 +130,5 @@ impl ClientHandlers {
             responses.insert(key, answer.await?);
         }
         Ok(responses)
-    }
-}
-
-impl ClientOptions {
-    /// Answers server requests with `handlers`, declaring the matching
-    /// capabilities (`sampling`, `elicitation`, `roots`).
-    pub fn handlers(mut self, handlers: ClientHandlers) -> Self {
-        handlers.declare(&mut self.capabilities);
-        self.handlers = Some(Arc::new(handlers));
-        self
     }
 }

@@ -159,6 +159,14 @@ impl ClientOptions {
         self.on_notification = Some(Arc::new(f));
         self
     }
+
+    /// Answers server requests with `handlers`, declaring the matching
+    /// capabilities (`sampling`, `elicitation`, `roots`).
+    pub fn handlers(mut self, handlers: super::hooks::ClientHandlers) -> Self {
+        handlers.declare(&mut self.capabilities);
+        self.handlers = Some(Arc::new(handlers));
+        self
+    }
 }
 
 impl fmt::Debug for ClientOptions {

@@ -174,22 +174,6 @@ pub fn content_result<C: DeserializeOwned>(_schemas: &ToolSchemas, tool: &str, m
 }
 
 impl Client {
-    /// Starts a tool that may run as a task, typed: the input checked
-    /// against `inputSchema`, the result (at once or when the task ends)
-    /// read by `decode` ([`structured_result`] or [`content_result`]).
-    pub async fn start_typed<'c, I: Serialize, O>(
-        &'c self,
-        schemas: &'c ToolSchemas,
-        tool: &str,
-        input: &I,
-        ttl: Option<std::time::Duration>,
-        decode: super::tasks::Decoder<O>,
-    ) -> Result<super::tasks::TaskStart<'c, O>, ClientError> {
-        let arguments = serialise_input(tool, input)?;
-        schemas.validate_input(tool, &arguments)?;
-        super::tasks::TaskStart::new(self.start_tool(tool, arguments, ttl).await?, tool, schemas, decode)
-    }
-
     async fn call_checked<I: Serialize>(
         &self,
         schemas: &ToolSchemas,
@@ -236,7 +220,7 @@ impl Client {
 }
 
 /// A typed input as JSON.
-fn serialise_input<I: Serialize>(tool: &str, input: &I) -> Result<Value, ClientError> {
+pub(super) fn serialise_input<I: Serialize>(tool: &str, input: &I) -> Result<Value, ClientError> {
     serde_json::to_value(input).map_err(|e| ClientError::InvalidInput {
         tool: tool.to_owned(),
         problems: vec![SchemaProblem { pointer: String::new(), message: format!("cannot serialise: {e}") }],

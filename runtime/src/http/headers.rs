@@ -14,16 +14,10 @@ use crate::jsonrpc::RpcError;
 use crate::server::Params;
 use crate::revision::codes;
 
+// The header names live beside the scan that reads them.
+pub(crate) use super::scan::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 use super::scan::Scan;
 
-/// `MCP-Protocol-Version`.
-pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-/// `Mcp-Method`.
-pub const METHOD: &str = "mcp-method";
-/// `Mcp-Name`.
-pub const NAME: &str = "mcp-name";
-/// `Mcp-Session-Id` (stateful era).
-pub const SESSION_ID: &str = "mcp-session-id";
 /// Prefix of the headers mirroring annotated tool parameters.
 pub const PARAM_PREFIX: &str = "mcp-param-";
 

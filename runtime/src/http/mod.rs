@@ -45,6 +45,7 @@ mod serve;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod scan;
+mod sse;
 mod service;
 mod sessions;
 mod store;

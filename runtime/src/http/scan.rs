@@ -4,7 +4,14 @@
 
 use http::{HeaderMap, HeaderValue};
 
-use super::headers::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
+/// `MCP-Protocol-Version`.
+pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// `Mcp-Method`.
+pub const METHOD: &str = "mcp-method";
+/// `Mcp-Name`.
+pub const NAME: &str = "mcp-name";
+/// `Mcp-Session-Id` (stateful era).
+pub const SESSION_ID: &str = "mcp-session-id";
 
 /// The first value of each header the transport reads (what
 /// `HeaderMap::get` gives) and how many `Accept` values came.

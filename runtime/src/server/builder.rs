@@ -339,7 +339,7 @@ impl ServerBuilder {
         }
         let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
         let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
-        let stateless_result_tail = super::methods::stateless_result_tail(&self.config.server_info);
+        let stateless_result_tail = super::reply::stateless_result_tail(&self.config.server_info);
         for (kind, name, _) in self.scopes.iter() {
             use crate::scopes::Guarded;
             let known = match kind {

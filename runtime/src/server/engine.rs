@@ -21,7 +21,10 @@ use crate::jsonrpc::{self, Incoming, RpcError};
 
 use super::config::Core;
 use super::message::Message;
-use super::methods::{CallRequest, Params, Reply, Scope};
+use super::methods::CallRequest;
+use super::params::Params;
+use super::reply::Reply;
+use super::scope::Scope;
 use super::session::{IdKey, Session};
 
 /// A configured server: built once, cheap to clone, serving any number of

@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use crate::jsonrpc::{self, Incoming};
 
-use super::methods::{CachedScope, Params};
+use super::params::Params;
+use super::scope::CachedScope;
 
 /// A decoded message.
 pub(crate) enum Message<'a> {

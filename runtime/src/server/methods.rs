@@ -3,7 +3,8 @@
 //! per-request `_meta`), `initialize`, `server/discover`, `ping`,
 //! `tools/list` (pagination, caching hints), `tools/call` (the call
 //! pipeline), the notifications it listens to, and how a result is
-//! finished for its era (`resultType`, `_meta.serverInfo`).
+//! finished for its era (`resultType`, `_meta.serverInfo`; the text itself
+//! is written by [`super::reply`]).
 //!
 //! The `tools/call` pipeline, in order: check the params against
 //! `CallToolRequest` (`-32602`), find the tool (`-32602`), access control,
@@ -26,91 +27,17 @@ use crate::context::{ClientIdentity, ContextParts, LogLevel, RequestContext, Sin
 use crate::cursor;
 use crate::mrtr::{self, Rounds};
 use crate::peer::Channel;
-use crate::jsonrpc::{self, field, member, Members, RpcError};
-use crate::revision::{self, codes, meta, Era, Revision, ValidationStyle};
+use crate::jsonrpc::{self, field, member, RpcError};
+use crate::revision::{self, codes, meta, Era, ValidationStyle};
 use crate::tool::{CallFailure, HandlerCall, ToolOutput};
-use crate::validate::{describe, Doc, FieldError};
+use crate::validate::{describe, FieldError};
 
 use super::config::{CacheHint, CacheScope, CallInfo, Core};
 use crate::scopes::Guarded;
+use super::params::Params;
+use super::reply::{content_reply, doc_reply, failure_reply, structured_reply, text_result, Reply};
+use super::scope::{CachedScope, Scope};
 use super::session::{IdKey, Session};
-
-/// The era, revision and caller a request is served with.
-#[derive(Clone)]
-pub(crate) struct Scope {
-    /// The revision's row in the table.
-    pub(crate) revision: &'static Revision,
-    /// The revision as named by the request or session.
-    pub(crate) version: Arc<str>,
-    /// Served statelessly (per-request `_meta`).
-    pub(crate) modern: bool,
-    /// The caller.
-    pub(crate) client: Option<Arc<ClientIdentity>>,
-    /// The request's `params._meta`.
-    pub(crate) meta: Option<Arc<Value>>,
-    /// The least severe level a handler may log at, from `_meta` (modern).
-    pub(crate) meta_log_level: Option<LogLevel>,
-    /// Transport extensions (HTTP parts, principal).
-    pub(crate) extras: Arc<Extras>,
-}
-
-/// What a modern request's `_meta` decided, kept under the `_meta` text
-/// (by the session over stdio, by the HTTP service for its stateless
-/// requests) so that a request with the same text (a client sends the
-/// same `_meta` with every request) is served without reading it again.
-pub(crate) struct CachedScope {
-    text: Box<str>,
-    revision: &'static Revision,
-    version: Arc<str>,
-    client: Arc<ClientIdentity>,
-    meta: Arc<Value>,
-    log_level: Option<LogLevel>,
-}
-
-impl CachedScope {
-    /// The `_meta` text it was made from.
-    pub(crate) fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// The `_meta` it was made from.
-    pub(crate) fn meta(&self) -> &Value {
-        &self.meta
-    }
-}
-
-/// A reply to one request: the message text and, for an error, its code
-/// (transports map some codes to statuses).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
-    /// The serialised JSON-RPC response.
-    pub text: String,
-    /// The error code when the response is an error.
-    pub error: Option<i64>,
-    /// Whether the request was refused before any method ran (bad `_meta`,
-    /// unsupported version, invalid message): HTTP answers these `400`.
-    pub rejected: bool,
-}
-
-impl Reply {
-    pub(crate) fn error(id: &Value, error: &RpcError) -> Self {
-        Self { text: jsonrpc::error_response(id, error), error: Some(error.code), rejected: false }
-    }
-
-    pub(crate) fn rejection(id: &Value, error: &RpcError) -> Self {
-        Self { rejected: true, ..Self::error(id, error) }
-    }
-}
-
-/// A `CallToolResult` with one text block.
-fn text_result(text: String, is_error: bool) -> Value {
-    let mut result = Map::new();
-    result.insert("content".into(), json!([{ "type": "text", "text": text }]));
-    if is_error {
-        result.insert("isError".into(), Value::Bool(true));
-    }
-    Value::Object(result)
-}
 
 /// `-32602` for a modern request whose `_meta` lacks a required field.
 fn missing_meta(detail: &str) -> RpcError {
@@ -785,32 +712,6 @@ pub(crate) fn add_cache_hint(result: &mut Map<String, Value>, hint: CacheHint) {
     result.insert("cacheScope".into(), Value::from(hint.scope.as_str()));
 }
 
-/// The members a modern result appends: `resultType` and `_meta.serverInfo`,
-/// as text starting with a comma.
-pub(crate) fn stateless_result_tail(server_info: &Value) -> String {
-    let mut meta_obj = Map::new();
-    meta_obj.insert(meta::SERVER_INFO.into(), server_info.clone());
-    format!(",\"resultType\":\"complete\",\"_meta\":{}", jsonrpc::json_text(&Value::Object(meta_obj)))
-}
-
-/// The response to a `tools/call` with structured output `json` (its
-/// serialised text): `{"jsonrpc":"2.0","id":ID,"result":{"content":
-/// [{"type":"text","text":JSON as a string}],"structuredContent":JSON TAIL}}`,
-/// written into one buffer.
-fn structured_reply(id: &Value, json: &[u8], tail: &str) -> Reply {
-    const CONTENT: &[u8] = br#","result":{"content":[{"type":"text","text":"#;
-    const STRUCTURED: &[u8] = br#"}],"structuredContent":"#;
-    // The text block repeats the JSON escaped, at most twice as long.
-    let mut out = jsonrpc::response_head(id, CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6);
-    out.extend_from_slice(CONTENT);
-    push_escaped_json(&mut out, json);
-    out.extend_from_slice(STRUCTURED);
-    out.extend_from_slice(json);
-    out.extend_from_slice(tail.as_bytes());
-    out.extend_from_slice(b"}}");
-    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
-}
-
 /// How a tool call is answered.
 enum Answer {
     /// A `CallToolResult` with one text block and `isError: true`.
@@ -819,145 +720,6 @@ enum Answer {
     Result(Value),
     /// A JSON-RPC error.
     Error(RpcError),
-}
-
-/// The response of a `CallToolResult` with the text block `text` and
-/// `isError: true`, written as text: what [`text_result`] gives.
-fn failure_reply(id: &Value, text: &str, tail: &str) -> Reply {
-    let mut out = jsonrpc::response_head(id, text.len() + tail.len() + 80);
-    out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
-    jsonrpc::push_json_str(&mut out, text);
-    out.extend_from_slice(br#"}],"isError":true"#);
-    out.extend_from_slice(tail.as_bytes());
-    out.extend_from_slice(b"}}");
-    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
-}
-
-/// The response of a `CallToolResult` whose content blocks are `doc`.
-fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
-    let json = doc.json();
-    let mut out = jsonrpc::response_head(id, json.len() + tail.len() + 24);
-    out.extend_from_slice(br#","result":{"content":"#);
-    out.extend_from_slice(json.as_bytes());
-    out.extend_from_slice(tail.as_bytes());
-    out.extend_from_slice(b"}}");
-    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
-}
-
-/// [`structured_reply`] for an output encoded as a [`Doc`].
-fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
-    const CONTENT: &str = r#","result":{"content":[{"type":"text","text":""#;
-    const STRUCTURED: &str = r#""}],"structuredContent":"#;
-    let json = doc.json();
-    let mut out = jsonrpc::response_head_text(id, CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6);
-    out.push_str(CONTENT);
-    if !doc.write_text(&mut out) {
-        // A string in it needed escaping: the general way.
-        return structured_reply(id, json.as_bytes(), tail);
-    }
-    out.push_str(STRUCTURED);
-    out.push_str(json);
-    out.push_str(tail);
-    out.push_str("}}");
-    Reply { text: out, error: None, rejected: false }
-}
-
-/// Appends compact JSON text as a JSON string. `serde_json` writes control
-/// characters escaped, so in its output only `"` and `\` need escaping:
-/// the same text `serde_json` would give for the string.
-fn push_escaped_json(out: &mut Vec<u8>, json: &[u8]) {
-    /// 1 for the bytes that take a backslash before them.
-    const ESCAPED: [u8; 256] = {
-        let mut table = [0u8; 256];
-        table[b'"' as usize] = 1;
-        table[b'\\' as usize] = 1;
-        table
-    };
-    out.reserve(2 * json.len() + 2);
-    out.push(b'"');
-    // Branch-free through a small buffer: a backslash is always written
-    // and kept only when the byte needs it.
-    let mut buf = [0u8; 128];
-    for block in json.chunks(64) {
-        let mut len = 0;
-        for &b in block {
-            buf[len & 127] = b'\\';
-            len += usize::from(ESCAPED[usize::from(b)]);
-            buf[len & 127] = b;
-            len += 1;
-        }
-        out.extend_from_slice(&buf[..len.min(128)]);
-    }
-    out.push(b'"');
-}
-
-/// A request's params: absent, an object (from a classified message), or
-/// the members of an object decoded without a map (the lean path).
-pub(crate) enum Params<'a> {
-    /// No `params`.
-    Absent,
-    /// `params` as a value (an object when the JSON-RPC layer classified it).
-    Value(Value),
-    /// The members of `params`, in order.
-    Members(Members<'a>),
-}
-
-impl From<Option<Value>> for Params<'static> {
-    fn from(params: Option<Value>) -> Self {
-        params.map_or(Params::Absent, Params::Value)
-    }
-}
-
-impl Params<'_> {
-    /// The member `name`.
-    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
-        match self {
-            Params::Absent => None,
-            Params::Value(v) => v.get(name),
-            Params::Members(m) => m.get(name),
-        }
-    }
-
-    /// Sets the member `name`, when the params have it.
-    pub(crate) fn set(&mut self, name: &str, value: Value) {
-        match self {
-            Params::Absent => {}
-            Params::Value(v) => {
-                if let Some(slot) = v.get_mut(name) {
-                    *slot = value;
-                }
-            }
-            Params::Members(m) => m.set(name, value),
-        }
-    }
-
-    /// Whether the params are an object.
-    fn is_object(&self) -> bool {
-        match self {
-            Params::Absent => false,
-            Params::Value(v) => v.is_object(),
-            Params::Members(_) => true,
-        }
-    }
-
-    /// Moves the member `name` out, leaving `null` in its place (the
-    /// params of a `tools/call` are consumed by it).
-    pub(crate) fn take(&mut self, name: &str) -> Option<Value> {
-        match self {
-            Params::Absent => None,
-            Params::Value(v) => v.as_object_mut().and_then(|o| o.get_mut(name)).map(Value::take),
-            Params::Members(m) => m.take_value(name),
-        }
-    }
-
-    /// The params as a value.
-    pub(crate) fn into_value(self) -> Option<Value> {
-        match self {
-            Params::Absent => None,
-            Params::Value(v) => Some(v),
-            Params::Members(m) => Some(m.into_value()),
-        }
-    }
 }
 
 /// A `tools/call` as read from its params: the tool (its index, or the

@@ -26,8 +26,11 @@ mod config;
 mod engine;
 mod message;
 mod methods;
+mod params;
+mod reply;
 mod notify;
 mod reads;
+mod scope;
 mod session;
 mod stream;
 mod tasking;
@@ -35,7 +38,7 @@ mod tasking;
 pub use builder::{ServerBuilder, ServerError};
 pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, ServerConfig};
 pub use engine::{Handled, Pending, Server};
-pub use methods::Reply;
+pub use reply::Reply;
 pub use session::{Session, SessionSnapshot};
 
 // What a server's author names, wherever in the engine it lives: the
@@ -65,4 +68,4 @@ pub mod tasks {
     pub use crate::tasks::RedisTaskStore;
 }
 #[cfg(feature = "streamable-http")]
-pub(crate) use {engine::poll_once, message::Message, methods::{CachedScope, Params}};
+pub(crate) use {engine::poll_once, message::Message, params::Params, scope::CachedScope};

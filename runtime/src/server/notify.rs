@@ -12,7 +12,7 @@ use crate::notifier::{Change, Filter, Listener, Notifier, Takes};
 use crate::revision::{meta, Era};
 
 use super::engine::{Handled, Pending, Server};
-use super::methods::Reply;
+use super::reply::Reply;
 use super::session::{IdKey, Session};
 
 impl Server {

@@ -27,7 +27,8 @@ use crate::surface::{CompletionRef, CompletionRequest, HandlerError, ResourceTar
 use crate::uri_template::UriTemplate;
 
 use super::config::Core;
-use super::methods::{Reply, Scope};
+use super::reply::Reply;
+use super::scope::Scope;
 use super::session::Session;
 
 /// Whether `method` is answered here.

@@ -20,7 +20,7 @@ use crate::context::ClientIdentity;
 use crate::outbound::Outbound;
 use crate::revision::Era;
 
-use super::methods::CachedScope;
+use super::scope::CachedScope;
 
 /// One client's state; cheap to clone (clones share it).
 #[derive(Clone)]

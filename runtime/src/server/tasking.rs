@@ -26,7 +26,9 @@ use crate::tasks::{self, now_ms, wire, Running, TaskLink, TaskRecord, TaskStatus
 
 use super::config::Core;
 use super::engine::{Handled, Pending, Server};
-use super::methods::{CallRequest, Reply, Scope};
+use super::methods::CallRequest;
+use super::reply::Reply;
+use super::scope::Scope;
 use super::session::Session;
 
 /// The first revision with tasks (experimental, client-requested).

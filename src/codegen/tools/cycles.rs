@@ -20,7 +20,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::prepare::STRIPPED;
+use super::stripped::STRIPPED;
 use crate::error::pointer_token;
 use crate::manifest::refs::DATA_KEYWORDS;
 use crate::manifest::RefIndex;

@@ -35,6 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::cycles::break_cycles;
+use super::stripped::STRIPPED;
 use super::depth::{too_deep, MAX_TYPE_DEPTH};
 use super::fields::Renames;
 use super::integers::{wide_schema, width, Width};
@@ -43,23 +44,6 @@ use crate::error::pointer_token;
 use crate::manifest::refs::{collect_refs, DATA_KEYWORDS};
 use crate::manifest::RefIndex;
 use crate::naming::{self, Scope};
-
-/// Keywords removed before typify sees a schema (see the module docs).
-pub const STRIPPED: &[&str] = &[
-    "$schema",
-    "$id",
-    "$anchor",
-    "$comment",
-    "$defs",
-    "definitions",
-    "format",
-    "pattern",
-    "patternProperties",
-    "x-rust-type",
-    "if",
-    "then",
-    "else",
-];
 
 /// The conditional keywords among [`STRIPPED`].
 const CONDITIONALS: &[&str] = &["if", "then", "else"];
