@@ -36,7 +36,10 @@ impl Server {
 
     /// [`Server::listen`] with the stream looked up when a notification
     /// goes out (`None`: no stream open now).
+    /// The session keeps the lookup too, for its tasks' messages.
     pub(crate) fn listen_with(&self, session: &Session, stream: impl Fn() -> Option<Sink> + Send + Sync + 'static) {
+        let stream: crate::sink::StreamOf = Arc::new(stream);
+        session.set_stream(Arc::clone(&stream));
         let state = Arc::downgrade(&session.state);
         let takes = move |change: &Change| {
             let Some(state) = state.upgrade() else { return Takes::Gone };

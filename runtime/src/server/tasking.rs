@@ -5,8 +5,9 @@
 //! first in 2026-07-28, where the server decides; a task at once in
 //! 2025-11-25, where the client asked), driving a task's handler to its
 //! end (renewing its lease, seeing a cancellation or an answer that
-//! reached another replica) and the `tasks/*` methods of each revision,
-//! every one bound to the owner that created the task.
+//! reached another replica, telling a 2025-11-25 session of each change of
+//! status) and the `tasks/*` methods of each revision, every one bound to
+//! the owner that created the task.
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -121,6 +122,7 @@ impl Server {
         call.link = Some(Arc::clone(&link));
         let requested_ttl = call.task.as_ref().and_then(|t| t.get("ttl")).and_then(Value::as_u64);
         let core = Arc::clone(&self.core);
+        let stream = session.stream_of();
         let session = session.clone();
         let sink = sink.clone();
         let token = CancellationToken::new();
@@ -185,7 +187,9 @@ impl Server {
                 }
             }
             tasks.register(&record.id, Running { cancel: token.clone(), link: Arc::clone(&link) });
-            link.start(record.id.clone(), Arc::clone(&tasks));
+            // A 2025-11-25 task reaches its session outside the call.
+            let stream = if scope.modern { None } else { stream };
+            link.start(record.id.clone(), Arc::clone(&tasks), stream);
             tokio::spawn(drive(Arc::clone(&tasks), record.id.clone(), run, token, link));
             Some(core.reply(&id, &scope, wire::created(&record)))
         }))
@@ -326,6 +330,9 @@ async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope,
             };
             let after = tasks.store().update(&record.id, &cancel).await.map_err(store_failed)?;
             if let Some(running) = tasks.local(&record.id) {
+                if let Some(after) = &after {
+                    running.link.announce(after);
+                }
                 running.cancel.cancel();
             }
             match (scope.modern, after) {
@@ -420,6 +427,8 @@ async fn drive(
                 };
                 match tasks.store().update(&id, &renew).await {
                     Ok(Some(r)) => {
+                        // A change made on another replica (a cancellation).
+                        link.announce(&r);
                         if r.cancel_requested || r.status.is_terminal() {
                             token.cancel();
                         }
@@ -446,8 +455,10 @@ async fn drive(
         r.updated_ms = now_ms();
         true
     };
-    if let Err(e) = tasks.store().update(&id, &finish).await {
-        tracing::error!(task = %id, error = %e, "cannot store how the task ended");
+    match tasks.store().update(&id, &finish).await {
+        Ok(Some(record)) => link.announce(&record),
+        Ok(None) => {}
+        Err(e) => tracing::error!(task = %id, error = %e, "cannot store how the task ended"),
     }
     tasks.unregister(&id);
 }
