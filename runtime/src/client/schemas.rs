@@ -235,6 +235,14 @@ impl Client {
     }
 }
 
+/// A typed input as JSON.
+fn serialise_input<I: Serialize>(tool: &str, input: &I) -> Result<Value, ClientError> {
+    serde_json::to_value(input).map_err(|e| ClientError::InvalidInput {
+        tool: tool.to_owned(),
+        problems: vec![SchemaProblem { pointer: String::new(), message: format!("cannot serialise: {e}") }],
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,12 +282,4 @@ mod tests {
         assert!(problems.iter().all(|p| p.pointer == "/structuredContent"), "{problems:?}");
         assert!(!problems.is_empty());
     }
-}
-
-/// A typed input as JSON.
-fn serialise_input<I: Serialize>(tool: &str, input: &I) -> Result<Value, ClientError> {
-    serde_json::to_value(input).map_err(|e| ClientError::InvalidInput {
-        tool: tool.to_owned(),
-        problems: vec![SchemaProblem { pointer: String::new(), message: format!("cannot serialise: {e}") }],
-    })
 }
