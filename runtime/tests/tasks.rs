@@ -379,3 +379,53 @@ async fn a_2025_11_25_task_asks_its_session_and_notifies_each_status() {
     let state = tokio::time::timeout(Duration::from_secs(30), task.next_status()).await.expect("the cancellation").unwrap();
     assert_eq!(state["status"], "cancelled", "{state}");
 }
+
+/// Opens a `subscriptions/listen` request as `who` for `task_ids`; its
+/// stream, after the acknowledgment (checked).
+async fn listen(server: &Server, who: &str, task_ids: &[&str]) -> tokio::sync::mpsc::Receiver<String> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let params = json!({
+        "notifications": {"taskIds": task_ids},
+        "_meta": {meta::PROTOCOL_VERSION: "2026-07-28", meta::CLIENT_CAPABILITIES: {"extensions": {EXTENSION: {}}}}
+    });
+    let text = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": params}).to_string();
+    let mut ext = http::Extensions::new();
+    ext.insert(Principal { subject: who.into(), ..Principal::default() });
+    let handled = server.handle_text(&server.session(), &text, &Sink::new(tx), &Arc::new(ext));
+    tokio::spawn(handled.into_reply());
+    let ack: Value = serde_json::from_str(&rx.recv().await.expect("the acknowledgment")).unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!(task_ids), "{ack}");
+    rx
+}
+
+/// The tasks extension's `notifications/tasks`: each change of status of
+/// a task, as the detailed task, to the listening requests of its owner
+/// that name it, tagged with the subscription.
+#[tokio::test]
+async fn extension_tasks_notify_their_owners_listening_requests() {
+    let server = server(Arc::new(MemoryTaskStore::new()), Duration::from_secs(15));
+    let created = send(&server, "alice", "tools/call", json!({"name": "ask", "arguments": {}}), false).await;
+    let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
+    until(&server, "alice", &id, "input_required").await;
+    let mut alice = listen(&server, "alice", &[&id]).await;
+    let mut bob = listen(&server, "bob", &[&id]).await;
+
+    let answer = json!({"taskId": id, "inputResponses": {"who": {"action": "accept", "content": {"name": "Ada"}}}});
+    send(&server, "alice", "tasks/update", answer, false).await;
+    let mut seen = Vec::new();
+    while seen.last().is_none_or(|n: &Value| n["params"]["status"] != "completed") {
+        let text = alice.recv().await.expect("a notification");
+        seen.push(serde_json::from_str(&text).unwrap());
+    }
+    let statuses: Vec<&str> = seen.iter().map(|n| n["params"]["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["working", "completed"], "{seen:?}");
+    for n in &seen {
+        assert_eq!(n["method"], "notifications/tasks");
+        assert_eq!(n["params"]["taskId"], id.as_str());
+        assert_eq!(n["params"]["_meta"][meta::SUBSCRIPTION_ID], 7);
+    }
+    assert_eq!(seen[1]["params"]["result"]["content"][0]["text"], "hello \"Ada\"", "the detailed task inlines the result");
+    // Queued to every listener at once: another owner's request got nothing.
+    assert!(bob.try_recv().is_err(), "a task is told only to its owner");
+}

@@ -48,6 +48,8 @@ impl Server {
             // subscribed URI.
             let subscribed = match change {
                 Change::Updated(uri) => session.is_subscribed(uri),
+                // A 2025-11-25 task tells its own session (`tasks::TaskLink`).
+                Change::Task { .. } => false,
                 _ => true,
             };
             if session.era() != Some(Era::Legacy) || session.identity().is_none() || !subscribed {
@@ -61,9 +63,9 @@ impl Server {
     /// `subscriptions/listen` (stateless era): acknowledges the filter on
     /// the request's stream, then keeps the request open, sending what the
     /// filter asked for, until the client cancels it or the stream closes.
-    pub(crate) fn subscriptions_listen(&self, session: &Session, id: Value, params: Option<&Value>, sink: &Sink) -> Handled {
+    pub(crate) fn subscriptions_listen(&self, session: &Session, id: Value, params: Option<&Value>, sink: &Sink, owner: String) -> Handled {
         let filter = match Filter::parse(params) {
-            Ok(filter) => filter,
+            Ok(filter) => filter.for_owner(owner, self.core.tasks.is_some()),
             Err(error) => return Handled::Reply(Reply::error(&id, &error)),
         };
         let Some(inflight) = session.register(IdKey::of(&id)) else {

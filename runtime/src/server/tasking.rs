@@ -23,7 +23,7 @@ use crate::catch::panic_message;
 use crate::context::Sink;
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::codes;
-use crate::tasks::{self, now_ms, wire, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks, EXTENSION};
+use crate::tasks::{self, now_ms, wire, Audience, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks, EXTENSION};
 
 use super::config::Core;
 use super::engine::{Handled, Pending, Server};
@@ -187,9 +187,13 @@ impl Server {
                 }
             }
             tasks.register(&record.id, Running { cancel: token.clone(), link: Arc::clone(&link) });
-            // A 2025-11-25 task reaches its session outside the call.
-            let stream = if scope.modern { None } else { stream };
-            link.start(record.id.clone(), Arc::clone(&tasks), stream);
+            // A 2025-11-25 task reaches its session outside the call; a
+            // 2026-07-28 one its owner's listening requests.
+            let audience = match scope.modern {
+                true => Some(Audience::Listeners(Arc::clone(&core.listeners))),
+                false => stream.map(Audience::Session),
+            };
+            link.start(record.id.clone(), Arc::clone(&tasks), audience);
             tokio::spawn(drive(Arc::clone(&tasks), record.id.clone(), run, token, link));
             Some(core.reply(&id, &scope, wire::created(&record)))
         }))
@@ -299,8 +303,11 @@ async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope,
                 }
                 changed
             };
-            tasks.store().update(&record.id, &deliver).await.map_err(store_failed)?;
+            let after = tasks.store().update(&record.id, &deliver).await.map_err(store_failed)?;
             if let Some(running) = tasks.local(&record.id) {
+                if let Some(after) = &after {
+                    running.link.announce(after);
+                }
                 running.link.wake();
             }
             Ok(Answer::Result(json!({})))

@@ -12,7 +12,9 @@
 //! answer. The call's response has gone by then: such requests, and the
 //! `notifications/tasks/status` of each change of status, go on the
 //! session's stream for messages outside requests (the connection over
-//! stdio, the GET stream over HTTP).
+//! stdio, the GET stream over HTTP). In 2026-07-28 each change of status
+//! is `notifications/tasks` to the owner's `subscriptions/listen` requests
+//! that name the task ([`Audience`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -24,7 +26,17 @@ use super::{now_ms, wire, TaskRecord, TaskStatus, Tasks, RELATED_TASK};
 use crate::context::RequestContext;
 use crate::outbound::Channel;
 use crate::peer::{decode_elicitation, ElicitForm, Elicitation, PeerError, SampleRequest, SampleResponse};
+use crate::notifier::{Change, Listeners};
 use crate::sink::StreamOf;
+
+/// Who hears of a task's changes of status.
+pub(crate) enum Audience {
+    /// 2025-11-25: the session that created it, on its stream for messages
+    /// outside requests.
+    Session(StreamOf),
+    /// 2026-07-28: its owner's `subscriptions/listen` requests that name it.
+    Listeners(Arc<Listeners>),
+}
 
 /// What the engine and a task's handler share.
 #[derive(Default)]
@@ -40,9 +52,9 @@ pub(crate) struct TaskLink {
 struct Started {
     id: String,
     tasks: Arc<Tasks>,
-    /// 2025-11-25: finds the creating session's stream for messages
-    /// outside requests (`None` in 2026-07-28, which has no such stream).
-    stream: Option<StreamOf>,
+    /// Who hears of its changes of status (and, 2025-11-25, gets its
+    /// requests).
+    audience: Option<Audience>,
     /// The status the client last learnt (at first `working`, in the
     /// answer that created the task).
     announced: Mutex<TaskStatus>,
@@ -55,21 +67,23 @@ impl std::fmt::Debug for TaskLink {
 }
 
 impl TaskLink {
-    /// The call is now the task `id`; `stream` reaches the session that
-    /// created it (2025-11-25).
-    pub(crate) fn start(&self, id: String, tasks: Arc<Tasks>, stream: Option<StreamOf>) {
-        let _ = self.started.set(Started { id, tasks, stream, announced: Mutex::new(TaskStatus::Working) });
+    /// The call is now the task `id`, which `audience` hears of.
+    pub(crate) fn start(&self, id: String, tasks: Arc<Tasks>, audience: Option<Audience>) {
+        let _ = self.started.set(Started { id, tasks, audience, announced: Mutex::new(TaskStatus::Working) });
         self.wake.notify_waiters();
     }
 
-    /// Tells the session that created the task (2025-11-25) its new status
-    /// with `notifications/tasks/status` (the whole task, without the
-    /// related-task `_meta`, as the revision says), once per change of
-    /// status; nothing while the session has no stream open. Polling stays
-    /// the client's way to be sure: a notification may be missed.
+    /// Tells the task's audience its new status, once per change of
+    /// status: the session that created it (2025-11-25) with
+    /// `notifications/tasks/status` (the whole task, without the
+    /// related-task `_meta`, as the revision says; nothing while the
+    /// session has no stream open), or the listening requests of its owner
+    /// that name it (2026-07-28) with `notifications/tasks` (the detailed
+    /// task, as `tasks/get` gives it). Polling stays the client's way to be
+    /// sure: a notification may be missed.
     pub(crate) fn announce(&self, record: &TaskRecord) {
         let Some(started) = self.started.get() else { return };
-        let Some(stream) = &started.stream else { return };
+        let Some(audience) = &started.audience else { return };
         {
             let mut last = started.announced.lock().unwrap_or_else(|p| p.into_inner());
             if *last == record.status {
@@ -77,6 +91,14 @@ impl TaskLink {
             }
             *last = record.status;
         }
+        let stream = match audience {
+            Audience::Session(stream) => stream,
+            Audience::Listeners(listeners) => {
+                let change = Change::Task { id: record.id.clone(), owner: record.owner.clone(), task: wire::detailed(record) };
+                listeners.try_deliver(&change);
+                return;
+            }
+        };
         let Some(sink) = stream() else { return };
         let params = Value::Object(wire::task(record));
         if !sink.try_send(crate::jsonrpc::notification("notifications/tasks/status", &params)) {
@@ -201,7 +223,8 @@ impl TaskContext {
         }
         let Channel::Live { outbound, timeout } = self.ctx.channel().clone() else { return Err(PeerError::Disconnected) };
         let started = self.link.started().await;
-        let sink = started.stream.as_ref().and_then(|stream| stream()).ok_or(PeerError::Disconnected)?;
+        let Some(Audience::Session(stream)) = &started.audience else { return Err(PeerError::Disconnected) };
+        let sink = stream().ok_or(PeerError::Disconnected)?;
         let meta = &mut params["_meta"];
         if !meta.is_object() {
             *meta = json!({});
@@ -254,7 +277,9 @@ impl TaskContext {
             true
         };
         let fail = |e: super::TaskStoreError| PeerError::InvalidResponse(e.to_string());
-        store.update(&started.id, &post).await.map_err(fail)?;
+        if let Some(record) = store.update(&started.id, &post).await.map_err(fail)? {
+            self.link.announce(&record);
+        }
         let poll = started.tasks.options.poll_interval;
         loop {
             let woken = self.link.wake.notified();
