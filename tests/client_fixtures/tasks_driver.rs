@@ -3,9 +3,10 @@
 // `driver stdio SERVER_BIN ERA` spawns the server; `driver http URL ERA`
 // connects over Streamable HTTP. ERA is `legacy` (2025-11-25, tasks asked
 // for with `params.task`) or `modern` (2026-07-28, the tasks extension).
-// Prints "ok <step>" per passed step; panics otherwise. In 2025-11-25 the
-// server also tells of each change of a task's status
-// (`notifications/tasks/status`), which the driver records.
+// Prints "ok <step>" per passed step; panics otherwise. The server also
+// tells of each change of a task's status: `notifications/tasks/status` on
+// the session (2025-11-25, recorded by the driver), `notifications/tasks`
+// on a `subscriptions/listen` naming the task (2026-07-28).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -142,5 +143,20 @@ async fn main() {
         let seen = notified_until_end(&notified, &id).await;
         assert_eq!(seen, ["input_required", "working", "completed"], "each change of status is notified");
         println!("ok task status notifications");
+        return;
     }
+
+    // 2026-07-28: a task's changes of status on a subscription naming it.
+    let start = c.start_slow_compute(SlowComputeInput { seconds: 60.0, label: None }, None).await.expect("start a long task");
+    let TaskStart::Task(task) = start else { panic!("a long slow_compute did not run as a task") };
+    let id = task.task().id().to_owned();
+    let mut subscription = c.engine().listen(serde_json::json!({"taskIds": [id]})).await.expect("listen");
+    assert_eq!(subscription.acknowledged()["taskIds"][0], id.as_str(), "{}", subscription.acknowledged());
+    task.cancel().await.expect("cancel");
+    let next = tokio::time::timeout(Duration::from_secs(30), subscription.next()).await.expect("a task notification");
+    let notification = next.expect("the subscription is open");
+    assert_eq!(notification.method, "notifications/tasks");
+    assert_eq!(notification.params["taskId"], id.as_str());
+    assert_eq!(notification.params["status"], "cancelled", "{}", notification.params);
+    println!("ok task status notifications");
 }
