@@ -223,8 +223,14 @@ impl TaskContext {
         }
         let Channel::Live { outbound, timeout } = self.ctx.channel().clone() else { return Err(PeerError::Disconnected) };
         let started = self.link.started().await;
-        let Some(Audience::Session(stream)) = &started.audience else { return Err(PeerError::Disconnected) };
-        let sink = stream().ok_or(PeerError::Disconnected)?;
+        // The session's stream; for a driver that gave it none, the call's
+        // own stream while it is open.
+        let session = match &started.audience {
+            Some(Audience::Session(stream)) => stream(),
+            _ => None,
+        };
+        let own = || Some(self.ctx.sink().clone()).filter(crate::sink::Sink::is_connected);
+        let sink = session.or_else(own).ok_or(PeerError::Disconnected)?;
         let meta = &mut params["_meta"];
         if !meta.is_object() {
             *meta = json!({});
