@@ -2,7 +2,9 @@
 //! result or a task to poll, cancel, give input to and await) against the
 //! generated conformance fixture server (examples/conformance-server), in
 //! both eras (2025-11-25 tasks, the 2026-07-28 tasks extension) over stdio
-//! and Streamable HTTP. The driver is `client_fixtures/tasks_driver.rs`,
+//! and Streamable HTTP, with a task asking the client for input and the
+//! status notifications of tasks in both eras. The
+//! driver is `client_fixtures/tasks_driver.rs`,
 //! compiled as a user crate would be.
 
 mod client_support;
@@ -20,8 +22,7 @@ fn typed_tasks_end_to_end_in_both_eras_over_stdio_and_http() {
         for (era, connect) in [("legacy", "ok connect 2025-11-25"), ("modern", "ok connect 2026-07-28")] {
             let out = run(&driver, &[transport, target, era]);
             assert!(out.lines().any(|l| l.starts_with(connect)), "{transport} {era}: {out}");
-            let input = (era == "modern").then_some("task input");
-            for step in ["task result", "task tool error", "task cancel"].into_iter().chain(input) {
+            for step in ["task result", "task tool error", "task cancel", "task input", "task status notifications"] {
                 assert!(out.lines().any(|l| l == format!("ok {step}")), "{transport} {era}: step {step} missing:\n{out}");
             }
         }

@@ -9,6 +9,8 @@
 //!   elicitation, roots), live or as input responses;
 //! - `tools`: `tools/call` and paged `tools/list`;
 //! - `subscription`: `subscriptions/listen` streams (2026-07-28);
+//! - `tasks`, `typed_tasks`: tool calls as tasks; `statuses` keeps the task status
+//!   notifications of 2025-11-25 for their handles;
 //! - `schemas`: compiled tool schemas and the typed call path;
 //! - `drift`: live tools against the manifest;
 //! - `options` and `error`;
@@ -27,6 +29,7 @@ mod handshake;
 mod hooks;
 mod options;
 mod schemas;
+mod statuses;
 mod subscription;
 mod surface;
 mod tasks;

@@ -9,7 +9,11 @@
 //! `resources/updated` only for URIs the session subscribed to with
 //! `resources/subscribe`; and, in the stateless era, open
 //! `subscriptions/listen` requests, each for what its filter asked for,
-//! tagged with its subscription id (`basic/patterns/subscriptions.mdx`).
+//! tagged with its subscription id (`basic/patterns/subscriptions.mdx`);
+//! there also the `notifications/tasks` of the tasks extension (SEP-2663),
+//! for the task ids a request's filter names (`taskIds`) and only to the
+//! task's owner. Those are delivered on the replica where the task's
+//! status changed, never relayed.
 //! It knows nothing of sessions: the server decides per session through
 //! a filter it registers.
 //!
@@ -42,6 +46,16 @@ pub(crate) enum Change {
     Resources,
     /// One resource, by URI.
     Updated(String),
+    /// A task's status (2026-07-28 tasks extension): its id, its owner and
+    /// the detailed task, as `tasks/get` gives it.
+    Task {
+        /// The task's id.
+        id: String,
+        /// Who may hear of it.
+        owner: String,
+        /// The notification's params.
+        task: Value,
+    },
 }
 
 impl Change {
@@ -73,6 +87,7 @@ impl Change {
             Change::Prompts => "notifications/prompts/list_changed",
             Change::Resources => "notifications/resources/list_changed",
             Change::Updated(_) => "notifications/resources/updated",
+            Change::Task { .. } => "notifications/tasks",
         }
     }
 }
@@ -84,6 +99,10 @@ pub(crate) struct Filter {
     prompts: bool,
     resources: bool,
     uris: Vec<String>,
+    /// Tasks whose changes of status are wanted (`taskIds`, SEP-2663).
+    task_ids: Vec<String>,
+    /// The principal that asked (tasks are told only to their owner).
+    owner: String,
 }
 
 impl Filter {
@@ -104,7 +123,32 @@ impl Filter {
                 .ok_or_else(|| RpcError::invalid_params("\"resourceSubscriptions\" must be a list of URIs"))?,
             Some(_) => return Err(RpcError::invalid_params("\"resourceSubscriptions\" must be a list of URIs")),
         };
-        Ok(Self { tools: flag("toolsListChanged"), prompts: flag("promptsListChanged"), resources: flag("resourcesListChanged"), uris })
+        let task_ids = match wanted.get("taskIds") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|u| u.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| RpcError::invalid_params("\"taskIds\" must be a list of task ids"))?,
+            Some(_) => return Err(RpcError::invalid_params("\"taskIds\" must be a list of task ids")),
+        };
+        Ok(Self {
+            tools: flag("toolsListChanged"),
+            prompts: flag("promptsListChanged"),
+            resources: flag("resourcesListChanged"),
+            uris,
+            task_ids,
+            owner: String::new(),
+        })
+    }
+
+    /// The filter of `owner`, with task ids only when the server has tasks.
+    pub(crate) fn for_owner(mut self, owner: String, has_tasks: bool) -> Self {
+        if !has_tasks {
+            self.task_ids.clear();
+        }
+        self.owner = owner;
+        self
     }
 
     fn wants(&self, change: &Change) -> bool {
@@ -113,6 +157,7 @@ impl Filter {
             Change::Prompts => self.prompts,
             Change::Resources => self.resources,
             Change::Updated(uri) => self.uris.iter().any(|u| u == uri),
+            Change::Task { id, owner, .. } => *owner == self.owner && self.task_ids.iter().any(|t| t == id),
         }
     }
 
@@ -126,6 +171,9 @@ impl Filter {
         }
         if !self.uris.is_empty() {
             agreed.insert("resourceSubscriptions".into(), json!(self.uris));
+        }
+        if !self.task_ids.is_empty() {
+            agreed.insert("taskIds".into(), json!(self.task_ids));
         }
         Value::Object(agreed)
     }
@@ -215,6 +263,12 @@ impl Listeners {
         sent
     }
 
+    /// Queues a change for the listeners here without waiting (not
+    /// relayed; a full stream misses it); how many took it.
+    pub(crate) fn try_deliver(&self, change: &Change) -> usize {
+        self.messages(change).into_iter().map(|(sink, text)| usize::from(sink.try_send(text))).sum()
+    }
+
     pub(crate) fn add(&self, listener: Listener) {
         let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());
         list.retain(Listener::is_live);
@@ -243,6 +297,7 @@ impl Listeners {
     fn messages(&self, change: &Change) -> Vec<(Sink, String)> {
         let params = match change {
             Change::Updated(uri) => json!({ "uri": uri }),
+            Change::Task { task, .. } => task.clone(),
             _ => json!({}),
         };
         let mut list = self.list.lock().unwrap_or_else(|p| p.into_inner());

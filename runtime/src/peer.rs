@@ -530,34 +530,8 @@ impl RequestContext {
         match self.channel().clone() {
             Channel::None => Err(PeerError::Disconnected),
             Channel::Live { outbound, timeout } => {
-                if self.is_cancelled() {
-                    return Err(PeerError::Disconnected);
-                }
-                let waiter = outbound.register();
-                let request_id = waiter.id();
-                if !self.sink().send(jsonrpc::request(&request_id, method, &params)).await {
-                    return Err(PeerError::Disconnected);
-                }
-                // Until the answer comes, giving up (a timeout, the call
-                // cancelled and its future dropped) tells the client to stop.
-                let mut abandon =
-                    Abandon { sink: self.sink(), id: request_id, reason: "the request that asked was cancelled", armed: true };
-                let outcome = match tokio::time::timeout(timeout, waiter.response()).await {
-                    Ok(Some(outcome)) => outcome,
-                    Ok(None) => return Err(PeerError::Disconnected),
-                    Err(_) => {
-                        abandon.reason = "timed out";
-                        return Err(PeerError::Timeout(timeout));
-                    }
-                };
-                abandon.armed = false;
-                match outcome {
-                    Ok(result) => decode(result).map_err(PeerError::InvalidResponse),
-                    Err(error) => Err(PeerError::Rejected {
-                        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                        message: error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                    }),
-                }
+                let result = self.request_live(self.sink(), &outbound, timeout, method, &params).await?;
+                decode(result).map_err(PeerError::InvalidResponse)
             }
             Channel::Rounds(rounds) => {
                 let key = key.map_or_else(|| rounds.auto_key(prefix), str::to_owned);
@@ -574,6 +548,45 @@ impl RequestContext {
                 std::future::pending().await
             }
         }
+    }
+}
+
+impl RequestContext {
+    /// Sends one request to the client on `sink` (stateful era), as a
+    /// request of the session (`outbound`), and waits up to `timeout` for
+    /// its result.
+    pub(crate) async fn request_live(
+        &self,
+        sink: &crate::context::Sink,
+        outbound: &std::sync::Arc<crate::outbound::Outbound>,
+        timeout: Duration,
+        method: &str,
+        params: &Value,
+    ) -> Result<Value, PeerError> {
+        if self.is_cancelled() {
+            return Err(PeerError::Disconnected);
+        }
+        let waiter = outbound.register();
+        let request_id = waiter.id();
+        if !sink.send(jsonrpc::request(&request_id, method, params)).await {
+            return Err(PeerError::Disconnected);
+        }
+        // Until the answer comes, giving up (a timeout, the call cancelled
+        // and its future dropped) tells the client to stop.
+        let mut abandon = Abandon { sink, id: request_id, reason: "the request that asked was cancelled", armed: true };
+        let outcome = match tokio::time::timeout(timeout, waiter.response()).await {
+            Ok(Some(outcome)) => outcome,
+            Ok(None) => return Err(PeerError::Disconnected),
+            Err(_) => {
+                abandon.reason = "timed out";
+                return Err(PeerError::Timeout(timeout));
+            }
+        };
+        abandon.armed = false;
+        outcome.map_err(|error| PeerError::Rejected {
+            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+            message: error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        })
     }
 }
 

@@ -130,6 +130,11 @@ impl Sink {
     }
 }
 
+/// Looks up a stream to the client when a message is to be sent (`None`:
+/// no stream open now): how a stateful session's messages outside
+/// requests find its connection or GET stream.
+pub(crate) type StreamOf = Arc<dyn Fn() -> Option<Sink> + Send + Sync>;
+
 /// A [`Sink`] that does not keep its channel open (see [`Sink::downgrade`]).
 #[derive(Debug, Clone)]
 pub(crate) enum WeakSink {

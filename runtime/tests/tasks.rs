@@ -3,7 +3,9 @@
 //! `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`), and the
 //! 2026-07-28 extension through `Server::handle_text` (owner binding, the
 //! bound per owner, `tasks/update` and `tasks/cancel` through a second
-//! server sharing the store, a dead replica's task marked failed).
+//! server sharing the store, a dead replica's task marked failed); a
+//! 2025-11-25 task's input requests and status notifications through the
+//! client engine.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -76,6 +78,8 @@ struct Client {
     write: tokio::io::WriteHalf<DuplexStream>,
     lines: Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
     next: i64,
+    /// The notifications read while waiting for answers, in order.
+    notified: Vec<Value>,
 }
 
 impl Client {
@@ -83,8 +87,14 @@ impl Client {
         self.next += 1;
         let message = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
         self.write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
-        let line = self.lines.next_line().await.unwrap().expect("server closed the stream");
-        serde_json::from_str(&line).unwrap()
+        loop {
+            let line = self.lines.next_line().await.unwrap().expect("server closed the stream");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message.get("id").is_some() {
+                return message;
+            }
+            self.notified.push(message);
+        }
     }
 }
 
@@ -95,7 +105,7 @@ async fn the_2025_11_25_tasks_lifecycle() {
     let (sr, sw) = tokio::io::split(server_end);
     tokio::spawn(server.serve(LineTransport::new(sr, sw)));
     let (cr, cw) = tokio::io::split(client_end);
-    let mut c = Client { write: cw, lines: BufReader::new(cr).lines(), next: 0 };
+    let mut c = Client { write: cw, lines: BufReader::new(cr).lines(), next: 0, notified: Vec::new() };
     let init = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
     let reply = c.request("initialize", init).await;
     assert_eq!(reply["result"]["capabilities"]["tasks"]["requests"]["tools"]["call"], json!({}), "{reply}");
@@ -131,6 +141,15 @@ async fn the_2025_11_25_tasks_lifecycle() {
     assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
     let result = c.request("tasks/result", json!({"taskId": id})).await;
     assert_eq!(result["error"]["code"], -32602, "a cancelled task has no result: {result}");
+    // Each end was notified.
+    let ends: Vec<(&str, &str)> = c
+        .notified
+        .iter()
+        .filter(|n| n["method"] == "notifications/tasks/status")
+        .map(|n| (n["params"]["status"].as_str().unwrap(), n["params"]["taskId"].as_str().unwrap()))
+        .collect();
+    assert_eq!(ends.last(), Some(&("cancelled", id.as_str())), "{:?}", c.notified);
+    assert!(ends.iter().any(|(status, _)| *status == "completed"), "{:?}", c.notified);
     assert_eq!(c.request("tasks/get", json!({"taskId": "nope"})).await["error"]["code"], -32602);
 }
 
@@ -297,8 +316,116 @@ async fn the_client_drives_tasks_over_a_stream_and_streamable_http_in_both_eras(
     }));
     for version in ["2025-11-25", "2026-07-28"] {
         let client = Client::connect(HttpTransport::new(&url).unwrap(), client_options(version)).await.unwrap();
-        // A 2025-11-25 task asks its input on the session's stream, which a
-        // Streamable HTTP call no longer has once the task is created.
-        drive_client(&client, version, version == "2026-07-28").await;
+        // A 2025-11-25 task asks its input on the session's GET stream.
+        drive_client(&client, version, true).await;
     }
+}
+
+/// A 2025-11-25 task asks the client through the session's stream, tied
+/// to the task, and the session learns each change of status without
+/// polling: with a poll interval of an hour, only the notifications can
+/// move `next_status` on.
+#[tokio::test]
+async fn a_2025_11_25_task_asks_its_session_and_notifies_each_status() {
+    use mcpgen_runtime::client::{Client, ToolStart};
+    use std::sync::Mutex;
+    let options = TaskOptions { poll_interval: Duration::from_secs(3600), ..TaskOptions::default() };
+    let server = ServerBuilder::new("2025-11-25", tools(), Arc::new(Handlers)).tasks(options).build().unwrap();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    tokio::spawn(server.serve(LineTransport::new(sr, sw)));
+
+    let asked = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let statuses = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let (asked_in, statuses_in) = (Arc::clone(&asked), Arc::clone(&statuses));
+    let handlers = mcpgen_runtime::client::ClientHandlers::new().on_elicitation(move |params| {
+        asked_in.lock().unwrap().push(params);
+        async { Ok(json!({"action": "accept", "content": {"name": "Ada"}})) }
+    });
+    let mut options = mcpgen_runtime::client::ClientOptions::new(["2025-11-25"])
+        .timeout(Duration::from_secs(20))
+        .handlers(handlers)
+        .on_notification(move |method, params| {
+            if method == "notifications/tasks/status" {
+                statuses_in.lock().unwrap().push(params.clone());
+            }
+        });
+    options.capabilities = json!({"elicitation": {}});
+    let (cr, cw) = tokio::io::split(client_end);
+    let client = Client::connect(LineTransport::new(cr, cw), options).await.unwrap();
+
+    let ToolStart::Task(mut task) = client.start_tool("ask", json!({}), None).await.unwrap() else { panic!("ask runs as a task") };
+    let id = task.id().to_owned();
+    let last = loop {
+        let state = tokio::time::timeout(Duration::from_secs(30), task.next_status()).await.expect("a status notification").unwrap();
+        if state["status"] == "completed" {
+            break state.clone();
+        }
+    };
+    assert_eq!(last["taskId"], id.as_str());
+    assert!(last.get("_meta").is_none(), "no related-task _meta on a status notification: {last}");
+    assert_eq!(task.result().await.unwrap()["content"][0]["text"], "hello \"Ada\"");
+
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str(), "{asked:?}");
+    assert_eq!(asked[0]["message"], "Who are you?");
+    let seen: Vec<String> = statuses.lock().unwrap().iter().map(|s| s["status"].as_str().unwrap_or_default().to_owned()).collect();
+    assert_eq!(seen, ["input_required", "working", "completed"], "each change of status, in order");
+
+    // A cancelled task tells of it too.
+    let ToolStart::Task(mut task) = client.start_tool("forever", json!({}), None).await.unwrap() else { panic!("a task") };
+    task.cancel().await.unwrap();
+    let state = tokio::time::timeout(Duration::from_secs(30), task.next_status()).await.expect("the cancellation").unwrap();
+    assert_eq!(state["status"], "cancelled", "{state}");
+}
+
+/// Opens a `subscriptions/listen` request as `who` for `task_ids`; its
+/// stream, after the acknowledgment (checked).
+async fn listen(server: &Server, who: &str, task_ids: &[&str]) -> tokio::sync::mpsc::Receiver<String> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let params = json!({
+        "notifications": {"taskIds": task_ids},
+        "_meta": {meta::PROTOCOL_VERSION: "2026-07-28", meta::CLIENT_CAPABILITIES: {"extensions": {EXTENSION: {}}}}
+    });
+    let text = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": params}).to_string();
+    let mut ext = http::Extensions::new();
+    ext.insert(Principal { subject: who.into(), ..Principal::default() });
+    let handled = server.handle_text(&server.session(), &text, &Sink::new(tx), &Arc::new(ext));
+    tokio::spawn(handled.into_reply());
+    let ack: Value = serde_json::from_str(&rx.recv().await.expect("the acknowledgment")).unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!(task_ids), "{ack}");
+    rx
+}
+
+/// The tasks extension's `notifications/tasks`: each change of status of
+/// a task, as the detailed task, to the listening requests of its owner
+/// that name it, tagged with the subscription.
+#[tokio::test]
+async fn extension_tasks_notify_their_owners_listening_requests() {
+    let server = server(Arc::new(MemoryTaskStore::new()), Duration::from_secs(15));
+    let created = send(&server, "alice", "tools/call", json!({"name": "ask", "arguments": {}}), false).await;
+    let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
+    until(&server, "alice", &id, "input_required").await;
+    let mut alice = listen(&server, "alice", &[&id]).await;
+    let mut bob = listen(&server, "bob", &[&id]).await;
+
+    let answer = json!({"taskId": id, "inputResponses": {"who": {"action": "accept", "content": {"name": "Ada"}}}});
+    send(&server, "alice", "tasks/update", answer, false).await;
+    let mut seen = Vec::new();
+    while seen.last().is_none_or(|n: &Value| n["params"]["status"] != "completed") {
+        let text = alice.recv().await.expect("a notification");
+        seen.push(serde_json::from_str(&text).unwrap());
+    }
+    let statuses: Vec<&str> = seen.iter().map(|n| n["params"]["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["working", "completed"], "{seen:?}");
+    for n in &seen {
+        assert_eq!(n["method"], "notifications/tasks");
+        assert_eq!(n["params"]["taskId"], id.as_str());
+        assert_eq!(n["params"]["_meta"][meta::SUBSCRIPTION_ID], 7);
+    }
+    assert_eq!(seen[1]["params"]["result"]["content"][0]["text"], "hello \"Ada\"", "the detailed task inlines the result");
+    // Queued to every listener at once: another owner's request got nothing.
+    assert!(bob.try_recv().is_err(), "a task is told only to its owner");
 }

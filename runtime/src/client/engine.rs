@@ -1,7 +1,8 @@
 //! The connection engine: one reader task routing everything the server
 //! sends (responses to pending requests by id, progress to per-call
-//! callbacks, `ping` answered), one writer task, and the request path with
-//! its timeout and cancellation.
+//! callbacks, task status notifications to their task handles and the
+//! notification callback, `ping` answered), one writer task, and the
+//! request path with its timeout and cancellation.
 //!
 //! Nothing the server sends can grow the client without bound: the reader
 //! keeps at most [`ClientOptions::max_message_bytes`] of one message (a
@@ -83,6 +84,8 @@ pub(crate) struct Shared {
     next_id: AtomicI64,
     pub(crate) options: ClientOptions,
     pub(crate) session: OnceLock<Session>,
+    /// Task states the server notified (2025-11-25), by task id.
+    pub(crate) statuses: Mutex<super::statuses::Statuses>,
 }
 
 struct Tasks {
@@ -140,6 +143,7 @@ impl Client {
             next_id: AtomicI64::new(1),
             options,
             session: OnceLock::new(),
+            statuses: Mutex::default(),
         });
         let reader = tokio::spawn(read_loop(read, shared.clone()));
         let writer = tokio::spawn(write_loop(write, rx, shared.clone()));
@@ -576,6 +580,9 @@ impl Shared {
                 tracing::info!(level = ?params.get("level"), data = ?params.get("data"), "mcp server log");
             }
             _ => {
+                if method == "notifications/tasks/status" {
+                    self.statuses.lock().unwrap_or_else(|p| p.into_inner()).deliver(params);
+                }
                 if let Some(callback) = &self.options.on_notification {
                     callback(method, params);
                 }

@@ -5,11 +5,15 @@
 //! final `CallToolResult`. In 2025-11-25 the client asks for a task with
 //! `params.task`; from 2026-07-28 it declares the extension (in
 //! [`ClientOptions::capabilities`](super::ClientOptions::capabilities)`.extensions`)
-//! and the server decides.
+//! and the server decides. A 2025-11-25 server may also tell of each
+//! change of status (`notifications/tasks/status`):
+//! [`ToolTask::next_status`] takes them as they come and polls only when
+//! none came within the poll interval.
 
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
+use tokio::sync::watch;
 
 use super::engine::Client;
 use super::error::ClientError;
@@ -34,6 +38,21 @@ pub struct ToolTask<'c> {
     stateless: bool,
     /// The last state the server reported.
     last: Value,
+    /// The states the server notifies (2025-11-25).
+    notified: Option<watch::Receiver<Option<Value>>>,
+}
+
+impl Drop for ToolTask<'_> {
+    fn drop(&mut self) {
+        if self.notified.is_some() {
+            self.client.shared.statuses.lock().unwrap_or_else(|p| p.into_inner()).unwatch(&self.id);
+        }
+    }
+}
+
+/// Whether a task in `status` is done.
+fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
 }
 
 /// The polling interval when the server suggests none.
@@ -62,7 +81,8 @@ impl Client {
         let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
             return Err(ClientError::unexpected(format!("tool `{name}` answered with a task without a string taskId: {task}")));
         };
-        Ok(ToolStart::Task(ToolTask { client: self, tool: name.to_owned(), id, stateless, last: task }))
+        let notified = (!stateless).then(|| self.shared.statuses.lock().unwrap_or_else(|p| p.into_inner()).watch(&id));
+        Ok(ToolStart::Task(ToolTask { client: self, tool: name.to_owned(), id, stateless, last: task, notified }))
     }
 }
 
@@ -92,6 +112,34 @@ impl ToolTask<'_> {
     pub async fn poll(&mut self) -> Result<&Value, ClientError> {
         self.last = self.client.request("tasks/get", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
         Ok(&self.last)
+    }
+
+    /// Waits for the task's next state and keeps it: the next
+    /// `notifications/tasks/status` the server sends (2025-11-25), or,
+    /// when none comes within the poll interval (and always in
+    /// 2026-07-28, which has none), the state `tasks/get` gives. A task
+    /// that ended is returned at once.
+    pub async fn next_status(&mut self) -> Result<&Value, ClientError> {
+        if is_terminal(self.status()) {
+            return Ok(&self.last);
+        }
+        let interval = self.poll_interval();
+        match &mut self.notified {
+            Some(rx) => {
+                tokio::select! {
+                    changed = rx.changed() => {
+                        let state = if changed.is_ok() { rx.borrow_and_update().clone() } else { None };
+                        if let Some(state) = state {
+                            self.last = state;
+                            return Ok(&self.last);
+                        }
+                    }
+                    () = tokio::time::sleep(interval) => {}
+                }
+            }
+            None => tokio::time::sleep(interval).await,
+        }
+        self.poll().await
     }
 
     /// Answers input requests of the task by key (`tasks/update`, 2026-07-28).
@@ -228,6 +276,11 @@ impl<O> TypedTask<'_, O> {
     /// Asks the server for the task's state (`tasks/get`).
     pub async fn poll(&mut self) -> Result<&Value, ClientError> {
         self.task.poll().await
+    }
+
+    /// Waits for the task's next state ([`ToolTask::next_status`]).
+    pub async fn next_status(&mut self) -> Result<&Value, ClientError> {
+        self.task.next_status().await
     }
 
     /// Answers the task's input requests by key (`tasks/update`, 2026-07-28).

@@ -227,7 +227,8 @@ impl Server {
         }
         let params = params.into_value();
         if scope.modern && method == "subscriptions/listen" {
-            return self.subscriptions_listen(session, id, params.as_ref(), sink);
+            let owner = scope.extras.principal().map(|p| p.subject.clone()).unwrap_or_default();
+            return self.subscriptions_listen(session, id, params.as_ref(), sink, owner);
         }
         if let Some(handled) = self.tasks_method(&id, method, params.as_ref(), &scope) {
             return handled;

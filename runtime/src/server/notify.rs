@@ -36,7 +36,10 @@ impl Server {
 
     /// [`Server::listen`] with the stream looked up when a notification
     /// goes out (`None`: no stream open now).
+    /// The session keeps the lookup too, for its tasks' messages.
     pub(crate) fn listen_with(&self, session: &Session, stream: impl Fn() -> Option<Sink> + Send + Sync + 'static) {
+        let stream: crate::sink::StreamOf = Arc::new(stream);
+        session.set_stream(Arc::clone(&stream));
         let state = Arc::downgrade(&session.state);
         let takes = move |change: &Change| {
             let Some(state) = state.upgrade() else { return Takes::Gone };
@@ -45,6 +48,8 @@ impl Server {
             // subscribed URI.
             let subscribed = match change {
                 Change::Updated(uri) => session.is_subscribed(uri),
+                // A 2025-11-25 task tells its own session (`tasks::TaskLink`).
+                Change::Task { .. } => false,
                 _ => true,
             };
             if session.era() != Some(Era::Stateful) || session.identity().is_none() || !subscribed {
@@ -58,9 +63,9 @@ impl Server {
     /// `subscriptions/listen` (stateless era): acknowledges the filter on
     /// the request's stream, then keeps the request open, sending what the
     /// filter asked for, until the client cancels it or the stream closes.
-    pub(crate) fn subscriptions_listen(&self, session: &Session, id: Value, params: Option<&Value>, sink: &Sink) -> Handled {
+    pub(crate) fn subscriptions_listen(&self, session: &Session, id: Value, params: Option<&Value>, sink: &Sink, owner: String) -> Handled {
         let filter = match Filter::parse(params) {
-            Ok(filter) => filter,
+            Ok(filter) => filter.for_owner(owner, self.core.tasks.is_some()),
             Err(error) => return Handled::Reply(Reply::error(&id, &error)),
         };
         let Some(inflight) = session.register(IdKey::of(&id)) else {

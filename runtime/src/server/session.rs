@@ -1,7 +1,8 @@
 //! One client's state on a server: the era it speaks (fixed by its first
 //! request on a connection), the identity negotiated by `initialize`, its
 //! log level, its requests in flight (for `notifications/cancelled`) and
-//! its share of the call slots.
+//! its share of the call slots, and its stream for messages outside
+//! requests (what a 2025-11-25 task sends after its call was answered).
 //!
 //! A stdio connection is one session; a stateful Streamable HTTP session
 //! (`MCP-Session-Id`) is one session; a stateless HTTP request gets a fresh
@@ -17,6 +18,7 @@ use tokio::sync::Semaphore;
 
 use crate::cancel::CancellationToken;
 use crate::context::ClientIdentity;
+use crate::sink::StreamOf;
 use crate::outbound::Outbound;
 use crate::revision::Era;
 
@@ -46,6 +48,10 @@ pub(crate) struct State {
     /// Requests sent to the client, waiting for their responses: made
     /// when first needed (a stateless request's session never sends any).
     pub(crate) outbound: OnceLock<Arc<Outbound>>,
+    /// Finds the session's stream for messages outside requests (the
+    /// connection over stdio, the GET stream over HTTP), as its driver
+    /// set it with `Server::listen`.
+    pub(crate) stream: Mutex<Option<StreamOf>>,
 }
 
 /// What a stateful session needs to continue elsewhere (another replica,
@@ -93,6 +99,7 @@ impl Session {
                 queued: AtomicUsize::new(0),
                 scope_cache: Mutex::new(None),
                 outbound: OnceLock::new(),
+                stream: Mutex::new(None),
             }),
         }
     }
@@ -156,6 +163,17 @@ impl Session {
     /// The session's requests to its client.
     pub(crate) fn outbound(&self) -> &Arc<Outbound> {
         self.state.outbound.get_or_init(Arc::default)
+    }
+
+    /// Sets how the session's stream for messages outside requests is found.
+    pub(crate) fn set_stream(&self, stream: StreamOf) {
+        *lock(&self.state.stream) = Some(stream);
+    }
+
+    /// How the session's stream for messages outside requests is found,
+    /// once its driver gave it one.
+    pub(crate) fn stream_of(&self) -> Option<StreamOf> {
+        lock(&self.state.stream).clone()
     }
 
     /// Requests this session sent to its client that wait for a response.

@@ -5,8 +5,9 @@
 //! first in 2026-07-28, where the server decides; a task at once in
 //! 2025-11-25, where the client asked), driving a task's handler to its
 //! end (renewing its lease, seeing a cancellation or an answer that
-//! reached another replica) and the `tasks/*` methods of each revision,
-//! every one bound to the owner that created the task.
+//! reached another replica, telling a 2025-11-25 session of each change of
+//! status) and the `tasks/*` methods of each revision, every one bound to
+//! the owner that created the task.
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,7 +23,7 @@ use crate::catch::panic_message;
 use crate::context::Sink;
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::codes;
-use crate::tasks::{self, now_ms, wire, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks, EXTENSION};
+use crate::tasks::{self, now_ms, wire, Audience, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks, EXTENSION};
 
 use super::config::Core;
 use super::engine::{Handled, Pending, Server};
@@ -123,6 +124,7 @@ impl Server {
         call.link = Some(Arc::clone(&link));
         let requested_ttl = call.task.as_ref().and_then(|t| t.get("ttl")).and_then(Value::as_u64);
         let core = Arc::clone(&self.core);
+        let stream = session.stream_of();
         let session = session.clone();
         let sink = sink.clone();
         let token = CancellationToken::new();
@@ -187,7 +189,13 @@ impl Server {
                 }
             }
             tasks.register(&record.id, Running { cancel: token.clone(), link: Arc::clone(&link) });
-            link.start(record.id.clone(), Arc::clone(&tasks));
+            // A 2025-11-25 task reaches its session outside the call; a
+            // 2026-07-28 one its owner's listening requests.
+            let audience = match scope.modern {
+                true => Some(Audience::Listeners(Arc::clone(&core.listeners))),
+                false => stream.map(Audience::Session),
+            };
+            link.start(record.id.clone(), Arc::clone(&tasks), audience);
             tokio::spawn(drive(Arc::clone(&tasks), record.id.clone(), run, token, link));
             Some(core.reply(&id, &scope, wire::created(&record)))
         }))
@@ -297,8 +305,11 @@ async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope,
                 }
                 changed
             };
-            tasks.store().update(&record.id, &deliver).await.map_err(store_failed)?;
+            let after = tasks.store().update(&record.id, &deliver).await.map_err(store_failed)?;
             if let Some(running) = tasks.local(&record.id) {
+                if let Some(after) = &after {
+                    running.link.announce(after);
+                }
                 running.link.wake();
             }
             Ok(Answer::Result(json!({})))
@@ -328,6 +339,9 @@ async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope,
             };
             let after = tasks.store().update(&record.id, &cancel).await.map_err(store_failed)?;
             if let Some(running) = tasks.local(&record.id) {
+                if let Some(after) = &after {
+                    running.link.announce(after);
+                }
                 running.cancel.cancel();
             }
             match (scope.modern, after) {
@@ -422,6 +436,8 @@ async fn drive(
                 };
                 match tasks.store().update(&id, &renew).await {
                     Ok(Some(r)) => {
+                        // A change made on another replica (a cancellation).
+                        link.announce(&r);
                         if r.cancel_requested || r.status.is_terminal() {
                             token.cancel();
                         }
@@ -448,8 +464,10 @@ async fn drive(
         r.updated_ms = now_ms();
         true
     };
-    if let Err(e) = tasks.store().update(&id, &finish).await {
-        tracing::error!(task = %id, error = %e, "cannot store how the task ended");
+    match tasks.store().update(&id, &finish).await {
+        Ok(Some(record)) => link.announce(&record),
+        Ok(None) => {}
+        Err(e) => tracing::error!(task = %id, error = %e, "cannot store how the task ended"),
     }
     tasks.unregister(&id);
 }

@@ -6,17 +6,37 @@
 //! gathered before the task exists still answers the call), or when it
 //! asks for task input or the task's id. Input asked through the task
 //! parks it as `input_required` with the request under its key until
-//! `tasks/update` delivers the answer (2026-07-28); in 2025-11-25 it goes
-//! to the client as a request of the session, like the request context's.
+//! `tasks/update` delivers the answer (2026-07-28); in 2025-11-25 the task
+//! is `input_required` while a request of the session, tied to the task by
+//! `_meta` `io.modelcontextprotocol/related-task`, waits for the client's
+//! answer. The call's response has gone by then: such requests, and the
+//! `notifications/tasks/status` of each change of status, go on the
+//! session's stream for messages outside requests (the connection over
+//! stdio, the GET stream over HTTP). In 2026-07-28 each change of status
+//! is `notifications/tasks` to the owner's `subscriptions/listen` requests
+//! that name the task ([`Audience`]).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-use super::{now_ms, TaskStatus, Tasks};
+use super::{now_ms, wire, TaskRecord, TaskStatus, Tasks, RELATED_TASK};
 use crate::context::RequestContext;
+use crate::outbound::Channel;
 use crate::peer::{decode_elicitation, ElicitForm, Elicitation, PeerError, SampleRequest, SampleResponse};
+use crate::notifier::{Change, Listeners};
+use crate::sink::StreamOf;
+
+/// Who hears of a task's changes of status.
+pub(crate) enum Audience {
+    /// 2025-11-25: the session that created it, on its stream for messages
+    /// outside requests.
+    Session(StreamOf),
+    /// 2026-07-28: its owner's `subscriptions/listen` requests that name it.
+    Listeners(Arc<Listeners>),
+}
 
 /// What the engine and a task's handler share.
 #[derive(Default)]
@@ -25,11 +45,19 @@ pub(crate) struct TaskLink {
     started: OnceLock<Started>,
     /// Wakes the handler: the task started, or an answer arrived.
     wake: tokio::sync::Notify,
+    /// Requests of a 2025-11-25 task waiting for the client's answer.
+    asking: AtomicUsize,
 }
 
 struct Started {
     id: String,
     tasks: Arc<Tasks>,
+    /// Who hears of its changes of status (and, 2025-11-25, gets its
+    /// requests).
+    audience: Option<Audience>,
+    /// The status the client last learnt (at first `working`, in the
+    /// answer that created the task).
+    announced: Mutex<TaskStatus>,
 }
 
 impl std::fmt::Debug for TaskLink {
@@ -39,10 +67,43 @@ impl std::fmt::Debug for TaskLink {
 }
 
 impl TaskLink {
-    /// The call is now the task `id`.
-    pub(crate) fn start(&self, id: String, tasks: Arc<Tasks>) {
-        let _ = self.started.set(Started { id, tasks });
+    /// The call is now the task `id`, which `audience` hears of.
+    pub(crate) fn start(&self, id: String, tasks: Arc<Tasks>, audience: Option<Audience>) {
+        let _ = self.started.set(Started { id, tasks, audience, announced: Mutex::new(TaskStatus::Working) });
         self.wake.notify_waiters();
+    }
+
+    /// Tells the task's audience its new status, once per change of
+    /// status: the session that created it (2025-11-25) with
+    /// `notifications/tasks/status` (the whole task, without the
+    /// related-task `_meta`, as the revision says; nothing while the
+    /// session has no stream open), or the listening requests of its owner
+    /// that name it (2026-07-28) with `notifications/tasks` (the detailed
+    /// task, as `tasks/get` gives it). Polling stays the client's way to be
+    /// sure: a notification may be missed.
+    pub(crate) fn announce(&self, record: &TaskRecord) {
+        let Some(started) = self.started.get() else { return };
+        let Some(audience) = &started.audience else { return };
+        {
+            let mut last = started.announced.lock().unwrap_or_else(|p| p.into_inner());
+            if *last == record.status {
+                return;
+            }
+            *last = record.status;
+        }
+        let stream = match audience {
+            Audience::Session(stream) => stream,
+            Audience::Listeners(listeners) => {
+                let change = Change::Task { id: record.id.clone(), owner: record.owner.clone(), task: wire::detailed(record) };
+                listeners.try_deliver(&change);
+                return;
+            }
+        };
+        let Some(sink) = stream() else { return };
+        let params = Value::Object(wire::task(record));
+        if !sink.try_send(crate::jsonrpc::notification("notifications/tasks/status", &params)) {
+            tracing::debug!(task = %record.id, "a task status notification was dropped: the session's stream is full or closed");
+        }
     }
 
     /// Wakes a handler waiting for an answer.
@@ -110,7 +171,7 @@ impl TaskContext {
     pub async fn status(&self, message: &str) {
         let Some(started) = self.link.started.get() else { return };
         let message = message.to_owned();
-        let change = move |r: &mut super::TaskRecord| {
+        let change = move |r: &mut TaskRecord| {
             if r.status.is_terminal() {
                 return false;
             }
@@ -131,25 +192,75 @@ impl TaskContext {
     /// Asks the user to fill in a form with `schema` under `key`; accepted
     /// content decodes into `T`.
     pub async fn elicit_with<T: DeserializeOwned>(&self, key: &str, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
-        if !self.modern() {
-            return self.ctx.keyed(key).elicit_with(message, schema).await;
-        }
         let params = json!({ "mode": "form", "message": message, "requestedSchema": schema });
-        let raw = self.ask(key, "elicitation", "elicitation/create", params).await?;
+        let raw = match self.modern() {
+            true => self.ask(key, "elicitation", "elicitation/create", params).await?,
+            false => self.ask_session("elicitation", "elicitation/create", params).await?,
+        };
         decode_elicitation(raw, true).map_err(PeerError::InvalidResponse)
     }
 
     /// Asks the client's model for a completion under `key`.
     pub async fn sample(&self, key: &str, request: SampleRequest) -> Result<SampleResponse, PeerError> {
-        if !self.modern() {
-            return self.ctx.keyed(key).sample(request).await;
-        }
-        let raw = self.ask(key, "sampling", "sampling/createMessage", Value::Object(request.params().clone())).await?;
+        let params = Value::Object(request.params().clone());
+        let raw = match self.modern() {
+            true => self.ask(key, "sampling", "sampling/createMessage", params).await?,
+            false => self.ask_session("sampling", "sampling/createMessage", params).await?,
+        };
         SampleResponse::decode(raw).map_err(PeerError::InvalidResponse)
     }
 
     fn modern(&self) -> bool {
         crate::revision::era(self.ctx.revision()) == crate::revision::Era::Stateless
+    }
+
+    /// 2025-11-25: sends the request to the client on the session's
+    /// stream, tied to the task, with the task `input_required` until the
+    /// answer comes (back to `working` once no request waits).
+    async fn ask_session(&self, capability: &'static str, method: &str, mut params: Value) -> Result<Value, PeerError> {
+        if !self.ctx.client().is_some_and(|c| c.has_capability(capability)) {
+            return Err(PeerError::MissingCapability(capability));
+        }
+        let Channel::Live { outbound, timeout } = self.ctx.channel().clone() else { return Err(PeerError::Disconnected) };
+        let started = self.link.started().await;
+        // The session's stream; for a driver that gave it none, the call's
+        // own stream while it is open.
+        let session = match &started.audience {
+            Some(Audience::Session(stream)) => stream(),
+            _ => None,
+        };
+        let own = || Some(self.ctx.sink().clone()).filter(crate::sink::Sink::is_connected);
+        let sink = session.or_else(own).ok_or(PeerError::Disconnected)?;
+        let meta = &mut params["_meta"];
+        if !meta.is_object() {
+            *meta = json!({});
+        }
+        meta[RELATED_TASK] = json!({ "taskId": started.id });
+        self.link.asking.fetch_add(1, Ordering::AcqRel);
+        self.set_status(started, TaskStatus::Working, TaskStatus::InputRequired).await;
+        let answer = self.ctx.request_live(&sink, &outbound, timeout, method, &params).await;
+        if self.link.asking.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.set_status(started, TaskStatus::InputRequired, TaskStatus::Working).await;
+        }
+        answer
+    }
+
+    /// Moves the task from `from` to `to` (a task in another status stays)
+    /// and tells the client.
+    async fn set_status(&self, started: &Started, from: TaskStatus, to: TaskStatus) {
+        let change = move |r: &mut TaskRecord| {
+            if r.status != from {
+                return false;
+            }
+            r.status = to;
+            r.updated_ms = now_ms();
+            true
+        };
+        match started.tasks.store().update(&started.id, &change).await {
+            Ok(Some(record)) => self.link.announce(&record),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(task = %started.id, error = %e, "cannot record the task's status"),
+        }
     }
 
     /// Parks the task as `input_required` with the request `key` until
@@ -162,7 +273,7 @@ impl TaskContext {
         let store = started.tasks.store();
         let request = json!({ "method": method, "params": params });
         let (key_owned, asked) = (key.to_owned(), request);
-        let post = move |r: &mut super::TaskRecord| {
+        let post = move |r: &mut TaskRecord| {
             if r.status.is_terminal() || r.input_responses.contains_key(&key_owned) {
                 return false;
             }
@@ -172,12 +283,14 @@ impl TaskContext {
             true
         };
         let fail = |e: super::TaskStoreError| PeerError::InvalidResponse(e.to_string());
-        store.update(&started.id, &post).await.map_err(fail)?;
+        if let Some(record) = store.update(&started.id, &post).await.map_err(fail)? {
+            self.link.announce(&record);
+        }
         let poll = started.tasks.options.poll_interval;
         loop {
             let woken = self.link.wake.notified();
             let key_owned = key.to_owned();
-            let take = move |r: &mut super::TaskRecord| r.input_responses.remove(&key_owned).is_some();
+            let take = move |r: &mut TaskRecord| r.input_responses.remove(&key_owned).is_some();
             // The record before the change tells whether the answer was there.
             let before = store.get(&started.id).await.map_err(fail)?;
             let Some(before) = before else { return Err(PeerError::Disconnected) };

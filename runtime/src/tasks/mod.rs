@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 pub use link::TaskContext;
-pub(crate) use link::TaskLink;
+pub(crate) use link::{Audience, TaskLink};
 #[cfg(feature = "redis")]
 pub use redis::RedisTaskStore;
 pub use store::{MemoryTaskStore, TaskChange, TaskFuture, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
