@@ -22,6 +22,12 @@
 //! Before the polled reader sleeps in epoll it keeps trying stdin for a
 //! short while ([`Stdio::spin`]; the spin module says why).
 
+#![allow(
+    unsafe_code,
+    reason = "stdin and stdout as raw file descriptors (non-blocking flags, epoll registration, recv): \
+              the OS interface has no safe wrapper for them"
+)]
+
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

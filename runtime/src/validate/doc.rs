@@ -12,6 +12,12 @@
 //! The encoder from `Serialize` is in `builder`, the in-place check
 //! against a schema in `plan`.
 
+#![allow(
+    unsafe_code,
+    reason = "unchecked copies of already-checked UTF-8 into reserved room: measured at 24.8k -> 23.9k \
+              instructions per stdio call (ca4edb6) and 25.6k -> 25.1k (fa23607); covered by scripts/miri.sh"
+)]
+
 use serde::ser::Serialize;
 use serde_json::{Map, Number, Value};
 
