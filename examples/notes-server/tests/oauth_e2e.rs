@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -87,7 +87,7 @@ impl Drop for Provider {
 impl Provider {
     /// Runs the launcher from a scratch folder whose `node_modules` links
     /// to the interop folder's (which stays untouched).
-    fn start(node: &PathBuf, dir: &PathBuf) -> Self {
+    fn start(node: &Path, dir: &Path) -> Self {
         let home = std::env::temp_dir().join(format!("mcpgen-oidc-e2e-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&home);
         std::fs::create_dir_all(&home).expect("a scratch folder");
