@@ -66,7 +66,7 @@ fn introspect_notes_server_check_generate_and_read_back() {
     let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "30", "--out"]).arg(&out).arg("--").arg(&bin));
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        r.stderr.contains("mcpgen introspect: 1 tool(s), 2 resource(s), 1 resource template(s), 2 prompt(s) from `")
+        r.stderr.contains("mcpgen introspect: 2 tool(s), 2 resource(s), 1 resource template(s), 2 prompt(s) from `")
             && r.stderr.contains("(protocol 2025-11-25)"),
         "{}",
         r.stderr
@@ -88,7 +88,7 @@ fn introspect_notes_server_check_generate_and_read_back() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stderr.contains(&format!(
-            "mcpgen introspect: 1 tool(s), 2 resource(s), 1 resource template(s), 2 prompt(s) from {} (protocol 2026-07-28)",
+            "mcpgen introspect: 2 tool(s), 2 resource(s), 1 resource template(s), 2 prompt(s) from {} (protocol 2026-07-28)",
             server.url
         )),
         "{}",

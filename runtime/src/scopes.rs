@@ -8,8 +8,17 @@
 //! A caller holds a required scope when its token grants exactly that
 //! scope (scope strings are opaque, RFC 6749 §3.3): `notes:write` is not
 //! implied by `notes`. Every listed scope is needed.
+//!
+//! Scope hierarchies (the 2026-07-28 authorization page: servers "MUST
+//! account for scope hierarchies, where a broader scope implies narrower
+//! ones") are declared, never inferred from the strings: a server says
+//! which broader scope implies which narrower ones
+//! ([`crate::ServerBuilder::scope_implies`], [`ScopeTable::imply`]), and a
+//! token holding the broader scope then satisfies a requirement of any
+//! scope it implies, directly or through others (`notes:admin` ⊇
+//! `notes:write` ⊇ `notes:read`). Without declarations nothing is implied.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -36,6 +45,11 @@ pub enum Guarded {
 #[derive(Debug, Clone, Default)]
 pub struct ScopeTable {
     items: HashMap<(Guarded, String), Arc<[String]>>,
+    /// The declared implications: broader scope → the narrower ones it
+    /// implies directly.
+    edges: BTreeMap<String, BTreeSet<String>>,
+    /// Their transitive closure: broader scope → every scope it implies.
+    implied: HashMap<String, BTreeSet<String>>,
 }
 
 impl ScopeTable {
@@ -71,11 +85,60 @@ impl ScopeTable {
     pub fn iter(&self) -> impl Iterator<Item = (Guarded, &str, &[String])> {
         self.items.iter().map(|((kind, name), scopes)| (*kind, name.as_str(), &scopes[..]))
     }
+
+    /// Declares that a token holding `broader` also holds each of
+    /// `narrower` (and whatever those imply in turn). Implications only
+    /// ever add to what a declared broader scope grants; a cycle is
+    /// refused by [`ScopeTable::check`].
+    pub fn imply<I, S>(&mut self, broader: impl Into<String>, narrower: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let broader = broader.into();
+        let entry = self.edges.entry(broader.clone()).or_default();
+        entry.extend(narrower.into_iter().map(Into::into).filter(|n| *n != broader));
+        self.implied = closure(&self.edges);
+    }
+
+    /// An error naming a cycle of implications (`a` implies `b` implies
+    /// `a`): such scopes would be interchangeable, which is never what a
+    /// hierarchy means, so a server declaring one does not start.
+    pub fn check(&self) -> Result<(), String> {
+        match self.implied.iter().find(|(scope, below)| below.contains(scope.as_str())) {
+            Some((scope, _)) => Err(format!("the scope hierarchy has a cycle: {scope:?} implies itself through other scopes")),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether a token holding `held` satisfies a requirement of `scope`:
+    /// it holds `scope` itself or a broader scope implying it.
+    pub fn grants(&self, held: &[String], scope: &str) -> bool {
+        held.iter().any(|h| h == scope || self.implied.get(h).is_some_and(|below| below.contains(scope)))
+    }
+
+    /// The scopes of `required` that `principal` holds neither directly
+    /// nor through a broader scope (exact matching when no hierarchy
+    /// is declared).
+    pub fn missing<'a>(&self, principal: &Principal, required: &'a [String]) -> Vec<&'a str> {
+        required.iter().filter(|r| !self.grants(&principal.scopes, r)).map(String::as_str).collect()
+    }
 }
 
-/// The scopes of `required` that `principal` does not hold.
-pub fn missing<'a>(principal: &Principal, required: &'a [String]) -> Vec<&'a str> {
-    required.iter().filter(|r| !principal.scopes.iter().any(|s| s == *r)).map(String::as_str).collect()
+/// The transitive closure of `edges`.
+fn closure(edges: &BTreeMap<String, BTreeSet<String>>) -> HashMap<String, BTreeSet<String>> {
+    let mut out = HashMap::with_capacity(edges.len());
+    for start in edges.keys() {
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        let mut todo: Vec<&String> = edges[start].iter().collect();
+        while let Some(next) = todo.pop() {
+            if seen.insert(next.clone()) {
+                todo.extend(edges.get(next).into_iter().flatten());
+            }
+        }
+        out.insert(start.clone(), seen);
+    }
+    out
 }
 
 /// The JSON-RPC error refusing `what` (`tool notes_add`) for want of the
@@ -133,12 +196,39 @@ mod tests {
         let mut table = ScopeTable::default();
         table.require(Guarded::Tool, "add_note", ["notes:write", "notes:read"]);
         let need = table.required(Guarded::Tool, "add_note");
-        assert_eq!(missing(&holder(&["notes:read", "notes:write"]), need), Vec::<&str>::new());
-        assert_eq!(missing(&holder(&["notes:read"]), need), vec!["notes:write"]);
-        assert_eq!(missing(&holder(&["notes"]), need), vec!["notes:write", "notes:read"], "no prefix implication");
+        assert_eq!(table.missing(&holder(&["notes:read", "notes:write"]), need), Vec::<&str>::new());
+        assert_eq!(table.missing(&holder(&["notes:read"]), need), vec!["notes:write"]);
+        assert_eq!(table.missing(&holder(&["notes"]), need), vec!["notes:write", "notes:read"], "no prefix implication");
         assert!(table.required(Guarded::Prompt, "add_note").is_empty(), "kinds are apart");
         table.require(Guarded::Tool, "add_note", Vec::<String>::new());
         assert!(table.is_empty());
+    }
+
+    #[test]
+    fn a_declared_hierarchy_grants_narrower_scopes_and_nothing_else() {
+        let mut table = ScopeTable::default();
+        table.require(Guarded::Tool, "add_note", ["notes:write"]);
+        table.require(Guarded::Tool, "count", ["notes:read"]);
+        let (write, read) = (table.required(Guarded::Tool, "add_note").to_vec(), table.required(Guarded::Tool, "count").to_vec());
+        // Nothing declared: exact matching only.
+        assert_eq!(table.missing(&holder(&["notes:admin"]), &write), vec!["notes:write"]);
+        table.imply("notes:admin", ["notes:write"]);
+        table.imply("notes:write", ["notes:read"]);
+        assert!(table.check().is_ok());
+        assert!(table.grants(&["notes:admin".into()], "notes:read"), "transitive");
+        assert!(table.missing(&holder(&["notes:admin"]), &write).is_empty());
+        assert!(table.missing(&holder(&["notes:admin"]), &read).is_empty(), "through notes:write");
+        assert!(table.missing(&holder(&["notes:write"]), &read).is_empty());
+        // Never upwards, never sideways, never by name.
+        assert_eq!(table.missing(&holder(&["notes:read"]), &write), vec!["notes:write"]);
+        assert_eq!(table.missing(&holder(&["notes"]), &read), vec!["notes:read"]);
+        assert_eq!(table.missing(&holder(&["notes:admin:x"]), &read), vec!["notes:read"]);
+        assert!(!table.grants(&["notes:write".into()], "notes:admin"));
+        // A scope implying itself is ignored; a cycle is refused.
+        table.imply("notes:read", ["notes:read"]);
+        assert!(table.check().is_ok());
+        table.imply("notes:read", ["notes:admin"]);
+        assert!(table.check().unwrap_err().contains("cycle"));
     }
 
     #[test]

@@ -92,3 +92,33 @@ fn scopes_for_an_item_the_server_does_not_declare_are_a_build_error() {
     let Err(e) = builder().tool_scopes("nope", ["x"]).build() else { panic!("scopes for an unknown tool were accepted") };
     assert!(e.to_string().contains("tool nope"), "{e}");
 }
+
+/// A declared hierarchy (`notes:admin` ⊇ `notes:write` ⊇ `notes:read`):
+/// the broader scope is enough for calls and lists, the narrower never for
+/// the broader, and nothing is implied without the declaration.
+#[tokio::test]
+async fn a_declared_scope_hierarchy_lets_a_broader_scope_stand_for_narrower_ones() {
+    let hierarchy = || builder().scope_implies("notes:admin", ["notes:write"]).scope_implies("notes:write", ["notes:read"]);
+    let server = hierarchy().principal(holder(&["notes:admin"])).build().unwrap();
+    let r = ask(&server, "tools/call", json!({"name": "write", "arguments": {}})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
+    let r = ask(&server, "resources/read", json!({"uri": "notes://7"})).await;
+    assert_ne!(r["error"]["code"], INSUFFICIENT_SCOPE, "notes:read through notes:write: {r}");
+    let r = ask(&server, "prompts/get", json!({"name": "review"})).await;
+    assert_eq!(r["error"]["data"]["missingScopes"], json!(["notes:review"]), "outside the hierarchy: {r}");
+
+    let server = hierarchy().principal(holder(&["notes:read"])).build().unwrap();
+    let r = ask(&server, "tools/call", json!({"name": "write", "arguments": {}})).await;
+    assert_eq!(r["error"]["code"], INSUFFICIENT_SCOPE, "never upwards: {r}");
+
+    let names = |r: &Value| -> Vec<String> { r["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect() };
+    let server = hierarchy().principal(holder(&["notes:admin"])).hide_unauthorized(true).build().unwrap();
+    assert_eq!(names(&ask(&server, "tools/list", json!({})).await), ["read", "write"]);
+
+    let server = builder().principal(holder(&["notes:admin"])).build().unwrap();
+    let r = ask(&server, "tools/call", json!({"name": "write", "arguments": {}})).await;
+    assert_eq!(r["error"]["code"], INSUFFICIENT_SCOPE, "no hierarchy unless declared: {r}");
+
+    let Err(e) = builder().scope_implies("a", ["b"]).scope_implies("b", ["a"]).build() else { panic!("a cycle was accepted") };
+    assert!(e.to_string().contains("cycle"), "{e}");
+}

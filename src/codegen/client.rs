@@ -144,7 +144,8 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
         } else {
             "Returns the result's content blocks."
         };
-        let docs = docs::doc_attrs([summary.as_str(), detail.as_str(), returns]);
+        let scopes = docs::client_scopes(&tool.scopes).unwrap_or_default();
+        let docs = docs::doc_attrs([summary.as_str(), detail.as_str(), returns, scopes.as_str()]);
         let with_doc = docs::doc_attrs([format!("Calls tool `{wire}` with per-call options (timeout, progress).").as_str()]);
         methods.push(quote! {
             #docs
@@ -328,6 +329,7 @@ mod tests {
             input: "XInput".into(),
             output: None,
             tool: json!({ "name": name }),
+            scopes: Vec::new(),
         }
     }
 

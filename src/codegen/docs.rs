@@ -1,12 +1,36 @@
 //! Doc comments of generated items, one way for every generator: text in
 //! paragraphs becomes `#[doc = " line"]` attributes, a blank doc line
 //! between paragraphs, each line after a space and without trailing
-//! blanks; empty paragraphs are left out. (Cleaning of characters a
+//! blanks; empty paragraphs are left out. Also the one wording of the
+//! OAuth scopes an item needs, server side and client side. (Cleaning of characters a
 //! comment cannot hold happens once, for the whole file, in
 //! `emit::docs`.)
 
 use proc_macro2::TokenStream;
 use quote::quote;
+
+/// The server-side doc paragraph naming the OAuth scopes an item needs
+/// (`x-mcpgen.scopes`), if it needs any.
+pub fn server_scopes(scopes: &[String]) -> Option<String> {
+    (!scopes.is_empty()).then(|| format!("Callers need the OAuth scopes {} (checked before this method runs).", listed(scopes)))
+}
+
+/// The client-side doc paragraph naming the OAuth scopes the server
+/// requires for an item, if it requires any.
+pub fn client_scopes(scopes: &[String]) -> Option<String> {
+    (!scopes.is_empty()).then(|| {
+        format!(
+            "The server requires the OAuth scopes {}: over HTTP a token without them gets 403 \
+             `insufficient_scope` (an OAuth transport then steps up).",
+            listed(scopes)
+        )
+    })
+}
+
+/// `` `a`, `b` ``.
+fn listed(scopes: &[String]) -> String {
+    scopes.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+}
 
 /// The doc attributes of `paragraphs`, in order.
 pub fn doc_attrs<'a>(paragraphs: impl IntoIterator<Item = &'a str>) -> TokenStream {
@@ -37,6 +61,15 @@ mod tests {
                 _ => panic!("only doc attributes"),
             })
             .collect()
+    }
+
+    #[test]
+    fn scopes_are_named_only_when_there_are_some() {
+        assert_eq!(server_scopes(&[]), None);
+        assert_eq!(client_scopes(&[]), None);
+        let two = ["a:b".to_owned(), "c".to_owned()];
+        assert_eq!(server_scopes(&two).unwrap(), "Callers need the OAuth scopes `a:b`, `c` (checked before this method runs).");
+        assert!(client_scopes(&two).unwrap().starts_with("The server requires the OAuth scopes `a:b`, `c`: "));
     }
 
     #[test]

@@ -287,10 +287,7 @@ fn method_docs(binding: &ToolBinding, scopes: &[String]) -> TokenStream {
     let title = binding.tool.get("title").and_then(Value::as_str);
     let description = binding.tool.get("description").and_then(Value::as_str);
     let name = format!("Tool `{}`.", binding.name);
-    let required = (!scopes.is_empty()).then(|| {
-        let list: Vec<String> = scopes.iter().map(|s| format!("`{s}`")).collect();
-        format!("Callers need the OAuth scopes {} (checked before this method runs).", list.join(", "))
-    });
+    let required = crate::codegen::docs::server_scopes(scopes);
     let task = binding
         .tool
         .get("execution")

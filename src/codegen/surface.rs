@@ -126,6 +126,38 @@ fn docs(d: &Declared, what: &str) -> Vec<String> {
     lines
 }
 
+/// `lines` with a paragraph `text` added (when there is one).
+fn with_paragraph(mut lines: Vec<String>, text: Option<String>) -> Vec<String> {
+    if let Some(text) = text {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.push(format!(" {text}"));
+    }
+    lines
+}
+
+/// One doc line per static resource that needs scopes, saying which
+/// (`server`: for the handler, else for the client).
+fn static_scope_lines(resources: &[Declared], server: bool) -> Vec<String> {
+    let scoped: Vec<&Declared> = resources.iter().filter(|r| !r.scopes.is_empty()).collect();
+    let mut lines = Vec::new();
+    if scoped.is_empty() {
+        return lines;
+    }
+    lines.push(String::new());
+    lines.push(if server {
+        " OAuth scopes callers need (checked before this method runs):".to_owned()
+    } else {
+        " OAuth scopes the server requires (over HTTP a token without them gets 403 `insufficient_scope`):".to_owned()
+    });
+    for r in scoped {
+        let list: Vec<String> = r.scopes.iter().map(|s| format!("`{s}`")).collect();
+        lines.push(format!(" - `{}`: {}", r.key, list.join(", ")));
+    }
+    lines
+}
+
 /// A params/args struct.
 fn params_struct(name: &Ident, doc: &[String], fields: &[(String, Ident, bool)], descriptions: &[Option<String>]) -> TokenStream {
     let members = fields.iter().zip(descriptions).map(|((wire, field, required), description)| {
@@ -187,7 +219,17 @@ pub fn types(manifest: &Manifest) -> TokenStream {
             .collect();
         let uris: Vec<&str> = statics.iter().map(|s| s.key.as_str()).collect();
         let indices: Vec<Literal> = (0..statics.len()).map(Literal::usize_unsuffixed).collect();
-        let variant_docs: Vec<String> = statics.iter().map(|s| format!(" `{}`", s.key)).collect();
+        let variant_docs: Vec<String> = statics
+            .iter()
+            .map(|s| {
+                let list: Vec<String> = s.scopes.iter().map(|x| format!("`{x}`")).collect();
+                if list.is_empty() {
+                    format!(" `{}`", s.key)
+                } else {
+                    format!(" `{}` (OAuth scopes needed: {})", s.key, list.join(", "))
+                }
+            })
+            .collect();
         let enum_name = naming::ident(&surface.names.static_enum);
         out.extend(quote! {
             /// The static resources of the manifest, by URI.
@@ -295,10 +337,10 @@ fn served(name: &str, docs: &[&str], list: &[Declared]) -> Result<TokenStream> {
 }
 
 /// Completion methods: `(Handler method, Client method, target pattern,
-/// argument, doc lines, ref)`.
-type CompletionMethod = (Ident, Ident, TokenStream, String, Vec<String>, TokenStream);
+/// argument, doc lines, ref, scopes of the prompt or template)`.
+type CompletionMethod<'a> = (Ident, Ident, TokenStream, String, Vec<String>, TokenStream, &'a [String]);
 
-fn completions(prompts: &[Item<'_>], templates: &[Item<'_>]) -> Vec<CompletionMethod> {
+fn completions<'a>(prompts: &[Item<'a>], templates: &[Item<'a>]) -> Vec<CompletionMethod<'a>> {
     let mut out = Vec::new();
     for (list, variant) in [(prompts, quote!(Prompt)), (templates, quote!(Template))] {
         for item in list {
@@ -319,7 +361,9 @@ fn completions(prompts: &[Item<'_>], templates: &[Item<'_>]) -> Vec<CompletionMe
                     " so far, `context` the other arguments given. By default nothing is".to_owned(),
                     " suggested.".to_owned(),
                 ];
-                out.push((method, client, target, arg.to_owned(), doc, reference));
+                let scopes = &item.declared.scopes[..];
+                let doc = with_paragraph(doc, crate::codegen::docs::server_scopes(scopes));
+                out.push((method, client, target, arg.to_owned(), doc, reference, scopes));
             }
         }
     }
@@ -344,7 +388,7 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
     for (i, p) in prompts.iter().enumerate() {
         let method = naming::ident(&p.names.server);
         let args = naming::ident(&p.names.type_name);
-        let doc = docs(p.declared, "Prompt");
+        let doc = with_paragraph(docs(p.declared, "Prompt"), crate::codegen::docs::server_scopes(&p.declared.scopes));
         methods.extend(quote! {
             #(#[doc = #doc])*
             fn #method(
@@ -368,7 +412,7 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
     for (i, t) in templates.iter().enumerate() {
         let method = naming::ident(&t.names.server);
         let params = naming::ident(&t.names.type_name);
-        let doc = docs(t.declared, "Resource template");
+        let doc = with_paragraph(docs(t.declared, "Resource template"), crate::codegen::docs::server_scopes(&t.declared.scopes));
         methods.extend(quote! {
             #(#[doc = #doc])*
             ///
@@ -396,8 +440,10 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
     if !manifest.resources.is_empty() {
         let read_resource = naming::ident(&names.read_resource.0);
         let enum_name = naming::ident(&names.static_enum);
+        let scope_docs = static_scope_lines(&manifest.resources, true);
         methods.extend(quote! {
             /// Reads one of the static resources the manifest declares.
+            #(#[doc = #scope_docs])*
             fn #read_resource(
                 &self,
                 resource: super::tools::#enum_name,
@@ -417,7 +463,7 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         });
     }
     let completions = completions(&prompts, &templates);
-    for (method, _, target, arg, doc, _) in &completions {
+    for (method, _, target, arg, doc, _, _) in &completions {
         methods.extend(quote! {
             #(#[doc = #doc])*
             fn #method(
@@ -566,9 +612,9 @@ pub fn client(manifest: &Manifest) -> TokenStream {
         let method = naming::ident(&p.names.client);
         let args = naming::ident(&p.names.type_name);
         let name = &p.declared.name;
-        let doc = format!(" Gets prompt `{name}`.");
+        let doc = with_paragraph(vec![format!(" Gets prompt `{name}`.")], crate::codegen::docs::client_scopes(&p.declared.scopes));
         out.extend(quote! {
-            #[doc = #doc]
+            #(#[doc = #doc])*
             pub async fn #method(
                 &self,
                 args: super::tools::#args,
@@ -581,9 +627,12 @@ pub fn client(manifest: &Manifest) -> TokenStream {
         let method = naming::ident(&t.names.client);
         let params = naming::ident(&t.names.type_name);
         let template = &t.declared.key;
-        let doc = format!(" Reads the resource of template `{template}` with these variables.");
+        let doc = with_paragraph(
+            vec![format!(" Reads the resource of template `{template}` with these variables.")],
+            crate::codegen::docs::client_scopes(&t.declared.scopes),
+        );
         out.extend(quote! {
-            #[doc = #doc]
+            #(#[doc = #doc])*
             pub async fn #method(
                 &self,
                 params: super::tools::#params,
@@ -595,8 +644,10 @@ pub fn client(manifest: &Manifest) -> TokenStream {
     if !manifest.resources.is_empty() {
         let read_resource = naming::ident(&names.read_resource.1);
         let enum_name = naming::ident(&names.static_enum);
+        let scope_docs = static_scope_lines(&manifest.resources, false);
         out.extend(quote! {
             /// Reads one of the static resources the manifest declares.
+            #(#[doc = #scope_docs])*
             pub async fn #read_resource(
                 &self,
                 resource: super::tools::#enum_name,
@@ -605,8 +656,9 @@ pub fn client(manifest: &Manifest) -> TokenStream {
             }
         });
     }
-    for (_, method, _, arg, _, reference) in completions(&prompts, &templates) {
-        let doc = [format!(" Asks the server to complete `{arg}`: `value` is what was typed so far,"), " `context` the other arguments.".to_owned()];
+    for (_, method, _, arg, _, reference, scopes) in completions(&prompts, &templates) {
+        let doc = vec![format!(" Asks the server to complete `{arg}`: `value` is what was typed so far,"), " `context` the other arguments.".to_owned()];
+        let doc = with_paragraph(doc, crate::codegen::docs::client_scopes(scopes));
         out.extend(quote! {
             #(#[doc = #doc])*
             pub async fn #method(

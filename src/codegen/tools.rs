@@ -74,6 +74,8 @@ pub struct ToolBinding {
     /// The tool object as declared (unknown fields kept, `x-mcpgen`
     /// removed): what `tools/list` serves.
     pub tool: Value,
+    /// The OAuth scopes a caller needs (`x-mcpgen.scopes`), for the docs.
+    pub scopes: Vec<String>,
 }
 
 /// `pub const TOOLS_JSON`: the tools as declared, in order, as pretty JSON
@@ -129,6 +131,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
             input,
             output,
             tool: tool.declared.clone(),
+            scopes: tool.settings.scopes.clone(),
         });
     }
     let settings = settings_with(&base_settings, &own_enums);

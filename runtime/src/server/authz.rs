@@ -3,6 +3,9 @@
 //! request's [`Principal`] before anything runs, and which declared items
 //! a list shows the caller when the server hides what it may not use.
 //!
+//! A token's scopes satisfy a requirement directly or through the scope
+//! hierarchy the server declares ([`crate::ServerBuilder::scope_implies`]).
+//!
 //! A request without a principal (a transport that does not authenticate,
 //! and no [`crate::ServerBuilder::principal`]) is not checked: scopes mean
 //! something only where callers are authenticated.
@@ -50,7 +53,7 @@ impl Core {
         let principal = self.principal_of(extras)?;
         let (kind, name) = scopes::target(method, get)?;
         let required = self.required_scopes(kind, name);
-        let missing = scopes::missing(principal, required);
+        let missing = self.scopes.missing(principal, required);
         if missing.is_empty() {
             return None;
         }
@@ -82,6 +85,6 @@ impl Core {
     /// (`key` is the member naming it: `name`, `uri` or `uriTemplate`).
     pub(crate) fn may_use(&self, principal: &Principal, kind: Guarded, key: &str, item: &Value) -> bool {
         let Some(name) = item.get(key).and_then(Value::as_str) else { return true };
-        scopes::missing(principal, self.scopes.required(kind, name)).is_empty()
+        self.scopes.missing(principal, self.scopes.required(kind, name)).is_empty()
     }
 }

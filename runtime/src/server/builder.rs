@@ -307,6 +307,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Declares a scope hierarchy: a token holding `broader` satisfies a
+    /// requirement of any of `narrower` (and of what those imply in turn),
+    /// e.g. `.scope_implies("notes:admin", ["notes:write"])
+    /// .scope_implies("notes:write", ["notes:read"])`. Opt-in: nothing is
+    /// implied unless declared, and never by the shape of the strings (see
+    /// [`crate::scopes`]). A cycle is a build error.
+    pub fn scope_implies<I: IntoIterator<Item = S>, S: Into<String>>(mut self, broader: impl Into<String>, narrower: I) -> Self {
+        self.scopes.imply(broader, narrower);
+        self
+    }
+
     /// The caller of every request that carries no principal of its own
     /// (the stdio transport's, e.g. from credentials in the environment):
     /// scopes are then checked against it.
@@ -340,6 +351,7 @@ impl ServerBuilder {
         let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
         let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
         let stateless_result_tail = super::reply::stateless_result_tail(&self.config.server_info);
+        self.scopes.check().map_err(ServerError::Config)?;
         for (kind, name, _) in self.scopes.iter() {
             use crate::scopes::Guarded;
             let known = match kind {

@@ -1,5 +1,5 @@
 // A real OAuth 2.1 / OpenID Connect authorization server on loopback for
-// runtime/tests/oauth_e2e.rs: the npm package `oidc-provider` (installed by
+// examples/notes-server/tests/oauth_e2e.rs: the npm package `oidc-provider` (installed by
 // scripts/setup-interop.sh into .interop/), configured here.
 //
 //   node provider.mjs          (run with NODE_PATH or from .interop/)
@@ -11,10 +11,13 @@
 // - dynamic client registration (RFC 7591), open;
 // - PKCE required for every client;
 // - resource indicators (RFC 8707): any requested resource is a resource
-//   server with the scopes `notes:read notes:write`; its access tokens are
+//   server with the scopes `notes:read notes:write notes:admin`; its access tokens are
 //   RS256 JWTs with `aud` = the resource, living OIDC_AT_TTL seconds
 //   (default 3);
-// - refresh tokens for every client allowed the grant, rotated on use;
+// - refresh tokens, rotated on use, as oidc-provider issues them by
+//   default: to a client allowed the grant that was granted
+//   `offline_access` (which the runtime's OAuth client asks for, with
+//   prompt=consent, as OpenID Connect Core 1.0 §11 says);
 // - the login and consent screens answered by the server itself: the
 //   account is always `alice`, and consent grants what the client asked
 //   for, so a client following redirects completes without a browser;
@@ -106,12 +109,12 @@ function configuration() {
         redirect_uris: [],
         response_types: [],
         token_endpoint_auth_method: 'client_secret_post',
-        scope: 'notes:read notes:write',
+        scope: 'notes:read notes:write notes:admin',
       },
     ],
     jwks: { keys },
     cookies: { keys: ['mcpgen-e2e-cookie-key'] },
-    scopes: ['openid', 'offline_access', 'notes:read', 'notes:write'],
+    scopes: ['openid', 'offline_access', 'notes:read', 'notes:write', 'notes:admin'],
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
@@ -122,7 +125,7 @@ function configuration() {
         defaultResource: (_ctx, _client, oneOf) => oneOf,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, resource) => ({
-          scope: 'notes:read notes:write',
+          scope: 'notes:read notes:write notes:admin',
           audience: resource,
           accessTokenTTL: ttl,
           accessTokenFormat: 'jwt',
@@ -131,11 +134,6 @@ function configuration() {
       },
     },
     rotateRefreshToken: true,
-    // oidc-provider drops `offline_access` unless the request says
-    // prompt=consent (OpenID Connect Core 11); an OAuth 2.1 client such as
-    // the runtime's does not, so every client allowed the refresh_token
-    // grant gets a refresh token.
-    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
     ttl: { Interaction: 300, Session: 3600, Grant: 3600, AuthorizationCode: 60, RefreshToken: 3600, ClientCredentials: ttl },

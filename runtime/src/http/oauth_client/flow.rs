@@ -9,8 +9,18 @@
 //! flow runs: client identity, PKCE S256, `state`, `resource`, the scopes
 //! (the challenge's, unioned with those asked before on step-up; else the
 //! resource's `scopes_supported`; `offline_access` added when the
-//! authorization server lists it), the redirect checked (`state`, RFC 9207
-//! `iss`), the code exchanged.
+//! authorization server lists it, and then `prompt=consent`), the redirect
+//! checked (`state`, RFC 9207 `iss`), the code exchanged.
+//!
+//! `prompt=consent` with `offline_access`: the MCP specification
+//! (2026-07-28, "Refresh Tokens") lets a client wanting refresh tokens add
+//! `offline_access` when the authorization server's `scopes_supported`
+//! lists it; that scope is OpenID Connect's, whose Core 1.0 §11 says a
+//! request for it MUST carry `prompt=consent` (an OpenID provider may
+//! otherwise ignore it and issue no refresh token). A server that lists the
+//! scope speaks OpenID Connect; one that does not is never sent either,
+//! and an OAuth server ignores a parameter it does not know (RFC 6749
+//! §3.1).
 
 use std::collections::BTreeSet;
 use std::sync::RwLock;
@@ -26,6 +36,13 @@ use super::store::StoredAuth;
 use super::token::{self, Tokens};
 use super::{AuthError, OAuth};
 use crate::http::HttpOptions;
+
+/// Whether an authorization request for `scopes` asks for
+/// `offline_access`, and so must say `prompt=consent` (OpenID Connect
+/// Core 1.0 §11).
+pub(crate) fn asks_offline_access(scopes: &[String]) -> bool {
+    scopes.iter().any(|s| s == "offline_access")
+}
 
 /// Authorization for one MCP endpoint.
 pub struct Authorizer {
@@ -219,6 +236,9 @@ impl Authorizer {
             if !scopes.is_empty() {
                 q.append_pair("scope", &scopes.join(" "));
             }
+            if asks_offline_access(scopes) {
+                q.append_pair("prompt", "consent");
+            }
             if let Some(r) = resource {
                 q.append_pair("resource", r);
             }
@@ -255,5 +275,19 @@ impl Authorizer {
             .code
             .ok_or_else(|| AuthError::new("the authorization response carries no code"))?;
         token::exchange_code(&self.net, server, client, &code, &pkce.verifier, &redirect_uri, resource).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offline_access_is_asked_for_with_prompt_consent_only() {
+        let scopes = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(asks_offline_access(&scopes(&["notes:read", "offline_access"])));
+        assert!(!asks_offline_access(&scopes(&["notes:read"])));
+        assert!(!asks_offline_access(&scopes(&["offline_access_x"])), "the exact scope only");
+        assert!(!asks_offline_access(&[]));
     }
 }

@@ -1,38 +1,38 @@
-//! OAuth 2.1 end to end against a real authorization server nobody here
-//! wrote: the npm package `oidc-provider` (OpenID Certified), run under Node
-//! on loopback by `tests/interop/oidc/provider.mjs` (dynamic registration,
-//! PKCE required, RFC 8707 resource indicators with JWT access tokens for
-//! the MCP server's URL, rotating refresh tokens, login and consent
-//! answered automatically).
+//! OAuth 2.1 end to end between code mcpgen generated and a real
+//! authorization server nobody here wrote: the npm package `oidc-provider`
+//! (OpenID Certified), run under Node on loopback by
+//! `tests/interop/oidc/provider.mjs` (dynamic registration, PKCE required,
+//! RFC 8707 resource indicators with JWT access tokens for the MCP server's
+//! URL, rotating refresh tokens, login and consent answered automatically).
 //!
-//! The MCP server is protected by the runtime's bearer gate with a
-//! [`JwtVerifier`] on the provider's JWKS; the client is the runtime's own
-//! OAuth client (discovery, registration, authorization code + PKCE,
-//! refresh, step-up). Nothing in between is mocked.
+//! The MCP server is this example's generated server (`server::builder`,
+//! the manifest's `x-mcpgen.scopes`: `count_notes` and the `notes://{id}`
+//! template need `notes:read`, `add_note` needs `notes:write`, with the
+//! example's hierarchy `notes:admin` ⊇ `notes:write` ⊇ `notes:read`)
+//! behind the runtime's bearer gate with a [`JwtVerifier`] on the
+//! provider's JWKS. The client is the generated typed client over the
+//! runtime's OAuth transport (discovery, registration, authorization code
+//! + PKCE, refresh, step-up). Nothing in between is mocked.
 //!
 //! Needs `node` and `oidc-provider` in `.interop/` (or `$MCPGEN_INTEROP_DIR`),
 //! installed by `bash scripts/setup-interop.sh`. Without them the test says
 //! so and passes, unless `CI=true`, where it fails.
 
-#![cfg(feature = "oauth")]
-
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
 use mcpgen_runtime::http::auth::{BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata};
 use mcpgen_runtime::http::client::HttpTransport;
 use mcpgen_runtime::http::oauth_client::redirect::BoxFuture as AuthFuture;
 use mcpgen_runtime::http::oauth_client::{AuthError, Callback, OAuth, RedirectReceiver};
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
-use mcpgen_runtime::server::ServerBuilder;
-use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
-use mcpgen_runtime::RequestContext;
+use notes_server::client::{Client, ClientOptions};
+use notes_server::tools::{AddNoteInput, CountNotesInput, NoteParams};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -40,7 +40,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 const TOKEN_TTL: u64 = 3;
 
 fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Skips (returns `None`) when node or oidc-provider is missing; panics
@@ -72,22 +72,31 @@ fn prerequisites() -> Option<(PathBuf, PathBuf)> {
 struct Provider {
     child: Child,
     issuer: String,
+    /// Where the launcher runs from (removed at the end).
+    home: PathBuf,
 }
 
 impl Drop for Provider {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.home);
     }
 }
 
 impl Provider {
-    fn start(node: &PathBuf, dir: &PathBuf) -> Self {
-        let script = dir.join("oidc-provider-e2e.mjs");
+    /// Runs the launcher from a scratch folder whose `node_modules` links
+    /// to the interop folder's (which stays untouched).
+    fn start(node: &Path, dir: &Path) -> Self {
+        let home = std::env::temp_dir().join(format!("mcpgen-oidc-e2e-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::create_dir_all(&home).expect("a scratch folder");
+        std::os::unix::fs::symlink(dir.join("node_modules"), home.join("node_modules")).expect("link node_modules");
+        let script = home.join("provider.mjs");
         std::fs::copy(repo_root().join("tests/interop/oidc/provider.mjs"), &script).expect("copy provider.mjs");
         let mut child = Command::new(node)
             .arg(&script)
-            .current_dir(dir)
+            .current_dir(&home)
             .env("OIDC_AT_TTL", TOKEN_TTL.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -97,7 +106,7 @@ impl Provider {
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("read READY");
         let issuer = line.strip_prefix("READY ").unwrap_or_else(|| panic!("provider.mjs printed {line:?}")).trim().to_owned();
-        Self { child, issuer }
+        Self { child, issuer, home }
     }
 
     async fn stats(&self) -> Value {
@@ -192,10 +201,12 @@ fn dechunk(mut rest: &str) -> String {
 
 /// The browser: follows the authorization server's redirects (login,
 /// consent, resume) with a cookie jar kept between authorizations, until
-/// one goes to the redirect URI.
+/// one goes to the redirect URI. It keeps the authorization URLs it was
+/// sent to, shared with the test.
 struct Browser {
     redirect_uri: String,
     jar: Mutex<BTreeMap<String, String>>,
+    visited: std::sync::Arc<Mutex<Vec<String>>>,
 }
 
 impl RedirectReceiver for Browser {
@@ -205,6 +216,7 @@ impl RedirectReceiver for Browser {
 
     fn receive<'a>(&'a self, authorization_url: &'a str) -> AuthFuture<'a, Result<Callback, AuthError>> {
         Box::pin(async move {
+            self.visited.lock().unwrap().push(authorization_url.to_owned());
             let mut url = authorization_url.to_owned();
             for _ in 0..10 {
                 let jar = self.jar.lock().unwrap().clone();
@@ -240,46 +252,22 @@ impl RedirectReceiver for Browser {
 }
 
 // ---------------------------------------------------------------------------
-// The protected MCP server
-
-/// `read` (`notes:read`), `write` (`notes:write`), `whoami` (no scope):
-/// each answers with the principal the gate saw.
-struct Notes;
-
-impl Dispatch for Notes {
-    fn call(&self, _index: usize, _args: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
-        let p = ctx.principal().cloned();
-        Box::pin(async move {
-            let seen = json!({
-                "subject": p.as_ref().map(|p| p.subject.clone()),
-                "client": p.as_ref().and_then(|p| p.client_id.clone()),
-                "scopes": p.as_ref().map(|p| p.scopes.clone()),
-            });
-            Ok(ToolOutput::Content(json!([{"type": "text", "text": seen.to_string()}])))
-        })
-    }
-}
+// The protected MCP server: the generated one
 
 struct Mcp {
     url: String,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
+/// The example's generated server (its builder, scopes and hierarchy)
+/// behind a JWT bearer gate on `issuer`'s key set.
 async fn mcp_server(issuer: &str) -> Mcp {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let tools = json!([
-        {"name": "read", "inputSchema": {"type": "object"}},
-        {"name": "write", "inputSchema": {"type": "object"}},
-        {"name": "whoami", "inputSchema": {"type": "object"}}
-    ]);
-    let server = ServerBuilder::new("2025-11-25", tools, Arc::new(Notes))
-        .tool_scopes("read", ["notes:read"])
-        .tool_scopes("write", ["notes:write"])
-        .build()
-        .unwrap();
-    // Only `notes:read` is advertised: the first authorization asks for it,
-    // and `write` needs a step-up.
+    let server = notes_server::builder(notes_server::Notes::default()).build().unwrap();
+    // `scopes_supported` is the minimal set for basic use (the
+    // specification's scope selection strategy): the first authorization
+    // asks for `notes:read` only, and `add_note` needs a step-up.
     let metadata = ResourceMetadata::new(url.as_str()).authorization_server(issuer).scopes(["notes:read"]);
     let config = JwtConfig::new(issuer, url.as_str(), format!("{issuer}/jwks")).leeway(Duration::ZERO).refresh_floor(Duration::ZERO);
     let gate = BearerAuth::new(metadata, JwtVerifier::new(config)).unwrap();
@@ -291,15 +279,12 @@ async fn mcp_server(issuer: &str) -> Mcp {
     Mcp { url, _stop: stop }
 }
 
-fn text(result: &Value) -> Value {
-    serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap()
-}
-
-/// The status of a raw MCP `tools/call` with `token`.
-async fn raw_call(url: &str, token: &str) -> (u16, String) {
+/// The status, `WWW-Authenticate` challenge and body of a raw stateless
+/// `tools/call` of `tool` with `arguments`, sent with `token`.
+async fn raw_call(url: &str, token: &str, tool: &str, arguments: Value) -> (u16, String, String) {
     let rest = url.strip_prefix("http://").unwrap();
     let (authority, path) = rest.split_once('/').unwrap();
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}, "_meta": {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments, "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}})
@@ -307,7 +292,7 @@ async fn raw_call(url: &str, token: &str) -> (u16, String) {
     let mut stream = tokio::net::TcpStream::connect(authority).await.unwrap();
     let head = format!(
         "POST /{path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n\
-         mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: whoami\r\nauthorization: Bearer {token}\r\ncontent-length: {}\r\n\r\n",
+         mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: {tool}\r\nauthorization: Bearer {token}\r\ncontent-length: {}\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes()).await.unwrap();
@@ -317,7 +302,8 @@ async fn raw_call(url: &str, token: &str) -> (u16, String) {
     let text = String::from_utf8_lossy(&raw).into_owned();
     let status = text.split(' ').nth(1).unwrap().parse().unwrap();
     let challenge = text.lines().find(|l| l.to_ascii_lowercase().starts_with("www-authenticate:")).unwrap_or("").to_owned();
-    (status, challenge)
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
+    (status, challenge, body)
 }
 
 fn b64url_decode(s: &str) -> Vec<u8> {
@@ -358,51 +344,96 @@ fn header_of(token: &str) -> Value {
     serde_json::from_slice(&b64url_decode(token.split('.').next().unwrap())).unwrap()
 }
 
+/// The decoded query parameters of `url` (form encoding).
+fn query_of(url: &str) -> BTreeMap<String, String> {
+    let decode = |s: &str| {
+        let bytes = s.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'+' => out.push(b' '),
+                b'%' if i + 2 < bytes.len() => {
+                    out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+                    i += 2;
+                }
+                b => out.push(b),
+            }
+            i += 1;
+        }
+        String::from_utf8(out).unwrap()
+    };
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    query.split('&').filter_map(|pair| pair.split_once('=')).map(|(k, v)| (decode(k), decode(v))).collect()
+}
+
 fn options() -> ClientOptions {
     ClientOptions::new(["2026-07-28", "2025-11-25"]).client_info("oauth-e2e", "1.0").timeout(Duration::from_secs(30))
 }
 
+fn note(text: &str) -> AddNoteInput {
+    AddNoteInput { text: text.parse().unwrap() }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_runtime_client_and_server_work_with_a_real_authorization_server() {
+async fn the_generated_client_and_server_work_with_a_real_authorization_server() {
     let Some((node, dir)) = prerequisites() else { return };
     let provider = Provider::start(&node, &dir);
     let issuer = provider.issuer.clone();
     let mcp = mcp_server(&issuer).await;
+    let mut steps = 0;
 
-    // Discovery → dynamic registration → authorization code + PKCE → call.
-    let browser = Browser { redirect_uri: "http://127.0.0.1:9/callback".to_owned(), jar: Mutex::new(BTreeMap::new()) };
+    // Discovery → dynamic registration → authorization code + PKCE → calls
+    // of the generated client.
+    let visited = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let browser = Browser { redirect_uri: "http://127.0.0.1:9/callback".to_owned(), jar: Mutex::new(BTreeMap::new()), visited: visited.clone() };
     let oauth = OAuth::new(browser).client_name("mcpgen oauth e2e");
     let transport = HttpTransport::new(&mcp.url).unwrap().oauth(oauth).unwrap();
-    let client = Client::connect(transport, options()).await.expect("connect through the authorization");
-    let read = client.call_tool("read", json!({}), &CallOptions::new()).await.expect("read with notes:read");
-    let seen = text(&read);
-    assert_eq!(seen["subject"], "alice", "{seen}");
-    assert_eq!(seen["scopes"], json!(["notes:read"]), "{seen}");
-    let client_id = seen["client"].as_str().unwrap().to_owned();
-    assert_ne!(client_id, "minter");
+    let client = Client::connect_with(transport, options()).await.expect("connect through the authorization");
+    assert_eq!(client.count_notes(CountNotesInput::default()).await.expect("count_notes with notes:read").count, 3);
+    let read = serde_json::to_value(client.read_note(NoteParams { id: "12".into() }).await.expect("a template read with notes:read")).unwrap();
+    assert_eq!(read["contents"][0]["text"], "Call the plumber about the kitchen tap.");
     let stats = provider.stats().await;
     assert_eq!(stats["registrations"], 1, "{stats}");
     assert_eq!(stats["authorization_code"], 1, "{stats}");
+    {
+        let urls = visited.lock().unwrap();
+        assert_eq!(urls.len(), 1);
+        let query = query_of(&urls[0]);
+        assert_eq!(query["scope"], "notes:read offline_access", "the metadata's scopes_supported, and offline_access: {query:?}");
+        assert_eq!(query["prompt"], "consent", "offline_access goes with prompt=consent (OpenID Connect Core 11)");
+        assert_eq!(query["code_challenge_method"], "S256");
+        assert_eq!(query["resource"], mcp.url);
+    }
+    steps += 1;
 
     // A tool needing more scope: 403 insufficient_scope → step-up → success.
-    let write = client.call_tool("write", json!({}), &CallOptions::new()).await.expect("write after a step-up");
-    let seen = text(&write);
-    let mut scopes: Vec<String> = serde_json::from_value(seen["scopes"].clone()).unwrap();
-    scopes.sort();
-    assert_eq!(scopes, ["notes:read", "notes:write"], "{seen}");
-    assert_eq!(seen["client"], client_id.as_str(), "the registration is reused");
+    let added = client.add_note(note("Water the plants.")).await.expect("add_note after a step-up");
+    assert_eq!(added.author, "alice", "the handler sees the verified subject");
+    assert_eq!(added.id, "4");
     let stats = provider.stats().await;
-    assert_eq!(stats["registrations"], 1, "{stats}");
+    assert_eq!(stats["registrations"], 1, "the registration is reused: {stats}");
     assert_eq!(stats["authorization_code"], 2, "{stats}");
+    {
+        let urls = visited.lock().unwrap();
+        let query = query_of(&urls[1]);
+        let mut scopes: Vec<&str> = query["scope"].split(' ').collect();
+        scopes.sort();
+        assert_eq!(scopes, ["notes:read", "notes:write", "offline_access"], "the union of the scopes asked before and the challenge's");
+        assert_eq!(query["prompt"], "consent");
+    }
+    assert_eq!(client.count_notes(CountNotesInput::default()).await.unwrap().count, 4, "reads kept after the step-up");
+    steps += 1;
 
     // The access token expires → 401 → refresh token → success.
     let refreshed_before = stats["refresh_token"].as_u64().unwrap();
     tokio::time::sleep(Duration::from_secs(TOKEN_TTL + 1)).await;
-    let again = client.call_tool("write", json!({}), &CallOptions::new()).await.expect("write after a refresh");
-    assert_eq!(text(&again)["subject"], "alice");
+    let again = client.add_note(note("Pay the rent.")).await.expect("add_note after a refresh");
+    assert_eq!((again.id.as_str(), again.author.as_str()), ("5", "alice"));
     let stats = provider.stats().await;
     assert!(stats["refresh_token"].as_u64().unwrap() > refreshed_before, "no refresh: {stats}");
     assert_eq!(stats["authorization_code"], 2, "a refresh, not a new authorization: {stats}");
+    steps += 1;
 
     // Key rotation mid-run: the new key signs, the verifier meets an unknown
     // kid and fetches the key set again.
@@ -410,14 +441,28 @@ async fn the_runtime_client_and_server_work_with_a_real_authorization_server() {
     let rotated = provider.rotate().await;
     let new_kid = rotated["kids"][0].as_str().unwrap().to_owned();
     tokio::time::sleep(Duration::from_secs(TOKEN_TTL + 1)).await;
-    let after = client.call_tool("read", json!({}), &CallOptions::new()).await.expect("read after the key rotation");
-    assert_eq!(text(&after)["subject"], "alice");
+    let after = client.count_notes(CountNotesInput::default()).await.expect("count_notes after the key rotation");
+    assert_eq!(after.count, 5);
     let stats = provider.stats().await;
     assert!(stats["jwks"].as_u64().unwrap() > jwks_before, "the key set was not fetched again: {stats}");
     let minted = provider.mint(&mcp.url, "notes:read").await;
     assert_eq!(header_of(&minted)["kid"], new_kid.as_str());
     assert_eq!(header_of(&minted)["typ"], "at+jwt");
-    assert_eq!(raw_call(&mcp.url, &minted).await.0, 200, "a token of the new key");
+    assert_eq!(raw_call(&mcp.url, &minted, "count_notes", json!({})).await.0, 200, "a token of the new key");
+    steps += 1;
+
+    // The scope hierarchy the example declares, with tokens of the real
+    // server: `notes:admin` alone stands for `notes:write` and, through it,
+    // `notes:read`; `notes:read` never for `notes:write`.
+    let admin = provider.mint(&mcp.url, "notes:admin").await;
+    let (status, _, body) = raw_call(&mcp.url, &admin, "add_note", json!({"text": "From the admin."})).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"id\":\"6\""), "{body}");
+    assert_eq!(raw_call(&mcp.url, &admin, "count_notes", json!({})).await.0, 200);
+    let (status, challenge, body) = raw_call(&mcp.url, &minted, "add_note", json!({"text": "x"})).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(challenge.contains("insufficient_scope") && challenge.contains("notes:write"), "{challenge}");
+    steps += 1;
 
     // Tokens the gate must refuse, all issued (or derived from ones issued)
     // by the real server.
@@ -431,15 +476,19 @@ async fn the_runtime_client_and_server_work_with_a_real_authorization_server() {
     claims["scope"] = json!("notes:read notes:write");
     let forged_claims = format!("{}.{}.{}", parts[0], b64url_encode(claims.to_string().as_bytes()), parts[2]);
     for (what, token) in [("another audience", other), ("alg none", none), ("a forged signature", forged_signature), ("altered claims", forged_claims)] {
-        let (status, challenge) = raw_call(&mcp.url, &token).await;
+        let (status, challenge, _) = raw_call(&mcp.url, &token, "count_notes", json!({})).await;
         assert_eq!(status, 401, "{what}");
         assert!(challenge.contains("invalid_token"), "{what}: {challenge}");
+        steps += 1;
     }
     // And the token, once expired.
     tokio::time::sleep(Duration::from_secs(TOKEN_TTL + 1)).await;
-    let (status, challenge) = raw_call(&mcp.url, &minted).await;
+    let (status, challenge, _) = raw_call(&mcp.url, &minted, "count_notes", json!({})).await;
     assert_eq!(status, 401, "expired");
     assert!(challenge.contains("expired"), "{challenge}");
+    steps += 1;
 
+    assert_eq!(steps, 10);
+    eprintln!("oauth_e2e: {steps} steps verified against oidc-provider");
     drop(client);
 }
