@@ -15,6 +15,28 @@
 //!   2025-11-25, stateless from 2026-07-28);
 //! - [`schema`]: the JSON Schema validator tool inputs and outputs are
 //!   checked with.
+//!
+//! Generated code is the usual way in (`mcpgen_runtime::include_generated!()`
+//! and the `Handler` trait it declares); the engines also work on raw JSON,
+//! for instance a client of any MCP server started as a child process:
+//!
+//! ```no_run
+//! use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
+//! use mcpgen_runtime::transport::{ChildTransport, StderrMode};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = ChildTransport::spawn("weather-server", ["--stdio"], [("RUST_LOG", "warn")], StderrMode::Inherit)?;
+//! let client = Client::connect(server, ClientOptions::new(["2025-11-25"])).await?;
+//! for tool in client.list_all_tools().await? {
+//!     println!("{}", tool["name"]);
+//! }
+//! let forecast = client
+//!     .call_tool("get_forecast", serde_json::json!({"city": "Lisbon"}), &CallOptions::default())
+//!     .await?;
+//! println!("{forecast}");
+//! # Ok(())
+//! # }
+//! ```
 
 // What users name: the server engine, the client engine, transports, the
 // Streamable HTTP service and client, the revision table and the JSON

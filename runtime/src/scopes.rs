@@ -32,7 +32,7 @@ pub const INSUFFICIENT_SCOPE: i64 = -32003;
 
 /// What kind of item a scope requirement is attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Guarded {
+pub(crate) enum Guarded {
     /// A tool, by name.
     Tool,
     /// A prompt, by name.
@@ -43,7 +43,7 @@ pub enum Guarded {
 
 /// The scopes each tool, prompt and resource needs (empty: none does).
 #[derive(Debug, Clone, Default)]
-pub struct ScopeTable {
+pub(crate) struct ScopeTable {
     items: HashMap<(Guarded, String), Arc<[String]>>,
     /// The declared implications: broader scope → the narrower ones it
     /// implies directly.
@@ -55,7 +55,7 @@ pub struct ScopeTable {
 impl ScopeTable {
     /// Requires `scopes` for item `name` of kind `kind` (replacing what was
     /// required before; an empty list requires nothing).
-    pub fn require<I, S>(&mut self, kind: Guarded, name: impl Into<String>, scopes: I)
+    pub(crate) fn require<I, S>(&mut self, kind: Guarded, name: impl Into<String>, scopes: I)
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -70,19 +70,19 @@ impl ScopeTable {
     }
 
     /// Whether no item needs a scope.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
     /// The scopes item `name` of kind `kind` needs (empty when none).
-    pub fn required(&self, kind: Guarded, name: &str) -> &[String] {
+    pub(crate) fn required(&self, kind: Guarded, name: &str) -> &[String] {
         // A lookup by `(kind, &str)` needs an owned key with std's HashMap;
         // the tables are small and the key short.
         self.items.get(&(kind, name.to_owned())).map_or(&[], |s| s)
     }
 
     /// Every item with its scopes (for checks at build time).
-    pub fn iter(&self) -> impl Iterator<Item = (Guarded, &str, &[String])> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (Guarded, &str, &[String])> {
         self.items.iter().map(|((kind, name), scopes)| (*kind, name.as_str(), &scopes[..]))
     }
 
@@ -90,7 +90,7 @@ impl ScopeTable {
     /// `narrower` (and whatever those imply in turn). Implications only
     /// ever add to what a declared broader scope grants; a cycle is
     /// refused by [`ScopeTable::check`].
-    pub fn imply<I, S>(&mut self, broader: impl Into<String>, narrower: I)
+    pub(crate) fn imply<I, S>(&mut self, broader: impl Into<String>, narrower: I)
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -104,7 +104,7 @@ impl ScopeTable {
     /// An error naming a cycle of implications (`a` implies `b` implies
     /// `a`): such scopes would be interchangeable, which is never what a
     /// hierarchy means, so a server declaring one does not start.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         match self.implied.iter().find(|(scope, below)| below.contains(scope.as_str())) {
             Some((scope, _)) => Err(format!("the scope hierarchy has a cycle: {scope:?} implies itself through other scopes")),
             None => Ok(()),
@@ -113,14 +113,14 @@ impl ScopeTable {
 
     /// Whether a token holding `held` satisfies a requirement of `scope`:
     /// it holds `scope` itself or a broader scope implying it.
-    pub fn grants(&self, held: &[String], scope: &str) -> bool {
+    pub(crate) fn grants(&self, held: &[String], scope: &str) -> bool {
         held.iter().any(|h| h == scope || self.implied.get(h).is_some_and(|below| below.contains(scope)))
     }
 
     /// The scopes of `required` that `principal` holds neither directly
     /// nor through a broader scope (exact matching when no hierarchy
     /// is declared).
-    pub fn missing<'a>(&self, principal: &Principal, required: &'a [String]) -> Vec<&'a str> {
+    pub(crate) fn missing<'a>(&self, principal: &Principal, required: &'a [String]) -> Vec<&'a str> {
         required.iter().filter(|r| !self.grants(&principal.scopes, r)).map(String::as_str).collect()
     }
 }
@@ -143,7 +143,7 @@ fn closure(edges: &BTreeMap<String, BTreeSet<String>>) -> HashMap<String, BTreeS
 
 /// The JSON-RPC error refusing `what` (`tool notes_add`) for want of the
 /// scopes `required`, naming them in `data.requiredScopes`.
-pub fn insufficient(what: &str, required: &[String], missing: &[&str]) -> RpcError {
+pub(crate) fn insufficient(what: &str, required: &[String], missing: &[&str]) -> RpcError {
     RpcError::new(
         INSUFFICIENT_SCOPE,
         format!("insufficient scope: {what} needs the scope(s) {}; the token lacks {}", required.join(" "), missing.join(" ")),

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-pub use crate::schema::{Draft, FieldError};
+pub(crate) use crate::schema::{Draft, FieldError};
 use crate::schema::{first_problem, Schema};
-pub use doc::Doc;
+pub(crate) use doc::Doc;
 
 /// The default dialect of schemas without `$schema` in a protocol revision
 /// (from the revision table; an unknown revision takes the one before it).

@@ -6,9 +6,9 @@
 //! [`Manifest`] keeps every tool as the raw JSON object it was declared as
 //! (unknown fields included, `x-mcpgen` removed), so a server can serve it
 //! back unchanged, and keeps the source position of every value so that
-//! [`check`] can report each problem with file, JSON pointer and
+//! [`crate::check`] can report each problem with file, JSON pointer and
 //! line:column. Loading fails only when the file cannot be read or parsed
-//! at all; everything else is reported by [`check`].
+//! at all; everything else is reported by [`crate::check`].
 
 mod check;
 pub mod conform;

@@ -19,7 +19,7 @@ pub(crate) use super::scan::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 use super::scan::Scan;
 
 /// Prefix of the headers mirroring annotated tool parameters.
-pub const PARAM_PREFIX: &str = "mcp-param-";
+pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
 
 /// One `x-mcp-header` annotation of a tool's `inputSchema`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +60,7 @@ fn mismatch(message: String) -> RpcError {
 /// A header's text, decoded from the Base64 sentinel form when it has it
 /// (borrowed when it has not); `Err` for a value that is not visible ASCII
 /// or bad Base64.
-pub fn header_text<'h>(headers: &'h HeaderMap, name: &str) -> Option<Result<Cow<'h, str>, RpcError>> {
+pub(crate) fn header_text<'h>(headers: &'h HeaderMap, name: &str) -> Option<Result<Cow<'h, str>, RpcError>> {
     value_text(headers.get(name)?, name)
 }
 

@@ -5,13 +5,13 @@
 use http::{HeaderMap, HeaderValue};
 
 /// `MCP-Protocol-Version`.
-pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 /// `Mcp-Method`.
-pub const METHOD: &str = "mcp-method";
+pub(crate) const METHOD: &str = "mcp-method";
 /// `Mcp-Name`.
-pub const NAME: &str = "mcp-name";
+pub(crate) const NAME: &str = "mcp-name";
 /// `Mcp-Session-Id` (stateful era).
-pub const SESSION_ID: &str = "mcp-session-id";
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
 
 /// The first value of each header the transport reads (what
 /// `HeaderMap::get` gives) and how many `Accept` values came.

@@ -312,7 +312,7 @@ impl ServerBuilder {
     /// e.g. `.scope_implies("notes:admin", ["notes:write"])
     /// .scope_implies("notes:write", ["notes:read"])`. Opt-in: nothing is
     /// implied unless declared, and never by the shape of the strings (see
-    /// [`crate::scopes`]). A cycle is a build error.
+    /// docs/authorization.md). A cycle is a build error.
     pub fn scope_implies<I: IntoIterator<Item = S>, S: Into<String>>(mut self, broader: impl Into<String>, narrower: I) -> Self {
         self.scopes.imply(broader, narrower);
         self

@@ -18,7 +18,7 @@ mod link;
 #[cfg(feature = "redis")]
 mod redis;
 mod store;
-pub mod wire;
+pub(crate) mod wire;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -168,7 +168,7 @@ pub(crate) fn new_id() -> Result<String, crate::random::RandomError> {
 
 /// `ms` (since the Unix epoch) as an ISO 8601 UTC timestamp with
 /// milliseconds, `2026-07-28T10:30:00.000Z`.
-pub fn iso8601(ms: u64) -> String {
+pub(crate) fn iso8601(ms: u64) -> String {
     let secs = ms / 1000;
     let days = i64::try_from(secs / 86_400).unwrap_or(0);
     let rem = secs % 86_400;

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::{iso8601, TaskRecord, TaskStatus};
 
 /// The `Task` members common to both revisions, with each one's names.
-pub fn task(record: &TaskRecord) -> Map<String, Value> {
+pub(crate) fn task(record: &TaskRecord) -> Map<String, Value> {
     let (ttl, poll) = if record.modern { ("ttlMs", "pollIntervalMs") } else { ("ttl", "pollInterval") };
     let mut task = Map::new();
     task.insert("taskId".into(), Value::from(record.id.as_str()));
@@ -26,7 +26,7 @@ pub fn task(record: &TaskRecord) -> Map<String, Value> {
 
 /// The answer to the call that created the task: `{"task": Task}`
 /// (2025-11-25), or the flat task with `resultType: "task"` (2026-07-28).
-pub fn created(record: &TaskRecord) -> Value {
+pub(crate) fn created(record: &TaskRecord) -> Value {
     if record.modern {
         let mut task = task(record);
         task.insert("resultType".into(), Value::from("task"));
@@ -40,7 +40,7 @@ pub fn created(record: &TaskRecord) -> Value {
 
 /// The `tasks/get` result: the task (2025-11-25), or the detailed task
 /// with what its status carries inlined (2026-07-28).
-pub fn detailed(record: &TaskRecord) -> Value {
+pub(crate) fn detailed(record: &TaskRecord) -> Value {
     let mut task = task(record);
     if record.modern {
         match record.status {

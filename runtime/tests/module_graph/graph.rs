@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Module path → the module paths its file imports.
-pub type Edges = BTreeMap<String, BTreeSet<String>>;
+pub(crate) type Edges = BTreeMap<String, BTreeSet<String>>;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
@@ -336,7 +336,7 @@ fn module_of(rel: &Path) -> Vec<String> {
 
 /// The graph of the crate whose sources are in `src`: every file's module
 /// and the modules it imports (itself left out).
-pub fn read(src: &Path) -> Edges {
+pub(crate) fn read(src: &Path) -> Edges {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     let files: Vec<File> = files
@@ -418,7 +418,7 @@ fn resolve(path: Vec<String>, modules: &BTreeMap<Vec<String>, &File>, depth: usi
 
 /// Every folder's graph: the folder's module → (child → children it imports),
 /// from the file edges between two different children of that folder.
-pub fn folders(edges: &Edges) -> BTreeMap<String, Edges> {
+pub(crate) fn folders(edges: &Edges) -> BTreeMap<String, Edges> {
     let mut out: BTreeMap<String, Edges> = BTreeMap::new();
     for (from, tos) in edges {
         let f: Vec<&str> = if from.is_empty() { vec![] } else { from.split("::").collect() };
@@ -442,7 +442,7 @@ pub fn folders(edges: &Edges) -> BTreeMap<String, Edges> {
 
 /// The import cycles among the children of each folder, each as its
 /// members (a strongly connected set of two or more), e.g. `http: headers, scan`.
-pub fn cycles(edges: &Edges) -> Vec<String> {
+pub(crate) fn cycles(edges: &Edges) -> Vec<String> {
     let mut found = Vec::new();
     for (folder, graph) in folders(edges) {
         let reach = |start: &str| {
@@ -476,6 +476,6 @@ pub fn cycles(edges: &Edges) -> Vec<String> {
 
 /// What the top-level module `name` (with everything below it) imports
 /// from the other top-level modules.
-pub fn top_level_deps(edges: &Edges, name: &str) -> BTreeSet<String> {
+pub(crate) fn top_level_deps(edges: &Edges, name: &str) -> BTreeSet<String> {
     folders(edges).get("").and_then(|g| g.get(name)).cloned().unwrap_or_default()
 }

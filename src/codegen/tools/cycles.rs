@@ -35,7 +35,7 @@ const MERGE_BUDGET: usize = 1_000_000;
 
 /// `schema` without the cycles, and a note `(pointer, message)` for each
 /// change.
-pub fn break_cycles(schema: &Value) -> (Value, Vec<(String, String)>) {
+pub(crate) fn break_cycles(schema: &Value) -> (Value, Vec<(String, String)>) {
     let index = RefIndex::new(schema);
     let mut nodes = Vec::new();
     subschemas(schema, String::new(), &mut nodes);

@@ -74,7 +74,7 @@ pub struct Note {
 /// Prepares one schema document whose root type is `root_name`; `base` is
 /// the tool's type-name base used to prefix definition names and titles;
 /// `scope` holds every name already used by this tool; `renames` collects
-/// the properties renamed for typify (see [`super::fields`]).
+/// the properties renamed for typify (see `fields`).
 pub fn prepare(schema: &Value, root_name: &str, base: &str, scope: &mut Scope, renames: &mut Renames) -> Prepared {
     let (schema, cycle_notes) = break_cycles(schema);
     let mut notes: Vec<Note> = cycle_notes
@@ -513,7 +513,7 @@ fn json_any(node: &Value) -> Map<String, Value> {
 /// A description as a doc comment that rustdoc and clippy read as
 /// written: a line that follows a list item without indentation starts a
 /// new paragraph (instead of lazily continuing the item).
-pub fn tidy_doc(text: &str) -> String {
+pub(crate) fn tidy_doc(text: &str) -> String {
     let is_item = |l: &str| {
         let t = l.trim_start();
         t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") || {

@@ -2,7 +2,7 @@
 //! which `cycles` also looks through when it tells a bare `$ref` apart.
 
 /// Keywords removed before typify sees a schema (see `prepare`'s module docs).
-pub const STRIPPED: &[&str] = &[
+pub(crate) const STRIPPED: &[&str] = &[
     "$schema",
     "$id",
     "$anchor",

@@ -9,7 +9,7 @@
 use serde_json::{json, Map, Value};
 
 /// The well-known path prefix of RFC 9728 §3.
-pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// What the server publishes about itself as a protected resource.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! - invalid or expired token: 401 with `error="invalid_token"`;
 //! - verifier unavailable (key set or introspection endpoint down): 503;
 //! - a request for an item whose scopes the token lacks (see
-//!   [`crate::scopes`]): 403 `error="insufficient_scope"` naming them.
+//!   `x-mcpgen.scopes`): 403 `error="insufficient_scope"` naming them.
 //!
 //! Verifiers with the `oauth` feature: `JwtVerifier` (JWT access tokens,
 //! keys from the authorization server's JWKS) and

@@ -418,6 +418,12 @@ pub struct HttpReader {
     shared: Arc<Shared>,
 }
 
+impl std::fmt::Debug for HttpReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpReader").finish_non_exhaustive()
+    }
+}
+
 impl MessageRead for HttpReader {
     async fn read_message(&mut self) -> io::Result<Option<String>> {
         Ok(self.rx.recv().await)
@@ -442,6 +448,12 @@ impl Drop for HttpReader {
 pub struct HttpWriter {
     tx: mpsc::Sender<String>,
     shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for HttpWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpWriter").finish_non_exhaustive()
+    }
 }
 
 impl MessageWrite for HttpWriter {

@@ -110,6 +110,11 @@ impl Authorizer {
         self
     }
 
+    /// Answers a 401 or 403 (`insufficient_scope`) the server gave a request
+    /// sent with the bearer `sent`: discovers the authorization server from
+    /// the challenge's `resource_metadata`, then refreshes, steps up or
+    /// authorizes again, so that the caller can retry with the new token.
+    /// Another 403 is an error naming it.
     pub async fn on_challenge(&self, status: u16, headers: &[&str], sent: Option<&str>) -> Result<(), AuthError> {
         let _flow = self.flow.lock().await;
         let challenge = Challenge::parse(headers.iter().copied());

@@ -15,6 +15,13 @@ pub struct Pkce {
     pub challenge: String,
 }
 
+impl std::fmt::Debug for Pkce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The verifier is a secret until the code is exchanged.
+        f.debug_struct("Pkce").field("challenge", &self.challenge).finish_non_exhaustive()
+    }
+}
+
 impl Pkce {
     /// A fresh verifier and its challenge; an error when the operating
     /// system's random source fails (never a guessable verifier).
@@ -54,7 +61,7 @@ mod tests {
     #[test]
     fn no_verifier_or_state_without_randomness() {
         crate::random::fail::with_failing_source(|| {
-            let err = Pkce::new().err().expect("a failing random source is an error");
+            let err = Pkce::new().expect_err("a failing random source is an error");
             assert!(err.to_string().contains("random source"), "{err}");
             assert!(random_string(24).is_err());
         });
