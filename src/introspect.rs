@@ -125,7 +125,7 @@ async fn read_lists(
 }
 
 /// The manifest: `server`, then the sections.
-fn manifest_of(session: &mcpgen_runtime::client::Session, sections: Map<String, Value>) -> Value {
+fn manifest_of(session: &mcpgen_runtime::client::Negotiated, sections: Map<String, Value>) -> Value {
     let mut manifest = Map::new();
     if let Some(server) = server_object(&session.server_info, session.instructions.as_deref()) {
         manifest.insert("server".into(), server);

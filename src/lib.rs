@@ -2,36 +2,54 @@
 //!
 //! Reads the official MCP JSON schema of one protocol revision and a tool
 //! manifest, and emits typed protocol messages, typed tool inputs and
-//! outputs, a server stub and client bindings. See `DESIGN` in the README
-//! for the data flow: `spec` → `codegen` → `emit`.
+//! outputs, a server stub and client bindings (ARCHITECTURE.md has the
+//! data flow: `spec` → `codegen` → `emit`).
 //!
 //! As a build dependency, use the library alone
-//! (`default-features = false`): [`Builder`] and the generators. The `cli`
-//! feature (on by default) adds what only the `mcpgen` command needs:
-//! [`scaffold`] (`mcpgen new`) with [`synth`] (its synthesised tool
-//! arguments), [`introspect`], [`diff`] (`mcpgen diff`), [`emit::check`]'s
-//! diff rendering and schema download.
+//! (`default-features = false`): [`Builder`] in `build.rs`, or the
+//! [`Generator`] it runs, over a [`Spec`] resolved by the [`Store`] and a
+//! [`Manifest`] ([`check`] lists every problem of one). Errors are
+//! [`Error`]s with an [`ErrorKind`]. The `cli` feature (on by default)
+//! adds what only the `mcpgen` command needs: `mcpgen new`, `diff`,
+//! `introspect` and schema download.
 
+// The library's API: the build-script builder, the generator it runs,
+// the manifest check, and the inputs (schema store, spec, manifest).
 pub mod builder;
 pub mod check;
-pub mod codegen;
-#[cfg(feature = "cli")]
-pub mod diff;
-pub mod emit;
 pub mod error;
-pub mod escape;
 pub mod generator;
-#[cfg(feature = "cli")]
-pub mod introspect;
 pub mod manifest;
-pub mod naming;
-#[cfg(feature = "cli")]
-pub mod scaffold;
 pub mod spec;
 pub mod store;
+
+// The steps behind them and the `mcpgen` command's own parts: public for
+// the command and the tests, hidden from the docs and not part of the API.
+#[doc(hidden)]
+pub mod codegen;
 #[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod diff;
+#[doc(hidden)]
+pub mod emit;
+#[doc(hidden)]
+pub mod escape;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod introspect;
+#[doc(hidden)]
+pub mod naming;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod scaffold;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod synth;
 
 pub use builder::Builder;
+pub use emit::Header;
 pub use error::{Error, ErrorKind, Result};
 pub use generator::Generator;
+pub use manifest::Manifest;
+pub use spec::Spec;
+pub use store::Store;

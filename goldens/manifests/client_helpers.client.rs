@@ -94,7 +94,7 @@ impl Client {
         &self.inner
     }
     /// What the handshake settled.
-    pub fn session(&self) -> Option<&Session> {
+    pub fn session(&self) -> Option<&Negotiated> {
         self.inner.session()
     }
     /// Every tool of the server, following `nextCursor`.

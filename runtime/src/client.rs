@@ -37,7 +37,7 @@ mod tools;
 mod typed_tasks;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};
-pub use engine::{Client, ServerNotification, Session};
+pub use engine::{Client, Negotiated, ServerNotification};
 pub use error::{ClientError, ConnectError, ConnectErrorKind, SchemaProblem};
 pub use handshake::is_stateless_revision;
 pub use hooks::{ClientHandlers, RequestHandler};

@@ -13,7 +13,7 @@ pub use serde_json::{self, json, Map, Value};
 
 pub use crate::child::{ChildTransport, StderrMode};
 pub use crate::client::{
-    content_result, structured_result, CallOptions, ClientError, ClientOptions, Drift, Progress, Session, TaskStart, ToolSchemas,
+    content_result, structured_result, CallOptions, ClientError, ClientOptions, Drift, Negotiated, Progress, TaskStart, ToolSchemas,
 };
 pub use crate::client::Client as ClientEngine;
 pub use crate::stdio::stdio;

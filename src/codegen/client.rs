@@ -296,7 +296,7 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
             }
 
             /// What the handshake settled.
-            pub fn session(&self) -> Option<&Session> {
+            pub fn session(&self) -> Option<&Negotiated> {
                 self.inner.session()
             }
 

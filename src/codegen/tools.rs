@@ -4,7 +4,7 @@
 //! Names come from [`crate::naming`]: tool names from
 //! [`naming::tool_names`], field names from [`naming::field_names`]
 //! (typify sees marker keys that `fields` turns back into them). Each
-//! tool's schemas are made self-contained by [`prepare`] (local `$defs`
+//! tool's schemas are made self-contained by `prepare` (local `$defs`
 //! and recursive `$ref`s become definitions prefixed with the tool's name;
 //! cycles typify cannot follow are broken, subschemas nested deeper than
 //! [`depth::MAX_TYPE_DEPTH`] become `serde_json::Value`). All tools share

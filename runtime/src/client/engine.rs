@@ -34,7 +34,7 @@ pub(crate) const MAX_INPUT_ROUNDS: usize = 16;
 
 /// What the handshake settled.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Session {
+pub struct Negotiated {
     /// The negotiated protocol revision.
     pub protocol_version: String,
     /// The server's `serverInfo` (`Value::Null` when it sent none).
@@ -83,7 +83,7 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     next_id: AtomicI64,
     pub(crate) options: ClientOptions,
-    pub(crate) session: OnceLock<Session>,
+    pub(crate) session: OnceLock<Negotiated>,
     /// Task states the server notified (2025-11-25), by task id.
     pub(crate) statuses: Mutex<super::statuses::Statuses>,
 }
@@ -158,7 +158,7 @@ impl Client {
     }
 
     /// The handshake's outcome, once done.
-    pub fn session(&self) -> Option<&Session> {
+    pub fn session(&self) -> Option<&Negotiated> {
         self.shared.session.get()
     }
 

@@ -23,7 +23,7 @@
 
 use serde_json::{json, Value};
 
-use super::engine::{Client, Session};
+use super::engine::{Client, Negotiated};
 use super::error::ClientError;
 use super::options::CallOptions;
 
@@ -35,8 +35,8 @@ pub fn is_stateless_revision(revision: &str) -> bool {
 
 impl Client {
     /// Negotiates the protocol revision (see the module docs) and records
-    /// the [`Session`]. Calling it twice is an error.
-    pub async fn initialize(&self) -> Result<&Session, ClientError> {
+    /// the [`Negotiated`]. Calling it twice is an error.
+    pub async fn initialize(&self) -> Result<&Negotiated, ClientError> {
         if self.session().is_some() {
             return Err(ClientError::unexpected("the client is already initialised"));
         }
@@ -57,13 +57,13 @@ impl Client {
 
     /// The modern handshake: `server/discover` with the newest revision,
     /// then what its answer calls for (see the module docs).
-    async fn probe(&self, newest: String, supported: &[String]) -> Result<Session, ClientError> {
+    async fn probe(&self, newest: String, supported: &[String]) -> Result<Negotiated, ClientError> {
         let newest_stateful = supported.iter().find(|v| !is_stateless_revision(v)).cloned();
         let mut offer = newest;
         let mut retried = false;
         loop {
             let error = match self.discover(&offer, supported).await {
-                Ok(Discovered::Session(session)) => return Ok(session),
+                Ok(Discovered::Negotiated(session)) => return Ok(session),
                 Ok(Discovered::Stateful(version)) => return self.initialize_with(&version, supported).await,
                 Ok(Discovered::Nothing(theirs)) => {
                     return Err(ClientError::Version { offered: offer, server: theirs, supported: supported.to_vec() })
@@ -131,7 +131,7 @@ impl Client {
             .or_else(|| result.get("serverInfo"))
             .cloned()
             .unwrap_or(Value::Null);
-        Ok(Discovered::Session(Session {
+        Ok(Discovered::Negotiated(Negotiated {
             protocol_version: version.clone(),
             server_info,
             capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
@@ -140,7 +140,7 @@ impl Client {
         }))
     }
 
-    async fn initialize_with(&self, offer: &str, supported: &[String]) -> Result<Session, ClientError> {
+    async fn initialize_with(&self, offer: &str, supported: &[String]) -> Result<Negotiated, ClientError> {
         let params = json!({
             "protocolVersion": offer,
             "capabilities": self.options().capabilities,
@@ -161,7 +161,7 @@ impl Client {
             });
         }
         self.notify("notifications/initialized", None)?;
-        Ok(Session {
+        Ok(Negotiated {
             protocol_version: version.to_owned(),
             server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
             capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
@@ -174,7 +174,7 @@ impl Client {
 /// The outcome of `server/discover`.
 enum Discovered {
     /// A stateless revision both sides speak.
-    Session(Session),
+    Negotiated(Negotiated),
     /// The newest common revision needs `initialize`.
     Stateful(String),
     /// No common revision; the server's list.
