@@ -55,6 +55,15 @@ fi
 
 # Both crates at once: cargo packages mcpgen-runtime first and builds
 # mcpgen from its .crate with that package standing in for the registry's.
+# Cargo unpacks that stand-in into CARGO_HOME's registry as
+# mcpgen-runtime-<version> and reuses an unpacked copy of the same version
+# from an earlier run, even when the sources changed since: drop those
+# copies first, so that a second run on one machine checks this tree.
+version="$(cargo pkgid -p mcpgen | sed 's/.*[#@]//')"
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+for crate in mcpgen-runtime mcpgen; do
+    rm -rf "$cargo_home"/registry/src/*/"$crate-$version" "$cargo_home"/registry/cache/*/"$crate-$version.crate"
+done
 if ! out="$(cargo publish --dry-run --allow-dirty --locked -p mcpgen-runtime -p mcpgen 2>&1)"; then
     echo "$out" >&2
     fail "cargo publish --dry-run failed (above)"
@@ -62,7 +71,6 @@ fi
 grep -q "aborting upload due to dry run" <<<"$out" || { echo "$out" >&2; fail "cargo publish --dry-run did not reach the upload"; }
 # The .crate files themselves (the dry run keeps them in a scratch folder).
 cargo package --quiet --allow-dirty --no-verify -p mcpgen-runtime -p mcpgen
-version="$(cargo pkgid -p mcpgen | sed 's/.*[#@]//')"
 for crate in mcpgen-runtime mcpgen; do
     [ -f "$target/package/$crate-$version.crate" ] || fail "no $target/package/$crate-$version.crate"
 done
