@@ -56,14 +56,17 @@ fi
 # Both crates at once: cargo packages mcpgen-runtime first and builds
 # mcpgen from its .crate with that package standing in for the registry's.
 # Cargo unpacks that stand-in into CARGO_HOME's registry as
-# mcpgen-runtime-<version> and reuses an unpacked copy of the same version
-# from an earlier run, even when the sources changed since: drop those
-# copies first, so that a second run on one machine checks this tree.
+# mcpgen-runtime-<version>, and takes a registry package of a version it
+# has unpacked or built before as unchanged: on a machine that ran this
+# before with other sources (same version), mcpgen would be checked against
+# the old runtime. So those copies and the runtime's build products go
+# first (the runtime is rebuilt, about a minute).
 version="$(cargo pkgid -p mcpgen | sed 's/.*[#@]//')"
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 for crate in mcpgen-runtime mcpgen; do
     rm -rf "$cargo_home"/registry/src/*/"$crate-$version" "$cargo_home"/registry/cache/*/"$crate-$version.crate"
 done
+cargo clean --quiet -p mcpgen-runtime
 if ! out="$(cargo publish --dry-run --allow-dirty --locked -p mcpgen-runtime -p mcpgen 2>&1)"; then
     echo "$out" >&2
     fail "cargo publish --dry-run failed (above)"
