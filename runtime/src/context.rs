@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::cancel::CancellationToken;
@@ -15,6 +16,7 @@ use crate::extras::Extras;
 use crate::jsonrpc;
 use crate::notifier::Notifier;
 use crate::outbound::Channel;
+use crate::peer::{ElicitForm, Elicitation, Keyed, Peer, PeerError, Root, SampleRequest, SampleResponse};
 pub use crate::sink::Sink;
 
 /// Who is calling: what the client said about itself, in `initialize`
@@ -333,5 +335,59 @@ impl RequestContext {
         let text = jsonrpc::notification("notifications/progress", &Value::Object(params));
         // A closed connection is not the handler's problem.
         let _ = self.sink.send(text).await;
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    pub async fn sample(&self, request: SampleRequest) -> Result<SampleResponse, PeerError> {
+        self.peer(None).sample(request).await
+    }
+
+    /// Asks the user to fill in the form `T` (`elicitation/create`, form
+    /// mode).
+    pub async fn elicit<T: ElicitForm>(&self, message: &str) -> Result<Elicitation<T>, PeerError> {
+        self.peer(None).elicit(message, T::requested_schema()).await
+    }
+
+    /// Form mode with an explicit `requestedSchema`; accepted content
+    /// decodes into `T` (`serde_json::Value` takes anything).
+    pub async fn elicit_with<T: DeserializeOwned>(&self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+        self.peer(None).elicit(message, schema).await
+    }
+
+    /// Sends the user to `url` (`elicitation/create`, URL mode; needs the
+    /// client's `elicitation.url` capability). `Accept` means the user
+    /// agreed to open it, not that the interaction there is done.
+    pub async fn elicit_url(&self, message: &str, url: &str, elicitation_id: &str) -> Result<Elicitation<()>, PeerError> {
+        self.peer(None).elicit_url(message, url, elicitation_id).await
+    }
+
+    /// The client's roots (`roots/list`).
+    pub async fn list_roots(&self) -> Result<Vec<Root>, PeerError> {
+        self.peer(None).list_roots().await
+    }
+
+    /// The same requests under `key`: in the stateless era the key of the
+    /// input request (otherwise `sampling_1`, `elicitation_2`… in call
+    /// order); ignored in the stateful era.
+    pub fn keyed<'a>(&'a self, key: &'a str) -> Keyed<'a> {
+        Keyed::new(self.peer(Some(key)))
+    }
+
+    /// Whether this request is a retry that came with a `requestState` this
+    /// server issued and verified (stateless era).
+    pub fn is_resumed(&self) -> bool {
+        matches!(&self.channel, Channel::Rounds(rounds) if rounds.resumed())
+    }
+
+    /// The client as this request reaches it, asking under `key`.
+    fn peer<'a>(&'a self, key: Option<&'a str>) -> Peer<'a> {
+        Peer {
+            channel: &self.channel,
+            sink: &self.sink,
+            capabilities: self.client.as_deref().map(|c| &c.capabilities),
+            revision: &self.revision,
+            cancel: &self.cancel,
+            key,
+        }
     }
 }

@@ -12,6 +12,10 @@
 //! when the client retries with its answers. Either way a request the
 //! client declared no capability for is refused with
 //! [`PeerError::MissingCapability`], which a tool answers as `-32021`.
+//!
+//! [`RequestContext::sample`]: crate::RequestContext::sample
+//! [`RequestContext::elicit`]: crate::RequestContext::elicit
+//! [`RequestContext::list_roots`]: crate::RequestContext::list_roots
 
 use std::time::Duration;
 
@@ -19,9 +23,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::context::RequestContext;
+use crate::cancel::CancellationToken;
 use crate::jsonrpc;
 pub(crate) use crate::outbound::Channel;
+use crate::sink::Sink;
 use crate::tool_error::ToolError;
 
 #[cfg(all(test, feature = "schemars"))]
@@ -378,43 +383,59 @@ fn decode_roots(raw: Value) -> Result<Vec<Root>, String> {
 
 /// The requests of [`RequestContext::keyed`]: the same calls, under a key
 /// the handler chose for the stateless era's `inputRequests`.
+///
+/// [`RequestContext::keyed`]: crate::RequestContext::keyed
 #[derive(Debug, Clone, Copy)]
 pub struct Keyed<'a> {
-    ctx: &'a RequestContext,
-    key: &'a str,
+    peer: Peer<'a>,
 }
 
-impl Keyed<'_> {
+impl<'a> Keyed<'a> {
+    /// The requests of `peer`, which carries the key.
+    pub(crate) fn new(peer: Peer<'a>) -> Self {
+        Self { peer }
+    }
+
     /// [`RequestContext::sample`] under this key.
+    ///
+    /// [`RequestContext::sample`]: crate::RequestContext::sample
     pub async fn sample(self, request: SampleRequest) -> Result<SampleResponse, PeerError> {
-        self.ctx.sample_as(Some(self.key), request).await
+        self.peer.sample(request).await
     }
 
     /// [`RequestContext::elicit`] under this key.
+    ///
+    /// [`RequestContext::elicit`]: crate::RequestContext::elicit
     pub async fn elicit<T: ElicitForm>(self, message: &str) -> Result<Elicitation<T>, PeerError> {
-        self.ctx.elicit_as(Some(self.key), message, T::requested_schema()).await
+        self.peer.elicit(message, T::requested_schema()).await
     }
 
     /// [`RequestContext::elicit_with`] under this key.
+    ///
+    /// [`RequestContext::elicit_with`]: crate::RequestContext::elicit_with
     pub async fn elicit_with<T: DeserializeOwned>(self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
-        self.ctx.elicit_as(Some(self.key), message, schema).await
+        self.peer.elicit(message, schema).await
     }
 
     /// [`RequestContext::elicit_url`] under this key.
+    ///
+    /// [`RequestContext::elicit_url`]: crate::RequestContext::elicit_url
     pub async fn elicit_url(self, message: &str, url: &str, elicitation_id: &str) -> Result<Elicitation<()>, PeerError> {
-        self.ctx.elicit_url_as(Some(self.key), message, url, elicitation_id).await
+        self.peer.elicit_url(message, url, elicitation_id).await
     }
 
     /// [`RequestContext::list_roots`] under this key.
+    ///
+    /// [`RequestContext::list_roots`]: crate::RequestContext::list_roots
     pub async fn list_roots(self) -> Result<Vec<Root>, PeerError> {
-        self.ctx.list_roots_as(Some(self.key)).await
+        self.peer.list_roots().await
     }
 }
 
 /// A live request waiting for its answer: dropped before the answer
 /// came, it sends the client `notifications/cancelled` for it.
 struct Abandon<'a> {
-    sink: &'a crate::context::Sink,
+    sink: &'a Sink,
     id: Value,
     reason: &'static str,
     armed: bool,
@@ -430,94 +451,78 @@ impl Drop for Abandon<'_> {
     }
 }
 
-impl RequestContext {
+/// The client as one request of a handler reaches it: how requests
+/// travel, what the client declared, the revision, the request's
+/// cancellation, and the key a request goes under in the stateless era
+/// (`None`: `sampling_1`, `elicitation_2`… in call order). The request
+/// context lends one out for each call ([`crate::RequestContext::sample`]
+/// and its siblings).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Peer<'a> {
+    pub(crate) channel: &'a Channel,
+    pub(crate) sink: &'a Sink,
+    /// The client's declared capabilities, `None` when it is unknown.
+    pub(crate) capabilities: Option<&'a Value>,
+    pub(crate) revision: &'a str,
+    pub(crate) cancel: &'a CancellationToken,
+    pub(crate) key: Option<&'a str>,
+}
+
+impl Peer<'_> {
     /// Asks the client's model for a completion (`sampling/createMessage`).
-    pub async fn sample(&self, request: SampleRequest) -> Result<SampleResponse, PeerError> {
-        self.sample_as(None, request).await
-    }
-
-    /// Asks the user to fill in the form `T` (`elicitation/create`, form
-    /// mode).
-    pub async fn elicit<T: ElicitForm>(&self, message: &str) -> Result<Elicitation<T>, PeerError> {
-        self.elicit_as(None, message, T::requested_schema()).await
-    }
-
-    /// Form mode with an explicit `requestedSchema`; accepted content
-    /// decodes into `T` (`serde_json::Value` takes anything).
-    pub async fn elicit_with<T: DeserializeOwned>(&self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
-        self.elicit_as(None, message, schema).await
-    }
-
-    /// Sends the user to `url` (`elicitation/create`, URL mode; needs the
-    /// client's `elicitation.url` capability). `Accept` means the user
-    /// agreed to open it, not that the interaction there is done.
-    pub async fn elicit_url(&self, message: &str, url: &str, elicitation_id: &str) -> Result<Elicitation<()>, PeerError> {
-        self.elicit_url_as(None, message, url, elicitation_id).await
-    }
-
-    /// The client's roots (`roots/list`).
-    pub async fn list_roots(&self) -> Result<Vec<Root>, PeerError> {
-        self.list_roots_as(None).await
-    }
-
-    /// The same requests under `key`: in the stateless era the key of the
-    /// input request (otherwise `sampling_1`, `elicitation_2`… in call
-    /// order); ignored in the stateful era.
-    pub fn keyed<'a>(&'a self, key: &'a str) -> Keyed<'a> {
-        Keyed { ctx: self, key }
-    }
-
-    /// Whether this request is a retry that came with a `requestState` this
-    /// server issued and verified (stateless era).
-    pub fn is_resumed(&self) -> bool {
-        matches!(self.channel(), Channel::Rounds(rounds) if rounds.resumed())
-    }
-
-    async fn sample_as(&self, key: Option<&str>, request: SampleRequest) -> Result<SampleResponse, PeerError> {
+    pub(crate) async fn sample(self, request: SampleRequest) -> Result<SampleResponse, PeerError> {
         let params = Value::Object(request.params);
-        self.ask(key, "sampling", "sampling", "sampling/createMessage", params, SampleResponse::decode).await
+        self.ask("sampling", "sampling", "sampling/createMessage", params, SampleResponse::decode).await
     }
 
-    async fn elicit_as<T: DeserializeOwned>(&self, key: Option<&str>, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+    /// Asks the user to fill in the form `schema` (`elicitation/create`,
+    /// form mode); accepted content decodes into `T`.
+    pub(crate) async fn elicit<T: DeserializeOwned>(self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
         let mut params = Map::new();
         // `mode` is new in 2025-11-25; older revisions know form mode only.
-        if self.revision() >= "2025-11-25" {
+        if self.revision >= "2025-11-25" {
             params.insert("mode".into(), Value::from("form"));
         }
         params.insert("message".into(), Value::from(message));
         params.insert("requestedSchema".into(), schema);
         let decode = |raw| decode_elicitation::<T>(raw, true);
-        self.ask(key, "elicitation", "elicitation", "elicitation/create", Value::Object(params), decode).await
+        self.ask("elicitation", "elicitation", "elicitation/create", Value::Object(params), decode).await
     }
 
-    async fn elicit_url_as(&self, key: Option<&str>, message: &str, url: &str, id: &str) -> Result<Elicitation<()>, PeerError> {
+    /// Sends the user to `url` (`elicitation/create`, URL mode).
+    pub(crate) async fn elicit_url(self, message: &str, url: &str, id: &str) -> Result<Elicitation<()>, PeerError> {
         let params = json!({ "mode": "url", "message": message, "url": url, "elicitationId": id });
         let decode = |raw| decode_elicitation::<Option<Value>>(raw, false).map(|e| match e {
             Elicitation::Accept(_) => Elicitation::Accept(()),
             Elicitation::Decline => Elicitation::Decline,
             Elicitation::Cancel => Elicitation::Cancel,
         });
-        self.ask(key, "elicitation.url", "elicitation", "elicitation/create", params, decode).await
+        self.ask("elicitation.url", "elicitation", "elicitation/create", params, decode).await
     }
 
-    async fn list_roots_as(&self, key: Option<&str>) -> Result<Vec<Root>, PeerError> {
-        self.ask(key, "roots", "roots", "roots/list", json!({}), decode_roots).await
+    /// The client's roots (`roots/list`).
+    pub(crate) async fn list_roots(self) -> Result<Vec<Root>, PeerError> {
+        self.ask("roots", "roots", "roots/list", json!({}), decode_roots).await
     }
 
     /// Whether the client declared `capability` (`elicitation.url`: the
     /// `url` member of `elicitation`).
     fn declared(&self, capability: &str) -> bool {
-        let Some(client) = self.client() else { return false };
-        match capability.split_once('.') {
-            None => client.has_capability(capability),
-            Some((top, sub)) => client.capabilities.get(top).and_then(|c| c.get(sub)).is_some_and(|c| !c.is_null()),
+        let Some(declared) = self.capabilities else { return false };
+        let (top, sub) = match capability.split_once('.') {
+            None => (capability, None),
+            Some((top, sub)) => (top, Some(sub)),
+        };
+        let found = declared.get(top).filter(|c| !c.is_null());
+        match sub {
+            None => found.is_some(),
+            Some(sub) => found.and_then(|c| c.get(sub)).is_some_and(|c| !c.is_null()),
         }
     }
 
     /// Sends one request and decodes its answer.
     async fn ask<T>(
-        &self,
-        key: Option<&str>,
+        self,
         capability: &'static str,
         prefix: &str,
         method: &str,
@@ -527,14 +532,14 @@ impl RequestContext {
         if !self.declared(capability) {
             return Err(PeerError::MissingCapability(capability));
         }
-        match self.channel().clone() {
+        match self.channel.clone() {
             Channel::None => Err(PeerError::Disconnected),
             Channel::Live { outbound, timeout } => {
-                let result = self.request_live(self.sink(), &outbound, timeout, method, &params).await?;
+                let result = request_live(self.cancel, self.sink, &outbound, timeout, method, &params).await?;
                 decode(result).map_err(PeerError::InvalidResponse)
             }
             Channel::Rounds(rounds) => {
-                let key = key.map_or_else(|| rounds.auto_key(prefix), str::to_owned);
+                let key = self.key.map_or_else(|| rounds.auto_key(prefix), str::to_owned);
                 if let Some(answer) = rounds.answer(&key) {
                     if let Ok(value) = decode(answer.clone()) {
                         rounds.use_answer(&key, answer);
@@ -551,43 +556,41 @@ impl RequestContext {
     }
 }
 
-impl RequestContext {
-    /// Sends one request to the client on `sink` (stateful era), as a
-    /// request of the session (`outbound`), and waits up to `timeout` for
-    /// its result.
-    pub(crate) async fn request_live(
-        &self,
-        sink: &crate::context::Sink,
-        outbound: &std::sync::Arc<crate::outbound::Outbound>,
-        timeout: Duration,
-        method: &str,
-        params: &Value,
-    ) -> Result<Value, PeerError> {
-        if self.is_cancelled() {
-            return Err(PeerError::Disconnected);
-        }
-        let waiter = outbound.register();
-        let request_id = waiter.id();
-        if !sink.send(jsonrpc::request(&request_id, method, params)).await {
-            return Err(PeerError::Disconnected);
-        }
-        // Until the answer comes, giving up (a timeout, the call cancelled
-        // and its future dropped) tells the client to stop.
-        let mut abandon = Abandon { sink, id: request_id, reason: "the request that asked was cancelled", armed: true };
-        let outcome = match tokio::time::timeout(timeout, waiter.response()).await {
-            Ok(Some(outcome)) => outcome,
-            Ok(None) => return Err(PeerError::Disconnected),
-            Err(_) => {
-                abandon.reason = "timed out";
-                return Err(PeerError::Timeout(timeout));
-            }
-        };
-        abandon.armed = false;
-        outcome.map_err(|error| PeerError::Rejected {
-            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
-        })
+/// Sends one request to the client on `sink` (stateful era), as a request
+/// of the session (`outbound`), and waits up to `timeout` for its result;
+/// a request already cancelled (`cancel`) sends nothing.
+pub(crate) async fn request_live(
+    cancel: &CancellationToken,
+    sink: &Sink,
+    outbound: &std::sync::Arc<crate::outbound::Outbound>,
+    timeout: Duration,
+    method: &str,
+    params: &Value,
+) -> Result<Value, PeerError> {
+    if cancel.is_cancelled() {
+        return Err(PeerError::Disconnected);
     }
+    let waiter = outbound.register();
+    let request_id = waiter.id();
+    if !sink.send(jsonrpc::request(&request_id, method, params)).await {
+        return Err(PeerError::Disconnected);
+    }
+    // Until the answer comes, giving up (a timeout, the call cancelled
+    // and its future dropped) tells the client to stop.
+    let mut abandon = Abandon { sink, id: request_id, reason: "the request that asked was cancelled", armed: true };
+    let outcome = match tokio::time::timeout(timeout, waiter.response()).await {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) => return Err(PeerError::Disconnected),
+        Err(_) => {
+            abandon.reason = "timed out";
+            return Err(PeerError::Timeout(timeout));
+        }
+    };
+    abandon.armed = false;
+    outcome.map_err(|error| PeerError::Rejected {
+        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+        message: error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
+    })
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use super::{now_ms, wire, TaskRecord, TaskStatus, Tasks, RELATED_TASK};
 use crate::context::RequestContext;
 use crate::outbound::Channel;
-use crate::peer::{decode_elicitation, ElicitForm, Elicitation, PeerError, SampleRequest, SampleResponse};
+use crate::peer::{decode_elicitation, request_live, ElicitForm, Elicitation, PeerError, SampleRequest, SampleResponse};
 use crate::notifier::{Change, Listeners};
 use crate::sink::StreamOf;
 
@@ -131,6 +131,10 @@ pub struct TaskContext {
     ctx: RequestContext,
 }
 
+// Inherent impl away from its type: `ctx.task()` hands out this layer's
+// `TaskContext`, which holds the `RequestContext`; `context` sits below
+// `tasks` and keeps the task only as an opaque slot, so it cannot name
+// the type this method returns.
 impl RequestContext {
     /// The task side of a call to a task-supporting tool whose client
     /// supports tasks; `None` when the call runs inline only.
@@ -238,7 +242,7 @@ impl TaskContext {
         meta[RELATED_TASK] = json!({ "taskId": started.id });
         self.link.asking.fetch_add(1, Ordering::AcqRel);
         self.set_status(started, TaskStatus::Working, TaskStatus::InputRequired).await;
-        let answer = self.ctx.request_live(&sink, &outbound, timeout, method, &params).await;
+        let answer = request_live(self.ctx.cancellation(), &sink, &outbound, timeout, method, &params).await;
         if self.link.asking.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.set_status(started, TaskStatus::InputRequired, TaskStatus::Working).await;
         }

@@ -136,6 +136,16 @@ impl BearerAuth {
         self
     }
 
+    /// A gate from `MCP_RESOURCE_URL`, `MCP_AUTH_ISSUER` and
+    /// `MCP_AUTH_JWKS_URI` (and `MCP_AUTH_SCOPES`, else `scopes`; see
+    /// [`ENV_VARIABLES`]): `Ok(None)` when `MCP_RESOURCE_URL` is unset (no
+    /// authorization), an error naming what is missing or wrong otherwise.
+    #[cfg(feature = "oauth")]
+    pub fn jwt_from_env(scopes: &[&str]) -> Result<Option<Self>, String> {
+        let Some((metadata, verifier)) = env::jwt_settings(scopes)? else { return Ok(None) };
+        Self::new(metadata, verifier).map(Some)
+    }
+
     /// The published metadata.
     pub fn metadata(&self) -> &ResourceMetadata {
         &self.metadata
