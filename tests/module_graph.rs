@@ -6,6 +6,8 @@
 
 #[path = "../runtime/tests/module_graph/graph.rs"]
 mod graph;
+#[path = "../runtime/tests/module_graph/impls.rs"]
+mod impls;
 
 use std::path::Path;
 
@@ -28,4 +30,11 @@ fn manifests_are_read_without_the_code_generator() {
     assert!(manifest.contains("error"), "the manifest reader is seen using the error type: {manifest:?}");
     assert!(!manifest.contains("codegen"), "manifest imports codegen: {:?}",
         edges.iter().filter(|(f, t)| f.starts_with("manifest") && t.iter().any(|t| t.starts_with("codegen"))).collect::<Vec<_>>());
+}
+
+#[test]
+fn every_inherent_impl_is_in_its_types_file() {
+    let (stray, seen) = impls::stray(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(seen > 20, "the reader saw only {seen} inherent impls");
+    assert!(stray.is_empty(), "inherent impls away from the file defining their type:\n{}", stray.join("\n"));
 }

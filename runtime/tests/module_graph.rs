@@ -6,6 +6,8 @@
 
 #[path = "module_graph/graph.rs"]
 mod graph;
+#[path = "module_graph/impls.rs"]
+mod impls;
 
 use std::path::Path;
 
@@ -32,4 +34,11 @@ fn the_revision_table_is_a_leaf_everybody_reads() {
     for reader in ["server", "client", "validate"] {
         assert!(graph::top_level_deps(&edges, reader).contains("revision"), "{reader} does not read the revision table");
     }
+}
+
+#[test]
+fn every_inherent_impl_is_in_its_types_file() {
+    let (stray, seen) = impls::stray(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(seen > 20, "the reader saw only {seen} inherent impls");
+    assert!(stray.is_empty(), "inherent impls away from the file defining their type:\n{}", stray.join("\n"));
 }
