@@ -86,14 +86,14 @@ mod tool_error;
 mod toolset;
 mod validate;
 
-pub use cancel::CancellationToken;
-pub use context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
-pub use limits::RateLimit;
-pub use notifier::Notifier;
-pub use peer::{ElicitForm, Elicitation, PeerError, Root, SampleRequest, SampleResponse};
-pub use server::{CacheHint, CacheScope, CallInfo, Server, ServerBuilder, ServerError, Session};
-pub use surface::{Completion, HandlerError, Surface};
-pub use tool::{Dispatch, ToolError, ToolOutput};
+// The names a handler's author uses most, at the root too; documented
+// once, in `server`.
+#[doc(no_inline)]
+pub use server::{
+    CacheHint, CacheScope, CallInfo, CancellationToken, ClientIdentity, Completion, Dispatch, ElicitForm, Elicitation,
+    HandlerError, LogLevel, Notifier, PeerError, Principal, RateLimit, RequestContext, Root, SampleRequest,
+    SampleResponse, Server, ServerBuilder, ServerError, Session, Sink, Surface, ToolError, ToolOutput,
+};
 
 pub use serde;
 pub use serde_json;

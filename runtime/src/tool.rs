@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::context::RequestContext;
-pub use crate::tool_error::ToolError;
+use crate::tool_error::ToolError;
 use crate::catch::panic_message;
 use crate::validate::{Doc, FieldError};
 

@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use mcpgen_runtime::http::auth::{BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata};
 use mcpgen_runtime::http::client::HttpTransport;
-use mcpgen_runtime::http::oauth_client::redirect::BoxFuture as AuthFuture;
+use mcpgen_runtime::http::oauth_client::RedirectFuture as AuthFuture;
 use mcpgen_runtime::http::oauth_client::{AuthError, Callback, OAuth, RedirectReceiver};
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
 use notes_server::client::{Client, ClientOptions};

@@ -176,7 +176,7 @@ fn same_value(body: &Value, text: &str) -> bool {
 /// multiple of four and `=` only pads the last group; `None` when
 /// malformed (the transport's test-case table rejects `SGVsbG8` for its
 /// missing padding). Unused low bits of the last group are ignored.
-pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+pub(super) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     use base64::engine::general_purpose::{GeneralPurpose, PAD};
     use base64::Engine as _;
     const STANDARD_LENIENT_BITS: GeneralPurpose =

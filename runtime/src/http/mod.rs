@@ -58,7 +58,7 @@ use std::time::Duration;
 
 pub use body::HttpBody;
 pub use guard::{Allow, LOCAL_HOSTS};
-pub use headers::{base64_decode, param_headers, ParamHeader};
+pub use headers::{param_headers, ParamHeader};
 pub use options::{parse_header, ClientIdentity, HttpOptions, ProxyOptions, TlsOptions, DEFAULT_CONNECT_TIMEOUT};
 pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};
 #[cfg(feature = "redis")]

@@ -15,7 +15,7 @@ use super::AuthError;
 
 /// RFC 9728 protected resource metadata, the fields the flow uses.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-pub struct ResourceMetadata {
+pub(super) struct ResourceMetadata {
     /// The resource identifier, sent as `resource` exactly as written.
     pub resource: String,
     /// Issuers of the authorization servers that protect the resource.
@@ -28,7 +28,7 @@ pub struct ResourceMetadata {
 
 /// RFC 8414 authorization server metadata, the fields the flow uses.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq, Default)]
-pub struct ServerMetadata {
+pub(super) struct ServerMetadata {
     /// The issuer identifier.
     pub issuer: String,
     /// Where the user authorizes.
@@ -61,13 +61,13 @@ pub struct ServerMetadata {
 
 impl ServerMetadata {
     /// Whether `scope` is listed in `scopes_supported`.
-    pub fn supports_scope(&self, scope: &str) -> bool {
+    pub(super) fn supports_scope(&self, scope: &str) -> bool {
         self.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|x| x == scope))
     }
 }
 
 /// The well-known URLs of a resource's metadata, path-aware first.
-pub fn resource_metadata_urls(server: &Url) -> Vec<String> {
+pub(super) fn resource_metadata_urls(server: &Url) -> Vec<String> {
     let origin = origin(server);
     let path = server.path().trim_end_matches('/');
     let mut out = Vec::new();
@@ -82,7 +82,7 @@ pub fn resource_metadata_urls(server: &Url) -> Vec<String> {
 /// with the path inserted, OpenID Connect with the path inserted, OpenID
 /// Connect with the path appended (only the first two for an issuer
 /// without a path).
-pub fn server_metadata_urls(issuer: &Url) -> Vec<String> {
+pub(super) fn server_metadata_urls(issuer: &Url) -> Vec<String> {
     let origin = origin(issuer);
     let path = issuer.path().trim_end_matches('/');
     if path.is_empty() {
@@ -100,7 +100,7 @@ pub fn server_metadata_urls(issuer: &Url) -> Vec<String> {
 }
 
 /// `scheme://host[:port]` of a URL.
-pub fn origin(url: &Url) -> String {
+pub(super) fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
@@ -109,7 +109,7 @@ pub fn origin(url: &Url) -> String {
 /// well-known URLs. `Ok(None)` when no document exists (a server of the
 /// 2025-03-26 revision). The document's `resource` must name the endpoint
 /// or a parent of it on the same origin.
-pub async fn resource_metadata(net: &HttpOptions, server: &Url, hinted: Option<&str>) -> Result<Option<ResourceMetadata>, AuthError> {
+pub(super) async fn resource_metadata(net: &HttpOptions, server: &Url, hinted: Option<&str>) -> Result<Option<ResourceMetadata>, AuthError> {
     let mut candidates: Vec<String> = hinted.map(str::to_owned).into_iter().collect();
     candidates.extend(resource_metadata_urls(server));
     let mut last = None;
@@ -146,7 +146,7 @@ pub async fn resource_metadata(net: &HttpOptions, server: &Url, hinted: Option<&
 
 /// Checks that the metadata's `resource` is the MCP endpoint or a parent of
 /// it on the same origin (RFC 9728 §3.3, RFC 8707).
-pub fn check_resource(server: &Url, resource: &str, from: &str) -> Result<(), AuthError> {
+pub(super) fn check_resource(server: &Url, resource: &str, from: &str) -> Result<(), AuthError> {
     let mismatch = || {
         AuthError::new(format!(
             "the protected resource metadata at {from} names the resource {resource}, which is not the MCP server {server}; \
@@ -167,7 +167,7 @@ pub fn check_resource(server: &Url, resource: &str, from: &str) -> Result<(), Au
 }
 
 /// Fetches and checks the metadata of the authorization server `issuer`.
-pub async fn server_metadata(net: &HttpOptions, issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub(super) async fn server_metadata(net: &HttpOptions, issuer: &str) -> Result<ServerMetadata, AuthError> {
     let parsed = check_url(issuer, "authorization server")?;
     for url in server_metadata_urls(&parsed) {
         let got = fetch::get(net, &url, "authorization server metadata").await?;
@@ -184,7 +184,7 @@ pub async fn server_metadata(net: &HttpOptions, issuer: &str) -> Result<ServerMe
 }
 
 /// The checks every authorization server metadata document must pass.
-pub fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Result<ServerMetadata, AuthError> {
+pub(super) fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Result<ServerMetadata, AuthError> {
     if doc.issuer != issuer {
         return Err(AuthError::new(format!(
             "the authorization server metadata at {from} names the issuer {:?}, not {issuer:?} it was fetched for; \
@@ -210,7 +210,7 @@ pub fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Result<Ser
 /// The 2025-03-26 fallback for a server without resource metadata: its
 /// origin is the authorization server; metadata at the root well-known
 /// URL, else the default endpoints `/authorize`, `/token`, `/register`.
-pub async fn stateful_server_metadata(net: &HttpOptions, server: &Url) -> Result<ServerMetadata, AuthError> {
+pub(super) async fn stateful_server_metadata(net: &HttpOptions, server: &Url) -> Result<ServerMetadata, AuthError> {
     let origin = origin(server);
     let url = format!("{origin}/.well-known/oauth-authorization-server");
     let got = fetch::get(net, &url, "authorization server metadata").await?;

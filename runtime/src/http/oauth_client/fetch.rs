@@ -20,14 +20,14 @@ use crate::http::fetch::exchange;
 use crate::http::HttpOptions;
 
 /// How long one request of the flow may take, connecting included.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The largest metadata document, registration or token response read.
-pub const MAX_DOCUMENT: usize = 1 << 20;
+pub(super) const MAX_DOCUMENT: usize = 1 << 20;
 
 /// An answer: status, headers, the whole body.
 #[derive(Debug)]
-pub struct Fetched {
+pub(super) struct Fetched {
     /// The HTTP status.
     pub status: u16,
     /// The response headers.
@@ -38,19 +38,19 @@ pub struct Fetched {
 
 impl Fetched {
     /// The body as JSON, or an error naming `what` and `url`.
-    pub fn json(&self, what: &str, url: &str) -> Result<serde_json::Value, AuthError> {
+    pub(super) fn json(&self, what: &str, url: &str) -> Result<serde_json::Value, AuthError> {
         serde_json::from_slice(&self.body).map_err(|e| AuthError::new(format!("{what} at {url} is not JSON: {e}")))
     }
 
     /// Whether the status is 2xx.
-    pub fn ok(&self) -> bool {
+    pub(super) fn ok(&self) -> bool {
         (200..300).contains(&self.status)
     }
 }
 
 /// Parses `url` and checks it may be fetched or used as an endpoint:
 /// `https://`, or `http://` on a loopback host only.
-pub fn check_url(url: &str, what: &str) -> Result<Url, AuthError> {
+pub(super) fn check_url(url: &str, what: &str) -> Result<Url, AuthError> {
     let parsed = Url::parse(url).map_err(|e| AuthError::new(format!("the {what} {url:?} is not a URL: {e}")))?;
     match parsed.scheme() {
         "https" => Ok(parsed),
@@ -64,7 +64,7 @@ pub fn check_url(url: &str, what: &str) -> Result<Url, AuthError> {
 }
 
 /// Whether the URL's host is `localhost` or a loopback address.
-pub fn is_loopback(url: &Url) -> bool {
+pub(super) fn is_loopback(url: &Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -74,13 +74,13 @@ pub fn is_loopback(url: &Url) -> bool {
 }
 
 /// GETs a document.
-pub async fn get(net: &HttpOptions, url: &str, what: &str) -> Result<Fetched, AuthError> {
+pub(super) async fn get(net: &HttpOptions, url: &str, what: &str) -> Result<Fetched, AuthError> {
     send(net, Method::GET, url, what, None, None, "application/json").await
 }
 
 /// POSTs a form (`application/x-www-form-urlencoded`), with HTTP Basic
 /// authentication when `basic` names a client id and secret.
-pub async fn post_form(
+pub(super) async fn post_form(
     net: &HttpOptions,
     url: &str,
     what: &str,
@@ -100,7 +100,7 @@ pub async fn post_form(
 }
 
 /// POSTs a JSON document.
-pub async fn post_json(net: &HttpOptions, url: &str, what: &str, body: &serde_json::Value) -> Result<Fetched, AuthError> {
+pub(super) async fn post_json(net: &HttpOptions, url: &str, what: &str, body: &serde_json::Value) -> Result<Fetched, AuthError> {
     send(net, Method::POST, url, what, Some(("application/json", body.to_string().into_bytes())), None, "application/json")
         .await
 }

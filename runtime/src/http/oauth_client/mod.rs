@@ -4,23 +4,23 @@
 //! (or `403 insufficient_scope`).
 //!
 //! Layout, one job per module:
-//! - [`challenge`]: the `WWW-Authenticate` header (`resource_metadata`,
+//! - `challenge`: the `WWW-Authenticate` header (`resource_metadata`,
 //!   `scope`, `error`);
-//! - [`fetch`]: the small HTTP client the flow uses for metadata,
+//! - `fetch`: the small HTTP client the flow uses for metadata,
 //!   registration and token requests (size-capped, timed out, redirects
 //!   never followed, `http://` only on loopback);
-//! - [`discovery`]: RFC 9728 protected resource metadata and RFC 8414 /
+//! - `discovery`: RFC 9728 protected resource metadata and RFC 8414 /
 //!   OpenID Connect authorization server metadata, checked;
-//! - [`pkce`]: the PKCE S256 verifier and challenge, and `state`;
-//! - [`registration`]: client identity (pre-registered, Client ID Metadata
+//! - `pkce`: the PKCE S256 verifier and challenge, and `state`;
+//! - `registration`: client identity (pre-registered, Client ID Metadata
 //!   Document, RFC 7591 dynamic registration) and token endpoint
 //!   authentication;
-//! - [`token`]: token and refresh requests;
-//! - [`store`]: where tokens and client registrations are kept
+//! - `token`: token and refresh requests;
+//! - `store`: where tokens and client registrations are kept
 //!   ([`TokenStore`], [`MemoryStore`], [`FileStore`]);
-//! - [`redirect`]: how the authorization code comes back
+//! - `redirect`: how the authorization code comes back
 //!   ([`RedirectReceiver`], [`LoopbackRedirect`], [`HeadlessRedirect`]);
-//! - [`flow`]: the [`Authorizer`] that ties them together.
+//! - `flow`: the [`Authorizer`] that ties them together.
 //!
 //! A client enables it with [`HttpTransport::oauth`](crate::http::client::HttpTransport::oauth):
 //!
@@ -34,22 +34,22 @@
 //! # Ok(()) }
 //! ```
 
-pub mod challenge;
-pub mod discovery;
-pub mod fetch;
-pub mod flow;
-pub mod pkce;
-pub mod redirect;
-pub mod registration;
-pub mod store;
-pub mod token;
+mod challenge;
+mod discovery;
+mod fetch;
+mod flow;
+mod pkce;
+mod redirect;
+mod registration;
+mod store;
+mod token;
 
 use std::fmt;
 use std::sync::Arc;
 
 pub use challenge::Challenge;
 pub use flow::Authorizer;
-pub use redirect::{Callback, HeadlessRedirect, LoopbackRedirect, RedirectReceiver};
+pub use redirect::{Callback, HeadlessRedirect, LoopbackRedirect, RedirectFuture, RedirectReceiver};
 pub use registration::ClientCredentials;
 pub use store::{FileStore, MemoryStore, StoredAuth, TokenStore};
 

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use super::AuthError;
 
 /// A PKCE verifier and its `S256` challenge.
-pub struct Pkce {
+pub(super) struct Pkce {
     /// `code_verifier`: 43 characters of base64url (32 random bytes).
     pub verifier: String,
     /// `code_challenge`: base64url of the verifier's SHA-256.
@@ -25,7 +25,7 @@ impl std::fmt::Debug for Pkce {
 impl Pkce {
     /// A fresh verifier and its challenge; an error when the operating
     /// system's random source fails (never a guessable verifier).
-    pub fn new() -> Result<Self, AuthError> {
+    pub(super) fn new() -> Result<Self, AuthError> {
         let verifier = random_string(32)?;
         let challenge = challenge(&verifier);
         Ok(Self { verifier, challenge })
@@ -33,13 +33,13 @@ impl Pkce {
 }
 
 /// The `S256` challenge of a verifier.
-pub fn challenge(verifier: &str) -> String {
+pub(super) fn challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
 /// `bytes` random bytes as base64url without padding (`state`, verifiers);
 /// an error when the operating system's random source fails.
-pub fn random_string(bytes: usize) -> Result<String, AuthError> {
+pub(super) fn random_string(bytes: usize) -> Result<String, AuthError> {
     let mut buf = vec![0u8; bytes];
     crate::random::fill(&mut buf).map_err(|e| AuthError::new(format!("cannot start an authorization: {e}")))?;
     Ok(URL_SAFE_NO_PAD.encode(buf))

@@ -17,7 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::{fetch, AuthError};
 
 /// A boxed future of a [`RedirectReceiver`].
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub type RedirectFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The query parameters of the redirect back to the client.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -71,7 +71,7 @@ pub trait RedirectReceiver: Send + Sync {
     fn redirect_uri(&self) -> String;
     /// Has the user (or the machine) visit `authorization_url` and returns
     /// the redirect's parameters.
-    fn receive<'a>(&'a self, authorization_url: &'a str) -> BoxFuture<'a, Result<Callback, AuthError>>;
+    fn receive<'a>(&'a self, authorization_url: &'a str) -> RedirectFuture<'a, Result<Callback, AuthError>>;
 }
 
 /// Shows the authorization URL and waits for the browser's redirect on a
@@ -155,7 +155,7 @@ impl RedirectReceiver for LoopbackRedirect {
         format!("http://127.0.0.1:{}/callback", self.port)
     }
 
-    fn receive<'a>(&'a self, authorization_url: &'a str) -> BoxFuture<'a, Result<Callback, AuthError>> {
+    fn receive<'a>(&'a self, authorization_url: &'a str) -> RedirectFuture<'a, Result<Callback, AuthError>> {
         Box::pin(async move {
             (self.show)(authorization_url);
             match tokio::time::timeout(self.wait, self.serve()).await {
@@ -190,7 +190,7 @@ impl RedirectReceiver for HeadlessRedirect {
         self.redirect_uri.clone()
     }
 
-    fn receive<'a>(&'a self, authorization_url: &'a str) -> BoxFuture<'a, Result<Callback, AuthError>> {
+    fn receive<'a>(&'a self, authorization_url: &'a str) -> RedirectFuture<'a, Result<Callback, AuthError>> {
         Box::pin(async move {
             let got = fetch::get(&crate::http::HttpOptions::default(), authorization_url, "authorization endpoint").await?;
             let location = got.headers.get(http::header::LOCATION).and_then(|v| v.to_str().ok());

@@ -75,7 +75,7 @@ impl ClientCredentials {
 
 /// How the client authenticates at the token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AuthMethod {
+pub(super) enum AuthMethod {
     /// HTTP Basic with the id and secret.
     Basic,
     /// Id and secret in the form body.
@@ -88,7 +88,7 @@ impl AuthMethod {
     /// The method for `client` at `server`: the registered one, else the
     /// first of `client_secret_basic`, `client_secret_post` the server
     /// supports when there is a secret, else `none`.
-    pub fn choose(client: &ClientCredentials, server: &ServerMetadata) -> Self {
+    pub(super) fn choose(client: &ClientCredentials, server: &ServerMetadata) -> Self {
         match client.auth_method.as_deref() {
             Some("client_secret_basic") if client.client_secret.is_some() => return Self::Basic,
             Some("client_secret_post") if client.client_secret.is_some() => return Self::Post,
@@ -118,7 +118,7 @@ impl AuthMethod {
 /// it, else credentials registered there before (`known`), else the Client
 /// ID Metadata Document URL when the server supports it, else a dynamic
 /// registration.
-pub async fn identify(
+pub(super) async fn identify(
     net: &HttpOptions,
     oauth: &OAuth,
     server: &ServerMetadata,

@@ -11,7 +11,7 @@ use super::{fetch, AuthError};
 
 /// A successful token response (RFC 6749 §5.1).
 #[derive(Clone, Deserialize)]
-pub struct Tokens {
+pub(super) struct Tokens {
     /// The access token.
     pub access_token: String,
     /// `Bearer` (anything else is refused).
@@ -40,7 +40,7 @@ impl std::fmt::Debug for Tokens {
 }
 
 /// Exchanges an authorization code.
-pub async fn exchange_code(
+pub(super) async fn exchange_code(
     net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
@@ -62,7 +62,7 @@ pub async fn exchange_code(
 }
 
 /// Uses a refresh token.
-pub async fn refresh(
+pub(super) async fn refresh(
     net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
