@@ -19,6 +19,7 @@ mod manifests;
 
 pub use manifests::{compare_manifests, ItemChange, ManifestDiff};
 
+use crate::codegen::tools::ToolsOutput;
 use crate::generator::Generator;
 use crate::manifest::Manifest;
 use crate::spec::{Additional, Kind, Method, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union};
@@ -312,8 +313,17 @@ fn differing_part(a: &str, b: &str) -> (String, String) {
 /// `manifest` for `revision`: the tools' and those of its resources,
 /// templates and prompts (`codegen::surface`: `<Prompt>Args` fields,
 /// `StaticResource` variants, `get_<prompt>`, `read_<template>`, …).
-fn manifest_items(manifest: &Manifest, spec: &Spec, revision: &str) -> Result<BTreeMap<String, String>, String> {
-    let parts = Generator::new(spec, revision).manifest(manifest).manifest_parts().map_err(|e| e.to_string())?;
+fn manifest_items(
+    manifest: &Manifest,
+    typed: Option<&ToolsOutput>,
+    spec: &Spec,
+    revision: &str,
+) -> Result<BTreeMap<String, String>, String> {
+    let mut generator = Generator::new(spec, revision).manifest(manifest);
+    if let Some(typed) = typed {
+        generator = generator.typed(typed);
+    }
+    let parts = generator.manifest_parts().map_err(|e| e.to_string())?;
     let mut out = BTreeMap::new();
     generated_items("tools", parts.tools, &mut out);
     generated_items("server", parts.server, &mut out);
@@ -321,10 +331,18 @@ fn manifest_items(manifest: &Manifest, spec: &Spec, revision: &str) -> Result<BT
     Ok(out)
 }
 
-/// Generates the server and client of `manifest` for both revisions and
-/// compares their public items.
-fn generated_changes(from: &Spec, to: &Spec, report: &Report, manifest: &Manifest) -> Result<Vec<GeneratedChange>, String> {
-    let (a, b) = (manifest_items(manifest, from, &report.from)?, manifest_items(manifest, to, &report.to)?);
+/// Generates the server and client of `manifest` for both revisions
+/// (from its tool types `typed`, when already generated) and compares
+/// their public items.
+fn generated_changes(
+    from: &Spec,
+    to: &Spec,
+    report: &Report,
+    manifest: &Manifest,
+    typed: Option<&ToolsOutput>,
+) -> Result<Vec<GeneratedChange>, String> {
+    let a = manifest_items(manifest, typed, from, &report.from)?;
+    let b = manifest_items(manifest, typed, to, &report.to)?;
     Ok(item_changes(&a, &b))
 }
 
@@ -650,7 +668,8 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
             da.name()
         ));
     }
-    let problems = crate::check::check(manifest, &report.to);
+    let checked = Generator::checked(manifest, &report.to);
+    let problems = checked.as_ref().err().map_or(&[][..], Vec::as_slice);
     if !problems.is_empty() {
         actions.push(format!(
             "fix {} manifest problem(s) reported for {} by `mcpgen manifest check --protocol {} {}`",
@@ -660,7 +679,7 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
             manifest.file.display()
         ));
     }
-    let generated = match generated_changes(from, to, &report, manifest) {
+    let generated = match generated_changes(from, to, &report, manifest, checked.as_ref().ok()) {
         Ok(g) => g,
         Err(e) => {
             items.push(format!("the server and client could not be generated for comparison: {e}"));

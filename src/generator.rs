@@ -30,6 +30,8 @@ pub struct Generator<'a> {
     spec: &'a Spec,
     revision: &'a str,
     manifest: Option<&'a Manifest>,
+    /// Tool types already generated for the manifest ([`Generator::checked`]).
+    typed: Option<&'a ToolsOutput>,
     server: bool,
     client: bool,
     http: bool,
@@ -66,12 +68,20 @@ impl<'a> Generator<'a> {
     /// A generator for `spec`, the parsed schema of protocol `revision`,
     /// with server, client and Streamable HTTP on and no manifest.
     pub fn new(spec: &'a Spec, revision: &'a str) -> Self {
-        Self { spec, revision, manifest: None, server: true, client: true, http: true }
+        Self { spec, revision, manifest: None, typed: None, server: true, client: true, http: true }
     }
 
     /// The manifest whose tools, resources and prompts are generated.
     pub fn manifest(mut self, manifest: &'a Manifest) -> Self {
         self.manifest = Some(manifest);
+        self
+    }
+
+    /// Uses `tools`, the manifest's tool types as [`checked`](Self::checked)
+    /// gave them, instead of generating them again: a caller that checks a
+    /// manifest and then generates from it types its tools once.
+    pub fn typed(mut self, tools: &'a ToolsOutput) -> Self {
+        self.typed = Some(tools);
         self
     }
 
@@ -99,6 +109,9 @@ impl<'a> Generator<'a> {
     /// are an error of kind [`ErrorKind::Manifest`], as is every schema
     /// the generator cannot type.
     pub fn tool_types(&self) -> Result<ToolsOutput> {
+        if let Some(typed) = self.typed {
+            return Ok(typed.clone());
+        }
         let Some(manifest) = self.manifest else {
             return Ok(ToolsOutput { tokens: TokenStream::new(), tools: Vec::new(), warnings: Vec::new() });
         };
@@ -116,15 +129,23 @@ impl<'a> Generator<'a> {
     /// items would share). An empty list means [`tool_types`](Self::tool_types)
     /// and everything after it succeed for the manifest.
     pub fn check(manifest: &Manifest, revision: &str) -> Vec<Error> {
-        let mut out: Vec<Error> =
+        Self::checked(manifest, revision).err().unwrap_or_default()
+    }
+
+    /// [`check`](Self::check) keeping what it generated: the manifest's
+    /// tool types when it has no problem (hand them to
+    /// [`typed`](Self::typed)), every problem otherwise.
+    pub fn checked(manifest: &Manifest, revision: &str) -> std::result::Result<ToolsOutput, Vec<Error>> {
+        let declared: Vec<Error> =
             check_declarations(manifest, revision).into_iter().map(|e| e.or_kind(ErrorKind::Manifest)).collect();
-        if out.is_empty() {
-            match typed_tools(manifest) {
-                Ok((_, clashes)) => out.extend(clashes),
-                Err(e) => out.push(e),
-            }
+        if !declared.is_empty() {
+            return Err(declared);
         }
-        out
+        match typed_tools(manifest) {
+            Ok((out, clashes)) if clashes.is_empty() => Ok(out),
+            Ok((_, clashes)) => Err(clashes),
+            Err(e) => Err(vec![e]),
+        }
     }
 
     /// The token streams of the four modules.
@@ -182,4 +203,42 @@ fn typed_tools(manifest: &Manifest) -> Result<(ToolsOutput, Vec<Error>)> {
     let clashes =
         codegen::surface::type_clashes(manifest, &out.tokens).into_iter().map(|e| e.or_kind(ErrorKind::Manifest)).collect();
     Ok((out, clashes))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn notes() -> Manifest {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes-server/manifest.json");
+        Manifest::from_str(&std::fs::read_to_string(&path).unwrap(), "manifest.json").unwrap()
+    }
+
+    #[test]
+    fn checked_tool_types_generate_what_a_fresh_generator_does() {
+        let manifest = notes();
+        let typed = Generator::checked(&manifest, "2025-11-25").expect("the notes manifest is clean");
+        assert!(!typed.tools.is_empty());
+        let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec/2025-11-25/schema.json");
+        let spec = Spec::load(&schema).unwrap();
+        let fresh = Generator::new(&spec, "2025-11-25").manifest(&manifest).manifest_parts().unwrap();
+        let reused = Generator::new(&spec, "2025-11-25").manifest(&manifest).typed(&typed).manifest_parts().unwrap();
+        for (a, b) in [(fresh.tools, reused.tools), (fresh.server, reused.server), (fresh.client, reused.client)] {
+            assert_eq!(a.to_string(), b.to_string());
+        }
+    }
+
+    #[test]
+    fn checked_gives_every_problem_and_check_the_same_list() {
+        let mut document = notes().document;
+        let first = document["tools"][0].clone();
+        document["tools"].as_array_mut().unwrap().push(first);
+        let manifest = Manifest::from_str(&document.to_string(), "manifest.json").unwrap();
+        let problems = Generator::checked(&manifest, "2025-11-25").expect_err("a tool declared twice");
+        assert!(problems.iter().all(|e| e.kind() == ErrorKind::Manifest), "{problems:?}");
+        let listed: Vec<String> = Generator::check(&manifest, "2025-11-25").iter().map(ToString::to_string).collect();
+        assert_eq!(listed, problems.iter().map(ToString::to_string).collect::<Vec<_>>());
+    }
 }

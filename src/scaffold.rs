@@ -614,19 +614,17 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     let manifest_text =
         std::fs::read_to_string(&new.manifest).map_err(|e| Error::io("read manifest", &new.manifest, e))?;
     let manifest = Manifest::from_str(&manifest_text, &new.manifest.display().to_string())?;
-    let problems = crate::check::check(&manifest, &new.protocol);
-    if let Some(first) = problems.first() {
-        let mut e = first.clone();
+    let tools = Generator::checked(&manifest, &new.protocol).map_err(|problems| {
+        let mut e = problems.first().cloned().unwrap_or_else(|| Error::new("the manifest has problems"));
         e.hint = Some(format!(
             "{} problem(s) in the manifest; see them all with `mcpgen manifest check {}`",
             problems.len(),
             new.manifest.display()
         ));
-        return Err(e);
-    }
+        e
+    })?;
     let schema = stage(new.store.resolve(&new.protocol, None), ErrorKind::Schema)?;
     let spec = stage(Spec::from_json(&schema.json, &schema.revision), ErrorKind::Schema)?;
-    let tools = Generator::new(&spec, &schema.revision).manifest(&manifest).tool_types()?;
     let content: String = codegen::protocol::tool_content_type(&spec).to_string().split_whitespace().collect();
 
     let mut tool_views = Vec::new();

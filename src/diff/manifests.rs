@@ -139,7 +139,7 @@ pub fn compare_manifests(from: &Manifest, to: &Manifest, spec: &Spec, revision: 
             items.push(ItemChange { section: key, key: id.clone(), change: "added", details: Vec::new() });
         }
     }
-    let generated = match (super::manifest_items(from, spec, revision), super::manifest_items(to, spec, revision)) {
+    let generated = match (super::manifest_items(from, None, spec, revision), super::manifest_items(to, None, spec, revision)) {
         (Ok(a), Ok(b)) => super::item_changes(&a, &b),
         (Err(e), _) | (_, Err(e)) => vec![GeneratedChange {
             item: format!("(the server and client could not be generated: {e})"),
