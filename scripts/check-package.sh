@@ -59,14 +59,24 @@ fi
 # mcpgen-runtime-<version>, and takes a registry package of a version it
 # has unpacked or built before as unchanged: on a machine that ran this
 # before with other sources (same version), mcpgen would be checked against
-# the old runtime. So those copies and the runtime's build products go
-# first (the runtime is rebuilt, about a minute).
+# the old runtime. So when an earlier run left such copies, they and the
+# runtime's build products go first (the runtime is rebuilt, about a
+# minute); a new machine, as in CI, has none and skips this.
 version="$(cargo pkgid -p mcpgen | sed 's/.*[#@]//')"
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+stale=""
 for crate in mcpgen-runtime mcpgen; do
-    rm -rf "$cargo_home"/registry/src/*/"$crate-$version" "$cargo_home"/registry/cache/*/"$crate-$version.crate"
+    for copy in "$cargo_home"/registry/src/*/"$crate-$version" "$cargo_home"/registry/cache/*/"$crate-$version.crate"; do
+        if [ -e "$copy" ]; then
+            stale=1
+            rm -rf "$copy"
+        fi
+    done
 done
-cargo clean --quiet -p mcpgen-runtime
+if [ -n "$stale" ]; then
+    echo "check-package: removed an earlier run's packaged copies of $version; rebuilding the runtime"
+    cargo clean --quiet -p mcpgen-runtime
+fi
 if ! out="$(cargo publish --dry-run --allow-dirty --locked -p mcpgen-runtime -p mcpgen 2>&1)"; then
     echo "$out" >&2
     fail "cargo publish --dry-run failed (above)"
