@@ -29,7 +29,7 @@ use crate::transport::Transport;
 /// dropped. Must be created inside a Tokio runtime.
 #[derive(Clone)]
 pub struct Client {
-    pub(crate) shared: Arc<Shared>,
+    shared: Arc<Shared>,
     tasks: Arc<Tasks>,
 }
 
