@@ -2,16 +2,18 @@
 //!
 //! Version-agnostic: it moves `serde_json::Value`s; generated clients add
 //! the types. Layout:
+//! - `handle`: [`Client`] itself, the one `impl` of all its methods;
 //! - `engine`: the connection (request routing by id, progress, `ping`,
 //!   timeouts with `notifications/cancelled`, transport closure, garbage);
 //! - `handshake`: `initialize` / `server/discover` and version negotiation;
 //! - `hooks`: the application's answers to server requests (sampling,
 //!   elicitation, roots), live or as input responses;
-//! - `tools`: `tools/call` and paged `tools/list`;
+//! - `tools`: `tools/call` and paged lists (`tools/list` and the others);
 //! - `subscription`: `subscriptions/listen` streams (2026-07-28);
-//! - `tasks`, `typed_tasks`: tool calls as tasks; `statuses` keeps the task status
-//!   notifications of 2025-11-25 for their handles;
-//! - `schemas`: compiled tool schemas and the typed call path;
+//! - `tasks`: tool calls as tasks, untyped and typed; `statuses` keeps the
+//!   task status notifications of 2025-11-25 for their handles;
+//! - `schemas`: compiled tool schemas and the checks of the typed call path;
+//! - `surface`: results of prompts, resources and completion decoded;
 //! - `drift`: live tools against the manifest;
 //! - `options` and `error`;
 //!
@@ -25,6 +27,7 @@
 mod drift;
 mod engine;
 mod error;
+mod handle;
 mod handshake;
 mod hooks;
 mod options;
@@ -34,11 +37,11 @@ mod subscription;
 mod surface;
 mod tasks;
 mod tools;
-mod typed_tasks;
 
 pub use drift::{Drift, SchemaChange, SchemaKind};
-pub use engine::{Client, Negotiated, ServerNotification};
+pub use engine::{Negotiated, ServerNotification};
 pub use error::{ClientError, ConnectError, ConnectErrorKind, SchemaProblem};
+pub use handle::Client;
 pub use handshake::is_stateless_revision;
 pub use hooks::{ClientHandlers, RequestHandler};
 pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback};

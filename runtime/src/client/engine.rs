@@ -1,8 +1,9 @@
-//! The connection engine: one reader task routing everything the server
-//! sends (responses to pending requests by id, progress to per-call
-//! callbacks, task status notifications to their task handles and the
-//! notification callback, `ping` answered), one writer task, and the
-//! request path with its timeout and cancellation.
+//! The connection engine behind a [`Client`](super::Client): one reader
+//! task routing everything the server sends (responses to pending requests
+//! by id, progress to per-call callbacks, task status notifications to
+//! their task handles and the notification callback, `ping` answered), one
+//! writer task, and the request path with its timeout, cancellation and
+//! rounds of input requests ([`Shared`]).
 //!
 //! Nothing the server sends can grow the client without bound: the reader
 //! keeps at most [`ClientOptions::max_message_bytes`] of one message (a
@@ -13,7 +14,6 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -88,9 +88,17 @@ pub(crate) struct Shared {
     pub(crate) statuses: Mutex<super::statuses::Statuses>,
 }
 
-struct Tasks {
+/// The engine's reader and writer tasks, ended with the last handle.
+pub(super) struct Tasks {
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
+}
+
+impl Tasks {
+    /// Ends the writer task, dropping its half: the server's input closes.
+    pub(super) fn stop_writing(&self) {
+        self.writer.abort();
+    }
 }
 
 impl Drop for Tasks {
@@ -102,18 +110,9 @@ impl Drop for Tasks {
     }
 }
 
-/// A client connection over any [`Transport`]. Cheap to clone; the
-/// connection (and a child server process) ends when the last clone is
-/// dropped. Must be created inside a Tokio runtime.
-#[derive(Clone)]
-pub struct Client {
-    pub(crate) shared: Arc<Shared>,
-    _tasks: Arc<Tasks>,
-}
-
-impl std::fmt::Debug for Client {
+impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("session", &self.shared.session.get()).finish_non_exhaustive()
+        f.debug_struct("Shared").field("session", &self.session.get()).finish_non_exhaustive()
     }
 }
 
@@ -126,138 +125,6 @@ fn truncate(text: &str, max: usize) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
-}
-
-impl Client {
-    /// Starts the engine over a transport. No message is sent; call
-    /// [`Client::initialize`] (or use [`Client::connect`]) next.
-    pub fn start<T: Transport>(transport: T, options: ClientOptions) -> Self {
-        let (mut read, write) = transport.split();
-        read.set_max_message(options.max_message_bytes);
-        let (tx, rx) = mpsc::unbounded_channel();
-        let shared = Arc::new_cyclic(|me| Shared {
-            me: me.clone(),
-            outgoing: tx,
-            queued: AtomicUsize::new(0),
-            state: Mutex::new(State::default()),
-            next_id: AtomicI64::new(1),
-            options,
-            session: OnceLock::new(),
-            statuses: Mutex::default(),
-        });
-        let reader = tokio::spawn(read_loop(read, shared.clone()));
-        let writer = tokio::spawn(write_loop(write, rx, shared.clone()));
-        Client { shared, _tasks: Arc::new(Tasks { reader, writer }) }
-    }
-
-    /// Starts the engine and performs the handshake.
-    pub async fn connect<T: Transport>(transport: T, options: ClientOptions) -> Result<Self, ClientError> {
-        let client = Self::start(transport, options);
-        client.initialize().await?;
-        Ok(client)
-    }
-
-    /// The handshake's outcome, once done.
-    pub fn session(&self) -> Option<&Negotiated> {
-        self.shared.session.get()
-    }
-
-    /// The connection's options.
-    pub fn options(&self) -> &ClientOptions {
-        &self.shared.options
-    }
-
-    /// Why the connection closed, if it has.
-    pub fn closed_reason(&self) -> Option<String> {
-        self.shared.lock().closed.clone()
-    }
-
-    /// Sends a request and waits for its result, under the client's default
-    /// timeout unless `options` overrides it. On timeout (or when the
-    /// returned future is dropped before the answer) the request is
-    /// cancelled with `notifications/cancelled`.
-    ///
-    /// A stateless server's `InputRequiredResult` is answered with the
-    /// client's [`ClientHandlers`](super::ClientHandlers) and the request
-    /// retried with `inputResponses` and the `requestState`, as often as the
-    /// server asks (up to 16 rounds); without handlers the
-    /// `InputRequiredResult` is returned as the result.
-    pub async fn request(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
-        let mut params = params;
-        for _ in 0..MAX_INPUT_ROUNDS {
-            let result = self.request_once(method, params.clone(), options).await?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return Ok(result);
-            }
-            let Some(handlers) = self.shared.options.handlers.clone() else { return Ok(result) };
-            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-            let responses = handlers.answer_all(&requests).await.map_err(|e| ClientError::Protocol {
-                method: method.to_owned(),
-                code: e.code,
-                message: format!("cannot answer the server's input request: {}", e.message),
-                data: e.data.map(Box::new),
-            })?;
-            let retry = params.get_or_insert_with(|| json!({}));
-            if !retry.is_object() {
-                *retry = json!({});
-            }
-            let retry = retry.as_object_mut().expect("made an object above");
-            retry.insert("inputResponses".into(), Value::Object(responses));
-            match result.get("requestState") {
-                Some(state) => retry.insert("requestState".into(), state.clone()),
-                None => retry.remove("requestState"),
-            };
-        }
-        Err(ClientError::Protocol {
-            method: method.to_owned(),
-            code: crate::jsonrpc::INTERNAL_ERROR,
-            message: format!("the server asked for input more than {MAX_INPUT_ROUNDS} times"),
-            data: None,
-        })
-    }
-
-    /// One request and its answer, as sent.
-    async fn request_once(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
-        let shared = &self.shared;
-        let (id, rx) = shared.start(method, params, options.progress.clone(), None)?;
-        let mut guard = CancelOnDrop { shared, id, armed: method != "initialize" };
-        let after = options.timeout.unwrap_or(shared.options.default_timeout);
-        match tokio::time::timeout(after, rx).await {
-            Ok(Ok(reply)) => {
-                guard.armed = false;
-                reply
-            }
-            Ok(Err(_)) => {
-                guard.armed = false;
-                Err(shared.closed_error())
-            }
-            Err(_) => {
-                guard.armed = false;
-                if shared.lock().pending.remove(&id).is_some() && method != "initialize" {
-                    shared.cancel(id, &format!("timed out after {after:?}"));
-                }
-                Err(ClientError::Timeout { method: method.to_owned(), id, after })
-            }
-        }
-    }
-
-    /// Sends a notification.
-    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
-        self.shared.notify(method, params)
-    }
-
-    /// Ends the connection politely: closes the server's input (a stdio
-    /// server exits on end of input) and waits up to `grace` for it to close
-    /// its output. The process, if any, is killed when the client is dropped.
-    pub async fn shutdown(self, grace: Duration) {
-        // Ending the writer task drops its half, which closes the
-        // server's input.
-        self._tasks.writer.abort();
-        let deadline = tokio::time::Instant::now() + grace;
-        while tokio::time::Instant::now() < deadline && self.closed_reason().is_none() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
 }
 
 /// Removes a request from the pending table and cancels it on the wire if
@@ -291,9 +158,96 @@ fn meta_of(params: &mut Option<Value>) -> &mut Map<String, Value> {
 }
 
 impl Shared {
+    /// Starts the reader and writer tasks over a transport. No message is sent.
+    pub(super) fn spawn<T: Transport>(transport: T, options: ClientOptions) -> (Arc<Shared>, Tasks) {
+        let (mut read, write) = transport.split();
+        read.set_max_message(options.max_message_bytes);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let shared = Arc::new_cyclic(|me| Shared {
+            me: me.clone(),
+            outgoing: tx,
+            queued: AtomicUsize::new(0),
+            state: Mutex::new(State::default()),
+            next_id: AtomicI64::new(1),
+            options,
+            session: OnceLock::new(),
+            statuses: Mutex::default(),
+        });
+        let reader = tokio::spawn(read_loop(read, shared.clone()));
+        let writer = tokio::spawn(write_loop(write, rx, shared.clone()));
+        (shared, Tasks { reader, writer })
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A poisoned lock only means a callback panicked; the table is intact.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Why the connection closed, if it has.
+    pub(super) fn closed_reason(&self) -> Option<String> {
+        self.lock().closed.clone()
+    }
+
+    /// A request and its result, under the default timeout unless
+    /// `options` overrides it, cancelled on timeout or when dropped; a
+    /// stateless server's `InputRequiredResult` answered with the
+    /// handlers and the request retried (as [`Client::request`](super::Client::request) tells).
+    pub(crate) async fn request(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
+        let mut params = params;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let result = self.request_once(method, params.clone(), options).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let Some(handlers) = self.options.handlers.clone() else { return Ok(result) };
+            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            let responses = handlers.answer_all(&requests).await.map_err(|e| ClientError::Protocol {
+                method: method.to_owned(),
+                code: e.code,
+                message: format!("cannot answer the server's input request: {}", e.message),
+                data: e.data.map(Box::new),
+            })?;
+            let retry = params.get_or_insert_with(|| json!({}));
+            if !retry.is_object() {
+                *retry = json!({});
+            }
+            let retry = retry.as_object_mut().expect("made an object above");
+            retry.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => retry.insert("requestState".into(), state.clone()),
+                None => retry.remove("requestState"),
+            };
+        }
+        Err(ClientError::Protocol {
+            method: method.to_owned(),
+            code: crate::jsonrpc::INTERNAL_ERROR,
+            message: format!("the server asked for input more than {MAX_INPUT_ROUNDS} times"),
+            data: None,
+        })
+    }
+
+    /// One request and its answer, as sent.
+    async fn request_once(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
+        let (id, rx) = self.start(method, params, options.progress.clone(), None)?;
+        let mut guard = CancelOnDrop { shared: self, id, armed: method != "initialize" };
+        let after = options.timeout.unwrap_or(self.options.default_timeout);
+        match tokio::time::timeout(after, rx).await {
+            Ok(Ok(reply)) => {
+                guard.armed = false;
+                reply
+            }
+            Ok(Err(_)) => {
+                guard.armed = false;
+                Err(self.closed_error())
+            }
+            Err(_) => {
+                guard.armed = false;
+                if self.lock().pending.remove(&id).is_some() && method != "initialize" {
+                    self.cancel(id, &format!("timed out after {after:?}"));
+                }
+                Err(ClientError::Timeout { method: method.to_owned(), id, after })
+            }
+        }
     }
 
     pub(crate) fn closed_error(&self) -> ClientError {
@@ -368,7 +322,8 @@ impl Shared {
         })
     }
 
-    fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+    /// Sends a notification.
+    pub(crate) fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
         let mut message = json!({ "jsonrpc": "2.0", "method": method });
         if let Some(params) = params {
             message["params"] = params;

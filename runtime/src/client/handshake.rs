@@ -23,7 +23,7 @@
 
 use serde_json::{json, Value};
 
-use super::engine::{Client, Negotiated};
+use super::engine::{Negotiated, Shared};
 use super::error::ClientError;
 use super::options::CallOptions;
 
@@ -33,142 +33,141 @@ pub fn is_stateless_revision(revision: &str) -> bool {
     crate::revision::era(revision) == crate::revision::Era::Stateless
 }
 
-impl Client {
-    /// Negotiates the protocol revision (see the module docs) and records
-    /// the [`Negotiated`]. Calling it twice is an error.
-    pub async fn initialize(&self) -> Result<&Negotiated, ClientError> {
-        if self.session().is_some() {
-            return Err(ClientError::unexpected("the client is already initialised"));
-        }
-        let supported = self.options().protocol_versions.clone();
-        let Some(newest) = supported.first().cloned() else {
-            return Err(ClientError::unexpected(
-                "the client supports no protocol revision (ClientOptions::protocol_versions is empty)",
-            ));
-        };
-        let session = if is_stateless_revision(&newest) {
-            self.probe(newest, &supported).await?
-        } else {
-            self.initialize_with(&newest, &supported).await?
-        };
-        let _ = self.shared.session.set(session);
-        Ok(self.session().expect("set above"))
+/// Negotiates the protocol revision (see the module docs) and records the
+/// [`Negotiated`] ([`Client::initialize`](super::Client::initialize)).
+/// Calling it twice is an error.
+pub(super) async fn initialize(shared: &Shared) -> Result<&Negotiated, ClientError> {
+    if shared.session.get().is_some() {
+        return Err(ClientError::unexpected("the client is already initialised"));
     }
+    let supported = shared.options.protocol_versions.clone();
+    let Some(newest) = supported.first().cloned() else {
+        return Err(ClientError::unexpected(
+            "the client supports no protocol revision (ClientOptions::protocol_versions is empty)",
+        ));
+    };
+    let session = if is_stateless_revision(&newest) {
+        probe(shared, newest, &supported).await?
+    } else {
+        initialize_with(shared, &newest, &supported).await?
+    };
+    let _ = shared.session.set(session);
+    Ok(shared.session.get().expect("set above"))
+}
 
-    /// The modern handshake: `server/discover` with the newest revision,
-    /// then what its answer calls for (see the module docs).
-    async fn probe(&self, newest: String, supported: &[String]) -> Result<Negotiated, ClientError> {
-        let newest_stateful = supported.iter().find(|v| !is_stateless_revision(v)).cloned();
-        let mut offer = newest;
-        let mut retried = false;
-        loop {
-            let error = match self.discover(&offer, supported).await {
-                Ok(Discovered::Negotiated(session)) => return Ok(session),
-                Ok(Discovered::Stateful(version)) => return self.initialize_with(&version, supported).await,
-                Ok(Discovered::Nothing(theirs)) => {
-                    return Err(ClientError::Version { offered: offer, server: theirs, supported: supported.to_vec() })
+/// The modern handshake: `server/discover` with the newest revision,
+/// then what its answer calls for (see the module docs).
+async fn probe(shared: &Shared, newest: String, supported: &[String]) -> Result<Negotiated, ClientError> {
+    let newest_stateful = supported.iter().find(|v| !is_stateless_revision(v)).cloned();
+    let mut offer = newest;
+    let mut retried = false;
+    loop {
+        let error = match discover(shared, &offer, supported).await {
+            Ok(Discovered::Negotiated(session)) => return Ok(session),
+            Ok(Discovered::Stateful(version)) => return initialize_with(shared, &version, supported).await,
+            Ok(Discovered::Nothing(theirs)) => {
+                return Err(ClientError::Version { offered: offer, server: theirs, supported: supported.to_vec() })
+            }
+            Err(error) => error,
+        };
+        let ClientError::Protocol { code, data, .. } = &error else { return Err(error) };
+        if *code == crate::revision::codes::UNSUPPORTED_PROTOCOL_VERSION {
+            // A modern server that does not take `offer`: use a revision
+            // from its list, once.
+            let theirs: Vec<&str> = data
+                .as_deref()
+                .and_then(|d| d.get("supported"))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let common = supported.iter().find(|v| theirs.contains(&v.as_str()));
+            match common {
+                Some(version) if !is_stateless_revision(version) => {
+                    return initialize_with(shared, version, supported).await
                 }
-                Err(error) => error,
-            };
-            let ClientError::Protocol { code, data, .. } = &error else { return Err(error) };
-            if *code == crate::revision::codes::UNSUPPORTED_PROTOCOL_VERSION {
-                // A modern server that does not take `offer`: use a revision
-                // from its list, once.
-                let theirs: Vec<&str> = data
-                    .as_deref()
-                    .and_then(|d| d.get("supported"))
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                let common = supported.iter().find(|v| theirs.contains(&v.as_str()));
-                match common {
-                    Some(version) if !is_stateless_revision(version) => {
-                        return self.initialize_with(version, supported).await
-                    }
-                    Some(version) if !retried => {
-                        retried = true;
-                        offer = version.clone();
-                        continue;
-                    }
-                    _ => {
-                        return Err(ClientError::Version {
-                            offered: offer,
-                            server: if theirs.is_empty() { "no supported versions".into() } else { theirs.join(", ") },
-                            supported: supported.to_vec(),
-                        })
-                    }
+                Some(version) if !retried => {
+                    retried = true;
+                    offer = version.clone();
+                    continue;
+                }
+                _ => {
+                    return Err(ClientError::Version {
+                        offered: offer,
+                        server: if theirs.is_empty() { "no supported versions".into() } else { theirs.join(", ") },
+                        supported: supported.to_vec(),
+                    })
                 }
             }
-            if crate::revision::codes::is_stateless(*code) {
-                return Err(error);
-            }
-            // Any other error: the server does not know `server/discover`.
-            return match &newest_stateful {
-                Some(stateful) => self.initialize_with(stateful, supported).await,
-                None => Err(error),
-            };
         }
-    }
-
-    /// `server/discover` and what to do with its answer.
-    async fn discover(&self, offer: &str, supported: &[String]) -> Result<Discovered, ClientError> {
-        let mut meta = serde_json::Map::new();
-        self.shared.add_stateless_meta(&mut meta, offer);
-        let result = self.request("server/discover", Some(json!({ "_meta": meta })), &CallOptions::new()).await?;
-        let theirs: Vec<&str> = result
-            .get("supportedVersions")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let Some(version) = supported.iter().find(|v| theirs.contains(&v.as_str())) else {
-            return Ok(Discovered::Nothing(theirs.join(", ")));
+        if crate::revision::codes::is_stateless(*code) {
+            return Err(error);
+        }
+        // Any other error: the server does not know `server/discover`.
+        return match &newest_stateful {
+            Some(stateful) => initialize_with(shared, stateful, supported).await,
+            None => Err(error),
         };
-        if !is_stateless_revision(version) {
-            return Ok(Discovered::Stateful(version.clone()));
-        }
-        let server_info = result
-            .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
-            .or_else(|| result.get("serverInfo"))
-            .cloned()
-            .unwrap_or(Value::Null);
-        Ok(Discovered::Negotiated(Negotiated {
-            protocol_version: version.clone(),
-            server_info,
-            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
-            stateless: true,
-        }))
     }
+}
 
-    async fn initialize_with(&self, offer: &str, supported: &[String]) -> Result<Negotiated, ClientError> {
-        let params = json!({
-            "protocolVersion": offer,
-            "capabilities": self.options().capabilities,
-            "clientInfo": self.options().client_info,
+/// `server/discover` and what to do with its answer.
+async fn discover(shared: &Shared, offer: &str, supported: &[String]) -> Result<Discovered, ClientError> {
+    let mut meta = serde_json::Map::new();
+    shared.add_stateless_meta(&mut meta, offer);
+    let result = shared.request("server/discover", Some(json!({ "_meta": meta })), &CallOptions::new()).await?;
+    let theirs: Vec<&str> = result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(version) = supported.iter().find(|v| theirs.contains(&v.as_str())) else {
+        return Ok(Discovered::Nothing(theirs.join(", ")));
+    };
+    if !is_stateless_revision(version) {
+        return Ok(Discovered::Stateful(version.clone()));
+    }
+    let server_info = result
+        .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+        .or_else(|| result.get("serverInfo"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    Ok(Discovered::Negotiated(Negotiated {
+        protocol_version: version.clone(),
+        server_info,
+        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        stateless: true,
+    }))
+}
+
+async fn initialize_with(shared: &Shared, offer: &str, supported: &[String]) -> Result<Negotiated, ClientError> {
+    let params = json!({
+        "protocolVersion": offer,
+        "capabilities": shared.options.capabilities,
+        "clientInfo": shared.options.client_info,
+    });
+    let result = shared.request("initialize", Some(params), &CallOptions::new()).await?;
+    let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
+        return Err(ClientError::unexpected(format!(
+            "the server's initialize result has no protocolVersion: {}",
+            truncate_json(&result)
+        )));
+    };
+    if !supported.iter().any(|v| v == version) {
+        return Err(ClientError::Version {
+            offered: offer.to_owned(),
+            server: version.to_owned(),
+            supported: supported.to_vec(),
         });
-        let result = self.request("initialize", Some(params), &CallOptions::new()).await?;
-        let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
-            return Err(ClientError::unexpected(format!(
-                "the server's initialize result has no protocolVersion: {}",
-                truncate_json(&result)
-            )));
-        };
-        if !supported.iter().any(|v| v == version) {
-            return Err(ClientError::Version {
-                offered: offer.to_owned(),
-                server: version.to_owned(),
-                supported: supported.to_vec(),
-            });
-        }
-        self.notify("notifications/initialized", None)?;
-        Ok(Negotiated {
-            protocol_version: version.to_owned(),
-            server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
-            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
-            stateless: false,
-        })
     }
+    shared.notify("notifications/initialized", None)?;
+    Ok(Negotiated {
+        protocol_version: version.to_owned(),
+        server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
+        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        stateless: false,
+    })
 }
 
 /// The outcome of `server/discover`.

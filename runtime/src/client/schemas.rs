@@ -1,7 +1,8 @@
-//! Compiled tool schemas and the typed call path generated clients use:
-//! input validated against `inputSchema` before anything is sent,
-//! `structuredContent` validated against `outputSchema` and decoded, or the
-//! content blocks decoded. Each validator is compiled once, on first use,
+//! Compiled tool schemas and the checks of the typed call path generated
+//! clients use ([`Client::call_structured`](super::Client::call_structured)
+//! and its kin): input validated against `inputSchema` before anything is
+//! sent, `structuredContent` validated against `outputSchema` and decoded,
+//! or the content blocks decoded. Each validator is compiled once, on first use,
 //! by the same [`SchemaValidator`] the server uses, in the same dialect
 //! (the schema's `$schema`, else the default of the client's revision).
 
@@ -13,9 +14,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::engine::Client;
 use super::error::{ClientError, SchemaProblem};
-use super::options::CallOptions;
 use crate::validate::{default_draft, SchemaValidator};
 
 struct Compiled {
@@ -171,52 +170,6 @@ pub fn content_result<C: DeserializeOwned>(_schemas: &ToolSchemas, tool: &str, m
             serde_json::from_value(b).map_err(|e| output_problem(tool, format!("/content/{i}"), format!("does not decode: {e}")))
         })
         .collect()
-}
-
-impl Client {
-    async fn call_checked<I: Serialize>(
-        &self,
-        schemas: &ToolSchemas,
-        tool: &str,
-        input: &I,
-        options: &CallOptions,
-    ) -> Result<Value, ClientError> {
-        let arguments = serialise_input(tool, input)?;
-        schemas.validate_input(tool, &arguments)?;
-        self.call_tool(tool, arguments, options).await
-    }
-
-    /// Calls a tool that declares an `outputSchema`: validates the input,
-    /// then validates `structuredContent` and decodes it as `O`.
-    pub async fn call_structured<I: Serialize, O: DeserializeOwned>(
-        &self,
-        schemas: &ToolSchemas,
-        tool: &str,
-        input: &I,
-        options: &CallOptions,
-    ) -> Result<O, ClientError> {
-        let result = self.call_checked(schemas, tool, input, options).await?;
-        structured_result(schemas, tool, result)
-    }
-
-    /// Calls a tool without an `outputSchema`: validates the input, then
-    /// decodes each content block as `C`.
-    pub async fn call_content<I: Serialize, C: DeserializeOwned>(
-        &self,
-        schemas: &ToolSchemas,
-        tool: &str,
-        input: &I,
-        options: &CallOptions,
-    ) -> Result<Vec<C>, ClientError> {
-        let result = self.call_checked(schemas, tool, input, options).await?;
-        content_result(schemas, tool, result)
-    }
-
-    /// Compares the server's live tools with the tools of `schemas`.
-    pub async fn check_drift(&self, schemas: &ToolSchemas) -> Result<super::Drift, ClientError> {
-        let live = self.list_all_tools().await?;
-        Ok(super::Drift::compare(schemas.tools(), &live))
-    }
 }
 
 /// A typed input as JSON.

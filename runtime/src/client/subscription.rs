@@ -1,16 +1,18 @@
 //! `subscriptions/listen` (2026-07-28): a long-lived request whose
 //! notifications (list changes, resource updates) carry its id as
-//! `_meta["io.modelcontextprotocol/subscriptionId"]`. [`Client::listen`]
-//! sends it and waits for the server's acknowledgment; the
-//! [`Subscription`] then yields the notifications until the server ends it
+//! `_meta["io.modelcontextprotocol/subscriptionId"]`.
+//! [`Client::listen`](super::Client::listen) sends it and waits for the
+//! server's acknowledgment; the [`Subscription`] then yields the notifications until the server ends it
 //! (its response), the connection closes, or it is dropped (which cancels
 //! the request: `notifications/cancelled`, and over HTTP its stream is
 //! closed).
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use super::engine::{Client, Reply, ServerNotification, Shared};
+use super::engine::{Reply, ServerNotification, Shared};
 use super::error::ClientError;
 
 /// Notifications a subscription holds before the application reads them;
@@ -22,66 +24,60 @@ const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// An open `subscriptions/listen` stream.
 pub struct Subscription {
-    shared: std::sync::Arc<Shared>,
+    shared: Arc<Shared>,
     id: i64,
     acknowledged: Value,
     events: mpsc::Receiver<ServerNotification>,
     ended: Option<oneshot::Receiver<Reply>>,
 }
 
-impl Client {
-    /// Opens a subscription (2026-07-28) for the notifications named in
-    /// `filter` (`toolsListChanged`, `promptsListChanged`,
-    /// `resourcesListChanged`: booleans; `resourceSubscriptions`: URIs),
-    /// once the server has acknowledged it, within the default timeout.
-    /// A server without subscriptions answers with its error (`-32601`
-    /// from a 2025-11-25 server: use `resources/subscribe` there).
-    pub async fn listen(&self, filter: Value) -> Result<Subscription, ClientError> {
-        let shared = &self.shared;
-        let (tx, mut events) = mpsc::channel(QUEUE);
-        let (id, mut ended) = shared.start("subscriptions/listen", Some(json!({ "notifications": filter })), None, Some(tx))?;
-        let mut subscription = Subscription {
-            shared: std::sync::Arc::clone(shared),
-            id,
-            acknowledged: Value::Null,
-            events: mpsc::channel(1).1,
-            ended: None,
-        };
-        let after = shared.options.default_timeout;
-        // The acknowledgment, or the request's end (its answer says why).
-        let first = tokio::time::timeout(after, async {
-            tokio::select! {
-                biased;
-                event = events.recv() => event.ok_or(None),
-                reply = &mut ended => Err(Some(reply)),
-            }
-        });
-        match first.await {
-            Ok(Ok(event)) if event.method == ACKNOWLEDGED => {
-                subscription.acknowledged = event.params.get("notifications").cloned().unwrap_or(Value::Null);
-                subscription.events = events;
-                subscription.ended = Some(ended);
-                Ok(subscription)
-            }
-            Ok(Ok(event)) => Err(ClientError::unexpected(format!(
-                "subscriptions/listen: the server sent {} before {ACKNOWLEDGED}",
-                event.method
-            ))),
-            Ok(Err(reply)) => {
-                let reply = match reply {
-                    Some(reply) => reply,
-                    None => ended.await,
-                };
-                Err(match reply {
-                    Ok(Err(e)) => e,
-                    Ok(Ok(_)) => ClientError::unexpected(format!(
-                        "subscriptions/listen: the server ended the subscription before {ACKNOWLEDGED}"
-                    )),
-                    Err(_) => shared.closed_error(),
-                })
-            }
-            Err(_) => Err(ClientError::Timeout { method: "subscriptions/listen".into(), id, after }),
+/// Sends `subscriptions/listen` with `filter` and waits, within the default
+/// timeout, for the server's acknowledgment
+/// ([`Client::listen`](super::Client::listen)).
+pub(super) async fn listen(shared: &Arc<Shared>, filter: Value) -> Result<Subscription, ClientError> {
+    let (tx, mut events) = mpsc::channel(QUEUE);
+    let (id, mut ended) = shared.start("subscriptions/listen", Some(json!({ "notifications": filter })), None, Some(tx))?;
+    let mut subscription = Subscription {
+        shared: Arc::clone(shared),
+        id,
+        acknowledged: Value::Null,
+        events: mpsc::channel(1).1,
+        ended: None,
+    };
+    let after = shared.options.default_timeout;
+    // The acknowledgment, or the request's end (its answer says why).
+    let first = tokio::time::timeout(after, async {
+        tokio::select! {
+            biased;
+            event = events.recv() => event.ok_or(None),
+            reply = &mut ended => Err(Some(reply)),
         }
+    });
+    match first.await {
+        Ok(Ok(event)) if event.method == ACKNOWLEDGED => {
+            subscription.acknowledged = event.params.get("notifications").cloned().unwrap_or(Value::Null);
+            subscription.events = events;
+            subscription.ended = Some(ended);
+            Ok(subscription)
+        }
+        Ok(Ok(event)) => Err(ClientError::unexpected(format!(
+            "subscriptions/listen: the server sent {} before {ACKNOWLEDGED}",
+            event.method
+        ))),
+        Ok(Err(reply)) => {
+            let reply = match reply {
+                Some(reply) => reply,
+                None => ended.await,
+            };
+            Err(match reply {
+                Ok(Err(e)) => e,
+                Ok(Ok(_)) => ClientError::unexpected(format!(
+                    "subscriptions/listen: the server ended the subscription before {ACKNOWLEDGED}"
+                )),
+                Err(_) => shared.closed_error(),
+            })
+        }
+        Err(_) => Err(ClientError::Timeout { method: "subscriptions/listen".into(), id, after }),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Tool calls that may run as tasks, client side: [`Client::start_tool`]
-//! calls a tool and gives either its result or a [`ToolTask`] handle,
+//! Tool calls that may run as tasks, client side:
+//! [`Client::start_tool`](super::Client::start_tool) calls a tool and
+//! gives either its result or a [`ToolTask`] handle,
 //! which polls (`tasks/get`, honouring the server's poll interval),
 //! supplies input (`tasks/update`, 2026-07-28), cancels, and awaits the
 //! final `CallToolResult`. In 2025-11-25 the client asks for a task with
@@ -15,7 +16,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
-use super::engine::Client;
+use super::engine::Shared;
 use super::error::ClientError;
 use super::options::CallOptions;
 use super::schemas::ToolSchemas;
@@ -32,7 +33,7 @@ pub enum ToolStart<'c> {
 /// A tool call running as a task on the server.
 #[derive(Debug)]
 pub struct ToolTask<'c> {
-    client: &'c Client,
+    shared: &'c Shared,
     tool: String,
     id: String,
     stateless: bool,
@@ -45,7 +46,7 @@ pub struct ToolTask<'c> {
 impl Drop for ToolTask<'_> {
     fn drop(&mut self) {
         if self.notified.is_some() {
-            self.client.shared.statuses.lock().unwrap_or_else(|p| p.into_inner()).unwatch(&self.id);
+            self.shared.statuses.lock().unwrap_or_else(|p| p.into_inner()).unwatch(&self.id);
         }
     }
 }
@@ -58,32 +59,35 @@ fn is_terminal(status: &str) -> bool {
 /// The polling interval when the server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 
-impl Client {
-    /// Calls the tool `name` so that it may run as a task (see the module
-    /// docs). `ttl` is the lifetime asked for (2025-11-25; the server may
-    /// shorten it).
-    pub async fn start_tool(&self, name: &str, arguments: Value, ttl: Option<Duration>) -> Result<ToolStart<'_>, ClientError> {
-        let stateless = self.session().is_some_and(|s| s.stateless);
-        let mut params = json!({ "name": name, "arguments": arguments });
-        if !stateless {
-            let mut task = Map::new();
-            if let Some(ttl) = ttl {
-                task.insert("ttl".into(), Value::from(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)));
-            }
-            params["task"] = Value::Object(task);
+/// Calls the tool `name` so that it may run as a task
+/// ([`Client::start_tool`](super::Client::start_tool)): asks for one
+/// (2025-11-25) and makes a [`ToolTask`] of the answer when it is one.
+pub(super) async fn start_tool<'c>(
+    shared: &'c Shared,
+    name: &str,
+    arguments: Value,
+    ttl: Option<Duration>,
+) -> Result<ToolStart<'c>, ClientError> {
+    let stateless = shared.session.get().is_some_and(|s| s.stateless);
+    let mut params = json!({ "name": name, "arguments": arguments });
+    if !stateless {
+        let mut task = Map::new();
+        if let Some(ttl) = ttl {
+            task.insert("ttl".into(), Value::from(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)));
         }
-        let result = self.request("tools/call", Some(params), &CallOptions::new()).await?;
-        let task = match (stateless, result.get("resultType").and_then(Value::as_str)) {
-            (true, Some("task")) => result,
-            (false, _) if result.get("task").is_some_and(Value::is_object) => result["task"].clone(),
-            _ => return Ok(ToolStart::Done(result)),
-        };
-        let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
-            return Err(ClientError::unexpected(format!("tool `{name}` answered with a task without a string taskId: {task}")));
-        };
-        let notified = (!stateless).then(|| self.shared.statuses.lock().unwrap_or_else(|p| p.into_inner()).watch(&id));
-        Ok(ToolStart::Task(ToolTask { client: self, tool: name.to_owned(), id, stateless, last: task, notified }))
+        params["task"] = Value::Object(task);
     }
+    let result = shared.request("tools/call", Some(params), &CallOptions::new()).await?;
+    let task = match (stateless, result.get("resultType").and_then(Value::as_str)) {
+        (true, Some("task")) => result,
+        (false, _) if result.get("task").is_some_and(Value::is_object) => result["task"].clone(),
+        _ => return Ok(ToolStart::Done(result)),
+    };
+    let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
+        return Err(ClientError::unexpected(format!("tool `{name}` answered with a task without a string taskId: {task}")));
+    };
+    let notified = (!stateless).then(|| shared.statuses.lock().unwrap_or_else(|p| p.into_inner()).watch(&id));
+    Ok(ToolStart::Task(ToolTask { shared, tool: name.to_owned(), id, stateless, last: task, notified }))
 }
 
 impl ToolTask<'_> {
@@ -110,7 +114,7 @@ impl ToolTask<'_> {
 
     /// Asks the server for the task's state (`tasks/get`) and keeps it.
     pub async fn poll(&mut self) -> Result<&Value, ClientError> {
-        self.last = self.client.request("tasks/get", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
+        self.last = self.shared.request("tasks/get", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
         Ok(&self.last)
     }
 
@@ -145,12 +149,12 @@ impl ToolTask<'_> {
     /// Answers input requests of the task by key (`tasks/update`, 2026-07-28).
     pub async fn supply(&self, responses: Map<String, Value>) -> Result<(), ClientError> {
         let params = json!({ "taskId": self.id, "inputResponses": responses });
-        self.client.request("tasks/update", Some(params), &CallOptions::new()).await.map(drop)
+        self.shared.request("tasks/update", Some(params), &CallOptions::new()).await.map(drop)
     }
 
     /// Cancels the task (`tasks/cancel`).
     pub async fn cancel(&self) -> Result<(), ClientError> {
-        self.client.request("tasks/cancel", Some(json!({ "taskId": self.id })), &CallOptions::new()).await.map(drop)
+        self.shared.request("tasks/cancel", Some(json!({ "taskId": self.id })), &CallOptions::new()).await.map(drop)
     }
 
     /// Waits for the task's `CallToolResult`: polls at the server's
@@ -160,7 +164,7 @@ impl ToolTask<'_> {
     /// [`ClientError::Tool`]; a failed task [`ClientError::Protocol`].
     pub async fn result(mut self) -> Result<Value, ClientError> {
         if !self.stateless {
-            let result = self.client.request("tasks/result", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
+            let result = self.shared.request("tasks/result", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
             return self.finish(result);
         }
         loop {
@@ -181,7 +185,7 @@ impl ToolTask<'_> {
                 "cancelled" => return Err(ClientError::unexpected(format!("the task {} of tool `{}` was cancelled", self.id, self.tool))),
                 "input_required" => {
                     let requests = self.last.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-                    let Some(handlers) = self.client.options().handlers.clone() else {
+                    let Some(handlers) = self.shared.options.handlers.clone() else {
                         return Err(ClientError::unexpected(format!(
                             "the task {} of tool `{}` asks for input and the client has no handlers to answer it",
                             self.id, self.tool

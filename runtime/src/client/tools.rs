@@ -9,114 +9,98 @@
 
 use serde_json::{json, Value};
 
-use super::engine::Client;
+use super::engine::Shared;
 use super::error::ClientError;
 use super::options::CallOptions;
 
-impl Client {
-    /// Calls a tool and returns its `CallToolResult` as JSON. A result with
-    /// `isError: true` becomes [`ClientError::Tool`]; a JSON-RPC error
-    /// becomes [`ClientError::Protocol`].
-    pub async fn call_tool(&self, name: &str, arguments: Value, options: &CallOptions) -> Result<Value, ClientError> {
-        let params = json!({ "name": name, "arguments": arguments });
-        let mut result = self.request("tools/call", Some(params), options).await?;
-        let Some(obj) = result.as_object_mut() else {
-            return Err(ClientError::InvalidOutput {
-                tool: name.to_owned(),
-                problems: vec![super::SchemaProblem {
-                    pointer: String::new(),
-                    message: format!("a tools/call result must be an object, got {result}"),
-                }],
-            });
+/// `tools/call` ([`Client::call_tool`](super::Client::call_tool)): the
+/// `CallToolResult`, or the tool's error as [`ClientError::Tool`].
+pub(super) async fn call_tool(shared: &Shared, name: &str, arguments: Value, options: &CallOptions) -> Result<Value, ClientError> {
+    let params = json!({ "name": name, "arguments": arguments });
+    let mut result = shared.request("tools/call", Some(params), options).await?;
+    let Some(obj) = result.as_object_mut() else {
+        return Err(ClientError::InvalidOutput {
+            tool: name.to_owned(),
+            problems: vec![super::SchemaProblem {
+                pointer: String::new(),
+                message: format!("a tools/call result must be an object, got {result}"),
+            }],
+        });
+    };
+    if obj.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return Err(ClientError::unexpected(format!(
+            "tool `{name}` asked the client for more input (resultType \"input_required\"), \
+             which this client does not support"
+        )));
+    }
+    if obj.get("isError").and_then(Value::as_bool) == Some(true) {
+        let content = match obj.remove("content") {
+            Some(Value::Array(blocks)) => blocks,
+            _ => Vec::new(),
         };
-        if obj.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return Err(ClientError::unexpected(format!(
-                "tool `{name}` asked the client for more input (resultType \"input_required\"), \
-                 which this client does not support"
+        return Err(ClientError::Tool {
+            tool: name.to_owned(),
+            content,
+            structured_content: obj.remove("structuredContent").map(Box::new),
+        });
+    }
+    Ok(result)
+}
+
+/// Every item of a paginated list, following `nextCursor` within the
+/// bounds of the module docs ([`Client::list_all`](super::Client::list_all)).
+pub(super) async fn list_all(shared: &Shared, method: &str, key: &str, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
+    let limits = &shared.options;
+    let (max_pages, max_tools, max_bytes) =
+        (limits.max_list_pages, limits.max_listed_tools, limits.max_message_bytes);
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = std::collections::HashSet::new();
+    let mut bytes = 0usize;
+    for page_number in 1..=max_pages {
+        let params = match &cursor {
+            Some(c) => json!({ "cursor": c }),
+            None => json!({}),
+        };
+        let mut page = shared.request(method, Some(params), options).await?;
+        match page.get_mut(key).map(Value::take) {
+            Some(Value::Array(items)) => {
+                bytes = bytes.saturating_add(items.iter().map(json_len).sum());
+                tools.extend(items);
+            }
+            _ => {
+                return Err(ClientError::unexpected(format!(
+                    "the server's {method} result has no `{key}` array (page {page_number})"
+                )))
+            }
+        }
+        let stop = |what: String| {
+            ClientError::unexpected(format!("{method} stopped after {page_number} page(s): {what}"))
+        };
+        let next = page.get("nextCursor").and_then(Value::as_str).filter(|next| !next.is_empty());
+        bytes = bytes.saturating_add(next.map_or(0, str::len));
+        if tools.len() > max_tools {
+            return Err(stop(format!(
+                "the server listed more than {max_tools} {key} (ClientOptions::max_listed_tools)"
             )));
         }
-        if obj.get("isError").and_then(Value::as_bool) == Some(true) {
-            let content = match obj.remove("content") {
-                Some(Value::Array(blocks)) => blocks,
-                _ => Vec::new(),
-            };
-            return Err(ClientError::Tool {
-                tool: name.to_owned(),
-                content,
-                structured_content: obj.remove("structuredContent").map(Box::new),
-            });
+        if bytes > max_bytes {
+            return Err(stop(format!(
+                "the {key} and cursors listed are longer than {max_bytes} bytes in all ({}, \
+                 ClientOptions::max_message_bytes)",
+                crate::jsonrpc::human_size(max_bytes)
+            )));
         }
-        Ok(result)
-    }
-
-    /// Every tool of the server, in the server's order, following
-    /// `nextCursor` until the last page.
-    pub async fn list_all_tools(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all_tools_with(&CallOptions::new()).await
-    }
-
-    /// [`Client::list_all_tools`] with a timeout per page.
-    pub async fn list_all_tools_with(&self, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
-        self.list_all("tools/list", "tools", options).await
-    }
-
-    /// Every item of a paginated list (`tools/list` with key `tools`,
-    /// `resources/list` with `resources`, `resources/templates/list` with
-    /// `resourceTemplates`, `prompts/list` with `prompts`), following
-    /// `nextCursor` within the same bounds as tools.
-    pub async fn list_all(&self, method: &str, key: &str, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
-        let limits = self.options();
-        let (max_pages, max_tools, max_bytes) =
-            (limits.max_list_pages, limits.max_listed_tools, limits.max_message_bytes);
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut seen = std::collections::HashSet::new();
-        let mut bytes = 0usize;
-        for page_number in 1..=max_pages {
-            let params = match &cursor {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
-            };
-            let mut page = self.request(method, Some(params), options).await?;
-            match page.get_mut(key).map(Value::take) {
-                Some(Value::Array(items)) => {
-                    bytes = bytes.saturating_add(items.iter().map(json_len).sum());
-                    tools.extend(items);
-                }
-                _ => {
-                    return Err(ClientError::unexpected(format!(
-                        "the server's {method} result has no `{key}` array (page {page_number})"
-                    )))
-                }
-            }
-            let stop = |what: String| {
-                ClientError::unexpected(format!("{method} stopped after {page_number} page(s): {what}"))
-            };
-            let next = page.get("nextCursor").and_then(Value::as_str).filter(|next| !next.is_empty());
-            bytes = bytes.saturating_add(next.map_or(0, str::len));
-            if tools.len() > max_tools {
-                return Err(stop(format!(
-                    "the server listed more than {max_tools} {key} (ClientOptions::max_listed_tools)"
-                )));
-            }
-            if bytes > max_bytes {
-                return Err(stop(format!(
-                    "the {key} and cursors listed are longer than {max_bytes} bytes in all ({}, \
-                     ClientOptions::max_message_bytes)",
-                    crate::jsonrpc::human_size(max_bytes)
-                )));
-            }
-            let Some(next) = next else { return Ok(tools) };
-            if !seen.insert(next.to_owned()) {
-                return Err(stop(format!("the server repeated the cursor {:?}, which would loop forever", truncated(next))));
-            }
-            cursor = Some(next.to_owned());
+        let Some(next) = next else { return Ok(tools) };
+        if !seen.insert(next.to_owned()) {
+            return Err(stop(format!("the server repeated the cursor {:?}, which would loop forever", truncated(next))));
         }
-        Err(ClientError::unexpected(format!(
-            "{method} did not end after {max_pages} pages (ClientOptions::max_list_pages); the server keeps \
-             sending a nextCursor"
-        )))
+        cursor = Some(next.to_owned());
     }
+    Err(ClientError::unexpected(format!(
+        "{method} did not end after {max_pages} pages (ClientOptions::max_list_pages); the server keeps \
+         sending a nextCursor"
+    )))
 }
 
 /// The length of a value's compact JSON text, without building the text.
