@@ -15,14 +15,16 @@
 //!   the streams drivers gave sessions with [`Server::listen`] and to
 //!   `subscriptions/listen` requests (`notify`).
 //!
-//! Modules depend one way: `config`, `session`, `scope`, `params` and
-//! `reply` know nothing of the others; `handled` (what handling a message
-//! produced) reads `reply`; `authz` (who may use what) and `methods` (the
-//! shared [`Core`](methods::Core) and what each MCP method means) read
-//! them; the topics `call` (`tools/call`), `reads`, `tasking` and `notify`
-//! read `methods`; `engine` routes messages to the topics (and responses
-//! to the session's requests to the client); `stream` is driven by
-//! `engine` through what it passes in.
+//! Modules depend one way. At the bottom, `config` (the author's
+//! settings), `params`, `scope`, `reply` and `authz` (who may use what)
+//! know nothing of the others; `session` reads `scope`, `message` reads
+//! `params` and `scope`, `handled` (what handling a message produced)
+//! reads `reply`. `methods` (the shared `Core` and what each MCP method
+//! means) reads them; the topics `call` (`tools/call`), `reads`, `tasking`
+//! (tasks) and `notify` (listening) read `methods` or only the parts they
+//! are given; `engine` routes messages to the topics (and responses to
+//! the session's requests to the client); `stream` is handed the engine's
+//! entry points and never names it; `builder` puts a `Server` together.
 
 mod authz;
 mod builder;
