@@ -447,7 +447,8 @@ impl Core {
     }
 
     /// What a request names and the scopes its caller lacks, if any (see
-    /// [`Authz::shortfall`]).
+    /// [`Authz::shortfall`]; the HTTP service answers it with a 403).
+    #[cfg(feature = "streamable-http")]
     pub(crate) fn scope_shortfall<'v>(
         &self,
         method: &str,
