@@ -5,6 +5,10 @@
 //! call, a batch) that the transport awaits or spawns. It never blocks:
 //! a tool call waits for its slot inside its own future, so control
 //! messages (cancellation, ping) are never stuck behind calls.
+//!
+//! Every method of [`Server`] is declared here; what a topic does is its
+//! module's: `tools/call` in `call`, reads in `reads`, tasks in
+//! `tasking`, listening in `notify`, the stream driver in `stream`.
 
 use std::future::Future;
 use std::io;
