@@ -431,7 +431,7 @@ impl Core {
 
     /// What a `resources/read` URI names, if anything: a declared
     /// resource, else the first declared template it matches.
-    pub(crate) fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
+    pub(super) fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
         if let Some(i) = self.config.resources.iter().position(|r| r.get("uri").and_then(Value::as_str) == Some(uri)) {
             return Some(ResourceTarget::Static(i));
         }
