@@ -267,7 +267,7 @@ impl Server {
         let core = Arc::clone(&self.core);
         let sink = sink.clone();
         let session = session.clone();
-        Handled::Pending(Pending::boxed(async move {
+        Handled::Pending(Pending(Box::pin(async move {
             let token = inflight.token.clone();
             if token.is_cancelled() {
                 return None;
@@ -299,7 +299,7 @@ impl Server {
             });
             drop((permit, inflight, queued));
             reply
-        }))
+        })))
     }
 
     /// A JSON-RPC batch: one array of replies, in request order, once every
@@ -336,7 +336,7 @@ impl Server {
         if parts.is_empty() {
             return Handled::Nothing; // only notifications and responses
         }
-        Handled::Pending(Pending::boxed(async move {
+        Handled::Pending(Pending(Box::pin(async move {
             let mut replies = Vec::with_capacity(parts.len());
             for part in parts {
                 match part {
@@ -346,7 +346,7 @@ impl Server {
             }
             // Every call may have been cancelled: then nothing is sent.
             (!replies.is_empty()).then(|| Reply { text: format!("[{}]", replies.join(",")), error: None, rejected: false })
-        }))
+        })))
     }
 }
 
