@@ -15,44 +15,60 @@ use serde_json::Value;
 use crate::context::Principal;
 use crate::extras::Extras;
 use crate::jsonrpc::RpcError;
-use crate::scopes::{self, Guarded};
-use crate::surface::ResourceTarget;
+use crate::scopes::{self, Guarded, ScopeTable};
 
-use super::config::Core;
+/// A server's authorization settings: the scopes each item needs, the
+/// caller of requests that carry no principal, and whether lists hide
+/// what the caller may not use.
+pub(crate) struct Authz {
+    /// The OAuth scopes each tool, prompt and resource needs.
+    pub(crate) scopes: ScopeTable,
+    /// The caller of requests that carry no principal (stdio).
+    pub(crate) principal: Option<Principal>,
+    /// Lists leave out what the caller lacks the scopes for.
+    pub(crate) hide_unauthorized: bool,
+}
 
-impl Core {
+impl Authz {
+    /// Whether no item needs any scope (nothing to check).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.scopes.is_empty()
+    }
+
     /// The caller of a request: its own principal, or the server's.
     pub(crate) fn principal_of<'a>(&'a self, extras: &'a Extras) -> Option<&'a Principal> {
         extras.principal().or(self.principal.as_ref())
     }
 
     /// The scopes item `name` of kind `kind` needs; a URI read through a
-    /// resource template needs the template's.
-    pub(crate) fn required_scopes(&self, kind: Guarded, name: &str) -> &[String] {
+    /// resource template needs the template's (`template_of` names the
+    /// template a URI is read through, if any).
+    pub(crate) fn required_scopes<'t>(&self, kind: Guarded, name: &str, template_of: impl FnOnce(&str) -> Option<&'t str>) -> &[String] {
         let direct = self.scopes.required(kind, name);
         if !direct.is_empty() || kind != Guarded::Resource {
             return direct;
         }
-        match self.resolve_uri(name) {
-            Some(ResourceTarget::Template(i, _)) => self.scopes.required(kind, self.templates[i].as_str()),
-            _ => &[],
+        match template_of(name) {
+            Some(template) => self.scopes.required(kind, template),
+            None => &[],
         }
     }
 
     /// What the request `method` with params member lookup `get` names and
     /// the scopes it lacks, when it lacks any: `(what, required, missing)`.
-    pub(crate) fn scope_shortfall<'v>(
+    pub(crate) fn shortfall<'v, 't>(
         &self,
         method: &str,
         get: impl Fn(&str) -> Option<&'v Value>,
         extras: &Extras,
+        template_of: impl FnOnce(&str) -> Option<&'t str>,
     ) -> Option<(String, Vec<String>, Vec<String>)> {
         if self.scopes.is_empty() {
             return None;
         }
         let principal = self.principal_of(extras)?;
         let (kind, name) = scopes::target(method, get)?;
-        let required = self.required_scopes(kind, name);
+        let required = self.required_scopes(kind, name, template_of);
         let missing = self.scopes.missing(principal, required);
         if missing.is_empty() {
             return None;
@@ -62,8 +78,14 @@ impl Core {
     }
 
     /// The JSON-RPC error of a request whose caller lacks scopes, if so.
-    pub(crate) fn check_scopes<'v>(&self, method: &str, get: impl Fn(&str) -> Option<&'v Value>, extras: &Extras) -> Result<(), RpcError> {
-        match self.scope_shortfall(method, get, extras) {
+    pub(crate) fn check<'v, 't>(
+        &self,
+        method: &str,
+        get: impl Fn(&str) -> Option<&'v Value>,
+        extras: &Extras,
+        template_of: impl FnOnce(&str) -> Option<&'t str>,
+    ) -> Result<(), RpcError> {
+        match self.shortfall(method, get, extras, template_of) {
             None => Ok(()),
             Some((what, required, missing)) => {
                 let missing: Vec<&str> = missing.iter().map(String::as_str).collect();

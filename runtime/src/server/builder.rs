@@ -13,8 +13,10 @@ use crate::surface::Surface;
 use crate::tool::Dispatch;
 use crate::toolset::{ToolSet, ToolSetError};
 
-use super::config::{AccessHook, CacheHint, CallInfo, Core, OutputHook, ServerConfig};
+use super::authz::Authz;
+use super::config::{AccessHook, CacheHint, CallInfo, OutputHook, ServerConfig};
 use super::engine::Server;
+use super::methods::Core;
 
 /// Why a server could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -404,9 +406,7 @@ impl ServerBuilder {
                 sealer,
                 listeners,
                 tasks,
-                scopes: self.scopes,
-                principal: self.principal,
-                hide_unauthorized: self.hide_unauthorized,
+                authz: Authz { scopes: self.scopes, principal: self.principal, hide_unauthorized: self.hide_unauthorized },
             }),
         })
     }

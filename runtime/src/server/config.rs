@@ -1,7 +1,6 @@
-//! What a server is built from and shares between every session and
-//! request: the settings, the tool table with its compiled validators, the
-//! generated dispatch and the hooks. Built once by
-//! [`super::ServerBuilder`]; read-only afterwards.
+//! What a server's author configures: the settings ([`ServerConfig`]),
+//! the caching hints of results and the access-control and output hooks.
+//! Set once on [`super::ServerBuilder`]; read-only afterwards.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,10 +9,6 @@ use serde_json::Value;
 
 use crate::context::ClientIdentity;
 use crate::revision::{self, Era};
-use crate::surface::Surface;
-use crate::uri_template::UriTemplate;
-use crate::tool::Dispatch;
-use crate::toolset::ToolSet;
 
 /// What the access-control hook is told about a call.
 #[derive(Debug)]
@@ -148,32 +143,4 @@ impl ServerConfig {
     pub fn supported_newest_first(&self) -> Vec<&str> {
         self.supported_in(Era::Stateless).chain(self.supported_in(Era::Stateful)).collect()
     }
-}
-
-/// Everything built once and shared by sessions and requests.
-pub(crate) struct Core {
-    pub(crate) config: ServerConfig,
-    pub(crate) tools: ToolSet,
-    pub(crate) dispatch: Arc<dyn Dispatch>,
-    pub(crate) access: Option<AccessHook>,
-    pub(crate) output_hook: Option<OutputHook>,
-    /// Reads, prompts and completions (generated), when the server has any.
-    pub(crate) surface: Option<Arc<dyn Surface>>,
-    /// The declared resource templates, parsed.
-    pub(crate) templates: Vec<UriTemplate>,
-    /// `,"resultType":"complete","_meta":{"…/serverInfo":…}`: what a modern
-    /// result appends to its members, serialised once.
-    pub(crate) stateless_result_tail: String,
-    /// Seals and opens `requestState` (multi round-trip requests).
-    pub(crate) sealer: crate::mrtr::Sealer,
-    /// Who hears run-time change notifications.
-    pub(crate) listeners: Arc<crate::notifier::Listeners>,
-    /// Tasks, when a tool declares task support or tasks were configured.
-    pub(crate) tasks: Option<Arc<crate::tasks::Tasks>>,
-    /// The OAuth scopes each tool, prompt and resource needs.
-    pub(crate) scopes: crate::scopes::ScopeTable,
-    /// The caller of requests that carry no principal (stdio).
-    pub(crate) principal: Option<crate::context::Principal>,
-    /// Lists leave out what the caller lacks the scopes for.
-    pub(crate) hide_unauthorized: bool,
 }

@@ -5,12 +5,16 @@
 //! call, a batch) that the transport awaits or spawns. It never blocks:
 //! a tool call waits for its slot inside its own future, so control
 //! messages (cancellation, ping) are never stuck behind calls.
+//!
+//! Every method of [`Server`] is declared here; what a topic does is its
+//! module's: `tools/call` in `call`, reads in `reads`, tasks in
+//! `tasking`, listening in `notify`, the stream driver in `stream`.
 
 use std::future::Future;
+use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::Poll;
 
 use serde_json::Value;
 
@@ -18,10 +22,13 @@ use crate::catch::panic_message;
 use crate::context::Sink;
 use crate::extras::Extras;
 use crate::jsonrpc::{self, Incoming, RpcError};
+use crate::notifier::Notifier;
+use crate::transport::Transport;
 
-use super::config::Core;
+use super::call::{self, CallRequest};
+use super::handled::{Handled, Pending};
 use super::message::Message;
-use super::methods::CallRequest;
+use super::methods::Core;
 use super::params::Params;
 use super::reply::Reply;
 use super::scope::Scope;
@@ -40,71 +47,6 @@ impl std::fmt::Debug for Server {
     }
 }
 
-/// What handling one message produced.
-#[derive(Debug)]
-pub enum Handled {
-    /// Nothing to send (a notification, a response).
-    Nothing,
-    /// The reply, ready now.
-    Reply(Reply),
-    /// The reply once the work is done; `None` when the request was
-    /// cancelled (no reply is sent for it). Dropping it cancels the request.
-    Pending(Pending),
-}
-
-/// A reply still being worked on.
-///
-/// A tool call's future is allocated once per call: it is kept at most
-/// 1,032 bytes (1,024 now, `-Zprint-type-sizes`), the largest size glibc
-/// serves from its per-thread cache; past it every call's malloc and free
-/// take the slow path (about 500 instructions more per call).
-pub struct Pending(Pin<Box<dyn Future<Output = Option<Reply>> + Send + 'static>>);
-
-impl std::fmt::Debug for Pending {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Pending")
-    }
-}
-
-impl Future for Pending {
-    type Output = Option<Reply>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.0.as_mut().poll(cx)
-    }
-}
-
-/// Polls `future` once; `Some(output)` when that finished it. The
-/// transports use it to answer a call that finishes at once (most tool
-/// calls) in the task that read it, and move only those that wait for
-/// something to a task of their own.
-pub(crate) fn poll_once<F: Future + Unpin>(future: &mut F) -> impl Future<Output = Option<F::Output>> + '_ {
-    std::future::poll_fn(move |cx| {
-        Poll::Ready(match Pin::new(&mut *future).poll(cx) {
-            Poll::Ready(output) => Some(output),
-            Poll::Pending => None,
-        })
-    })
-}
-
-impl Pending {
-    /// Wraps a future producing the reply.
-    pub(crate) fn boxed(future: impl Future<Output = Option<Reply>> + Send + 'static) -> Self {
-        Pending(Box::pin(future))
-    }
-}
-
-impl Handled {
-    /// The reply, waiting for it if it is pending.
-    pub async fn into_reply(self) -> Option<Reply> {
-        match self {
-            Handled::Nothing => None,
-            Handled::Reply(reply) => Some(reply),
-            Handled::Pending(pending) => pending.await,
-        }
-    }
-}
-
 impl Server {
     /// The server's settings.
     pub fn config(&self) -> &super::ServerConfig {
@@ -115,6 +57,46 @@ impl Server {
     /// one stateless request.
     pub fn session(&self) -> Session {
         Session::new(self.core.config.max_concurrent_calls)
+    }
+
+    /// Serves one connection until its input ends, then lets in-flight calls
+    /// finish (up to the shutdown grace) and returns.
+    pub async fn serve<T: Transport>(self, transport: T) -> io::Result<()> {
+        let session = self.session();
+        let grace = self.core.config.shutdown_grace;
+        super::stream::serve(
+            transport,
+            &session,
+            grace,
+            |sink| self.listen(&session, sink),
+            |text, sink, extras| self.handle_text_with(&session, text, sink, extras),
+        )
+        .await
+    }
+
+    /// The handle that announces run-time changes of this server's lists
+    /// and resources.
+    pub fn notifier(&self) -> Notifier {
+        Notifier::new(Arc::clone(&self.core.listeners))
+    }
+
+    /// Gives a stateful session a stream for messages outside requests
+    /// (list changes, resource updates): a driver calls this with the
+    /// connection (stdio) or the session's GET stream (HTTP).
+    ///
+    /// The listener holds the sink weakly: notifications reach it while the
+    /// driver keeps its own `Sink` (and so the channel) alive, and never
+    /// keep a finished connection's channel open.
+    pub fn listen(&self, session: &Session, sink: &Sink) {
+        let weak = sink.downgrade();
+        self.listen_with(session, move || weak.upgrade().filter(Sink::is_connected));
+    }
+
+    /// [`Server::listen`] with the stream looked up when a notification
+    /// goes out (`None`: no stream open now).
+    /// The session keeps the lookup too, for its tasks' messages.
+    pub(crate) fn listen_with(&self, session: &Session, stream: impl Fn() -> Option<Sink> + Send + Sync + 'static) {
+        super::notify::listen_with(&self.core.listeners, session, stream);
     }
 
     /// Handles one message's text (which may be a JSON-RPC batch). A
@@ -211,13 +193,13 @@ impl Server {
                 Err(error) => return Handled::Reply(Reply::rejection(&id, &error)),
             },
         };
-        if !self.core.scopes.is_empty() {
+        if !self.core.authz.is_empty() {
             if let Err(error) = self.core.check_scopes(method, |k| params.get(k), &scope.extras) {
                 return Handled::Reply(Reply::error(&id, &error));
             }
         }
         if method == "tools/call" {
-            let call = self.core.call_request(&mut params, scope.meta.as_deref());
+            let call = call::request(&self.core, &mut params, scope.meta.as_deref());
             return self.call(session, id, call, scope, sink);
         }
         // `_meta` is the scope's now (its member in the params holds
@@ -228,13 +210,14 @@ impl Server {
         let params = params.into_value();
         if scope.modern && method == "subscriptions/listen" {
             let owner = scope.extras.principal().map(|p| p.subject.clone()).unwrap_or_default();
-            return self.subscriptions_listen(session, id, params.as_ref(), sink, owner);
+            let (listeners, has_tasks) = (&self.core.listeners, self.core.tasks.is_some());
+            return super::notify::subscriptions_listen(listeners, has_tasks, session, id, params.as_ref(), sink, owner);
         }
-        if let Some(handled) = self.tasks_method(&id, method, params.as_ref(), &scope) {
+        if let Some(handled) = super::tasking::method(&self.core, &id, method, params.as_ref(), &scope) {
             return handled;
         }
         if super::reads::is_read_method(method) {
-            return match self.core.read_request(session, id, method, params, scope, sink) {
+            return match super::reads::request(&self.core, session, id, method, params, scope, sink) {
                 Ok(pending) => Handled::Pending(Pending::boxed(pending)),
                 Err(reply) => Handled::Reply(reply),
             };
@@ -257,9 +240,9 @@ impl Server {
             Ok(call) => Box::new(call),
             Err(error) => return Handled::Reply(Reply::error(&id, &error)),
         };
-        match self.core.task_eligible(&scope, &call) {
+        match super::tasking::eligible(&self.core, &scope, &call) {
             Ok(false) => {}
-            Ok(true) => return self.call_as_task(session, id, call, scope, sink),
+            Ok(true) => return super::tasking::call_as_task(&self.core, session, id, call, scope, sink),
             Err(error) => return Handled::Reply(Reply::error(&id, &error)),
         }
         let config = &self.core.config;
@@ -299,9 +282,9 @@ impl Server {
                     permit = queued.slots().acquire_owned() => permit.ok(),
                 },
             };
-            // Handler panics are caught inside `run_call`; this also covers
+            // Handler panics are caught inside `call::run`; this also covers
             // the user's access-control and output hooks.
-            let run = core.run_call(&session, &id, call, &scope, token, sink);
+            let run = call::run(&core, &session, &id, call, &scope, token, sink);
             let mut run = std::pin::pin!(run);
             // The future is dropped right after a panic, never polled again.
             let caught = std::future::poll_fn(|cx| match catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {

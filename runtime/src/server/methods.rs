@@ -1,43 +1,70 @@
-//! What each MCP method means to the server, in both eras: which era and
-//! revision a request is served in ([`Core::scope`]: `initialize` sessions,
-//! per-request `_meta`), `initialize`, `server/discover`, `ping`,
-//! `tools/list` (pagination, caching hints), `tools/call` (the call
-//! pipeline), the notifications it listens to, and how a result is
-//! finished for its era (`resultType`, `_meta.serverInfo`; the text itself
-//! is written by [`super::reply`]).
+//! What each MCP method means to the server, in both eras, and the
+//! [`Core`] it is answered from (everything built once and shared by
+//! sessions and requests): which era and revision a request is served in
+//! ([`Core::scope`]: `initialize` sessions, per-request `_meta`),
+//! `initialize` and `server/discover` (with the capabilities they
+//! declare), `ping`, `logging/setLevel`, subscriptions, the declared lists
+//! (pagination, caching hints, hidden items), the notifications it listens
+//! to, how a handler reaches the client, and how a result is finished for
+//! its era (`resultType`, `_meta.serverInfo`; the text itself is written
+//! by [`super::reply`]).
 //!
-//! The `tools/call` pipeline, in order: check the params against
-//! `CallToolRequest` (`-32602`), find the tool (`-32602`), access control,
-//! rate limit, validate the arguments against `inputSchema`, run the
-//! handler (cancellable, panics caught), validate a typed output against
-//! `outputSchema`, apply the output hook, audit.
+//! The topics live beside it: `tools/call` in [`super::call`], reads,
+//! prompts and completions in [`super::reads`], tasks in
+//! [`super::tasking`], listening in [`super::notify`], who may use what in
+//! [`super::authz`].
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Poll;
-use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use crate::audit::{self, Outcome};
-use crate::cancel::CancellationToken;
-use crate::extras::Extras;
-use crate::context::{ClientIdentity, ContextParts, LogLevel, RequestContext, Sink};
+use crate::context::{ClientIdentity, LogLevel};
 use crate::cursor;
+use crate::extras::Extras;
+use crate::jsonrpc::{self, field, member, RpcError};
 use crate::mrtr::{self, Rounds};
 use crate::peer::Channel;
-use crate::jsonrpc::{self, field, member, RpcError};
-use crate::revision::{self, codes, meta, Era, ValidationStyle};
-use crate::tool::{CallFailure, HandlerCall, ToolOutput};
-use crate::validate::{describe, FieldError};
-
-use super::config::{CacheHint, CacheScope, CallInfo, Core};
+use crate::revision::{self, codes, meta, Era};
 use crate::scopes::Guarded;
+use crate::surface::{ResourceTarget, Surface};
+use crate::tasks::EXTENSION;
+use crate::tool::Dispatch;
+use crate::toolset::ToolSet;
+use crate::uri_template::UriTemplate;
+
+use super::authz::Authz;
+use super::config::{AccessHook, CacheHint, CacheScope, OutputHook, ServerConfig};
 use super::params::Params;
-use super::reply::{content_reply, doc_reply, failure_reply, structured_reply, text_result, Reply};
+use super::reply::Reply;
 use super::scope::{CachedScope, Scope};
 use super::session::{IdKey, Session};
+
+/// The first revision with tasks (experimental, client-requested).
+pub(super) const FIRST_TASK_REVISION: &str = "2025-11-25";
+
+/// Everything built once and shared by sessions and requests.
+pub(crate) struct Core {
+    pub(crate) config: ServerConfig,
+    pub(crate) tools: ToolSet,
+    pub(crate) dispatch: Arc<dyn Dispatch>,
+    pub(crate) access: Option<AccessHook>,
+    pub(crate) output_hook: Option<OutputHook>,
+    /// Reads, prompts and completions (generated), when the server has any.
+    pub(crate) surface: Option<Arc<dyn Surface>>,
+    /// The declared resource templates, parsed.
+    pub(crate) templates: Vec<UriTemplate>,
+    /// `,"resultType":"complete","_meta":{"…/serverInfo":…}`: what a modern
+    /// result appends to its members, serialised once.
+    pub(crate) stateless_result_tail: String,
+    /// Seals and opens `requestState` (multi round-trip requests).
+    pub(crate) sealer: crate::mrtr::Sealer,
+    /// Who hears run-time change notifications.
+    pub(crate) listeners: Arc<crate::notifier::Listeners>,
+    /// Tasks, when a tool declares task support or tasks were configured.
+    pub(crate) tasks: Option<Arc<crate::tasks::Tasks>>,
+    /// Who may use which tool, prompt and resource.
+    pub(crate) authz: Authz,
+}
 
 /// `-32602` for a modern request whose `_meta` lacks a required field.
 fn missing_meta(detail: &str) -> RpcError {
@@ -267,6 +294,20 @@ impl Core {
         capabilities
     }
 
+    /// Adds what the server supports of tasks to `initialize`
+    /// (`capabilities.tasks`, 2025-11-25) or `server/discover`
+    /// (`capabilities.extensions`, 2026-07-28) capabilities.
+    fn task_capabilities(&self, capabilities: &mut Value, modern: bool, version: &str) {
+        if self.tasks.is_none() {
+            return;
+        }
+        if modern {
+            capabilities["extensions"] = json!({ EXTENSION: {} });
+        } else if version >= FIRST_TASK_REVISION {
+            capabilities["tasks"] = json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
+        }
+    }
+
     /// Whether clients may subscribe to resource updates: when the server
     /// declares resources or resource templates.
     fn subscribable(&self) -> bool {
@@ -274,7 +315,7 @@ impl Core {
     }
 
     /// The least severe level a request's handler may log at.
-    fn log_threshold(&self, session: &Session, scope: &Scope) -> Option<LogLevel> {
+    pub(super) fn log_threshold(&self, session: &Session, scope: &Scope) -> Option<LogLevel> {
         if scope.modern {
             scope.meta_log_level
         } else {
@@ -329,10 +370,10 @@ impl Core {
     }
 
     fn tools_list(&self, params: Option<&Value>, scope: &Scope) -> Result<Value, RpcError> {
-        if let Some(principal) = self.list_filter(&scope.extras) {
+        if let Some(principal) = self.authz.list_filter(&scope.extras) {
             let visible: Vec<&Value> = (0..self.tools.len())
                 .map(|i| &self.tools.get(i).declared)
-                .filter(|t| self.may_use(principal, Guarded::Tool, "name", t))
+                .filter(|t| self.authz.may_use(principal, Guarded::Tool, "name", t))
                 .collect();
             let page = |offset: usize, size: usize| visible.iter().skip(offset).take(size).map(|v| (*v).clone()).collect();
             let hint = CacheHint { scope: CacheScope::Private, ..self.config.tools_cache };
@@ -345,13 +386,13 @@ impl Core {
     /// `resources/list`, `resources/templates/list` or `prompts/list` of
     /// the declared items.
     fn declared_list(&self, key: &str, items: &[Value], params: Option<&Value>, scope: &Scope) -> Result<Value, RpcError> {
-        if let Some(principal) = self.list_filter(&scope.extras) {
+        if let Some(principal) = self.authz.list_filter(&scope.extras) {
             let (kind, member) = match key {
                 "resources" => (Guarded::Resource, "uri"),
                 "resourceTemplates" => (Guarded::Resource, "uriTemplate"),
                 _ => (Guarded::Prompt, "name"),
             };
-            let visible: Vec<&Value> = items.iter().filter(|t| self.may_use(principal, kind, member, t)).collect();
+            let visible: Vec<&Value> = items.iter().filter(|t| self.authz.may_use(principal, kind, member, t)).collect();
             let page = |offset: usize, size: usize| visible.iter().skip(offset).take(size).map(|v| (*v).clone()).collect();
             let hint = CacheHint { scope: CacheScope::Private, ..self.config.lists_cache };
             return list_page(key, visible.len(), page, params, self.config.page_size, scope.modern.then_some(hint));
@@ -388,259 +429,40 @@ impl Core {
         Reply { text: jsonrpc::response(id, &result), error: None, rejected: false }
     }
 
-    /// Splits `tools/call` params into the tool, its arguments and the
-    /// progress token, checking them against `CallToolRequest`. The
-    /// answer is given in [`Core::run_call`], once the call has its slot.
-    pub(crate) fn call_request(&self, params: &mut Params<'_>, meta: Option<&Value>) -> Result<CallRequest, RpcError> {
-        if !params.is_object() {
-            return Err(RpcError::invalid_params("tools/call needs params with a tool \"name\""));
+    /// What a `resources/read` URI names, if anything: a declared
+    /// resource, else the first declared template it matches.
+    pub(super) fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
+        if let Some(i) = self.config.resources.iter().position(|r| r.get("uri").and_then(Value::as_str) == Some(uri)) {
+            return Some(ResourceTarget::Static(i));
         }
-        let tool = match params.take("name") {
-            Some(Value::String(name)) => self.tools.find(&name).ok_or(name),
-            Some(other) => return Err(RpcError::invalid_params(format!("\"name\" must be a string, got {}", jsonrpc::kind(&other)))),
-            None => return Err(RpcError::invalid_params("missing tool \"name\"")),
-        };
-        let arguments = match params.take("arguments") {
-            None => Value::Object(Map::new()),
-            Some(args @ Value::Object(_)) => args,
-            Some(other) => {
-                return Err(RpcError::invalid_params(format!("\"arguments\" must be an object, got {}", jsonrpc::kind(&other))))
-            }
-        };
-        // `meta` is the request's `params._meta` (as its scope holds it).
-        let progress_token = match member(meta, meta::PROGRESS_TOKEN) {
-            None => None,
-            Some(t @ (Value::String(_) | Value::Number(_))) => Some(t.clone()),
-            Some(other) => {
-                return Err(RpcError::invalid_params(format!(
-                    "\"_meta.progressToken\" must be a string or an integer, got {}",
-                    jsonrpc::kind(other)
-                )))
-            }
-        };
-        let retry = (params.take("inputResponses"), params.take("requestState"));
-        let task = params.take("task");
-        Ok(CallRequest { tool, arguments, progress_token, retry, task, link: None })
+        self.templates.iter().enumerate().find_map(|(i, t)| t.matches(uri).map(|vars| ResourceTarget::Template(i, vars)))
     }
 
-    /// The reply of a finished call's result, after the output hook.
-    fn finished(&self, id: &Value, scope: &Scope, name: &str, mut result: Value) -> Reply {
-        if let Some(hook) = &self.output_hook {
-            hook(name, &mut result);
-        }
-        self.reply(id, scope, result)
-    }
-
-    /// Runs one `tools/call`; `None` when it was cancelled (no response).
-    pub(crate) async fn run_call(
-        &self,
-        session: &Session,
-        id: &Value,
-        call: Box<CallRequest>,
-        scope: &Scope,
-        token: CancellationToken,
-        sink: Sink,
-    ) -> Option<Reply> {
-        // The clock is read only for the audit log.
-        let started = audit::enabled().then(Instant::now);
-        let CallRequest { tool, arguments, progress_token, retry, link, .. } = *call;
-        let index = match tool {
-            Ok(index) => index,
-            Err(name) => return Some(Reply::error(id, &RpcError::invalid_params(format!("Unknown tool: {name}")))),
-        };
-        let entry = self.tools.get(index);
-        let name: &str = &entry.name;
-        let client = scope.client.as_deref();
-        let style = scope.revision.validation;
-        let audited_args = self.config.audit_arguments.then(|| arguments.clone());
-        let audit = |outcome: Outcome| {
-            if let Some(started) = started {
-                audit::record(name, client.and_then(ClientIdentity::name), started.elapsed(), outcome, audited_args.as_ref());
-            }
-        };
-        let tail = if scope.modern { self.stateless_result_tail.as_str() } else { "" };
-        let finish = |outcome: Outcome, answer: Answer| -> Option<Reply> {
-            audit(outcome);
-            Some(match answer {
-                // Written as text, unless the output hook wants the value.
-                Answer::Failed(text) if self.output_hook.is_none() => failure_reply(id, &text, tail),
-                Answer::Failed(text) => self.finished(id, scope, name, text_result(text, true)),
-                Answer::Result(result) => self.finished(id, scope, name, result),
-                Answer::Error(error) => Reply::error(id, &error),
-            })
-        };
-        let invalid_args = |errors: Vec<FieldError>| match style {
-            ValidationStyle::ToolError => Answer::Failed(describe(name, &errors)),
-            ValidationStyle::ProtocolError => Answer::Error(
-                RpcError::invalid_params(format!("arguments of tool {name} do not match its inputSchema"))
-                    .with_data(json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() })),
-            ),
-        };
-
-        if let Some(hook) = &self.access {
-            let info = CallInfo { tool: name, arguments: &arguments, client, request_id: id, extensions: scope.extras.extensions() };
-            if let Err(reason) = hook(&info) {
-                return finish(Outcome::Denied, Answer::Failed(format!("Access denied to tool {name}: {reason}")));
-            }
-        }
-        if let Some(bucket) = &entry.limit {
-            if let Err(wait) = bucket.try_acquire() {
-                let text = format!(
-                    "Rate limit exceeded for tool {name} (at most {}); retry in {} ms",
-                    bucket.limit(),
-                    wait.as_millis().max(1)
-                );
-                return finish(Outcome::RateLimited, Answer::Failed(text));
-            }
-        }
-        if let Err(errors) = entry.input.validate(&arguments) {
-            return finish(Outcome::InvalidArguments, invalid_args(errors));
-        }
-
-        let channel = match self.channel(session, scope, "tools/call", name, &arguments, retry) {
-            Ok(channel) => channel,
-            Err(error) => return finish(Outcome::InvalidArguments, Answer::Error(error)),
-        };
-        let rounds = match &channel {
-            Channel::Rounds(rounds) => Some(Arc::clone(rounds)),
+    /// The template a URI that is no declared resource is read through.
+    fn template_of(&self, uri: &str) -> Option<&str> {
+        match self.resolve_uri(uri) {
+            Some(ResourceTarget::Template(i, _)) => Some(self.templates[i].as_str()),
             _ => None,
-        };
-        let ctx = RequestContext::new(ContextParts {
-            request_id: id.clone(),
-            tool: Arc::clone(&entry.name),
-            cancel: token.clone(),
-            progress_token,
-            client: scope.client.clone(),
-            sink,
-            meta: scope.meta.clone(),
-            revision: Arc::clone(&scope.version),
-            extras: Arc::clone(&scope.extras),
-            log_level: self.log_threshold(session, scope),
-        })
-        .with_channel(channel)
-        .with_notifier(crate::notifier::Notifier::new(Arc::clone(&self.listeners)))
-        .with_task(link.map(|l| l as Arc<dyn std::any::Any + Send + Sync>));
-        // Without an output hook the result is sent as is: the handler's
-        // output comes encoded as a `Doc` (see `tool::encode_output`).
-        let mut call = HandlerCall::new(self.dispatch.call(index, arguments, ctx), self.output_hook.is_none());
-        // Cancellation first, as a biased select; the wait for it is set up
-        // only once the call has to wait (most finish in their first poll).
-        let mut cancelled = std::pin::pin!(token.cancelled());
-        let outcome = std::future::poll_fn(|cx| {
-            if token.is_cancelled() {
-                return Poll::Ready(Ran::Cancelled);
-            }
-            if let Poll::Ready(done) = Pin::new(&mut call).poll(cx) {
-                return Poll::Ready(Ran::Done(done));
-            }
-            // The handler waits for answers the client has yet to give.
-            if rounds.as_ref().is_some_and(|r| r.needs_input()) {
-                return Poll::Ready(Ran::NeedsInput);
-            }
-            cancelled.as_mut().poll(cx).map(|()| Ran::Cancelled)
-        })
-        .await;
-        let outcome = match outcome {
-            Ran::Done(outcome) => outcome,
-            Ran::Cancelled => {
-                audit(Outcome::Cancelled);
-                return None;
-            }
-            Ran::NeedsInput => {
-                drop(call);
-                let result = rounds.map(|r| r.input_required(&self.sealer)).unwrap_or_default();
-                audit(Outcome::Success);
-                return Some(self.reply(id, scope, result));
-            }
-        };
-        let outcome = match (outcome, call.doc.take()) {
-            (Ok(Ok(ToolOutput::Structured(Value::Null))), Some(doc)) => {
-                if entry.output.as_ref().is_none_or(|v| v.is_valid_doc(&doc)) {
-                    audit(Outcome::Success);
-                    return Some(doc_reply(id, &doc, tail));
-                }
-                // Invalid: the `Value` path below names every failure.
-                Ok(Ok(ToolOutput::Structured(doc.to_value())))
-            }
-            (Ok(Ok(ToolOutput::Content(Value::Null))), Some(doc)) if entry.output.is_none() => {
-                audit(Outcome::Success);
-                return Some(content_reply(id, &doc, tail));
-            }
-            (Ok(Ok(ToolOutput::Content(Value::Null))), Some(doc)) => Ok(Ok(ToolOutput::Content(doc.to_value()))),
-            (outcome, _) => outcome,
-        };
-        match outcome {
-            Err(panic) => {
-                tracing::error!(tool = %name, panic = %panic, "tool handler panicked");
-                finish(Outcome::Panicked, Answer::Error(RpcError::internal(format!("tool {name} failed unexpectedly"))))
-            }
-            Ok(Ok(ToolOutput::Structured(value))) => {
-                if let Some(validator) = &entry.output {
-                    if let Err(errors) = validator.validate(&value) {
-                        tracing::error!(tool = %name, errors = ?errors, "tool output violates its outputSchema");
-                        let data = json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() });
-                        return finish(
-                            Outcome::InvalidOutput,
-                            Answer::Error(RpcError::internal(format!("tool {name} produced output that does not match its outputSchema")).with_data(data)),
-                        );
-                    }
-                }
-                if self.output_hook.is_none() {
-                    // Fast path: the reply is written as text around one
-                    // serialisation of the output, used for both the
-                    // structured content and the text block.
-                    let mut json = Vec::with_capacity(256);
-                    jsonrpc::push_json(&mut json, &value);
-                    drop(value);
-                    audit(Outcome::Success);
-                    return Some(structured_reply(id, &json, tail));
-                }
-                let text = jsonrpc::json_text(&value);
-                let mut result = Map::new();
-                result.insert("content".into(), json!([{ "type": "text", "text": text }]));
-                result.insert("structuredContent".into(), value);
-                finish(Outcome::Success, Answer::Result(Value::Object(result)))
-            }
-            Ok(Ok(ToolOutput::Content(content))) => {
-                if entry.output.is_some() {
-                    return finish(
-                        Outcome::InvalidOutput,
-                        Answer::Error(RpcError::internal(format!("tool {name} declares an outputSchema but returned no structured output"))),
-                    );
-                }
-                let mut result = Map::new();
-                result.insert("content".into(), content);
-                finish(Outcome::Success, Answer::Result(Value::Object(result)))
-            }
-            Ok(Err(CallFailure::InvalidArguments(errors))) => finish(Outcome::InvalidArguments, invalid_args(errors)),
-            Ok(Err(CallFailure::Tool(error))) => finish(Outcome::ToolError, Answer::Failed(error.message().to_owned())),
-            Ok(Err(CallFailure::MissingCapability(required))) => {
-                let error = RpcError::new(
-                    codes::MISSING_CLIENT_CAPABILITY,
-                    format!("tool {name} needs client capabilities the request did not declare"),
-                )
-                .with_data(json!({ "requiredCapabilities": required }));
-                finish(Outcome::ToolError, Answer::Error(error))
-            }
-            Ok(Err(CallFailure::Encode(message))) => {
-                tracing::error!(tool = %name, error = %message, "cannot encode tool output");
-                finish(Outcome::InvalidOutput, Answer::Error(RpcError::internal(format!("tool {name} produced output that cannot be encoded"))))
-            }
         }
     }
-}
 
-/// How a handler's run ended.
-enum Ran<T> {
-    /// It finished.
-    Done(T),
-    /// The request was cancelled.
-    Cancelled,
-    /// It waits for input requests the client must answer (stateless era).
-    NeedsInput,
-}
+    /// What a request names and the scopes its caller lacks, if any (see
+    /// [`Authz::shortfall`]; the HTTP service answers it with a 403).
+    #[cfg(feature = "streamable-http")]
+    pub(crate) fn scope_shortfall<'v>(
+        &self,
+        method: &str,
+        get: impl Fn(&str) -> Option<&'v Value>,
+        extras: &Extras,
+    ) -> Option<(String, Vec<String>, Vec<String>)> {
+        self.authz.shortfall(method, get, extras, |uri| self.template_of(uri))
+    }
 
-impl Core {
+    /// The JSON-RPC error of a request whose caller lacks scopes, if so.
+    pub(crate) fn check_scopes<'v>(&self, method: &str, get: impl Fn(&str) -> Option<&'v Value>, extras: &Extras) -> Result<(), RpcError> {
+        self.authz.check(method, get, extras, |uri| self.template_of(uri))
+    }
+
     /// How the handler of a request reaches the client: live requests on
     /// the session (stateful era), or rounds of input requests whose
     /// answers come with the retry (stateless era; none for a client that
@@ -710,28 +532,4 @@ pub(crate) fn add_cache_hint(result: &mut Map<String, Value>, hint: CacheHint) {
     let ms = u64::try_from(hint.ttl.as_millis()).unwrap_or(u64::MAX);
     result.insert("ttlMs".into(), Value::from(ms));
     result.insert("cacheScope".into(), Value::from(hint.scope.as_str()));
-}
-
-/// How a tool call is answered.
-enum Answer {
-    /// A `CallToolResult` with one text block and `isError: true`.
-    Failed(String),
-    /// A result.
-    Result(Value),
-    /// A JSON-RPC error.
-    Error(RpcError),
-}
-
-/// A `tools/call` as read from its params: the tool (its index, or the
-/// unknown name), its arguments and the progress token.
-pub(crate) struct CallRequest {
-    pub(super) tool: Result<usize, String>,
-    arguments: Value,
-    progress_token: Option<Value>,
-    /// A retry's `inputResponses` and `requestState` (stateless era).
-    retry: (Option<Value>, Option<Value>),
-    /// `params.task`: the client asks for a task (2025-11-25).
-    pub(super) task: Option<Value>,
-    /// The task the call may become.
-    pub(super) link: Option<Arc<crate::tasks::TaskLink>>,
 }

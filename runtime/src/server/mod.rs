@@ -15,15 +15,23 @@
 //!   the streams drivers gave sessions with [`Server::listen`] and to
 //!   `subscriptions/listen` requests (`notify`).
 //!
-//! Modules depend one way: `config` and `session` know nothing of the
-//! others, `authz` (the scopes a request needs) reads `config`, `methods` (what each MCP method means) reads them, `engine`
-//! routes messages to `methods` (and responses to the session's requests
-//! to the client), `stream` drives `engine`.
+//! Modules depend one way. At the bottom, `config` (the author's
+//! settings), `params`, `scope`, `reply` and `authz` (who may use what)
+//! know nothing of the others; `session` reads `scope`, `message` reads
+//! `params` and `scope`, `handled` (what handling a message produced)
+//! reads `reply`. `methods` (the shared `Core` and what each MCP method
+//! means) reads them; the topics `call` (`tools/call`), `reads`, `tasking`
+//! (tasks) and `notify` (listening) read `methods` or only the parts they
+//! are given; `engine` routes messages to the topics (and responses to
+//! the session's requests to the client); `stream` is handed the engine's
+//! entry points and never names it; `builder` puts a `Server` together.
 
 mod authz;
 mod builder;
+mod call;
 mod config;
 mod engine;
+mod handled;
 mod message;
 mod methods;
 mod params;
@@ -37,7 +45,8 @@ mod tasking;
 
 pub use builder::{ServerBuilder, ServerError};
 pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, ServerConfig};
-pub use engine::{Handled, Pending, Server};
+pub use engine::Server;
+pub use handled::{Handled, Pending};
 pub use reply::Reply;
 pub use session::{Session, SessionSnapshot};
 
@@ -68,4 +77,4 @@ pub mod tasks {
     pub use crate::tasks::RedisTaskStore;
 }
 #[cfg(feature = "streamable-http")]
-pub(crate) use {engine::poll_once, message::Message, params::Params, scope::CachedScope};
+pub(crate) use {handled::poll_once, message::Message, params::Params, scope::CachedScope};

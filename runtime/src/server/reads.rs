@@ -26,7 +26,8 @@ use crate::peer::Channel;
 use crate::surface::{CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface};
 use crate::uri_template::UriTemplate;
 
-use super::config::Core;
+use super::methods::Core;
+use super::methods::add_cache_hint;
 use super::reply::Reply;
 use super::scope::Scope;
 use super::session::Session;
@@ -77,165 +78,155 @@ fn string_map(value: Option<&Value>, what: &str) -> Result<Map<String, Value>, R
     }
 }
 
-impl Core {
-    /// What a `resources/read` URI names, if anything.
-    pub(super) fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
-        if let Some(i) = self.config.resources.iter().position(|r| r.get("uri").and_then(Value::as_str) == Some(uri)) {
-            return Some(ResourceTarget::Static(i));
-        }
-        self.templates.iter().enumerate().find_map(|(i, t)| t.matches(uri).map(|vars| ResourceTarget::Template(i, vars)))
-    }
+fn prompt_index(core: &Core, name: &str) -> Option<usize> {
+    core.config.prompts.iter().position(|p| p.get("name").and_then(Value::as_str) == Some(name))
+}
 
-    fn prompt_index(&self, name: &str) -> Option<usize> {
-        self.config.prompts.iter().position(|p| p.get("name").and_then(Value::as_str) == Some(name))
-    }
-
-    /// Checks a request's params and decides what to run.
-    fn resolve(&self, method: &str, params: Option<&Value>) -> Result<Work, RpcError> {
-        match method {
-            "resources/read" => {
-                let uri = string_member(params, "uri", method)?;
-                match self.resolve_uri(&uri) {
-                    Some(target) => Ok(Work::Read(target, uri)),
-                    None => Err(HandlerError::not_found(uri).into_rpc()),
-                }
-            }
-            "prompts/get" => {
-                let name = string_member(params, "name", method)?;
-                let index = self.prompt_index(&name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
-                let arguments = string_map(params.and_then(|p| p.get("arguments")), "prompt argument")?;
-                let declared = self.config.prompts[index].get("arguments").and_then(Value::as_array);
-                for arg in declared.into_iter().flatten() {
-                    let required = arg.get("required").and_then(Value::as_bool).unwrap_or(false);
-                    let arg_name = arg.get("name").and_then(Value::as_str).unwrap_or_default();
-                    if required && !arguments.contains_key(arg_name) {
-                        return Err(RpcError::invalid_params(format!("prompt {name} needs the argument \"{arg_name}\""))
-                            .with_data(serde_json::json!({ "prompt": name, "missing": arg_name })));
-                    }
-                }
-                Ok(Work::Prompt(index, arguments))
-            }
-            _ => {
-                let reference = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
-                let Some(reference) = reference else {
-                    return Err(RpcError::invalid_params("completion/complete needs a \"ref\" object"));
-                };
-                let target = match reference.get("type").and_then(Value::as_str) {
-                    Some("ref/prompt") => {
-                        let name = reference.get("name").and_then(Value::as_str).unwrap_or_default();
-                        CompletionRef::Prompt(
-                            self.prompt_index(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?,
-                        )
-                    }
-                    Some("ref/resource") => {
-                        let uri = reference.get("uri").and_then(Value::as_str).unwrap_or_default();
-                        let index = self.templates.iter().position(|t| t.as_str() == uri);
-                        CompletionRef::Template(
-                            index.ok_or_else(|| RpcError::invalid_params(format!("Unknown resource template: {uri}")))?,
-                        )
-                    }
-                    _ => return Err(RpcError::invalid_params("\"ref.type\" must be \"ref/prompt\" or \"ref/resource\"")),
-                };
-                let argument = params.and_then(|p| p.get("argument"));
-                let argument_name = string_member(argument, "name", "completion/complete argument")?;
-                let value = string_member(argument, "value", "completion/complete argument")?;
-                let context = params.and_then(|p| p.get("context")).and_then(|c| c.get("arguments"));
-                let context = string_map(context, "context argument")?;
-                Ok(Work::Complete(CompletionRequest { target, argument: argument_name, value, context }))
+/// Checks a request's params and decides what to run.
+fn resolve(core: &Core, method: &str, params: Option<&Value>) -> Result<Work, RpcError> {
+    match method {
+        "resources/read" => {
+            let uri = string_member(params, "uri", method)?;
+            match core.resolve_uri(&uri) {
+                Some(target) => Ok(Work::Read(target, uri)),
+                None => Err(HandlerError::not_found(uri).into_rpc()),
             }
         }
-    }
-
-    /// Answers a `resources/read`, `prompts/get` or `completion/complete`:
-    /// an error now, or the future of the reply.
-    pub(crate) fn read_request(
-        self: &Arc<Self>,
-        session: &Session,
-        id: Value,
-        method: &str,
-        params: Option<Value>,
-        scope: Scope,
-        sink: &Sink,
-    ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
-        let work = self.resolve(method, params.as_ref()).map_err(|e| Reply::error(&id, &e))?;
-        let Some(surface) = self.surface.clone() else {
-            // Declared lists without an implementation: nothing can be read.
-            let error = match &work {
-                Work::Read(_, uri) => HandlerError::not_found(uri.clone()).into_rpc(),
-                _ => RpcError::internal(format!("{method} has no handler in this server")),
+        "prompts/get" => {
+            let name = string_member(params, "name", method)?;
+            let index = prompt_index(core, &name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+            let arguments = string_map(params.and_then(|p| p.get("arguments")), "prompt argument")?;
+            let declared = core.config.prompts[index].get("arguments").and_then(Value::as_array);
+            for arg in declared.into_iter().flatten() {
+                let required = arg.get("required").and_then(Value::as_bool).unwrap_or(false);
+                let arg_name = arg.get("name").and_then(Value::as_str).unwrap_or_default();
+                if required && !arguments.contains_key(arg_name) {
+                    return Err(RpcError::invalid_params(format!("prompt {name} needs the argument \"{arg_name}\""))
+                        .with_data(serde_json::json!({ "prompt": name, "missing": arg_name })));
+                }
+            }
+            Ok(Work::Prompt(index, arguments))
+        }
+        _ => {
+            let reference = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
+            let Some(reference) = reference else {
+                return Err(RpcError::invalid_params("completion/complete needs a \"ref\" object"));
             };
-            return Err(Reply::error(&id, &error));
-        };
-        // Reads and prompts may ask the client for input (input-required
-        // results in the stateless era); completions may not.
-        let retry = |name: &str| params.as_ref().and_then(|p| p.get(name)).cloned();
-        let channel = match &work {
-            Work::Read(_, uri) => self.channel(session, &scope, method, uri, &Value::Null, (retry("inputResponses"), retry("requestState"))),
-            Work::Prompt(index, arguments) => {
-                let name = self.config.prompts[*index].get("name").and_then(Value::as_str).unwrap_or_default();
-                let arguments = Value::Object(arguments.clone());
-                self.channel(session, &scope, method, name, &arguments, (retry("inputResponses"), retry("requestState")))
-            }
-            Work::Complete(_) if scope.modern => Ok(Channel::None),
-            Work::Complete(_) => self.channel(session, &scope, method, "", &Value::Null, (None, None)),
-        }
-        .map_err(|e| Reply::error(&id, &e))?;
-        let rounds = match &channel {
-            Channel::Rounds(rounds) => Some(Arc::clone(rounds)),
-            _ => None,
-        };
-        let inflight = session.register(super::session::IdKey::of(&id));
-        let token = inflight.as_ref().map_or_else(CancellationToken::new, |f| f.token.clone());
-        let ctx = RequestContext::new(ContextParts {
-            request_id: id.clone(),
-            tool: Arc::from(method),
-            cancel: token.clone(),
-            progress_token: None,
-            client: scope.client.clone(),
-            sink: sink.clone(),
-            meta: scope.meta.clone(),
-            revision: Arc::clone(&scope.version),
-            extras: Arc::clone(&scope.extras),
-            log_level: None,
-        })
-        .with_channel(channel)
-        .with_notifier(crate::notifier::Notifier::new(Arc::clone(&self.listeners)));
-        let core = Arc::clone(self);
-        let method = method.to_owned();
-        Ok(async move {
-            let run = crate::catch::CatchUnwind::new(run(&*surface, work, &core, ctx));
-            let mut run = std::pin::pin!(run);
-            let mut cancelled = std::pin::pin!(token.cancelled());
-            // Cancellation first; then the handler; then whether it waits
-            // for input the client has yet to give.
-            let outcome = std::future::poll_fn(|cx| {
-                if cancelled.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(None);
+            let target = match reference.get("type").and_then(Value::as_str) {
+                Some("ref/prompt") => {
+                    let name = reference.get("name").and_then(Value::as_str).unwrap_or_default();
+                    CompletionRef::Prompt(
+                        prompt_index(core, name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?,
+                    )
                 }
-                if let Poll::Ready(outcome) = run.as_mut().poll(cx) {
-                    return Poll::Ready(Some(Ok(outcome)));
+                Some("ref/resource") => {
+                    let uri = reference.get("uri").and_then(Value::as_str).unwrap_or_default();
+                    let index = core.templates.iter().position(|t| t.as_str() == uri);
+                    CompletionRef::Template(
+                        index.ok_or_else(|| RpcError::invalid_params(format!("Unknown resource template: {uri}")))?,
+                    )
                 }
-                match &rounds {
-                    Some(rounds) if rounds.needs_input() => Poll::Ready(Some(Err(rounds.input_required(&core.sealer)))),
-                    _ => Poll::Pending,
-                }
-            })
-            .await?;
-            drop(inflight);
-            let outcome = match outcome {
-                Ok(outcome) => outcome,
-                Err(input_required) => return Some(core.reply(&id, &scope, input_required)),
+                _ => return Err(RpcError::invalid_params("\"ref.type\" must be \"ref/prompt\" or \"ref/resource\"")),
             };
-            Some(match outcome {
-                Ok(Ok(result)) => core.reply(&id, &scope, result),
-                Ok(Err(error)) => Reply::error(&id, &error.into_rpc()),
-                Err(panic) => {
-                    tracing::error!(method = %method, panic = %panic, "handler panicked");
-                    Reply::error(&id, &RpcError::internal(format!("{method} failed unexpectedly")))
-                }
-            })
-        })
+            let argument = params.and_then(|p| p.get("argument"));
+            let argument_name = string_member(argument, "name", "completion/complete argument")?;
+            let value = string_member(argument, "value", "completion/complete argument")?;
+            let context = params.and_then(|p| p.get("context")).and_then(|c| c.get("arguments"));
+            let context = string_map(context, "context argument")?;
+            Ok(Work::Complete(CompletionRequest { target, argument: argument_name, value, context }))
+        }
     }
+}
+
+/// Answers a `resources/read`, `prompts/get` or `completion/complete`:
+/// an error now, or the future of the reply.
+pub(super) fn request(
+    core: &Arc<Core>,
+    session: &Session,
+    id: Value,
+    method: &str,
+    params: Option<Value>,
+    scope: Scope,
+    sink: &Sink,
+) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
+    let work = resolve(core, method, params.as_ref()).map_err(|e| Reply::error(&id, &e))?;
+    let Some(surface) = core.surface.clone() else {
+        // Declared lists without an implementation: nothing can be read.
+        let error = match &work {
+            Work::Read(_, uri) => HandlerError::not_found(uri.clone()).into_rpc(),
+            _ => RpcError::internal(format!("{method} has no handler in this server")),
+        };
+        return Err(Reply::error(&id, &error));
+    };
+    // Reads and prompts may ask the client for input (input-required
+    // results in the stateless era); completions may not.
+    let retry = |name: &str| params.as_ref().and_then(|p| p.get(name)).cloned();
+    let channel = match &work {
+        Work::Read(_, uri) => core.channel(session, &scope, method, uri, &Value::Null, (retry("inputResponses"), retry("requestState"))),
+        Work::Prompt(index, arguments) => {
+            let name = core.config.prompts[*index].get("name").and_then(Value::as_str).unwrap_or_default();
+            let arguments = Value::Object(arguments.clone());
+            core.channel(session, &scope, method, name, &arguments, (retry("inputResponses"), retry("requestState")))
+        }
+        Work::Complete(_) if scope.modern => Ok(Channel::None),
+        Work::Complete(_) => core.channel(session, &scope, method, "", &Value::Null, (None, None)),
+    }
+    .map_err(|e| Reply::error(&id, &e))?;
+    let rounds = match &channel {
+        Channel::Rounds(rounds) => Some(Arc::clone(rounds)),
+        _ => None,
+    };
+    let inflight = session.register(super::session::IdKey::of(&id));
+    let token = inflight.as_ref().map_or_else(CancellationToken::new, |f| f.token.clone());
+    let ctx = RequestContext::new(ContextParts {
+        request_id: id.clone(),
+        tool: Arc::from(method),
+        cancel: token.clone(),
+        progress_token: None,
+        client: scope.client.clone(),
+        sink: sink.clone(),
+        meta: scope.meta.clone(),
+        revision: Arc::clone(&scope.version),
+        extras: Arc::clone(&scope.extras),
+        log_level: None,
+    })
+    .with_channel(channel)
+    .with_notifier(crate::notifier::Notifier::new(Arc::clone(&core.listeners)));
+    let core = Arc::clone(core);
+    let method = method.to_owned();
+    Ok(async move {
+        let run = crate::catch::CatchUnwind::new(run(&*surface, work, &core, ctx));
+        let mut run = std::pin::pin!(run);
+        let mut cancelled = std::pin::pin!(token.cancelled());
+        // Cancellation first; then the handler; then whether it waits
+        // for input the client has yet to give.
+        let outcome = std::future::poll_fn(|cx| {
+            if cancelled.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(None);
+            }
+            if let Poll::Ready(outcome) = run.as_mut().poll(cx) {
+                return Poll::Ready(Some(Ok(outcome)));
+            }
+            match &rounds {
+                Some(rounds) if rounds.needs_input() => Poll::Ready(Some(Err(rounds.input_required(&core.sealer)))),
+                _ => Poll::Pending,
+            }
+        })
+        .await?;
+        drop(inflight);
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(input_required) => return Some(core.reply(&id, &scope, input_required)),
+        };
+        Some(match outcome {
+            Ok(Ok(result)) => core.reply(&id, &scope, result),
+            Ok(Err(error)) => Reply::error(&id, &error.into_rpc()),
+            Err(panic) => {
+                tracing::error!(method = %method, panic = %panic, "handler panicked");
+                Reply::error(&id, &RpcError::internal(format!("{method} failed unexpectedly")))
+            }
+        })
+    })
 }
 
 /// Runs one resolved request and shapes its result.
@@ -255,7 +246,7 @@ async fn run(surface: &dyn Surface, work: Work, core: &Core, ctx: RequestContext
                 if !members.contains_key("ttlMs") || !members.contains_key("cacheScope") {
                     members.remove("ttlMs");
                     members.remove("cacheScope");
-                    super::methods::add_cache_hint(members, core.config.read_cache);
+                    add_cache_hint(members, core.config.read_cache);
                 }
             }
             Ok(result)

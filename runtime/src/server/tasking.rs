@@ -25,15 +25,12 @@ use crate::jsonrpc::{self, RpcError};
 use crate::revision::codes;
 use crate::tasks::{self, now_ms, wire, Audience, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks, EXTENSION};
 
-use super::config::Core;
-use super::engine::{Handled, Pending, Server};
-use super::methods::CallRequest;
+use super::call::{self, CallRequest};
+use super::handled::{Handled, Pending};
+use super::methods::{Core, FIRST_TASK_REVISION};
 use super::reply::Reply;
 use super::scope::Scope;
 use super::session::Session;
-
-/// The first revision with tasks (experimental, client-requested).
-const FIRST_TASK_REVISION: &str = "2025-11-25";
 
 type Run = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
 
@@ -66,169 +63,151 @@ fn stateful_has_tasks(scope: &Scope) -> bool {
     &*scope.version >= FIRST_TASK_REVISION
 }
 
-impl Core {
-    /// Adds what the server supports of tasks to `initialize`
-    /// (`capabilities.tasks`, 2025-11-25) or `server/discover`
-    /// (`capabilities.extensions`, 2026-07-28) capabilities.
-    pub(super) fn task_capabilities(&self, capabilities: &mut Value, modern: bool, version: &str) {
-        if self.tasks.is_none() {
-            return;
-        }
-        if modern {
-            capabilities["extensions"] = json!({ EXTENSION: {} });
-        } else if version >= FIRST_TASK_REVISION {
-            capabilities["tasks"] = json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
-        }
+/// Whether `call` may become a task; the error when the tool and the
+/// client disagree (`-32021` for a required task without the extension,
+/// `-32601` in 2025-11-25 as that revision says).
+pub(super) fn eligible(core: &Core, scope: &Scope, call: &CallRequest) -> Result<bool, RpcError> {
+    if core.tasks.is_none() {
+        return Ok(false);
     }
-
-    /// Whether `call` may become a task; the error when the tool and the
-    /// client disagree (`-32021` for a required task without the extension,
-    /// `-32601` in 2025-11-25 as that revision says).
-    pub(super) fn task_eligible(&self, scope: &Scope, call: &CallRequest) -> Result<bool, RpcError> {
-        if self.tasks.is_none() {
-            return Ok(false);
-        }
-        let Ok(index) = call.tool else { return Ok(false) };
-        let entry = self.tools.get(index);
-        let support = TaskSupport::of(&entry.declared);
-        if scope.modern {
-            return match (support, negotiated(scope)) {
-                (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(false),
-                (TaskSupport::Required, false) => Err(missing_extension(&format!("tool {}", entry.name))),
-                (_, true) => Ok(true),
-            };
-        }
-        if !stateful_has_tasks(scope) {
-            return Ok(false);
-        }
-        let asked = call.task.as_ref().is_some_and(Value::is_object);
-        match (support, asked) {
-            (TaskSupport::Forbidden, true) => Err(RpcError::new(
-                jsonrpc::METHOD_NOT_FOUND,
-                format!("tool {} does not run as a task (its execution.taskSupport is forbidden); call it without \"task\"", entry.name),
-            )),
-            (TaskSupport::Required, false) => Err(RpcError::new(
-                jsonrpc::METHOD_NOT_FOUND,
-                format!("tool {} runs only as a task (execution.taskSupport is required); call it with \"task\": {{}}", entry.name),
-            )),
-            (_, asked) => Ok(asked),
-        }
+    let Ok(index) = call.tool else { return Ok(false) };
+    let entry = core.tools.get(index);
+    let support = TaskSupport::of(&entry.declared);
+    if scope.modern {
+        return match (support, negotiated(scope)) {
+            (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(false),
+            (TaskSupport::Required, false) => Err(missing_extension(&format!("tool {}", entry.name))),
+            (_, true) => Ok(true),
+        };
+    }
+    if !stateful_has_tasks(scope) {
+        return Ok(false);
+    }
+    let asked = call.task.as_ref().is_some_and(Value::is_object);
+    match (support, asked) {
+        (TaskSupport::Forbidden, true) => Err(RpcError::new(
+            jsonrpc::METHOD_NOT_FOUND,
+            format!("tool {} does not run as a task (its execution.taskSupport is forbidden); call it without \"task\"", entry.name),
+        )),
+        (TaskSupport::Required, false) => Err(RpcError::new(
+            jsonrpc::METHOD_NOT_FOUND,
+            format!("tool {} runs only as a task (execution.taskSupport is required); call it with \"task\": {{}}", entry.name),
+        )),
+        (_, asked) => Ok(asked),
     }
 }
 
-impl Server {
-    /// Runs a call that may become a task.
-    pub(super) fn call_as_task(&self, session: &Session, id: Value, mut call: Box<CallRequest>, scope: Scope, sink: &Sink) -> Handled {
-        let Some(tasks) = self.core.tasks.clone() else { return Handled::Nothing };
-        let link = Arc::new(TaskLink::default());
-        call.link = Some(Arc::clone(&link));
-        let requested_ttl = call.task.as_ref().and_then(|t| t.get("ttl")).and_then(Value::as_u64);
-        let core = Arc::clone(&self.core);
-        let stream = session.stream_of();
-        let session = session.clone();
-        let sink = sink.clone();
-        let token = CancellationToken::new();
-        Handled::Pending(Pending::boxed(async move {
-            let run: Run = {
-                let (core, scope, id, token) = (Arc::clone(&core), scope.clone(), id.clone(), token.clone());
-                Box::pin(async move { core.run_call(&session, &id, call, &scope, token, sink).await })
-            };
-            let mut run = caught(run);
-            if scope.modern {
-                // The server decides: a call that finishes at once, or asks
-                // the request for input, answers as usual.
-                let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
-                if let Poll::Ready(outcome) = first {
-                    return outcome.unwrap_or_else(|panic| Some(Reply::error(&id, &RpcError::internal(panic))));
-                }
-            }
-            let now = now_ms();
-            let options = &tasks.options;
-            let ttl = options.ttl.map(millis);
-            let ttl = match (ttl, requested_ttl) {
-                (Some(limit), Some(asked)) => Some(limit.min(asked)),
-                (None, asked) => asked,
-                (limit, None) => limit,
-            };
-            let task_id = match tasks::new_id() {
-                Ok(task_id) => task_id,
-                Err(e) => return Some(Reply::error(&id, &RpcError::internal(e.to_string()))),
-            };
-            let record = TaskRecord {
-                id: task_id,
-                owner: owner(&scope),
-                modern: scope.modern,
-                status: TaskStatus::Working,
-                status_message: None,
-                created_ms: now,
-                updated_ms: now,
-                ttl_ms: ttl,
-                poll_ms: millis(options.poll_interval).max(1),
-                result: None,
-                error: None,
-                input_requests: Map::new(),
-                input_responses: Map::new(),
-                cancel_requested: false,
-                replica: tasks.replica.clone(),
-                lease_ms: now.saturating_add(millis(options.lease)),
-            };
-            // Stored before it is announced: a tasks/get right behind the
-            // answer finds it, on any replica.
-            match tasks.store().create(&record, options.max_per_owner).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    let error = RpcError::invalid_request(format!(
-                        "too many unfinished tasks: at most {} per caller; wait for one to finish or cancel one",
-                        options.max_per_owner
-                    ));
-                    return Some(Reply::error(&id, &error));
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "cannot create a task");
-                    return Some(Reply::error(&id, &RpcError::internal("the task could not be stored; retry later")));
-                }
-            }
-            tasks.register(&record.id, Running { cancel: token.clone(), link: Arc::clone(&link) });
-            // A 2025-11-25 task reaches its session outside the call; a
-            // 2026-07-28 one its owner's listening requests.
-            let audience = match scope.modern {
-                true => Some(Audience::Listeners(Arc::clone(&core.listeners))),
-                false => stream.map(Audience::Session),
-            };
-            link.start(record.id.clone(), Arc::clone(&tasks), audience);
-            tokio::spawn(drive(Arc::clone(&tasks), record.id.clone(), run, token, link));
-            Some(core.reply(&id, &scope, wire::created(&record)))
-        }))
-    }
-
-    /// Answers a `tasks/*` request of the revision (`None`: not a task
-    /// method of it, or the server has no tasks).
-    pub(super) fn tasks_method(&self, id: &Value, method: &str, params: Option<&Value>, scope: &Scope) -> Option<Handled> {
-        let tasks = self.core.tasks.clone()?;
-        let known = if scope.modern {
-            matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
-        } else {
-            stateful_has_tasks(scope) && matches!(method, "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel")
+/// Runs a call that may become a task.
+pub(super) fn call_as_task(core: &Arc<Core>, session: &Session, id: Value, mut call: Box<CallRequest>, scope: Scope, sink: &Sink) -> Handled {
+    let Some(tasks) = core.tasks.clone() else { return Handled::Nothing };
+    let link = Arc::new(TaskLink::default());
+    call.link = Some(Arc::clone(&link));
+    let requested_ttl = call.task.as_ref().and_then(|t| t.get("ttl")).and_then(Value::as_u64);
+    let core = Arc::clone(core);
+    let stream = session.stream_of();
+    let session = session.clone();
+    let sink = sink.clone();
+    let token = CancellationToken::new();
+    Handled::Pending(Pending::boxed(async move {
+        let run: Run = {
+            let (core, scope, id, token) = (Arc::clone(&core), scope.clone(), id.clone(), token.clone());
+            Box::pin(async move { call::run(&core, &session, &id, call, &scope, token, sink).await })
         };
-        if !known {
-            return None;
+        let mut run = caught(run);
+        if scope.modern {
+            // The server decides: a call that finishes at once, or asks
+            // the request for input, answers as usual.
+            let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
+            if let Poll::Ready(outcome) = first {
+                return outcome.unwrap_or_else(|panic| Some(Reply::error(&id, &RpcError::internal(panic))));
+            }
         }
-        if scope.modern && !negotiated(scope) {
-            return Some(Handled::Reply(Reply::error(id, &missing_extension(method))));
+        let now = now_ms();
+        let options = &tasks.options;
+        let ttl = options.ttl.map(millis);
+        let ttl = match (ttl, requested_ttl) {
+            (Some(limit), Some(asked)) => Some(limit.min(asked)),
+            (None, asked) => asked,
+            (limit, None) => limit,
+        };
+        let task_id = match tasks::new_id() {
+            Ok(task_id) => task_id,
+            Err(e) => return Some(Reply::error(&id, &RpcError::internal(e.to_string()))),
+        };
+        let record = TaskRecord {
+            id: task_id,
+            owner: owner(&scope),
+            modern: scope.modern,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: ttl,
+            poll_ms: millis(options.poll_interval).max(1),
+            result: None,
+            error: None,
+            input_requests: Map::new(),
+            input_responses: Map::new(),
+            cancel_requested: false,
+            replica: tasks.replica.clone(),
+            lease_ms: now.saturating_add(millis(options.lease)),
+        };
+        // Stored before it is announced: a tasks/get right behind the
+        // answer finds it, on any replica.
+        match tasks.store().create(&record, options.max_per_owner).await {
+            Ok(true) => {}
+            Ok(false) => {
+                let error = RpcError::invalid_request(format!(
+                    "too many unfinished tasks: at most {} per caller; wait for one to finish or cancel one",
+                    options.max_per_owner
+                ));
+                return Some(Reply::error(&id, &error));
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot create a task");
+                return Some(Reply::error(&id, &RpcError::internal("the task could not be stored; retry later")));
+            }
         }
-        let (core, id, method, params, scope) = (Arc::clone(&self.core), id.clone(), method.to_owned(), params.cloned(), scope.clone());
-        Some(Handled::Pending(Pending::boxed(async move {
-            let answer = match method.as_str() {
-                "tasks/list" => list(&tasks, &core, params.as_ref(), &scope).await,
-                _ => one(&tasks, &method, params.as_ref(), &scope, &id).await,
-            };
-            Some(match answer {
-                Ok(Answer::Result(result)) => core.reply(&id, &scope, result),
-                Ok(Answer::Reply(reply)) => reply,
-                Err(error) => Reply::error(&id, &error),
-            })
-        })))
+        tasks.register(&record.id, Running { cancel: token.clone(), link: Arc::clone(&link) });
+        // A 2025-11-25 task reaches its session outside the call; a
+        // 2026-07-28 one its owner's listening requests.
+        let audience = match scope.modern {
+            true => Some(Audience::Listeners(Arc::clone(&core.listeners))),
+            false => stream.map(Audience::Session),
+        };
+        link.start(record.id.clone(), Arc::clone(&tasks), audience);
+        tokio::spawn(drive(Arc::clone(&tasks), record.id.clone(), run, token, link));
+        Some(core.reply(&id, &scope, wire::created(&record)))
+    }))
+}
+
+/// Answers a `tasks/*` request of the revision (`None`: not a task
+/// method of it, or the server has no tasks).
+pub(super) fn method(core: &Arc<Core>, id: &Value, method: &str, params: Option<&Value>, scope: &Scope) -> Option<Handled> {
+    let tasks = core.tasks.clone()?;
+    let known = if scope.modern {
+        matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
+    } else {
+        stateful_has_tasks(scope) && matches!(method, "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel")
+    };
+    if !known {
+        return None;
     }
+    if scope.modern && !negotiated(scope) {
+        return Some(Handled::Reply(Reply::error(id, &missing_extension(method))));
+    }
+    let (core, id, method, params, scope) = (Arc::clone(core), id.clone(), method.to_owned(), params.cloned(), scope.clone());
+    Some(Handled::Pending(Pending::boxed(async move {
+        let answer = match method.as_str() {
+            "tasks/list" => list(&tasks, &core, params.as_ref(), &scope).await,
+            _ => one(&tasks, &method, params.as_ref(), &scope, &id).await,
+        };
+        Some(match answer {
+            Ok(Answer::Result(result)) => core.reply(&id, &scope, result),
+            Ok(Answer::Reply(reply)) => reply,
+            Err(error) => Reply::error(&id, &error),
+        })
+    })))
 }
 
 enum Answer {
