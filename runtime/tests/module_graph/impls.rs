@@ -16,7 +16,9 @@
 //! not name without importing the layer above it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use super::graph::rust_files;
 
 /// The marker that lets an inherent impl live away from its type.
 const AWAY: &str = "// Inherent impl away from its type:";
@@ -103,17 +105,6 @@ fn quoted(lines: &[&str]) -> Vec<bool> {
         out.push(inside);
     }
     out
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// Every inherent impl under `src` that is away from its type's file
