@@ -29,6 +29,7 @@ mod enums;
 mod fields;
 mod fixup;
 mod integers;
+mod polish;
 mod prepare;
 mod shared;
 mod stripped;
@@ -175,6 +176,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     if wide_used {
         tokens.extend(wide::module());
     }
+    let tokens = polish::polish(tokens);
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
 }
 

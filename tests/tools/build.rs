@@ -76,11 +76,66 @@ fn hostile_big() -> Value {
     json!({"tools": [long_names, deep, chains]})
 }
 
+/// Every shape of optional property the generator types differently
+/// (each decoder: serde's own, the wide integers', a default function,
+/// flattened maps), under each kind of name (plain, renamed, a keyword)
+/// and doc text (none, or words serde uses as attribute keys): one tool
+/// whose properties are all optional, so `{}` must decode.
+fn optional_fields() -> Value {
+    let kinds = [
+        ("string", json!({"type": "string"})),
+        ("wide", json!({"type": "integer"})),
+        ("unsigned", json!({"type": "integer", "minimum": 0})),
+        ("positive", json!({"type": "integer", "minimum": 1, "maximum": 5})),
+        ("huge", json!({"type": "integer", "minimum": 0, "maximum": 1e30})),
+        ("number", json!({"type": "number"})),
+        ("flag", json!({"type": "boolean"})),
+        ("choice", json!({"type": "string", "enum": ["a", "b"]})),
+        ("defaulted", json!({"type": "string", "enum": ["a", "b"], "default": "b"})),
+        ("counted", json!({"type": "integer", "default": 10})),
+        ("nullable", json!({"type": ["integer", "null"]})),
+        ("list", json!({"type": "array", "items": {"type": "integer"}})),
+        ("map", json!({"type": "object", "additionalProperties": {"type": "integer"}})),
+        ("nested", json!({"type": "object", "properties": {"inner": {"type": "integer"}}})),
+        ("either", json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})),
+    ];
+    let docs = [None, Some("Uses the default timeout."), Some("Not flatten, not with, not skip.")];
+    let mut properties = Map::new();
+    for (kind, schema) in &kinds {
+        for (n, doc) in docs.iter().enumerate() {
+            for name in [format!("{kind}{n}"), format!("camel{n}{}", kind.to_uppercase()), format!("type{kind}{n}")] {
+                let mut schema = schema.clone();
+                if let Some(d) = doc {
+                    schema["description"] = json!(d);
+                }
+                properties.insert(name, schema);
+            }
+        }
+    }
+    properties.insert("type".into(), json!({"type": "integer", "description": "default"}));
+    let tool = json!({
+        "name": "all_optional",
+        "inputSchema": {"type": "object", "properties": properties.clone()},
+        "outputSchema": {"type": "object", "properties": properties}
+    });
+    let closed = json!({
+        "name": "all_optional_closed",
+        "inputSchema": {"type": "object", "properties": properties_of(&tool), "additionalProperties": false}
+    });
+    json!({"tools": [tool, closed]})
+}
+
+fn properties_of(tool: &Value) -> Value {
+    tool["inputSchema"]["properties"].clone()
+}
+
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let big = out.join("hostile_big.json");
     std::fs::write(&big, serde_json::to_string(&hostile_big()).unwrap()).unwrap();
+    let optional = out.join("optional.json");
+    std::fs::write(&optional, serde_json::to_string(&optional_fields()).unwrap()).unwrap();
     let manifests = [
         ("github", dir.join("../../../shared/manifests/github.json")),
         ("stitch", dir.join("../../../shared/manifests/stitch.json")),
@@ -94,8 +149,44 @@ fn main() {
         ("notes", dir.join("../../examples/notes-server/manifest.json")),
         ("conformance", dir.join("../../examples/conformance-server/tools.json")),
         ("hostile_big", big),
+        ("optional", optional),
     ];
+    let mut manifests: Vec<(String, PathBuf)> = manifests.into_iter().map(|(n, p)| (n.to_owned(), p)).collect();
+    // Every capture of a real server's tools in `../shared/manifests/real/`,
+    // as module `real::<file stem>` (`chrome-devtools.json` → `chrome_devtools`).
+    let real_dir = dir.join("../../../shared/manifests/real");
+    println!("cargo:rerun-if-changed={}", real_dir.display());
+    let mut real: Vec<(String, PathBuf)> = std::fs::read_dir(&real_dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (the real manifests are in ../shared beside the repository)", real_dir.display()))
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let stem = path.file_stem()?.to_str()?.replace(['-', '.'], "_");
+            (path.extension()? == "json").then(|| (stem, path))
+        })
+        .collect();
+    real.sort();
+    let mut real_rs = String::new();
+    for (stem, path) in &real {
+        let file = path.file_name().unwrap().to_string_lossy();
+        let dir_name = format!("real_{stem}");
+        let at = out.join(&dir_name);
+        writeln!(
+            real_rs,
+            "/// Tools of `../shared/manifests/real/{file}`.\npub mod {stem} {{\n    include!({:?});\n    include!({:?});\n}}",
+            at.join("tools.rs").display().to_string(),
+            at.join("roundtrip.rs").display().to_string()
+        )
+        .unwrap();
+        manifests.push((dir_name, path.clone()));
+    }
+    real_rs.push_str("/// `(file, path, roundtrip)` of every real manifest, in file-name order.\npub const ALL: &[(&str, &str, crate::RoundTrip)] = &[\n");
+    for (stem, path) in &real {
+        writeln!(real_rs, "    ({:?}, {:?}, {stem}::roundtrip),", path.file_name().unwrap().to_string_lossy(), path.display().to_string()).unwrap();
+    }
+    real_rs.push_str("];\n");
+    std::fs::write(out.join("real.rs"), real_rs).unwrap();
     for (name, path) in manifests {
+        let name = name.as_str();
         println!("cargo:rerun-if-changed={}", path.display());
         let manifest = mcpgen::manifest::Manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let generated = mcpgen::codegen::tools::generate(&manifest).unwrap_or_else(|e| panic!("{e}"));

@@ -44,8 +44,6 @@ pub(crate) fn attach(tokens: TokenStream) -> (TokenStream, bool) {
 fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
     let tts: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
-    // Where the current field or variant starts in `out` (after a `,`).
-    let mut item_start = 0;
     let mut i = 0;
     while i < tts.len() {
         let tt = &tts[i];
@@ -88,22 +86,14 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
             let ty: TokenStream = tts[i + 2..end].iter().cloned().collect();
             if let Some(f) = decoder(&ty.to_string()) {
                 *used = true;
-                let attrs: String = out[item_start..].iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ");
-                // serde takes no `default` beside a given one or `flatten`.
-                let words: Vec<&str> = attrs.split(|c: char| !c.is_alphanumeric() && c != '_').collect();
-                let no_default = words.contains(&"default") || words.contains(&"flatten");
-                let attr = if no_default || f == "wide::one" {
-                    quote!(#[serde(deserialize_with = #f)])
-                } else {
-                    quote!(#[serde(default, deserialize_with = #f)])
-                };
+                // Whether an absent field decodes is not decided here:
+                // `polish` gives every optional field `default` once,
+                // whatever its decoder.
+                let attr = quote!(#[serde(deserialize_with = #f)]);
                 // Before `pub`, if the field has one.
                 let at = if matches!(out.last(), Some(TokenTree::Ident(p)) if p == "pub") { out.len() - 1 } else { out.len() };
                 out.splice(at..at, attr);
             }
-        }
-        if matches!(tt, TokenTree::Punct(p) if p.as_char() == ',') {
-            item_start = out.len() + 1;
         }
         out.push(tt.clone());
         i += 1;

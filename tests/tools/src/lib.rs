@@ -75,6 +75,22 @@ pub mod conformance {
     include!(concat!(env!("OUT_DIR"), "/conformance/roundtrip.rs"));
 }
 
+/// Tools whose properties are all optional, one of every shape the
+/// generator types differently (made by `build.rs`).
+pub mod optional {
+    include!(concat!(env!("OUT_DIR"), "/optional/tools.rs"));
+    include!(concat!(env!("OUT_DIR"), "/optional/roundtrip.rs"));
+}
+
+/// Tools of every real server's capture in `../shared/manifests/real/`,
+/// one module per file, and `ALL`, the table of them.
+pub mod real {
+    include!(concat!(env!("OUT_DIR"), "/real.rs"));
+}
+
+/// `roundtrip(tool, output, value)` of one manifest's module.
+pub type RoundTrip = fn(&str, bool, ::serde_json::Value) -> Option<Result<::serde_json::Value, String>>;
+
 /// Decodes `value` as `T` the way a generated server decodes arguments
 /// (`mcpgen_runtime::server::decode_arguments`) and encodes it back.
 pub fn decode_encode<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(value: ::serde_json::Value) -> Result<::serde_json::Value, String> {

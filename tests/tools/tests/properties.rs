@@ -33,7 +33,7 @@ use serde_json::{json, Map, Number, Value};
 type RoundTrip = fn(&str, bool, Value) -> Option<Result<Value, String>>;
 
 fn manifests() -> Vec<(&'static str, &'static str, RoundTrip)> {
-    vec![
+    let mut all: Vec<(&'static str, &'static str, RoundTrip)> = vec![
         ("github", "../../../shared/manifests/github.json", mcpgen_tools_tests::github::roundtrip),
         ("stitch", "../../../shared/manifests/stitch.json", mcpgen_tools_tests::stitch::roundtrip),
         ("rules", "manifests/rules.json", mcpgen_tools_tests::rules::roundtrip),
@@ -44,7 +44,10 @@ fn manifests() -> Vec<(&'static str, &'static str, RoundTrip)> {
         ("weather", "../../examples/weather-server/tools.json", mcpgen_tools_tests::weather::roundtrip),
         ("notes", "../../examples/notes-server/manifest.json", mcpgen_tools_tests::notes::roundtrip),
         ("conformance", "../../examples/conformance-server/tools.json", mcpgen_tools_tests::conformance::roundtrip),
-    ]
+    ];
+    // Every real server's capture: shapes nobody here invented.
+    all.extend(mcpgen_tools_tests::real::ALL.iter().copied());
+    all
 }
 
 #[derive(Default, Debug)]
@@ -97,6 +100,13 @@ fn run() {
                     counts.valid += 1;
                     for instance in [value.clone(), floats(&value)] {
                         if instance != value && !reference.is_valid(&instance) {
+                            continue;
+                        }
+                        // As a server gets it: JSON text, parsed and validated.
+                        let instance: Value = serde_json::from_str(&instance.to_string()).expect("JSON text parses");
+                        if let Err(why) = runtime.validate(&instance) {
+                            counts.refused += 1;
+                            problems.push(format!("{name}/{tool_name}/{key}: the runtime refused {instance} read from text: {why:?}"));
                             continue;
                         }
                         match roundtrip(tool_name, output, instance.clone()) {
@@ -157,15 +167,19 @@ fn same(sent: &Value, back: &Value, schema: &Value, root: &Value) -> bool {
     match (sent, back) {
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
         (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y, &Value::Bool(true), root))
+            let items = resolve(schema, root).get("items").unwrap_or(&Value::Bool(true));
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y, items, root))
         }
         (Value::Object(a), Value::Object(b)) => {
             let props = properties(schema, root);
+            let any = [Value::Bool(true)];
+            let candidates = |k: &String| props.get(k).map_or(&any[..], Vec::as_slice);
             a.iter().all(|(k, v)| match b.get(k) {
-                Some(w) => same(v, w, props.get(k).unwrap_or(&Value::Bool(true)), root),
+                Some(w) => candidates(k).iter().any(|s| same(v, w, s, root)),
                 None => v.is_null() || v.as_array().is_some_and(Vec::is_empty) || v.as_object().is_some_and(Map::is_empty),
             }) && b.iter().all(|(k, w)| {
-                a.contains_key(k) || props.get(k).and_then(|p| p.get("default")).is_some_and(|d| same(d, w, &Value::Bool(true), root))
+                a.contains_key(k)
+                    || candidates(k).iter().filter_map(|p| p.get("default")).any(|d| same(d, w, &Value::Bool(true), root))
             })
         }
         _ => sent == back,
@@ -173,9 +187,22 @@ fn same(sent: &Value, back: &Value, schema: &Value, root: &Value) -> bool {
 }
 
 /// The declared properties of an object schema (through `$ref`).
-fn properties(schema: &Value, root: &Value) -> Map<String, Value> {
+/// Those of the members of `anyOf`, `oneOf` and `allOf` too: a value
+/// decodes as one member, whose defaults may fill it.
+fn properties(schema: &Value, root: &Value) -> BTreeMap<String, Vec<Value>> {
     let schema = resolve(schema, root);
-    schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default()
+    let mut out: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for (k, v) in schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        out.entry(k.clone()).or_default().push(resolve(v, root).clone());
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for member in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+            for (k, v) in properties(member, root) {
+                out.entry(k).or_default().extend(v);
+            }
+        }
+    }
+    out
 }
 
 fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
@@ -305,7 +332,10 @@ impl<'a> Gen<'a> {
     fn integer(&mut self, o: &Map<String, Value>) -> Value {
         let lo = o.get("minimum").and_then(Value::as_f64).map(f64::ceil).or(o.get("exclusiveMinimum").and_then(Value::as_f64).map(|m| m.floor() + 1.0));
         let hi = o.get("maximum").and_then(Value::as_f64).map(f64::floor).or(o.get("exclusiveMaximum").and_then(Value::as_f64).map(|m| m.ceil() - 1.0));
-        let pick = match self.below(6) {
+        let pick = match self.below(8) {
+            // Near 2^53, where a float stops holding every integer.
+            6 => 9_007_199_254_740_991.0 - self.below(3) as f64,
+            7 => 4_419_156_816_473_006.0 + self.below(4) as f64,
             0 => lo.unwrap_or(-3.0),
             1 => hi.unwrap_or(1e6),
             // Beyond i64 and u64 when the bounds allow.

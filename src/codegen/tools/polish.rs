@@ -1,0 +1,772 @@
+//! The last pass over the tool types: what makes typify's output read like
+//! Rust a person would write, and decode every value a schema allows.
+//!
+//! - **Absent-tolerant optional fields.** An `Option` field decodes from
+//!   an absent property only while serde uses its own decoder; a field
+//!   with `deserialize_with` (or `with`) needs `default` as well. Every
+//!   `Option` field of every struct and struct variant that has a decoder
+//!   of its own and no `default` gets one here, whoever added the decoder.
+//! - **One derive list, in one order**: `Debug, Clone, Copy, Default,
+//!   PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize`, then
+//!   any other.
+//! - **Doc comments with a space** (`/// Who to greet.`), and no
+//!   placeholder docs that only repeat the type's name.
+//! - **Constructors**: a struct whose fields are all optional derives
+//!   `Default` (unless it implements it); any other gets
+//!   `new(required…)`; every optional field gets a `with_<field>` setter,
+//!   so any value is built in one expression.
+//! - **Member names**: the members of a union typify could only number
+//!   (`Variant0`) are named after a property only they have.
+//! - **Short paths**: `Option`, `String`, `Vec`, `Box`, `Result`,
+//!   `BTreeMap`, `Serialize`, `Deserialize` without their crate path
+//!   (through `use` where not in the prelude), unless the file defines a
+//!   type of that name, which then keeps every use of the standard one
+//!   qualified.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Fields, Item, Token};
+
+/// Applies every step to the body of `tools.rs`; tokens that do not
+/// parse as a file are returned as they are.
+pub(crate) fn polish(tokens: TokenStream) -> TokenStream {
+    let Ok(mut file) = syn::parse2::<syn::File>(tokens.clone()) else { return tokens };
+    let defined: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
+    name_members(&mut file);
+    let usage = usage_docs(&file);
+    for item in &mut file.items {
+        match item {
+            Item::Struct(s) => {
+                absent_tolerant(&mut s.fields);
+                replace_placeholder(&mut s.attrs, &s.ident.to_string(), &usage);
+                tidy_attrs(&mut s.attrs, &s.ident.to_string());
+                for f in s.fields.iter_mut() {
+                    tidy_docs(&mut f.attrs);
+                }
+            }
+            Item::Enum(e) => {
+                replace_placeholder(&mut e.attrs, &e.ident.to_string(), &usage);
+                tidy_attrs(&mut e.attrs, &e.ident.to_string());
+                for v in &mut e.variants {
+                    absent_tolerant(&mut v.fields);
+                    tidy_docs(&mut v.attrs);
+                    for f in v.fields.iter_mut() {
+                        tidy_docs(&mut f.attrs);
+                    }
+                }
+            }
+            Item::Mod(m) => tidy_docs(&mut m.attrs),
+            _ => {}
+        }
+    }
+    let defaults = implements_default(&file);
+    let mut items = Vec::with_capacity(file.items.len());
+    for mut item in std::mem::take(&mut file.items) {
+        let methods = match &mut item {
+            Item::Struct(s) => constructors(s, &defaults),
+            _ => None,
+        };
+        items.push(item);
+        if let Some(m) = methods.and_then(|m| syn::parse2::<syn::File>(m).ok()) {
+            items.extend(m.items);
+        }
+    }
+    file.items = items;
+    short_paths(file.into_token_stream(), &defined)
+}
+
+fn item_name(item: &Item) -> Option<String> {
+    match item {
+        Item::Enum(e) => Some(e.ident.to_string()),
+        Item::Struct(s) => Some(s.ident.to_string()),
+        Item::Type(t) => Some(t.ident.to_string()),
+        Item::Mod(m) => Some(m.ident.to_string()),
+        Item::Const(c) => Some(c.ident.to_string()),
+        Item::Fn(f) => Some(f.sig.ident.to_string()),
+        Item::Trait(t) => Some(t.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The keys of the `#[serde(…)]` attributes among `attrs`.
+fn serde_keys(attrs: &[Attribute]) -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if let Some(key) = meta.path.get_ident() {
+                keys.insert(key.to_string());
+            }
+            // Skip a value (`= "…"`) or a list (`(…)`) without reading it.
+            if meta.input.peek(Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let _ = meta.parse_nested_meta(|_| Ok(()));
+            }
+            Ok(())
+        });
+    }
+    keys
+}
+
+/// Whether `ty` is `Option<…>` (by any path to it).
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// Gives `default` to every `Option` field that has a decoder of its own.
+fn absent_tolerant(fields: &mut Fields) {
+    let Fields::Named(named) = fields else { return };
+    for f in named.named.iter_mut() {
+        if !is_option(&f.ty) {
+            continue;
+        }
+        let keys = serde_keys(&f.attrs);
+        let own_decoder = keys.contains("deserialize_with") || keys.contains("with");
+        if own_decoder && !keys.contains("default") && !keys.contains("flatten") {
+            f.attrs.push(syn::parse_quote!(#[serde(default)]));
+        }
+    }
+    for f in named.named.iter_mut() {
+        merge_serde(&mut f.attrs);
+    }
+}
+
+/// A field's `#[serde(…)]` attributes as one, where the first was.
+fn merge_serde(attrs: &mut Vec<Attribute>) {
+    let lists: Vec<TokenStream> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("serde"))
+        .filter_map(|a| a.meta.require_list().ok().map(|l| l.tokens.clone()))
+        .collect();
+    if lists.len() < 2 {
+        return;
+    }
+    let Some(first) = attrs.iter().position(|a| a.path().is_ident("serde")) else { return };
+    attrs.retain(|a| !a.path().is_ident("serde"));
+    attrs.insert(first.min(attrs.len()), syn::parse_quote!(#[serde(#(#lists),*)]));
+}
+
+/// Where a derive sorts: the standard traits in the usual order, then
+/// serde's, then any other (in the order given).
+fn derive_rank(path: &syn::Path) -> usize {
+    const ORDER: &[&str] =
+        &["Debug", "Clone", "Copy", "Default", "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Serialize", "Deserialize"];
+    let last = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    ORDER.iter().position(|o| *o == last).unwrap_or(ORDER.len())
+}
+
+/// One `#[derive]` in [`derive_rank`] order, placed where the first was;
+/// docs tidied.
+fn tidy_attrs(attrs: &mut Vec<Attribute>, type_name: &str) {
+    let mut derives: Vec<syn::Path> = Vec::new();
+    let mut first = None;
+    let mut kept = Vec::with_capacity(attrs.len());
+    for a in attrs.drain(..) {
+        if a.path().is_ident("derive") {
+            if let Ok(paths) = a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated) {
+                first.get_or_insert(kept.len());
+                for p in paths {
+                    let text = p.to_token_stream().to_string();
+                    if !derives.iter().any(|d| d.to_token_stream().to_string() == text) {
+                        derives.push(p);
+                    }
+                }
+                continue;
+            }
+        }
+        kept.push(a);
+    }
+    derives.sort_by_key(derive_rank);
+    if let Some(at) = first {
+        kept.insert(at, syn::parse_quote!(#[derive(#(#derives),*)]));
+    }
+    *attrs = kept;
+    let _ = type_name;
+    tidy_docs(attrs);
+}
+
+/// typify's placeholder doc (the type's own name in backquotes) replaced
+/// by where the type is used.
+fn replace_placeholder(attrs: &mut Vec<Attribute>, type_name: &str, usage: &BTreeMap<String, String>) {
+    let placeholder = format!("`{type_name}`");
+    let Some(at) = attrs.iter().position(|a| doc_of(a).is_some_and(|d| d.trim() == placeholder)) else { return };
+    match usage.get(type_name) {
+        Some(doc) => attrs[at] = syn::parse_quote!(#[doc = #doc]),
+        None => {
+            attrs.remove(at);
+        }
+    }
+}
+
+/// For each type, where it is first used: `` `units` of [`GetForecastInput`].``
+/// (the property's wire name, and the type or variant holding it).
+fn usage_docs(file: &syn::File) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut note = |holder: String, f: &syn::Field, ident: &Ident| {
+        let wire = wire_name(f, ident);
+        let mut names = BTreeSet::new();
+        idents(f.ty.to_token_stream(), &mut names);
+        let item = matches!(&f.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+        for n in names {
+            let what = if item { "An item of" } else { "The type of" };
+            out.entry(n).or_insert_with(|| format!(" {what} `{wire}` in [`{holder}`]."));
+        }
+    };
+    for item in &file.items {
+        match item {
+            Item::Struct(s) => {
+                for f in s.fields.iter() {
+                    if let Some(i) = &f.ident {
+                        note(s.ident.to_string(), f, i);
+                    }
+                }
+            }
+            Item::Enum(e) => {
+                for v in &e.variants {
+                    for f in v.fields.iter() {
+                        if let Some(i) = &f.ident {
+                            note(format!("{}::{}", e.ident, v.ident), f, i);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn idents(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    for t in tokens {
+        match t {
+            TokenTree::Ident(i) => {
+                out.insert(i.to_string());
+            }
+            TokenTree::Group(g) => idents(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The text of a `#[doc = "…"]` attribute.
+fn doc_of(a: &Attribute) -> Option<String> {
+    match &a.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Every doc line starts with a space (`/// text`), as written by hand.
+fn tidy_docs(attrs: &mut [Attribute]) {
+    for a in attrs.iter_mut() {
+        if let Some(text) = doc_of(a) {
+            if !text.is_empty() && !text.starts_with(' ') {
+                let spaced = format!(" {text}");
+                *a = syn::parse_quote!(#[doc = #spaced]);
+            }
+        }
+    }
+}
+
+/// The types the file implements `Default` for, by derive or by hand.
+fn implements_default(file: &syn::File) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for item in &file.items {
+        match item {
+            Item::Struct(s) if derives(&s.attrs, "Default") => {
+                out.insert(s.ident.to_string());
+            }
+            Item::Enum(e) if derives(&e.attrs, "Default") => {
+                out.insert(e.ident.to_string());
+            }
+            Item::Impl(i) => {
+                let is_default = i.trait_.as_ref().is_some_and(|(p, _)| p.segments.last().is_some_and(|s| s.ident == "Default"));
+                if let (true, syn::Type::Path(p)) = (is_default, &*i.self_ty) {
+                    if let Some(last) = p.path.segments.last() {
+                        out.insert(last.ident.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn derives(attrs: &[Attribute], name: &str) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+            .is_ok_and(|paths| paths.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == name)))
+    })
+}
+
+/// How an optional field is left when a constructor does not set it.
+enum Unset {
+    /// `None`.
+    None,
+    /// `Default::default()`.
+    Default,
+    /// The schema's default, through its function in `mod defaults`.
+    Function(syn::Path),
+}
+
+/// What a field is to the constructors: required (a `new` argument) or
+/// optional (a setter, and how it starts).
+fn unset_of(f: &syn::Field) -> Option<Unset> {
+    let mut unset = None;
+    for a in f.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if meta.path.is_ident("default") {
+                if meta.input.peek(Token![=]) {
+                    let s: syn::LitStr = meta.value()?.parse()?;
+                    unset = Some(s.parse::<syn::Path>().map_or(Unset::Default, Unset::Function));
+                } else {
+                    unset = Some(Unset::Default);
+                }
+            } else if meta.path.is_ident("flatten") {
+                unset = Some(Unset::Default);
+            } else if meta.input.peek(Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let _ = meta.parse_nested_meta(|_| Ok(()));
+            }
+            Ok(())
+        });
+    }
+    match unset {
+        // An `Option` with a default function still starts as that value.
+        Some(u) => Some(u),
+        None if is_option(&f.ty) => Some(Unset::None),
+        None => None,
+    }
+}
+
+/// The inner type of `Option<T>`.
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_none()))
+}
+
+/// An argument of type `ty`: `impl Into<String>` for a string, so that a
+/// literal does; the type itself otherwise (an integer literal must keep
+/// its type's inference).
+fn argument_type(ty: &syn::Type) -> TokenStream {
+    if is_string(ty) {
+        quote!(impl ::std::convert::Into<#ty>)
+    } else {
+        ty.to_token_stream()
+    }
+}
+
+/// `impl X { new, with_* }` for a struct with named fields; `Default`
+/// derived when every field is optional and `X` has none.
+fn constructors(s: &mut syn::ItemStruct, defaults: &BTreeSet<String>) -> Option<TokenStream> {
+    let Fields::Named(named) = &s.fields else { return None };
+    let name = &s.ident;
+    let mut required = Vec::new();
+    let mut starts = Vec::new();
+    let mut setters = Vec::new();
+    let mut plain_starts = true;
+    let mut setter_names = BTreeSet::new();
+    for f in &named.named {
+        let ident = f.ident.as_ref()?;
+        let ty = &f.ty;
+        let bare = ident.to_string();
+        let bare = bare.strip_prefix("r#").unwrap_or(&bare);
+        match unset_of(f) {
+            None => {
+                let arg = argument_type(ty);
+                required.push((ident.clone(), arg, is_string(ty)));
+            }
+            Some(unset) => {
+                let start = match unset {
+                    Unset::None | Unset::Default if is_option(ty) => quote!(None),
+                    Unset::None => quote!(None),
+                    Unset::Default => quote!(::std::default::Default::default()),
+                    Unset::Function(path) => {
+                        plain_starts = false;
+                        quote!(#path())
+                    }
+                };
+                starts.push(quote!(#ident: #start));
+                let short = bare.trim_end_matches('_');
+                let setter_name = if setter_names.contains(short) { bare } else { short };
+                setter_names.insert(setter_name.to_owned());
+                let setter = format_ident!("with_{}", setter_name);
+                let doc = format!(" Sets `{short}`.");
+                let setter_tokens = match option_inner(ty) {
+                    Some(inner) => {
+                        let arg = argument_type(inner);
+                        let value = if is_string(inner) { quote!(value.into()) } else { quote!(value) };
+                        quote! {
+                            #[doc = #doc]
+                            #[must_use]
+                            pub fn #setter(mut self, value: #arg) -> Self {
+                                self.#ident = Some(#value);
+                                self
+                            }
+                        }
+                    }
+                    None => {
+                        let arg = argument_type(ty);
+                        let value = if is_string(ty) { quote!(value.into()) } else { quote!(value) };
+                        quote! {
+                            #[doc = #doc]
+                            #[must_use]
+                            pub fn #setter(mut self, value: #arg) -> Self {
+                                self.#ident = #value;
+                                self
+                            }
+                        }
+                    }
+                };
+                setters.push(setter_tokens);
+            }
+        }
+    }
+    let mut default_impl = None;
+    let new = if required.is_empty() {
+        if !defaults.contains(&name.to_string()) {
+            // Derived where it gives what decoding `{}` gives; else by hand.
+            if plain_starts {
+                s.attrs.push(syn::parse_quote!(#[derive(Default)]));
+                tidy_attrs(&mut s.attrs, &name.to_string());
+            } else {
+                default_impl = Some(quote! {
+                    impl ::std::default::Default for #name {
+                        fn default() -> Self {
+                            Self { #(#starts,)* }
+                        }
+                    }
+                });
+            }
+        }
+        None
+    } else {
+        let params = required.iter().map(|(i, t, _)| quote!(#i: #t));
+        let sets = required.iter().map(|(i, _, string)| if *string { quote!(#i: #i.into()) } else { quote!(#i) });
+        let names: Vec<String> = required.iter().map(|(i, _, _)| format!("`{}`", i.to_string().trim_start_matches("r#"))).collect();
+        let doc = format!(" A `{name}` with its required {}: {}.", if names.len() == 1 { "field" } else { "fields" }, names.join(", "));
+        let many = (required.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+        Some(quote! {
+            #[doc = #doc]
+            #many
+            pub fn new(#(#params),*) -> Self {
+                Self { #(#sets,)* #(#starts,)* }
+            }
+        })
+    };
+    if new.is_none() && setters.is_empty() {
+        return default_impl;
+    }
+    Some(quote! {
+        #default_impl
+        impl #name {
+            #new
+            #(#setters)*
+        }
+    })
+}
+
+/// Names the members typify numbered (`Variant0`…) after a property that
+/// only they have (`QueryVector`), or their one type; every path to them
+/// follows.
+fn name_members(file: &mut syn::File) {
+    let mut renames: BTreeMap<(String, String), String> = BTreeMap::new();
+    for item in &mut file.items {
+        let Item::Enum(e) = item else { continue };
+        if !e.variants.iter().any(|v| numbered(&v.ident.to_string())) {
+            continue;
+        }
+        let props: Vec<BTreeSet<String>> = e.variants.iter().map(property_names).collect();
+        let mut taken: BTreeSet<String> = e.variants.iter().filter(|v| !numbered(&v.ident.to_string())).map(|v| v.ident.to_string()).collect();
+        for (i, v) in e.variants.iter_mut().enumerate() {
+            let old = v.ident.to_string();
+            if !numbered(&old) {
+                continue;
+            }
+            let others: BTreeSet<&String> = props.iter().enumerate().filter(|(j, _)| *j != i).flat_map(|(_, p)| p).collect();
+            let mut candidates: Vec<String> = required_first(v).into_iter().filter(|p| !others.contains(p)).map(|p| pascal(&p)).collect();
+            candidates.push(type_word(v));
+            let Some(new) = candidates.into_iter().find(|c| !c.is_empty() && syn::parse_str::<Ident>(c).is_ok() && !taken.contains(c)) else {
+                continue;
+            };
+            taken.insert(new.clone());
+            renames.insert((e.ident.to_string(), old), new.clone());
+            v.ident = Ident::new(&new, v.ident.span());
+        }
+    }
+    if renames.is_empty() {
+        return;
+    }
+    let tokens = rename_variants(file.to_token_stream(), &renames);
+    if let Ok(f) = syn::parse2::<syn::File>(tokens) {
+        *file = f;
+    }
+}
+
+fn numbered(name: &str) -> bool {
+    name.strip_prefix("Variant").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The wire names of a struct variant's fields.
+fn property_names(v: &syn::Variant) -> BTreeSet<String> {
+    v.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| wire_name(f, i))).collect()
+}
+
+/// A variant's field names, required ones first.
+fn required_first(v: &syn::Variant) -> Vec<String> {
+    let mut fields: Vec<(bool, String)> =
+        v.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| (unset_of(f).is_some(), wire_name(f, i)))).collect();
+    fields.sort_by_key(|(optional, _)| *optional);
+    fields.into_iter().map(|(_, n)| n).collect()
+}
+
+/// The property a field stands for: its `rename`, else its name.
+fn wire_name(f: &syn::Field, ident: &Ident) -> String {
+    let mut name = ident.to_string().trim_start_matches("r#").to_owned();
+    for a in f.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") && meta.input.peek(Token![=]) {
+                let s: syn::LitStr = meta.value()?.parse()?;
+                name = s.value();
+            } else if meta.input.peek(Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let _ = meta.parse_nested_meta(|_| Ok(()));
+            }
+            Ok(())
+        });
+    }
+    name
+}
+
+/// A name from a tuple variant's one type (`String`, `Vec` → `List`).
+fn type_word(v: &syn::Variant) -> String {
+    let Fields::Unnamed(u) = &v.fields else { return String::new() };
+    let Some(f) = u.unnamed.first() else { return String::new() };
+    let syn::Type::Path(p) = &f.ty else { return String::new() };
+    let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    match last.as_str() {
+        "Vec" => "List".into(),
+        "BTreeMap" | "Map" => "Object".into(),
+        "i64" | "u64" | "i128" | "u128" | "NonZeroU64" => "Integer".into(),
+        "f64" => "Number".into(),
+        "bool" => "Boolean".into(),
+        other => other.to_owned(),
+    }
+}
+
+/// `camelCase`, `snake_case` or `kebab-case` as `PascalCase`.
+fn pascal(name: &str) -> String {
+    heck::ToUpperCamelCase::to_upper_camel_case(name)
+}
+
+/// `Enum::Old` (and `Self::Old` inside the enum's impls) as `Enum::New`.
+fn rename_variants(tokens: TokenStream, renames: &BTreeMap<(String, String), String>) -> TokenStream {
+    let enums: BTreeSet<&String> = renames.keys().map(|(e, _)| e).collect();
+    let mut current: Option<String> = None;
+    rewrite_paths(tokens, renames, &enums, &mut current)
+}
+
+fn rewrite_paths(
+    tokens: TokenStream,
+    renames: &BTreeMap<(String, String), String>,
+    enums: &BTreeSet<&String>,
+    current: &mut Option<String>,
+) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(tts.len());
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), rewrite_paths(g.stream(), renames, enums, current));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                // `impl E` or `impl … for E` sets the type that `Self` is
+                // (the definitions were renamed in the syntax tree).
+                if i > 0 && matches!(&tts[i - 1], TokenTree::Ident(k) if k == "for" || k == "impl") {
+                    *current = enums.contains(&name).then(|| name.clone());
+                }
+                let owner = if i >= 3 && is_path_sep(&tts[i - 2], &tts[i - 1]) {
+                    match &tts[i - 3] {
+                        TokenTree::Ident(o) if o == "Self" => current.clone(),
+                        TokenTree::Ident(o) => Some(o.to_string()),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
+                match owner.and_then(|o| renames.get(&(o, name.clone()))) {
+                    Some(new) => out.push(TokenTree::Ident(Ident::new(new, id.span()))),
+                    None => out.push(tt.clone()),
+                }
+            }
+            _ => out.push(tt.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn is_path_sep(a: &TokenTree, b: &TokenTree) -> bool {
+    matches!((a, b), (TokenTree::Punct(x), TokenTree::Punct(y)) if x.as_char() == ':' && y.as_char() == ':')
+}
+
+/// The standard paths written short, with what makes each short name
+/// resolve: the prelude's, or a `use` this adds.
+type Short = (&'static [&'static str], &'static str, Option<&'static str>);
+
+const SHORT: &[Short] = &[
+    (&["std", "option", "Option"], "Option", None),
+    (&["std", "string", "String"], "String", None),
+    (&["std", "vec", "Vec"], "Vec", None),
+    (&["std", "boxed", "Box"], "Box", None),
+    (&["std", "result", "Result"], "Result", None),
+    (&["std", "convert", "TryFrom"], "TryFrom", None),
+    (&["std", "convert", "From"], "From", None),
+    (&["std", "convert", "Into"], "Into", None),
+    (&["std", "default", "Default"], "Default", None),
+    (&["std", "string", "ToString"], "ToString", None),
+    (&["std", "collections", "BTreeMap"], "BTreeMap", Some("std::collections::BTreeMap")),
+    (&["serde", "Serialize"], "Serialize", Some("serde::Serialize")),
+    (&["serde", "Deserialize"], "Deserialize", Some("serde::Deserialize")),
+];
+
+/// Every `::std::…` path of [`SHORT`] written short at the top level of
+/// the file (and in serde's path strings), where no item of the file
+/// takes the short name; the `use` items that needs first. Nested
+/// modules keep their paths, except for the prelude's names.
+fn short_paths(tokens: TokenStream, defined: &BTreeSet<String>) -> TokenStream {
+    let usable: Vec<&Short> = SHORT.iter().filter(|(_, short, _)| !defined.contains(*short)).collect();
+    let mut used: BTreeSet<&str> = BTreeSet::new();
+    let body = shorten(tokens, &usable, true, &mut used);
+    let mut out = TokenStream::new();
+    let mut uses: Vec<&str> = usable.iter().filter(|(_, s, u)| u.is_some() && used.contains(s)).filter_map(|(_, _, u)| *u).collect();
+    uses.sort_unstable();
+    for u in uses {
+        let path: syn::Path = syn::parse_str(u).expect("a path of SHORT");
+        out.extend(quote!(use #path;));
+    }
+    out.extend(body);
+    out
+}
+
+fn shorten(
+    tokens: TokenStream,
+    usable: &[&Short],
+    top: bool,
+    used: &mut BTreeSet<&'static str>,
+) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    let mut i = 0;
+    while i < tts.len() {
+        // Entering `mod name { … }`: below it only the prelude's names.
+        if let (TokenTree::Ident(k), Some(TokenTree::Ident(_)), Some(TokenTree::Group(g))) = (&tts[i], tts.get(i + 1), tts.get(i + 2)) {
+            if k == "mod" {
+                out.push(tts[i].clone());
+                out.push(tts[i + 1].clone());
+                let mut ng = proc_macro2::Group::new(g.delimiter(), shorten(g.stream(), usable, false, used));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+                i += 3;
+                continue;
+            }
+        }
+        if let Some((len, short)) = match_path(&tts[i..], usable, top) {
+            used.insert(short);
+            out.push(TokenTree::Ident(Ident::new(short, Span::call_site())));
+            i += len;
+            continue;
+        }
+        match &tts[i] {
+            TokenTree::Group(g) => {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), shorten(g.stream(), usable, top, used));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            TokenTree::Literal(l) => out.push(shorten_literal(l, usable, top, used).unwrap_or_else(|| tts[i].clone())),
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// `:: a :: b :: C` at the start of `tts` matching an entry: its length in
+/// tokens and the short name.
+fn match_path(tts: &[TokenTree], usable: &[&Short], top: bool) -> Option<(usize, &'static str)> {
+    'entries: for (segments, short, import) in usable {
+        if !top && import.is_some() {
+            continue;
+        }
+        // `::` then `segment` (`::` `segment`)*.
+        let mut at = 0;
+        for (n, seg) in segments.iter().enumerate() {
+            let (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) = (tts.get(at), tts.get(at + 1)) else { continue 'entries };
+            if a.as_char() != ':' || b.as_char() != ':' {
+                continue 'entries;
+            }
+            if n == 0 && a.spacing() != proc_macro2::Spacing::Joint {
+                continue 'entries;
+            }
+            match tts.get(at + 2) {
+                Some(TokenTree::Ident(id)) if id == seg => {}
+                _ => continue 'entries,
+            }
+            at += 3;
+        }
+        return Some((at, short));
+    }
+    None
+}
+
+/// A string literal holding a path (serde's `skip_serializing_if =
+/// "::std::option::Option::is_none"`) with its prefix shortened.
+fn shorten_literal(
+    l: &proc_macro2::Literal,
+    usable: &[&Short],
+    top: bool,
+    used: &mut BTreeSet<&'static str>,
+) -> Option<TokenTree> {
+    let lit: syn::LitStr = syn::parse2(TokenTree::Literal(l.clone()).into()).ok()?;
+    let text = lit.value();
+    if !text.starts_with("::") {
+        return None;
+    }
+    for (segments, short, import) in usable {
+        if !top && import.is_some() {
+            continue;
+        }
+        let prefix = format!("::{}::", segments.join("::"));
+        if let Some(rest) = text.strip_prefix(&prefix) {
+            used.insert(short);
+            let new = syn::LitStr::new(&format!("{short}::{rest}"), l.span());
+            return Some(TokenTree::Literal(syn::parse_str::<proc_macro2::Literal>(&new.to_token_stream().to_string()).ok()?));
+        }
+    }
+    None
+}
