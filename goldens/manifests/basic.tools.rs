@@ -2,30 +2,54 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest basic.json (sha256 58b00c68c16c5c4b2145c2c71ad5569c8ad996e0bfc3517cbb042867151696fa)
 
-///Arguments of the `greet` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `greet` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GreetInput {
     #[serde(default = "defaults::greet_input_language")]
     pub language: GreetInputLanguage,
-    ///Who to greet.
+    /// Who to greet.
     pub name: GreetInputName,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub times: ::std::option::Option<::std::num::NonZeroU64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub times: Option<::std::num::NonZeroU64>,
 }
-///`GreetInputLanguage`
+impl GreetInput {
+    /// A `GreetInput` with its required field: `name`.
+    pub fn new(name: GreetInputName) -> Self {
+        Self {
+            name,
+            language: defaults::greet_input_language(),
+            times: None,
+        }
+    }
+    /// Sets `language`.
+    #[must_use]
+    pub fn with_language(mut self, value: GreetInputLanguage) -> Self {
+        self.language = value;
+        self
+    }
+    /// Sets `times`.
+    #[must_use]
+    pub fn with_times(mut self, value: ::std::num::NonZeroU64) -> Self {
+        self.times = Some(value);
+        self
+    }
+}
+/// The type of `language` in [`GreetInput`].
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
+    Default,
     PartialEq,
+    Eq,
     PartialOrd,
-    Default
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum GreetInputLanguage {
     #[serde(rename = "en")]
@@ -47,9 +71,7 @@ impl ::std::fmt::Display for GreetInputLanguage {
 }
 impl ::std::str::FromStr for GreetInputLanguage {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "en" => Ok(Self::En),
             "de" => Ok(Self::De),
@@ -58,126 +80,114 @@ impl ::std::str::FromStr for GreetInputLanguage {
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for GreetInputLanguage {
+impl TryFrom<&str> for GreetInputLanguage {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for GreetInputLanguage {
+impl TryFrom<String> for GreetInputLanguage {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-///Who to greet.
-#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+/// Who to greet.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
-pub struct GreetInputName(::std::string::String);
+pub struct GreetInputName(String);
 impl ::std::ops::Deref for GreetInputName {
-    type Target = ::std::string::String;
-    fn deref(&self) -> &::std::string::String {
+    type Target = String;
+    fn deref(&self) -> &String {
         &self.0
     }
 }
-impl ::std::convert::From<GreetInputName> for ::std::string::String {
+impl From<GreetInputName> for String {
     fn from(value: GreetInputName) -> Self {
         value.0
     }
 }
 impl ::std::str::FromStr for GreetInputName {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         if value.chars().count() < 1usize {
             return Err("shorter than 1 characters".into());
         }
         Ok(Self(value.to_string()))
     }
 }
-impl ::std::convert::TryFrom<&str> for GreetInputName {
+impl TryFrom<&str> for GreetInputName {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for GreetInputName {
+impl TryFrom<String> for GreetInputName {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl<'de> ::serde::Deserialize<'de> for GreetInputName {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+impl<'de> Deserialize<'de> for GreetInputName {
+    fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
     where
         D: ::serde::Deserializer<'de>,
     {
-        ::std::string::String::deserialize(deserializer)?
+        String::deserialize(deserializer)?
             .parse()
             .map_err(|e: self::error::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
 }
-///Structured result (`structuredContent`) of the `greet` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+/// Structured result (`structuredContent`) of the `greet` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GreetOutput {
-    pub greeting: ::std::string::String,
+    pub greeting: String,
 }
-///Arguments of the `ping` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+impl GreetOutput {
+    /// A `GreetOutput` with its required field: `greeting`.
+    pub fn new(greeting: impl Into<String>) -> Self {
+        Self { greeting: greeting.into() }
+    }
+}
+/// Arguments of the `ping` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct PingInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+pub struct PingInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for PingInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<PingInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<PingInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PingInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for PingInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for PingInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
-///Arguments of the `reset` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+/// Arguments of the `reset` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ResetInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+pub struct ResetInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for ResetInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<ResetInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<ResetInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: ResetInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for ResetInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for ResetInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }

@@ -2,38 +2,60 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest calc.json (sha256 d5efe149245d3692d07d5bd559bca9261a9ff60dac8d2f62a13ffb0147bf5069)
 
-///Arguments of the `add` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `add` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddInput {
     #[serde(deserialize_with = "wide::one")]
     pub a: u128,
     #[serde(deserialize_with = "wide::one")]
     pub b: u128,
 }
-///Structured result (`structuredContent`) of the `add` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl AddInput {
+    /// A `AddInput` with its required fields: `a`, `b`.
+    pub fn new(a: u128, b: u128) -> Self {
+        Self { a, b }
+    }
+}
+/// Structured result (`structuredContent`) of the `add` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddOutput {
     #[serde(deserialize_with = "wide::one")]
     pub sum: i128,
 }
-///Arguments of the `get-time` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-pub struct GetTimeInput {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub zone: ::std::option::Option<GetTimeInputZone>,
+impl AddOutput {
+    /// A `AddOutput` with its required field: `sum`.
+    pub fn new(sum: i128) -> Self {
+        Self { sum }
+    }
 }
-///`GetTimeInputZone`
+/// Arguments of the `get-time` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GetTimeInput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone: Option<GetTimeInputZone>,
+}
+impl GetTimeInput {
+    /// Sets `zone`.
+    #[must_use]
+    pub fn with_zone(mut self, value: GetTimeInputZone) -> Self {
+        self.zone = Some(value);
+        self
+    }
+}
+/// The type of `zone` in [`GetTimeInput`].
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
     PartialEq,
-    PartialOrd
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum GetTimeInputZone {
     #[serde(rename = "utc")]
@@ -51,9 +73,7 @@ impl ::std::fmt::Display for GetTimeInputZone {
 }
 impl ::std::str::FromStr for GetTimeInputZone {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "utc" => Ok(Self::Utc),
             "local" => Ok(Self::Local),
@@ -61,19 +81,15 @@ impl ::std::str::FromStr for GetTimeInputZone {
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for GetTimeInputZone {
+impl TryFrom<&str> for GetTimeInputZone {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for GetTimeInputZone {
+impl TryFrom<String> for GetTimeInputZone {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }

@@ -2,66 +2,75 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest clashes.json (sha256 234d91eaa19bf93c90e7c56d934b61d6e24c5128bc3347a309b288fc03dd8b15)
 
-///Arguments of the `prompt_a_b` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `prompt_a_b` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct PromptAbInput(
-    pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-);
+pub struct PromptAbInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for PromptAbInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<PromptAbInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<PromptAbInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PromptAbInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for PromptAbInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for PromptAbInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
-///Arguments of the `read_resource` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+/// Arguments of the `read_resource` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ReadResourceInput(
-    pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-);
+pub struct ReadResourceInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for ReadResourceInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<ReadResourceInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<ReadResourceInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: ReadResourceInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for ReadResourceInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for ReadResourceInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
-///Arguments of the `type` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+/// Arguments of the `type` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TypeInput {
-    #[serde(rename = "", skip_serializing_if = "::std::option::Option::is_none")]
-    #[serde(default, deserialize_with = "wide::option")]
-    pub field: ::std::option::Option<i128>,
+    #[serde(
+        rename = "",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "wide::option",
+        default
+    )]
+    pub field: Option<i128>,
     #[serde(rename = "self")]
-    pub self_: ::std::string::String,
+    pub self_: String,
+}
+impl TypeInput {
+    /// A `TypeInput` with its required field: `self_`.
+    pub fn new(self_: impl Into<String>) -> Self {
+        Self {
+            self_: self_.into(),
+            field: None,
+        }
+    }
+    /// Sets `field`.
+    #[must_use]
+    pub fn with_field(mut self, value: i128) -> Self {
+        self.field = Some(value);
+        self
+    }
 }
 /// Error types.
 pub mod error {

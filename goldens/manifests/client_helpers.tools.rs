@@ -2,51 +2,67 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest client_helpers.json (sha256 02aa7b5a7d0b6b0cfefad1da8255c585dd1e68245300ee8170acc89021e81a41)
 
-///Arguments of the `add` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `add` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddInput {
     #[serde(deserialize_with = "wide::one")]
     pub a: u128,
     #[serde(deserialize_with = "wide::one")]
     pub b: u128,
 }
-///Structured result (`structuredContent`) of the `add` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl AddInput {
+    /// A `AddInput` with its required fields: `a`, `b`.
+    pub fn new(a: u128, b: u128) -> Self {
+        Self { a, b }
+    }
+}
+/// Structured result (`structuredContent`) of the `add` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddOutput {
     #[serde(deserialize_with = "wide::one")]
     pub sum: i128,
 }
-///Arguments of the `connect` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+impl AddOutput {
+    /// A `AddOutput` with its required field: `sum`.
+    pub fn new(sum: i128) -> Self {
+        Self { sum }
+    }
+}
+/// Arguments of the `connect` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ConnectInput(
-    pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-);
+pub struct ConnectInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for ConnectInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<ConnectInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<ConnectInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: ConnectInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for ConnectInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for ConnectInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
-///Arguments of the `get-time` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+/// Arguments of the `get-time` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GetTimeInput {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub zone: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+}
+impl GetTimeInput {
+    /// Sets `zone`.
+    #[must_use]
+    pub fn with_zone(mut self, value: impl Into<String>) -> Self {
+        self.zone = Some(value.into());
+        self
+    }
 }
 /// Error types.
 pub mod error {

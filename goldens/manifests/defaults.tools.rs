@@ -2,11 +2,12 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest defaults.json (sha256 c6e71779e653c5a357053faa1813363eb4ac91aa6edfe8799ad8936c8790eac6)
 
-///Arguments of the `demo` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `demo` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
-    #[serde(default = "defaults::demo_input_limit")]
-    #[serde(deserialize_with = "wide::one")]
+    #[serde(default = "defaults::demo_input_limit", deserialize_with = "wide::one")]
     pub limit: ::std::num::NonZeroU128,
     #[serde(default = "defaults::demo_input_order")]
     pub order: DemoInputOrder,
@@ -15,7 +16,33 @@ pub struct DemoInput {
     #[serde(default)]
     pub verbose: bool,
 }
-impl ::std::default::Default for DemoInput {
+impl DemoInput {
+    /// Sets `limit`.
+    #[must_use]
+    pub fn with_limit(mut self, value: ::std::num::NonZeroU128) -> Self {
+        self.limit = value;
+        self
+    }
+    /// Sets `order`.
+    #[must_use]
+    pub fn with_order(mut self, value: DemoInputOrder) -> Self {
+        self.order = value;
+        self
+    }
+    /// Sets `ratio`.
+    #[must_use]
+    pub fn with_ratio(mut self, value: f64) -> Self {
+        self.ratio = value;
+        self
+    }
+    /// Sets `verbose`.
+    #[must_use]
+    pub fn with_verbose(mut self, value: bool) -> Self {
+        self.verbose = value;
+        self
+    }
+}
+impl Default for DemoInput {
     fn default() -> Self {
         Self {
             limit: defaults::demo_input_limit(),
@@ -25,19 +52,19 @@ impl ::std::default::Default for DemoInput {
         }
     }
 }
-///`DemoInputOrder`
+/// The type of `order` in [`DemoInput`].
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
+    Default,
     PartialEq,
+    Eq,
     PartialOrd,
-    Default
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum DemoInputOrder {
     #[serde(rename = "asc")]
@@ -56,9 +83,7 @@ impl ::std::fmt::Display for DemoInputOrder {
 }
 impl ::std::str::FromStr for DemoInputOrder {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "asc" => Ok(Self::Asc),
             "desc" => Ok(Self::Desc),
@@ -66,19 +91,15 @@ impl ::std::str::FromStr for DemoInputOrder {
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for DemoInputOrder {
+impl TryFrom<&str> for DemoInputOrder {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for DemoInputOrder {
+impl TryFrom<String> for DemoInputOrder {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -86,8 +107,8 @@ impl ::std::convert::TryFrom<::std::string::String> for DemoInputOrder {
 pub mod defaults {
     pub fn default_i64<T, const V: i64>() -> T
     where
-        T: ::std::convert::TryFrom<i64>,
-        <T as ::std::convert::TryFrom<i64>>::Error: ::std::fmt::Debug,
+        T: TryFrom<i64>,
+        <T as TryFrom<i64>>::Error: ::std::fmt::Debug,
     {
         T::try_from(V).unwrap()
     }

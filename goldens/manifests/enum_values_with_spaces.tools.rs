@@ -2,23 +2,31 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest enum_values_with_spaces.json (sha256 01261117dea18fbc068d025011f427d50c75f0a54767db73bd3da827433f9523)
 
-///Arguments of the `demo` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `demo` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
     pub state: DemoInputState,
 }
-///`DemoInputState`
+impl DemoInput {
+    /// A `DemoInput` with its required field: `state`.
+    pub fn new(state: DemoInputState) -> Self {
+        Self { state }
+    }
+}
+/// The type of `state` in [`DemoInput`].
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
     PartialEq,
-    PartialOrd
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum DemoInputState {
     #[serde(rename = "in progress")]
@@ -39,9 +47,7 @@ impl ::std::fmt::Display for DemoInputState {
 }
 impl ::std::str::FromStr for DemoInputState {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "in progress" => Ok(Self::InProgress),
             "done" => Ok(Self::Done),
@@ -50,19 +56,15 @@ impl ::std::str::FromStr for DemoInputState {
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for DemoInputState {
+impl TryFrom<&str> for DemoInputState {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for DemoInputState {
+impl TryFrom<String> for DemoInputState {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }

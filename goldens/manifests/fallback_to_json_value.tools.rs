@@ -2,13 +2,29 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest fallback_to_json_value.json (sha256 87991f2b92a08951545f1a05339c1b1e348aa42f6fe2687e1a1ee7b373587813)
 
-///Arguments of the `odd` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `odd` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OddInput {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub n: ::std::option::Option<::serde_json::Value>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub s: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n: Option<::serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub s: Option<String>,
+}
+impl OddInput {
+    /// Sets `n`.
+    #[must_use]
+    pub fn with_n(mut self, value: ::serde_json::Value) -> Self {
+        self.n = Some(value);
+        self
+    }
+    /// Sets `s`.
+    #[must_use]
+    pub fn with_s(mut self, value: impl Into<String>) -> Self {
+        self.s = Some(value.into());
+        self
+    }
 }
 /// Error types.
 pub mod error {

@@ -2,14 +2,22 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest integer_versus_number.json (sha256 c8f7c193da99a7fcdb3cac831adb5411c26cc2ed3d3cb775c685da98523f96ac)
 
-///Arguments of the `demo` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `demo` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
     #[serde(deserialize_with = "wide::one")]
     pub count: i128,
     #[serde(deserialize_with = "wide::one")]
     pub page: u128,
     pub score: f64,
+}
+impl DemoInput {
+    /// A `DemoInput` with its required fields: `count`, `page`, `score`.
+    pub fn new(count: i128, page: u128, score: f64) -> Self {
+        Self { count, page, score }
+    }
 }
 /// Error types.
 pub mod error {

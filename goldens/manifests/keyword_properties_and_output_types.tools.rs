@@ -2,22 +2,56 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest keyword_properties_and_output_types.json (sha256 a83a907730d9ea81400353212067434ac2f467b22b3b00f647919788efe0a24e)
 
-///Arguments of the `type` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `type` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TypeInput {
-    #[serde(rename = "match", skip_serializing_if = "::std::option::Option::is_none")]
-    pub match_: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "ref", skip_serializing_if = "::std::option::Option::is_none")]
-    pub ref_: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
-    pub self_: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_: Option<String>,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub ref_: Option<String>,
+    #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
+    pub self_: Option<String>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
 }
-///Structured result (`structuredContent`) of the `type` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl TypeInput {
+    /// Sets `match`.
+    #[must_use]
+    pub fn with_match(mut self, value: impl Into<String>) -> Self {
+        self.match_ = Some(value.into());
+        self
+    }
+    /// Sets `ref`.
+    #[must_use]
+    pub fn with_ref(mut self, value: impl Into<String>) -> Self {
+        self.ref_ = Some(value.into());
+        self
+    }
+    /// Sets `self`.
+    #[must_use]
+    pub fn with_self(mut self, value: impl Into<String>) -> Self {
+        self.self_ = Some(value.into());
+        self
+    }
+    /// Sets `type`.
+    #[must_use]
+    pub fn with_type(mut self, value: impl Into<String>) -> Self {
+        self.type_ = Some(value.into());
+        self
+    }
+}
+/// Structured result (`structuredContent`) of the `type` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TypeOutput {
     pub ok: bool,
+}
+impl TypeOutput {
+    /// A `TypeOutput` with its required field: `ok`.
+    pub fn new(ok: bool) -> Self {
+        Self { ok }
+    }
 }
 /// Error types.
 pub mod error {

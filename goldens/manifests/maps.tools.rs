@@ -2,13 +2,34 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest maps.json (sha256 a413ccaf0cc1b3596b724233789918de7c5b720fa5d804c18b753a8289a70e6a)
 
-///Arguments of the `demo` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+use std::collections::BTreeMap;
+/// Arguments of the `demo` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
     #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub anything: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    #[serde(default, deserialize_with = "wide::map")]
-    pub counts: ::std::collections::BTreeMap<::std::string::String, i128>,
+    pub anything: ::serde_json::Map<String, ::serde_json::Value>,
+    #[serde(deserialize_with = "wide::map")]
+    pub counts: BTreeMap<String, i128>,
+}
+impl DemoInput {
+    /// A `DemoInput` with its required field: `counts`.
+    pub fn new(counts: BTreeMap<String, i128>) -> Self {
+        Self {
+            counts,
+            anything: Default::default(),
+        }
+    }
+    /// Sets `anything`.
+    #[must_use]
+    pub fn with_anything(
+        mut self,
+        value: ::serde_json::Map<String, ::serde_json::Value>,
+    ) -> Self {
+        self.anything = value;
+        self
+    }
 }
 /// Error types.
 pub mod error {

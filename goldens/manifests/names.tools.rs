@@ -2,32 +2,77 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest names.json (sha256 9212417967626652663b2925648098f77926e3c5353cb0ba227ad0f3a6b6132b)
 
-///Arguments of the `get_a_b` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `get_a_b` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GetAbInput {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub a: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a: Option<String>,
 }
-///Arguments of the `list-items` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+impl GetAbInput {
+    /// Sets `a`.
+    #[must_use]
+    pub fn with_a(mut self, value: impl Into<String>) -> Self {
+        self.a = Some(value.into());
+        self
+    }
+}
+/// Arguments of the `list-items` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ListItemsInput {
-    #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
-    pub self_: ::std::option::Option<bool>,
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
+    pub self_: Option<bool>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
 }
-///Arguments of the `repo.search` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl ListItemsInput {
+    /// Sets `self`.
+    #[must_use]
+    pub fn with_self(mut self, value: bool) -> Self {
+        self.self_ = Some(value);
+        self
+    }
+    /// Sets `type`.
+    #[must_use]
+    pub fn with_type(mut self, value: impl Into<String>) -> Self {
+        self.type_ = Some(value.into());
+        self
+    }
+}
+/// Arguments of the `repo.search` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RepoSearchInput {
-    #[serde(rename = "async", skip_serializing_if = "::std::option::Option::is_none")]
-    pub async_: ::std::option::Option<bool>,
+    #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+    pub async_: Option<bool>,
     #[serde(rename = "match")]
-    pub match_: ::std::string::String,
+    pub match_: String,
 }
-///Arguments of the `2fa_verify` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl RepoSearchInput {
+    /// A `RepoSearchInput` with its required field: `match_`.
+    pub fn new(match_: impl Into<String>) -> Self {
+        Self {
+            match_: match_.into(),
+            async_: None,
+        }
+    }
+    /// Sets `async`.
+    #[must_use]
+    pub fn with_async(mut self, value: bool) -> Self {
+        self.async_ = Some(value);
+        self
+    }
+}
+/// Arguments of the `2fa_verify` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct V2faVerifyInput {
-    pub code: ::std::string::String,
+    pub code: String,
+}
+impl V2faVerifyInput {
+    /// A `V2faVerifyInput` with its required field: `code`.
+    pub fn new(code: impl Into<String>) -> Self {
+        Self { code: code.into() }
+    }
 }
 /// Error types.
 pub mod error {

@@ -2,14 +2,38 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest optional_versus_nullable.json (sha256 105fdc711686fb9ab122898d93eb49bacedec9085395b41251a16fccdb03e330)
 
-///Arguments of the `demo` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `demo` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
-    #[serde(deserialize_with = "::std::option::Option::deserialize")]
-    pub nullable: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<::std::string::String>,
-    pub required: ::std::string::String,
+    #[serde(deserialize_with = "Option::deserialize", default)]
+    pub nullable: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optional: Option<String>,
+    pub required: String,
+}
+impl DemoInput {
+    /// A `DemoInput` with its required field: `required`.
+    pub fn new(required: impl Into<String>) -> Self {
+        Self {
+            required: required.into(),
+            nullable: None,
+            optional: None,
+        }
+    }
+    /// Sets `nullable`.
+    #[must_use]
+    pub fn with_nullable(mut self, value: impl Into<String>) -> Self {
+        self.nullable = Some(value.into());
+        self
+    }
+    /// Sets `optional`.
+    #[must_use]
+    pub fn with_optional(mut self, value: impl Into<String>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
 }
 /// Error types.
 pub mod error {

@@ -2,19 +2,48 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest recursive_refs.json (sha256 c8cf46d84b7cfd7305c5abc6efcf6c5efba7975745bce47840ec88a39c6130a9)
 
-///Arguments of the `demo` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `demo` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub next: ::std::option::Option<::std::boxed::Box<DemoInput>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<Box<DemoInput>>,
     pub root: DemoNode,
 }
-///`DemoNode`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl DemoInput {
+    /// A `DemoInput` with its required field: `root`.
+    pub fn new(root: DemoNode) -> Self {
+        Self { root, next: None }
+    }
+    /// Sets `next`.
+    #[must_use]
+    pub fn with_next(mut self, value: Box<DemoInput>) -> Self {
+        self.next = Some(value);
+        self
+    }
+}
+/// The type of `root` in [`DemoInput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoNode {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub children: ::std::vec::Vec<DemoNode>,
-    pub name: ::std::string::String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<DemoNode>,
+    pub name: String,
+}
+impl DemoNode {
+    /// A `DemoNode` with its required field: `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            children: Default::default(),
+        }
+    }
+    /// Sets `children`.
+    #[must_use]
+    pub fn with_children(mut self, value: Vec<DemoNode>) -> Self {
+        self.children = value;
+        self
+    }
 }
 /// Error types.
 pub mod error {

@@ -2,58 +2,56 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest scopes.json (sha256 12261988ed7f9705556ad03c7e6f084597b471caadf2752947a8a3d613e2ef88)
 
-///Arguments of the `add_note` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `add_note` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddNoteInput {
-    pub text: ::std::string::String,
+    pub text: String,
 }
-///Arguments of the `list_notes` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+impl AddNoteInput {
+    /// A `AddNoteInput` with its required field: `text`.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into() }
+    }
+}
+/// Arguments of the `list_notes` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ListNotesInput(
-    pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-);
+pub struct ListNotesInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for ListNotesInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<ListNotesInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<ListNotesInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: ListNotesInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for ListNotesInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for ListNotesInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
-///Arguments of the `purge` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+/// Arguments of the `purge` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct PurgeInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+pub struct PurgeInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for PurgeInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<PurgeInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<PurgeInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PurgeInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for PurgeInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for PurgeInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }

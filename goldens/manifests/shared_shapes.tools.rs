@@ -2,35 +2,71 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest shared_shapes.json (sha256 b390caac4b905fb18900c859d6bebd9922ad731a6220b10cd2e57f9a9cc510fc)
 
-///Arguments of the `get_current` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `get_current` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetCurrentInput {
-    pub city: ::std::string::String,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub location: ::std::option::Option<Location>,
+    pub city: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
     #[serde(default = "defaults::units")]
     pub units: Units,
 }
-///Where, when no city is given.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl GetCurrentInput {
+    /// A `GetCurrentInput` with its required field: `city`.
+    pub fn new(city: impl Into<String>) -> Self {
+        Self {
+            city: city.into(),
+            location: None,
+            units: defaults::units(),
+        }
+    }
+    /// Sets `location`.
+    #[must_use]
+    pub fn with_location(mut self, value: Location) -> Self {
+        self.location = Some(value);
+        self
+    }
+    /// Sets `units`.
+    #[must_use]
+    pub fn with_units(mut self, value: Units) -> Self {
+        self.units = value;
+        self
+    }
+}
+/// Where, when no city is given.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Location {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub datum: ::std::option::Option<LocationDatum>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub datum: Option<LocationDatum>,
     pub lat: f64,
     pub lon: f64,
 }
-///`LocationDatum`: the same values in several places of the tools' schemas.
+impl Location {
+    /// A `Location` with its required fields: `lat`, `lon`.
+    pub fn new(lat: f64, lon: f64) -> Self {
+        Self { lat, lon, datum: None }
+    }
+    /// Sets `datum`.
+    #[must_use]
+    pub fn with_datum(mut self, value: LocationDatum) -> Self {
+        self.datum = Some(value);
+        self
+    }
+}
+/// `LocationDatum`: the same values in several places of the tools' schemas.
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
     PartialEq,
-    PartialOrd
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum LocationDatum {
     #[serde(rename = "wgs84")]
@@ -48,9 +84,7 @@ impl ::std::fmt::Display for LocationDatum {
 }
 impl ::std::str::FromStr for LocationDatum {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "wgs84" => Ok(Self::Wgs84),
             "etrs89" => Ok(Self::Etrs89),
@@ -58,35 +92,31 @@ impl ::std::str::FromStr for LocationDatum {
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for LocationDatum {
+impl TryFrom<&str> for LocationDatum {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for LocationDatum {
+impl TryFrom<String> for LocationDatum {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-///`Units`: the same values in several places of the tools' schemas.
+/// `Units`: the same values in several places of the tools' schemas.
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
+    Default,
     PartialEq,
+    Eq,
     PartialOrd,
-    Default
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum Units {
     #[serde(rename = "metric")]
@@ -105,9 +135,7 @@ impl ::std::fmt::Display for Units {
 }
 impl ::std::str::FromStr for Units {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "metric" => Ok(Self::Metric),
             "imperial" => Ok(Self::Imperial),
@@ -115,37 +143,65 @@ impl ::std::str::FromStr for Units {
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for Units {
+impl TryFrom<&str> for Units {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for Units {
+impl TryFrom<String> for Units {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-///Arguments of the `get_forecast` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+/// Arguments of the `get_forecast` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetForecastInput {
-    pub city: ::std::string::String,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub location: ::std::option::Option<Location>,
+    pub city: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
     #[serde(default = "defaults::units")]
     pub units: Units,
 }
-///Structured result (`structuredContent`) of the `get_forecast` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl GetForecastInput {
+    /// A `GetForecastInput` with its required field: `city`.
+    pub fn new(city: impl Into<String>) -> Self {
+        Self {
+            city: city.into(),
+            location: None,
+            units: defaults::units(),
+        }
+    }
+    /// Sets `location`.
+    #[must_use]
+    pub fn with_location(mut self, value: Location) -> Self {
+        self.location = Some(value);
+        self
+    }
+    /// Sets `units`.
+    #[must_use]
+    pub fn with_units(mut self, value: Units) -> Self {
+        self.units = value;
+        self
+    }
+}
+/// Structured result (`structuredContent`) of the `get_forecast` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetForecastOutput {
-    pub city: ::std::string::String,
+    pub city: String,
     pub high: f64,
     pub units: Units,
+}
+impl GetForecastOutput {
+    /// A `GetForecastOutput` with its required fields: `city`, `high`, `units`.
+    pub fn new(city: impl Into<String>, high: f64, units: Units) -> Self {
+        Self {
+            city: city.into(),
+            high,
+            units,
+        }
+    }
 }
 /// Generation of default values for serde.
 pub mod defaults {

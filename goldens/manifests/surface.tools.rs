@@ -2,27 +2,25 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest surface.json (sha256 03b81d6836474c57caae50704f5e7b26b1fc90863f26fbabf6e4d9b5bf4d2d79)
 
-///Arguments of the `ping` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `ping` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct PingInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+pub struct PingInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for PingInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<PingInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<PingInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PingInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for PingInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for PingInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }

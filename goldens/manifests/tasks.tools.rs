@@ -2,69 +2,80 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest tasks.json (sha256 08d562d80845045c4df26e0ebf5270425582b11b2750320aedeb00dbc8b3b194)
 
-///Arguments of the `nightly_backup` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `nightly_backup` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct NightlyBackupInput(
-    pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-);
+pub struct NightlyBackupInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for NightlyBackupInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<NightlyBackupInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<NightlyBackupInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: NightlyBackupInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for NightlyBackupInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for NightlyBackupInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
-///Arguments of the `ping_now` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Default)]
+/// Arguments of the `ping_now` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct PingNowInput(
-    pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-);
+pub struct PingNowInput(pub ::serde_json::Map<String, ::serde_json::Value>);
 impl ::std::ops::Deref for PingNowInput {
-    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-    fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
-impl ::std::convert::From<PingNowInput>
-for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+impl From<PingNowInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PingNowInput) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for PingNowInput {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
+impl From<::serde_json::Map<String, ::serde_json::Value>> for PingNowInput {
+    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
-///Arguments of the `render_video` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+/// Arguments of the `render_video` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RenderVideoInput {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub frames: ::std::option::Option<::std::num::NonZeroU64>,
-    pub scene: ::std::string::String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<::std::num::NonZeroU64>,
+    pub scene: String,
 }
-///Structured result (`structuredContent`) of the `render_video` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl RenderVideoInput {
+    /// A `RenderVideoInput` with its required field: `scene`.
+    pub fn new(scene: impl Into<String>) -> Self {
+        Self {
+            scene: scene.into(),
+            frames: None,
+        }
+    }
+    /// Sets `frames`.
+    #[must_use]
+    pub fn with_frames(mut self, value: ::std::num::NonZeroU64) -> Self {
+        self.frames = Some(value);
+        self
+    }
+}
+/// Structured result (`structuredContent`) of the `render_video` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RenderVideoOutput {
-    pub url: ::std::string::String,
+    pub url: String,
+}
+impl RenderVideoOutput {
+    /// A `RenderVideoOutput` with its required field: `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self { url: url.into() }
+    }
 }
 /// Error types.
 pub mod error {

@@ -2,15 +2,29 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest tuples_of_both_dialects.json (sha256 b163ca0880817f95598917b0e49f185b864f0b9bfbb6dd06ba2cd7bc632f71ec)
 
-///Arguments of the `legacy` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+/// Arguments of the `legacy` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LegacyInput {
     pub legacy: (f64, bool),
 }
-///Arguments of the `modern` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl LegacyInput {
+    /// A `LegacyInput` with its required field: `legacy`.
+    pub fn new(legacy: (f64, bool)) -> Self {
+        Self { legacy }
+    }
+}
+/// Arguments of the `modern` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModernInput {
-    pub pair: (::std::string::String, i128),
+    pub pair: (String, i128),
+}
+impl ModernInput {
+    /// A `ModernInput` with its required field: `pair`.
+    pub fn new(pair: (String, i128)) -> Self {
+        Self { pair }
+    }
 }
 /// Error types.
 pub mod error {

@@ -2,44 +2,127 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest unions.json (sha256 8f3550eb45295bf77dcdd5386ee1623ab549d1dd5cffd37801316c97087801bf)
 
-///Arguments of the `integers` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+use serde::Deserialize;
+use serde::Serialize;
+use std::collections::BTreeMap;
+/// Arguments of the `integers` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntegersInput {
     #[serde(
         default,
-        skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
+        skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty",
+        deserialize_with = "wide::map"
     )]
-    #[serde(deserialize_with = "wide::map")]
-    pub by_name: ::std::collections::BTreeMap<::std::string::String, u128>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    #[serde(default, deserialize_with = "wide::option")]
-    pub count: ::std::option::Option<u128>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub either: ::std::option::Option<IntegersInputEither>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "wide::vec")]
-    pub list: ::std::vec::Vec<i128>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    #[serde(default, deserialize_with = "wide::option")]
-    pub maybe: ::std::option::Option<i128>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub page: ::std::option::Option<::std::num::NonZeroU64>,
+    pub by_name: BTreeMap<String, u128>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "wide::option",
+        default
+    )]
+    pub count: Option<u128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub either: Option<IntegersInputEither>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "wide::vec"
+    )]
+    pub list: Vec<i128>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "wide::option",
+        default
+    )]
+    pub maybe: Option<i128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<::std::num::NonZeroU64>,
     #[serde(deserialize_with = "wide::one")]
     pub plain: i128,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ratio: ::std::option::Option<f64>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub safe: ::std::option::Option<i64>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub small: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safe: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub small: Option<i64>,
 }
-///`IntegersInputEither`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl IntegersInput {
+    /// A `IntegersInput` with its required field: `plain`.
+    pub fn new(plain: i128) -> Self {
+        Self {
+            plain,
+            by_name: Default::default(),
+            count: None,
+            either: None,
+            list: Default::default(),
+            maybe: None,
+            page: None,
+            ratio: None,
+            safe: None,
+            small: None,
+        }
+    }
+    /// Sets `by_name`.
+    #[must_use]
+    pub fn with_by_name(mut self, value: BTreeMap<String, u128>) -> Self {
+        self.by_name = value;
+        self
+    }
+    /// Sets `count`.
+    #[must_use]
+    pub fn with_count(mut self, value: u128) -> Self {
+        self.count = Some(value);
+        self
+    }
+    /// Sets `either`.
+    #[must_use]
+    pub fn with_either(mut self, value: IntegersInputEither) -> Self {
+        self.either = Some(value);
+        self
+    }
+    /// Sets `list`.
+    #[must_use]
+    pub fn with_list(mut self, value: Vec<i128>) -> Self {
+        self.list = value;
+        self
+    }
+    /// Sets `maybe`.
+    #[must_use]
+    pub fn with_maybe(mut self, value: i128) -> Self {
+        self.maybe = Some(value);
+        self
+    }
+    /// Sets `page`.
+    #[must_use]
+    pub fn with_page(mut self, value: ::std::num::NonZeroU64) -> Self {
+        self.page = Some(value);
+        self
+    }
+    /// Sets `ratio`.
+    #[must_use]
+    pub fn with_ratio(mut self, value: f64) -> Self {
+        self.ratio = Some(value);
+        self
+    }
+    /// Sets `safe`.
+    #[must_use]
+    pub fn with_safe(mut self, value: i64) -> Self {
+        self.safe = Some(value);
+        self
+    }
+    /// Sets `small`.
+    #[must_use]
+    pub fn with_small(mut self, value: i64) -> Self {
+        self.small = Some(value);
+        self
+    }
+}
+/// The type of `either` in [`IntegersInput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum IntegersInputEither {
     #[serde(deserialize_with = "wide::one")]
     Integer(i128),
-    String(::std::string::String),
+    String(String),
 }
 impl ::std::fmt::Display for IntegersInputEither {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -49,74 +132,116 @@ impl ::std::fmt::Display for IntegersInputEither {
         }
     }
 }
-impl ::std::convert::From<i128> for IntegersInputEither {
+impl From<i128> for IntegersInputEither {
     fn from(value: i128) -> Self {
         Self::Integer(value)
     }
 }
-///Structured result (`structuredContent`) of the `integers` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+/// Structured result (`structuredContent`) of the `integers` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntegersOutput {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "wide::vec")]
-    pub pages: ::std::vec::Vec<u128>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "wide::vec"
+    )]
+    pub pages: Vec<u128>,
     #[serde(deserialize_with = "wide::one")]
     pub total: i128,
 }
-///Arguments of the `parent_or_text` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl IntegersOutput {
+    /// A `IntegersOutput` with its required field: `total`.
+    pub fn new(total: i128) -> Self {
+        Self {
+            total,
+            pages: Default::default(),
+        }
+    }
+    /// Sets `pages`.
+    #[must_use]
+    pub fn with_pages(mut self, value: Vec<u128>) -> Self {
+        self.pages = value;
+        self
+    }
+}
+/// Arguments of the `parent_or_text` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParentOrTextInput {
     pub parent: ParentOrTextInputParent,
 }
-///`ParentOrTextInputParent`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl ParentOrTextInput {
+    /// A `ParentOrTextInput` with its required field: `parent`.
+    pub fn new(parent: ParentOrTextInputParent) -> Self {
+        Self { parent }
+    }
+}
+/// The type of `parent` in [`ParentOrTextInput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ParentOrTextInputParent {
     ParentRequest(ParentOrTextParentRequest),
-    String(::std::string::String),
+    String(String),
 }
-impl ::std::convert::From<ParentOrTextParentRequest> for ParentOrTextInputParent {
+impl From<ParentOrTextParentRequest> for ParentOrTextInputParent {
     fn from(value: ParentOrTextParentRequest) -> Self {
         Self::ParentRequest(value)
     }
 }
-///`ParentOrTextParentRequest`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParentOrTextParentRequest {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub database_id: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub page_id: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_id: Option<String>,
 }
-///Arguments of the `same_nested_name` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl ParentOrTextParentRequest {
+    /// Sets `database_id`.
+    #[must_use]
+    pub fn with_database_id(mut self, value: impl Into<String>) -> Self {
+        self.database_id = Some(value.into());
+        self
+    }
+    /// Sets `page_id`.
+    #[must_use]
+    pub fn with_page_id(mut self, value: impl Into<String>) -> Self {
+        self.page_id = Some(value.into());
+        self
+    }
+}
+/// Arguments of the `same_nested_name` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SameNestedNameInput {
     pub action: SameNestedNameInputAction,
 }
-///`SameNestedNameInputAction`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl SameNestedNameInput {
+    /// A `SameNestedNameInput` with its required field: `action`.
+    pub fn new(action: SameNestedNameInputAction) -> Self {
+        Self { action }
+    }
+}
+/// The type of `action` in [`SameNestedNameInput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params", deny_unknown_fields)]
 pub enum SameNestedNameInputAction {
-    ///SameNestedNameMove
+    /// SameNestedNameMove
     #[serde(rename = "move")]
     Move { x: f64, y: f64 },
-    ///SameNestedNameType
+    /// SameNestedNameType
     #[serde(rename = "type")]
-    Type { text: ::std::string::String },
+    Type { text: String },
 }
-///`SortSpecAsc`
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
     PartialEq,
-    PartialOrd
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum SortSpecAsc {
     #[serde(rename = "asc")]
@@ -131,43 +256,36 @@ impl ::std::fmt::Display for SortSpecAsc {
 }
 impl ::std::str::FromStr for SortSpecAsc {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "asc" => Ok(Self::Asc),
             _ => Err("invalid value".into()),
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for SortSpecAsc {
+impl TryFrom<&str> for SortSpecAsc {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for SortSpecAsc {
+impl TryFrom<String> for SortSpecAsc {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-///`SortSpecDesc`
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
     PartialEq,
-    PartialOrd
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum SortSpecDesc {
     #[serde(rename = "desc")]
@@ -182,106 +300,109 @@ impl ::std::fmt::Display for SortSpecDesc {
 }
 impl ::std::str::FromStr for SortSpecDesc {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "desc" => Ok(Self::Desc),
             _ => Err("invalid value".into()),
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for SortSpecDesc {
+impl TryFrom<&str> for SortSpecDesc {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for SortSpecDesc {
+impl TryFrom<String> for SortSpecDesc {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-///Arguments of the `sort_spec` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+/// Arguments of the `sort_spec` tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SortSpecInput {
     #[serde(
         default,
         skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
     )]
-    pub sort: ::std::collections::BTreeMap<
-        ::std::string::String,
-        SortSpecInputSortValue,
-    >,
+    pub sort: BTreeMap<String, SortSpecInputSortValue>,
 }
-///`SortSpecInputSortValue`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl SortSpecInput {
+    /// Sets `sort`.
+    #[must_use]
+    pub fn with_sort(mut self, value: BTreeMap<String, SortSpecInputSortValue>) -> Self {
+        self.sort = value;
+        self
+    }
+}
+/// The type of `sort` in [`SortSpecInput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum SortSpecInputSortValue {
-    Meta { #[serde(rename = "$meta")] meta: ::std::string::String },
+    Meta { #[serde(rename = "$meta")] meta: String },
     Value1(f64),
     ValueMinus1(f64),
     Asc(SortSpecAsc),
     Desc(SortSpecDesc),
 }
-impl ::std::convert::From<SortSpecAsc> for SortSpecInputSortValue {
+impl From<SortSpecAsc> for SortSpecInputSortValue {
     fn from(value: SortSpecAsc) -> Self {
         Self::Asc(value)
     }
 }
-impl ::std::convert::From<SortSpecDesc> for SortSpecInputSortValue {
+impl From<SortSpecDesc> for SortSpecInputSortValue {
     fn from(value: SortSpecDesc) -> Self {
         Self::Desc(value)
     }
 }
-///Arguments of the `tagged` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+/// Arguments of the `tagged` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaggedInput {
     pub parent: TaggedInputParent,
 }
-///`TaggedInputParent`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl TaggedInput {
+    /// A `TaggedInput` with its required field: `parent`.
+    pub fn new(parent: TaggedInputParent) -> Self {
+        Self { parent }
+    }
+}
+/// The type of `parent` in [`TaggedInput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", deny_unknown_fields)]
 pub enum TaggedInputParent {
-    ///TaggedPageId
+    /// TaggedPageId
     #[serde(rename = "page_id")]
     PageId {
-        #[serde(
-            rename = "outputMode",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        output_mode: ::std::option::Option<::std::string::String>,
-        page_id: ::std::string::String,
+        #[serde(rename = "outputMode", skip_serializing_if = "Option::is_none")]
+        output_mode: Option<String>,
+        page_id: String,
     },
-    ///TaggedDatabaseId
+    /// TaggedDatabaseId
     #[serde(rename = "database_id")]
     DatabaseId {
-        database_id: ::std::string::String,
+        database_id: String,
         #[serde(
             rename = "maxRows",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "wide::option",
+            default
         )]
-        #[serde(default, deserialize_with = "wide::option")]
-        max_rows: ::std::option::Option<i128>,
+        max_rows: Option<i128>,
     },
 }
-///`TaggedOrTextFileKind`
+/// The type of `kind` in [`TaggedOrTextInputTarget::File`].
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
     PartialEq,
-    PartialOrd
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum TaggedOrTextFileKind {
     #[serde(rename = "file")]
@@ -296,60 +417,56 @@ impl ::std::fmt::Display for TaggedOrTextFileKind {
 }
 impl ::std::str::FromStr for TaggedOrTextFileKind {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "file" => Ok(Self::File),
             _ => Err("invalid value".into()),
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for TaggedOrTextFileKind {
+impl TryFrom<&str> for TaggedOrTextFileKind {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for TaggedOrTextFileKind {
+impl TryFrom<String> for TaggedOrTextFileKind {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-///Arguments of the `tagged_or_text` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+/// Arguments of the `tagged_or_text` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaggedOrTextInput {
     pub target: TaggedOrTextInputTarget,
 }
-///`TaggedOrTextInputTarget`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl TaggedOrTextInput {
+    /// A `TaggedOrTextInput` with its required field: `target`.
+    pub fn new(target: TaggedOrTextInputTarget) -> Self {
+        Self { target }
+    }
+}
+/// The type of `target` in [`TaggedOrTextInput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum TaggedOrTextInputTarget {
-    File {
-        #[serde(rename = "filePath")]
-        file_path: ::std::string::String,
-        kind: TaggedOrTextFileKind,
-    },
-    Url { href: ::std::string::String, kind: TaggedOrTextUrlKind },
-    String(::std::string::String),
+    File { #[serde(rename = "filePath")] file_path: String, kind: TaggedOrTextFileKind },
+    Url { href: String, kind: TaggedOrTextUrlKind },
+    String(String),
 }
-///`TaggedOrTextUrlKind`
+/// The type of `kind` in [`TaggedOrTextInputTarget::Url`].
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    Debug,
     Clone,
     Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
     PartialEq,
-    PartialOrd
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize
 )]
 pub enum TaggedOrTextUrlKind {
     #[serde(rename = "url")]
@@ -364,63 +481,66 @@ impl ::std::fmt::Display for TaggedOrTextUrlKind {
 }
 impl ::std::str::FromStr for TaggedOrTextUrlKind {
     type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "url" => Ok(Self::Url),
             _ => Err("invalid value".into()),
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for TaggedOrTextUrlKind {
+impl TryFrom<&str> for TaggedOrTextUrlKind {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for TaggedOrTextUrlKind {
+impl TryFrom<String> for TaggedOrTextUrlKind {
     type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-///Arguments of the `two_strings` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+/// Arguments of the `two_strings` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TwoStringsInput {
-    pub query: ::std::string::String,
+    pub query: String,
 }
-///Arguments of the `untitled_members` tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl TwoStringsInput {
+    /// A `TwoStringsInput` with its required field: `query`.
+    pub fn new(query: impl Into<String>) -> Self {
+        Self { query: query.into() }
+    }
+}
+/// Arguments of the `untitled_members` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UntitledMembersInput {
     pub filter: UntitledMembersInputFilter,
 }
-///`UntitledMembersInputFilter`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+impl UntitledMembersInput {
+    /// A `UntitledMembersInput` with its required field: `filter`.
+    pub fn new(filter: UntitledMembersInputFilter) -> Self {
+        Self { filter }
+    }
+}
+/// The type of `filter` in [`UntitledMembersInput`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum UntitledMembersInputFilter {
-    Equals { equals: ::std::string::String },
+    Equals { equals: String },
     Contains {
-        #[serde(
-            rename = "caseSensitive",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        case_sensitive: ::std::option::Option<bool>,
-        contains: ::std::string::String,
+        #[serde(rename = "caseSensitive", skip_serializing_if = "Option::is_none")]
+        case_sensitive: Option<bool>,
+        contains: String,
     },
     Boolean(bool),
     Number(f64),
 }
-impl ::std::convert::From<bool> for UntitledMembersInputFilter {
+impl From<bool> for UntitledMembersInputFilter {
     fn from(value: bool) -> Self {
         Self::Boolean(value)
     }
 }
-impl ::std::convert::From<f64> for UntitledMembersInputFilter {
+impl From<f64> for UntitledMembersInputFilter {
     fn from(value: f64) -> Self {
         Self::Number(value)
     }

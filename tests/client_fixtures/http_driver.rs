@@ -24,11 +24,7 @@ fn text(blocks: &[protocol::ContentBlock]) -> String {
 }
 
 fn celsius_to_kelvin(value: f64) -> ConvertTemperatureInput {
-    ConvertTemperatureInput {
-        value,
-        from: ConvertTemperatureInputFrom::Celsius,
-        to: ConvertTemperatureInputTo::Kelvin,
-    }
+    ConvertTemperatureInput::new(ConvertTemperatureFromOrTo::Celsius, ConvertTemperatureFromOrTo::Kelvin, value)
 }
 
 #[tokio::main]

@@ -58,11 +58,7 @@ async fn main() {
     println!("ok get_forecast");
 
     let blocks = c
-        .convert_temperature(ConvertTemperatureInput {
-            value: 100.0,
-            from: ConvertTemperatureInputFrom::Celsius,
-            to: ConvertTemperatureInputTo::Fahrenheit,
-        })
+        .convert_temperature(ConvertTemperatureInput::new(ConvertTemperatureFromOrTo::Celsius, ConvertTemperatureFromOrTo::Fahrenheit, 100.0))
         .await
         .expect("convert_temperature");
     assert!(text(&blocks).contains("212"), "{}", text(&blocks));
@@ -114,11 +110,7 @@ async fn main() {
     let typed: Vec<protocol::ContentBlock> = err.tool_content().unwrap().expect("content decodes");
     assert!(text(&typed).contains("sensor 7"));
     let err = c
-        .convert_temperature(ConvertTemperatureInput {
-            value: -300.0,
-            from: ConvertTemperatureInputFrom::Celsius,
-            to: ConvertTemperatureInputTo::Kelvin,
-        })
+        .convert_temperature(ConvertTemperatureInput::new(ConvertTemperatureFromOrTo::Celsius, ConvertTemperatureFromOrTo::Kelvin, -300.0))
         .await
         .expect_err("below absolute zero");
     assert!(err.tool_text().unwrap().contains("absolute zero"), "{err}");
@@ -189,12 +181,8 @@ async fn main() {
     let calls = (0..32).map(|i| {
         let c = c.clone();
         async move {
-            c.convert_temperature(ConvertTemperatureInput {
-                value: f64::from(i),
-                from: ConvertTemperatureInputFrom::Celsius,
-                to: ConvertTemperatureInputTo::Kelvin,
-            })
-            .await
+            let celsius_to_kelvin = ConvertTemperatureInput::new(ConvertTemperatureFromOrTo::Celsius, ConvertTemperatureFromOrTo::Kelvin, f64::from(i));
+            c.convert_temperature(celsius_to_kelvin).await
         }
     });
     for (i, r) in futures_join(calls).await.into_iter().enumerate() {

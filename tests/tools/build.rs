@@ -161,7 +161,7 @@ fn main() {
         .filter_map(|entry| {
             let path = entry.ok()?.path();
             let stem = path.file_stem()?.to_str()?.replace(['-', '.'], "_");
-            (path.extension()? == "json").then(|| (stem, path))
+            (path.extension()? == "json").then_some((stem, path))
         })
         .collect();
     real.sort();

@@ -75,20 +75,19 @@ impl Handler for Weather {
         input: ConvertTemperatureInput,
         _ctx: RequestContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
-        use ConvertTemperatureInputFrom as F;
-        use ConvertTemperatureInputTo as T;
+        use ConvertTemperatureFromOrTo as Unit;
         let celsius = match input.from {
-            F::Celsius => input.value,
-            F::Fahrenheit => (input.value - 32.0) * 5.0 / 9.0,
-            F::Kelvin => input.value - 273.15,
+            Unit::Celsius => input.value,
+            Unit::Fahrenheit => (input.value - 32.0) * 5.0 / 9.0,
+            Unit::Kelvin => input.value - 273.15,
         };
         if celsius < -273.15 {
             return Err(ToolError::new(format!("{} {} is below absolute zero", input.value, input.from)));
         }
         let (value, unit) = match input.to {
-            T::Celsius => (celsius, "°C"),
-            T::Fahrenheit => (to_fahrenheit(celsius), "°F"),
-            T::Kelvin => (celsius + 273.15, "K"),
+            Unit::Celsius => (celsius, "°C"),
+            Unit::Fahrenheit => (to_fahrenheit(celsius), "°F"),
+            Unit::Kelvin => (celsius + 273.15, "K"),
         };
         Ok(text(format!("{} {} = {:.2} {unit}", input.value, input.from, value)))
     }
@@ -184,11 +183,7 @@ mod tests {
         let w = Weather;
         let out = w
             .convert_temperature(
-                ConvertTemperatureInput {
-                    value: 100.0,
-                    from: ConvertTemperatureInputFrom::Celsius,
-                    to: ConvertTemperatureInputTo::Fahrenheit,
-                },
+                ConvertTemperatureInput::new(ConvertTemperatureFromOrTo::Celsius, ConvertTemperatureFromOrTo::Fahrenheit, 100.0),
                 RequestContext::detached("convert_temperature"),
             )
             .await

@@ -143,13 +143,40 @@ fn doc_text(item: &syn::Item) -> String {
 }
 
 /// The name for the merged type: the trailing words the names share
-/// ([`super::shared::shared_words`]: `InputLocation` gives `Location`);
-/// `None` when that does not start with a letter. When that name is taken
-/// the types stay apart rather than take a longer one, which beside the
-/// other would read as a variant of it (`InputSort` beside `Sort`).
+/// ([`super::shared::shared_words`]: `InputLocation` gives `Location`),
+/// said once when they repeat (`VectorSearchVectorSearch` gives
+/// `VectorSearch`); for names that share no trailing word, up to three
+/// properties of one tool (`ConvertTemperatureInputFrom` and `…To`), the
+/// leading words they share and their own last words
+/// (`ConvertTemperatureFromOrTo`). `None` when that does not start with a
+/// letter. When that name is taken the types stay apart rather than take
+/// a longer one, which beside the other would read as a variant of it
+/// (`InputSort` beside `Sort`).
 fn merged_name(names: &[String]) -> Option<String> {
-    let name = super::shared::shared_words(names, words).concat();
+    let mut shared = super::shared::shared_words(names, words);
+    let half = shared.len() / 2;
+    if half > 0 && shared.len() % 2 == 0 && shared[..half] == shared[half..] {
+        shared.truncate(half);
+    }
+    let name = if shared.is_empty() { alternatives(names)? } else { shared.concat() };
     name.starts_with(|c: char| c.is_ascii_alphabetic()).then_some(name)
+}
+
+/// `<leading words><Tail>Or<Tail>…` for two or three names that share
+/// their leading words (an `Input` or `Output` among them dropped) and
+/// differ in one last word each.
+fn alternatives(names: &[String]) -> Option<String> {
+    if !(2..=3).contains(&names.len()) {
+        return None;
+    }
+    let split: Vec<Vec<&str>> = names.iter().map(|n| words(n)).collect();
+    let len = split[0].len();
+    if len < 2 || split.iter().any(|w| w.len() != len || w[..len - 1] != split[0][..len - 1]) {
+        return None;
+    }
+    let lead: Vec<&str> = split[0][..len - 1].iter().copied().filter(|w| *w != "Input" && *w != "Output").collect();
+    let tails: Vec<&str> = split.iter().map(|w| w[len - 1]).collect();
+    (!lead.is_empty()).then(|| format!("{}{}", lead.concat(), tails.join("Or")))
 }
 
 fn item_name(item: &syn::Item) -> Option<String> {

@@ -50,6 +50,12 @@ pub(crate) fn polish(tokens: TokenStream) -> TokenStream {
             Item::Enum(e) => {
                 replace_placeholder(&mut e.attrs, &e.ident.to_string(), &usage);
                 tidy_attrs(&mut e.attrs, &e.ident.to_string());
+                // A union's members are as large as their schemas make them;
+                // boxing one would change the type a handler matches on.
+                let carries = e.variants.iter().filter(|v| !matches!(v.fields, Fields::Unit)).count();
+                if carries > 0 && e.variants.len() > 1 {
+                    e.attrs.push(syn::parse_quote!(#[allow(clippy::large_enum_variant)]));
+                }
                 for v in &mut e.variants {
                     absent_tolerant(&mut v.fields);
                     tidy_docs(&mut v.attrs);
@@ -479,8 +485,12 @@ fn constructors(s: &mut syn::ItemStruct, defaults: &BTreeSet<String>) -> Option<
     if new.is_none() && setters.is_empty() {
         return default_impl;
     }
+    // The lints the type is allowed (a field type too complex for clippy)
+    // hold for the methods that take its fields.
+    let allows = s.attrs.iter().filter(|a| a.path().is_ident("allow"));
     Some(quote! {
         #default_impl
+        #(#allows)*
         impl #name {
             #new
             #(#setters)*
