@@ -218,6 +218,8 @@ struct CallView {
     arguments: Option<String>,
     /// Why the tool is not called.
     skip: Option<Text>,
+    /// Whether it runs only as a task (`execution.taskSupport: "required"`).
+    task: bool,
 }
 
 /// The scaffolded test's call with invalid arguments.
@@ -466,7 +468,9 @@ fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
     for tool in tools {
         let schema = tool.tool.get("inputSchema").cloned().unwrap_or(serde_json::Value::Null);
         let valid = synth::valid_arguments(&schema, draft);
-        if out.invalid.is_none() {
+        let task = tool.tool.pointer("/execution/taskSupport").and_then(serde_json::Value::as_str) == Some("required");
+        // The invalid call goes to a tool that answers it at once.
+        if out.invalid.is_none() && !task {
             if let Some((arguments, why)) = synth::invalid_arguments(&schema, draft, valid.as_ref().ok()) {
                 out.invalid = Some(InvalidView {
                     name: Text::new(&tool.name),
@@ -480,10 +484,11 @@ fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
                 name: Text::new(&tool.name),
                 arguments: Some(escape::rust_raw_str(&escape::json_text(&arguments))),
                 skip: None,
+                task,
             },
             Err(why) => {
                 out.skipped.push((tool.name.clone(), why.clone()));
-                CallView { name: Text::new(&tool.name), arguments: None, skip: Some(Text::new(&why)) }
+                CallView { name: Text::new(&tool.name), arguments: None, skip: Some(Text::new(&why)), task }
             }
         });
     }

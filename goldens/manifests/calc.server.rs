@@ -114,7 +114,8 @@ pub fn server_info() -> Value {
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
 pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
-    let tools = serde_json::from_str(TOOLS_JSON).unwrap_or(Value::Null);
+    let tools: Value = serde_json::from_str(TOOLS_JSON)
+        .expect("TOOLS_JSON is the JSON array mcpgen wrote");
     let router = Arc::new(Router::new(handler));
     let builder = ServerBuilder::new(PROTOCOL_VERSION, tools, router)
         .supported_revisions(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())

@@ -213,8 +213,10 @@ pub const PROMPTS_JSON: &str = r#"[
     "description": "A review prompt."
   }
 ]"#;
+/// One of the lists above, as JSON values (mcpgen wrote each
+/// from the parsed manifest).
 fn declared_list(json: &str) -> Vec<Value> {
-    serde_json::from_str(json).unwrap_or_default()
+    serde_json::from_str(json).expect("a list mcpgen wrote as a JSON array")
 }
 impl<H: Handler> Surface for Router<H> {
     fn read(
@@ -306,7 +308,8 @@ pub fn server_info() -> Value {
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
 pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
-    let tools = serde_json::from_str(TOOLS_JSON).unwrap_or(Value::Null);
+    let tools: Value = serde_json::from_str(TOOLS_JSON)
+        .expect("TOOLS_JSON is the JSON array mcpgen wrote");
     let router = Arc::new(Router::new(handler));
     let builder = ServerBuilder::new(
             PROTOCOL_VERSION,

@@ -119,6 +119,7 @@ impl IntegersInput {
 /// The type of `either` in [`IntegersInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
 pub enum IntegersInputEither {
     #[serde(deserialize_with = "wide::one")]
     Integer(i128),
@@ -178,6 +179,7 @@ impl ParentOrTextInput {
 /// The type of `parent` in [`ParentOrTextInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
 pub enum ParentOrTextInputParent {
     ParentRequest(ParentOrTextParentRequest),
     String(String),
@@ -223,6 +225,7 @@ impl SameNestedNameInput {
 /// The type of `action` in [`SameNestedNameInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params", deny_unknown_fields)]
+#[allow(clippy::large_enum_variant)]
 pub enum SameNestedNameInputAction {
     /// SameNestedNameMove
     #[serde(rename = "move")]
@@ -339,6 +342,7 @@ impl SortSpecInput {
 /// The type of `sort` in [`SortSpecInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
 pub enum SortSpecInputSortValue {
     Meta { #[serde(rename = "$meta")] meta: String },
     Value1(f64),
@@ -370,6 +374,7 @@ impl TaggedInput {
 /// The type of `parent` in [`TaggedInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", deny_unknown_fields)]
+#[allow(clippy::large_enum_variant)]
 pub enum TaggedInputParent {
     /// TaggedPageId
     #[serde(rename = "page_id")]
@@ -450,6 +455,7 @@ impl TaggedOrTextInput {
 /// The type of `target` in [`TaggedOrTextInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
 pub enum TaggedOrTextInputTarget {
     File { #[serde(rename = "filePath")] file_path: String, kind: TaggedOrTextFileKind },
     Url { href: String, kind: TaggedOrTextUrlKind },
@@ -525,6 +531,7 @@ impl UntitledMembersInput {
 /// The type of `filter` in [`UntitledMembersInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
 pub enum UntitledMembersInputFilter {
     Equals { equals: String },
     Contains {

@@ -139,10 +139,20 @@ impl Serialize for Const {
     }
 }
 
-/// Takes a constant property out of `object` and checks its value. An
-/// absent optional constant is accepted; it is written back on encoding
-/// only when `present` says it was there.
-pub fn constant(object: &mut Object, ty: &str, key: &str, expected: Const, required: bool) -> Result<bool, DecodeError> {
+/// Whether a constant property must be there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// Its absence is an error.
+    Required,
+    /// It may be left out.
+    Optional,
+}
+
+/// Takes a constant property out of `object` and checks its value; whether
+/// it was there. An absent optional constant is accepted; it is written
+/// back on encoding only when it was there.
+pub fn constant(object: &mut Object, ty: &str, key: &str, expected: Const, presence: Presence) -> Result<bool, DecodeError> {
+    let required = presence == Presence::Required;
     match object.shift_remove(key) {
         Some(value) if expected.matches(&value) => Ok(true),
         Some(value) => Err(DecodeError(format!(
@@ -301,7 +311,7 @@ mod tests {
     #[test]
     fn required_optional_and_constants() {
         let mut o = json!({"type": "text", "text": "hi", "n": null}).as_object().unwrap().clone();
-        assert!(constant(&mut o, "TextContent", "type", Const::Str("text"), true).unwrap());
+        assert!(constant(&mut o, "TextContent", "type", Const::Str("text"), Presence::Required).unwrap());
         let t: String = required(&mut o, "TextContent", "text").unwrap();
         assert_eq!(t, "hi");
         let n: Option<Option<i64>> = optional(&mut o, "TextContent", "n").unwrap();
@@ -316,10 +326,10 @@ mod tests {
     #[test]
     fn wrong_constant_names_property_and_values() {
         let mut o = json!({"type": "image"}).as_object().unwrap().clone();
-        let err = constant(&mut o, "TextContent", "type", Const::Str("text"), true).unwrap_err();
+        let err = constant(&mut o, "TextContent", "type", Const::Str("text"), Presence::Required).unwrap_err();
         assert_eq!(err.to_string(), "TextContent.type: expected \"text\", found \"image\"");
         let mut o = json!({"code": -32600}).as_object().unwrap().clone();
-        assert!(constant(&mut o, "ParseError", "code", Const::Int(-32700), true).is_err());
+        assert!(constant(&mut o, "ParseError", "code", Const::Int(-32700), Presence::Required).is_err());
     }
 
     #[test]

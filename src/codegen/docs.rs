@@ -32,14 +32,19 @@ fn listed(scopes: &[String]) -> String {
     scopes.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
 }
 
-/// The doc attributes of `paragraphs`, in order.
+/// The site the specification's own links are relative to.
+const SPEC_SITE: &str = "https://modelcontextprotocol.io";
+
+/// The doc attributes of `paragraphs`, in order. Links relative to the
+/// specification's site (`](/specification/…)`, as the schema writes
+/// them) become absolute, so that they work in rustdoc.
 pub fn doc_attrs<'a>(paragraphs: impl IntoIterator<Item = &'a str>) -> TokenStream {
     let mut lines: Vec<String> = Vec::new();
     for paragraph in paragraphs.into_iter().filter(|p| !p.trim().is_empty()) {
         if !lines.is_empty() {
             lines.push(String::new());
         }
-        lines.extend(paragraph.lines().map(|l| format!(" {}", l.trim_end())));
+        lines.extend(paragraph.lines().map(|l| format!(" {}", l.trim_end().replace("](/", &format!("]({SPEC_SITE}/")))));
     }
     quote! { #( #[doc = #lines] )* }
 }
@@ -61,6 +66,15 @@ mod tests {
                 _ => panic!("only doc attributes"),
             })
             .collect()
+    }
+
+    #[test]
+    fn links_relative_to_the_specification_site_become_absolute() {
+        let docs = lines(doc_attrs(["See [General fields](/specification/2025-11-25/basic/index#meta) and [x](https://e.org/a)."]));
+        assert_eq!(
+            docs,
+            [" See [General fields](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) and [x](https://e.org/a)."]
+        );
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub fn generate(spec: &Spec) -> Result<TokenStream> {
         });
     }
     items.extend(method_table(spec));
-    Ok(items)
+    Ok(crate::codegen::tools::short_std_paths(items))
 }
 
 /// The type (relative to the protocol module) of one item of
@@ -74,8 +74,16 @@ pub fn ty_tokens(ty: &Ty) -> TokenStream {
     }
 }
 
+/// The Rust name of a schema type. A name the prelude has (the schema's
+/// `Result`) gets an `Mcp` prefix: kept as it is, it would shadow the
+/// standard one for every line of the module and its users' glob imports.
 fn type_ident(name: &str) -> Ident {
-    naming::ident(name)
+    const PRELUDE: &[&str] = &["Result", "Option", "String", "Vec", "Box", "Default", "Ok", "Err", "Some", "None"];
+    if PRELUDE.contains(&name) {
+        naming::ident(&format!("Mcp{name}"))
+    } else {
+        naming::ident(name)
+    }
 }
 
 fn doc_attr(doc: Option<&str>) -> TokenStream {
@@ -155,14 +163,14 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
         match &f.kind {
             FieldKind::Const(c) => {
                 let c = const_tokens(c);
-                checks.push(quote! { ::mcpgen_runtime::de::constant(&mut object, #name_str, #wire, #c, true)?; });
+                checks.push(quote! { ::mcpgen_runtime::de::constant(&mut object, #name_str, #wire, #c, ::mcpgen_runtime::de::Presence::Required)?; });
                 encode.push(quote! { map.serialize_entry(#wire, &#c)?; });
             }
             FieldKind::OptionalConst(c) => {
                 let note = format!(" Whether the optional constant `{wire}` (always {c}) is written.");
                 let ct = const_tokens(c);
                 decls.push(quote! { #fdoc #[doc = ""] #[doc = #note] pub #ident: bool, });
-                decode.push(quote! { #ident: ::mcpgen_runtime::de::constant(&mut object, #name_str, #wire, #ct, false)?, });
+                decode.push(quote! { #ident: ::mcpgen_runtime::de::constant(&mut object, #name_str, #wire, #ct, ::mcpgen_runtime::de::Presence::Optional)?, });
                 encode.push(quote! { if self.#ident { map.serialize_entry(#wire, &#ct)?; } });
                 ctor_fields.push(quote! { #ident: true, });
             }
@@ -241,6 +249,8 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
         }
     };
     let use_map = if encode.is_empty() { TokenStream::new() } else { quote!(use ::serde::ser::SerializeMap as _;) };
+    // A type that writes nothing of its own leaves the map unused.
+    let map_binding = if encode.is_empty() { quote!(_map) } else { quote!(map) };
     let object_binding = if decode.is_empty() && checks.is_empty() && extra.is_none() {
         quote!(object)
     } else {
@@ -263,10 +273,9 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
 
         impl ::serde::Serialize for #name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                ::mcpgen_runtime::de::serialize_object(serializer, |map| {
+                ::mcpgen_runtime::de::serialize_object(serializer, |#map_binding| {
                     #use_map
                     #(#encode)*
-                    let _ = map;
                     ::std::result::Result::Ok(())
                 })
             }

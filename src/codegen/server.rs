@@ -190,8 +190,10 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         /// server information and rate limits. Add hooks and settings, then
         /// `build()` and `serve(transport)`.
         pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
-            let tools = serde_json::from_str(TOOLS_JSON)
-                .unwrap_or(Value::Null);
+            // mcpgen wrote TOOLS_JSON from the parsed manifest; a
+            // generated-code test parses every such constant.
+            let tools: Value = serde_json::from_str(TOOLS_JSON)
+                .expect("TOOLS_JSON is the JSON array mcpgen wrote");
             let router = Arc::new(Router::new(handler));
             let builder = ServerBuilder::new(PROTOCOL_VERSION, tools, #router_arg)
                 .supported_revisions(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())

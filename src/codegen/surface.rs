@@ -533,8 +533,10 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         #templates_json
         #prompts_json
 
+        /// One of the lists above, as JSON values (mcpgen wrote each
+        /// from the parsed manifest).
         fn declared_list(json: &str) -> Vec<Value> {
-            serde_json::from_str(json).unwrap_or_default()
+            serde_json::from_str(json).expect("a list mcpgen wrote as a JSON array")
         }
 
         impl<H: Handler> Surface for Router<H> {

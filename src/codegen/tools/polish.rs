@@ -84,6 +84,13 @@ pub(crate) fn polish(tokens: TokenStream) -> TokenStream {
     short_paths(file.into_token_stream(), &defined)
 }
 
+/// [`short_paths`] for any module's items.
+pub(crate) fn short_std_paths(tokens: TokenStream) -> TokenStream {
+    let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) else { return tokens };
+    let defined: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
+    short_paths(tokens, &defined)
+}
+
 fn item_name(item: &Item) -> Option<String> {
     match item {
         Item::Enum(e) => Some(e.ident.to_string()),
