@@ -365,6 +365,49 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
     eprintln!("{} crates scaffolded, built and tested in {:.0?}", cases.len(), started.elapsed());
 }
 
+/// Every real server's capture in `../shared/manifests/real/` scaffolds,
+/// builds without a warning and passes its own tests: each tool called
+/// with arguments valid against its schema (task-required ones as tasks),
+/// and one with invalid arguments. Shapes nobody here invented, so a
+/// regression in any of them shows.
+#[test]
+fn real_manifests_scaffold_and_pass_their_own_tests() {
+    let started = Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let dir = shared().join("manifests/real");
+    let mut manifests: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    manifests.sort();
+    assert!(manifests.len() >= 13, "{} real manifests in {}", manifests.len(), dir.display());
+    let mut failures = Vec::new();
+    for manifest in &manifests {
+        let stem = manifest.file_stem().unwrap().to_str().unwrap();
+        let crate_dir = tmp.path().join(format!("{stem}-server"));
+        let r = new_crate(&cache, &crate_dir, manifest, None);
+        assert_eq!(r.code, 0, "{stem}: {}", r.stderr);
+        // A real manifest's every tool gets valid arguments.
+        assert!(!r.stderr.contains("note: the scaffolded test does not call"), "{stem}: {}", r.stderr);
+        let output = cargo()
+            .args(["test", "--offline", "--quiet", "--manifest-path"])
+            .arg(crate_dir.join("Cargo.toml"))
+            .output()
+            .expect("run cargo");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() || !stdout.contains("test result: ok. 3 passed") || stderr.contains("warning:") {
+            failures.push(format!("{stem}:\n{stdout}\n{stderr}"));
+        }
+        // The target directory keeps only what the next crate reuses.
+        let _ = std::fs::remove_dir_all(&crate_dir);
+    }
+    assert!(failures.is_empty(), "{} of {} scaffolds failed:\n{}", failures.len(), manifests.len(), failures.join("\n"));
+    eprintln!("{} real manifests scaffolded, built and tested in {:.0?}", manifests.len(), started.elapsed());
+}
+
 /// The crate of the hostile file name holds exactly the intended tables
 /// and items; built and tested above.
 #[test]

@@ -787,3 +787,75 @@ fn shorten_literal(
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn polished(tokens: TokenStream) -> String {
+        polish(tokens).to_string()
+    }
+
+    #[test]
+    fn an_option_with_a_decoder_of_its_own_gets_default_whatever_its_docs_say() {
+        let out = polished(quote! {
+            pub struct A {
+                #[doc = "Uses the default timeout, not flatten."]
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                #[serde(deserialize_with = "wide::option")]
+                pub timeout: ::std::option::Option<i128>,
+                #[serde(default = "defaults::b")]
+                pub b: i64,
+            }
+        });
+        assert!(out.contains(r#"# [serde (skip_serializing_if = "Option::is_none" , deserialize_with = "wide::option" , default)]"#), "{out}");
+        assert!(out.contains("# [doc = \" Uses the default timeout, not flatten.\"]"), "{out}");
+        // All optional, with a schema default: `Default` by hand, as `{}` decodes.
+        assert!(out.contains("impl Default for A { fn default () -> Self { Self { timeout : None , b : defaults :: b () , } } }"), "{out}");
+    }
+
+    #[test]
+    fn required_fields_make_new_and_optional_ones_setters() {
+        let out = polished(quote! {
+            #[derive(::serde::Serialize, Clone, Debug, ::serde::Deserialize, PartialEq)]
+            pub struct Q {
+                pub name: ::std::string::String,
+                pub n: u64,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub note: ::std::option::Option<::std::string::String>,
+            }
+        });
+        assert!(out.contains("# [derive (Debug , Clone , PartialEq , Serialize , Deserialize)]"), "{out}");
+        assert!(out.contains("pub fn new (name : impl Into < String > , n : u64) -> Self { Self { name : name . into () , n , note : None , } }"), "{out}");
+        assert!(out.contains("pub fn with_note (mut self , value : impl Into < String >) -> Self"), "{out}");
+        assert!(out.starts_with("use serde :: Deserialize ; use serde :: Serialize ;"), "{out}");
+    }
+
+    #[test]
+    fn a_type_named_like_a_standard_one_keeps_the_standard_one_qualified() {
+        let out = polished(quote! {
+            pub struct Result { pub ok: ::std::option::Option<bool> }
+            pub fn f() -> ::std::result::Result<(), ()> { ::std::result::Result::Ok(()) }
+        });
+        assert!(out.contains(":: std :: result :: Result < () , () >"), "{out}");
+        assert!(out.contains("pub ok : Option < bool >"), "{out}");
+    }
+
+    #[test]
+    fn numbered_members_are_named_after_a_property_only_they_have() {
+        let out = polished(quote! {
+            #[serde(untagged)]
+            pub enum Search {
+                Variant0 { index: ::std::string::String, #[serde(rename = "queryVector")] query_vector: ::std::vec::Vec<f64> },
+                Variant1 { index: ::std::string::String, query: ::std::string::String },
+                Variant2(::std::string::String),
+            }
+            impl ::std::convert::From<::std::string::String> for Search {
+                fn from(value: ::std::string::String) -> Self { Self::Variant2(value) }
+            }
+        });
+        assert!(out.contains("QueryVector {") && out.contains("Query {") && out.contains("String (String)"), "{out}");
+        assert!(out.contains("Self :: String (value)"), "{out}");
+        assert!(!out.contains("Variant"), "{out}");
+    }
+}
