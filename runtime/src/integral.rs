@@ -66,6 +66,18 @@ mod tests {
         assert!(out["b"][2].is_f64());
     }
 
+    /// JSON text is read exactly (serde_json's `float_roundtrip`): the
+    /// default parser reads this integer-valued float one unit in the last
+    /// place off, as 4419156816473006.5, and a valid integer is refused.
+    #[test]
+    fn integer_valued_floats_below_two_to_the_53_are_read_exactly() {
+        for text in ["4419156816473006.0", "9007199254740991.0", "4419156816473007.0", "1234567890123456.0"] {
+            let out = normalised(serde_json::from_str(text).unwrap());
+            let want: i64 = text.trim_end_matches(".0").parse().unwrap();
+            assert_eq!(out.as_i64(), Some(want), "{text} read as {out}");
+        }
+    }
+
     #[test]
     fn range_edges() {
         let out = normalised(serde_json::from_str("[9.2233720368547748e18, 1.8446744073709550e19, 1.8446744073709552e19, -9.223372036854775808e18, -1e19, 1e300]").unwrap());

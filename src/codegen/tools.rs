@@ -171,12 +171,16 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
         tokens.extend(enums::tokens(e));
     }
     let roots: BTreeSet<String> = bindings.iter().flat_map(|b| std::iter::once(b.input.clone()).chain(b.output.clone())).collect();
-    let tokens = dedupe::dedupe(fixup::fixup(renames.restore(tokens)), &roots);
-    let (mut tokens, wide_used) = wide::attach(tokens);
+    let (mut tokens, wide_used) = wide::attach(fixup::fixup(renames.restore(tokens)));
     if wide_used {
         tokens.extend(wide::module());
     }
-    let tokens = polish::polish(tokens);
+    // One parse for the merges and the last pass (tokens that do not parse
+    // are left as typify wrote them).
+    let tokens = match dedupe::dedupe(tokens, &roots) {
+        Ok(file) => polish::polish(file),
+        Err(tokens) => tokens,
+    };
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
 }
 

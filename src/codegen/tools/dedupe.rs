@@ -30,24 +30,28 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Merges identical enums and structs of the body of `tools.rs`, except
-/// the types named in `roots` (each tool's input and output).
-pub(crate) fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> TokenStream {
-    let mut tokens = tokens;
+/// the types named in `roots` (each tool's input and output); the merged
+/// file, parsed once per round, or the tokens when they do not parse.
+pub(crate) fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> Result<syn::File, TokenStream> {
+    let mut file = syn::parse2::<syn::File>(tokens.clone()).map_err(|_| tokens)?;
     // Each round merges at least one group, so this ends; the bound is a
     // guard against a shape that renames back and forth.
     for _ in 0..64 {
-        match super::default_fns::merge(&tokens).or_else(|| merge_once(&tokens, roots)) {
-            Some(merged) => tokens = merged,
-            None => break,
-        }
+        let merged = match super::default_fns::merge(file) {
+            Ok(merged) => merged,
+            Err(unchanged) => match merge_once(unchanged, roots) {
+                Ok(merged) => merged,
+                Err(unchanged) => return Ok(unchanged),
+            },
+        };
+        file = syn::parse2::<syn::File>(merged.clone()).map_err(|_| merged)?;
     }
-    tokens
+    Ok(file)
 }
 
-/// One round: the file with every group of identical types merged, or
-/// `None` when there is nothing to merge.
-fn merge_once(tokens: &TokenStream, roots: &BTreeSet<String>) -> Option<TokenStream> {
-    let mut file = syn::parse2::<syn::File>(tokens.clone()).ok()?;
+/// One round: the file with every group of identical types merged, as
+/// tokens; the file unchanged when there is nothing to merge.
+fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<TokenStream, syn::File> {
 
     // Types by shape, in order of first appearance.
     let groups = super::shared::groups(file.items.iter().enumerate().filter_map(|(i, item)| match item {
@@ -104,7 +108,7 @@ fn merge_once(tokens: &TokenStream, roots: &BTreeSet<String>) -> Option<TokenStr
         }
     }
     if renames.is_empty() {
-        return None;
+        return Err(file);
     }
     let removed: BTreeSet<usize> = groups
         .iter()
@@ -129,7 +133,7 @@ fn merge_once(tokens: &TokenStream, roots: &BTreeSet<String>) -> Option<TokenStr
         })
         .map(|(_, item)| item)
         .collect();
-    Some(rename(file.into_token_stream(), &renames))
+    Ok(rename(file.into_token_stream(), &renames))
 }
 
 /// The doc comment of an enum or struct, as text (empty when none).
@@ -284,6 +288,11 @@ mod tests {
     use super::*;
     use quote::quote;
 
+    /// The merged file as tokens.
+    fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> TokenStream {
+        super::dedupe(tokens, roots).map_or_else(|t| t, |f| f.into_token_stream())
+    }
+
     fn roots(names: &[&str]) -> BTreeSet<String> {
         names.iter().map(|n| (*n).to_owned()).collect()
     }
@@ -369,15 +378,24 @@ mod tests {
     }
 
     #[test]
-    fn different_shapes_or_no_shared_name_stay_apart() {
+    fn different_shapes_stay_apart_and_uses_without_a_shared_tail_are_named_by_each() {
         let tokens = quote! {
-            pub struct AFrom { pub at: String }
-            pub struct ATo { pub at: String }
+            pub struct ConvertInputFrom { pub at: String }
+            pub struct ConvertInputTo { pub at: String }
             pub struct XPoint { pub lat: f64 }
             pub struct YPoint { pub lat: f32 }
         };
         let out = dedupe(tokens.clone(), &roots(&[]));
-        assert_eq!(names_of(&out), ["AFrom", "ATo", "XPoint", "YPoint"]);
+        assert_eq!(names_of(&out), ["ConvertFromOrTo", "XPoint", "YPoint"]);
+    }
+
+    #[test]
+    fn a_shared_name_said_twice_is_said_once() {
+        let tokens = quote! {
+            pub struct AggregateVectorSearchVectorSearch { pub at: String }
+            pub struct FindVectorSearchVectorSearch { pub at: String }
+        };
+        assert_eq!(names_of(&dedupe(tokens, &roots(&[]))), ["VectorSearch"]);
     }
 
     #[test]

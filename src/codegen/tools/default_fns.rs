@@ -18,14 +18,15 @@ use quote::ToTokens;
 /// The module typify writes default functions into.
 const MODULE: &str = "defaults";
 
-/// `tokens` (the body of `tools.rs`) with identical default functions
-/// merged, or `None` when there are none.
-pub(crate) fn merge(tokens: &TokenStream) -> Option<TokenStream> {
-    let mut file = syn::parse2::<syn::File>(tokens.clone()).ok()?;
-    let items = file.items.iter_mut().find_map(|item| match item {
+/// `file` (the body of `tools.rs`) with identical default functions
+/// merged, as tokens; the file unchanged when there are none.
+pub(crate) fn merge(mut file: syn::File) -> Result<TokenStream, syn::File> {
+    let Some(items) = file.items.iter_mut().find_map(|item| match item {
         syn::Item::Mod(m) if m.ident == MODULE => m.content.as_mut().map(|(_, items)| items),
         _ => None,
-    })?;
+    }) else {
+        return Err(file);
+    };
 
     // Plain functions (no generics, no arguments) by signature and body.
     let groups = super::shared::groups(items.iter().enumerate().filter_map(|(i, item)| match item {
@@ -56,11 +57,11 @@ pub(crate) fn merge(tokens: &TokenStream) -> Option<TokenStream> {
         removed.extend(members[1..].iter().copied());
     }
     if renames.is_empty() {
-        return None;
+        return Err(file);
     }
     let kept = std::mem::take(items).into_iter().enumerate().filter(|(i, _)| !removed.contains(i)).map(|(_, item)| item);
     *items = kept.collect();
-    Some(rename(file.into_token_stream(), &renames))
+    Ok(rename(file.into_token_stream(), &renames))
 }
 
 /// The trailing `_`-separated words all names share
@@ -104,6 +105,11 @@ fn after_module_path(before: &[TokenTree]) -> bool {
 mod tests {
     use super::*;
     use quote::quote;
+
+    /// The merged file as tokens, `None` when nothing merged.
+    fn merge(tokens: &TokenStream) -> Option<TokenStream> {
+        super::merge(syn::parse2(tokens.clone()).unwrap()).ok()
+    }
 
     #[test]
     fn identical_defaults_become_one_and_every_use_follows() {

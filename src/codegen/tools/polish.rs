@@ -30,10 +30,8 @@ use quote::{format_ident, quote, ToTokens};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Fields, Item, Token};
 
-/// Applies every step to the body of `tools.rs`; tokens that do not
-/// parse as a file are returned as they are.
-pub(crate) fn polish(tokens: TokenStream) -> TokenStream {
-    let Ok(mut file) = syn::parse2::<syn::File>(tokens.clone()) else { return tokens };
+/// Applies every step to the body of `tools.rs`.
+pub(crate) fn polish(mut file: syn::File) -> TokenStream {
     let defined: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
     name_members(&mut file);
     let usage = usage_docs(&file);
@@ -69,26 +67,44 @@ pub(crate) fn polish(tokens: TokenStream) -> TokenStream {
         }
     }
     let defaults = implements_default(&file);
-    let mut items = Vec::with_capacity(file.items.len());
-    for mut item in std::mem::take(&mut file.items) {
+    // Each struct's constructors right after it, as tokens (parsing them
+    // back into the tree would cost more than all of this pass).
+    let mut out = TokenStream::new();
+    out.extend(file.attrs.iter().map(ToTokens::to_token_stream));
+    for mut item in file.items {
         let methods = match &mut item {
             Item::Struct(s) => constructors(s, &defaults),
             _ => None,
         };
-        items.push(item);
-        if let Some(m) = methods.and_then(|m| syn::parse2::<syn::File>(m).ok()) {
-            items.extend(m.items);
-        }
+        item.to_tokens(&mut out);
+        out.extend(methods);
     }
-    file.items = items;
-    short_paths(file.into_token_stream(), &defined)
+    short_paths(out, &defined)
 }
 
 /// [`short_paths`] for any module's items.
 pub(crate) fn short_std_paths(tokens: TokenStream) -> TokenStream {
-    let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) else { return tokens };
-    let defined: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
+    let defined = top_level_names(&tokens);
     short_paths(tokens, &defined)
+}
+
+/// The names the top-level items of `tokens` define (`struct X`, `enum X`,
+/// `type X`, `mod x`, `const X`, `fn x`, `trait X`), read from the tokens
+/// without parsing them.
+fn top_level_names(tokens: &TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut previous: Option<String> = None;
+    for t in tokens.clone() {
+        if let TokenTree::Ident(i) = &t {
+            if matches!(previous.as_deref(), Some("struct" | "enum" | "type" | "mod" | "const" | "fn" | "trait" | "union")) {
+                out.insert(i.to_string());
+            }
+            previous = Some(i.to_string());
+        } else {
+            previous = None;
+        }
+    }
+    out
 }
 
 fn item_name(item: &Item) -> Option<String> {
@@ -679,7 +695,7 @@ const SHORT: &[Short] = &[
 fn short_paths(tokens: TokenStream, defined: &BTreeSet<String>) -> TokenStream {
     let usable: Vec<&Short> = SHORT.iter().filter(|(_, short, _)| !defined.contains(*short)).collect();
     let mut used: BTreeSet<&str> = BTreeSet::new();
-    let body = shorten(tokens, &usable, true, &mut used);
+    let body = shorten(tokens, &usable, Place { top: true, serde: false }, &mut used);
     let mut out = TokenStream::new();
     let mut uses: Vec<&str> = usable.iter().filter(|(_, s, u)| u.is_some() && used.contains(s)).filter_map(|(_, _, u)| *u).collect();
     uses.sort_unstable();
@@ -691,12 +707,17 @@ fn short_paths(tokens: TokenStream, defined: &BTreeSet<String>) -> TokenStream {
     out
 }
 
-fn shorten(
-    tokens: TokenStream,
-    usable: &[&Short],
+/// Where [`shorten`] is: at the top level (where `use` items reach) or in
+/// a nested module, and inside a `serde(…)` attribute (whose string
+/// literals hold paths) or not.
+#[derive(Clone, Copy)]
+struct Place {
     top: bool,
-    used: &mut BTreeSet<&'static str>,
-) -> TokenStream {
+    serde: bool,
+}
+
+fn shorten(tokens: TokenStream, usable: &[&Short], place: Place, used: &mut BTreeSet<&'static str>) -> TokenStream {
+    let top = place.top;
     let tts: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
@@ -706,14 +727,15 @@ fn shorten(
             if k == "mod" {
                 out.push(tts[i].clone());
                 out.push(tts[i + 1].clone());
-                let mut ng = proc_macro2::Group::new(g.delimiter(), shorten(g.stream(), usable, false, used));
+                let mut ng = proc_macro2::Group::new(g.delimiter(), shorten(g.stream(), usable, Place { top: false, serde: false }, used));
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
                 i += 3;
                 continue;
             }
         }
-        if let Some((len, short)) = match_path(&tts[i..], usable, top) {
+        let path_start = matches!(&tts[i], TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Joint);
+        if let Some((len, short)) = path_start.then(|| match_path(&tts[i..], usable, top)).flatten() {
             used.insert(short);
             out.push(TokenTree::Ident(Ident::new(short, Span::call_site())));
             i += len;
@@ -721,11 +743,12 @@ fn shorten(
         }
         match &tts[i] {
             TokenTree::Group(g) => {
-                let mut ng = proc_macro2::Group::new(g.delimiter(), shorten(g.stream(), usable, top, used));
+                let serde = place.serde || (i > 0 && matches!(&tts[i - 1], TokenTree::Ident(s) if s == "serde"));
+                let mut ng = proc_macro2::Group::new(g.delimiter(), shorten(g.stream(), usable, Place { top, serde }, used));
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
             }
-            TokenTree::Literal(l) => out.push(shorten_literal(l, usable, top, used).unwrap_or_else(|| tts[i].clone())),
+            TokenTree::Literal(l) if place.serde => out.push(shorten_literal(l, usable, top, used).unwrap_or_else(|| tts[i].clone())),
             other => out.push(other.clone()),
         }
         i += 1;
@@ -769,11 +792,13 @@ fn shorten_literal(
     top: bool,
     used: &mut BTreeSet<&'static str>,
 ) -> Option<TokenTree> {
-    let lit: syn::LitStr = syn::parse2(TokenTree::Literal(l.clone()).into()).ok()?;
-    let text = lit.value();
-    if !text.starts_with("::") {
+    // Only a plain string literal starting `"::` (a doc comment or a
+    // number is left before it costs a parse).
+    if !l.to_string().starts_with("\"::") {
         return None;
     }
+    let lit: syn::LitStr = syn::parse2(TokenTree::Literal(l.clone()).into()).ok()?;
+    let text = lit.value();
     for (segments, short, import) in usable {
         if !top && import.is_some() {
             continue;
@@ -793,7 +818,7 @@ mod tests {
     use super::*;
 
     fn polished(tokens: TokenStream) -> String {
-        polish(tokens).to_string()
+        polish(syn::parse2(tokens).unwrap()).to_string()
     }
 
     #[test]
