@@ -33,7 +33,7 @@ pub fn generate(spec: &Spec) -> Result<TokenStream> {
         });
     }
     items.extend(method_table(spec));
-    Ok(crate::codegen::tools::short_std_paths(items))
+    Ok(items)
 }
 
 /// The type (relative to the protocol module) of one item of
@@ -53,32 +53,33 @@ pub fn ty_tokens(ty: &Ty) -> TokenStream {
         Ty::Bool => quote!(bool),
         Ty::Integer => quote!(i64),
         Ty::Number => quote!(::serde_json::Number),
-        Ty::String => quote!(::std::string::String),
+        Ty::String => quote!(String),
         Ty::Array(t) => {
             let t = ty_tokens(t);
-            quote!(::std::vec::Vec<#t>)
+            quote!(Vec<#t>)
         }
         Ty::Map(t) => {
             let t = ty_tokens(t);
-            quote!(::std::collections::BTreeMap<::std::string::String, #t>)
+            quote!(::std::collections::BTreeMap<String, #t>)
         }
-        Ty::Object => quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>),
+        Ty::Object => quote!(::serde_json::Map<String, ::serde_json::Value>),
         Ty::Named(n) => {
             let n = type_ident(n);
             quote!(#n)
         }
         Ty::Nullable(t) => {
             let t = ty_tokens(t);
-            quote!(::std::option::Option<#t>)
+            quote!(Option<#t>)
         }
     }
 }
 
 /// The Rust name of a schema type. A name the prelude has (the schema's
 /// `Result`) gets an `Mcp` prefix: kept as it is, it would shadow the
-/// standard one for every line of the module and its users' glob imports.
+/// standard one for every line of the module and its users' glob imports,
+/// and the generated code writes the prelude's names short.
 fn type_ident(name: &str) -> Ident {
-    const PRELUDE: &[&str] = &["Result", "Option", "String", "Vec", "Box", "Default", "Ok", "Err", "Some", "None"];
+    const PRELUDE: &[&str] = &["Result", "Option", "String", "Vec", "Box", "Default", "From", "Into", "Ok", "Err", "Some", "None"];
     if PRELUDE.contains(&name) {
         naming::ident(&format!("Mcp{name}"))
     } else {
@@ -177,49 +178,49 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
             FieldKind::Value { ty, boxed } => {
                 let mut t = ty_tokens(ty);
                 if *boxed {
-                    t = quote!(::std::boxed::Box<#t>);
+                    t = quote!(Box<#t>);
                 }
                 if f.required {
                     all_optional = false;
                     decls.push(quote! { #fdoc pub #ident: #t, });
                     decode.push(quote! { #ident: ::mcpgen_runtime::de::required(&mut object, #name_str, #wire)?, });
                     encode.push(quote! { map.serialize_entry(#wire, &self.#ident)?; });
-                    ctor_args.push(quote! { #ident: impl ::std::convert::Into<#t> });
+                    ctor_args.push(quote! { #ident: impl Into<#t> });
                     ctor_fields.push(quote! { #ident: #ident.into(), });
                 } else {
-                    decls.push(quote! { #fdoc pub #ident: ::std::option::Option<#t>, });
+                    decls.push(quote! { #fdoc pub #ident: Option<#t>, });
                     decode.push(quote! { #ident: ::mcpgen_runtime::de::optional(&mut object, #name_str, #wire)?, });
-                    encode.push(quote! { if let ::std::option::Option::Some(value) = &self.#ident { map.serialize_entry(#wire, value)?; } });
-                    ctor_fields.push(quote! { #ident: ::std::option::Option::None, });
+                    encode.push(quote! { if let Option::Some(value) = &self.#ident { map.serialize_entry(#wire, value)?; } });
+                    ctor_fields.push(quote! { #ident: Option::None, });
                 }
             }
         }
     }
-    let mut finish = quote! { ::std::result::Result::Ok(value) };
+    let mut finish = quote! { Result::Ok(value) };
     match (&s.additional, &extra) {
         (Additional::Any, Some(extra)) => {
             decls.push(quote! {
                 #[doc = " Members the schema does not declare, kept as they came."]
-                pub #extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                pub #extra: ::serde_json::Map<String, ::serde_json::Value>,
             });
             decode.push(quote! { #extra: object, });
             encode.push(quote! { for (key, value) in &self.#extra { map.serialize_entry(key, value)?; } });
-            ctor_fields.push(quote! { #extra: ::std::default::Default::default(), });
+            ctor_fields.push(quote! { #extra: Default::default(), });
         }
         (Additional::Typed(t), Some(extra)) => {
             let t = ty_tokens(t);
             decls.push(quote! {
                 #[doc = " Members the schema does not declare by name."]
-                pub #extra: ::std::collections::BTreeMap<::std::string::String, #t>,
+                pub #extra: ::std::collections::BTreeMap<String, #t>,
             });
             decode.push(quote! { #extra: ::mcpgen_runtime::de::additional(object, #name_str)?, });
             encode.push(quote! { for (key, value) in &self.#extra { map.serialize_entry(key, value)?; } });
-            ctor_fields.push(quote! { #extra: ::std::default::Default::default(), });
+            ctor_fields.push(quote! { #extra: Default::default(), });
         }
         _ => {
             finish = quote! {
                 ::mcpgen_runtime::de::closed(object, #name_str)?;
-                ::std::result::Result::Ok(value)
+                Result::Ok(value)
             };
         }
     }
@@ -264,7 +265,7 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
         #ctor
 
         impl ::mcpgen_runtime::de::FromObject for #name {
-            fn from_object(#object_binding: ::mcpgen_runtime::de::Object) -> ::std::result::Result<Self, ::mcpgen_runtime::de::DecodeError> {
+            fn from_object(#object_binding: ::mcpgen_runtime::de::Object) -> Result<Self, ::mcpgen_runtime::de::DecodeError> {
                 #(#checks)*
                 let value = Self { #(#decode)* };
                 #finish
@@ -272,17 +273,17 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
         }
 
         impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 ::mcpgen_runtime::de::serialize_object(serializer, |#map_binding| {
                     #use_map
                     #(#encode)*
-                    ::std::result::Result::Ok(())
+                    Result::Ok(())
                 })
             }
         }
 
         impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 ::mcpgen_runtime::de::deserialize_object(deserializer, #name_str)
             }
         }
@@ -297,7 +298,7 @@ fn union_item(spec: &Spec, def: &TypeDef, u: &Union) -> TokenStream {
     let mut variants = Vec::new();
     let mut encode = Vec::new();
     let mut tagged = Vec::new();
-    let mut fallback = quote!(::std::option::Option::None);
+    let mut fallback = quote!(Option::None);
     let mut untagged = Vec::new();
     let mut tag_arms = Vec::new();
     let mut from_impls = Vec::new();
@@ -324,8 +325,8 @@ fn union_item(spec: &Spec, def: &TypeDef, u: &Union) -> TokenStream {
         let mut t = ty_tokens(&v.ty);
         let boxed = spec.is_recursive(&def.name, &v.ty);
         let wrap = if boxed {
-            t = quote!(::std::boxed::Box<#t>);
-            quote!(|inner| Self::#vname(::std::boxed::Box::new(inner)))
+            t = quote!(Box<#t>);
+            quote!(|inner| Self::#vname(Box::new(inner)))
         } else {
             quote!(Self::#vname)
         };
@@ -339,7 +340,7 @@ fn union_item(spec: &Spec, def: &TypeDef, u: &Union) -> TokenStream {
             Some((c, required)) => {
                 let ct = const_tokens(c);
                 if !*required {
-                    fallback = quote!(::std::option::Option::Some(#decode));
+                    fallback = quote!(Option::Some(#decode));
                 }
                 tagged.push(quote! { (#ct, #decode), });
                 if let ConstValue::Str(s) = c {
@@ -363,7 +364,7 @@ fn union_item(spec: &Spec, def: &TypeDef, u: &Union) -> TokenStream {
         let same_type = u.variants.iter().filter(|w| w.ty == v.ty).count();
         if same_type == 1 && !boxed {
             from_impls.push(quote! {
-                impl ::std::convert::From<#inner_ty> for #name {
+                impl From<#inner_ty> for #name {
                     fn from(value: #inner_ty) -> Self { Self::#vname(value) }
                 }
             });
@@ -419,15 +420,15 @@ fn union_item(spec: &Spec, def: &TypeDef, u: &Union) -> TokenStream {
         #(#from_impls)*
 
         impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 match self { #(#encode)* }
             }
         }
 
         impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                let decoded: ::std::result::Result<Self, ::mcpgen_runtime::de::DecodeError> = #body;
+                let decoded: Result<Self, ::mcpgen_runtime::de::DecodeError> = #body;
                 decoded.map_err(<D::Error as ::serde::de::Error>::custom)
             }
         }
@@ -520,10 +521,10 @@ fn method_table(spec: &Spec) -> TokenStream {
 
             impl #result_enum {
                 #[doc = " Decodes the `result` of a response to a request of method `method`."]
-                pub fn decode(method: &str, value: &::serde_json::Value) -> ::std::result::Result<Self, ::mcpgen_runtime::de::DecodeError> {
+                pub fn decode(method: &str, value: &::serde_json::Value) -> Result<Self, ::mcpgen_runtime::de::DecodeError> {
                     match method {
                         #(#decode_arms)*
-                        other => ::std::result::Result::Err(::mcpgen_runtime::de::DecodeError::new(::std::format!("unknown method `{}`", other))),
+                        other => Result::Err(::mcpgen_runtime::de::DecodeError::new(::std::format!("unknown method `{}`", other))),
                     }
                 }
 
@@ -534,7 +535,7 @@ fn method_table(spec: &Spec) -> TokenStream {
             }
 
             impl ::serde::Serialize for #result_enum {
-                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                     match self { #(#encode_arms)* }
                 }
             }

@@ -184,12 +184,6 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
 }
 
-/// `tokens` (a module's items) with the standard paths written short
-/// where no item of theirs takes the name (see `polish`).
-pub fn short_std_paths(tokens: TokenStream) -> TokenStream {
-    polish::short_std_paths(tokens)
-}
-
 /// What [`generate`] would refuse for this manifest, for `mcpgen manifest
 /// check`: problems found only by generating (Rust types two tools would
 /// both define, a schema typify cannot convert even as JSON).

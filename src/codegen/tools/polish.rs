@@ -67,43 +67,26 @@ pub(crate) fn polish(mut file: syn::File) -> TokenStream {
         }
     }
     let defaults = implements_default(&file);
+    let usable: Vec<&Short> = SHORT.iter().filter(|(_, short, _)| !defined.contains(*short)).collect();
+    let mut shorten_tree = Shorten { usable: &usable, nested: 0, used: BTreeSet::new() };
+    syn::visit_mut::VisitMut::visit_file_mut(&mut shorten_tree, &mut file);
+    let mut used = shorten_tree.used;
     // Each struct's constructors right after it, as tokens (parsing them
     // back into the tree would cost more than all of this pass).
-    let mut out = TokenStream::new();
-    out.extend(file.attrs.iter().map(ToTokens::to_token_stream));
+    let mut body = TokenStream::new();
+    body.extend(file.attrs.iter().map(ToTokens::to_token_stream));
     for mut item in file.items {
         let methods = match &mut item {
             Item::Struct(s) => constructors(s, &defaults),
             _ => None,
         };
-        item.to_tokens(&mut out);
-        out.extend(methods);
-    }
-    short_paths(out, &defined)
-}
-
-/// [`short_paths`] for any module's items.
-pub(crate) fn short_std_paths(tokens: TokenStream) -> TokenStream {
-    let defined = top_level_names(&tokens);
-    short_paths(tokens, &defined)
-}
-
-/// The names the top-level items of `tokens` define (`struct X`, `enum X`,
-/// `type X`, `mod x`, `const X`, `fn x`, `trait X`), read from the tokens
-/// without parsing them.
-fn top_level_names(tokens: &TokenStream) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut previous: Option<String> = None;
-    for t in tokens.clone() {
-        if let TokenTree::Ident(i) = &t {
-            if matches!(previous.as_deref(), Some("struct" | "enum" | "type" | "mod" | "const" | "fn" | "trait" | "union")) {
-                out.insert(i.to_string());
-            }
-            previous = Some(i.to_string());
-        } else {
-            previous = None;
+        item.to_tokens(&mut body);
+        if let Some(methods) = methods {
+            body.extend(shorten(methods, &usable, Place { top: true, serde: false }, &mut used));
         }
     }
+    let mut out = uses(&usable, &used);
+    out.extend(body);
     out
 }
 
@@ -688,14 +671,8 @@ const SHORT: &[Short] = &[
     (&["serde", "Deserialize"], "Deserialize", Some("serde::Deserialize")),
 ];
 
-/// Every `::std::…` path of [`SHORT`] written short at the top level of
-/// the file (and in serde's path strings), where no item of the file
-/// takes the short name; the `use` items that needs first. Nested
-/// modules keep their paths, except for the prelude's names.
-fn short_paths(tokens: TokenStream, defined: &BTreeSet<String>) -> TokenStream {
-    let usable: Vec<&Short> = SHORT.iter().filter(|(_, short, _)| !defined.contains(*short)).collect();
-    let mut used: BTreeSet<&str> = BTreeSet::new();
-    let body = shorten(tokens, &usable, Place { top: true, serde: false }, &mut used);
+/// The `use` items the short names in `used` need.
+fn uses(usable: &[&Short], used: &BTreeSet<&'static str>) -> TokenStream {
     let mut out = TokenStream::new();
     let mut uses: Vec<&str> = usable.iter().filter(|(_, s, u)| u.is_some() && used.contains(s)).filter_map(|(_, _, u)| *u).collect();
     uses.sort_unstable();
@@ -703,8 +680,116 @@ fn short_paths(tokens: TokenStream, defined: &BTreeSet<String>) -> TokenStream {
         let path: syn::Path = syn::parse_str(u).expect("a path of SHORT");
         out.extend(quote!(use #path;));
     }
-    out.extend(body);
     out
+}
+
+/// Writes every `::std::…` path of [`SHORT`] short in the tree, at the
+/// top level of the file (and in serde's path strings and the derive
+/// lists), where no item of the file takes the short name; nested modules
+/// keep their paths, except for the prelude's names.
+struct Shorten<'a> {
+    usable: &'a [&'a Short],
+    /// How many modules deep the visit is.
+    nested: usize,
+    /// The short names written.
+    used: BTreeSet<&'static str>,
+}
+
+impl Shorten<'_> {
+    fn path(&mut self, p: &mut syn::Path) {
+        if p.leading_colon.is_none() {
+            return;
+        }
+        for (segments, short, import) in self.usable.iter().copied() {
+            if self.nested > 0 && import.is_some() {
+                continue;
+            }
+            let n = segments.len();
+            let matches = p.segments.len() >= n
+                && p.segments.iter().zip(segments.iter()).all(|(s, w)| s.ident == *w)
+                && p.segments.iter().take(n - 1).all(|s| s.arguments.is_none());
+            if !matches {
+                continue;
+            }
+            let mut kept: Punctuated<syn::PathSegment, Token![::]> = Punctuated::new();
+            for (i, seg) in std::mem::take(&mut p.segments).into_iter().enumerate() {
+                if i + 1 == n {
+                    kept.push(syn::PathSegment { ident: Ident::new(short, seg.ident.span()), arguments: seg.arguments });
+                } else if i >= n {
+                    kept.push(seg);
+                }
+            }
+            p.segments = kept;
+            p.leading_colon = None;
+            self.used.insert(short);
+            return;
+        }
+    }
+
+    /// The generic arguments of a path that keeps its own segments.
+    fn arguments_only(&mut self, p: &mut syn::Path) {
+        for seg in p.segments.iter_mut() {
+            syn::visit_mut::VisitMut::visit_path_arguments_mut(self, &mut seg.arguments);
+        }
+    }
+}
+
+impl syn::visit_mut::VisitMut for Shorten<'_> {
+    fn visit_path_mut(&mut self, p: &mut syn::Path) {
+        self.path(p);
+        syn::visit_mut::visit_path_mut(self, p);
+    }
+
+    fn visit_type_path_mut(&mut self, t: &mut syn::TypePath) {
+        match &mut t.qself {
+            Some(q) => {
+                self.visit_type_mut(&mut q.ty);
+                // The trait's own segments shrink with it.
+                let before = t.path.segments.len();
+                self.path(&mut t.path);
+                q.position -= before - t.path.segments.len();
+                self.arguments_only(&mut t.path);
+            }
+            None => syn::visit_mut::visit_type_path_mut(self, t),
+        }
+    }
+
+    fn visit_expr_path_mut(&mut self, e: &mut syn::ExprPath) {
+        match &mut e.qself {
+            Some(q) => {
+                self.visit_type_mut(&mut q.ty);
+                // The trait's own segments shrink with it.
+                let before = e.path.segments.len();
+                self.path(&mut e.path);
+                q.position -= before - e.path.segments.len();
+                self.arguments_only(&mut e.path);
+            }
+            None => syn::visit_mut::visit_expr_path_mut(self, e),
+        }
+    }
+
+    fn visit_item_mod_mut(&mut self, m: &mut syn::ItemMod) {
+        self.nested += 1;
+        syn::visit_mut::visit_item_mod_mut(self, m);
+        self.nested -= 1;
+    }
+
+    fn visit_attribute_mut(&mut self, a: &mut Attribute) {
+        if a.path().is_ident("derive") {
+            if let Ok(paths) = a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated) {
+                let mut paths: Vec<syn::Path> = paths.into_iter().collect();
+                for p in &mut paths {
+                    self.path(p);
+                }
+                *a = syn::parse_quote!(#[derive(#(#paths),*)]);
+            }
+        } else if a.path().is_ident("serde") {
+            if let syn::Meta::List(list) = &mut a.meta {
+                let place = Place { top: self.nested == 0, serde: true };
+                list.tokens = shorten(list.tokens.clone(), self.usable, place, &mut self.used);
+            }
+        }
+    }
 }
 
 /// Where [`shorten`] is: at the top level (where `use` items reach) or in
