@@ -468,7 +468,7 @@ fn a_hostile_manifest_file_name_stays_a_value() {
         ]
     );
     let kinds: Vec<&str> = test.items.iter().map(item_kind).collect();
-    assert_eq!(kinds, ["use", "use", "use", "use", "use", "const", "const", "struct", "impl", "impl", "fn", "fn", "fn", "fn", "fn", "fn"]);
+    assert_eq!(kinds, ["use", "use", "use", "use", "use", "const", "const", "const", "struct", "impl", "impl", "fn", "fn", "fn", "fn", "fn", "fn"]);
 
     assert_eq!(std::fs::read_to_string(dir.join(&name)).unwrap(), ONE_TOOL);
 }

@@ -78,7 +78,7 @@ pub fn ty_tokens(ty: &Ty) -> TokenStream {
 /// `Result`) gets an `Mcp` prefix: kept as it is, it would shadow the
 /// standard one for every line of the module and its users' glob imports,
 /// and the generated code writes the prelude's names short.
-fn type_ident(name: &str) -> Ident {
+pub fn type_ident(name: &str) -> Ident {
     const PRELUDE: &[&str] = &["Result", "Option", "String", "Vec", "Box", "Default", "From", "Into", "Ok", "Err", "Some", "None"];
     if PRELUDE.contains(&name) {
         naming::ident(&format!("Mcp{name}"))

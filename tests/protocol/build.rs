@@ -39,7 +39,7 @@ fn registry(spec: &Spec) -> TokenStream {
     let mut decode_union = Vec::new();
     for def in spec.types.values() {
         let name = &def.name;
-        let ident = naming::ident(name);
+        let ident = mcpgen::codegen::protocol::type_ident(name);
         roundtrip.push(quote! { #name => Some(rt::<#ident>(value)), });
         if !def.definition {
             continue;

@@ -53,10 +53,34 @@ pub(crate) fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> Result<sy
 /// tokens; the file unchanged when there is nothing to merge.
 fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<TokenStream, syn::File> {
 
-    // Types by shape, in order of first appearance.
+    // Types by shape, in order of first appearance. A newtype's checks live
+    // in its impls (`FromStr` with `minLength`…), which are its shape too.
+    let newtypes: BTreeSet<String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) if matches!(s.fields, syn::Fields::Unnamed(_)) => Some(s.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut impls: BTreeMap<String, String> = BTreeMap::new();
+    for item in &file.items {
+        if let syn::Item::Impl(imp) = item {
+            if let syn::Type::Path(p) = &*imp.self_ty {
+                let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                if newtypes.contains(&name) {
+                    let text = rename(imp.to_token_stream(), &BTreeMap::from([(name.clone(), "Shape".to_owned())])).to_string();
+                    impls.entry(name).or_default().push_str(&text);
+                }
+            }
+        }
+    }
     let groups = super::shared::groups(file.items.iter().enumerate().filter_map(|(i, item)| match item {
         syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => Some((i, enum_shape(e))),
-        syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => Some((i, struct_shape(s))),
+        syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => {
+            let own = impls.get(&s.ident.to_string()).map_or("", String::as_str);
+            Some((i, format!("{} {own}", struct_shape(s))))
+        }
         _ => None,
     }));
 
@@ -336,13 +360,15 @@ mod tests {
         let tokens = quote! {
             pub struct ALink(pub ::serde_json::Value);
             impl ::std::convert::From<ALink> for ::serde_json::Value { fn from(value: ALink) -> Self { value.0 } }
+            impl ::std::ops::Deref for ALink { type Target = ::serde_json::Value; fn deref(&self) -> &::serde_json::Value { &self.0 } }
             pub struct BLink(pub ::serde_json::Value);
             impl ::std::convert::From<BLink> for ::serde_json::Value { fn from(value: BLink) -> Self { value.0 } }
             impl ::std::ops::Deref for BLink { type Target = ::serde_json::Value; fn deref(&self) -> &::serde_json::Value { &self.0 } }
         };
         let out = dedupe(tokens, &roots(&[]));
         let file: syn::File = syn::parse2(out.clone()).unwrap();
-        assert_eq!(file.items.len(), 2, "{out}");
+        // The kept newtype and its two impls.
+        assert_eq!(file.items.len(), 3, "{out}");
         assert!(!out.to_string().contains("BLink"), "{out}");
     }
 
@@ -387,6 +413,23 @@ mod tests {
         };
         let out = dedupe(tokens.clone(), &roots(&[]));
         assert_eq!(names_of(&out), ["ConvertFromOrTo", "XPoint", "YPoint"]);
+    }
+
+    #[test]
+    fn newtypes_with_different_checks_stay_apart() {
+        let tokens = quote! {
+            pub struct StringsInputLong(String);
+            impl std::str::FromStr for StringsInputLong {
+                type Err = String;
+                fn from_str(v: &str) -> Result<Self, String> { if v.len() < 20 { return Err("short".into()) } Ok(Self(v.into())) }
+            }
+            pub struct StringsInputShort(String);
+            impl std::str::FromStr for StringsInputShort {
+                type Err = String;
+                fn from_str(v: &str) -> Result<Self, String> { if v.len() > 3 { return Err("long".into()) } Ok(Self(v.into())) }
+            }
+        };
+        assert_eq!(names_of(&dedupe(tokens, &roots(&[]))), ["StringsInputLong", "StringsInputShort"]);
     }
 
     #[test]
