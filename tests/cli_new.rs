@@ -19,11 +19,10 @@ use std::time::Instant;
 
 use cli_support::*;
 
+/// The workspace's target directory, wherever `CARGO_TARGET_DIR` or a
+/// cargo config put it: the parent of this test's `CARGO_TARGET_TMPDIR`.
 fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(t) if !t.is_empty() => PathBuf::from(t),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"),
-    }
+    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target directory holds tmp/").to_path_buf()
 }
 
 /// A nested cargo, offline, run from the repository so its
