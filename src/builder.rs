@@ -172,23 +172,23 @@ impl Builder {
             schema.sha256
         ));
         let mut off_spec = Vec::new();
+        let mut typed = None;
         let manifest = match &self.manifest {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
                 header = header.input(format!("manifest {} (sha256 {})", file_name(path), store::sha256_hex(&bytes)));
                 let manifest = stage(Manifest::load(path), ErrorKind::Manifest)?;
-                // Every problem at once, before anything is generated (the
-                // names two tools would share, `check` finds by generating:
-                // generation below reports them itself).
-                let mut problems = crate::manifest::check_declarations(&manifest, &schema.revision);
-                // Items the revision does not allow: the generated server
-                // would serve them, so they stop a server's generation; a
-                // client (of someone else's server) is generated with a
-                // warning for each.
-                let declared = problems.len();
-                crate::manifest::conform::extend(&manifest, &schema.json, &schema.revision, &mut problems);
-                if !self.server {
-                    off_spec = problems.split_off(declared);
+                // The check `mcpgen manifest check` runs, every problem at
+                // once, before anything is generated. Items the revision
+                // does not allow stop a server's generation (it would serve
+                // them); a client (of someone else's server) is generated
+                // with a warning for each.
+                let report = crate::check::against(&manifest, &schema);
+                let mut problems = report.problems;
+                if self.server {
+                    problems.extend(report.off_spec);
+                } else {
+                    off_spec = report.off_spec;
                 }
                 if !problems.is_empty() {
                     let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
@@ -201,6 +201,7 @@ impl Builder {
                     .with_kind(ErrorKind::Manifest)
                     .with_hint("fix them (`mcpgen manifest check FILE` lists the same) and generate again"));
                 }
+                typed = report.tools;
                 Some(manifest)
             }
             None => None,
@@ -210,6 +211,9 @@ impl Builder {
             Generator::new(&spec, &schema.revision).server(self.server).client(self.client).http(self.http);
         if let Some(m) = &manifest {
             generator = generator.manifest(m);
+        }
+        if let Some(tools) = &typed {
+            generator = generator.typed(tools);
         }
         let crate::generator::Files { files, mut warnings } = generator.files(&header)?;
         warnings.splice(0..0, off_spec);

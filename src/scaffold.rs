@@ -19,7 +19,6 @@ use crate::codegen;
 use crate::emit;
 use crate::error::{stage, Error, ErrorKind, Result};
 use crate::escape;
-use crate::generator::Generator;
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 use crate::store::Store;
@@ -614,16 +613,22 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     let manifest_text =
         std::fs::read_to_string(&new.manifest).map_err(|e| Error::io("read manifest", &new.manifest, e))?;
     let manifest = Manifest::from_str(&manifest_text, &new.manifest.display().to_string())?;
-    let tools = Generator::checked(&manifest, &new.protocol).map_err(|problems| {
-        let mut e = problems.first().cloned().unwrap_or_else(|| Error::new("the manifest has problems"));
-        e.hint = Some(format!(
-            "{} problem(s) in the manifest; see them all with `mcpgen manifest check {}`",
-            problems.len(),
-            new.manifest.display()
-        ));
-        e
-    })?;
     let schema = stage(new.store.resolve(&new.protocol, None), ErrorKind::Schema)?;
+    // The check the crate's build script will run (`crate::check`).
+    let report = crate::check::against(&manifest, &schema);
+    let tools = match report.tools {
+        Some(tools) if report.off_spec.is_empty() => tools,
+        _ => {
+            let problems = report.into_errors();
+            let mut e = problems.first().cloned().unwrap_or_else(|| Error::new("the manifest has problems"));
+            e.hint = Some(format!(
+                "{} problem(s) in the manifest; see them all with `mcpgen manifest check {}`",
+                problems.len(),
+                new.manifest.display()
+            ));
+            return Err(e);
+        }
+    };
     let spec = stage(Spec::from_json(&schema.json, &schema.revision), ErrorKind::Schema)?;
     let content: String = codegen::protocol::tool_content_type(&spec).to_string().split_whitespace().collect();
 

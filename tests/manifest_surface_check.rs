@@ -3,7 +3,7 @@
 //! hint; names that generated methods and types would share are resolved
 //! by the naming policy, and the one clash it cannot resolve is reported.
 
-use mcpgen::manifest::{self, Manifest};
+use mcpgen::manifest::Manifest;
 use mcpgen::Error;
 
 const BROKEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/broken_surface.json");
@@ -180,13 +180,12 @@ fn a_type_name_a_tool_already_has_is_reported_at_the_item() {
 const OFF_SPEC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/off_spec.json");
 
 /// The problems `manifest check` and the Builder report for `OFF_SPEC` at
-/// `revision`: the manifest checks', then what the official schema adds.
+/// `revision` (`mcpgen::check::against`): the manifest checks', then what
+/// the official schema adds.
 fn off_spec_problems(revision: &str) -> Vec<Error> {
     let schema = mcpgen::store::Store::from_env().resolve(revision, None).expect("the schema mirror (MCPGEN_SCHEMA_MIRROR)");
     let m = Manifest::load(OFF_SPEC).unwrap();
-    let mut problems = mcpgen::check::check(&m, revision);
-    manifest::conform::extend(&m, &schema.json, &schema.revision, &mut problems);
-    problems
+    mcpgen::check::against(&m, &schema).into_errors()
 }
 
 #[test]
