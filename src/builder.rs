@@ -281,7 +281,7 @@ mod tests {
     fn mirror_store(cache: &Path) -> Store {
         Store {
             cache_dir: cache.to_path_buf(),
-            mirror: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")),
+            mirror: Some(crate::shared_data::mirror()),
             fetch: None,
         }
     }
@@ -366,7 +366,8 @@ mod tests {
     #[test]
     fn manifest_adds_tool_types_and_its_hash_to_the_header() {
         let tmp = tempfile::tempdir().unwrap();
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/manifests/stitch.json");
+        let test = "builder::tests::manifest_adds_tool_types_and_its_hash_to_the_header";
+        let Some(manifest) = crate::shared_data::shared_data("manifests/stitch.json", test) else { return };
         let g = Builder::new().manifest(&manifest).store(mirror_store(tmp.path())).generate().unwrap();
         let tools = &g.files[1].1;
         assert!(tools.contains("// manifest stitch.json (sha256 "), "{}", &tools[..300]);

@@ -622,7 +622,7 @@ mod tests {
     use super::*;
 
     fn shared_mirror() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")
+        crate::shared_data::mirror()
     }
 
     fn store(cache: &Path, mirror: Option<PathBuf>, fetch: Option<Fetcher>) -> Store {

@@ -7,7 +7,9 @@
 //! conformance to the revision's own definitions. A good one passes all
 //! three.
 
-use std::path::{Path, PathBuf};
+mod shared_data;
+
+use std::path::Path;
 use std::process::Command;
 
 use mcpgen::store::Store;
@@ -44,17 +46,9 @@ const BAD: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The official schemas: `MCPGEN_SCHEMA_MIRROR`, else `../shared/mcp-spec`.
-fn mirror() -> PathBuf {
-    match std::env::var_os("MCPGEN_SCHEMA_MIRROR") {
-        Some(m) if !m.is_empty() => PathBuf::from(m),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec"),
-    }
-}
-
 /// Schemas from the mirror only, caching into `cache`.
 fn store(cache: &Path) -> Store {
-    Store { cache_dir: cache.to_path_buf(), mirror: Some(mirror()), fetch: None }
+    Store { cache_dir: cache.to_path_buf(), mirror: Some(shared_data::mirror()), fetch: None }
 }
 
 /// The library's problems for the manifest file `path`.
@@ -82,7 +76,7 @@ fn cli(path: &Path, cache: &Path) -> (i32, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
         .args(["manifest", "check", "--protocol", REVISION])
         .arg(path)
-        .env("MCPGEN_SCHEMA_MIRROR", mirror())
+        .env("MCPGEN_SCHEMA_MIRROR", shared_data::mirror())
         .env("MCPGEN_SCHEMA_CACHE", cache)
         .env("MCPGEN_OFFLINE", "1")
         .output()
