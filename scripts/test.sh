@@ -6,10 +6,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The official schemas: a mirror directory laid out <revision>/schema.json.
-# The shared copy next to the repository serves when present; otherwise the
-# pinned files are downloaded (and sha256-checked) on first use.
-if [ -z "${MCPGEN_SCHEMA_MIRROR:-}" ] && [ -d ../shared/mcp-spec ]; then
-    MCPGEN_SCHEMA_MIRROR="$(cd ../shared/mcp-spec && pwd)"
+# The shared copy next to the repository serves when present; otherwise
+# every pinned file is downloaded (and sha256-checked) once into the user's
+# cache, which is laid out the same way and then serves as the mirror.
+if [ -z "${MCPGEN_SCHEMA_MIRROR:-}" ]; then
+    if [ -d ../shared/mcp-spec ]; then
+        MCPGEN_SCHEMA_MIRROR="$(cd ../shared/mcp-spec && pwd)"
+    else
+        cargo run --quiet -p mcpgen -- schema pull --all
+        MCPGEN_SCHEMA_MIRROR=$(cargo run --quiet -p mcpgen -- schema list | sed -n 's/^cache: //p')
+    fi
     export MCPGEN_SCHEMA_MIRROR
 fi
 echo "test.sh: MCPGEN_SCHEMA_MIRROR=${MCPGEN_SCHEMA_MIRROR:-<unset: download>}"

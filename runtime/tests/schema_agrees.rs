@@ -13,12 +13,15 @@ use serde_json::{json, Map, Value};
 #[path = "../../tests/shared_data/data.rs"]
 mod shared_data;
 
-/// The official schemas with their examples: `MCPGEN_SCHEMA_MIRROR`, else
-/// `../shared/mcp-spec` (`None` when `test` skips without it).
+/// The official schemas with the specification's examples:
+/// `MCPGEN_SCHEMA_MIRROR` when it has them (a cache of downloads has not),
+/// else `../shared/mcp-spec` (`None` when `test` skips without it).
 fn mirror(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("MCPGEN_SCHEMA_MIRROR") {
-        Some(m) if !m.is_empty() => Some(PathBuf::from(m)),
-        _ => shared_data::shared_data("mcp-spec", test),
+    let examples = "2026-07-28/examples";
+    match std::env::var_os("MCPGEN_SCHEMA_MIRROR").map(PathBuf::from) {
+        Some(m) if m.join(examples).is_dir() => Some(m),
+        _ => shared_data::shared_data(&format!("mcp-spec/{examples}"), test)
+            .map(|_| shared_data::shared().join("mcp-spec")),
     }
 }
 
