@@ -6,8 +6,8 @@
 mod shared_data;
 
 #[cfg(shared_manifests)]
-use mcpgen_tools_tests::{github, reports, stitch};
-use mcpgen_tools_tests::{fallbacks, refs, rules, rules_yaml};
+use mcpgen_tools_tests::{github, stitch};
+use mcpgen_tools_tests::{fallbacks, refs, reports, rules, rules_yaml};
 use serde_json::{json, Value};
 
 /// Deserialises `v` as `T` and serialises it back.
