@@ -18,7 +18,10 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "building mcpgen and the example server"
 cargo build --quiet -p mcpgen -p weather-server
-mcpgen=target/debug/mcpgen
+# Where cargo put them: target/ unless CARGO_TARGET_DIR or a config says otherwise.
+target=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+mcpgen="$target/debug/mcpgen"
+server="$target/debug/weather-server"
 
 step "mcpgen schema list"
 "$mcpgen" schema list
@@ -41,7 +44,7 @@ requests='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersi
 {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":""}}}'
 printf '%s\n' "$requests" | sed 's/^/  -> /' | cut -c1-160
 # Keep stdin open briefly so every answer is written before the server sees EOF.
-{ printf '%s\n' "$requests"; sleep 2; } | target/debug/weather-server 2>/dev/null | sed 's/^/  <- /' | cut -c1-160
+{ printf '%s\n' "$requests"; sleep 2; } | "$server" 2>/dev/null | sed 's/^/  <- /' | cut -c1-160
 
 step "what 2026-07-28 changes for this manifest (mcpgen diff, first lines)"
 "$mcpgen" diff 2025-11-25 2026-07-28 --manifest "$manifest" > "$out/diff-2026-07-28.txt"

@@ -172,23 +172,23 @@ impl Builder {
             schema.sha256
         ));
         let mut off_spec = Vec::new();
+        let mut typed = None;
         let manifest = match &self.manifest {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
                 header = header.input(format!("manifest {} (sha256 {})", file_name(path), store::sha256_hex(&bytes)));
                 let manifest = stage(Manifest::load(path), ErrorKind::Manifest)?;
-                // Every problem at once, before anything is generated (the
-                // names two tools would share, `check` finds by generating:
-                // generation below reports them itself).
-                let mut problems = crate::manifest::check_declarations(&manifest, &schema.revision);
-                // Items the revision does not allow: the generated server
-                // would serve them, so they stop a server's generation; a
-                // client (of someone else's server) is generated with a
-                // warning for each.
-                let declared = problems.len();
-                crate::manifest::conform::extend(&manifest, &schema.json, &schema.revision, &mut problems);
-                if !self.server {
-                    off_spec = problems.split_off(declared);
+                // The check `mcpgen manifest check` runs, every problem at
+                // once, before anything is generated. Items the revision
+                // does not allow stop a server's generation (it would serve
+                // them); a client (of someone else's server) is generated
+                // with a warning for each.
+                let report = crate::check::against(&manifest, &schema);
+                let mut problems = report.problems;
+                if self.server {
+                    problems.extend(report.off_spec);
+                } else {
+                    off_spec = report.off_spec;
                 }
                 if !problems.is_empty() {
                     let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
@@ -201,6 +201,7 @@ impl Builder {
                     .with_kind(ErrorKind::Manifest)
                     .with_hint("fix them (`mcpgen manifest check FILE` lists the same) and generate again"));
                 }
+                typed = report.tools;
                 Some(manifest)
             }
             None => None,
@@ -210,6 +211,9 @@ impl Builder {
             Generator::new(&spec, &schema.revision).server(self.server).client(self.client).http(self.http);
         if let Some(m) = &manifest {
             generator = generator.manifest(m);
+        }
+        if let Some(tools) = &typed {
+            generator = generator.typed(tools);
         }
         let crate::generator::Files { files, mut warnings } = generator.files(&header)?;
         warnings.splice(0..0, off_spec);
@@ -277,7 +281,7 @@ mod tests {
     fn mirror_store(cache: &Path) -> Store {
         Store {
             cache_dir: cache.to_path_buf(),
-            mirror: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")),
+            mirror: Some(crate::shared_data::mirror()),
             fetch: None,
         }
     }
@@ -362,7 +366,8 @@ mod tests {
     #[test]
     fn manifest_adds_tool_types_and_its_hash_to_the_header() {
         let tmp = tempfile::tempdir().unwrap();
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/manifests/stitch.json");
+        let test = "builder::tests::manifest_adds_tool_types_and_its_hash_to_the_header";
+        let Some(manifest) = crate::shared_data::shared_data("manifests/stitch.json", test) else { return };
         let g = Builder::new().manifest(&manifest).store(mirror_store(tmp.path())).generate().unwrap();
         let tools = &g.files[1].1;
         assert!(tools.contains("// manifest stitch.json (sha256 "), "{}", &tools[..300]);

@@ -809,12 +809,11 @@ impl fmt::Display for Report {
 mod tests {
     use super::*;
     use crate::store::Store;
-    use std::path::Path;
 
     fn spec(rev: &str) -> Spec {
         let store = Store {
             cache_dir: std::env::temp_dir().join("mcpgen-diff-test-no-cache"),
-            mirror: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")),
+            mirror: Some(crate::shared_data::mirror()),
             fetch: None,
         };
         let r = store.resolve(rev, None).unwrap();
@@ -920,8 +919,9 @@ mod tests {
 
     #[test]
     fn manifest_impact_names_content_type_change() {
+        let test = "diff::tests::manifest_impact_names_content_type_change";
+        let Some(manifest_path) = crate::shared_data::shared_data("manifests/github.json", test) else { return };
         let (a, b) = (spec("2025-03-26"), spec("2025-06-18"));
-        let manifest_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/manifests/github.json");
         let manifest = Manifest::load(&manifest_path).unwrap();
         let report = with_manifest(compare("2025-03-26", &a, "2025-06-18", &b), &a, &b, &manifest);
         let impact = report.manifest.as_ref().unwrap();

@@ -221,7 +221,7 @@ mod tests {
         let manifest = notes();
         let typed = Generator::checked(&manifest, "2025-11-25").expect("the notes manifest is clean");
         assert!(!typed.tools.is_empty());
-        let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec/2025-11-25/schema.json");
+        let schema = crate::shared_data::schema_file("2025-11-25");
         let spec = Spec::load(&schema).unwrap();
         let fresh = Generator::new(&spec, "2025-11-25").manifest(&manifest).manifest_parts().unwrap();
         let reused = Generator::new(&spec, "2025-11-25").manifest(&manifest).typed(&typed).manifest_parts().unwrap();

@@ -46,6 +46,15 @@ pub mod scaffold;
 #[doc(hidden)]
 pub mod synth;
 
+/// The tests' data from outside the repository (one helper for the
+/// library's unit tests and the integration tests).
+#[cfg(test)]
+#[path = "../tests/shared_data/mod.rs"]
+mod shared_data;
+// `mcpgen::` in that helper, as the integration tests write it.
+#[cfg(test)]
+extern crate self as mcpgen;
+
 pub use builder::Builder;
 pub use emit::Header;
 pub use error::{Error, ErrorKind, Result};

@@ -19,7 +19,6 @@ use crate::codegen;
 use crate::emit;
 use crate::error::{stage, Error, ErrorKind, Result};
 use crate::escape;
-use crate::generator::Generator;
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 use crate::store::Store;
@@ -619,16 +618,22 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     let manifest_text =
         std::fs::read_to_string(&new.manifest).map_err(|e| Error::io("read manifest", &new.manifest, e))?;
     let manifest = Manifest::from_str(&manifest_text, &new.manifest.display().to_string())?;
-    let tools = Generator::checked(&manifest, &new.protocol).map_err(|problems| {
-        let mut e = problems.first().cloned().unwrap_or_else(|| Error::new("the manifest has problems"));
-        e.hint = Some(format!(
-            "{} problem(s) in the manifest; see them all with `mcpgen manifest check {}`",
-            problems.len(),
-            new.manifest.display()
-        ));
-        e
-    })?;
     let schema = stage(new.store.resolve(&new.protocol, None), ErrorKind::Schema)?;
+    // The check the crate's build script will run (`crate::check`).
+    let report = crate::check::against(&manifest, &schema);
+    let tools = match report.tools {
+        Some(tools) if report.off_spec.is_empty() => tools,
+        _ => {
+            let problems = report.into_errors();
+            let mut e = problems.first().cloned().unwrap_or_else(|| Error::new("the manifest has problems"));
+            e.hint = Some(format!(
+                "{} problem(s) in the manifest; see them all with `mcpgen manifest check {}`",
+                problems.len(),
+                new.manifest.display()
+            ));
+            return Err(e);
+        }
+    };
     let spec = stage(Spec::from_json(&schema.json, &schema.revision), ErrorKind::Schema)?;
     let content: String = codegen::protocol::tool_content_type(&spec).to_string().split_whitespace().collect();
 
@@ -780,14 +785,15 @@ pub fn create(new: &NewCrate) -> Result<Rendered> {
 mod tests {
     use super::*;
 
-    fn stitch() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/manifests/stitch.json")
+    /// The shared stitch manifest, or `None` when `test` skips without it.
+    fn stitch(test: &str) -> Option<PathBuf> {
+        crate::shared_data::shared_data("manifests/stitch.json", &format!("scaffold::tests::{test}"))
     }
 
     fn job(dir: &Path) -> NewCrate {
         NewCrate {
             dir: dir.to_path_buf(),
-            manifest: stitch(),
+            manifest: crate::shared_data::shared().join("manifests/stitch.json"),
             protocol: "2025-11-25".into(),
             force: false,
             deps: DepSource::detect(),
@@ -795,7 +801,7 @@ mod tests {
             auth_jwt: false,
             store: Store {
                 cache_dir: dir.with_extension("cache"),
-                mirror: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")),
+                mirror: Some(crate::shared_data::mirror()),
                 fetch: None,
             },
         }
@@ -803,6 +809,7 @@ mod tests {
 
     #[test]
     fn renders_every_file_with_one_handler_per_tool() {
+        let Some(_stitch) = stitch("renders_every_file_with_one_handler_per_tool") else { return };
         let tmp = tempfile::tempdir().unwrap();
         let files = render(&job(&tmp.path().join("stitch-server"))).unwrap().files;
         let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
@@ -862,6 +869,7 @@ mod tests {
 
     #[test]
     fn version_dependencies_when_asked() {
+        let Some(_stitch) = stitch("version_dependencies_when_asked") else { return };
         let tmp = tempfile::tempdir().unwrap();
         let mut j = job(&tmp.path().join("s"));
         j.deps = DepSource::Version("0.1".into());
@@ -872,6 +880,7 @@ mod tests {
 
     #[test]
     fn refuses_an_existing_dir_unless_forced() {
+        let Some(_stitch) = stitch("refuses_an_existing_dir_unless_forced") else { return };
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("taken");
         std::fs::create_dir(&dir).unwrap();
@@ -951,10 +960,11 @@ mod tests {
     /// intended tables and items.
     #[test]
     fn hostile_file_names_stay_values() {
+        let Some(stitch) = stitch("hostile_file_names_stay_values") else { return };
         let tmp = tempfile::tempdir().unwrap();
         let name = "x\" ] [dependencies.evil] path = \"tmp\" # \\\" `code` *[a](b)* <b> '''.json";
         let manifest = tmp.path().join(name);
-        std::fs::copy(stitch(), &manifest).unwrap();
+        std::fs::copy(stitch, &manifest).unwrap();
         let mut j = job(&tmp.path().join("s"));
         j.manifest = manifest;
         let files = render(&j).unwrap().files;
@@ -982,6 +992,7 @@ mod tests {
 
     #[test]
     fn http_transport_serves_and_tests_over_http() {
+        let Some(_stitch) = stitch("http_transport_serves_and_tests_over_http") else { return };
         let tmp = tempfile::tempdir().unwrap();
         let mut j = job(&tmp.path().join("s"));
         j.transport = Transport::Http;
@@ -996,6 +1007,7 @@ mod tests {
 
     #[test]
     fn the_test_calls_every_tool_with_valid_arguments() {
+        let Some(_stitch) = stitch("the_test_calls_every_tool_with_valid_arguments") else { return };
         let tmp = tempfile::tempdir().unwrap();
         let files = render(&job(&tmp.path().join("s"))).unwrap().files;
         let test = &files.iter().find(|(p, _)| p == "tests/tools_list.rs").unwrap().1;

@@ -1,18 +1,24 @@
 //! Where official schema files come from: the pinned revisions of
-//! `schema/versions.toml`, sha256 verification, the local cache, the mirror
-//! directory and the HTTPS download.
+//! `schema/versions.toml`, sha256 verification, the per-user cache, the
+//! mirror directory and the HTTPS download.
 //!
 //! A revision resolves, in order, from an explicit file (`--schema FILE`,
 //! allowed even when it is not a pinned revision), the cache
-//! `schema/<revision>/schema.json` (next to `versions.toml`; the directory is
-//! overridden by `MCPGEN_SCHEMA_CACHE`), the mirror
+//! `<cache>/<revision>/schema.json`, the mirror
 //! `$MCPGEN_SCHEMA_MIRROR/<revision>/schema.json`, and finally a download of
 //! the pinned URL (cargo feature `download`; disabled by `MCPGEN_OFFLINE=1`).
+//! The cache is per user, shared by the command line and every build
+//! script ([`default_cache_dir`]): `$MCPGEN_SCHEMA_CACHE`, else
+//! `$XDG_CACHE_HOME/mcpgen/schema`, else `%LOCALAPPDATA%\mcpgen\schema` on
+//! Windows, else `$HOME/.cache/mcpgen/schema`; never a folder of crate
+//! sources (for a user of the published crate those are in cargo's
+//! registry, which a build must not write to).
 //! Every byte is checked against the pinned sha256 before it is parsed or
 //! cached; a mismatch is an error naming the file and both hashes, and
 //! nothing is written.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -205,13 +211,27 @@ pub struct Store {
     pub fetch: Option<Fetcher>,
 }
 
-/// The default cache directory: `schema/` of the mcpgen source tree, or
-/// `$MCPGEN_SCHEMA_CACHE`.
+/// The default cache directory, per user: `$MCPGEN_SCHEMA_CACHE`, else
+/// `mcpgen/schema` in the user's cache directory (`$XDG_CACHE_HOME`, else
+/// `%LOCALAPPDATA%` on Windows, else `$HOME/.cache`), else in the system's
+/// temporary directory when none of them is set.
 pub fn default_cache_dir() -> PathBuf {
-    match std::env::var_os("MCPGEN_SCHEMA_CACHE") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("schema"),
+    cache_dir_in(|name| std::env::var_os(name))
+}
+
+/// [`default_cache_dir`] with the environment read through `var`. Empty
+/// and relative values of the user's directories are ignored (the XDG
+/// rule), so the cache never lands in whatever directory a build runs in.
+fn cache_dir_in(var: impl Fn(&str) -> Option<OsString>) -> PathBuf {
+    if let Some(dir) = var("MCPGEN_SCHEMA_CACHE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
     }
+    let dir = |name: &str| var(name).map(PathBuf::from).filter(|d| d.is_absolute());
+    let user_cache = dir("XDG_CACHE_HOME")
+        .or_else(|| if cfg!(windows) { dir("LOCALAPPDATA") } else { None })
+        .or_else(|| dir("HOME").map(|home| home.join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    user_cache.join("mcpgen").join("schema")
 }
 
 impl Store {
@@ -280,8 +300,8 @@ impl Store {
             return Err(self.not_found(pin));
         };
         let bytes = fetch(&pin.url).map_err(|mut e| {
-            e.message = format!("cannot download schema {revision}: {}", e.message);
-            e.hint = Some(self.not_found(pin).hint.unwrap_or_default());
+            e.message = format!("schema {revision} is not in the cache or a mirror, and downloading it failed: {}", e.message);
+            e.hint = Some(self.what_to_do(pin));
             e
         })?;
         verify(&bytes, pin, &pin.url)?;
@@ -300,12 +320,27 @@ impl Store {
         if let Some(m) = self.mirror_path(&pin.name) {
             looked.push(m.display().to_string());
         }
-        Error::new(format!("schema {} is not available offline (looked in {})", pin.name, looked.join(", ")))
-            .with_hint(format!(
-                "set MCPGEN_SCHEMA_MIRROR to a directory laid out <revision>/schema.json, pass the file with \
-                 --schema FILE ({SCHEMA_FILE_COMMANDS}), or run `mcpgen schema pull {}` with network access (download URL {})",
-                pin.name, pin.url
-            ))
+        let download = if self.fetch.is_some() {
+            ""
+        } else {
+            " and no download was tried (MCPGEN_OFFLINE is set, or this mcpgen lacks its `download` feature: \
+             give the build-dependency `features = [\"download\"]`)"
+        };
+        Error::new(format!("schema {} is not available offline (looked in {}){download}", pin.name, looked.join(", ")))
+            .with_hint(self.what_to_do(pin))
+    }
+
+    /// The ways to get a pinned schema without a download at build time.
+    fn what_to_do(&self, pin: &Pin) -> String {
+        format!(
+            "any one of: set MCPGEN_SCHEMA_MIRROR to a directory laid out <revision>/schema.json; \
+             run `mcpgen schema pull --all` once with network access, which fills the cache {} \
+             (this revision's file is {}); or commit the generated bindings instead of a build script: \
+             `mcpgen generate --out DIR`, checked in CI with `mcpgen generate --check`. \
+             {SCHEMA_FILE_COMMANDS} also take the file with --schema FILE",
+            self.cache_dir.display(),
+            pin.url
+        )
     }
 
     /// Fetches a pinned revision from the mirror or the network (never from
@@ -587,7 +622,7 @@ mod tests {
     use super::*;
 
     fn shared_mirror() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec")
+        crate::shared_data::mirror()
     }
 
     fn store(cache: &Path, mirror: Option<PathBuf>, fetch: Option<Fetcher>) -> Store {
@@ -761,9 +796,33 @@ mod tests {
         let text = store(tmp.path(), None, None).resolve("2025-11-25", None).unwrap_err().to_string();
         assert!(text.contains("not available offline"), "{text}");
         assert!(text.contains("MCPGEN_SCHEMA_MIRROR"), "{text}");
+        assert!(text.contains("no download was tried"), "{text}");
         let text = store(tmp.path(), None, Some(fetch_fails)).resolve("2025-11-25", None).unwrap_err().to_string();
         assert!(text.contains("network unreachable"), "{text}");
         assert!(text.contains("--schema FILE"), "{text}");
+        // Both say every way out: a mirror, pulling ahead, committed bindings.
+        for text in [store(tmp.path(), None, None).resolve("2025-11-25", None).unwrap_err().to_string(), text] {
+            for way in ["MCPGEN_SCHEMA_MIRROR", "`mcpgen schema pull --all`", "`mcpgen generate --check`"] {
+                assert!(text.contains(way), "{way}: {text}");
+            }
+            assert!(text.contains(&tmp.path().display().to_string()), "names the cache: {text}");
+        }
+    }
+
+    #[test]
+    fn the_cache_is_per_user_and_never_relative() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            cache_dir_in(move |name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| OsString::from(v)))
+        };
+        let home = &[("HOME", "/home/u")];
+        assert_eq!(env(home), Path::new("/home/u/.cache/mcpgen/schema"));
+        let xdg = &[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/var/cache/u")];
+        assert_eq!(env(xdg), Path::new("/var/cache/u/mcpgen/schema"));
+        let relative = &[("HOME", "/home/u"), ("XDG_CACHE_HOME", "cache")];
+        assert_eq!(env(relative), Path::new("/home/u/.cache/mcpgen/schema"));
+        let chosen = &[("HOME", "/home/u"), ("MCPGEN_SCHEMA_CACHE", "/tmp/c")];
+        assert_eq!(env(chosen), Path::new("/tmp/c"));
+        assert_eq!(env(&[]), std::env::temp_dir().join("mcpgen").join("schema"));
     }
 
     #[test]

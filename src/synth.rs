@@ -924,7 +924,8 @@ mod tests {
 
     #[test]
     fn shared_manifests_have_valid_arguments_for_every_tool() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/manifests");
+        let test = "synth::tests::shared_manifests_have_valid_arguments_for_every_tool";
+        let Some(dir) = crate::shared_data::shared_data("manifests", test) else { return };
         for file in ["github.json", "stitch.json"] {
             let manifest: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
             for tool in manifest["tools"].as_array().unwrap() {

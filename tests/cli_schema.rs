@@ -53,9 +53,9 @@ fn offline_without_mirror_or_cache_says_what_to_do() {
 #[test]
 fn manifest_check_and_schema() {
     let tmp = tempfile::tempdir().unwrap();
-    let r = run(mcpgen(tmp.path()).args(["manifest", "check"]).arg(shared().join("manifests/stitch.json")));
+    let r = run(mcpgen(tmp.path()).args(["manifest", "check"]).arg(weather()));
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("stitch.json: ok"), "{}", r.stdout);
+    assert!(r.stdout.contains("tools.json: ok"), "{}", r.stdout);
 
     let bad = tmp.path().join("bad.json");
     std::fs::write(&bad, "{\"tools\": [{\"name\": \"a b\", \"inputSchema\": {\"type\": \"object\"}}]}").unwrap();
@@ -87,9 +87,9 @@ fn manifest_check_and_schema() {
     let draft = tmp.path().join("draft.json");
     std::fs::write(&draft, serde_json::to_string(&official).unwrap()).unwrap();
     let args = ["manifest", "check", "--protocol", "2099-01-01", "--schema"];
-    let r = run(mcpgen(tmp.path()).args(args).arg(&draft).arg(shared().join("manifests/stitch.json")));
+    let r = run(mcpgen(tmp.path()).args(args).arg(&draft).arg(weather()));
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("stitch.json: ok"), "{}", r.stdout);
+    assert!(r.stdout.contains("tools.json: ok"), "{}", r.stdout);
     assert!(r.stderr.contains("unpinned"), "{}", r.stderr);
     let r = run(mcpgen(tmp.path()).args(args).arg(&draft).arg(&off_spec));
     assert_eq!(r.code, 1);
@@ -118,7 +118,7 @@ fn diff_names_the_removed_handshake_and_server_discover() {
 
     let r = run(mcpgen(tmp.path())
         .args(["diff", "2025-11-25", "2026-07-28", "--json", "--manifest"])
-        .arg(shared().join("manifests/stitch.json")));
+        .arg(weather()));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let json: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     let removed: Vec<&str> =
@@ -152,4 +152,9 @@ fn a_closed_stdout_is_not_an_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("error"), "{stderr}");
+}
+
+/// The weather example's manifest.
+fn weather() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/weather-server/tools.json")
 }

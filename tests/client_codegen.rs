@@ -2,6 +2,8 @@
 //! the golden `goldens/manifests/client_helpers.client.rs`):
 //! deterministic, parses as Rust, method names safe.
 
+mod shared_data;
+
 use mcpgen::codegen;
 use mcpgen::manifest::Manifest;
 use mcpgen::spec::Spec;
@@ -14,8 +16,7 @@ fn manifest() -> Manifest {
 }
 
 fn spec() -> Spec {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/mcp-spec/2025-11-25/schema.json");
-    Spec::load(std::path::Path::new(path)).expect("shared schema 2025-11-25")
+    Spec::load(&shared_data::schema_file("2025-11-25")).expect("the official schema 2025-11-25")
 }
 
 fn generated() -> String {

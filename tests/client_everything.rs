@@ -60,7 +60,7 @@ fn introspect_generate_compile_and_call_server_everything() {
     }
     // The manifest passes mcpgen's own check.
     let parsed = mcpgen::manifest::Manifest::from_str(&text, "everything.json").unwrap();
-    let problems = mcpgen::check::check(&parsed, "2025-11-25");
+    let problems = mcpgen::check::check_in(&shared_data::store(), &parsed, "2025-11-25");
     assert!(problems.is_empty(), "{problems:?}");
 
     // Bindings of the server's revision, and of 2026-07-28, which fall back

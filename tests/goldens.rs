@@ -12,6 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod shared_data;
+
 use mcpgen::codegen;
 use mcpgen::emit::{self, Header};
 use mcpgen::spec::Spec;
@@ -33,10 +35,7 @@ fn blessing() -> bool {
 
 fn store() -> Store {
     let mut store = Store::from_env();
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec");
-    if store.mirror.is_none() && shared.is_dir() {
-        store.mirror = Some(shared);
-    }
+    store.mirror = Some(shared_data::mirror());
     store
 }
 

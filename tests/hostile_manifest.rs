@@ -182,9 +182,11 @@ fn hostile_text_never_reaches_a_comment_raw_and_keyword_tools_get_snake_methods(
 
 #[test]
 fn renamed_properties_leave_no_marker_in_the_shared_manifests() {
+    let test = "hostile_manifest::renamed_properties_leave_no_marker_in_the_shared_manifests";
+    let Some(manifests) = shared_data("manifests", test) else { return };
     let tmp = tempfile::tempdir().unwrap();
     for m in ["github.json", "stitch.json"] {
-        let g = mcpgen::Builder::new().manifest(shared().join("manifests").join(m)).store(store(tmp.path())).generate().unwrap();
+        let g = mcpgen::Builder::new().manifest(manifests.join(m)).store(store(tmp.path())).generate().unwrap();
         let tools = &g.files[1].1;
         assert!(!tools.contains("zmcpgen") && !tools.contains("Zmcpgen"), "{m}");
     }
@@ -195,7 +197,7 @@ fn renamed_properties_leave_no_marker_in_the_shared_manifests() {
 #[test]
 fn check_reports_what_the_server_would_refuse_at_start_up() {
     let file = fixture("refused_at_startup.json");
-    let errors = mcpgen::check::check_file(&file, "2025-11-25");
+    let errors = mcpgen::check::check_file_in(&shared_data::store(), &file, "2025-11-25");
     let got: Vec<(String, (usize, usize))> = errors
         .iter()
         .map(|e| {
@@ -233,7 +235,7 @@ fn check_and_the_server_agree_on_every_pattern() {
             let schema = json!({"type": "object", "properties": {"s": {"type": "string", "pattern": p}}});
             let server = SchemaValidator::compile(&schema, default_draft(revision)).is_ok();
             let text = json!({"tools": [{"name": "t", "inputSchema": schema}]}).to_string();
-            let check = mcpgen::check::check_text(&text, "m.json", revision).is_empty();
+            let check = mcpgen::check::check_text_in(&shared_data::store(), &text, "m.json", revision).is_empty();
             assert_eq!(check, server, "{revision}: pattern {p:?}: check says {check}, the server {server}");
         }
     }
@@ -242,7 +244,7 @@ fn check_and_the_server_agree_on_every_pattern() {
 #[test]
 fn check_reports_names_that_generate_would_refuse() {
     let file = fixture("colliding_types.json");
-    let errors = mcpgen::check::check_file(&file, "2025-11-25");
+    let errors = mcpgen::check::check_file_in(&shared_data::store(), &file, "2025-11-25");
     assert_eq!(errors.len(), 1, "{errors:?}");
     let e = &errors[0];
     assert!(e.message.contains("tools `a` and `a-input` would both define a Rust type named `AInputInput`"), "{e}");
@@ -271,7 +273,7 @@ fn long_ref_chains_generate_in_linear_time() {
     let text = alias_chain(1_600).to_string();
     let m = Manifest::from_str(&text, "chain.json").unwrap();
     let started = Instant::now();
-    assert!(mcpgen::check::check(&m, "2025-11-25").is_empty());
+    assert!(mcpgen::check::check_in(&shared_data::store(), &m, "2025-11-25").is_empty());
     let out = mcpgen::codegen::tools::generate(&m).unwrap();
     assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
     assert!(!out.warnings.is_empty(), "the chain is cut at the depth limit");
@@ -307,8 +309,8 @@ fn a_directory_named_like_an_output_file_is_refused_and_nothing_is_written() {
     let out = tmp.path().join("gen");
     std::fs::create_dir_all(out.join("tools.rs")).unwrap();
     std::fs::write(out.join("tools.rs/notes.txt"), "mine").unwrap();
-    let stitch = shared().join("manifests/stitch.json");
-    let r = run(mcpgen(tmp.path()).args(["generate", "--manifest"]).arg(&stitch).arg("--out").arg(&out));
+    let weather = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/weather-server/tools.json");
+    let r = run(mcpgen(tmp.path()).args(["generate", "--manifest"]).arg(&weather).arg("--out").arg(&out));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("tools.rs is a directory where mcpgen writes the generated file `tools.rs`"), "{}", r.stderr);
     assert!(r.stderr.contains("help: move it out of the way"), "{}", r.stderr);

@@ -1,6 +1,8 @@
 //! `manifest::check` on deliberately broken manifests: every problem is
 //! reported at once, each with file, JSON pointer and line:column.
 
+mod shared_data;
+
 use mcpgen::manifest::{self, Manifest};
 use mcpgen::Error;
 
@@ -35,7 +37,7 @@ fn expect(errors: &[Error], file: &str, want: &[(&str, usize, usize, &str)]) {
 
 #[test]
 fn every_problem_of_a_broken_json_manifest_is_reported_with_its_place() {
-    let errors = mcpgen::check::check_file(BROKEN_JSON, "2025-11-25");
+    let errors = mcpgen::check::check_file_in(&shared_data::store(), BROKEN_JSON, "2025-11-25");
     expect(
         &errors,
         BROKEN_JSON,
@@ -64,7 +66,7 @@ fn every_problem_of_a_broken_json_manifest_is_reported_with_its_place() {
 
 #[test]
 fn every_problem_of_a_broken_yaml_manifest_is_reported_with_its_place() {
-    let errors = mcpgen::check::check_file(BROKEN_YAML, "2025-11-25");
+    let errors = mcpgen::check::check_file_in(&shared_data::store(), BROKEN_YAML, "2025-11-25");
     expect(
         &errors,
         BROKEN_YAML,
@@ -82,8 +84,8 @@ fn every_problem_of_a_broken_yaml_manifest_is_reported_with_its_place() {
 fn the_dialect_follows_the_protocol_revision_unless_the_schema_names_one() {
     let text = r#"{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"xs": {"type": "array", "items": [{"type": "string"}]}}}}]}"#;
     // Tuple-form `items` is draft-07 and not 2020-12.
-    assert_eq!(mcpgen::check::check_text(text, "m.json", "2025-06-18"), vec![]);
-    let errors = mcpgen::check::check_text(text, "m.json", "2025-11-25");
+    assert_eq!(mcpgen::check::check_text_in(&shared_data::store(), text, "m.json", "2025-06-18"), vec![]);
+    let errors = mcpgen::check::check_text_in(&shared_data::store(), text, "m.json", "2025-11-25");
     assert_eq!(errors.len(), 1, "{errors:?}");
     let loc = errors[0].location.clone().unwrap();
     assert_eq!(loc.pointer.as_deref(), Some("/tools/0/inputSchema/properties/xs/items"));
@@ -91,7 +93,7 @@ fn the_dialect_follows_the_protocol_revision_unless_the_schema_names_one() {
     assert!(errors[0].message.contains("2020-12"), "{}", errors[0].message);
     // An explicit `$schema` wins over the revision.
     let explicit = text.replace(r#""type": "object","#, r#""$schema": "http://json-schema.org/draft-07/schema#", "type": "object","#);
-    assert_eq!(mcpgen::check::check_text(&explicit, "m.json", "2025-11-25"), vec![]);
+    assert_eq!(mcpgen::check::check_text_in(&shared_data::store(), &explicit, "m.json", "2025-11-25"), vec![]);
 }
 
 #[test]
@@ -100,22 +102,23 @@ fn refs_to_defs_anchors_and_the_root_resolve() {
         "$defs": {"a": {"$anchor": "here", "type": "string"}, "b c": {"type": "integer"}},
         "properties": {"p": {"$ref": "#/$defs/a"}, "q": {"$ref": "#here"}, "r": {"$ref": "#"},
                        "s": {"$ref": "#/$defs/b%20c"}, "t": {"$ref": "#/properties/p"}}}}]}"##;
-    assert_eq!(mcpgen::check::check_text(text, "m.json", "2025-11-25"), vec![]);
+    assert_eq!(mcpgen::check::check_text_in(&shared_data::store(), text, "m.json", "2025-11-25"), vec![]);
 }
 
 #[test]
 fn repeated_members_and_a_byte_order_mark() {
     let text = "\u{feff}{\"tools\": [\n  {\"name\": \"a\", \"inputSchema\": {\"type\": \"object\"}, \"name\": \"b\"}\n]}";
-    let errors = mcpgen::check::check_text(text, "m.json", "2025-11-25");
+    let errors = mcpgen::check::check_text_in(&shared_data::store(), text, "m.json", "2025-11-25");
     assert_eq!(summary(&errors), [("/tools/0/name".to_owned(), 2, 52, "member `name` appears twice in one object; only the last one counts".to_owned())]);
 }
 
 #[test]
 fn the_shared_manifests_are_clean() {
+    let Some(dir) = shared_data::shared_data("manifests", "manifest_check::the_shared_manifests_are_clean") else { return };
     for name in ["github", "stitch"] {
-        let path = format!("{}/../shared/manifests/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let path = dir.join(format!("{name}.json"));
         for rev in ["2025-06-18", "2025-11-25"] {
-            let errors = mcpgen::check::check_file(&path, rev);
+            let errors = mcpgen::check::check_file_in(&shared_data::store(), &path, rev);
             assert!(errors.is_empty(), "{name} {rev}: {errors:#?}");
         }
     }
@@ -123,13 +126,13 @@ fn the_shared_manifests_are_clean() {
 
 #[test]
 fn syntax_errors_have_line_and_column() {
-    let errors = mcpgen::check::check_text("{\n  \"tools\": [\n    {\"name\": }\n  ]\n}", "bad.json", "2025-11-25");
+    let errors = mcpgen::check::check_text_in(&shared_data::store(), "{\n  \"tools\": [\n    {\"name\": }\n  ]\n}", "bad.json", "2025-11-25");
     assert_eq!(errors.len(), 1);
     let loc = errors[0].location.clone().unwrap();
     assert_eq!(loc.line_col, Some((3, 14)));
     assert!(errors[0].message.starts_with("invalid JSON"), "{}", errors[0].message);
 
-    let errors = mcpgen::check::check_text("tools:\n  - name: a\n   bad: [\n", "bad.yaml", "2025-11-25");
+    let errors = mcpgen::check::check_text_in(&shared_data::store(), "tools:\n  - name: a\n   bad: [\n", "bad.yaml", "2025-11-25");
     assert_eq!(errors.len(), 1);
     assert!(errors[0].message.starts_with("invalid YAML"), "{}", errors[0].message);
     assert!(errors[0].location.clone().unwrap().line_col.is_some());
@@ -167,10 +170,14 @@ fn the_manifest_format_schema_accepts_real_manifests_and_rejects_broken_ones() {
     assert!(schema["properties"]["tools"].is_object());
     assert!(schema["definitions"]["ToolSettings"]["properties"]["rustName"].is_object());
     let validator = jsonschema::validator_for(&schema).unwrap();
-    for name in ["github", "stitch"] {
-        let path = format!("{}/../shared/manifests/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        assert!(validator.is_valid(&doc), "{name}");
+    // The real manifests are valid too, when ../shared has them.
+    let test = "manifest_check::the_manifest_format_schema_accepts_real_manifests_and_rejects_broken_ones (real manifests)";
+    if let Some(dir) = shared_data::shared_data("manifests", test) {
+        for name in ["github", "stitch"] {
+            let doc: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap()).unwrap();
+            assert!(validator.is_valid(&doc), "{name}");
+        }
     }
     let broken: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(BROKEN_JSON).unwrap()).unwrap();
     assert!(!validator.is_valid(&broken));
@@ -187,7 +194,7 @@ fn doc_block(path: &str, heading: &str, lang: &str) -> String {
 #[test]
 fn the_guides_manifest_example_is_valid_and_generates() {
     let yaml = doc_block("docs/tools.md", "## The manifest", "yaml");
-    assert_eq!(mcpgen::check::check_text(&yaml, "tools.md.yaml", "2025-11-25"), vec![]);
+    assert_eq!(mcpgen::check::check_text_in(&shared_data::store(), &yaml, "tools.md.yaml", "2025-11-25"), vec![]);
     let m = Manifest::from_str(&yaml, "tools.md.yaml").unwrap();
     assert_eq!(m.server.as_ref().unwrap().version, "0.1.0");
     assert_eq!(m.tools[0].settings.rate_limit, Some(manifest::RateLimit { calls: 10, per_seconds: 1 }));
@@ -201,13 +208,13 @@ fn the_readmes_manifests_are_valid_and_generate_the_names_it_uses() {
     // The quick start's tools.json: the README's code calls `greet`,
     // `GreetInput` and `GreetOutput`.
     let json = doc_block("README.md", "## Quick start", "json");
-    assert_eq!(mcpgen::check::check_text(&json, "tools.json", "2025-11-25"), vec![]);
+    assert_eq!(mcpgen::check::check_text_in(&shared_data::store(), &json, "tools.json", "2025-11-25"), vec![]);
     let out = mcpgen::codegen::tools::generate(&Manifest::from_str(&json, "tools.json").unwrap()).unwrap();
     assert_eq!((out.tools[0].method.as_str(), out.tools[0].input.as_str()), ("greet", "GreetInput"));
     assert!(out.warnings.is_empty());
     // The Tools section's example.
     let yaml = doc_block("README.md", "## Tools", "yaml");
-    assert_eq!(mcpgen::check::check_text(&yaml, "README.yaml", "2025-11-25"), vec![]);
+    assert_eq!(mcpgen::check::check_text_in(&shared_data::store(), &yaml, "README.yaml", "2025-11-25"), vec![]);
     let m = Manifest::from_str(&yaml, "README.yaml").unwrap();
     assert_eq!(m.tools[0].settings.rate_limit, Some(manifest::RateLimit { calls: 10, per_seconds: 1 }));
     let out = mcpgen::codegen::tools::generate(&m).unwrap();
@@ -218,15 +225,15 @@ fn the_readmes_manifests_are_valid_and_generate_the_names_it_uses() {
 fn a_tools_task_support_is_one_of_the_three_values() {
     let tool = |execution: &str| format!(r#"{{"tools": [{{"name": "t", "inputSchema": {{"type": "object"}}, "execution": {execution}}}]}}"#);
     for good in [r#"{"taskSupport": "required"}"#, r#"{"taskSupport": "optional"}"#, r#"{"taskSupport": "forbidden"}"#, "{}"] {
-        assert_eq!(mcpgen::check::check_text(&tool(good), "m.json", "2025-11-25"), vec![], "{good}");
+        assert_eq!(mcpgen::check::check_text_in(&shared_data::store(), &tool(good), "m.json", "2025-11-25"), vec![], "{good}");
     }
-    let errors = mcpgen::check::check_text(&tool(r#"{"taskSupport": "sometimes"}"#), "m.json", "2025-11-25");
+    let errors = mcpgen::check::check_text_in(&shared_data::store(), &tool(r#"{"taskSupport": "sometimes"}"#), "m.json", "2025-11-25");
     assert_eq!(errors.len(), 1, "{errors:?}");
     let loc = errors[0].location.clone().unwrap();
     assert_eq!(loc.pointer.as_deref(), Some("/tools/0/execution/taskSupport"));
     assert!(errors[0].message.contains("\"sometimes\""), "{}", errors[0].message);
     assert!(errors[0].hint.as_deref().is_some_and(|h| h.contains("optional")));
-    let errors = mcpgen::check::check_text(&tool("true"), "m.json", "2025-11-25");
+    let errors = mcpgen::check::check_text_in(&shared_data::store(), &tool("true"), "m.json", "2025-11-25");
     assert_eq!(errors[0].location.clone().unwrap().pointer.as_deref(), Some("/tools/0/execution"));
 }
 
@@ -243,7 +250,7 @@ fn scopes_must_be_oauth_scope_tokens_listed_once() {
 }"#;
     std::fs::write(&path, text).unwrap();
     let file = path.to_str().unwrap();
-    let errors = mcpgen::check::check_file(file, "2025-11-25");
+    let errors = mcpgen::check::check_file_in(&shared_data::store(), file, "2025-11-25");
     let got: Vec<(String, String)> =
         errors.iter().map(|e| (e.location.clone().unwrap().pointer.unwrap(), e.message.clone())).collect();
     let want = [

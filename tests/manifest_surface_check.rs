@@ -3,7 +3,9 @@
 //! hint; names that generated methods and types would share are resolved
 //! by the naming policy, and the one clash it cannot resolve is reported.
 
-use mcpgen::manifest::{self, Manifest};
+mod shared_data;
+
+use mcpgen::manifest::Manifest;
 use mcpgen::Error;
 
 const BROKEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/broken_surface.json");
@@ -25,7 +27,7 @@ fn summary(errors: &[Error], file: &str) -> Vec<(String, usize, usize, String)> 
 
 #[test]
 fn every_problem_of_the_surface_sections_is_reported_with_its_place() {
-    let errors = mcpgen::check::check_file(BROKEN, "2025-11-25");
+    let errors = mcpgen::check::check_file_in(&shared_data::store(), BROKEN, "2025-11-25");
     let got = summary(&errors, BROKEN);
     let want: &[(&str, usize, usize, &str)] = &[
         ("/prompts/5", 23, 5, "a prompt must be an object"),
@@ -79,8 +81,7 @@ const CLASHING: &str = r#"{
 }"#;
 
 fn spec() -> mcpgen::spec::Spec {
-    let path = format!("{}/../shared/mcp-spec/2025-11-25/schema.json", env!("CARGO_MANIFEST_DIR"));
-    mcpgen::spec::Spec::load(std::path::Path::new(&path)).expect("shared schema")
+    mcpgen::spec::Spec::load(&shared_data::schema_file("2025-11-25")).expect("the official schema")
 }
 
 /// Names of the functions of every `trait` and `impl` block of `file`, per block.
@@ -103,7 +104,7 @@ fn functions(file: &syn::File) -> Vec<Vec<String>> {
 #[test]
 fn generated_names_never_clash_with_tools_or_each_other() {
     let m = Manifest::from_str(CLASHING, "clashing.json").unwrap();
-    assert_eq!(mcpgen::check::check(&m, "2025-11-25"), vec![], "the naming policy resolves every clash here");
+    assert_eq!(mcpgen::check::check_in(&shared_data::store(), &m, "2025-11-25"), vec![], "the naming policy resolves every clash here");
     let tools = mcpgen::codegen::tools::generate(&m).unwrap();
     let server = mcpgen::codegen::server::generate(&m, &tools.tools, &spec(), "2025-11-25", true).unwrap();
     let server: syn::File = syn::parse2(server).expect("server parses");
@@ -160,7 +161,7 @@ fn a_type_name_a_tool_already_has_is_reported_at_the_item() {
     {"name": "greet"}
   ]
 }"##;
-    let errors = mcpgen::check::check_text(text, "clash.json", "2025-11-25");
+    let errors = mcpgen::check::check_text_in(&shared_data::store(), text, "clash.json", "2025-11-25");
     let got = summary(&errors, "clash.json");
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!((got[0].0.as_str(), got[0].1, got[0].2), ("/prompts/0/name", 4, 14));
@@ -170,9 +171,12 @@ fn a_type_name_a_tool_already_has_is_reported_at_the_item() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("clash.json");
     std::fs::write(&path, text).unwrap();
-    let err = mcpgen::Builder::new().protocol("2025-11-25").manifest(&path).schema_file(
-        format!("{}/../shared/mcp-spec/2025-11-25/schema.json", env!("CARGO_MANIFEST_DIR")),
-    ).generate().unwrap_err();
+    let err = mcpgen::Builder::new()
+        .protocol("2025-11-25")
+        .manifest(&path)
+        .schema_file(shared_data::schema_file("2025-11-25"))
+        .generate()
+        .unwrap_err();
     assert!(err.to_string().contains("`GreetArgs`"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -180,13 +184,12 @@ fn a_type_name_a_tool_already_has_is_reported_at_the_item() {
 const OFF_SPEC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/off_spec.json");
 
 /// The problems `manifest check` and the Builder report for `OFF_SPEC` at
-/// `revision`: the manifest checks', then what the official schema adds.
+/// `revision` (`mcpgen::check::against`): the manifest checks', then what
+/// the official schema adds.
 fn off_spec_problems(revision: &str) -> Vec<Error> {
-    let schema = mcpgen::store::Store::from_env().resolve(revision, None).expect("the schema mirror (MCPGEN_SCHEMA_MIRROR)");
+    let schema = shared_data::store().resolve(revision, None).expect("the official schema");
     let m = Manifest::load(OFF_SPEC).unwrap();
-    let mut problems = mcpgen::check::check(&m, revision);
-    manifest::conform::extend(&m, &schema.json, &schema.revision, &mut problems);
-    problems
+    mcpgen::check::against(&m, &schema).into_errors()
 }
 
 #[test]
@@ -220,14 +223,14 @@ fn items_the_official_schema_rejects_are_reported_where_they_are() {
 #[test]
 fn generation_refuses_a_manifest_the_official_schema_rejects() {
     let out = tempfile::tempdir().unwrap();
-    let e = mcpgen::Builder::new().manifest(OFF_SPEC).out_dir(out.path()).cargo_directives(false).compile().unwrap_err();
+    let e = mcpgen::Builder::new().store(shared_data::store()).manifest(OFF_SPEC).out_dir(out.path()).cargo_directives(false).compile().unwrap_err();
     assert!(e.to_string().contains("not a valid MCP `Resource`: \"big\" is not of type \"integer\""), "{e}");
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "nothing is written");
 }
 
 #[test]
 fn a_client_of_an_off_spec_server_is_generated_with_warnings() {
-    let generated = mcpgen::Builder::new().manifest(OFF_SPEC).server(false).client(true).generate();
+    let generated = mcpgen::Builder::new().store(shared_data::store()).manifest(OFF_SPEC).server(false).client(true).generate();
     // The one problem of the manifest itself (a resource without `uri`)
     // still stops generation; without it, the rest are warnings.
     let e = generated.unwrap_err();
@@ -239,10 +242,10 @@ fn a_client_of_an_off_spec_server_is_generated_with_warnings() {
     doc["resources"].as_array_mut().unwrap().pop();
     let file = dir.path().join("off_spec.json");
     std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
-    let generated = mcpgen::Builder::new().manifest(&file).server(false).client(true).generate().unwrap();
+    let generated = mcpgen::Builder::new().store(shared_data::store()).manifest(&file).server(false).client(true).generate().unwrap();
     let warnings: Vec<String> = generated.warnings.iter().map(|w| w.message.clone()).collect();
     assert!(warnings.iter().any(|w| w == "not a valid MCP `Resource`: \"big\" is not of type \"integer\""), "{warnings:?}");
     assert_eq!(warnings.iter().filter(|w| w.starts_with("not a valid MCP")).count(), 7, "{warnings:?}");
-    let e = mcpgen::Builder::new().manifest(&file).generate().unwrap_err();
+    let e = mcpgen::Builder::new().store(shared_data::store()).manifest(&file).generate().unwrap_err();
     assert!(e.to_string().contains("the manifest has 7 problem(s)"), "{e}");
 }

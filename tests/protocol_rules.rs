@@ -4,6 +4,8 @@
 //! errors. The output of one small schema per lowering rule is locked by
 //! the compiled goldens in `goldens/protocol/` (see `tests/goldens.rs`).
 
+mod shared_data;
+
 use mcpgen::codegen::protocol;
 use mcpgen::spec::{MethodKind, Spec, Ty};
 use serde_json::{json, Value};
@@ -74,9 +76,7 @@ fn draft07_and_2020_12_lower_identically() {
 
 #[test]
 fn output_is_byte_identical_across_runs_for_every_revision() {
-    let mirror = std::env::var_os("MCPGEN_SCHEMA_MIRROR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec"));
+    let mirror = shared_data::mirror();
     for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
         let path = mirror.join(rev).join("schema.json");
         let first = generate(&serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap());

@@ -47,21 +47,13 @@ const FORMATS: [&str; 19] = [
     "regex",
 ];
 
+#[path = "../../tests/shared_data/data.rs"]
+mod shared_data;
+
+/// `../shared/json-schema-test-suite`, or `None` when the test skips.
 fn suite() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/json-schema-test-suite");
-    if dir.join("tests").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{}: the JSON-Schema-Test-Suite is missing (it must sit in shared/ beside the repository)",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: {} is missing (the JSON-Schema-Test-Suite belongs in shared/ beside the repository)",
-        dir.display()
-    );
-    None
+    shared_data::shared_data("json-schema-test-suite/tests", "json_schema_suite::the_official_json_schema_test_suite_passes")
+        .and_then(|tests| tests.parent().map(Path::to_path_buf))
 }
 
 fn read(path: &Path) -> Value {

@@ -1,5 +1,5 @@
-//! `mcpgen manifest check` and `mcpgen manifest schema` (the checks
-//! themselves live in `mcpgen::manifest`).
+//! `mcpgen manifest check` and `mcpgen manifest schema` (the check itself
+//! is `mcpgen::check`, the one the Builder runs).
 
 use std::path::PathBuf;
 
@@ -29,20 +29,13 @@ pub(crate) fn run(cmd: Command) -> Result<Outcome> {
     match cmd {
         Command::Check { file, protocol, schema } => {
             let problems = match manifest::Manifest::load(&file) {
+                // The check the Builder runs before generating (`mcpgen::check`).
                 Ok(m) => {
-                    let mut problems = mcpgen::check::check(&m, &protocol);
-                    // What is declared must also be what the revision's
-                    // official schema allows (each item is served as written).
-                    match store::Store::from_env().resolve(&protocol, schema.as_deref()) {
-                        Ok(resolved) => {
-                            if schema.is_some() {
-                                eprintln!("{}", resolved.describe());
-                            }
-                            manifest::conform::extend(&m, &resolved.json, &resolved.revision, &mut problems)
-                        }
-                        Err(e) => problems.push(e),
+                    let resolved = store::Store::from_env().resolve(&protocol, schema.as_deref());
+                    if let (Ok(r), Some(_)) = (&resolved, &schema) {
+                        eprintln!("{}", r.describe());
                     }
-                    problems
+                    mcpgen::check::with_schema(&m, &protocol, resolved)
                 }
                 Err(e) => vec![e],
             };

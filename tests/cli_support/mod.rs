@@ -2,19 +2,13 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-pub(crate) fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
-}
-
-pub(crate) fn mirror() -> PathBuf {
-    match std::env::var_os("MCPGEN_SCHEMA_MIRROR") {
-        Some(m) if !m.is_empty() => PathBuf::from(m),
-        _ => shared().join("mcp-spec"),
-    }
-}
+#[path = "../shared_data/mod.rs"]
+pub(crate) mod shared_data;
+#[allow(unused_imports)] // not every test uses every helper
+pub(crate) use shared_data::{mirror, schema_file, shared, shared_data};
 
 /// The `mcpgen` binary, offline, reading schemas from the mirror and
 /// caching into `cache` (a temporary directory of the test).

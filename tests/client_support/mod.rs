@@ -11,6 +11,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+// A test with cli_support too loads it twice; each copy only reads.
+#[allow(clippy::duplicate_mod)]
+#[path = "../shared_data/mod.rs"]
+pub(crate) mod shared_data;
+
 /// The repository root.
 pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -50,9 +55,7 @@ pub(crate) fn prerequisite(ok: bool, what: &str) -> bool {
 /// Generates protocol, tools and client bindings for a manifest into `out`.
 pub(crate) fn generate(manifest: &Path, revision: &str, out: &Path) {
     let mut store = mcpgen::store::Store::from_env();
-    if store.mirror.is_none() {
-        store.mirror = Some(root().join("../shared/mcp-spec"));
-    }
+    store.mirror = Some(shared_data::mirror());
     mcpgen::Builder::new()
         .protocol(revision)
         .manifest(manifest)

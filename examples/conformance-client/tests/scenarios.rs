@@ -7,7 +7,7 @@
 //! credentials, DPoP, enterprise-managed authorization, ...) and the
 //! 2025-03-26 authorization back-compat scenarios are reported, not
 //! required. The table of all runs is written to
-//! `target/conformance/client.txt`, which `scripts/test.sh` prints.
+//! `<target>/conformance/client.txt`, which `scripts/test.sh` prints.
 //!
 //! Under `CI=true` a missing suite fails the test; elsewhere it is skipped
 //! with a message.
@@ -174,7 +174,8 @@ fn client_requirement_sets_pass_every_check() {
         }
     }
     table.push_str(&format!("\n{}\n", totals.join("\n")));
-    let report = repo().join("target/conformance");
+    // `conformance/` of the target directory (wherever CARGO_TARGET_DIR puts it).
+    let report = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).with_file_name("conformance");
     let _ = std::fs::create_dir_all(&report);
     let _ = std::fs::write(report.join("client.txt"), &table);
     println!("{table}");

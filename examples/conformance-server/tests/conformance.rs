@@ -6,7 +6,7 @@
 //! suite fails the run on any failure not listed there and on any listed
 //! scenario that passes. Each run's
 //! table (scenario, checks passed and failed) is written to
-//! `target/conformance/<revision>.txt`, which `scripts/test.sh` prints.
+//! `<target>/conformance/<revision>.txt`, which `scripts/test.sh` prints.
 //!
 //! Under `CI=true` a missing suite fails the test; elsewhere it is skipped
 //! with a message.
@@ -90,7 +90,8 @@ fn run(revision: &str) {
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
     let summary = log.lines().skip_while(|l| !l.contains("=== SUMMARY")).collect::<Vec<_>>().join("\n");
-    let report_dir = repo().join("target/conformance");
+    // `conformance/` of the target directory (wherever CARGO_TARGET_DIR puts it).
+    let report_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).with_file_name("conformance");
     let _ = std::fs::create_dir_all(&report_dir);
     let _ = std::fs::write(report_dir.join(format!("{revision}.txt")), format!("{table}\n{summary}\n"));
     assert!(
@@ -111,7 +112,7 @@ fn tempfile_dir(revision: &str) -> PathBuf {
 
 /// Scenarios no requirement set holds, each run alone for 2026-07-28 against
 /// one server; every check they report must pass. The table goes to
-/// `target/conformance/scenarios-2026-07-28.txt`.
+/// `<target>/conformance/scenarios-2026-07-28.txt`.
 const SCENARIOS: &[(&str, usize)] = &[("json-schema-2020-12", 7), ("http-custom-header-server-validation", 9)];
 
 /// The ten scenarios of the tasks extension (`io.modelcontextprotocol/tasks`,
@@ -172,7 +173,8 @@ fn run_scenarios(label: &str, scenarios: &[(&str, usize)], spec_version: Option<
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
-    let report_dir = repo().join("target/conformance");
+    // `conformance/` of the target directory (wherever CARGO_TARGET_DIR puts it).
+    let report_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).with_file_name("conformance");
     let _ = std::fs::create_dir_all(&report_dir);
     let _ = std::fs::write(report_dir.join(format!("{label}.txt")), &table);
     assert!(failures.is_empty(), "{}\n{table}", failures.join("\n"));

@@ -6,13 +6,15 @@
 
 #![deny(warnings)]
 
-/// Tools of `../shared/manifests/github.json`.
+/// Tools of `../shared/manifests/github.json` (when it is there).
+#[cfg(shared_manifests)]
 pub mod github {
     include!(concat!(env!("OUT_DIR"), "/github/tools.rs"));
     include!(concat!(env!("OUT_DIR"), "/github/roundtrip.rs"));
 }
 
-/// Tools of `../shared/manifests/stitch.json`.
+/// Tools of `../shared/manifests/stitch.json` (when it is there).
+#[cfg(shared_manifests)]
 pub mod stitch {
     include!(concat!(env!("OUT_DIR"), "/stitch/tools.rs"));
     include!(concat!(env!("OUT_DIR"), "/stitch/roundtrip.rs"));
@@ -108,8 +110,10 @@ pub mod hostile_big {
 /// (`tool <wire> <method> <Input> <Output|->`) and per fallback warning.
 pub mod reports {
     /// Report of `github.json`.
+    #[cfg(shared_manifests)]
     pub const GITHUB: &str = include_str!(concat!(env!("OUT_DIR"), "/github/report.txt"));
     /// Report of `stitch.json`.
+    #[cfg(shared_manifests)]
     pub const STITCH: &str = include_str!(concat!(env!("OUT_DIR"), "/stitch/report.txt"));
     /// Report of `rules.json`.
     pub const RULES: &str = include_str!(concat!(env!("OUT_DIR"), "/rules/report.txt"));

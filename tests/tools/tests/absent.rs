@@ -13,6 +13,9 @@
 use mcpgen_tools_tests::{optional, real};
 use serde_json::{json, Value};
 
+#[path = "../../shared_data/data.rs"]
+mod shared_data;
+
 #[test]
 fn every_optional_field_of_every_shape_decodes_when_absent() {
     for (tool, output) in [("all_optional", false), ("all_optional", true), ("all_optional_closed", false)] {
@@ -30,6 +33,11 @@ fn every_optional_field_of_every_shape_decodes_when_absent() {
 
 #[test]
 fn real_tools_without_required_arguments_take_an_empty_object() {
+    if real::ALL.is_empty() {
+        let test = "absent::real_tools_without_required_arguments_take_an_empty_object";
+        shared_data::skip(test, "needs ../shared/manifests/real, which is not beside the repository");
+        return;
+    }
     let mut called = 0;
     for (file, path, roundtrip) in real::ALL {
         let manifest: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
