@@ -23,7 +23,8 @@
 //! - gives each member without a title a name ([`member_name`]) from the
 //!   constant that tells it apart (`"type": {"const": "page_id"}` →
 //!   `PageId`), else its required properties, else its type; names that
-//!   would still clash get the keywords that set them apart.
+//!   would still clash get a property only that member declares, else the
+//!   keywords that set them apart.
 
 use std::collections::BTreeMap;
 
@@ -147,9 +148,19 @@ fn member_names(members: &[Value]) -> Vec<Option<String>> {
     for n in names.iter().flatten().chain(&taken) {
         *count.entry(n.clone()).or_default() += 1;
     }
-    for (member, name) in members.iter().zip(names.iter_mut()) {
+    // The properties each member declares, to name a member by one only it has.
+    let props: Vec<Vec<&str>> = members
+        .iter()
+        .map(|m| m.get("properties").and_then(Value::as_object).map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default())
+        .collect();
+    for (i, (member, name)) in members.iter().zip(names.iter_mut()).enumerate() {
         if let Some(n) = name.as_mut() {
             if count[n.as_str()] > 1 {
+                let own = props[i].iter().find(|p| props.iter().enumerate().all(|(j, other)| j == i || !other.contains(p)));
+                if let Some(own) = own {
+                    n.push_str(&naming::pascal(own));
+                    continue;
+                }
                 let extra: String = member
                     .as_object()
                     .into_iter()
