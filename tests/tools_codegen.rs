@@ -36,7 +36,7 @@ fn fixed_length_arrays_of_both_dialects_are_tuples_without_warnings() {
     let out = golden("tuples_of_both_dialects");
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let code = code(&out);
-    assert!(code.contains("pub pair: (::std::string::String, i128),"), "{code}");
+    assert!(code.contains("pub pair: (String, i128),"), "{code}");
     assert!(code.contains("pub legacy: (f64, bool),"), "{code}");
 }
 
@@ -59,7 +59,7 @@ fn a_root_typify_cannot_convert_becomes_a_json_map() {
     assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema"));
     assert!(w.message.starts_with("tool `odd`: `OddInput` is a JSON object map"), "{}", w.message);
     let code = code(&out);
-    assert!(code.contains("pub struct OddInput(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);"), "{code}");
+    assert!(code.contains("pub struct OddInput(pub ::serde_json::Map<String, ::serde_json::Value>);"), "{code}");
 }
 
 #[test]
@@ -155,9 +155,9 @@ fn conditionals_and_composition_of_2020_12_keep_typed_arguments() {
     assert!(code.contains("pub struct ContactAddress"), "{code}");
     // The `anyOf` only says which of them is present: both are optional
     // fields of one struct, and the validator checks the rule.
-    assert!(code.contains("pub phone: ::std::option::Option<::std::string::String>,"), "{code}");
-    assert!(code.contains("pub email: ::std::option::Option<::std::string::String>,"), "{code}");
-    assert!(code.contains("contact_method: ::std::option::Option<"), "{code}");
+    assert!(code.contains("pub phone: Option<String>,"), "{code}");
+    assert!(code.contains("pub email: Option<String>,"), "{code}");
+    assert!(code.contains("contact_method: Option<"), "{code}");
     assert!(!code.contains("enum ContactInput {"), "{code}");
 }
 
@@ -177,8 +177,8 @@ fn properties_only_a_branch_declares_are_reported() {
     assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema/then"));
     assert!(w.message.contains("(extra)"), "{}", w.message);
     let code = code(&out);
-    assert!(code.contains("pub if_: ::std::option::Option<::std::string::String>"), "{code}");
-    assert!(code.contains("pub then: ::std::option::Option<i128>"), "{code}");
+    assert!(code.contains("pub if_: Option<String>"), "{code}");
+    assert!(code.contains("pub then: Option<i128>"), "{code}");
 }
 
 /// A property that fails on its own is reported under its declared name and

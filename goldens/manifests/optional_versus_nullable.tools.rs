@@ -7,7 +7,7 @@ use serde::Serialize;
 /// Arguments of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
-    #[serde(deserialize_with = "Option::deserialize", default)]
+    #[serde(deserialize_with = "Option::deserialize")]
     pub nullable: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optional: Option<String>,

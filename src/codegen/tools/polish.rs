@@ -137,13 +137,35 @@ fn absent_tolerant(fields: &mut Fields) {
         }
         let keys = serde_keys(&f.attrs);
         let own_decoder = keys.contains("deserialize_with") || keys.contains("with");
-        if own_decoder && !keys.contains("default") && !keys.contains("flatten") {
+        // typify marks a required nullable property by decoding it with
+        // `Option::deserialize`: it must be there (as `null` at least).
+        if own_decoder && !keys.contains("default") && !keys.contains("flatten") && !required_nullable(&f.attrs) {
             f.attrs.push(syn::parse_quote!(#[serde(default)]));
         }
     }
     for f in named.named.iter_mut() {
         merge_serde(&mut f.attrs);
     }
+}
+
+/// Whether a field is decoded with `Option::deserialize`, typify's mark
+/// of a required nullable property.
+fn required_nullable(attrs: &[Attribute]) -> bool {
+    let mut found = false;
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if meta.input.peek(Token![=]) {
+                let value: syn::Expr = meta.value()?.parse()?;
+                if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &value {
+                    found |= meta.path.is_ident("deserialize_with") && s.value().ends_with("Option::deserialize");
+                }
+            } else if meta.input.peek(syn::token::Paren) {
+                let _ = meta.parse_nested_meta(|_| Ok(()));
+            }
+            Ok(())
+        });
+    }
+    found
 }
 
 /// A field's `#[serde(…)]` attributes as one, where the first was.
@@ -922,6 +944,17 @@ mod tests {
         assert!(out.contains("# [doc = \" Uses the default timeout, not flatten.\"]"), "{out}");
         // All optional, with a schema default: `Default` by hand, as `{}` decodes.
         assert!(out.contains("impl Default for A { fn default () -> Self { Self { timeout : None , b : defaults :: b () , } } }"), "{out}");
+    }
+
+    #[test]
+    fn a_required_nullable_field_stays_required() {
+        let out = polished(quote! {
+            pub struct A {
+                #[serde(deserialize_with = "::std::option::Option::deserialize")]
+                pub note: ::std::option::Option<::std::string::String>,
+            }
+        });
+        assert!(out.contains(r#"# [serde (deserialize_with = "Option::deserialize")] pub note"#), "{out}");
     }
 
     #[test]
