@@ -103,24 +103,27 @@ fn item_name(item: &Item) -> Option<String> {
     }
 }
 
-/// The keys of the `#[serde(…)]` attributes among `attrs`.
-fn serde_keys(attrs: &[Attribute]) -> BTreeSet<String> {
-    let mut keys = BTreeSet::new();
+/// The arguments of the `#[serde(…)]` attributes among `attrs`, in
+/// order: each key with its string value (`rename = "x"` gives `x`), or
+/// none (`default`, `flatten`, or a value that is no string).
+fn serde_args(attrs: &[Attribute]) -> Vec<(String, Option<String>)> {
+    let mut args = Vec::new();
     for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = a.parse_nested_meta(|meta| {
-            if let Some(key) = meta.path.get_ident() {
-                keys.insert(key.to_string());
-            }
-            // Skip a value (`= "…"`) or a list (`(…)`) without reading it.
+            let key = meta.path.get_ident().map(Ident::to_string).unwrap_or_default();
+            let mut value = None;
             if meta.input.peek(Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
+                if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = meta.value()?.parse::<syn::Expr>()? {
+                    value = Some(s.value());
+                }
             } else if meta.input.peek(syn::token::Paren) {
                 let _ = meta.parse_nested_meta(|_| Ok(()));
             }
+            args.push((key, value));
             Ok(())
         });
     }
-    keys
+    args
 }
 
 /// Whether `ty` is `Option<…>` (by any path to it).
@@ -135,37 +138,20 @@ fn absent_tolerant(fields: &mut Fields) {
         if !is_option(&f.ty) {
             continue;
         }
-        let keys = serde_keys(&f.attrs);
-        let own_decoder = keys.contains("deserialize_with") || keys.contains("with");
+        let args = serde_args(&f.attrs);
+        let has = |key: &str| args.iter().any(|(k, _)| k == key);
         // typify marks a required nullable property by decoding it with
         // `Option::deserialize`: it must be there (as `null` at least).
-        if own_decoder && !keys.contains("default") && !keys.contains("flatten") && !required_nullable(&f.attrs) {
+        let required_nullable =
+            args.iter().any(|(k, v)| k == "deserialize_with" && v.as_deref().is_some_and(|v| v.ends_with("Option::deserialize")));
+        let own_decoder = has("deserialize_with") || has("with");
+        if own_decoder && !has("default") && !has("flatten") && !required_nullable {
             f.attrs.push(syn::parse_quote!(#[serde(default)]));
         }
     }
     for f in named.named.iter_mut() {
         merge_serde(&mut f.attrs);
     }
-}
-
-/// Whether a field is decoded with `Option::deserialize`, typify's mark
-/// of a required nullable property.
-fn required_nullable(attrs: &[Attribute]) -> bool {
-    let mut found = false;
-    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = a.parse_nested_meta(|meta| {
-            if meta.input.peek(Token![=]) {
-                let value: syn::Expr = meta.value()?.parse()?;
-                if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &value {
-                    found |= meta.path.is_ident("deserialize_with") && s.value().ends_with("Option::deserialize");
-                }
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.parse_nested_meta(|_| Ok(()));
-            }
-            Ok(())
-        });
-    }
-    found
 }
 
 /// A field's `#[serde(…)]` attributes as one, where the first was.
@@ -354,24 +340,12 @@ enum Unset {
 /// optional (a setter, and how it starts).
 fn unset_of(f: &syn::Field) -> Option<Unset> {
     let mut unset = None;
-    for a in f.attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = a.parse_nested_meta(|meta| {
-            if meta.path.is_ident("default") {
-                if meta.input.peek(Token![=]) {
-                    let s: syn::LitStr = meta.value()?.parse()?;
-                    unset = Some(s.parse::<syn::Path>().map_or(Unset::Default, Unset::Function));
-                } else {
-                    unset = Some(Unset::Default);
-                }
-            } else if meta.path.is_ident("flatten") {
-                unset = Some(Unset::Default);
-            } else if meta.input.peek(Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.parse_nested_meta(|_| Ok(()));
-            }
-            Ok(())
-        });
+    for (key, value) in serde_args(&f.attrs) {
+        match (key.as_str(), value) {
+            ("default", Some(path)) => unset = Some(syn::parse_str::<syn::Path>(&path).map_or(Unset::Default, Unset::Function)),
+            ("default" | "flatten", None) => unset = Some(Unset::Default),
+            _ => {}
+        }
     }
     match unset {
         // An `Option` with a default function still starts as that value.
@@ -582,21 +556,8 @@ fn required_first(v: &syn::Variant) -> Vec<String> {
 
 /// The property a field stands for: its `rename`, else its name.
 fn wire_name(f: &syn::Field, ident: &Ident) -> String {
-    let mut name = ident.to_string().trim_start_matches("r#").to_owned();
-    for a in f.attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = a.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") && meta.input.peek(Token![=]) {
-                let s: syn::LitStr = meta.value()?.parse()?;
-                name = s.value();
-            } else if meta.input.peek(Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.parse_nested_meta(|_| Ok(()));
-            }
-            Ok(())
-        });
-    }
-    name
+    let renamed = serde_args(&f.attrs).into_iter().find_map(|(k, v)| v.filter(|_| k == "rename"));
+    renamed.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned())
 }
 
 /// A name from a tuple variant's one type (`String`, `Vec` → `List`).
@@ -748,8 +709,13 @@ impl Shorten<'_> {
         }
     }
 
-    /// The generic arguments of a path that keeps its own segments.
-    fn arguments_only(&mut self, p: &mut syn::Path) {
+    /// A path behind a qualified self (`<T as ::std::convert::TryFrom<i64>>::Error`):
+    /// the trait's own segments shrink with it.
+    fn qualified(&mut self, q: &mut syn::QSelf, p: &mut syn::Path) {
+        syn::visit_mut::VisitMut::visit_type_mut(self, &mut q.ty);
+        let before = p.segments.len();
+        self.path(p);
+        q.position -= before - p.segments.len();
         for seg in p.segments.iter_mut() {
             syn::visit_mut::VisitMut::visit_path_arguments_mut(self, &mut seg.arguments);
         }
@@ -764,28 +730,14 @@ impl syn::visit_mut::VisitMut for Shorten<'_> {
 
     fn visit_type_path_mut(&mut self, t: &mut syn::TypePath) {
         match &mut t.qself {
-            Some(q) => {
-                self.visit_type_mut(&mut q.ty);
-                // The trait's own segments shrink with it.
-                let before = t.path.segments.len();
-                self.path(&mut t.path);
-                q.position -= before - t.path.segments.len();
-                self.arguments_only(&mut t.path);
-            }
+            Some(q) => self.qualified(q, &mut t.path),
             None => syn::visit_mut::visit_type_path_mut(self, t),
         }
     }
 
     fn visit_expr_path_mut(&mut self, e: &mut syn::ExprPath) {
         match &mut e.qself {
-            Some(q) => {
-                self.visit_type_mut(&mut q.ty);
-                // The trait's own segments shrink with it.
-                let before = e.path.segments.len();
-                self.path(&mut e.path);
-                q.position -= before - e.path.segments.len();
-                self.arguments_only(&mut e.path);
-            }
+            Some(q) => self.qualified(q, &mut e.path),
             None => syn::visit_mut::visit_expr_path_mut(self, e),
         }
     }
