@@ -8,6 +8,9 @@ use mcpgen::codegen::tools::{generate, ToolsOutput};
 use mcpgen::manifest::Manifest;
 use serde_json::{json, Value};
 
+mod shared_data;
+use shared_data::shared_data;
+
 fn manifest(tools: Value) -> Manifest {
     let text = serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap();
     Manifest::from_str(&text, "inline.json").unwrap()
@@ -194,4 +197,100 @@ fn a_renamed_property_is_reported_as_declared() {
     assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema/properties/Self"));
     assert!(w.message.contains("property `Self` is typed"), "{}", w.message);
     assert!(!w.message.contains("zmcpgen"), "{}", w.message);
+}
+
+/// The doc comment of every tool type (outside typify's `error` module)
+/// with its name, in file order.
+fn type_docs(out: &ToolsOutput) -> Vec<(String, String)> {
+    let file: syn::File = syn::parse2(out.tokens.clone()).unwrap();
+    let doc = |attrs: &[syn::Attribute]| -> String {
+        let lines: Vec<String> = attrs
+            .iter()
+            .filter_map(|a| match &a.meta {
+                syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        lines.join("\n")
+    };
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some((s.ident.to_string(), doc(&s.attrs))),
+            syn::Item::Enum(e) => Some((e.ident.to_string(), doc(&e.attrs))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every type says, after its description, which tools' schemas it
+/// stands for and where (a JSON pointer in the tool's definition); a type
+/// merged from several places names each; no description can forge a
+/// place, and nothing of the bookkeeping is left in the code.
+#[test]
+fn every_type_names_the_tools_and_schema_pointers_it_comes_from() {
+    let location = json!({
+        "type": "object",
+        "description": "Where.",
+        "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}},
+        "required": ["lat", "lon"]
+    });
+    let out = run(json!([
+        {"name": "get_forecast", "inputSchema": {"type": "object", "properties": {
+            "location": location,
+            "units": {"enum": ["metric", "imperial"], "description": "Units \u{1}0\u{1} of measure."}
+        }}},
+        {"name": "get_alerts", "inputSchema": {"type": "object", "properties": {
+            "area": {"type": "object", "properties": {"location": location}}
+        }}}
+    ]));
+    let docs: std::collections::BTreeMap<String, String> = type_docs(&out).into_iter().collect();
+    assert_eq!(docs["GetForecastInput"], " Arguments of the `get_forecast` tool.\n\n Schema: `/inputSchema` of the `get_forecast` tool.");
+    assert_eq!(
+        docs["Location"],
+        " Where.\n\n Schemas: `/inputSchema/properties/area/properties/location` of the `get_alerts` tool and \
+         `/inputSchema/properties/location` of the `get_forecast` tool.",
+        "{docs:#?}"
+    );
+    // A description without a type of its own says where the type is used.
+    assert_eq!(
+        docs["GetAlertsInputArea"],
+        " The type of `area` in [`GetAlertsInput`].\n\n Schema: `/inputSchema/properties/area` of the `get_alerts` tool."
+    );
+    assert_eq!(docs["GetForecastInputUnits"], " Units 0 of measure.\n\n Schema: `/inputSchema/properties/units` of the `get_forecast` tool.");
+    let text = out.tokens.to_string();
+    assert!(!text.contains('\u{1}') && !text.contains("\\u{1}"), "a marker is left: {text}");
+}
+
+/// The same holds for every real server's manifest: each of its types
+/// names a tool and a pointer, and no marker is left.
+#[test]
+fn every_type_of_every_real_manifest_names_where_it_comes_from() {
+    let Some(dir) = shared_data("manifests/real", "tools_codegen::every_type_of_every_real_manifest_names_where_it_comes_from")
+    else {
+        return;
+    };
+    let mut types = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let out = generate(&Manifest::load(&path).unwrap()).unwrap();
+        for (name, doc) in type_docs(&out) {
+            let last = doc.lines().last().unwrap_or_default();
+            assert!(
+                last.starts_with(" Schema: `/") || last.starts_with(" Schemas: `/"),
+                "{}: `{name}` does not say where it comes from: {doc:?}",
+                path.display()
+            );
+            types += 1;
+        }
+        let text = out.tokens.to_string();
+        assert!(!text.contains('\u{1}') && !text.contains("\\u{1}"), "{}: a marker is left", path.display());
+    }
+    assert!(types > 400, "only {types} types in the real manifests");
 }

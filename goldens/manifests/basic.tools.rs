@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `greet` tool.
+///
+/// Schema: `/inputSchema` of the `greet` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GreetInput {
@@ -38,6 +40,8 @@ impl GreetInput {
     }
 }
 /// The type of `language` in [`GreetInput`].
+///
+/// Schema: `/inputSchema/properties/language` of the `greet` tool.
 #[derive(
     Debug,
     Clone,
@@ -93,6 +97,8 @@ impl TryFrom<String> for GreetInputLanguage {
     }
 }
 /// Who to greet.
+///
+/// Schema: `/inputSchema/properties/name` of the `greet` tool.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
 pub struct GreetInputName(String);
@@ -141,6 +147,8 @@ impl<'de> Deserialize<'de> for GreetInputName {
     }
 }
 /// Structured result (`structuredContent`) of the `greet` tool.
+///
+/// Schema: `/outputSchema` of the `greet` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GreetOutput {
     pub greeting: String,
@@ -152,6 +160,8 @@ impl GreetOutput {
     }
 }
 /// Arguments of the `ping` tool.
+///
+/// Schema: `/inputSchema` of the `ping` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PingInput(pub ::serde_json::Map<String, ::serde_json::Value>);
@@ -172,6 +182,8 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for PingInput {
     }
 }
 /// Arguments of the `reset` tool.
+///
+/// Schema: `/inputSchema` of the `reset` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ResetInput(pub ::serde_json::Map<String, ::serde_json::Value>);

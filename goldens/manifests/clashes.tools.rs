@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `prompt_a_b` tool.
+///
+/// Schema: `/inputSchema` of the `prompt_a_b` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PromptAbInput(pub ::serde_json::Map<String, ::serde_json::Value>);
@@ -25,6 +27,8 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for PromptAbInput {
     }
 }
 /// Arguments of the `read_resource` tool.
+///
+/// Schema: `/inputSchema` of the `read_resource` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ReadResourceInput(pub ::serde_json::Map<String, ::serde_json::Value>);
@@ -45,6 +49,8 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for ReadResourceInput 
     }
 }
 /// Arguments of the `type` tool.
+///
+/// Schema: `/inputSchema` of the `type` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TypeInput {
     #[serde(

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `add` tool.
+///
+/// Schema: `/inputSchema` of the `add` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddInput {
     #[serde(deserialize_with = "wide::one")]
@@ -19,6 +21,8 @@ impl AddInput {
     }
 }
 /// Structured result (`structuredContent`) of the `add` tool.
+///
+/// Schema: `/outputSchema` of the `add` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddOutput {
     #[serde(deserialize_with = "wide::one")]
@@ -31,6 +35,8 @@ impl AddOutput {
     }
 }
 /// Arguments of the `connect` tool.
+///
+/// Schema: `/inputSchema` of the `connect` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ConnectInput(pub ::serde_json::Map<String, ::serde_json::Value>);
@@ -51,6 +57,8 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for ConnectInput {
     }
 }
 /// Arguments of the `get-time` tool.
+///
+/// Schema: `/inputSchema` of the `get-time` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GetTimeInput {
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `demo` tool.
+///
+/// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
     #[serde(default = "defaults::demo_input_limit", deserialize_with = "wide::one")]
@@ -53,6 +55,8 @@ impl Default for DemoInput {
     }
 }
 /// The type of `order` in [`DemoInput`].
+///
+/// Schema: `/inputSchema/properties/order` of the `demo` tool.
 #[derive(
     Debug,
     Clone,

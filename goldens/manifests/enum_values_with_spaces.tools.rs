@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `demo` tool.
+///
+/// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
     pub state: DemoInputState,
@@ -16,6 +18,8 @@ impl DemoInput {
     }
 }
 /// The type of `state` in [`DemoInput`].
+///
+/// Schema: `/inputSchema/properties/state` of the `demo` tool.
 #[derive(
     Debug,
     Clone,

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `odd` tool.
+///
+/// Schema: `/inputSchema` of the `odd` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OddInput {
     #[serde(skip_serializing_if = "Option::is_none")]

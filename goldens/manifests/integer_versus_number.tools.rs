@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `demo` tool.
+///
+/// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
     #[serde(deserialize_with = "wide::one")]

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `type` tool.
+///
+/// Schema: `/inputSchema` of the `type` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TypeInput {
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
@@ -43,6 +45,8 @@ impl TypeInput {
     }
 }
 /// Structured result (`structuredContent`) of the `type` tool.
+///
+/// Schema: `/outputSchema` of the `type` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TypeOutput {
     pub ok: bool,

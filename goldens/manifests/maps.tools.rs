@@ -6,6 +6,8 @@ use serde::Deserialize;
 use serde::Serialize;
 use std::collections::BTreeMap;
 /// Arguments of the `demo` tool.
+///
+/// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
     #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]

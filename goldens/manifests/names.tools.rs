@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `get_a_b` tool.
+///
+/// Schema: `/inputSchema` of the `get_a_b` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GetAbInput {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -19,6 +21,8 @@ impl GetAbInput {
     }
 }
 /// Arguments of the `list-items` tool.
+///
+/// Schema: `/inputSchema` of the `list-items` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ListItemsInput {
     #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
@@ -41,6 +45,8 @@ impl ListItemsInput {
     }
 }
 /// Arguments of the `repo.search` tool.
+///
+/// Schema: `/inputSchema` of the `repo.search` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RepoSearchInput {
     #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
@@ -64,6 +70,8 @@ impl RepoSearchInput {
     }
 }
 /// Arguments of the `2fa_verify` tool.
+///
+/// Schema: `/inputSchema` of the `2fa_verify` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct V2faVerifyInput {
     pub code: String,

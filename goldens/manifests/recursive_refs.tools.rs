@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `demo` tool.
+///
+/// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoInput {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -24,6 +26,8 @@ impl DemoInput {
     }
 }
 /// The type of `root` in [`DemoInput`].
+///
+/// Schema: `/inputSchema/$defs/node` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DemoNode {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `add_note` tool.
+///
+/// Schema: `/inputSchema` of the `add_note` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddNoteInput {
     pub text: String,
@@ -16,6 +18,8 @@ impl AddNoteInput {
     }
 }
 /// Arguments of the `list_notes` tool.
+///
+/// Schema: `/inputSchema` of the `list_notes` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ListNotesInput(pub ::serde_json::Map<String, ::serde_json::Value>);
@@ -36,6 +40,8 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for ListNotesInput {
     }
 }
 /// Arguments of the `purge` tool.
+///
+/// Schema: `/inputSchema` of the `purge` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PurgeInput(pub ::serde_json::Map<String, ::serde_json::Value>);

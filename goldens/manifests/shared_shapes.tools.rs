@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `get_current` tool.
+///
+/// Schema: `/inputSchema` of the `get_current` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetCurrentInput {
     pub city: String,
@@ -36,6 +38,8 @@ impl GetCurrentInput {
     }
 }
 /// Where, when no city is given.
+///
+/// Schema: `/inputSchema/properties/location` of the `get_current` and `get_forecast` tools.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Location {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,6 +60,8 @@ impl Location {
     }
 }
 /// `LocationDatum`: the same values in several places of the tools' schemas.
+///
+/// Schema: `/inputSchema/properties/location/properties/datum` of the `get_current` and `get_forecast` tools.
 #[derive(
     Debug,
     Clone,
@@ -105,6 +111,8 @@ impl TryFrom<String> for LocationDatum {
     }
 }
 /// `Units`: the same values in several places of the tools' schemas.
+///
+/// Schemas: `/inputSchema/properties/units` of the `get_current` and `get_forecast` tools and `/outputSchema/properties/units` of the `get_forecast` tool.
 #[derive(
     Debug,
     Clone,
@@ -156,6 +164,8 @@ impl TryFrom<String> for Units {
     }
 }
 /// Arguments of the `get_forecast` tool.
+///
+/// Schema: `/inputSchema` of the `get_forecast` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetForecastInput {
     pub city: String,
@@ -187,6 +197,8 @@ impl GetForecastInput {
     }
 }
 /// Structured result (`structuredContent`) of the `get_forecast` tool.
+///
+/// Schema: `/outputSchema` of the `get_forecast` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetForecastOutput {
     pub city: String,

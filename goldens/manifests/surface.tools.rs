@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `ping` tool.
+///
+/// Schema: `/inputSchema` of the `ping` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PingInput(pub ::serde_json::Map<String, ::serde_json::Value>);

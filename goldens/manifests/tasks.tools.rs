@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `nightly_backup` tool.
+///
+/// Schema: `/inputSchema` of the `nightly_backup` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct NightlyBackupInput(pub ::serde_json::Map<String, ::serde_json::Value>);
@@ -25,6 +27,8 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for NightlyBackupInput
     }
 }
 /// Arguments of the `ping_now` tool.
+///
+/// Schema: `/inputSchema` of the `ping_now` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PingNowInput(pub ::serde_json::Map<String, ::serde_json::Value>);
@@ -45,6 +49,8 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for PingNowInput {
     }
 }
 /// Arguments of the `render_video` tool.
+///
+/// Schema: `/inputSchema` of the `render_video` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RenderVideoInput {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,6 +73,8 @@ impl RenderVideoInput {
     }
 }
 /// Structured result (`structuredContent`) of the `render_video` tool.
+///
+/// Schema: `/outputSchema` of the `render_video` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RenderVideoOutput {
     pub url: String,

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde::Serialize;
 /// Arguments of the `legacy` tool.
+///
+/// Schema: `/inputSchema` of the `legacy` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LegacyInput {
     pub legacy: (f64, bool),
@@ -16,6 +18,8 @@ impl LegacyInput {
     }
 }
 /// Arguments of the `modern` tool.
+///
+/// Schema: `/inputSchema` of the `modern` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModernInput {
     pub pair: (String, i128),

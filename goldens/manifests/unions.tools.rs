@@ -6,6 +6,8 @@ use serde::Deserialize;
 use serde::Serialize;
 use std::collections::BTreeMap;
 /// Arguments of the `integers` tool.
+///
+/// Schema: `/inputSchema` of the `integers` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntegersInput {
     #[serde(
@@ -139,6 +141,8 @@ impl From<i128> for IntegersInputEither {
     }
 }
 /// Structured result (`structuredContent`) of the `integers` tool.
+///
+/// Schema: `/outputSchema` of the `integers` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntegersOutput {
     #[serde(
@@ -166,6 +170,8 @@ impl IntegersOutput {
     }
 }
 /// Arguments of the `parent_or_text` tool.
+///
+/// Schema: `/inputSchema` of the `parent_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParentOrTextInput {
     pub parent: ParentOrTextInputParent,
@@ -177,6 +183,8 @@ impl ParentOrTextInput {
     }
 }
 /// The type of `parent` in [`ParentOrTextInput`].
+///
+/// Schema: `/inputSchema/properties/parent` of the `parent_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
@@ -189,6 +197,7 @@ impl From<ParentOrTextParentRequest> for ParentOrTextInputParent {
         Self::ParentRequest(value)
     }
 }
+/// Schema: `/inputSchema/$defs/parentRequest` of the `parent_or_text` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParentOrTextParentRequest {
@@ -212,6 +221,8 @@ impl ParentOrTextParentRequest {
     }
 }
 /// Arguments of the `same_nested_name` tool.
+///
+/// Schema: `/inputSchema` of the `same_nested_name` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SameNestedNameInput {
     pub action: SameNestedNameInputAction,
@@ -223,6 +234,8 @@ impl SameNestedNameInput {
     }
 }
 /// The type of `action` in [`SameNestedNameInput`].
+///
+/// Schema: `/inputSchema/properties/action` of the `same_nested_name` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params", deny_unknown_fields)]
 #[allow(clippy::large_enum_variant)]
@@ -234,6 +247,7 @@ pub enum SameNestedNameInputAction {
     #[serde(rename = "type")]
     Type { text: String },
 }
+/// Schema: `/inputSchema/properties/sort/additionalProperties/anyOf/2` of the `sort_spec` tool.
 #[derive(
     Debug,
     Clone,
@@ -278,6 +292,7 @@ impl TryFrom<String> for SortSpecAsc {
         value.parse()
     }
 }
+/// Schema: `/inputSchema/properties/sort/additionalProperties/anyOf/3` of the `sort_spec` tool.
 #[derive(
     Debug,
     Clone,
@@ -323,6 +338,8 @@ impl TryFrom<String> for SortSpecDesc {
     }
 }
 /// Arguments of the `sort_spec` tool.
+///
+/// Schema: `/inputSchema` of the `sort_spec` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SortSpecInput {
     #[serde(
@@ -340,6 +357,8 @@ impl SortSpecInput {
     }
 }
 /// The type of `sort` in [`SortSpecInput`].
+///
+/// Schema: `/inputSchema/properties/sort/additionalProperties` of the `sort_spec` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
@@ -361,6 +380,8 @@ impl From<SortSpecDesc> for SortSpecInputSortValue {
     }
 }
 /// Arguments of the `tagged` tool.
+///
+/// Schema: `/inputSchema` of the `tagged` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaggedInput {
     pub parent: TaggedInputParent,
@@ -372,6 +393,8 @@ impl TaggedInput {
     }
 }
 /// The type of `parent` in [`TaggedInput`].
+///
+/// Schema: `/inputSchema/properties/parent` of the `tagged` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", deny_unknown_fields)]
 #[allow(clippy::large_enum_variant)]
@@ -397,6 +420,8 @@ pub enum TaggedInputParent {
     },
 }
 /// The type of `kind` in [`TaggedOrTextInputTarget::File`].
+///
+/// Schema: `/inputSchema/properties/target/anyOf/1/properties/kind` of the `tagged_or_text` tool.
 #[derive(
     Debug,
     Clone,
@@ -442,6 +467,8 @@ impl TryFrom<String> for TaggedOrTextFileKind {
     }
 }
 /// Arguments of the `tagged_or_text` tool.
+///
+/// Schema: `/inputSchema` of the `tagged_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaggedOrTextInput {
     pub target: TaggedOrTextInputTarget,
@@ -453,6 +480,8 @@ impl TaggedOrTextInput {
     }
 }
 /// The type of `target` in [`TaggedOrTextInput`].
+///
+/// Schema: `/inputSchema/properties/target` of the `tagged_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
@@ -462,6 +491,8 @@ pub enum TaggedOrTextInputTarget {
     String(String),
 }
 /// The type of `kind` in [`TaggedOrTextInputTarget::Url`].
+///
+/// Schema: `/inputSchema/properties/target/anyOf/2/properties/kind` of the `tagged_or_text` tool.
 #[derive(
     Debug,
     Clone,
@@ -507,6 +538,8 @@ impl TryFrom<String> for TaggedOrTextUrlKind {
     }
 }
 /// Arguments of the `two_strings` tool.
+///
+/// Schema: `/inputSchema` of the `two_strings` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TwoStringsInput {
     pub query: String,
@@ -518,6 +551,8 @@ impl TwoStringsInput {
     }
 }
 /// Arguments of the `untitled_members` tool.
+///
+/// Schema: `/inputSchema` of the `untitled_members` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UntitledMembersInput {
     pub filter: UntitledMembersInputFilter,
@@ -529,6 +564,8 @@ impl UntitledMembersInput {
     }
 }
 /// The type of `filter` in [`UntitledMembersInput`].
+///
+/// Schema: `/inputSchema/properties/filter` of the `untitled_members` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]

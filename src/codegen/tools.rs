@@ -32,6 +32,7 @@ mod integers;
 mod polish;
 mod prepare;
 mod shared;
+mod sources;
 mod stripped;
 mod unions;
 mod wide;
@@ -48,7 +49,8 @@ use crate::manifest::{Manifest, Tool};
 use crate::naming::{self, Scope};
 
 pub use fields::Renames;
-pub use prepare::{prepare, Note, Prepared};
+pub use prepare::{Note, Prepared};
+use prepare::{prepare, Origin};
 
 /// What [`generate`] returns.
 #[derive(Debug, Clone)]
@@ -115,6 +117,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     let names = naming::tool_names(&requests);
     let base_settings = settings();
     let mut renames = Renames::default();
+    let mut sources = sources::Sources::default();
     let mut own_enums: Vec<enums::OwnEnum> = Vec::new();
     let mut warnings = Vec::new();
     let mut batches = Vec::new();
@@ -123,7 +126,12 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
         let input = format!("{}Input", names.type_base);
         let output = tool.output_schema().map(|_| format!("{}Output", names.type_base));
         let names_in = ToolTypeNames { base: &names.type_base, input: &input, output: output.as_deref() };
-        let mut context = BatchContext { base_settings: &base_settings, own_enums: &mut own_enums, renames: &mut renames };
+        let mut context = BatchContext {
+            base_settings: &base_settings,
+            own_enums: &mut own_enums,
+            renames: &mut renames,
+            sources: &mut sources,
+        };
         let batch = tool_batch(manifest, tool, &names_in, &mut context, &mut warnings)?;
         batches.push((tool, batch));
         bindings.push(ToolBinding {
@@ -178,7 +186,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     // One parse for the merges and the last pass (tokens that do not parse
     // are left as typify wrote them).
     let tokens = match dedupe::dedupe(tokens, &roots) {
-        Ok(file) => polish::polish(file),
+        Ok(file) => polish::polish(file, &sources),
         Err(tokens) => tokens,
     };
     Ok(ToolsOutput { tokens, tools: bindings, warnings })
@@ -273,6 +281,8 @@ struct BatchContext<'a> {
     own_enums: &'a mut Vec<enums::OwnEnum>,
     /// Properties renamed for typify.
     renames: &'a mut Renames,
+    /// The places of the tools' schemas, for the types' docs.
+    sources: &'a mut sources::Sources,
 }
 
 /// The typify definitions of one tool, with fallbacks applied. Enums that
@@ -303,8 +313,13 @@ fn tool_batch(
         let doc = format!("Structured result (`structuredContent`) of the `{}` tool.", tool.name);
         docs.push(("outputSchema", name, with_doc(schema, &doc)));
     }
-    let mut prepared: Vec<Prepared> =
-        docs.iter().map(|(_, name, s)| prepare(s, name, base, &mut scope, context.renames)).collect();
+    let mut prepared: Vec<Prepared> = docs
+        .iter()
+        .map(|(key, name, s)| {
+            let origin = Origin { tool: &tool.name, key, sources: &mut *context.sources };
+            prepare(s, name, base, &mut scope, context.renames, Some(origin))
+        })
+        .collect();
     for ((key, _, _), p) in docs.iter().zip(&prepared) {
         for note in &p.notes {
             let pointer = format!("{}/{key}{}", tool.pointer, note.pointer);

@@ -21,6 +21,8 @@ use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::Token;
 
+use super::sources;
+
 /// Names a merged type never gets: they would shadow a name that
 /// generated code or its users write unqualified.
 const RESERVED: &[&str] = &[
@@ -41,12 +43,37 @@ pub(crate) fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> Result<sy
             Ok(merged) => merged,
             Err(unchanged) => match merge_once(unchanged, roots) {
                 Ok(merged) => merged,
-                Err(unchanged) => return Ok(unchanged),
+                Err(unchanged) => return Ok(unrepeat(unchanged, roots)),
             },
         };
         file = syn::parse2::<syn::File>(merged.clone()).map_err(|_| merged)?;
     }
-    Ok(file)
+    Ok(unrepeat(file, roots))
+}
+
+/// The file with every type whose name ends with the same words twice
+/// (`ReadMediaFileTypeResourceResource`: a `resource` property of the
+/// `resource` member) named with them once, where that name is free; the
+/// types in `roots` keep their names.
+fn unrepeat(file: syn::File, roots: &BTreeSet<String>) -> syn::File {
+    let names: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
+    let mut taken = names.clone();
+    let mut renames = BTreeMap::new();
+    for name in names.iter().filter(|n| !roots.contains(*n)) {
+        let w = words(name);
+        let len = w.len();
+        let Some(k) = (1..=len / 2).rev().find(|&k| w[len - 2 * k..len - k] == w[len - k..]) else { continue };
+        let short = w[..len - k].concat();
+        if !taken.contains(&short) && !RESERVED.contains(&short.as_str()) {
+            taken.insert(short.clone());
+            renames.insert(name.clone(), short);
+        }
+    }
+    if renames.is_empty() {
+        return file;
+    }
+    let tokens = rename(file.to_token_stream(), &renames);
+    syn::parse2::<syn::File>(tokens).unwrap_or(file)
 }
 
 /// One round: the file with every group of identical types merged, as
@@ -83,6 +110,7 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<TokenStre
         }
         _ => None,
     }));
+    let groups: Vec<Vec<usize>> = groups.into_iter().flat_map(|g| by_last_word(&file, g)).collect();
 
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let mut used: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
@@ -102,10 +130,8 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<TokenStre
         }
         // Uses that share no trailing name (`from` and `to`) stay apart, as
         // do those whose shared name is taken.
-        let name = match merged_name(&names) {
-            Some(n) if !used.contains(&n) && !RESERVED.contains(&n.as_str()) => n,
-            _ => continue,
-        };
+        let free = |n: &String| !used.contains(n) && !RESERVED.contains(&n.as_str());
+        let Some(name) = merged_name(&names).into_iter().flatten().find(free) else { continue };
         used.insert(name.clone());
         for old in &names {
             if *old != name {
@@ -118,17 +144,26 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<TokenStre
         // The first stays (renamed below); the others go with their impls.
         gone.extend(names[1..].iter().cloned());
         // A doc comment all of them share stays; else one says what this is.
-        let docs: BTreeSet<String> = members.iter().map(|&i| doc_text(&file.items[i])).collect();
-        let shared_doc = docs.len() == 1 && docs.iter().all(|d| !d.is_empty());
-        let (attrs, what) = match &mut file.items[members[0]] {
-            syn::Item::Enum(e) => (&mut e.attrs, "values"),
-            syn::Item::Struct(s) => (&mut s.attrs, "shape"),
-            _ => continue,
-        };
+        // Either way the kept one names the places of all of them.
+        let mut marks = String::new();
+        let mut texts: BTreeSet<String> = BTreeSet::new();
+        for &i in members {
+            let mut attrs = attrs_of(&mut file.items[i]).cloned().unwrap_or_default();
+            marks.extend(sources::take(&mut attrs).into_iter().map(sources::marker));
+            texts.insert(attrs.iter().filter(|a| a.path().is_ident("doc")).map(|a| a.to_token_stream().to_string()).collect());
+        }
+        let shared_doc = texts.len() == 1 && texts.iter().all(|d| !d.is_empty());
+        let what = if matches!(file.items[members[0]], syn::Item::Enum(_)) { "values" } else { "shape" };
+        let Some(attrs) = attrs_of(&mut file.items[members[0]]) else { continue };
+        sources::take(attrs);
         if !shared_doc {
             attrs.retain(|a| !a.path().is_ident("doc"));
             let doc = format!("`{name}`: the same {what} in several places of the tools' schemas.");
             attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
+        }
+        if !marks.is_empty() {
+            let end = attrs.iter().rposition(|a| a.path().is_ident("doc")).map_or(0, |i| i + 1);
+            attrs.insert(end, syn::parse_quote!(#[doc = #marks]));
         }
     }
     if renames.is_empty() {
@@ -160,34 +195,61 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<TokenStre
     Ok(rename(file.into_token_stream(), &renames))
 }
 
-/// The doc comment of an enum or struct, as text (empty when none).
-fn doc_text(item: &syn::Item) -> String {
-    let attrs = match item {
-        syn::Item::Enum(e) => &e.attrs,
-        syn::Item::Struct(s) => &s.attrs,
-        _ => return String::new(),
-    };
-    attrs.iter().filter(|a| a.path().is_ident("doc")).map(|a| a.to_token_stream().to_string()).collect()
+/// The attributes of an enum or struct.
+fn attrs_of(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    match item {
+        syn::Item::Enum(e) => Some(&mut e.attrs),
+        syn::Item::Struct(s) => Some(&mut s.attrs),
+        _ => None,
+    }
 }
 
-/// The name for the merged type: the trailing words the names share
-/// ([`super::shared::shared_words`]: `InputLocation` gives `Location`),
-/// said once when they repeat (`VectorSearchVectorSearch` gives
-/// `VectorSearch`); for names that share no trailing word, up to three
-/// properties of one tool (`ConvertTemperatureInputFrom` and `…To`), the
-/// leading words they share and their own last words
-/// (`ConvertTemperatureFromOrTo`). `None` when that does not start with a
-/// letter. When that name is taken the types stay apart rather than take
-/// a longer one, which beside the other would read as a variant of it
-/// (`InputSort` beside `Sort`).
-fn merged_name(names: &[String]) -> Option<String> {
-    let mut shared = super::shared::shared_words(names, words);
-    let half = shared.len() / 2;
-    if half > 0 && shared.len() % 2 == 0 && shared[..half] == shared[half..] {
-        shared.truncate(half);
+/// A group of same-shaped types whose names share no trailing word (the
+/// `rich_text` of a paragraph, a quote, a heading…) split into the
+/// types that end in the same word, each of which can be named; the
+/// group as it is when its names can be merged.
+fn by_last_word(file: &syn::File, group: Vec<usize>) -> Vec<Vec<usize>> {
+    let names: Vec<String> = group.iter().filter_map(|&i| item_name(&file.items[i])).collect();
+    if names.len() != group.len() || merged_name(&names).is_some() {
+        return vec![group];
     }
-    let name = if shared.is_empty() { alternatives(names)? } else { shared.concat() };
-    name.starts_with(|c: char| c.is_ascii_alphabetic()).then_some(name)
+    let mut by_word: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (name, i) in names.iter().zip(group) {
+        let last = words(name).last().copied().unwrap_or_default();
+        match by_word.iter_mut().find(|(w, _)| *w == last) {
+            Some((_, members)) => members.push(i),
+            None => by_word.push((last, vec![i])),
+        }
+    }
+    by_word.into_iter().map(|(_, members)| members).filter(|m| m.len() > 1).collect()
+}
+
+/// The names for the merged type, best first: the trailing words the
+/// names share ([`super::shared::shared_words`]: `InputLocation` gives
+/// `Location`), said once when they end with the words they start with
+/// (`VectorSearchVectorSearch` and `BulletedListItemBlockRequest
+/// BulletedListItem`, the item of a `bulletedListItemBlockRequest`
+/// definition, give `VectorSearch` and `BulletedListItem`), then as they
+/// are; for names that share no trailing word, up to three properties of
+/// one tool (`ConvertTemperatureInputFrom` and `…To`), the leading words
+/// they share and their own last words (`ConvertTemperatureFromOrTo`).
+/// `None` when that does not start with a letter. When every name is
+/// taken the types stay apart rather than take a longer one, which beside
+/// the other would read as a variant of it (`InputSort` beside `Sort`).
+fn merged_name(names: &[String]) -> Option<Vec<String>> {
+    let shared = super::shared::shared_words(names, words);
+    let len = shared.len();
+    let mut out = Vec::new();
+    if let Some(k) = (1..len).rev().find(|&k| shared[len - k..] == shared[..k]) {
+        out.push(shared[len - k..].concat());
+    }
+    if shared.is_empty() {
+        out.push(alternatives(names)?);
+    } else {
+        out.push(shared.concat());
+    }
+    out.retain(|n| n.starts_with(|c: char| c.is_ascii_alphabetic()));
+    (!out.is_empty()).then_some(out)
 }
 
 /// `<leading words><Tail>Or<Tail>…` for two or three names that share
@@ -218,7 +280,8 @@ fn item_name(item: &syn::Item) -> Option<String> {
     }
 }
 
-/// The enum without its name, doc comments, `Default` derive and
+/// The enum without its name, doc comments (its members' and their
+/// fields' too), `Default` derive and
 /// `#[default]` marks, as text.
 fn enum_shape(e: &syn::ItemEnum) -> String {
     let mut e = e.clone();
@@ -235,6 +298,9 @@ fn enum_shape(e: &syn::ItemEnum) -> String {
     }
     for v in &mut e.variants {
         v.attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("default"));
+        for f in v.fields.iter_mut() {
+            f.attrs.retain(|a| !a.path().is_ident("doc"));
+        }
     }
     format!("enum {}", e.to_token_stream())
 }
@@ -452,5 +518,36 @@ mod tests {
         };
         let out = dedupe(tokens, &roots(&[]));
         assert_eq!(names_of(&out), ["Point", "XPoint", "YPoint", "AString", "BString"]);
+    }
+
+    /// Same-shaped types whose names share no trailing word merge by the
+    /// word they end with; a name that ends with the words it starts with
+    /// says them once.
+    #[test]
+    fn same_shapes_without_a_shared_name_merge_by_their_last_word() {
+        let tokens = quote! {
+            pub struct AInput { pub a: ACommentParagraphBlockRequestParagraph, pub b: ACommentQuoteBlockRequestQuote }
+            pub struct BInput { pub a: BPageParagraphBlockRequestParagraph, pub b: BPageQuoteBlockRequestQuote }
+            pub struct ACommentParagraphBlockRequestParagraph { pub rich_text: Vec<String> }
+            pub struct ACommentQuoteBlockRequestQuote { pub rich_text: Vec<String> }
+            pub struct BPageParagraphBlockRequestParagraph { pub rich_text: Vec<String> }
+            pub struct BPageQuoteBlockRequestQuote { pub rich_text: Vec<String> }
+        };
+        let out = dedupe(tokens, &roots(&["AInput", "BInput"]));
+        assert_eq!(names_of(&out), ["AInput", "BInput", "Paragraph", "Quote"]);
+    }
+
+    #[test]
+    fn a_name_ending_with_the_same_words_twice_says_them_once() {
+        let tokens = quote! {
+            pub struct ReadMediaFileInput { pub r: ReadMediaFileTypeResourceResource }
+            pub struct ReadMediaFileTypeResourceResource { pub uri: String }
+            pub struct TakenTwiceTwice { pub x: Taken }
+            pub struct Taken { pub y: String }
+            pub struct TakenTwice { pub z: String }
+        };
+        let out = dedupe(tokens, &roots(&["ReadMediaFileInput"]));
+        assert_eq!(names_of(&out), ["ReadMediaFileInput", "ReadMediaFileTypeResource", "TakenTwiceTwice", "Taken", "TakenTwice"]);
+        assert!(out.to_string().contains("pub r : ReadMediaFileTypeResource }"), "{out}");
     }
 }

@@ -30,8 +30,10 @@ use quote::{format_ident, quote, ToTokens};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Fields, Item, Token};
 
+use super::sources::{self, doc_of, Sources};
+
 /// Applies every step to the body of `tools.rs`.
-pub(crate) fn polish(mut file: syn::File) -> TokenStream {
+pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
     let defined: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
     name_members(&mut file);
     let usage = usage_docs(&file);
@@ -39,15 +41,15 @@ pub(crate) fn polish(mut file: syn::File) -> TokenStream {
         match item {
             Item::Struct(s) => {
                 absent_tolerant(&mut s.fields);
-                replace_placeholder(&mut s.attrs, &s.ident.to_string(), &usage);
-                tidy_attrs(&mut s.attrs, &s.ident.to_string());
+                item_docs(&mut s.attrs, &s.ident.to_string(), &usage, sources);
+                tidy_attrs(&mut s.attrs);
                 for f in s.fields.iter_mut() {
                     tidy_docs(&mut f.attrs);
                 }
             }
             Item::Enum(e) => {
-                replace_placeholder(&mut e.attrs, &e.ident.to_string(), &usage);
-                tidy_attrs(&mut e.attrs, &e.ident.to_string());
+                item_docs(&mut e.attrs, &e.ident.to_string(), &usage, sources);
+                tidy_attrs(&mut e.attrs);
                 // A union's members are as large as their schemas make them;
                 // boxing one would change the type a handler matches on.
                 let carries = e.variants.iter().filter(|v| !matches!(v.fields, Fields::Unit)).count();
@@ -180,7 +182,7 @@ fn derive_rank(path: &syn::Path) -> usize {
 
 /// One `#[derive]` in [`derive_rank`] order, placed where the first was;
 /// docs tidied.
-fn tidy_attrs(attrs: &mut Vec<Attribute>, type_name: &str) {
+fn tidy_attrs(attrs: &mut Vec<Attribute>) {
     let mut derives: Vec<syn::Path> = Vec::new();
     let mut first = None;
     let mut kept = Vec::with_capacity(attrs.len());
@@ -204,22 +206,34 @@ fn tidy_attrs(attrs: &mut Vec<Attribute>, type_name: &str) {
         kept.insert(at, syn::parse_quote!(#[derive(#(#derives),*)]));
     }
     *attrs = kept;
-    let _ = type_name;
     tidy_docs(attrs);
 }
 
-/// typify's placeholder doc (the type's own name in backquotes) replaced
-/// by where the type is used.
-fn replace_placeholder(attrs: &mut Vec<Attribute>, type_name: &str, usage: &BTreeMap<String, String>) {
+/// The doc comment of a type: its schema's description, or where the type
+/// is used when it has none (typify's placeholder, the type's own name in
+/// backquotes, counts as none); then the places of the tools' schemas it
+/// stands for, from the markers in its docs ([`super::sources`]).
+fn item_docs(attrs: &mut Vec<Attribute>, type_name: &str, usage: &BTreeMap<String, String>, sources: &Sources) {
+    let marks = sources::take(attrs);
     let placeholder = format!("`{type_name}`");
-    let Some(at) = attrs.iter().position(|a| doc_of(a).is_some_and(|d| d.trim() == placeholder)) else { return };
-    match usage.get(type_name) {
-        Some(doc) => attrs[at] = syn::parse_quote!(#[doc = #doc]),
-        None => {
-            attrs.remove(at);
+    attrs.retain(|a| doc_of(a).is_none_or(|d| d.trim() != placeholder));
+    let mut end = attrs.iter().rposition(|a| doc_of(a).is_some()).map_or(0, |i| i + 1);
+    if end == 0 {
+        if let Some(doc) = usage.get(type_name) {
+            attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
+            end = 1;
         }
     }
+    if let Some(paragraph) = sources.paragraph(&marks) {
+        let mut lines: Vec<Attribute> = Vec::new();
+        if end > 0 {
+            lines.push(syn::parse_quote!(#[doc = ""]));
+        }
+        lines.push(syn::parse_quote!(#[doc = #paragraph]));
+        attrs.splice(end..end, lines);
+    }
 }
+
 
 /// For each type, where it is first used: `` `units` of [`GetForecastInput`].``
 /// (the property's wire name, and the type or variant holding it).
@@ -271,19 +285,10 @@ fn idents(tokens: TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
-/// The text of a `#[doc = "…"]` attribute.
-fn doc_of(a: &Attribute) -> Option<String> {
-    match &a.meta {
-        syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Every doc line starts with a space (`/// text`), as written by hand.
-fn tidy_docs(attrs: &mut [Attribute]) {
+/// Every doc line starts with a space (`/// text`), as written by hand;
+/// no markers of places ([`super::sources`]) are left.
+fn tidy_docs(attrs: &mut Vec<Attribute>) {
+    sources::take(attrs);
     for a in attrs.iter_mut() {
         if let Some(text) = doc_of(a) {
             if !text.is_empty() && !text.starts_with(' ') {
@@ -458,7 +463,7 @@ fn constructors(s: &mut syn::ItemStruct, defaults: &BTreeSet<String>) -> Option<
             // Derived where it gives what decoding `{}` gives; else by hand.
             if plain_starts {
                 s.attrs.push(syn::parse_quote!(#[derive(Default)]));
-                tidy_attrs(&mut s.attrs, &name.to_string());
+                tidy_attrs(&mut s.attrs);
             } else {
                 default_impl = Some(quote! {
                     impl ::std::default::Default for #name {
@@ -877,7 +882,7 @@ mod tests {
     use super::*;
 
     fn polished(tokens: TokenStream) -> String {
-        polish(syn::parse2(tokens).unwrap()).to_string()
+        polish(syn::parse2(tokens).unwrap(), &Sources::default()).to_string()
     }
 
     #[test]

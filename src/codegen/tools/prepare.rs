@@ -39,6 +39,7 @@ use super::stripped::STRIPPED;
 use super::depth::{too_deep, MAX_TYPE_DEPTH};
 use super::fields::Renames;
 use super::integers::{wide_schema, width, Width};
+use super::sources::Sources;
 use super::unions::{arrange, Arranged};
 use crate::error::pointer_token;
 use crate::manifest::refs::{collect_refs, DATA_KEYWORDS};
@@ -75,7 +76,16 @@ pub struct Note {
 /// the tool's type-name base used to prefix definition names and titles;
 /// `scope` holds every name already used by this tool; `renames` collects
 /// the properties renamed for typify (see `fields`).
-pub fn prepare(schema: &Value, root_name: &str, base: &str, scope: &mut Scope, renames: &mut Renames) -> Prepared {
+/// With an `origin`, every rewritten subschema's description ends with a
+/// marker of its place ([`super::sources`]).
+pub(crate) fn prepare(
+    schema: &Value,
+    root_name: &str,
+    base: &str,
+    scope: &mut Scope,
+    renames: &mut Renames,
+    origin: Option<Origin<'_>>,
+) -> Prepared {
     let (schema, cycle_notes) = break_cycles(schema);
     let mut notes: Vec<Note> = cycle_notes
         .into_iter()
@@ -110,7 +120,7 @@ pub fn prepare(schema: &Value, root_name: &str, base: &str, scope: &mut Scope, r
             hint: "flatten the schema, or move the deep part into a `$defs` definition used at a shallower level",
         });
     }
-    let mut r = Rewriter { index: &index, targets: &targets, base, flat: &flat, renames, notes: Vec::new() };
+    let mut r = Rewriter { index: &index, targets: &targets, base, flat: &flat, renames, notes: Vec::new(), origin };
     let mut defs = vec![(root_name.to_owned(), r.root(""))];
     for pointer in &order {
         defs.push((targets[pointer].clone(), r.root(pointer)));
@@ -119,6 +129,17 @@ pub fn prepare(schema: &Value, root_name: &str, base: &str, scope: &mut Scope, r
     notes.sort();
     notes.dedup();
     Prepared { defs, notes }
+}
+
+/// The tool and the document (`inputSchema`, `outputSchema`) a prepared
+/// schema comes from, and where its places are numbered.
+pub(crate) struct Origin<'a> {
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The key of the document in the tool's definition.
+    pub key: &'a str,
+    /// Every place marked so far.
+    pub sources: &'a mut Sources,
 }
 
 /// Field names of one object schema: wire name → the key typify gets
@@ -132,6 +153,7 @@ struct Rewriter<'r, 'a> {
     flat: &'r BTreeSet<String>,
     renames: &'r mut Renames,
     notes: Vec<Note>,
+    origin: Option<Origin<'r>>,
 }
 
 impl Rewriter<'_, '_> {
@@ -309,7 +331,22 @@ impl Rewriter<'_, '_> {
             }
             out.insert("minimum".into(), 0.into());
         }
+        self.mark(&mut out, at);
         Value::Object(out)
+    }
+
+    /// Ends the description of `out` (the subschema at `at`) with the
+    /// marker of its place, when there is an origin and the description
+    /// is text or absent.
+    fn mark(&mut self, out: &mut Map<String, Value>, at: &str) {
+        let Some(origin) = &mut self.origin else { return };
+        let text = match out.get("description") {
+            None => String::new(),
+            Some(Value::String(d)) => d.clone(),
+            Some(_) => return,
+        };
+        let marker = origin.sources.mark(origin.tool, format!("/{}{at}", origin.key));
+        out.insert("description".into(), Value::String(text + &marker));
     }
 
     /// `anyOf`/`oneOf` of `o`, already rewritten in `out`, arranged for
@@ -514,6 +551,7 @@ fn json_any(node: &Value) -> Map<String, Value> {
 /// written: a line that follows a list item without indentation starts a
 /// new paragraph (instead of lazily continuing the item).
 pub(crate) fn tidy_doc(text: &str) -> String {
+    let text = &super::sources::clean(text);
     let is_item = |l: &str| {
         let t = l.trim_start();
         t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") || {
@@ -551,7 +589,7 @@ mod tests {
         let mut scope = Scope::new();
         scope.reserve("FooInput");
         let mut renames = Renames::default();
-        let p = prepare(schema, "FooInput", "Foo", &mut scope, &mut renames);
+        let p = prepare(schema, "FooInput", "Foo", &mut scope, &mut renames, None);
         (p, renames)
     }
 
