@@ -132,8 +132,8 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
             renames: &mut renames,
             sources: &mut sources,
         };
-        let batch = tool_batch(manifest, tool, &names_in, &mut context, &mut warnings)?;
-        batches.push((tool, batch));
+        let (batch, defined) = tool_batch(manifest, tool, &names_in, &mut context, &mut warnings)?;
+        batches.push((tool, batch, defined));
         bindings.push(ToolBinding {
             name: tool.name.clone(),
             method: names.method.clone(),
@@ -147,9 +147,8 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     // typify silently reuses a type when two definitions get the same name;
     // between tools that would give one tool the other's type.
     let mut owner: BTreeMap<String, &Tool> = BTreeMap::new();
-    for (tool, batch) in &batches {
-        let names = batch_names(batch, &settings).map_err(|why| typify_error(manifest, tool, &why))?;
-        for name in names {
+    for (tool, _, defined) in &batches {
+        for name in defined.iter().cloned() {
             if let Some(other) = owner.get(&name) {
                 if other.index != tool.index {
                     return Err(manifest
@@ -164,7 +163,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
         }
     }
     let mut space = TypeSpace::new(&settings);
-    for (tool, batch) in batches {
+    for (tool, batch, _) in batches {
         let result = catch_quietly(AssertUnwindSafe(|| space.add_ref_types(batch)));
         match result {
             Ok(Ok(())) => {}
@@ -285,15 +284,16 @@ struct BatchContext<'a> {
     sources: &'a mut sources::Sources,
 }
 
-/// The typify definitions of one tool, with fallbacks applied. Enums that
-/// mcpgen writes itself are added to `own_enums`.
+/// The typify definitions of one tool, with fallbacks applied, and the
+/// names of the types they define. Enums that mcpgen writes itself are
+/// added to `own_enums`.
 fn tool_batch(
     m: &Manifest,
     tool: &Tool,
     names: &ToolTypeNames<'_>,
     context: &mut BatchContext<'_>,
     warnings: &mut Vec<Error>,
-) -> Result<Batch> {
+) -> Result<(Batch, BTreeSet<String>)> {
     let ToolTypeNames { base, input, output } = *names;
     let base_settings = context.base_settings;
     let own_enums = &mut *context.own_enums;
@@ -339,8 +339,8 @@ fn tool_batch(
     }
     let settings = &settings_with(base_settings, &mine);
     own_enums.extend(mine);
-    if let Ok(batch) = try_batch(&prepared, settings) {
-        return Ok(batch);
+    if let Ok(done) = try_batch(&prepared, settings) {
+        return Ok(done);
     }
     // Fallback 1: properties that fail on their own become JSON values.
     for ((key, _, _), prep) in docs.iter().zip(prepared.iter_mut()) {
@@ -375,7 +375,7 @@ fn tool_batch(
         }
     }
     match try_batch(&prepared, settings) {
-        Ok(batch) => return Ok(batch),
+        Ok(done) => return Ok(done),
         Err(why) => {
             // Fallback 2: the whole document becomes a JSON object map.
             for ((key, name, _), prep) in docs.iter().zip(prepared.iter_mut()) {
@@ -421,9 +421,10 @@ fn with_doc(schema: &Value, doc: &str) -> Value {
     s
 }
 
-/// Converts prepared definitions in a scratch `TypeSpace`; the batch on
-/// success, typify's error or panic message otherwise.
-fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result::Result<Batch, String> {
+/// Converts prepared definitions in a scratch `TypeSpace`; the batch and
+/// the names of the types it defines on success, typify's error or panic
+/// message otherwise.
+fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result::Result<(Batch, BTreeSet<String>), String> {
     let mut batch = Batch::new();
     for p in prepared {
         for (name, schema) in &p.defs {
@@ -435,30 +436,19 @@ fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result
     let trial = batch.clone();
     let result = catch_quietly(AssertUnwindSafe(move || {
         let mut space = TypeSpace::new(settings);
-        space.add_ref_types(trial).map(|()| space.to_stream())
-    }));
-    match result {
-        Ok(Ok(_)) => Ok(batch),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(p) => Err(format!("typify panicked: {}", panic_message(&p))),
-    }
-}
-
-/// The type names a finished batch defines.
-fn batch_names(batch: &Batch, settings: &TypeSpaceSettings) -> std::result::Result<BTreeSet<String>, String> {
-    let trial = batch.clone();
-    let result = catch_quietly(AssertUnwindSafe(move || {
-        let mut space = TypeSpace::new(settings);
         space.add_ref_types(trial).map(|()| {
-            space
+            let names = space
                 .iter_types()
                 .filter(|t| matches!(t.details(), TypeDetails::Struct(_) | TypeDetails::Enum(_) | TypeDetails::Newtype(_)))
                 .map(|t| t.name())
-                .collect::<BTreeSet<String>>()
+                .collect::<BTreeSet<String>>();
+            // Writing the code is where typify panics on some schemas.
+            drop(space.to_stream());
+            names
         })
     }));
     match result {
-        Ok(Ok(names)) => Ok(names),
+        Ok(Ok(names)) => Ok((batch, names)),
         Ok(Err(e)) => Err(e.to_string()),
         Err(p) => Err(format!("typify panicked: {}", panic_message(&p))),
     }

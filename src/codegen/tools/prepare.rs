@@ -46,6 +46,11 @@ use crate::manifest::refs::{collect_refs, DATA_KEYWORDS};
 use crate::manifest::RefIndex;
 use crate::naming::{self, Scope};
 
+/// The keywords with which a subschema may become a type of its own (a
+/// struct, an enum, a newtype with checks); so may a list of types.
+const TYPE_KEYWORDS: &[&str] =
+    &["properties", "enum", "const", "oneOf", "anyOf", "allOf", "minLength", "maxLength", "additionalProperties", "title"];
+
 /// The conditional keywords among [`STRIPPED`].
 const CONDITIONALS: &[&str] = &["if", "then", "else"];
 
@@ -340,6 +345,12 @@ impl Rewriter<'_, '_> {
     /// is text or absent.
     fn mark(&mut self, out: &mut Map<String, Value>, at: &str) {
         let Some(origin) = &mut self.origin else { return };
+        // Only where typify may make a type (most subschemas are plain
+        // values, whose field docs would only carry the marker away).
+        let typed = TYPE_KEYWORDS.iter().any(|k| out.contains_key(*k)) || out.get("type").is_some_and(Value::is_array);
+        if !at.is_empty() && !typed {
+            return;
+        }
         let text = match out.get("description") {
             None => String::new(),
             Some(Value::String(d)) => d.clone(),

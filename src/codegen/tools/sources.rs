@@ -123,8 +123,12 @@ pub(crate) fn split(text: &str) -> (String, Vec<usize>) {
 pub(crate) fn take(attrs: &mut Vec<Attribute>) -> Vec<usize> {
     let mut marks = Vec::new();
     attrs.retain_mut(|a| {
-        let Some(text) = doc_of(a) else { return true };
-        let (kept, mut found) = split(&text);
+        let syn::Meta::NameValue(nv) = &mut a.meta else { return true };
+        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &mut nv.value else { return true };
+        if !nv.path.is_ident("doc") {
+            return true;
+        }
+        let (kept, mut found) = split(&s.value());
         if found.is_empty() {
             return true;
         }
@@ -132,7 +136,7 @@ pub(crate) fn take(attrs: &mut Vec<Attribute>) -> Vec<usize> {
         if kept.trim().is_empty() {
             return false;
         }
-        *a = syn::parse_quote!(#[doc = #kept]);
+        *s = syn::LitStr::new(&kept, s.span());
         true
     });
     marks
