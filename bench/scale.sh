@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# How mcpgen's cost grows with the manifest: for manifests of N tools
+# (default 1, 100, 300 and 800), the time of `mcpgen manifest check` and
+# `mcpgen generate` (release build, peak RSS), the lines generated, the
+# first `cargo build` of the crate `mcpgen new` scaffolds (dependencies
+# already built, peak RSS of the largest compiler process) and the rebuild
+# after a one-line edit of its handlers (`src/main.rs`).
+#
+#   bash bench/scale.sh [N...]
+#
+# The manifests are the tools of ../shared/manifests/ and
+# ../shared/manifests/real/ (354 tools from 15 servers), taken in file
+# order and, beyond that, again under new names (`<name>_2`, `<name>_3`,
+# …), so that every tool name is unique. Copies have the same shapes, which
+# the generator merges; a gateway of distinct servers merges less.
+#
+# Wall-clock times: run it on an otherwise idle machine, and compare two
+# builds of mcpgen in one sitting (MCPGEN_BIN=path/to/old/mcpgen for the
+# generator columns). Work files go to SCALE_DIR (default: a new temporary
+# directory, removed at the end unless SCALE_KEEP=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+shared=${MCPGEN_SHARED:-$root/../shared}
+export MCPGEN_SCHEMA_MIRROR=${MCPGEN_SCHEMA_MIRROR:-$shared/mcp-spec}
+if [ ! -d "$shared/manifests/real" ]; then
+    echo "bench/scale.sh: needs $shared/manifests (set MCPGEN_SHARED)" >&2
+    exit 2
+fi
+if [ ! -x /usr/bin/time ]; then
+    echo "bench/scale.sh: needs GNU time (/usr/bin/time; Debian: apt-get install time)" >&2
+    exit 2
+fi
+sizes=("$@")
+[ "${#sizes[@]}" -gt 0 ] || sizes=(1 100 300 800)
+
+work=${SCALE_DIR:-$(mktemp -d)}
+mkdir -p "$work"
+if [ -z "${SCALE_DIR:-}" ] && [ "${SCALE_KEEP:-0}" != 1 ]; then
+    trap 'rm -rf "$work"' EXIT
+fi
+
+if [ -n "${MCPGEN_BIN:-}" ]; then
+    bin=$MCPGEN_BIN
+else
+    cargo build --release -q --bin mcpgen
+    bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/mcpgen"
+fi
+
+# The manifests.
+python3 - "$shared" "$work" "${sizes[@]}" <<'EOF'
+import json, pathlib, sys
+shared, work, sizes = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), [int(n) for n in sys.argv[3:]]
+pool = []
+for path in sorted((shared / "manifests").glob("*.json")) + sorted((shared / "manifests" / "real").glob("*.json")):
+    pool.extend(json.loads(path.read_text()).get("tools", []))
+for n in sizes:
+    tools = []
+    for i in range(n):
+        tool = dict(pool[i % len(pool)])
+        copy = i // len(pool)
+        if copy:
+            tool["name"] = f"{tool['name']}_{copy + 1}"
+        tools.append(tool)
+    (work / f"tools-{n}.json").write_text(json.dumps({"tools": tools}))
+EOF
+
+# "seconds peak-KiB" of a command, its output kept in $work/log.
+measure() {
+    /usr/bin/time -f '%e %M' -o "$work/time" "$@" >>"$work/log" 2>&1 || {
+        echo "bench/scale.sh: failed: $*" >&2
+        tail -n 30 "$work/log" >&2
+        exit 1
+    }
+    cat "$work/time"
+}
+
+export CARGO_TARGET_DIR="$work/target" CARGO_INCREMENTAL=1
+# Dependencies (and mcpgen as the build scripts' generator) built once.
+"$bin" new --manifest "$shared/manifests/real/time.json" "$work/warmup" >>"$work/log" 2>&1
+(cd "$work/warmup" && cargo build -q >>"$work/log" 2>&1)
+
+echo "| tools | \`manifest check\` | \`generate\` (peak RSS) | generated lines | first \`cargo build\` (peak RSS) | handler edit → rebuild |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
+for n in "${sizes[@]}"; do
+    manifest="$work/tools-$n.json"
+    read -r check _ < <(measure "$bin" manifest check "$manifest")
+    read -r gen gen_rss < <(measure "$bin" generate --manifest "$manifest" --out "$work/gen-$n")
+    lines=$(cat "$work/gen-$n"/*.rs | wc -l)
+    crate="$work/scale-$n"
+    "$bin" new --manifest "$manifest" "$crate" >>"$work/log" 2>&1
+    read -r build build_rss < <(cd "$crate" && measure cargo build -q)
+    echo "// edited" >>"$crate/src/main.rs"
+    read -r edit _ < <(cd "$crate" && measure cargo build -q)
+    printf '| %s | %s s | %s s (%s MB) | %s | %s s (%s MB) | %s s |\n' \
+        "$n" "$check" "$gen" "$((gen_rss / 1024))" "$lines" "$build" "$((build_rss / 1024))" "$edit"
+done
