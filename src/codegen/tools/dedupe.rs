@@ -39,14 +39,13 @@ pub(crate) fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> Result<sy
     // Each round merges at least one group, so this ends; the bound is a
     // guard against a shape that renames back and forth.
     for _ in 0..64 {
-        let merged = match super::default_fns::merge(file) {
+        file = match super::default_fns::merge(file) {
             Ok(merged) => merged,
             Err(unchanged) => match merge_once(unchanged, roots) {
                 Ok(merged) => merged,
                 Err(unchanged) => return Ok(unrepeat(unchanged, roots)),
             },
         };
-        file = syn::parse2::<syn::File>(merged.clone()).map_err(|_| merged)?;
     }
     Ok(unrepeat(file, roots))
 }
@@ -55,7 +54,7 @@ pub(crate) fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> Result<sy
 /// (`ReadMediaFileTypeResourceResource`: a `resource` property of the
 /// `resource` member) named with them once, where that name is free; the
 /// types in `roots` keep their names.
-fn unrepeat(file: syn::File, roots: &BTreeSet<String>) -> syn::File {
+fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>) -> syn::File {
     let names: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
     let mut taken = names.clone();
     let mut renames = BTreeMap::new();
@@ -69,16 +68,13 @@ fn unrepeat(file: syn::File, roots: &BTreeSet<String>) -> syn::File {
             renames.insert(name.clone(), short);
         }
     }
-    if renames.is_empty() {
-        return file;
-    }
-    let tokens = rename(file.to_token_stream(), &renames);
-    syn::parse2::<syn::File>(tokens).unwrap_or(file)
+    rename_in(&mut file, &renames);
+    file
 }
 
-/// One round: the file with every group of identical types merged, as
-/// tokens; the file unchanged when there is nothing to merge.
-fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<TokenStream, syn::File> {
+/// One round: the file with every group of identical types merged; the
+/// file unchanged (as `Err`) when there is nothing to merge.
+fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File, syn::File> {
 
     // Types by shape, in order of first appearance. A newtype's checks live
     // in its impls (`FromStr` with `minLength`…), which are its shape too.
@@ -192,7 +188,8 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<TokenStre
         })
         .map(|(_, item)| item)
         .collect();
-    Ok(rename(file.into_token_stream(), &renames))
+    rename_in(&mut file, &renames);
+    Ok(file)
 }
 
 /// The attributes of an enum or struct.
@@ -367,10 +364,26 @@ fn words(name: &str) -> Vec<&str> {
 
 /// Every identifier in `renames` replaced, at any depth.
 fn rename(tokens: TokenStream, renames: &BTreeMap<String, String>) -> TokenStream {
-    super::shared::rewrite(tokens, &|tree, _| match tree {
+    super::shared::rewrite(tokens, &|tree, _| rename_tree(tree, renames))
+}
+
+fn rename_tree(tree: &TokenTree, renames: &BTreeMap<String, String>) -> Option<TokenTree> {
+    match tree {
         TokenTree::Ident(i) => renames.get(&i.to_string()).map(|new| TokenTree::Ident(Ident::new(new, i.span()))),
         _ => None,
-    })
+    }
+}
+
+/// [`rename`] on the parsed file, in place.
+fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>) {
+    if renames.is_empty() {
+        return;
+    }
+    let mut visitor = super::shared::InPlace {
+        ident: &|i| renames.get(&i.to_string()).cloned(),
+        opaque: &|tree, _| rename_tree(tree, renames),
+    };
+    syn::visit_mut::VisitMut::visit_file_mut(&mut visitor, file);
 }
 
 #[cfg(test)]

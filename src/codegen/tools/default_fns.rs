@@ -12,15 +12,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proc_macro2::{Ident, Literal, TokenStream, TokenTree};
+use proc_macro2::{Ident, Literal, TokenTree};
 use quote::ToTokens;
 
 /// The module typify writes default functions into.
 const MODULE: &str = "defaults";
 
 /// `file` (the body of `tools.rs`) with identical default functions
-/// merged, as tokens; the file unchanged when there are none.
-pub(crate) fn merge(mut file: syn::File) -> Result<TokenStream, syn::File> {
+/// merged; the file unchanged (as `Err`) when there are none.
+pub(crate) fn merge(mut file: syn::File) -> Result<syn::File, syn::File> {
     let Some(items) = file.items.iter_mut().find_map(|item| match item {
         syn::Item::Mod(m) if m.ident == MODULE => m.content.as_mut().map(|(_, items)| items),
         _ => None,
@@ -61,7 +61,27 @@ pub(crate) fn merge(mut file: syn::File) -> Result<TokenStream, syn::File> {
     }
     let kept = std::mem::take(items).into_iter().enumerate().filter(|(i, _)| !removed.contains(i)).map(|(_, item)| item);
     *items = kept.collect();
-    Ok(rename(file.into_token_stream(), &renames))
+    let mut visitor = super::shared::InPlace { ident: &|_| None, opaque: &|tree, before| rename_tree(tree, before, &renames) };
+    syn::visit_mut::VisitMut::visit_file_mut(&mut visitor, &mut file);
+    // Paths in the tree: `defaults::old` (`defaults::old()` in an impl).
+    let mut paths = DefaultPaths(&renames);
+    syn::visit_mut::VisitMut::visit_file_mut(&mut paths, &mut file);
+    Ok(file)
+}
+
+/// Renames the last segment of every `defaults::old` path of the tree.
+struct DefaultPaths<'a>(&'a BTreeMap<String, String>);
+
+impl syn::visit_mut::VisitMut for DefaultPaths<'_> {
+    fn visit_path_mut(&mut self, p: &mut syn::Path) {
+        let n = p.segments.len();
+        if n >= 2 && p.segments[n - 2].ident == MODULE {
+            if let Some(new) = self.0.get(&p.segments[n - 1].ident.to_string()) {
+                p.segments[n - 1].ident = Ident::new(new, p.segments[n - 1].ident.span());
+            }
+        }
+        syn::visit_mut::visit_path_mut(self, p);
+    }
 }
 
 /// The trailing `_`-separated words all names share
@@ -73,10 +93,10 @@ fn shared_name(names: &[String]) -> Option<String> {
     (name.starts_with(|c: char| c.is_ascii_lowercase()) && !crate::naming::is_keyword(&name)).then_some(name)
 }
 
-/// Every `defaults::old` path and `"defaults::old"` string replaced, at
-/// any depth.
-fn rename(tokens: TokenStream, renames: &BTreeMap<String, String>) -> TokenStream {
-    super::shared::rewrite(tokens, &|tree, before| match tree {
+/// A `defaults::old` path's last identifier, or a `"defaults::old"`
+/// string, renamed (in token streams syn leaves unparsed).
+fn rename_tree(tree: &TokenTree, before: &[TokenTree], renames: &BTreeMap<String, String>) -> Option<TokenTree> {
+    match tree {
         TokenTree::Ident(ident) if after_module_path(before) => {
             renames.get(&ident.to_string()).map(|new| TokenTree::Ident(Ident::new(new, ident.span())))
         }
@@ -88,7 +108,7 @@ fn rename(tokens: TokenStream, renames: &BTreeMap<String, String>) -> TokenStrea
             Some(TokenTree::Literal(lit))
         }
         _ => None,
-    })
+    }
 }
 
 /// Whether `before` ends in `defaults ::`.
@@ -104,11 +124,12 @@ fn after_module_path(before: &[TokenTree]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proc_macro2::TokenStream;
     use quote::quote;
 
     /// The merged file as tokens, `None` when nothing merged.
     fn merge(tokens: &TokenStream) -> Option<TokenStream> {
-        super::merge(syn::parse2(tokens.clone()).unwrap()).ok()
+        super::merge(syn::parse2(tokens.clone()).unwrap()).ok().map(|f| f.into_token_stream())
     }
 
     #[test]

@@ -64,6 +64,37 @@ pub(super) fn rewrite(tokens: TokenStream, replace: &dyn Fn(&TokenTree, &[TokenT
     out.into_iter().collect()
 }
 
+/// Applies a token-level rename to a parsed file in place, as [`rewrite`]
+/// would to its tokens, without writing the file out and parsing it back
+/// (which costs more than all the merging): `ident` renames every
+/// identifier of the tree that it gives a new name for, and `opaque` is
+/// applied with [`rewrite`] to the token streams syn leaves unparsed
+/// (attribute arguments such as `#[serde(…)]`, macro bodies).
+pub(super) struct InPlace<'a> {
+    /// The new name of an identifier of the tree, if any.
+    pub ident: &'a dyn Fn(&syn::Ident) -> Option<String>,
+    /// What [`rewrite`] applies to the unparsed token streams.
+    pub opaque: &'a dyn Fn(&TokenTree, &[TokenTree]) -> Option<TokenTree>,
+}
+
+impl syn::visit_mut::VisitMut for InPlace<'_> {
+    fn visit_ident_mut(&mut self, i: &mut syn::Ident) {
+        if let Some(new) = (self.ident)(i) {
+            *i = syn::Ident::new(&new, i.span());
+        }
+    }
+
+    fn visit_meta_list_mut(&mut self, m: &mut syn::MetaList) {
+        syn::visit_mut::visit_path_mut(self, &mut m.path);
+        m.tokens = rewrite(std::mem::take(&mut m.tokens), self.opaque);
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        syn::visit_mut::visit_path_mut(self, &mut m.path);
+        m.tokens = rewrite(std::mem::take(&mut m.tokens), self.opaque);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
