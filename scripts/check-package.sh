@@ -31,7 +31,8 @@ for need in src/lib.rs src/server/mod.rs src/http/mod.rs Cargo.toml; do
     grep -qx "$need" <<<"$runtime" || fail "mcpgen-runtime's package lacks $need"
 done
 for need in src/lib.rs src/main.rs src/store.rs schema/versions.toml README.md \
-    templates/new/Cargo.toml.hbs templates/new/build.rs.hbs templates/new/src/main.rs.hbs \
+    templates/new/Cargo.toml.hbs templates/new/bindings/Cargo.toml.hbs templates/new/bindings/build.rs.hbs \
+    templates/new/bindings/src/lib.rs.hbs templates/new/src/main.rs.hbs \
     templates/new/tests/tools_list.rs.hbs templates/new/README.md.hbs; do
     grep -qx "$need" <<<"$generator" || fail "mcpgen's package lacks $need"
 done
@@ -117,8 +118,12 @@ mkdir "$work/crates"
 for crate in mcpgen-runtime mcpgen; do
     tar -xzf "$target/package/$crate-$version.crate" -C "$work/crates"
 done
-grep -q "version = \"$version\"" "$work/scaffold/Cargo.toml" || fail "the scaffold does not depend on version $version"
-grep -q "path = " "$work/scaffold/Cargo.toml" && fail "the scaffold for --mcpgen-version has path dependencies"
+for manifest in Cargo.toml bindings/Cargo.toml; do
+    grep -q "version = \"$version\"" "$work/scaffold/$manifest" || fail "the scaffold's $manifest does not depend on version $version"
+    # The bindings are the scaffold's own workspace member; nothing else is by path.
+    grep "path = " "$work/scaffold/$manifest" | grep -qv 'path = "bindings"' \
+        && fail "the scaffold's $manifest for --mcpgen-version has path dependencies"
+done
 cat >>"$work/scaffold/Cargo.toml" <<EOF
 
 [patch.crates-io]

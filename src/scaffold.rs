@@ -1,6 +1,8 @@
 //! `mcpgen new`: a new server crate from the handlebars templates in
-//! `templates/new/` — `Cargo.toml`, a `build.rs` that regenerates from the
-//! manifest with [`crate::Builder`], `src/main.rs` serving over stdio or
+//! `templates/new/` — a workspace of the server and its bindings: the
+//! bindings crate (`bindings/`) has the `build.rs` that regenerates from
+//! the manifest with [`crate::Builder`], so that editing a handler does not
+//! rebuild them; the server's `Cargo.toml`, `src/main.rs` serving over stdio or
 //! Streamable HTTP ([`Transport`]) with one "not implemented yet" handler
 //! per tool, a README saying how to connect a client, and an integration
 //! test that talks to the server over its transport: `tools/list`, every
@@ -27,15 +29,18 @@ use crate::synth;
 /// `(output path, template text)`; output paths ending in `.hbs` lose it.
 const TEMPLATES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("../templates/new/Cargo.toml.hbs")),
-    ("build.rs", include_str!("../templates/new/build.rs.hbs")),
+    ("bindings/Cargo.toml", include_str!("../templates/new/bindings/Cargo.toml.hbs")),
+    ("bindings/build.rs", include_str!("../templates/new/bindings/build.rs.hbs")),
+    ("bindings/src/lib.rs", include_str!("../templates/new/bindings/src/lib.rs.hbs")),
     ("src/main.rs", include_str!("../templates/new/src/main.rs.hbs")),
     ("tests/tools_list.rs", include_str!("../templates/new/tests/tools_list.rs.hbs")),
     ("README.md", include_str!("../templates/new/README.md.hbs")),
 ];
 
-/// Files the scaffold writes besides the templates' (the manifest keeps
-/// its own name, which must not be one of these).
-const OTHER_FILES: &[&str] = &["Cargo.lock", ".gitignore"];
+/// Files the scaffold writes besides the templates', its directories, and
+/// `build.rs`, which cargo would run as the server's build script (the
+/// manifest keeps its own name, which must not be one of these).
+const OTHER_FILES: &[&str] = &["Cargo.lock", ".gitignore", "build.rs", "src", "tests", "bindings"];
 
 /// Where the new crate gets `mcpgen` and `mcpgen-runtime` from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,6 +244,15 @@ struct View {
     protocol: Text,
     /// `CARGO_BIN_EXE_<crate>`.
     bin_env: Text,
+    /// The bindings crate's package name (`<crate>-bindings`), its Rust
+    /// name and description.
+    bindings_name: Text,
+    bindings_ident: String,
+    bindings_description: Text,
+    /// The manifest's path from the bindings crate (`../<file>`).
+    manifest_from_bindings: Text,
+    /// The modules of the bindings `src/main.rs` uses (`protocol, server, tools`).
+    modules: String,
     /// The `clientInfo.name` of the scaffolded test.
     client_name: Text,
     /// What the manifest offers, counted: `2 tools, 1 prompt and 3 static resources`.
@@ -670,6 +684,17 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         imports.push("ToolError");
     }
     let imports = imports.join(", ");
+    let mut modules = Vec::new();
+    if !surface_views.is_empty() || tool_views.iter().any(|t| t.output_type.contains("protocol::")) {
+        modules.push("protocol");
+    }
+    modules.push("server");
+    if !(tool_views.is_empty() && surface_views.is_empty()) {
+        modules.push("tools");
+    }
+    let modules = modules.join(", ");
+    let bindings_ident = format!("{}_bindings", crate_name.replace('-', "_"));
+    check_rust::<syn::Ident>(&bindings_ident, "bindings crate name")?;
     let Calls { calls, invalid, no_invalid, skipped } = calls(&tools.tools, &new.protocol);
     let stateless = mcpgen_runtime::revision::nearest(&new.protocol).era == mcpgen_runtime::revision::Era::Stateless;
     let param_headers = tools
@@ -717,6 +742,11 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         manifest_file: Text::new(&manifest_file),
         protocol: Text::new(&new.protocol),
         bin_env: Text::new(&format!("CARGO_BIN_EXE_{crate_name}")),
+        bindings_name: Text::new(&format!("{crate_name}-bindings")),
+        bindings_ident,
+        bindings_description: Text::new(&format!("Generated MCP bindings of {crate_name} for the tools of {manifest_file}")),
+        manifest_from_bindings: Text::new(&format!("../{manifest_file}")),
+        modules,
         client_name: Text::new(&format!("{crate_name}-test")),
         offers: offers(&manifest),
         imports,
@@ -769,8 +799,13 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     Ok(Rendered { files, warnings: tools.warnings, skipped })
 }
 
+/// How the build script of a crate scaffolded with the bindings inside
+/// begins.
+const OLD_BUILD_SCRIPT: &str = "//! Regenerates the protocol types, tool types and server of this crate from";
+
 /// Scaffolds the crate: refuses an existing directory unless `force`;
-/// writes all files atomically.
+/// writes all files atomically (and, with `force`, removes the build script
+/// an earlier scaffold had at the top).
 pub fn create(new: &NewCrate) -> Result<Rendered> {
     if new.dir.exists() && !new.force {
         return Err(Error::new(format!("{} already exists", new.dir.display()))
@@ -778,6 +813,12 @@ pub fn create(new: &NewCrate) -> Result<Rendered> {
     }
     let rendered = render(new)?;
     emit::write_all(&new.dir, &rendered.files)?;
+    // A crate scaffolded before the bindings had a crate of their own ran
+    // its build script at the top; replaced, it would not build.
+    let old_build = new.dir.join("build.rs");
+    if std::fs::read_to_string(&old_build).is_ok_and(|t| t.starts_with(OLD_BUILD_SCRIPT)) {
+        std::fs::remove_file(&old_build).map_err(|e| Error::io("remove the old build script", &old_build, e))?;
+    }
     Ok(rendered)
 }
 
@@ -813,18 +854,32 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let files = render(&job(&tmp.path().join("stitch-server"))).unwrap().files;
         let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-        for want in ["Cargo.toml", "build.rs", "src/main.rs", "tests/tools_list.rs", "README.md", "stitch.json"] {
+        for want in [
+            "Cargo.toml",
+            "bindings/Cargo.toml",
+            "bindings/build.rs",
+            "bindings/src/lib.rs",
+            "src/main.rs",
+            "tests/tools_list.rs",
+            "README.md",
+            "stitch.json",
+        ] {
             assert!(names.contains(&want), "{names:?}");
         }
         let main = &files.iter().find(|(p, _)| p == "src/main.rs").unwrap().1;
         assert_eq!(main.matches("is not implemented yet").count(), 8, "{main}");
         assert!(main.contains("async fn create_project("));
         assert!(main.contains("tools::CreateProjectInput"));
+        // Every stitch tool has an output type: no protocol type is named.
+        assert!(main.contains("use stitch_server_bindings::{server, tools};"), "{main}");
         let cargo = &files[0].1;
         assert!(cargo.contains("name = \"stitch-server\""));
         assert!(cargo.contains("mcpgen-runtime = { path = "), "{cargo}");
-        let build = &files.iter().find(|(p, _)| p == "build.rs").unwrap().1;
-        assert!(build.contains(".manifest(\"stitch.json\")"));
+        assert!(cargo.contains("\"stitch-server-bindings\" = { path = \"bindings\" }"), "{cargo}");
+        let bindings = &files.iter().find(|(p, _)| p == "bindings/Cargo.toml").unwrap().1;
+        assert!(bindings.contains("name = \"stitch-server-bindings\""), "{bindings}");
+        let build = &files.iter().find(|(p, _)| p == "bindings/build.rs").unwrap().1;
+        assert!(build.contains(".manifest(\"../stitch.json\")"));
         assert!(build.contains(".protocol(\"2025-11-25\")"));
     }
 
@@ -874,7 +929,9 @@ mod tests {
         let mut j = job(&tmp.path().join("s"));
         j.deps = DepSource::Version("0.1".into());
         let files = render(&j).unwrap().files;
-        assert!(files[0].1.contains("mcpgen = { version = \"0.1\", default-features = false }"), "{}", files[0].1);
+        let bindings = &files.iter().find(|(p, _)| p == "bindings/Cargo.toml").unwrap().1;
+        assert!(bindings.contains("mcpgen = { version = \"0.1\", default-features = false }"), "{bindings}");
+        assert!(bindings.contains("mcpgen-runtime = { version = \"0.1\", default-features = false }"), "{bindings}");
         assert!(!files.iter().any(|(p, _)| p == "Cargo.lock"));
     }
 
@@ -943,7 +1000,7 @@ mod tests {
             assert!(err.hint.as_deref().unwrap_or_default().contains("rename"), "{err:?}");
             assert!(!err.message.contains('\n'), "{err}");
         }
-        for taken in ["Cargo.toml", "build.rs", "README.md", "Cargo.lock", ".gitignore"] {
+        for taken in ["Cargo.toml", "build.rs", "README.md", "Cargo.lock", ".gitignore", "bindings", "src"] {
             let err = manifest_file_name(&Path::new("/x").join(taken)).unwrap_err();
             assert!(err.message.contains("also a file"), "{err}");
         }
@@ -972,17 +1029,22 @@ mod tests {
 
         let cargo: toml::Table = file("Cargo.toml").parse().unwrap();
         let keys: Vec<&str> = cargo.keys().map(String::as_str).collect();
-        assert_eq!(keys, ["build-dependencies", "dependencies", "package", "profile"]);
+        assert_eq!(keys, ["dependencies", "package", "profile", "workspace"]);
         let deps: Vec<&str> = cargo["dependencies"].as_table().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(deps, ["mcpgen-runtime", "serde", "serde_json", "tokio"]);
+        assert_eq!(deps, ["mcpgen-runtime", "s-bindings", "serde", "serde_json", "tokio"]);
         let description = cargo["package"]["description"].as_str().unwrap();
         assert_eq!(description, format!("MCP server for the tools of {name}, generated by mcpgen"));
+        let bindings: toml::Table = file("bindings/Cargo.toml").parse().unwrap();
+        let keys: Vec<&str> = bindings.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["build-dependencies", "dependencies", "package"]);
+        let description = bindings["package"]["description"].as_str().unwrap();
+        assert_eq!(description, format!("Generated MCP bindings of s for the tools of {name}"));
 
-        let build = syn::parse_file(file("build.rs")).unwrap();
+        let build = syn::parse_file(file("bindings/build.rs")).unwrap();
         assert_eq!(build.items.len(), 1);
-        assert!(file("build.rs").contains(&escape::rust_str(name)));
+        assert!(file("bindings/build.rs").contains(&escape::rust_str(&format!("../{name}"))));
         let main = syn::parse_file(file("src/main.rs")).unwrap();
-        assert_eq!(main.items.len(), 5, "macro, use, struct, impl, main");
+        assert_eq!(main.items.len(), 5, "use of the bindings, use, struct, impl, main");
         let test = syn::parse_file(file("tests/tools_list.rs")).unwrap();
         let fns = test.items.iter().filter(|i| matches!(i, syn::Item::Fn(_))).count();
         assert_eq!(fns, 6, "result_text, list_all, assert_lists and three tests");
