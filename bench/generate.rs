@@ -21,7 +21,11 @@ fn store(cache: &Path) -> Store {
         Some(m) if !m.is_empty() => PathBuf::from(m),
         _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcp-spec"),
     };
-    Store { cache_dir: cache.to_path_buf(), mirror: Some(mirror), fetch: None }
+    Store {
+        cache_dir: cache.to_path_buf(),
+        mirror: Some(mirror),
+        fetch: None,
+    }
 }
 
 /// One full generation; returns the formatted length so nothing is
@@ -30,7 +34,10 @@ fn generate(store: &Store, revision: &str) -> usize {
     let schema = store.resolve(revision, None).expect("schema resolves");
     let spec = Spec::from_json(&schema.json, revision).expect("schema lowers");
     let tokens = codegen::protocol::generate(&spec).expect("protocol generates");
-    let header = Header::new().input(format!("protocol revision {revision} (schema sha256 {})", schema.sha256));
+    let header = Header::new().input(format!(
+        "protocol revision {revision} (schema sha256 {})",
+        schema.sha256
+    ));
     emit::format(tokens, &header).expect("output formats").len()
 }
 
@@ -46,7 +53,9 @@ fn phases(store: &Store, revision: &str) {
         let lowered = Instant::now();
         let tokens = codegen::protocol::generate(&spec).expect("protocol generates");
         let generated = Instant::now();
-        size = emit::format(tokens, &Header::new()).expect("output formats").len();
+        size = emit::format(tokens, &Header::new())
+            .expect("output formats")
+            .len();
         let formatted = Instant::now();
         t[0] += resolved - start;
         t[1] += lowered - resolved;
@@ -73,9 +82,14 @@ fn bench(c: &mut Criterion) {
         phases(&store, revision);
     }
     let mut group = c.benchmark_group("generate");
-    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
     for revision in store::known_revisions() {
-        group.bench_function(revision, |b| b.iter(|| black_box(generate(&store, black_box(revision)))));
+        group.bench_function(revision, |b| {
+            b.iter(|| black_box(generate(&store, black_box(revision))))
+        });
     }
     group.finish();
 }

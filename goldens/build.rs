@@ -24,7 +24,8 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").ok_or("no CARGO_MANIFEST_DIR")?);
+    let root =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").ok_or("no CARGO_MANIFEST_DIR")?);
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("no OUT_DIR")?);
     for dir in ["protocol", "manifests"] {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
@@ -35,9 +36,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if store.mirror.is_none() && shared.is_dir() {
         store.mirror = Some(shared);
     }
-    mcpgen::Builder::new().protocol(REVISION).store(store).out_dir(out.join("protocol")).compile()?;
+    mcpgen::Builder::new()
+        .protocol(REVISION)
+        .store(store)
+        .out_dir(out.join("protocol"))
+        .compile()?;
 
-    let mut modules = String::from("/// Protocol rules: one module per `goldens/protocol/X.rs`.\npub mod rules {\n");
+    let mut modules = String::from(
+        "/// Protocol rules: one module per `goldens/protocol/X.rs`.\npub mod rules {\n",
+    );
     for (stem, path) in goldens(&root.join("protocol"), ".rs")? {
         writeln!(modules, "    /// From `goldens/protocol/{stem}.json`.\n    pub mod {stem} {{\n        include!({path:?});\n    }}")?;
     }
@@ -47,7 +54,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         for part in ["tools", "server", "client"] {
             let path = root.join("manifests").join(format!("{stem}.{part}.rs"));
             let path = path.to_str().ok_or("a golden path is not UTF-8")?;
-            writeln!(modules, "        pub mod {part} {{\n            include!({path:?});\n        }}")?;
+            writeln!(
+                modules,
+                "        pub mod {part} {{\n            include!({path:?});\n        }}"
+            )?;
         }
         modules.push_str("    }\n");
     }
@@ -62,7 +72,10 @@ fn goldens(dir: &Path, suffix: &str) -> Result<Vec<(String, String)>, Box<dyn st
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         if let Some(stem) = name.strip_suffix(suffix).filter(|s| !s.contains('.')) {
             let text = path.to_str().ok_or("a golden path is not UTF-8")?;
             found.push((stem.to_owned(), text.to_owned()));

@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 
 use crate::emit::{self, Header, WriteReport};
 use crate::error::{stage, Error, ErrorKind, Result};
-pub use crate::generator::FILES;
 use crate::generator::Generator;
+pub use crate::generator::FILES;
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 use crate::store::{self, ResolvedSchema, Store};
@@ -148,22 +148,28 @@ impl Builder {
         if let Some(dir) = &self.out_dir {
             return Ok(dir.clone());
         }
-        std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
-            Error::new("no output directory: OUT_DIR is not set")
-                .with_kind(ErrorKind::Usage)
-                .with_hint("call Builder::compile from build.rs, or set one with .out_dir(dir)")
-        })
+        std::env::var_os("OUT_DIR")
+            .map(PathBuf::from)
+            .ok_or_else(|| {
+                Error::new("no output directory: OUT_DIR is not set")
+                    .with_kind(ErrorKind::Usage)
+                    .with_hint("call Builder::compile from build.rs, or set one with .out_dir(dir)")
+            })
     }
 
     /// Runs the pipeline in memory.
     pub fn generate(&self) -> Result<Generated> {
         let store = self.store.clone().unwrap_or_else(Store::from_env);
-        let schema = stage(store.resolve(&self.protocol, self.schema_file.as_deref()), ErrorKind::Schema)?;
+        let schema = stage(
+            store.resolve(&self.protocol, self.schema_file.as_deref()),
+            ErrorKind::Schema,
+        )?;
         let source = match (&schema.source, schema.pinned) {
             (store::Source::Explicit, false) => file_name(&schema.path),
             _ => format!("MCP schema {}", schema.revision),
         };
-        let spec = Spec::from_json(&schema.json, &source).map_err(|e| with_file(e, &schema.path).or_kind(ErrorKind::Schema))?;
+        let spec = Spec::from_json(&schema.json, &source)
+            .map_err(|e| with_file(e, &schema.path).or_kind(ErrorKind::Schema))?;
 
         let mut header = Header::new().input(format!(
             "protocol revision {} ({}schema sha256 {})",
@@ -176,7 +182,11 @@ impl Builder {
         let manifest = match &self.manifest {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
-                header = header.input(format!("manifest {} (sha256 {})", file_name(path), store::sha256_hex(&bytes)));
+                header = header.input(format!(
+                    "manifest {} (sha256 {})",
+                    file_name(path),
+                    store::sha256_hex(&bytes)
+                ));
                 let manifest = stage(Manifest::load(path), ErrorKind::Manifest)?;
                 // The check `mcpgen manifest check` runs, every problem at
                 // once, before anything is generated. Items the revision
@@ -199,7 +209,9 @@ impl Builder {
                     ))
                     .in_file(path)
                     .with_kind(ErrorKind::Manifest)
-                    .with_hint("fix them (`mcpgen manifest check FILE` lists the same) and generate again"));
+                    .with_hint(
+                        "fix them (`mcpgen manifest check FILE` lists the same) and generate again",
+                    ));
                 }
                 typed = report.tools;
                 Some(manifest)
@@ -207,17 +219,26 @@ impl Builder {
             None => None,
         };
 
-        let mut generator =
-            Generator::new(&spec, &schema.revision).server(self.server).client(self.client).http(self.http);
+        let mut generator = Generator::new(&spec, &schema.revision)
+            .server(self.server)
+            .client(self.client)
+            .http(self.http);
         if let Some(m) = &manifest {
             generator = generator.manifest(m);
         }
         if let Some(tools) = &typed {
             generator = generator.typed(tools);
         }
-        let crate::generator::Files { files, mut warnings } = generator.files(&header)?;
+        let crate::generator::Files {
+            files,
+            mut warnings,
+        } = generator.files(&header)?;
         warnings.splice(0..0, off_spec);
-        Ok(Generated { files, schema, warnings })
+        Ok(Generated {
+            files,
+            schema,
+            warnings,
+        })
     }
 
     /// Generates and writes the four files into the output directory,
@@ -263,7 +284,9 @@ impl Builder {
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 fn with_file(mut e: Error, path: &Path) -> Error {
@@ -301,7 +324,10 @@ mod tests {
         for f in FILES {
             let text = std::fs::read_to_string(out.join(f)).unwrap();
             assert!(text.starts_with(emit::GENERATED_MARKER), "{f}");
-            assert!(text.contains("protocol revision 2025-06-18 (schema sha256 af845e7e"), "{f}");
+            assert!(
+                text.contains("protocol revision 2025-06-18 (schema sha256 af845e7e"),
+                "{f}"
+            );
             assert!(!text.contains("//!"), "{f}");
         }
         let protocol = std::fs::read_to_string(out.join("protocol.rs")).unwrap();
@@ -329,7 +355,10 @@ mod tests {
             .cargo_directives(false)
             .compile()
             .unwrap_err();
-        assert!(err.to_string().contains("unknown protocol revision"), "{err}");
+        assert!(
+            err.to_string().contains("unknown protocol revision"),
+            "{err}"
+        );
         assert_eq!(err.kind(), crate::ErrorKind::Schema);
         assert!(!out.exists());
     }
@@ -340,10 +369,18 @@ mod tests {
         let builder = Builder::new().store(mirror_store(tmp.path()));
         // A manifest that is not there: an I/O error, with the io::Error
         // as its source.
-        let err = builder.clone().manifest(tmp.path().join("absent.json")).generate().unwrap_err();
+        let err = builder
+            .clone()
+            .manifest(tmp.path().join("absent.json"))
+            .generate()
+            .unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::Io, "{err}");
         let io = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<std::io::Error>());
-        assert_eq!(io.map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{err}");
+        assert_eq!(
+            io.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::NotFound),
+            "{err}"
+        );
         // A manifest that does not parse, and one that parses with a problem.
         let broken = tmp.path().join("broken.json");
         std::fs::write(&broken, "{\"tools\": [").unwrap();
@@ -351,7 +388,11 @@ mod tests {
         assert_eq!(err.kind(), crate::ErrorKind::Manifest, "{err}");
         assert!(std::error::Error::source(&err).is_none());
         let nameless = tmp.path().join("nameless.json");
-        std::fs::write(&nameless, r#"{"tools": [{"inputSchema": {"type": "object"}}]}"#).unwrap();
+        std::fs::write(
+            &nameless,
+            r#"{"tools": [{"inputSchema": {"type": "object"}}]}"#,
+        )
+        .unwrap();
         let err = builder.clone().manifest(&nameless).generate().unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::Manifest, "{err}");
         // A schema file that is not JSON.
@@ -367,12 +408,28 @@ mod tests {
     fn manifest_adds_tool_types_and_its_hash_to_the_header() {
         let tmp = tempfile::tempdir().unwrap();
         let test = "builder::tests::manifest_adds_tool_types_and_its_hash_to_the_header";
-        let Some(manifest) = crate::shared_data::shared_data("manifests/stitch.json", test) else { return };
-        let g = Builder::new().manifest(&manifest).store(mirror_store(tmp.path())).generate().unwrap();
+        let Some(manifest) = crate::shared_data::shared_data("manifests/stitch.json", test) else {
+            return;
+        };
+        let g = Builder::new()
+            .manifest(&manifest)
+            .store(mirror_store(tmp.path()))
+            .generate()
+            .unwrap();
         let tools = &g.files[1].1;
-        assert!(tools.contains("// manifest stitch.json (sha256 "), "{}", &tools[..300]);
-        assert!(tools.contains("pub struct CreateProjectInput"), "tools.rs lacks CreateProjectInput");
-        assert!(!tools.contains(env!("CARGO_MANIFEST_DIR")), "absolute paths make output machine-dependent");
+        assert!(
+            tools.contains("// manifest stitch.json (sha256 "),
+            "{}",
+            &tools[..300]
+        );
+        assert!(
+            tools.contains("pub struct CreateProjectInput"),
+            "tools.rs lacks CreateProjectInput"
+        );
+        assert!(
+            !tools.contains(env!("CARGO_MANIFEST_DIR")),
+            "absolute paths make output machine-dependent"
+        );
     }
 
     #[test]

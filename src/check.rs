@@ -57,8 +57,16 @@ pub fn against(m: &Manifest, schema: &ResolvedSchema) -> Report {
     // Conformance leaves out what the first two steps already reported.
     let own = problems.len();
     conform::extend(m, &schema.json, &schema.revision, &mut problems);
-    let off_spec = problems.split_off(own).into_iter().map(|e| e.or_kind(ErrorKind::Manifest)).collect();
-    Report { problems, off_spec, tools }
+    let off_spec = problems
+        .split_off(own)
+        .into_iter()
+        .map(|e| e.or_kind(ErrorKind::Manifest))
+        .collect();
+    Report {
+        problems,
+        off_spec,
+        tools,
+    }
 }
 
 /// [`against`] the schema `resolved` gave for `revision`, as a list of

@@ -22,7 +22,9 @@ pub use manifests::{compare_manifests, ItemChange, ManifestDiff};
 use crate::codegen::tools::ToolsOutput;
 use crate::generator::Generator;
 use crate::manifest::Manifest;
-use crate::spec::{Additional, Kind, Method, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union};
+use crate::spec::{
+    Additional, Kind, Method, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union,
+};
 
 /// The differences between two revisions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -186,11 +188,21 @@ pub enum Change {
 impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Change::FieldAdded { field, ty, required } => {
-                write!(f, "+ field `{field}`: {ty} ({})", if *required { "required" } else { "optional" })
+            Change::FieldAdded {
+                field,
+                ty,
+                required,
+            } => {
+                write!(
+                    f,
+                    "+ field `{field}`: {ty} ({})",
+                    if *required { "required" } else { "optional" }
+                )
             }
             Change::FieldRemoved { field, ty } => write!(f, "- field `{field}`: {ty}"),
-            Change::FieldRetyped { field, from, to } => write!(f, "~ field `{field}`: {from} → {to}"),
+            Change::FieldRetyped { field, from, to } => {
+                write!(f, "~ field `{field}`: {from} → {to}")
+            }
             Change::FieldRequired { field } => write!(f, "~ field `{field}`: optional → required"),
             Change::FieldOptional { field } => write!(f, "~ field `{field}`: required → optional"),
             Change::AdditionalChanged { from, to } => write!(f, "~ other members: {from} → {to}"),
@@ -237,16 +249,28 @@ impl fmt::Display for GeneratedChange {
 /// The public items of generated code, keyed by path, with their
 /// signature (functions), value (constants), type (struct fields) or
 /// fields (enum variants) as token text.
-fn generated_items(module: &str, tokens: proc_macro2::TokenStream, out: &mut BTreeMap<String, String>) {
+fn generated_items(
+    module: &str,
+    tokens: proc_macro2::TokenStream,
+    out: &mut BTreeMap<String, String>,
+) {
     use quote::ToTokens;
-    let Ok(file) = syn::parse2::<syn::File>(tokens) else { return };
+    let Ok(file) = syn::parse2::<syn::File>(tokens) else {
+        return;
+    };
     for item in file.items {
         match item {
             syn::Item::Fn(f) => {
-                out.insert(format!("{module}::{}", f.sig.ident), f.sig.to_token_stream().to_string());
+                out.insert(
+                    format!("{module}::{}", f.sig.ident),
+                    f.sig.to_token_stream().to_string(),
+                );
             }
             syn::Item::Const(c) => {
-                out.insert(format!("{module}::{}", c.ident), c.expr.to_token_stream().to_string());
+                out.insert(
+                    format!("{module}::{}", c.ident),
+                    c.expr.to_token_stream().to_string(),
+                );
             }
             syn::Item::Trait(t) => {
                 for ti in t.items {
@@ -260,13 +284,22 @@ fn generated_items(module: &str, tokens: proc_macro2::TokenStream, out: &mut BTr
             }
             syn::Item::Struct(st) if matches!(st.vis, syn::Visibility::Public(_)) => {
                 for (i, field) in st.fields.iter().enumerate() {
-                    let name = field.ident.as_ref().map_or_else(|| i.to_string(), ToString::to_string);
-                    out.insert(format!("{module}::{}::{name}", st.ident), field.ty.to_token_stream().to_string());
+                    let name = field
+                        .ident
+                        .as_ref()
+                        .map_or_else(|| i.to_string(), ToString::to_string);
+                    out.insert(
+                        format!("{module}::{}::{name}", st.ident),
+                        field.ty.to_token_stream().to_string(),
+                    );
                 }
             }
             syn::Item::Enum(en) if matches!(en.vis, syn::Visibility::Public(_)) => {
                 for variant in &en.variants {
-                    out.insert(format!("{module}::{}::{}", en.ident, variant.ident), variant.fields.to_token_stream().to_string());
+                    out.insert(
+                        format!("{module}::{}::{}", en.ident, variant.ident),
+                        variant.fields.to_token_stream().to_string(),
+                    );
                 }
             }
             syn::Item::Impl(i) if i.trait_.is_none() => {
@@ -294,7 +327,13 @@ fn differing_part(a: &str, b: &str) -> (String, String) {
     let tb: Vec<&str> = b.split(' ').collect();
     let prefix = ta.iter().zip(&tb).take_while(|(x, y)| x == y).count();
     let max_suffix = ta.len().min(tb.len()) - prefix;
-    let suffix = ta.iter().rev().zip(tb.iter().rev()).take(max_suffix).take_while(|(x, y)| x == y).count();
+    let suffix = ta
+        .iter()
+        .rev()
+        .zip(tb.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| x == y)
+        .count();
     let show = |t: &[&str]| {
         let mut s = String::new();
         if prefix > 0 {
@@ -347,20 +386,38 @@ fn generated_changes(
 }
 
 /// The items of `b` added, removed or changed against `a`.
-fn item_changes(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<GeneratedChange> {
+fn item_changes(
+    a: &BTreeMap<String, String>,
+    b: &BTreeMap<String, String>,
+) -> Vec<GeneratedChange> {
     let mut changes = Vec::new();
     for (item, va) in a {
         match b.get(item) {
             Some(vb) if vb != va => {
                 let (x, y) = differing_part(va, vb);
-                changes.push(GeneratedChange { item: item.clone(), change: "changed", from: Some(x), to: Some(y) });
+                changes.push(GeneratedChange {
+                    item: item.clone(),
+                    change: "changed",
+                    from: Some(x),
+                    to: Some(y),
+                });
             }
             Some(_) => {}
-            None => changes.push(GeneratedChange { item: item.clone(), change: "removed", from: None, to: None }),
+            None => changes.push(GeneratedChange {
+                item: item.clone(),
+                change: "removed",
+                from: None,
+                to: None,
+            }),
         }
     }
     for item in b.keys().filter(|k| !a.contains_key(*k)) {
-        changes.push(GeneratedChange { item: item.clone(), change: "added", from: None, to: None });
+        changes.push(GeneratedChange {
+            item: item.clone(),
+            change: "added",
+            from: None,
+            to: None,
+        });
     }
     changes
 }
@@ -414,15 +471,26 @@ fn describe_additional(a: &Additional) -> String {
 fn struct_changes(a: &Struct, b: &Struct, out: &mut Vec<Change>) {
     for pa in &a.properties {
         match b.property(&pa.wire) {
-            None => out.push(Change::FieldRemoved { field: pa.wire.clone(), ty: describe_prop(&pa.value) }),
+            None => out.push(Change::FieldRemoved {
+                field: pa.wire.clone(),
+                ty: describe_prop(&pa.value),
+            }),
             Some(pb) => {
                 let (ta, tb) = (describe_prop(&pa.value), describe_prop(&pb.value));
                 if ta != tb {
-                    out.push(Change::FieldRetyped { field: pa.wire.clone(), from: ta, to: tb });
+                    out.push(Change::FieldRetyped {
+                        field: pa.wire.clone(),
+                        from: ta,
+                        to: tb,
+                    });
                 }
                 match (pa.required, pb.required) {
-                    (false, true) => out.push(Change::FieldRequired { field: pa.wire.clone() }),
-                    (true, false) => out.push(Change::FieldOptional { field: pa.wire.clone() }),
+                    (false, true) => out.push(Change::FieldRequired {
+                        field: pa.wire.clone(),
+                    }),
+                    (true, false) => out.push(Change::FieldOptional {
+                        field: pa.wire.clone(),
+                    }),
                     _ => {}
                 }
             }
@@ -430,7 +498,11 @@ fn struct_changes(a: &Struct, b: &Struct, out: &mut Vec<Change>) {
     }
     for pb in &b.properties {
         if a.property(&pb.wire).is_none() {
-            out.push(Change::FieldAdded { field: pb.wire.clone(), ty: describe_prop(&pb.value), required: pb.required });
+            out.push(Change::FieldAdded {
+                field: pb.wire.clone(),
+                ty: describe_prop(&pb.value),
+                required: pb.required,
+            });
         }
     }
     if a.additional != b.additional {
@@ -443,16 +515,25 @@ fn struct_changes(a: &Struct, b: &Struct, out: &mut Vec<Change>) {
 
 fn union_changes(a: &Union, b: &Union, out: &mut Vec<Change>) {
     if a.discriminator != b.discriminator {
-        out.push(Change::DiscriminatorChanged { from: a.discriminator.clone(), to: b.discriminator.clone() });
+        out.push(Change::DiscriminatorChanged {
+            from: a.discriminator.clone(),
+            to: b.discriminator.clone(),
+        });
     }
     for va in &a.variants {
         if !b.variants.iter().any(|vb| vb.ty == va.ty) {
-            out.push(Change::VariantRemoved { variant: va.name.clone(), ty: va.ty.describe() });
+            out.push(Change::VariantRemoved {
+                variant: va.name.clone(),
+                ty: va.ty.describe(),
+            });
         }
     }
     for vb in &b.variants {
         if !a.variants.iter().any(|va| va.ty == vb.ty) {
-            out.push(Change::VariantAdded { variant: vb.name.clone(), ty: vb.ty.describe() });
+            out.push(Change::VariantAdded {
+                variant: vb.name.clone(),
+                ty: vb.ty.describe(),
+            });
         }
     }
 }
@@ -463,40 +544,72 @@ fn type_changes(a: &TypeDef, b: &TypeDef) -> Vec<Change> {
         (Kind::Struct(sa), Kind::Struct(sb)) => struct_changes(sa, sb, &mut out),
         (Kind::Union(ua), Kind::Union(ub)) => union_changes(ua, ub, &mut out),
         (Kind::Enum(ea), Kind::Enum(eb)) => {
-            out.extend(ea.iter().filter(|v| !eb.contains(v)).map(|v| Change::ValueRemoved { value: v.clone() }));
-            out.extend(eb.iter().filter(|v| !ea.contains(v)).map(|v| Change::ValueAdded { value: v.clone() }));
+            out.extend(
+                ea.iter()
+                    .filter(|v| !eb.contains(v))
+                    .map(|v| Change::ValueRemoved { value: v.clone() }),
+            );
+            out.extend(
+                eb.iter()
+                    .filter(|v| !ea.contains(v))
+                    .map(|v| Change::ValueAdded { value: v.clone() }),
+            );
         }
         (Kind::Alias(ta), Kind::Alias(tb)) => {
             if ta != tb {
-                out.push(Change::AliasRetyped { from: ta.describe(), to: tb.describe() });
+                out.push(Change::AliasRetyped {
+                    from: ta.describe(),
+                    to: tb.describe(),
+                });
             }
         }
-        (ka, kb) => out.push(Change::KindChanged { from: kind_name(ka).into(), to: kind_name(kb).into() }),
+        (ka, kb) => out.push(Change::KindChanged {
+            from: kind_name(ka).into(),
+            to: kind_name(kb).into(),
+        }),
     }
     out
 }
 
 fn summary(m: &Method) -> MethodSummary {
-    MethodSummary { name: m.name.clone(), kind: method_kind(m.kind), message: m.message.clone() }
+    MethodSummary {
+        name: m.name.clone(),
+        kind: method_kind(m.kind),
+        message: m.message.clone(),
+    }
 }
 
 fn opt_ty(t: &Option<Ty>) -> String {
-    t.as_ref().map(Ty::describe).unwrap_or_else(|| "none".into())
+    t.as_ref()
+        .map(Ty::describe)
+        .unwrap_or_else(|| "none".into())
 }
 
 fn method_changes(a: &Method, b: &Method) -> Vec<String> {
     let mut out = Vec::new();
     if a.kind != b.kind {
-        out.push(format!("kind: {} → {}", method_kind(a.kind), method_kind(b.kind)));
+        out.push(format!(
+            "kind: {} → {}",
+            method_kind(a.kind),
+            method_kind(b.kind)
+        ));
     }
     if a.message != b.message {
         out.push(format!("message type: {} → {}", a.message, b.message));
     }
     if a.params != b.params {
-        out.push(format!("params: {} → {}", opt_ty(&a.params), opt_ty(&b.params)));
+        out.push(format!(
+            "params: {} → {}",
+            opt_ty(&a.params),
+            opt_ty(&b.params)
+        ));
     }
     if a.result != b.result {
-        out.push(format!("result: {} → {}", opt_ty(&a.result), opt_ty(&b.result)));
+        out.push(format!(
+            "result: {} → {}",
+            opt_ty(&a.result),
+            opt_ty(&b.result)
+        ));
     }
     out
 }
@@ -504,31 +617,68 @@ fn method_changes(a: &Method, b: &Method) -> Vec<String> {
 /// Compares two revisions. Methods are keyed by wire name (one entry per
 /// name: the first message type in each revision).
 pub fn compare(from_name: &str, from: &Spec, to_name: &str, to: &Spec) -> Report {
-    let methods_a: BTreeMap<&str, &Method> = from.methods.iter().rev().map(|m| (m.name.as_str(), m)).collect();
-    let methods_b: BTreeMap<&str, &Method> = to.methods.iter().rev().map(|m| (m.name.as_str(), m)).collect();
-    let methods_added = methods_b.iter().filter(|(n, _)| !methods_a.contains_key(*n)).map(|(_, m)| summary(m)).collect();
-    let methods_removed =
-        methods_a.iter().filter(|(n, _)| !methods_b.contains_key(*n)).map(|(_, m)| summary(m)).collect();
+    let methods_a: BTreeMap<&str, &Method> = from
+        .methods
+        .iter()
+        .rev()
+        .map(|m| (m.name.as_str(), m))
+        .collect();
+    let methods_b: BTreeMap<&str, &Method> = to
+        .methods
+        .iter()
+        .rev()
+        .map(|m| (m.name.as_str(), m))
+        .collect();
+    let methods_added = methods_b
+        .iter()
+        .filter(|(n, _)| !methods_a.contains_key(*n))
+        .map(|(_, m)| summary(m))
+        .collect();
+    let methods_removed = methods_a
+        .iter()
+        .filter(|(n, _)| !methods_b.contains_key(*n))
+        .map(|(_, m)| summary(m))
+        .collect();
     let methods_changed = methods_a
         .iter()
         .filter_map(|(n, a)| {
             let b = methods_b.get(n)?;
             let changes = method_changes(a, b);
-            (!changes.is_empty()).then(|| MethodChange { name: n.to_string(), changes })
+            (!changes.is_empty()).then(|| MethodChange {
+                name: n.to_string(),
+                changes,
+            })
         })
         .collect();
 
-    let type_summary =
-        |d: &TypeDef| TypeSummary { name: d.name.clone(), kind: kind_name(&d.kind), definition: d.definition };
-    let types_added = to.types.values().filter(|d| !from.types.contains_key(&d.name)).map(type_summary).collect();
-    let types_removed = from.types.values().filter(|d| !to.types.contains_key(&d.name)).map(type_summary).collect();
+    let type_summary = |d: &TypeDef| TypeSummary {
+        name: d.name.clone(),
+        kind: kind_name(&d.kind),
+        definition: d.definition,
+    };
+    let types_added = to
+        .types
+        .values()
+        .filter(|d| !from.types.contains_key(&d.name))
+        .map(type_summary)
+        .collect();
+    let types_removed = from
+        .types
+        .values()
+        .filter(|d| !to.types.contains_key(&d.name))
+        .map(type_summary)
+        .collect();
     let types_changed = from
         .types
         .values()
         .filter_map(|a| {
             let b = to.types.get(&a.name)?;
             let changes = type_changes(a, b);
-            (!changes.is_empty()).then(|| TypeChange { name: a.name.clone(), definition: b.definition, changes })
+            (!changes.is_empty()).then(|| TypeChange {
+                name: a.name.clone(),
+                definition: b.definition,
+                changes,
+            })
         })
         .collect();
 
@@ -546,22 +696,59 @@ pub fn compare(from_name: &str, from: &Spec, to_name: &str, to: &Spec) -> Report
 }
 
 /// Types the generated server and client are built on.
-const TOOL_PROTOCOL_TYPES: &[&str] =
-    &["Tool", "ToolAnnotations", "CallToolRequestParams", "CallToolRequest", "CallToolResult", "ListToolsResult"];
+const TOOL_PROTOCOL_TYPES: &[&str] = &[
+    "Tool",
+    "ToolAnnotations",
+    "CallToolRequestParams",
+    "CallToolRequest",
+    "CallToolResult",
+    "ListToolsResult",
+];
 
 /// Types the generated code for each of the manifest's other sections is
 /// built on (listing, reading or getting, and completion).
 const SURFACE_PROTOCOL_TYPES: [(&str, &[&str]); 3] = [
-    ("resources", &["Resource", "ListResourcesResult", "ReadResourceResult", "TextResourceContents", "BlobResourceContents"]),
-    ("resourceTemplates", &["ResourceTemplate", "ListResourceTemplatesResult", "ReadResourceResult", "CompleteResult"]),
-    ("prompts", &["Prompt", "PromptArgument", "ListPromptsResult", "GetPromptResult", "PromptMessage", "CompleteResult"]),
+    (
+        "resources",
+        &[
+            "Resource",
+            "ListResourcesResult",
+            "ReadResourceResult",
+            "TextResourceContents",
+            "BlobResourceContents",
+        ],
+    ),
+    (
+        "resourceTemplates",
+        &[
+            "ResourceTemplate",
+            "ListResourceTemplatesResult",
+            "ReadResourceResult",
+            "CompleteResult",
+        ],
+    ),
+    (
+        "prompts",
+        &[
+            "Prompt",
+            "PromptArgument",
+            "ListPromptsResult",
+            "GetPromptResult",
+            "PromptMessage",
+            "CompleteResult",
+        ],
+    ),
 ];
 
 /// The protocol types the generated code of `manifest` is built on, in
 /// order, without repeats: the tools' and those of each section it declares.
 fn used_protocol_types(manifest: &Manifest) -> Vec<&'static str> {
     let mut used: Vec<&'static str> = TOOL_PROTOCOL_TYPES.to_vec();
-    let declared = [!manifest.resources.is_empty(), !manifest.resource_templates.is_empty(), !manifest.prompts.is_empty()];
+    let declared = [
+        !manifest.resources.is_empty(),
+        !manifest.resource_templates.is_empty(),
+        !manifest.prompts.is_empty(),
+    ];
     for ((_, types), on) in SURFACE_PROTOCOL_TYPES.iter().zip(declared) {
         for t in types.iter().filter(|_| on) {
             if !used.contains(t) {
@@ -582,22 +769,46 @@ fn unknown_members(manifest: &Manifest, spec: &Spec) -> Vec<(String, String)> {
     };
     let sections = [
         (&manifest.resources, "Resource", "resource"),
-        (&manifest.resource_templates, "ResourceTemplate", "resource template"),
+        (
+            &manifest.resource_templates,
+            "ResourceTemplate",
+            "resource template",
+        ),
         (&manifest.prompts, "Prompt", "prompt"),
     ];
     let mut out = Vec::new();
     for (items, ty, what) in sections {
         for item in items {
-            let Some(members) = item.declared.as_object() else { continue };
+            let Some(members) = item.declared.as_object() else {
+                continue;
+            };
             let label = format!("{what} `{}` ({})", item.name, item.pointer);
-            out.extend(members.keys().filter(|m| !defines(ty, m)).map(|m| (label.clone(), format!("{ty} has no `{m}`"))));
-            for arg in members.get("arguments").and_then(serde_json::Value::as_array).into_iter().flatten() {
-                let name = arg.get("name").and_then(serde_json::Value::as_str).unwrap_or_default();
+            out.extend(
+                members
+                    .keys()
+                    .filter(|m| !defines(ty, m))
+                    .map(|m| (label.clone(), format!("{ty} has no `{m}`"))),
+            );
+            for arg in members
+                .get("arguments")
+                .and_then(serde_json::Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let name = arg
+                    .get("name")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default();
                 let Some(arg) = arg.as_object() else { continue };
                 out.extend(
                     arg.keys()
                         .filter(|m| !defines("PromptArgument", m))
-                        .map(|m| (label.clone(), format!("PromptArgument has no `{m}` (argument `{name}`)"))),
+                        .map(|m| {
+                            (
+                                label.clone(),
+                                format!("PromptArgument has no `{m}` (argument `{name}`)"),
+                            )
+                        }),
                 );
             }
         }
@@ -609,10 +820,20 @@ fn unknown_members(manifest: &Manifest, spec: &Spec) -> Vec<(String, String)> {
 pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Manifest) -> Report {
     let mut items = Vec::new();
     let mut actions = Vec::new();
-    let content_a = from.tool_content_item().map(Ty::describe).unwrap_or_else(|| "JSON".into());
-    let content_b = to.tool_content_item().map(Ty::describe).unwrap_or_else(|| "JSON".into());
-    let plain: Vec<&str> =
-        manifest.tools.iter().filter(|t| t.output_schema().is_none()).map(|t| t.name.as_str()).collect();
+    let content_a = from
+        .tool_content_item()
+        .map(Ty::describe)
+        .unwrap_or_else(|| "JSON".into());
+    let content_b = to
+        .tool_content_item()
+        .map(Ty::describe)
+        .unwrap_or_else(|| "JSON".into());
+    let plain: Vec<&str> = manifest
+        .tools
+        .iter()
+        .filter(|t| t.output_schema().is_none())
+        .map(|t| t.name.as_str())
+        .collect();
     if content_a != content_b && !plain.is_empty() {
         items.push(format!(
             "content type of tools without outputSchema: Vec<{content_a}> → Vec<{content_b}> ({} tool(s): {})",
@@ -628,8 +849,18 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
     for name in used_protocol_types(manifest) {
         if let Some(c) = report.types_changed.iter().find(|c| c.name == name) {
             let list: Vec<String> = c.changes.iter().map(ToString::to_string).collect();
-            items.push(format!("protocol::{name} (used by the generated server/client): {}", list.join("; ")));
-            if ["ReadResourceResult", "PromptMessage", "TextResourceContents", "BlobResourceContents"].contains(&name) {
+            items.push(format!(
+                "protocol::{name} (used by the generated server/client): {}",
+                list.join("; ")
+            ));
+            if [
+                "ReadResourceResult",
+                "PromptMessage",
+                "TextResourceContents",
+                "BlobResourceContents",
+            ]
+            .contains(&name)
+            {
                 built.push(format!("protocol::{name}"));
             }
         }
@@ -641,18 +872,35 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
         ));
     }
     let known_before = unknown_members(manifest, from);
-    for (item, member) in unknown_members(manifest, to).into_iter().filter(|u| !known_before.contains(u)) {
-        items.push(format!("{item}: {member} in {}; its clients ignore it", report.to));
+    for (item, member) in unknown_members(manifest, to)
+        .into_iter()
+        .filter(|u| !known_before.contains(u))
+    {
+        items.push(format!(
+            "{item}: {member} in {}; its clients ignore it",
+            report.to
+        ));
     }
     let handshake: Vec<&str> = report
         .methods_removed
         .iter()
         .chain(&report.methods_added)
         .map(|m| m.name.as_str())
-        .filter(|n| ["initialize", "notifications/initialized", "ping", "server/discover"].contains(n))
+        .filter(|n| {
+            [
+                "initialize",
+                "notifications/initialized",
+                "ping",
+                "server/discover",
+            ]
+            .contains(n)
+        })
         .collect();
     if !handshake.is_empty() {
-        items.push(format!("session handshake methods differ: {}", handshake.join(", ")));
+        items.push(format!(
+            "session handshake methods differ: {}",
+            handshake.join(", ")
+        ));
         actions.push(format!(
             "regenerate the server and client for {} (`mcpgen generate --protocol {}`); check hand-written code that sends or expects {}",
             report.to,
@@ -660,7 +908,10 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
             handshake.join(", ")
         ));
     }
-    let (da, db) = (crate::manifest::dialect_for(&report.from), crate::manifest::dialect_for(&report.to));
+    let (da, db) = (
+        crate::manifest::dialect_for(&report.from),
+        crate::manifest::dialect_for(&report.to),
+    );
     if da != db {
         items.push(format!(
             "tool schemas without `$schema` are read as JSON Schema {} instead of {}",
@@ -682,7 +933,9 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
     let generated = match generated_changes(from, to, &report, manifest, checked.as_ref().ok()) {
         Ok(g) => g,
         Err(e) => {
-            items.push(format!("the server and client could not be generated for comparison: {e}"));
+            items.push(format!(
+                "the server and client could not be generated for comparison: {e}"
+            ));
             Vec::new()
         }
     };
@@ -701,9 +954,17 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
         items.push("none: the tool types, server trait and client methods stay the same".into());
     }
     if actions.is_empty() {
-        actions.push(format!("regenerate (`mcpgen generate --protocol {}`); no code changes needed", report.to));
+        actions.push(format!(
+            "regenerate (`mcpgen generate --protocol {}`); no code changes needed",
+            report.to
+        ));
     }
-    report.manifest = Some(ManifestImpact { file: manifest.file.display().to_string(), items, generated, actions });
+    report.manifest = Some(ManifestImpact {
+        file: manifest.file.display().to_string(),
+        items,
+        generated,
+        actions,
+    });
     report
 }
 
@@ -776,7 +1037,12 @@ impl fmt::Display for Report {
         if !self.types_changed.is_empty() {
             writeln!(f, "\nTypes changed:")?;
             for t in &self.types_changed {
-                writeln!(f, "  ~ {}{}", t.name, if t.definition { "" } else { " (inline)" })?;
+                writeln!(
+                    f,
+                    "  ~ {}{}",
+                    t.name,
+                    if t.definition { "" } else { " (inline)" }
+                )?;
                 for c in &t.changes {
                     writeln!(f, "      {c}")?;
                 }
@@ -824,22 +1090,40 @@ mod tests {
     fn handshake_removal_and_discover_from_2025_11_25_to_2026_07_28() {
         let (a, b) = (spec("2025-11-25"), spec("2026-07-28"));
         let report = compare("2025-11-25", &a, "2026-07-28", &b);
-        let removed: Vec<&str> = report.methods_removed.iter().map(|m| m.name.as_str()).collect();
-        let added: Vec<&str> = report.methods_added.iter().map(|m| m.name.as_str()).collect();
+        let removed: Vec<&str> = report
+            .methods_removed
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        let added: Vec<&str> = report
+            .methods_added
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
         for m in ["initialize", "notifications/initialized", "ping"] {
             assert!(removed.contains(&m), "{m} not in {removed:?}");
         }
         assert!(added.contains(&"server/discover"), "{added:?}");
         let text = report.to_string();
-        assert!(text.contains("  - initialize (request InitializeRequest)"), "{text}");
+        assert!(
+            text.contains("  - initialize (request InitializeRequest)"),
+            "{text}"
+        );
         assert!(text.contains("  + server/discover (request"), "{text}");
         let json = serde_json::to_value(&report).unwrap();
-        assert!(json["methods_removed"].as_array().unwrap().iter().any(|m| m["name"] == "ping"));
+        assert!(json["methods_removed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["name"] == "ping"));
         // resultType arrives on results.
         assert!(
-            report.types_changed.iter().any(|t| t.changes.iter().any(
-                |c| matches!(c, Change::FieldAdded { field, .. } if field == "resultType")
-            )),
+            report
+                .types_changed
+                .iter()
+                .any(|t| t.changes.iter().any(
+                    |c| matches!(c, Change::FieldAdded { field, .. } if field == "resultType")
+                )),
             "{text}"
         );
     }
@@ -862,11 +1146,19 @@ mod tests {
             value: PropValue::Ty(ty),
         };
         let a = Struct {
-            properties: vec![prop("keep", false, Ty::String), prop("gone", true, Ty::Bool), prop("n", true, Ty::Integer)],
+            properties: vec![
+                prop("keep", false, Ty::String),
+                prop("gone", true, Ty::Bool),
+                prop("n", true, Ty::Integer),
+            ],
             additional: Additional::Any,
         };
         let b = Struct {
-            properties: vec![prop("keep", true, Ty::String), prop("n", true, Ty::Number), prop("new", false, Ty::Object)],
+            properties: vec![
+                prop("keep", true, Ty::String),
+                prop("n", true, Ty::Number),
+                prop("new", false, Ty::Object),
+            ],
             additional: Additional::Closed,
         };
         let mut out = Vec::new();
@@ -874,11 +1166,27 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                Change::FieldRequired { field: "keep".into() },
-                Change::FieldRemoved { field: "gone".into(), ty: "boolean".into() },
-                Change::FieldRetyped { field: "n".into(), from: "integer".into(), to: "number".into() },
-                Change::FieldAdded { field: "new".into(), ty: "object".into(), required: false },
-                Change::AdditionalChanged { from: "kept as JSON".into(), to: "refused".into() },
+                Change::FieldRequired {
+                    field: "keep".into()
+                },
+                Change::FieldRemoved {
+                    field: "gone".into(),
+                    ty: "boolean".into()
+                },
+                Change::FieldRetyped {
+                    field: "n".into(),
+                    from: "integer".into(),
+                    to: "number".into()
+                },
+                Change::FieldAdded {
+                    field: "new".into(),
+                    ty: "object".into(),
+                    required: false
+                },
+                Change::AdditionalChanged {
+                    from: "kept as JSON".into(),
+                    to: "refused".into()
+                },
             ]
         );
     }
@@ -895,23 +1203,56 @@ mod tests {
             "tools.json",
         )
         .unwrap();
-        let report = with_manifest(compare("2025-03-26", &a, "2025-06-18", &b), &a, &b, &manifest);
+        let report = with_manifest(
+            compare("2025-03-26", &a, "2025-06-18", &b),
+            &a,
+            &b,
+            &manifest,
+        );
         let impact = report.manifest.as_ref().unwrap();
         let text = report.to_string();
         // A tool without outputSchema returns the revision's content blocks.
-        let echo = impact.generated.iter().find(|g| g.item == "server::Handler::echo").expect(&text);
+        let echo = impact
+            .generated
+            .iter()
+            .find(|g| g.item == "server::Handler::echo")
+            .expect(&text);
         assert_eq!(echo.change, "changed");
-        assert!(echo.to.as_deref().unwrap().contains("ContentBlock"), "{echo:?}");
+        assert!(
+            echo.to.as_deref().unwrap().contains("ContentBlock"),
+            "{echo:?}"
+        );
         // A tool with a typed output keeps its signature.
-        assert!(!impact.generated.iter().any(|g| g.item == "server::Handler::add"), "{text}");
-        assert!(impact.generated.iter().any(|g| g.item == "server::PROTOCOL_VERSION"), "{text}");
-        assert!(impact.actions.iter().any(|a| a.contains("`server::Handler` methods echo")), "{text}");
+        assert!(
+            !impact
+                .generated
+                .iter()
+                .any(|g| g.item == "server::Handler::add"),
+            "{text}"
+        );
+        assert!(
+            impact
+                .generated
+                .iter()
+                .any(|g| g.item == "server::PROTOCOL_VERSION"),
+            "{text}"
+        );
+        assert!(
+            impact
+                .actions
+                .iter()
+                .any(|a| a.contains("`server::Handler` methods echo")),
+            "{text}"
+        );
         assert!(text.contains("Generated items that change:\n"), "{text}");
     }
 
     #[test]
     fn differing_part_cuts_common_tokens() {
-        let (a, b) = differing_part("fn f ( x : Vec < A > ) -> u8", "fn f ( x : Vec < B > ) -> u8");
+        let (a, b) = differing_part(
+            "fn f ( x : Vec < A > ) -> u8",
+            "fn f ( x : Vec < B > ) -> u8",
+        );
         assert_eq!((a.as_str(), b.as_str()), ("… A …", "… B …"));
         let (a, b) = differing_part("a b", "a b c");
         assert_eq!((a.as_str(), b.as_str()), ("… ", "… c"));
@@ -920,10 +1261,18 @@ mod tests {
     #[test]
     fn manifest_impact_names_content_type_change() {
         let test = "diff::tests::manifest_impact_names_content_type_change";
-        let Some(manifest_path) = crate::shared_data::shared_data("manifests/github.json", test) else { return };
+        let Some(manifest_path) = crate::shared_data::shared_data("manifests/github.json", test)
+        else {
+            return;
+        };
         let (a, b) = (spec("2025-03-26"), spec("2025-06-18"));
         let manifest = Manifest::load(&manifest_path).unwrap();
-        let report = with_manifest(compare("2025-03-26", &a, "2025-06-18", &b), &a, &b, &manifest);
+        let report = with_manifest(
+            compare("2025-03-26", &a, "2025-06-18", &b),
+            &a,
+            &b,
+            &manifest,
+        );
         let impact = report.manifest.as_ref().unwrap();
         assert!(!impact.items.is_empty());
         assert!(!impact.actions.is_empty());

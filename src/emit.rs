@@ -52,7 +52,10 @@ impl Header {
 
     /// The comment block, ending in a newline.
     pub fn render(&self) -> String {
-        let mut out = format!("{GENERATED_MARKER} {}. Do not edit.\n", env!("CARGO_PKG_VERSION"));
+        let mut out = format!(
+            "{GENERATED_MARKER} {}. Do not edit.\n",
+            env!("CARGO_PKG_VERSION")
+        );
         for line in &self.inputs {
             // A header line must stay one comment line whatever it contains.
             let one_line = line.replace(['\n', '\r'], " ");
@@ -88,8 +91,13 @@ pub fn format(tokens: TokenStream, header: &Header) -> Result<String> {
     })?;
     // The syntax tree holds everything now; the tokens need not outlive it.
     drop(tokens);
-    let body = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prettyplease::unparse(&file)))
-        .map_err(|_| Error::new("prettyplease could not format the generated code").with_hint("this is a bug in mcpgen; please report it"))?;
+    let body = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        prettyplease::unparse(&file)
+    }))
+    .map_err(|_| {
+        Error::new("prettyplease could not format the generated code")
+            .with_hint("this is a bug in mcpgen; please report it")
+    })?;
     out.push('\n');
     out.push_str(&docs.expand(body));
     Ok(out)
@@ -114,7 +122,9 @@ fn checked_relative(name: &str) -> Result<&Path> {
     if ok {
         Ok(path)
     } else {
-        Err(Error::new(format!("output file name `{name}` must be a relative path inside the output directory")))
+        Err(Error::new(format!(
+            "output file name `{name}` must be a relative path inside the output directory"
+        )))
     }
 }
 
@@ -162,9 +172,14 @@ fn staging_dir(dir: &Path) -> Result<Staging> {
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&parent).map_err(|e| Error::io("create directory", &parent, e))?;
-    let stem = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let (path, ()) = create_unique(&parent, &format!(".{stem}.mcpgen-"), |p| std::fs::create_dir(p))
-        .map_err(|e| Error::io("create a temporary directory in", &parent, e))?;
+    let stem = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let (path, ()) = create_unique(&parent, &format!(".{stem}.mcpgen-"), |p| {
+        std::fs::create_dir(p)
+    })
+    .map_err(|e| Error::io("create a temporary directory in", &parent, e))?;
     Ok(Staging(path))
 }
 
@@ -195,8 +210,11 @@ pub fn write_all(dir: &Path, files: &[(String, String)]) -> Result<WriteReport> 
         }
     }
     if dir.exists() && !dir.is_dir() {
-        return Err(Error::new(format!("output path {} exists and is not a directory", dir.display()))
-            .with_hint("choose another --out directory"));
+        return Err(Error::new(format!(
+            "output path {} exists and is not a directory",
+            dir.display()
+        ))
+        .with_hint("choose another --out directory"));
     }
     // Replacing moves the old entry aside and deletes it at the end: that
     // must only ever happen to a file (or a symbolic link, which is
@@ -234,14 +252,17 @@ pub fn write_all(dir: &Path, files: &[(String, String)]) -> Result<WriteReport> 
     for (name, contents) in &changed {
         let path = new_root.join(name);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io("create directory", parent, e))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| Error::io("create directory", parent, e))?;
         }
         std::fs::write(&path, contents).map_err(|e| Error::io("write", &path, e))?;
     }
 
     if !dir.exists() {
-        std::fs::create_dir_all(&new_root).map_err(|e| Error::io("create directory", &new_root, e))?;
-        std::fs::rename(&new_root, dir).map_err(|e| Error::io("move generated files into", dir, e))?;
+        std::fs::create_dir_all(&new_root)
+            .map_err(|e| Error::io("create directory", &new_root, e))?;
+        std::fs::rename(&new_root, dir)
+            .map_err(|e| Error::io("move generated files into", dir, e))?;
         report.written = changed.iter().map(|(n, _)| n.clone()).collect();
         return Ok(report);
     }
@@ -258,7 +279,8 @@ pub fn write_all(dir: &Path, files: &[(String, String)]) -> Result<WriteReport> 
             let backup = if target.exists() {
                 let b = backup_root.join(name);
                 if let Some(parent) = b.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| Error::io("create directory", parent, e))?;
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| Error::io("create directory", parent, e))?;
                 }
                 std::fs::rename(&target, &b).map_err(|e| Error::io("move aside", &target, e))?;
                 Some(b)
@@ -312,7 +334,9 @@ enum Existing {
 }
 
 fn existing(path: &Path) -> Existing {
-    let Ok(meta) = std::fs::symlink_metadata(path) else { return Existing::Missing };
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Existing::Missing;
+    };
     let kind = meta.file_type();
     if kind.is_symlink() {
         return match std::fs::metadata(path) {
@@ -361,14 +385,21 @@ pub fn check(dir: &Path, files: &[(String, String)]) -> Option<String> {
             _ => None,
         };
         let (old, old_label) = match read {
-            Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), format!("a/{name}")),
+            Some(bytes) => (
+                String::from_utf8_lossy(&bytes).into_owned(),
+                format!("a/{name}"),
+            ),
             None => (String::new(), format!("a/{name} (missing)")),
         };
         if old == *expected {
             continue;
         }
         let diff = similar::TextDiff::from_lines(old.as_str(), expected.as_str());
-        let text = diff.unified_diff().context_radius(3).header(&old_label, &format!("b/{name}")).to_string();
+        let text = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&old_label, &format!("b/{name}"))
+            .to_string();
         out.push_str(&text);
         if !text.ends_with('\n') {
             out.push('\n');
@@ -383,12 +414,17 @@ mod tests {
     use quote::quote;
 
     fn files(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     fn entries(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         v.sort();
         v
     }
@@ -414,7 +450,8 @@ mod tests {
 
     #[test]
     fn format_is_deterministic() {
-        let t = quote! { pub enum E { A(u8), B { x: String } } impl E { pub fn f(&self) -> u8 { 1 } } };
+        let t =
+            quote! { pub enum E { A(u8), B { x: String } } impl E { pub fn f(&self) -> u8 { 1 } } };
         let h = Header::new().input("x");
         assert_eq!(format(t.clone(), &h).unwrap(), format(t, &h).unwrap());
     }
@@ -453,11 +490,18 @@ mod tests {
         std::fs::write(out.join("README.md"), "mine").unwrap();
         std::fs::write(out.join("a.rs"), "old").unwrap();
         std::fs::write(out.join("b.rs"), "same").unwrap();
-        let r = write_all(&out, &files(&[("a.rs", "new"), ("b.rs", "same"), ("c.rs", "C")])).unwrap();
+        let r = write_all(
+            &out,
+            &files(&[("a.rs", "new"), ("b.rs", "same"), ("c.rs", "C")]),
+        )
+        .unwrap();
         assert_eq!(r.written, ["a.rs", "c.rs"]);
         assert_eq!(r.unchanged, ["b.rs"]);
         assert_eq!(std::fs::read_to_string(out.join("a.rs")).unwrap(), "new");
-        assert_eq!(std::fs::read_to_string(out.join("README.md")).unwrap(), "mine");
+        assert_eq!(
+            std::fs::read_to_string(out.join("README.md")).unwrap(),
+            "mine"
+        );
         assert_eq!(entries(&out), ["README.md", "a.rs", "b.rs", "c.rs"]);
         assert_eq!(entries(tmp.path()), ["gen"]);
     }
@@ -471,7 +515,11 @@ mod tests {
         // A plain file where the second file needs a directory: its rename
         // fails after the first file was already moved into place.
         std::fs::write(out.join("x"), "a file").unwrap();
-        let err = write_all(&out, &files(&[("a.rs", "new a"), ("x/b.rs", "new b"), ("c.rs", "new c")])).unwrap_err();
+        let err = write_all(
+            &out,
+            &files(&[("a.rs", "new a"), ("x/b.rs", "new b"), ("c.rs", "new c")]),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("b.rs"), "{err}");
         assert_eq!(std::fs::read_to_string(out.join("a.rs")).unwrap(), "old a");
         assert_eq!(std::fs::read_to_string(out.join("x")).unwrap(), "a file");
@@ -484,7 +532,10 @@ mod tests {
     fn write_all_rejects_paths_leaving_the_dir() {
         let tmp = tempfile::tempdir().unwrap();
         for bad in ["../x.rs", "/etc/x.rs", ""] {
-            assert!(write_all(tmp.path(), &files(&[(bad, "x")])).is_err(), "{bad}");
+            assert!(
+                write_all(tmp.path(), &files(&[(bad, "x")])).is_err(),
+                "{bad}"
+            );
         }
         assert!(write_all(tmp.path(), &files(&[("a", "1"), ("a", "2")])).is_err());
         assert!(entries(tmp.path()).is_empty());
@@ -509,10 +560,19 @@ mod tests {
         std::fs::write(out.join("a.rs"), "old a").unwrap();
         let err = write_all(&out, &files(&[("a.rs", "new a"), ("b.rs", "B")])).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("b.rs is a directory where mcpgen writes the generated file `b.rs`"), "{text}");
-        assert!(text.contains("nothing was written") && text.contains("help: move it out of the way"), "{text}");
+        assert!(
+            text.contains("b.rs is a directory where mcpgen writes the generated file `b.rs`"),
+            "{text}"
+        );
+        assert!(
+            text.contains("nothing was written") && text.contains("help: move it out of the way"),
+            "{text}"
+        );
         // Nothing was replaced or deleted, and nothing was left behind.
-        assert_eq!(std::fs::read_to_string(out.join("b.rs/keep.txt")).unwrap(), "precious");
+        assert_eq!(
+            std::fs::read_to_string(out.join("b.rs/keep.txt")).unwrap(),
+            "precious"
+        );
         assert_eq!(std::fs::read_to_string(out.join("a.rs")).unwrap(), "old a");
         assert_eq!(entries(&out), ["a.rs", "b.rs"]);
         assert_eq!(entries(tmp.path()), ["gen"]);
@@ -525,7 +585,10 @@ mod tests {
         let out = tmp.path().join("gen");
         std::fs::create_dir(&out).unwrap();
         let fifo = out.join("a.rs");
-        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(status.success());
         // Reading the pipe would block forever.
         let err = write_all(&out, &files(&[("a.rs", "A")])).unwrap_err();
@@ -546,7 +609,10 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, out.join("a.rs")).unwrap();
         write_all(&out, &files(&[("a.rs", "A")])).unwrap();
         assert_eq!(std::fs::read_to_string(out.join("a.rs")).unwrap(), "A");
-        assert_eq!(std::fs::read_to_string(elsewhere.join("x")).unwrap(), "keep");
+        assert_eq!(
+            std::fs::read_to_string(elsewhere.join("x")).unwrap(),
+            "keep"
+        );
     }
 
     #[test]

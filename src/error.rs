@@ -62,7 +62,11 @@ impl fmt::Display for Location {
             if wrote {
                 f.write_str(" ")?;
             }
-            let shown = if pointer.is_empty() { "/" } else { pointer.as_str() };
+            let shown = if pointer.is_empty() {
+                "/"
+            } else {
+                pointer.as_str()
+            };
             write!(f, "at {shown}")?;
         }
         Ok(())
@@ -104,12 +108,20 @@ impl Error {
     /// An error with a message and nothing else; its kind is set by the
     /// step that reports it ([`Error::or_kind`]), else [`ErrorKind::Generate`].
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), location: None, hint: None, cause: None }
+        Self {
+            message: message.into(),
+            location: None,
+            hint: None,
+            cause: None,
+        }
     }
 
     /// Which input or step the error is about.
     pub fn kind(&self) -> ErrorKind {
-        self.cause.as_ref().and_then(|c| c.kind).unwrap_or(ErrorKind::Generate)
+        self.cause
+            .as_ref()
+            .and_then(|c| c.kind)
+            .unwrap_or(ErrorKind::Generate)
     }
 
     /// Sets the kind.
@@ -121,7 +133,10 @@ impl Error {
     /// Sets the kind unless a more precise one was set where the error
     /// arose (an I/O error while reading the schema stays [`ErrorKind::Io`]).
     pub fn or_kind(mut self, kind: ErrorKind) -> Self {
-        self.cause.get_or_insert_with(Box::default).kind.get_or_insert(kind);
+        self.cause
+            .get_or_insert_with(Box::default)
+            .kind
+            .get_or_insert(kind);
         self
     }
 
@@ -157,7 +172,9 @@ impl Error {
 
     /// An I/O error on a path, with the path named.
     pub fn io(action: &str, path: &std::path::Path, err: std::io::Error) -> Self {
-        Self::new(format!("cannot {action} {}: {err}", path.display())).with_kind(ErrorKind::Io).with_source(err)
+        Self::new(format!("cannot {action} {}: {err}", path.display()))
+            .with_kind(ErrorKind::Io)
+            .with_source(err)
     }
 }
 

@@ -212,9 +212,14 @@ pub fn markdown_text(text: &str) -> String {
     let mut out = String::with_capacity(line.len() + 8);
     for (i, &c) in chars.iter().enumerate() {
         // `_` between letters or digits never starts or ends emphasis.
-        let in_word = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric());
-        let special = matches!(c, '\\' | '`' | '*' | '[' | ']' | '<' | '>' | '&' | '|' | '~')
-            || (c == '_' && !(in_word(i.checked_sub(1)) && in_word(Some(i + 1))))
+        let in_word = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
+        };
+        let special = matches!(
+            c,
+            '\\' | '`' | '*' | '[' | ']' | '<' | '>' | '&' | '|' | '~'
+        ) || (c == '_' && !(in_word(i.checked_sub(1)) && in_word(Some(i + 1))))
             || (i == 0 && matches!(c, '#' | '-' | '+' | '='));
         if special {
             out.push('\\');
@@ -245,7 +250,11 @@ pub fn markdown_code(text: &str) -> String {
         longest = longest.max(run);
     }
     let fence = "`".repeat(longest + 1);
-    let pad = if line.starts_with('`') || line.ends_with('`') { " " } else { "" };
+    let pad = if line.starts_with('`') || line.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
     format!("{fence}{pad}{line}{pad}{fence}")
 }
 
@@ -277,7 +286,10 @@ mod tests {
     #[test]
     fn shell_words() {
         use super::shell_word;
-        assert_eq!(shell_word("http://127.0.0.1:8080/mcp"), "http://127.0.0.1:8080/mcp");
+        assert_eq!(
+            shell_word("http://127.0.0.1:8080/mcp"),
+            "http://127.0.0.1:8080/mcp"
+        );
         assert_eq!(shell_word("my_server-2"), "my_server-2");
         assert_eq!(shell_word(""), "''");
         assert_eq!(shell_word("a b"), "'a b'");
@@ -290,7 +302,13 @@ mod tests {
 
     #[test]
     fn toml_strings_parse_back_to_the_text() {
-        for text in [NASTY, "", "plain.json", "\"\"\"", "x\"\n[dependencies.evil]\npath = \"/tmp\"\n#"] {
+        for text in [
+            NASTY,
+            "",
+            "plain.json",
+            "\"\"\"",
+            "x\"\n[dependencies.evil]\npath = \"/tmp\"\n#",
+        ] {
             let doc = format!("key = {}\n", toml_str(text));
             let table: toml::Table = doc.parse().unwrap_or_else(|e| panic!("{doc}: {e}"));
             assert_eq!(table.len(), 1, "{doc}");
@@ -303,9 +321,15 @@ mod tests {
 
     #[test]
     fn rust_strings_parse_back_to_the_text() {
-        for text in [NASTY, "", "tool `x` is not implemented yet", "\"); std::process::exit(1); (\""] {
+        for text in [
+            NASTY,
+            "",
+            "tool `x` is not implemented yet",
+            "\"); std::process::exit(1); (\"",
+        ] {
             let literal = rust_str(text);
-            let parsed: syn::LitStr = syn::parse_str(&literal).unwrap_or_else(|e| panic!("{literal}: {e}"));
+            let parsed: syn::LitStr =
+                syn::parse_str(&literal).unwrap_or_else(|e| panic!("{literal}: {e}"));
             assert_eq!(parsed.value(), text, "{literal}");
             assert!(!literal.chars().any(is_invisible), "{literal}");
         }
@@ -317,18 +341,25 @@ mod tests {
         for text in [r#"{"a":"b"}"#, "a\"#b", "\"##\"###", "", "plain"] {
             let literal = rust_raw_str(text);
             assert!(literal.starts_with('r'), "{literal}");
-            let parsed: syn::LitStr = syn::parse_str(&literal).unwrap_or_else(|e| panic!("{literal}: {e}"));
+            let parsed: syn::LitStr =
+                syn::parse_str(&literal).unwrap_or_else(|e| panic!("{literal}: {e}"));
             assert_eq!(parsed.value(), text);
         }
         assert_eq!(rust_raw_str("{}"), "r#\"{}\"#");
         assert_eq!(rust_raw_str("\"#"), "r##\"\"#\"##");
         let fallback = rust_raw_str("a\r\u{202E}b");
         assert!(fallback.starts_with('"'), "{fallback}");
-        assert_eq!(syn::parse_str::<syn::LitStr>(&fallback).unwrap().value(), "a\r\u{202E}b");
+        assert_eq!(
+            syn::parse_str::<syn::LitStr>(&fallback).unwrap().value(),
+            "a\r\u{202E}b"
+        );
         // Lines stay lines in the multi-line form; other controls still fall back.
         let lines = rust_raw_str_lines("[\n  \"a\"#\n]");
         assert!(lines.starts_with("r##\"[\n"), "{lines}");
-        assert_eq!(syn::parse_str::<syn::LitStr>(&lines).unwrap().value(), "[\n  \"a\"#\n]");
+        assert_eq!(
+            syn::parse_str::<syn::LitStr>(&lines).unwrap().value(),
+            "[\n  \"a\"#\n]"
+        );
         assert!(rust_raw_str_lines("a\r\nb").starts_with('"'));
     }
 
@@ -336,13 +367,20 @@ mod tests {
     fn json_strings_and_text_parse_back() {
         for text in [NASTY, "", "\u{85}\u{2029}"] {
             let literal = json_str(text);
-            assert_eq!(serde_json::from_str::<String>(&literal).unwrap(), text, "{literal}");
+            assert_eq!(
+                serde_json::from_str::<String>(&literal).unwrap(),
+                text,
+                "{literal}"
+            );
             assert!(!literal.chars().any(is_invisible), "{literal}");
         }
         let value = serde_json::json!({"k\u{202E}": [NASTY, 1, null]});
         let text = json_text(&value);
         assert!(!text.chars().any(is_invisible), "{text}");
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            value
+        );
     }
 
     #[test]
@@ -354,9 +392,11 @@ mod tests {
         // Parses as a comment followed by exactly the item after it.
         let file: syn::File = syn::parse_str(&format!("// {text}\nfn after() {{}}\n")).unwrap();
         assert_eq!(file.items.len(), 1);
-        let file: syn::File = syn::parse_str(&format!("/// {}\nfn after() {{}}\n", doc_text(NASTY))).unwrap();
+        let file: syn::File =
+            syn::parse_str(&format!("/// {}\nfn after() {{}}\n", doc_text(NASTY))).unwrap();
         assert_eq!(file.items.len(), 1);
-        let file: syn::File = syn::parse_str(&format!("//! {}\nfn after() {{}}\n", doc_code(NASTY))).unwrap();
+        let file: syn::File =
+            syn::parse_str(&format!("//! {}\nfn after() {{}}\n", doc_code(NASTY))).unwrap();
         assert_eq!(file.items.len(), 1);
         assert_eq!(file.attrs.len(), 1);
     }
@@ -364,8 +404,14 @@ mod tests {
     #[test]
     fn markdown_text_escapes_markup() {
         assert_eq!(markdown_text("my_tools*.json"), "my_tools\\*.json");
-        assert_eq!(markdown_text("_em_ a_ _b snake_case_"), "\\_em\\_ a\\_ \\_b snake_case\\_");
-        assert_eq!(markdown_text("[x](http://e) <b> `c` a|b"), "\\[x\\](http://e) \\<b\\> \\`c\\` a\\|b");
+        assert_eq!(
+            markdown_text("_em_ a_ _b snake_case_"),
+            "\\_em\\_ a\\_ \\_b snake_case\\_"
+        );
+        assert_eq!(
+            markdown_text("[x](http://e) <b> `c` a|b"),
+            "\\[x\\](http://e) \\<b\\> \\`c\\` a\\|b"
+        );
         assert_eq!(markdown_text("# title"), "\\# title");
         assert_eq!(markdown_text("- item"), "\\- item");
         assert_eq!(markdown_text("12. item"), "12\\. item");
@@ -385,7 +431,10 @@ mod tests {
 
     #[test]
     fn invisible_characters() {
-        for c in ['\n', '\r', '\u{0}', '\u{7f}', '\u{85}', '\u{2028}', '\u{202E}', '\u{2067}', '\u{200B}', '\u{FEFF}'] {
+        for c in [
+            '\n', '\r', '\u{0}', '\u{7f}', '\u{85}', '\u{2028}', '\u{202E}', '\u{2067}',
+            '\u{200B}', '\u{FEFF}',
+        ] {
             assert!(is_invisible(c), "{c:?}");
         }
         for c in ['a', ' ', 'é', '中', '\u{1F600}'] {

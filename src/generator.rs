@@ -68,7 +68,15 @@ impl<'a> Generator<'a> {
     /// A generator for `spec`, the parsed schema of protocol `revision`,
     /// with server, client and Streamable HTTP on and no manifest.
     pub fn new(spec: &'a Spec, revision: &'a str) -> Self {
-        Self { spec, revision, manifest: None, typed: None, server: true, client: true, http: true }
+        Self {
+            spec,
+            revision,
+            manifest: None,
+            typed: None,
+            server: true,
+            client: true,
+            http: true,
+        }
     }
 
     /// The manifest whose tools, resources and prompts are generated.
@@ -113,7 +121,11 @@ impl<'a> Generator<'a> {
             return Ok(typed.clone());
         }
         let Some(manifest) = self.manifest else {
-            return Ok(ToolsOutput { tokens: TokenStream::new(), tools: Vec::new(), warnings: Vec::new() });
+            return Ok(ToolsOutput {
+                tokens: TokenStream::new(),
+                tools: Vec::new(),
+                warnings: Vec::new(),
+            });
         };
         let (out, clashes) = typed_tools(manifest)?;
         match clashes.into_iter().next() {
@@ -135,9 +147,14 @@ impl<'a> Generator<'a> {
     /// [`check`](Self::check) keeping what it generated: the manifest's
     /// tool types when it has no problem (hand them to
     /// [`typed`](Self::typed)), every problem otherwise.
-    pub fn checked(manifest: &Manifest, revision: &str) -> std::result::Result<ToolsOutput, Vec<Error>> {
-        let declared: Vec<Error> =
-            check_declarations(manifest, revision).into_iter().map(|e| e.or_kind(ErrorKind::Manifest)).collect();
+    pub fn checked(
+        manifest: &Manifest,
+        revision: &str,
+    ) -> std::result::Result<ToolsOutput, Vec<Error>> {
+        let declared: Vec<Error> = check_declarations(manifest, revision)
+            .into_iter()
+            .map(|e| e.or_kind(ErrorKind::Manifest))
+            .collect();
         if !declared.is_empty() {
             return Err(declared);
         }
@@ -151,7 +168,10 @@ impl<'a> Generator<'a> {
     /// The token streams of the four modules.
     pub fn parts(&self) -> Result<Parts> {
         let protocol = codegen::protocol::generate(self.spec)?;
-        Ok(Parts { protocol, ..self.manifest_parts()? })
+        Ok(Parts {
+            protocol,
+            ..self.manifest_parts()?
+        })
     }
 
     /// What the manifest adds: the token streams of `tools.rs`, `server.rs`
@@ -168,7 +188,8 @@ impl<'a> Generator<'a> {
             TokenStream::new()
         };
         let client = if self.client {
-            let mut client = codegen::client::generate(&out.tools, self.spec, self.revision, self.http)?;
+            let mut client =
+                codegen::client::generate(&out.tools, self.spec, self.revision, self.http)?;
             client.extend(codegen::surface::client_impl(manifest));
             client
         } else {
@@ -177,7 +198,13 @@ impl<'a> Generator<'a> {
         let mut tools = out.tokens;
         tools.extend(codegen::surface::types(manifest));
         tools.extend(codegen::tools::tools_json(&out.tools)?);
-        Ok(Parts { protocol: TokenStream::new(), tools, server, client, warnings: out.warnings })
+        Ok(Parts {
+            protocol: TokenStream::new(),
+            tools,
+            server,
+            client,
+            warnings: out.warnings,
+        })
     }
 
     /// The four files, each formatted under `header`, and the warnings of
@@ -185,14 +212,21 @@ impl<'a> Generator<'a> {
     pub fn files(&self, header: &Header) -> Result<Files> {
         let parts = self.parts()?;
         let mut files = Vec::with_capacity(FILES.len());
-        for (name, tokens) in FILES.iter().zip([parts.protocol, parts.tools, parts.server, parts.client]) {
+        for (name, tokens) in
+            FILES
+                .iter()
+                .zip([parts.protocol, parts.tools, parts.server, parts.client])
+        {
             let text = emit::format(tokens, header).map_err(|mut e| {
                 e.message = format!("{name}: {}", e.message);
                 e.or_kind(ErrorKind::Generate)
             })?;
             files.push((name.to_string(), text));
         }
-        Ok(Files { files, warnings: parts.warnings })
+        Ok(Files {
+            files,
+            warnings: parts.warnings,
+        })
     }
 }
 
@@ -200,8 +234,10 @@ impl<'a> Generator<'a> {
 /// would share (tools, or a prompt or template beside a tool's types).
 fn typed_tools(manifest: &Manifest) -> Result<(ToolsOutput, Vec<Error>)> {
     let out = stage(codegen::tools::generate(manifest), ErrorKind::Manifest)?;
-    let clashes =
-        codegen::surface::type_clashes(manifest, &out.tokens).into_iter().map(|e| e.or_kind(ErrorKind::Manifest)).collect();
+    let clashes = codegen::surface::type_clashes(manifest, &out.tokens)
+        .into_iter()
+        .map(|e| e.or_kind(ErrorKind::Manifest))
+        .collect();
     Ok((out, clashes))
 }
 
@@ -212,20 +248,33 @@ mod tests {
     use super::*;
 
     fn notes() -> Manifest {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes-server/manifest.json");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes-server/manifest.json");
         Manifest::from_str(&std::fs::read_to_string(&path).unwrap(), "manifest.json").unwrap()
     }
 
     #[test]
     fn checked_tool_types_generate_what_a_fresh_generator_does() {
         let manifest = notes();
-        let typed = Generator::checked(&manifest, "2025-11-25").expect("the notes manifest is clean");
+        let typed =
+            Generator::checked(&manifest, "2025-11-25").expect("the notes manifest is clean");
         assert!(!typed.tools.is_empty());
         let schema = crate::shared_data::schema_file("2025-11-25");
         let spec = Spec::load(&schema).unwrap();
-        let fresh = Generator::new(&spec, "2025-11-25").manifest(&manifest).manifest_parts().unwrap();
-        let reused = Generator::new(&spec, "2025-11-25").manifest(&manifest).typed(&typed).manifest_parts().unwrap();
-        for (a, b) in [(fresh.tools, reused.tools), (fresh.server, reused.server), (fresh.client, reused.client)] {
+        let fresh = Generator::new(&spec, "2025-11-25")
+            .manifest(&manifest)
+            .manifest_parts()
+            .unwrap();
+        let reused = Generator::new(&spec, "2025-11-25")
+            .manifest(&manifest)
+            .typed(&typed)
+            .manifest_parts()
+            .unwrap();
+        for (a, b) in [
+            (fresh.tools, reused.tools),
+            (fresh.server, reused.server),
+            (fresh.client, reused.client),
+        ] {
             assert_eq!(a.to_string(), b.to_string());
         }
     }
@@ -236,9 +285,19 @@ mod tests {
         let first = document["tools"][0].clone();
         document["tools"].as_array_mut().unwrap().push(first);
         let manifest = Manifest::from_str(&document.to_string(), "manifest.json").unwrap();
-        let problems = Generator::checked(&manifest, "2025-11-25").expect_err("a tool declared twice");
-        assert!(problems.iter().all(|e| e.kind() == ErrorKind::Manifest), "{problems:?}");
-        let listed: Vec<String> = Generator::check(&manifest, "2025-11-25").iter().map(ToString::to_string).collect();
-        assert_eq!(listed, problems.iter().map(ToString::to_string).collect::<Vec<_>>());
+        let problems =
+            Generator::checked(&manifest, "2025-11-25").expect_err("a tool declared twice");
+        assert!(
+            problems.iter().all(|e| e.kind() == ErrorKind::Manifest),
+            "{problems:?}"
+        );
+        let listed: Vec<String> = Generator::check(&manifest, "2025-11-25")
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            listed,
+            problems.iter().map(ToString::to_string).collect::<Vec<_>>()
+        );
     }
 }

@@ -20,9 +20,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcpgen_runtime::transport::{ChildTransport, StderrMode};
-use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions, ConnectErrorKind, GarbagePolicy};
+use mcpgen_runtime::client::{
+    CallOptions, Client, ClientError, ClientOptions, ConnectErrorKind, GarbagePolicy,
+};
 use mcpgen_runtime::http::HttpOptions;
+use mcpgen_runtime::transport::{ChildTransport, StderrMode};
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
@@ -101,7 +103,13 @@ fn declared_lists(capabilities: &Value) -> Vec<(&'static str, &'static str)> {
     let surface = has("resources") || has("prompts");
     LISTS
         .iter()
-        .filter(|(_, _, cap)| if *cap == "tools" { has("tools") || !surface } else { has(cap) })
+        .filter(|(_, _, cap)| {
+            if *cap == "tools" {
+                has("tools") || !surface
+            } else {
+                has(cap)
+            }
+        })
         .map(|(method, key, _)| (*method, *key))
         .collect()
 }
@@ -125,7 +133,10 @@ async fn read_lists(
 }
 
 /// The manifest: `server`, then the sections.
-fn manifest_of(session: &mcpgen_runtime::client::Negotiated, sections: Map<String, Value>) -> Value {
+fn manifest_of(
+    session: &mcpgen_runtime::client::Negotiated,
+    sections: Map<String, Value>,
+) -> Value {
     let mut manifest = Map::new();
     if let Some(server) = server_object(&session.server_info, session.instructions.as_deref()) {
         manifest.insert("server".into(), server);
@@ -135,7 +146,10 @@ fn manifest_of(session: &mcpgen_runtime::client::Negotiated, sections: Map<Strin
 }
 
 fn shown(command: &str, args: &[String]) -> String {
-    std::iter::once(command).chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
+    std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The `server` object of the manifest: the fields the manifest format
@@ -144,7 +158,12 @@ fn server_object(info: &Value, instructions: Option<&str>) -> Option<Value> {
     let name = info.get("name")?.as_str()?;
     let mut server = Map::new();
     server.insert("name".into(), json!(name));
-    server.insert("version".into(), info.get("version").cloned().unwrap_or_else(|| json!("0.0.0")));
+    server.insert(
+        "version".into(),
+        info.get("version")
+            .cloned()
+            .unwrap_or_else(|| json!("0.0.0")),
+    );
     if let Some(title) = info.get("title").filter(|t| t.is_string()) {
         server.insert("title".into(), title.clone());
     }
@@ -202,21 +221,40 @@ impl Introspect {
             Ok(r) => r,
             Err(_) => {
                 let method = *phase.lock().unwrap_or_else(|e| e.into_inner());
-                Err(ClientError::Timeout { method: method.into(), id: 0, after: self.timeout })
+                Err(ClientError::Timeout {
+                    method: method.into(),
+                    id: 0,
+                    after: self.timeout,
+                })
             }
         };
         let (session, sections) = outcome.map_err(|e| {
             let mut err = explain(e, &what, self.timeout);
-            if let Some(text) = stderr.as_ref().map(|s| s.text()).filter(|t| !t.trim().is_empty()) {
+            if let Some(text) = stderr
+                .as_ref()
+                .map(|s| s.text())
+                .filter(|t| !t.trim().is_empty())
+            {
                 if !err.message.contains("stderr ends with") {
-                    let tail: Vec<&str> = text.lines().rev().take(10).collect::<Vec<_>>().into_iter().rev().collect();
-                    err.message.push_str("\n  server stderr (last lines):\n    ");
+                    let tail: Vec<&str> = text
+                        .lines()
+                        .rev()
+                        .take(10)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    err.message
+                        .push_str("\n  server stderr (last lines):\n    ");
                     err.message.push_str(&tail.join("\n    "));
                 }
             }
             err
         })?;
-        Ok(Introspected { manifest: manifest_of(&session, sections), protocol_version: session.protocol_version })
+        Ok(Introspected {
+            manifest: manifest_of(&session, sections),
+            protocol_version: session.protocol_version,
+        })
     }
 
     /// Introspects on a runtime of its own (for the CLI).
@@ -233,10 +271,15 @@ impl Introspect {
 /// stdout) and a one-line summary to stderr.
 pub fn command(out: Option<&Path>, timeout_secs: u64, command_line: &[String]) -> Result<()> {
     let Some((command, args)) = command_line.split_first() else {
-        return Err(Error::new("no server command given")
-            .with_hint("usage: mcpgen introspect [--out FILE] [--timeout SECS] -- COMMAND [ARGS...]"));
+        return Err(Error::new("no server command given").with_hint(
+            "usage: mcpgen introspect [--out FILE] [--timeout SECS] -- COMMAND [ARGS...]",
+        ));
     };
-    let job = Introspect { command: command.clone(), args: args.to_vec(), timeout: Duration::from_secs(timeout_secs) };
+    let job = Introspect {
+        command: command.clone(),
+        args: args.to_vec(),
+        timeout: Duration::from_secs(timeout_secs),
+    };
     let found = job.run()?;
     let text = found.to_json();
     match out {
@@ -253,7 +296,8 @@ pub fn command(out: Option<&Path>, timeout_secs: u64, command_line: &[String]) -
         found.summary(),
         shown(command, args),
         found.protocol_version,
-        out.map(|p| format!(", written to {}", p.display())).unwrap_or_default()
+        out.map(|p| format!(", written to {}", p.display()))
+            .unwrap_or_default()
     );
     Ok(())
 }
@@ -301,8 +345,10 @@ impl HttpArgs {
     pub fn options(&self) -> Result<HttpOptions> {
         let mut options = HttpOptions::new();
         for text in &self.headers {
-            let (name, value) = mcpgen_runtime::http::parse_header(text)
-                .map_err(|why| Error::new(format!("--header: {why}")).with_hint("write --header 'Authorization: Bearer TOKEN'"))?;
+            let (name, value) = mcpgen_runtime::http::parse_header(text).map_err(|why| {
+                Error::new(format!("--header: {why}"))
+                    .with_hint("write --header 'Authorization: Bearer TOKEN'")
+            })?;
             options = options.header(name, value);
         }
         for file in &self.cacerts {
@@ -311,7 +357,10 @@ impl HttpArgs {
         match (&self.cert, &self.key) {
             (Some(cert), Some(key)) => options = options.client_identity(cert, key),
             (None, None) => {}
-            _ => return Err(Error::new("--cert and --key go together").with_hint("give the client certificate and its private key, both PEM files")),
+            _ => {
+                return Err(Error::new("--cert and --key go together")
+                    .with_hint("give the client certificate and its private key, both PEM files"))
+            }
         }
         if let Some(proxy) = &self.proxy {
             options = options.proxy(proxy);
@@ -327,7 +376,11 @@ const LOGIN_WAIT: Duration = Duration::from_secs(300);
 /// the user's configuration directory (`$XDG_CONFIG_HOME`, else
 /// `~/.config`; `%APPDATA%` on Windows), a file only its owner can read.
 pub fn token_cache() -> Result<std::path::PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
     let base = if cfg!(windows) {
         var("APPDATA")
     } else {
@@ -382,19 +435,34 @@ impl IntrospectUrl {
     pub async fn run_async(&self) -> Result<Introspected> {
         use mcpgen_runtime::http::client::HttpTransport;
         let mut transport = HttpTransport::new(&self.url)
-            .map_err(|e| Error::new(e.to_string()).with_hint("--url takes an https:// or http:// URL, e.g. http://127.0.0.1:8080/mcp"))?
+            .map_err(|e| {
+                Error::new(e.to_string()).with_hint(
+                    "--url takes an https:// or http:// URL, e.g. http://127.0.0.1:8080/mcp",
+                )
+            })?
             .options(self.http.clone());
         // An interactive login happens inside the request that was refused.
-        let limit = if self.oauth { self.timeout + LOGIN_WAIT } else { self.timeout };
+        let limit = if self.oauth {
+            self.timeout + LOGIN_WAIT
+        } else {
+            self.timeout
+        };
         if self.oauth {
             use mcpgen_runtime::http::oauth_client::{FileStore, LoopbackRedirect, OAuth};
             let path = token_cache()?;
             let redirect = LoopbackRedirect::bind(0)
-                .map_err(|e| Error::new(format!("cannot listen on a loopback port for the OAuth redirect: {e}")))?
+                .map_err(|e| {
+                    Error::new(format!(
+                        "cannot listen on a loopback port for the OAuth redirect: {e}"
+                    ))
+                })?
                 .wait(LOGIN_WAIT);
-            let oauth = OAuth::new(redirect).client_name("mcpgen introspect").store(FileStore::new(&path));
+            let oauth = OAuth::new(redirect)
+                .client_name("mcpgen introspect")
+                .store(FileStore::new(&path));
             transport = transport.oauth(oauth).map_err(|e| {
-                Error::new(e.to_string()).with_hint(format!("delete {} to log in afresh", path.display()))
+                Error::new(e.to_string())
+                    .with_hint(format!("delete {} to log in afresh", path.display()))
             })?;
         }
         let info = transport.info();
@@ -412,13 +480,20 @@ impl IntrospectUrl {
             Ok(r) => r,
             Err(_) => {
                 let method = *phase.lock().unwrap_or_else(|e| e.into_inner());
-                Err(ClientError::Timeout { method: method.into(), id: 0, after: limit })
+                Err(ClientError::Timeout {
+                    method: method.into(),
+                    id: 0,
+                    after: limit,
+                })
             }
         };
         // The client is gone: a stateful session ends with DELETE.
         let _ = tokio::time::timeout(Duration::from_secs(5), info.closed()).await;
         let (session, sections) = outcome.map_err(|e| explain_http(e, &self.url, self.timeout))?;
-        Ok(Introspected { manifest: manifest_of(&session, sections), protocol_version: session.protocol_version })
+        Ok(Introspected {
+            manifest: manifest_of(&session, sections),
+            protocol_version: session.protocol_version,
+        })
     }
 
     /// Introspects on a runtime of its own (for the CLI).
@@ -433,7 +508,12 @@ impl IntrospectUrl {
 
 /// `mcpgen introspect --url URL`: as [`command`], for a Streamable HTTP endpoint.
 /// With `--oauth`, logs in when the server asks (see [`IntrospectUrl::oauth`]).
-pub fn command_url(out: Option<&Path>, timeout_secs: u64, url: &str, http: &HttpArgs) -> Result<()> {
+pub fn command_url(
+    out: Option<&Path>,
+    timeout_secs: u64,
+    url: &str,
+    http: &HttpArgs,
+) -> Result<()> {
     let found = IntrospectUrl {
         url: url.to_owned(),
         timeout: Duration::from_secs(timeout_secs),
@@ -455,7 +535,8 @@ pub fn command_url(out: Option<&Path>, timeout_secs: u64, url: &str, http: &Http
         "mcpgen introspect: {} from {url} (protocol {}){}",
         found.summary(),
         found.protocol_version,
-        out.map(|p| format!(", written to {}", p.display())).unwrap_or_default()
+        out.map(|p| format!(", written to {}", p.display()))
+            .unwrap_or_default()
     );
     Ok(())
 }

@@ -261,10 +261,17 @@ impl Scope {
         if self.taken.insert(name.to_owned()) {
             return name.to_owned();
         }
-        let snake = name.chars().next().is_some_and(|c| c.is_lowercase() || c == '_');
+        let snake = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_lowercase() || c == '_');
         let sep = if name.ends_with('_') { "" } else { "_" };
         for n in 2.. {
-            let candidate = if snake { format!("{name}{sep}{n}") } else { format!("{name}{n}") };
+            let candidate = if snake {
+                format!("{name}{sep}{n}")
+            } else {
+                format!("{name}{n}")
+            };
             if self.taken.insert(candidate.clone()) {
                 return candidate;
             }
@@ -314,12 +321,25 @@ pub fn tool_names(tools: &[(&str, Option<&str>)]) -> Vec<ToolNames> {
     // Keywords get a word more as methods, none as type names.
     let natural: Vec<(String, String)> = stems
         .into_iter()
-        .map(|s| if is_keyword(&s) { (format!("{s}_tool"), s) } else { (s.clone(), s) })
+        .map(|s| {
+            if is_keyword(&s) {
+                (format!("{s}_tool"), s)
+            } else {
+                (s.clone(), s)
+            }
+        })
         .collect();
     let (natural, stems): (Vec<String>, Vec<String>) = natural.into_iter().unzip();
     let mut order: Vec<usize> = (0..tools.len()).collect();
     order.sort_by(|&a, &b| {
-        let key = |i: usize| (&natural[i], tools[i].1.is_none(), tools[i].0 != natural[i], tools[i].0);
+        let key = |i: usize| {
+            (
+                &natural[i],
+                tools[i].1.is_none(),
+                tools[i].0 != natural[i],
+                tools[i].0,
+            )
+        };
         key(a).cmp(&key(b))
     });
     let mut methods = Scope::new();
@@ -336,7 +356,11 @@ pub fn tool_names(tools: &[(&str, Option<&str>)]) -> Vec<ToolNames> {
             natural[i].clone()
         };
         last = Some(natural[i].as_str());
-        let type_source = if method == natural[i] { &stems[i] } else { &method };
+        let type_source = if method == natural[i] {
+            &stems[i]
+        } else {
+            &method
+        };
         let type_base = types.unique(&typify_pascal(&pascal(type_source)));
         out[i] = Some(ToolNames { method, type_base });
     }
@@ -411,52 +435,78 @@ pub fn surface_names(request: &SurfaceRequest<'_>) -> SurfaceNames {
     let mut server = Scope::new();
     let mut client = Scope::new();
     let mut types = Scope::new();
-    for (scope, taken) in
-        [(&mut server, &request.server_taken), (&mut client, &request.client_taken), (&mut types, &request.types_taken)]
-    {
+    for (scope, taken) in [
+        (&mut server, &request.server_taken),
+        (&mut client, &request.client_taken),
+        (&mut types, &request.types_taken),
+    ] {
         for name in taken {
             scope.reserve(name);
         }
     }
-    let static_enum = if request.statics { types.unique("StaticResource") } else { "StaticResource".to_owned() };
+    let static_enum = if request.statics {
+        types.unique("StaticResource")
+    } else {
+        "StaticResource".to_owned()
+    };
     let read_resource = if request.statics {
-        (server.unique("read_resource"), client.unique("read_resource"))
+        (
+            server.unique("read_resource"),
+            client.unique("read_resource"),
+        )
     } else {
         ("read_resource".to_owned(), "read_resource".to_owned())
     };
     let any = request.statics || !request.prompts.is_empty() || !request.templates.is_empty();
-    let lists = ["list_all_resources", "list_all_resource_templates", "list_all_prompts"]
-        .map(|l| if any { client.unique(l) } else { l.to_owned() });
-    let mut section = |items: &[(&str, Vec<&str>)], kinds: (&str, &str, &str)| -> Vec<SurfaceItem> {
-        let (suffix, server_prefix, client_prefix) = kinds;
-        let mut stems = Scope::new();
-        items
-            .iter()
-            .map(|(name, completes)| {
-                let stem = bounded(&snake(name), MAX_NAME - 9, name);
-                let stem = stems.unique(&stem);
-                let type_name = types.unique(&format!("{}{suffix}", pascal(&stem)));
-                // After a prefix, the `_` that keeps a leading digit out of
-                // the front (`_123`) would make a double one (`prompt__123`,
-                // not snake case).
-                let bare = stem.trim_start_matches('_');
-                let server_method = server.unique(&format!("{server_prefix}_{bare}"));
-                let client_method = client.unique(&format!("{client_prefix}_{bare}"));
-                let completions = completes
-                    .iter()
-                    .map(|field| {
-                        let method = format!("complete_{bare}_{}", field.trim_matches('_'));
-                        let method = bounded(&method, MAX_NAME, &method);
-                        (server.unique(&method), client.unique(&method))
-                    })
-                    .collect();
-                SurfaceItem { stem, type_name, server: server_method, client: client_method, completions }
-            })
-            .collect()
-    };
+    let lists = [
+        "list_all_resources",
+        "list_all_resource_templates",
+        "list_all_prompts",
+    ]
+    .map(|l| if any { client.unique(l) } else { l.to_owned() });
+    let mut section =
+        |items: &[(&str, Vec<&str>)], kinds: (&str, &str, &str)| -> Vec<SurfaceItem> {
+            let (suffix, server_prefix, client_prefix) = kinds;
+            let mut stems = Scope::new();
+            items
+                .iter()
+                .map(|(name, completes)| {
+                    let stem = bounded(&snake(name), MAX_NAME - 9, name);
+                    let stem = stems.unique(&stem);
+                    let type_name = types.unique(&format!("{}{suffix}", pascal(&stem)));
+                    // After a prefix, the `_` that keeps a leading digit out of
+                    // the front (`_123`) would make a double one (`prompt__123`,
+                    // not snake case).
+                    let bare = stem.trim_start_matches('_');
+                    let server_method = server.unique(&format!("{server_prefix}_{bare}"));
+                    let client_method = client.unique(&format!("{client_prefix}_{bare}"));
+                    let completions = completes
+                        .iter()
+                        .map(|field| {
+                            let method = format!("complete_{bare}_{}", field.trim_matches('_'));
+                            let method = bounded(&method, MAX_NAME, &method);
+                            (server.unique(&method), client.unique(&method))
+                        })
+                        .collect();
+                    SurfaceItem {
+                        stem,
+                        type_name,
+                        server: server_method,
+                        client: client_method,
+                        completions,
+                    }
+                })
+                .collect()
+        };
     let prompts = section(&request.prompts, ("Args", "prompt", "get"));
     let templates = section(&request.templates, ("Params", "read", "read"));
-    SurfaceNames { prompts, templates, static_enum, read_resource, lists }
+    SurfaceNames {
+        prompts,
+        templates,
+        static_enum,
+        read_resource,
+        lists,
+    }
 }
 
 #[cfg(test)]
@@ -465,7 +515,19 @@ mod tests {
 
     #[test]
     fn tool_type_names_are_spelt_as_typify_spells_them() {
-        let names = ["prompt_a_b", "a_b_c", "x_1_y", "get_URL", "v2_api", "2fa", "A1B2", "get-x", "ÜBER_a", "type", "x"];
+        let names = [
+            "prompt_a_b",
+            "a_b_c",
+            "x_1_y",
+            "get_URL",
+            "v2_api",
+            "2fa",
+            "A1B2",
+            "get-x",
+            "ÜBER_a",
+            "type",
+            "x",
+        ];
         let requests: Vec<(&str, Option<&str>)> = names.iter().map(|n| (*n, None)).collect();
         for (name, t) in names.iter().zip(tool_names(&requests)) {
             for suffix in ["Input", "Output"] {
@@ -533,7 +595,10 @@ mod tests {
             ("List.Issues", None),
             ("ref", Some("reference")),
         ]);
-        let pairs: Vec<(&str, &str)> = names.iter().map(|n| (n.method.as_str(), n.type_base.as_str())).collect();
+        let pairs: Vec<(&str, &str)> = names
+            .iter()
+            .map(|n| (n.method.as_str(), n.type_base.as_str()))
+            .collect();
         assert_eq!(
             pairs,
             [
@@ -553,20 +618,43 @@ mod tests {
     #[test]
     fn field_names_are_unique_bounded_and_keep_plain_wire_names() {
         let long = "p".repeat(100_000);
-        let wires = ["fooBar", "foo_bar", "self", "Self", "!", "@", "#", "2fa-code", "type", "città", &long, "extra"];
+        let wires = [
+            "fooBar", "foo_bar", "self", "Self", "!", "@", "#", "2fa-code", "type", "città", &long,
+            "extra",
+        ];
         let names = field_names(&wires, &["extra"]);
         assert_eq!(
             names[..11],
-            ["foo_bar_2", "foo_bar", "self_2", "self_", "field", "field_3", "field_2", "x2fa_code", "type_", "citt", &names[10]]
+            [
+                "foo_bar_2",
+                "foo_bar",
+                "self_2",
+                "self_",
+                "field",
+                "field_3",
+                "field_2",
+                "x2fa_code",
+                "type_",
+                "citt",
+                &names[10]
+            ]
         );
         assert_eq!(names[11], "extra_2");
         assert_eq!(names[10].len(), MAX_NAME - 1);
-        assert!(names[10].starts_with("ppppp") && names[10].ends_with(&format!("_{}", short_hash(&long))), "{}", names[10]);
+        assert!(
+            names[10].starts_with("ppppp")
+                && names[10].ends_with(&format!("_{}", short_hash(&long))),
+            "{}",
+            names[10]
+        );
         // The same names whatever the order of the properties.
         let mut reversed = wires;
         reversed.reverse();
         let again = field_names(&reversed, &["extra"]);
-        assert_eq!(again.iter().rev().collect::<Vec<_>>(), names.iter().collect::<Vec<_>>());
+        assert_eq!(
+            again.iter().rev().collect::<Vec<_>>(),
+            names.iter().collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -578,7 +666,11 @@ mod tests {
         assert_eq!(p, format!("Abcd{}", short_hash("src")));
         assert_eq!(type_part(&"x".repeat(500)).len(), MAX_NAME);
         let t = tool_names(&[(&"a".repeat(128), None)]);
-        assert!(t[0].method.len() <= MAX_NAME && !t[0].method.ends_with('_'), "{:?}", t[0]);
+        assert!(
+            t[0].method.len() <= MAX_NAME && !t[0].method.ends_with('_'),
+            "{:?}",
+            t[0]
+        );
     }
 
     #[test]
@@ -609,28 +701,72 @@ mod tests {
         };
         let n = surface_names(&request);
         let p = &n.prompts[0];
-        assert_eq!((p.server.as_str(), p.client.as_str(), p.type_name.as_str()), ("prompt_123", "get_123", "V123Args"));
-        assert_eq!(p.completions, [("complete_123_9lives".to_owned(), "complete_123_9lives".to_owned())]);
+        assert_eq!(
+            (p.server.as_str(), p.client.as_str(), p.type_name.as_str()),
+            ("prompt_123", "get_123", "V123Args")
+        );
+        assert_eq!(
+            p.completions,
+            [(
+                "complete_123_9lives".to_owned(),
+                "complete_123_9lives".to_owned()
+            )]
+        );
         assert_eq!(n.templates[0].server, "read_2fa");
     }
 
     #[test]
     fn surface_names_never_clash_with_tools_or_each_other() {
         let request = SurfaceRequest {
-            prompts: vec![("greet", vec!["name"]), ("x", vec!["y_z"]), ("Greet", vec![])],
-            templates: vec![("resource", vec![]), ("x_y", vec!["z"]), ("type", vec!["type_"])],
+            prompts: vec![
+                ("greet", vec!["name"]),
+                ("x", vec!["y_z"]),
+                ("Greet", vec![]),
+            ],
+            templates: vec![
+                ("resource", vec![]),
+                ("x_y", vec!["z"]),
+                ("type", vec!["type_"]),
+            ],
             statics: true,
             server_taken: vec!["prompt_greet".into(), "read_resource".into()],
-            client_taken: vec!["get_greet".into(), "get_greet_with".into(), "list_all_prompts".into()],
+            client_taken: vec![
+                "get_greet".into(),
+                "get_greet_with".into(),
+                "list_all_prompts".into(),
+            ],
             types_taken: vec!["GreetArgs".into(), "StaticResource".into()],
         };
         let n = surface_names(&request);
         assert_eq!(n.static_enum, "StaticResource2");
-        assert_eq!(n.read_resource, ("read_resource_2".to_owned(), "read_resource".to_owned()));
-        assert_eq!(n.lists, ["list_all_resources", "list_all_resource_templates", "list_all_prompts_2"]);
+        assert_eq!(
+            n.read_resource,
+            ("read_resource_2".to_owned(), "read_resource".to_owned())
+        );
+        assert_eq!(
+            n.lists,
+            [
+                "list_all_resources",
+                "list_all_resource_templates",
+                "list_all_prompts_2"
+            ]
+        );
         let greet = &n.prompts[0];
-        assert_eq!((greet.server.as_str(), greet.client.as_str(), greet.type_name.as_str()), ("prompt_greet_2", "get_greet_2", "GreetArgs2"));
-        assert_eq!(greet.completions, [("complete_greet_name".to_owned(), "complete_greet_name".to_owned())]);
+        assert_eq!(
+            (
+                greet.server.as_str(),
+                greet.client.as_str(),
+                greet.type_name.as_str()
+            ),
+            ("prompt_greet_2", "get_greet_2", "GreetArgs2")
+        );
+        assert_eq!(
+            greet.completions,
+            [(
+                "complete_greet_name".to_owned(),
+                "complete_greet_name".to_owned()
+            )]
+        );
         // `Greet` and `greet` share a stem: the second is `greet_2`.
         assert_eq!(n.prompts[2].stem, "greet_2");
         assert_eq!(n.prompts[2].type_name, "Greet2Args");
@@ -644,18 +780,34 @@ mod tests {
         assert_eq!(n.templates[2].server, "read_type");
         assert_eq!(n.templates[2].completions[0].0, "complete_type_type");
         assert_eq!(n.templates[2].type_name, "TypeParams");
-        let all: Vec<&String> = n.prompts.iter().chain(&n.templates).flat_map(|i| [&i.server, &i.client]).collect();
+        let all: Vec<&String> = n
+            .prompts
+            .iter()
+            .chain(&n.templates)
+            .flat_map(|i| [&i.server, &i.client])
+            .collect();
         assert!(all.iter().all(|m| m.len() <= MAX_NAME), "{all:?}");
     }
 
     #[test]
     fn surface_names_of_long_names_are_bounded() {
         let long = "p".repeat(10_000);
-        let request = SurfaceRequest { prompts: vec![(&long, vec!["a"])], ..SurfaceRequest::default() };
+        let request = SurfaceRequest {
+            prompts: vec![(&long, vec!["a"])],
+            ..SurfaceRequest::default()
+        };
         let n = surface_names(&request);
         let p = &n.prompts[0];
-        assert!(p.server.len() <= MAX_NAME && p.client.len() <= MAX_NAME && p.type_name.len() <= MAX_NAME + 4, "{p:?}");
+        assert!(
+            p.server.len() <= MAX_NAME
+                && p.client.len() <= MAX_NAME
+                && p.type_name.len() <= MAX_NAME + 4,
+            "{p:?}"
+        );
         assert!(p.completions[0].0.len() <= MAX_NAME, "{p:?}");
-        assert!(syn::parse_str::<syn::Ident>(&p.server).is_ok() && syn::parse_str::<syn::Ident>(&p.type_name).is_ok());
+        assert!(
+            syn::parse_str::<syn::Ident>(&p.server).is_ok()
+                && syn::parse_str::<syn::Ident>(&p.type_name).is_ok()
+        );
     }
 }

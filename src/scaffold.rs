@@ -28,19 +28,44 @@ use crate::synth;
 
 /// `(output path, template text)`; output paths ending in `.hbs` lose it.
 const TEMPLATES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../templates/new/Cargo.toml.hbs")),
-    ("bindings/Cargo.toml", include_str!("../templates/new/bindings/Cargo.toml.hbs")),
-    ("bindings/build.rs", include_str!("../templates/new/bindings/build.rs.hbs")),
-    ("bindings/src/lib.rs", include_str!("../templates/new/bindings/src/lib.rs.hbs")),
-    ("src/main.rs", include_str!("../templates/new/src/main.rs.hbs")),
-    ("tests/tools_list.rs", include_str!("../templates/new/tests/tools_list.rs.hbs")),
+    (
+        "Cargo.toml",
+        include_str!("../templates/new/Cargo.toml.hbs"),
+    ),
+    (
+        "bindings/Cargo.toml",
+        include_str!("../templates/new/bindings/Cargo.toml.hbs"),
+    ),
+    (
+        "bindings/build.rs",
+        include_str!("../templates/new/bindings/build.rs.hbs"),
+    ),
+    (
+        "bindings/src/lib.rs",
+        include_str!("../templates/new/bindings/src/lib.rs.hbs"),
+    ),
+    (
+        "src/main.rs",
+        include_str!("../templates/new/src/main.rs.hbs"),
+    ),
+    (
+        "tests/tools_list.rs",
+        include_str!("../templates/new/tests/tools_list.rs.hbs"),
+    ),
     ("README.md", include_str!("../templates/new/README.md.hbs")),
 ];
 
 /// Files the scaffold writes besides the templates', its directories, and
 /// `build.rs`, which cargo would run as the server's build script (the
 /// manifest keeps its own name, which must not be one of these).
-const OTHER_FILES: &[&str] = &["Cargo.lock", ".gitignore", "build.rs", "src", "tests", "bindings"];
+const OTHER_FILES: &[&str] = &[
+    "Cargo.lock",
+    ".gitignore",
+    "build.rs",
+    "src",
+    "tests",
+    "bindings",
+];
 
 /// Where the new crate gets `mcpgen` and `mcpgen-runtime` from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -297,10 +322,11 @@ struct View {
 /// Rust keywords of every edition, strict and reserved: not usable as
 /// package names (cargo refuses them too).
 const KEYWORDS: &[&str] = &[
-    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
-    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
-    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct", "super",
-    "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
+    "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if",
+    "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
+    "ref", "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// Package names that are not keywords but still cannot be used, and why.
@@ -309,18 +335,42 @@ const RESERVED: &[(&str, &str)] = &[
     ("std", "it conflicts with Rust's standard library"),
     ("core", "it conflicts with Rust's `core` library"),
     ("alloc", "it conflicts with Rust's `alloc` library"),
-    ("proc_macro", "it conflicts with Rust's `proc_macro` library"),
-    ("proc-macro", "it conflicts with Rust's `proc_macro` library"),
+    (
+        "proc_macro",
+        "it conflicts with Rust's `proc_macro` library",
+    ),
+    (
+        "proc-macro",
+        "it conflicts with Rust's `proc_macro` library",
+    ),
     ("build", "cargo reserves it for its build directory"),
     ("deps", "cargo reserves it for its build directory"),
     ("examples", "cargo reserves it for its build directory"),
     ("incremental", "cargo reserves it for its build directory"),
-    ("mcpgen", "the scaffolded crate depends on a crate of this name"),
-    ("mcpgen-runtime", "the scaffolded crate depends on a crate of this name"),
-    ("mcpgen_runtime", "the scaffolded crate depends on a crate of this name"),
-    ("serde", "the scaffolded crate depends on a crate of this name"),
-    ("serde_json", "the scaffolded crate depends on a crate of this name"),
-    ("tokio", "the scaffolded crate depends on a crate of this name"),
+    (
+        "mcpgen",
+        "the scaffolded crate depends on a crate of this name",
+    ),
+    (
+        "mcpgen-runtime",
+        "the scaffolded crate depends on a crate of this name",
+    ),
+    (
+        "mcpgen_runtime",
+        "the scaffolded crate depends on a crate of this name",
+    ),
+    (
+        "serde",
+        "the scaffolded crate depends on a crate of this name",
+    ),
+    (
+        "serde_json",
+        "the scaffolded crate depends on a crate of this name",
+    ),
+    (
+        "tokio",
+        "the scaffolded crate depends on a crate of this name",
+    ),
 ];
 
 /// A package name for a directory: its last component, checked: ASCII
@@ -328,12 +378,17 @@ const RESERVED: &[(&str, &str)] = &[
 /// keyword, not a name cargo or Rust reserves, not a Windows device name,
 /// not the name of one of the crate's dependencies.
 pub fn crate_name(dir: &Path) -> Result<String> {
-    let component = dir
-        .file_name()
-        .ok_or_else(|| Error::new(format!("{} has no last component to name the crate after", dir.display())))?;
+    let component = dir.file_name().ok_or_else(|| {
+        Error::new(format!(
+            "{} has no last component to name the crate after",
+            dir.display()
+        ))
+    })?;
     let name = component.to_str().ok_or_else(|| {
-        Error::new(format!("the directory name {component:?} is not valid UTF-8, so it cannot name a crate"))
-            .with_hint("choose a directory name of ASCII letters, digits, `-` and `_`")
+        Error::new(format!(
+            "the directory name {component:?} is not valid UTF-8, so it cannot name a crate"
+        ))
+        .with_hint("choose a directory name of ASCII letters, digits, `-` and `_`")
     })?;
     let suggestion = |name: &str| {
         format!(
@@ -341,19 +396,29 @@ pub fn crate_name(dir: &Path) -> Result<String> {
         )
     };
     let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid {
-        return Err(Error::new(format!("`{}` is not a valid crate name", escape::line_comment(name)))
-            .with_hint("use ASCII letters, digits, `-` and `_`, starting with a letter"));
+        return Err(Error::new(format!(
+            "`{}` is not a valid crate name",
+            escape::line_comment(name)
+        ))
+        .with_hint("use ASCII letters, digits, `-` and `_`, starting with a letter"));
     }
     // The binary target's Rust name has `_` for `-`.
     let ident = name.replace('-', "_");
     if KEYWORDS.contains(&name) || KEYWORDS.contains(&ident.as_str()) {
-        return Err(Error::new(format!("`{name}` cannot be the crate name: it is a Rust keyword"))
-            .with_hint(suggestion(name)));
+        return Err(Error::new(format!(
+            "`{name}` cannot be the crate name: it is a Rust keyword"
+        ))
+        .with_hint(suggestion(name)));
     }
     if let Some((_, why)) = RESERVED.iter().find(|(r, _)| *r == name || *r == ident) {
-        return Err(Error::new(format!("`{name}` cannot be the crate name: {why}")).with_hint(suggestion(name)));
+        return Err(
+            Error::new(format!("`{name}` cannot be the crate name: {why}"))
+                .with_hint(suggestion(name)),
+        );
     }
     let lower = name.to_ascii_lowercase();
     let device = matches!(lower.as_str(), "con" | "prn" | "aux" | "nul")
@@ -362,8 +427,10 @@ pub fn crate_name(dir: &Path) -> Result<String> {
             && lower.as_bytes()[3].is_ascii_digit()
             && lower.as_bytes()[3] != b'0');
     if device {
-        return Err(Error::new(format!("`{name}` cannot be the crate name: it is a reserved device name on Windows"))
-            .with_hint(suggestion(name)));
+        return Err(Error::new(format!(
+            "`{name}` cannot be the crate name: it is a reserved device name on Windows"
+        ))
+        .with_hint(suggestion(name)));
     }
     Ok(name.to_owned())
 }
@@ -379,7 +446,10 @@ fn manifest_file_name(manifest: &Path) -> Result<String> {
         .ok_or_else(|| Error::new(format!("{} is not a file", manifest.display())))?;
     let rename = "rename the manifest file (e.g. to `tools.json` or `tools.yaml`) and run `mcpgen new` again";
     let name = component.to_str().ok_or_else(|| {
-        Error::new(format!("the manifest's file name {component:?} is not valid UTF-8")).with_hint(rename)
+        Error::new(format!(
+            "the manifest's file name {component:?} is not valid UTF-8"
+        ))
+        .with_hint(rename)
     })?;
     if let Some(c) = name.chars().find(|c| escape::is_invisible(*c)) {
         let what = if c.is_control() {
@@ -395,10 +465,16 @@ fn manifest_file_name(manifest: &Path) -> Result<String> {
         ))
         .with_hint(rename));
     }
-    let taken = TEMPLATES.iter().map(|(p, _)| *p).chain(OTHER_FILES.iter().copied()).any(|p| p == name);
+    let taken = TEMPLATES
+        .iter()
+        .map(|(p, _)| *p)
+        .chain(OTHER_FILES.iter().copied())
+        .any(|p| p == name);
     if taken {
-        return Err(Error::new(format!("the manifest's file name `{name}` is also a file of the scaffolded crate"))
-            .with_hint(rename));
+        return Err(Error::new(format!(
+            "the manifest's file name `{name}` is also a file of the scaffolded crate"
+        ))
+        .with_hint(rename));
     }
     Ok(name.to_owned())
 }
@@ -406,16 +482,26 @@ fn manifest_file_name(manifest: &Path) -> Result<String> {
 /// A path as text for a dependency, refused when it is not UTF-8.
 fn utf8_path(path: &Path) -> Result<&str> {
     path.to_str().ok_or_else(|| {
-        Error::new(format!("the path {} is not valid UTF-8, so Cargo.toml cannot name it", path.display()))
-            .with_hint("move the mcpgen checkout to a UTF-8 path, or pass --mcpgen-version")
+        Error::new(format!(
+            "the path {} is not valid UTF-8, so Cargo.toml cannot name it",
+            path.display()
+        ))
+        .with_hint("move the mcpgen checkout to a UTF-8 path, or pass --mcpgen-version")
     })
 }
 
 /// One line for a doc comment: the first sentence-ish line of a
 /// description, whitespace collapsed.
 fn summary(tool: &serde_json::Value) -> String {
-    let text = tool.get("description").and_then(|d| d.as_str()).unwrap_or_default();
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+    let text = tool
+        .get("description")
+        .and_then(|d| d.as_str())
+        .unwrap_or_default();
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
     let mut out: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
     if out.chars().count() > 160 {
         out = out.chars().take(157).collect::<String>() + "...";
@@ -427,8 +513,11 @@ fn summary(tool: &serde_json::Value) -> String {
 /// they are safe to paste into code unescaped.
 fn check_rust<T: syn::parse::Parse>(text: &str, what: &str) -> Result<()> {
     syn::parse_str::<T>(text).map(drop).map_err(|e| {
-        Error::new(format!("the generated {what} `{}` is not valid Rust: {e}", escape::line_comment(text)))
-            .with_hint("this is a bug in mcpgen")
+        Error::new(format!(
+            "the generated {what} `{}` is not valid Rust: {e}",
+            escape::line_comment(text)
+        ))
+        .with_hint("this is a bug in mcpgen")
     })
 }
 
@@ -443,7 +532,10 @@ fn check_rendered(path: &str, text: &str) -> Result<()> {
         None
     };
     match problem {
-        Some(p) => Err(Error::new(format!("the scaffolded {path} does not parse: {p}")).with_hint("this is a bug in mcpgen")),
+        Some(p) => Err(
+            Error::new(format!("the scaffolded {path} does not parse: {p}"))
+                .with_hint("this is a bug in mcpgen"),
+        ),
         None => Ok(()),
     }
 }
@@ -477,14 +569,29 @@ struct Calls {
 /// tool's `inputSchema` in the dialect the server uses for `protocol`.
 fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
     let draft = mcpgen_runtime::schema::default_draft(protocol);
-    let mut out = Calls { calls: Vec::new(), invalid: None, no_invalid: String::new(), skipped: Vec::new() };
+    let mut out = Calls {
+        calls: Vec::new(),
+        invalid: None,
+        no_invalid: String::new(),
+        skipped: Vec::new(),
+    };
     for tool in tools {
-        let schema = tool.tool.get("inputSchema").cloned().unwrap_or(serde_json::Value::Null);
+        let schema = tool
+            .tool
+            .get("inputSchema")
+            .cloned()
+            .unwrap_or(serde_json::Value::Null);
         let valid = synth::valid_arguments(&schema, draft);
-        let task = tool.tool.pointer("/execution/taskSupport").and_then(serde_json::Value::as_str) == Some("required");
+        let task = tool
+            .tool
+            .pointer("/execution/taskSupport")
+            .and_then(serde_json::Value::as_str)
+            == Some("required");
         // The invalid call goes to a tool that answers it at once.
         if out.invalid.is_none() && !task {
-            if let Some((arguments, why)) = synth::invalid_arguments(&schema, draft, valid.as_ref().ok()) {
+            if let Some((arguments, why)) =
+                synth::invalid_arguments(&schema, draft, valid.as_ref().ok())
+            {
                 out.invalid = Some(InvalidView {
                     name: Text::new(&tool.name),
                     arguments: escape::rust_raw_str(&escape::json_text(&arguments)),
@@ -501,7 +608,12 @@ fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
             },
             Err(why) => {
                 out.skipped.push((tool.name.clone(), why.clone()));
-                CallView { name: Text::new(&tool.name), arguments: None, skip: Some(Text::new(&why)), task }
+                CallView {
+                    name: Text::new(&tool.name),
+                    arguments: None,
+                    skip: Some(Text::new(&why)),
+                    task,
+                }
             }
         });
     }
@@ -522,9 +634,11 @@ fn counted(n: usize, word: &str) -> String {
 /// the prompts, templates and static resources it has.
 fn offers(m: &Manifest) -> String {
     let mut parts = vec![counted(m.tools.len(), "tool")];
-    for (n, word) in
-        [(m.prompts.len(), "prompt"), (m.resource_templates.len(), "resource template"), (m.resources.len(), "static resource")]
-    {
+    for (n, word) in [
+        (m.prompts.len(), "prompt"),
+        (m.resource_templates.len(), "resource template"),
+        (m.resources.len(), "static resource"),
+    ] {
         if n > 0 {
             parts.push(counted(n, word));
         }
@@ -549,7 +663,16 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
     for h in codegen::surface::handler_methods(m) {
         check_rust::<syn::Ident>(&h.method, "method name")?;
         check_rust::<syn::Ident>(&h.param_type, "parameter type name")?;
-        let name = h.declared.map(|d| if d.name.is_empty() { d.key.as_str() } else { d.name.as_str() }).unwrap_or_default();
+        let name = h
+            .declared
+            .map(|d| {
+                if d.name.is_empty() {
+                    d.key.as_str()
+                } else {
+                    d.name.as_str()
+                }
+            })
+            .unwrap_or_default();
         let summary = h.declared.map(|d| summary(&d.declared)).unwrap_or_default();
         let (what, param, output_type, not_implemented) = match h.kind {
             MethodKind::Prompt => (
@@ -562,7 +685,10 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
                 "Resource template",
                 "_params",
                 "protocol::ReadResourceResult",
-                escape::rust_str(&not_implemented(&format!("resource template `{name}`"), &h.method)),
+                escape::rust_str(&not_implemented(
+                    &format!("resource template `{name}`"),
+                    &h.method,
+                )),
             ),
             // A format string: the method is an identifier, so it holds no
             // brace besides the URI's `{}`.
@@ -595,15 +721,22 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
 /// matches the template back).
 fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<Text>, Vec<ReadView>) {
     use mcpgen_runtime::uri_template::UriTemplate;
-    let example = |names: Vec<(String, bool)>, all: bool| -> serde_json::Map<String, serde_json::Value> {
-        names.into_iter().filter(|(_, required)| all || *required).map(|(n, _)| (n, "example".into())).collect()
-    };
+    let example =
+        |names: Vec<(String, bool)>, all: bool| -> serde_json::Map<String, serde_json::Value> {
+            names
+                .into_iter()
+                .filter(|(_, required)| all || *required)
+                .map(|(n, _)| (n, "example".into()))
+                .collect()
+        };
     let prompts = m
         .prompts
         .iter()
         .map(|d| PromptCallView {
             name: Text::new(&d.name),
-            arguments: escape::rust_raw_str(&escape::json_text(&serde_json::Value::Object(example(d.arguments(), false)))),
+            arguments: escape::rust_raw_str(&escape::json_text(&serde_json::Value::Object(
+                example(d.arguments(), false),
+            ))),
         })
         .collect();
     let resources = m.resources.iter().map(|d| Text::new(&d.key)).collect();
@@ -616,7 +749,10 @@ fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<Text>, Vec<ReadView>
                 .map(|t| (t.expand(&example(d.variables(), true)), t))
                 .filter(|(uri, t)| t.matches(uri).is_some())
                 .map(|(uri, _)| Text::new(&uri));
-            ReadView { declared: Text::new(&d.key), uri }
+            ReadView {
+                declared: Text::new(&d.key),
+                uri,
+            }
         })
         .collect();
     (prompts, resources, templates)
@@ -626,11 +762,13 @@ fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<Text>, Vec<ReadView>
 pub fn render(new: &NewCrate) -> Result<Rendered> {
     let crate_name = crate_name(&new.dir)?;
     if new.auth_jwt && new.transport != Transport::Http {
-        return Err(Error::new("`--auth jwt` needs `--transport http`: bearer tokens travel in HTTP headers"));
+        return Err(Error::new(
+            "`--auth jwt` needs `--transport http`: bearer tokens travel in HTTP headers",
+        ));
     }
     let manifest_file = manifest_file_name(&new.manifest)?;
-    let manifest_text =
-        std::fs::read_to_string(&new.manifest).map_err(|e| Error::io("read manifest", &new.manifest, e))?;
+    let manifest_text = std::fs::read_to_string(&new.manifest)
+        .map_err(|e| Error::io("read manifest", &new.manifest, e))?;
     let manifest = Manifest::from_str(&manifest_text, &new.manifest.display().to_string())?;
     let schema = stage(new.store.resolve(&new.protocol, None), ErrorKind::Schema)?;
     // The check the crate's build script will run (`crate::check`).
@@ -639,7 +777,10 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         Some(tools) if report.off_spec.is_empty() => tools,
         _ => {
             let problems = report.into_errors();
-            let mut e = problems.first().cloned().unwrap_or_else(|| Error::new("the manifest has problems"));
+            let mut e = problems
+                .first()
+                .cloned()
+                .unwrap_or_else(|| Error::new("the manifest has problems"));
             e.hint = Some(format!(
                 "{} problem(s) in the manifest; see them all with `mcpgen manifest check {}`",
                 problems.len(),
@@ -648,8 +789,14 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             return Err(e);
         }
     };
-    let spec = stage(Spec::from_json(&schema.json, &schema.revision), ErrorKind::Schema)?;
-    let content: String = codegen::protocol::tool_content_type(&spec).to_string().split_whitespace().collect();
+    let spec = stage(
+        Spec::from_json(&schema.json, &schema.revision),
+        ErrorKind::Schema,
+    )?;
+    let content: String = codegen::protocol::tool_content_type(&spec)
+        .to_string()
+        .split_whitespace()
+        .collect();
 
     let mut tool_views = Vec::new();
     for b in &tools.tools {
@@ -668,7 +815,10 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             input: b.input.clone(),
             output_type,
             summary: (!summary.is_empty()).then(|| Text::new(&summary)),
-            not_implemented: escape::rust_str(&not_implemented(&format!("tool `{}`", b.name), &b.method)),
+            not_implemented: escape::rust_str(&not_implemented(
+                &format!("tool `{}`", b.name),
+                &b.method,
+            )),
         });
     }
     let surface_views = surface_methods(&manifest)?;
@@ -685,7 +835,11 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     }
     let imports = imports.join(", ");
     let mut modules = Vec::new();
-    if !surface_views.is_empty() || tool_views.iter().any(|t| t.output_type.contains("protocol::")) {
+    if !surface_views.is_empty()
+        || tool_views
+            .iter()
+            .any(|t| t.output_type.contains("protocol::"))
+    {
         modules.push("protocol");
     }
     modules.push("server");
@@ -695,28 +849,40 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     let modules = modules.join(", ");
     let bindings_ident = format!("{}_bindings", crate_name.replace('-', "_"));
     check_rust::<syn::Ident>(&bindings_ident, "bindings crate name")?;
-    let Calls { calls, invalid, no_invalid, skipped } = calls(&tools.tools, &new.protocol);
-    let stateless = mcpgen_runtime::revision::nearest(&new.protocol).era == mcpgen_runtime::revision::Era::Stateless;
+    let Calls {
+        calls,
+        invalid,
+        no_invalid,
+        skipped,
+    } = calls(&tools.tools, &new.protocol);
+    let stateless = mcpgen_runtime::revision::nearest(&new.protocol).era
+        == mcpgen_runtime::revision::Era::Stateless;
     let param_headers = tools
         .tools
         .iter()
         .flat_map(|b| {
             let schema = b.tool.get("inputSchema").cloned().unwrap_or_default();
-            mcpgen_runtime::http::param_headers(&schema).into_iter().map(move |p| ParamHeaderView {
-                tool: Text::new(&b.name),
-                header: Text::new(&p.header),
-                path: p.path.iter().map(|k| Text::new(k)).collect(),
-            })
+            mcpgen_runtime::http::param_headers(&schema)
+                .into_iter()
+                .map(move |p| ParamHeaderView {
+                    tool: Text::new(&b.name),
+                    header: Text::new(&p.header),
+                    path: p.path.iter().map(|k| Text::new(k)).collect(),
+                })
         })
         .collect();
     let (mcpgen_dep_toml, runtime_dep_toml) = match &new.deps {
         DepSource::Path(root) => (
             format!("path = {}", escape::toml_str(utf8_path(root)?)),
-            format!("path = {}", escape::toml_str(utf8_path(&root.join("runtime"))?)),
+            format!(
+                "path = {}",
+                escape::toml_str(utf8_path(&root.join("runtime"))?)
+            ),
         ),
-        DepSource::Version(v) => {
-            (format!("version = {}", escape::toml_str(v)), format!("version = {}", escape::toml_str(v)))
-        }
+        DepSource::Version(v) => (
+            format!("version = {}", escape::toml_str(v)),
+            format!("version = {}", escape::toml_str(v)),
+        ),
     };
     // A stdio server leaves out the runtime's Streamable HTTP transport
     // (hyper); build.rs then generates no HTTP entry points either.
@@ -738,13 +904,17 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     );
     let view = View {
         crate_name: Text::new(&crate_name),
-        description: Text::new(&format!("MCP server for the tools of {manifest_file}, generated by mcpgen")),
+        description: Text::new(&format!(
+            "MCP server for the tools of {manifest_file}, generated by mcpgen"
+        )),
         manifest_file: Text::new(&manifest_file),
         protocol: Text::new(&new.protocol),
         bin_env: Text::new(&format!("CARGO_BIN_EXE_{crate_name}")),
         bindings_name: Text::new(&format!("{crate_name}-bindings")),
         bindings_ident,
-        bindings_description: Text::new(&format!("Generated MCP bindings of {crate_name} for the tools of {manifest_file}")),
+        bindings_description: Text::new(&format!(
+            "Generated MCP bindings of {crate_name} for the tools of {manifest_file}"
+        )),
         manifest_from_bindings: Text::new(&format!("../{manifest_file}")),
         modules,
         client_name: Text::new(&format!("{crate_name}-test")),
@@ -781,9 +951,9 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     hb.register_escape_fn(handlebars::no_escape);
     let mut files = Vec::new();
     for (path, template) in TEMPLATES {
-        let text = hb
-            .render_template(template, &view)
-            .map_err(|e| Error::new(format!("template for {path}: {e}")).with_hint("this is a bug in mcpgen"))?;
+        let text = hb.render_template(template, &view).map_err(|e| {
+            Error::new(format!("template for {path}: {e}")).with_hint("this is a bug in mcpgen")
+        })?;
         check_rendered(path, &text)?;
         files.push((path.to_string(), text));
     }
@@ -796,20 +966,28 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         }
     }
     files.push((".gitignore".to_owned(), "/target\n".to_owned()));
-    Ok(Rendered { files, warnings: tools.warnings, skipped })
+    Ok(Rendered {
+        files,
+        warnings: tools.warnings,
+        skipped,
+    })
 }
 
 /// How the build script of a crate scaffolded with the bindings inside
 /// begins.
-const OLD_BUILD_SCRIPT: &str = "//! Regenerates the protocol types, tool types and server of this crate from";
+const OLD_BUILD_SCRIPT: &str =
+    "//! Regenerates the protocol types, tool types and server of this crate from";
 
 /// Scaffolds the crate: refuses an existing directory unless `force`;
 /// writes all files atomically (and, with `force`, removes the build script
 /// an earlier scaffold had at the top).
 pub fn create(new: &NewCrate) -> Result<Rendered> {
     if new.dir.exists() && !new.force {
-        return Err(Error::new(format!("{} already exists", new.dir.display()))
-            .with_hint("choose another name, or pass --force to overwrite the scaffolded files in it"));
+        return Err(
+            Error::new(format!("{} already exists", new.dir.display())).with_hint(
+                "choose another name, or pass --force to overwrite the scaffolded files in it",
+            ),
+        );
     }
     let rendered = render(new)?;
     emit::write_all(&new.dir, &rendered.files)?;
@@ -817,7 +995,8 @@ pub fn create(new: &NewCrate) -> Result<Rendered> {
     // its build script at the top; replaced, it would not build.
     let old_build = new.dir.join("build.rs");
     if std::fs::read_to_string(&old_build).is_ok_and(|t| t.starts_with(OLD_BUILD_SCRIPT)) {
-        std::fs::remove_file(&old_build).map_err(|e| Error::io("remove the old build script", &old_build, e))?;
+        std::fs::remove_file(&old_build)
+            .map_err(|e| Error::io("remove the old build script", &old_build, e))?;
     }
     Ok(rendered)
 }
@@ -828,7 +1007,10 @@ mod tests {
 
     /// The shared stitch manifest, or `None` when `test` skips without it.
     fn stitch(test: &str) -> Option<PathBuf> {
-        crate::shared_data::shared_data("manifests/stitch.json", &format!("scaffold::tests::{test}"))
+        crate::shared_data::shared_data(
+            "manifests/stitch.json",
+            &format!("scaffold::tests::{test}"),
+        )
     }
 
     fn job(dir: &Path) -> NewCrate {
@@ -850,9 +1032,13 @@ mod tests {
 
     #[test]
     fn renders_every_file_with_one_handler_per_tool() {
-        let Some(_stitch) = stitch("renders_every_file_with_one_handler_per_tool") else { return };
+        let Some(_stitch) = stitch("renders_every_file_with_one_handler_per_tool") else {
+            return;
+        };
         let tmp = tempfile::tempdir().unwrap();
-        let files = render(&job(&tmp.path().join("stitch-server"))).unwrap().files;
+        let files = render(&job(&tmp.path().join("stitch-server")))
+            .unwrap()
+            .files;
         let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         for want in [
             "Cargo.toml",
@@ -871,14 +1057,31 @@ mod tests {
         assert!(main.contains("async fn create_project("));
         assert!(main.contains("tools::CreateProjectInput"));
         // Every stitch tool has an output type: no protocol type is named.
-        assert!(main.contains("use stitch_server_bindings::{server, tools};"), "{main}");
+        assert!(
+            main.contains("use stitch_server_bindings::{server, tools};"),
+            "{main}"
+        );
         let cargo = &files[0].1;
         assert!(cargo.contains("name = \"stitch-server\""));
         assert!(cargo.contains("mcpgen-runtime = { path = "), "{cargo}");
-        assert!(cargo.contains("\"stitch-server-bindings\" = { path = \"bindings\" }"), "{cargo}");
-        let bindings = &files.iter().find(|(p, _)| p == "bindings/Cargo.toml").unwrap().1;
-        assert!(bindings.contains("name = \"stitch-server-bindings\""), "{bindings}");
-        let build = &files.iter().find(|(p, _)| p == "bindings/build.rs").unwrap().1;
+        assert!(
+            cargo.contains("\"stitch-server-bindings\" = { path = \"bindings\" }"),
+            "{cargo}"
+        );
+        let bindings = &files
+            .iter()
+            .find(|(p, _)| p == "bindings/Cargo.toml")
+            .unwrap()
+            .1;
+        assert!(
+            bindings.contains("name = \"stitch-server-bindings\""),
+            "{bindings}"
+        );
+        let build = &files
+            .iter()
+            .find(|(p, _)| p == "bindings/build.rs")
+            .unwrap()
+            .1;
         assert!(build.contains(".manifest(\"../stitch.json\")"));
         assert!(build.contains(".protocol(\"2025-11-25\")"));
     }
@@ -891,7 +1094,10 @@ mod tests {
         assert_eq!(offers(&m(one)), "1 tool and 1 prompt");
         let all = r#"{"tools": [], "prompts": [{"name": "p"}, {"name": "q"}],
             "resourceTemplates": [{"uriTemplate": "a://{x}", "name": "t"}], "resources": [{"uri": "a://b", "name": "b"}]}"#;
-        assert_eq!(offers(&m(all)), "0 tools, 2 prompts, 1 resource template and 1 static resource");
+        assert_eq!(
+            offers(&m(all)),
+            "0 tools, 2 prompts, 1 resource template and 1 static resource"
+        );
     }
 
     #[test]
@@ -910,34 +1116,65 @@ mod tests {
         let files = render(&j).unwrap().files;
         let file = |name: &str| files.iter().find(|(p, _)| p == name).unwrap().1.clone();
         let main = file("src/main.rs");
-        assert!(main.contains("use mcpgen_runtime::{HandlerError, RequestContext};"), "{main}");
-        assert!(main.contains("async fn prompt_review(\n        &self,\n        _args: tools::ReviewArgs,"), "{main}");
-        assert!(main.contains("_uri: String,\n        _params: tools::NoteParams,"), "{main}");
+        assert!(
+            main.contains("use mcpgen_runtime::{HandlerError, RequestContext};"),
+            "{main}"
+        );
+        assert!(
+            main.contains(
+                "async fn prompt_review(\n        &self,\n        _args: tools::ReviewArgs,"
+            ),
+            "{main}"
+        );
+        assert!(
+            main.contains("_uri: String,\n        _params: tools::NoteParams,"),
+            "{main}"
+        );
         assert!(main.contains("resource: tools::StaticResource,"), "{main}");
         assert_eq!(main.matches("is not implemented yet").count(), 3, "{main}");
         let test = file("tests/tools_list.rs");
         // Only the required argument; the template read at its expansion.
-        assert!(test.contains(r##"("review", r#"{"code":"example"}"#),"##), "{test}");
-        assert!(test.contains(r#"("notes://{folder}/{name}", Some("notes://example/example")),"#), "{test}");
+        assert!(
+            test.contains(r##"("review", r#"{"code":"example"}"#),"##),
+            "{test}"
+        );
+        assert!(
+            test.contains(r#"("notes://{folder}/{name}", Some("notes://example/example")),"#),
+            "{test}"
+        );
         assert!(test.contains(r#"    "notes://index","#), "{test}");
     }
 
     #[test]
     fn version_dependencies_when_asked() {
-        let Some(_stitch) = stitch("version_dependencies_when_asked") else { return };
+        let Some(_stitch) = stitch("version_dependencies_when_asked") else {
+            return;
+        };
         let tmp = tempfile::tempdir().unwrap();
         let mut j = job(&tmp.path().join("s"));
         j.deps = DepSource::Version("0.1".into());
         let files = render(&j).unwrap().files;
-        let bindings = &files.iter().find(|(p, _)| p == "bindings/Cargo.toml").unwrap().1;
-        assert!(bindings.contains("mcpgen = { version = \"0.1\", default-features = false }"), "{bindings}");
-        assert!(bindings.contains("mcpgen-runtime = { version = \"0.1\", default-features = false }"), "{bindings}");
+        let bindings = &files
+            .iter()
+            .find(|(p, _)| p == "bindings/Cargo.toml")
+            .unwrap()
+            .1;
+        assert!(
+            bindings.contains("mcpgen = { version = \"0.1\", default-features = false }"),
+            "{bindings}"
+        );
+        assert!(
+            bindings.contains("mcpgen-runtime = { version = \"0.1\", default-features = false }"),
+            "{bindings}"
+        );
         assert!(!files.iter().any(|(p, _)| p == "Cargo.lock"));
     }
 
     #[test]
     fn refuses_an_existing_dir_unless_forced() {
-        let Some(_stitch) = stitch("refuses_an_existing_dir_unless_forced") else { return };
+        let Some(_stitch) = stitch("refuses_an_existing_dir_unless_forced") else {
+            return;
+        };
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("taken");
         std::fs::create_dir(&dir).unwrap();
@@ -950,7 +1187,10 @@ mod tests {
         forced.force = true;
         create(&forced).unwrap();
         assert!(dir.join("Cargo.toml").exists());
-        assert_eq!(std::fs::read_to_string(dir.join("keep.txt")).unwrap(), "mine");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("keep.txt")).unwrap(),
+            "mine"
+        );
     }
 
     #[test]
@@ -958,7 +1198,10 @@ mod tests {
         assert!(crate_name(Path::new("/tmp/9lives")).is_err());
         assert!(crate_name(Path::new("/tmp/a b")).is_err());
         assert!(crate_name(Path::new("/tmp/a\"b")).is_err());
-        assert_eq!(crate_name(Path::new("x/my_server-2")).unwrap(), "my_server-2");
+        assert_eq!(
+            crate_name(Path::new("x/my_server-2")).unwrap(),
+            "my_server-2"
+        );
         for (name, why) in [
             ("fn", "Rust keyword"),
             ("self", "Rust keyword"),
@@ -977,7 +1220,13 @@ mod tests {
             assert!(err.message.contains(why), "{name}: {err}");
             assert!(err.message.contains(&format!("`{name}`")), "{name}: {err}");
             if why != "Windows" {
-                assert!(err.hint.as_deref().unwrap_or_default().contains(&format!("mcpgen new {name}-server")), "{err:?}");
+                assert!(
+                    err.hint
+                        .as_deref()
+                        .unwrap_or_default()
+                        .contains(&format!("mcpgen new {name}-server")),
+                    "{err:?}"
+                );
             }
         }
         for fine in ["fn-server", "tests", "selfish", "com0", "lpt", "console"] {
@@ -993,14 +1242,36 @@ mod tests {
 
     #[test]
     fn manifest_file_names_that_cannot_be_carried_are_refused() {
-        assert_eq!(manifest_file_name(Path::new("/x/my \"tools\"\\.json")).unwrap(), "my \"tools\"\\.json");
-        for bad in ["a\nb.json", "a\rb.json", "tab\t.json", "nul\u{0}.json", "c1\u{85}.json", "\u{202E}nosj.exe", "zw\u{200B}.json"] {
+        assert_eq!(
+            manifest_file_name(Path::new("/x/my \"tools\"\\.json")).unwrap(),
+            "my \"tools\"\\.json"
+        );
+        for bad in [
+            "a\nb.json",
+            "a\rb.json",
+            "tab\t.json",
+            "nul\u{0}.json",
+            "c1\u{85}.json",
+            "\u{202E}nosj.exe",
+            "zw\u{200B}.json",
+        ] {
             let err = manifest_file_name(&Path::new("/x").join(bad)).unwrap_err();
             assert!(err.message.contains("character U+"), "{err}");
-            assert!(err.hint.as_deref().unwrap_or_default().contains("rename"), "{err:?}");
+            assert!(
+                err.hint.as_deref().unwrap_or_default().contains("rename"),
+                "{err:?}"
+            );
             assert!(!err.message.contains('\n'), "{err}");
         }
-        for taken in ["Cargo.toml", "build.rs", "README.md", "Cargo.lock", ".gitignore", "bindings", "src"] {
+        for taken in [
+            "Cargo.toml",
+            "build.rs",
+            "README.md",
+            "Cargo.lock",
+            ".gitignore",
+            "bindings",
+            "src",
+        ] {
             let err = manifest_file_name(&Path::new("/x").join(taken)).unwrap_err();
             assert!(err.message.contains("also a file"), "{err}");
         }
@@ -1008,7 +1279,10 @@ mod tests {
         {
             use std::os::unix::ffi::OsStrExt;
             let path = Path::new("/x").join(std::ffi::OsStr::from_bytes(b"t\xffools.json"));
-            assert!(manifest_file_name(&path).unwrap_err().message.contains("not valid UTF-8"));
+            assert!(manifest_file_name(&path)
+                .unwrap_err()
+                .message
+                .contains("not valid UTF-8"));
         }
     }
 
@@ -1017,7 +1291,9 @@ mod tests {
     /// intended tables and items.
     #[test]
     fn hostile_file_names_stay_values() {
-        let Some(stitch) = stitch("hostile_file_names_stay_values") else { return };
+        let Some(stitch) = stitch("hostile_file_names_stay_values") else {
+            return;
+        };
         let tmp = tempfile::tempdir().unwrap();
         let name = "x\" ] [dependencies.evil] path = \"tmp\" # \\\" `code` *[a](b)* <b> '''.json";
         let manifest = tmp.path().join(name);
@@ -1025,56 +1301,129 @@ mod tests {
         let mut j = job(&tmp.path().join("s"));
         j.manifest = manifest;
         let files = render(&j).unwrap().files;
-        let file = |p: &str| files.iter().find(|(f, _)| f == p).map(|(_, t)| t.as_str()).unwrap();
+        let file = |p: &str| {
+            files
+                .iter()
+                .find(|(f, _)| f == p)
+                .map(|(_, t)| t.as_str())
+                .unwrap()
+        };
 
         let cargo: toml::Table = file("Cargo.toml").parse().unwrap();
         let keys: Vec<&str> = cargo.keys().map(String::as_str).collect();
         assert_eq!(keys, ["dependencies", "package", "profile", "workspace"]);
-        let deps: Vec<&str> = cargo["dependencies"].as_table().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(deps, ["mcpgen-runtime", "s-bindings", "serde", "serde_json", "tokio"]);
+        let deps: Vec<&str> = cargo["dependencies"]
+            .as_table()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            deps,
+            [
+                "mcpgen-runtime",
+                "s-bindings",
+                "serde",
+                "serde_json",
+                "tokio"
+            ]
+        );
         let description = cargo["package"]["description"].as_str().unwrap();
-        assert_eq!(description, format!("MCP server for the tools of {name}, generated by mcpgen"));
+        assert_eq!(
+            description,
+            format!("MCP server for the tools of {name}, generated by mcpgen")
+        );
         let bindings: toml::Table = file("bindings/Cargo.toml").parse().unwrap();
         let keys: Vec<&str> = bindings.keys().map(String::as_str).collect();
         assert_eq!(keys, ["build-dependencies", "dependencies", "package"]);
         let description = bindings["package"]["description"].as_str().unwrap();
-        assert_eq!(description, format!("Generated MCP bindings of s for the tools of {name}"));
+        assert_eq!(
+            description,
+            format!("Generated MCP bindings of s for the tools of {name}")
+        );
 
         let build = syn::parse_file(file("bindings/build.rs")).unwrap();
         assert_eq!(build.items.len(), 1);
         assert!(file("bindings/build.rs").contains(&escape::rust_str(&format!("../{name}"))));
         let main = syn::parse_file(file("src/main.rs")).unwrap();
-        assert_eq!(main.items.len(), 5, "use of the bindings, use, struct, impl, main");
+        assert_eq!(
+            main.items.len(),
+            5,
+            "use of the bindings, use, struct, impl, main"
+        );
         let test = syn::parse_file(file("tests/tools_list.rs")).unwrap();
-        let fns = test.items.iter().filter(|i| matches!(i, syn::Item::Fn(_))).count();
-        assert_eq!(fns, 6, "result_text, list_all, assert_lists and three tests");
-        assert!(file("README.md").contains("`x\" ] [dependencies.evil]"), "{}", file("README.md"));
+        let fns = test
+            .items
+            .iter()
+            .filter(|i| matches!(i, syn::Item::Fn(_)))
+            .count();
+        assert_eq!(
+            fns, 6,
+            "result_text, list_all, assert_lists and three tests"
+        );
+        assert!(
+            file("README.md").contains("`x\" ] [dependencies.evil]"),
+            "{}",
+            file("README.md")
+        );
         assert!(files.iter().any(|(p, _)| p == name));
     }
 
     #[test]
     fn http_transport_serves_and_tests_over_http() {
-        let Some(_stitch) = stitch("http_transport_serves_and_tests_over_http") else { return };
+        let Some(_stitch) = stitch("http_transport_serves_and_tests_over_http") else {
+            return;
+        };
         let tmp = tempfile::tempdir().unwrap();
         let mut j = job(&tmp.path().join("s"));
         j.transport = Transport::Http;
         let files = render(&j).unwrap().files;
-        let file = |p: &str| files.iter().find(|(f, _)| f == p).map(|(_, t)| t.as_str()).unwrap();
-        assert!(file("src/main.rs").contains("server::serve_http(Tools, addr).await"), "{}", file("src/main.rs"));
+        let file = |p: &str| {
+            files
+                .iter()
+                .find(|(f, _)| f == p)
+                .map(|(_, t)| t.as_str())
+                .unwrap()
+        };
+        assert!(
+            file("src/main.rs").contains("server::serve_http(Tools, addr).await"),
+            "{}",
+            file("src/main.rs")
+        );
         assert!(file("src/main.rs").contains("const DEFAULT_LISTEN: &str = \"127.0.0.1:8080\";"));
         assert!(file("tests/tools_list.rs").contains(".args([\"--listen\", \"127.0.0.1:0\"])"));
-        assert!(file("README.md").contains("\"url\": \"http://127.0.0.1:8080/mcp\""), "{}", file("README.md"));
-        assert!(!file("README.md").contains("cargo run --quiet"), "{}", file("README.md"));
+        assert!(
+            file("README.md").contains("\"url\": \"http://127.0.0.1:8080/mcp\""),
+            "{}",
+            file("README.md")
+        );
+        assert!(
+            !file("README.md").contains("cargo run --quiet"),
+            "{}",
+            file("README.md")
+        );
     }
 
     #[test]
     fn the_test_calls_every_tool_with_valid_arguments() {
-        let Some(_stitch) = stitch("the_test_calls_every_tool_with_valid_arguments") else { return };
+        let Some(_stitch) = stitch("the_test_calls_every_tool_with_valid_arguments") else {
+            return;
+        };
         let tmp = tempfile::tempdir().unwrap();
         let files = render(&job(&tmp.path().join("s"))).unwrap().files;
-        let test = &files.iter().find(|(p, _)| p == "tests/tools_list.rs").unwrap().1;
+        let test = &files
+            .iter()
+            .find(|(p, _)| p == "tests/tools_list.rs")
+            .unwrap()
+            .1;
         assert!(test.contains("(\"create_project\", r#\"{}\"#),"), "{test}");
-        assert!(test.contains("(\"list_screens\", r#\"{\"projectId\":\"example\"}\"#),"), "{test}");
-        assert!(test.contains("fn invalid_arguments_get_the_revision_validation_error()"), "{test}");
+        assert!(
+            test.contains("(\"list_screens\", r#\"{\"projectId\":\"example\"}\"#),"),
+            "{test}"
+        );
+        assert!(
+            test.contains("fn invalid_arguments_get_the_revision_validation_error()"),
+            "{test}"
+        );
     }
 }

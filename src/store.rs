@@ -31,7 +31,8 @@ use sha2::{Digest, Sha256};
 use crate::error::{stage, Error, ErrorKind, Result};
 
 /// The text of `schema/versions.toml`, compiled into the binary.
-const VERSIONS_TOML: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/versions.toml"));
+const VERSIONS_TOML: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/versions.toml"));
 
 /// The revision used when none is named.
 pub const DEFAULT_REVISION: &str = "2025-11-25";
@@ -75,24 +76,43 @@ fn read_pins(text: &str) -> std::result::Result<Vec<Pin>, String> {
             tables.push(BTreeMap::new());
             continue;
         }
-        let (key, value) = line.split_once('=').ok_or_else(|| at("neither a table header nor `key = \"value\"`"))?;
-        let value = value.trim().strip_prefix('"').and_then(|v| v.strip_suffix('"'));
-        let value = value.filter(|v| !v.contains(['"', '\\'])).ok_or_else(|| at("the value is not a plain quoted string"))?;
-        let table = tables.last_mut().ok_or_else(|| at("a key before the first [[revision]]"))?;
+        let (key, value) = line
+            .split_once('=')
+            .ok_or_else(|| at("neither a table header nor `key = \"value\"`"))?;
+        let value = value
+            .trim()
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'));
+        let value = value
+            .filter(|v| !v.contains(['"', '\\']))
+            .ok_or_else(|| at("the value is not a plain quoted string"))?;
+        let table = tables
+            .last_mut()
+            .ok_or_else(|| at("a key before the first [[revision]]"))?;
         if table.insert(key.trim(), value).is_some() {
             return Err(at("a key given twice"));
         }
     }
     let field = |t: &BTreeMap<&str, &str>, key: &str| {
-        t.get(key).map(|v| (*v).to_owned()).ok_or_else(|| format!("a [[revision]] without `{key}`"))
+        t.get(key)
+            .map(|v| (*v).to_owned())
+            .ok_or_else(|| format!("a [[revision]] without `{key}`"))
     };
     tables
         .iter()
         .map(|t| {
-            if let Some(extra) = t.keys().find(|k| !["name", "url", "sha256", "dialect"].contains(k)) {
+            if let Some(extra) = t
+                .keys()
+                .find(|k| !["name", "url", "sha256", "dialect"].contains(k))
+            {
                 return Err(format!("a [[revision]] with the unknown key `{extra}`"));
             }
-            Ok(Pin { name: field(t, "name")?, url: field(t, "url")?, sha256: field(t, "sha256")?, dialect: field(t, "dialect")? })
+            Ok(Pin {
+                name: field(t, "name")?,
+                url: field(t, "url")?,
+                sha256: field(t, "sha256")?,
+                dialect: field(t, "dialect")?,
+            })
         })
         .collect()
 }
@@ -182,7 +202,10 @@ impl ResolvedSchema {
             line.push_str(&format!(", unpinned (sha256 {})", self.sha256));
         }
         if let Some(req) = &self.requested {
-            line.push_str(&format!("; note: the file is pinned revision {}, not {req}", self.revision));
+            line.push_str(&format!(
+                "; note: the file is pinned revision {}, not {req}",
+                self.revision
+            ));
         }
         line
     }
@@ -228,7 +251,13 @@ fn cache_dir_in(var: impl Fn(&str) -> Option<OsString>) -> PathBuf {
     }
     let dir = |name: &str| var(name).map(PathBuf::from).filter(|d| d.is_absolute());
     let user_cache = dir("XDG_CACHE_HOME")
-        .or_else(|| if cfg!(windows) { dir("LOCALAPPDATA") } else { None })
+        .or_else(|| {
+            if cfg!(windows) {
+                dir("LOCALAPPDATA")
+            } else {
+                None
+            }
+        })
         .or_else(|| dir("HOME").map(|home| home.join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     user_cache.join("mcpgen").join("schema")
@@ -239,9 +268,15 @@ impl Store {
     /// `MCPGEN_SCHEMA_MIRROR`, `MCPGEN_OFFLINE` (any value but `0` disables
     /// downloads).
     pub fn from_env() -> Self {
-        let mirror = std::env::var_os("MCPGEN_SCHEMA_MIRROR").filter(|m| !m.is_empty()).map(PathBuf::from);
+        let mirror = std::env::var_os("MCPGEN_SCHEMA_MIRROR")
+            .filter(|m| !m.is_empty())
+            .map(PathBuf::from);
         let offline = std::env::var("MCPGEN_OFFLINE").is_ok_and(|v| !v.is_empty() && v != "0");
-        Self { cache_dir: default_cache_dir(), mirror, fetch: if offline { None } else { default_fetcher() } }
+        Self {
+            cache_dir: default_cache_dir(),
+            mirror,
+            fetch: if offline { None } else { default_fetcher() },
+        }
     }
 
     /// Uses `dir` as the mirror when none is configured and `dir` exists:
@@ -262,7 +297,9 @@ impl Store {
 
     /// The mirror path of a revision, when a mirror is configured.
     pub fn mirror_path(&self, revision: &str) -> Option<PathBuf> {
-        self.mirror.as_ref().map(|m| m.join(revision).join("schema.json"))
+        self.mirror
+            .as_ref()
+            .map(|m| m.join(revision).join("schema.json"))
     }
 
     /// Resolves a revision to a verified, parsed schema (see the module docs
@@ -270,10 +307,17 @@ impl Store {
     /// Errors are of kind [`ErrorKind::Schema`], or [`ErrorKind::Io`] when
     /// a file could not be read.
     pub fn resolve(&self, revision: &str, explicit_file: Option<&Path>) -> Result<ResolvedSchema> {
-        stage(self.resolve_unstaged(revision, explicit_file), ErrorKind::Schema)
+        stage(
+            self.resolve_unstaged(revision, explicit_file),
+            ErrorKind::Schema,
+        )
     }
 
-    fn resolve_unstaged(&self, revision: &str, explicit_file: Option<&Path>) -> Result<ResolvedSchema> {
+    fn resolve_unstaged(
+        &self,
+        revision: &str,
+        explicit_file: Option<&Path>,
+    ) -> Result<ResolvedSchema> {
         if let Some(file) = explicit_file {
             return resolve_explicit(revision, file);
         }
@@ -300,7 +344,10 @@ impl Store {
             return Err(self.not_found(pin));
         };
         let bytes = fetch(&pin.url).map_err(|mut e| {
-            e.message = format!("schema {revision} is not in the cache or a mirror, and downloading it failed: {}", e.message);
+            e.message = format!(
+                "schema {revision} is not in the cache or a mirror, and downloading it failed: {}",
+                e.message
+            );
             e.hint = Some(self.what_to_do(pin));
             e
         })?;
@@ -312,7 +359,15 @@ impl Store {
             Ok(()) => (cache, true),
             Err(_) => (PathBuf::from(&pin.url), false),
         };
-        Ok(finish(pin, json, path, Source::Download { url: pin.url.clone(), cached }))
+        Ok(finish(
+            pin,
+            json,
+            path,
+            Source::Download {
+                url: pin.url.clone(),
+                cached,
+            },
+        ))
     }
 
     fn not_found(&self, pin: &Pin) -> Error {
@@ -326,8 +381,12 @@ impl Store {
             " and no download was tried (MCPGEN_OFFLINE is set, or this mcpgen lacks its `download` feature: \
              give the build-dependency `features = [\"download\"]`)"
         };
-        Error::new(format!("schema {} is not available offline (looked in {}){download}", pin.name, looked.join(", ")))
-            .with_hint(self.what_to_do(pin))
+        Error::new(format!(
+            "schema {} is not available offline (looked in {}){download}",
+            pin.name,
+            looked.join(", ")
+        ))
+        .with_hint(self.what_to_do(pin))
     }
 
     /// The ways to get a pinned schema without a download at build time.
@@ -356,7 +415,11 @@ impl Store {
         if cache.is_file() {
             if let Ok(bytes) = std::fs::read(&cache) {
                 if sha256_hex(&bytes) == pin.sha256 {
-                    return Ok(PullOutcome { revision: pin.name.clone(), path: cache, action: PullAction::AlreadyCached });
+                    return Ok(PullOutcome {
+                        revision: pin.name.clone(),
+                        path: cache,
+                        action: PullAction::AlreadyCached,
+                    });
                 }
             }
         }
@@ -380,7 +443,11 @@ impl Store {
         };
         parse(&bytes, Path::new(&from))?;
         write_atomic(&cache, &bytes)?;
-        Ok(PullOutcome { revision: pin.name.clone(), path: cache, action: PullAction::Fetched { from } })
+        Ok(PullOutcome {
+            revision: pin.name.clone(),
+            path: cache,
+            action: PullAction::Fetched { from },
+        })
     }
 
     /// Pulls one revision, or all of them when `revision` is `None`.
@@ -413,7 +480,12 @@ impl Store {
                     }
                 };
                 let mirror = self.mirror_path(&pin.name).filter(|m| m.is_file());
-                ListEntry { pin: pin.clone(), cache_path: cache, state, mirror }
+                ListEntry {
+                    pin: pin.clone(),
+                    cache_path: cache,
+                    state,
+                    mirror,
+                }
             })
             .collect()
     }
@@ -446,10 +518,20 @@ impl fmt::Display for PullOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.action {
             PullAction::AlreadyCached => {
-                write!(f, "{}: already cached and verified at {}", self.revision, self.path.display())
+                write!(
+                    f,
+                    "{}: already cached and verified at {}",
+                    self.revision,
+                    self.path.display()
+                )
             }
             PullAction::Fetched { from } => {
-                write!(f, "{}: verified and cached at {} (from {from})", self.revision, self.path.display())
+                write!(
+                    f,
+                    "{}: verified and cached at {} (from {from})",
+                    self.revision,
+                    self.path.display()
+                )
             }
         }
     }
@@ -490,7 +572,10 @@ impl fmt::Display for ListEntry {
             CacheState::Missing => "not cached".to_owned(),
             CacheState::Verified => "cached, verified".to_owned(),
             CacheState::Mismatch { actual } => {
-                format!("cached, SHA256 MISMATCH (file {actual}, pinned {})", self.pin.sha256)
+                format!(
+                    "cached, SHA256 MISMATCH (file {actual}, pinned {})",
+                    self.pin.sha256
+                )
             }
             CacheState::Unreadable(e) => format!("cached, unreadable: {e}"),
         };
@@ -581,7 +666,10 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
     let (tmp, mut file) = crate::emit::create_unique(dir, ".mcpgen-tmp-", |p| {
-        std::fs::OpenOptions::new().write(true).create_new(true).open(p)
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(p)
     })
     .map_err(|e| Error::io("create a temporary file in", dir, e))?;
     let written = file
@@ -608,7 +696,9 @@ fn default_fetcher() -> Option<Fetcher> {
 /// Downloads `url` over HTTPS.
 #[cfg(feature = "download")]
 pub fn download(url: &str) -> Result<Vec<u8>> {
-    let mut response = ureq::get(url).call().map_err(|e| Error::new(format!("GET {url}: {e}")).with_source(e))?;
+    let mut response = ureq::get(url)
+        .call()
+        .map_err(|e| Error::new(format!("GET {url}: {e}")).with_source(e))?;
     response
         .body_mut()
         .with_config()
@@ -626,7 +716,11 @@ mod tests {
     }
 
     fn store(cache: &Path, mirror: Option<PathBuf>, fetch: Option<Fetcher>) -> Store {
-        Store { cache_dir: cache.to_path_buf(), mirror, fetch }
+        Store {
+            cache_dir: cache.to_path_buf(),
+            mirror,
+            fetch,
+        }
     }
 
     /// A fake downloader that serves the shared mirror by URL.
@@ -648,10 +742,25 @@ mod tests {
     #[test]
     fn versions_toml_pins_five_revisions_with_urls_at_one_commit() {
         let names = known_revisions();
-        assert_eq!(names, ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]);
+        assert_eq!(
+            names,
+            [
+                "2024-11-05",
+                "2025-03-26",
+                "2025-06-18",
+                "2025-11-25",
+                "2026-07-28"
+            ]
+        );
         for p in pins() {
-            assert!(p.url.starts_with("https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol/"));
-            assert!(p.url.ends_with(&format!("/schema/{}/schema.json", p.name)), "{}", p.url);
+            assert!(p.url.starts_with(
+                "https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol/"
+            ));
+            assert!(
+                p.url.ends_with(&format!("/schema/{}/schema.json", p.name)),
+                "{}",
+                p.url
+            );
             assert_eq!(p.sha256.len(), 64);
             assert!(p.dialect == "draft-07" || p.dialect == "2020-12");
         }
@@ -667,11 +776,26 @@ mod tests {
         let parsed: VersionsFile = toml::from_str(VERSIONS_TOML).unwrap();
         assert_eq!(pins(), parsed.revision.as_slice());
         for (text, problem) in [
-            ("name = \"x\"", "line 1: a key before the first [[revision]]"),
-            ("[[revision]]\nname = x", "line 2: the value is not a plain quoted string"),
-            ("[[revision]]\nname = \"a\\\"b\"", "line 2: the value is not a plain quoted string"),
-            ("[[revision]]\nname = \"a\"\nname = \"b\"", "line 3: a key given twice"),
-            ("[revision]", "line 1: neither a table header nor `key = \"value\"`"),
+            (
+                "name = \"x\"",
+                "line 1: a key before the first [[revision]]",
+            ),
+            (
+                "[[revision]]\nname = x",
+                "line 2: the value is not a plain quoted string",
+            ),
+            (
+                "[[revision]]\nname = \"a\\\"b\"",
+                "line 2: the value is not a plain quoted string",
+            ),
+            (
+                "[[revision]]\nname = \"a\"\nname = \"b\"",
+                "line 3: a key given twice",
+            ),
+            (
+                "[revision]",
+                "line 1: neither a table header nor `key = \"value\"`",
+            ),
             ("[[revision]]\nname = \"a\"", "a [[revision]] without `url`"),
         ] {
             assert_eq!(read_pins(text).unwrap_err(), problem, "{text}");
@@ -688,15 +812,23 @@ mod tests {
 
     #[test]
     fn sha256_of_known_input() {
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]
     fn unknown_revision_lists_the_known_ones() {
         let tmp = tempfile::tempdir().unwrap();
-        let err = store(tmp.path(), Some(shared_mirror()), None).resolve("2099-01-01", None).unwrap_err();
+        let err = store(tmp.path(), Some(shared_mirror()), None)
+            .resolve("2099-01-01", None)
+            .unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("unknown protocol revision `2099-01-01`"), "{text}");
+        assert!(
+            text.contains("unknown protocol revision `2099-01-01`"),
+            "{text}"
+        );
         for rev in known_revisions() {
             assert!(text.contains(rev), "{text}");
         }
@@ -740,9 +872,21 @@ mod tests {
         assert!(text.contains(&sha256_hex(b"{}")), "{text}");
         assert!(text.contains("schema pull 2024-11-05"), "{text}");
         // list reports it; pull repairs it.
-        let entry = s.list().into_iter().find(|e| e.pin.name == "2024-11-05").unwrap();
-        assert_eq!(entry.state, CacheState::Mismatch { actual: sha256_hex(b"{}") });
-        assert!(matches!(s.pull_one("2024-11-05").unwrap().action, PullAction::Fetched { .. }));
+        let entry = s
+            .list()
+            .into_iter()
+            .find(|e| e.pin.name == "2024-11-05")
+            .unwrap();
+        assert_eq!(
+            entry.state,
+            CacheState::Mismatch {
+                actual: sha256_hex(b"{}")
+            }
+        );
+        assert!(matches!(
+            s.pull_one("2024-11-05").unwrap().action,
+            PullAction::Fetched { .. }
+        ));
         assert_eq!(s.resolve("2024-11-05", None).unwrap().source, Source::Cache);
     }
 
@@ -754,10 +898,16 @@ mod tests {
         std::fs::write(mirror.join("2025-03-26/schema.json"), b"{\"x\": 1}").unwrap();
         let cache = tmp.path().join("cache");
         let s = store(&cache, Some(mirror.clone()), Some(fetch_from_mirror));
-        for err in [s.resolve("2025-03-26", None).unwrap_err(), s.pull_one("2025-03-26").unwrap_err()] {
+        for err in [
+            s.resolve("2025-03-26", None).unwrap_err(),
+            s.pull_one("2025-03-26").unwrap_err(),
+        ] {
             let text = err.to_string();
             assert!(text.contains("sha256 mismatch"), "{text}");
-            assert!(text.contains(&mirror.join("2025-03-26/schema.json").display().to_string()), "{text}");
+            assert!(
+                text.contains(&mirror.join("2025-03-26/schema.json").display().to_string()),
+                "{text}"
+            );
             assert!(text.contains(&pin("2025-03-26").unwrap().sha256), "{text}");
             assert!(text.contains(&sha256_hex(b"{\"x\": 1}")), "{text}");
         }
@@ -774,7 +924,9 @@ mod tests {
         let cached = std::fs::read(s.cache_path("2026-07-28")).unwrap();
         assert_eq!(sha256_hex(&cached), pin("2026-07-28").unwrap().sha256);
         // No temporary files left next to it.
-        let leftovers: Vec<_> = std::fs::read_dir(tmp.path().join("2026-07-28")).unwrap().collect();
+        let leftovers: Vec<_> = std::fs::read_dir(tmp.path().join("2026-07-28"))
+            .unwrap()
+            .collect();
         assert_eq!(leftovers.len(), 1);
     }
 
@@ -782,7 +934,10 @@ mod tests {
     fn corrupt_download_writes_nothing() {
         let tmp = tempfile::tempdir().unwrap();
         let s = store(tmp.path(), None, Some(fetch_corrupt));
-        for err in [s.resolve("2025-11-25", None).unwrap_err(), s.pull_one("2025-11-25").unwrap_err()] {
+        for err in [
+            s.resolve("2025-11-25", None).unwrap_err(),
+            s.pull_one("2025-11-25").unwrap_err(),
+        ] {
             let text = err.to_string();
             assert!(text.contains("sha256 mismatch"), "{text}");
             assert!(text.contains(&pin("2025-11-25").unwrap().url), "{text}");
@@ -793,26 +948,49 @@ mod tests {
     #[test]
     fn offline_without_mirror_says_what_to_do() {
         let tmp = tempfile::tempdir().unwrap();
-        let text = store(tmp.path(), None, None).resolve("2025-11-25", None).unwrap_err().to_string();
+        let text = store(tmp.path(), None, None)
+            .resolve("2025-11-25", None)
+            .unwrap_err()
+            .to_string();
         assert!(text.contains("not available offline"), "{text}");
         assert!(text.contains("MCPGEN_SCHEMA_MIRROR"), "{text}");
         assert!(text.contains("no download was tried"), "{text}");
-        let text = store(tmp.path(), None, Some(fetch_fails)).resolve("2025-11-25", None).unwrap_err().to_string();
+        let text = store(tmp.path(), None, Some(fetch_fails))
+            .resolve("2025-11-25", None)
+            .unwrap_err()
+            .to_string();
         assert!(text.contains("network unreachable"), "{text}");
         assert!(text.contains("--schema FILE"), "{text}");
         // Both say every way out: a mirror, pulling ahead, committed bindings.
-        for text in [store(tmp.path(), None, None).resolve("2025-11-25", None).unwrap_err().to_string(), text] {
-            for way in ["MCPGEN_SCHEMA_MIRROR", "`mcpgen schema pull --all`", "`mcpgen generate --check`"] {
+        for text in [
+            store(tmp.path(), None, None)
+                .resolve("2025-11-25", None)
+                .unwrap_err()
+                .to_string(),
+            text,
+        ] {
+            for way in [
+                "MCPGEN_SCHEMA_MIRROR",
+                "`mcpgen schema pull --all`",
+                "`mcpgen generate --check`",
+            ] {
                 assert!(text.contains(way), "{way}: {text}");
             }
-            assert!(text.contains(&tmp.path().display().to_string()), "names the cache: {text}");
+            assert!(
+                text.contains(&tmp.path().display().to_string()),
+                "names the cache: {text}"
+            );
         }
     }
 
     #[test]
     fn the_cache_is_per_user_and_never_relative() {
         let env = |vars: &'static [(&'static str, &'static str)]| {
-            cache_dir_in(move |name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| OsString::from(v)))
+            cache_dir_in(move |name| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| OsString::from(v))
+            })
         };
         let home = &[("HOME", "/home/u")];
         assert_eq!(env(home), Path::new("/home/u/.cache/mcpgen/schema"));
@@ -837,7 +1015,12 @@ mod tests {
         assert!(r.pinned);
         assert_eq!(r.revision, "2025-06-18");
         assert_eq!(r.requested.as_deref(), Some("2025-11-25"));
-        assert!(r.describe().contains("pinned revision 2025-06-18, not 2025-11-25"), "{}", r.describe());
+        assert!(
+            r.describe()
+                .contains("pinned revision 2025-06-18, not 2025-11-25"),
+            "{}",
+            r.describe()
+        );
     }
 
     #[test]
@@ -867,10 +1050,15 @@ mod tests {
     fn pull_all_then_list_reports_verified() {
         let tmp = tempfile::tempdir().unwrap();
         let s = store(tmp.path(), Some(shared_mirror()), None);
-        assert!(s.list().iter().all(|e| e.state == CacheState::Missing && e.mirror.is_some()));
+        assert!(s
+            .list()
+            .iter()
+            .all(|e| e.state == CacheState::Missing && e.mirror.is_some()));
         let out = s.pull(None).unwrap();
         assert_eq!(out.len(), 5);
-        assert!(out.iter().all(|o| matches!(o.action, PullAction::Fetched { .. })));
+        assert!(out
+            .iter()
+            .all(|o| matches!(o.action, PullAction::Fetched { .. })));
         assert!(s.list().iter().all(|e| e.state == CacheState::Verified));
         let again = s.pull(Some("2025-11-25")).unwrap();
         assert_eq!(again[0].action, PullAction::AlreadyCached);

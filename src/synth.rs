@@ -35,20 +35,32 @@ const MAX_DEPTH: usize = 24;
 /// `draft` (or the schema's own `$schema`), checked with the server's
 /// validator; or why none were found.
 pub fn valid_arguments(schema: &Value, draft: Draft) -> Result<Value, String> {
-    let validator =
-        SchemaValidator::compile(schema, draft).map_err(|e| format!("the inputSchema does not compile: {e}"))?;
+    let validator = SchemaValidator::compile(schema, draft)
+        .map_err(|e| format!("the inputSchema does not compile: {e}"))?;
     let mut why = String::new();
     // With defaults and examples first (realistic values), then without
     // them (a default that breaks its own schema must not spoil the rest).
     for prefer_defaults in [true, false] {
         let mut synth = Synth::new(schema, draft, prefer_defaults);
-        match synth.value(&[Frag { ptr: String::new(), schema }], 0, 0) {
-            Ok(value) if !value.is_object() => why = format!("the synthesised arguments {value} are not an object"),
+        match synth.value(
+            &[Frag {
+                ptr: String::new(),
+                schema,
+            }],
+            0,
+            0,
+        ) {
+            Ok(value) if !value.is_object() => {
+                why = format!("the synthesised arguments {value} are not an object")
+            }
             Ok(value) => match validator.validate(&value) {
                 Ok(()) => return Ok(value),
                 Err(errors) => {
                     let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
-                    why = format!("the synthesised arguments {value} do not validate: {}", errors.join("; "));
+                    why = format!(
+                        "the synthesised arguments {value} do not validate: {}",
+                        errors.join("; ")
+                    );
                 }
             },
             Err(e) => why = e,
@@ -61,9 +73,16 @@ pub fn valid_arguments(schema: &Value, draft: Draft) -> Result<Value, String> {
 /// refuses, derived from `valid` (the result of [`valid_arguments`], when
 /// there is one), with what was changed to make them invalid; `None` when
 /// the schema seems to accept every object tried.
-pub fn invalid_arguments(schema: &Value, draft: Draft, valid: Option<&Value>) -> Option<(Value, String)> {
+pub fn invalid_arguments(
+    schema: &Value,
+    draft: Draft,
+    valid: Option<&Value>,
+) -> Option<(Value, String)> {
     let validator = SchemaValidator::compile(schema, draft).ok()?;
-    let base = valid.and_then(Value::as_object).cloned().unwrap_or_default();
+    let base = valid
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let mut candidates: Vec<(Map<String, Value>, String)> = Vec::new();
     if base.is_empty() {
         candidates.push((Map::new(), "no arguments at all".to_owned()));
@@ -83,7 +102,10 @@ pub fn invalid_arguments(schema: &Value, draft: Draft, valid: Option<&Value>) ->
             if base.contains_key(name) {
                 continue;
             }
-            let declared = property.get("type").and_then(Value::as_str).unwrap_or("null");
+            let declared = property
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("null");
             let wrong = match declared {
                 "string" => json!(12345),
                 "null" => continue,
@@ -98,7 +120,10 @@ pub fn invalid_arguments(schema: &Value, draft: Draft, valid: Option<&Value>) ->
     args.insert("mcpgenUnexpectedProperty".to_owned(), Value::Bool(true));
     candidates.push((args, "an undeclared property added".to_owned()));
 
-    candidates.into_iter().map(|(args, why)| (Value::Object(args), why)).find(|(args, _)| validator.validate(args).is_err())
+    candidates
+        .into_iter()
+        .map(|(args, why)| (Value::Object(args), why))
+        .find(|(args, _)| validator.validate(args).is_err())
 }
 
 /// A value of another JSON type than `value`.
@@ -162,13 +187,21 @@ impl<'s> Synth<'s> {
     fn new(root: &'s Value, draft: Draft, prefer_defaults: bool) -> Self {
         let draft = Draft::detect(root).unwrap_or(draft);
         let modern = !matches!(draft, Draft::Draft4 | Draft::Draft6 | Draft::Draft7);
-        Synth { root, draft, modern, prefer_defaults, validators: HashMap::new() }
+        Synth {
+            root,
+            draft,
+            modern,
+            prefer_defaults,
+            validators: HashMap::new(),
+        }
     }
 
     /// A value that every schema of `frags` accepts.
     fn value(&mut self, frags: &[Frag<'s>], variant: usize, depth: usize) -> Result<Value, String> {
         if depth > MAX_DEPTH {
-            return Err(format!("values nest deeper than {MAX_DEPTH} levels (a required recursion?)"));
+            return Err(format!(
+                "values nest deeper than {MAX_DEPTH} levels (a required recursion?)"
+            ));
         }
         self.choose(frags, &mut HashMap::new(), variant, depth)
     }
@@ -204,7 +237,9 @@ impl<'s> Synth<'s> {
             }
         }
         chosen.remove(&group.ptr);
-        fallback.ok_or_else(|| error.unwrap_or_else(|| format!("no branch of {} fits", show(&group.ptr))))
+        fallback.ok_or_else(|| {
+            error.unwrap_or_else(|| format!("no branch of {} fits", show(&group.ptr)))
+        })
     }
 
     /// Every schema that applies: `frags`, the targets of their `$ref`s,
@@ -225,7 +260,9 @@ impl<'s> Synth<'s> {
             }
             let object = match frag.schema {
                 Value::Bool(true) => continue,
-                Value::Bool(false) => return Err(format!("the schema at {} accepts nothing", show(&frag.ptr))),
+                Value::Bool(false) => {
+                    return Err(format!("the schema at {} accepts nothing", show(&frag.ptr)))
+                }
                 Value::Object(o) => o,
                 _ => return Err(format!("{} is not a schema", show(&frag.ptr))),
             };
@@ -243,11 +280,16 @@ impl<'s> Synth<'s> {
                 }
             }
             for keyword in ["anyOf", "oneOf"] {
-                let Some(Value::Array(branches)) = object.get(keyword) else { continue };
+                let Some(Value::Array(branches)) = object.get(keyword) else {
+                    continue;
+                };
                 let ptr = format!("{}/{keyword}", frag.ptr);
                 match chosen.get(&ptr) {
                     Some(i) => queue.extend(frag.child(&[keyword, &i.to_string()])),
-                    None if !branches.is_empty() => groups.push(Group { ptr, len: branches.len() }),
+                    None if !branches.is_empty() => groups.push(Group {
+                        ptr,
+                        len: branches.len(),
+                    }),
                     None => {}
                 }
             }
@@ -259,20 +301,34 @@ impl<'s> Synth<'s> {
     /// The target of a local `$ref`: `#`, `#/json/pointer` (percent-encoded
     /// or not) or `#anchor`, also prefixed with the root's `$id`.
     fn resolve(&self, reference: &Value) -> Result<Frag<'s>, String> {
-        let text = reference.as_str().ok_or_else(|| format!("$ref {reference} is not a string"))?;
-        let id = self.root.get("$id").and_then(Value::as_str).unwrap_or_default();
+        let text = reference
+            .as_str()
+            .ok_or_else(|| format!("$ref {reference} is not a string"))?;
+        let id = self
+            .root
+            .get("$id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let fragment = match text.strip_prefix('#') {
             Some(f) => f,
             None => text
                 .strip_prefix(id)
                 .filter(|_| !id.is_empty())
                 .and_then(|rest| rest.strip_prefix('#').or((rest.is_empty()).then_some("")))
-                .ok_or_else(|| format!("$ref {text:?} is not local (mcpgen never fetches remote schemas)"))?,
+                .ok_or_else(|| {
+                    format!("$ref {text:?} is not local (mcpgen never fetches remote schemas)")
+                })?,
         };
         let fragment = percent_decode(fragment);
         if fragment.is_empty() || fragment.starts_with('/') {
-            let schema = self.root.pointer(&fragment).ok_or_else(|| format!("$ref {text:?} points at nothing"))?;
-            return Ok(Frag { ptr: fragment, schema });
+            let schema = self
+                .root
+                .pointer(&fragment)
+                .ok_or_else(|| format!("$ref {text:?} points at nothing"))?;
+            return Ok(Frag {
+                ptr: fragment,
+                schema,
+            });
         }
         find_anchor(self.root, String::new(), &fragment)
             .ok_or_else(|| format!("$ref {text:?} names no anchor of the schema"))
@@ -294,7 +350,12 @@ impl<'s> Synth<'s> {
             let compiled = if ptr.is_empty() {
                 SchemaValidator::compile(self.root, self.draft).ok()
             } else {
-                let id = self.root.get("$id").and_then(Value::as_str).unwrap_or("urn:mcpgen:synth:root").to_owned();
+                let id = self
+                    .root
+                    .get("$id")
+                    .and_then(Value::as_str)
+                    .unwrap_or("urn:mcpgen:synth:root")
+                    .to_owned();
                 let mut embedded = self.root.clone();
                 if let Some(o) = embedded.as_object_mut() {
                     o.insert("$id".into(), Value::from(id.clone()));
@@ -321,7 +382,11 @@ impl<'s> Synth<'s> {
             let candidates: Vec<&Value> = flat
                 .iter()
                 .flat_map(|f| {
-                    let examples = f.get("examples").and_then(Value::as_array).into_iter().flatten();
+                    let examples = f
+                        .get("examples")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten();
                     f.get("default").into_iter().chain(examples)
                 })
                 .collect();
@@ -331,17 +396,27 @@ impl<'s> Synth<'s> {
                 }
             }
         }
-        let enums: Vec<&Vec<Value>> = flat.iter().filter_map(|f| f.get("enum").and_then(Value::as_array)).collect();
+        let enums: Vec<&Vec<Value>> = flat
+            .iter()
+            .filter_map(|f| f.get("enum").and_then(Value::as_array))
+            .collect();
         if let Some((first, rest)) = enums.split_first() {
             let mut common: Vec<&Value> = first
                 .iter()
                 .filter(|v| rest.iter().all(|e| e.contains(v)))
-                .filter(|v| types.as_ref().is_none_or(|t| t.iter().any(|t| has_type(v, t))))
+                .filter(|v| {
+                    types
+                        .as_ref()
+                        .is_none_or(|t| t.iter().any(|t| has_type(v, t)))
+                })
                 .collect();
             // Null last: a real value reads better and decodes into any type.
             common.sort_by_key(|v| v.is_null());
             if common.is_empty() {
-                return Err(format!("no value is in every `enum` of {}", show(&flat[0].ptr)));
+                return Err(format!(
+                    "no value is in every `enum` of {}",
+                    show(&flat[0].ptr)
+                ));
             }
             return Ok(common[variant % common.len()].clone());
         }
@@ -354,7 +429,10 @@ impl<'s> Synth<'s> {
             None => vec![infer_type(flat)],
         };
         if order.is_empty() {
-            return Err(format!("the `type`s at {} exclude each other", show(&flat[0].ptr)));
+            return Err(format!(
+                "the `type`s at {} exclude each other",
+                show(&flat[0].ptr)
+            ));
         }
         let mut fallback = None;
         let mut error = None;
@@ -382,7 +460,12 @@ impl<'s> Synth<'s> {
                 None => continue,
                 Some(Value::String(t)) => vec![t.as_str()],
                 Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-                Some(other) => return Err(format!("`type` {other} at {} is not a type", show(&frag.ptr))),
+                Some(other) => {
+                    return Err(format!(
+                        "`type` {other} at {} is not a type",
+                        show(&frag.ptr)
+                    ))
+                }
             };
             allowed = Some(match allowed {
                 None => listed,
@@ -400,7 +483,13 @@ impl<'s> Synth<'s> {
         Ok(allowed)
     }
 
-    fn of_type(&mut self, ty: &str, flat: &[Frag<'s>], variant: usize, depth: usize) -> Result<Value, String> {
+    fn of_type(
+        &mut self,
+        ty: &str,
+        flat: &[Frag<'s>],
+        variant: usize,
+        depth: usize,
+    ) -> Result<Value, String> {
         match ty {
             "null" => Ok(Value::Null),
             "boolean" => Ok(Value::Bool(variant % 2 == 0)),
@@ -429,13 +518,33 @@ impl<'s> Synth<'s> {
     }
 
     fn string(&mut self, flat: &[Frag<'s>], variant: usize) -> Result<String, String> {
-        let local = Self::local_schema(flat, "string", &["minLength", "maxLength", "pattern", "format"]);
-        let check = SchemaValidator::compile(&local, self.draft)
-            .map_err(|e| format!("the string constraints at {} do not compile: {e}", show(&flat[0].ptr)))?;
-        let min = flat.iter().filter_map(|f| f.get("minLength").and_then(Value::as_u64)).max().unwrap_or(0) as usize;
-        let max = flat.iter().filter_map(|f| f.get("maxLength").and_then(Value::as_u64)).min();
-        let patterns: Vec<&str> = flat.iter().filter_map(|f| f.get("pattern").and_then(Value::as_str)).collect();
-        let format = flat.iter().find_map(|f| f.get("format").and_then(Value::as_str));
+        let local = Self::local_schema(
+            flat,
+            "string",
+            &["minLength", "maxLength", "pattern", "format"],
+        );
+        let check = SchemaValidator::compile(&local, self.draft).map_err(|e| {
+            format!(
+                "the string constraints at {} do not compile: {e}",
+                show(&flat[0].ptr)
+            )
+        })?;
+        let min = flat
+            .iter()
+            .filter_map(|f| f.get("minLength").and_then(Value::as_u64))
+            .max()
+            .unwrap_or(0) as usize;
+        let max = flat
+            .iter()
+            .filter_map(|f| f.get("maxLength").and_then(Value::as_u64))
+            .min();
+        let patterns: Vec<&str> = flat
+            .iter()
+            .filter_map(|f| f.get("pattern").and_then(Value::as_str))
+            .collect();
+        let format = flat
+            .iter()
+            .find_map(|f| f.get("format").and_then(Value::as_str));
 
         let mut candidates = Vec::new();
         if let Some(pattern) = patterns.first() {
@@ -448,29 +557,64 @@ impl<'s> Synth<'s> {
             None if variant == 0 => "example".to_owned(),
             None => format!("example{variant}"),
         };
-        let mut fitted: String = base.chars().take(max.map_or(usize::MAX, |m| m as usize)).collect();
+        let mut fitted: String = base
+            .chars()
+            .take(max.map_or(usize::MAX, |m| m as usize))
+            .collect();
         while fitted.chars().count() < min {
             fitted.push('x');
         }
         candidates.push(fitted);
         candidates.push(base);
-        if let Some(found) = candidates.iter().find(|c| check.validate(&Value::from(c.as_str())).is_ok()) {
+        if let Some(found) = candidates
+            .iter()
+            .find(|c| check.validate(&Value::from(c.as_str())).is_ok())
+        {
             return Ok(found.clone());
         }
         Err(match patterns.first() {
-            Some(p) => format!("no string found that matches the pattern {p:?} at {}", show(&flat[0].ptr)),
-            None => format!("no string found for the constraints at {}", show(&flat[0].ptr)),
+            Some(p) => format!(
+                "no string found that matches the pattern {p:?} at {}",
+                show(&flat[0].ptr)
+            ),
+            None => format!(
+                "no string found for the constraints at {}",
+                show(&flat[0].ptr)
+            ),
         })
     }
 
-    fn number(&mut self, flat: &[Frag<'s>], integer: bool, variant: usize) -> Result<Value, String> {
+    fn number(
+        &mut self,
+        flat: &[Frag<'s>],
+        integer: bool,
+        variant: usize,
+    ) -> Result<Value, String> {
         let ty = if integer { "integer" } else { "number" };
-        let keywords = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
+        let keywords = [
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+        ];
         let check = SchemaValidator::compile(&Self::local_schema(flat, ty, &keywords), self.draft)
-            .map_err(|e| format!("the numeric constraints at {} do not compile: {e}", show(&flat[0].ptr)))?;
-        let num = |k: &'static str| flat.iter().filter_map(move |f| f.get(k).and_then(Value::as_f64));
-        let lo = num("minimum").chain(num("exclusiveMinimum")).reduce(f64::max);
-        let hi = num("maximum").chain(num("exclusiveMaximum")).reduce(f64::min);
+            .map_err(|e| {
+                format!(
+                    "the numeric constraints at {} do not compile: {e}",
+                    show(&flat[0].ptr)
+                )
+            })?;
+        let num = |k: &'static str| {
+            flat.iter()
+                .filter_map(move |f| f.get(k).and_then(Value::as_f64))
+        };
+        let lo = num("minimum")
+            .chain(num("exclusiveMinimum"))
+            .reduce(f64::max);
+        let hi = num("maximum")
+            .chain(num("exclusiveMaximum"))
+            .reduce(f64::min);
         let step = num("multipleOf").next().filter(|m| *m > 0.0);
 
         let mut points = vec![1.0, 0.0];
@@ -490,38 +634,68 @@ impl<'s> Synth<'s> {
         }
         let shift = step.unwrap_or(1.0) * variant as f64;
         let round = |x: f64| step.map_or(x, |s| round_like(x, s));
-        let candidates = points.iter().flat_map(|p| [round(p + shift), round(p - shift)]);
+        let candidates = points
+            .iter()
+            .flat_map(|p| [round(p + shift), round(p - shift)]);
         for candidate in candidates {
-            let Some(value) = number_value(candidate, integer) else { continue };
+            let Some(value) = number_value(candidate, integer) else {
+                continue;
+            };
             if check.validate(&value).is_ok() {
                 return Ok(value);
             }
         }
-        Err(format!("no {ty} found for the bounds at {}", show(&flat[0].ptr)))
+        Err(format!(
+            "no {ty} found for the bounds at {}",
+            show(&flat[0].ptr)
+        ))
     }
 
     fn array(&mut self, flat: &[Frag<'s>], variant: usize, depth: usize) -> Result<Value, String> {
-        let count = |k: &'static str| flat.iter().filter_map(move |f| f.get(k).and_then(Value::as_u64));
+        let count = |k: &'static str| {
+            flat.iter()
+                .filter_map(move |f| f.get(k).and_then(Value::as_u64))
+        };
         let contains: Vec<Frag<'s>> = flat.iter().filter_map(|f| f.child(&["contains"])).collect();
-        let min_contains = if contains.is_empty() { 0 } else { count("minContains").max().unwrap_or(1) };
+        let min_contains = if contains.is_empty() {
+            0
+        } else {
+            count("minContains").max().unwrap_or(1)
+        };
         let len = count("minItems").max().unwrap_or(0).max(min_contains) as usize;
-        if count("maxItems").min().is_some_and(|max| (max as usize) < len) {
-            return Err(format!("`minItems` exceeds `maxItems` at {}", show(&flat[0].ptr)));
+        if count("maxItems")
+            .min()
+            .is_some_and(|max| (max as usize) < len)
+        {
+            return Err(format!(
+                "`minItems` exceeds `maxItems` at {}",
+                show(&flat[0].ptr)
+            ));
         }
-        let unique = flat.iter().any(|f| f.get("uniqueItems") == Some(&Value::Bool(true)));
+        let unique = flat
+            .iter()
+            .any(|f| f.get("uniqueItems") == Some(&Value::Bool(true)));
         let mut items = Vec::with_capacity(len);
         for i in 0..len {
             let index = i.to_string();
             let mut item = Vec::new();
             for frag in flat {
-                let tuple = frag.get("prefixItems").map(|t| ("prefixItems", t)).or(match frag.get("items") {
-                    Some(t @ Value::Array(_)) => Some(("items", t)),
-                    _ => None,
-                });
+                let tuple = frag.get("prefixItems").map(|t| ("prefixItems", t)).or(
+                    match frag.get("items") {
+                        Some(t @ Value::Array(_)) => Some(("items", t)),
+                        _ => None,
+                    },
+                );
                 match tuple {
-                    Some((keyword, Value::Array(t))) if i < t.len() => item.extend(frag.child(&[keyword, &index])),
+                    Some((keyword, Value::Array(t))) if i < t.len() => {
+                        item.extend(frag.child(&[keyword, &index]))
+                    }
                     Some((keyword, _)) => {
-                        let rest = if keyword == "prefixItems" { "items" } else { "additionalItems" };
+                        let rest = if keyword == "prefixItems" {
+                            "items"
+                        } else {
+                            "additionalItems"
+                        };
                         item.extend(frag.child(&[rest]));
                     }
                     None => item.extend(frag.child(&["items"])),
@@ -533,7 +707,9 @@ impl<'s> Synth<'s> {
             // Distinct items where they must be unique: other variants
             // (enum values, numbers, strings) until one differs.
             let first = if unique { variant + i } else { variant };
-            let mut value = self.value(&item, first, depth + 1).map_err(|e| format!("item {i}: {e}"))?;
+            let mut value = self
+                .value(&item, first, depth + 1)
+                .map_err(|e| format!("item {i}: {e}"))?;
             for attempt in 1..=4 {
                 if !unique || !items.contains(&value) {
                     break;
@@ -548,7 +724,13 @@ impl<'s> Synth<'s> {
     fn object(&mut self, flat: &[Frag<'s>], variant: usize, depth: usize) -> Result<Value, String> {
         let mut required: Vec<&'s str> = Vec::new();
         for frag in flat {
-            for name in frag.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+            for name in frag
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
                 if !required.contains(&name) {
                     required.push(name);
                 }
@@ -562,7 +744,10 @@ impl<'s> Synth<'s> {
             out.insert(name.to_owned(), value);
             for frag in flat {
                 for keyword in ["dependentRequired", "dependencies"] {
-                    let needs = frag.get(keyword).and_then(|d| d.get(name)).and_then(Value::as_array);
+                    let needs = frag
+                        .get(keyword)
+                        .and_then(|d| d.get(name))
+                        .and_then(Value::as_array);
                     for need in needs.into_iter().flatten().filter_map(Value::as_str) {
                         if !required.contains(&need) {
                             required.push(need);
@@ -571,9 +756,19 @@ impl<'s> Synth<'s> {
                 }
             }
         }
-        let min = flat.iter().filter_map(|f| f.get("minProperties").and_then(Value::as_u64)).max().unwrap_or(0) as usize;
+        let min = flat
+            .iter()
+            .filter_map(|f| f.get("minProperties").and_then(Value::as_u64))
+            .max()
+            .unwrap_or(0) as usize;
         for frag in flat {
-            for name in frag.get("properties").and_then(Value::as_object).into_iter().flatten().map(|(k, _)| k) {
+            for name in frag
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+            {
                 if out.len() >= min {
                     break;
                 }
@@ -589,7 +784,13 @@ impl<'s> Synth<'s> {
 
     /// A value for property `name` of the objects `flat` describe: under
     /// each schema its `properties` entry, else its `additionalProperties`.
-    fn property(&mut self, flat: &[Frag<'s>], name: &str, variant: usize, depth: usize) -> Result<Value, String> {
+    fn property(
+        &mut self,
+        flat: &[Frag<'s>],
+        name: &str,
+        variant: usize,
+        depth: usize,
+    ) -> Result<Value, String> {
         let mut frags = Vec::new();
         for frag in flat {
             let declared = frag.get("properties").and_then(|p| p.get(name)).is_some();
@@ -599,20 +800,44 @@ impl<'s> Synth<'s> {
                 frags.extend(frag.child(&["additionalProperties"]));
             }
         }
-        self.value(&frags, variant, depth + 1).map_err(|e| format!("property {name:?}: {e}"))
+        self.value(&frags, variant, depth + 1)
+            .map_err(|e| format!("property {name:?}: {e}"))
     }
 }
 
 /// A type for a schema that names none, from its keywords.
 fn infer_type(flat: &[Frag<'_>]) -> &'static str {
-    let has = |keywords: &[&str]| flat.iter().any(|f| keywords.iter().any(|k| f.get(k).is_some()));
-    if has(&["properties", "required", "additionalProperties", "patternProperties", "minProperties", "dependentRequired"]) {
+    let has = |keywords: &[&str]| {
+        flat.iter()
+            .any(|f| keywords.iter().any(|k| f.get(k).is_some()))
+    };
+    if has(&[
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "minProperties",
+        "dependentRequired",
+    ]) {
         "object"
-    } else if has(&["items", "prefixItems", "minItems", "maxItems", "contains", "uniqueItems"]) {
+    } else if has(&[
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "contains",
+        "uniqueItems",
+    ]) {
         "array"
     } else if has(&["minLength", "maxLength", "pattern", "format"]) {
         "string"
-    } else if has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) {
+    } else if has(&[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ]) {
         "number"
     } else {
         "null"
@@ -684,16 +909,31 @@ fn number_value(x: f64, integer: bool) -> Option<Value> {
 fn find_anchor<'s>(value: &'s Value, at: String, name: &str) -> Option<Frag<'s>> {
     match value {
         Value::Object(o) => {
-            let named = ["$anchor", "$dynamicAnchor"].iter().any(|k| o.get(*k).and_then(Value::as_str) == Some(name))
-                || o.get("$id").and_then(Value::as_str).and_then(|id| id.strip_prefix('#')) == Some(name);
+            let named = ["$anchor", "$dynamicAnchor"]
+                .iter()
+                .any(|k| o.get(*k).and_then(Value::as_str) == Some(name))
+                || o.get("$id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| id.strip_prefix('#'))
+                    == Some(name);
             if named {
-                return Some(Frag { ptr: at, schema: value });
+                return Some(Frag {
+                    ptr: at,
+                    schema: value,
+                });
             }
             o.iter().find_map(|(k, v)| {
-                find_anchor(v, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), name)
+                find_anchor(
+                    v,
+                    format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    name,
+                )
             })
         }
-        Value::Array(a) => a.iter().enumerate().find_map(|(i, v)| find_anchor(v, format!("{at}/{i}"), name)),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| find_anchor(v, format!("{at}/{i}"), name)),
         _ => None,
     }
 }
@@ -704,7 +944,9 @@ fn percent_decode(text: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
         match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
             (b'%', Some(byte)) => {
                 out.push(byte);
@@ -757,7 +999,10 @@ mod tests {
         }, "required": ["days", "city"]});
         assert_eq!(valid(schema), json!({"days": 1, "city": "example"}));
         assert_eq!(valid(json!({"type": "object"})), json!({}));
-        assert_eq!(valid(json!({"type": "object", "properties": {}, "additionalProperties": false})), json!({}));
+        assert_eq!(
+            valid(json!({"type": "object", "properties": {}, "additionalProperties": false})),
+            json!({})
+        );
     }
 
     #[test]
@@ -789,7 +1034,10 @@ mod tests {
         assert_eq!(args["at"], "2025-01-01T00:00:00Z");
         assert_eq!(args["id"], "00000000-0000-4000-8000-000000000000");
         // Also valid where formats are assertions.
-        let strict = mcpgen_runtime::schema::Schema::options(Draft::Draft202012).formats(true).compile(&schema).unwrap();
+        let strict = mcpgen_runtime::schema::Schema::options(Draft::Draft202012)
+            .formats(true)
+            .compile(&schema)
+            .unwrap();
         assert!(strict.is_valid(&args), "{args}");
     }
 
@@ -802,7 +1050,10 @@ mod tests {
             "step": {"type": "number", "minimum": 0.25, "multipleOf": 0.1},
             "even": {"type": "integer", "minimum": 3, "multipleOf": 2}
         }, "required": ["page", "neg", "ratio", "step", "even"]});
-        assert_eq!(valid(schema), json!({"page": 5, "neg": -3, "ratio": 0.5, "step": 0.3, "even": 4}));
+        assert_eq!(
+            valid(schema),
+            json!({"page": 5, "neg": -3, "ratio": 0.5, "step": 0.3, "even": 4})
+        );
     }
 
     #[test]
@@ -859,7 +1110,10 @@ mod tests {
             "flags": {"type": "array", "minItems": 2, "uniqueItems": true, "items": {"type": "boolean"}}
         }, "required": ["items", "flags"]});
         let args = valid(schema);
-        assert_eq!(args["items"][2], json!({"kind": "x", "n": 1, "tag": "example2"}));
+        assert_eq!(
+            args["items"][2],
+            json!({"kind": "x", "n": 1, "tag": "example2"})
+        );
         assert_eq!(args["flags"], json!([true, false]));
     }
 
@@ -875,7 +1129,10 @@ mod tests {
             "p": {"$ref": "#/$defs/Point"}, "t": {"$ref": "#/$defs/Tree"}, "o": {"$ref": "#/definitions/Old"},
             "s": {"$ref": "#/$defs/a~1b"}, "anchored": {"$ref": "#slashy"}
         }, "required": ["p", "t", "o", "s", "anchored"]});
-        assert_eq!(valid(schema), json!({"p": {"x": 2}, "t": {"name": "example", "children": []}, "o": "v1", "s": true, "anchored": true}));
+        assert_eq!(
+            valid(schema),
+            json!({"p": {"x": 2}, "t": {"name": "example", "children": []}, "o": "v1", "s": true, "anchored": true})
+        );
         let required_recursion = json!({"type": "object", "$defs": {"L": {"type": "object", "properties": {"next": {"$ref": "#/$defs/L"}}, "required": ["next"]}},
             "properties": {"l": {"$ref": "#/$defs/L"}}, "required": ["l"]});
         let err = valid_arguments(&required_recursion, Draft::Draft202012).unwrap_err();
@@ -888,7 +1145,10 @@ mod tests {
     fn draft_07_ignores_ref_siblings() {
         let schema = json!({"type": "object", "definitions": {"S": {"type": "string"}},
             "properties": {"s": {"$ref": "#/definitions/S", "type": "integer"}}, "required": ["s"]});
-        assert_eq!(valid_arguments(&schema, Draft::Draft7).unwrap(), json!({"s": "example"}));
+        assert_eq!(
+            valid_arguments(&schema, Draft::Draft7).unwrap(),
+            json!({"s": "example"})
+        );
     }
 
     #[test]
@@ -910,29 +1170,49 @@ mod tests {
     #[test]
     fn invalid_arguments_are_refused() {
         let draft = Draft::Draft202012;
-        let required = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]});
+        let required =
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]});
         let args = valid_arguments(&required, draft).unwrap();
         let (bad, why) = invalid_arguments(&required, draft, Some(&args)).unwrap();
         assert_eq!(bad, json!({}));
         assert_eq!(why, "the property `a` left out");
         let optional = json!({"type": "object", "properties": {"title": {"type": "string"}}});
-        assert_eq!(invalid_arguments(&optional, draft, Some(&json!({}))).unwrap().0, json!({"title": 12345}));
+        assert_eq!(
+            invalid_arguments(&optional, draft, Some(&json!({})))
+                .unwrap()
+                .0,
+            json!({"title": 12345})
+        );
         let closed = json!({"type": "object", "additionalProperties": false});
-        assert_eq!(invalid_arguments(&closed, draft, Some(&json!({}))).unwrap().0, json!({"mcpgenUnexpectedProperty": true}));
-        assert_eq!(invalid_arguments(&json!({"type": "object"}), draft, Some(&json!({}))), None);
+        assert_eq!(
+            invalid_arguments(&closed, draft, Some(&json!({})))
+                .unwrap()
+                .0,
+            json!({"mcpgenUnexpectedProperty": true})
+        );
+        assert_eq!(
+            invalid_arguments(&json!({"type": "object"}), draft, Some(&json!({}))),
+            None
+        );
     }
 
     #[test]
     fn shared_manifests_have_valid_arguments_for_every_tool() {
         let test = "synth::tests::shared_manifests_have_valid_arguments_for_every_tool";
-        let Some(dir) = crate::shared_data::shared_data("manifests", test) else { return };
+        let Some(dir) = crate::shared_data::shared_data("manifests", test) else {
+            return;
+        };
         for file in ["github.json", "stitch.json"] {
-            let manifest: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
+            let manifest: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
             for tool in manifest["tools"].as_array().unwrap() {
                 let schema = &tool["inputSchema"];
                 let args = valid_arguments(schema, Draft::Draft202012)
                     .unwrap_or_else(|e| panic!("{file} {}: {e}", tool["name"]));
-                assert!(invalid_arguments(schema, Draft::Draft202012, Some(&args)).is_some() || args == json!({}));
+                assert!(
+                    invalid_arguments(schema, Draft::Draft202012, Some(&args)).is_some()
+                        || args == json!({})
+                );
             }
         }
     }

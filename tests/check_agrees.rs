@@ -20,13 +20,21 @@ const REVISION: &str = "2025-11-25";
 /// Bad manifests: a name, what is wrong, and the text.
 const BAD: &[(&str, &str, &str)] = &[
     ("unparsable.json", "not JSON", "{\"tools\": [\n"),
-    ("bad_name.json", "a tool name with a space", r#"{"tools": [{"name": "has space", "inputSchema": {"type": "object"}}]}"#),
+    (
+        "bad_name.json",
+        "a tool name with a space",
+        r#"{"tools": [{"name": "has space", "inputSchema": {"type": "object"}}]}"#,
+    ),
     (
         "twice.json",
         "one tool name twice",
         r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}, {"name": "a", "inputSchema": {"type": "object"}}]}"#,
     ),
-    ("not_object.json", "an inputSchema that is not an object", r#"{"tools": [{"name": "a", "inputSchema": {"type": "string"}}]}"#),
+    (
+        "not_object.json",
+        "an inputSchema that is not an object",
+        r#"{"tools": [{"name": "a", "inputSchema": {"type": "string"}}]}"#,
+    ),
     (
         "clash.json",
         "a Rust type name a prompt shares with a tool's types (found by generating)",
@@ -48,13 +56,20 @@ const BAD: &[(&str, &str, &str)] = &[
 
 /// Schemas from the mirror only, caching into `cache`.
 fn store(cache: &Path) -> Store {
-    Store { cache_dir: cache.to_path_buf(), mirror: Some(shared_data::mirror()), fetch: None }
+    Store {
+        cache_dir: cache.to_path_buf(),
+        mirror: Some(shared_data::mirror()),
+        fetch: None,
+    }
 }
 
 /// The library's problems for the manifest file `path`.
 fn library(path: &Path, cache: &Path) -> Vec<String> {
     match Manifest::load(path) {
-        Ok(m) => mcpgen::check::check_in(&store(cache), &m, REVISION).iter().map(|e| e.message.clone()).collect(),
+        Ok(m) => mcpgen::check::check_in(&store(cache), &m, REVISION)
+            .iter()
+            .map(|e| e.message.clone())
+            .collect(),
         Err(e) => vec![e.message],
     }
 }
@@ -81,7 +96,10 @@ fn cli(path: &Path, cache: &Path) -> (i32, String) {
         .env("MCPGEN_OFFLINE", "1")
         .output()
         .expect("run mcpgen");
-    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -92,23 +110,41 @@ fn the_library_the_builder_and_the_cli_refuse_the_same_manifests() {
         let path = tmp.path().join(name);
         std::fs::write(&path, text).unwrap();
         let problems = library(&path, &cache);
-        assert!(!problems.is_empty(), "{name} ({what}): the library accepts it");
+        assert!(
+            !problems.is_empty(),
+            "{name} ({what}): the library accepts it"
+        );
 
         let out = tmp.path().join(format!("out-{i}"));
         let (built, wrote) = builder(&path, &cache, &out);
         let built = built.unwrap_or_else(|| panic!("{name} ({what}): the Builder generates it"));
-        assert!(!wrote, "{name}: the Builder wrote output for a refused manifest");
+        assert!(
+            !wrote,
+            "{name}: the Builder wrote output for a refused manifest"
+        );
 
         let (code, stderr) = cli(&path, &cache);
-        assert_eq!(code, 1, "{name} ({what}): `mcpgen manifest check` accepts it: {stderr}");
+        assert_eq!(
+            code, 1,
+            "{name} ({what}): `mcpgen manifest check` accepts it: {stderr}"
+        );
 
         // The same problems, each reported by all three.
         for problem in &problems {
-            assert!(built.contains(problem.as_str()), "{name}: the Builder does not report {problem:?}:\n{built}");
-            assert!(stderr.contains(problem.as_str()), "{name}: the CLI does not report {problem:?}:\n{stderr}");
+            assert!(
+                built.contains(problem.as_str()),
+                "{name}: the Builder does not report {problem:?}:\n{built}"
+            );
+            assert!(
+                stderr.contains(problem.as_str()),
+                "{name}: the CLI does not report {problem:?}:\n{stderr}"
+            );
         }
         let count = format!("{} problem(s)", problems.len());
-        assert!(stderr.contains(&count), "{name}: the CLI counts otherwise than {count}:\n{stderr}");
+        assert!(
+            stderr.contains(&count),
+            "{name}: the CLI counts otherwise than {count}:\n{stderr}"
+        );
     }
 }
 
@@ -117,10 +153,16 @@ fn conformance_is_the_only_step_that_refuses_the_off_spec_manifests() {
     let tmp = tempfile::tempdir().unwrap();
     for (name, _, text) in BAD.iter().filter(|(name, ..)| name.starts_with("off_spec")) {
         let m = Manifest::from_str(text, name).unwrap();
-        assert!(mcpgen::Generator::check(&m, REVISION).is_empty(), "{name}: declarations and names are clean");
+        assert!(
+            mcpgen::Generator::check(&m, REVISION).is_empty(),
+            "{name}: declarations and names are clean"
+        );
         let schema = store(tmp.path()).resolve(REVISION, None).unwrap();
         let report = mcpgen::check::against(&m, &schema);
-        assert!(report.problems.is_empty() && !report.off_spec.is_empty(), "{name}: {report:?}");
+        assert!(
+            report.problems.is_empty() && !report.off_spec.is_empty(),
+            "{name}: {report:?}"
+        );
     }
 }
 

@@ -29,13 +29,22 @@ fn changed_notes() -> Value {
     let mut m = notes();
     let summarize = &mut m["prompts"][0];
     summarize["arguments"][1]["required"] = json!(true);
-    summarize["arguments"].as_array_mut().unwrap().push(json!({"name": "tone"}));
+    summarize["arguments"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "tone"}));
     summarize["arguments"].as_array_mut().unwrap().remove(0);
     summarize["x-mcpgen"]["complete"] = json!(["style"]);
     summarize["description"] = json!("Summarizes.");
     m["prompts"].as_array_mut().unwrap().remove(1);
-    m["prompts"].as_array_mut().unwrap().push(json!({"name": "weekly"}));
-    m["resources"].as_array_mut().unwrap().push(json!({"uri": "notes://todo", "name": "todo"}));
+    m["prompts"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "weekly"}));
+    m["resources"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"uri": "notes://todo", "name": "todo"}));
     m["resources"][0]["mimeType"] = json!("text/markdown");
     m["resourceTemplates"][0]["uriTemplate"] = json!("notes://{id}/text");
     m
@@ -74,10 +83,21 @@ fn two_manifests_differ_in_items_arguments_and_generated_methods() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let report: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(report["revision"], "2025-11-25");
-    let prompt = report["items"].as_array().unwrap().iter().find(|i| i["key"] == "summarize_note").unwrap();
+    let prompt = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["key"] == "summarize_note")
+        .unwrap();
     assert_eq!(prompt["section"], "prompts");
     assert_eq!(prompt["change"], "changed");
-    assert!(prompt["details"].as_array().unwrap().contains(&json!("+ argument `tone` (optional)")), "{prompt}");
+    assert!(
+        prompt["details"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("+ argument `tone` (optional)")),
+        "{prompt}"
+    );
     assert!(report["generated"]
         .as_array()
         .unwrap()
@@ -85,7 +105,10 @@ fn two_manifests_differ_in_items_arguments_and_generated_methods() {
         .any(|g| g["item"] == "client::Client::get_weekly" && g["change"] == "added"));
 
     // --check: 1 with differences, 0 without.
-    assert_eq!(run(mcpgen(tmp.path()).args(["diff", "--check", &old, &new])).code, 1);
+    assert_eq!(
+        run(mcpgen(tmp.path()).args(["diff", "--check", &old, &new])).code,
+        1
+    );
     let same = run(mcpgen(tmp.path()).args(["diff", "--check", &old, &old]));
     assert_eq!(same.code, 0, "{}{}", same.stdout, same.stderr);
     assert!(same.stdout.contains("No differences."), "{}", same.stdout);
@@ -93,7 +116,11 @@ fn two_manifests_differ_in_items_arguments_and_generated_methods() {
     // A manifest and a revision do not compare.
     let r = run(mcpgen(tmp.path()).args(["diff", &old, "2025-11-25"]));
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("cannot compare") && r.stderr.contains("help:"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cannot compare") && r.stderr.contains("help:"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -121,10 +148,37 @@ fn revisions_with_a_manifest_name_the_sections_types_and_unknown_members() {
     let r = run(mcpgen(tmp.path()).args(["diff", "2025-03-26", "2025-06-18", "--manifest", &path]));
     assert!(!r.stdout.contains("its clients ignore it"), "{}", r.stdout);
     // The content of prompt messages changes type in 2025-06-18.
-    assert!(r.stdout.contains("protocol::PromptMessage (used by the generated server/client)"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("protocol::PromptMessage (used by the generated server/client)"),
+        "{}",
+        r.stdout
+    );
     // --check: revisions that differ exit 1.
-    assert_eq!(run(mcpgen(tmp.path()).args(["diff", "--check", "2025-03-26", "2025-06-18", "--manifest", &path])).code, 1);
-    assert_eq!(run(mcpgen(tmp.path()).args(["diff", "--check", "2025-06-18", "2025-06-18", "--manifest", &path])).code, 0);
+    assert_eq!(
+        run(mcpgen(tmp.path()).args([
+            "diff",
+            "--check",
+            "2025-03-26",
+            "2025-06-18",
+            "--manifest",
+            &path
+        ]))
+        .code,
+        1
+    );
+    assert_eq!(
+        run(mcpgen(tmp.path()).args([
+            "diff",
+            "--check",
+            "2025-06-18",
+            "2025-06-18",
+            "--manifest",
+            &path
+        ]))
+        .code,
+        0
+    );
 }
 
 #[test]
@@ -134,7 +188,8 @@ fn generate_check_notices_a_changed_prompt_and_a_new_resource() {
     let out = tmp.path().join("generated");
     let generate = |check: bool| {
         let mut cmd = mcpgen(tmp.path());
-        cmd.args(["generate", "--manifest", &manifest, "--out"]).arg(&out);
+        cmd.args(["generate", "--manifest", &manifest, "--out"])
+            .arg(&out);
         if check {
             cmd.arg("--check");
         }
@@ -147,8 +202,17 @@ fn generate_check_notices_a_changed_prompt_and_a_new_resource() {
     write(tmp.path(), "notes.json", &changed_notes());
     let stale = generate(true);
     assert_eq!(stale.code, 1, "{}", stale.stderr);
-    for hunk in ["+    pub tone: ::std::option::Option<::std::string::String>", "fn get_weekly", "fn prompt_weekly", "Todo"] {
-        assert!(stale.stdout.contains(hunk), "missing {hunk:?} in:\n{}", stale.stdout);
+    for hunk in [
+        "+    pub tone: ::std::option::Option<::std::string::String>",
+        "fn get_weekly",
+        "fn prompt_weekly",
+        "Todo",
+    ] {
+        assert!(
+            stale.stdout.contains(hunk),
+            "missing {hunk:?} in:\n{}",
+            stale.stdout
+        );
     }
     assert!(stale.stderr.contains("stale"), "{}", stale.stderr);
 }

@@ -9,7 +9,8 @@ const FILES: [&str; 4] = ["protocol.rs", "tools.rs", "server.rs", "client.rs"];
 
 fn generate(cache: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> Run {
     // The weather example's manifest: tools with nested objects, enums and outputs.
-    let weather = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/weather-server/tools.json");
+    let weather =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/weather-server/tools.json");
     run(mcpgen(cache)
         .args(["generate", "--manifest"])
         .arg(&weather)
@@ -24,7 +25,11 @@ fn generate_writes_the_four_files() {
     let out = tmp.path().join("gen");
     let r = generate(tmp.path(), &out, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("schema 2025-11-25 from mirror"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("schema 2025-11-25 from mirror"),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.contains("sha256 verified"), "{}", r.stderr);
     assert!(r.stderr.contains("wrote 4 file(s)"), "{}", r.stderr);
     for f in FILES {
@@ -39,7 +44,10 @@ fn generate_writes_the_four_files() {
     let server = std::fs::read_to_string(out.join("server.rs")).unwrap();
     assert!(server.contains("pub trait Handler"));
     // Nothing else next to the output (no temporary directories left).
-    let siblings: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let siblings: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(siblings, vec![std::ffi::OsString::from("gen")]);
 }
 
@@ -50,7 +58,11 @@ fn output_is_byte_identical_across_runs() {
     assert_eq!(generate(tmp.path(), &a, &[]).code, 0);
     assert_eq!(generate(tmp.path(), &b, &[]).code, 0);
     for f in FILES {
-        assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap(), "{f}");
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
     }
 }
 
@@ -68,13 +80,31 @@ fn check_passes_when_fresh_and_fails_with_a_diff_when_stale() {
     // A hand edit makes it stale; --check shows the diff and changes nothing.
     let path = out.join("protocol.rs");
     let original = std::fs::read_to_string(&path).unwrap();
-    let edited = original.replacen("pub struct CallToolResult", "pub struct CallToolResultEdited", 1);
+    let edited = original.replacen(
+        "pub struct CallToolResult",
+        "pub struct CallToolResultEdited",
+        1,
+    );
     std::fs::write(&path, &edited).unwrap();
     let stale = generate(tmp.path(), &out, &["--check"]);
     assert_eq!(stale.code, 1, "{}", stale.stderr);
-    assert!(stale.stdout.contains("--- a/protocol.rs\n+++ b/protocol.rs\n@@"), "{}", stale.stdout);
-    assert!(stale.stdout.contains("-pub struct CallToolResultEdited"), "{}", stale.stdout);
-    assert!(stale.stdout.contains("+pub struct CallToolResult"), "{}", stale.stdout);
+    assert!(
+        stale
+            .stdout
+            .contains("--- a/protocol.rs\n+++ b/protocol.rs\n@@"),
+        "{}",
+        stale.stdout
+    );
+    assert!(
+        stale.stdout.contains("-pub struct CallToolResultEdited"),
+        "{}",
+        stale.stdout
+    );
+    assert!(
+        stale.stdout.contains("+pub struct CallToolResult"),
+        "{}",
+        stale.stdout
+    );
     assert!(stale.stderr.contains("stale"), "{}", stale.stderr);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
 
@@ -82,7 +112,11 @@ fn check_passes_when_fresh_and_fails_with_a_diff_when_stale() {
     std::fs::remove_file(out.join("client.rs")).unwrap();
     let missing = generate(tmp.path(), &out, &["--check"]);
     assert_eq!(missing.code, 1);
-    assert!(missing.stdout.contains("--- a/client.rs (missing)"), "{}", missing.stdout);
+    assert!(
+        missing.stdout.contains("--- a/client.rs (missing)"),
+        "{}",
+        missing.stdout
+    );
 
     // Regenerating makes it fresh again.
     assert_eq!(generate(tmp.path(), &out, &[]).code, 0);
@@ -93,10 +127,17 @@ fn check_passes_when_fresh_and_fails_with_a_diff_when_stale() {
 fn check_on_a_different_revision_is_stale() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("gen");
-    assert_eq!(generate(tmp.path(), &out, &["--protocol", "2025-11-25"]).code, 0);
+    assert_eq!(
+        generate(tmp.path(), &out, &["--protocol", "2025-11-25"]).code,
+        0
+    );
     let r = generate(tmp.path(), &out, &["--protocol", "2025-06-18", "--check"]);
     assert_eq!(r.code, 1);
-    assert!(r.stdout.contains("-// protocol revision 2025-11-25"), "{}", &r.stdout[..r.stdout.len().min(2000)]);
+    assert!(
+        r.stdout.contains("-// protocol revision 2025-11-25"),
+        "{}",
+        &r.stdout[..r.stdout.len().min(2000)]
+    );
 }
 
 #[test]
@@ -105,8 +146,18 @@ fn unknown_revision_is_a_clear_error_and_writes_nothing() {
     let out = tmp.path().join("gen");
     let r = generate(tmp.path(), &out, &["--protocol", "2024-01-01"]);
     assert_eq!(r.code, 1);
-    assert!(r.stderr.starts_with("error: unknown protocol revision `2024-01-01`"), "{}", r.stderr);
-    assert!(r.stderr.contains("2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .starts_with("error: unknown protocol revision `2024-01-01`"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"),
+        "{}",
+        r.stderr
+    );
     assert!(!out.exists());
 }
 
@@ -118,7 +169,11 @@ fn failure_keeps_the_previous_output() {
     let before = std::fs::read(out.join("protocol.rs")).unwrap();
     let bad = tmp.path().join("bad.json");
     std::fs::write(&bad, "{ \"tools\": [ }").unwrap();
-    let r = run(mcpgen(tmp.path()).args(["generate", "--manifest"]).arg(&bad).arg("--out").arg(&out));
+    let r = run(mcpgen(tmp.path())
+        .args(["generate", "--manifest"])
+        .arg(&bad)
+        .arg("--out")
+        .arg(&out));
     assert_eq!(r.code, 1);
     assert!(r.stderr.starts_with("error: "), "{}", r.stderr);
     assert!(r.stderr.contains("bad.json:1:"), "{}", r.stderr);
@@ -136,8 +191,17 @@ fn corrupt_cache_is_refused_naming_file_and_hashes() {
     let r = run(mcpgen(&cache).args(["generate", "--out"]).arg(&out));
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("sha256 mismatch"), "{}", r.stderr);
-    assert!(r.stderr.contains(&cached.display().to_string()), "{}", r.stderr);
-    assert!(r.stderr.contains("268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&cached.display().to_string()),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7"),
+        "{}",
+        r.stderr
+    );
     assert!(!out.exists());
 }
 
@@ -149,7 +213,11 @@ fn unpinned_schema_file_is_allowed_and_reported() {
     // Same schema, different bytes: not a pinned file.
     std::fs::write(&draft, format!("{text}\n")).unwrap();
     let out = tmp.path().join("gen");
-    let r = run(mcpgen(tmp.path()).args(["generate", "--schema"]).arg(&draft).arg("--out").arg(&out));
+    let r = run(mcpgen(tmp.path())
+        .args(["generate", "--schema"])
+        .arg(&draft)
+        .arg("--out")
+        .arg(&out));
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("unpinned"), "{}", r.stderr);
     let protocol = std::fs::read_to_string(out.join("protocol.rs")).unwrap();
@@ -157,22 +225,50 @@ fn unpinned_schema_file_is_allowed_and_reported() {
 
     // The pinned file itself is recognised as its revision.
     let pinned = mirror().join("2025-06-18/schema.json");
-    let r = run(mcpgen(tmp.path()).args(["generate", "--check", "--schema"]).arg(&pinned).arg("--out").arg(&out));
-    assert!(r.stderr.contains("schema 2025-06-18 from file"), "{}", r.stderr);
-    assert!(r.stderr.contains("pinned revision 2025-06-18, not 2025-11-25"), "{}", r.stderr);
+    let r = run(mcpgen(tmp.path())
+        .args(["generate", "--check", "--schema"])
+        .arg(&pinned)
+        .arg("--out")
+        .arg(&out));
+    assert!(
+        r.stderr.contains("schema 2025-06-18 from file"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("pinned revision 2025-06-18, not 2025-11-25"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
 fn protocol_only_without_manifest_and_every_revision_generates() {
     let tmp = tempfile::tempdir().unwrap();
-    for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
+    for rev in [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ] {
         let out = tmp.path().join(rev);
-        let r = run(mcpgen(tmp.path()).args(["generate", "--protocol", rev, "--out"]).arg(&out));
+        let r = run(mcpgen(tmp.path())
+            .args(["generate", "--protocol", rev, "--out"])
+            .arg(&out));
         assert_eq!(r.code, 0, "{rev}: {}", r.stderr);
         let tools = std::fs::read_to_string(out.join("tools.rs")).unwrap();
-        assert_eq!(tools.lines().count(), 2, "{rev}: tools.rs is an empty body under its header");
+        assert_eq!(
+            tools.lines().count(),
+            2,
+            "{rev}: tools.rs is an empty body under its header"
+        );
         let protocol = std::fs::read_to_string(out.join("protocol.rs")).unwrap();
-        assert!(protocol.contains(&format!("// protocol revision {rev} (schema sha256 ")), "{rev}");
+        assert!(
+            protocol.contains(&format!("// protocol revision {rev} (schema sha256 ")),
+            "{rev}"
+        );
     }
 }
 
@@ -200,7 +296,11 @@ fn caught_generator_panics_never_reach_the_terminal() {
     let out = tmp.path().join("gen");
     let generate = |debug: bool| {
         let mut cmd = mcpgen(tmp.path());
-        cmd.env("RUST_BACKTRACE", "1").args(["generate", "--manifest"]).arg(&manifest).arg("--out").arg(&out);
+        cmd.env("RUST_BACKTRACE", "1")
+            .args(["generate", "--manifest"])
+            .arg(&manifest)
+            .arg("--out")
+            .arg(&out);
         if debug {
             cmd.env("MCPGEN_DEBUG_PANICS", "1");
         }
@@ -211,9 +311,16 @@ fn caught_generator_panics_never_reach_the_terminal() {
     assert!(!r.stderr.contains("panicked at"), "{}", r.stderr);
     assert!(!r.stderr.contains("thread '"), "{}", r.stderr);
     assert!(!r.stderr.contains("stack backtrace"), "{}", r.stderr);
-    let warnings: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("warning: ")).collect();
+    let warnings: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
     assert!(!warnings.is_empty(), "{}", r.stderr);
-    assert!(warnings.iter().all(|l| l.contains("tools.json:")), "{warnings:?}");
+    assert!(
+        warnings.iter().all(|l| l.contains("tools.json:")),
+        "{warnings:?}"
+    );
     // Asked for, the panics are shown.
     let r = generate(true);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -233,11 +340,27 @@ fn an_invalid_manifest_fails_with_every_problem_and_writes_nothing() {
     )
     .unwrap();
     let out = tmp.path().join("gen");
-    let r = run(mcpgen(tmp.path()).args(["generate", "--manifest"]).arg(&manifest).arg("--out").arg(&out));
+    let r = run(mcpgen(tmp.path())
+        .args(["generate", "--manifest"])
+        .arg(&manifest)
+        .arg("--out")
+        .arg(&out));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("problem(s)"), "{}", r.stderr);
-    assert!(r.stderr.contains("/tools/1/name"), "duplicate name named by pointer: {}", r.stderr);
-    assert!(r.stderr.contains("/tools/1/inputSchema"), "non-object root named by pointer: {}", r.stderr);
-    assert!(r.stderr.contains("tools.json:3:"), "line:column given: {}", r.stderr);
+    assert!(
+        r.stderr.contains("/tools/1/name"),
+        "duplicate name named by pointer: {}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("/tools/1/inputSchema"),
+        "non-object root named by pointer: {}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("tools.json:3:"),
+        "line:column given: {}",
+        r.stderr
+    );
     assert!(!out.exists(), "nothing written");
 }

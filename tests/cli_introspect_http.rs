@@ -46,15 +46,25 @@ fn weather_server() -> Server {
             }
         }
     });
-    let url = rx.recv_timeout(Duration::from_secs(60)).expect("weather-server prints its endpoint on stderr");
-    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+    let url = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("weather-server prints its endpoint on stderr");
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
     Server { child, url }
 }
 
 fn declared_tools() -> Vec<String> {
     let text = std::fs::read_to_string(root().join("examples/weather-server/tools.json")).unwrap();
     let manifest: Value = serde_json::from_str(&text).unwrap();
-    manifest["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+    manifest["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -62,7 +72,16 @@ fn introspect_url_writes_the_example_servers_manifest() {
     let server = weather_server();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("nested/introspected.json");
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", &server.url, "--timeout", "30", "--out"]).arg(&out));
+    let r = run(mcpgen(tmp.path())
+        .args([
+            "introspect",
+            "--url",
+            &server.url,
+            "--timeout",
+            "30",
+            "--out",
+        ])
+        .arg(&out));
     assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
     let tools = declared_tools();
     assert!(
@@ -75,7 +94,12 @@ fn introspect_url_writes_the_example_servers_manifest() {
         r.stderr
     );
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let listed: Vec<&str> = manifest["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let listed: Vec<&str> = manifest["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(listed, tools);
     assert_eq!(manifest["server"]["name"], "weather-server");
     assert!(manifest["tools"][0]["inputSchema"]["properties"].is_object());
@@ -97,11 +121,19 @@ fn introspect_url_reports_bad_urls_and_unreachable_servers() {
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("use http://"), "{}", r.stderr);
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &url]));
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains(&format!("cannot connect to {url}")), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("cannot connect to {url}")),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.contains("help:"), "{}", r.stderr);
 
     // Either a URL or a command, not both, and one of them.
@@ -118,5 +150,9 @@ fn introspect_url_names_a_wrong_path() {
     let wrong = server.url.replace("/mcp", "/not-mcp");
     let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &wrong]));
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("404 Not Found") && r.stderr.contains("as an MCP endpoint"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("404 Not Found") && r.stderr.contains("as an MCP endpoint"),
+        "{}",
+        r.stderr
+    );
 }

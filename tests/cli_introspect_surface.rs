@@ -43,13 +43,27 @@ impl Drop for HttpServer {
 }
 
 fn http_server(bin: &std::path::Path) -> HttpServer {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let addr = format!("127.0.0.1:{port}");
-    let child = Command::new(bin).args(["--http", &addr]).stderr(Stdio::null()).spawn().unwrap();
-    let server = HttpServer { child, url: format!("http://{addr}/mcp") };
+    let child = Command::new(bin)
+        .args(["--http", &addr])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = HttpServer {
+        child,
+        url: format!("http://{addr}/mcp"),
+    };
     let deadline = Instant::now() + Duration::from_secs(60);
     while TcpStream::connect(&addr).is_err() {
-        assert!(Instant::now() < deadline, "notes-server --http {addr} did not start listening");
+        assert!(
+            Instant::now() < deadline,
+            "notes-server --http {addr} did not start listening"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     server
@@ -63,7 +77,11 @@ fn introspect_notes_server_check_generate_and_read_back() {
 
     // stdio.
     let out = tmp.path().join("notes.json");
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "30", "--out"]).arg(&out).arg("--").arg(&bin));
+    let r = run(mcpgen(tmp.path())
+        .args(["introspect", "--timeout", "30", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&bin));
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stderr.contains("mcpgen introspect: 2 tool(s), 2 resource(s), 1 resource template(s), 2 prompt(s) from `")
@@ -74,12 +92,27 @@ fn introspect_notes_server_check_generate_and_read_back() {
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(manifest, expected);
     let keys: Vec<&String> = manifest.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["server", "tools", "resources", "resourceTemplates", "prompts"]);
+    assert_eq!(
+        keys,
+        [
+            "server",
+            "tools",
+            "resources",
+            "resourceTemplates",
+            "prompts"
+        ]
+    );
 
     // What introspection writes passes mcpgen's own check, in both eras.
     for revision in ["2025-11-25", "2026-07-28"] {
-        let check = run(mcpgen(tmp.path()).args(["manifest", "check", "--protocol", revision]).arg(&out));
-        assert_eq!(check.code, 0, "{revision}: {}{}", check.stdout, check.stderr);
+        let check = run(mcpgen(tmp.path())
+            .args(["manifest", "check", "--protocol", revision])
+            .arg(&out));
+        assert_eq!(
+            check.code, 0,
+            "{revision}: {}{}",
+            check.stdout, check.stderr
+        );
     }
 
     // Streamable HTTP: the stateless era first, the same manifest.
@@ -103,25 +136,52 @@ fn introspect_notes_server_check_generate_and_read_back() {
     let generated = tmp.path().join("generated");
     generate(&out, "2025-11-25", &generated);
     let client_rs = std::fs::read_to_string(generated.join("client.rs")).unwrap();
-    for method in ["fn get_summarize_note", "fn get_daily_review", "fn read_note", "fn read_resource"] {
-        assert!(client_rs.contains(method), "{method} missing from the generated client");
+    for method in [
+        "fn get_summarize_note",
+        "fn get_daily_review",
+        "fn read_note",
+        "fn read_resource",
+    ] {
+        assert!(
+            client_rs.contains(method),
+            "{method} missing from the generated client"
+        );
     }
     // Completion is a manifest setting, not on the wire: none is generated.
-    assert!(!client_rs.contains("fn complete_"), "completion methods from an introspected manifest");
-    let driver = build_driver("introspected_notes_driver", &generated, include_str!("client_fixtures/notes_driver.rs"), false);
+    assert!(
+        !client_rs.contains("fn complete_"),
+        "completion methods from an introspected manifest"
+    );
+    let driver = build_driver(
+        "introspected_notes_driver",
+        &generated,
+        include_str!("client_fixtures/notes_driver.rs"),
+        false,
+    );
     let stdout = client_support::run(&driver, &[bin.to_str().unwrap()]);
     for step in ["static", "template", "prompts", "tool"] {
-        assert!(stdout.lines().any(|l| l == format!("ok {step}")), "step {step} missing:\n{stdout}");
+        assert!(
+            stdout.lines().any(|l| l == format!("ok {step}")),
+            "step {step} missing:\n{stdout}"
+        );
     }
 
     // The same driver on bindings of 2026-07-28, whose result types
     // require `resultType`: the server speaks the stateless era to them.
     let modern = tmp.path().join("generated-2026");
     generate(&out, "2026-07-28", &modern);
-    let driver = build_driver("introspected_notes_driver_2026", &modern, include_str!("client_fixtures/notes_driver.rs"), false);
+    let driver = build_driver(
+        "introspected_notes_driver_2026",
+        &modern,
+        include_str!("client_fixtures/notes_driver.rs"),
+        false,
+    );
     let stdout = client_support::run(&driver, &[bin.to_str().unwrap()]);
     for step in ["static", "template", "prompts", "tool"] {
-        assert!(stdout.lines().any(|l| l == format!("ok {step}")), "2026-07-28: step {step} missing:\n{stdout}");
+        assert!(
+            stdout.lines().any(|l| l == format!("ok {step}")),
+            "2026-07-28: step {step} missing:\n{stdout}"
+        );
     }
 }
 
@@ -133,9 +193,13 @@ fn scripted(capabilities: &str, answers: &[&str], log: &std::path::Path) -> Vec<
         r#"{{"jsonrpc":"2.0","id":1,"result":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"serverInfo":{{"name":"scripted","version":"1"}}}}}}"#
     );
     let log = log.display();
-    let mut script = format!("read -r l; echo \"$l\" >>'{log}'; echo '{init}'; read -r l; echo \"$l\" >>'{log}'; ");
+    let mut script = format!(
+        "read -r l; echo \"$l\" >>'{log}'; echo '{init}'; read -r l; echo \"$l\" >>'{log}'; "
+    );
     for answer in answers {
-        script.push_str(&format!("read -r l; echo \"$l\" >>'{log}'; echo '{answer}'; "));
+        script.push_str(&format!(
+            "read -r l; echo \"$l\" >>'{log}'; echo '{answer}'; "
+        ));
     }
     script.push_str("cat >/dev/null");
     vec!["-c".into(), script]
@@ -145,12 +209,22 @@ fn methods(log: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(log)
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["method"].as_str().unwrap().to_owned())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["method"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect()
 }
 
 fn introspect(args: Vec<String>) -> mcpgen::Result<mcpgen::introspect::Introspected> {
-    mcpgen::introspect::Introspect { command: "sh".into(), args, timeout: Duration::from_secs(20) }.run()
+    mcpgen::introspect::Introspect {
+        command: "sh".into(),
+        args,
+        timeout: Duration::from_secs(20),
+    }
+    .run()
 }
 
 #[test]
@@ -162,7 +236,15 @@ fn introspect_requests_only_declared_lists_and_follows_their_pages() {
     let page1 = r#"{"jsonrpc":"2.0","id":2,"result":{"prompts":[{"name":"b","x-extra":true}],"nextCursor":"c2"}}"#;
     let page2 = r#"{"jsonrpc":"2.0","id":3,"result":{"prompts":[{"name":"a","arguments":[{"name":"x","required":true}]}]}}"#;
     let found = introspect(scripted(r#"{"prompts":{}}"#, &[page1, page2], &log)).unwrap();
-    assert_eq!(methods(&log), ["initialize", "notifications/initialized", "prompts/list", "prompts/list"]);
+    assert_eq!(
+        methods(&log),
+        [
+            "initialize",
+            "notifications/initialized",
+            "prompts/list",
+            "prompts/list"
+        ]
+    );
     assert_eq!(
         found.manifest,
         json!({
@@ -172,28 +254,60 @@ fn introspect_requests_only_declared_lists_and_follows_their_pages() {
         })
     );
     assert_eq!(found.summary(), "0 tool(s), 2 prompt(s)");
-    let cursor: Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().lines().nth(3).unwrap()).unwrap();
+    let cursor: Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .nth(3)
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(cursor["params"]["cursor"], "c2");
     mcpgen::manifest::Manifest::from_str(&found.to_json(), "introspected.json").unwrap();
 
     // Tools and resources: both resource lists, in the manifest's order.
     let log = tmp.path().join("resources.log");
     let tools = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}"#;
-    let resources = r#"{"jsonrpc":"2.0","id":3,"result":{"resources":[{"uri":"a://1","name":"one"}]}}"#;
+    let resources =
+        r#"{"jsonrpc":"2.0","id":3,"result":{"resources":[{"uri":"a://1","name":"one"}]}}"#;
     let templates = r#"{"jsonrpc":"2.0","id":4,"result":{"resourceTemplates":[{"uriTemplate":"a://{n}","name":"n"}]}}"#;
-    let found = introspect(scripted(r#"{"tools":{},"resources":{}}"#, &[tools, resources, templates], &log)).unwrap();
+    let found = introspect(scripted(
+        r#"{"tools":{},"resources":{}}"#,
+        &[tools, resources, templates],
+        &log,
+    ))
+    .unwrap();
     assert_eq!(
         methods(&log),
-        ["initialize", "notifications/initialized", "tools/list", "resources/list", "resources/templates/list"]
+        [
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "resources/list",
+            "resources/templates/list"
+        ]
     );
-    assert_eq!(found.manifest["resources"], json!([{"uri": "a://1", "name": "one"}]));
-    assert_eq!(found.manifest["resourceTemplates"], json!([{"uriTemplate": "a://{n}", "name": "n"}]));
+    assert_eq!(
+        found.manifest["resources"],
+        json!([{"uri": "a://1", "name": "one"}])
+    );
+    assert_eq!(
+        found.manifest["resourceTemplates"],
+        json!([{"uriTemplate": "a://{n}", "name": "n"}])
+    );
     assert!(found.manifest.get("prompts").is_none());
-    assert_eq!(found.summary(), "1 tool(s), 1 resource(s), 1 resource template(s)");
+    assert_eq!(
+        found.summary(),
+        "1 tool(s), 1 resource(s), 1 resource template(s)"
+    );
 
     // A declared list the server does not answer properly names the method.
     let log = tmp.path().join("broken.log");
     let wrong = r#"{"jsonrpc":"2.0","id":2,"result":{"items":[]}}"#;
     let err = introspect(scripted(r#"{"prompts":{}}"#, &[wrong], &log)).unwrap_err();
-    assert!(err.to_string().contains("prompts/list result has no `prompts` array"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("prompts/list result has no `prompts` array"),
+        "{err}"
+    );
 }

@@ -22,7 +22,10 @@ use cli_support::*;
 /// The workspace's target directory, wherever `CARGO_TARGET_DIR` or a
 /// cargo config put it: the parent of this test's `CARGO_TARGET_TMPDIR`.
 fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target directory holds tmp/").to_path_buf()
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory holds tmp/")
+        .to_path_buf()
 }
 
 /// A nested cargo, offline, run from the repository so its
@@ -206,7 +209,8 @@ const SURFACE: &str = r#"{
 
 /// A file name that ends strings, tables, comments and code spans in
 /// every file it is pasted into, unless each escapes it for its context.
-const HOSTILE: &str = "tools\" ]\n[dependencies.evil]\npath = \"evil\" # \\\" '''`code` *[a](b)* <b> x.json";
+const HOSTILE: &str =
+    "tools\" ]\n[dependencies.evil]\npath = \"evil\" # \\\" '''`code` *[a](b)* <b> x.json";
 
 /// The same without the line breaks, which `mcpgen new` refuses.
 fn hostile_one_line() -> String {
@@ -229,9 +233,19 @@ fn new_crate(cache: &Path, dir: &Path, manifest: &Path, protocol: Option<&str>) 
     new_crate_over(cache, dir, manifest, protocol, "stdio")
 }
 
-fn new_crate_over(cache: &Path, dir: &Path, manifest: &Path, protocol: Option<&str>, transport: &str) -> Run {
+fn new_crate_over(
+    cache: &Path,
+    dir: &Path,
+    manifest: &Path,
+    protocol: Option<&str>,
+    transport: &str,
+) -> Run {
     let mut cmd = mcpgen(cache);
-    cmd.arg("new").arg(dir).arg("--manifest").arg(manifest).args(["--transport", transport]);
+    cmd.arg("new")
+        .arg(dir)
+        .arg("--manifest")
+        .arg(manifest)
+        .args(["--transport", transport]);
     if let Some(p) = protocol {
         cmd.args(["--protocol", p]);
     }
@@ -251,19 +265,95 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         path
     };
     // The real manifests of ../shared, when it is there (else recorded as skipped).
-    let real = shared_data("manifests", "cli_new::scaffolded_crates_build_and_pass_their_own_tests (github-server, stitch-server)");
-    let real = |name: &str| real.as_ref().map_or_else(PathBuf::new, |dir| dir.join(name));
+    let real = shared_data(
+        "manifests",
+        "cli_new::scaffolded_crates_build_and_pass_their_own_tests (github-server, stitch-server)",
+    );
+    let real = |name: &str| {
+        real.as_ref()
+            .map_or_else(PathBuf::new, |dir| dir.join(name))
+    };
     let cases = [
-        Case { crate_name: "github-server", manifest: real("github.json"), protocol: None, http: false, tests: 3, skipped: &[] },
-        Case { crate_name: "stitch-server", manifest: real("stitch.json"), protocol: None, http: false, tests: 3, skipped: &[] },
-        Case { crate_name: "kinds-server", manifest: write("kinds.json", KINDS), protocol: None, http: false, tests: 3, skipped: &[] },
-        Case { crate_name: "nested-server", manifest: write("nested.yaml", NESTED), protocol: None, http: false, tests: 3, skipped: &["impossible"] },
-        Case { crate_name: "empty-server", manifest: write("empty.json", r#"{"tools": []}"#), protocol: None, http: false, tests: 2, skipped: &[] },
-        Case { crate_name: "legacy-server", manifest: write("legacy.json", LEGACY), protocol: Some("2025-06-18"), http: false, tests: 3, skipped: &[] },
-        Case { crate_name: "hostile-server", manifest: write(&hostile_one_line(), ONE_TOOL), protocol: None, http: false, tests: 3, skipped: &[] },
-        Case { crate_name: "kinds-http", manifest: write("kinds-http.json", KINDS), protocol: None, http: true, tests: 3, skipped: &[] },
-        Case { crate_name: "surface-server", manifest: write("surface.json", SURFACE), protocol: None, http: false, tests: 5, skipped: &[] },
-        Case { crate_name: "surface-http", manifest: write("surface-http.json", SURFACE), protocol: None, http: true, tests: 5, skipped: &[] },
+        Case {
+            crate_name: "github-server",
+            manifest: real("github.json"),
+            protocol: None,
+            http: false,
+            tests: 3,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "stitch-server",
+            manifest: real("stitch.json"),
+            protocol: None,
+            http: false,
+            tests: 3,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "kinds-server",
+            manifest: write("kinds.json", KINDS),
+            protocol: None,
+            http: false,
+            tests: 3,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "nested-server",
+            manifest: write("nested.yaml", NESTED),
+            protocol: None,
+            http: false,
+            tests: 3,
+            skipped: &["impossible"],
+        },
+        Case {
+            crate_name: "empty-server",
+            manifest: write("empty.json", r#"{"tools": []}"#),
+            protocol: None,
+            http: false,
+            tests: 2,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "legacy-server",
+            manifest: write("legacy.json", LEGACY),
+            protocol: Some("2025-06-18"),
+            http: false,
+            tests: 3,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "hostile-server",
+            manifest: write(&hostile_one_line(), ONE_TOOL),
+            protocol: None,
+            http: false,
+            tests: 3,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "kinds-http",
+            manifest: write("kinds-http.json", KINDS),
+            protocol: None,
+            http: true,
+            tests: 3,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "surface-server",
+            manifest: write("surface.json", SURFACE),
+            protocol: None,
+            http: false,
+            tests: 5,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "surface-http",
+            manifest: write("surface-http.json", SURFACE),
+            protocol: None,
+            http: true,
+            tests: 5,
+            skipped: &[],
+        },
         // Names that collide across tools, prompts, templates and the
         // static resources' reader (the golden of the same name).
         Case {
@@ -276,10 +366,27 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         },
         // The stateless era: `server/discover`, `_meta` on every request,
         // and over HTTP the headers that mirror the body.
-        Case { crate_name: "modern-server", manifest: write("modern.json", SURFACE), protocol: Some("2026-07-28"), http: false, tests: 5, skipped: &[] },
-        Case { crate_name: "modern-http", manifest: write("modern-http.json", SURFACE), protocol: Some("2026-07-28"), http: true, tests: 5, skipped: &[] },
+        Case {
+            crate_name: "modern-server",
+            manifest: write("modern.json", SURFACE),
+            protocol: Some("2026-07-28"),
+            http: false,
+            tests: 5,
+            skipped: &[],
+        },
+        Case {
+            crate_name: "modern-http",
+            manifest: write("modern-http.json", SURFACE),
+            protocol: Some("2026-07-28"),
+            http: true,
+            tests: 5,
+            skipped: &[],
+        },
     ];
-    let cases: Vec<Case> = cases.into_iter().filter(|c| !c.manifest.as_os_str().is_empty()).collect();
+    let cases: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| !c.manifest.as_os_str().is_empty())
+        .collect();
 
     let crates = tmp.path().join("crates");
     for case in &cases {
@@ -301,12 +408,27 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         ] {
             assert!(dir.join(f).is_file(), "{}: {f} missing", case.crate_name);
         }
-        let notes = r.stderr.lines().filter(|l| l.starts_with("note: the scaffolded test does not call")).count();
-        assert_eq!(notes, case.skipped.len(), "{}: {}", case.crate_name, r.stderr);
+        let notes = r
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("note: the scaffolded test does not call"))
+            .count();
+        assert_eq!(
+            notes,
+            case.skipped.len(),
+            "{}: {}",
+            case.crate_name,
+            r.stderr
+        );
         let test = std::fs::read_to_string(dir.join("tests/tools_list.rs")).unwrap();
         for tool in case.skipped {
             assert!(r.stderr.contains(&format!("tool `{tool}`")), "{}", r.stderr);
-            assert!(test.contains(&format!("// {tool}: not called, no valid arguments were found: ")), "{test}");
+            assert!(
+                test.contains(&format!(
+                    "// {tool}: not called, no valid arguments were found: "
+                )),
+                "{test}"
+            );
         }
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
         assert!(readme.contains("\"mcpServers\""), "{readme}");
@@ -314,32 +436,57 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
         if case.crate_name.starts_with("surface") || case.crate_name.starts_with("modern") {
             // One stub per tool, prompt and template, one for the static resources.
             assert_eq!(main.matches("is not implemented yet").count(), 8, "{main}");
-            for method in ["async fn prompt_review(", "async fn read_note(", "async fn read_search(", "async fn read_resource("] {
+            for method in [
+                "async fn prompt_review(",
+                "async fn read_note(",
+                "async fn read_search(",
+                "async fn read_resource(",
+            ] {
                 assert!(main.contains(method), "{method}: {main}");
             }
-            assert!(test.contains("(\"files://{/path*}\", Some(\"files:///example\"))"), "{test}");
+            assert!(
+                test.contains("(\"files://{/path*}\", Some(\"files:///example\"))"),
+                "{test}"
+            );
             let modern = case.protocol == Some("2026-07-28");
             assert_eq!(test.contains("server/discover"), modern, "{test}");
             assert_eq!(test.contains("\"initialize\""), !modern, "{test}");
             if modern && case.http {
-                assert!(test.contains("(\"echo\", \"mcp-param-region\", &[\"region\"]),"), "{test}");
+                assert!(
+                    test.contains("(\"echo\", \"mcp-param-region\", &[\"region\"]),"),
+                    "{test}"
+                );
             }
         }
         if case.http {
             let inspector = "npx @modelcontextprotocol/inspector --cli --transport http --server-url http://127.0.0.1:8080/mcp";
             assert!(readme.contains(inspector), "{readme}");
-            assert!(readme.contains("\"url\": \"http://127.0.0.1:8080/mcp\""), "{readme}");
+            assert!(
+                readme.contains("\"url\": \"http://127.0.0.1:8080/mcp\""),
+                "{readme}"
+            );
             assert!(main.contains("server::serve_http(Tools, addr)"), "{main}");
-            assert!(test.contains("TcpStream::connect"), "the test talks HTTP: {test}");
+            assert!(
+                test.contains("TcpStream::connect"),
+                "the test talks HTTP: {test}"
+            );
         } else {
-            assert!(readme.contains("npx @modelcontextprotocol/inspector cargo run"), "{readme}");
+            assert!(
+                readme.contains("npx @modelcontextprotocol/inspector cargo run"),
+                "{readme}"
+            );
             assert!(main.contains("server::serve_stdio(Tools)"), "{main}");
             assert!(!test.contains("TcpStream"), "the test talks stdio: {test}");
         }
     }
 
     // Refuses to scaffold over an existing crate.
-    let again = new_crate(&cache, &crates.join(cases[0].crate_name), &cases[0].manifest, None);
+    let again = new_crate(
+        &cache,
+        &crates.join(cases[0].crate_name),
+        &cases[0].manifest,
+        None,
+    );
     assert_eq!(again.code, 1);
     assert!(again.stderr.contains("already exists"), "{}", again.stderr);
 
@@ -355,27 +502,63 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
             .expect("run cargo");
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "cargo test of {} failed:\n{stdout}\n{stderr}", case.crate_name);
+        assert!(
+            output.status.success(),
+            "cargo test of {} failed:\n{stdout}\n{stderr}",
+            case.crate_name
+        );
         let want = format!("test result: ok. {} passed", case.tests);
         assert!(stdout.contains(&want), "{}: {stdout}", case.crate_name);
-        assert!(!stderr.contains("warning:"), "{} builds without warnings:\n{stderr}", case.crate_name);
+        assert!(
+            !stderr.contains("warning:"),
+            "{} builds without warnings:\n{stderr}",
+            case.crate_name
+        );
 
         // What a new server compiles: the generator without its command
         // line, and for stdio no HTTP stack.
         let tree = cargo()
-            .args(["tree", "--offline", "-e", "normal,build", "--prefix", "none", "--manifest-path"])
+            .args([
+                "tree",
+                "--offline",
+                "-e",
+                "normal,build",
+                "--prefix",
+                "none",
+                "--manifest-path",
+            ])
             .arg(crates.join(case.crate_name).join("Cargo.toml"))
             .output()
             .expect("run cargo tree");
         let tree = String::from_utf8_lossy(&tree.stdout);
-        let names: std::collections::BTreeSet<&str> = tree.lines().filter_map(|l| l.split_whitespace().next()).collect();
-        assert!(names.contains("mcpgen") && names.contains("mcpgen-runtime"), "{}: {tree}", case.crate_name);
+        let names: std::collections::BTreeSet<&str> = tree
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert!(
+            names.contains("mcpgen") && names.contains("mcpgen-runtime"),
+            "{}: {tree}",
+            case.crate_name
+        );
         for cli_only in ["clap", "handlebars", "ureq", "similar", "tempfile", "toml"] {
-            assert!(!names.contains(cli_only), "{} builds {cli_only}:\n{tree}", case.crate_name);
+            assert!(
+                !names.contains(cli_only),
+                "{} builds {cli_only}:\n{tree}",
+                case.crate_name
+            );
         }
-        assert_eq!(names.contains("hyper"), case.http, "{}: hyper only for HTTP:\n{tree}", case.crate_name);
+        assert_eq!(
+            names.contains("hyper"),
+            case.http,
+            "{}: hyper only for HTTP:\n{tree}",
+            case.crate_name
+        );
     }
-    eprintln!("{} crates scaffolded, built and tested in {:.0?}", cases.len(), started.elapsed());
+    eprintln!(
+        "{} crates scaffolded, built and tested in {:.0?}",
+        cases.len(),
+        started.elapsed()
+    );
 }
 
 /// Every real server's capture in `../shared/manifests/real/` scaffolds,
@@ -388,14 +571,24 @@ fn real_manifests_scaffold_and_pass_their_own_tests() {
     let started = Instant::now();
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
-    let Some(dir) = shared_data("manifests/real", "cli_new::real_manifests_scaffold_and_pass_their_own_tests") else { return };
+    let Some(dir) = shared_data(
+        "manifests/real",
+        "cli_new::real_manifests_scaffold_and_pass_their_own_tests",
+    ) else {
+        return;
+    };
     let mut manifests: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     manifests.sort();
-    assert!(manifests.len() >= 13, "{} real manifests in {}", manifests.len(), dir.display());
+    assert!(
+        manifests.len() >= 13,
+        "{} real manifests in {}",
+        manifests.len(),
+        dir.display()
+    );
     let mut failures = Vec::new();
     for manifest in &manifests {
         let stem = manifest.file_stem().unwrap().to_str().unwrap();
@@ -403,7 +596,11 @@ fn real_manifests_scaffold_and_pass_their_own_tests() {
         let r = new_crate(&cache, &crate_dir, manifest, None);
         assert_eq!(r.code, 0, "{stem}: {}", r.stderr);
         // A real manifest's every tool gets valid arguments.
-        assert!(!r.stderr.contains("note: the scaffolded test does not call"), "{stem}: {}", r.stderr);
+        assert!(
+            !r.stderr.contains("note: the scaffolded test does not call"),
+            "{stem}: {}",
+            r.stderr
+        );
         let output = cargo()
             .args(["test", "--offline", "--quiet", "--manifest-path"])
             .arg(crate_dir.join("Cargo.toml"))
@@ -411,14 +608,27 @@ fn real_manifests_scaffold_and_pass_their_own_tests() {
             .expect("run cargo");
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        if !output.status.success() || !stdout.contains("test result: ok. 3 passed") || stderr.contains("warning:") {
+        if !output.status.success()
+            || !stdout.contains("test result: ok. 3 passed")
+            || stderr.contains("warning:")
+        {
             failures.push(format!("{stem}:\n{stdout}\n{stderr}"));
         }
         // The target directory keeps only what the next crate reuses.
         let _ = std::fs::remove_dir_all(&crate_dir);
     }
-    assert!(failures.is_empty(), "{} of {} scaffolds failed:\n{}", failures.len(), manifests.len(), failures.join("\n"));
-    eprintln!("{} real manifests scaffolded, built and tested in {:.0?}", manifests.len(), started.elapsed());
+    assert!(
+        failures.is_empty(),
+        "{} of {} scaffolds failed:\n{}",
+        failures.len(),
+        manifests.len(),
+        failures.join("\n")
+    );
+    eprintln!(
+        "{} real manifests scaffolded, built and tested in {:.0?}",
+        manifests.len(),
+        started.elapsed()
+    );
 }
 
 /// The crate of the hostile file name holds exactly the intended tables
@@ -436,17 +646,45 @@ fn a_hostile_manifest_file_name_stays_a_value() {
 
     let cargo: toml::Table = read("Cargo.toml").parse().unwrap();
     let keys = |t: &toml::Value| t.as_table().unwrap().keys().cloned().collect::<Vec<_>>();
-    assert_eq!(cargo.keys().cloned().collect::<Vec<_>>(), ["dependencies", "package", "profile", "workspace"]);
-    assert_eq!(keys(&cargo["dependencies"]), ["hostile-server-bindings", "mcpgen-runtime", "serde", "serde_json", "tokio"]);
-    assert_eq!(cargo["dependencies"]["hostile-server-bindings"]["path"].as_str(), Some("bindings"));
-    assert_eq!(keys(&cargo["package"]), ["description", "edition", "name", "publish", "resolver", "version"]);
+    assert_eq!(
+        cargo.keys().cloned().collect::<Vec<_>>(),
+        ["dependencies", "package", "profile", "workspace"]
+    );
+    assert_eq!(
+        keys(&cargo["dependencies"]),
+        [
+            "hostile-server-bindings",
+            "mcpgen-runtime",
+            "serde",
+            "serde_json",
+            "tokio"
+        ]
+    );
+    assert_eq!(
+        cargo["dependencies"]["hostile-server-bindings"]["path"].as_str(),
+        Some("bindings")
+    );
+    assert_eq!(
+        keys(&cargo["package"]),
+        [
+            "description",
+            "edition",
+            "name",
+            "publish",
+            "resolver",
+            "version"
+        ]
+    );
     // build.rs and the server share one feature set, so what both use builds once.
     assert_eq!(cargo["package"]["resolver"].as_str(), Some("1"));
     assert_eq!(keys(&cargo["profile"]), ["dev"]);
     assert_eq!(keys(&cargo["workspace"]), ["members"]);
     // The generated code lives in a crate of its own, which alone runs the generator.
     let bindings: toml::Table = read("bindings/Cargo.toml").parse().unwrap();
-    assert_eq!(keys(&bindings["dependencies"]), ["mcpgen-runtime", "serde", "serde_json"]);
+    assert_eq!(
+        keys(&bindings["dependencies"]),
+        ["mcpgen-runtime", "serde", "serde_json"]
+    );
     assert_eq!(keys(&bindings["build-dependencies"]), ["mcpgen"]);
     assert_eq!(
         cargo["package"]["description"].as_str().unwrap(),
@@ -455,7 +693,9 @@ fn a_hostile_manifest_file_name_stays_a_value() {
 
     let build = syn::parse_file(&read("bindings/build.rs")).unwrap();
     assert_eq!(build.items.len(), 1);
-    let syn::Item::Fn(main) = &build.items[0] else { panic!("build.rs holds a fn main") };
+    let syn::Item::Fn(main) = &build.items[0] else {
+        panic!("build.rs holds a fn main")
+    };
     assert_eq!(main.sig.ident, "main");
     let literals = string_literals(&read("bindings/build.rs"));
     assert!(literals.contains(&format!("../{name}")), "{literals:?}");
@@ -486,7 +726,13 @@ fn a_hostile_manifest_file_name_stays_a_value() {
         ]
     );
     let kinds: Vec<&str> = test.items.iter().map(item_kind).collect();
-    assert_eq!(kinds, ["use", "use", "use", "use", "use", "const", "const", "const", "struct", "impl", "impl", "fn", "fn", "fn", "fn", "fn", "fn"]);
+    assert_eq!(
+        kinds,
+        [
+            "use", "use", "use", "use", "use", "const", "const", "const", "struct", "impl", "impl",
+            "fn", "fn", "fn", "fn", "fn", "fn"
+        ]
+    );
 
     assert_eq!(std::fs::read_to_string(dir.join(&name)).unwrap(), ONE_TOOL);
 }
@@ -529,15 +775,27 @@ fn string_literals(source: &str) -> Vec<String> {
 fn manifest_file_names_with_line_breaks_or_bidi_controls_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let bidi = "tools\u{202E}nosj.exe";
-    for (name, code) in [(HOSTILE, "control character U+000A"), (bidi, "direction-changing character U+202E")] {
+    for (name, code) in [
+        (HOSTILE, "control character U+000A"),
+        (bidi, "direction-changing character U+202E"),
+    ] {
         let manifest = tmp.path().join(name);
         std::fs::write(&manifest, ONE_TOOL).unwrap();
         let dir = tmp.path().join("server");
         let r = new_crate(&tmp.path().join("cache"), &dir, &manifest, None);
         assert_eq!(r.code, 1, "{}", r.stderr);
         assert!(r.stderr.contains(code), "{}", r.stderr);
-        assert!(r.stderr.contains("rename the manifest file"), "{}", r.stderr);
-        assert_eq!(r.stderr.lines().count(), 2, "error and help, each on one line: {}", r.stderr);
+        assert!(
+            r.stderr.contains("rename the manifest file"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(
+            r.stderr.lines().count(),
+            2,
+            "error and help, each on one line: {}",
+            r.stderr
+        );
         assert!(!r.stderr.contains('\u{202E}'), "{}", r.stderr);
         assert!(!dir.exists());
     }
@@ -557,7 +815,11 @@ fn names_that_cannot_be_crate_names_are_refused() {
         let dir = tmp.path().join(name);
         let r = new_crate(&tmp.path().join("cache"), &dir, &manifest, None);
         assert_eq!(r.code, 1, "{name}: {}", r.stderr);
-        assert!(r.stderr.contains(&format!("error: `{name}`")), "{}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("error: `{name}`")),
+            "{}",
+            r.stderr
+        );
         assert!(r.stderr.contains(why), "{}", r.stderr);
         assert!(r.stderr.contains("help: "), "{}", r.stderr);
         assert!(!dir.exists());
@@ -578,9 +840,21 @@ fn mcpgen_version_gives_registry_dependencies() {
     let manifest = tmp.path().join("tools.json");
     std::fs::write(&manifest, ONE_TOOL).unwrap();
     for (name, extra, runtime) in [
-        ("over-stdio", &[][..], r#"{ default-features = false, version = "0.3.1" }"#),
-        ("over-http", &["--transport", "http"][..], r#"{ version = "0.3.1" }"#),
-        ("with-jwt", &["--transport", "http", "--auth", "jwt"][..], r#"{ features = ["oauth"], version = "0.3.1" }"#),
+        (
+            "over-stdio",
+            &[][..],
+            r#"{ default-features = false, version = "0.3.1" }"#,
+        ),
+        (
+            "over-http",
+            &["--transport", "http"][..],
+            r#"{ version = "0.3.1" }"#,
+        ),
+        (
+            "with-jwt",
+            &["--transport", "http", "--auth", "jwt"][..],
+            r#"{ features = ["oauth"], version = "0.3.1" }"#,
+        ),
     ] {
         let dir = tmp.path().join(name);
         let r = run(mcpgen(&tmp.path().join("cache"))
@@ -592,18 +866,38 @@ fn mcpgen_version_gives_registry_dependencies() {
             .args(extra));
         assert_eq!(r.code, 0, "{name}: {}", r.stderr);
         let text = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-        let cargo: toml::Table = text.parse().unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
-        assert_eq!(cargo["dependencies"]["mcpgen-runtime"], inline(runtime), "{name}: {text}");
-        assert_eq!(cargo["dependencies"][&format!("{name}-bindings")], inline(r#"{ path = "bindings" }"#), "{name}: {text}");
+        let cargo: toml::Table = text
+            .parse()
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        assert_eq!(
+            cargo["dependencies"]["mcpgen-runtime"],
+            inline(runtime),
+            "{name}: {text}"
+        );
+        assert_eq!(
+            cargo["dependencies"][&format!("{name}-bindings")],
+            inline(r#"{ path = "bindings" }"#),
+            "{name}: {text}"
+        );
         let bindings_text = std::fs::read_to_string(dir.join("bindings/Cargo.toml")).unwrap();
         let bindings: toml::Table = bindings_text.parse().unwrap();
-        assert_eq!(bindings["dependencies"]["mcpgen-runtime"], inline(runtime), "{name}: {bindings_text}");
+        assert_eq!(
+            bindings["dependencies"]["mcpgen-runtime"],
+            inline(runtime),
+            "{name}: {bindings_text}"
+        );
         let generator = inline(r#"{ default-features = false, version = "0.3.1" }"#);
-        assert_eq!(bindings["build-dependencies"]["mcpgen"], generator, "{name}: {bindings_text}");
+        assert_eq!(
+            bindings["build-dependencies"]["mcpgen"], generator,
+            "{name}: {bindings_text}"
+        );
         // Only the bindings, a member of the crate's own workspace, by path.
         assert_eq!(text.matches("path =").count(), 1, "{name}: {text}");
         assert!(!bindings_text.contains("path ="), "{name}: {bindings_text}");
-        assert!(!dir.join("Cargo.lock").exists(), "{name}: a checkout's lock file does not fit registry dependencies");
+        assert!(
+            !dir.join("Cargo.lock").exists(),
+            "{name}: a checkout's lock file does not fit registry dependencies"
+        );
     }
     // One source of the two crates: a path and a version together are refused.
     let r = run(mcpgen(&tmp.path().join("cache"))
@@ -626,26 +920,45 @@ fn mcpgen_version_gives_registry_dependencies() {
 fn jwt_scaffolds_require_bearer_tokens_configured_from_the_environment() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes-server/manifest.json");
+    let manifest =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes-server/manifest.json");
 
     // Bearer tokens travel in HTTP headers: stdio is refused.
     let dir = tmp.path().join("jwt-stdio");
     let mut cmd = mcpgen(&cache);
-    cmd.arg("new").arg(&dir).arg("--manifest").arg(&manifest).args(["--auth", "jwt"]);
+    cmd.arg("new")
+        .arg(&dir)
+        .arg("--manifest")
+        .arg(&manifest)
+        .args(["--auth", "jwt"]);
     let r = run(&mut cmd);
     assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stderr.contains("`--auth jwt` needs `--transport http`"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("`--auth jwt` needs `--transport http`"),
+        "{}",
+        r.stderr
+    );
     assert!(!dir.exists());
 
     let dir = tmp.path().join("notes-jwt");
     let mut cmd = mcpgen(&cache);
-    cmd.arg("new").arg(&dir).arg("--manifest").arg(&manifest).args(["--transport", "http", "--auth", "jwt"]);
+    cmd.arg("new")
+        .arg(&dir)
+        .arg("--manifest")
+        .arg(&manifest)
+        .args(["--transport", "http", "--auth", "jwt"]);
     let r = run(&mut cmd);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
-    assert!(main.contains("BearerAuth::jwt_from_env(server::SCOPES_SUPPORTED)"), "{main}");
+    assert!(
+        main.contains("BearerAuth::jwt_from_env(server::SCOPES_SUPPORTED)"),
+        "{main}"
+    );
     let cargo_toml = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-    assert!(cargo_toml.contains("features = [\"oauth\"]"), "{cargo_toml}");
+    assert!(
+        cargo_toml.contains("features = [\"oauth\"]"),
+        "{cargo_toml}"
+    );
 
     let output = cargo()
         .args(["test", "--offline", "--quiet", "--manifest-path"])
@@ -654,7 +967,13 @@ fn jwt_scaffolds_require_bearer_tokens_configured_from_the_environment() {
         .expect("run cargo");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "cargo test of the jwt scaffold failed:\n{stdout}\n{stderr}");
+    assert!(
+        output.status.success(),
+        "cargo test of the jwt scaffold failed:\n{stdout}\n{stderr}"
+    );
     assert!(stdout.contains("test result: ok."), "{stdout}");
-    assert!(!stderr.contains("warning:"), "builds without warnings:\n{stderr}");
+    assert!(
+        !stderr.contains("warning:"),
+        "builds without warnings:\n{stderr}"
+    );
 }

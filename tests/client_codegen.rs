@@ -12,7 +12,11 @@ use mcpgen::spec::Spec;
 /// beside the client generated from it (`client_helpers.client.rs`), which
 /// `tests/goldens.rs` compares and the `goldens/` crate compiles.
 fn manifest() -> Manifest {
-    Manifest::load(concat!(env!("CARGO_MANIFEST_DIR"), "/goldens/manifests/client_helpers.json")).unwrap()
+    Manifest::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/goldens/manifests/client_helpers.json"
+    ))
+    .unwrap()
 }
 
 fn spec() -> Spec {
@@ -30,7 +34,13 @@ fn generated() -> String {
 fn generated_client_is_deterministic_with_safe_method_names() {
     let code = generated();
     assert_eq!(code, generated(), "generation is deterministic");
-    assert!(code.contains("pub async fn call_connect("), "helper collision renamed");
+    assert!(
+        code.contains("pub async fn call_connect("),
+        "helper collision renamed"
+    );
     assert!(code.contains("pub async fn get_time_with("));
-    assert!(!code.contains("#!["), "no inner attributes in an include!d file");
+    assert!(
+        !code.contains("#!["),
+        "no inner attributes in an include!d file"
+    );
 }

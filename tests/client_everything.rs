@@ -20,12 +20,17 @@ fn server_script() -> PathBuf {
 }
 
 fn node_works() -> bool {
-    Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 #[test]
 fn introspect_generate_compile_and_call_server_everything() {
-    if !prerequisite(node_works(), "node") || !prerequisite(server_script().is_file(), "server-everything") {
+    if !prerequisite(node_works(), "node")
+        || !prerequisite(server_script().is_file(), "server-everything")
+    {
         return;
     }
     let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("client-everything");
@@ -41,22 +46,47 @@ fn introspect_generate_compile_and_call_server_everything() {
         .arg("stdio")
         .output()
         .unwrap();
-    assert!(out.status.success(), "introspect failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "introspect failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let text = std::fs::read_to_string(&manifest).unwrap();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(doc["server"]["name"], "mcp-servers/everything");
-    let names: Vec<&str> = doc["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for expected in ["echo", "get-sum", "get-structured-content", "simulate-research-query"] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    let names: Vec<&str> = doc["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "echo",
+        "get-sum",
+        "get-structured-content",
+        "simulate-research-query",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
-    let structured = doc["tools"].as_array().unwrap().iter().find(|t| t["name"] == "get-structured-content").unwrap();
+    let structured = doc["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get-structured-content")
+        .unwrap();
     assert!(structured["outputSchema"].is_object());
     // Unknown fields of the served tools are kept.
     assert!(structured.get("annotations").is_some());
     // The server declares resources and prompts: their lists are captured too.
     for key in ["resources", "resourceTemplates", "prompts"] {
-        assert!(doc[key].as_array().is_some_and(|a| !a.is_empty()), "no {key} in the introspected manifest");
+        assert!(
+            doc[key].as_array().is_some_and(|a| !a.is_empty()),
+            "no {key} in the introspected manifest"
+        );
     }
     // The manifest passes mcpgen's own check.
     let parsed = mcpgen::manifest::Manifest::from_str(&text, "everything.json").unwrap();
@@ -86,8 +116,14 @@ fn introspect_generate_compile_and_call_server_everything() {
             "resources",
             "drift",
         ] {
-            assert!(out.lines().any(|l| l == format!("ok {step}")), "{revision}: step {step} missing:\n{out}");
+            assert!(
+                out.lines().any(|l| l == format!("ok {step}")),
+                "{revision}: step {step} missing:\n{out}"
+            );
         }
-        assert!(out.lines().any(|l| l.starts_with("ok initialize 2025-")), "{revision}: {out}");
+        assert!(
+            out.lines().any(|l| l.starts_with("ok initialize 2025-")),
+            "{revision}: {out}"
+        );
     }
 }

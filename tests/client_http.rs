@@ -12,8 +12,17 @@ use client_support::*;
 #[test]
 fn generated_client_over_http_in_both_eras() {
     let generated = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("client-http/generated");
-    generate(&root().join("examples/weather-server/tools.json"), "2025-11-25", &generated);
-    let driver = build_driver("client_http_driver", &generated, include_str!("client_fixtures/http_driver.rs"), false);
+    generate(
+        &root().join("examples/weather-server/tools.json"),
+        "2025-11-25",
+        &generated,
+    );
+    let driver = build_driver(
+        "client_http_driver",
+        &generated,
+        include_str!("client_fixtures/http_driver.rs"),
+        false,
+    );
     let (_server, url) = http_server("weather-server", "weather-server");
     for (era, revision) in [("legacy", "2025-11-25"), ("modern", "2026-07-28")] {
         let out = run(&driver, &[&url, era]);
@@ -26,7 +35,10 @@ fn generated_client_over_http_in_both_eras() {
             "tools_list".into(),
             "concurrent".into(),
         ] {
-            assert!(out.lines().any(|l| l == format!("ok {step}")), "{era}: step {step} missing:\n{out}");
+            assert!(
+                out.lines().any(|l| l == format!("ok {step}")),
+                "{era}: step {step} missing:\n{out}"
+            );
         }
     }
 }

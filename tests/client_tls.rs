@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 
 use client_support::{build_driver, generate, root, workspace_bin};
 use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-    KeyUsagePurpose,
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
+    KeyPair, KeyUsagePurpose,
 };
 use serde_json::Value;
 
@@ -39,7 +39,9 @@ const PATIENCE: Duration = Duration::from_secs(30);
 /// An installed program, from `PATH` or the Debian locations; `None` after
 /// saying why the test is skipped (a panic under `CI=true`).
 fn require(name: &str) -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
     dirs.extend(["/usr/sbin", "/usr/bin", "/sbin"].map(PathBuf::from));
     let found = dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file());
     if found.is_none() {
@@ -65,9 +67,17 @@ impl Drop for Process {
 /// Starts `spawn(port)` on a free loopback port and waits until it
 /// accepts connections; another port when the child exits (the port was
 /// taken in between).
-fn on_free_port(what: &str, spawn: impl Fn(u16) -> Child, log: impl Fn() -> String) -> (Process, u16) {
+fn on_free_port(
+    what: &str,
+    spawn: impl Fn(u16) -> Child,
+    log: impl Fn() -> String,
+) -> (Process, u16) {
     for _ in 0..5 {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let mut child = Process(spawn(port));
         let deadline = Instant::now() + PATIENCE;
         loop {
@@ -80,7 +90,11 @@ fn on_free_port(what: &str, spawn: impl Fn(u16) -> Child, log: impl Fn() -> Stri
                 }
                 break;
             }
-            assert!(Instant::now() < deadline, "{what} does not listen on 127.0.0.1:{port}; log:\n{}", log());
+            assert!(
+                Instant::now() < deadline,
+                "{what} does not listen on 127.0.0.1:{port}; log:\n{}",
+                log()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -98,15 +112,23 @@ impl Pki {
         let dir = tempfile::tempdir().unwrap();
         let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
         ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
-        ca.distinguished_name.push(DnType::CommonName, "mcpgen throwaway test CA");
+        ca.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        ca.distinguished_name
+            .push(DnType::CommonName, "mcpgen throwaway test CA");
         let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate().unwrap()).unwrap();
         let leaf = |name: &str, purpose| {
             let mut params = CertificateParams::new(vec![name.to_owned()]).unwrap();
             params.distinguished_name.push(DnType::CommonName, name);
             params.extended_key_usages = vec![purpose];
             let key = KeyPair::generate().unwrap();
-            (params.signed_by(&key, &ca).unwrap().pem(), key.serialize_pem())
+            (
+                params.signed_by(&key, &ca).unwrap().pem(),
+                key.serialize_pem(),
+            )
         };
         let (server, server_key) = leaf("localhost", ExtendedKeyUsagePurpose::ServerAuth);
         let (client, client_key) = leaf("mcp-test-client", ExtendedKeyUsagePurpose::ClientAuth);
@@ -147,8 +169,13 @@ fn weather_server() -> (Process, String) {
         }
     });
     let process = Process(child);
-    let url = rx.recv_timeout(Duration::from_secs(60)).expect("weather-server prints its endpoint on stderr");
-    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let url = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("weather-server prints its endpoint on stderr");
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
     (process, addr)
 }
 
@@ -169,7 +196,11 @@ impl Nginx {
         let conf_path = dir.path().join("nginx.conf");
         let mtls_port = std::cell::Cell::new(0);
         let spawn = |port: u16| {
-            let second = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let second = TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
             mtls_port.set(second);
             let location = format!(
                 "location / {{ proxy_pass http://{upstream}; proxy_http_version 1.1; proxy_set_header Connection \"\"; \
@@ -204,8 +235,15 @@ impl Nginx {
                 .expect("nginx starts")
         };
         let log_path = dir.path().join("logs/error.log");
-        let (process, port) = on_free_port("nginx", spawn, || std::fs::read_to_string(&log_path).unwrap_or_default());
-        Self { _process: process, port, mtls_port: mtls_port.get(), _dir: dir }
+        let (process, port) = on_free_port("nginx", spawn, || {
+            std::fs::read_to_string(&log_path).unwrap_or_default()
+        });
+        Self {
+            _process: process,
+            port,
+            mtls_port: mtls_port.get(),
+            _dir: dir,
+        }
     }
 }
 
@@ -239,13 +277,23 @@ impl Tinyproxy {
                 .spawn()
                 .expect("tinyproxy starts")
         };
-        let (process, port) = on_free_port("tinyproxy", spawn, || std::fs::read_to_string(&log).unwrap_or_default());
-        Self { _process: process, url: format!("http://127.0.0.1:{port}"), log, _dir: dir }
+        let (process, port) = on_free_port("tinyproxy", spawn, || {
+            std::fs::read_to_string(&log).unwrap_or_default()
+        });
+        Self {
+            _process: process,
+            url: format!("http://127.0.0.1:{port}"),
+            log,
+            _dir: dir,
+        }
     }
 
     /// CONNECT requests tinyproxy logged so far.
     fn connects(&self) -> usize {
-        std::fs::read_to_string(&self.log).unwrap_or_default().matches("CONNECT").count()
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .matches("CONNECT")
+            .count()
     }
 }
 
@@ -262,12 +310,26 @@ impl Stack {
     fn start() -> Option<Self> {
         let nginx_bin = require("nginx")?;
         let generated = Path::new(env!("CARGO_TARGET_TMPDIR")).join("client-tls/generated");
-        generate(&root().join("examples/weather-server/tools.json"), "2025-11-25", &generated);
-        let driver = build_driver("client_tls_driver", &generated, include_str!("client_fixtures/tls_driver.rs"), false);
+        generate(
+            &root().join("examples/weather-server/tools.json"),
+            "2025-11-25",
+            &generated,
+        );
+        let driver = build_driver(
+            "client_tls_driver",
+            &generated,
+            include_str!("client_fixtures/tls_driver.rs"),
+            false,
+        );
         let (server, upstream) = weather_server();
         let pki = Pki::new();
         let nginx = Nginx::start(&nginx_bin, &pki, &upstream);
-        Some(Self { pki, nginx, _server: server, driver })
+        Some(Self {
+            pki,
+            nginx,
+            _server: server,
+            driver,
+        })
     }
 
     fn url(&self, host: &str) -> String {
@@ -279,7 +341,16 @@ impl Stack {
     fn drive(&self, url: &str, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
         let mut cmd = Command::new(&self.driver);
         cmd.arg(url).args(args);
-        for var in ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"] {
+        for var in [
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+            "NO_PROXY",
+            "no_proxy",
+        ] {
             cmd.env_remove(var);
         }
         cmd.envs(env.iter().copied());
@@ -292,7 +363,10 @@ impl Stack {
 
 fn assert_called(code: i32, out: &str) {
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("ok connect 2026-07-28") && out.contains("ok get_forecast 2"), "{out}");
+    assert!(
+        out.contains("ok connect 2026-07-28") && out.contains("ok get_forecast 2"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -308,37 +382,63 @@ fn generated_client_over_https_trusts_the_given_ca_only() {
     // Without it (Mozilla's roots only): not trusted, naming the host and the way out.
     let (code, out) = stack.drive(&url, &[], &[]);
     assert_eq!(code, 3, "{out}");
-    assert!(out.contains("connect-error CertificateNotTrusted host=localhost proxy=- "), "{out}");
-    assert!(out.contains(&format!("cannot connect to {url}: the certificate of localhost is not trusted")), "{out}");
+    assert!(
+        out.contains("connect-error CertificateNotTrusted host=localhost proxy=- "),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "cannot connect to {url}: the certificate of localhost is not trusted"
+        )),
+        "{out}"
+    );
     assert!(out.contains("--cacert"), "{out}");
 
     // A certificate for `localhost` reached as 127.0.0.1: a name mismatch.
     let by_ip = stack.url("127.0.0.1");
     let (code, out) = stack.drive(&by_ip, &["--cacert", &ca], &[]);
     assert_eq!(code, 3, "{out}");
-    assert!(out.contains("connect-error CertificateNameMismatch host=127.0.0.1"), "{out}");
+    assert!(
+        out.contains("connect-error CertificateNameMismatch host=127.0.0.1"),
+        "{out}"
+    );
     assert!(out.contains("it names localhost"), "{out}");
 
     // A CA file that does not exist: a configuration error naming it.
     let (code, out) = stack.drive(&url, &["--cacert", "/nonexistent/ca.pem"], &[]);
     assert_eq!(code, 3, "{out}");
-    assert!(out.contains("connect-error Config") && out.contains("/nonexistent/ca.pem"), "{out}");
+    assert!(
+        out.contains("connect-error Config") && out.contains("/nonexistent/ca.pem"),
+        "{out}"
+    );
 
     // Mutual TLS: with the client certificate the call works; without
     // it nginx refuses the request (400, "No required SSL certificate").
     let mtls = format!("https://localhost:{}/mcp", stack.nginx.mtls_port);
-    let identity = ["--cacert", &ca, "--cert", &stack.pki.path("client.pem"), "--key", &stack.pki.path("client.key")];
+    let identity = [
+        "--cacert",
+        &ca,
+        "--cert",
+        &stack.pki.path("client.pem"),
+        "--key",
+        &stack.pki.path("client.key"),
+    ];
     let (code, out) = stack.drive(&mtls, &identity, &[]);
     assert_called(code, &out);
     let (code, out) = stack.drive(&mtls, &["--cacert", &ca], &[]);
     assert_eq!(code, 4, "{out}");
-    assert!(out.contains("400") && out.contains("No required SSL certificate"), "{out}");
+    assert!(
+        out.contains("400") && out.contains("No required SSL certificate"),
+        "{out}"
+    );
 }
 
 #[test]
 fn https_goes_through_a_connect_proxy_unless_no_proxy_says_otherwise() {
     let Some(stack) = Stack::start() else { return };
-    let Some(tinyproxy_bin) = require("tinyproxy") else { return };
+    let Some(tinyproxy_bin) = require("tinyproxy") else {
+        return;
+    };
     let proxy = Tinyproxy::start(&tinyproxy_bin, stack.nginx.port);
     let ca = stack.pki.path("ca.pem");
     let url = stack.url("localhost");
@@ -347,31 +447,65 @@ fn https_goes_through_a_connect_proxy_unless_no_proxy_says_otherwise() {
     let before = proxy.connects();
     let (code, out) = stack.drive(&url, &["--cacert", &ca], &[("HTTPS_PROXY", &proxy.url)]);
     assert_called(code, &out);
-    assert!(proxy.connects() > before, "tinyproxy logged no CONNECT:\n{}", std::fs::read_to_string(&proxy.log).unwrap_or_default());
+    assert!(
+        proxy.connects() > before,
+        "tinyproxy logged no CONNECT:\n{}",
+        std::fs::read_to_string(&proxy.log).unwrap_or_default()
+    );
 
     // The explicit option, whatever the environment says.
     let before = proxy.connects();
-    let dead = format!("http://127.0.0.1:{}", TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port());
-    let (code, out) = stack.drive(&url, &["--cacert", &ca, "--proxy", &proxy.url], &[("HTTPS_PROXY", &dead)]);
+    let dead = format!(
+        "http://127.0.0.1:{}",
+        TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    );
+    let (code, out) = stack.drive(
+        &url,
+        &["--cacert", &ca, "--proxy", &proxy.url],
+        &[("HTTPS_PROXY", &dead)],
+    );
     assert_called(code, &out);
     assert!(proxy.connects() > before);
 
     // NO_PROXY: reached directly although HTTPS_PROXY names a dead proxy;
     // without it, the dead proxy is the error, named.
-    let (code, out) = stack.drive(&url, &["--cacert", &ca], &[("HTTPS_PROXY", &dead), ("NO_PROXY", "localhost")]);
+    let (code, out) = stack.drive(
+        &url,
+        &["--cacert", &ca],
+        &[("HTTPS_PROXY", &dead), ("NO_PROXY", "localhost")],
+    );
     assert_called(code, &out);
     let (code, out) = stack.drive(&url, &["--cacert", &ca], &[("HTTPS_PROXY", &dead)]);
     assert_eq!(code, 3, "{out}");
-    assert!(out.contains(&format!("connect-error Refused host=127.0.0.1 proxy={dead} ")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "connect-error Refused host=127.0.0.1 proxy={dead} "
+        )),
+        "{out}"
+    );
     // And --no-env-proxy ignores the environment.
-    let (code, out) = stack.drive(&url, &["--cacert", &ca, "--no-env-proxy"], &[("HTTPS_PROXY", &dead)]);
+    let (code, out) = stack.drive(
+        &url,
+        &["--cacert", &ca, "--no-env-proxy"],
+        &[("HTTPS_PROXY", &dead)],
+    );
     assert_called(code, &out);
 
     // A destination the proxy does not allow (tinyproxy's ConnectPort): refused, with its status.
     let other = format!("https://localhost:{}/mcp", stack.nginx.mtls_port);
     let (code, out) = stack.drive(&other, &["--cacert", &ca, "--proxy", &proxy.url], &[]);
     assert_eq!(code, 3, "{out}");
-    assert!(out.contains(&format!("connect-error ProxyRefused host=- proxy={} status=403", proxy.url)), "{out}");
+    assert!(
+        out.contains(&format!(
+            "connect-error ProxyRefused host=- proxy={} status=403",
+            proxy.url
+        )),
+        "{out}"
+    );
 }
 
 #[test]
@@ -382,26 +516,51 @@ fn introspect_url_https_with_cacert_prints_the_manifest() {
     let ca = stack.pki.path("ca.pem");
     let introspect = |args: &[&str]| {
         let mut cmd = cli_support::mcpgen(tmp.path());
-        cmd.args(["introspect", "--timeout", "30", "--url", &url]).args(args);
+        cmd.args(["introspect", "--timeout", "30", "--url", &url])
+            .args(args);
         for var in ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"] {
             cmd.env_remove(var);
         }
         cli_support::run(&mut cmd)
     };
-    let r = introspect(&["--cacert", &ca, "--header", "Authorization: Bearer never-logged-token"]);
+    let r = introspect(&[
+        "--cacert",
+        &ca,
+        "--header",
+        "Authorization: Bearer never-logged-token",
+    ]);
     assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
     let manifest: Value = serde_json::from_str(&r.stdout).unwrap();
-    let tools: Vec<&str> = manifest["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    let tools: Vec<&str> = manifest["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
     assert!(tools.contains(&"get_forecast"), "{tools:?}");
     assert_eq!(manifest["server"]["name"], "weather-server");
     assert!(!r.stderr.contains("never-logged-token"), "{}", r.stderr);
 
     let r = introspect(&[]);
     assert_eq!(r.code, 1, "{}", r.stdout);
-    assert!(r.stderr.contains(&format!("cannot connect to {url}: the certificate of localhost is not trusted")), "{}", r.stderr);
-    assert!(r.stderr.contains("help:") && r.stderr.contains("--cacert FILE"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "cannot connect to {url}: the certificate of localhost is not trusted"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("help:") && r.stderr.contains("--cacert FILE"),
+        "{}",
+        r.stderr
+    );
 
     let r = introspect(&["--header", "no colon here"]);
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("--header") && r.stderr.contains("NAME: VALUE"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--header") && r.stderr.contains("NAME: VALUE"),
+        "{}",
+        r.stderr
+    );
 }

@@ -18,7 +18,10 @@ fn generated_client_against_example_server() {
     let mut manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&original).unwrap()).unwrap();
     let tools = manifest["tools"].as_array_mut().unwrap();
-    let forecast = tools.iter_mut().find(|t| t["name"] == "get_forecast").expect("example has get_forecast");
+    let forecast = tools
+        .iter_mut()
+        .find(|t| t["name"] == "get_forecast")
+        .expect("example has get_forecast");
     forecast["outputSchema"]["properties"]["days"]["maxItems"] = serde_json::json!(3);
     let path = tmp.join("tools.json");
     std::fs::write(&path, serde_json::to_string_pretty(&manifest).unwrap()).unwrap();
@@ -48,6 +51,9 @@ fn generated_client_against_example_server() {
         "drift",
         "concurrent",
     ] {
-        assert!(out.lines().any(|l| l == format!("ok {step}")), "step {step} missing:\n{out}");
+        assert!(
+            out.lines().any(|l| l == format!("ok {step}")),
+            "step {step} missing:\n{out}"
+        );
     }
 }

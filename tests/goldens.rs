@@ -44,7 +44,11 @@ fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(suffix)))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(suffix))
+        })
         .collect();
     found.sort();
     found
@@ -106,8 +110,16 @@ fn tools_server_and_client_goldens_match_the_generators() {
             .generate()
             .unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
         for part in ["tools", "server", "client"] {
-            let (_, text) = generated.files.iter().find(|(name, _)| *name == format!("{part}.rs")).unwrap();
-            compare(&manifest.with_extension(format!("{part}.rs")), text, &mut problems);
+            let (_, text) = generated
+                .files
+                .iter()
+                .find(|(name, _)| *name == format!("{part}.rs"))
+                .unwrap();
+            compare(
+                &manifest.with_extension(format!("{part}.rs")),
+                text,
+                &mut problems,
+            );
         }
     }
     report(problems);
@@ -121,7 +133,8 @@ fn protocol_rule_goldens_match_the_generator() {
     for fragment in &fragments {
         let name = fragment.file_name().unwrap().to_str().unwrap();
         let text = std::fs::read_to_string(fragment).unwrap();
-        let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let doc: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         let spec = Spec::from_json(&doc, name).unwrap_or_else(|e| panic!("{name}: {e}"));
         let tokens = codegen::protocol::generate(&spec).unwrap_or_else(|e| panic!("{name}: {e}"));
         let header = Header::new().input(format!("schema fragment {name}"));
@@ -136,16 +149,23 @@ fn protocol_rule_goldens_match_the_generator() {
 #[test]
 fn every_golden_has_its_input() {
     let mut orphans = Vec::new();
-    for (dir, suffixes) in [("protocol", &[".rs"][..]), ("manifests", &[".tools.rs", ".server.rs", ".client.rs"][..])] {
+    for (dir, suffixes) in [
+        ("protocol", &[".rs"][..]),
+        ("manifests", &[".tools.rs", ".server.rs", ".client.rs"][..]),
+    ] {
         for suffix in suffixes {
             for golden in files(&goldens().join(dir), suffix) {
                 let name = golden.file_name().unwrap().to_str().unwrap();
-                let input = golden.with_file_name(format!("{}.json", name.strip_suffix(suffix).unwrap()));
+                let input =
+                    golden.with_file_name(format!("{}.json", name.strip_suffix(suffix).unwrap()));
                 if !input.is_file() {
                     orphans.push(golden.display().to_string());
                 }
             }
         }
     }
-    assert!(orphans.is_empty(), "goldens without their X.json beside them (delete them): {orphans:?}");
+    assert!(
+        orphans.is_empty(),
+        "goldens without their X.json beside them (delete them): {orphans:?}"
+    );
 }

@@ -8,7 +8,10 @@ mod shared_data;
 use mcpgen::manifest::Manifest;
 use mcpgen::Error;
 
-const BROKEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/broken_surface.json");
+const BROKEN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/broken_surface.json"
+);
 
 /// (pointer, line, column, message) of each problem, after checking that
 /// each names the file and says what to do.
@@ -20,7 +23,12 @@ fn summary(errors: &[Error], file: &str) -> Vec<(String, usize, usize, String)> 
             assert_eq!(loc.file.as_deref(), Some(std::path::Path::new(file)), "{e}");
             assert!(e.hint.is_some(), "every problem says what to do: {e}");
             let (line, col) = loc.line_col.expect("every problem has a line:column");
-            (loc.pointer.expect("every problem has a pointer"), line, col, e.message.clone())
+            (
+                loc.pointer.expect("every problem has a pointer"),
+                line,
+                col,
+                e.message.clone(),
+            )
         })
         .collect()
 }
@@ -31,29 +39,116 @@ fn every_problem_of_the_surface_sections_is_reported_with_its_place() {
     let got = summary(&errors, BROKEN);
     let want: &[(&str, usize, usize, &str)] = &[
         ("/prompts/5", 23, 5, "a prompt must be an object"),
-        ("/resources/1/uri", 5, 13, "duplicate resource uri \"docs://readme\" (first at /resources/0)"),
-        ("/resources/2/name", 6, 37, "duplicate resource name \"readme\" (first at /resources/0)"),
+        (
+            "/resources/1/uri",
+            5,
+            13,
+            "duplicate resource uri \"docs://readme\" (first at /resources/0)",
+        ),
+        (
+            "/resources/2/name",
+            6,
+            37,
+            "duplicate resource name \"readme\" (first at /resources/0)",
+        ),
         ("/resources/4", 8, 5, "a resource needs a string `uri`"),
-        ("/resourceTemplates/1/uriTemplate", 12, 21, "duplicate resource template uriTemplate \"notes://{id}\""),
-        ("/prompts/1/name", 19, 14, "duplicate prompt name \"summarize\""),
-        ("/prompts/4/x-mcpgen", 22, 76, "`x-mcpgen` of a prompt is an object whose `complete` is an array of names"),
-        ("/resourceTemplates/0/x-mcpgen/complete/1", 11, 85, "\"ident\" is not a variable of its URI template"),
-        ("/resourceTemplates/2/uriTemplate", 13, 21, "\"notes://{id\" is not an RFC 6570 URI template: unclosed expression"),
-        ("/resourceTemplates/3/uriTemplate", 14, 21, "\"notes://all\" has no variables"),
-        ("/resourceTemplates/4", 15, 5, "variables \"path\" and \"Path\" would both be the Rust field `path`"),
-        ("/resourceTemplates/4/x-mcpgen/complete/1", 15, 97, "\"path\" is listed twice"),
-        ("/prompts/0/x-mcpgen/complete/0", 18, 105, "\"subject\" is not an argument of the prompt"),
-        ("/prompts/2/arguments/0/name", 20, 47, "prompt argument name \"file name\" may only hold"),
-        ("/prompts/2/arguments/1/required", 20, 90, "`required` must be true or false"),
-        ("/prompts/2/arguments/2/name", 20, 107, "duplicate prompt argument \"lang\" (first at /prompts/2/arguments/1)"),
-        ("/prompts/3/arguments", 21, 35, "`arguments` must be an array of PromptArgument objects"),
-        ("/prompts/4/arguments/0", 22, 35, "a prompt argument needs a string `name`"),
-        ("/resources/3/x-mcpgen/complete", 7, 73, "a static resource has nothing to complete"),
+        (
+            "/resourceTemplates/1/uriTemplate",
+            12,
+            21,
+            "duplicate resource template uriTemplate \"notes://{id}\"",
+        ),
+        (
+            "/prompts/1/name",
+            19,
+            14,
+            "duplicate prompt name \"summarize\"",
+        ),
+        (
+            "/prompts/4/x-mcpgen",
+            22,
+            76,
+            "`x-mcpgen` of a prompt is an object whose `complete` is an array of names",
+        ),
+        (
+            "/resourceTemplates/0/x-mcpgen/complete/1",
+            11,
+            85,
+            "\"ident\" is not a variable of its URI template",
+        ),
+        (
+            "/resourceTemplates/2/uriTemplate",
+            13,
+            21,
+            "\"notes://{id\" is not an RFC 6570 URI template: unclosed expression",
+        ),
+        (
+            "/resourceTemplates/3/uriTemplate",
+            14,
+            21,
+            "\"notes://all\" has no variables",
+        ),
+        (
+            "/resourceTemplates/4",
+            15,
+            5,
+            "variables \"path\" and \"Path\" would both be the Rust field `path`",
+        ),
+        (
+            "/resourceTemplates/4/x-mcpgen/complete/1",
+            15,
+            97,
+            "\"path\" is listed twice",
+        ),
+        (
+            "/prompts/0/x-mcpgen/complete/0",
+            18,
+            105,
+            "\"subject\" is not an argument of the prompt",
+        ),
+        (
+            "/prompts/2/arguments/0/name",
+            20,
+            47,
+            "prompt argument name \"file name\" may only hold",
+        ),
+        (
+            "/prompts/2/arguments/1/required",
+            20,
+            90,
+            "`required` must be true or false",
+        ),
+        (
+            "/prompts/2/arguments/2/name",
+            20,
+            107,
+            "duplicate prompt argument \"lang\" (first at /prompts/2/arguments/1)",
+        ),
+        (
+            "/prompts/3/arguments",
+            21,
+            35,
+            "`arguments` must be an array of PromptArgument objects",
+        ),
+        (
+            "/prompts/4/arguments/0",
+            22,
+            35,
+            "a prompt argument needs a string `name`",
+        ),
+        (
+            "/resources/3/x-mcpgen/complete",
+            7,
+            73,
+            "a static resource has nothing to complete",
+        ),
     ];
     assert_eq!(got.len(), want.len(), "{got:#?}");
     for w in want {
         let found = got.iter().find(|g| g.0 == w.0 && g.3.contains(w.3));
-        let Some(g) = found else { panic!("no problem {w:?} in {got:#?}") };
+        let Some(g) = found else {
+            panic!("no problem {w:?} in {got:#?}")
+        };
         assert_eq!((g.1, g.2), (w.1, w.2), "place of {w:?}");
     }
 }
@@ -90,10 +185,28 @@ fn functions(file: &syn::File) -> Vec<Vec<String>> {
     for item in &file.items {
         match item {
             syn::Item::Trait(t) => out.push(
-                t.items.iter().filter_map(|i| if let syn::TraitItem::Fn(f) = i { Some(f.sig.ident.to_string()) } else { None }).collect(),
+                t.items
+                    .iter()
+                    .filter_map(|i| {
+                        if let syn::TraitItem::Fn(f) = i {
+                            Some(f.sig.ident.to_string())
+                        } else {
+                            None
+                        }
+                    })
+                    .collect(),
             ),
             syn::Item::Impl(i) if i.trait_.is_none() => out.push(
-                i.items.iter().filter_map(|i| if let syn::ImplItem::Fn(f) = i { Some(f.sig.ident.to_string()) } else { None }).collect(),
+                i.items
+                    .iter()
+                    .filter_map(|i| {
+                        if let syn::ImplItem::Fn(f) = i {
+                            Some(f.sig.ident.to_string())
+                        } else {
+                            None
+                        }
+                    })
+                    .collect(),
             ),
             _ => {}
         }
@@ -104,30 +217,69 @@ fn functions(file: &syn::File) -> Vec<Vec<String>> {
 #[test]
 fn generated_names_never_clash_with_tools_or_each_other() {
     let m = Manifest::from_str(CLASHING, "clashing.json").unwrap();
-    assert_eq!(mcpgen::check::check_in(&shared_data::store(), &m, "2025-11-25"), vec![], "the naming policy resolves every clash here");
+    assert_eq!(
+        mcpgen::check::check_in(&shared_data::store(), &m, "2025-11-25"),
+        vec![],
+        "the naming policy resolves every clash here"
+    );
     let tools = mcpgen::codegen::tools::generate(&m).unwrap();
-    let server = mcpgen::codegen::server::generate(&m, &tools.tools, &spec(), "2025-11-25", true).unwrap();
+    let server =
+        mcpgen::codegen::server::generate(&m, &tools.tools, &spec(), "2025-11-25", true).unwrap();
     let server: syn::File = syn::parse2(server).expect("server parses");
-    let handler = functions(&server).into_iter().next().expect("the Handler trait comes first");
+    let handler = functions(&server)
+        .into_iter()
+        .next()
+        .expect("the Handler trait comes first");
     for name in [
-        "read_resource", "prompt_greet", "get_greet", "list_all_prompts", "greet_args",
-        "read_resource_2", "read_resource_3", "read_x_y", "prompt_greet_2", "prompt_greet_2_2", "prompt_x",
-        "complete_greet_name", "complete_x_y_z", "complete_x_y_z_2",
+        "read_resource",
+        "prompt_greet",
+        "get_greet",
+        "list_all_prompts",
+        "greet_args",
+        "read_resource_2",
+        "read_resource_3",
+        "read_x_y",
+        "prompt_greet_2",
+        "prompt_greet_2_2",
+        "prompt_x",
+        "complete_greet_name",
+        "complete_x_y_z",
+        "complete_x_y_z_2",
     ] {
-        assert!(handler.contains(&name.to_owned()), "Handler lacks {name}: {handler:?}");
+        assert!(
+            handler.contains(&name.to_owned()),
+            "Handler lacks {name}: {handler:?}"
+        );
     }
-    let mut client = mcpgen::codegen::client::generate(&tools.tools, &spec(), "2025-11-25", true).unwrap();
+    let mut client =
+        mcpgen::codegen::client::generate(&tools.tools, &spec(), "2025-11-25", true).unwrap();
     client.extend(mcpgen::codegen::surface::client_impl(&m));
     let client: syn::File = syn::parse2(client).expect("client parses");
     let methods: Vec<String> = functions(&client).into_iter().flatten().collect();
-    for name in ["read_resource", "read_resource_2", "get_greet", "get_greet_with", "get_greet_2", "list_all_prompts", "list_all_prompts_2", "read_x_y"] {
-        assert!(methods.contains(&name.to_owned()), "Client lacks {name}: {methods:?}");
+    for name in [
+        "read_resource",
+        "read_resource_2",
+        "get_greet",
+        "get_greet_with",
+        "get_greet_2",
+        "list_all_prompts",
+        "list_all_prompts_2",
+        "read_x_y",
+    ] {
+        assert!(
+            methods.contains(&name.to_owned()),
+            "Client lacks {name}: {methods:?}"
+        );
     }
     for (what, names) in [("Handler", handler), ("Client", methods)] {
         let mut sorted = names.clone();
         sorted.sort();
         sorted.dedup();
-        assert_eq!(sorted.len(), names.len(), "{what} has a name twice: {names:?}");
+        assert_eq!(
+            sorted.len(),
+            names.len(),
+            "{what} has a name twice: {names:?}"
+        );
     }
     let types: syn::File = syn::parse2({
         let mut t = tools.tokens.clone();
@@ -144,7 +296,10 @@ fn generated_names_never_clash_with_tools_or_each_other() {
             _ => None,
         })
         .collect();
-    assert!(defined.contains(&"GreetArgs".to_owned()) && defined.contains(&"Greet2Args".to_owned()), "{defined:?}");
+    assert!(
+        defined.contains(&"GreetArgs".to_owned()) && defined.contains(&"Greet2Args".to_owned()),
+        "{defined:?}"
+    );
     let count = defined.len();
     defined.sort();
     defined.dedup();
@@ -161,11 +316,21 @@ fn a_type_name_a_tool_already_has_is_reported_at_the_item() {
     {"name": "greet"}
   ]
 }"##;
-    let errors = mcpgen::check::check_text_in(&shared_data::store(), text, "clash.json", "2025-11-25");
+    let errors =
+        mcpgen::check::check_text_in(&shared_data::store(), text, "clash.json", "2025-11-25");
     let got = summary(&errors, "clash.json");
     assert_eq!(got.len(), 1, "{got:?}");
-    assert_eq!((got[0].0.as_str(), got[0].1, got[0].2), ("/prompts/0/name", 4, 14));
-    assert!(got[0].3.contains("would be the Rust type `GreetArgs`, which a tool's types already define"), "{}", got[0].3);
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1, got[0].2),
+        ("/prompts/0/name", 4, 14)
+    );
+    assert!(
+        got[0]
+            .3
+            .contains("would be the Rust type `GreetArgs`, which a tool's types already define"),
+        "{}",
+        got[0].3
+    );
     // `generate` stops with the same problem instead of emitting code that does not compile.
     let dir = std::env::temp_dir().join(format!("mcpgen-clash-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -187,7 +352,9 @@ const OFF_SPEC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/off_
 /// `revision` (`mcpgen::check::against`): the manifest checks', then what
 /// the official schema adds.
 fn off_spec_problems(revision: &str) -> Vec<Error> {
-    let schema = shared_data::store().resolve(revision, None).expect("the official schema");
+    let schema = shared_data::store()
+        .resolve(revision, None)
+        .expect("the official schema");
     let m = Manifest::load(OFF_SPEC).unwrap();
     mcpgen::check::against(&m, &schema).into_errors()
 }
@@ -202,20 +369,63 @@ fn items_the_official_schema_rejects_are_reported_where_they_are() {
             // The manifest checks' own finding, once (the schema's "uri is
             // a required property" at the same place is not repeated).
             ("/resources/2", 9, 5, "a resource needs a string `uri`"),
-            ("/resources/0/size", 7, 51, "not a valid MCP `Resource`: \"big\" is not of type \"integer\""),
-            ("/resources/0/mimeType", 7, 70, "not a valid MCP `Resource`: 3 is not of type \"string\""),
-            ("/resources/1/uri", 8, 26, "not a valid MCP `Resource`: \"not a uri\" is not a \"uri\""),
-            ("/resourceTemplates/0/mimeType", 12, 62, "not a valid MCP `ResourceTemplate`: [] is not of type \"string\""),
-            ("/prompts/0/arguments/0/description", 15, 62, "not a valid MCP `Prompt`: 1 is not of type \"string\""),
+            (
+                "/resources/0/size",
+                7,
+                51,
+                "not a valid MCP `Resource`: \"big\" is not of type \"integer\"",
+            ),
+            (
+                "/resources/0/mimeType",
+                7,
+                70,
+                "not a valid MCP `Resource`: 3 is not of type \"string\"",
+            ),
+            (
+                "/resources/1/uri",
+                8,
+                26,
+                "not a valid MCP `Resource`: \"not a uri\" is not a \"uri\"",
+            ),
+            (
+                "/resourceTemplates/0/mimeType",
+                12,
+                62,
+                "not a valid MCP `ResourceTemplate`: [] is not of type \"string\"",
+            ),
+            (
+                "/prompts/0/arguments/0/description",
+                15,
+                62,
+                "not a valid MCP `Prompt`: 1 is not of type \"string\"",
+            ),
         ];
         if revision != "2024-11-05" {
             // A tool's title and annotations are later than 2024-11-05,
             // which lets any member through.
-            want.insert(1, ("/tools/1/title", 4, 28, "not a valid MCP `Tool`: 5 is not of type \"string\""));
-            want.insert(2, ("/tools/1/annotations/readOnlyHint", 4, 63, "not a valid MCP `Tool`: \"yes\" is not of type \"boolean\""));
+            want.insert(
+                1,
+                (
+                    "/tools/1/title",
+                    4,
+                    28,
+                    "not a valid MCP `Tool`: 5 is not of type \"string\"",
+                ),
+            );
+            want.insert(
+                2,
+                (
+                    "/tools/1/annotations/readOnlyHint",
+                    4,
+                    63,
+                    "not a valid MCP `Tool`: \"yes\" is not of type \"boolean\"",
+                ),
+            );
         }
-        let want: Vec<(String, usize, usize, String)> =
-            want.into_iter().map(|(p, l, c, m)| (p.to_owned(), l, c, m.to_owned())).collect();
+        let want: Vec<(String, usize, usize, String)> = want
+            .into_iter()
+            .map(|(p, l, c, m)| (p.to_owned(), l, c, m.to_owned()))
+            .collect();
         assert_eq!(got, want, "{revision}");
     }
 }
@@ -223,29 +433,81 @@ fn items_the_official_schema_rejects_are_reported_where_they_are() {
 #[test]
 fn generation_refuses_a_manifest_the_official_schema_rejects() {
     let out = tempfile::tempdir().unwrap();
-    let e = mcpgen::Builder::new().store(shared_data::store()).manifest(OFF_SPEC).out_dir(out.path()).cargo_directives(false).compile().unwrap_err();
-    assert!(e.to_string().contains("not a valid MCP `Resource`: \"big\" is not of type \"integer\""), "{e}");
-    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "nothing is written");
+    let e = mcpgen::Builder::new()
+        .store(shared_data::store())
+        .manifest(OFF_SPEC)
+        .out_dir(out.path())
+        .cargo_directives(false)
+        .compile()
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("not a valid MCP `Resource`: \"big\" is not of type \"integer\""),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        0,
+        "nothing is written"
+    );
 }
 
 #[test]
 fn a_client_of_an_off_spec_server_is_generated_with_warnings() {
-    let generated = mcpgen::Builder::new().store(shared_data::store()).manifest(OFF_SPEC).server(false).client(true).generate();
+    let generated = mcpgen::Builder::new()
+        .store(shared_data::store())
+        .manifest(OFF_SPEC)
+        .server(false)
+        .client(true)
+        .generate();
     // The one problem of the manifest itself (a resource without `uri`)
     // still stops generation; without it, the rest are warnings.
     let e = generated.unwrap_err();
-    assert!(e.to_string().contains("a resource needs a string `uri`"), "{e}");
+    assert!(
+        e.to_string().contains("a resource needs a string `uri`"),
+        "{e}"
+    );
     assert!(!e.to_string().contains("not a valid MCP"), "{e}");
 
     let dir = tempfile::tempdir().unwrap();
-    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(OFF_SPEC).unwrap()).unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(OFF_SPEC).unwrap()).unwrap();
     doc["resources"].as_array_mut().unwrap().pop();
     let file = dir.path().join("off_spec.json");
     std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
-    let generated = mcpgen::Builder::new().store(shared_data::store()).manifest(&file).server(false).client(true).generate().unwrap();
-    let warnings: Vec<String> = generated.warnings.iter().map(|w| w.message.clone()).collect();
-    assert!(warnings.iter().any(|w| w == "not a valid MCP `Resource`: \"big\" is not of type \"integer\""), "{warnings:?}");
-    assert_eq!(warnings.iter().filter(|w| w.starts_with("not a valid MCP")).count(), 7, "{warnings:?}");
-    let e = mcpgen::Builder::new().store(shared_data::store()).manifest(&file).generate().unwrap_err();
-    assert!(e.to_string().contains("the manifest has 7 problem(s)"), "{e}");
+    let generated = mcpgen::Builder::new()
+        .store(shared_data::store())
+        .manifest(&file)
+        .server(false)
+        .client(true)
+        .generate()
+        .unwrap();
+    let warnings: Vec<String> = generated
+        .warnings
+        .iter()
+        .map(|w| w.message.clone())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w == "not a valid MCP `Resource`: \"big\" is not of type \"integer\""),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        warnings
+            .iter()
+            .filter(|w| w.starts_with("not a valid MCP"))
+            .count(),
+        7,
+        "{warnings:?}"
+    );
+    let e = mcpgen::Builder::new()
+        .store(shared_data::store())
+        .manifest(&file)
+        .generate()
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("the manifest has 7 problem(s)"),
+        "{e}"
+    );
 }

@@ -36,11 +36,22 @@ fn shared_inline_shapes_are_one_type_named_by_their_uses() {
     }));
     let spec = Spec::from_json(&doc, "test").unwrap();
     // Not the look-alike definition `Result`, and not two copies.
-    let params: Vec<_> = spec.methods.iter().map(|m| m.params.clone().unwrap()).collect();
+    let params: Vec<_> = spec
+        .methods
+        .iter()
+        .map(|m| m.params.clone().unwrap())
+        .collect();
     assert_eq!(params, vec![Ty::Named("NotificationParams".into()); 2]);
-    assert!(spec.methods.iter().all(|m| m.kind == MethodKind::Notification));
+    assert!(spec
+        .methods
+        .iter()
+        .all(|m| m.kind == MethodKind::Notification));
     let code = generate(&doc);
-    assert_eq!(code.matches("pub struct NotificationParams").count(), 1, "{code}");
+    assert_eq!(
+        code.matches("pub struct NotificationParams").count(),
+        1,
+        "{code}"
+    );
 }
 
 #[test]
@@ -53,10 +64,17 @@ fn request_methods_map_to_their_results() {
         "PingRequest": { "type": "object", "properties": { "method": { "const": "ping", "type": "string" } }, "required": ["method"] }
     }));
     let spec = Spec::from_json(&doc, "test").unwrap();
-    let table: Vec<(&str, Option<Ty>)> = spec.methods.iter().map(|m| (m.name.as_str(), m.result.clone())).collect();
+    let table: Vec<(&str, Option<Ty>)> = spec
+        .methods
+        .iter()
+        .map(|m| (m.name.as_str(), m.result.clone()))
+        .collect();
     assert_eq!(
         table,
-        vec![("ping", Some(Ty::Named("EmptyResult".into()))), ("tools/call", Some(Ty::Named("CallToolResult".into())))]
+        vec![
+            ("ping", Some(Ty::Named("EmptyResult".into()))),
+            ("tools/call", Some(Ty::Named("CallToolResult".into())))
+        ]
     );
     let code = generate(&doc);
     assert!(code.contains("pub struct CallToolResult"), "{code}");
@@ -77,12 +95,23 @@ fn draft07_and_2020_12_lower_identically() {
 #[test]
 fn output_is_byte_identical_across_runs_for_every_revision() {
     let mirror = shared_data::mirror();
-    for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
+    for rev in [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ] {
         let path = mirror.join(rev).join("schema.json");
-        let first = generate(&serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap());
-        let second = generate(&serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap());
+        let first =
+            generate(&serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap());
+        let second =
+            generate(&serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap());
         assert_eq!(first, second, "{rev}");
-        assert!(!first.contains("Variant0") && !first.contains("subtype_"), "{rev}: generic names");
+        assert!(
+            !first.contains("Variant0") && !first.contains("subtype_"),
+            "{rev}: generic names"
+        );
     }
 }
 
@@ -90,7 +119,10 @@ fn output_is_byte_identical_across_runs_for_every_revision() {
 fn bad_references_are_errors_with_a_pointer() {
     let err = Spec::from_json(&schema(json!({ "A": { "type": "object", "properties": { "b": { "$ref": "#/$defs/Missing" } } } })), "test")
         .unwrap_err();
-    assert_eq!(err.location.unwrap().pointer.as_deref(), Some("/$defs/A/properties/b/$ref"));
+    assert_eq!(
+        err.location.unwrap().pointer.as_deref(),
+        Some("/$defs/A/properties/b/$ref")
+    );
     assert!(err.message.contains("Missing"));
     let err = Spec::from_json(&json!({ "type": "object" }), "test").unwrap_err();
     assert!(err.message.contains("$defs"), "{}", err.message);

@@ -22,7 +22,10 @@ fn run(tools: Value) -> ToolsOutput {
 
 /// The tools of the golden manifest `goldens/manifests/<name>.json`.
 fn golden(name: &str) -> ToolsOutput {
-    let path = format!("{}/goldens/manifests/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/goldens/manifests/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     generate(&Manifest::load(&path).unwrap()).unwrap()
 }
 
@@ -30,7 +33,8 @@ fn golden(name: &str) -> ToolsOutput {
 /// every manifest).
 fn code(out: &ToolsOutput) -> String {
     let mut file: syn::File = syn::parse2(out.tokens.clone()).unwrap();
-    file.items.retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
+    file.items
+        .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
     prettyplease::unparse(&file)
 }
 
@@ -49,20 +53,41 @@ fn fallback_to_json_value_is_reported_at_the_property() {
     assert_eq!(out.warnings.len(), 1);
     let w = &out.warnings[0];
     let loc = w.location.clone().unwrap();
-    assert_eq!(loc.pointer.as_deref(), Some("/tools/0/inputSchema/properties/n"));
+    assert_eq!(
+        loc.pointer.as_deref(),
+        Some("/tools/0/inputSchema/properties/n")
+    );
     assert!(loc.line_col.is_some());
-    assert!(w.message.contains("tool `odd`: property `n` is typed as `serde_json::Value`"), "{}", w.message);
+    assert!(
+        w.message
+            .contains("tool `odd`: property `n` is typed as `serde_json::Value`"),
+        "{}",
+        w.message
+    );
 }
 
 #[test]
 fn a_root_typify_cannot_convert_becomes_a_json_map() {
-    let out = run(json!([{ "name": "odd", "inputSchema": {"type": "object", "description": "Odd.", "not": {"required": ["x"]}} }]));
+    let out = run(
+        json!([{ "name": "odd", "inputSchema": {"type": "object", "description": "Odd.", "not": {"required": ["x"]}} }]),
+    );
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
     let w = &out.warnings[0];
-    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema"));
-    assert!(w.message.starts_with("tool `odd`: `OddInput` is a JSON object map"), "{}", w.message);
+    assert_eq!(
+        w.location.clone().unwrap().pointer.as_deref(),
+        Some("/tools/0/inputSchema")
+    );
+    assert!(
+        w.message
+            .starts_with("tool `odd`: `OddInput` is a JSON object map"),
+        "{}",
+        w.message
+    );
     let code = code(&out);
-    assert!(code.contains("pub struct OddInput(pub ::serde_json::Map<String, ::serde_json::Value>);"), "{code}");
+    assert!(
+        code.contains("pub struct OddInput(pub ::serde_json::Map<String, ::serde_json::Value>);"),
+        "{code}"
+    );
 }
 
 #[test]
@@ -75,8 +100,18 @@ fn bindings_name_every_tool_distinctly() {
         {"name": "9lives.v2", "inputSchema": {"type": "object"}},
         {"name": "renamed", "inputSchema": {"type": "object"}, "x-mcpgen": {"rustName": "chosen"}, "icons": []}
     ]));
-    let rows: Vec<(String, String, String, Option<String>)> =
-        out.tools.iter().map(|b| (b.name.clone(), b.method.clone(), b.input.clone(), b.output.clone())).collect();
+    let rows: Vec<(String, String, String, Option<String>)> = out
+        .tools
+        .iter()
+        .map(|b| {
+            (
+                b.name.clone(),
+                b.method.clone(),
+                b.input.clone(),
+                b.output.clone(),
+            )
+        })
+        .collect();
     let expected = [
         ("get-me", "get_me_2", "GetMe2Input", None),
         ("get_me", "get_me", "GetMeInput", Some("GetMeOutput")),
@@ -85,12 +120,24 @@ fn bindings_name_every_tool_distinctly() {
         ("9lives.v2", "_9lives_v2", "V9livesV2Input", None),
         ("renamed", "chosen", "ChosenInput", None),
     ];
-    let expected: Vec<(String, String, String, Option<String>)> =
-        expected.iter().map(|(n, m, i, o)| (n.to_string(), m.to_string(), i.to_string(), o.map(str::to_string))).collect();
+    let expected: Vec<(String, String, String, Option<String>)> = expected
+        .iter()
+        .map(|(n, m, i, o)| {
+            (
+                n.to_string(),
+                m.to_string(),
+                i.to_string(),
+                o.map(str::to_string),
+            )
+        })
+        .collect();
     assert_eq!(rows, expected);
     // The binding carries the tool as served: unknown fields kept,
     // mcpgen's settings removed.
-    assert_eq!(out.tools[5].tool, json!({"name": "renamed", "inputSchema": {"type": "object"}, "icons": []}));
+    assert_eq!(
+        out.tools[5].tool,
+        json!({"name": "renamed", "inputSchema": {"type": "object"}, "icons": []})
+    );
 }
 
 #[test]
@@ -104,7 +151,11 @@ fn output_is_deterministic_and_independent_of_tool_order() {
     let mut reversed = tools.as_array().unwrap().clone();
     reversed.reverse();
     let out = run(Value::Array(reversed));
-    let names: Vec<(&str, &str)> = out.tools.iter().map(|b| (b.name.as_str(), b.method.as_str())).collect();
+    let names: Vec<(&str, &str)> = out
+        .tools
+        .iter()
+        .map(|b| (b.name.as_str(), b.method.as_str()))
+        .collect();
     assert_eq!(names, [("a_b", "a_b"), ("a-b", "a_b_2")]);
 }
 
@@ -115,18 +166,32 @@ fn invalid_manifests_are_errors_not_panics() {
         {"name": "x", "inputSchema": {"type": "object"}}
     ])))
     .unwrap_err();
-    assert!(dup.message.contains("duplicate tool name `x`"), "{}", dup.message);
-    assert_eq!(dup.location.unwrap().pointer.as_deref(), Some("/tools/1/name"));
+    assert!(
+        dup.message.contains("duplicate tool name `x`"),
+        "{}",
+        dup.message
+    );
+    assert_eq!(
+        dup.location.unwrap().pointer.as_deref(),
+        Some("/tools/1/name")
+    );
     let clash = generate(&manifest(json!([
         {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "object", "properties": {"p": {"type": "string"}}}}}},
         {"name": "a_input", "inputSchema": {"type": "object", "$defs": {"x": {"type": "integer"}}, "properties": {"y": {"$ref": "#/$defs/x"}}}}
     ])))
     .unwrap_err();
-    assert_eq!(clash.message, "tools `a` and `a_input` would both define a Rust type named `AInputX`");
+    assert_eq!(
+        clash.message,
+        "tools `a` and `a_input` would both define a Rust type named `AInputX`"
+    );
     assert_eq!(clash.location.unwrap().pointer.as_deref(), Some("/tools/1"));
     assert!(clash.hint.unwrap().contains("rustName"));
     let missing = generate(&manifest(json!([{"name": "x"}]))).unwrap_err();
-    assert!(missing.message.contains("no object `inputSchema`"), "{}", missing.message);
+    assert!(
+        missing.message.contains("no object `inputSchema`"),
+        "{}",
+        missing.message
+    );
     assert!(missing.hint.unwrap().contains("mcpgen manifest check"));
 }
 
@@ -177,7 +242,10 @@ fn properties_only_a_branch_declares_are_reported() {
     }}]));
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
     let w = &out.warnings[0];
-    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema/then"));
+    assert_eq!(
+        w.location.clone().unwrap().pointer.as_deref(),
+        Some("/tools/0/inputSchema/then")
+    );
     assert!(w.message.contains("(extra)"), "{}", w.message);
     let code = code(&out);
     assert!(code.contains("pub if_: Option<String>"), "{code}");
@@ -194,8 +262,15 @@ fn a_renamed_property_is_reported_as_declared() {
     }}]));
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
     let w = &out.warnings[0];
-    assert_eq!(w.location.clone().unwrap().pointer.as_deref(), Some("/tools/0/inputSchema/properties/Self"));
-    assert!(w.message.contains("property `Self` is typed"), "{}", w.message);
+    assert_eq!(
+        w.location.clone().unwrap().pointer.as_deref(),
+        Some("/tools/0/inputSchema/properties/Self")
+    );
+    assert!(
+        w.message.contains("property `Self` is typed"),
+        "{}",
+        w.message
+    );
     assert!(!w.message.contains("zmcpgen"), "{}", w.message);
 }
 
@@ -208,7 +283,10 @@ fn type_docs(out: &ToolsOutput) -> Vec<(String, String)> {
             .iter()
             .filter_map(|a| match &a.meta {
                 syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
-                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => Some(s.value()),
                     _ => None,
                 },
                 _ => None,
@@ -262,15 +340,20 @@ fn every_type_names_the_tools_and_schema_pointers_it_comes_from() {
     );
     assert_eq!(docs["GetForecastInputUnits"], " Units 0 of measure.\n\n Schema: `/inputSchema/properties/units` of the `get_forecast` tool.");
     let text = out.tokens.to_string();
-    assert!(!text.contains('\u{1}') && !text.contains("\\u{1}"), "a marker is left: {text}");
+    assert!(
+        !text.contains('\u{1}') && !text.contains("\\u{1}"),
+        "a marker is left: {text}"
+    );
 }
 
 /// The same holds for every real server's manifest: each of its types
 /// names a tool and a pointer, and no marker is left.
 #[test]
 fn every_type_of_every_real_manifest_names_where_it_comes_from() {
-    let Some(dir) = shared_data("manifests/real", "tools_codegen::every_type_of_every_real_manifest_names_where_it_comes_from")
-    else {
+    let Some(dir) = shared_data(
+        "manifests/real",
+        "tools_codegen::every_type_of_every_real_manifest_names_where_it_comes_from",
+    ) else {
         return;
     };
     let mut types = 0;
@@ -290,7 +373,11 @@ fn every_type_of_every_real_manifest_names_where_it_comes_from() {
             types += 1;
         }
         let text = out.tokens.to_string();
-        assert!(!text.contains('\u{1}') && !text.contains("\\u{1}"), "{}: a marker is left", path.display());
+        assert!(
+            !text.contains('\u{1}') && !text.contains("\\u{1}"),
+            "{}: a marker is left",
+            path.display()
+        );
     }
     assert!(types > 400, "only {types} types in the real manifests");
 }

@@ -20,7 +20,10 @@ fn main() {
 
     let store = Store::from_env().or_mirror(root.join("../../../shared/mcp-spec"));
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
-    for (revision, dir) in [(revision.as_str(), out_dir.clone()), ("2025-06-18", out_dir.join("2025-06-18"))] {
+    for (revision, dir) in [
+        (revision.as_str(), out_dir.clone()),
+        ("2025-06-18", out_dir.join("2025-06-18")),
+    ] {
         mcpgen::Builder::new()
             .protocol(revision)
             .manifest(root.join("tools.json"))

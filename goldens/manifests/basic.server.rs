@@ -92,23 +92,23 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::GREET => {
                 Box::pin(async move {
-                    let input: super::tools::GreetInput = decode_arguments(arguments)?;
+                    let input = codec::decode_greet_input(arguments)?;
                     let output = handler.greet(input, ctx).await?;
-                    encode_output(&output)
+                    codec::encode_greet_output(&output)
                 })
             }
             tool_index::PING => {
                 Box::pin(async move {
-                    let input: super::tools::PingInput = decode_arguments(arguments)?;
+                    let input = codec::decode_ping_input(arguments)?;
                     let output = handler.ping(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::RESET => {
                 Box::pin(async move {
-                    let input: super::tools::ResetInput = decode_arguments(arguments)?;
+                    let input = codec::decode_reset_input(arguments)?;
                     let output = handler.reset(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -118,6 +118,37 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_greet_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::GreetInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_ping_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::PingInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_reset_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::ResetInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
+    }
+    pub(super) fn encode_greet_output(
+        output: &super::super::tools::GreetOutput,
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_output(output)
     }
 }
 /// Who the server says it is in its `initialize` result: the

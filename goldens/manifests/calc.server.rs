@@ -80,16 +80,16 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::ADD => {
                 Box::pin(async move {
-                    let input: super::tools::AddInput = decode_arguments(arguments)?;
+                    let input = codec::decode_add_input(arguments)?;
                     let output = handler.add(input, ctx).await?;
-                    encode_output(&output)
+                    codec::encode_add_output(&output)
                 })
             }
             tool_index::GET_TIME => {
                 Box::pin(async move {
-                    let input: super::tools::GetTimeInput = decode_arguments(arguments)?;
+                    let input = codec::decode_get_time_input(arguments)?;
                     let output = handler.get_time(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -99,6 +99,32 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_add_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::AddInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_get_time_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::GetTimeInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_add_output(
+        output: &super::super::tools::AddOutput,
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_output(output)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
     }
 }
 /// Who the server says it is in its `initialize` result: the

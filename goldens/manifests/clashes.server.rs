@@ -168,27 +168,23 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::TYPE_TOOL => {
                 Box::pin(async move {
-                    let input: super::tools::TypeInput = decode_arguments(arguments)?;
+                    let input = codec::decode_type_input(arguments)?;
                     let output = handler.type_tool(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::READ_RESOURCE => {
                 Box::pin(async move {
-                    let input: super::tools::ReadResourceInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_read_resource_input(arguments)?;
                     let output = handler.read_resource(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::PROMPT_A_B => {
                 Box::pin(async move {
-                    let input: super::tools::PromptAbInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_prompt_ab_input(arguments)?;
                     let output = handler.prompt_a_b(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -284,18 +280,16 @@ impl<H: Handler> Surface for Router<H> {
         match target {
             ResourceTarget::Template(surface_index::READ_TYPE, variables) => {
                 Box::pin(async move {
-                    let params: super::tools::TypeParams = decode_params(variables)?;
+                    let params = codec::decode_type_params(variables)?;
                     let result = handler.read_type(uri, params, ctx).await?;
-                    encode_result(&result)
+                    codec::encode_read_resource_result(&result)
                 })
             }
             ResourceTarget::Template(surface_index::READ_READ_RESOURCE, variables) => {
                 Box::pin(async move {
-                    let params: super::tools::ReadResourceParams = decode_params(
-                        variables,
-                    )?;
+                    let params = codec::decode_read_resource_params(variables)?;
                     let result = handler.read_read_resource(uri, params, ctx).await?;
-                    encode_result(&result)
+                    codec::encode_read_resource_result(&result)
                 })
             }
             ResourceTarget::Static(index) => {
@@ -305,7 +299,7 @@ impl<H: Handler> Surface for Router<H> {
                         return Err(HandlerError::not_found(uri));
                     };
                     let result = handler.read_resource_2(resource, ctx).await?;
-                    encode_result(&result)
+                    codec::encode_read_resource_result(&result)
                 })
             }
             _ => {
@@ -324,30 +318,30 @@ impl<H: Handler> Surface for Router<H> {
         match index {
             surface_index::PROMPT_A_B_2 => {
                 Box::pin(async move {
-                    let args: super::tools::ABArgs = decode_params(arguments)?;
+                    let args = codec::decode_ab_args(arguments)?;
                     let messages = handler.prompt_a_b_2(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             surface_index::PROMPT_A_B_2_2 => {
                 Box::pin(async move {
-                    let args: super::tools::AB2Args = decode_params(arguments)?;
+                    let args = codec::decode_ab2_args(arguments)?;
                     let messages = handler.prompt_a_b_2_2(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             surface_index::PROMPT_123 => {
                 Box::pin(async move {
-                    let args: super::tools::V123Args = decode_params(arguments)?;
+                    let args = codec::decode_v123_args(arguments)?;
                     let messages = handler.prompt_123(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             surface_index::PROMPT_SELF => {
                 Box::pin(async move {
-                    let args: super::tools::SelfArgs = decode_params(arguments)?;
+                    let args = codec::decode_self_args(arguments)?;
                     let messages = handler.prompt_self(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             _ => {
@@ -371,7 +365,7 @@ impl<H: Handler> Surface for Router<H> {
                     let completion = handler
                         .complete_type_type(request.value, request.context, ctx)
                         .await?;
-                    encode_result(&completion)
+                    codec::encode_completion(&completion)
                 })
             }
             _ => {
@@ -379,6 +373,77 @@ impl<H: Handler> Surface for Router<H> {
                 Box::pin(async move { Ok(no_completion()) })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_ab2_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::AB2Args, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_ab_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::ABArgs, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_prompt_ab_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::PromptAbInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_read_resource_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::ReadResourceInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_read_resource_params(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::ReadResourceParams, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_self_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::SelfArgs, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_type_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::TypeInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_type_params(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::TypeParams, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_v123_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::V123Args, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn encode_completion(
+        value: &super::Completion,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
+    }
+    pub(super) fn encode_prompt_messages(
+        value: &super::Vec<super::protocol::PromptMessage>,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
+    }
+    pub(super) fn encode_read_resource_result(
+        value: &super::super::protocol::ReadResourceResult,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
     }
 }
 /// Who the server says it is in its `initialize` result: the

@@ -64,9 +64,9 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::TYPE_TOOL => {
                 Box::pin(async move {
-                    let input: super::tools::TypeInput = decode_arguments(arguments)?;
+                    let input = codec::decode_type_input(arguments)?;
                     let output = handler.type_tool(input, ctx).await?;
-                    encode_output(&output)
+                    codec::encode_type_output(&output)
                 })
             }
             _ => {
@@ -76,6 +76,22 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_type_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::TypeInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_type_output(
+        output: &super::super::tools::TypeOutput,
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_output(output)
     }
 }
 /// Who the server says it is in its `initialize` result: the

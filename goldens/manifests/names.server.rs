@@ -104,36 +104,30 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::LIST_ITEMS => {
                 Box::pin(async move {
-                    let input: super::tools::ListItemsInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_list_items_input(arguments)?;
                     let output = handler.list_items(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::REPO_SEARCH => {
                 Box::pin(async move {
-                    let input: super::tools::RepoSearchInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_repo_search_input(arguments)?;
                     let output = handler.repo_search(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::_2FA_VERIFY => {
                 Box::pin(async move {
-                    let input: super::tools::V2faVerifyInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_v2fa_verify_input(arguments)?;
                     let output = handler._2fa_verify(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::GET_A_B => {
                 Box::pin(async move {
-                    let input: super::tools::GetAbInput = decode_arguments(arguments)?;
+                    let input = codec::decode_get_ab_input(arguments)?;
                     let output = handler.get_a_b(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -143,6 +137,37 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_get_ab_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::GetAbInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_list_items_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::ListItemsInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_repo_search_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::RepoSearchInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_v2fa_verify_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::V2faVerifyInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
     }
 }
 /// Who the server says it is in its `initialize` result: the

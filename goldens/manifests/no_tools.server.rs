@@ -118,7 +118,7 @@ impl<H: Handler> Surface for Router<H> {
                         return Err(HandlerError::not_found(uri));
                     };
                     let result = handler.read_resource(resource, ctx).await?;
-                    encode_result(&result)
+                    codec::encode_read_resource_result(&result)
                 })
             }
             _ => {
@@ -137,9 +137,9 @@ impl<H: Handler> Surface for Router<H> {
         match index {
             surface_index::PROMPT_SUMMARIZE => {
                 Box::pin(async move {
-                    let args: super::tools::SummarizeArgs = decode_params(arguments)?;
+                    let args = codec::decode_summarize_args(arguments)?;
                     let messages = handler.prompt_summarize(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             _ => {
@@ -157,6 +157,27 @@ impl<H: Handler> Surface for Router<H> {
     ) -> BoxFuture<Result<Value, HandlerError>> {
         let _ = (request, ctx);
         Box::pin(async move { Ok(no_completion()) })
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_summarize_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::SummarizeArgs, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn encode_prompt_messages(
+        value: &super::Vec<super::protocol::PromptMessage>,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
+    }
+    pub(super) fn encode_read_resource_result(
+        value: &super::super::protocol::ReadResourceResult,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
     }
 }
 /// Who the server says it is in its `initialize` result: the

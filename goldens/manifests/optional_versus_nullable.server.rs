@@ -66,9 +66,9 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::DEMO => {
                 Box::pin(async move {
-                    let input: super::tools::DemoInput = decode_arguments(arguments)?;
+                    let input = codec::decode_demo_input(arguments)?;
                     let output = handler.demo(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -78,6 +78,22 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_demo_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::DemoInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
     }
 }
 /// Who the server says it is in its `initialize` result: the

@@ -152,25 +152,23 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::LIST_NOTES => {
                 Box::pin(async move {
-                    let input: super::tools::ListNotesInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_list_notes_input(arguments)?;
                     let output = handler.list_notes(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::ADD_NOTE => {
                 Box::pin(async move {
-                    let input: super::tools::AddNoteInput = decode_arguments(arguments)?;
+                    let input = codec::decode_add_note_input(arguments)?;
                     let output = handler.add_note(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::PURGE => {
                 Box::pin(async move {
-                    let input: super::tools::PurgeInput = decode_arguments(arguments)?;
+                    let input = codec::decode_purge_input(arguments)?;
                     let output = handler.purge(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -229,9 +227,9 @@ impl<H: Handler> Surface for Router<H> {
         match target {
             ResourceTarget::Template(surface_index::READ_NOTE, variables) => {
                 Box::pin(async move {
-                    let params: super::tools::NoteParams = decode_params(variables)?;
+                    let params = codec::decode_note_params(variables)?;
                     let result = handler.read_note(uri, params, ctx).await?;
-                    encode_result(&result)
+                    codec::encode_read_resource_result(&result)
                 })
             }
             ResourceTarget::Static(index) => {
@@ -241,7 +239,7 @@ impl<H: Handler> Surface for Router<H> {
                         return Err(HandlerError::not_found(uri));
                     };
                     let result = handler.read_resource(resource, ctx).await?;
-                    encode_result(&result)
+                    codec::encode_read_resource_result(&result)
                 })
             }
             _ => {
@@ -260,9 +258,9 @@ impl<H: Handler> Surface for Router<H> {
         match index {
             surface_index::PROMPT_REVIEW => {
                 Box::pin(async move {
-                    let args: super::tools::ReviewArgs = decode_params(arguments)?;
+                    let args = codec::decode_review_args(arguments)?;
                     let messages = handler.prompt_review(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             _ => {
@@ -286,7 +284,7 @@ impl<H: Handler> Surface for Router<H> {
                     let completion = handler
                         .complete_note_id(request.value, request.context, ctx)
                         .await?;
-                    encode_result(&completion)
+                    codec::encode_completion(&completion)
                 })
             }
             _ => {
@@ -294,6 +292,57 @@ impl<H: Handler> Surface for Router<H> {
                 Box::pin(async move { Ok(no_completion()) })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_add_note_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::AddNoteInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_list_notes_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::ListNotesInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_note_params(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::NoteParams, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_purge_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::PurgeInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_review_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::ReviewArgs, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn encode_completion(
+        value: &super::Completion,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
+    }
+    pub(super) fn encode_prompt_messages(
+        value: &super::Vec<super::protocol::PromptMessage>,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
+    }
+    pub(super) fn encode_read_resource_result(
+        value: &super::super::protocol::ReadResourceResult,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
     }
 }
 /// Who the server says it is in its `initialize` result: the

@@ -78,20 +78,16 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::GET_FORECAST => {
                 Box::pin(async move {
-                    let input: super::tools::GetForecastInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_get_forecast_input(arguments)?;
                     let output = handler.get_forecast(input, ctx).await?;
-                    encode_output(&output)
+                    codec::encode_get_forecast_output(&output)
                 })
             }
             tool_index::GET_CURRENT => {
                 Box::pin(async move {
-                    let input: super::tools::GetCurrentInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_get_current_input(arguments)?;
                     let output = handler.get_current(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -101,6 +97,32 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_get_current_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::GetCurrentInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_get_forecast_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::GetForecastInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
+    }
+    pub(super) fn encode_get_forecast_output(
+        output: &super::super::tools::GetForecastOutput,
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_output(output)
     }
 }
 /// Who the server says it is in its `initialize` result: the

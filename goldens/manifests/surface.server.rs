@@ -154,9 +154,9 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::PING => {
                 Box::pin(async move {
-                    let input: super::tools::PingInput = decode_arguments(arguments)?;
+                    let input = codec::decode_ping_input(arguments)?;
                     let output = handler.ping(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -252,9 +252,9 @@ impl<H: Handler> Surface for Router<H> {
         match target {
             ResourceTarget::Template(surface_index::READ_PAGE, variables) => {
                 Box::pin(async move {
-                    let params: super::tools::PageParams = decode_params(variables)?;
+                    let params = codec::decode_page_params(variables)?;
                     let result = handler.read_page(uri, params, ctx).await?;
-                    encode_result(&result)
+                    codec::encode_read_resource_result(&result)
                 })
             }
             ResourceTarget::Static(index) => {
@@ -264,7 +264,7 @@ impl<H: Handler> Surface for Router<H> {
                         return Err(HandlerError::not_found(uri));
                     };
                     let result = handler.read_resource(resource, ctx).await?;
-                    encode_result(&result)
+                    codec::encode_read_resource_result(&result)
                 })
             }
             _ => {
@@ -283,23 +283,23 @@ impl<H: Handler> Surface for Router<H> {
         match index {
             surface_index::PROMPT_REVIEW_PAGE => {
                 Box::pin(async move {
-                    let args: super::tools::ReviewPageArgs = decode_params(arguments)?;
+                    let args = codec::decode_review_page_args(arguments)?;
                     let messages = handler.prompt_review_page(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             surface_index::PROMPT_DAILY_DIGEST => {
                 Box::pin(async move {
-                    let args: super::tools::DailyDigestArgs = decode_params(arguments)?;
+                    let args = codec::decode_daily_digest_args(arguments)?;
                     let messages = handler.prompt_daily_digest(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             surface_index::PROMPT_2FA => {
                 Box::pin(async move {
-                    let args: super::tools::V2faArgs = decode_params(arguments)?;
+                    let args = codec::decode_v2fa_args(arguments)?;
                     let messages = handler.prompt_2fa(args, ctx).await?;
-                    encode_result(&messages)
+                    codec::encode_prompt_messages(&messages)
                 })
             }
             _ => {
@@ -323,7 +323,7 @@ impl<H: Handler> Surface for Router<H> {
                     let completion = handler
                         .complete_review_page_tone(request.value, request.context, ctx)
                         .await?;
-                    encode_result(&completion)
+                    codec::encode_completion(&completion)
                 })
             }
             (CompletionRef::Prompt(surface_index::PROMPT_2FA), "9lives") => {
@@ -331,7 +331,7 @@ impl<H: Handler> Surface for Router<H> {
                     let completion = handler
                         .complete_2fa_x9lives(request.value, request.context, ctx)
                         .await?;
-                    encode_result(&completion)
+                    codec::encode_completion(&completion)
                 })
             }
             (CompletionRef::Template(surface_index::READ_PAGE), "slug") => {
@@ -339,7 +339,7 @@ impl<H: Handler> Surface for Router<H> {
                     let completion = handler
                         .complete_page_slug(request.value, request.context, ctx)
                         .await?;
-                    encode_result(&completion)
+                    codec::encode_completion(&completion)
                 })
             }
             _ => {
@@ -347,6 +347,57 @@ impl<H: Handler> Surface for Router<H> {
                 Box::pin(async move { Ok(no_completion()) })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_daily_digest_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::DailyDigestArgs, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_page_params(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::PageParams, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_ping_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::PingInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_review_page_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::ReviewPageArgs, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn decode_v2fa_args(
+        values: Map<String, Value>,
+    ) -> Result<super::super::tools::V2faArgs, HandlerError> {
+        decode_params(values)
+    }
+    pub(super) fn encode_completion(
+        value: &super::Completion,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
+    }
+    pub(super) fn encode_prompt_messages(
+        value: &super::Vec<super::protocol::PromptMessage>,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
+    }
+    pub(super) fn encode_read_resource_result(
+        value: &super::super::protocol::ReadResourceResult,
+    ) -> Result<Value, HandlerError> {
+        encode_result(value)
     }
 }
 /// Who the server says it is in its `initialize` result: the

@@ -94,27 +94,23 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::RENDER_VIDEO => {
                 Box::pin(async move {
-                    let input: super::tools::RenderVideoInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_render_video_input(arguments)?;
                     let output = handler.render_video(input, ctx).await?;
-                    encode_output(&output)
+                    codec::encode_render_video_output(&output)
                 })
             }
             tool_index::NIGHTLY_BACKUP => {
                 Box::pin(async move {
-                    let input: super::tools::NightlyBackupInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_nightly_backup_input(arguments)?;
                     let output = handler.nightly_backup(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::PING_NOW => {
                 Box::pin(async move {
-                    let input: super::tools::PingNowInput = decode_arguments(arguments)?;
+                    let input = codec::decode_ping_now_input(arguments)?;
                     let output = handler.ping_now(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -124,6 +120,37 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_nightly_backup_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::NightlyBackupInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_ping_now_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::PingNowInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_render_video_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::RenderVideoInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
+    }
+    pub(super) fn encode_render_video_output(
+        output: &super::super::tools::RenderVideoOutput,
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_output(output)
     }
 }
 /// Who the server says it is in its `initialize` result: the

@@ -76,16 +76,16 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::MODERN => {
                 Box::pin(async move {
-                    let input: super::tools::ModernInput = decode_arguments(arguments)?;
+                    let input = codec::decode_modern_input(arguments)?;
                     let output = handler.modern(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::LEGACY => {
                 Box::pin(async move {
-                    let input: super::tools::LegacyInput = decode_arguments(arguments)?;
+                    let input = codec::decode_legacy_input(arguments)?;
                     let output = handler.legacy(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -95,6 +95,27 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_legacy_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::LegacyInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_modern_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::ModernInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
     }
 }
 /// Who the server says it is in its `initialize` result: the

@@ -150,72 +150,58 @@ impl<H: Handler> Dispatch for Router<H> {
         match index {
             tool_index::INTEGERS => {
                 Box::pin(async move {
-                    let input: super::tools::IntegersInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_integers_input(arguments)?;
                     let output = handler.integers(input, ctx).await?;
-                    encode_output(&output)
+                    codec::encode_integers_output(&output)
                 })
             }
             tool_index::PARENT_OR_TEXT => {
                 Box::pin(async move {
-                    let input: super::tools::ParentOrTextInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_parent_or_text_input(arguments)?;
                     let output = handler.parent_or_text(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::TAGGED => {
                 Box::pin(async move {
-                    let input: super::tools::TaggedInput = decode_arguments(arguments)?;
+                    let input = codec::decode_tagged_input(arguments)?;
                     let output = handler.tagged(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::TAGGED_OR_TEXT => {
                 Box::pin(async move {
-                    let input: super::tools::TaggedOrTextInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_tagged_or_text_input(arguments)?;
                     let output = handler.tagged_or_text(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::SAME_NESTED_NAME => {
                 Box::pin(async move {
-                    let input: super::tools::SameNestedNameInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_same_nested_name_input(arguments)?;
                     let output = handler.same_nested_name(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::TWO_STRINGS => {
                 Box::pin(async move {
-                    let input: super::tools::TwoStringsInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_two_strings_input(arguments)?;
                     let output = handler.two_strings(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::SORT_SPEC => {
                 Box::pin(async move {
-                    let input: super::tools::SortSpecInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_sort_spec_input(arguments)?;
                     let output = handler.sort_spec(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             tool_index::UNTITLED_MEMBERS => {
                 Box::pin(async move {
-                    let input: super::tools::UntitledMembersInput = decode_arguments(
-                        arguments,
-                    )?;
+                    let input = codec::decode_untitled_members_input(arguments)?;
                     let output = handler.untitled_members(input, ctx).await?;
-                    encode_content(&output)
+                    codec::encode_content_blocks(&output)
                 })
             }
             _ => {
@@ -225,6 +211,62 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
         }
+    }
+}
+/// Decoding of what each handler method takes and encoding of
+/// what it returns, as plain functions: compiled here, once,
+/// rather than in the crate that implements [`Handler`].
+mod codec {
+    use mcpgen_runtime::codegen::*;
+    pub(super) fn decode_integers_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::IntegersInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_parent_or_text_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::ParentOrTextInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_same_nested_name_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::SameNestedNameInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_sort_spec_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::SortSpecInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_tagged_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::TaggedInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_tagged_or_text_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::TaggedOrTextInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_two_strings_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::TwoStringsInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn decode_untitled_members_input(
+        arguments: Value,
+    ) -> Result<super::super::tools::UntitledMembersInput, CallFailure> {
+        decode_arguments(arguments)
+    }
+    pub(super) fn encode_content_blocks(
+        content: &[super::super::protocol::ContentBlock],
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_content(content)
+    }
+    pub(super) fn encode_integers_output(
+        output: &super::super::tools::IntegersOutput,
+    ) -> Result<ToolOutput, CallFailure> {
+        encode_output(output)
     }
 }
 /// Who the server says it is in its `initialize` result: the

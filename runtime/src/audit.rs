@@ -55,7 +55,13 @@ pub(crate) fn enabled() -> bool {
 }
 
 /// Records one finished call.
-pub(crate) fn record(tool: &str, client: Option<&str>, duration: Duration, outcome: Outcome, arguments: Option<&Value>) {
+pub(crate) fn record(
+    tool: &str,
+    client: Option<&str>,
+    duration: Duration,
+    outcome: Outcome,
+    arguments: Option<&Value>,
+) {
     let micros = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
     let client = client.unwrap_or("-");
     let outcome = outcome.as_str();
@@ -69,6 +75,8 @@ pub(crate) fn record(tool: &str, client: Option<&str>, duration: Duration, outco
             arguments = %args,
             "tool call"
         ),
-        None => tracing::info!(target: TARGET, tool, client, duration_us = micros, outcome, "tool call"),
+        None => {
+            tracing::info!(target: TARGET, tool, client, duration_us = micros, outcome, "tool call")
+        }
     }
 }

@@ -21,7 +21,9 @@ impl<F> std::fmt::Debug for CatchUnwind<F> {
 impl<F: Future> CatchUnwind<F> {
     /// Wraps `future`.
     pub(crate) fn new(future: F) -> Self {
-        Self { inner: Box::pin(future) }
+        Self {
+            inner: Box::pin(future),
+        }
     }
 }
 

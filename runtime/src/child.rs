@@ -66,7 +66,10 @@ pub struct ChildTransport {
 
 impl std::fmt::Debug for ChildTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChildTransport").field("program", &self.program).field("pid", &self.child.id()).finish_non_exhaustive()
+        f.debug_struct("ChildTransport")
+            .field("program", &self.program)
+            .field("pid", &self.child.id())
+            .finish_non_exhaustive()
     }
 }
 
@@ -74,7 +77,12 @@ impl ChildTransport {
     /// Starts `command` with `args` and extra environment variables `env`.
     /// Must be called inside a Tokio runtime. Fails with a message naming
     /// the command when it cannot be started.
-    pub fn spawn<I, S, E, K, V>(command: impl AsRef<OsStr>, args: I, env: E, stderr: StderrMode) -> io::Result<Self>
+    pub fn spawn<I, S, E, K, V>(
+        command: impl AsRef<OsStr>,
+        args: I,
+        env: E,
+        stderr: StderrMode,
+    ) -> io::Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -95,10 +103,15 @@ impl ChildTransport {
             })
             .kill_on_drop(true);
         let mut child = cmd.spawn().map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot start server command `{program}`: {e}"))
+            io::Error::new(
+                e.kind(),
+                format!("cannot start server command `{program}`: {e}"),
+            )
         })?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(io::Error::other(format!("server command `{program}` has no stdio pipes")));
+            return Err(io::Error::other(format!(
+                "server command `{program}` has no stdio pipes"
+            )));
         };
         let captured = match child.stderr.take() {
             Some(mut pipe) => {
@@ -117,7 +130,12 @@ impl ChildTransport {
             }
             None => None,
         };
-        Ok(Self { child, inner: LineTransport::new(stdout, stdin), stderr: captured, program })
+        Ok(Self {
+            child,
+            inner: LineTransport::new(stdout, stdin),
+            stderr: captured,
+            program,
+        })
     }
 
     /// The child's process id, while it runs.
@@ -142,7 +160,10 @@ pub struct ChildReader {
 
 impl std::fmt::Debug for ChildReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChildReader").field("program", &self.program).field("pid", &self.child.id()).finish_non_exhaustive()
+        f.debug_struct("ChildReader")
+            .field("program", &self.program)
+            .field("pid", &self.child.id())
+            .finish_non_exhaustive()
     }
 }
 
@@ -188,6 +209,14 @@ impl Transport for ChildTransport {
 
     fn split(self) -> (Self::Read, Self::Write) {
         let (read, write) = self.inner.split();
-        (ChildReader { inner: read, child: self.child, stderr: self.stderr, program: self.program }, write)
+        (
+            ChildReader {
+                inner: read,
+                child: self.child,
+                stderr: self.stderr,
+                program: self.program,
+            },
+            write,
+        )
     }
 }

@@ -38,14 +38,16 @@ mod surface;
 mod tasks;
 mod tools;
 
+pub use crate::jsonrpc::RpcError;
 pub use drift::{Drift, SchemaChange, SchemaKind};
 pub use engine::{Negotiated, ServerNotification};
 pub use error::{ClientError, ConnectError, ConnectErrorKind, SchemaProblem};
 pub use handle::Client;
 pub use handshake::is_stateless_revision;
 pub use hooks::{ClientHandlers, RequestHandler};
-pub use options::{CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback};
+pub use options::{
+    CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback,
+};
 pub use schemas::{content_result, structured_result, ToolSchemas};
 pub use subscription::Subscription;
 pub use tasks::{Decoder, TaskStart, ToolStart, ToolTask, TypedTask};
-pub use crate::jsonrpc::RpcError;

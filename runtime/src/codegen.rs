@@ -12,20 +12,25 @@ pub use std::sync::{Arc, OnceLock};
 pub use serde_json::{self, json, Map, Value};
 
 pub use crate::child::{ChildTransport, StderrMode};
-pub use crate::client::{
-    content_result, structured_result, CallOptions, ClientError, ClientOptions, Drift, Negotiated, Progress, TaskStart, ToolSchemas,
-};
 pub use crate::client::Client as ClientEngine;
-pub use crate::stdio::stdio;
-pub use crate::surface::{
-    decode_params, encode_result, no_completion, prompt_ref, template_ref, CompletionRef, CompletionRequest, ResourceTarget,
+pub use crate::client::{
+    content_result, structured_result, CallOptions, ClientError, ClientOptions, Drift, Negotiated,
+    Progress, TaskStart, ToolSchemas,
 };
 pub use crate::integral::integral_numbers;
+pub use crate::stdio::stdio;
+pub use crate::surface::{
+    decode_params, encode_result, no_completion, prompt_ref, template_ref, CompletionRef,
+    CompletionRequest, ResourceTarget,
+};
 pub use crate::tool::{decode_arguments, encode_content, encode_output, BoxFuture, CallFailure};
 pub use crate::transport::Transport;
 pub use crate::{
-    Completion, Dispatch, HandlerError, RateLimit, RequestContext, ServerBuilder, ServerError, Surface, ToolError, ToolOutput,
+    Completion, Dispatch, HandlerError, RateLimit, RequestContext, ServerBuilder, ServerError,
+    Surface, ToolError, ToolOutput,
 };
 
 #[cfg(feature = "streamable-http")]
-pub use crate::http::{bind_and_serve, client::HttpTransport, HttpConfig, HttpService, ToSocketAddrs};
+pub use crate::http::{
+    bind_and_serve, client::HttpTransport, HttpConfig, HttpService, ToSocketAddrs,
+};

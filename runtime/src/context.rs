@@ -11,12 +11,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::cancel::CancellationToken;
-pub use crate::extras::Principal;
 use crate::extras::Extras;
+pub use crate::extras::Principal;
 use crate::jsonrpc;
 use crate::notifier::Notifier;
 use crate::outbound::Channel;
-use crate::peer::{ElicitForm, Elicitation, Keyed, Peer, PeerError, Root, SampleRequest, SampleResponse};
+use crate::peer::{
+    ElicitForm, Elicitation, Keyed, Peer, PeerError, Root, SampleRequest, SampleResponse,
+};
 pub use crate::sink::Sink;
 
 /// Who is calling: what the client said about itself, in `initialize`
@@ -282,7 +284,9 @@ impl RequestContext {
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(crate::tool_error::ToolError::missing_capabilities(Value::Object(missing)))
+            Err(crate::tool_error::ToolError::missing_capabilities(
+                Value::Object(missing),
+            ))
         }
     }
 
@@ -319,7 +323,9 @@ impl RequestContext {
     /// Sends `notifications/progress` when the caller asked for progress;
     /// does nothing otherwise. `progress` should increase with each call.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = &self.progress_token else { return };
+        let Some(token) = &self.progress_token else {
+            return;
+        };
         if self.cancel.is_cancelled() {
             return; // nothing more may be sent for a cancelled request
         }
@@ -350,15 +356,26 @@ impl RequestContext {
 
     /// Form mode with an explicit `requestedSchema`; accepted content
     /// decodes into `T` (`serde_json::Value` takes anything).
-    pub async fn elicit_with<T: DeserializeOwned>(&self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+    pub async fn elicit_with<T: DeserializeOwned>(
+        &self,
+        message: &str,
+        schema: Value,
+    ) -> Result<Elicitation<T>, PeerError> {
         self.peer(None).elicit(message, schema).await
     }
 
     /// Sends the user to `url` (`elicitation/create`, URL mode; needs the
     /// client's `elicitation.url` capability). `Accept` means the user
     /// agreed to open it, not that the interaction there is done.
-    pub async fn elicit_url(&self, message: &str, url: &str, elicitation_id: &str) -> Result<Elicitation<()>, PeerError> {
-        self.peer(None).elicit_url(message, url, elicitation_id).await
+    pub async fn elicit_url(
+        &self,
+        message: &str,
+        url: &str,
+        elicitation_id: &str,
+    ) -> Result<Elicitation<()>, PeerError> {
+        self.peer(None)
+            .elicit_url(message, url, elicitation_id)
+            .await
     }
 
     /// The client's roots (`roots/list`).

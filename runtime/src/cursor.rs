@@ -42,7 +42,11 @@ mod tests {
     fn round_trip() {
         for offset in [0, 1, 2, 49, 50, 117, 100_000] {
             let c = encode(offset);
-            assert!(c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'), "{c}");
+            assert!(
+                c.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+                "{c}"
+            );
             assert_eq!(decode(&c, 200_000), Some(offset));
         }
     }

@@ -78,16 +78,26 @@ pub fn kind(value: &Value) -> &'static str {
 }
 
 /// Takes a required property out of `object` and decodes it.
-pub fn required<T: DeserializeOwned>(object: &mut Object, ty: &str, key: &str) -> Result<T, DecodeError> {
+pub fn required<T: DeserializeOwned>(
+    object: &mut Object,
+    ty: &str,
+    key: &str,
+) -> Result<T, DecodeError> {
     match object.shift_remove(key) {
         Some(value) => T::deserialize(value).map_err(|e| DecodeError::in_property(ty, key, e)),
-        None => Err(DecodeError(format!("{ty}: missing required property `{key}`"))),
+        None => Err(DecodeError(format!(
+            "{ty}: missing required property `{key}`"
+        ))),
     }
 }
 
 /// Takes an optional property out of `object` and decodes it. A present
 /// `null` is decoded as `T` (so `Option<Option<_>>` tells absent from null).
-pub fn optional<T: DeserializeOwned>(object: &mut Object, ty: &str, key: &str) -> Result<Option<T>, DecodeError> {
+pub fn optional<T: DeserializeOwned>(
+    object: &mut Object,
+    ty: &str,
+    key: &str,
+) -> Result<Option<T>, DecodeError> {
     match object.shift_remove(key) {
         Some(value) => T::deserialize(value)
             .map(Some)
@@ -151,7 +161,13 @@ pub enum Presence {
 /// Takes a constant property out of `object` and checks its value; whether
 /// it was there. An absent optional constant is accepted; it is written
 /// back on encoding only when it was there.
-pub fn constant(object: &mut Object, ty: &str, key: &str, expected: Const, presence: Presence) -> Result<bool, DecodeError> {
+pub fn constant(
+    object: &mut Object,
+    ty: &str,
+    key: &str,
+    expected: Const,
+    presence: Presence,
+) -> Result<bool, DecodeError> {
     let required = presence == Presence::Required;
     match object.shift_remove(key) {
         Some(value) if expected.matches(&value) => Ok(true),
@@ -176,7 +192,10 @@ pub fn closed(object: Object, ty: &str) -> Result<(), DecodeError> {
 
 /// Decodes each left-over property of an object whose additional
 /// properties have a schema.
-pub fn additional<T: DeserializeOwned>(object: Object, ty: &str) -> Result<std::collections::BTreeMap<String, T>, DecodeError> {
+pub fn additional<T: DeserializeOwned>(
+    object: Object,
+    ty: &str,
+) -> Result<std::collections::BTreeMap<String, T>, DecodeError> {
     object
         .into_iter()
         .map(|(k, v)| match T::deserialize(v) {
@@ -189,7 +208,10 @@ pub fn additional<T: DeserializeOwned>(object: Object, ty: &str) -> Result<std::
 fn show(value: &Value) -> String {
     let text = value.to_string();
     if text.len() > 60 {
-        format!("{}…", &text[..text.char_indices().nth(57).map_or(text.len(), |(i, _)| i)])
+        format!(
+            "{}…",
+            &text[..text.char_indices().nth(57).map_or(text.len(), |(i, _)| i)]
+        )
     } else {
         text
     }
@@ -233,7 +255,10 @@ pub fn dispatch<T>(
     fallback: Option<Decoder<T>>,
 ) -> Result<T, DecodeError> {
     let Value::Object(object) = value else {
-        return Err(DecodeError(format!("{ty}: expected an object, found {}", kind(value))));
+        return Err(DecodeError(format!(
+            "{ty}: expected an object, found {}",
+            kind(value)
+        )));
     };
     let decode = match object.get(property) {
         Some(found) => match variants.iter().find(|(c, _)| c.matches(found)) {
@@ -250,7 +275,9 @@ pub fn dispatch<T>(
         None => match fallback {
             Some(decode) => decode,
             None => {
-                return Err(DecodeError(format!("{ty}: missing the discriminating property `{property}`")))
+                return Err(DecodeError(format!(
+                    "{ty}: missing the discriminating property `{property}`"
+                )))
             }
         },
     };
@@ -262,7 +289,11 @@ pub fn dispatch<T>(
 /// wins; on a tie the one that requires more of them (the more
 /// constrained type), then the first listed. So a specific result is never
 /// taken for a generic look-alike.
-pub fn best_match<T>(value: &Value, ty: &str, candidates: &[Candidate<T>]) -> Result<T, DecodeError> {
+pub fn best_match<T>(
+    value: &Value,
+    ty: &str,
+    candidates: &[Candidate<T>],
+) -> Result<T, DecodeError> {
     let keys: Vec<&str> = match value {
         Value::Object(object) => object.keys().map(String::as_str).collect(),
         _ => Vec::new(),
@@ -272,7 +303,10 @@ pub fn best_match<T>(value: &Value, ty: &str, candidates: &[Candidate<T>]) -> Re
     for candidate in candidates {
         match (candidate.decode)(value) {
             Ok(decoded) => {
-                let declared = keys.iter().filter(|k| candidate.properties.contains(k)).count();
+                let declared = keys
+                    .iter()
+                    .filter(|k| candidate.properties.contains(k))
+                    .count();
                 let score = (declared, candidate.required.len());
                 if best.as_ref().is_none_or(|(s, _)| score > *s) {
                     best = Some((score, decoded));
@@ -310,8 +344,18 @@ mod tests {
 
     #[test]
     fn required_optional_and_constants() {
-        let mut o = json!({"type": "text", "text": "hi", "n": null}).as_object().unwrap().clone();
-        assert!(constant(&mut o, "TextContent", "type", Const::Str("text"), Presence::Required).unwrap());
+        let mut o = json!({"type": "text", "text": "hi", "n": null})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert!(constant(
+            &mut o,
+            "TextContent",
+            "type",
+            Const::Str("text"),
+            Presence::Required
+        )
+        .unwrap());
         let t: String = required(&mut o, "TextContent", "text").unwrap();
         assert_eq!(t, "hi");
         let n: Option<Option<i64>> = optional(&mut o, "TextContent", "n").unwrap();
@@ -320,34 +364,73 @@ mod tests {
         assert_eq!(m, None);
         assert!(o.is_empty());
         let err = required::<String>(&mut o, "TextContent", "text").unwrap_err();
-        assert_eq!(err.to_string(), "TextContent: missing required property `text`");
+        assert_eq!(
+            err.to_string(),
+            "TextContent: missing required property `text`"
+        );
     }
 
     #[test]
     fn wrong_constant_names_property_and_values() {
         let mut o = json!({"type": "image"}).as_object().unwrap().clone();
-        let err = constant(&mut o, "TextContent", "type", Const::Str("text"), Presence::Required).unwrap_err();
-        assert_eq!(err.to_string(), "TextContent.type: expected \"text\", found \"image\"");
+        let err = constant(
+            &mut o,
+            "TextContent",
+            "type",
+            Const::Str("text"),
+            Presence::Required,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "TextContent.type: expected \"text\", found \"image\""
+        );
         let mut o = json!({"code": -32600}).as_object().unwrap().clone();
-        assert!(constant(&mut o, "ParseError", "code", Const::Int(-32700), Presence::Required).is_err());
+        assert!(constant(
+            &mut o,
+            "ParseError",
+            "code",
+            Const::Int(-32700),
+            Presence::Required
+        )
+        .is_err());
     }
 
     #[test]
     fn dispatch_names_unknown_values() {
         let variants: [(Const, Decoder<u8>); 2] =
             [(Const::Str("a"), |_| Ok(1)), (Const::Str("b"), |_| Ok(2))];
-        assert_eq!(dispatch(&json!({"k": "b"}), "U", "k", &variants, None).unwrap(), 2);
+        assert_eq!(
+            dispatch(&json!({"k": "b"}), "U", "k", &variants, None).unwrap(),
+            2
+        );
         let err = dispatch(&json!({"k": "c"}), "U", "k", &variants, None).unwrap_err();
-        assert_eq!(err.to_string(), "U: unknown `k` \"c\"; expected one of \"a\", \"b\"");
+        assert_eq!(
+            err.to_string(),
+            "U: unknown `k` \"c\"; expected one of \"a\", \"b\""
+        );
         assert!(dispatch(&json!({}), "U", "k", &variants, None).is_err());
-        assert_eq!(dispatch(&json!({}), "U", "k", &variants, Some(|_| Ok(9))).unwrap(), 9);
+        assert_eq!(
+            dispatch(&json!({}), "U", "k", &variants, Some(|_| Ok(9))).unwrap(),
+            9
+        );
     }
 
     #[test]
     fn best_match_prefers_the_most_specific_variant() {
         let candidates = [
-            Candidate { name: "Generic", properties: &["_meta"], required: &[], decode: |_| Ok("generic") },
-            Candidate { name: "Specific", properties: &["_meta", "content"], required: &[], decode: |_| Ok("specific") },
+            Candidate {
+                name: "Generic",
+                properties: &["_meta"],
+                required: &[],
+                decode: |_| Ok("generic"),
+            },
+            Candidate {
+                name: "Specific",
+                properties: &["_meta", "content"],
+                required: &[],
+                decode: |_| Ok("specific"),
+            },
             Candidate {
                 name: "Failing",
                 properties: &["content", "model"],
@@ -364,8 +447,14 @@ mod tests {
                 },
             },
         ];
-        assert_eq!(best_match(&json!({"content": []}), "R", &candidates).unwrap(), "specific");
+        assert_eq!(
+            best_match(&json!({"content": []}), "R", &candidates).unwrap(),
+            "specific"
+        );
         assert_eq!(best_match(&json!({}), "R", &candidates).unwrap(), "generic");
-        assert_eq!(best_match(&json!({"_meta": {}}), "R", &candidates).unwrap(), "strict");
+        assert_eq!(
+            best_match(&json!({"_meta": {}}), "R", &candidates).unwrap(),
+            "strict"
+        );
     }
 }

@@ -66,13 +66,22 @@ struct HttpParts {
 impl Extras {
     /// The details of a request that came with the map `map`.
     pub(crate) fn map(map: Arc<http::Extensions>) -> Arc<Self> {
-        Arc::new(Self { from: From::Map(map), map: OnceLock::new() })
+        Arc::new(Self {
+            from: From::Map(map),
+            map: OnceLock::new(),
+        })
     }
 
     /// An HTTP request's parts (moved, not copied).
     #[cfg(feature = "streamable-http")]
     pub(crate) fn http(parts: http::request::Parts) -> Arc<Self> {
-        Arc::new(Self { from: From::Http(HttpParts { parts, authenticated: OnceLock::new() }), map: OnceLock::new() })
+        Arc::new(Self {
+            from: From::Http(HttpParts {
+                parts,
+                authenticated: OnceLock::new(),
+            }),
+            map: OnceLock::new(),
+        })
     }
 
     /// The HTTP request's parts (for the authentication hook).
@@ -119,7 +128,10 @@ impl Extras {
         match &self.from {
             From::Map(map) => map.get::<Principal>(),
             #[cfg(feature = "streamable-http")]
-            From::Http(http) => http.authenticated.get().or_else(|| http.parts.extensions.get::<Principal>()),
+            From::Http(http) => http
+                .authenticated
+                .get()
+                .or_else(|| http.parts.extensions.get::<Principal>()),
         }
     }
 
@@ -128,7 +140,9 @@ impl Extras {
     pub(crate) fn headers(&self) -> &HeaderMap {
         static NONE: OnceLock<HeaderMap> = OnceLock::new();
         match &self.from {
-            From::Map(map) => map.get::<HeaderMap>().unwrap_or_else(|| NONE.get_or_init(HeaderMap::new)),
+            From::Map(map) => map
+                .get::<HeaderMap>()
+                .unwrap_or_else(|| NONE.get_or_init(HeaderMap::new)),
             #[cfg(feature = "streamable-http")]
             From::Http(http) => &http.parts.headers,
         }
@@ -145,9 +159,15 @@ mod tests {
 
     #[cfg(feature = "streamable-http")]
     fn request() -> http::request::Parts {
-        let mut request = http::Request::post("/mcp?x=1").header("x-api-key", "k1").body(()).unwrap();
+        let mut request = http::Request::post("/mcp?x=1")
+            .header("x-api-key", "k1")
+            .body(())
+            .unwrap();
         request.extensions_mut().insert(Tag("from a layer"));
-        request.extensions_mut().insert(Principal { subject: "layer".into(), ..Principal::default() });
+        request.extensions_mut().insert(Principal {
+            subject: "layer".into(),
+            ..Principal::default()
+        });
         request.into_parts().0
     }
 
@@ -156,16 +176,33 @@ mod tests {
     fn an_http_requests_map_holds_its_parts_its_principal_and_what_layers_inserted() {
         use http::{Method, Uri};
         let extras = Extras::http(request());
-        assert_eq!(extras.principal().map(|p| p.subject.as_str()), Some("layer"), "a layer's principal");
-        let alice = Principal { subject: "alice".into(), ..Principal::default() };
+        assert_eq!(
+            extras.principal().map(|p| p.subject.as_str()),
+            Some("layer"),
+            "a layer's principal"
+        );
+        let alice = Principal {
+            subject: "alice".into(),
+            ..Principal::default()
+        };
         extras.authenticate(alice.clone());
-        assert_eq!(extras.principal(), Some(&alice), "the authentication hook's comes first");
+        assert_eq!(
+            extras.principal(),
+            Some(&alice),
+            "the authentication hook's comes first"
+        );
         assert_eq!(extras.headers()["x-api-key"], "k1");
         assert_eq!(extras.parts().map(|p| p.method.clone()), Some(Method::POST));
         let map = extras.extensions();
         assert_eq!(map.get::<Method>(), Some(&Method::POST));
-        assert_eq!(map.get::<Uri>().map(Uri::to_string).as_deref(), Some("/mcp?x=1"));
-        assert_eq!(map.get::<HeaderMap>().map(|h| h["x-api-key"].clone()), Some(http::HeaderValue::from_static("k1")));
+        assert_eq!(
+            map.get::<Uri>().map(Uri::to_string).as_deref(),
+            Some("/mcp?x=1")
+        );
+        assert_eq!(
+            map.get::<HeaderMap>().map(|h| h["x-api-key"].clone()),
+            Some(http::HeaderValue::from_static("k1"))
+        );
         assert_eq!(map.get::<Principal>(), Some(&alice));
         assert_eq!(map.get::<Tag>(), Some(&Tag("from a layer")));
         // Built once: the second look is the same map.
@@ -175,7 +212,10 @@ mod tests {
     #[test]
     fn a_given_map_is_seen_as_it_is() {
         let mut map = http::Extensions::new();
-        map.insert(Principal { subject: "bob".into(), ..Principal::default() });
+        map.insert(Principal {
+            subject: "bob".into(),
+            ..Principal::default()
+        });
         let extras = Extras::map(Arc::new(map));
         assert_eq!(extras.principal().map(|p| p.subject.as_str()), Some("bob"));
         #[cfg(feature = "streamable-http")]

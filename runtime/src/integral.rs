@@ -59,9 +59,15 @@ mod tests {
 
     #[test]
     fn whole_floats_become_integers_everywhere() {
-        let v: Value = serde_json::from_str(r#"{"a": 5.0, "b": [1e3, -2.0, 0.5], "c": {"d": -0.0, "e": 1.5e1}}"#).unwrap();
+        let v: Value = serde_json::from_str(
+            r#"{"a": 5.0, "b": [1e3, -2.0, 0.5], "c": {"d": -0.0, "e": 1.5e1}}"#,
+        )
+        .unwrap();
         let out = normalised(v);
-        assert_eq!(out, json!({"a": 5, "b": [1000, -2, 0.5], "c": {"d": 0, "e": 15}}));
+        assert_eq!(
+            out,
+            json!({"a": 5, "b": [1000, -2, 0.5], "c": {"d": 0, "e": 15}})
+        );
         assert!(out["a"].is_i64() && out["b"][0].is_i64() && out["c"]["d"].is_i64());
         assert!(out["b"][2].is_f64());
     }
@@ -71,7 +77,12 @@ mod tests {
     /// place off, as 4419156816473006.5, and a valid integer is refused.
     #[test]
     fn integer_valued_floats_below_two_to_the_53_are_read_exactly() {
-        for text in ["4419156816473006.0", "9007199254740991.0", "4419156816473007.0", "1234567890123456.0"] {
+        for text in [
+            "4419156816473006.0",
+            "9007199254740991.0",
+            "4419156816473007.0",
+            "1234567890123456.0",
+        ] {
             let out = normalised(serde_json::from_str(text).unwrap());
             let want: i64 = text.trim_end_matches(".0").parse().unwrap();
             assert_eq!(out.as_i64(), Some(want), "{text} read as {out}");

@@ -48,7 +48,11 @@ pub struct RpcError {
 impl RpcError {
     /// An error with a code and message.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), data: None }
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// Attaches structured details.
@@ -161,13 +165,19 @@ pub fn parse(text: &str) -> Incoming {
 /// [`parse`] without its lean path: for text [`parse_lean`] refused.
 pub(crate) fn parse_full(text: &str) -> Incoming {
     if let Some(unreadable) = Unreadable::from_placeholder(text) {
-        return Incoming::Invalid { id: Value::Null, error: RpcError::parse_error(unreadable) };
+        return Incoming::Invalid {
+            id: Value::Null,
+            error: RpcError::parse_error(unreadable),
+        };
     }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(items)) if items.is_empty() => invalid(Value::Null, "an empty batch"),
         Ok(Value::Array(items)) => Incoming::Batch(items),
         Ok(value) => classify(value),
-        Err(err) => Incoming::Invalid { id: Value::Null, error: RpcError::parse_error(err) },
+        Err(err) => Incoming::Invalid {
+            id: Value::Null,
+            error: RpcError::parse_error(err),
+        },
     }
 }
 
@@ -177,14 +187,21 @@ pub fn classify(value: Value) -> Incoming {
     let mut obj = match value {
         Value::Object(obj) => obj,
         other => {
-            return invalid(Value::Null, format!("expected a JSON object, got {}", kind(&other)))
+            return invalid(
+                Value::Null,
+                format!("expected a JSON object, got {}", kind(&other)),
+            )
         }
     };
     // The id, when usable, is echoed even if the rest of the request is bad.
     let id = obj.remove("id");
     let id_problem = id.as_ref().and_then(id_problem);
     let id_ok = id.is_some() && id_problem.is_none();
-    let echo = if id_ok { id.clone().unwrap_or(Value::Null) } else { Value::Null };
+    let echo = if id_ok {
+        id.clone().unwrap_or(Value::Null)
+    } else {
+        Value::Null
+    };
 
     match obj.get("jsonrpc") {
         Some(Value::String(v)) if v == "2.0" => {}
@@ -200,7 +217,10 @@ pub fn classify(value: Value) -> Incoming {
         (Some(Value::String(method)), id) => {
             if let Some(p) = &params {
                 if !p.is_object() {
-                    return invalid(echo, format!("\"params\" must be an object, got {}", kind(p)));
+                    return invalid(
+                        echo,
+                        format!("\"params\" must be an object, got {}", kind(p)),
+                    );
                 }
             }
             match id {
@@ -209,12 +229,21 @@ pub fn classify(value: Value) -> Incoming {
                 Some(_) => invalid(Value::Null, id_problem.unwrap_or_default()),
             }
         }
-        (Some(other), _) => invalid(echo, format!("\"method\" must be a string, got {}", kind(&other))),
+        (Some(other), _) => invalid(
+            echo,
+            format!("\"method\" must be a string, got {}", kind(&other)),
+        ),
         (None, Some(id)) if id_ok => {
             if let Some(result) = obj.remove("result") {
-                Incoming::Response { id, outcome: Ok(result) }
+                Incoming::Response {
+                    id,
+                    outcome: Ok(result),
+                }
             } else if let Some(error) = obj.remove("error") {
-                Incoming::Response { id, outcome: Err(error) }
+                Incoming::Response {
+                    id,
+                    outcome: Err(error),
+                }
             } else {
                 invalid(echo, "missing \"method\"")
             }
@@ -249,8 +278,12 @@ impl Lean<'_> {
     /// Reads `params._meta` into its member; `false` when it is not JSON
     /// (the message then takes the general path).
     pub(crate) fn read_meta(&mut self) -> bool {
-        let (Some(text), Some(params)) = (self.meta.take(), self.params.as_mut()) else { return true };
-        let Ok(value) = serde_json::from_str::<Value>(text) else { return false };
+        let (Some(text), Some(params)) = (self.meta.take(), self.params.as_mut()) else {
+            return true;
+        };
+        let Ok(value) = serde_json::from_str::<Value>(text) else {
+            return false;
+        };
         params.set("_meta", value);
         true
     }
@@ -261,7 +294,10 @@ impl Lean<'_> {
 /// (the reserved `_meta` keys are long); a larger one by lookup.
 pub(crate) fn field<'a>(object: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
     if object.len() <= 8 {
-        object.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+        object
+            .iter()
+            .find(|(k, _)| k.as_str() == name)
+            .map(|(_, v)| v)
     } else {
         object.get(name)
     }
@@ -357,7 +393,10 @@ fn id_problem(id: &Value) -> Option<String> {
                 format!("\"id\" must be a string or an integer, got the number {n}")
             })
         }
-        other => Some(format!("\"id\" must be a string or an integer, got {}", kind(other))),
+        other => Some(format!(
+            "\"id\" must be a string or an integer, got {}",
+            kind(other)
+        )),
     }
 }
 
@@ -389,7 +428,9 @@ impl Unreadable {
     /// valid JSON (it starts with `<`).
     pub fn placeholder(self) -> String {
         match self {
-            Unreadable::TooLarge { limit } => format!("{TOO_LARGE_PREFIX}{limit}{TOO_LARGE_SUFFIX}"),
+            Unreadable::TooLarge { limit } => {
+                format!("{TOO_LARGE_PREFIX}{limit}{TOO_LARGE_SUFFIX}")
+            }
             Unreadable::NotUtf8 { offset } => format!("{NOT_UTF8_PREFIX}{offset}{NOT_UTF8_SUFFIX}"),
         }
     }
@@ -399,7 +440,12 @@ impl Unreadable {
         if !text.starts_with('<') {
             return None;
         }
-        let number = |prefix: &str, suffix: &str| text.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok();
+        let number = |prefix: &str, suffix: &str| {
+            text.strip_prefix(prefix)?
+                .strip_suffix(suffix)?
+                .parse()
+                .ok()
+        };
         if let Some(limit) = number(TOO_LARGE_PREFIX, TOO_LARGE_SUFFIX) {
             return Some(Unreadable::TooLarge { limit });
         }
@@ -432,7 +478,10 @@ pub(crate) fn human_size(bytes: usize) -> String {
 }
 
 fn invalid(id: Value, detail: impl std::fmt::Display) -> Incoming {
-    Incoming::Invalid { id, error: RpcError::invalid_request(detail) }
+    Incoming::Invalid {
+        id,
+        error: RpcError::invalid_request(detail),
+    }
 }
 
 /// The JSON type name of a value, for messages.
@@ -450,7 +499,10 @@ pub fn kind(value: &Value) -> &'static str {
 mod write;
 
 pub use write::{error_response, json_text, notification, request, response, response_raw};
-pub(crate) use write::{into_text, push_digits, push_json, push_json_str, push_json_string, response_head, response_head_text};
+pub(crate) use write::{
+    into_text, push_digits, push_json, push_json_str, push_json_string, response_head,
+    response_head_text,
+};
 
 #[cfg(test)]
 mod tests {
@@ -472,15 +524,25 @@ mod tests {
     fn requests_notifications_and_responses_are_told_apart() {
         assert_eq!(
             parse(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#),
-            Incoming::Request { id: json!(7), method: "ping".into(), params: None }
+            Incoming::Request {
+                id: json!(7),
+                method: "ping".into(),
+                params: None
+            }
         );
         assert_eq!(
             parse(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Incoming::Notification { method: "notifications/initialized".into(), params: None }
+            Incoming::Notification {
+                method: "notifications/initialized".into(),
+                params: None
+            }
         );
         assert_eq!(
             parse(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
-            Incoming::Response { id: json!("a"), outcome: Ok(json!({})) }
+            Incoming::Response {
+                id: json!("a"),
+                outcome: Ok(json!({}))
+            }
         );
     }
 
@@ -490,9 +552,15 @@ mod tests {
             (r#"{"id":1,"method":"ping"}"#, json!(1)),
             (r#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#, json!("x")),
             (r#"{"jsonrpc":"2.0","id":2,"method":5}"#, json!(2)),
-            (r#"{"jsonrpc":"2.0","id":3,"method":"a","params":[1]}"#, json!(3)),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":"a","params":[1]}"#,
+                json!(3),
+            ),
             (r#"{"jsonrpc":"2.0","id":4}"#, json!(4)),
-            (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, Value::Null),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                Value::Null,
+            ),
             (r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, Value::Null),
             ("[]", Value::Null),
             ("42", Value::Null),
@@ -516,7 +584,14 @@ mod tests {
         };
         assert_eq!(items.len(), 2);
         let mut members = items.into_iter().map(classify);
-        assert_eq!(members.next(), Some(Incoming::Request { id: json!(1), method: "ping".into(), params: None }));
+        assert_eq!(
+            members.next(),
+            Some(Incoming::Request {
+                id: json!(1),
+                method: "ping".into(),
+                params: None
+            })
+        );
         match members.next() {
             Some(Incoming::Invalid { id, error }) => {
                 assert_eq!((id, error.code), (Value::Null, INVALID_REQUEST));
@@ -528,45 +603,102 @@ mod tests {
 
     #[test]
     fn integer_ids_are_echoed_exactly_and_other_numbers_refused() {
-        for id in ["18446744073709551615", "-9223372036854775808", "0", "\"1e2\"", "\"\\u00e9\""] {
+        for id in [
+            "18446744073709551615",
+            "-9223372036854775808",
+            "0",
+            "\"1e2\"",
+            "\"\\u00e9\"",
+        ] {
             let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
-            let Incoming::Request { id: got, .. } = parse(&text) else { panic!("{text} is a request") };
+            let Incoming::Request { id: got, .. } = parse(&text) else {
+                panic!("{text} is a request")
+            };
             let echoed = error_response(&got, &RpcError::internal("x"));
             let back: Value = serde_json::from_str(&echoed).unwrap();
-            assert_eq!(back["id"], serde_json::from_str::<Value>(id).unwrap(), "{echoed}");
+            assert_eq!(
+                back["id"],
+                serde_json::from_str::<Value>(id).unwrap(),
+                "{echoed}"
+            );
             let raw_id = id.replace("\\u00e9", "é");
-            assert!(echoed.contains(&format!("\"id\":{raw_id},")), "{id} changed: {echoed}");
+            assert!(
+                echoed.contains(&format!("\"id\":{raw_id},")),
+                "{id} changed: {echoed}"
+            );
         }
-        for id in ["18446744073709551616", "-9223372036854775809", "1e2", "1.0", "-0", "1.5", "1E400"] {
+        for id in [
+            "18446744073709551616",
+            "-9223372036854775809",
+            "1e2",
+            "1.0",
+            "-0",
+            "1.5",
+            "1E400",
+        ] {
             let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
             match parse(&text) {
                 // 1E400 is beyond f64: serde_json refuses the text itself.
-                Incoming::Invalid { id: Value::Null, error } if id == "1E400" => assert_eq!(error.code, PARSE_ERROR),
-                Incoming::Invalid { id: Value::Null, error } => assert_eq!(error.code, INVALID_REQUEST, "{id}"),
+                Incoming::Invalid {
+                    id: Value::Null,
+                    error,
+                } if id == "1E400" => assert_eq!(error.code, PARSE_ERROR),
+                Incoming::Invalid {
+                    id: Value::Null,
+                    error,
+                } => assert_eq!(error.code, INVALID_REQUEST, "{id}"),
                 other => panic!("{id}: unexpected {other:?}"),
             }
         }
         let text = r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#;
-        assert!(matches!(parse(text), Incoming::Invalid { id: Value::Null, .. }), "a response with a float id");
-        let Incoming::Invalid { error, .. } = parse(r#"{"jsonrpc":"2.0","id":2.5,"method":"ping"}"#) else { panic!() };
-        assert!(error.message.contains("got the number 2.5"), "{}", error.message);
+        assert!(
+            matches!(
+                parse(text),
+                Incoming::Invalid {
+                    id: Value::Null,
+                    ..
+                }
+            ),
+            "a response with a float id"
+        );
+        let Incoming::Invalid { error, .. } =
+            parse(r#"{"jsonrpc":"2.0","id":2.5,"method":"ping"}"#)
+        else {
+            panic!()
+        };
+        assert!(
+            error.message.contains("got the number 2.5"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
     fn unreadable_placeholders_are_parse_errors_naming_the_problem() {
-        for unreadable in [Unreadable::TooLarge { limit: 32 << 20 }, Unreadable::NotUtf8 { offset: 7 }] {
+        for unreadable in [
+            Unreadable::TooLarge { limit: 32 << 20 },
+            Unreadable::NotUtf8 { offset: 7 },
+        ] {
             let text = unreadable.placeholder();
             assert_eq!(Unreadable::from_placeholder(&text), Some(unreadable));
             match parse(&text) {
-                Incoming::Invalid { id: Value::Null, error } => {
+                Incoming::Invalid {
+                    id: Value::Null,
+                    error,
+                } => {
                     assert_eq!(error.code, PARSE_ERROR);
                     assert_eq!(error.message, format!("Parse error: {unreadable}"));
                 }
                 other => panic!("unexpected {other:?}"),
             }
         }
-        assert!(Unreadable::TooLarge { limit: 32 << 20 }.to_string().contains("32 MiB"));
-        assert_eq!(Unreadable::from_placeholder("<unreadable message: not valid UTF-8 at byte x>"), None);
+        assert!(Unreadable::TooLarge { limit: 32 << 20 }
+            .to_string()
+            .contains("32 MiB"));
+        assert_eq!(
+            Unreadable::from_placeholder("<unreadable message: not valid UTF-8 at byte x>"),
+            None
+        );
     }
 
     #[test]
@@ -608,7 +740,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":4,"method":"m","params":{"arguments":{"v":21.5,"w":-0,"x":1e300,"y":18446744073709551616,"z":-1.5E-3,"q":0.1}}}"#,
         ];
         for text in lean {
-            let Some(mut l) = parse_lean(text) else { panic!("not lean: {text}") };
+            let Some(mut l) = parse_lean(text) else {
+                panic!("not lean: {text}")
+            };
             assert!(l.read_meta(), "{text}");
             let method = l.method.into_owned();
             let params = l.params.map(Members::into_value);
@@ -659,14 +793,22 @@ mod tests {
         for text in general {
             assert!(parse_lean(text).is_none(), "{text}");
         }
-        let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"a","params":{{"a":{}1{}}}}}"#, "[".repeat(126), "]".repeat(126));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"a","params":{{"a":{}1{}}}}}"#,
+            "[".repeat(126),
+            "]".repeat(126)
+        );
         assert!(parse_lean(&deep).is_none());
         assert_eq!(parse(&deep).clone(), parse_full(&deep));
     }
 
     #[test]
     fn members_behave_like_a_map() {
-        let Some(Lean { params: Some(mut m), .. }) = parse_lean(r#"{"jsonrpc":"2.0","method":"a","params":{"k":1,"j":2,"k":3}}"#) else {
+        let Some(Lean {
+            params: Some(mut m),
+            ..
+        }) = parse_lean(r#"{"jsonrpc":"2.0","method":"a","params":{"k":1,"j":2,"k":3}}"#)
+        else {
             panic!("not lean")
         };
         assert_eq!(m.get("k"), Some(&json!(3)));

@@ -90,9 +90,10 @@ mod validate;
 // once, in `server`.
 #[doc(no_inline)]
 pub use server::{
-    CacheHint, CacheScope, CallInfo, CancellationToken, ClientIdentity, Completion, Dispatch, ElicitForm, Elicitation,
-    HandlerError, LogLevel, Notifier, PeerError, Principal, RateLimit, RequestContext, Root, SampleRequest,
-    SampleResponse, Server, ServerBuilder, ServerError, Session, Sink, Surface, ToolError, ToolOutput,
+    CacheHint, CacheScope, CallInfo, CancellationToken, ClientIdentity, Completion, Dispatch,
+    ElicitForm, Elicitation, HandlerError, LogLevel, Notifier, PeerError, Principal, RateLimit,
+    RequestContext, Root, SampleRequest, SampleResponse, Server, ServerBuilder, ServerError,
+    Session, Sink, Surface, ToolError, ToolOutput,
 };
 
 pub use serde;

@@ -25,13 +25,19 @@ impl RateLimit {
 
     /// `calls` calls per minute, burst of one minute's worth (at least 1).
     pub fn per_minute(calls: u32) -> Self {
-        Self { per_second: f64::from(calls) / 60.0, burst: calls.max(1) }
+        Self {
+            per_second: f64::from(calls) / 60.0,
+            burst: calls.max(1),
+        }
     }
 
     /// `calls` calls per window of `seconds` seconds, burst of one window's
     /// worth (both at least 1).
     pub fn calls_per_seconds(calls: u32, seconds: u32) -> Self {
-        Self { per_second: f64::from(calls) / f64::from(seconds.max(1)), burst: calls.max(1) }
+        Self {
+            per_second: f64::from(calls) / f64::from(seconds.max(1)),
+            burst: calls.max(1),
+        }
     }
 
     /// Sets the burst size.
@@ -43,7 +49,11 @@ impl RateLimit {
 
 impl std::fmt::Display for RateLimit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} calls per second (burst {})", self.per_second, self.burst)
+        write!(
+            f,
+            "{} calls per second (burst {})",
+            self.per_second, self.burst
+        )
     }
 }
 
@@ -65,7 +75,10 @@ impl Bucket {
     pub(crate) fn new(limit: RateLimit) -> Self {
         Self {
             limit,
-            state: Mutex::new(State { tokens: f64::from(limit.burst), last: Instant::now() }),
+            state: Mutex::new(State {
+                tokens: f64::from(limit.burst),
+                last: Instant::now(),
+            }),
         }
     }
 
@@ -90,7 +103,9 @@ impl Bucket {
             state.tokens -= 1.0;
             Ok(())
         } else if self.limit.per_second > 0.0 {
-            Err(Duration::from_secs_f64((1.0 - state.tokens) / self.limit.per_second))
+            Err(Duration::from_secs_f64(
+                (1.0 - state.tokens) / self.limit.per_second,
+            ))
         } else {
             Err(Duration::MAX)
         }
@@ -109,8 +124,12 @@ mod tests {
         assert!(bucket.try_acquire_at(t0).is_ok());
         let wait = bucket.try_acquire_at(t0).unwrap_err();
         assert_eq!(wait, Duration::from_millis(500));
-        assert!(bucket.try_acquire_at(t0 + Duration::from_millis(500)).is_ok());
-        assert!(bucket.try_acquire_at(t0 + Duration::from_millis(500)).is_err());
+        assert!(bucket
+            .try_acquire_at(t0 + Duration::from_millis(500))
+            .is_ok());
+        assert!(bucket
+            .try_acquire_at(t0 + Duration::from_millis(500))
+            .is_err());
     }
 
     #[test]
@@ -120,6 +139,9 @@ mod tests {
         let bucket = Bucket::new(limit);
         let t0 = Instant::now();
         assert!(bucket.try_acquire_at(t0).is_ok());
-        assert_eq!(bucket.try_acquire_at(t0).unwrap_err(), Duration::from_secs(10));
+        assert_eq!(
+            bucket.try_acquire_at(t0).unwrap_err(),
+            Duration::from_secs(10)
+        );
     }
 }

@@ -41,7 +41,9 @@ pub(crate) struct Sealer {
 
 impl std::fmt::Debug for Sealer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sealer").field("ttl", &self.ttl).finish_non_exhaustive()
+        f.debug_struct("Sealer")
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
     }
 }
 
@@ -59,18 +61,34 @@ impl Sealer {
 
     /// `payload` with an expiry added, as `base64url(json).base64url(mac)`.
     pub(crate) fn seal(&self, mut payload: Map<String, Value>) -> String {
-        payload.insert("exp".into(), Value::from(unix_now().saturating_add(self.ttl.as_secs())));
+        payload.insert(
+            "exp".into(),
+            Value::from(unix_now().saturating_add(self.ttl.as_secs())),
+        );
         let body = base64url(jsonrpc::json_text(&Value::Object(payload)).as_bytes());
-        let mac = self.mac.clone().chain_update(body.as_bytes()).finalize().into_bytes();
+        let mac = self
+            .mac
+            .clone()
+            .chain_update(body.as_bytes())
+            .finalize()
+            .into_bytes();
         format!("{body}.{}", base64url(&mac))
     }
 
     /// The payload of a state this server sealed and that has not expired.
     pub(crate) fn open(&self, state: &str) -> Result<Map<String, Value>, &'static str> {
-        let (body, mac) = state.split_once('.').ok_or("it is not a state this server issued")?;
+        let (body, mac) = state
+            .split_once('.')
+            .ok_or("it is not a state this server issued")?;
         let mac = unbase64url(mac).ok_or("it is not a state this server issued")?;
         // `verify_slice` compares in constant time.
-        if self.mac.clone().chain_update(body.as_bytes()).verify_slice(&mac).is_err() {
+        if self
+            .mac
+            .clone()
+            .chain_update(body.as_bytes())
+            .verify_slice(&mac)
+            .is_err()
+        {
             // Tampered with, or sealed by a replica with another key.
             return Err("its integrity check failed (replicas behind one endpoint must share one request-state key)");
         }
@@ -117,9 +135,9 @@ impl Rounds {
         let resumed = match request_state {
             None => false,
             Some(Value::String(state)) => {
-                let payload = sealer
-                    .open(&state)
-                    .map_err(|why| RpcError::invalid_params(format!("requestState rejected: {why}")))?;
+                let payload = sealer.open(&state).map_err(|why| {
+                    RpcError::invalid_params(format!("requestState rejected: {why}"))
+                })?;
                 if payload.get("bind") != Some(binding.value()) {
                     return Err(RpcError::invalid_params(
                         "requestState rejected: it was issued for another request (method, name, arguments or caller differ)",
@@ -131,7 +149,10 @@ impl Rounds {
                 true
             }
             Some(other) => {
-                return Err(RpcError::invalid_params(format!("\"requestState\" must be a string, got {}", jsonrpc::kind(&other))))
+                return Err(RpcError::invalid_params(format!(
+                    "\"requestState\" must be a string, got {}",
+                    jsonrpc::kind(&other)
+                )))
             }
         };
         match input_responses {
@@ -158,7 +179,10 @@ impl Rounds {
     /// (`elicitation_1`, `sampling_2`…): stable while the handler makes
     /// the same requests in the same order.
     pub(crate) fn auto_key(&self, prefix: &str) -> String {
-        format!("{prefix}_{}", self.asked.fetch_add(1, Ordering::Relaxed) + 1)
+        format!(
+            "{prefix}_{}",
+            self.asked.fetch_add(1, Ordering::Relaxed) + 1
+        )
     }
 
     /// The client's answer to the request `key`, if it sent one.
@@ -216,7 +240,12 @@ pub(crate) struct Binding {
 }
 
 impl Binding {
-    pub(crate) fn new(method: &str, name: &str, arguments: &Value, principal: Option<&str>) -> Self {
+    pub(crate) fn new(
+        method: &str,
+        name: &str,
+        arguments: &Value,
+        principal: Option<&str>,
+    ) -> Self {
         Self {
             method: method.to_owned(),
             name: name.to_owned(),
@@ -240,7 +269,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn unix_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// 32 random bytes: the key of a server that was given none.
@@ -276,14 +307,21 @@ mod tests {
     use super::*;
 
     fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
-        keyed(key).chain_update(message).finalize().into_bytes().to_vec()
+        keyed(key)
+            .chain_update(message)
+            .finalize()
+            .into_bytes()
+            .to_vec()
     }
 
     #[test]
     fn hmac_matches_rfc_4231_case_2() {
         let mac = hmac_sha256(b"Jefe", b"what do ya want for nothing?");
         let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+        assert_eq!(
+            hex,
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
     }
 
     #[test]
@@ -291,7 +329,10 @@ mod tests {
         use crate::random::fail::with_failing_source;
         let err = with_failing_source(|| Sealer::new(None, DEFAULT_STATE_TTL)).unwrap_err();
         assert!(err.to_string().contains("random source failed"), "{err}");
-        assert!(with_failing_source(|| Sealer::new(Some(b"k"), DEFAULT_STATE_TTL)).is_ok(), "a given key needs no randomness");
+        assert!(
+            with_failing_source(|| Sealer::new(Some(b"k"), DEFAULT_STATE_TTL)).is_ok(),
+            "a given key needs no randomness"
+        );
     }
 
     #[test]
@@ -316,8 +357,17 @@ mod tests {
         payload.insert("answers".into(), json!({"a": 1}));
         let state = sealer.seal(payload);
         assert_eq!(sealer.open(&state).unwrap()["answers"], json!({"a": 1}));
-        assert!(Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL).unwrap().open(&state).is_ok(), "replicas share the key");
-        assert!(Sealer::new(Some(b"other key"), DEFAULT_STATE_TTL).unwrap().open(&state).is_err());
+        assert!(
+            Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL)
+                .unwrap()
+                .open(&state)
+                .is_ok(),
+            "replicas share the key"
+        );
+        assert!(Sealer::new(Some(b"other key"), DEFAULT_STATE_TTL)
+            .unwrap()
+            .open(&state)
+            .is_err());
         assert!(sealer.open(&format!("{state}-TAMPERED")).is_err());
         let (body, mac) = state.split_once('.').unwrap();
         let forged = base64url(br#"{"answers":{"a":2},"exp":99999999999}"#);
@@ -327,15 +377,22 @@ mod tests {
         let mut old = Map::new();
         old.insert("exp".into(), json!(1));
         let body = base64url(jsonrpc::json_text(&Value::Object(old)).as_bytes());
-        let state = format!("{body}.{}", base64url(&hmac_sha256(b"replica key", body.as_bytes())));
-        assert_eq!(expired.open(&state).unwrap_err(), "it has expired; send the request again without requestState");
+        let state = format!(
+            "{body}.{}",
+            base64url(&hmac_sha256(b"replica key", body.as_bytes()))
+        );
+        assert_eq!(
+            expired.open(&state).unwrap_err(),
+            "it has expired; send the request again without requestState"
+        );
     }
 
     #[test]
     fn rounds_carry_used_answers_and_check_the_binding() {
         let sealer = Sealer::new(None, DEFAULT_STATE_TTL).unwrap();
         let bind = || Binding::new("tools/call", "t", &json!({}), None);
-        let first = Rounds::start(&sealer, bind(), Some(json!({"a": 1, "extra": 2})), None).unwrap();
+        let first =
+            Rounds::start(&sealer, bind(), Some(json!({"a": 1, "extra": 2})), None).unwrap();
         assert!(!first.resumed());
         first.use_answer("a", first.answer("a").unwrap());
         first.request("b".into(), "roots/list", json!({}));
@@ -343,12 +400,36 @@ mod tests {
         let result = first.input_required(&sealer);
         assert_eq!(result["inputRequests"]["b"]["method"], "roots/list");
         let state = result["requestState"].clone();
-        let second = Rounds::start(&sealer, bind(), Some(json!({"b": {"roots": []}})), Some(state.clone())).unwrap();
+        let second = Rounds::start(
+            &sealer,
+            bind(),
+            Some(json!({"b": {"roots": []}})),
+            Some(state.clone()),
+        )
+        .unwrap();
         assert!(second.resumed());
-        assert_eq!(second.answer("a"), Some(&json!(1)), "earlier answers come back from the state");
-        assert_eq!(second.answer("extra"), None, "unused answers are not carried");
+        assert_eq!(
+            second.answer("a"),
+            Some(&json!(1)),
+            "earlier answers come back from the state"
+        );
+        assert_eq!(
+            second.answer("extra"),
+            None,
+            "unused answers are not carried"
+        );
         let other = Binding::new("tools/call", "t", &json!({"x": 1}), None);
-        assert_eq!(Rounds::start(&sealer, other, None, Some(state)).unwrap_err().code, -32602);
-        assert_eq!(Rounds::start(&sealer, bind(), Some(Value::Null), None).unwrap_err().code, -32602);
+        assert_eq!(
+            Rounds::start(&sealer, other, None, Some(state))
+                .unwrap_err()
+                .code,
+            -32602
+        );
+        assert_eq!(
+            Rounds::start(&sealer, bind(), Some(Value::Null), None)
+                .unwrap_err()
+                .code,
+            -32602
+        );
     }
 }

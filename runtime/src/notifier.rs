@@ -31,9 +31,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::{json, Map, Value};
 
 use crate::cancel::CancellationToken;
-use crate::sink::Sink;
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::meta;
+use crate::sink::Sink;
 
 /// A change the application announces.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,10 +108,14 @@ pub(crate) struct Filter {
 impl Filter {
     pub(crate) fn parse(params: Option<&Value>) -> Result<Self, RpcError> {
         let Some(wanted) = params.and_then(|p| p.get("notifications")) else {
-            return Err(RpcError::invalid_params("subscriptions/listen needs a \"notifications\" filter object"));
+            return Err(RpcError::invalid_params(
+                "subscriptions/listen needs a \"notifications\" filter object",
+            ));
         };
         let Value::Object(wanted) = wanted else {
-            return Err(RpcError::invalid_params("\"notifications\" must be an object"));
+            return Err(RpcError::invalid_params(
+                "\"notifications\" must be an object",
+            ));
         };
         let flag = |name: &str| wanted.get(name).and_then(Value::as_bool).unwrap_or(false);
         let uris = match wanted.get("resourceSubscriptions") {
@@ -120,8 +124,14 @@ impl Filter {
                 .iter()
                 .map(|u| u.as_str().map(str::to_owned))
                 .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| RpcError::invalid_params("\"resourceSubscriptions\" must be a list of URIs"))?,
-            Some(_) => return Err(RpcError::invalid_params("\"resourceSubscriptions\" must be a list of URIs")),
+                .ok_or_else(|| {
+                    RpcError::invalid_params("\"resourceSubscriptions\" must be a list of URIs")
+                })?,
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "\"resourceSubscriptions\" must be a list of URIs",
+                ))
+            }
         };
         let task_ids = match wanted.get("taskIds") {
             None | Some(Value::Null) => Vec::new(),
@@ -129,8 +139,14 @@ impl Filter {
                 .iter()
                 .map(|u| u.as_str().map(str::to_owned))
                 .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| RpcError::invalid_params("\"taskIds\" must be a list of task ids"))?,
-            Some(_) => return Err(RpcError::invalid_params("\"taskIds\" must be a list of task ids")),
+                .ok_or_else(|| {
+                    RpcError::invalid_params("\"taskIds\" must be a list of task ids")
+                })?,
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "\"taskIds\" must be a list of task ids",
+                ))
+            }
         };
         Ok(Self {
             tools: flag("toolsListChanged"),
@@ -157,14 +173,20 @@ impl Filter {
             Change::Prompts => self.prompts,
             Change::Resources => self.resources,
             Change::Updated(uri) => self.uris.iter().any(|u| u == uri),
-            Change::Task { id, owner, .. } => *owner == self.owner && self.task_ids.iter().any(|t| t == id),
+            Change::Task { id, owner, .. } => {
+                *owner == self.owner && self.task_ids.iter().any(|t| t == id)
+            }
         }
     }
 
     /// The filter as acknowledged (only what was asked for).
     pub(crate) fn to_value(&self) -> Value {
         let mut agreed = Map::new();
-        for (name, on) in [("toolsListChanged", self.tools), ("promptsListChanged", self.prompts), ("resourcesListChanged", self.resources)] {
+        for (name, on) in [
+            ("toolsListChanged", self.tools),
+            ("promptsListChanged", self.prompts),
+            ("resourcesListChanged", self.resources),
+        ] {
             if on {
                 agreed.insert(name.into(), Value::Bool(true));
             }
@@ -222,7 +244,8 @@ impl Listener {
 }
 
 /// Hands a change announced on this replica to the others.
-pub(crate) type Relay = Box<dyn Fn(&Change) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+pub(crate) type Relay =
+    Box<dyn Fn(&Change) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
 
 /// Everyone listening.
 pub(crate) struct Listeners {
@@ -238,7 +261,11 @@ impl Listeners {
     /// No listeners yet, with a random origin tag; an error when the
     /// operating system's random source fails.
     pub(crate) fn new() -> Result<Self, crate::random::RandomError> {
-        Ok(Self { list: Mutex::default(), relay: OnceLock::new(), origin: crate::random::u64()? })
+        Ok(Self {
+            list: Mutex::default(),
+            relay: OnceLock::new(),
+            origin: crate::random::u64()?,
+        })
     }
 
     /// The tag of changes announced by this server.
@@ -266,7 +293,10 @@ impl Listeners {
     /// Queues a change for the listeners here without waiting (not
     /// relayed; a full stream misses it); how many took it.
     pub(crate) fn try_deliver(&self, change: &Change) -> usize {
-        self.messages(change).into_iter().map(|(sink, text)| usize::from(sink.try_send(text))).sum()
+        self.messages(change)
+            .into_iter()
+            .map(|(sink, text)| usize::from(sink.try_send(text)))
+            .sum()
     }
 
     pub(crate) fn add(&self, listener: Listener) {
@@ -305,16 +335,23 @@ impl Listeners {
         list.iter()
             .filter_map(|listener| match listener {
                 Listener::Session(takes) => match takes(change) {
-                    Takes::Yes(sink) => Some((sink, jsonrpc::notification(change.method(), &params))),
+                    Takes::Yes(sink) => {
+                        Some((sink, jsonrpc::notification(change.method(), &params)))
+                    }
                     Takes::No | Takes::Gone => None,
                 },
-                Listener::Stream { id, filter, sink, .. } => {
+                Listener::Stream {
+                    id, filter, sink, ..
+                } => {
                     if !filter.wants(change) {
                         return None;
                     }
                     let mut tagged = params.clone();
                     tagged["_meta"] = json!({ meta::SUBSCRIPTION_ID: id });
-                    Some((sink.clone(), jsonrpc::notification(change.method(), &tagged)))
+                    Some((
+                        sink.clone(),
+                        jsonrpc::notification(change.method(), &tagged),
+                    ))
                 }
             })
             .collect()

@@ -60,7 +60,11 @@ impl Outbound {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let (tx, rx) = oneshot::channel();
         self.lock().push((id, tx));
-        Waiter { outbound: Arc::clone(self), id, rx: Some(rx) }
+        Waiter {
+            outbound: Arc::clone(self),
+            id,
+            rx: Some(rx),
+        }
     }
 
     /// Hands a response to the request waiting for it; `false` when no
@@ -69,7 +73,9 @@ impl Outbound {
         let Some(id) = id.as_u64() else { return false };
         let sender = {
             let mut list = self.lock();
-            list.iter().position(|(k, _)| *k == id).map(|at| list.swap_remove(at).1)
+            list.iter()
+                .position(|(k, _)| *k == id)
+                .map(|at| list.swap_remove(at).1)
         };
         sender.is_some_and(|tx| tx.send(outcome).is_ok())
     }
@@ -77,7 +83,8 @@ impl Outbound {
     /// Whether a request of this session with that id waits here.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn is_waiting(&self, id: &Value) -> bool {
-        id.as_u64().is_some_and(|id| self.lock().iter().any(|(k, _)| *k == id))
+        id.as_u64()
+            .is_some_and(|id| self.lock().iter().any(|(k, _)| *k == id))
     }
 
     /// Numbers this session's requests from a random point (below 2^52,
@@ -88,7 +95,9 @@ impl Outbound {
     /// random source fails.
     pub(crate) fn spread_ids(&self) -> Result<(), crate::random::RandomError> {
         let start = (crate::random::u64()? >> 12) & !0xFFFF;
-        let _ = self.next.compare_exchange(0, start, Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self
+            .next
+            .compare_exchange(0, start, Ordering::Relaxed, Ordering::Relaxed);
         Ok(())
     }
 
@@ -160,11 +169,18 @@ mod tests {
         let (a, b) = (Arc::new(Outbound::default()), Arc::new(Outbound::default()));
         a.spread_ids().unwrap();
         b.spread_ids().unwrap();
-        let (ida, idb) = (a.register().id().as_u64().unwrap(), b.register().id().as_u64().unwrap());
+        let (ida, idb) = (
+            a.register().id().as_u64().unwrap(),
+            b.register().id().as_u64().unwrap(),
+        );
         assert_ne!(ida, idb);
         assert!(ida < 1 << 52 && idb < 1 << 52);
         a.spread_ids().unwrap();
-        assert_eq!(a.register().id().as_u64(), Some(ida + 1), "only before the first request");
+        assert_eq!(
+            a.register().id().as_u64(),
+            Some(ida + 1),
+            "only before the first request"
+        );
     }
 
     #[test]

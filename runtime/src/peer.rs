@@ -55,9 +55,16 @@ mod form_tests {
     fn a_form_schema_is_flat_with_refs_inlined_and_options_optional() {
         let schema = form_schema::<Form>();
         assert_eq!(schema["type"], "object");
-        assert!(schema.get("$schema").is_none() && schema.get("definitions").is_none() && schema.get("title").is_none());
+        assert!(
+            schema.get("$schema").is_none()
+                && schema.get("definitions").is_none()
+                && schema.get("title").is_none()
+        );
         let props = &schema["properties"];
-        assert_eq!(props["name"], json!({"type": "string", "description": "Who you are"}));
+        assert_eq!(
+            props["name"],
+            json!({"type": "string", "description": "Who you are"})
+        );
         assert_eq!(props["age"]["type"], "integer");
         assert_eq!(props["status"]["enum"], json!(["Active", "Inactive"]));
         assert_eq!(props["status"]["type"], "string");
@@ -98,11 +105,21 @@ pub enum PeerError {
 impl std::fmt::Display for PeerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PeerError::MissingCapability(name) => write!(f, "the client did not declare the {name} capability"),
-            PeerError::Timeout(after) => write!(f, "the client did not answer within {} s", after.as_secs_f64()),
+            PeerError::MissingCapability(name) => {
+                write!(f, "the client did not declare the {name} capability")
+            }
+            PeerError::Timeout(after) => write!(
+                f,
+                "the client did not answer within {} s",
+                after.as_secs_f64()
+            ),
             PeerError::Disconnected => f.write_str("the client cannot be reached for requests"),
-            PeerError::Rejected { code, message } => write!(f, "the client refused the request: {message} ({code})"),
-            PeerError::InvalidResponse(why) => write!(f, "the client's answer is not usable: {why}"),
+            PeerError::Rejected { code, message } => {
+                write!(f, "the client refused the request: {message} ({code})")
+            }
+            PeerError::InvalidResponse(why) => {
+                write!(f, "the client's answer is not usable: {why}")
+            }
         }
     }
 }
@@ -147,7 +164,10 @@ impl SampleRequest {
     pub fn from_params(params: impl Serialize) -> Result<Self, serde_json::Error> {
         match serde_json::to_value(params)? {
             Value::Object(params) => Ok(Self { params }),
-            other => Err(serde::de::Error::custom(format!("sampling params must be an object, got {}", jsonrpc::kind(&other)))),
+            other => Err(serde::de::Error::custom(format!(
+                "sampling params must be an object, got {}",
+                jsonrpc::kind(&other)
+            ))),
         }
     }
 
@@ -163,7 +183,10 @@ impl SampleRequest {
 
     /// Adds a message with any content (a block or an array of blocks).
     pub fn message(mut self, role: &str, content: Value) -> Self {
-        let messages = self.params.entry("messages").or_insert_with(|| Value::Array(Vec::new()));
+        let messages = self
+            .params
+            .entry("messages")
+            .or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(list) = messages {
             list.push(json!({ "role": role, "content": content }));
         }
@@ -209,7 +232,9 @@ impl SampleResponse {
     /// The text of the first text block.
     pub fn text(&self) -> Option<&str> {
         fn first_text(block: &Value) -> Option<&str> {
-            (block.get("type")? == "text").then(|| block.get("text")?.as_str()).flatten()
+            (block.get("type")? == "text")
+                .then(|| block.get("text")?.as_str())
+                .flatten()
         }
         match &self.content {
             Value::Array(blocks) => blocks.iter().find_map(first_text),
@@ -223,10 +248,21 @@ impl SampleResponse {
         let model = text("model").ok_or("a CreateMessageResult needs a string \"model\"")?;
         let content = match raw.get("content") {
             Some(c @ (Value::Object(_) | Value::Array(_))) => c.clone(),
-            _ => return Err("a CreateMessageResult needs \"content\" (a block or an array of blocks)".into()),
+            _ => {
+                return Err(
+                    "a CreateMessageResult needs \"content\" (a block or an array of blocks)"
+                        .into(),
+                )
+            }
         };
         let stop_reason = text("stopReason");
-        Ok(Self { role, content, model, stop_reason, raw })
+        Ok(Self {
+            role,
+            content,
+            model,
+            stop_reason,
+            raw,
+        })
     }
 }
 
@@ -286,7 +322,10 @@ fn inline(value: Value, definitions: &Value, depth: usize) -> Value {
             // `Option<T>` as `allOf: [{$ref}]` or `anyOf: [{$ref}, {type: null}]`.
             for combinator in ["allOf", "anyOf"] {
                 if let Some(Value::Array(parts)) = members.get(combinator) {
-                    let real: Vec<&Value> = parts.iter().filter(|p| p.get("type") != Some(&Value::from("null"))).collect();
+                    let real: Vec<&Value> = parts
+                        .iter()
+                        .filter(|p| p.get("type") != Some(&Value::from("null")))
+                        .collect();
                     if real.len() == 1 {
                         let single = real[0].clone();
                         members.remove(combinator);
@@ -299,7 +338,11 @@ fn inline(value: Value, definitions: &Value, depth: usize) -> Value {
                 }
             }
             if let Some(Value::Array(types)) = members.get("type") {
-                let real: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+                let real: Vec<Value> = types
+                    .iter()
+                    .filter(|t| t.as_str() != Some("null"))
+                    .cloned()
+                    .collect();
                 if real.len() == 1 {
                     members.insert("type".into(), real[0].clone());
                 }
@@ -307,9 +350,19 @@ fn inline(value: Value, definitions: &Value, depth: usize) -> Value {
             if let Some(Value::Array(options)) = members.get_mut("enum") {
                 options.retain(|o| !o.is_null());
             }
-            Value::Object(members.into_iter().map(|(k, v)| (k, inline(v, definitions, depth + 1))).collect())
+            Value::Object(
+                members
+                    .into_iter()
+                    .map(|(k, v)| (k, inline(v, definitions, depth + 1)))
+                    .collect(),
+            )
         }
-        Value::Array(items) => Value::Array(items.into_iter().map(|v| inline(v, definitions, depth + 1)).collect()),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| inline(v, definitions, depth + 1))
+                .collect(),
+        ),
         other => other,
     }
 }
@@ -345,7 +398,10 @@ impl<T> Elicitation<T> {
 }
 
 /// Decodes an `ElicitResult` with `content` of type `T`.
-pub(crate) fn decode_elicitation<T: DeserializeOwned>(raw: Value, content_required: bool) -> Result<Elicitation<T>, String> {
+pub(crate) fn decode_elicitation<T: DeserializeOwned>(
+    raw: Value,
+    content_required: bool,
+) -> Result<Elicitation<T>, String> {
     match raw.get("action").and_then(Value::as_str) {
         Some("decline") => Ok(Elicitation::Decline),
         Some("cancel") => Ok(Elicitation::Cancel),
@@ -358,9 +414,13 @@ pub(crate) fn decode_elicitation<T: DeserializeOwned>(raw: Value, content_requir
                     c
                 }
                 None if !content_required => Value::Null,
-                _ => return Err("an accepted form elicitation needs \"content\" (an object)".into()),
+                _ => {
+                    return Err("an accepted form elicitation needs \"content\" (an object)".into())
+                }
             };
-            serde_json::from_value(content).map(Elicitation::Accept).map_err(|e| format!("the content does not fit the form: {e}"))
+            serde_json::from_value(content)
+                .map(Elicitation::Accept)
+                .map_err(|e| format!("the content does not fit the form: {e}"))
         }
         _ => Err("an ElicitResult needs \"action\": accept, decline or cancel".into()),
     }
@@ -377,8 +437,12 @@ pub struct Root {
 }
 
 fn decode_roots(raw: Value) -> Result<Vec<Root>, String> {
-    let roots = raw.get("roots").cloned().ok_or("a ListRootsResult needs \"roots\"")?;
-    serde_json::from_value(roots).map_err(|e| format!("\"roots\" must be a list of {{uri, name?}}: {e}"))
+    let roots = raw
+        .get("roots")
+        .cloned()
+        .ok_or("a ListRootsResult needs \"roots\"")?;
+    serde_json::from_value(roots)
+        .map_err(|e| format!("\"roots\" must be a list of {{uri, name?}}: {e}"))
 }
 
 /// The requests of [`RequestContext::keyed`]: the same calls, under a key
@@ -413,14 +477,23 @@ impl<'a> Keyed<'a> {
     /// [`RequestContext::elicit_with`] under this key.
     ///
     /// [`RequestContext::elicit_with`]: crate::RequestContext::elicit_with
-    pub async fn elicit_with<T: DeserializeOwned>(self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+    pub async fn elicit_with<T: DeserializeOwned>(
+        self,
+        message: &str,
+        schema: Value,
+    ) -> Result<Elicitation<T>, PeerError> {
         self.peer.elicit(message, schema).await
     }
 
     /// [`RequestContext::elicit_url`] under this key.
     ///
     /// [`RequestContext::elicit_url`]: crate::RequestContext::elicit_url
-    pub async fn elicit_url(self, message: &str, url: &str, elicitation_id: &str) -> Result<Elicitation<()>, PeerError> {
+    pub async fn elicit_url(
+        self,
+        message: &str,
+        url: &str,
+        elicitation_id: &str,
+    ) -> Result<Elicitation<()>, PeerError> {
         self.peer.elicit_url(message, url, elicitation_id).await
     }
 
@@ -447,7 +520,9 @@ impl Drop for Abandon<'_> {
             return;
         }
         let cancel = json!({ "requestId": self.id, "reason": self.reason });
-        let _ = self.sink.try_send(jsonrpc::notification("notifications/cancelled", &cancel));
+        let _ = self
+            .sink
+            .try_send(jsonrpc::notification("notifications/cancelled", &cancel));
     }
 }
 
@@ -472,12 +547,23 @@ impl Peer<'_> {
     /// Asks the client's model for a completion (`sampling/createMessage`).
     pub(crate) async fn sample(self, request: SampleRequest) -> Result<SampleResponse, PeerError> {
         let params = Value::Object(request.params);
-        self.ask("sampling", "sampling", "sampling/createMessage", params, SampleResponse::decode).await
+        self.ask(
+            "sampling",
+            "sampling",
+            "sampling/createMessage",
+            params,
+            SampleResponse::decode,
+        )
+        .await
     }
 
     /// Asks the user to fill in the form `schema` (`elicitation/create`,
     /// form mode); accepted content decodes into `T`.
-    pub(crate) async fn elicit<T: DeserializeOwned>(self, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+    pub(crate) async fn elicit<T: DeserializeOwned>(
+        self,
+        message: &str,
+        schema: Value,
+    ) -> Result<Elicitation<T>, PeerError> {
         let mut params = Map::new();
         // `mode` is new in 2025-11-25; older revisions know form mode only.
         if self.revision >= "2025-11-25" {
@@ -486,29 +572,53 @@ impl Peer<'_> {
         params.insert("message".into(), Value::from(message));
         params.insert("requestedSchema".into(), schema);
         let decode = |raw| decode_elicitation::<T>(raw, true);
-        self.ask("elicitation", "elicitation", "elicitation/create", Value::Object(params), decode).await
+        self.ask(
+            "elicitation",
+            "elicitation",
+            "elicitation/create",
+            Value::Object(params),
+            decode,
+        )
+        .await
     }
 
     /// Sends the user to `url` (`elicitation/create`, URL mode).
-    pub(crate) async fn elicit_url(self, message: &str, url: &str, id: &str) -> Result<Elicitation<()>, PeerError> {
+    pub(crate) async fn elicit_url(
+        self,
+        message: &str,
+        url: &str,
+        id: &str,
+    ) -> Result<Elicitation<()>, PeerError> {
         let params = json!({ "mode": "url", "message": message, "url": url, "elicitationId": id });
-        let decode = |raw| decode_elicitation::<Option<Value>>(raw, false).map(|e| match e {
-            Elicitation::Accept(_) => Elicitation::Accept(()),
-            Elicitation::Decline => Elicitation::Decline,
-            Elicitation::Cancel => Elicitation::Cancel,
-        });
-        self.ask("elicitation.url", "elicitation", "elicitation/create", params, decode).await
+        let decode = |raw| {
+            decode_elicitation::<Option<Value>>(raw, false).map(|e| match e {
+                Elicitation::Accept(_) => Elicitation::Accept(()),
+                Elicitation::Decline => Elicitation::Decline,
+                Elicitation::Cancel => Elicitation::Cancel,
+            })
+        };
+        self.ask(
+            "elicitation.url",
+            "elicitation",
+            "elicitation/create",
+            params,
+            decode,
+        )
+        .await
     }
 
     /// The client's roots (`roots/list`).
     pub(crate) async fn list_roots(self) -> Result<Vec<Root>, PeerError> {
-        self.ask("roots", "roots", "roots/list", json!({}), decode_roots).await
+        self.ask("roots", "roots", "roots/list", json!({}), decode_roots)
+            .await
     }
 
     /// Whether the client declared `capability` (`elicitation.url`: the
     /// `url` member of `elicitation`).
     fn declared(&self, capability: &str) -> bool {
-        let Some(declared) = self.capabilities else { return false };
+        let Some(declared) = self.capabilities else {
+            return false;
+        };
         let (top, sub) = match capability.split_once('.') {
             None => (capability, None),
             Some((top, sub)) => (top, Some(sub)),
@@ -535,11 +645,15 @@ impl Peer<'_> {
         match self.channel.clone() {
             Channel::None => Err(PeerError::Disconnected),
             Channel::Live { outbound, timeout } => {
-                let result = request_live(self.cancel, self.sink, &outbound, timeout, method, &params).await?;
+                let result =
+                    request_live(self.cancel, self.sink, &outbound, timeout, method, &params)
+                        .await?;
                 decode(result).map_err(PeerError::InvalidResponse)
             }
             Channel::Rounds(rounds) => {
-                let key = self.key.map_or_else(|| rounds.auto_key(prefix), str::to_owned);
+                let key = self
+                    .key
+                    .map_or_else(|| rounds.auto_key(prefix), str::to_owned);
                 if let Some(answer) = rounds.answer(&key) {
                     if let Ok(value) = decode(answer.clone()) {
                         rounds.use_answer(&key, answer);
@@ -572,12 +686,20 @@ pub(crate) async fn request_live(
     }
     let waiter = outbound.register();
     let request_id = waiter.id();
-    if !sink.send(jsonrpc::request(&request_id, method, params)).await {
+    if !sink
+        .send(jsonrpc::request(&request_id, method, params))
+        .await
+    {
         return Err(PeerError::Disconnected);
     }
     // Until the answer comes, giving up (a timeout, the call cancelled
     // and its future dropped) tells the client to stop.
-    let mut abandon = Abandon { sink, id: request_id, reason: "the request that asked was cancelled", armed: true };
+    let mut abandon = Abandon {
+        sink,
+        id: request_id,
+        reason: "the request that asked was cancelled",
+        armed: true,
+    };
     let outcome = match tokio::time::timeout(timeout, waiter.response()).await {
         Ok(Some(outcome)) => outcome,
         Ok(None) => return Err(PeerError::Disconnected),
@@ -589,7 +711,11 @@ pub(crate) async fn request_live(
     abandon.armed = false;
     outcome.map_err(|error| PeerError::Rejected {
         code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        message: error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
     })
 }
 
@@ -606,7 +732,10 @@ mod tests {
             age: u8,
         }
         let raw = json!({"action": "accept", "content": {"age": 42.0}});
-        assert_eq!(decode_elicitation::<Form>(raw, true).unwrap(), Elicitation::Accept(Form { age: 42 }));
+        assert_eq!(
+            decode_elicitation::<Form>(raw, true).unwrap(),
+            Elicitation::Accept(Form { age: 42 })
+        );
         let raw = json!({"action": "accept", "content": {"age": 4.5}});
         assert!(decode_elicitation::<Form>(raw, true).is_err());
     }

@@ -86,6 +86,9 @@ mod tests {
         let message = err.to_string();
         assert!(message.contains("random source failed"), "{message}");
         assert!(message.contains("does not fall back"), "{message}");
-        assert!(super::u64().is_ok(), "the source works again outside the closure");
+        assert!(
+            super::u64().is_ok(),
+            "the source works again outside the closure"
+        );
     }
 }

@@ -125,12 +125,19 @@ pub fn era(name: &str) -> Era {
 /// The row of `name`, or of the nearest known revision before it (a newer
 /// unknown revision behaves like the newest one known).
 pub fn nearest(name: &str) -> &'static Revision {
-    REVISIONS.iter().rev().find(|r| r.name <= name).unwrap_or(&REVISIONS[0])
+    REVISIONS
+        .iter()
+        .rev()
+        .find(|r| r.name <= name)
+        .unwrap_or(&REVISIONS[0])
 }
 
 /// Names of all revisions of `era`, oldest first.
 pub fn names_of(era: Era) -> impl Iterator<Item = &'static str> {
-    REVISIONS.iter().filter(move |r| r.era == era).map(|r| r.name)
+    REVISIONS
+        .iter()
+        .filter(move |r| r.era == era)
+        .map(|r| r.name)
 }
 
 /// The reserved `_meta` keys.
@@ -195,7 +202,12 @@ mod tests {
 
     #[test]
     fn modern_error_codes_are_the_specifications_range() {
-        for code in [codes::HEADER_MISMATCH, codes::MISSING_CLIENT_CAPABILITY, codes::UNSUPPORTED_PROTOCOL_VERSION, -32099] {
+        for code in [
+            codes::HEADER_MISMATCH,
+            codes::MISSING_CLIENT_CAPABILITY,
+            codes::UNSUPPORTED_PROTOCOL_VERSION,
+            -32099,
+        ] {
             assert!(codes::is_stateless(code), "{code}");
         }
         for code in [-32000, -32002, -32019, -32100, -32601, -32602, 0] {
@@ -205,8 +217,11 @@ mod tests {
 
     #[test]
     fn only_2025_03_26_has_batches() {
-        let with: Vec<&str> = REVISIONS.iter().filter(|r| r.batches).map(|r| r.name).collect();
+        let with: Vec<&str> = REVISIONS
+            .iter()
+            .filter(|r| r.batches)
+            .map(|r| r.name)
+            .collect();
         assert_eq!(with, ["2025-03-26"]);
     }
 }
-

@@ -83,7 +83,9 @@ impl ScopeTable {
 
     /// Every item with its scopes (for checks at build time).
     pub(crate) fn iter(&self) -> impl Iterator<Item = (Guarded, &str, &[String])> {
-        self.items.iter().map(|((kind, name), scopes)| (*kind, name.as_str(), &scopes[..]))
+        self.items
+            .iter()
+            .map(|((kind, name), scopes)| (*kind, name.as_str(), &scopes[..]))
     }
 
     /// Declares that a token holding `broader` also holds each of
@@ -97,7 +99,12 @@ impl ScopeTable {
     {
         let broader = broader.into();
         let entry = self.edges.entry(broader.clone()).or_default();
-        entry.extend(narrower.into_iter().map(Into::into).filter(|n| *n != broader));
+        entry.extend(
+            narrower
+                .into_iter()
+                .map(Into::into)
+                .filter(|n| *n != broader),
+        );
         self.implied = closure(&self.edges);
     }
 
@@ -105,8 +112,14 @@ impl ScopeTable {
     /// `a`): such scopes would be interchangeable, which is never what a
     /// hierarchy means, so a server declaring one does not start.
     pub(crate) fn check(&self) -> Result<(), String> {
-        match self.implied.iter().find(|(scope, below)| below.contains(scope.as_str())) {
-            Some((scope, _)) => Err(format!("the scope hierarchy has a cycle: {scope:?} implies itself through other scopes")),
+        match self
+            .implied
+            .iter()
+            .find(|(scope, below)| below.contains(scope.as_str()))
+        {
+            Some((scope, _)) => Err(format!(
+                "the scope hierarchy has a cycle: {scope:?} implies itself through other scopes"
+            )),
             None => Ok(()),
         }
     }
@@ -114,14 +127,28 @@ impl ScopeTable {
     /// Whether a token holding `held` satisfies a requirement of `scope`:
     /// it holds `scope` itself or a broader scope implying it.
     pub(crate) fn grants(&self, held: &[String], scope: &str) -> bool {
-        held.iter().any(|h| h == scope || self.implied.get(h).is_some_and(|below| below.contains(scope)))
+        held.iter().any(|h| {
+            h == scope
+                || self
+                    .implied
+                    .get(h)
+                    .is_some_and(|below| below.contains(scope))
+        })
     }
 
     /// The scopes of `required` that `principal` holds neither directly
     /// nor through a broader scope (exact matching when no hierarchy
     /// is declared).
-    pub(crate) fn missing<'a>(&self, principal: &Principal, required: &'a [String]) -> Vec<&'a str> {
-        required.iter().filter(|r| !self.grants(&principal.scopes, r)).map(String::as_str).collect()
+    pub(crate) fn missing<'a>(
+        &self,
+        principal: &Principal,
+        required: &'a [String],
+    ) -> Vec<&'a str> {
+        required
+            .iter()
+            .filter(|r| !self.grants(&principal.scopes, r))
+            .map(String::as_str)
+            .collect()
     }
 }
 
@@ -146,7 +173,11 @@ fn closure(edges: &BTreeMap<String, BTreeSet<String>>) -> HashMap<String, BTreeS
 pub(crate) fn insufficient(what: &str, required: &[String], missing: &[&str]) -> RpcError {
     RpcError::new(
         INSUFFICIENT_SCOPE,
-        format!("insufficient scope: {what} needs the scope(s) {}; the token lacks {}", required.join(" "), missing.join(" ")),
+        format!(
+            "insufficient scope: {what} needs the scope(s) {}; the token lacks {}",
+            required.join(" "),
+            missing.join(" ")
+        ),
     )
     .with_data(json!({ "requiredScopes": required, "missingScopes": missing }))
 }
@@ -156,7 +187,10 @@ pub(crate) fn insufficient(what: &str, required: &[String], missing: &[&str]) ->
 /// `resources/read`, the prompt or template a `completion/complete`
 /// refers to. `None` for other methods and malformed params (the method
 /// itself reports those).
-pub(crate) fn target<'a>(method: &str, get: impl Fn(&str) -> Option<&'a Value>) -> Option<(Guarded, &'a str)> {
+pub(crate) fn target<'a>(
+    method: &str,
+    get: impl Fn(&str) -> Option<&'a Value>,
+) -> Option<(Guarded, &'a str)> {
     let text = |v: Option<&'a Value>| v.and_then(Value::as_str);
     match method {
         "tools/call" => Some((Guarded::Tool, text(get("name"))?)),
@@ -188,7 +222,11 @@ mod tests {
     use super::*;
 
     fn holder(scopes: &[&str]) -> Principal {
-        Principal { subject: "alice".into(), scopes: scopes.iter().map(|s| s.to_string()).collect(), ..Principal::default() }
+        Principal {
+            subject: "alice".into(),
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            ..Principal::default()
+        }
     }
 
     #[test]
@@ -196,10 +234,23 @@ mod tests {
         let mut table = ScopeTable::default();
         table.require(Guarded::Tool, "add_note", ["notes:write", "notes:read"]);
         let need = table.required(Guarded::Tool, "add_note");
-        assert_eq!(table.missing(&holder(&["notes:read", "notes:write"]), need), Vec::<&str>::new());
-        assert_eq!(table.missing(&holder(&["notes:read"]), need), vec!["notes:write"]);
-        assert_eq!(table.missing(&holder(&["notes"]), need), vec!["notes:write", "notes:read"], "no prefix implication");
-        assert!(table.required(Guarded::Prompt, "add_note").is_empty(), "kinds are apart");
+        assert_eq!(
+            table.missing(&holder(&["notes:read", "notes:write"]), need),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            table.missing(&holder(&["notes:read"]), need),
+            vec!["notes:write"]
+        );
+        assert_eq!(
+            table.missing(&holder(&["notes"]), need),
+            vec!["notes:write", "notes:read"],
+            "no prefix implication"
+        );
+        assert!(
+            table.required(Guarded::Prompt, "add_note").is_empty(),
+            "kinds are apart"
+        );
         table.require(Guarded::Tool, "add_note", Vec::<String>::new());
         assert!(table.is_empty());
     }
@@ -209,20 +260,41 @@ mod tests {
         let mut table = ScopeTable::default();
         table.require(Guarded::Tool, "add_note", ["notes:write"]);
         table.require(Guarded::Tool, "count", ["notes:read"]);
-        let (write, read) = (table.required(Guarded::Tool, "add_note").to_vec(), table.required(Guarded::Tool, "count").to_vec());
+        let (write, read) = (
+            table.required(Guarded::Tool, "add_note").to_vec(),
+            table.required(Guarded::Tool, "count").to_vec(),
+        );
         // Nothing declared: exact matching only.
-        assert_eq!(table.missing(&holder(&["notes:admin"]), &write), vec!["notes:write"]);
+        assert_eq!(
+            table.missing(&holder(&["notes:admin"]), &write),
+            vec!["notes:write"]
+        );
         table.imply("notes:admin", ["notes:write"]);
         table.imply("notes:write", ["notes:read"]);
         assert!(table.check().is_ok());
-        assert!(table.grants(&["notes:admin".into()], "notes:read"), "transitive");
+        assert!(
+            table.grants(&["notes:admin".into()], "notes:read"),
+            "transitive"
+        );
         assert!(table.missing(&holder(&["notes:admin"]), &write).is_empty());
-        assert!(table.missing(&holder(&["notes:admin"]), &read).is_empty(), "through notes:write");
+        assert!(
+            table.missing(&holder(&["notes:admin"]), &read).is_empty(),
+            "through notes:write"
+        );
         assert!(table.missing(&holder(&["notes:write"]), &read).is_empty());
         // Never upwards, never sideways, never by name.
-        assert_eq!(table.missing(&holder(&["notes:read"]), &write), vec!["notes:write"]);
-        assert_eq!(table.missing(&holder(&["notes"]), &read), vec!["notes:read"]);
-        assert_eq!(table.missing(&holder(&["notes:admin:x"]), &read), vec!["notes:read"]);
+        assert_eq!(
+            table.missing(&holder(&["notes:read"]), &write),
+            vec!["notes:write"]
+        );
+        assert_eq!(
+            table.missing(&holder(&["notes"]), &read),
+            vec!["notes:read"]
+        );
+        assert_eq!(
+            table.missing(&holder(&["notes:admin:x"]), &read),
+            vec!["notes:read"]
+        );
         assert!(!table.grants(&["notes:write".into()], "notes:admin"));
         // A scope implying itself is ignored; a cycle is refused.
         table.imply("notes:read", ["notes:read"]);
@@ -237,11 +309,20 @@ mod tests {
         let get = |k: &str| params.get(k);
         assert_eq!(target("tools/call", get), Some((Guarded::Tool, "n")));
         assert_eq!(target("prompts/get", get), Some((Guarded::Prompt, "n")));
-        assert_eq!(target("resources/read", get), Some((Guarded::Resource, "file:///a")));
-        assert_eq!(target("completion/complete", get), Some((Guarded::Resource, "file:///{x}")));
+        assert_eq!(
+            target("resources/read", get),
+            Some((Guarded::Resource, "file:///a"))
+        );
+        assert_eq!(
+            target("completion/complete", get),
+            Some((Guarded::Resource, "file:///{x}"))
+        );
         assert_eq!(target("tools/list", get), None);
         let err = insufficient("tool n", &["a".into(), "b".into()], &["b"]);
         assert_eq!(err.code, INSUFFICIENT_SCOPE);
-        assert_eq!(err.data, Some(json!({ "requiredScopes": ["a", "b"], "missingScopes": ["b"] })));
+        assert_eq!(
+            err.data,
+            Some(json!({ "requiredScopes": ["a", "b"], "missingScopes": ["b"] }))
+        );
     }
 }

@@ -24,7 +24,10 @@ pub struct Sink {
 impl Sink {
     /// Messages go to `tx` (one serialised JSON-RPC message each).
     pub fn new(tx: mpsc::Sender<String>) -> Self {
-        Self { tx: Some(tx), shared: None }
+        Self {
+            tx: Some(tx),
+            shared: None,
+        }
     }
 
     /// Like [`Sink::new`], and every message sent is counted in
@@ -33,14 +36,20 @@ impl Sink {
     /// not zero, a transport writing replies itself queues them behind
     /// instead, keeping the order.)
     pub(crate) fn counted(tx: mpsc::Sender<String>, unwritten: Arc<Shared>) -> Self {
-        Self { tx: Some(tx), shared: Some(unwritten) }
+        Self {
+            tx: Some(tx),
+            shared: Some(unwritten),
+        }
     }
 
     /// Messages go to `lazy`'s channel ([`Shared::lazy`]), made when the
     /// first is sent.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn lazy(lazy: &Arc<Shared>) -> Self {
-        Self { tx: None, shared: Some(Arc::clone(lazy)) }
+        Self {
+            tx: None,
+            shared: Some(Arc::clone(lazy)),
+        }
     }
 
     /// A handle that reaches the same client without keeping its channel
@@ -56,7 +65,10 @@ impl Sink {
 
     /// Messages are dropped.
     pub fn discard() -> Self {
-        Self { tx: None, shared: None }
+        Self {
+            tx: None,
+            shared: None,
+        }
     }
 
     /// The channel's sender: the sink's own, or its lazy channel's (made
@@ -84,7 +96,10 @@ impl Sink {
     pub fn is_connected(&self) -> bool {
         match (&self.tx, self.shared.as_deref()) {
             (Some(tx), _) => !tx.is_closed(),
-            (None, Some(Shared::Lazy(lazy))) => lazy.tx.get().map_or(!lazy.done.load(Ordering::Acquire), |tx| !tx.is_closed()),
+            (None, Some(Shared::Lazy(lazy))) => lazy
+                .tx
+                .get()
+                .map_or(!lazy.done.load(Ordering::Acquire), |tx| !tx.is_closed()),
             _ => false,
         }
     }
@@ -100,14 +115,18 @@ impl Sink {
     /// Queues one message without waiting; `false` when it cannot be
     /// delivered or the queue is full.
     pub(crate) fn try_send(&self, message: String) -> bool {
-        let Some(tx) = self.sender() else { return false };
+        let Some(tx) = self.sender() else {
+            return false;
+        };
         self.count();
         self.uncount_unless(tx.try_send(message).is_ok())
     }
 
     /// Sends one message; `false` when it cannot be delivered.
     pub async fn send(&self, message: String) -> bool {
-        let Some(tx) = self.sender() else { return false };
+        let Some(tx) = self.sender() else {
+            return false;
+        };
         self.count();
         self.uncount_unless(tx.send(message).await.is_ok())
     }
@@ -147,8 +166,14 @@ impl WeakSink {
     /// The sink, while its channel is open.
     pub(crate) fn upgrade(&self) -> Option<Sink> {
         match self {
-            WeakSink::Channel(tx, shared) => Some(Sink { tx: Some(tx.upgrade()?), shared: shared.clone() }),
-            WeakSink::Lazy(shared) => Some(Sink { tx: None, shared: Some(shared.upgrade()?) }),
+            WeakSink::Channel(tx, shared) => Some(Sink {
+                tx: Some(tx.upgrade()?),
+                shared: shared.clone(),
+            }),
+            WeakSink::Lazy(shared) => Some(Sink {
+                tx: None,
+                shared: Some(shared.upgrade()?),
+            }),
             WeakSink::Nowhere => None,
         }
     }
@@ -186,7 +211,12 @@ impl Shared {
     /// A lazy channel of `capacity` messages, not made yet.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn lazy(capacity: usize) -> Arc<Self> {
-        Arc::new(Shared::Lazy(Lazy { capacity, tx: OnceLock::new(), rx: Mutex::new(None), done: AtomicBool::new(false) }))
+        Arc::new(Shared::Lazy(Lazy {
+            capacity,
+            tx: OnceLock::new(),
+            rx: Mutex::new(None),
+            done: AtomicBool::new(false),
+        }))
     }
 
     /// One counted message was written.
@@ -259,14 +289,20 @@ mod tests {
         // Every call's context holds one; a third word pushed the boxed
         // call future past glibc's per-thread cache (slower malloc/free on
         // every call).
-        assert_eq!(std::mem::size_of::<Sink>(), 2 * std::mem::size_of::<usize>());
+        assert_eq!(
+            std::mem::size_of::<Sink>(),
+            2 * std::mem::size_of::<usize>()
+        );
     }
 
     #[tokio::test]
     async fn a_lazy_channel_is_made_by_the_first_message_and_closes_with_its_last_sink() {
         let shared = Shared::lazy(4);
         let sink = Sink::lazy(&shared);
-        assert!(sink.is_connected() && !shared.used(), "connected before any channel is made");
+        assert!(
+            sink.is_connected() && !shared.used(),
+            "connected before any channel is made"
+        );
         assert!(sink.send("one".into()).await);
         assert!(shared.used());
         let mut rx = shared.receiver();
@@ -275,7 +311,10 @@ mod tests {
         let weak = sink.downgrade();
         assert!(weak.upgrade().is_some());
         drop(sink);
-        assert!(weak.upgrade().is_none(), "a weak sink does not keep the channel");
+        assert!(
+            weak.upgrade().is_none(),
+            "a weak sink does not keep the channel"
+        );
         assert_eq!(rx.recv().await, None, "closed once the last sink is gone");
 
         // Closed before any message: sending fails, the sink reports it.

@@ -30,7 +30,11 @@ pub(crate) struct Spin {
 
 impl Spin {
     pub(crate) fn new(budget: Duration) -> Self {
-        Self { budget, pays: true, began: None }
+        Self {
+            budget,
+            pays: true,
+            began: None,
+        }
     }
 
     /// The input is not ready: until when to keep trying it, for the wait
@@ -70,13 +74,28 @@ mod tests {
     #[test]
     fn a_reader_tries_its_input_only_while_input_comes_within_the_budget() {
         let mut spin = Spin::new(Duration::from_micros(50));
-        assert!(wait_of(&mut spin, Duration::from_millis(2)), "it tries from the start");
-        assert!(!wait_of(&mut spin, Duration::from_millis(1)), "a client pausing between calls costs no trying");
-        assert!(!wait_of(&mut spin, Duration::from_micros(30)), "still none for the first quick one");
-        assert!(wait_of(&mut spin, Duration::ZERO), "calls close together again: it tries again");
+        assert!(
+            wait_of(&mut spin, Duration::from_millis(2)),
+            "it tries from the start"
+        );
+        assert!(
+            !wait_of(&mut spin, Duration::from_millis(1)),
+            "a client pausing between calls costs no trying"
+        );
+        assert!(
+            !wait_of(&mut spin, Duration::from_micros(30)),
+            "still none for the first quick one"
+        );
+        assert!(
+            wait_of(&mut spin, Duration::ZERO),
+            "calls close together again: it tries again"
+        );
         assert!(spin.wait().is_some());
         spin.caught();
-        assert!(spin.wait().is_some(), "input caught while trying: it keeps trying");
+        assert!(
+            spin.wait().is_some(),
+            "input caught while trying: it keeps trying"
+        );
         let mut off = Spin::new(Duration::ZERO);
         assert!(off.wait().is_none(), "a zero budget never tries");
         off.arrived();

@@ -82,7 +82,10 @@ pub struct StdinLines {
 #[derive(Debug)]
 enum Reader {
     /// Messages from the reader thread, which reads the limit from `max`.
-    Thread { rx: mpsc::Receiver<io::Result<String>>, max: Arc<AtomicUsize> },
+    Thread {
+        rx: mpsc::Receiver<io::Result<String>>,
+        max: Arc<AtomicUsize>,
+    },
     /// Non-blocking reads on the runtime's thread.
     #[cfg(unix)]
     Polled(nonblocking::PolledStdin),
@@ -108,12 +111,19 @@ impl Transport for Stdio {
         };
         #[cfg(unix)]
         if let Some(polled) = nonblocking::PolledStdin::new(DEFAULT_MAX_MESSAGE, self.spin) {
-            return (StdinLines { inner: Reader::Polled(polled) }, out);
+            return (
+                StdinLines {
+                    inner: Reader::Polled(polled),
+                },
+                out,
+            );
         }
         let max = Arc::new(AtomicUsize::new(DEFAULT_MAX_MESSAGE));
         let (tx, rx) = mpsc::channel(QUEUE);
         let limit = Arc::clone(&max);
-        let spawned = std::thread::Builder::new().name("mcp-stdin".into()).spawn(move || read_lines(tx, &limit));
+        let spawned = std::thread::Builder::new()
+            .name("mcp-stdin".into())
+            .spawn(move || read_lines(tx, &limit));
         let rx = match spawned {
             Ok(_) => rx,
             Err(e) => {
@@ -123,7 +133,12 @@ impl Transport for Stdio {
                 rx
             }
         };
-        (StdinLines { inner: Reader::Thread { rx, max } }, out)
+        (
+            StdinLines {
+                inner: Reader::Thread { rx, max },
+            },
+            out,
+        )
     }
 }
 
@@ -185,7 +200,8 @@ impl MessageWrite for StdoutLines {
             if written < message.len() + 1 {
                 // Stdout would block: the rest goes through the buffer.
                 self.buf.clear();
-                self.buf.extend_from_slice(message.as_bytes().get(written..).unwrap_or_default());
+                self.buf
+                    .extend_from_slice(message.as_bytes().get(written..).unwrap_or_default());
                 self.buf.push(b'\n');
                 return self.waiter.write_all(&self.buf).await;
             }
@@ -235,7 +251,8 @@ mod lines {
         const HIGH: u64 = 0x8080_8080_8080_8080;
         let mut at = 0;
         while let Some(word) = bytes.get(at..at + 8) {
-            let w = u64::from_le_bytes(word.try_into().unwrap_or_default()) ^ (ONES * u64::from(b'\n'));
+            let w =
+                u64::from_le_bytes(word.try_into().unwrap_or_default()) ^ (ONES * u64::from(b'\n'));
             if w.wrapping_sub(ONES) & !w & HIGH != 0 {
                 break;
             }
@@ -246,7 +263,15 @@ mod lines {
 
     impl Lines {
         pub(super) fn new(max: usize) -> Self {
-            Self { buf: Vec::new(), start: 0, end: 0, scanned: 0, max: max.max(1), skipping: false, eof: false }
+            Self {
+                buf: Vec::new(),
+                start: 0,
+                end: 0,
+                scanned: 0,
+                max: max.max(1),
+                skipping: false,
+                eof: false,
+            }
         }
 
         pub(super) fn set_max(&mut self, max: usize) {
@@ -316,7 +341,14 @@ mod lines {
             } else {
                 match std::str::from_utf8(bytes) {
                     Ok(text) => text,
-                    Err(e) => return Some(Unreadable::NotUtf8 { offset: e.valid_up_to() }.placeholder()),
+                    Err(e) => {
+                        return Some(
+                            Unreadable::NotUtf8 {
+                                offset: e.valid_up_to(),
+                            }
+                            .placeholder(),
+                        )
+                    }
                 }
             };
             (!text.trim().is_empty()).then(|| text.to_owned())
@@ -406,8 +438,18 @@ mod lines {
             let mut input = vec![b'x'; 1_000_000];
             input.extend_from_slice(b"\nok\n");
             let got = feed(&mut lines, &input, 5000);
-            assert_eq!(got, [Unreadable::TooLarge { limit: 10_000 }.placeholder(), "ok".to_owned()]);
-            assert!(lines.buf.len() < 10_000 + 70_000, "buffered {}", lines.buf.len());
+            assert_eq!(
+                got,
+                [
+                    Unreadable::TooLarge { limit: 10_000 }.placeholder(),
+                    "ok".to_owned()
+                ]
+            );
+            assert!(
+                lines.buf.len() < 10_000 + 70_000,
+                "buffered {}",
+                lines.buf.len()
+            );
         }
 
         #[test]
@@ -459,7 +501,10 @@ mod nonblocking {
             // SAFETY: fds 0 and 1 stay open for the life of the process and
             // the `File` is never dropped (ManuallyDrop), so it never closes
             // them.
-            Self { fd, file: ManuallyDrop::new(unsafe { File::from_raw_fd(fd) }) }
+            Self {
+                fd,
+                file: ManuallyDrop::new(unsafe { File::from_raw_fd(fd) }),
+            }
         }
     }
 
@@ -500,7 +545,10 @@ mod nonblocking {
                 // has no memory-safety requirements.
                 let old_flags = unsafe { libc::fcntl(STDIN, libc::F_GETFL) };
                 // SAFETY: as above.
-                if old_flags < 0 || unsafe { libc::fcntl(STDIN, libc::F_SETFL, old_flags | libc::O_NONBLOCK) } < 0 {
+                if old_flags < 0
+                    || unsafe { libc::fcntl(STDIN, libc::F_SETFL, old_flags | libc::O_NONBLOCK) }
+                        < 0
+                {
                     return None;
                 }
                 Mode::Pipe { old_flags }
@@ -512,7 +560,12 @@ mod nonblocking {
             // file description.
             let registered = unsafe { AsyncFd::register_with_interest(stdin, Interest::READABLE) };
             match registered {
-                Ok(fd) => Some(Self { fd, mode, framer: Framer::new(max), spin: Spin::new(spin) }),
+                Ok(fd) => Some(Self {
+                    fd,
+                    mode,
+                    framer: Framer::new(max),
+                    spin: Spin::new(spin),
+                }),
                 Err(_) => {
                     restore(mode);
                     None
@@ -571,13 +624,21 @@ mod nonblocking {
     /// (`sched_yield`), and at least every [`TURN`] other tasks of the
     /// runtime get their turn (and its I/O and timers are polled). `None`
     /// when nothing came by then.
-    async fn try_until(fd: &AsyncFd<StdFd>, mode: Mode, target: &mut [u8], until: Instant) -> io::Result<Option<usize>> {
+    async fn try_until(
+        fd: &AsyncFd<StdFd>,
+        mode: Mode,
+        target: &mut [u8],
+        until: Instant,
+    ) -> io::Result<Option<usize>> {
         let mut turn = None;
         loop {
             match read_some(fd.get_ref(), mode, target) {
                 Ok(n) => return Ok(Some(n)),
                 // Compared as numbers: the common case, cheaply.
-                Err(e) if e.raw_os_error().is_some_and(|c| c == libc::EAGAIN || c == libc::EWOULDBLOCK || c == libc::EINTR) => {}
+                Err(e)
+                    if e.raw_os_error().is_some_and(|c| {
+                        c == libc::EAGAIN || c == libc::EWOULDBLOCK || c == libc::EINTR
+                    }) => {}
                 Err(e) => return Err(e),
             }
             let now = Instant::now();
@@ -599,7 +660,14 @@ mod nonblocking {
             Mode::Socket => {
                 // SAFETY: `target` is valid for writes of `target.len()`
                 // bytes for the duration of the call.
-                let n = unsafe { libc::recv(fd.fd, target.as_mut_ptr().cast(), target.len(), libc::MSG_DONTWAIT) };
+                let n = unsafe {
+                    libc::recv(
+                        fd.fd,
+                        target.as_mut_ptr().cast(),
+                        target.len(),
+                        libc::MSG_DONTWAIT,
+                    )
+                };
                 if n < 0 {
                     Err(io::Error::last_os_error())
                 } else {
@@ -644,7 +712,10 @@ mod nonblocking {
                 let parts = if written < head.len() {
                     [IoSlice::new(&head[written..]), IoSlice::new(tail)]
                 } else {
-                    [IoSlice::new(&tail[written - head.len()..]), IoSlice::new(&[])]
+                    [
+                        IoSlice::new(&tail[written - head.len()..]),
+                        IoSlice::new(&[]),
+                    ]
                 };
                 match write_some_vectored(&parts) {
                     Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
@@ -679,7 +750,8 @@ mod nonblocking {
             let registered = self.registered.get_or_insert_with(|| {
                 // SAFETY: as for stdin in `PolledStdin::new`: fd 1 is never
                 // closed or replaced by this process.
-                unsafe { AsyncFd::register_with_interest(StdFd::new(STDOUT), Interest::WRITABLE) }.map_err(drop)
+                unsafe { AsyncFd::register_with_interest(StdFd::new(STDOUT), Interest::WRITABLE) }
+                    .map_err(drop)
             });
             let Ok(fd) = registered else {
                 // Not pollable (a regular file cannot be): retry shortly.

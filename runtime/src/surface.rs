@@ -29,17 +29,24 @@ impl HandlerError {
     /// (SEP-2164).
     pub fn not_found(uri: impl Into<String>) -> Self {
         let uri = uri.into();
-        Self { error: RpcError::invalid_params(format!("Resource not found: {uri}")).with_data(json!({ "uri": uri })) }
+        Self {
+            error: RpcError::invalid_params(format!("Resource not found: {uri}"))
+                .with_data(json!({ "uri": uri })),
+        }
     }
 
     /// The request's parameters are wrong (`-32602`).
     pub fn invalid_params(message: impl std::fmt::Display) -> Self {
-        Self { error: RpcError::invalid_params(message) }
+        Self {
+            error: RpcError::invalid_params(message),
+        }
     }
 
     /// The handler failed (`-32603`).
     pub fn internal(message: impl std::fmt::Display) -> Self {
-        Self { error: RpcError::internal(message) }
+        Self {
+            error: RpcError::internal(message),
+        }
     }
 
     /// The JSON-RPC error sent.
@@ -68,8 +75,11 @@ impl From<crate::peer::PeerError> for HandlerError {
         let tool_error = crate::tool_error::ToolError::from(err);
         match tool_error.required_capabilities() {
             Some(required) => Self {
-                error: RpcError::new(crate::revision::codes::MISSING_CLIENT_CAPABILITY, tool_error.message().to_owned())
-                    .with_data(json!({ "requiredCapabilities": required })),
+                error: RpcError::new(
+                    crate::revision::codes::MISSING_CLIENT_CAPABILITY,
+                    tool_error.message().to_owned(),
+                )
+                .with_data(json!({ "requiredCapabilities": required })),
             },
             None => Self::internal(tool_error.message()),
         }
@@ -112,27 +122,42 @@ pub struct CompletionRequest {
 /// generated code.
 pub trait Surface: Send + Sync + 'static {
     /// Reads a resource; the result is a `ReadResourceResult` object.
-    fn read(&self, target: ResourceTarget, uri: String, ctx: RequestContext) -> BoxFuture<Result<Value, HandlerError>>;
+    fn read(
+        &self,
+        target: ResourceTarget,
+        uri: String,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<Value, HandlerError>>;
 
     /// Gets prompt number `index` with its arguments (required ones are
     /// present and every one is a string); the result is the array of
     /// `PromptMessage` objects.
-    fn prompt(&self, index: usize, arguments: Map<String, Value>, ctx: RequestContext)
-        -> BoxFuture<Result<Value, HandlerError>>;
+    fn prompt(
+        &self,
+        index: usize,
+        arguments: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<Value, HandlerError>>;
 
     /// Completes an argument; the result is the `completion` object
     /// (`values`, optional `total` and `hasMore`).
-    fn complete(&self, request: CompletionRequest, ctx: RequestContext) -> BoxFuture<Result<Value, HandlerError>>;
+    fn complete(
+        &self,
+        request: CompletionRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<Value, HandlerError>>;
 }
 
 /// Decodes prompt arguments or template variables into their generated type.
 pub fn decode_params<T: DeserializeOwned>(values: Map<String, Value>) -> Result<T, HandlerError> {
-    serde_json::from_value(Value::Object(values)).map_err(|e| HandlerError::invalid_params(format!("invalid arguments: {e}")))
+    serde_json::from_value(Value::Object(values))
+        .map_err(|e| HandlerError::invalid_params(format!("invalid arguments: {e}")))
 }
 
 /// Encodes a handler's typed result.
 pub fn encode_result<T: Serialize>(value: &T) -> Result<Value, HandlerError> {
-    serde_json::to_value(value).map_err(|e| HandlerError::internal(format!("cannot encode the result: {e}")))
+    serde_json::to_value(value)
+        .map_err(|e| HandlerError::internal(format!("cannot encode the result: {e}")))
 }
 
 /// The `ref` of a completion request for a prompt:
@@ -170,7 +195,11 @@ pub struct Completion {
 impl Completion {
     /// The suggestions `values`.
     pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(values: I) -> Self {
-        Self { values: values.into_iter().map(Into::into).collect(), total: None, has_more: None }
+        Self {
+            values: values.into_iter().map(Into::into).collect(),
+            total: None,
+            has_more: None,
+        }
     }
 
     /// The values of `candidates` that start with `prefix`, in order.

@@ -12,9 +12,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::catch::panic_message;
 use crate::context::RequestContext;
 use crate::tool_error::ToolError;
-use crate::catch::panic_message;
 use crate::validate::{Doc, FieldError};
 
 /// A boxed, sendable future.
@@ -57,7 +57,12 @@ impl From<ToolError> for CallFailure {
 /// handler. Implemented by generated code.
 pub trait Dispatch: Send + Sync + 'static {
     /// Runs tool number `index` with its (already validated) arguments.
-    fn call(&self, index: usize, arguments: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>>;
+    fn call(
+        &self,
+        index: usize,
+        arguments: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<ToolOutput, CallFailure>>;
 }
 
 /// Decodes validated arguments into a tool's input type, integers
@@ -66,7 +71,10 @@ pub trait Dispatch: Send + Sync + 'static {
 pub fn decode_arguments<T: DeserializeOwned>(mut arguments: Value) -> Result<T, CallFailure> {
     crate::integral::integral_numbers(&mut arguments);
     serde_json::from_value(arguments).map_err(|e| {
-        CallFailure::InvalidArguments(vec![FieldError::new("", format!("cannot decode arguments: {e}"))])
+        CallFailure::InvalidArguments(vec![FieldError::new(
+            "",
+            format!("cannot decode arguments: {e}"),
+        )])
     })
 }
 
@@ -85,7 +93,9 @@ pub fn encode_output<T: Serialize>(output: &T) -> Result<ToolOutput, CallFailure
             return Ok(ToolOutput::Structured(Value::Null));
         }
     }
-    serde_json::to_value(output).map(ToolOutput::Structured).map_err(|e| CallFailure::Encode(e.to_string()))
+    serde_json::to_value(output)
+        .map(ToolOutput::Structured)
+        .map_err(|e| CallFailure::Encode(e.to_string()))
 }
 
 /// The hand-over of an encoded output from [`encode_output`] to the
@@ -122,7 +132,9 @@ mod capture {
 
     impl Armed {
         pub(super) fn new() -> Self {
-            Self { previous: Some(SLOT.with(|s| std::mem::replace(&mut *s.borrow_mut(), Slot::Armed))) }
+            Self {
+                previous: Some(SLOT.with(|s| std::mem::replace(&mut *s.borrow_mut(), Slot::Armed))),
+            }
         }
 
         /// Disarms; the document encoded meanwhile, if any.
@@ -156,7 +168,11 @@ pub(crate) struct HandlerCall {
 
 impl HandlerCall {
     pub(crate) fn new(inner: BoxFuture<Result<ToolOutput, CallFailure>>, capture: bool) -> Self {
-        Self { inner, capture, doc: None }
+        Self {
+            inner,
+            capture,
+            doc: None,
+        }
     }
 }
 
@@ -192,5 +208,7 @@ pub fn encode_content<T: Serialize>(content: &[T]) -> Result<ToolOutput, CallFai
             return Ok(ToolOutput::Content(Value::Null));
         }
     }
-    serde_json::to_value(content).map(ToolOutput::Content).map_err(|e| CallFailure::Encode(e.to_string()))
+    serde_json::to_value(content)
+        .map(ToolOutput::Content)
+        .map_err(|e| CallFailure::Encode(e.to_string()))
 }

@@ -16,16 +16,25 @@ pub struct ToolError {
 impl ToolError {
     /// A tool error with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), required_capabilities: None }
+        Self {
+            message: message.into(),
+            required_capabilities: None,
+        }
     }
 
     /// The call needs client capabilities the caller did not declare
     /// (`{"sampling": {}}`): answered with the protocol error `-32021`
     /// (MissingRequiredClientCapability) instead of a tool result.
     pub fn missing_capabilities(required: Value) -> Self {
-        let names: Vec<&str> = required.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+        let names: Vec<&str> = required
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
         Self {
-            message: format!("the client did not declare the capabilities this tool needs: {}", names.join(", ")),
+            message: format!(
+                "the client did not declare the capabilities this tool needs: {}",
+                names.join(", ")
+            ),
             required_capabilities: Some(required),
         }
     }
@@ -73,4 +82,3 @@ impl From<serde_json::Error> for ToolError {
         Self::new(err.to_string())
     }
 }
-

@@ -55,9 +55,15 @@ impl std::error::Error for ToolSetError {}
 impl ToolSet {
     /// Builds the table from a JSON array of `Tool` objects, compiling every
     /// schema in the dialect of `revision` (or its own `$schema`).
-    pub(crate) fn new(tools: &Value, revision: &str, limits: &HashMap<String, RateLimit>) -> Result<Self, ToolSetError> {
+    pub(crate) fn new(
+        tools: &Value,
+        revision: &str,
+        limits: &HashMap<String, RateLimit>,
+    ) -> Result<Self, ToolSetError> {
         let err = |pointer: String, message: String| ToolSetError { pointer, message };
-        let list = tools.as_array().ok_or_else(|| err(String::new(), "expected an array of tools".into()))?;
+        let list = tools
+            .as_array()
+            .ok_or_else(|| err(String::new(), "expected an array of tools".into()))?;
         let draft = default_draft(revision);
         let mut set = ToolSet::default();
         for (i, tool) in list.iter().enumerate() {
@@ -66,7 +72,10 @@ impl ToolSet {
                 .and_then(Value::as_str)
                 .ok_or_else(|| err(format!("/{i}/name"), "missing tool name".into()))?;
             if set.index.insert(name.to_owned(), i).is_some() {
-                return Err(err(format!("/{i}/name"), format!("duplicate tool name {name:?}")));
+                return Err(err(
+                    format!("/{i}/name"),
+                    format!("duplicate tool name {name:?}"),
+                ));
             }
             let input_schema = tool
                 .get("inputSchema")
@@ -75,7 +84,8 @@ impl ToolSet {
                 .map_err(|m| err(format!("/{i}/inputSchema"), m))?;
             let output = match tool.get("outputSchema") {
                 Some(schema) => Some(
-                    SchemaValidator::compile(schema, draft).map_err(|m| err(format!("/{i}/outputSchema"), m))?,
+                    SchemaValidator::compile(schema, draft)
+                        .map_err(|m| err(format!("/{i}/outputSchema"), m))?,
                 ),
                 None => None,
             };
@@ -89,7 +99,10 @@ impl ToolSet {
         }
         for name in limits.keys() {
             if !set.index.contains_key(name) {
-                return Err(err(String::new(), format!("rate limit configured for unknown tool {name:?}")));
+                return Err(err(
+                    String::new(),
+                    format!("rate limit configured for unknown tool {name:?}"),
+                ));
             }
         }
         Ok(set)
@@ -127,6 +140,10 @@ impl ToolSet {
 
     /// The declared tools from `offset`, at most `count` of them.
     pub(crate) fn page(&self, offset: usize, count: usize) -> impl Iterator<Item = &Value> {
-        self.entries.iter().skip(offset).take(count).map(|e| &e.declared)
+        self.entries
+            .iter()
+            .skip(offset)
+            .take(count)
+            .map(|e| &e.declared)
     }
 }

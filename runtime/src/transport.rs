@@ -17,9 +17,9 @@
 
 mod connect_error;
 
-pub use connect_error::{ConnectError, ConnectErrorKind};
 pub use crate::child::{CapturedStderr, ChildReader, ChildTransport, StderrMode};
 pub use crate::stdio::{stdio, StdinLines, Stdio, StdoutLines, DEFAULT_SPIN};
+pub use connect_error::{ConnectError, ConnectErrorKind};
 
 use std::future::Future;
 use std::io;
@@ -92,8 +92,14 @@ where
 
     fn split(self) -> (Self::Read, Self::Write) {
         (
-            LineReader { inner: self.reader, framer: Framer::new(DEFAULT_MAX_MESSAGE) },
-            LineWriter { inner: self.writer, buf: Vec::new() },
+            LineReader {
+                inner: self.reader,
+                framer: Framer::new(DEFAULT_MAX_MESSAGE),
+            },
+            LineWriter {
+                inner: self.writer,
+                buf: Vec::new(),
+            },
         )
     }
 }
@@ -174,7 +180,15 @@ const KEEP_BUFFER: usize = 1 << 20;
 
 impl Framer {
     pub(crate) fn new(max: usize) -> Self {
-        Self { buf: Vec::new(), start: 0, end: 0, scanned: 0, max: max.max(1), skipping: false, eof: false }
+        Self {
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            scanned: 0,
+            max: max.max(1),
+            skipping: false,
+            eof: false,
+        }
     }
 
     pub(crate) fn set_max(&mut self, max: usize) {
@@ -243,7 +257,12 @@ impl Framer {
         match std::str::from_utf8(bytes) {
             Ok(text) if text.trim().is_empty() => None,
             Ok(text) => Some(text.to_owned()),
-            Err(e) => Some(Unreadable::NotUtf8 { offset: e.valid_up_to() }.placeholder()),
+            Err(e) => Some(
+                Unreadable::NotUtf8 {
+                    offset: e.valid_up_to(),
+                }
+                .placeholder(),
+            ),
         }
     }
 
@@ -307,7 +326,13 @@ mod tests {
         let mut input = vec![b'x'; 1_000_000];
         input.extend_from_slice(b"\nok\n");
         let got = feed(&mut f, &input);
-        assert_eq!(got, [Unreadable::TooLarge { limit: 10_000 }.placeholder(), "ok".to_owned()]);
+        assert_eq!(
+            got,
+            [
+                Unreadable::TooLarge { limit: 10_000 }.placeholder(),
+                "ok".to_owned()
+            ]
+        );
         assert!(f.buf.len() < 10_000 + 70_000, "buffered {}", f.buf.len());
     }
 
@@ -315,6 +340,12 @@ mod tests {
     fn invalid_utf8_is_reported_not_replaced() {
         let mut f = Framer::new(100);
         let got = feed(&mut f, b"{\"a\":\"\xff\"}\n\"ok\"\n");
-        assert_eq!(got, [Unreadable::NotUtf8 { offset: 6 }.placeholder(), "\"ok\"".to_owned()]);
+        assert_eq!(
+            got,
+            [
+                Unreadable::NotUtf8 { offset: 6 }.placeholder(),
+                "\"ok\"".to_owned()
+            ]
+        );
     }
 }

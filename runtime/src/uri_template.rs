@@ -77,7 +77,10 @@ impl Operator {
 
     /// Whether values are written `name=value`.
     fn named(self) -> bool {
-        matches!(self, Operator::PathParam | Operator::Query | Operator::QueryContinuation)
+        matches!(
+            self,
+            Operator::PathParam | Operator::Query | Operator::QueryContinuation
+        )
     }
 
     /// Whether reserved characters stay as they are in values.
@@ -89,7 +92,13 @@ impl Operator {
     /// the simple, reserved, label and path operators always write
     /// their value.
     pub fn optional(self) -> bool {
-        matches!(self, Operator::Fragment | Operator::PathParam | Operator::Query | Operator::QueryContinuation)
+        matches!(
+            self,
+            Operator::Fragment
+                | Operator::PathParam
+                | Operator::Query
+                | Operator::QueryContinuation
+        )
     }
 }
 
@@ -109,7 +118,10 @@ pub struct Variable {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
     Literal(String),
-    Expression { operator: Operator, variables: Vec<Variable> },
+    Expression {
+        operator: Operator,
+        variables: Vec<Variable>,
+    },
 }
 
 /// A parsed URI template.
@@ -141,7 +153,26 @@ fn is_unreserved(c: char) -> bool {
 }
 
 fn is_reserved(c: char) -> bool {
-    matches!(c, ':' | '/' | '?' | '#' | '[' | ']' | '@' | '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '=')
+    matches!(
+        c,
+        ':' | '/'
+            | '?'
+            | '#'
+            | '['
+            | ']'
+            | '@'
+            | '!'
+            | '$'
+            | '&'
+            | '\''
+            | '('
+            | ')'
+            | '*'
+            | '+'
+            | ','
+            | ';'
+            | '='
+    )
 }
 
 /// Whether `s` starts with `%XX`.
@@ -173,7 +204,10 @@ impl UriTemplate {
                     let (operator, list, list_at) = match body.chars().next() {
                         None => return Err(err(i, "empty expression `{}`".into())),
                         Some(op @ ('=' | ',' | '!' | '@' | '|')) => {
-                            return Err(err(i + 1, format!("operator `{op}` is reserved for future extensions")))
+                            return Err(err(
+                                i + 1,
+                                format!("operator `{op}` is reserved for future extensions"),
+                            ))
                         }
                         Some(op) => match Operator::from_char(op) {
                             Some(operator) => (operator, &body[1..], i + 2),
@@ -185,18 +219,31 @@ impl UriTemplate {
                     for spec in list.split(',') {
                         let variable = parse_varspec(spec, operator).map_err(|m| err(at, m))?;
                         if !names.insert(variable.name.clone()) {
-                            return Err(err(at, format!("variable `{}` appears twice", variable.name)));
+                            return Err(err(
+                                at,
+                                format!("variable `{}` appears twice", variable.name),
+                            ));
                         }
                         variables.push(variable);
                         at += spec.len() + 1;
                     }
-                    parts.push(Part::Expression { operator, variables });
+                    parts.push(Part::Expression {
+                        operator,
+                        variables,
+                    });
                     i += close + 1;
                 }
                 '}' => return Err(err(i, "`}` outside an expression".into())),
-                '%' if !pct_at(rest) => return Err(err(i, "`%` not followed by two hex digits".into())),
-                c if c.is_control() || matches!(c, ' ' | '"' | '\'' | '<' | '>' | '\\' | '^' | '`' | '|') => {
-                    return Err(err(i, format!("character {c:?} is not allowed in a URI template literal")))
+                '%' if !pct_at(rest) => {
+                    return Err(err(i, "`%` not followed by two hex digits".into()))
+                }
+                c if c.is_control()
+                    || matches!(c, ' ' | '"' | '\'' | '<' | '>' | '\\' | '^' | '`' | '|') =>
+                {
+                    return Err(err(
+                        i,
+                        format!("character {c:?} is not allowed in a URI template literal"),
+                    ))
                 }
                 c => {
                     literal.push(c);
@@ -207,7 +254,10 @@ impl UriTemplate {
         if !literal.is_empty() {
             parts.push(Part::Literal(literal));
         }
-        Ok(Self { text: text.to_owned(), parts })
+        Ok(Self {
+            text: text.to_owned(),
+            parts,
+        })
     }
 
     /// The template text.
@@ -236,7 +286,10 @@ impl UriTemplate {
         for part in &self.parts {
             match part {
                 Part::Literal(text) => out.push_str(text),
-                Part::Expression { operator, variables } => {
+                Part::Expression {
+                    operator,
+                    variables,
+                } => {
                     let mut first = true;
                     for variable in variables {
                         let value = match values.get(&variable.name) {
@@ -276,27 +329,41 @@ impl UriTemplate {
         }
         let mut values = Map::new();
         let mut steps = 0;
-        self.match_from(0, uri, &mut values, &mut steps).then_some(values)
+        self.match_from(0, uri, &mut values, &mut steps)
+            .then_some(values)
     }
 
-    fn match_from(&self, part: usize, rest: &str, values: &mut Map<String, Value>, steps: &mut usize) -> bool {
+    fn match_from(
+        &self,
+        part: usize,
+        rest: &str,
+        values: &mut Map<String, Value>,
+        steps: &mut usize,
+    ) -> bool {
         *steps += 1;
         if *steps > STEP_BUDGET {
             return false;
         }
-        let Some(current) = self.parts.get(part) else { return rest.is_empty() };
+        let Some(current) = self.parts.get(part) else {
+            return rest.is_empty();
+        };
         match current {
-            Part::Literal(text) => {
-                rest.strip_prefix(text.as_str()).is_some_and(|r| self.match_from(part + 1, r, values, steps))
-            }
-            Part::Expression { operator, variables } => {
+            Part::Literal(text) => rest
+                .strip_prefix(text.as_str())
+                .is_some_and(|r| self.match_from(part + 1, r, values, steps)),
+            Part::Expression {
+                operator,
+                variables,
+            } => {
                 // Longest first: a value runs as far as the rest allows.
                 // Only ends where what follows can match are tried.
                 let next = self.parts.get(part + 1);
                 for end in (0..=rest.len()).rev() {
                     let fits = match next {
                         None => end == rest.len(),
-                        Some(Part::Literal(text)) => rest.is_char_boundary(end) && rest[end..].starts_with(text.as_str()),
+                        Some(Part::Literal(text)) => {
+                            rest.is_char_boundary(end) && rest[end..].starts_with(text.as_str())
+                        }
                         Some(Part::Expression { .. }) => rest.is_char_boundary(end),
                     };
                     if !fits {
@@ -306,7 +373,9 @@ impl UriTemplate {
                     if *steps > STEP_BUDGET {
                         return false;
                     }
-                    let Some(found) = read_expression(*operator, variables, &rest[..end]) else { continue };
+                    let Some(found) = read_expression(*operator, variables, &rest[..end]) else {
+                        continue;
+                    };
                     let added: Vec<String> = found.keys().cloned().collect();
                     values.extend(found);
                     if self.match_from(part + 1, &rest[end..], values, steps) {
@@ -332,7 +401,10 @@ fn parse_varspec(spec: &str, operator: Operator) -> Result<Variable, String> {
     let (name, prefix, explode) = if let Some(name) = spec.strip_suffix('*') {
         (name, None, true)
     } else if let Some((name, len)) = spec.split_once(':') {
-        let ok = !len.is_empty() && len.len() <= 4 && !len.starts_with('0') && len.bytes().all(|b| b.is_ascii_digit());
+        let ok = !len.is_empty()
+            && len.len() <= 4
+            && !len.starts_with('0')
+            && len.bytes().all(|b| b.is_ascii_digit());
         let n = len.parse::<usize>().ok().filter(|_| ok).ok_or_else(|| {
             format!("prefix length `{len}` of `{name}` must be a number from 1 to 9999")
         })?;
@@ -358,14 +430,21 @@ fn parse_varspec(spec: &str, operator: Operator) -> Result<Variable, String> {
         } else if c.is_ascii_alphanumeric() || c == '_' {
             after_dot = false;
         } else {
-            return Err(format!("`{name}` is not a variable name (letters, digits, `_`, `%XX`, inner dots)"));
+            return Err(format!(
+                "`{name}` is not a variable name (letters, digits, `_`, `%XX`, inner dots)"
+            ));
         }
         i += c.len_utf8();
     }
     if after_dot {
         return Err(format!("variable name `{name}` must not end with a dot"));
     }
-    Ok(Variable { name: name.to_owned(), operator, prefix, explode })
+    Ok(Variable {
+        name: name.to_owned(),
+        operator,
+        prefix,
+        explode,
+    })
 }
 
 /// Percent-encodes `value` for an expansion.
@@ -415,7 +494,11 @@ fn decode(text: &str, allow_reserved: bool) -> Option<String> {
 }
 
 /// The variables one expression's expansion `text` holds.
-fn read_expression(operator: Operator, variables: &[Variable], text: &str) -> Option<Map<String, Value>> {
+fn read_expression(
+    operator: Operator,
+    variables: &[Variable],
+    text: &str,
+) -> Option<Map<String, Value>> {
     let mut found = Map::new();
     if text.is_empty() {
         // Every variable undefined: allowed where values are optional.
@@ -469,21 +552,40 @@ mod tests {
     #[test]
     fn simple_templates_match_and_expand() {
         let t = UriTemplate::parse("test://template/{id}/data").unwrap();
-        assert_eq!(t.matches("test://template/123/data"), Some(vars(json!({"id": "123"}))));
+        assert_eq!(
+            t.matches("test://template/123/data"),
+            Some(vars(json!({"id": "123"})))
+        );
         assert_eq!(t.matches("test://template//data"), None);
-        assert_eq!(t.matches("test://template/1/2/data"), None, "a simple value holds no slash");
+        assert_eq!(
+            t.matches("test://template/1/2/data"),
+            None,
+            "a simple value holds no slash"
+        );
         assert_eq!(t.matches("test://other/123/data"), None);
-        assert_eq!(t.expand(&vars(json!({"id": "a b/c"}))), "test://template/a%20b%2Fc/data");
-        assert_eq!(t.matches("test://template/a%20b%2Fc/data"), Some(vars(json!({"id": "a b/c"}))));
+        assert_eq!(
+            t.expand(&vars(json!({"id": "a b/c"}))),
+            "test://template/a%20b%2Fc/data"
+        );
+        assert_eq!(
+            t.matches("test://template/a%20b%2Fc/data"),
+            Some(vars(json!({"id": "a b/c"})))
+        );
     }
 
     #[test]
     fn level_two_and_three_operators() {
         let t = UriTemplate::parse("file://{+path}").unwrap();
-        assert_eq!(t.matches("file:///etc/hosts"), Some(vars(json!({"path": "/etc/hosts"}))));
+        assert_eq!(
+            t.matches("file:///etc/hosts"),
+            Some(vars(json!({"path": "/etc/hosts"})))
+        );
         let t = UriTemplate::parse("repo://{owner}/{repo}{/path}{?ref,depth}").unwrap();
         let got = t.matches("repo://o/r/src?ref=main&depth=2").unwrap();
-        assert_eq!(got, vars(json!({"owner": "o", "repo": "r", "path": "src", "ref": "main", "depth": "2"})));
+        assert_eq!(
+            got,
+            vars(json!({"owner": "o", "repo": "r", "path": "src", "ref": "main", "depth": "2"}))
+        );
         let got = t.matches("repo://o/r/src").unwrap();
         assert_eq!(got, vars(json!({"owner": "o", "repo": "r", "path": "src"})));
         assert_eq!(t.expand(&got), "repo://o/r/src");
@@ -491,9 +593,15 @@ mod tests {
         assert_eq!(t.expand(&full), "repo://o/r/a?ref=x%20y");
         assert_eq!(t.matches(&t.expand(&full)), Some(full));
         let t = UriTemplate::parse("x:{;a,b}{#frag}").unwrap();
-        assert_eq!(t.matches("x:;a=1;b#top"), Some(vars(json!({"a": "1", "b": "", "frag": "top"}))));
+        assert_eq!(
+            t.matches("x:;a=1;b#top"),
+            Some(vars(json!({"a": "1", "b": "", "frag": "top"})))
+        );
         let t = UriTemplate::parse("img:{name}{.ext}").unwrap();
-        assert_eq!(t.matches("img:cat.png"), Some(vars(json!({"name": "cat", "ext": "png"}))));
+        assert_eq!(
+            t.matches("img:cat.png"),
+            Some(vars(json!({"name": "cat", "ext": "png"})))
+        );
     }
 
     #[test]

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-pub(crate) use crate::schema::{Draft, FieldError};
 use crate::schema::{first_problem, Schema};
+pub(crate) use crate::schema::{Draft, FieldError};
 pub(crate) use doc::Doc;
 
 /// The default dialect of schemas without `$schema` in a protocol revision
@@ -36,7 +36,8 @@ impl SchemaValidator {
     /// Compiles `schema`, in its own `$schema` dialect or else `default`;
     /// the error names the first problem of the schema and where it is.
     pub fn compile(schema: &Value, default: Draft) -> Result<Self, String> {
-        let inner = Schema::compile(schema, default).map_err(|problems| first_problem(&problems))?;
+        let inner =
+            Schema::compile(schema, default).map_err(|problems| first_problem(&problems))?;
         let plan = match inner.draft() {
             Draft::Draft4 => None,
             _ => doc::Plan::compile(schema).map(Arc::new),
@@ -50,7 +51,8 @@ impl SchemaValidator {
     pub fn is_valid_doc(&self, doc: &Doc) -> bool {
         // The plan only ever confirms validity; anything else is decided
         // on the value.
-        self.plan.as_ref().is_some_and(|plan| plan.accepts(doc)) || self.inner.is_valid(&doc.to_value())
+        self.plan.as_ref().is_some_and(|plan| plan.accepts(doc))
+            || self.inner.is_valid(&doc.to_value())
     }
 
     /// Checks `instance`; on failure lists every failing field.
@@ -62,14 +64,21 @@ impl SchemaValidator {
 /// Text naming each failing field and why, for a model to correct itself.
 pub fn describe(tool: &str, errors: &[FieldError]) -> String {
     const HEAD: &str = "Invalid arguments for tool ";
-    let size = errors.iter().map(|e| e.path.len().max(6) + e.message.len() + 4).sum::<usize>();
+    let size = errors
+        .iter()
+        .map(|e| e.path.len().max(6) + e.message.len() + 4)
+        .sum::<usize>();
     let mut text = String::with_capacity(HEAD.len() + tool.len() + 1 + size);
     text.push_str(HEAD);
     text.push_str(tool);
     text.push(':');
     for e in errors {
         text.push_str("\n- ");
-        let path = if e.path.is_empty() { "(root)" } else { e.path.as_str() };
+        let path = if e.path.is_empty() {
+            "(root)"
+        } else {
+            e.path.as_str()
+        };
         text.push_str(path);
         text.push_str(": ");
         text.push_str(&e.message);
@@ -100,13 +109,17 @@ mod tests {
     #[test]
     fn valid_instances_pass() {
         let v = SchemaValidator::compile(&schema(), Draft::Draft202012).unwrap();
-        assert!(v.validate(&json!({"city": "Oslo", "units": "metric", "days": 3})).is_ok());
+        assert!(v
+            .validate(&json!({"city": "Oslo", "units": "metric", "days": 3}))
+            .is_ok());
     }
 
     #[test]
     fn every_failing_field_is_reported_with_its_path() {
         let v = SchemaValidator::compile(&schema(), Draft::Draft202012).unwrap();
-        let errors = v.validate(&json!({"city": "", "units": "kelvin", "days": 9})).unwrap_err();
+        let errors = v
+            .validate(&json!({"city": "", "units": "kelvin", "days": 9}))
+            .unwrap_err();
         let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
         assert!(paths.contains(&"/city"), "{errors:?}");
         assert!(paths.contains(&"/units"), "{errors:?}");
@@ -160,7 +173,10 @@ mod tests {
             #[serde(rename = "new type")]
             Newtype(u8),
             Tuple(i32, String),
-            Struct { a: Option<bool>, b: f32 },
+            Struct {
+                a: Option<bool>,
+                b: f32,
+            },
         }
 
         #[derive(Serialize)]
@@ -200,8 +216,19 @@ mod tests {
                 none: None,
                 skipped: None,
                 unit: (),
-                shapes: vec![Shape::Unit, Shape::Newtype(7), Shape::Tuple(-1, "t".into()), Shape::Struct { a: Some(true), b: 2.5 }],
-                map: BTreeMap::from([("k\"ey".to_owned(), vec![1, 2]), ("empty".to_owned(), vec![])]),
+                shapes: vec![
+                    Shape::Unit,
+                    Shape::Newtype(7),
+                    Shape::Tuple(-1, "t".into()),
+                    Shape::Struct {
+                        a: Some(true),
+                        b: 2.5,
+                    },
+                ],
+                map: BTreeMap::from([
+                    ("k\"ey".to_owned(), vec![1, 2]),
+                    ("empty".to_owned(), vec![]),
+                ]),
                 bytes: b"ab",
                 value: json!({"z": 1, "a": [null, true, {"n": -1.5}], "": "s"}),
                 flat: BTreeMap::from([("f".to_owned(), false)]),
@@ -244,7 +271,10 @@ mod tests {
             let plain = json!({"a": ["b", {"": "c", "d": 1}], "e": null});
             let mut escaped = String::new();
             assert!(Doc::encode(&plain).unwrap().write_text(&mut escaped));
-            assert_eq!(escaped, r#"{\"a\":[\"b\",{\"\":\"c\",\"d\":1}],\"e\":null}"#);
+            assert_eq!(
+                escaped,
+                r#"{\"a\":[\"b\",{\"\":\"c\",\"d\":1}],\"e\":null}"#
+            );
 
             // Pieces of every length from 0 to 40 between the quotes, at the
             // start, in the middle and at the very end of the text, after
@@ -252,12 +282,20 @@ mod tests {
             for n in 0..40usize {
                 let word = "x".repeat(n);
                 let number = 10u64.pow((n % 19) as u32);
-                for doc in [json!([word, number, word]), json!({word.clone(): [number, word.clone()], "k": number}), json!(word)] {
+                for doc in [
+                    json!([word, number, word]),
+                    json!({word.clone(): [number, word.clone()], "k": number}),
+                    json!(word),
+                ] {
                     let doc = Doc::encode(&doc).unwrap();
                     let mut escaped = String::from("head:");
                     assert!(doc.write_text(&mut escaped));
                     let quoted = serde_json::to_string(doc.json()).unwrap();
-                    assert_eq!(escaped, format!("head:{}", &quoted[1..quoted.len() - 1]), "n = {n}");
+                    assert_eq!(
+                        escaped,
+                        format!("head:{}", &quoted[1..quoted.len() - 1]),
+                        "n = {n}"
+                    );
                 }
             }
         }
@@ -323,7 +361,11 @@ mod tests {
                 let v = SchemaValidator::compile(&schema, draft).unwrap();
                 for instance in &instances {
                     let doc = Doc::encode(instance).unwrap();
-                    assert_eq!(v.is_valid_doc(&doc), v.validate(instance).is_ok(), "{instance}");
+                    assert_eq!(
+                        v.is_valid_doc(&doc),
+                        v.validate(instance).is_ok(),
+                        "{instance}"
+                    );
                 }
             }
         }
@@ -376,23 +418,42 @@ mod tests {
                 json!(null),
             ];
             for (n, schema) in schemas.iter().enumerate() {
-                assert!(doc::Plan::compile(schema).is_some(), "schema {n} has a plan");
+                assert!(
+                    doc::Plan::compile(schema).is_some(),
+                    "schema {n} has a plan"
+                );
                 let v = SchemaValidator::compile(schema, Draft::Draft202012).unwrap();
                 for instance in &instances {
                     let doc = Doc::encode(instance).unwrap();
                     let confirmed = doc::Plan::compile(schema).unwrap().accepts(&doc);
                     if confirmed {
-                        assert!(v.validate(instance).is_ok(), "schema {n} confirms {instance} that the validator refuses");
+                        assert!(
+                            v.validate(instance).is_ok(),
+                            "schema {n} confirms {instance} that the validator refuses"
+                        );
                     }
-                    assert_eq!(v.is_valid_doc(&doc), v.validate(instance).is_ok(), "schema {n}, {instance}");
+                    assert_eq!(
+                        v.is_valid_doc(&doc),
+                        v.validate(instance).is_ok(),
+                        "schema {n}, {instance}"
+                    );
                 }
             }
             // The common case is confirmed without the value.
             let plan = doc::Plan::compile(&schemas[0]).unwrap();
             assert!(plan.accepts(&Doc::encode(&instances[0]).unwrap()));
-            assert!(!plan.accepts(&Doc::encode(&instances[2]).unwrap()), "a float day is left to the value check");
+            assert!(
+                !plan.accepts(&Doc::encode(&instances[2]).unwrap()),
+                "a float day is left to the value check"
+            );
             // What a plan does not cover leaves the schema without one.
-            for schema in [json!({"format": "email"}), json!({"$ref": "#"}), json!({"items": [{}]}), json!({"enum": [1]}), json!(true)] {
+            for schema in [
+                json!({"format": "email"}),
+                json!({"$ref": "#"}),
+                json!({"items": [{}]}),
+                json!({"enum": [1]}),
+                json!(true),
+            ] {
                 assert!(doc::Plan::compile(&schema).is_none(), "{schema}");
             }
         }

@@ -8,18 +8,29 @@ use std::time::Duration;
 use mcpgen_runtime::client::{
     CallOptions, Client, ClientError, ClientOptions, Drift, GarbagePolicy, SchemaKind, ToolSchemas,
 };
-use mcpgen_runtime::transport::{LineReader, LineTransport, LineWriter, MessageRead, MessageWrite, Transport};
+use mcpgen_runtime::transport::{
+    LineReader, LineTransport, LineWriter, MessageRead, MessageWrite, Transport,
+};
 use serde_json::{json, Value};
 use tokio::io::{duplex, DuplexStream, ReadHalf, WriteHalf};
 
-type Peer = (LineReader<ReadHalf<DuplexStream>>, LineWriter<WriteHalf<DuplexStream>>);
+type Peer = (
+    LineReader<ReadHalf<DuplexStream>>,
+    LineWriter<WriteHalf<DuplexStream>>,
+);
 
 /// A client transport and the fake server's two halves.
-fn pipe() -> (LineTransport<ReadHalf<DuplexStream>, WriteHalf<DuplexStream>>, Peer) {
+fn pipe() -> (
+    LineTransport<ReadHalf<DuplexStream>, WriteHalf<DuplexStream>>,
+    Peer,
+) {
     let (a, b) = duplex(1 << 16);
     let (ar, aw) = tokio::io::split(a);
     let (br, bw) = tokio::io::split(b);
-    (LineTransport::new(ar, aw), LineTransport::new(br, bw).split())
+    (
+        LineTransport::new(ar, aw),
+        LineTransport::new(br, bw).split(),
+    )
 }
 
 async fn recv(peer: &mut Peer) -> Value {
@@ -39,9 +50,12 @@ fn opts() -> ClientOptions {
 async fn handshake(peer: &mut Peer, version: &str) -> Value {
     let init = recv(peer).await;
     assert_eq!(init["method"], "initialize");
-    send(peer, json!({"jsonrpc":"2.0","id":init["id"],"result":{
+    send(
+        peer,
+        json!({"jsonrpc":"2.0","id":init["id"],"result":{
         "protocolVersion": version, "capabilities": {"tools":{}},
-        "serverInfo": {"name":"fake","version":"1.0"}}}))
+        "serverInfo": {"name":"fake","version":"1.0"}}}),
+    )
     .await;
     let note = recv(peer).await;
     assert_eq!(note["method"], "notifications/initialized");
@@ -77,7 +91,11 @@ async fn initialize_rejects_unsupported_version() {
     });
     let err = Client::connect(t, opts()).await.unwrap_err();
     match &err {
-        ClientError::Version { offered, server, supported } => {
+        ClientError::Version {
+            offered,
+            server,
+            supported,
+        } => {
             assert_eq!(offered, "2025-11-25");
             assert_eq!(server, "2024-11-05");
             assert_eq!(supported.len(), 2);
@@ -93,22 +111,40 @@ async fn stateless_revision_uses_discover_and_meta() {
     let server = tokio::spawn(async move {
         let disc = recv(&mut peer).await;
         assert_eq!(disc["method"], "server/discover");
-        assert_eq!(disc["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
-        send(&mut peer, json!({"jsonrpc":"2.0","id":disc["id"],"result":{
+        assert_eq!(
+            disc["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":disc["id"],"result":{
             "resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},
-            "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"new","version":"2"}}}}))
+            "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"new","version":"2"}}}}),
+        )
         .await;
         let call = recv(&mut peer).await;
-        send(&mut peer, json!({"jsonrpc":"2.0","id":call["id"],"result":{"tools":[]}})).await;
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":call["id"],"result":{"tools":[]}}),
+        )
+        .await;
         call
     });
-    let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap();
+    let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"]))
+        .await
+        .unwrap();
     assert!(client.session().unwrap().stateless);
     assert_eq!(client.session().unwrap().server_info["name"], "new");
     client.list_all_tools().await.unwrap();
     let call = server.await.unwrap();
-    assert_eq!(call["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
-    assert_eq!(call["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"], "mcpgen-client");
+    assert_eq!(
+        call["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(
+        call["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"],
+        "mcpgen-client"
+    );
 }
 
 #[tokio::test]
@@ -116,11 +152,17 @@ async fn discover_unknown_falls_back_to_initialize() {
     let (t, mut peer) = pipe();
     tokio::spawn(async move {
         let disc = recv(&mut peer).await;
-        send(&mut peer, json!({"jsonrpc":"2.0","id":disc["id"],"error":{"code":-32601,"message":"nope"}})).await;
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":disc["id"],"error":{"code":-32601,"message":"nope"}}),
+        )
+        .await;
         handshake(&mut peer, "2025-11-25").await;
         std::future::pending::<()>().await;
     });
-    let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap();
+    let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"]))
+        .await
+        .unwrap();
     assert_eq!(client.session().unwrap().protocol_version, "2025-11-25");
     assert!(!client.session().unwrap().stateless);
 }
@@ -152,7 +194,9 @@ async fn discover_refusals_of_a_legacy_server_fall_back_to_initialize() {
             handshake(&mut peer, "2025-11-25").await;
             std::future::pending::<()>().await;
         });
-        let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap();
+        let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"]))
+            .await
+            .unwrap();
         assert_eq!(client.session().unwrap().protocol_version, "2025-11-25");
     }
 }
@@ -161,17 +205,33 @@ async fn discover_refusals_of_a_legacy_server_fall_back_to_initialize() {
 async fn unsupported_version_retries_discover_with_a_listed_version() {
     let (t, mut peer) = pipe();
     let server = tokio::spawn(async move {
-        let first = refuse_discover(&mut peer, json!({"code":-32022,"message":"Unsupported protocol version",
-            "data":{"supported":["2026-07-28"],"requested":"2026-07-28"}})).await;
+        let first = refuse_discover(
+            &mut peer,
+            json!({"code":-32022,"message":"Unsupported protocol version",
+            "data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}),
+        )
+        .await;
         let again = recv(&mut peer).await;
-        assert_eq!(again["method"], "server/discover", "retried, not initialize: {again}");
-        send(&mut peer, json!({"jsonrpc":"2.0","id":again["id"],"result":discover_result("2026-07-28")})).await;
+        assert_eq!(
+            again["method"], "server/discover",
+            "retried, not initialize: {again}"
+        );
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":again["id"],"result":discover_result("2026-07-28")}),
+        )
+        .await;
         (first, again)
     });
-    let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap();
+    let client = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"]))
+        .await
+        .unwrap();
     let (first, again) = server.await.unwrap();
     assert_ne!(first["id"], again["id"]);
-    assert_eq!(again["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    assert_eq!(
+        again["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
     let session = client.session().unwrap();
     assert!(session.stateless);
     assert_eq!(session.protocol_version, "2026-07-28");
@@ -182,8 +242,12 @@ async fn unsupported_version_retries_discover_with_a_listed_version() {
 async fn unsupported_version_listing_a_legacy_version_uses_initialize_with_it() {
     let (t, mut peer) = pipe();
     let server = tokio::spawn(async move {
-        refuse_discover(&mut peer, json!({"code":-32022,"message":"Unsupported protocol version",
-            "data":{"supported":["2025-06-18"],"requested":"2026-07-28"}})).await;
+        refuse_discover(
+            &mut peer,
+            json!({"code":-32022,"message":"Unsupported protocol version",
+            "data":{"supported":["2025-06-18"],"requested":"2026-07-28"}}),
+        )
+        .await;
         let init = handshake(&mut peer, "2025-06-18").await;
         (init, peer)
     });
@@ -210,8 +274,13 @@ async fn unsupported_version_without_a_common_version_is_a_version_error() {
             // What comes next, up to the client's end: no initialize.
             peer.0.read_message().await.unwrap()
         });
-        let err = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap_err();
-        assert!(matches!(&err, ClientError::Version { offered, .. } if offered == "2026-07-28"), "{err}");
+        let err = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"]))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ClientError::Version { offered, .. } if offered == "2026-07-28"),
+            "{err}"
+        );
         assert_eq!(server.await.unwrap(), None, "nothing follows the refusal");
     }
 }
@@ -224,7 +293,9 @@ async fn other_modern_errors_end_the_handshake_without_initialize() {
             refuse_discover(&mut peer, json!({"code":code,"message":"modern refusal"})).await;
             peer.0.read_message().await.unwrap()
         });
-        let err = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"])).await.unwrap_err();
+        let err = Client::connect(t, ClientOptions::new(["2026-07-28", "2025-11-25"]))
+            .await
+            .unwrap_err();
         assert!(
             matches!(&err, ClientError::Protocol { code: c, method, .. } if *c == code && method == "server/discover"),
             "{err}"
@@ -241,13 +312,20 @@ async fn responses_route_by_id_out_of_order() {
         let a = recv(&mut peer).await;
         let b = recv(&mut peer).await;
         // Answer in reverse order, with a ping from the server in between.
-        send(&mut peer, json!({"jsonrpc":"2.0","id":"srv-1","method":"ping"})).await;
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":"srv-1","method":"ping"}),
+        )
+        .await;
         let pong = recv(&mut peer).await;
         assert_eq!(pong, json!({"jsonrpc":"2.0","id":"srv-1","result":{}}));
         for m in [b, a] {
             let text = m["params"]["arguments"]["text"].clone();
-            send(&mut peer, json!({"jsonrpc":"2.0","id":m["id"],"result":{
-                "content":[{"type":"text","text":text}]}}))
+            send(
+                &mut peer,
+                json!({"jsonrpc":"2.0","id":m["id"],"result":{
+                "content":[{"type":"text","text":text}]}}),
+            )
             .await;
         }
         std::future::pending::<()>().await;
@@ -271,17 +349,25 @@ async fn progress_reaches_the_call_callback() {
         let token = call["params"]["_meta"]["progressToken"].clone();
         assert!(!token.is_null());
         for i in 1..=3 {
-            send(&mut peer, json!({"jsonrpc":"2.0","method":"notifications/progress","params":{
-                "progressToken":token,"progress":i,"total":3,"message":format!("step {i}")}}))
+            send(
+                &mut peer,
+                json!({"jsonrpc":"2.0","method":"notifications/progress","params":{
+                "progressToken":token,"progress":i,"total":3,"message":format!("step {i}")}}),
+            )
             .await;
         }
-        send(&mut peer, json!({"jsonrpc":"2.0","id":call["id"],"result":{"content":[]}})).await;
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":call["id"],"result":{"content":[]}}),
+        )
+        .await;
         std::future::pending::<()>().await;
     });
     let client = Client::connect(t, opts()).await.unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
-    let options = CallOptions::new().on_progress(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)));
+    let options = CallOptions::new()
+        .on_progress(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)));
     client.call_tool("slow", json!({}), &options).await.unwrap();
     let seen = seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 3);
@@ -296,19 +382,36 @@ async fn timeout_sends_cancelled_for_that_request() {
         let call = recv(&mut peer).await;
         let cancel = recv(&mut peer).await;
         // A late answer after the cancellation must be dropped quietly.
-        send(&mut peer, json!({"jsonrpc":"2.0","id":call["id"],"result":{"content":[]}})).await;
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":call["id"],"result":{"content":[]}}),
+        )
+        .await;
         let next = recv(&mut peer).await;
-        send(&mut peer, json!({"jsonrpc":"2.0","id":next["id"],"result":{"content":[]}})).await;
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":next["id"],"result":{"content":[]}}),
+        )
+        .await;
         (call, cancel)
     });
     let client = Client::connect(t, opts()).await.unwrap();
     let err = client
-        .call_tool("sleep", json!({}), &CallOptions::new().timeout(Duration::from_millis(50)))
+        .call_tool(
+            "sleep",
+            json!({}),
+            &CallOptions::new().timeout(Duration::from_millis(50)),
+        )
         .await
         .unwrap_err();
-    let ClientError::Timeout { id, method, .. } = &err else { panic!("expected timeout, got {err:?}") };
+    let ClientError::Timeout { id, method, .. } = &err else {
+        panic!("expected timeout, got {err:?}")
+    };
     assert_eq!(method, "tools/call");
-    client.call_tool("after", json!({}), &CallOptions::new()).await.unwrap();
+    client
+        .call_tool("after", json!({}), &CallOptions::new())
+        .await
+        .unwrap();
     let (call, cancel) = server.await.unwrap();
     assert_eq!(cancel["method"], "notifications/cancelled");
     assert_eq!(cancel["params"]["requestId"], call["id"]);
@@ -321,22 +424,41 @@ async fn tool_error_and_protocol_error_are_distinct() {
     tokio::spawn(async move {
         handshake(&mut peer, "2025-11-25").await;
         let a = recv(&mut peer).await;
-        send(&mut peer, json!({"jsonrpc":"2.0","id":a["id"],"result":{
-            "isError":true,"content":[{"type":"text","text":"disk full"}]}}))
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":a["id"],"result":{
+            "isError":true,"content":[{"type":"text","text":"disk full"}]}}),
+        )
         .await;
         let b = recv(&mut peer).await;
-        send(&mut peer, json!({"jsonrpc":"2.0","id":b["id"],"error":{
-            "code":-32602,"message":"Unknown tool: nope","data":{"tool":"nope"}}}))
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":b["id"],"error":{
+            "code":-32602,"message":"Unknown tool: nope","data":{"tool":"nope"}}}),
+        )
         .await;
         std::future::pending::<()>().await;
     });
     let client = Client::connect(t, opts()).await.unwrap();
-    let err = client.call_tool("write", json!({}), &CallOptions::new()).await.unwrap_err();
+    let err = client
+        .call_tool("write", json!({}), &CallOptions::new())
+        .await
+        .unwrap_err();
     assert_eq!(err.tool_text().as_deref(), Some("disk full"));
-    assert!(matches!(&err, ClientError::Tool { tool, content, .. } if tool == "write" && content.len() == 1));
-    let err = client.call_tool("nope", json!({}), &CallOptions::new()).await.unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Tool { tool, content, .. } if tool == "write" && content.len() == 1)
+    );
+    let err = client
+        .call_tool("nope", json!({}), &CallOptions::new())
+        .await
+        .unwrap_err();
     match err {
-        ClientError::Protocol { code, message, data, method } => {
+        ClientError::Protocol {
+            code,
+            message,
+            data,
+            method,
+        } => {
             assert_eq!((code, method.as_str()), (-32602, "tools/call"));
             assert_eq!(message, "Unknown tool: nope");
             assert_eq!(data.as_deref(), Some(&json!({"tool":"nope"})));
@@ -351,15 +473,31 @@ async fn garbage_fails_pending_calls_and_connection_survives() {
     tokio::spawn(async move {
         handshake(&mut peer, "2025-11-25").await;
         let _call = recv(&mut peer).await;
-        peer.1.write_message("Listening on port 8080").await.unwrap();
+        peer.1
+            .write_message("Listening on port 8080")
+            .await
+            .unwrap();
         let next = recv(&mut peer).await;
-        send(&mut peer, json!({"jsonrpc":"2.0","id":next["id"],"result":{"content":[]}})).await;
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":next["id"],"result":{"content":[]}}),
+        )
+        .await;
         std::future::pending::<()>().await;
     });
     let client = Client::connect(t, opts()).await.unwrap();
-    let err = client.call_tool("x", json!({}), &CallOptions::new()).await.unwrap_err();
-    assert!(matches!(&err, ClientError::Garbage { line } if line.contains("Listening")), "{err:?}");
-    client.call_tool("y", json!({}), &CallOptions::new()).await.unwrap();
+    let err = client
+        .call_tool("x", json!({}), &CallOptions::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Garbage { line } if line.contains("Listening")),
+        "{err:?}"
+    );
+    client
+        .call_tool("y", json!({}), &CallOptions::new())
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -370,11 +508,20 @@ async fn garbage_skip_policy_keeps_the_call() {
         let call = recv(&mut peer).await;
         peer.1.write_message("{not json").await.unwrap();
         peer.1.write_message("[1,2]").await.unwrap();
-        send(&mut peer, json!({"jsonrpc":"2.0","id":call["id"],"result":{"content":[]}})).await;
+        send(
+            &mut peer,
+            json!({"jsonrpc":"2.0","id":call["id"],"result":{"content":[]}}),
+        )
+        .await;
         std::future::pending::<()>().await;
     });
-    let client = Client::connect(t, opts().garbage(GarbagePolicy::Skip)).await.unwrap();
-    client.call_tool("x", json!({}), &CallOptions::new()).await.unwrap();
+    let client = Client::connect(t, opts().garbage(GarbagePolicy::Skip))
+        .await
+        .unwrap();
+    client
+        .call_tool("x", json!({}), &CallOptions::new())
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -388,7 +535,9 @@ async fn closed_stream_fails_every_pending_call() {
     });
     let client = Client::connect(t, opts()).await.unwrap();
     let o = CallOptions::new();
-    let (a, b) = tokio::join!(client.call_tool("a", json!({}), &o), client.call_tool("b", json!({}), &o),
+    let (a, b) = tokio::join!(
+        client.call_tool("a", json!({}), &o),
+        client.call_tool("b", json!({}), &o),
     );
     for r in [a, b] {
         assert!(matches!(r, Err(ClientError::Closed { .. })), "{r:?}");
@@ -404,18 +553,29 @@ async fn list_all_tools_follows_cursors() {
         handshake(&mut peer, "2025-11-25").await;
         for (i, cursor) in [(0, Value::Null), (1, json!("c1")), (2, json!("c2"))] {
             let req = recv(&mut peer).await;
-            assert_eq!(req["params"].get("cursor").cloned().unwrap_or(Value::Null), cursor);
-            let mut result = json!({"tools":[{"name":format!("t{i}"),"inputSchema":{"type":"object"}}]});
+            assert_eq!(
+                req["params"].get("cursor").cloned().unwrap_or(Value::Null),
+                cursor
+            );
+            let mut result =
+                json!({"tools":[{"name":format!("t{i}"),"inputSchema":{"type":"object"}}]});
             if i < 2 {
                 result["nextCursor"] = json!(format!("c{}", i + 1));
             }
-            send(&mut peer, json!({"jsonrpc":"2.0","id":req["id"],"result":result})).await;
+            send(
+                &mut peer,
+                json!({"jsonrpc":"2.0","id":req["id"],"result":result}),
+            )
+            .await;
         }
         std::future::pending::<()>().await;
     });
     let client = Client::connect(t, opts()).await.unwrap();
     let tools = client.list_all_tools().await.unwrap();
-    let names: Vec<_> = tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+    let names: Vec<_> = tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(names, ["t0", "t1", "t2"]);
 }
 
@@ -435,7 +595,11 @@ fn drift_reports_missing_extra_and_changed() {
     let drift = Drift::compare(&expected, &live);
     assert_eq!(drift.missing, ["b"]);
     assert_eq!(drift.extra, ["d"]);
-    let kinds: Vec<_> = drift.changed.iter().map(|c| (c.tool.as_str(), c.kind)).collect();
+    let kinds: Vec<_> = drift
+        .changed
+        .iter()
+        .map(|c| (c.tool.as_str(), c.kind))
+        .collect();
     assert_eq!(kinds, [("c", SchemaKind::Input), ("c", SchemaKind::Output)]);
     assert!(drift.changed[1].live.is_none());
     assert!(drift.to_string().contains("outputSchema removed"));
@@ -449,13 +613,26 @@ fn input_validation_names_field_and_reason() {
             "a":{"type":"integer"},"b":{"type":"integer","minimum":0}},"required":["a","b"]}}])
         .to_string(),
     );
-    schemas.validate_input("add", &json!({"a":1,"b":2})).unwrap();
-    let err = schemas.validate_input("add", &json!({"a":"one","b":-1})).unwrap_err();
-    let ClientError::InvalidInput { problems, .. } = &err else { panic!("{err:?}") };
+    schemas
+        .validate_input("add", &json!({"a":1,"b":2}))
+        .unwrap();
+    let err = schemas
+        .validate_input("add", &json!({"a":"one","b":-1}))
+        .unwrap_err();
+    let ClientError::InvalidInput { problems, .. } = &err else {
+        panic!("{err:?}")
+    };
     let pointers: Vec<_> = problems.iter().map(|p| p.pointer.as_str()).collect();
-    assert!(pointers.contains(&"/a") && pointers.contains(&"/b"), "{problems:?}");
+    assert!(
+        pointers.contains(&"/a") && pointers.contains(&"/b"),
+        "{problems:?}"
+    );
     assert!(err.to_string().contains("/a"));
     assert!(schemas.validate_input("missing", &json!({})).is_err());
     let broken = ToolSchemas::from_json("not json");
-    assert!(broken.validate_input("add", &json!({})).unwrap_err().to_string().contains("not a JSON array"));
+    assert!(broken
+        .validate_input("add", &json!({}))
+        .unwrap_err()
+        .to_string()
+        .contains("not a JSON array"));
 }

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcpgen_runtime::client::RpcError;
 use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientHandlers, ClientOptions};
 use mcpgen_runtime::http::client::HttpTransport;
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
-use mcpgen_runtime::client::RpcError;
-use mcpgen_runtime::server::{Server, ServerBuilder};
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{Server, ServerBuilder};
 use mcpgen_runtime::transport::LineTransport;
 use mcpgen_runtime::{Elicitation, RequestContext, SampleRequest, ToolError};
 use serde_json::{json, Value};
@@ -23,18 +23,37 @@ use tokio::net::TcpListener;
 struct Asker;
 
 async fn ask(ctx: RequestContext) -> Result<ToolOutput, ToolError> {
-    let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
     let name = match ctx.elicit_with::<Value>("Your name?", schema).await? {
         Elicitation::Accept(content) => content["name"].as_str().unwrap_or_default().to_owned(),
-        other => return Ok(ToolOutput::Content(json!([{ "type": "text", "text": other.action() }]))),
+        other => {
+            return Ok(ToolOutput::Content(
+                json!([{ "type": "text", "text": other.action() }]),
+            ))
+        }
     };
-    let (greeting, roots) = tokio::join!(ctx.sample(SampleRequest::new(20).user(format!("Greet {name}"))), ctx.list_roots());
-    let text = format!("{} / roots: {}", greeting?.text().unwrap_or(""), roots?.len());
-    Ok(ToolOutput::Content(json!([{ "type": "text", "text": text }])))
+    let (greeting, roots) = tokio::join!(
+        ctx.sample(SampleRequest::new(20).user(format!("Greet {name}"))),
+        ctx.list_roots()
+    );
+    let text = format!(
+        "{} / roots: {}",
+        greeting?.text().unwrap_or(""),
+        roots?.len()
+    );
+    Ok(ToolOutput::Content(
+        json!([{ "type": "text", "text": text }]),
+    ))
 }
 
 impl Dispatch for Asker {
-    fn call(&self, _: usize, _: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+    fn call(
+        &self,
+        _: usize,
+        _: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
         Box::pin(async move { ask(ctx).await.map_err(CallFailure::from) })
     }
 }
@@ -70,11 +89,16 @@ fn handlers(asked: Arc<AtomicUsize>) -> ClientHandlers {
 }
 
 fn options(version: &str, handlers: ClientHandlers) -> ClientOptions {
-    ClientOptions::new([version]).client_info("hooked", "1.0").timeout(Duration::from_secs(20)).handlers(handlers)
+    ClientOptions::new([version])
+        .client_info("hooked", "1.0")
+        .timeout(Duration::from_secs(20))
+        .handlers(handlers)
 }
 
 fn text_of(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {result}"))
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {result}"))
 }
 
 async fn over_stream(version: &str, handlers: ClientHandlers) -> Result<Value, ClientError> {
@@ -83,16 +107,24 @@ async fn over_stream(version: &str, handlers: ClientHandlers) -> Result<Value, C
     tokio::spawn(server().serve(LineTransport::new(sr, sw)));
     let (cr, cw) = tokio::io::split(client_end);
     let client = Client::connect(LineTransport::new(cr, cw), options(version, handlers)).await?;
-    client.call_tool("ask", json!({}), &CallOptions::new()).await
+    client
+        .call_tool("ask", json!({}), &CallOptions::new())
+        .await
 }
 
 #[tokio::test]
 async fn handlers_answer_live_requests_and_input_requests_over_a_stream() {
     for version in ["2025-11-25", "2026-07-28"] {
         let asked = Arc::new(AtomicUsize::new(0));
-        let result = over_stream(version, handlers(Arc::clone(&asked))).await.unwrap();
+        let result = over_stream(version, handlers(Arc::clone(&asked)))
+            .await
+            .unwrap();
         assert_eq!(text_of(&result), "Greet Ada! / roots: 2", "{version}");
-        assert_eq!(asked.load(Ordering::SeqCst), 3, "{version}: each request answered once");
+        assert_eq!(
+            asked.load(Ordering::SeqCst),
+            3,
+            "{version}: each request answered once"
+        );
     }
 }
 
@@ -123,9 +155,13 @@ async fn a_missing_handler_or_a_handler_error_reaches_the_caller() {
     }
     // The sampling handler fails: live, the tool reports the client's
     // refusal; stateless, the client cannot retry and says why.
-    let failing = declining.on_elicitation(|_| async { Ok(json!({"action": "accept", "content": {"name": "Ada"}})) });
+    let failing = declining
+        .on_elicitation(|_| async { Ok(json!({"action": "accept", "content": {"name": "Ada"}})) });
     match over_stream("2025-11-25", failing.clone()).await {
-        Err(ClientError::Tool { content, .. }) => assert!(content[0]["text"].as_str().unwrap().contains("no model"), "{content:?}"),
+        Err(ClientError::Tool { content, .. }) => assert!(
+            content[0]["text"].as_str().unwrap().contains("no model"),
+            "{content:?}"
+        ),
         other => panic!("expected a tool error, got {other:?}"),
     }
     match over_stream("2026-07-28", failing).await {
@@ -148,8 +184,16 @@ async fn handlers_answer_over_streamable_http_in_both_eras() {
     }));
     for version in ["2025-11-25", "2026-07-28"] {
         let asked = Arc::new(AtomicUsize::new(0));
-        let client = Client::connect(HttpTransport::new(&url).unwrap(), options(version, handlers(Arc::clone(&asked)))).await.unwrap();
-        let result = client.call_tool("ask", json!({}), &CallOptions::new()).await.unwrap();
+        let client = Client::connect(
+            HttpTransport::new(&url).unwrap(),
+            options(version, handlers(Arc::clone(&asked))),
+        )
+        .await
+        .unwrap();
+        let result = client
+            .call_tool("ask", json!({}), &CallOptions::new())
+            .await
+            .unwrap();
         assert_eq!(text_of(&result), "Greet Ada! / roots: 2", "{version}");
         assert_eq!(asked.load(Ordering::SeqCst), 3, "{version}");
     }

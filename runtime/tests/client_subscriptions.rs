@@ -9,8 +9,8 @@ use std::time::Duration;
 use mcpgen_runtime::client::{Client, ClientError, ClientOptions, Subscription};
 use mcpgen_runtime::http::client::HttpTransport;
 use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
-use mcpgen_runtime::server::{Server, ServerBuilder};
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::server::{Server, ServerBuilder};
 use mcpgen_runtime::transport::LineTransport;
 use mcpgen_runtime::{Notifier, RequestContext};
 use serde_json::{json, Value};
@@ -21,7 +21,12 @@ const MODERN: &str = "2026-07-28";
 struct NoTools;
 
 impl Dispatch for NoTools {
-    fn call(&self, _: usize, _: Value, _: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+    fn call(
+        &self,
+        _: usize,
+        _: Value,
+        _: RequestContext,
+    ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
         Box::pin(async { Ok(ToolOutput::Content(json!([]))) })
     }
 }
@@ -40,18 +45,34 @@ async fn over_stdio(server: Server, versions: &[&str]) -> Result<Client, ClientE
     let (sr, sw) = tokio::io::split(server_end);
     tokio::spawn(server.serve(LineTransport::new(sr, sw)));
     let (cr, cw) = tokio::io::split(client_end);
-    Client::connect(LineTransport::new(cr, cw), ClientOptions::new(versions.iter().copied())).await
+    Client::connect(
+        LineTransport::new(cr, cw),
+        ClientOptions::new(versions.iter().copied()),
+    )
+    .await
 }
 
 async fn over_http(server: Server) -> Client {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(serve_with_shutdown(listener, HttpService::new(server, HttpConfig::default()), "/mcp", std::future::pending()));
-    Client::connect(HttpTransport::new(&url).unwrap(), ClientOptions::new([MODERN])).await.unwrap()
+    tokio::spawn(serve_with_shutdown(
+        listener,
+        HttpService::new(server, HttpConfig::default()),
+        "/mcp",
+        std::future::pending(),
+    ));
+    Client::connect(
+        HttpTransport::new(&url).unwrap(),
+        ClientOptions::new([MODERN]),
+    )
+    .await
+    .unwrap()
 }
 
 async fn next(subscription: &mut Subscription) -> (String, Value) {
-    let event = tokio::time::timeout(Duration::from_secs(20), subscription.next()).await.expect("a notification in time");
+    let event = tokio::time::timeout(Duration::from_secs(20), subscription.next())
+        .await
+        .expect("a notification in time");
     let event = event.expect("the subscription is still open");
     (event.method, event.params)
 }
@@ -65,15 +86,25 @@ async fn until_heard_by(want: usize, mut notify: impl AsyncFnMut() -> usize) {
         if heard == want {
             return;
         }
-        assert!(tokio::time::Instant::now() < deadline, "heard by {heard}, not {want}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "heard by {heard}, not {want}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
 async fn scenario(client: Client, notifier: Notifier) {
-    let mut subscription = client.listen(json!({"resourceSubscriptions": [WATCHED], "toolsListChanged": true})).await.unwrap();
+    let mut subscription = client
+        .listen(json!({"resourceSubscriptions": [WATCHED], "toolsListChanged": true}))
+        .await
+        .unwrap();
     let acknowledged = subscription.acknowledged().clone();
-    assert_eq!(acknowledged["resourceSubscriptions"], json!([WATCHED]), "{acknowledged}");
+    assert_eq!(
+        acknowledged["resourceSubscriptions"],
+        json!([WATCHED]),
+        "{acknowledged}"
+    );
     assert_eq!(acknowledged["toolsListChanged"], true, "{acknowledged}");
 
     // Not asked for: nobody hears it.
@@ -81,18 +112,33 @@ async fn scenario(client: Client, notifier: Notifier) {
     assert_eq!(notifier.resource_updated("test://other").await, 0);
     assert_eq!(notifier.resource_updated(WATCHED).await, 1);
     let (method, params) = next(&mut subscription).await;
-    assert_eq!((method.as_str(), &params["uri"]), ("notifications/resources/updated", &json!(WATCHED)));
-    assert_eq!(params["_meta"]["io.modelcontextprotocol/subscriptionId"], json!(subscription.id()));
+    assert_eq!(
+        (method.as_str(), &params["uri"]),
+        ("notifications/resources/updated", &json!(WATCHED))
+    );
+    assert_eq!(
+        params["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        json!(subscription.id())
+    );
     assert_eq!(notifier.tools_changed().await, 1);
-    assert_eq!(next(&mut subscription).await.0, "notifications/tools/list_changed");
+    assert_eq!(
+        next(&mut subscription).await.0,
+        "notifications/tools/list_changed"
+    );
 
     // Dropping it cancels the request: the server stops sending.
     drop(subscription);
     until_heard_by(0, async || notifier.resource_updated(WATCHED).await).await;
     // The connection is still good for other requests and subscriptions.
-    let mut again = client.listen(json!({"resourcesListChanged": true})).await.unwrap();
+    let mut again = client
+        .listen(json!({"resourcesListChanged": true}))
+        .await
+        .unwrap();
     assert_eq!(notifier.resources_changed().await, 1);
-    assert_eq!(next(&mut again).await.0, "notifications/resources/list_changed");
+    assert_eq!(
+        next(&mut again).await.0,
+        "notifications/resources/list_changed"
+    );
 }
 
 #[tokio::test]
@@ -112,7 +158,15 @@ async fn a_subscription_over_http_hears_what_it_asked_for_until_dropped() {
 
 #[tokio::test]
 async fn a_stateful_session_is_told_listen_is_not_its_method() {
-    let client = over_stdio(server("2025-11-25"), &["2025-11-25"]).await.unwrap();
-    let err = client.listen(json!({"toolsListChanged": true})).await.unwrap_err();
-    assert!(matches!(err, ClientError::Protocol { code: -32601, .. }), "{err:?}");
+    let client = over_stdio(server("2025-11-25"), &["2025-11-25"])
+        .await
+        .unwrap();
+    let err = client
+        .listen(json!({"toolsListChanged": true}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ClientError::Protocol { code: -32601, .. }),
+        "{err:?}"
+    );
 }

@@ -52,8 +52,11 @@ mod shared_data;
 
 /// `../shared/json-schema-test-suite`, or `None` when the test skips.
 fn suite() -> Option<PathBuf> {
-    shared_data::shared_data("json-schema-test-suite/tests", "json_schema_suite::the_official_json_schema_test_suite_passes")
-        .and_then(|tests| tests.parent().map(Path::to_path_buf))
+    shared_data::shared_data(
+        "json-schema-test-suite/tests",
+        "json_schema_suite::the_official_json_schema_test_suite_passes",
+    )
+    .and_then(|tests| tests.parent().map(Path::to_path_buf))
 }
 
 fn read(path: &Path) -> Value {

@@ -20,10 +20,21 @@ fn no_folder_has_an_import_cycle() {
     let edges = edges();
     // The reader sees the folders it checks: a file deep in one and its
     // import of a sibling.
-    assert!(edges["http::client::shared"].contains("http::headers"), "{:?}", edges["http::client::shared"]);
-    assert!(edges.contains_key("server::session") && edges.contains_key("revision"), "{edges:?}");
+    assert!(
+        edges["http::client::shared"].contains("http::headers"),
+        "{:?}",
+        edges["http::client::shared"]
+    );
+    assert!(
+        edges.contains_key("server::session") && edges.contains_key("revision"),
+        "{edges:?}"
+    );
     let cycles = graph::cycles(&edges);
-    assert!(cycles.is_empty(), "import cycles (folder: members):\n{}", cycles.join("\n"));
+    assert!(
+        cycles.is_empty(),
+        "import cycles (folder: members):\n{}",
+        cycles.join("\n")
+    );
 }
 
 #[test]
@@ -32,7 +43,10 @@ fn the_revision_table_is_a_leaf_everybody_reads() {
     let revision = graph::top_level_deps(&edges, "revision");
     assert!(revision.is_empty(), "revision depends on {revision:?}");
     for reader in ["server", "client", "validate"] {
-        assert!(graph::top_level_deps(&edges, reader).contains("revision"), "{reader} does not read the revision table");
+        assert!(
+            graph::top_level_deps(&edges, reader).contains("revision"),
+            "{reader} does not read the revision table"
+        );
     }
 }
 
@@ -40,5 +54,9 @@ fn the_revision_table_is_a_leaf_everybody_reads() {
 fn every_inherent_impl_is_in_its_types_file() {
     let (stray, seen) = impls::stray(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     assert!(seen > 20, "the reader saw only {seen} inherent impls");
-    assert!(stray.is_empty(), "inherent impls away from the file defining their type:\n{}", stray.join("\n"));
+    assert!(
+        stray.is_empty(),
+        "inherent impls away from the file defining their type:\n{}",
+        stray.join("\n")
+    );
 }

@@ -18,11 +18,20 @@ const WATCHED: &str = "test://watched";
 struct Handlers;
 
 impl Dispatch for Handlers {
-    fn call(&self, _: usize, _: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+    fn call(
+        &self,
+        _: usize,
+        _: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
         Box::pin(async move {
             let notifier = ctx.notifier().expect("an attached context has a notifier");
-            let sent = notifier.tools_changed().await + notifier.prompts_changed().await + notifier.resource_updated(WATCHED).await;
-            Ok(ToolOutput::Content(json!([{ "type": "text", "text": format!("sent {sent}") }])))
+            let sent = notifier.tools_changed().await
+                + notifier.prompts_changed().await
+                + notifier.resource_updated(WATCHED).await;
+            Ok(ToolOutput::Content(
+                json!([{ "type": "text", "text": format!("sent {sent}") }]),
+            ))
         })
     }
 }
@@ -34,12 +43,20 @@ struct Client {
 
 impl Client {
     async fn send(&mut self, message: Value) {
-        self.write.write_all(message.to_string().as_bytes()).await.unwrap();
+        self.write
+            .write_all(message.to_string().as_bytes())
+            .await
+            .unwrap();
         self.write.write_all(b"\n").await.unwrap();
     }
 
     async fn recv(&mut self) -> Value {
-        let line = self.lines.next_line().await.unwrap().expect("server closed the stream");
+        let line = self
+            .lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("server closed the stream");
         serde_json::from_str(&line).unwrap()
     }
 
@@ -70,11 +87,20 @@ fn start() -> (Client, Notifier) {
     let (sr, sw) = tokio::io::split(server_end);
     tokio::spawn(server.serve(LineTransport::new(sr, sw)));
     let (cr, cw) = tokio::io::split(client_end);
-    (Client { write: cw, lines: BufReader::new(cr).lines() }, notifier)
+    (
+        Client {
+            write: cw,
+            lines: BufReader::new(cr).lines(),
+        },
+        notifier,
+    )
 }
 
 fn methods(messages: &[Value]) -> Vec<&str> {
-    messages.iter().filter_map(|m| m["method"].as_str()).collect()
+    messages
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect()
 }
 
 #[tokio::test]
@@ -83,17 +109,29 @@ async fn stateful_sessions_hear_list_changes_and_updates_of_what_they_subscribed
     // Before initialize nothing is sent.
     assert_eq!(notifier.tools_changed().await, 0);
     let init = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
-    c.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
+        .await;
     let caps = c.recv().await["result"]["capabilities"].clone();
-    assert_eq!(caps["resources"], json!({"listChanged": true, "subscribe": true}));
+    assert_eq!(
+        caps["resources"],
+        json!({"listChanged": true, "subscribe": true})
+    );
     assert_eq!(caps["tools"]["listChanged"], true);
     assert_eq!(caps["prompts"]["listChanged"], true);
-    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
 
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "trigger", "arguments": {}}});
     c.send(call.clone()).await;
     let seen = c.until_response(1).await;
-    assert_eq!(methods(&seen), ["notifications/tools/list_changed", "notifications/prompts/list_changed"], "not subscribed yet");
+    assert_eq!(
+        methods(&seen),
+        [
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed"
+        ],
+        "not subscribed yet"
+    );
 
     c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": WATCHED}})).await;
     assert_eq!(c.recv().await["result"], json!({}));
@@ -101,19 +139,32 @@ async fn stateful_sessions_hear_list_changes_and_updates_of_what_they_subscribed
     again["id"] = json!(3);
     c.send(again).await;
     let seen = c.until_response(3).await;
-    assert!(methods(&seen).contains(&"notifications/resources/updated"), "{seen:?}");
-    let update = seen.iter().find(|m| m["method"] == "notifications/resources/updated").unwrap();
+    assert!(
+        methods(&seen).contains(&"notifications/resources/updated"),
+        "{seen:?}"
+    );
+    let update = seen
+        .iter()
+        .find(|m| m["method"] == "notifications/resources/updated")
+        .unwrap();
     assert_eq!(update["params"], json!({"uri": WATCHED}));
-    assert_eq!(seen.last().unwrap()["result"]["content"][0]["text"], "sent 3");
+    assert_eq!(
+        seen.last().unwrap()["result"]["content"][0]["text"],
+        "sent 3"
+    );
 
     // The application's own handle reaches the session too.
     assert_eq!(notifier.resources_changed().await, 1);
-    assert_eq!(c.recv().await["method"], "notifications/resources/list_changed");
+    assert_eq!(
+        c.recv().await["method"],
+        "notifications/resources/list_changed"
+    );
 
     c.send(json!({"jsonrpc": "2.0", "id": 4, "method": "resources/unsubscribe", "params": {"uri": WATCHED}})).await;
     assert_eq!(c.recv().await["result"], json!({}));
     assert_eq!(notifier.resource_updated(WATCHED).await, 0);
-    c.send(json!({"jsonrpc": "2.0", "id": 5, "method": "resources/subscribe", "params": {}})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 5, "method": "resources/subscribe", "params": {}}))
+        .await;
     assert_eq!(c.recv().await["error"]["code"], -32602);
 }
 
@@ -133,16 +184,28 @@ async fn stateless_listen_streams_are_acknowledged_tagged_and_filtered() {
         .await;
     let ack = c.recv().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
-    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub-1");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
     assert_eq!(ack["params"]["notifications"], filter);
 
     c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "trigger", "arguments": {}, "_meta": meta()}}))
         .await;
     let seen = c.until_response(2).await;
     // Tools were not asked for; prompts and the watched resource were.
-    assert_eq!(methods(&seen), ["notifications/prompts/list_changed", "notifications/resources/updated"]);
+    assert_eq!(
+        methods(&seen),
+        [
+            "notifications/prompts/list_changed",
+            "notifications/resources/updated"
+        ]
+    );
     for note in &seen[..2] {
-        assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub-1");
+        assert_eq!(
+            note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "sub-1"
+        );
     }
     // resources/subscribe is not a method of this era.
     c.send(json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": WATCHED, "_meta": meta()}})).await;
@@ -150,7 +213,8 @@ async fn stateless_listen_streams_are_acknowledged_tagged_and_filtered() {
 
     // Cancelling the listen request ends the subscription, without a response.
     c.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "sub-1", "_meta": meta()}})).await;
-    c.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": meta()}})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": meta()}}))
+        .await;
     assert_eq!(c.recv().await["id"], 4);
     assert_eq!(notifier.prompts_changed().await, 0);
     // A filter is required.
@@ -176,12 +240,23 @@ async fn the_runtime_client_subscribes_and_hears_updates() {
     let options = ClientOptions::new(["2025-11-25"]).on_notification(move |method, params| {
         let _ = tx.send((method.to_owned(), params.clone()));
     });
-    let client = Client::connect(LineTransport::new(cr, cw), options).await.unwrap();
-    client.subscribe_resource(WATCHED, &CallOptions::new()).await.unwrap();
+    let client = Client::connect(LineTransport::new(cr, cw), options)
+        .await
+        .unwrap();
+    client
+        .subscribe_resource(WATCHED, &CallOptions::new())
+        .await
+        .unwrap();
     assert_eq!(notifier.resource_updated(WATCHED).await, 1);
     let (method, params) = rx.recv().await.unwrap();
-    assert_eq!((method.as_str(), &params["uri"]), ("notifications/resources/updated", &json!(WATCHED)));
-    client.unsubscribe_resource(WATCHED, &CallOptions::new()).await.unwrap();
+    assert_eq!(
+        (method.as_str(), &params["uri"]),
+        ("notifications/resources/updated", &json!(WATCHED))
+    );
+    client
+        .unsubscribe_resource(WATCHED, &CallOptions::new())
+        .await
+        .unwrap();
     assert_eq!(notifier.resource_updated(WATCHED).await, 0);
 }
 
@@ -197,5 +272,8 @@ async fn a_connection_that_listens_still_ends_when_its_input_ends() {
     let served = tokio::spawn(server.serve(LineTransport::new(sr, sw)));
     drop(client_end);
     let ended = tokio::time::timeout(std::time::Duration::from_secs(20), served).await;
-    assert!(matches!(ended, Ok(Ok(Ok(())))), "serve returns at end of input: {ended:?}");
+    assert!(
+        matches!(ended, Ok(Ok(Ok(())))),
+        "serve returns at end of input: {ended:?}"
+    );
 }

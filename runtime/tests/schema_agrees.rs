@@ -147,7 +147,8 @@ fn spec_instances(mirror: &Path, revision: &str) -> Vec<Value> {
 
 #[test]
 fn official_definitions_agree_on_official_instances() {
-    let Some(mirror) = mirror("schema_agrees::official_definitions_agree_on_official_instances") else {
+    let Some(mirror) = mirror("schema_agrees::official_definitions_agree_on_official_instances")
+    else {
         return;
     };
     let mut tally = Tally::default();
@@ -317,10 +318,10 @@ fn manifests() -> Vec<PathBuf> {
     // The real manifests when ../shared has them; the repository's own always.
     let test = "schema_agrees::tool_schemas_agree_on_generated_instances (real manifests)";
     let real = shared_data::shared_data("manifests", test);
-    for dir in real.into_iter().chain([
-        root.join("goldens/manifests"),
-        root.join("tests/fixtures"),
-    ]) {
+    for dir in real
+        .into_iter()
+        .chain([root.join("goldens/manifests"), root.join("tests/fixtures")])
+    {
         for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "json") {

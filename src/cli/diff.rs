@@ -33,7 +33,10 @@ pub(crate) struct Args {
 /// Whether an argument names a manifest file rather than a revision.
 fn is_manifest(arg: &str) -> bool {
     let lower = arg.to_ascii_lowercase();
-    [".json", ".yaml", ".yml"].iter().any(|e| lower.ends_with(e)) || std::path::Path::new(arg).is_file()
+    [".json", ".yaml", ".yml"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+        || std::path::Path::new(arg).is_file()
 }
 
 fn print<T: serde::Serialize + std::fmt::Display>(report: &T, json: bool) -> Result<()> {
@@ -79,5 +82,9 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
             ))
         }
     };
-    Ok(if args.check && differs { Outcome::Failed } else { Outcome::Ok })
+    Ok(if args.check && differs {
+        Outcome::Failed
+    } else {
+        Outcome::Ok
+    })
 }

@@ -59,7 +59,11 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
     if args.check {
         return Ok(match emit::check(&args.out, &generated.files) {
             None => {
-                eprintln!("{}: up to date ({} files)", args.out.display(), generated.files.len());
+                eprintln!(
+                    "{}: up to date ({} files)",
+                    args.out.display(),
+                    generated.files.len()
+                );
                 Outcome::Ok
             }
             Some(diff) => {

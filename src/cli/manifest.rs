@@ -27,7 +27,11 @@ pub(crate) enum Command {
 
 pub(crate) fn run(cmd: Command) -> Result<Outcome> {
     match cmd {
-        Command::Check { file, protocol, schema } => {
+        Command::Check {
+            file,
+            protocol,
+            schema,
+        } => {
             let problems = match manifest::Manifest::load(&file) {
                 // The check the Builder runs before generating (`mcpgen::check`).
                 Ok(m) => {
@@ -50,8 +54,9 @@ pub(crate) fn run(cmd: Command) -> Result<Outcome> {
             Ok(Outcome::Failed)
         }
         Command::Schema => {
-            let text = serde_json::to_string_pretty(&manifest::manifest_schema())
-                .map_err(|e| mcpgen::Error::new(format!("cannot print the manifest schema: {e}")))?;
+            let text = serde_json::to_string_pretty(&manifest::manifest_schema()).map_err(|e| {
+                mcpgen::Error::new(format!("cannot print the manifest schema: {e}"))
+            })?;
             super::out(format!("{text}\n"))?;
             Ok(Outcome::Ok)
         }

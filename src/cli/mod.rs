@@ -60,7 +60,12 @@ struct IntrospectArgs {
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
     /// With --url: send this header on every request, e.g. 'Authorization: Bearer TOKEN' (repeatable; never logged).
-    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", requires = "url")]
+    #[arg(
+        long = "header",
+        short = 'H',
+        value_name = "NAME: VALUE",
+        requires = "url"
+    )]
     headers: Vec<String>,
     /// With --url: also trust the CA certificates of this PEM file (repeatable).
     #[arg(long = "cacert", value_name = "FILE", requires = "url")]
@@ -108,7 +113,10 @@ fn install_panic_hook() {
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
         let text = format!("{message}{at}");
         if debug {
             eprintln!("panic: {text}");
@@ -126,7 +134,11 @@ pub(crate) fn main() -> ExitCode {
     match std::panic::catch_unwind(move || dispatch(cli)) {
         Ok(code) => code,
         Err(_) => {
-            let text = LAST_PANIC.lock().ok().and_then(|mut l| l.take()).unwrap_or_else(|| "unknown panic".into());
+            let text = LAST_PANIC
+                .lock()
+                .ok()
+                .and_then(|mut l| l.take())
+                .unwrap_or_else(|| "unknown panic".into());
             report(&Error::new(format!("internal error: {text}")).with_hint(
                 "this is a bug in mcpgen; please report it with the command line and inputs (MCPGEN_DEBUG_PANICS=1 prints panics as they happen)",
             ));

@@ -82,7 +82,14 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
             mcpgen::escape::line_comment(why)
         );
     }
-    eprintln!("created {} with {} files", args.name.display(), rendered.files.len());
-    eprintln!("next: cd {} && cargo test   (then implement the tools in src/main.rs)", args.name.display());
+    eprintln!(
+        "created {} with {} files",
+        args.name.display(),
+        rendered.files.len()
+    );
+    eprintln!(
+        "next: cd {} && cargo test   (then implement the tools in src/main.rs)",
+        args.name.display()
+    );
     Ok(Outcome::Ok)
 }

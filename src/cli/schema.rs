@@ -34,7 +34,11 @@ pub(crate) fn run(cmd: Command) -> Result<Outcome> {
             Ok(Outcome::Ok)
         }
         Command::Pull(args) => {
-            let which = if args.all { None } else { args.revision.as_deref() };
+            let which = if args.all {
+                None
+            } else {
+                args.revision.as_deref()
+            };
             for outcome in store::pull(which)? {
                 super::out(format!("{outcome}\n"))?;
             }

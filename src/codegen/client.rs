@@ -58,9 +58,19 @@ pub struct ClientInput<'a> {
 
 /// Generates `client.rs` for the given tools and the revision's spec,
 /// with the Streamable HTTP constructors when `http`.
-pub fn generate(tools: &[ToolBinding], spec: &crate::spec::Spec, revision: &str, http: bool) -> Result<TokenStream> {
+pub fn generate(
+    tools: &[ToolBinding],
+    spec: &crate::spec::Spec,
+    revision: &str,
+    http: bool,
+) -> Result<TokenStream> {
     let content_type = crate::codegen::protocol::tool_content_type(spec);
-    generate_with(&ClientInput { tools, content_type, revision, http })
+    generate_with(&ClientInput {
+        tools,
+        content_type,
+        revision,
+        http,
+    })
 }
 
 /// Method names for each tool: the binding's method unless it collides with
@@ -74,10 +84,18 @@ pub(crate) fn client_method_names<'a>(methods: impl Iterator<Item = &'a str>) ->
     let mut taken: BTreeSet<String> = HELPERS.iter().map(|s| (*s).to_owned()).collect();
     methods
         .map(|method| {
-            let base = if HELPERS.contains(&method) { format!("call_{method}") } else { method.to_owned() };
+            let base = if HELPERS.contains(&method) {
+                format!("call_{method}")
+            } else {
+                method.to_owned()
+            };
             let mut n = 1;
             loop {
-                let name = if n == 1 { base.clone() } else { format!("{base}_{n}") };
+                let name = if n == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}_{n}")
+                };
                 let with = format!("{name}_with");
                 if !taken.contains(&name) && !taken.contains(&with) {
                     taken.insert(name.clone());
@@ -102,7 +120,11 @@ fn task_support(tool: &Value) -> Option<&str> {
 /// `start_<method>` (or `start_<method>_task` when that name is taken).
 fn task_method(method: &str, taken: &BTreeSet<String>) -> syn::Ident {
     let name = format!("start_{method}");
-    let name = if taken.contains(&name) { format!("{name}_task") } else { name };
+    let name = if taken.contains(&name) {
+        format!("{name}_task")
+    } else {
+        name
+    };
     naming::ident(&name)
 }
 
@@ -114,8 +136,11 @@ fn doc_line(tool: &Value) -> Option<String> {
 }
 
 fn type_path(name: &str) -> Result<TokenStream> {
-    let ident: syn::Ident = syn::parse_str(name)
-        .map_err(|e| Error::new(format!("tool type name `{name}` is not a Rust identifier: {e}")))?;
+    let ident: syn::Ident = syn::parse_str(name).map_err(|e| {
+        Error::new(format!(
+            "tool type name `{name}` is not a Rust identifier: {e}"
+        ))
+    })?;
     Ok(quote!(super::tools::#ident))
 }
 
@@ -125,8 +150,11 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
     let content = &input.content_type;
     let names = method_names(input.tools);
 
-    let taken: BTreeSet<String> =
-        names.iter().flat_map(|m| [m.clone(), format!("{m}_with")]).chain(HELPERS.iter().map(|h| (*h).to_owned())).collect();
+    let taken: BTreeSet<String> = names
+        .iter()
+        .flat_map(|m| [m.clone(), format!("{m}_with")])
+        .chain(HELPERS.iter().map(|h| (*h).to_owned()))
+        .collect();
     let mut methods = Vec::new();
     for (tool, method) in input.tools.iter().zip(&names) {
         let wire = &tool.name;
@@ -146,7 +174,10 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
         };
         let scopes = docs::client_scopes(&tool.scopes).unwrap_or_default();
         let docs = docs::doc_attrs([summary.as_str(), detail.as_str(), returns, scopes.as_str()]);
-        let with_doc = docs::doc_attrs([format!("Calls tool `{wire}` with per-call options (timeout, progress).").as_str()]);
+        let with_doc = docs::doc_attrs([format!(
+            "Calls tool `{wire}` with per-call options (timeout, progress)."
+        )
+        .as_str()]);
         methods.push(quote! {
             #docs
             pub async fn #plain(&self, input: #input_ty) -> Result<#output_ty, ClientError> {
@@ -164,7 +195,11 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
         });
         if let Some(support) = task_support(&tool.tool) {
             let start = task_method(method, &taken);
-            let decode = if tool.output.is_some() { quote!(structured_result) } else { quote!(content_result) };
+            let decode = if tool.output.is_some() {
+                quote!(structured_result)
+            } else {
+                quote!(content_result)
+            };
             let docs = docs::doc_attrs([
                 format!("Starts tool `{wire}` so that it may run as a task (`taskSupport`: {support}).").as_str(),
                 "The server answers at once or with a task to poll, give input to, cancel and await \
@@ -335,14 +370,24 @@ mod tests {
 
     #[test]
     fn helper_and_with_collisions_are_renamed() {
-        let tools =
-            [binding("connect", "connect"), binding("get", "get"), binding("get_with", "get_with"), binding("b", "get")];
-        assert_eq!(method_names(&tools), ["call_connect", "get", "get_with_2", "get_2"]);
+        let tools = [
+            binding("connect", "connect"),
+            binding("get", "get"),
+            binding("get_with", "get_with"),
+            binding("b", "get"),
+        ];
+        assert_eq!(
+            method_names(&tools),
+            ["call_connect", "get", "get_with_2", "get_2"]
+        );
     }
 
     #[test]
     fn description_becomes_one_line() {
-        assert_eq!(doc_line(&json!({"description": "Adds\n\n  two numbers.\n- a"})).as_deref(), Some("Adds two numbers. - a"));
+        assert_eq!(
+            doc_line(&json!({"description": "Adds\n\n  two numbers.\n- a"})).as_deref(),
+            Some("Adds two numbers. - a")
+        );
         assert_eq!(doc_line(&json!({"description": "  "})), None);
     }
 }

@@ -23,7 +23,12 @@ pub struct Fallback {
 /// `match` with only a wildcard arm is `clippy::match_single_binding`),
 /// else `handler` cloned from `self`, `setup`, and a match on `scrutinee`
 /// with the fallback last.
-pub fn dispatch(scrutinee: TokenStream, arms: TokenStream, fallback: Fallback, setup: TokenStream) -> TokenStream {
+pub fn dispatch(
+    scrutinee: TokenStream,
+    arms: TokenStream,
+    fallback: Fallback,
+    setup: TokenStream,
+) -> TokenStream {
     let Fallback { unused, body } = fallback;
     if arms.is_empty() {
         return quote! {

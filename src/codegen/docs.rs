@@ -12,7 +12,12 @@ use quote::quote;
 /// The server-side doc paragraph naming the OAuth scopes an item needs
 /// (`x-mcpgen.scopes`), if it needs any.
 pub fn server_scopes(scopes: &[String]) -> Option<String> {
-    (!scopes.is_empty()).then(|| format!("Callers need the OAuth scopes {} (checked before this method runs).", listed(scopes)))
+    (!scopes.is_empty()).then(|| {
+        format!(
+            "Callers need the OAuth scopes {} (checked before this method runs).",
+            listed(scopes)
+        )
+    })
 }
 
 /// The client-side doc paragraph naming the OAuth scopes the server
@@ -29,7 +34,11 @@ pub fn client_scopes(scopes: &[String]) -> Option<String> {
 
 /// `` `a`, `b` ``.
 fn listed(scopes: &[String]) -> String {
-    scopes.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+    scopes
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The site the specification's own links are relative to.
@@ -44,7 +53,12 @@ pub fn doc_attrs<'a>(paragraphs: impl IntoIterator<Item = &'a str>) -> TokenStre
         if !lines.is_empty() {
             lines.push(String::new());
         }
-        lines.extend(paragraph.lines().map(|l| format!(" {}", l.trim_end().replace("](/", &format!("]({SPEC_SITE}/")))));
+        lines.extend(paragraph.lines().map(|l| {
+            format!(
+                " {}",
+                l.trim_end().replace("](/", &format!("]({SPEC_SITE}/"))
+            )
+        }));
     }
     quote! { #( #[doc = #lines] )* }
 }
@@ -60,7 +74,10 @@ mod tests {
             .iter()
             .map(|a| match &a.meta {
                 syn::Meta::NameValue(nv) => match &nv.value {
-                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => s.value(),
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => s.value(),
                     _ => panic!("a doc attribute holds a string"),
                 },
                 _ => panic!("only doc attributes"),
@@ -82,14 +99,22 @@ mod tests {
         assert_eq!(server_scopes(&[]), None);
         assert_eq!(client_scopes(&[]), None);
         let two = ["a:b".to_owned(), "c".to_owned()];
-        assert_eq!(server_scopes(&two).unwrap(), "Callers need the OAuth scopes `a:b`, `c` (checked before this method runs).");
-        assert!(client_scopes(&two).unwrap().starts_with("The server requires the OAuth scopes `a:b`, `c`: "));
+        assert_eq!(
+            server_scopes(&two).unwrap(),
+            "Callers need the OAuth scopes `a:b`, `c` (checked before this method runs)."
+        );
+        assert!(client_scopes(&two)
+            .unwrap()
+            .starts_with("The server requires the OAuth scopes `a:b`, `c`: "));
     }
 
     #[test]
     fn paragraphs_are_separated_and_empty_ones_left_out() {
         let docs = doc_attrs(["Title", "  ", "Line one  \nline two", "Tool `x`."]);
-        assert_eq!(lines(docs), [" Title", "", " Line one", " line two", "", " Tool `x`."]);
+        assert_eq!(
+            lines(docs),
+            [" Title", "", " Line one", " line two", "", " Tool `x`."]
+        );
         assert!(doc_attrs(["", " \n "]).is_empty());
     }
 }

@@ -2,6 +2,7 @@
 //! I/O; `emit` formats and writes what they return.
 
 pub mod client;
+pub mod codec;
 pub mod dispatch;
 pub mod docs;
 pub mod protocol;

@@ -14,7 +14,9 @@ use quote::{format_ident, quote};
 
 use crate::error::Result;
 use crate::naming::{self, Scope};
-use crate::spec::{Additional, ConstValue, Kind, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union};
+use crate::spec::{
+    Additional, ConstValue, Kind, MethodKind, PropValue, Spec, Struct, Ty, TypeDef, Union,
+};
 
 /// The protocol types of `spec`, as the body of a module.
 pub fn generate(spec: &Spec) -> Result<TokenStream> {
@@ -79,7 +81,10 @@ pub fn ty_tokens(ty: &Ty) -> TokenStream {
 /// standard one for every line of the module and its users' glob imports,
 /// and the generated code writes the prelude's names short.
 pub fn type_ident(name: &str) -> Ident {
-    const PRELUDE: &[&str] = &["Result", "Option", "String", "Vec", "Box", "Default", "From", "Into", "Ok", "Err", "Some", "None"];
+    const PRELUDE: &[&str] = &[
+        "Result", "Option", "String", "Vec", "Box", "Default", "From", "Into", "Ok", "Err", "Some",
+        "None",
+    ];
     if PRELUDE.contains(&name) {
         naming::ident(&format!("Mcp{name}"))
     } else {
@@ -128,13 +133,22 @@ fn fields<'a>(spec: &Spec, owner: &str, s: &'a Struct) -> (Vec<Field<'a>>, Optio
         let kind = match &p.value {
             PropValue::Const(c) if p.required => FieldKind::Const(c.clone()),
             PropValue::Const(c) => FieldKind::OptionalConst(c.clone()),
-            PropValue::Ty(ty) => FieldKind::Value { ty: ty.clone(), boxed: spec.is_recursive(owner, ty) },
+            PropValue::Ty(ty) => FieldKind::Value {
+                ty: ty.clone(),
+                boxed: spec.is_recursive(owner, ty),
+            },
         };
         let ident = match kind {
             FieldKind::Const(_) => None,
             _ => Some(naming::ident(&scope.unique(&naming::snake(&p.wire)))),
         };
-        out.push(Field { wire: &p.wire, ident, doc: p.doc.as_deref(), required: p.required, kind });
+        out.push(Field {
+            wire: &p.wire,
+            ident,
+            doc: p.doc.as_deref(),
+            required: p.required,
+            kind,
+        });
     }
     let extra = match s.additional {
         Additional::Closed => None,
@@ -168,7 +182,8 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
                 encode.push(quote! { map.serialize_entry(#wire, &#c)?; });
             }
             FieldKind::OptionalConst(c) => {
-                let note = format!(" Whether the optional constant `{wire}` (always {c}) is written.");
+                let note =
+                    format!(" Whether the optional constant `{wire}` (always {c}) is written.");
                 let ct = const_tokens(c);
                 decls.push(quote! { #fdoc #[doc = ""] #[doc = #note] pub #ident: bool, });
                 decode.push(quote! { #ident: ::mcpgen_runtime::de::constant(&mut object, #name_str, #wire, #ct, ::mcpgen_runtime::de::Presence::Optional)?, });
@@ -204,7 +219,9 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
                 pub #extra: ::serde_json::Map<String, ::serde_json::Value>,
             });
             decode.push(quote! { #extra: object, });
-            encode.push(quote! { for (key, value) in &self.#extra { map.serialize_entry(key, value)?; } });
+            encode.push(
+                quote! { for (key, value) in &self.#extra { map.serialize_entry(key, value)?; } },
+            );
             ctor_fields.push(quote! { #extra: Default::default(), });
         }
         (Additional::Typed(t), Some(extra)) => {
@@ -214,7 +231,9 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
                 pub #extra: ::std::collections::BTreeMap<String, #t>,
             });
             decode.push(quote! { #extra: ::mcpgen_runtime::de::additional(object, #name_str)?, });
-            encode.push(quote! { for (key, value) in &self.#extra { map.serialize_entry(key, value)?; } });
+            encode.push(
+                quote! { for (key, value) in &self.#extra { map.serialize_entry(key, value)?; } },
+            );
             ctor_fields.push(quote! { #extra: Default::default(), });
         }
         _ => {
@@ -224,7 +243,9 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
             };
         }
     }
-    let has_optional_const = fields.iter().any(|f| matches!(f.kind, FieldKind::OptionalConst(_)));
+    let has_optional_const = fields
+        .iter()
+        .any(|f| matches!(f.kind, FieldKind::OptionalConst(_)));
 
     // `Default` where nothing is required (and no optional constant would
     // default to absent); otherwise `new` taking the required fields.
@@ -237,8 +258,14 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
     let ctor = if derive_default {
         TokenStream::new()
     } else {
-        let ctor_doc = format!(" A `{name_str}` with the given required fields and every optional one absent.");
-        let allow = if ctor_args.len() > 7 { quote!(#[allow(clippy::too_many_arguments)]) } else { TokenStream::new() };
+        let ctor_doc = format!(
+            " A `{name_str}` with the given required fields and every optional one absent."
+        );
+        let allow = if ctor_args.len() > 7 {
+            quote!(#[allow(clippy::too_many_arguments)])
+        } else {
+            TokenStream::new()
+        };
         quote! {
             impl #name {
                 #[doc = #ctor_doc]
@@ -249,9 +276,19 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
             }
         }
     };
-    let use_map = if encode.is_empty() { TokenStream::new() } else { quote!(use ::serde::ser::SerializeMap as _;) };
+    let use_map = if encode.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(
+            use ::serde::ser::SerializeMap as _;
+        )
+    };
     // A type that writes nothing of its own leaves the map unused.
-    let map_binding = if encode.is_empty() { quote!(_map) } else { quote!(map) };
+    let map_binding = if encode.is_empty() {
+        quote!(_map)
+    } else {
+        quote!(map)
+    };
     let object_binding = if decode.is_empty() && checks.is_empty() && extra.is_none() {
         quote!(object)
     } else {
@@ -332,7 +369,9 @@ fn union_item(spec: &Spec, def: &TypeDef, u: &Union) -> TokenStream {
         };
         let inner_ty = ty_tokens(&v.ty);
         variants.push(quote! { #[doc = #vdoc] #vname(#t), });
-        encode.push(quote! { Self::#vname(value) => ::serde::Serialize::serialize(value, serializer), });
+        encode.push(
+            quote! { Self::#vname(value) => ::serde::Serialize::serialize(value, serializer), },
+        );
         let decode = quote! {
             |value: &::serde_json::Value| <#inner_ty as ::serde::Deserialize>::deserialize(value).map(#wrap)
         };

@@ -2,9 +2,10 @@
 //! per tool, in the spirit of tonic's service traits, and the glue that
 //! plugs an implementation into the runtime's engine
 //! (`mcpgen_runtime::server`): the tool table as declared, dispatch by tool
-//! index with typed decoding of the arguments and encoding of the output,
-//! the manifest's server information and rate limits, `serve_stdio`, and
-//! `http_service` / `serve_http` for Streamable HTTP.
+//! index with typed decoding of the arguments and encoding of the output
+//! (plain functions of `mod codec`, compiled in the bindings: see
+//! `codegen::codec`), the manifest's server information and rate limits,
+//! `serve_stdio`, and `http_service` / `serve_http` for Streamable HTTP.
 //!
 //! What the generated code looks like, for a tool `get_weather`:
 //!
@@ -24,6 +25,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use serde_json::{json, Value};
 
+use crate::codegen::codec::{Codecs, Runtime};
 use crate::codegen::tools::ToolBinding;
 use crate::error::Result;
 use crate::manifest::Manifest;
@@ -34,36 +36,66 @@ use crate::spec::Spec;
 /// types were generated for (the tool call wire format is compatible across
 /// them). `ServerBuilder::supported_revisions` narrows the list.
 pub fn served_revisions() -> Vec<&'static str> {
-    mcpgen_runtime::revision::REVISIONS.iter().map(|r| r.name).collect()
+    mcpgen_runtime::revision::REVISIONS
+        .iter()
+        .map(|r| r.name)
+        .collect()
 }
 
 /// Generates the body of `server.rs` for the tools of `manifest` (their
 /// `bindings` from `codegen::tools::generate`), for protocol `revision`
 /// whose schema is `spec`; with `http`, also `http_service` and
 /// `serve_http` (which need mcpgen-runtime's `streamable-http` feature).
-pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revision: &str, http: bool) -> Result<TokenStream> {
+pub fn generate(
+    manifest: &Manifest,
+    bindings: &[ToolBinding],
+    spec: &Spec,
+    revision: &str,
+    http: bool,
+) -> Result<TokenStream> {
     let content = content_type(spec);
+    let content_name = format!(
+        "{}s",
+        content
+            .to_string()
+            .rsplit("::")
+            .next()
+            .unwrap_or_default()
+            .trim()
+    );
     let mut methods = Vec::with_capacity(bindings.len());
     let mut arms = TokenStream::new();
     let mut limits = Vec::new();
     let mut indexes = Vec::with_capacity(bindings.len());
+    let mut codecs = Codecs::default();
 
     for (index, binding) in bindings.iter().enumerate() {
         let pointer = format!("/tools/{index}");
         let method = ident(&binding.method, manifest, &pointer)?;
         let input = ident(&binding.input, manifest, &pointer)?;
-        let scopes = manifest.tools.get(index).map_or(&[][..], |t| &t.settings.scopes[..]);
+        let scopes = manifest
+            .tools
+            .get(index)
+            .map_or(&[][..], |t| &t.settings.scopes[..]);
         let docs = method_docs(binding, scopes);
         let (ret, encode) = match &binding.output {
             Some(output) => {
+                let name = output.clone();
                 let output = ident(output, manifest, &pointer)?;
-                (quote! { super::tools::#output }, quote! { encode_output(&output) })
+                let ty = quote! { super::tools::#output };
+                let encode = codecs.function(Runtime::EncodeOutput, &ty, &name);
+                (ty, quote! { #encode(&output) })
             }
-            None => (
-                quote! { Vec<#content> },
-                quote! { encode_content(&output) },
-            ),
+            None => {
+                let encode = codecs.function(Runtime::EncodeContent, &content, &content_name);
+                (quote! { Vec<#content> }, quote! { #encode(&output) })
+            }
         };
+        let decode = codecs.function(
+            Runtime::DecodeArguments,
+            &quote! { super::tools::#input },
+            &binding.input,
+        );
         methods.push(quote! {
             #docs
             fn #method(
@@ -75,7 +107,8 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
             > + Send;
         });
         let index_lit = Literal::usize_unsuffixed(index);
-        let index_name = format_ident!("{}", binding.method.trim_start_matches("r#").to_uppercase());
+        let index_name =
+            format_ident!("{}", binding.method.trim_start_matches("r#").to_uppercase());
         let index_doc = format!(" Tool `{}`.", binding.name);
         indexes.push(quote! {
             #[doc = #index_doc]
@@ -83,12 +116,16 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
         });
         arms.extend(quote! {
             tool_index::#index_name => Box::pin(async move {
-                let input: super::tools::#input = decode_arguments(arguments)?;
+                let input = #decode(arguments)?;
                 let output = handler.#method(input, ctx).await?;
                 #encode
             }),
         });
-        if let Some(limit) = manifest.tools.get(index).and_then(|t| t.settings.rate_limit) {
+        if let Some(limit) = manifest
+            .tools
+            .get(index)
+            .and_then(|t| t.settings.rate_limit)
+        {
             let name = &binding.name;
             let calls = Literal::u32_suffixed(limit.calls);
             let seconds = Literal::u32_suffixed(limit.per_seconds);
@@ -101,19 +138,31 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
     let (scope_calls, scopes_supported) = scopes(manifest);
 
     // Resources, templates and prompts: see `codegen::surface`.
-    let surface = crate::codegen::surface::server(manifest)?;
-    let (surface_methods, surface_items, surface_calls) = (&surface.methods, &surface.items, &surface.builder_calls);
-    let router_arg = if surface.any { quote!(Arc::clone(&router) as Arc<dyn Dispatch>) } else { quote!(router) };
+    let surface = crate::codegen::surface::server(manifest, &mut codecs)?;
+    let (surface_methods, surface_items, surface_calls) =
+        (&surface.methods, &surface.items, &surface.builder_calls);
+    let router_arg = if surface.any {
+        quote!(Arc::clone(&router) as Arc<dyn Dispatch>)
+    } else {
+        quote!(router)
+    };
     let revision_lit = revision;
     let supported = served_revisions();
     let (server_info, instructions) = server_info(manifest);
-    let http_items = if http { http_items() } else { TokenStream::new() };
+    let http_items = if http {
+        http_items()
+    } else {
+        TokenStream::new()
+    };
+    let codec_module = codecs.module();
     let dispatch = crate::codegen::dispatch::dispatch(
         quote!(index),
         arms,
         crate::codegen::dispatch::Fallback {
             unused: quote!(index, arguments, ctx),
-            body: quote!(Box::pin(async move { Err(CallFailure::Tool(ToolError::new("no tool at this index"))) })),
+            body: quote!(Box::pin(async move {
+                Err(CallFailure::Tool(ToolError::new("no tool at this index")))
+            })),
         },
         TokenStream::new(),
     );
@@ -184,6 +233,8 @@ pub fn generate(manifest: &Manifest, bindings: &[ToolBinding], spec: &Spec, revi
 
         #surface_items
 
+        #codec_module
+
         #server_info
 
         /// A server for `handler` configured from the manifest: its tools,
@@ -236,7 +287,11 @@ fn scopes(manifest: &Manifest) -> (Vec<TokenStream>, Vec<String>) {
     for prompt in &manifest.prompts {
         add(quote!(prompt_scopes), &prompt.key, &prompt.scopes);
     }
-    for item in manifest.resources.iter().chain(&manifest.resource_templates) {
+    for item in manifest
+        .resources
+        .iter()
+        .chain(&manifest.resource_templates)
+    {
         add(quote!(resource_scopes), &item.key, &item.scopes);
     }
     all.sort();
@@ -303,7 +358,12 @@ fn method_docs(binding: &ToolBinding, scopes: &[String]) -> TokenStream {
             )
         });
     crate::codegen::docs::doc_attrs(
-        title.into_iter().chain(description).chain([name.as_str()]).chain(required.as_deref()).chain(task.as_deref()),
+        title
+            .into_iter()
+            .chain(description)
+            .chain([name.as_str()])
+            .chain(required.as_deref())
+            .chain(task.as_deref()),
     )
 }
 
@@ -312,7 +372,10 @@ fn method_docs(binding: &ToolBinding, scopes: &[String]) -> TokenStream {
 fn server_info(manifest: &Manifest) -> (TokenStream, TokenStream) {
     let (members, instructions) = match &manifest.server {
         Some(info) => {
-            let mut members = vec![("name".to_owned(), json!(info.name)), ("version".to_owned(), json!(info.version))];
+            let mut members = vec![
+                ("name".to_owned(), json!(info.name)),
+                ("version".to_owned(), json!(info.version)),
+            ];
             if let Some(title) = &info.title {
                 members.push(("title".to_owned(), json!(title)));
             }
@@ -412,7 +475,16 @@ mod tests {
 
     #[test]
     fn servers_serve_every_revision_of_both_eras() {
-        assert_eq!(served_revisions(), ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]);
+        assert_eq!(
+            served_revisions(),
+            [
+                "2024-11-05",
+                "2025-03-26",
+                "2025-06-18",
+                "2025-11-25",
+                "2026-07-28"
+            ]
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 use serde_json::Value;
 
+use crate::codegen::codec::{Codecs, Runtime};
 use crate::codegen::dispatch::{dispatch, Fallback};
 use crate::error::{Error, Result};
 use crate::manifest::{Declared, Manifest};
@@ -40,25 +41,47 @@ struct Surface<'a> {
 
 /// `(wire name, field, required)` of each argument or variable.
 fn fields_of(d: &Declared, variables: bool) -> Vec<(String, Ident, bool)> {
-    let wires = if variables { d.variables() } else { d.arguments() };
+    let wires = if variables {
+        d.variables()
+    } else {
+        d.arguments()
+    };
     let names: Vec<&str> = wires.iter().map(|(w, _)| w.as_str()).collect();
     let fields = naming::field_names(&names, &[]);
-    wires.iter().zip(fields).map(|((w, r), f)| (w.clone(), naming::ident(&f), *r)).collect()
+    wires
+        .iter()
+        .zip(fields)
+        .map(|((w, r), f)| (w.clone(), naming::ident(&f), *r))
+        .collect()
 }
 
 /// The names the tools of `m` take in the `Handler`, the `Client` and
 /// `tools.rs`, as `codegen::tools` and `codegen::client` give them.
 fn taken_by_tools(m: &Manifest) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let requests: Vec<(&str, Option<&str>)> =
-        m.tools.iter().map(|t| (t.name.as_str(), t.settings.rust_name.as_deref())).collect();
+    let requests: Vec<(&str, Option<&str>)> = m
+        .tools
+        .iter()
+        .map(|t| (t.name.as_str(), t.settings.rust_name.as_deref()))
+        .collect();
     let tools = naming::tool_names(&requests);
     let server: Vec<String> = tools.iter().map(|t| t.method.clone()).collect();
-    let mut client: Vec<String> = crate::codegen::client::HELPERS.iter().map(|h| (*h).to_owned()).collect();
+    let mut client: Vec<String> = crate::codegen::client::HELPERS
+        .iter()
+        .map(|h| (*h).to_owned())
+        .collect();
     for method in crate::codegen::client::client_method_names(server.iter().map(String::as_str)) {
         client.push(format!("{method}_with"));
         client.push(method);
     }
-    let types = tools.iter().flat_map(|t| [format!("{}Input", t.type_base), format!("{}Output", t.type_base)]).collect();
+    let types = tools
+        .iter()
+        .flat_map(|t| {
+            [
+                format!("{}Input", t.type_base),
+                format!("{}Output", t.type_base),
+            ]
+        })
+        .collect();
     (server, client, types)
 }
 
@@ -70,7 +93,10 @@ fn completed<'f>(d: &Declared, fields: &'f [(String, Ident, bool)]) -> Vec<(&'f 
     for arg in &d.complete {
         if let Some((wire, field, _)) = fields.iter().find(|(w, _, _)| w == arg) {
             if !out.iter().any(|(w, _)| w == wire) {
-                out.push((wire.as_str(), field.to_string().trim_start_matches("r#").to_owned()));
+                out.push((
+                    wire.as_str(),
+                    field.to_string().trim_start_matches("r#").to_owned(),
+                ));
             }
         }
     }
@@ -79,27 +105,58 @@ fn completed<'f>(d: &Declared, fields: &'f [(String, Ident, bool)]) -> Vec<(&'f 
 
 /// `(stem, completed fields)` of each item, borrowed.
 fn section<'s>(stems: &'s [String], completes: &'s [Vec<String>]) -> Vec<(&'s str, Vec<&'s str>)> {
-    stems.iter().zip(completes).map(|(s, c)| (s.as_str(), c.iter().map(String::as_str).collect())).collect()
+    stems
+        .iter()
+        .zip(completes)
+        .map(|(s, c)| (s.as_str(), c.iter().map(String::as_str).collect()))
+        .collect()
 }
 
-fn build<'a>(list: &'a [Declared], fields: Vec<Vec<(String, Ident, bool)>>, named: &[naming::SurfaceItem]) -> Vec<Item<'a>> {
+fn build<'a>(
+    list: &'a [Declared],
+    fields: Vec<Vec<(String, Ident, bool)>>,
+    named: &[naming::SurfaceItem],
+) -> Vec<Item<'a>> {
     list.iter()
         .zip(fields)
         .zip(named)
-        .map(|((declared, fields), names)| Item { declared, names: names.clone(), fields })
+        .map(|((declared, fields), names)| Item {
+            declared,
+            names: names.clone(),
+            fields,
+        })
         .collect()
 }
 
 fn surface(m: &Manifest) -> Surface<'_> {
     let prompt_fields: Vec<_> = m.prompts.iter().map(|d| fields_of(d, false)).collect();
-    let template_fields: Vec<_> = m.resource_templates.iter().map(|d| fields_of(d, true)).collect();
+    let template_fields: Vec<_> = m
+        .resource_templates
+        .iter()
+        .map(|d| fields_of(d, true))
+        .collect();
     let completes = |d: &Declared, fields: &[(String, Ident, bool)]| -> Vec<String> {
         completed(d, fields).into_iter().map(|(_, f)| f).collect()
     };
-    let prompt_completes: Vec<Vec<String>> = m.prompts.iter().zip(&prompt_fields).map(|(d, f)| completes(d, f)).collect();
-    let template_completes: Vec<Vec<String>> =
-        m.resource_templates.iter().zip(&template_fields).map(|(d, f)| completes(d, f)).collect();
-    let stem = |d: &Declared| if d.name.is_empty() { format!("item_{}", d.index) } else { d.name.clone() };
+    let prompt_completes: Vec<Vec<String>> = m
+        .prompts
+        .iter()
+        .zip(&prompt_fields)
+        .map(|(d, f)| completes(d, f))
+        .collect();
+    let template_completes: Vec<Vec<String>> = m
+        .resource_templates
+        .iter()
+        .zip(&template_fields)
+        .map(|(d, f)| completes(d, f))
+        .collect();
+    let stem = |d: &Declared| {
+        if d.name.is_empty() {
+            format!("item_{}", d.index)
+        } else {
+            d.name.clone()
+        }
+    };
     let prompt_stems: Vec<String> = m.prompts.iter().map(stem).collect();
     let template_stems: Vec<String> = m.resource_templates.iter().map(stem).collect();
     let (server_taken, client_taken, types_taken) = taken_by_tools(m);
@@ -114,11 +171,18 @@ fn surface(m: &Manifest) -> Surface<'_> {
     let names = naming::surface_names(&request);
     let prompts = build(&m.prompts, prompt_fields, &names.prompts);
     let templates = build(&m.resource_templates, template_fields, &names.templates);
-    Surface { prompts, templates, names }
+    Surface {
+        prompts,
+        templates,
+        names,
+    }
 }
 
 fn docs(d: &Declared, what: &str) -> Vec<String> {
-    let mut lines = vec![format!(" {what} `{}`.", if d.name.is_empty() { &d.key } else { &d.name })];
+    let mut lines = vec![format!(
+        " {what} `{}`.",
+        if d.name.is_empty() { &d.key } else { &d.name }
+    )];
     if let Some(text) = d.description() {
         lines.push(String::new());
         lines.extend(text.lines().map(|l| format!(" {}", l.trim_end())));
@@ -159,7 +223,12 @@ fn static_scope_lines(resources: &[Declared], server: bool) -> Vec<String> {
 }
 
 /// A params/args struct.
-fn params_struct(name: &Ident, doc: &[String], fields: &[(String, Ident, bool)], descriptions: &[Option<String>]) -> TokenStream {
+fn params_struct(
+    name: &Ident,
+    doc: &[String],
+    fields: &[(String, Ident, bool)],
+    descriptions: &[Option<String>],
+) -> TokenStream {
     let members = fields.iter().zip(descriptions).map(|((wire, field, required), description)| {
         let doc = description.as_deref().map(|d| format!(" {d}")).unwrap_or_else(|| format!(" `{wire}`."));
         if *required {
@@ -196,7 +265,15 @@ pub fn types(manifest: &Manifest) -> TokenStream {
             .declared
             .get("arguments")
             .and_then(Value::as_array)
-            .map(|a| a.iter().map(|arg| arg.get("description").and_then(Value::as_str).map(str::to_owned)).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|arg| {
+                        arg.get("description")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                    })
+                    .collect()
+            })
             .unwrap_or_default();
         let mut doc = docs(p.declared, "Arguments of prompt");
         doc.truncate(1);
@@ -204,8 +281,16 @@ pub fn types(manifest: &Manifest) -> TokenStream {
     }
     for t in &surface.templates {
         let name = naming::ident(&t.names.type_name);
-        let doc = vec![format!(" Variables of resource template `{}`.", t.declared.key)];
-        out.extend(params_struct(&name, &doc, &t.fields, &vec![None; t.fields.len()]));
+        let doc = vec![format!(
+            " Variables of resource template `{}`.",
+            t.declared.key
+        )];
+        out.extend(params_struct(
+            &name,
+            &doc,
+            &t.fields,
+            &vec![None; t.fields.len()],
+        ));
     }
     if !manifest.resources.is_empty() {
         let statics = &manifest.resources;
@@ -213,7 +298,11 @@ pub fn types(manifest: &Manifest) -> TokenStream {
         let variants: Vec<Ident> = statics
             .iter()
             .map(|s| {
-                let name = if s.name.is_empty() { format!("item_{}", s.index) } else { s.name.clone() };
+                let name = if s.name.is_empty() {
+                    format!("item_{}", s.index)
+                } else {
+                    s.name.clone()
+                };
                 naming::ident(&scope.unique(&naming::type_part(&name)))
             })
             .collect();
@@ -310,14 +399,21 @@ pub struct HandlerMethod<'a> {
 /// The [`HandlerMethod`]s of `manifest`: prompts, then templates, then the
 /// static resources' reader, as the `Handler` trait declares them.
 pub fn handler_methods<'a>(manifest: &'a Manifest) -> Vec<HandlerMethod<'a>> {
-    let Surface { prompts, templates, names } = surface(manifest);
+    let Surface {
+        prompts,
+        templates,
+        names,
+    } = surface(manifest);
     let item = |kind, i: Item<'a>| HandlerMethod {
         kind,
         declared: Some(i.declared),
         method: i.names.server,
         param_type: i.names.type_name,
     };
-    let mut out: Vec<HandlerMethod<'a>> = prompts.into_iter().map(|p| item(MethodKind::Prompt, p)).collect();
+    let mut out: Vec<HandlerMethod<'a>> = prompts
+        .into_iter()
+        .map(|p| item(MethodKind::Prompt, p))
+        .collect();
     out.extend(templates.into_iter().map(|t| item(MethodKind::Template, t)));
     if !manifest.resources.is_empty() {
         out.push(HandlerMethod {
@@ -338,18 +434,37 @@ fn served(name: &str, docs: &[&str], list: &[Declared]) -> Result<TokenStream> {
 
 /// Completion methods: `(Handler method, Client method, target pattern,
 /// argument, doc lines, ref, scopes of the prompt or template)`.
-type CompletionMethod<'a> = (Ident, Ident, TokenStream, String, Vec<String>, TokenStream, &'a [String]);
+type CompletionMethod<'a> = (
+    Ident,
+    Ident,
+    TokenStream,
+    String,
+    Vec<String>,
+    TokenStream,
+    &'a [String],
+);
 
 fn completions<'a>(prompts: &[Item<'a>], templates: &[Item<'a>]) -> Vec<CompletionMethod<'a>> {
     let mut out = Vec::new();
     for (list, variant) in [(prompts, quote!(Prompt)), (templates, quote!(Template))] {
         for item in list {
-            for ((arg, _), (server, client)) in completed(item.declared, &item.fields).into_iter().zip(&item.names.completions) {
+            for ((arg, _), (server, client)) in completed(item.declared, &item.fields)
+                .into_iter()
+                .zip(&item.names.completions)
+            {
                 let index = index_name(&item.names.server);
                 let (method, client) = (naming::ident(server), naming::ident(client));
                 let target = quote!(CompletionRef::#variant(surface_index::#index));
-                let what = if variant.to_string() == "Prompt" { "prompt" } else { "resource template" };
-                let name = if item.declared.name.is_empty() { item.declared.key.clone() } else { item.declared.name.clone() };
+                let what = if variant.to_string() == "Prompt" {
+                    "prompt"
+                } else {
+                    "resource template"
+                };
+                let name = if item.declared.name.is_empty() {
+                    item.declared.key.clone()
+                } else {
+                    item.declared.name.clone()
+                };
                 let reference = if what == "prompt" {
                     quote!(prompt_ref(#name))
                 } else {
@@ -357,13 +472,24 @@ fn completions<'a>(prompts: &[Item<'a>], templates: &[Item<'a>]) -> Vec<Completi
                     quote!(template_ref(#uri))
                 };
                 let doc = vec![
-                    format!(" Completes `{arg}` of {what} `{name}`: `value` is what the user typed"),
-                    " so far, `context` the other arguments given. By default nothing is".to_owned(),
+                    format!(
+                        " Completes `{arg}` of {what} `{name}`: `value` is what the user typed"
+                    ),
+                    " so far, `context` the other arguments given. By default nothing is"
+                        .to_owned(),
                     " suggested.".to_owned(),
                 ];
                 let scopes = &item.declared.scopes[..];
                 let doc = with_paragraph(doc, crate::codegen::docs::server_scopes(scopes));
-                out.push((method, client, target, arg.to_owned(), doc, reference, scopes));
+                out.push((
+                    method,
+                    client,
+                    target,
+                    arg.to_owned(),
+                    doc,
+                    reference,
+                    scopes,
+                ));
             }
         }
     }
@@ -371,11 +497,20 @@ fn completions<'a>(prompts: &[Item<'a>], templates: &[Item<'a>]) -> Vec<Completi
 }
 
 /// The server parts.
-pub fn server(manifest: &Manifest) -> Result<ServerParts> {
-    let Surface { prompts, templates, names } = surface(manifest);
+pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
+    let Surface {
+        prompts,
+        templates,
+        names,
+    } = surface(manifest);
     let any = !(prompts.is_empty() && templates.is_empty() && manifest.resources.is_empty());
     if !any {
-        return Ok(ServerParts { methods: TokenStream::new(), items: TokenStream::new(), builder_calls: TokenStream::new(), any });
+        return Ok(ServerParts {
+            methods: TokenStream::new(),
+            items: TokenStream::new(),
+            builder_calls: TokenStream::new(),
+            any,
+        });
     }
     let mut methods = TokenStream::new();
     let mut prompt_arms = TokenStream::new();
@@ -388,7 +523,10 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
     for (i, p) in prompts.iter().enumerate() {
         let method = naming::ident(&p.names.server);
         let args = naming::ident(&p.names.type_name);
-        let doc = with_paragraph(docs(p.declared, "Prompt"), crate::codegen::docs::server_scopes(&p.declared.scopes));
+        let doc = with_paragraph(
+            docs(p.declared, "Prompt"),
+            crate::codegen::docs::server_scopes(&p.declared.scopes),
+        );
         methods.extend(quote! {
             #(#[doc = #doc])*
             fn #method(
@@ -400,19 +538,36 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
             > + Send;
         });
         let index = index_name(&p.names.server);
-        indexes.extend(index_const(&index, &format!(" Prompt `{}`.", p.declared.name), i));
+        indexes.extend(index_const(
+            &index,
+            &format!(" Prompt `{}`.", p.declared.name),
+            i,
+        ));
+        let decode = codecs.function(
+            Runtime::DecodeParams,
+            &quote!(super::tools::#args),
+            &p.names.type_name,
+        );
+        let encode = codecs.function(
+            Runtime::EncodeResult,
+            &quote!(Vec<super::protocol::PromptMessage>),
+            "PromptMessages",
+        );
         prompt_arms.extend(quote! {
             surface_index::#index => Box::pin(async move {
-                let args: super::tools::#args = decode_params(arguments)?;
+                let args = #decode(arguments)?;
                 let messages = handler.#method(args, ctx).await?;
-                encode_result(&messages)
+                #encode(&messages)
             }),
         });
     }
     for (i, t) in templates.iter().enumerate() {
         let method = naming::ident(&t.names.server);
         let params = naming::ident(&t.names.type_name);
-        let doc = with_paragraph(docs(t.declared, "Resource template"), crate::codegen::docs::server_scopes(&t.declared.scopes));
+        let doc = with_paragraph(
+            docs(t.declared, "Resource template"),
+            crate::codegen::docs::server_scopes(&t.declared.scopes),
+        );
         methods.extend(quote! {
             #(#[doc = #doc])*
             ///
@@ -428,12 +583,26 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
             > + Send;
         });
         let index = index_name(&t.names.server);
-        indexes.extend(index_const(&index, &format!(" Resource template `{}`.", t.declared.key), i));
+        indexes.extend(index_const(
+            &index,
+            &format!(" Resource template `{}`.", t.declared.key),
+            i,
+        ));
+        let decode = codecs.function(
+            Runtime::DecodeParams,
+            &quote!(super::tools::#params),
+            &t.names.type_name,
+        );
+        let encode = codecs.function(
+            Runtime::EncodeResult,
+            &quote!(super::protocol::ReadResourceResult),
+            "ReadResourceResult",
+        );
         read_arms.extend(quote! {
             ResourceTarget::Template(surface_index::#index, variables) => Box::pin(async move {
-                let params: super::tools::#params = decode_params(variables)?;
+                let params = #decode(variables)?;
                 let result = handler.#method(uri, params, ctx).await?;
-                encode_result(&result)
+                #encode(&result)
             }),
         });
     }
@@ -452,13 +621,18 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
                 Output = Result<super::protocol::ReadResourceResult, #err_ty>,
             > + Send;
         });
+        let encode = codecs.function(
+            Runtime::EncodeResult,
+            &quote!(super::protocol::ReadResourceResult),
+            "ReadResourceResult",
+        );
         read_arms.extend(quote! {
             ResourceTarget::Static(index) => Box::pin(async move {
                 let Some(resource) = super::tools::#enum_name::from_index(index) else {
                     return Err(HandlerError::not_found(uri));
                 };
                 let result = handler.#read_resource(resource, ctx).await?;
-                encode_result(&result)
+                #encode(&result)
             }),
         });
     }
@@ -478,10 +652,11 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
                 async { Ok(Completion::default()) }
             }
         });
+        let encode = codecs.function(Runtime::EncodeResult, &quote!(Completion), "Completion");
         complete_arms.extend(quote! {
             (#target, #arg) => Box::pin(async move {
                 let completion = handler.#method(request.value, request.context, ctx).await?;
-                encode_result(&completion)
+                #encode(&completion)
             }),
         });
     }
@@ -489,7 +664,10 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
     let read_body = dispatch(
         quote!(target),
         read_arms,
-        Fallback { unused: quote!(target, ctx), body: quote!(Box::pin(async move { Err(HandlerError::not_found(uri)) })) },
+        Fallback {
+            unused: quote!(target, ctx),
+            body: quote!(Box::pin(async move { Err(HandlerError::not_found(uri)) })),
+        },
         TokenStream::new(),
     );
     let prompt_body = dispatch(
@@ -497,23 +675,39 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         prompt_arms,
         Fallback {
             unused: quote!(index, arguments, ctx),
-            body: quote!(Box::pin(async move { Err(HandlerError::invalid_params("no prompt at this index")) })),
+            body: quote!(Box::pin(async move {
+                Err(HandlerError::invalid_params("no prompt at this index"))
+            })),
         },
         TokenStream::new(),
     );
     let complete_body = dispatch(
         quote!((request.target, argument.as_str())),
         complete_arms,
-        Fallback { unused: quote!(request, ctx), body: quote!(Box::pin(async move { Ok(no_completion()) })) },
+        Fallback {
+            unused: quote!(request, ctx),
+            body: quote!(Box::pin(async move { Ok(no_completion()) })),
+        },
         quote!(let argument = request.argument.clone();),
     );
-    let resources_json = served("RESOURCES_JSON", &["The static resources exactly as declared: what `resources/list` serves."], &manifest.resources)?;
+    let resources_json = served(
+        "RESOURCES_JSON",
+        &["The static resources exactly as declared: what `resources/list` serves."],
+        &manifest.resources,
+    )?;
     let templates_json = served(
         "RESOURCE_TEMPLATES_JSON",
-        &["The resource templates exactly as declared: what", "`resources/templates/list` serves."],
+        &[
+            "The resource templates exactly as declared: what",
+            "`resources/templates/list` serves.",
+        ],
         &manifest.resource_templates,
     )?;
-    let prompts_json = served("PROMPTS_JSON", &["The prompts exactly as declared: what `prompts/list` serves."], &manifest.prompts)?;
+    let prompts_json = served(
+        "PROMPTS_JSON",
+        &["The prompts exactly as declared: what `prompts/list` serves."],
+        &manifest.prompts,
+    )?;
     let has_completions = !completions.is_empty();
     let index_module = if indexes.is_empty() {
         TokenStream::new()
@@ -574,7 +768,12 @@ pub fn server(manifest: &Manifest) -> Result<ServerParts> {
         .completions(#has_completions)
         .surface(Arc::clone(&router) as Arc<dyn Surface>)
     };
-    Ok(ServerParts { methods, items, builder_calls, any })
+    Ok(ServerParts {
+        methods,
+        items,
+        builder_calls,
+        any,
+    })
 }
 
 /// The constant naming an index in `surface_index`: the `Handler`
@@ -607,14 +806,21 @@ pub fn client_impl(manifest: &Manifest) -> TokenStream {
 
 /// Methods of the generated `Client`.
 pub fn client(manifest: &Manifest) -> TokenStream {
-    let Surface { prompts, templates, names } = surface(manifest);
+    let Surface {
+        prompts,
+        templates,
+        names,
+    } = surface(manifest);
     let mut out = TokenStream::new();
     let err = quote!(ClientError);
     for p in &prompts {
         let method = naming::ident(&p.names.client);
         let args = naming::ident(&p.names.type_name);
         let name = &p.declared.name;
-        let doc = with_paragraph(vec![format!(" Gets prompt `{name}`.")], crate::codegen::docs::client_scopes(&p.declared.scopes));
+        let doc = with_paragraph(
+            vec![format!(" Gets prompt `{name}`.")],
+            crate::codegen::docs::client_scopes(&p.declared.scopes),
+        );
         out.extend(quote! {
             #(#[doc = #doc])*
             pub async fn #method(
@@ -630,7 +836,9 @@ pub fn client(manifest: &Manifest) -> TokenStream {
         let params = naming::ident(&t.names.type_name);
         let template = &t.declared.key;
         let doc = with_paragraph(
-            vec![format!(" Reads the resource of template `{template}` with these variables.")],
+            vec![format!(
+                " Reads the resource of template `{template}` with these variables."
+            )],
             crate::codegen::docs::client_scopes(&t.declared.scopes),
         );
         out.extend(quote! {
@@ -659,7 +867,10 @@ pub fn client(manifest: &Manifest) -> TokenStream {
         });
     }
     for (_, method, _, arg, _, reference, scopes) in completions(&prompts, &templates) {
-        let doc = vec![format!(" Asks the server to complete `{arg}`: `value` is what was typed so far,"), " `context` the other arguments.".to_owned()];
+        let doc = vec![
+            format!(" Asks the server to complete `{arg}`: `value` is what was typed so far,"),
+            " `context` the other arguments.".to_owned(),
+        ];
         let doc = with_paragraph(doc, crate::codegen::docs::client_scopes(scopes));
         out.extend(quote! {
             #(#[doc = #doc])*
@@ -673,7 +884,11 @@ pub fn client(manifest: &Manifest) -> TokenStream {
         });
     }
     if !(prompts.is_empty() && templates.is_empty() && manifest.resources.is_empty()) {
-        let lists = [("resources/list", "resources"), ("resources/templates/list", "resourceTemplates"), ("prompts/list", "prompts")];
+        let lists = [
+            ("resources/list", "resources"),
+            ("resources/templates/list", "resourceTemplates"),
+            ("prompts/list", "prompts"),
+        ];
         for (method, (list, key)) in names.lists.iter().zip(lists) {
             let method = naming::ident(method);
             let doc = format!(" Every item of `{list}`, following `nextCursor`.");
@@ -702,7 +917,10 @@ fn defined_names(tokens: &TokenStream) -> std::collections::BTreeSet<String> {
                 if keyword {
                     out.insert(text.trim_start_matches("r#").to_owned());
                 }
-                keyword = matches!(text.as_str(), "struct" | "enum" | "type" | "union" | "trait" | "mod");
+                keyword = matches!(
+                    text.as_str(),
+                    "struct" | "enum" | "type" | "union" | "trait" | "mod"
+                );
             }
             _ => keyword = false,
         }
@@ -720,7 +938,10 @@ pub fn type_clashes(manifest: &Manifest, tools: &TokenStream) -> Vec<Error> {
     let defined = defined_names(tools);
     let surface = surface(manifest);
     let mut out = Vec::new();
-    for (items, what) in [(&surface.prompts, "prompt"), (&surface.templates, "resource template")] {
+    for (items, what) in [
+        (&surface.prompts, "prompt"),
+        (&surface.templates, "resource template"),
+    ] {
         for item in items {
             if defined.contains(&item.names.type_name) {
                 out.push(
@@ -737,7 +958,13 @@ pub fn type_clashes(manifest: &Manifest, tools: &TokenStream) -> Vec<Error> {
     if !manifest.resources.is_empty() && defined.contains(&surface.names.static_enum) {
         out.push(
             manifest
-                .error_at("/resources", format!("the static resources' enum `{}` is a type a tool's types already define", surface.names.static_enum))
+                .error_at(
+                    "/resources",
+                    format!(
+                        "the static resources' enum `{}` is a type a tool's types already define",
+                        surface.names.static_enum
+                    ),
+                )
                 .with_hint("give the tool another `x-mcpgen.rustName`"),
         );
     }

@@ -49,8 +49,8 @@ use crate::manifest::{Manifest, Tool};
 use crate::naming::{self, Scope};
 
 pub use fields::Renames;
-pub use prepare::{Note, Prepared};
 use prepare::{prepare, Origin};
+pub use prepare::{Note, Prepared};
 
 /// What [`generate`] returns.
 #[derive(Debug, Clone)]
@@ -87,14 +87,18 @@ pub struct ToolBinding {
 /// against) re-export it.
 pub fn tools_json(bindings: &[ToolBinding]) -> Result<TokenStream> {
     let declared: Vec<&Value> = bindings.iter().map(|b| &b.tool).collect();
-    let docs = ["The tools exactly as declared in the manifest, in order: what", "`tools/list` serves and what the client checks calls against."];
+    let docs = [
+        "The tools exactly as declared in the manifest, in order: what",
+        "`tools/list` serves and what the client checks calls against.",
+    ];
     json_const("TOOLS_JSON", &docs, &declared)
 }
 
 /// `pub const NAME: &str` holding `value` as pretty JSON in a raw string
 /// (one line of source per line of JSON), with `docs` as its doc comment.
 pub fn json_const(name: &str, docs: &[&str], value: &impl serde::Serialize) -> Result<TokenStream> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| Error::new(format!("cannot serialise {name}: {e}")))?;
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::new(format!("cannot serialise {name}: {e}")))?;
     let literal: TokenStream = crate::escape::rust_raw_str_lines(&text)
         .parse()
         .map_err(|e| Error::new(format!("{name} is not a Rust string literal: {e}")))?;
@@ -112,8 +116,11 @@ pub fn json_const(name: &str, docs: &[&str], value: &impl serde::Serialize) -> R
 /// tools share a name (`mcpgen manifest check` lists every such problem).
 pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     preflight(manifest)?;
-    let requests: Vec<(&str, Option<&str>)> =
-        manifest.tools.iter().map(|t| (t.name.as_str(), t.settings.rust_name.as_deref())).collect();
+    let requests: Vec<(&str, Option<&str>)> = manifest
+        .tools
+        .iter()
+        .map(|t| (t.name.as_str(), t.settings.rust_name.as_deref()))
+        .collect();
     let names = naming::tool_names(&requests);
     let base_settings = settings();
     let mut renames = Renames::default();
@@ -124,8 +131,14 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     let mut bindings = Vec::new();
     for (tool, names) in manifest.tools.iter().zip(&names) {
         let input = format!("{}Input", names.type_base);
-        let output = tool.output_schema().map(|_| format!("{}Output", names.type_base));
-        let names_in = ToolTypeNames { base: &names.type_base, input: &input, output: output.as_deref() };
+        let output = tool
+            .output_schema()
+            .map(|_| format!("{}Output", names.type_base));
+        let names_in = ToolTypeNames {
+            base: &names.type_base,
+            input: &input,
+            output: output.as_deref(),
+        };
         let mut context = BatchContext {
             base_settings: &base_settings,
             own_enums: &mut own_enums,
@@ -152,10 +165,13 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
             if let Some(other) = owner.get(&name) {
                 if other.index != tool.index {
                     return Err(manifest
-                        .error_at(&tool.pointer, format!(
-                            "tools `{}` and `{}` would both define a Rust type named `{name}`",
-                            other.name, tool.name
-                        ))
+                        .error_at(
+                            &tool.pointer,
+                            format!(
+                                "tools `{}` and `{}` would both define a Rust type named `{name}`",
+                                other.name, tool.name
+                            ),
+                        )
                         .with_hint("give one of them another `x-mcpgen.rustName`"));
                 }
             }
@@ -171,13 +187,20 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
             Err(p) => return Err(typify_error(manifest, tool, &panic_message(&p))),
         }
     }
-    let tokens = catch_quietly(AssertUnwindSafe(|| space.to_stream()))
-        .map_err(|p| Error::new(format!("typify failed to write the tool types: {}", panic_message(&p))))?;
+    let tokens = catch_quietly(AssertUnwindSafe(|| space.to_stream())).map_err(|p| {
+        Error::new(format!(
+            "typify failed to write the tool types: {}",
+            panic_message(&p)
+        ))
+    })?;
     let mut tokens = tokens;
     for e in &own_enums {
         tokens.extend(enums::tokens(e));
     }
-    let roots: BTreeSet<String> = bindings.iter().flat_map(|b| std::iter::once(b.input.clone()).chain(b.output.clone())).collect();
+    let roots: BTreeSet<String> = bindings
+        .iter()
+        .flat_map(|b| std::iter::once(b.input.clone()).chain(b.output.clone()))
+        .collect();
     let (mut tokens, wide_used) = wide::attach(fixup::fixup(renames.restore(tokens)));
     if wide_used {
         tokens.extend(wide::module());
@@ -188,7 +211,11 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
         Ok(file) => polish::polish(file, &sources),
         Err(tokens) => tokens,
     };
-    Ok(ToolsOutput { tokens, tools: bindings, warnings })
+    Ok(ToolsOutput {
+        tokens,
+        tools: bindings,
+        warnings,
+    })
 }
 
 /// What [`generate`] would refuse for this manifest, for `mcpgen manifest
@@ -215,7 +242,8 @@ thread_local! {
 fn catch_quietly<R>(f: impl FnOnce() -> R + UnwindSafe) -> std::thread::Result<R> {
     static INSTALL: std::sync::Once = std::sync::Once::new();
     INSTALL.call_once(|| {
-        let debug = std::env::var_os("MCPGEN_DEBUG_PANICS").is_some_and(|v| !v.is_empty() && v != "0");
+        let debug =
+            std::env::var_os("MCPGEN_DEBUG_PANICS").is_some_and(|v| !v.is_empty() && v != "0");
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if debug || !QUIET.with(|q| q.get()) {
@@ -238,7 +266,11 @@ fn settings() -> TypeSpaceSettings {
     // Integers wider than `i64` (see `integers`).
     for (schema, rust) in integers::conversions() {
         if let Ok(schema) = serde_json::from_value::<schemars::schema::SchemaObject>(schema) {
-            s.with_conversion(schema, rust, [TypeSpaceImpl::Display, TypeSpaceImpl::FromStr].into_iter());
+            s.with_conversion(
+                schema,
+                rust,
+                [TypeSpaceImpl::Display, TypeSpaceImpl::FromStr].into_iter(),
+            );
         }
     }
     s
@@ -254,11 +286,19 @@ fn preflight(m: &Manifest) -> Result<()> {
         }
         if let Some(first) = seen.insert(t.name.as_str(), t.pointer.as_str()) {
             return Err(m
-                .error_at(&format!("{}/name", t.pointer), format!("duplicate tool name `{}` (first at {first})", t.name))
+                .error_at(
+                    &format!("{}/name", t.pointer),
+                    format!("duplicate tool name `{}` (first at {first})", t.name),
+                )
                 .with_hint(hint));
         }
         if !t.input_schema().is_some_and(Value::is_object) {
-            return Err(m.error_at(&t.pointer, format!("tool `{}` has no object `inputSchema`", t.name)).with_hint(hint));
+            return Err(m
+                .error_at(
+                    &t.pointer,
+                    format!("tool `{}` has no object `inputSchema`", t.name),
+                )
+                .with_hint(hint));
         }
     }
     Ok(())
@@ -294,7 +334,11 @@ fn tool_batch(
     context: &mut BatchContext<'_>,
     warnings: &mut Vec<Error>,
 ) -> Result<(Batch, BTreeSet<String>)> {
-    let ToolTypeNames { base, input, output } = *names;
+    let ToolTypeNames {
+        base,
+        input,
+        output,
+    } = *names;
     let base_settings = context.base_settings;
     let own_enums = &mut *context.own_enums;
     let mut scope = Scope::new();
@@ -307,23 +351,37 @@ fn tool_batch(
     }
     let mut docs: Vec<(&str, &str, Value)> = Vec::new();
     if let Some(schema) = tool.input_schema() {
-        docs.push(("inputSchema", input, with_doc(schema, &format!("Arguments of the `{}` tool.", tool.name))));
+        docs.push((
+            "inputSchema",
+            input,
+            with_doc(schema, &format!("Arguments of the `{}` tool.", tool.name)),
+        ));
     }
     if let (Some(schema), Some(name)) = (tool.output_schema(), output) {
-        let doc = format!("Structured result (`structuredContent`) of the `{}` tool.", tool.name);
+        let doc = format!(
+            "Structured result (`structuredContent`) of the `{}` tool.",
+            tool.name
+        );
         docs.push(("outputSchema", name, with_doc(schema, &doc)));
     }
     let mut prepared: Vec<Prepared> = docs
         .iter()
         .map(|(key, name, s)| {
-            let origin = Origin { tool: &tool.name, key, sources: &mut *context.sources };
+            let origin = Origin {
+                tool: &tool.name,
+                key,
+                sources: &mut *context.sources,
+            };
             prepare(s, name, base, &mut scope, context.renames, Some(origin))
         })
         .collect();
     for ((key, _, _), p) in docs.iter().zip(&prepared) {
         for note in &p.notes {
             let pointer = format!("{}/{key}{}", tool.pointer, note.pointer);
-            warnings.push(m.error_at(&pointer, format!("tool `{}`: {}", tool.name, note.message)).with_hint(note.hint));
+            warnings.push(
+                m.error_at(&pointer, format!("tool `{}`: {}", tool.name, note.message))
+                    .with_hint(note.hint),
+            );
         }
     }
     let mut mine = Vec::new();
@@ -333,7 +391,8 @@ fn tool_batch(
             enums::hoist(schema, name, &mut scope, &mut here);
         }
         for e in &here {
-            p.defs.push((e.name.clone(), json!({"type": "string", "enum": e.values})));
+            p.defs
+                .push((e.name.clone(), json!({"type": "string", "enum": e.values})));
         }
         mine.extend(here);
     }
@@ -366,10 +425,20 @@ fn tool_batch(
                 *slot = any;
                 // Diagnostics name the property as declared, not its marker.
                 let wire = context.renames.wire_of(&prop).unwrap_or(&prop);
-                let pointer = format!("{}/{key}/properties/{}", tool.pointer, crate::error::pointer_token(wire));
+                let pointer = format!(
+                    "{}/{key}/properties/{}",
+                    tool.pointer,
+                    crate::error::pointer_token(wire)
+                );
                 warnings.push(
-                    m.error_at(&pointer, format!("tool `{}`: property `{wire}` is typed as `serde_json::Value`: {why}", tool.name))
-                        .with_hint("simplify this property's schema to get a typed field"),
+                    m.error_at(
+                        &pointer,
+                        format!(
+                            "tool `{}`: property `{wire}` is typed as `serde_json::Value`: {why}",
+                            tool.name
+                        ),
+                    )
+                    .with_hint("simplify this property's schema to get a typed field"),
                 );
             }
         }
@@ -384,7 +453,10 @@ fn tool_batch(
                     if let Some(d) = prep.defs[0].1.get("description") {
                         any["description"] = d.clone();
                     }
-                    *prep = Prepared { defs: vec![((*name).to_owned(), any)], notes: Vec::new() };
+                    *prep = Prepared {
+                        defs: vec![((*name).to_owned(), any)],
+                        notes: Vec::new(),
+                    };
                     warnings.push(
                         m.error_at(&format!("{}/{key}", tool.pointer), format!(
                             "tool `{}`: `{name}` is a JSON object map (`serde_json::Map`) because typify cannot convert its schema: {why}",
@@ -404,7 +476,11 @@ fn tool_batch(
 fn settings_with(base: &TypeSpaceSettings, own: &[enums::OwnEnum]) -> TypeSpaceSettings {
     let mut s = base.clone();
     for e in own {
-        s.with_replacement(&e.name, &e.name, [TypeSpaceImpl::Display, TypeSpaceImpl::FromStr].into_iter());
+        s.with_replacement(
+            &e.name,
+            &e.name,
+            [TypeSpaceImpl::Display, TypeSpaceImpl::FromStr].into_iter(),
+        );
     }
     s
 }
@@ -424,12 +500,15 @@ fn with_doc(schema: &Value, doc: &str) -> Value {
 /// Converts prepared definitions in a scratch `TypeSpace`; the batch and
 /// the names of the types it defines on success, typify's error or panic
 /// message otherwise.
-fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result::Result<(Batch, BTreeSet<String>), String> {
+fn try_batch(
+    prepared: &[Prepared],
+    settings: &TypeSpaceSettings,
+) -> std::result::Result<(Batch, BTreeSet<String>), String> {
     let mut batch = Batch::new();
     for p in prepared {
         for (name, schema) in &p.defs {
-            let s: schemars::schema::Schema =
-                serde_json::from_value(schema.clone()).map_err(|e| format!("not a schema typify reads: {e}"))?;
+            let s: schemars::schema::Schema = serde_json::from_value(schema.clone())
+                .map_err(|e| format!("not a schema typify reads: {e}"))?;
             batch.push((name.clone(), s));
         }
     }
@@ -439,7 +518,12 @@ fn try_batch(prepared: &[Prepared], settings: &TypeSpaceSettings) -> std::result
         space.add_ref_types(trial).map(|()| {
             let names = space
                 .iter_types()
-                .filter(|t| matches!(t.details(), TypeDetails::Struct(_) | TypeDetails::Enum(_) | TypeDetails::Newtype(_)))
+                .filter(|t| {
+                    matches!(
+                        t.details(),
+                        TypeDetails::Struct(_) | TypeDetails::Enum(_) | TypeDetails::Newtype(_)
+                    )
+                })
                 .map(|t| t.name())
                 .collect::<BTreeSet<String>>();
             // Writing the code is where typify panics on some schemas.
@@ -463,7 +547,11 @@ fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
     } else {
         "unknown panic".to_owned()
     };
-    let line = text.lines().next().unwrap_or_default().trim_end_matches(['(', ' ']);
+    let line = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(['(', ' ']);
     match line.char_indices().nth(160) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line.to_owned(),
@@ -471,6 +559,9 @@ fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
 }
 
 fn typify_error(m: &Manifest, tool: &Tool, why: &str) -> Error {
-    m.error_at(&tool.pointer, format!("cannot generate types for tool `{}`: {why}", tool.name))
-        .with_hint("simplify the tool's schemas, or report the schema to mcpgen")
+    m.error_at(
+        &tool.pointer,
+        format!("cannot generate types for tool `{}`: {why}", tool.name),
+    )
+    .with_hint("simplify the tool's schemas, or report the schema to mcpgen")
 }

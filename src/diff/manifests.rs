@@ -48,16 +48,36 @@ pub struct ItemChange {
 }
 
 /// The sections as (key, what one item is called).
-const SECTIONS: [(&str, &str); 4] =
-    [("tools", "tool"), ("resources", "resource"), ("resourceTemplates", "resource template"), ("prompts", "prompt")];
+const SECTIONS: [(&str, &str); 4] = [
+    ("tools", "tool"),
+    ("resources", "resource"),
+    ("resourceTemplates", "resource template"),
+    ("prompts", "prompt"),
+];
 
 /// A section's items as served (`x-mcpgen` removed), keyed by identity, in order.
 fn section(manifest: &Manifest, key: &str) -> Vec<(String, Value)> {
     match key {
-        "tools" => manifest.tools.iter().map(|t| (t.name.clone(), t.declared.clone())).collect(),
-        "resources" => manifest.resources.iter().map(|d| (d.key.clone(), d.declared.clone())).collect(),
-        "resourceTemplates" => manifest.resource_templates.iter().map(|d| (d.key.clone(), d.declared.clone())).collect(),
-        _ => manifest.prompts.iter().map(|d| (d.key.clone(), d.declared.clone())).collect(),
+        "tools" => manifest
+            .tools
+            .iter()
+            .map(|t| (t.name.clone(), t.declared.clone()))
+            .collect(),
+        "resources" => manifest
+            .resources
+            .iter()
+            .map(|d| (d.key.clone(), d.declared.clone()))
+            .collect(),
+        "resourceTemplates" => manifest
+            .resource_templates
+            .iter()
+            .map(|d| (d.key.clone(), d.declared.clone()))
+            .collect(),
+        _ => manifest
+            .prompts
+            .iter()
+            .map(|d| (d.key.clone(), d.declared.clone()))
+            .collect(),
     }
 }
 
@@ -76,8 +96,16 @@ fn arguments(prompt: &Value) -> Vec<(String, bool, Value)> {
     list.into_iter()
         .flatten()
         .map(|a| {
-            let name = a.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-            (name, a.get("required").and_then(Value::as_bool).unwrap_or(false), a.clone())
+            let name = a
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            (
+                name,
+                a.get("required").and_then(Value::as_bool).unwrap_or(false),
+                a.clone(),
+            )
         })
         .collect()
 }
@@ -90,9 +118,19 @@ fn argument_changes(a: &Value, b: &Value, out: &mut Vec<String>) {
             None => out.push(format!("- argument `{name}`")),
             Some((_, now, new)) => {
                 if required != now {
-                    out.push(format!("~ argument `{name}`: {} → {}", optional(*required), optional(*now)));
+                    out.push(format!(
+                        "~ argument `{name}`: {} → {}",
+                        optional(*required),
+                        optional(*now)
+                    ));
                 }
-                member_changes(old, new, &format!("argument `{name}` "), &["name", "required"], out);
+                member_changes(
+                    old,
+                    new,
+                    &format!("argument `{name}` "),
+                    &["name", "required"],
+                    out,
+                );
             }
         }
     }
@@ -104,42 +142,75 @@ fn argument_changes(a: &Value, b: &Value, out: &mut Vec<String>) {
 /// Members of two objects added, removed or with another value, except `skip`.
 fn member_changes(a: &Value, b: &Value, prefix: &str, skip: &[&str], out: &mut Vec<String>) {
     let empty = serde_json::Map::new();
-    let (ma, mb) = (a.as_object().unwrap_or(&empty), b.as_object().unwrap_or(&empty));
+    let (ma, mb) = (
+        a.as_object().unwrap_or(&empty),
+        b.as_object().unwrap_or(&empty),
+    );
     for (k, va) in ma.iter().filter(|(k, _)| !skip.contains(&k.as_str())) {
         match mb.get(k) {
             None => out.push(format!("- {prefix}member `{k}`")),
-            Some(vb) if vb != va => out.push(format!("~ {prefix}member `{k}`: {} → {}", short(va), short(vb))),
+            Some(vb) if vb != va => out.push(format!(
+                "~ {prefix}member `{k}`: {} → {}",
+                short(va),
+                short(vb)
+            )),
             Some(_) => {}
         }
     }
-    for k in mb.keys().filter(|k| !skip.contains(&k.as_str()) && !ma.contains_key(*k)) {
+    for k in mb
+        .keys()
+        .filter(|k| !skip.contains(&k.as_str()) && !ma.contains_key(*k))
+    {
         out.push(format!("+ {prefix}member `{k}`: {}", short(&mb[k])));
     }
 }
 
 /// Compares two manifests; the generated items for `revision` (`spec`).
-pub fn compare_manifests(from: &Manifest, to: &Manifest, spec: &Spec, revision: &str) -> ManifestDiff {
+pub fn compare_manifests(
+    from: &Manifest,
+    to: &Manifest,
+    spec: &Spec,
+    revision: &str,
+) -> ManifestDiff {
     let mut items = Vec::new();
     for (key, _) in SECTIONS {
         let (a, b) = (section(from, key), section(to, key));
         for (id, va) in &a {
             let change = match b.iter().find(|(k, _)| k == id) {
-                None => ItemChange { section: key, key: id.clone(), change: "removed", details: Vec::new() },
+                None => ItemChange {
+                    section: key,
+                    key: id.clone(),
+                    change: "removed",
+                    details: Vec::new(),
+                },
                 Some((_, vb)) if vb != va => {
                     let mut details = Vec::new();
                     member_changes(va, vb, "", &["arguments"], &mut details);
                     argument_changes(va, vb, &mut details);
-                    ItemChange { section: key, key: id.clone(), change: "changed", details }
+                    ItemChange {
+                        section: key,
+                        key: id.clone(),
+                        change: "changed",
+                        details,
+                    }
                 }
                 Some(_) => continue,
             };
             items.push(change);
         }
         for (id, _) in b.iter().filter(|(k, _)| !a.iter().any(|(j, _)| j == k)) {
-            items.push(ItemChange { section: key, key: id.clone(), change: "added", details: Vec::new() });
+            items.push(ItemChange {
+                section: key,
+                key: id.clone(),
+                change: "added",
+                details: Vec::new(),
+            });
         }
     }
-    let generated = match (super::manifest_items(from, None, spec, revision), super::manifest_items(to, None, spec, revision)) {
+    let generated = match (
+        super::manifest_items(from, None, spec, revision),
+        super::manifest_items(to, None, spec, revision),
+    ) {
         (Ok(a), Ok(b)) => super::item_changes(&a, &b),
         (Err(e), _) | (_, Err(e)) => vec![GeneratedChange {
             item: format!("(the server and client could not be generated: {e})"),
@@ -164,24 +235,39 @@ impl ManifestDiff {
     }
 
     fn count(&self, section: &str, change: &str) -> usize {
-        self.items.iter().filter(|i| i.section == section && i.change == change).count()
+        self.items
+            .iter()
+            .filter(|i| i.section == section && i.change == change)
+            .count()
     }
 }
 
 impl fmt::Display for ManifestDiff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "Manifest {} → {} (generated for {})", self.from, self.to, self.revision)?;
+        writeln!(
+            f,
+            "Manifest {} → {} (generated for {})",
+            self.from, self.to, self.revision
+        )?;
         let counts: Vec<String> = SECTIONS
             .iter()
             .map(|(key, _)| {
                 let n = |c| self.count(key, c);
-                format!("{key}: {} added, {} removed, {} changed", n("added"), n("removed"), n("changed"))
+                format!(
+                    "{key}: {} added, {} removed, {} changed",
+                    n("added"),
+                    n("removed"),
+                    n("changed")
+                )
             })
             .collect();
         writeln!(f, "{}", counts.join("; "))?;
         let mut by_section: BTreeMap<usize, Vec<&ItemChange>> = BTreeMap::new();
         for item in &self.items {
-            let at = SECTIONS.iter().position(|(k, _)| *k == item.section).unwrap_or(0);
+            let at = SECTIONS
+                .iter()
+                .position(|(k, _)| *k == item.section)
+                .unwrap_or(0);
             by_section.entry(at).or_default().push(item);
         }
         for (at, list) in by_section {

@@ -95,7 +95,8 @@ impl DocPass {
                         && match &tts[i - 1] {
                             TokenTree::Punct(p) if p.as_char() == '#' => true,
                             TokenTree::Punct(p) if p.as_char() == '!' => {
-                                i > 1 && matches!(&tts[i - 2], TokenTree::Punct(q) if q.as_char() == '#')
+                                i > 1
+                                    && matches!(&tts[i - 2], TokenTree::Punct(q) if q.as_char() == '#')
                             }
                             _ => false,
                         };
@@ -158,12 +159,15 @@ impl DocPass {
 
 /// The text of the outer doc attribute `#[doc = "…"]` starting at `i`.
 fn outer_doc_at(tts: &[TokenTree], i: usize) -> Option<String> {
-    let (TokenTree::Punct(pound), TokenTree::Group(g)) = (tts.get(i)?, tts.get(i + 1)?) else { return None };
+    let (TokenTree::Punct(pound), TokenTree::Group(g)) = (tts.get(i)?, tts.get(i + 1)?) else {
+        return None;
+    };
     if pound.as_char() != '#' || g.delimiter() != Delimiter::Bracket {
         return None;
     }
     let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-    let [TokenTree::Ident(name), TokenTree::Punct(eq), TokenTree::Literal(lit)] = inner.as_slice() else {
+    let [TokenTree::Ident(name), TokenTree::Punct(eq), TokenTree::Literal(lit)] = inner.as_slice()
+    else {
         return None;
     };
     if name != "doc" || eq.as_char() != '=' {
@@ -176,7 +180,12 @@ fn outer_doc_at(tts: &[TokenTree], i: usize) -> Option<String> {
 fn literal_text(lit: &Literal) -> Option<String> {
     let repr = lit.to_string();
     // Plain ASCII without escapes is its own value.
-    if repr.is_ascii() && !repr.contains('\\') && repr.len() >= 2 && repr.starts_with('"') && repr.ends_with('"') {
+    if repr.is_ascii()
+        && !repr.contains('\\')
+        && repr.len() >= 2
+        && repr.starts_with('"')
+        && repr.ends_with('"')
+    {
         return Some(repr[1..repr.len() - 1].to_owned());
     }
     match syn::Lit::new(lit.clone()) {
@@ -189,7 +198,8 @@ fn literal_text(lit: &Literal) -> Option<String> {
 /// it is a doc attribute whose text needs cleaning.
 pub(super) fn clean_doc_attribute(g: &Group) -> Option<Group> {
     let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-    let [TokenTree::Ident(name), TokenTree::Punct(eq), TokenTree::Literal(lit)] = inner.as_slice() else {
+    let [TokenTree::Ident(name), TokenTree::Punct(eq), TokenTree::Literal(lit)] = inner.as_slice()
+    else {
         return None;
     };
     if name != "doc" || eq.as_char() != '=' {
@@ -202,8 +212,13 @@ pub(super) fn clean_doc_attribute(g: &Group) -> Option<Group> {
     }
     let mut new_lit = Literal::string(&clean);
     new_lit.set_span(lit.span());
-    let stream: TokenStream =
-        [TokenTree::Ident(name.clone()), TokenTree::Punct(eq.clone()), TokenTree::Literal(new_lit)].into_iter().collect();
+    let stream: TokenStream = [
+        TokenTree::Ident(name.clone()),
+        TokenTree::Punct(eq.clone()),
+        TokenTree::Literal(new_lit),
+    ]
+    .into_iter()
+    .collect();
     let mut ng = Group::new(Delimiter::Bracket, stream);
     ng.set_span(g.span());
     Some(ng)
@@ -217,9 +232,15 @@ mod tests {
 
     #[test]
     fn doc_text_removes_what_rustc_refuses_in_comments() {
-        assert_eq!(doc_text("plain `code`\n\tindented"), "plain `code`\n\tindented");
+        assert_eq!(
+            doc_text("plain `code`\n\tindented"),
+            "plain `code`\n\tindented"
+        );
         assert_eq!(doc_text("a\r\nb\rc"), "a\nb\nc");
-        assert_eq!(doc_text("x\u{202e}y\u{2066}z\u{0}"), "x\\u{202e}y\\u{2066}z\\u{0}");
+        assert_eq!(
+            doc_text("x\u{202e}y\u{2066}z\u{0}"),
+            "x\\u{202e}y\\u{2066}z\\u{0}"
+        );
         let header = Header::new().input("manifest \u{202e}evil.json").render();
         assert!(header.contains("manifest \\u{202e}evil.json"), "{header}");
     }
@@ -265,7 +286,11 @@ mod tests {
         let out = format(tokens.clone(), &Header::new()).unwrap();
         // What prettyplease prints without the runs set aside.
         let file: syn::File = syn::parse2(clean(tokens)).unwrap();
-        let expected = format!("{}\n{}", Header::new().render(), prettyplease::unparse(&file));
+        let expected = format!(
+            "{}\n{}",
+            Header::new().render(),
+            prettyplease::unparse(&file)
+        );
         assert_eq!(out, expected);
         assert!(!out.contains(RUN_MARK));
     }
@@ -276,12 +301,13 @@ mod tests {
             .into_iter()
             .map(|tt| match tt {
                 TokenTree::Group(g) => {
-                    let inner = clean_doc_attribute(&g).map(|n| n.stream()).unwrap_or_else(|| clean(g.stream()));
+                    let inner = clean_doc_attribute(&g)
+                        .map(|n| n.stream())
+                        .unwrap_or_else(|| clean(g.stream()));
                     TokenTree::Group(Group::new(g.delimiter(), inner))
                 }
                 other => other,
             })
             .collect()
     }
-
 }

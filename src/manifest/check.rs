@@ -21,8 +21,8 @@
 
 use std::collections::BTreeMap;
 
-use mcpgen_runtime::schema::Schema;
 use mcpgen_runtime::schema::default_draft;
+use mcpgen_runtime::schema::Schema;
 use serde_json::Value;
 
 use super::format::{ServerInfo, ToolSettings, SETTINGS_KEY};
@@ -55,11 +55,18 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
         );
     }
     for dup in m.positions().duplicates() {
-        let name = dup.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
-        let mut e = Error::new(format!("member `{name}` appears twice in one object; only the last one counts"))
-            .in_file(&m.file)
-            .at_pointer(dup.as_str())
-            .with_hint("remove or rename one of them");
+        let name = dup
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .replace("~1", "/")
+            .replace("~0", "~");
+        let mut e = Error::new(format!(
+            "member `{name}` appears twice in one object; only the last one counts"
+        ))
+        .in_file(&m.file)
+        .at_pointer(dup.as_str())
+        .with_hint("remove or rename one of them");
         if let Some((l, c)) = m.positions().get(&format!("{dup}#key")) {
             e = e.at_line_col(l, c);
         }
@@ -76,16 +83,27 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
     let default_dialect = dialect_for(revision);
     let mut first_by_name: BTreeMap<&str, &str> = BTreeMap::new();
     let mut first_by_rust_name: BTreeMap<String, String> = BTreeMap::new();
-    let raw_tools = m.document.get("tools").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let raw_tools = m
+        .document
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     for (tool, raw) in m.tools.iter().zip(raw_tools) {
         let tp = &tool.pointer;
         let Some(obj) = raw.as_object() else {
-            out.push(m.error_at(tp, "a tool must be an object").with_hint("write {\"name\": ..., \"inputSchema\": {...}}"));
+            out.push(
+                m.error_at(tp, "a tool must be an object")
+                    .with_hint("write {\"name\": ..., \"inputSchema\": {...}}"),
+            );
             continue;
         };
         // Name.
         match obj.get("name") {
-            None => out.push(m.error_at(tp, "tool has no `name`").with_hint("add a `name` member")),
+            None => out.push(
+                m.error_at(tp, "tool has no `name`")
+                    .with_hint("add a `name` member"),
+            ),
             Some(Value::String(name)) => {
                 let np = format!("{tp}/name");
                 if let Some(problem) = name_problem(name) {
@@ -94,10 +112,18 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
                     ));
                 }
                 if let Some(first) = first_by_name.get(name.as_str()) {
-                    let at = m.line_col(&format!("{first}/name")).map(|(l, c)| format!(" (line {l}:{c})")).unwrap_or_default();
+                    let at = m
+                        .line_col(&format!("{first}/name"))
+                        .map(|(l, c)| format!(" (line {l}:{c})"))
+                        .unwrap_or_default();
                     out.push(
-                        m.error_at(&np, format!("duplicate tool name `{name}`, first declared at {first}/name{at}"))
-                            .with_hint("tool names must be unique in a manifest; rename one of them"),
+                        m.error_at(
+                            &np,
+                            format!(
+                                "duplicate tool name `{name}`, first declared at {first}/name{at}"
+                            ),
+                        )
+                        .with_hint("tool names must be unique in a manifest; rename one of them"),
                     );
                 } else {
                     first_by_name.insert(name, tp);
@@ -158,10 +184,10 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
         for (key, required) in [("inputSchema", true), ("outputSchema", false)] {
             let sp = format!("{tp}/{key}");
             match obj.get(key) {
-                None if required => out.push(
-                    m.error_at(tp, "tool has no `inputSchema`")
-                        .with_hint("add `\"inputSchema\": {\"type\": \"object\"}` for a tool without arguments"),
-                ),
+                None if required => out
+                    .push(m.error_at(tp, "tool has no `inputSchema`").with_hint(
+                    "add `\"inputSchema\": {\"type\": \"object\"}` for a tool without arguments",
+                )),
                 None => {}
                 Some(schema) => check_schema(m, schema, &sp, key, default_dialect, &mut out),
             }
@@ -171,9 +197,19 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
     out
 }
 
-fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dialect, out: &mut Vec<Error>) {
+fn check_schema(
+    m: &Manifest,
+    schema: &Value,
+    sp: &str,
+    key: &str,
+    default: Dialect,
+    out: &mut Vec<Error>,
+) {
     let Some(obj) = schema.as_object() else {
-        out.push(m.error_at(sp, format!("`{key}` must be a JSON Schema object")).with_hint("write {\"type\": \"object\", ...}"));
+        out.push(
+            m.error_at(sp, format!("`{key}` must be a JSON Schema object"))
+                .with_hint("write {\"type\": \"object\", ...}"),
+        );
         return;
     };
     if obj.get("type") != Some(&Value::String("object".into())) {
@@ -182,8 +218,11 @@ fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dial
             Some(t) => (format!("{sp}/type"), format!("has `type` {t}")),
         };
         out.push(
-            m.error_at(&p, format!("the root of `{key}` {what}; it must be `\"type\": \"object\"`"))
-                .with_hint("MCP tool schemas describe an object of named arguments (or results)"),
+            m.error_at(
+                &p,
+                format!("the root of `{key}` {what}; it must be `\"type\": \"object\"`"),
+            )
+            .with_hint("MCP tool schemas describe an object of named arguments (or results)"),
         );
     }
     let dialect = match obj.get("$schema") {
@@ -220,16 +259,29 @@ fn check_schema(m: &Manifest, schema: &Value, sp: &str, key: &str, default: Dial
     // dialect's meta-schema would refuse, every bad pattern, and any
     // reference the checks above let through.
     if let Err(problems) = Schema::compile(schema, dialect) {
-        for p in problems.into_iter().filter(|p| !unresolved.iter().any(|(at, _)| *at == p.pointer)) {
+        for p in problems
+            .into_iter()
+            .filter(|p| !unresolved.iter().any(|(at, _)| *at == p.pointer))
+        {
             let hint = if p.message.starts_with("reference") {
                 "generated servers resolve only references inside the tool's own schema (mcpgen never fetches remote \
                  schemas): define what it refers to under `$defs` and refer to it with `#/$defs/Name`"
                     .to_owned()
             } else {
-                format!("fix the schema so it validates against the {} meta-schema", dialect.name())
+                format!(
+                    "fix the schema so it validates against the {} meta-schema",
+                    dialect.name()
+                )
             };
-            let message = format!("`{key}` is not a valid {} schema: {}", dialect.name(), p.message);
-            out.push(m.error_at(&format!("{sp}{}", p.pointer), message).with_hint(hint));
+            let message = format!(
+                "`{key}` is not a valid {} schema: {}",
+                dialect.name(),
+                p.message
+            );
+            out.push(
+                m.error_at(&format!("{sp}{}", p.pointer), message)
+                    .with_hint(hint),
+            );
         }
     }
     out.extend(unresolved.into_iter().map(|(_, e)| e));
@@ -244,18 +296,27 @@ pub(crate) fn name_problem(name: &str) -> Option<String> {
     if n > 128 {
         return Some(format!("is {n} characters long (at most 128)"));
     }
-    let bad: Vec<char> = name.chars().filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))).collect();
+    let bad: Vec<char> = name
+        .chars()
+        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .collect();
     if !bad.is_empty() {
         let mut shown: Vec<String> = bad.iter().map(|c| format!("{c:?}")).collect();
         shown.dedup();
-        return Some(format!("contains characters outside A-Za-z0-9_.- ({})", shown.join(", ")));
+        return Some(format!(
+            "contains characters outside A-Za-z0-9_.- ({})",
+            shown.join(", ")
+        ));
     }
     None
 }
 
 fn is_snake_ident(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && s != "_"
         && !naming::is_keyword(s)
 }

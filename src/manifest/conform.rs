@@ -22,30 +22,52 @@ use crate::error::Error;
 /// failing value (file, JSON pointer, line:column), except where one of
 /// `problems` already points (at the same value, inside it or around it).
 pub fn extend(m: &Manifest, spec: &Value, revision: &str, problems: &mut Vec<Error>) {
-    let reported: Vec<String> =
-        problems.iter().filter_map(|p| p.location.as_ref().and_then(|l| l.pointer.clone())).collect();
+    let reported: Vec<String> = problems
+        .iter()
+        .filter_map(|p| p.location.as_ref().and_then(|l| l.pointer.clone()))
+        .collect();
     let overlaps = |e: &Error| {
-        let Some(at) = e.location.as_ref().and_then(|l| l.pointer.as_deref()) else { return false };
+        let Some(at) = e.location.as_ref().and_then(|l| l.pointer.as_deref()) else {
+            return false;
+        };
         reported.iter().any(|r| within(at, r) || within(r, at))
     };
-    problems.extend(check(m, spec, revision).into_iter().filter(|e| !overlaps(e)));
+    problems.extend(
+        check(m, spec, revision)
+            .into_iter()
+            .filter(|e| !overlaps(e)),
+    );
 }
 
 /// Whether pointer `inner` names `outer` or a value inside it.
 fn within(inner: &str, outer: &str) -> bool {
-    inner.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    inner
+        .strip_prefix(outer)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Every item of `m` that the official schema `spec` of `revision` rejects.
 fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
     let mut out = Vec::new();
-    let defs_key = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };
+    let defs_key = if spec.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
     // Each section with the definition its items must satisfy.
-    let tools = m.tools.iter().map(|t| (t.pointer.as_str(), &t.declared)).collect();
+    let tools = m
+        .tools
+        .iter()
+        .map(|t| (t.pointer.as_str(), &t.declared))
+        .collect();
     let sections: [(&str, &str, Items); 4] = [
         ("tools", "Tool", tools),
         ("resources", "Resource", declared(&m.resources)),
-        ("resourceTemplates", "ResourceTemplate", declared(&m.resource_templates)),
+        (
+            "resourceTemplates",
+            "ResourceTemplate",
+            declared(&m.resource_templates),
+        ),
         ("prompts", "Prompt", declared(&m.prompts)),
     ];
     // The official schema compiled once; each section checks against its
@@ -53,12 +75,17 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
     let official = match Schema::options(Draft::Draft7).formats(true).compile(spec) {
         Ok(v) => v,
         Err(e) => {
-            out.push(Error::new(format!("the MCP {revision} schema does not compile: {}", first_problem(&e))));
+            out.push(Error::new(format!(
+                "the MCP {revision} schema does not compile: {}",
+                first_problem(&e)
+            )));
             return out;
         }
     };
     for (section, name, items) in sections {
-        let Some(validator) = official.subschema(&format!("/{defs_key}/{name}")) else { continue };
+        let Some(validator) = official.subschema(&format!("/{defs_key}/{name}")) else {
+            continue;
+        };
         if items.is_empty() {
             continue;
         }
@@ -69,7 +96,9 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
             let first = out.len();
             for e in validator.errors(item) {
                 let at = e.path;
-                if section == "tools" && (at.starts_with("/inputSchema") || at.starts_with("/outputSchema")) {
+                if section == "tools"
+                    && (at.starts_with("/inputSchema") || at.starts_with("/outputSchema"))
+                {
                     continue;
                 }
                 out.push(m.error_at(&format!("{pointer}{at}"), format!("not a valid MCP `{name}`: {}", e.message)).with_hint(format!(
@@ -87,5 +116,8 @@ fn check(m: &Manifest, spec: &Value, revision: &str) -> Vec<Error> {
 type Items<'a> = Vec<(&'a str, &'a Value)>;
 
 fn declared(items: &[super::Declared]) -> Items<'_> {
-    items.iter().map(|d| (d.pointer.as_str(), &d.declared)).collect()
+    items
+        .iter()
+        .map(|d| (d.pointer.as_str(), &d.declared))
+        .collect()
 }

@@ -52,7 +52,10 @@ pub struct ServerInfo {
 #[serde(rename_all = "camelCase")]
 pub struct ToolDecl {
     /// The tool's wire name: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
-    #[schemars(length(min = 1, max = 128), regex(pattern = r"^[A-Za-z0-9_.\-]{1,128}$"))]
+    #[schemars(
+        length(min = 1, max = 128),
+        regex(pattern = r"^[A-Za-z0-9_.\-]{1,128}$")
+    )]
     pub name: String,
     /// Human-readable name.
     #[serde(default, skip_serializing_if = "Option::is_none")]

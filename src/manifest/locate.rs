@@ -74,7 +74,12 @@ impl Positions {
 /// Locates every value of a valid JSON text. Returns an empty table when
 /// the text turns out not to be JSON (callers parse it first).
 pub fn locate_json(text: &str) -> Positions {
-    let mut scanner = Scanner { chars: text.char_indices().peekable(), text, line: 1, col: 1 };
+    let mut scanner = Scanner {
+        chars: text.char_indices().peekable(),
+        text,
+        line: 1,
+        col: 1,
+    };
     let mut out = Positions::new();
     scanner.skip_ws();
     if scanner.value(String::new(), &mut out).is_none() {

@@ -24,11 +24,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use check::{check_declarations, dialect_for, Dialect};
-pub use refs::{resolve_ref as resolve_local_ref, RefIndex};
-pub use yaml::{MAX_ALIAS_TEXT, MAX_NESTING, MAX_VALUES};
-pub use format::{manifest_schema, ManifestFile, RateLimit, ServerInfo, ToolDecl, ToolSettings, SETTINGS_KEY};
+pub use format::{
+    manifest_schema, ManifestFile, RateLimit, ServerInfo, ToolDecl, ToolSettings, SETTINGS_KEY,
+};
 pub use locate::Positions;
+pub use refs::{resolve_ref as resolve_local_ref, RefIndex};
 pub use surface::Declared;
+pub use yaml::{MAX_ALIAS_TEXT, MAX_NESTING, MAX_VALUES};
 
 use crate::error::{stage, Error, ErrorKind, Result};
 
@@ -100,7 +102,8 @@ impl Manifest {
     /// everything else JSON.
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io("read manifest", path, e))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::io("read manifest", path, e))?;
         Self::from_str(&text, &path.display().to_string())
     }
 
@@ -114,8 +117,11 @@ impl Manifest {
     fn parse(text: &str, file_name: &str) -> Result<Self> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let lower = file_name.to_ascii_lowercase();
-        let format =
-            if lower.ends_with(".yaml") || lower.ends_with(".yml") { Format::Yaml } else { Format::Json };
+        let format = if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            Format::Yaml
+        } else {
+            Format::Json
+        };
         let (document, positions) = match format {
             Format::Json => {
                 let value: Value = serde_json::from_str(text).map_err(|e| {
@@ -133,7 +139,12 @@ impl Manifest {
 
     /// Builds a manifest from an already-parsed document (positions may be
     /// empty, e.g. for a `tools/list` result received from a server).
-    pub fn from_value(document: Value, positions: Positions, file_name: &str, format: Format) -> Result<Self> {
+    pub fn from_value(
+        document: Value,
+        positions: Positions,
+        file_name: &str,
+        format: Format,
+    ) -> Result<Self> {
         let mut m = Manifest {
             file: PathBuf::from(file_name),
             format,
@@ -150,7 +161,9 @@ impl Manifest {
                 .error_at("", "a manifest must be an object with a `tools` array")
                 .with_hint("write `{\"tools\": [...]}`: the result of a `tools/list` request"));
         };
-        let has_surface = surface::SECTIONS.iter().any(|(key, _)| obj.contains_key(*key));
+        let has_surface = surface::SECTIONS
+            .iter()
+            .any(|(key, _)| obj.contains_key(*key));
         let no_tools = Vec::new();
         let tools = match obj.get("tools") {
             None if has_surface => Some(&no_tools),
@@ -158,16 +171,39 @@ impl Manifest {
         };
         let Some(tools) = tools else {
             return Err(m
-                .error_at(if obj.contains_key("tools") { "/tools" } else { "" }, "a manifest needs a `tools` array")
+                .error_at(
+                    if obj.contains_key("tools") {
+                        "/tools"
+                    } else {
+                        ""
+                    },
+                    "a manifest needs a `tools` array",
+                )
                 .with_hint("write `{\"tools\": [...]}`: the result of a `tools/list` request"));
         };
-        m.server = obj.get("server").and_then(|s| serde_json::from_value(s.clone()).ok());
+        m.server = obj
+            .get("server")
+            .and_then(|s| serde_json::from_value(s.clone()).ok());
         for (index, raw) in tools.iter().enumerate() {
             let mut declared = raw.clone();
-            let settings_raw = declared.as_object_mut().and_then(|o| o.shift_remove(SETTINGS_KEY));
-            let settings = settings_raw.and_then(|s| serde_json::from_value(s).ok()).unwrap_or_default();
-            let name = raw.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-            m.tools.push(Tool { index, pointer: format!("/tools/{index}"), name, declared, settings });
+            let settings_raw = declared
+                .as_object_mut()
+                .and_then(|o| o.shift_remove(SETTINGS_KEY));
+            let settings = settings_raw
+                .and_then(|s| serde_json::from_value(s).ok())
+                .unwrap_or_default();
+            let name = raw
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            m.tools.push(Tool {
+                index,
+                pointer: format!("/tools/{index}"),
+                name,
+                declared,
+                settings,
+            });
         }
         m.resources = surface::read_section(obj, "resources");
         m.resource_templates = surface::read_section(obj, "resourceTemplates");

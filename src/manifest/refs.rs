@@ -62,7 +62,12 @@ pub struct RefIndex<'a> {
 impl<'a> RefIndex<'a> {
     /// Indexes `root` (one walk over the document).
     pub fn new(root: &'a Value) -> Self {
-        let mut index = RefIndex { root, anchors: HashMap::new(), ids: HashMap::new(), memo: RefCell::default() };
+        let mut index = RefIndex {
+            root,
+            anchors: HashMap::new(),
+            ids: HashMap::new(),
+            memo: RefCell::default(),
+        };
         index.walk(root, String::new());
         index
     }
@@ -71,13 +76,21 @@ impl<'a> RefIndex<'a> {
         match v {
             Value::Object(o) => {
                 if let Some(name) = o.get("$anchor").and_then(Value::as_str) {
-                    self.anchors.entry(name.to_owned()).or_default().push(at.clone());
+                    self.anchors
+                        .entry(name.to_owned())
+                        .or_default()
+                        .push(at.clone());
                 }
                 if let Some(id) = o.get("$id").and_then(Value::as_str) {
                     if let Some(name) = id.strip_prefix('#') {
-                        self.anchors.entry(name.to_owned()).or_default().push(at.clone());
+                        self.anchors
+                            .entry(name.to_owned())
+                            .or_default()
+                            .push(at.clone());
                     }
-                    self.ids.entry(id.trim_end_matches('#').to_owned()).or_insert_with(|| at.clone());
+                    self.ids
+                        .entry(id.trim_end_matches('#').to_owned())
+                        .or_insert_with(|| at.clone());
                 }
                 for (k, c) in o {
                     if !DATA_KEYWORDS.contains(&k.as_str()) {
@@ -115,14 +128,17 @@ impl<'a> RefIndex<'a> {
             return done.clone();
         }
         let result = self.resolve(reference);
-        self.memo.borrow_mut().insert(reference.to_owned(), result.clone());
+        self.memo
+            .borrow_mut()
+            .insert(reference.to_owned(), result.clone());
         result
     }
 
     /// The value `reference` names.
     pub fn target(&self, reference: &str) -> Result<&'a Value, String> {
         let pointer = self.pointer(reference)?;
-        self.get(&pointer).ok_or_else(|| format!("nothing at `#{pointer}` in this schema"))
+        self.get(&pointer)
+            .ok_or_else(|| format!("nothing at `#{pointer}` in this schema"))
     }
 
     fn resolve(&self, reference: &str) -> Result<String, String> {
@@ -147,7 +163,9 @@ impl<'a> RefIndex<'a> {
             return Ok(at.to_owned());
         }
         if let Some(pointer) = fragment.strip_prefix('/') {
-            let mut cur = self.get(at).ok_or_else(|| format!("nothing at `#{fragment}` in this schema"))?;
+            let mut cur = self
+                .get(at)
+                .ok_or_else(|| format!("nothing at `#{fragment}` in this schema"))?;
             let mut out = at.to_owned();
             for token in pointer.split('/') {
                 let token = token.replace("~1", "/").replace("~0", "~");
@@ -165,7 +183,8 @@ impl<'a> RefIndex<'a> {
             }
             return Ok(out);
         }
-        let inside = |p: &&String| at.is_empty() || p.as_str() == at || p.starts_with(&format!("{at}/"));
+        let inside =
+            |p: &&String| at.is_empty() || p.as_str() == at || p.starts_with(&format!("{at}/"));
         self.anchors
             .get(fragment)
             .and_then(|list| list.iter().find(inside))
@@ -218,11 +237,29 @@ mod tests {
         assert_eq!(index.pointer("#/%24defs/list/0").unwrap(), "/$defs/list/0");
         assert_eq!(index.pointer("#ab").unwrap(), "/$defs/a~1b");
         assert_eq!(index.pointer("https://x.test/p").unwrap(), "/properties/p");
-        assert_eq!(index.pointer("https://x.test/p#q").unwrap(), "/properties/p/$defs/q");
-        assert_eq!(index.pointer("https://x.test/p#/$defs/q").unwrap(), "/properties/p/$defs/q");
-        assert!(index.pointer("#data").unwrap_err().contains("no `$anchor` named `data`"));
-        assert!(index.pointer("#/nope").unwrap_err().contains("nothing at `#/nope`"));
-        assert!(index.pointer("https://remote.test/x").unwrap_err().contains("never fetches"));
-        assert!(index.pointer("https://x.test/p#ab").is_err(), "an anchor outside the identified part");
+        assert_eq!(
+            index.pointer("https://x.test/p#q").unwrap(),
+            "/properties/p/$defs/q"
+        );
+        assert_eq!(
+            index.pointer("https://x.test/p#/$defs/q").unwrap(),
+            "/properties/p/$defs/q"
+        );
+        assert!(index
+            .pointer("#data")
+            .unwrap_err()
+            .contains("no `$anchor` named `data`"));
+        assert!(index
+            .pointer("#/nope")
+            .unwrap_err()
+            .contains("nothing at `#/nope`"));
+        assert!(index
+            .pointer("https://remote.test/x")
+            .unwrap_err()
+            .contains("never fetches"));
+        assert!(
+            index.pointer("https://x.test/p#ab").is_err(),
+            "an anchor outside the identified part"
+        );
     }
 }

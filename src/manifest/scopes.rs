@@ -10,13 +10,19 @@ use crate::error::Error;
 pub(super) fn check_scopes(m: &Manifest, scopes: &[String], pointer: &str, out: &mut Vec<Error>) {
     for (i, scope) in scopes.iter().enumerate() {
         let at = format!("{pointer}/{i}");
-        let valid = !scope.is_empty() && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
+        let valid = !scope.is_empty()
+            && scope
+                .bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
         if !valid {
             out.push(m.error_at(&at, format!("{scope:?} is not an OAuth scope")).with_hint(
                 "a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3), e.g. `notes:write`; list several scopes as several strings",
             ));
         } else if scopes[..i].contains(scope) {
-            out.push(m.error_at(&at, format!("the scope {scope:?} is listed twice")).with_hint("list each scope once"));
+            out.push(
+                m.error_at(&at, format!("the scope {scope:?} is listed twice"))
+                    .with_hint("list each scope once"),
+            );
         }
     }
 }

@@ -27,8 +27,11 @@ use crate::error::Error;
 use crate::naming;
 
 /// The three sections, as (manifest key, what one item is called).
-pub const SECTIONS: [(&str, &str); 3] =
-    [("resources", "resource"), ("resourceTemplates", "resource template"), ("prompts", "prompt")];
+pub const SECTIONS: [(&str, &str); 3] = [
+    ("resources", "resource"),
+    ("resourceTemplates", "resource template"),
+    ("prompts", "prompt"),
+];
 
 /// One declared resource, resource template or prompt.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,8 +59,15 @@ impl Declared {
         list.into_iter()
             .flatten()
             .map(|a| {
-                let name = a.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-                (name, a.get("required").and_then(Value::as_bool).unwrap_or(false))
+                let name = a
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                (
+                    name,
+                    a.get("required").and_then(Value::as_bool).unwrap_or(false),
+                )
             })
             .collect()
     }
@@ -66,7 +76,10 @@ impl Declared {
     /// `{;…}`, `{?…}` and `{&…}` may be left out of a URI).
     pub fn variables(&self) -> Vec<(String, bool)> {
         match UriTemplate::parse(&self.key) {
-            Ok(t) => t.variables().map(|v| (v.name.clone(), !v.operator.optional())).collect(),
+            Ok(t) => t
+                .variables()
+                .map(|v| (v.name.clone(), !v.operator.optional()))
+                .collect(),
             Err(_) => Vec::new(),
         }
     }
@@ -84,50 +97,89 @@ pub fn read_section(document: &serde_json::Map<String, Value>, key: &str) -> Vec
         "resourceTemplates" => "uriTemplate",
         _ => "name",
     };
-    let Some(list) = document.get(key).and_then(Value::as_array) else { return Vec::new() };
+    let Some(list) = document.get(key).and_then(Value::as_array) else {
+        return Vec::new();
+    };
     list.iter()
         .enumerate()
         .map(|(index, raw)| {
             let mut declared = raw.clone();
-            let settings = declared.as_object_mut().and_then(|o| o.shift_remove(SETTINGS_KEY));
+            let settings = declared
+                .as_object_mut()
+                .and_then(|o| o.shift_remove(SETTINGS_KEY));
             let strings = |key: &str| -> Vec<String> {
                 settings
                     .as_ref()
                     .and_then(|s| s.get(key))
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default()
             };
             let (complete, scopes) = (strings("complete"), strings("scopes"));
-            let text = |k: &str| raw.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-            Declared { index, pointer: format!("/{key}/{index}"), name: text("name"), key: text(member), declared, complete, scopes }
+            let text = |k: &str| {
+                raw.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            Declared {
+                index,
+                pointer: format!("/{key}/{index}"),
+                name: text("name"),
+                key: text(member),
+                declared,
+                complete,
+                scopes,
+            }
         })
         .collect()
 }
 
 /// Every problem of the three sections.
 pub fn check_surface(m: &Manifest, out: &mut Vec<Error>) {
-    let Some(doc) = m.document.as_object() else { return };
+    let Some(doc) = m.document.as_object() else {
+        return;
+    };
     for (key, what) in SECTIONS {
         match doc.get(key) {
             None => continue,
             Some(Value::Array(items)) => {
                 for (i, item) in items.iter().enumerate() {
                     if !item.is_object() {
-                        out.push(m.error_at(&format!("/{key}/{i}"), format!("a {what} must be an object"))
-                            .with_hint(format!("write the {what} as its `{key}` list result has it: an object")));
+                        out.push(
+                            m.error_at(
+                                &format!("/{key}/{i}"),
+                                format!("a {what} must be an object"),
+                            )
+                            .with_hint(format!(
+                                "write the {what} as its `{key}` list result has it: an object"
+                            )),
+                        );
                     }
                 }
             }
             Some(_) => {
-                out.push(m.error_at(&format!("/{key}"), format!("`{key}` must be an array"))
-                    .with_hint(format!("paste the `{key}` array of the list result here")));
+                out.push(
+                    m.error_at(&format!("/{key}"), format!("`{key}` must be an array"))
+                        .with_hint(format!("paste the `{key}` array of the list result here")),
+                );
                 continue;
             }
         }
     }
     check_items(m, &m.resources, "uri", "resource", out);
-    check_items(m, &m.resource_templates, "uriTemplate", "resource template", out);
+    check_items(
+        m,
+        &m.resource_templates,
+        "uriTemplate",
+        "resource template",
+        out,
+    );
     check_items(m, &m.prompts, "name", "prompt", out);
     for t in &m.resource_templates {
         check_template(m, t, out);
@@ -146,7 +198,9 @@ pub fn check_surface(m: &Manifest, out: &mut Vec<Error>) {
 }
 
 fn settings_of<'a>(m: &'a Manifest, item: &Declared) -> Option<&'a Value> {
-    m.document.pointer(&item.pointer).and_then(|v| v.get(SETTINGS_KEY))
+    m.document
+        .pointer(&item.pointer)
+        .and_then(|v| v.get(SETTINGS_KEY))
 }
 
 /// Names, keys and Rust names of one section.
@@ -159,25 +213,42 @@ fn check_items(m: &Manifest, items: &[Declared], key: &str, what: &str, out: &mu
         }
         for member in ["name", key] {
             if !item.declared.get(member).is_some_and(Value::is_string) {
-                out.push(m.error_at(&item.pointer, format!("a {what} needs a string `{member}`"))
-                    .with_hint(format!("add `\"{member}\": \"...\"`")));
+                out.push(
+                    m.error_at(&item.pointer, format!("a {what} needs a string `{member}`"))
+                        .with_hint(format!("add `\"{member}\": \"...\"`")),
+                );
             }
         }
         if !item.key.is_empty() {
             if let Some(first) = keys.insert(&item.key, &item.pointer) {
-                out.push(m.error_at(&format!("{}/{key}", item.pointer), format!("duplicate {what} {key} {:?} (first at {first})", item.key))
-                    .with_hint(format!("each {what} needs its own `{key}`; remove or change one")));
+                out.push(
+                    m.error_at(
+                        &format!("{}/{key}", item.pointer),
+                        format!("duplicate {what} {key} {:?} (first at {first})", item.key),
+                    )
+                    .with_hint(format!(
+                        "each {what} needs its own `{key}`; remove or change one"
+                    )),
+                );
             }
         }
         if !item.name.is_empty() && key != "name" {
             if let Some(first) = names.insert(&item.name, &item.pointer) {
-                out.push(m.error_at(&format!("{}/name", item.pointer), format!("duplicate {what} name {:?} (first at {first})", item.name))
-                    .with_hint(format!("give each {what} its own `name`")));
+                out.push(
+                    m.error_at(
+                        &format!("{}/name", item.pointer),
+                        format!("duplicate {what} name {:?} (first at {first})", item.name),
+                    )
+                    .with_hint(format!("give each {what} its own `name`")),
+                );
             }
         }
         if let Some(settings) = settings_of(m, item) {
             let complete = settings.get("complete");
-            if !settings.is_object() || complete.is_some_and(|c| !c.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
+            if !settings.is_object()
+                || complete
+                    .is_some_and(|c| !c.as_array().is_some_and(|a| a.iter().all(Value::is_string)))
+            {
                 out.push(m.error_at(
                     &format!("{}/{SETTINGS_KEY}", item.pointer),
                     format!("`{SETTINGS_KEY}` of a {what} is an object whose `complete` is an array of names"),
@@ -186,11 +257,21 @@ fn check_items(m: &Manifest, items: &[Declared], key: &str, what: &str, out: &mu
             match settings.get("scopes") {
                 None => {}
                 Some(Value::Array(list)) if list.iter().all(Value::is_string) => {
-                    super::scopes::check_scopes(m, &item.scopes, &format!("{}/{SETTINGS_KEY}/scopes", item.pointer), out);
+                    super::scopes::check_scopes(
+                        m,
+                        &item.scopes,
+                        &format!("{}/{SETTINGS_KEY}/scopes", item.pointer),
+                        out,
+                    );
                 }
                 Some(_) => out.push(
-                    m.error_at(&format!("{}/{SETTINGS_KEY}/scopes", item.pointer), "`scopes` is an array of OAuth scope strings")
-                        .with_hint(format!("write `\"{SETTINGS_KEY}\": {{\"scopes\": [\"notes:read\"]}}`")),
+                    m.error_at(
+                        &format!("{}/{SETTINGS_KEY}/scopes", item.pointer),
+                        "`scopes` is an array of OAuth scope strings",
+                    )
+                    .with_hint(format!(
+                        "write `\"{SETTINGS_KEY}\": {{\"scopes\": [\"notes:read\"]}}`"
+                    )),
                 ),
             }
         }
@@ -213,8 +294,11 @@ fn check_template(m: &Manifest, t: &Declared, out: &mut Vec<Error>) {
     };
     if template.is_fixed() {
         out.push(
-            m.error_at(&format!("{}/uriTemplate", t.pointer), format!("{:?} has no variables", t.key))
-                .with_hint("declare a fixed URI under `resources` instead"),
+            m.error_at(
+                &format!("{}/uriTemplate", t.pointer),
+                format!("{:?} has no variables", t.key),
+            )
+            .with_hint("declare a fixed URI under `resources` instead"),
         );
     }
     let variables: Vec<&str> = template.variables().map(|v| v.name.as_str()).collect();
@@ -227,8 +311,13 @@ fn check_prompt(m: &Manifest, p: &Declared, out: &mut Vec<Error>) {
         None => Vec::new(),
         Some(Value::Array(list)) => list.clone(),
         Some(_) => {
-            out.push(m.error_at(&format!("{}/arguments", p.pointer), "`arguments` must be an array of PromptArgument objects")
-                .with_hint("write `\"arguments\": [{\"name\": \"...\", \"required\": true}]`"));
+            out.push(
+                m.error_at(
+                    &format!("{}/arguments", p.pointer),
+                    "`arguments` must be an array of PromptArgument objects",
+                )
+                .with_hint("write `\"arguments\": [{\"name\": \"...\", \"required\": true}]`"),
+            );
             return;
         }
     };
@@ -237,19 +326,43 @@ fn check_prompt(m: &Manifest, p: &Declared, out: &mut Vec<Error>) {
     for (i, arg) in arguments.iter().enumerate() {
         let at = format!("{}/arguments/{i}", p.pointer);
         let Some(name) = arg.get("name").and_then(Value::as_str) else {
-            out.push(m.error_at(&at, "a prompt argument needs a string `name`").with_hint("add `\"name\": \"...\"`"));
+            out.push(
+                m.error_at(&at, "a prompt argument needs a string `name`")
+                    .with_hint("add `\"name\": \"...\"`"),
+            );
             continue;
         };
         if let Some(problem) = argument_name_problem(name) {
-            out.push(m.error_at(&format!("{at}/name"), format!("prompt argument name {name:?} {problem}"))
-                .with_hint("argument names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"));
+            out.push(
+                m.error_at(
+                    &format!("{at}/name"),
+                    format!("prompt argument name {name:?} {problem}"),
+                )
+                .with_hint(
+                    "argument names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`",
+                ),
+            );
         }
         if let Some(first) = seen.insert(name.to_owned(), i) {
-            out.push(m.error_at(&format!("{at}/name"), format!("duplicate prompt argument {name:?} (first at {}/arguments/{first})", p.pointer))
-                .with_hint("give each argument its own name"));
+            out.push(
+                m.error_at(
+                    &format!("{at}/name"),
+                    format!(
+                        "duplicate prompt argument {name:?} (first at {}/arguments/{first})",
+                        p.pointer
+                    ),
+                )
+                .with_hint("give each argument its own name"),
+            );
         }
         if arg.get("required").is_some_and(|r| !r.is_boolean()) {
-            out.push(m.error_at(&format!("{at}/required"), "`required` must be true or false").with_hint("write `\"required\": true` or leave it out"));
+            out.push(
+                m.error_at(
+                    &format!("{at}/required"),
+                    "`required` must be true or false",
+                )
+                .with_hint("write `\"required\": true` or leave it out"),
+            );
         }
         names.push(name);
     }
@@ -262,7 +375,10 @@ fn argument_name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() || name.len() > 128 {
         return Some("must have 1 to 128 characters");
     }
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
         return Some("may only hold A-Z, a-z, 0-9, `_`, `-` and `.`");
     }
     None
@@ -275,8 +391,15 @@ fn check_fields(m: &Manifest, item: &Declared, names: &[&str], what: &str, out: 
         let field = naming::field_name(name);
         if let Some(first) = fields.insert(field.clone(), name) {
             if first != *name {
-                out.push(m.error_at(&item.pointer, format!("{what}s {first:?} and {name:?} would both be the Rust field `{field}`"))
-                    .with_hint(format!("rename one of the {what}s")));
+                out.push(
+                    m.error_at(
+                        &item.pointer,
+                        format!(
+                            "{what}s {first:?} and {name:?} would both be the Rust field `{field}`"
+                        ),
+                    )
+                    .with_hint(format!("rename one of the {what}s")),
+                );
             }
         }
     }
@@ -285,12 +408,23 @@ fn check_fields(m: &Manifest, item: &Declared, names: &[&str], what: &str, out: 
 fn check_complete(m: &Manifest, item: &Declared, names: &[&str], what: &str, out: &mut Vec<Error>) {
     for (i, c) in item.complete.iter().enumerate() {
         if item.complete[..i].contains(c) {
-            out.push(m.error_at(&format!("{}/{SETTINGS_KEY}/complete/{i}", item.pointer), format!("{c:?} is listed twice"))
-                .with_hint("list each argument or variable once"));
+            out.push(
+                m.error_at(
+                    &format!("{}/{SETTINGS_KEY}/complete/{i}", item.pointer),
+                    format!("{c:?} is listed twice"),
+                )
+                .with_hint("list each argument or variable once"),
+            );
         } else if !names.contains(&c.as_str()) {
             out.push(
-                m.error_at(&format!("{}/{SETTINGS_KEY}/complete/{i}", item.pointer), format!("{c:?} is not {what}"))
-                    .with_hint(format!("completion can be declared for: {}", names.join(", "))),
+                m.error_at(
+                    &format!("{}/{SETTINGS_KEY}/complete/{i}", item.pointer),
+                    format!("{c:?} is not {what}"),
+                )
+                .with_hint(format!(
+                    "completion can be declared for: {}",
+                    names.join(", ")
+                )),
             );
         }
     }

@@ -82,7 +82,9 @@ fn pos(span: &Span) -> (usize, usize) {
 
 impl<'a> Builder<'a> {
     fn error(&self, message: impl Into<String>, at: (usize, usize)) -> Error {
-        Error::new(message).in_file(self.file).at_line_col(at.0, at.1)
+        Error::new(message)
+            .in_file(self.file)
+            .at_line_col(at.0, at.1)
     }
 
     fn next(&mut self) -> Result<(Event<'a>, Span)> {
@@ -139,10 +141,21 @@ impl<'a> Builder<'a> {
 
     /// Counts `values` more values (and `text` more bytes copied by an
     /// alias) and fails when the document grows past a limit.
-    fn grow(&mut self, values: usize, text: usize, at: (usize, usize), pointer: &str, alias: bool) -> Result<()> {
+    fn grow(
+        &mut self,
+        values: usize,
+        text: usize,
+        at: (usize, usize),
+        pointer: &str,
+        alias: bool,
+    ) -> Result<()> {
         self.values = self.values.saturating_add(values);
         self.alias_text = self.alias_text.saturating_add(text);
-        let what = if alias { "with this alias expanded, " } else { "" };
+        let what = if alias {
+            "with this alias expanded, "
+        } else {
+            ""
+        };
         if self.values > MAX_VALUES {
             return Err(self
                 .error(format!("{what}the YAML document holds more than {MAX_VALUES} values (the limit)"), at)
@@ -151,9 +164,16 @@ impl<'a> Builder<'a> {
         }
         if self.alias_text > MAX_ALIAS_TEXT {
             return Err(self
-                .error(format!("{what}aliases copy more than {MAX_ALIAS_TEXT} bytes of text (the limit)"), at)
+                .error(
+                    format!(
+                        "{what}aliases copy more than {MAX_ALIAS_TEXT} bytes of text (the limit)"
+                    ),
+                    at,
+                )
                 .at_pointer(pointer)
-                .with_hint("aliases are expanded: write the long text once, or refer to it with `$ref`"));
+                .with_hint(
+                    "aliases are expanded: write the long text once, or refer to it with `$ref`",
+                ));
         }
         Ok(())
     }
@@ -161,7 +181,14 @@ impl<'a> Builder<'a> {
     /// Fails when a value `height` arrays and objects high, placed at
     /// `depth` (the number of arrays and objects around it), nests deeper
     /// than [`MAX_NESTING`].
-    fn check_nesting(&self, depth: usize, height: usize, at: (usize, usize), pointer: &str, alias: bool) -> Result<()> {
+    fn check_nesting(
+        &self,
+        depth: usize,
+        height: usize,
+        at: (usize, usize),
+        pointer: &str,
+        alias: bool,
+    ) -> Result<()> {
         if depth + height <= MAX_NESTING {
             return Ok(());
         }
@@ -190,17 +217,32 @@ impl<'a> Builder<'a> {
                     .map_err(|m| self.error(m, at).at_pointer(pointer.clone()))?;
                 self.grow(1, 0, at, &pointer, false)?;
                 let text = value.as_str().map_or(0, str::len);
-                (Built { value, values: 1, height: 0, text }, anchor)
+                (
+                    Built {
+                        value,
+                        values: 1,
+                        height: 0,
+                        text,
+                    },
+                    anchor,
+                )
             }
             Event::Alias(id) => {
                 let Some(target) = self.anchors.get(&id) else {
-                    return Err(self.error("alias to an unknown anchor", at).at_pointer(pointer));
+                    return Err(self
+                        .error("alias to an unknown anchor", at)
+                        .at_pointer(pointer));
                 };
                 let (values, height, text) = (target.values, target.height, target.text);
                 self.check_nesting(depth, height, at, &pointer, true)?;
                 self.grow(values, text, at, &pointer, true)?;
                 let value = self.anchors[&id].value.clone();
-                return Ok(Built { value, values, height, text });
+                return Ok(Built {
+                    value,
+                    values,
+                    height,
+                    text,
+                });
             }
             Event::SequenceStart(anchor, _) => {
                 self.check_nesting(depth, 1, at, &pointer, false)?;
@@ -219,7 +261,15 @@ impl<'a> Builder<'a> {
                     text += item.text;
                     items.push(item.value);
                 }
-                (Built { value: Value::Array(items), values, height, text }, anchor)
+                (
+                    Built {
+                        value: Value::Array(items),
+                        values,
+                        height,
+                        text,
+                    },
+                    anchor,
+                )
             }
             Event::MappingStart(anchor, _) => {
                 self.check_nesting(depth, 1, at, &pointer, false)?;
@@ -251,13 +301,24 @@ impl<'a> Builder<'a> {
                     text += member.text + key.len();
                     map.insert(key, member.value);
                 }
-                (Built { value: Value::Object(map), values, height, text }, anchor)
+                (
+                    Built {
+                        value: Value::Object(map),
+                        values,
+                        height,
+                        text,
+                    },
+                    anchor,
+                )
             }
             _ => return Err(self.error("unexpected YAML event", at).at_pointer(pointer)),
         };
         let (sized, anchor) = built;
         if anchor > 0 {
-            let copy = Built { value: sized.value.clone(), ..sized };
+            let copy = Built {
+                value: sized.value.clone(),
+                ..sized
+            };
             self.anchors.insert(anchor, copy);
         }
         Ok(sized)
@@ -283,7 +344,10 @@ fn scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> std::result::Res
                 other => Err(format!("unsupported YAML tag `!!{other}`")),
             };
         }
-        return Err(format!("unsupported YAML tag `{}{}`", tag.handle, tag.suffix));
+        return Err(format!(
+            "unsupported YAML tag `{}{}`",
+            tag.handle, tag.suffix
+        ));
     }
     if style != ScalarStyle::Plain {
         return Ok(Value::String(text.to_owned()));
@@ -301,10 +365,14 @@ fn plain(text: &str) -> Option<Value> {
     }
     let digits = |s: &str, radix: u32| !s.is_empty() && s.chars().all(|c| c.is_digit(radix));
     if let Some(hex) = text.strip_prefix("0x") {
-        return digits(hex, 16).then(|| u64::from_str_radix(hex, 16).ok().map(Value::from)).flatten();
+        return digits(hex, 16)
+            .then(|| u64::from_str_radix(hex, 16).ok().map(Value::from))
+            .flatten();
     }
     if let Some(oct) = text.strip_prefix("0o") {
-        return digits(oct, 8).then(|| u64::from_str_radix(oct, 8).ok().map(Value::from)).flatten();
+        return digits(oct, 8)
+            .then(|| u64::from_str_radix(oct, 8).ok().map(Value::from))
+            .flatten();
     }
     let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
     if digits(unsigned, 10) {
@@ -315,8 +383,13 @@ fn plain(text: &str) -> Option<Value> {
             return Some(Value::from(u));
         }
     }
-    let float_like = unsigned.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '.')
-        && unsigned.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
+    let float_like = unsigned
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || c == '.')
+        && unsigned
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
         && unsigned.chars().any(|c| c.is_ascii_digit());
     if float_like {
         if let Ok(f) = text.parse::<f64>() {
@@ -351,7 +424,11 @@ mod tests {
         // The mapping is the first level: 126 more make the limit, 127 more pass it.
         assert!(parse(&nested(MAX_NESTING - 1), "ok.yaml").is_ok());
         let err = parse(&nested(MAX_NESTING), "deep.yaml").unwrap_err();
-        assert!(err.message.contains("deeper than the limit of 127"), "{}", err.message);
+        assert!(
+            err.message.contains("deeper than the limit of 127"),
+            "{}",
+            err.message
+        );
         // The parser has its own limit for much deeper input.
         let err = parse(&nested(100_000), "deep.yaml").unwrap_err();
         assert!(err.location.unwrap().line_col.is_some());
@@ -365,10 +442,21 @@ mod tests {
             text.push_str(&format!("{name}: &{name} [{items}]\n"));
         }
         let err = parse(&text, "laughs.yaml").unwrap_err();
-        assert!(err.message.contains("more than 1000000 values"), "{}", err.message);
+        assert!(
+            err.message.contains("more than 1000000 values"),
+            "{}",
+            err.message
+        );
         let loc = err.location.unwrap();
-        assert_eq!(loc.file.as_deref(), Some(std::path::Path::new("laughs.yaml")));
-        assert_eq!(loc.line_col, Some((7, 8)), "the first alias of line 7 crosses the limit");
+        assert_eq!(
+            loc.file.as_deref(),
+            Some(std::path::Path::new("laughs.yaml"))
+        );
+        assert_eq!(
+            loc.line_col,
+            Some((7, 8)),
+            "the first alias of line 7 crosses the limit"
+        );
         assert_eq!(loc.pointer.as_deref(), Some("/g/0"));
     }
 
@@ -380,7 +468,11 @@ mod tests {
             text.push_str("  - *s\n");
         }
         let err = parse(&text, "text.yaml").unwrap_err();
-        assert!(err.message.contains("aliases copy more than"), "{}", err.message);
+        assert!(
+            err.message.contains("aliases copy more than"),
+            "{}",
+            err.message
+        );
         assert_eq!(err.location.unwrap().pointer.as_deref(), Some("/l/16"));
     }
 
@@ -391,7 +483,12 @@ mod tests {
             text.push_str(&format!("x{i}: &x{i} [*x{}]\n", i - 1));
         }
         let err = parse(&text, "chain.yaml").unwrap_err();
-        assert!(err.message.contains("this alias expands to 126 nested levels here, 128 in all"), "{}", err.message);
+        assert!(
+            err.message
+                .contains("this alias expands to 126 nested levels here, 128 in all"),
+            "{}",
+            err.message
+        );
         let loc = err.location.unwrap();
         assert_eq!(loc.line_col, Some((127, 14)));
         assert_eq!(loc.pointer.as_deref(), Some("/x126/0"));

@@ -46,7 +46,15 @@ impl<'a> Lowerer<'a> {
             let rust = scope.unique(&naming::type_name(name));
             def_names.insert(name.clone(), rust);
         }
-        Self { defs, defs_pointer, types: Types::new(), scope, shapes: HashMap::new(), hints: BTreeMap::new(), def_names }
+        Self {
+            defs,
+            defs_pointer,
+            types: Types::new(),
+            scope,
+            shapes: HashMap::new(),
+            hints: BTreeMap::new(),
+            def_names,
+        }
     }
 
     /// Lowers every definition; returns all named types.
@@ -58,7 +66,9 @@ impl<'a> Lowerer<'a> {
         for name in &names {
             let schema = &self.defs[name.as_str()];
             let key = canonical(schema);
-            self.shapes.entry(key).or_insert_with(|| self.def_names[name.as_str()].clone());
+            self.shapes
+                .entry(key)
+                .or_insert_with(|| self.def_names[name.as_str()].clone());
         }
         for name in names {
             let schema = &self.defs[name.as_str()];
@@ -67,7 +77,13 @@ impl<'a> Lowerer<'a> {
             let kind = self.lower_definition(&rust, schema, &pointer)?;
             self.types.insert(
                 rust.clone(),
-                TypeDef { name: rust, doc: description(schema), pointer, definition: true, kind },
+                TypeDef {
+                    name: rust,
+                    doc: description(schema),
+                    pointer,
+                    definition: true,
+                    kind,
+                },
             );
         }
         self.name_shared_shapes();
@@ -91,7 +107,11 @@ impl<'a> Lowerer<'a> {
             let segs: Vec<Vec<String>> = distinct.iter().map(|h| segments(h)).collect();
             let min = segs.iter().map(Vec::len).min().unwrap_or(0);
             let mut common = 0;
-            while common < min && segs.iter().all(|s| s[s.len() - 1 - common] == segs[0][segs[0].len() - 1 - common]) {
+            while common < min
+                && segs
+                    .iter()
+                    .all(|s| s[s.len() - 1 - common] == segs[0][segs[0].len() - 1 - common])
+            {
                 common += 1;
             }
             if common < 2 {
@@ -122,7 +142,12 @@ impl<'a> Lowerer<'a> {
         };
         if let Some(members) = union_members(obj) {
             if nullable_member(members).is_none() {
-                return Ok(Kind::Union(self.lower_union(name, members, union_keyword(obj), pointer)?));
+                return Ok(Kind::Union(self.lower_union(
+                    name,
+                    members,
+                    union_keyword(obj),
+                    pointer,
+                )?));
             }
         }
         if let Some(parts) = obj.get("allOf").and_then(Value::as_array) {
@@ -132,7 +157,10 @@ impl<'a> Lowerer<'a> {
             return Ok(Kind::Enum(values));
         }
         if let Some(types) = obj.get("type").and_then(Value::as_array) {
-            let non_null: Vec<&Value> = types.iter().filter(|t| t.as_str() != Some("null")).collect();
+            let non_null: Vec<&Value> = types
+                .iter()
+                .filter(|t| t.as_str() != Some("null"))
+                .collect();
             if non_null.len() > 1 {
                 return Ok(Kind::Union(self.primitive_union(types, pointer)?));
             }
@@ -140,7 +168,11 @@ impl<'a> Lowerer<'a> {
         if is_object_with_properties(obj) {
             return Ok(Kind::Struct(self.lower_struct(name, obj, pointer)?));
         }
-        Ok(Kind::Alias(self.lower_ty(schema, &format!("{name}Entry"), pointer)?))
+        Ok(Kind::Alias(self.lower_ty(
+            schema,
+            &format!("{name}Entry"),
+            pointer,
+        )?))
     }
 
     /// The type of a schema used in place (a property, items, a member).
@@ -149,7 +181,11 @@ impl<'a> Lowerer<'a> {
         let obj = match schema {
             Value::Bool(_) => return Ok(Ty::Any),
             Value::Object(o) => o,
-            _ => return Err(Error::new("a schema must be an object or a boolean").at_pointer(pointer)),
+            _ => {
+                return Err(
+                    Error::new("a schema must be an object or a boolean").at_pointer(pointer)
+                )
+            }
         };
         if let Some(r) = obj.get("$ref") {
             return self.reference(r, pointer).map(Ty::Named);
@@ -183,24 +219,45 @@ impl<'a> Lowerer<'a> {
         }
         match obj.get("type") {
             Some(Value::Array(types)) => {
-                let non_null: Vec<&Value> = types.iter().filter(|t| t.as_str() != Some("null")).collect();
+                let non_null: Vec<&Value> = types
+                    .iter()
+                    .filter(|t| t.as_str() != Some("null"))
+                    .collect();
                 let nullable = non_null.len() < types.len();
                 if non_null.len() == 1 {
                     let mut single = obj.clone();
                     single.insert("type".into(), non_null[0].clone());
                     let inner = self.lower_ty(&Value::Object(single), hint, pointer)?;
-                    return Ok(if nullable { Ty::Nullable(Box::new(inner)) } else { inner });
+                    return Ok(if nullable {
+                        Ty::Nullable(Box::new(inner))
+                    } else {
+                        inner
+                    });
                 }
-                self.inline(schema, hint, pointer, |l, _| Ok(Kind::Union(l.primitive_union(types, pointer)?)))
+                self.inline(schema, hint, pointer, |l, _| {
+                    Ok(Kind::Union(l.primitive_union(types, pointer)?))
+                })
             }
             Some(Value::String(t)) => self.lower_typed(obj, t, schema, hint, pointer),
-            None if obj.contains_key("properties") => self.lower_typed(obj, "object", schema, hint, pointer),
+            None if obj.contains_key("properties") => {
+                self.lower_typed(obj, "object", schema, hint, pointer)
+            }
             None => Ok(Ty::Any),
-            Some(_) => Err(Error::new("`type` must be a string or an array of strings").at_pointer(pointer)),
+            Some(_) => {
+                Err(Error::new("`type` must be a string or an array of strings")
+                    .at_pointer(pointer))
+            }
         }
     }
 
-    fn lower_typed(&mut self, obj: &Map<String, Value>, t: &str, schema: &Value, hint: &str, pointer: &str) -> Result<Ty> {
+    fn lower_typed(
+        &mut self,
+        obj: &Map<String, Value>,
+        t: &str,
+        schema: &Value,
+        hint: &str,
+        pointer: &str,
+    ) -> Result<Ty> {
         Ok(match t {
             "string" => Ty::String,
             "integer" => Ty::Integer,
@@ -245,22 +302,40 @@ impl<'a> Lowerer<'a> {
             let is_def = self.def_names.values().any(|d| d == existing);
             if !is_def || segments(existing).last() == segments(hint).last() {
                 let existing = existing.clone();
-                self.hints.entry(existing.clone()).or_default().push(hint.to_owned());
+                self.hints
+                    .entry(existing.clone())
+                    .or_default()
+                    .push(hint.to_owned());
                 return Ok(Ty::Named(existing));
             }
-            key = format!("{key}#{}", segments(hint).last().cloned().unwrap_or_default());
+            key = format!(
+                "{key}#{}",
+                segments(hint).last().cloned().unwrap_or_default()
+            );
             if let Some(existing) = self.shapes.get(&key).cloned() {
-                self.hints.entry(existing.clone()).or_default().push(hint.to_owned());
+                self.hints
+                    .entry(existing.clone())
+                    .or_default()
+                    .push(hint.to_owned());
                 return Ok(Ty::Named(existing));
             }
         }
         let name = self.scope.unique(hint);
-        self.hints.entry(name.clone()).or_default().push(hint.to_owned());
+        self.hints
+            .entry(name.clone())
+            .or_default()
+            .push(hint.to_owned());
         self.shapes.insert(key, name.clone());
         let kind = make(self, &name)?;
         self.types.insert(
             name.clone(),
-            TypeDef { name: name.clone(), doc: description(schema), pointer: pointer.to_owned(), definition: false, kind },
+            TypeDef {
+                name: name.clone(),
+                doc: description(schema),
+                pointer: pointer.to_owned(),
+                definition: false,
+                kind,
+            },
         );
         Ok(Ty::Named(name))
     }
@@ -277,40 +352,75 @@ impl<'a> Lowerer<'a> {
             })?;
         let name = name.replace("~1", "/").replace("~0", "~");
         self.def_names.get(&name).cloned().ok_or_else(|| {
-            Error::new(format!("`$ref` to {target:?}, which is not a definition of this schema"))
-                .at_pointer(format!("{pointer}/$ref"))
+            Error::new(format!(
+                "`$ref` to {target:?}, which is not a definition of this schema"
+            ))
+            .at_pointer(format!("{pointer}/$ref"))
         })
     }
 
-    fn lower_struct(&mut self, name: &str, obj: &Map<String, Value>, pointer: &str) -> Result<Struct> {
+    fn lower_struct(
+        &mut self,
+        name: &str,
+        obj: &Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Struct> {
         let required = required_set(obj);
         let mut properties = Vec::new();
         if let Some(props) = obj.get("properties").and_then(Value::as_object) {
             for (wire, schema) in props {
                 let p = format!("{pointer}/properties/{}", pointer_token(wire));
-                properties.push(self.lower_property(name, wire, schema, required.contains(wire), &p)?);
+                properties.push(self.lower_property(
+                    name,
+                    wire,
+                    schema,
+                    required.contains(wire),
+                    &p,
+                )?);
             }
         }
         let additional = self.lower_additional(name, obj, pointer)?;
-        Ok(Struct { properties, additional })
+        Ok(Struct {
+            properties,
+            additional,
+        })
     }
 
-    fn lower_property(&mut self, parent: &str, wire: &str, schema: &Value, required: bool, pointer: &str) -> Result<Property> {
+    fn lower_property(
+        &mut self,
+        parent: &str,
+        wire: &str,
+        schema: &Value,
+        required: bool,
+        pointer: &str,
+    ) -> Result<Property> {
         let value = match schema.get("const").map(const_value) {
             Some(Some(c)) => PropValue::Const(c),
             Some(None) => {
-                return Err(Error::new("only string, integer and boolean constants are supported")
-                    .at_pointer(format!("{pointer}/const")))
+                return Err(
+                    Error::new("only string, integer and boolean constants are supported")
+                        .at_pointer(format!("{pointer}/const")),
+                )
             }
             None => {
                 let hint = format!("{parent}{}", naming::pascal(wire));
                 PropValue::Ty(self.lower_ty(schema, &hint, pointer)?)
             }
         };
-        Ok(Property { wire: wire.to_owned(), doc: description(schema), required, value })
+        Ok(Property {
+            wire: wire.to_owned(),
+            doc: description(schema),
+            required,
+            value,
+        })
     }
 
-    fn lower_additional(&mut self, name: &str, obj: &Map<String, Value>, pointer: &str) -> Result<Additional> {
+    fn lower_additional(
+        &mut self,
+        name: &str,
+        obj: &Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Additional> {
         Ok(match obj.get("additionalProperties") {
             Some(Value::Bool(false)) => Additional::Closed,
             Some(ap) if !is_any_schema(ap) => {
@@ -325,7 +435,10 @@ impl<'a> Lowerer<'a> {
     /// declaration of a property replaces an earlier one in place), all of
     /// their required properties, and the strictest additional rule.
     fn lower_all_of(&mut self, name: &str, parts: &[Value], pointer: &str) -> Result<Struct> {
-        let mut merged = Struct { properties: Vec::new(), additional: Additional::Any };
+        let mut merged = Struct {
+            properties: Vec::new(),
+            additional: Additional::Any,
+        };
         for (i, part) in parts.iter().enumerate() {
             let p = format!("{pointer}/allOf/{i}");
             let (schema, at) = self.resolve(part, &p)?;
@@ -340,7 +453,11 @@ impl<'a> Lowerer<'a> {
                     Some(existing) => {
                         let required = existing.required || prop.required;
                         let doc = prop.doc.clone().or_else(|| existing.doc.clone());
-                        *existing = Property { required, doc, ..prop };
+                        *existing = Property {
+                            required,
+                            doc,
+                            ..prop
+                        };
                     }
                     None => merged.properties.push(prop),
                 }
@@ -372,10 +489,15 @@ impl<'a> Lowerer<'a> {
                         .strip_prefix("#/definitions/")
                         .or_else(|| target.strip_prefix("#/$defs/"))
                         .map(|n| n.replace("~1", "/").replace("~0", "~"))
-                        .ok_or_else(|| Error::new(format!("unsupported `$ref` {target:?}")).at_pointer(format!("{at}/$ref")))?;
+                        .ok_or_else(|| {
+                            Error::new(format!("unsupported `$ref` {target:?}"))
+                                .at_pointer(format!("{at}/$ref"))
+                        })?;
                     current = self.defs.get(&name).ok_or_else(|| {
-                        Error::new(format!("`$ref` to {target:?}, which is not a definition of this schema"))
-                            .at_pointer(format!("{at}/$ref"))
+                        Error::new(format!(
+                            "`$ref` to {target:?}, which is not a definition of this schema"
+                        ))
+                        .at_pointer(format!("{at}/$ref"))
                     })?;
                     at = format!("{}/{}", self.defs_pointer, pointer_token(&name));
                 }
@@ -389,7 +511,9 @@ impl<'a> Lowerer<'a> {
     /// with their constants and whether each is required.
     fn member_view(&self, schema: &'a Value, pointer: &str) -> Result<Option<MemberView>> {
         let (schema, at) = self.resolve(schema, pointer)?;
-        let Some(obj) = schema.as_object() else { return Ok(None) };
+        let Some(obj) = schema.as_object() else {
+            return Ok(None);
+        };
         if let Some(parts) = obj.get("allOf").and_then(Value::as_array) {
             let mut out: MemberView = Vec::new();
             for (i, part) in parts.iter().enumerate() {
@@ -408,16 +532,32 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         }
         let required = required_set(obj);
-        let props = obj.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+        let props = obj
+            .get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         Ok(Some(
             props
                 .iter()
-                .map(|(k, v)| (k.clone(), v.get("const").and_then(const_value), required.contains(k)))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.get("const").and_then(const_value),
+                        required.contains(k),
+                    )
+                })
                 .collect(),
         ))
     }
 
-    fn lower_union(&mut self, name: &str, members: &[Value], keyword: &str, pointer: &str) -> Result<Union> {
+    fn lower_union(
+        &mut self,
+        name: &str,
+        members: &[Value],
+        keyword: &str,
+        pointer: &str,
+    ) -> Result<Union> {
         struct Draft {
             ty: Ty,
             source: String,
@@ -429,12 +569,20 @@ impl<'a> Lowerer<'a> {
             let view = self.member_view(member, &p)?;
             if let Some(r) = member.get("$ref") {
                 let target = self.reference(r, &p)?;
-                drafts.push(Draft { ty: Ty::Named(target.clone()), source: target, view });
+                drafts.push(Draft {
+                    ty: Ty::Named(target.clone()),
+                    source: target,
+                    view,
+                });
                 continue;
             }
             if let Some(types) = member.get("type").and_then(Value::as_array) {
                 for v in self.primitive_union(types, &p)?.variants {
-                    drafts.push(Draft { ty: v.ty, source: v.name, view: None });
+                    drafts.push(Draft {
+                        ty: v.ty,
+                        source: v.name,
+                        view: None,
+                    });
                 }
                 continue;
             }
@@ -449,8 +597,7 @@ impl<'a> Lowerer<'a> {
         // The discriminator: a property every object member fixes to a
         // distinct constant. Members where it is optional may number one
         // at most (that member is taken when the property is absent).
-        let objects: Vec<&MemberView> =
-            drafts.iter().filter_map(|d| d.view.as_ref()).collect();
+        let objects: Vec<&MemberView> = drafts.iter().filter_map(|d| d.view.as_ref()).collect();
         let mut discriminator = None;
         if objects.len() >= 2 {
             let mut candidates: Vec<(bool, String)> = Vec::new();
@@ -488,10 +635,15 @@ impl<'a> Lowerer<'a> {
             .map(|d| {
                 let prop = discriminator.as_ref()?;
                 let view = d.view.as_ref()?;
-                view.iter().find(|(n, _, _)| n == prop).and_then(|(_, c, req)| c.clone().map(|c| (c, *req)))
+                view.iter()
+                    .find(|(n, _, _)| n == prop)
+                    .and_then(|(_, c, req)| c.clone().map(|c| (c, *req)))
             })
             .collect();
-        let names = variant_names(&drafts.iter().map(|d| d.source.as_str()).collect::<Vec<_>>(), &tags);
+        let names = variant_names(
+            &drafts.iter().map(|d| d.source.as_str()).collect::<Vec<_>>(),
+            &tags,
+        );
         let variants = drafts
             .into_iter()
             .zip(tags)
@@ -502,12 +654,19 @@ impl<'a> Lowerer<'a> {
                     name,
                     ty: d.ty,
                     tag,
-                    required: view.iter().filter(|(_, _, r)| *r).map(|(n, _, _)| n.clone()).collect(),
+                    required: view
+                        .iter()
+                        .filter(|(_, _, r)| *r)
+                        .map(|(n, _, _)| n.clone())
+                        .collect(),
                     properties: view.into_iter().map(|(n, _, _)| n).collect(),
                 }
             })
             .collect();
-        Ok(Union { variants, discriminator })
+        Ok(Union {
+            variants,
+            discriminator,
+        })
     }
 
     /// A union of JSON kinds (`type: ["string", "integer"]`).
@@ -522,11 +681,23 @@ impl<'a> Lowerer<'a> {
                 Some("null") => Ty::Null,
                 Some("array") => Ty::Array(Box::new(Ty::Any)),
                 Some("object") => Ty::Object,
-                _ => return Err(Error::new(format!("unknown type {t}")).at_pointer(format!("{pointer}/type"))),
+                _ => {
+                    return Err(Error::new(format!("unknown type {t}"))
+                        .at_pointer(format!("{pointer}/type")))
+                }
             };
-            variants.push(Variant { name: primitive_name(&ty).to_owned(), ty, tag: None, properties: Vec::new(), required: Vec::new() });
+            variants.push(Variant {
+                name: primitive_name(&ty).to_owned(),
+                ty,
+                tag: None,
+                properties: Vec::new(),
+                required: Vec::new(),
+            });
         }
-        Ok(Union { variants, discriminator: None })
+        Ok(Union {
+            variants,
+            discriminator: None,
+        })
     }
 }
 
@@ -607,12 +778,18 @@ fn segments(name: &str) -> Vec<String> {
 /// leaves a name empty or ambiguous, discriminator values name them
 /// (`ContentBlock`: `"text"` → `Text`); failing that, the full type names.
 fn variant_names(sources: &[&str], tags: &[Option<(ConstValue, bool)>]) -> Vec<String> {
-    let primitive = ["String", "Integer", "Number", "Boolean", "Null", "Array", "Object"];
-    let named: Vec<usize> = (0..sources.len()).filter(|&i| !primitive.contains(&sources[i])).collect();
+    let primitive = [
+        "String", "Integer", "Number", "Boolean", "Null", "Array", "Object",
+    ];
+    let named: Vec<usize> = (0..sources.len())
+        .filter(|&i| !primitive.contains(&sources[i]))
+        .collect();
     let segs: Vec<Vec<String>> = sources.iter().map(|s| segments(s)).collect();
     let valid = |names: &[String]| {
         let mut seen = std::collections::BTreeSet::new();
-        names.iter().all(|n| n.starts_with(|c: char| c.is_ascii_alphabetic()) && seen.insert(n.clone()))
+        names
+            .iter()
+            .all(|n| n.starts_with(|c: char| c.is_ascii_alphabetic()) && seen.insert(n.clone()))
     };
     let strip = |prefix: bool, suffix: bool| -> Option<Vec<String>> {
         if named.len() < 2 {
@@ -626,7 +803,9 @@ fn variant_names(sources: &[&str], tags: &[Option<(ConstValue, bool)>]) -> Vec<S
         let mut suf = 0;
         while suffix
             && suf < min - pre
-            && named.iter().all(|&i| segs[i][segs[i].len() - 1 - suf] == segs[named[0]][segs[named[0]].len() - 1 - suf])
+            && named.iter().all(|&i| {
+                segs[i][segs[i].len() - 1 - suf] == segs[named[0]][segs[named[0]].len() - 1 - suf]
+            })
         {
             suf += 1;
         }
@@ -634,11 +813,20 @@ fn variant_names(sources: &[&str], tags: &[Option<(ConstValue, bool)>]) -> Vec<S
             return None;
         }
         let names: Vec<String> = (0..sources.len())
-            .map(|i| if named.contains(&i) { segs[i][pre..segs[i].len() - suf].concat() } else { sources[i].to_owned() })
+            .map(|i| {
+                if named.contains(&i) {
+                    segs[i][pre..segs[i].len() - suf].concat()
+                } else {
+                    sources[i].to_owned()
+                }
+            })
             .collect();
         valid(&names).then_some(names)
     };
-    if let Some(n) = strip(true, true).or_else(|| strip(false, true)).or_else(|| strip(true, false)) {
+    if let Some(n) = strip(true, true)
+        .or_else(|| strip(false, true))
+        .or_else(|| strip(true, false))
+    {
         return n;
     }
     if tags.iter().filter(|t| t.is_some()).count() >= 2 {
@@ -657,7 +845,9 @@ fn variant_names(sources: &[&str], tags: &[Option<(ConstValue, bool)>]) -> Vec<S
 }
 
 fn union_members(obj: &Map<String, Value>) -> Option<&Vec<Value>> {
-    obj.get("anyOf").or_else(|| obj.get("oneOf")).and_then(Value::as_array)
+    obj.get("anyOf")
+        .or_else(|| obj.get("oneOf"))
+        .and_then(Value::as_array)
 }
 
 fn union_keyword(obj: &Map<String, Value>) -> &'static str {
@@ -683,11 +873,15 @@ fn nullable_member(members: &[Value]) -> Option<&Value> {
 
 fn string_enum(obj: &Map<String, Value>) -> Option<Vec<String>> {
     let values = obj.get("enum")?.as_array()?;
-    values.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+    values
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
 }
 
 fn is_object_with_properties(obj: &Map<String, Value>) -> bool {
-    obj.get("properties").is_some_and(|p| p.as_object().is_some_and(|m| !m.is_empty()))
+    obj.get("properties")
+        .is_some_and(|p| p.as_object().is_some_and(|m| !m.is_empty()))
 }
 
 /// `{}` or `true`: any value at all.
@@ -702,7 +896,11 @@ fn is_any_schema(schema: &Value) -> bool {
 fn required_set(obj: &Map<String, Value>) -> Vec<String> {
     obj.get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -716,7 +914,10 @@ fn const_value(v: &Value) -> Option<ConstValue> {
 }
 
 pub(super) fn description(schema: &Value) -> Option<String> {
-    schema.get("description").and_then(Value::as_str).map(str::to_owned)
+    schema
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
 }
 
 /// The shape of a schema without its descriptions, as a string key.
@@ -737,11 +938,19 @@ fn canonical(schema: &Value) -> String {
                             Value::Object(props) => {
                                 let mut sorted: Vec<(&String, &Value)> = props.iter().collect();
                                 sorted.sort_by(|a, b| a.0.cmp(b.0));
-                                Value::Object(sorted.into_iter().map(|(n, s)| (n.clone(), strip(s))).collect())
+                                Value::Object(
+                                    sorted
+                                        .into_iter()
+                                        .map(|(n, s)| (n.clone(), strip(s)))
+                                        .collect(),
+                                )
                             }
                             other => other.clone(),
                         }
-                    } else if matches!(k.as_str(), "items" | "additionalProperties" | "anyOf" | "oneOf" | "allOf") {
+                    } else if matches!(
+                        k.as_str(),
+                        "items" | "additionalProperties" | "anyOf" | "oneOf" | "allOf"
+                    ) {
                         strip(inner)
                     } else {
                         inner.clone()

@@ -55,24 +55,43 @@ impl Spec {
 
     /// Lowers a parsed schema document. `source` names it in messages.
     pub fn from_json(json: &Value, source: &str) -> Result<Spec> {
-        let declared = json.get("$schema").and_then(Value::as_str).unwrap_or_default();
+        let declared = json
+            .get("$schema")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let (dialect, key) = if json.get("$defs").is_some() {
             (Dialect::Draft202012, "$defs")
         } else if json.get("definitions").is_some() {
             (Dialect::Draft07, "definitions")
         } else {
-            return Err(Error::new("the schema has neither `$defs` nor `definitions`")
-                .at_pointer("")
-                .with_hint("pass the official MCP schema.json of a protocol revision"));
+            return Err(
+                Error::new("the schema has neither `$defs` nor `definitions`")
+                    .at_pointer("")
+                    .with_hint("pass the official MCP schema.json of a protocol revision"),
+            );
         };
-        let dialect = if declared.contains("draft-07") { Dialect::Draft07 } else { dialect };
+        let dialect = if declared.contains("draft-07") {
+            Dialect::Draft07
+        } else {
+            dialect
+        };
         let defs = json[key].as_object().ok_or_else(|| {
-            Error::new(format!("`{key}` must be an object of definitions")).at_pointer(format!("/{key}"))
+            Error::new(format!("`{key}` must be an object of definitions"))
+                .at_pointer(format!("/{key}"))
         })?;
-        let pointer = if key == "$defs" { "/$defs" } else { "/definitions" };
+        let pointer = if key == "$defs" {
+            "/$defs"
+        } else {
+            "/definitions"
+        };
         let types = lower::Lowerer::new(defs, pointer).run()?;
         let methods = methods::table(&types);
-        Ok(Spec { source: source.to_owned(), dialect, types, methods })
+        Ok(Spec {
+            source: source.to_owned(),
+            dialect,
+            types,
+            methods,
+        })
     }
 
     /// The type with this name.
@@ -133,10 +152,12 @@ impl Spec {
                     }
                     match self.types.get(n).map(|d| &d.kind) {
                         Some(Kind::Alias(inner)) => stack.push(inner),
-                        Some(Kind::Struct(s)) => stack.extend(s.properties.iter().filter_map(|p| match &p.value {
-                            PropValue::Ty(t) => Some(t),
-                            PropValue::Const(_) => None,
-                        })),
+                        Some(Kind::Struct(s)) => {
+                            stack.extend(s.properties.iter().filter_map(|p| match &p.value {
+                                PropValue::Ty(t) => Some(t),
+                                PropValue::Const(_) => None,
+                            }))
+                        }
                         Some(Kind::Union(u)) => stack.extend(u.variants.iter().map(|v| &v.ty)),
                         _ => {}
                     }

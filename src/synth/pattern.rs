@@ -21,7 +21,10 @@ enum Node {
 /// times more than its minimum (within its maximum), or `None` when the
 /// pattern uses syntax this reader does not know.
 pub(crate) fn example(pattern: &str, extra: usize) -> Option<String> {
-    let mut reader = Reader { chars: pattern.chars().collect(), at: 0 };
+    let mut reader = Reader {
+        chars: pattern.chars().collect(),
+        at: 0,
+    };
     let alternatives = reader.alternatives()?;
     if reader.at != reader.chars.len() {
         return None; // an unbalanced `)`
@@ -159,7 +162,10 @@ impl Reader {
                         'P' if self.eat('<') => self.skip_name('>')?,
                         // Inline flags: `(?i)` writes nothing, `(?i:…)` is a group.
                         c if c.is_ascii_alphabetic() || c == '-' => {
-                            while self.peek().is_some_and(|c| c.is_ascii_alphabetic() || c == '-') {
+                            while self
+                                .peek()
+                                .is_some_and(|c| c.is_ascii_alphabetic() || c == '-')
+                            {
                                 self.at += 1;
                             }
                             if self.eat(')') {
@@ -256,8 +262,14 @@ impl Reader {
         } else {
             self.next()?.to_string()
         };
-        let letter = matches!(name.as_str(), "L" | "Letter" | "Alpha" | "Alphabetic" | "Ll" | "Latin" | "Script=Latin");
-        let digit = matches!(name.as_str(), "N" | "Nd" | "Number" | "Digit" | "Decimal_Number");
+        let letter = matches!(
+            name.as_str(),
+            "L" | "Letter" | "Alpha" | "Alphabetic" | "Ll" | "Latin" | "Script=Latin"
+        );
+        let digit = matches!(
+            name.as_str(),
+            "N" | "Nd" | "Number" | "Digit" | "Decimal_Number"
+        );
         match (letter, digit, negated) {
             (true, _, false) | (_, true, true) => Some(('a', 'z')),
             (_, true, false) | (true, _, true) => Some(('0', '9')),
@@ -323,7 +335,9 @@ impl Reader {
         }
         let inside = |c: char| ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
         let pick = if negated {
-            ['a', 'x', 'Z', '0', '7', '_', '-', ' ', '.', '~'].into_iter().find(|&c| !inside(c))?
+            ['a', 'x', 'Z', '0', '7', '_', '-', ' ', '.', '~']
+                .into_iter()
+                .find(|&c| !inside(c))?
         } else {
             // A letter or digit when the class has one, for readable examples.
             ranges
@@ -366,7 +380,16 @@ mod tests {
 
     #[test]
     fn unsupported_syntax_gives_none() {
-        for pattern in [r"^(a)\1$", "^(?=a)a$", "^(?!a)b$", "(unclosed", "closed)", "[[:alpha:]]", "*a", r"[\W]"] {
+        for pattern in [
+            r"^(a)\1$",
+            "^(?=a)a$",
+            "^(?!a)b$",
+            "(unclosed",
+            "closed)",
+            "[[:alpha:]]",
+            "*a",
+            r"[\W]",
+        ] {
             assert_eq!(example(pattern, 0), None, "{pattern}");
         }
     }

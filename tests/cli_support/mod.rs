@@ -14,7 +14,9 @@ pub(crate) use shared_data::{mirror, schema_file, shared, shared_data};
 /// caching into `cache` (a temporary directory of the test).
 pub(crate) fn mcpgen(cache: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpgen"));
-    cmd.env("MCPGEN_SCHEMA_MIRROR", mirror()).env("MCPGEN_SCHEMA_CACHE", cache).env("MCPGEN_OFFLINE", "1");
+    cmd.env("MCPGEN_SCHEMA_MIRROR", mirror())
+        .env("MCPGEN_SCHEMA_CACHE", cache)
+        .env("MCPGEN_OFFLINE", "1");
     cmd
 }
 
@@ -25,7 +27,11 @@ pub(crate) struct Run {
 }
 
 pub(crate) fn run(cmd: &mut Command) -> Run {
-    let Output { status, stdout, stderr } = cmd.output().expect("run mcpgen");
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.output().expect("run mcpgen");
     Run {
         code: status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&stdout).into_owned(),

@@ -23,7 +23,10 @@ pub(crate) fn root() -> PathBuf {
 
 /// The workspace's target directory (parent of `CARGO_TARGET_TMPDIR`).
 pub(crate) fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp has a parent").to_path_buf()
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("target/tmp has a parent")
+        .to_path_buf()
 }
 
 /// The folder of the interop npm install (`MCPGEN_INTEROP_DIR`, else
@@ -72,7 +75,9 @@ pub(crate) fn generate(manifest: &Path, revision: &str, out: &Path) {
 /// `include_generated!` of `generated`, builds it (`release` or debug) and
 /// returns the binary's path.
 pub(crate) fn build_driver(name: &str, generated: &Path, main_rs: &str, release: bool) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("client-drivers").join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("client-drivers")
+        .join(name);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let runtime = root().join("runtime");
     let manifest = format!(
@@ -103,7 +108,10 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "io-std", "io
     );
     write_if_changed(&dir.join("src/main.rs"), &main);
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.arg("build").arg("--quiet").arg("--manifest-path").arg(dir.join("Cargo.toml"));
+    cmd.arg("build")
+        .arg("--quiet")
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"));
     if release {
         cmd.arg("--release");
     }
@@ -112,8 +120,14 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "io-std", "io
     // workspace's dependency artifacts.
     cmd.env("CARGO_TARGET_DIR", target_dir());
     let out = cmd.output().expect("cargo runs");
-    assert!(out.status.success(), "driver crate {name} does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
-    target_dir().join(if release { "release" } else { "debug" }).join(name)
+    assert!(
+        out.status.success(),
+        "driver crate {name} does not compile:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target_dir()
+        .join(if release { "release" } else { "debug" })
+        .join(name)
 }
 
 fn write_if_changed(path: &Path, text: &str) {
@@ -125,13 +139,20 @@ fn write_if_changed(path: &Path, text: &str) {
 /// Builds a binary of a workspace package and returns its path.
 pub(crate) fn workspace_bin(package: &str, bin: &str, release: bool) -> PathBuf {
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(root()).args(["build", "--quiet", "-p", package, "--bin", bin]);
+    cmd.current_dir(root())
+        .args(["build", "--quiet", "-p", package, "--bin", bin]);
     if release {
         cmd.arg("--release");
     }
     let out = cmd.output().expect("cargo runs");
-    assert!(out.status.success(), "cannot build {package}:\n{}", String::from_utf8_lossy(&out.stderr));
-    target_dir().join(if release { "release" } else { "debug" }).join(bin)
+    assert!(
+        out.status.success(),
+        "cannot build {package}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target_dir()
+        .join(if release { "release" } else { "debug" })
+        .join(bin)
 }
 
 /// Runs a driver binary with arguments; returns stdout, failing with the
@@ -180,6 +201,8 @@ pub(crate) fn http_server(package: &str, bin: &str) -> (HttpServer, String) {
             }
         }
     });
-    let url = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("{} prints its endpoint on stderr", bin.display()));
+    let url = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{} prints its endpoint on stderr", bin.display()));
     (HttpServer(child), url)
 }

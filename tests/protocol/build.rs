@@ -9,13 +9,22 @@ use mcpgen::spec::{Kind, MethodKind, Spec, Ty};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-const REVISIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+const REVISIONS: &[&str] = &[
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     // The shared mirror beside the repository, unless told otherwise.
     if std::env::var_os("MCPGEN_SCHEMA_MIRROR").is_none() {
-        std::env::set_var("MCPGEN_SCHEMA_MIRROR", root.join("../../../shared/mcp-spec"));
+        std::env::set_var(
+            "MCPGEN_SCHEMA_MIRROR",
+            root.join("../../../shared/mcp-spec"),
+        );
     }
     println!("cargo:rerun-if-env-changed=MCPGEN_SCHEMA_MIRROR");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
@@ -26,8 +35,9 @@ fn main() {
         let spec = Spec::from_json(&schema.json, rev).unwrap_or_else(|e| panic!("{e}"));
         let types = mcpgen::codegen::protocol::generate(&spec).unwrap_or_else(|e| panic!("{e}"));
         let registry = registry(&spec);
-        let file: syn::File = syn::parse2(quote! { #types pub mod registry { use super::*; #registry } })
-            .unwrap_or_else(|e| panic!("generated code for {rev} does not parse: {e}"));
+        let file: syn::File =
+            syn::parse2(quote! { #types pub mod registry { use super::*; #registry } })
+                .unwrap_or_else(|e| panic!("generated code for {rev} does not parse: {e}"));
         std::fs::write(out.join(format!("{rev}.rs")), prettyplease::unparse(&file)).unwrap();
     }
 }
@@ -87,7 +97,11 @@ fn registry(spec: &Spec) -> TokenStream {
                 result_pointers.push(quote! { #method => ::std::option::Option::Some(#p), });
             }
         }
-        let kind = if m.kind == MethodKind::Request { "request" } else { "notification" };
+        let kind = if m.kind == MethodKind::Request {
+            "request"
+        } else {
+            "notification"
+        };
         methods.push(quote! { #method => Some((#kind, #message)), });
         if let Some(p) = &m.params {
             let t = mcpgen::codegen::protocol::ty_tokens(p);
@@ -110,7 +124,9 @@ fn registry(spec: &Spec) -> TokenStream {
         }
     };
     let content = spec.tool_content_item().and_then(|t| match t {
-        Ty::Named(n) => spec.get(n).map(|d| (d.name.clone(), format!("#{}", d.pointer))),
+        Ty::Named(n) => spec
+            .get(n)
+            .map(|d| (d.name.clone(), format!("#{}", d.pointer))),
         _ => None,
     });
     let content_const = match content {

@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 /// folder above the package that holds `Cargo.lock`).
 pub(crate) fn shared() -> PathBuf {
     let package = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = package.ancestors().find(|d| d.join("Cargo.lock").is_file()).unwrap_or(package);
+    let root = package
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").is_file())
+        .unwrap_or(package);
     root.join("../shared")
 }
 
@@ -44,10 +47,24 @@ pub(crate) fn shared_data(relative: &str, test: &str) -> Option<PathBuf> {
 /// `<target>/skipped/<test>.txt` holding `test (reason)`.
 pub(crate) fn skip(test: &str, reason: &str) {
     eprintln!("SKIPPED {test}: {reason}");
-    let Some(dir) = target_dir().map(|t| t.join("skipped")) else { return };
-    let file: String = test.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '-' }).collect();
+    let Some(dir) = target_dir().map(|t| t.join("skipped")) else {
+        return;
+    };
+    let file: String = test
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
     let _ = std::fs::create_dir_all(&dir);
-    let _ = std::fs::write(dir.join(format!("{file}.txt")), format!("{test} ({reason})\n"));
+    let _ = std::fs::write(
+        dir.join(format!("{file}.txt")),
+        format!("{test} ({reason})\n"),
+    );
 }
 
 /// The target directory: the parent of `CARGO_TARGET_TMPDIR` for

@@ -35,7 +35,10 @@ pub(crate) fn mirror() -> PathBuf {
             }
             let store = mcpgen::store::Store::from_env();
             store.pull(None).unwrap_or_else(|e| {
-                panic!("the official schemas are needed: no MCPGEN_SCHEMA_MIRROR, no {}, and {e}", beside.display())
+                panic!(
+                    "the official schemas are needed: no MCPGEN_SCHEMA_MIRROR, no {}, and {e}",
+                    beside.display()
+                )
             });
             store.cache_dir
         })
@@ -50,5 +53,9 @@ pub(crate) fn schema_file(revision: &str) -> PathBuf {
 /// A store that reads the official schemas from [`mirror`] and never
 /// downloads: what the tests hand to `mcpgen::check::*_in` and the Builder.
 pub(crate) fn store() -> mcpgen::store::Store {
-    mcpgen::store::Store { cache_dir: mcpgen::store::default_cache_dir(), mirror: Some(mirror()), fetch: None }
+    mcpgen::store::Store {
+        cache_dir: mcpgen::store::default_cache_dir(),
+        mirror: Some(mirror()),
+        fetch: None,
+    }
 }

@@ -63,7 +63,10 @@ fn hostile_big() -> Value {
     let mut aliases = Map::new();
     let mut links = Map::new();
     for i in 0..200 {
-        aliases.insert(format!("a{i}"), json!({"$ref": format!("#/$defs/a{}", i + 1)}));
+        aliases.insert(
+            format!("a{i}"),
+            json!({"$ref": format!("#/$defs/a{}", i + 1)}),
+        );
         links.insert(format!("l{i}"), json!({"type": "object", "properties": {"next": {"$ref": format!("#/$defs/l{}", i + 1)}}}));
     }
     aliases.insert("a200".into(), json!({"type": "string"}));
@@ -91,24 +94,53 @@ fn optional_fields() -> Value {
         ("string", json!({"type": "string"})),
         ("wide", json!({"type": "integer"})),
         ("unsigned", json!({"type": "integer", "minimum": 0})),
-        ("positive", json!({"type": "integer", "minimum": 1, "maximum": 5})),
-        ("huge", json!({"type": "integer", "minimum": 0, "maximum": 1e30})),
+        (
+            "positive",
+            json!({"type": "integer", "minimum": 1, "maximum": 5}),
+        ),
+        (
+            "huge",
+            json!({"type": "integer", "minimum": 0, "maximum": 1e30}),
+        ),
         ("number", json!({"type": "number"})),
         ("flag", json!({"type": "boolean"})),
         ("choice", json!({"type": "string", "enum": ["a", "b"]})),
-        ("defaulted", json!({"type": "string", "enum": ["a", "b"], "default": "b"})),
+        (
+            "defaulted",
+            json!({"type": "string", "enum": ["a", "b"], "default": "b"}),
+        ),
         ("counted", json!({"type": "integer", "default": 10})),
         ("nullable", json!({"type": ["integer", "null"]})),
-        ("list", json!({"type": "array", "items": {"type": "integer"}})),
-        ("map", json!({"type": "object", "additionalProperties": {"type": "integer"}})),
-        ("nested", json!({"type": "object", "properties": {"inner": {"type": "integer"}}})),
-        ("either", json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})),
+        (
+            "list",
+            json!({"type": "array", "items": {"type": "integer"}}),
+        ),
+        (
+            "map",
+            json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+        ),
+        (
+            "nested",
+            json!({"type": "object", "properties": {"inner": {"type": "integer"}}}),
+        ),
+        (
+            "either",
+            json!({"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        ),
     ];
-    let docs = [None, Some("Uses the default timeout."), Some("Not flatten, not with, not skip.")];
+    let docs = [
+        None,
+        Some("Uses the default timeout."),
+        Some("Not flatten, not with, not skip."),
+    ];
     let mut properties = Map::new();
     for (kind, schema) in &kinds {
         for (n, doc) in docs.iter().enumerate() {
-            for name in [format!("{kind}{n}"), format!("camel{n}{}", kind.to_uppercase()), format!("type{kind}{n}")] {
+            for name in [
+                format!("{kind}{n}"),
+                format!("camel{n}{}", kind.to_uppercase()),
+                format!("type{kind}{n}"),
+            ] {
                 let mut schema = schema.clone();
                 if let Some(d) = doc {
                     schema["description"] = json!(d);
@@ -117,7 +149,10 @@ fn optional_fields() -> Value {
             }
         }
     }
-    properties.insert("type".into(), json!({"type": "integer", "description": "default"}));
+    properties.insert(
+        "type".into(),
+        json!({"type": "integer", "description": "default"}),
+    );
     let tool = json!({
         "name": "all_optional",
         "inputSchema": {"type": "object", "properties": properties.clone()},
@@ -140,10 +175,17 @@ fn main() {
     let big = out.join("hostile_big.json");
     std::fs::write(&big, serde_json::to_string(&hostile_big()).unwrap()).unwrap();
     let optional = out.join("optional.json");
-    std::fs::write(&optional, serde_json::to_string(&optional_fields()).unwrap()).unwrap();
+    std::fs::write(
+        &optional,
+        serde_json::to_string(&optional_fields()).unwrap(),
+    )
+    .unwrap();
     let shared = dir.join("../../../shared/manifests");
     let real_dir = shared.join("real");
-    let real = [("github", shared.join("github.json")), ("stitch", shared.join("stitch.json"))];
+    let real = [
+        ("github", shared.join("github.json")),
+        ("stitch", shared.join("stitch.json")),
+    ];
     println!("cargo::rustc-check-cfg=cfg(shared_manifests)");
     println!("cargo:rerun-if-env-changed=CI");
     let have_real = real.iter().all(|(_, path)| path.is_file()) && real_dir.is_dir();
@@ -159,9 +201,18 @@ fn main() {
         ("refs", dir.join("manifests/refs.json")),
         ("hostile", dir.join("manifests/hostile.json")),
         ("shapes", dir.join("manifests/shapes.json")),
-        ("weather", dir.join("../../examples/weather-server/tools.json")),
-        ("notes", dir.join("../../examples/notes-server/manifest.json")),
-        ("conformance", dir.join("../../examples/conformance-server/tools.json")),
+        (
+            "weather",
+            dir.join("../../examples/weather-server/tools.json"),
+        ),
+        (
+            "notes",
+            dir.join("../../examples/notes-server/manifest.json"),
+        ),
+        (
+            "conformance",
+            dir.join("../../examples/conformance-server/tools.json"),
+        ),
         ("hostile_big", big),
         ("optional", optional),
     ];
@@ -169,8 +220,12 @@ fn main() {
     for (_, path) in &real {
         println!("cargo:rerun-if-changed={}", path.display());
     }
-    let mut manifests: Vec<(String, PathBuf)> =
-        real.into_iter().filter(|_| have_real).chain(manifests).map(|(n, p)| (n.to_owned(), p)).collect();
+    let mut manifests: Vec<(String, PathBuf)> = real
+        .into_iter()
+        .filter(|_| have_real)
+        .chain(manifests)
+        .map(|(n, p)| (n.to_owned(), p))
+        .collect();
     // Every capture of a real server's tools in `../shared/manifests/real/`,
     // as module `real::<file stem>` (`chrome-devtools.json` → `chrome_devtools`).
     println!("cargo:rerun-if-changed={}", real_dir.display());
@@ -201,7 +256,13 @@ fn main() {
     }
     real_rs.push_str("/// `(file, path, roundtrip)` of every real manifest, in file-name order.\npub const ALL: &[(&str, &str, crate::RoundTrip)] = &[\n");
     for (stem, path) in &real {
-        writeln!(real_rs, "    ({:?}, {:?}, {stem}::roundtrip),", path.file_name().unwrap().to_string_lossy(), path.display().to_string()).unwrap();
+        writeln!(
+            real_rs,
+            "    ({:?}, {:?}, {stem}::roundtrip),",
+            path.file_name().unwrap().to_string_lossy(),
+            path.display().to_string()
+        )
+        .unwrap();
     }
     real_rs.push_str("];\n");
     std::fs::write(out.join("real.rs"), real_rs).unwrap();
@@ -209,17 +270,24 @@ fn main() {
         let name = name.as_str();
         println!("cargo:rerun-if-changed={}", path.display());
         let manifest = mcpgen::manifest::Manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
-        let generated = mcpgen::codegen::tools::generate(&manifest).unwrap_or_else(|e| panic!("{e}"));
+        let generated =
+            mcpgen::codegen::tools::generate(&manifest).unwrap_or_else(|e| panic!("{e}"));
         let mut report = String::new();
         for b in &generated.tools {
             let output = b.output.as_deref().unwrap_or("-");
-            writeln!(report, "tool {} {} {} {}", b.name, b.method, b.input, output).unwrap();
+            writeln!(
+                report,
+                "tool {} {} {} {}",
+                b.name, b.method, b.input, output
+            )
+            .unwrap();
         }
         for w in &generated.warnings {
             writeln!(report, "warning {}", w.to_string().replace('\n', " ")).unwrap();
         }
         let header = mcpgen::emit::Header::new().input(format!("tool manifest {name}"));
-        let text = mcpgen::emit::format(generated.tokens, &header).unwrap_or_else(|e| panic!("{e}"));
+        let text =
+            mcpgen::emit::format(generated.tokens, &header).unwrap_or_else(|e| panic!("{e}"));
         let target = out.join(name);
         std::fs::create_dir_all(&target).unwrap();
         std::fs::write(target.join("tools.rs"), text).unwrap();
@@ -235,9 +303,19 @@ fn main() {
 fn roundtrip(bindings: &[mcpgen::codegen::tools::ToolBinding]) -> String {
     let mut arms = String::new();
     for b in bindings {
-        writeln!(arms, "        ({:?}, false) => Some(crate::decode_encode::<{}>(value)),", b.name, b.input).unwrap();
+        writeln!(
+            arms,
+            "        ({:?}, false) => Some(crate::decode_encode::<{}>(value)),",
+            b.name, b.input
+        )
+        .unwrap();
         if let Some(output) = &b.output {
-            writeln!(arms, "        ({:?}, true) => Some(crate::decode_encode::<{output}>(value)),", b.name).unwrap();
+            writeln!(
+                arms,
+                "        ({:?}, true) => Some(crate::decode_encode::<{output}>(value)),",
+                b.name
+            )
+            .unwrap();
         }
     }
     format!(

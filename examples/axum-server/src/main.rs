@@ -33,7 +33,9 @@ const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 /// returns the MCP service, whose `shutdown` ends its open SSE streams.
 fn app() -> Result<(Router, mcpgen_runtime::http::HttpService), mcpgen_runtime::ServerError> {
     let mcp = server::http_service(weather::Weather)?;
-    let router = Router::new().route("/", get(index)).nest_service("/mcp", mcp.clone());
+    let router = Router::new()
+        .route("/", get(index))
+        .nest_service("/mcp", mcp.clone());
     Ok((router, mcp))
 }
 
@@ -47,9 +49,21 @@ fn listen_address() -> Result<String, String> {
     let mut addr = DEFAULT_LISTEN.to_owned();
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--listen" => addr = args.next().ok_or("--listen needs an address, e.g. --listen 127.0.0.1:8080")?,
-            "-h" | "--help" => return Err(format!("usage: axum-server [--listen ADDR]   (default {DEFAULT_LISTEN})")),
-            other => return Err(format!("unknown argument {other:?}; usage: axum-server [--listen ADDR]")),
+            "--listen" => {
+                addr = args
+                    .next()
+                    .ok_or("--listen needs an address, e.g. --listen 127.0.0.1:8080")?
+            }
+            "-h" | "--help" => {
+                return Err(format!(
+                    "usage: axum-server [--listen ADDR]   (default {DEFAULT_LISTEN})"
+                ))
+            }
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: axum-server [--listen ADDR]"
+                ))
+            }
         }
     }
     Ok(addr)

@@ -42,15 +42,24 @@ fn invocation() -> Result<Invocation, String> {
             _ => url = Some(arg),
         }
     }
-    let scenario = scenario.ok_or("no scenario: set MCP_CONFORMANCE_SCENARIO or pass --scenario NAME")?;
+    let scenario =
+        scenario.ok_or("no scenario: set MCP_CONFORMANCE_SCENARIO or pass --scenario NAME")?;
     let url = url.ok_or("no server URL (the last argument)")?;
-    let revision =
-        std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_else(|_| client::PROTOCOL_VERSION.to_owned());
+    let revision = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
+        .unwrap_or_else(|_| client::PROTOCOL_VERSION.to_owned());
     let context = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
-        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| format!("MCP_CONFORMANCE_CONTEXT is not JSON: {e}"))?),
+        Ok(text) => Some(
+            serde_json::from_str(&text)
+                .map_err(|e| format!("MCP_CONFORMANCE_CONTEXT is not JSON: {e}"))?,
+        ),
         Err(_) => None,
     };
-    Ok(Invocation { scenario, url, revision, context })
+    Ok(Invocation {
+        scenario,
+        url,
+        revision,
+        context,
+    })
 }
 
 fn main() -> ExitCode {
@@ -61,7 +70,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("conformance-client: {e}");

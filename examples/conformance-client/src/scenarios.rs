@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use mcpgen_runtime::http::oauth_client::{ClientCredentials, HeadlessRedirect, OAuth};
-use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ClientHandlers, ToolSchemas};
 use mcpgen_runtime::client::RpcError;
+use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ClientHandlers, ToolSchemas};
 use mcpgen_runtime::http::client::HttpTransport;
+use mcpgen_runtime::http::oauth_client::{ClientCredentials, HeadlessRedirect, OAuth};
 use serde_json::{json, Value};
 
 use crate::client::{Client, ClientOptions};
@@ -24,7 +24,9 @@ pub async fn run(invocation: &Invocation) -> Result<(), String> {
         "http-custom-headers" => custom_headers(&c, invocation.context.as_ref()).await,
         "http-invalid-tool-headers" => invalid_tool_headers(&c).await,
         "json-schema-ref-no-deref" => ref_no_deref(&c).await,
-        "elicitation-sep1034-client-defaults" => call_listed(&c, "test_client_elicitation_defaults").await,
+        "elicitation-sep1034-client-defaults" => {
+            call_listed(&c, "test_client_elicitation_defaults").await
+        }
         "sse-retry" => call_listed(&c, "test_reconnection").await,
         "sep-2322-client-request-state" => request_state(&c).await,
         auth if auth.starts_with("auth/") => authorized_calls(&c).await,
@@ -43,17 +45,29 @@ async fn connect(invocation: &Invocation) -> Result<Client, String> {
     let options = ClientOptions::new(revisions)
         .client_info("mcpgen-conformance-client", env!("CARGO_PKG_VERSION"))
         .timeout(Duration::from_secs(20))
-        .handlers(ClientHandlers::new().on_elicitation(|params| async move { Ok::<_, RpcError>(accept_form(&params)) }));
-    let mut transport = HttpTransport::new(&invocation.url).map_err(|e| format!("the server URL: {e}"))?;
+        .handlers(
+            ClientHandlers::new()
+                .on_elicitation(|params| async move { Ok::<_, RpcError>(accept_form(&params)) }),
+        );
+    let mut transport =
+        HttpTransport::new(&invocation.url).map_err(|e| format!("the server URL: {e}"))?;
     if invocation.scenario.starts_with("auth/") {
-        transport = transport.oauth(oauth(invocation.context.as_ref())).map_err(|e| format!("OAuth: {e}"))?;
+        transport = transport
+            .oauth(oauth(invocation.context.as_ref()))
+            .map_err(|e| format!("OAuth: {e}"))?;
     }
-    let c = Client::connect_with(transport, options).await.map_err(|e| format!("connecting: {e}"))?;
+    let c = Client::connect_with(transport, options)
+        .await
+        .map_err(|e| format!("connecting: {e}"))?;
     let session = c.session().ok_or("no session after the handshake")?;
     println!(
         "connected: protocol {} ({}), server {}",
         session.protocol_version,
-        if session.stateless { "stateless" } else { "session" },
+        if session.stateless {
+            "stateless"
+        } else {
+            "session"
+        },
         session.server_info
     );
     if session.protocol_version != invocation.revision {
@@ -70,7 +84,9 @@ async fn connect(invocation: &Invocation) -> Result<Client, String> {
 /// boolean without one is confirmed.
 fn accept_form(params: &Value) -> Value {
     let mut content = serde_json::Map::new();
-    let properties = params.pointer("/requestedSchema/properties").and_then(Value::as_object);
+    let properties = params
+        .pointer("/requestedSchema/properties")
+        .and_then(Value::as_object);
     for (name, schema) in properties.into_iter().flatten() {
         if let Some(default) = schema.get("default") {
             content.insert(name.clone(), default.clone());
@@ -78,7 +94,11 @@ fn accept_form(params: &Value) -> Value {
             content.insert(name.clone(), Value::Bool(true));
         }
     }
-    println!("elicitation: {} -> {}", params.get("message").and_then(Value::as_str).unwrap_or(""), Value::Object(content.clone()));
+    println!(
+        "elicitation: {} -> {}",
+        params.get("message").and_then(Value::as_str).unwrap_or(""),
+        Value::Object(content.clone())
+    );
     json!({"action": "accept", "content": content})
 }
 
@@ -87,7 +107,11 @@ async fn call_listed(c: &Client, tool: &str) -> Result<(), String> {
     if !list(c).await?.iter().any(|n| n == tool) {
         return Err(format!("the server did not list {tool}"));
     }
-    let result = c.engine().call_tool(tool, json!({}), &CallOptions::new()).await.map_err(|e| format!("{tool}: {e}"))?;
+    let result = c
+        .engine()
+        .call_tool(tool, json!({}), &CallOptions::new())
+        .await
+        .map_err(|e| format!("{tool}: {e}"))?;
     println!("{tool}: {result}");
     Ok(())
 }
@@ -100,12 +124,19 @@ async fn call_listed(c: &Client, tool: &str) -> Result<(), String> {
 async fn request_state(c: &Client) -> Result<(), String> {
     list(c).await?;
     let call = |tool: &'static str| async move {
-        let result =
-            c.engine().call_tool(tool, json!({}), &CallOptions::new()).await.map_err(|e| format!("{tool}: {e}"))?;
+        let result = c
+            .engine()
+            .call_tool(tool, json!({}), &CallOptions::new())
+            .await
+            .map_err(|e| format!("{tool}: {e}"))?;
         println!("{tool}: {result}");
         Ok::<(), String>(())
     };
-    let (a, b, u) = tokio::join!(call("test_mrtr_echo_state"), call("test_mrtr_no_state"), call("test_mrtr_unrelated"));
+    let (a, b, u) = tokio::join!(
+        call("test_mrtr_echo_state"),
+        call("test_mrtr_no_state"),
+        call("test_mrtr_unrelated")
+    );
     a?;
     b?;
     u?;
@@ -141,8 +172,11 @@ fn oauth(context: Option<&Value>) -> OAuth {
 /// every listed tool, each authorized as the server demands.
 async fn authorized_calls(c: &Client) -> Result<(), String> {
     for name in list(c).await? {
-        let result =
-            c.engine().call_tool(&name, json!({}), &CallOptions::new()).await.map_err(|e| format!("{name}: {e}"))?;
+        let result = c
+            .engine()
+            .call_tool(&name, json!({}), &CallOptions::new())
+            .await
+            .map_err(|e| format!("{name}: {e}"))?;
         println!("{name}: {result}");
     }
     Ok(())
@@ -151,9 +185,15 @@ async fn authorized_calls(c: &Client) -> Result<(), String> {
 /// Lists the server's tools (which also teaches the HTTP transport their
 /// `x-mcp-header` annotations); returns their names.
 async fn list(c: &Client) -> Result<Vec<String>, String> {
-    let tools = c.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
-    let names: Vec<String> =
-        tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).map(str::to_owned).collect();
+    let tools = c
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
+    let names: Vec<String> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect();
     println!("tools/list: {}", names.join(", "));
     Ok(names)
 }
@@ -175,13 +215,18 @@ fn expect_text(tool: &str, blocks: &[ContentBlock], wanted: &str) -> Result<(), 
     if got.contains(wanted) {
         Ok(())
     } else {
-        Err(format!("{tool} answered {got:?}, expected it to contain {wanted:?}"))
+        Err(format!(
+            "{tool} answered {got:?}, expected it to contain {wanted:?}"
+        ))
     }
 }
 
 async fn tools_call(c: &Client) -> Result<(), String> {
     list(c).await?;
-    let blocks = c.add_numbers(AddNumbersInput { a: 5.0, b: 3.0 }).await.map_err(|e| format!("add_numbers: {e}"))?;
+    let blocks = c
+        .add_numbers(AddNumbersInput { a: 5.0, b: 3.0 })
+        .await
+        .map_err(|e| format!("add_numbers: {e}"))?;
     expect_text("add_numbers", &blocks, "The sum of 5 and 3 is 8")
 }
 
@@ -194,7 +239,10 @@ async fn request_metadata(c: &Client) -> Result<(), String> {
 
 async fn standard_headers(c: &Client) -> Result<(), String> {
     list(c).await?;
-    let blocks = c.test_headers(TestHeadersInput::from(serde_json::Map::new())).await.map_err(|e| format!("test_headers: {e}"))?;
+    let blocks = c
+        .test_headers(TestHeadersInput::from(serde_json::Map::new()))
+        .await
+        .map_err(|e| format!("test_headers: {e}"))?;
     expect_text("test_headers", &blocks, "Headers test completed")?;
     let blocks = c
         .my_hyphenated_tool(MyHyphenatedToolInput::from(serde_json::Map::new()))
@@ -214,17 +262,25 @@ async fn custom_headers(c: &Client, context: Option<&Value>) -> Result<(), Strin
     for call in calls {
         let name = call.get("name").and_then(Value::as_str).unwrap_or("");
         let arguments = call.get("arguments").cloned().unwrap_or_else(|| json!({}));
-        let decode = |e: serde_json::Error| format!("the arguments of {name} do not fit its input type: {e}");
+        let decode = |e: serde_json::Error| {
+            format!("the arguments of {name} do not fit its input type: {e}")
+        };
         let blocks = match name {
             "test_custom_headers" => {
-                let input: TestCustomHeadersInput = serde_json::from_value(arguments).map_err(decode)?;
+                let input: TestCustomHeadersInput =
+                    serde_json::from_value(arguments).map_err(decode)?;
                 c.test_custom_headers(input).await
             }
             "test_custom_headers_null" => {
-                let input: TestCustomHeadersNullInput = serde_json::from_value(arguments).map_err(decode)?;
+                let input: TestCustomHeadersNullInput =
+                    serde_json::from_value(arguments).map_err(decode)?;
                 c.test_custom_headers_null(input).await
             }
-            other => return Err(format!("the context names a tool this client was not generated for: {other:?}")),
+            other => {
+                return Err(format!(
+                    "the context names a tool this client was not generated for: {other:?}"
+                ))
+            }
         }
         .map_err(|e| format!("{name}: {e}"))?;
         expect_text(name, &blocks, "Custom headers test completed")?;
@@ -243,8 +299,13 @@ async fn invalid_tool_headers(c: &Client) -> Result<(), String> {
     }
     for name in &names {
         if name == "valid_tool" {
-            let input = ValidToolInput { region: "us-west1".into() };
-            let blocks = c.valid_tool(input).await.map_err(|e| format!("valid_tool: {e}"))?;
+            let input = ValidToolInput {
+                region: "us-west1".into(),
+            };
+            let blocks = c
+                .valid_tool(input)
+                .await
+                .map_err(|e| format!("valid_tool: {e}"))?;
             expect_text("valid_tool", &blocks, "Tool call received")?;
         } else {
             c.engine()
@@ -261,18 +322,37 @@ async fn invalid_tool_headers(c: &Client) -> Result<(), String> {
 /// `profile` is a `$ref` to a network URL: validating against it must not
 /// fetch that URL.
 async fn ref_no_deref(c: &Client) -> Result<(), String> {
-    let live = c.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
-    if !live.iter().any(|t| t.get("name").and_then(Value::as_str) == Some("lookup_user")) {
+    let live = c
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
+    if !live
+        .iter()
+        .any(|t| t.get("name").and_then(Value::as_str) == Some("lookup_user"))
+    {
         return Err("the server did not list lookup_user".into());
     }
     let drift = c.check_drift().await.map_err(|e| format!("drift: {e}"))?;
-    println!("drift against the manifest: {}", if drift.is_empty() { "none".to_owned() } else { drift.to_string() });
+    println!(
+        "drift against the manifest: {}",
+        if drift.is_empty() {
+            "none".to_owned()
+        } else {
+            drift.to_string()
+        }
+    );
     let session = c.session().ok_or("no session")?;
     let schemas = ToolSchemas::new(live).for_revision(&session.protocol_version);
-    let outcome = schemas.validate_input("lookup_user", &json!({"id": "ada-lovelace", "profile": {"displayName": "Ada"}}));
-    println!("lookup_user arguments against the live schema: {}", match outcome {
-        Ok(()) => "valid".to_owned(),
-        Err(e) => e.to_string(),
-    });
+    let outcome = schemas.validate_input(
+        "lookup_user",
+        &json!({"id": "ada-lovelace", "profile": {"displayName": "Ada"}}),
+    );
+    println!(
+        "lookup_user arguments against the live schema: {}",
+        match outcome {
+            Ok(()) => "valid".to_owned(),
+            Err(e) => e.to_string(),
+        }
+    );
     Ok(())
 }

@@ -27,16 +27,27 @@ const BACK_COMPAT: &[(&str, &str)] = &[
 ];
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 fn suite() -> Option<PathBuf> {
     let script = repo().join("tests/interop/peers/conformance.sh");
-    let peers = std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo().join(".peers"));
-    if peers.join("conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js").is_file() {
+    let peers = std::env::var_os("MCPGEN_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".peers"));
+    if peers
+        .join("conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+        .is_file()
+    {
         return Some(script);
     }
-    let message = format!("the conformance suite is not installed in {}; run: bash scripts/setup-peers.sh", peers.display());
+    let message = format!(
+        "the conformance suite is not installed in {}; run: bash scripts/setup-peers.sh",
+        peers.display()
+    );
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{message}");
     }
@@ -57,7 +68,11 @@ struct Row {
 /// The client scenarios the suite requires for `revision`, from its own
 /// `list --requirements` output.
 fn required(script: &Path, revision: &str) -> BTreeSet<String> {
-    let output = Command::new("bash").arg(script).args(["list", "--requirements", revision]).output().unwrap();
+    let output = Command::new("bash")
+        .arg(script)
+        .args(["list", "--requirements", revision])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
     let mut out = BTreeSet::new();
     let mut in_client = false;
@@ -74,7 +89,10 @@ fn required(script: &Path, revision: &str) -> BTreeSet<String> {
             }
         }
     }
-    assert!(!out.is_empty(), "`list --requirements {revision}` named no client scenarios:\n{text}");
+    assert!(
+        !out.is_empty(),
+        "`list --requirements {revision}` named no client scenarios:\n{text}"
+    );
     out
 }
 
@@ -90,7 +108,11 @@ fn run(script: &Path, args: &[&str], out: &Path) -> (Vec<Row>, String) {
         .current_dir(out)
         .output()
         .expect("run the conformance suite");
-    let log = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     let table = Command::new("python3")
         .arg(repo().join("tests/interop/peers/conformance_table.py"))
         .arg(out)
@@ -134,8 +156,10 @@ fn table_line(row: &Row, set: &str, note: &str) -> String {
 #[test]
 fn client_requirement_sets_pass_every_check() {
     let Some(script) = suite() else { return };
-    let mut table =
-        format!("{:<44}  {:<10}  passed  failed  warnings\n", "scenario", "set");
+    let mut table = format!(
+        "{:<44}  {:<10}  passed  failed  warnings\n",
+        "scenario", "set"
+    );
     let mut problems = Vec::new();
     let mut totals = Vec::new();
     for revision in REQUIREMENTS {
@@ -161,14 +185,21 @@ fn client_requirement_sets_pass_every_check() {
         for row in rows.iter().filter(|r| !wanted.contains(&r.scenario)) {
             table.push_str(&table_line(row, revision, "(not scored by the suite)"));
         }
-        totals.push(format!("{revision}: {passing}/{} required scenarios pass", wanted.len()));
+        totals.push(format!(
+            "{revision}: {passing}/{} required scenarios pass",
+            wanted.len()
+        ));
         if problems.iter().any(|p| p.contains(revision)) {
             problems.push(format!("suite output for {revision}:\n{log}"));
         }
     }
     for (scenario, revision) in BACK_COMPAT {
         let out = results_dir(scenario);
-        let (rows, _) = run(&script, &["--scenario", scenario, "--spec-version", revision], &out);
+        let (rows, _) = run(
+            &script,
+            &["--scenario", scenario, "--spec-version", revision],
+            &out,
+        );
         for row in rows.iter().filter(|r| r.scenario == *scenario) {
             table.push_str(&table_line(row, revision, "(back-compat, not required)"));
         }

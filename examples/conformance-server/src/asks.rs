@@ -52,7 +52,12 @@ impl ElicitForm for Defaults {
 
 /// Every enum shape of SEP-1330.
 pub fn enum_schema() -> Value {
-    let titled = |pairs: &[(&str, &str)]| pairs.iter().map(|(v, t)| json!({"const": v, "title": t})).collect::<Vec<_>>();
+    let titled = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(v, t)| json!({"const": v, "title": t}))
+            .collect::<Vec<_>>()
+    };
     json!({
         "type": "object",
         "properties": {
@@ -90,21 +95,32 @@ fn one_field(name: &str, kind: &str) -> Value {
 /// `Elicitation completed: action=…, content={…}`.
 pub fn completed<T: serde::Serialize>(answer: Elicitation<T>, prefix: &str) -> String {
     let action = answer.action();
-    let content = answer.accepted().map(|c| serde_json::to_value(c).unwrap_or(Value::Null)).unwrap_or(json!({}));
+    let content = answer
+        .accepted()
+        .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+        .unwrap_or(json!({}));
     format!("{prefix}: action={action}, content={content}")
 }
 
 /// `test_sampling`: the model's answer to `prompt`.
 pub async fn sampling(ctx: &RequestContext, prompt: &str) -> Result<String, PeerError> {
     let answer = ctx.sample(SampleRequest::new(100).user(prompt)).await?;
-    Ok(format!("LLM response: {}", answer.text().unwrap_or("(no text)")))
+    Ok(format!(
+        "LLM response: {}",
+        answer.text().unwrap_or("(no text)")
+    ))
 }
 
 /// `test_input_required_result_elicitation`: the user's name.
 pub async fn greeting(ctx: &RequestContext) -> Result<String, PeerError> {
-    let answer: Elicitation<Value> = ctx.keyed("user_name").elicit_with("What is your name?", one_field("name", "string")).await?;
+    let answer: Elicitation<Value> = ctx
+        .keyed("user_name")
+        .elicit_with("What is your name?", one_field("name", "string"))
+        .await?;
     Ok(match answer {
-        Elicitation::Accept(content) => format!("Hello, {}!", content["name"].as_str().unwrap_or("stranger")),
+        Elicitation::Accept(content) => {
+            format!("Hello, {}!", content["name"].as_str().unwrap_or("stranger"))
+        }
         other => format!("No name given ({})", other.action()),
     })
 }
@@ -113,7 +129,10 @@ pub async fn greeting(ctx: &RequestContext) -> Result<String, PeerError> {
 pub async fn capital(ctx: &RequestContext) -> Result<String, PeerError> {
     let request = SampleRequest::new(100).user("What is the capital of France?");
     let answer = ctx.keyed("capital_question").sample(request).await?;
-    Ok(format!("The model says: {}", answer.text().unwrap_or("(no text)")))
+    Ok(format!(
+        "The model says: {}",
+        answer.text().unwrap_or("(no text)")
+    ))
 }
 
 /// `test_input_required_result_list_roots`.
@@ -126,28 +145,61 @@ pub async fn roots(ctx: &RequestContext) -> Result<String, PeerError> {
 /// `test_input_required_result_request_state` and `_tampered_state`: a
 /// confirmation, reporting whether the retry's state was verified.
 pub async fn confirm(ctx: &RequestContext) -> Result<String, PeerError> {
-    let answer: Elicitation<Value> = ctx.keyed("confirm").elicit_with("Please confirm", one_field("ok", "boolean")).await?;
-    let state = if ctx.is_resumed() { "state-ok" } else { "no requestState" };
+    let answer: Elicitation<Value> = ctx
+        .keyed("confirm")
+        .elicit_with("Please confirm", one_field("ok", "boolean"))
+        .await?;
+    let state = if ctx.is_resumed() {
+        "state-ok"
+    } else {
+        "no requestState"
+    };
     Ok(format!("{state}: confirmation {}", answer.action()))
 }
 
 /// `test_input_required_result_multiple_inputs`: three requests in one round.
 pub async fn everything(ctx: &RequestContext) -> Result<String, PeerError> {
     let (name, greeting, roots) = tokio::join!(
-        ctx.keyed("user_name").elicit_with::<Value>("What is your name?", one_field("name", "string")),
-        ctx.keyed("greeting").sample(SampleRequest::new(50).user("Generate a greeting")),
+        ctx.keyed("user_name")
+            .elicit_with::<Value>("What is your name?", one_field("name", "string")),
+        ctx.keyed("greeting")
+            .sample(SampleRequest::new(50).user("Generate a greeting")),
         ctx.keyed("client_roots").list_roots(),
     );
-    let name = name?.accepted().and_then(|c| c["name"].as_str().map(str::to_owned)).unwrap_or_default();
-    Ok(format!("{} {name} ({} roots)", greeting?.text().unwrap_or("Hello"), roots?.len()))
+    let name = name?
+        .accepted()
+        .and_then(|c| c["name"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    Ok(format!(
+        "{} {name} ({} roots)",
+        greeting?.text().unwrap_or("Hello"),
+        roots?.len()
+    ))
 }
 
 /// `test_input_required_result_multi_round`: a name, then a colour.
 pub async fn two_rounds(ctx: &RequestContext) -> Result<String, PeerError> {
-    let field = |answer: Elicitation<Value>, name: &str| answer.accepted().and_then(|c| c[name].as_str().map(str::to_owned));
-    let name = ctx.keyed("step1").elicit_with("Step 1: What is your name?", one_field("name", "string")).await?;
-    let color = ctx.keyed("step2").elicit_with("Step 2: What is your favorite color?", one_field("color", "string")).await?;
-    Ok(format!("{} likes {}", field(name, "name").unwrap_or_default(), field(color, "color").unwrap_or_default()))
+    let field = |answer: Elicitation<Value>, name: &str| {
+        answer
+            .accepted()
+            .and_then(|c| c[name].as_str().map(str::to_owned))
+    };
+    let name = ctx
+        .keyed("step1")
+        .elicit_with("Step 1: What is your name?", one_field("name", "string"))
+        .await?;
+    let color = ctx
+        .keyed("step2")
+        .elicit_with(
+            "Step 2: What is your favorite color?",
+            one_field("color", "string"),
+        )
+        .await?;
+    Ok(format!(
+        "{} likes {}",
+        field(name, "name").unwrap_or_default(),
+        field(color, "color").unwrap_or_default()
+    ))
 }
 
 /// `test_input_required_result_capabilities`: asks only for what the
@@ -157,13 +209,21 @@ pub async fn declared_only(ctx: &RequestContext) -> Result<String, PeerError> {
     let (sampled, elicited, roots) = tokio::join!(
         async {
             match has("sampling") {
-                true => Some(ctx.keyed("sampling").sample(SampleRequest::new(20).user("Say hi")).await),
+                true => Some(
+                    ctx.keyed("sampling")
+                        .sample(SampleRequest::new(20).user("Say hi"))
+                        .await,
+                ),
                 false => None,
             }
         },
         async {
             match has("elicitation") {
-                true => Some(ctx.keyed("elicitation").elicit_with::<Value>("Anything to add?", one_field("note", "string")).await),
+                true => Some(
+                    ctx.keyed("elicitation")
+                        .elicit_with::<Value>("Anything to add?", one_field("note", "string"))
+                        .await,
+                ),
                 false => None,
             }
         },
@@ -187,13 +247,26 @@ pub async fn declared_only(ctx: &RequestContext) -> Result<String, PeerError> {
         answer?;
         used.push("roots");
     }
-    Ok(format!("Asked for: {}", if used.is_empty() { "nothing".into() } else { used.join(", ") }))
+    Ok(format!(
+        "Asked for: {}",
+        if used.is_empty() {
+            "nothing".into()
+        } else {
+            used.join(", ")
+        }
+    ))
 }
 
 /// `test_input_required_result_prompt`: the context the prompt should use.
 pub async fn prompt_context(ctx: &RequestContext) -> Result<String, PeerError> {
     let schema = one_field("context", "string");
-    let answer: Elicitation<Value> = ctx.keyed("user_context").elicit_with("What context should the prompt use?", schema).await?;
-    let context = answer.accepted().and_then(|c| c["context"].as_str().map(str::to_owned)).unwrap_or_else(|| "none".into());
+    let answer: Elicitation<Value> = ctx
+        .keyed("user_context")
+        .elicit_with("What context should the prompt use?", schema)
+        .await?;
+    let context = answer
+        .accepted()
+        .and_then(|c| c["context"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| "none".into());
     Ok(format!("Answer using this context: {context}"))
 }

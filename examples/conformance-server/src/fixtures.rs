@@ -17,7 +17,8 @@ use crate::tools::*;
 
 use crate::surface::PNG;
 /// Eight samples of 8 kHz 16-bit mono silence as a WAV file.
-const WAV: &str = "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
+const WAV: &str =
+    "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 fn text(text: &str) -> ContentBlock {
     ContentBlock::Text(TextContent::new(text))
@@ -28,7 +29,10 @@ fn image() -> ContentBlock {
 }
 
 fn resource() -> ContentBlock {
-    let mut contents = TextResourceContents::new("This is an embedded resource content.", "test://embedded-resource");
+    let mut contents = TextResourceContents::new(
+        "This is an embedded resource content.",
+        "test://embedded-resource",
+    );
     contents.mime_type = Some("text/plain".into());
     ContentBlock::Resource(EmbeddedResource::new(contents))
 }
@@ -37,16 +41,31 @@ fn resource() -> ContentBlock {
 pub struct Fixtures;
 
 impl crate::server::Handler for Fixtures {
-    async fn test_simple_text(&self, _: TestSimpleTextInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn test_simple_text(
+        &self,
+        _: TestSimpleTextInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         Ok(vec![text("This is a simple text response for testing.")])
     }
 
-    async fn test_image_content(&self, _: TestImageContentInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn test_image_content(
+        &self,
+        _: TestImageContentInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         Ok(vec![image()])
     }
 
-    async fn test_audio_content(&self, _: TestAudioContentInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
-        Ok(vec![ContentBlock::Audio(AudioContent::new(WAV, "audio/wav"))])
+    async fn test_audio_content(
+        &self,
+        _: TestAudioContentInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![ContentBlock::Audio(AudioContent::new(
+            WAV,
+            "audio/wav",
+        ))])
     }
 
     async fn test_embedded_resource(
@@ -62,11 +81,21 @@ impl crate::server::Handler for Fixtures {
         _: TestMultipleContentTypesInput,
         _: RequestContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
-        Ok(vec![text("Multiple content types test:"), image(), resource()])
+        Ok(vec![
+            text("Multiple content types test:"),
+            image(),
+            resource(),
+        ])
     }
 
-    async fn test_error_handling(&self, _: TestErrorHandlingInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
-        Err(ToolError::new("This tool intentionally returns an error for testing"))
+    async fn test_error_handling(
+        &self,
+        _: TestErrorHandlingInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Err(ToolError::new(
+            "This tool intentionally returns an error for testing",
+        ))
     }
 
     async fn json_schema_2020_12_tool(
@@ -84,9 +113,18 @@ impl crate::server::Handler for Fixtures {
         Ok(vec![text(&format!("Contact by {contact}"))])
     }
 
-    async fn test_custom_headers(&self, input: TestCustomHeadersInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
-        let priority = input.priority.map_or_else(|| "none".to_owned(), |p| p.to_string());
-        Ok(vec![text(&format!("region={} priority={priority}", input.region))])
+    async fn test_custom_headers(
+        &self,
+        input: TestCustomHeadersInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let priority = input
+            .priority
+            .map_or_else(|| "none".to_owned(), |p| p.to_string());
+        Ok(vec![text(&format!(
+            "region={} priority={priority}",
+            input.region
+        ))])
     }
 
     async fn test_tool_with_progress(
@@ -95,7 +133,12 @@ impl crate::server::Handler for Fixtures {
         ctx: RequestContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
         for step in 0..=2u32 {
-            ctx.progress(f64::from(step * 50), Some(100.0), Some(&format!("step {}", step + 1))).await;
+            ctx.progress(
+                f64::from(step * 50),
+                Some(100.0),
+                Some(&format!("step {}", step + 1)),
+            )
+            .await;
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         Ok(vec![text("Progress test completed")])
@@ -106,16 +149,30 @@ impl crate::server::Handler for Fixtures {
         _: TestToolWithLoggingInput,
         ctx: RequestContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
-        for message in ["Tool execution started", "Tool processing data", "Tool execution completed"] {
-            ctx.log(LogLevel::Info, json!(message), Some("conformance-server")).await;
+        for message in [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
+        ] {
+            ctx.log(LogLevel::Info, json!(message), Some("conformance-server"))
+                .await;
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         Ok(vec![text("Logging test completed")])
     }
 
-    async fn test_logging_tool(&self, _: TestLoggingToolInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn test_logging_tool(
+        &self,
+        _: TestLoggingToolInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         for level in LogLevel::ALL {
-            ctx.log(level, json!(format!("a {} message", level.as_str())), Some("conformance-server")).await;
+            ctx.log(
+                level,
+                json!(format!("a {} message", level.as_str())),
+                Some("conformance-server"),
+            )
+            .await;
         }
         Ok(vec![text("Logged at every level the request allowed")])
     }
@@ -134,43 +191,80 @@ impl crate::server::Handler for Fixtures {
         _: TestStreamingElicitationInput,
         ctx: RequestContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
-        ctx.progress(1.0, Some(1.0), Some("no requests on this stream")).await;
+        ctx.progress(1.0, Some(1.0), Some("no requests on this stream"))
+            .await;
         Ok(vec![text("Answered without sending the client a request")])
     }
 
     // The tasks extension's fixtures (in `jobs.rs`).
 
-    async fn greet(&self, input: GreetInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn greet(
+        &self,
+        input: GreetInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         Ok(vec![text(&format!("Hello, {}!", input.name))])
     }
 
-    async fn slow_compute(&self, input: SlowComputeInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
-        Ok(vec![text(&jobs::slow_compute(&ctx, input.seconds, input.label.as_deref()).await)])
+    async fn slow_compute(
+        &self,
+        input: SlowComputeInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(
+            &jobs::slow_compute(&ctx, input.seconds, input.label.as_deref()).await,
+        )])
     }
 
-    async fn failing_job(&self, _: FailingJobInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn failing_job(
+        &self,
+        _: FailingJobInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         Err(jobs::failing_job().await)
     }
 
-    async fn protocol_error_job(&self, _: ProtocolErrorJobInput, _: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn protocol_error_job(
+        &self,
+        _: ProtocolErrorJobInput,
+        _: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         Ok(vec![text(&jobs::protocol_error_job().await)])
     }
 
-    async fn confirm_delete(&self, input: ConfirmDeleteInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
-        Ok(vec![text(&jobs::confirm_delete(&ctx, &input.filename).await?)])
+    async fn confirm_delete(
+        &self,
+        input: ConfirmDeleteInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![text(
+            &jobs::confirm_delete(&ctx, &input.filename).await?,
+        )])
     }
 
-    async fn multi_input(&self, _: MultiInputInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn multi_input(
+        &self,
+        _: MultiInputInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         Ok(vec![text(&jobs::multi_input(&ctx).await?)])
     }
 
-    async fn test_tool_with_task(&self, _: TestToolWithTaskInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn test_tool_with_task(
+        &self,
+        _: TestToolWithTaskInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         Ok(vec![text(&jobs::greet_later(&ctx).await?)])
     }
 
     // Resources, prompts and completion (contents in `surface.rs`).
 
-    async fn read_resource(&self, resource: StaticResource, _: RequestContext) -> Result<ReadResourceResult, HandlerError> {
+    async fn read_resource(
+        &self,
+        resource: StaticResource,
+        _: RequestContext,
+    ) -> Result<ReadResourceResult, HandlerError> {
         Ok(surface::read_static(resource))
     }
 
@@ -183,7 +277,11 @@ impl crate::server::Handler for Fixtures {
         Ok(surface::template_data(&uri, &params.id))
     }
 
-    async fn prompt_test_simple_prompt(&self, _: TestSimplePromptArgs, _: RequestContext) -> Result<Vec<PromptMessage>, HandlerError> {
+    async fn prompt_test_simple_prompt(
+        &self,
+        _: TestSimplePromptArgs,
+        _: RequestContext,
+    ) -> Result<Vec<PromptMessage>, HandlerError> {
         Ok(surface::simple_prompt())
     }
 
@@ -203,7 +301,11 @@ impl crate::server::Handler for Fixtures {
         Ok(surface::prompt_with_embedded_resource(&args.resource_uri))
     }
 
-    async fn prompt_test_prompt_with_image(&self, _: TestPromptWithImageArgs, _: RequestContext) -> Result<Vec<PromptMessage>, HandlerError> {
+    async fn prompt_test_prompt_with_image(
+        &self,
+        _: TestPromptWithImageArgs,
+        _: RequestContext,
+    ) -> Result<Vec<PromptMessage>, HandlerError> {
         Ok(surface::prompt_with_image())
     }
 
@@ -218,11 +320,19 @@ impl crate::server::Handler for Fixtures {
 
     // Requests to the client and change announcements (in `asks.rs`).
 
-    async fn test_sampling(&self, input: TestSamplingInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn test_sampling(
+        &self,
+        input: TestSamplingInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         Ok(vec![text(&asks::sampling(&ctx, &input.prompt).await?)])
     }
 
-    async fn test_elicitation(&self, input: TestElicitationInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn test_elicitation(
+        &self,
+        input: TestElicitationInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         let answer = ctx.elicit::<asks::Contact>(&input.message).await?;
         Ok(vec![text(&asks::completed(answer, "User response"))])
     }
@@ -232,8 +342,13 @@ impl crate::server::Handler for Fixtures {
         _: TestElicitationSep1034DefaultsInput,
         ctx: RequestContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
-        let answer = ctx.elicit::<asks::Defaults>("Please review these defaults").await?;
-        Ok(vec![text(&asks::completed(answer, "Elicitation completed"))])
+        let answer = ctx
+            .elicit::<asks::Defaults>("Please review these defaults")
+            .await?;
+        Ok(vec![text(&asks::completed(
+            answer,
+            "Elicitation completed",
+        ))])
     }
 
     async fn test_elicitation_sep1330_enums(
@@ -241,16 +356,27 @@ impl crate::server::Handler for Fixtures {
         _: TestElicitationSep1330EnumsInput,
         ctx: RequestContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
-        let answer = ctx.elicit_with::<Value>("Please choose", asks::enum_schema()).await?;
-        Ok(vec![text(&asks::completed(answer, "Elicitation completed"))])
+        let answer = ctx
+            .elicit_with::<Value>("Please choose", asks::enum_schema())
+            .await?;
+        Ok(vec![text(&asks::completed(
+            answer,
+            "Elicitation completed",
+        ))])
     }
 
-    async fn test_trigger_tool_change(&self, _: TestTriggerToolChangeInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn test_trigger_tool_change(
+        &self,
+        _: TestTriggerToolChangeInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         let sent = match ctx.notifier() {
             Some(notifier) => notifier.tools_changed().await,
             None => 0,
         };
-        Ok(vec![text(&format!("Tool list change announced to {sent} listeners"))])
+        Ok(vec![text(&format!(
+            "Tool list change announced to {sent} listeners"
+        ))])
     }
 
     async fn test_trigger_prompt_change(
@@ -262,7 +388,9 @@ impl crate::server::Handler for Fixtures {
             Some(notifier) => notifier.prompts_changed().await,
             None => 0,
         };
-        Ok(vec![text(&format!("Prompt list change announced to {sent} listeners"))])
+        Ok(vec![text(&format!(
+            "Prompt list change announced to {sent} listeners"
+        ))])
     }
 
     async fn test_input_required_result_elicitation(

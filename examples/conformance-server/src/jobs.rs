@@ -15,7 +15,12 @@ fn one_field(name: &str, kind: &str) -> Value {
 
 /// Asks for a form under `key`: through the task when the call has one,
 /// through the request otherwise.
-async fn ask(ctx: &RequestContext, key: &str, message: &str, schema: Value) -> Result<Elicitation<Value>, PeerError> {
+async fn ask(
+    ctx: &RequestContext,
+    key: &str,
+    message: &str,
+    schema: Value,
+) -> Result<Elicitation<Value>, PeerError> {
     match ctx.task() {
         Some(task) => task.elicit_with(key, message, schema).await,
         None => ctx.keyed(key).elicit_with(message, schema).await,
@@ -31,7 +36,10 @@ pub async fn slow_compute(ctx: &RequestContext, seconds: f64, label: Option<&str
         }
         tokio::time::sleep(Duration::from_secs_f64(seconds.min(3600.0))).await;
     }
-    format!("Computed {} after {seconds} s", label.unwrap_or("(no label)"))
+    format!(
+        "Computed {} after {seconds} s",
+        label.unwrap_or("(no label)")
+    )
 }
 
 /// `failing_job`: a tool error after a second.
@@ -49,26 +57,50 @@ pub async fn protocol_error_job() -> String {
 
 /// `confirm_delete`: one confirmation.
 pub async fn confirm_delete(ctx: &RequestContext, filename: &str) -> Result<String, PeerError> {
-    let answer = ask(ctx, "confirm", &format!("Delete {filename}?"), one_field("confirm", "boolean")).await?;
+    let answer = ask(
+        ctx,
+        "confirm",
+        &format!("Delete {filename}?"),
+        one_field("confirm", "boolean"),
+    )
+    .await?;
     let confirmed = answer.accepted().is_some_and(|c| c["confirm"] == true);
-    Ok(if confirmed { format!("Deleted {filename}") } else { format!("Kept {filename}") })
+    Ok(if confirmed {
+        format!("Deleted {filename}")
+    } else {
+        format!("Kept {filename}")
+    })
 }
 
 /// `multi_input`: two questions at once.
 pub async fn multi_input(ctx: &RequestContext) -> Result<String, PeerError> {
     let (name, confirm) = tokio::join!(
-        ask(ctx, "name", "What is your name?", one_field("name", "string")),
+        ask(
+            ctx,
+            "name",
+            "What is your name?",
+            one_field("name", "string")
+        ),
         ask(ctx, "confirm", "Proceed?", one_field("confirm", "boolean")),
     );
-    let name = name?.accepted().and_then(|c| c["name"].as_str().map(str::to_owned)).unwrap_or_default();
+    let name = name?
+        .accepted()
+        .and_then(|c| c["name"].as_str().map(str::to_owned))
+        .unwrap_or_default();
     Ok(format!("{name}: {}", confirm?.action()))
 }
 
 /// `test_tool_with_task`: the user's name in a multi round-trip, then the
 /// rest of the work as a task.
 pub async fn greet_later(ctx: &RequestContext) -> Result<String, PeerError> {
-    let answer: Elicitation<Value> = ctx.keyed("user_name").elicit_with("What is your name?", one_field("name", "string")).await?;
-    let name = answer.accepted().and_then(|c| c["name"].as_str().map(str::to_owned)).unwrap_or_else(|| "stranger".into());
+    let answer: Elicitation<Value> = ctx
+        .keyed("user_name")
+        .elicit_with("What is your name?", one_field("name", "string"))
+        .await?;
+    let name = answer
+        .accepted()
+        .and_then(|c| c["name"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| "stranger".into());
     if let Some(task) = ctx.task() {
         task.start().await;
     }

@@ -26,7 +26,11 @@ struct Args {
 }
 
 fn args() -> Result<Args, String> {
-    let mut parsed = Args { http: None, task_store: None, task_lease: None };
+    let mut parsed = Args {
+        http: None,
+        task_store: None,
+        task_lease: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -34,7 +38,9 @@ fn args() -> Result<Args, String> {
             "--http" => parsed.http = Some(value),
             "--task-store" => parsed.task_store = Some(value),
             "--task-lease-ms" => {
-                let ms = value.parse().map_err(|_| format!("--task-lease-ms needs milliseconds, got {value:?}"))?;
+                let ms = value
+                    .parse()
+                    .map_err(|_| format!("--task-lease-ms needs milliseconds, got {value:?}"))?;
                 parsed.task_lease = Some(Duration::from_millis(ms));
             }
             other => return Err(format!("unknown argument {other:?}")),
@@ -72,7 +78,11 @@ fn main() -> ExitCode {
         }
     };
     let http = args.http;
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("conformance-server: {e}");
@@ -80,7 +90,10 @@ fn main() -> ExitCode {
         }
     };
     // The trigger fixtures change the lists at run time: announce it.
-    let built = server::builder(fixtures::Fixtures).list_changed(true).tasks(tasks).build();
+    let built = server::builder(fixtures::Fixtures)
+        .list_changed(true)
+        .tasks(tasks)
+        .build();
     let server = match built {
         Ok(server) => server,
         Err(e) => {
@@ -91,7 +104,10 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match http {
             Some(addr) => {
-                let service = mcpgen_runtime::http::HttpService::new(server, mcpgen_runtime::http::HttpConfig::default());
+                let service = mcpgen_runtime::http::HttpService::new(
+                    server,
+                    mcpgen_runtime::http::HttpConfig::default(),
+                );
                 mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await
             }
             None => server.serve(mcpgen_runtime::transport::stdio()).await,

@@ -6,8 +6,8 @@
 use mcpgen_runtime::Completion;
 
 use crate::protocol::{
-    BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent, PromptMessage, ReadResourceResult, Role,
-    TextContent, TextResourceContents,
+    BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent, PromptMessage,
+    ReadResourceResult, Role, TextContent, TextResourceContents,
 };
 use crate::tools::StaticResource;
 
@@ -23,21 +23,28 @@ fn text_contents(uri: &str, mime: &str, text: &str) -> ReadResourceResult {
 /// The contents of a static resource.
 pub fn read_static(resource: StaticResource) -> ReadResourceResult {
     match resource {
-        StaticResource::StaticText => {
-            text_contents(resource.uri(), "text/plain", "This is the content of the static text resource.")
-        }
+        StaticResource::StaticText => text_contents(
+            resource.uri(),
+            "text/plain",
+            "This is the content of the static text resource.",
+        ),
         StaticResource::StaticBinary => {
             let mut contents = BlobResourceContents::new(PNG, resource.uri());
             contents.mime_type = Some("image/png".into());
             ReadResourceResult::new(vec![contents.into()])
         }
-        StaticResource::WatchedResource => text_contents(resource.uri(), "text/plain", "The watched resource's content."),
+        StaticResource::WatchedResource => text_contents(
+            resource.uri(),
+            "text/plain",
+            "The watched resource's content.",
+        ),
     }
 }
 
 /// `test://template/{id}/data` for `id`.
 pub fn template_data(uri: &str, id: &str) -> ReadResourceResult {
-    let data = serde_json::json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });
+    let data =
+        serde_json::json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });
     text_contents(uri, "application/json", &data.to_string())
 }
 
@@ -56,7 +63,9 @@ pub fn simple_prompt() -> Vec<PromptMessage> {
 
 /// `test_prompt_with_arguments`.
 pub fn prompt_with_arguments(arg1: &str, arg2: &str) -> Vec<PromptMessage> {
-    vec![user(text(&format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")))]
+    vec![user(text(&format!(
+        "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+    )))]
 }
 
 /// `test_prompt_with_embedded_resource`.
@@ -71,12 +80,18 @@ pub fn prompt_with_embedded_resource(uri: &str) -> Vec<PromptMessage> {
 
 /// `test_prompt_with_image`.
 pub fn prompt_with_image() -> Vec<PromptMessage> {
-    vec![user(ContentBlock::Image(ImageContent::new(PNG, "image/png"))), user(text("Please analyze the image above."))]
+    vec![
+        user(ContentBlock::Image(ImageContent::new(PNG, "image/png"))),
+        user(text("Please analyze the image above.")),
+    ]
 }
 
 /// Suggestions for the prompt arguments: words starting with what was typed.
 pub fn complete_word(value: &str) -> Completion {
-    Completion::matching(["paris", "park", "party", "test", "testValue1", "testValue2"], value)
+    Completion::matching(
+        ["paris", "park", "party", "test", "testValue1", "testValue2"],
+        value,
+    )
 }
 
 /// Suggestions for the template's `id`.

@@ -18,7 +18,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 struct Server(Child);
@@ -49,18 +52,27 @@ fn start() -> (Server, String) {
             }
         }
     });
-    let url = rx.recv_timeout(Duration::from_secs(30)).expect("the server prints its endpoint");
+    let url = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the server prints its endpoint");
     (Server(child), url)
 }
 
 fn suite() -> Option<PathBuf> {
     let script = repo().join("tests/interop/peers/conformance.sh");
-    let peers = std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo().join(".peers"));
-    let installed = peers.join("conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js").is_file();
+    let peers = std::env::var_os("MCPGEN_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".peers"));
+    let installed = peers
+        .join("conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+        .is_file();
     if installed {
         return Some(script);
     }
-    let message = format!("the conformance suite is not installed in {}; run: bash scripts/setup-peers.sh", peers.display());
+    let message = format!(
+        "the conformance suite is not installed in {}; run: bash scripts/setup-peers.sh",
+        peers.display()
+    );
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{message}");
     }
@@ -72,7 +84,8 @@ fn run(revision: &str) {
     let Some(script) = suite() else { return };
     let (_server, url) = start();
     let out = tempfile_dir(revision);
-    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("expected-failures/{revision}.yml"));
+    let baseline =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("expected-failures/{revision}.yml"));
     let output = Command::new("bash")
         .arg(&script)
         .args(["server", "--url", &url, "--requirements", revision, "-o"])
@@ -82,29 +95,47 @@ fn run(revision: &str) {
         .current_dir(&out)
         .output()
         .expect("run the conformance suite");
-    let log = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     let table = Command::new("python3")
         .arg(repo().join("tests/interop/peers/conformance_table.py"))
         .arg(&out)
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
-    let summary = log.lines().skip_while(|l| !l.contains("=== SUMMARY")).collect::<Vec<_>>().join("\n");
+    let summary = log
+        .lines()
+        .skip_while(|l| !l.contains("=== SUMMARY"))
+        .collect::<Vec<_>>()
+        .join("\n");
     // `conformance/` of the target directory (wherever CARGO_TARGET_DIR puts it).
-    let report_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).with_file_name("conformance");
+    let report_dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).with_file_name("conformance");
     let _ = std::fs::create_dir_all(&report_dir);
-    let _ = std::fs::write(report_dir.join(format!("{revision}.txt")), format!("{table}\n{summary}\n"));
+    let _ = std::fs::write(
+        report_dir.join(format!("{revision}.txt")),
+        format!("{table}\n{summary}\n"),
+    );
     assert!(
         output.status.success(),
         "conformance suite, requirements {revision}: {}\n{table}\n{log}",
         output.status
     );
-    assert!(table.contains("tools-list"), "the suite ran no tools-list scenario:\n{table}\n{log}");
+    assert!(
+        table.contains("tools-list"),
+        "the suite ran no tools-list scenario:\n{table}\n{log}"
+    );
 }
 
 /// A fresh directory for one run's results.
 fn tempfile_dir(revision: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpgen-conformance-{revision}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "mcpgen-conformance-{revision}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -113,7 +144,10 @@ fn tempfile_dir(revision: &str) -> PathBuf {
 /// Scenarios no requirement set holds, each run alone for 2026-07-28 against
 /// one server; every check they report must pass. The table goes to
 /// `<target>/conformance/scenarios-2026-07-28.txt`.
-const SCENARIOS: &[(&str, usize)] = &[("json-schema-2020-12", 7), ("http-custom-header-server-validation", 9)];
+const SCENARIOS: &[(&str, usize)] = &[
+    ("json-schema-2020-12", 7),
+    ("http-custom-header-server-validation", 9),
+];
 
 /// The ten scenarios of the tasks extension (`io.modelcontextprotocol/tasks`,
 /// SEP-2663), with the least number of checks each reports. They are scored
@@ -145,16 +179,31 @@ fn run_scenarios(label: &str, scenarios: &[(&str, usize)], spec_version: Option<
     for &(scenario, at_least) in scenarios {
         let dir = out.join(scenario);
         let mut command = Command::new("bash");
-        command.arg(&script).args(["server", "--url", &url, "--scenario", scenario]);
+        command
+            .arg(&script)
+            .args(["server", "--url", &url, "--scenario", scenario]);
         if let Some(version) = spec_version {
             command.args(["--spec-version", version]);
         }
-        let output = command.arg("-o").arg(&dir).current_dir(&out).output().expect("run the conformance suite");
+        let output = command
+            .arg("-o")
+            .arg(&dir)
+            .current_dir(&out)
+            .output()
+            .expect("run the conformance suite");
         let checks = read_checks(&dir);
         let bad: Vec<String> = checks
             .iter()
-            .filter(|c| c["status"] != "SUCCESS" && !(c["status"] == "SKIPPED" && SUITE_SKIPS.iter().any(|id| c["id"] == *id)))
-            .map(|c| format!("{} {} {}: {}", c["status"], c["id"], c["name"], c["errorMessage"]))
+            .filter(|c| {
+                c["status"] != "SUCCESS"
+                    && !(c["status"] == "SKIPPED" && SUITE_SKIPS.iter().any(|id| c["id"] == *id))
+            })
+            .map(|c| {
+                format!(
+                    "{} {} {}: {}",
+                    c["status"], c["id"], c["name"], c["errorMessage"]
+                )
+            })
             .collect();
         if checks.len() < at_least || !bad.is_empty() {
             failures.push(format!(
@@ -174,7 +223,8 @@ fn run_scenarios(label: &str, scenarios: &[(&str, usize)], spec_version: Option<
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
     // `conformance/` of the target directory (wherever CARGO_TARGET_DIR puts it).
-    let report_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).with_file_name("conformance");
+    let report_dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).with_file_name("conformance");
     let _ = std::fs::create_dir_all(&report_dir);
     let _ = std::fs::write(report_dir.join(format!("{label}.txt")), &table);
     assert!(failures.is_empty(), "{}\n{table}", failures.join("\n"));
@@ -186,7 +236,8 @@ fn read_checks(dir: &Path) -> Vec<serde_json::Value> {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let file = entry.path().join("checks.json");
         if let Ok(text) = std::fs::read_to_string(&file) {
-            let parsed: Vec<serde_json::Value> = serde_json::from_str(&text).expect("checks.json is a list of checks");
+            let parsed: Vec<serde_json::Value> =
+                serde_json::from_str(&text).expect("checks.json is a list of checks");
             checks.extend(parsed);
         }
     }

@@ -30,7 +30,14 @@ struct Replica {
 impl Replica {
     fn start(store: &str) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-            .args(["--http", "127.0.0.1:0", "--task-store", store, "--task-lease-ms", "1000"])
+            .args([
+                "--http",
+                "127.0.0.1:0",
+                "--task-store",
+                store,
+                "--task-lease-ms",
+                "1000",
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -45,21 +52,43 @@ impl Replica {
                 }
             }
         });
-        let url = rx.recv_timeout(PATIENCE).expect("the replica prints its endpoint");
-        let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
-        Self { process: Process(Some(child)), url, addr }
+        let url = rx
+            .recv_timeout(PATIENCE)
+            .expect("the replica prints its endpoint");
+        let addr = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        Self {
+            process: Process(Some(child)),
+            url,
+            addr,
+        }
     }
 }
 
 async fn client(url: &str) -> Client {
-    let handlers = ClientHandlers::new().on_elicitation(|_| async { Ok(json!({"action": "accept", "content": {"confirm": true}})) });
-    let mut options = ClientOptions::new(["2026-07-28"]).timeout(Duration::from_secs(20)).handlers(handlers);
+    let handlers = ClientHandlers::new().on_elicitation(|_| async {
+        Ok(json!({"action": "accept", "content": {"confirm": true}}))
+    });
+    let mut options = ClientOptions::new(["2026-07-28"])
+        .timeout(Duration::from_secs(20))
+        .handlers(handlers);
     options.capabilities = json!({"elicitation": {}, "extensions": { EXTENSION: {} }});
-    Client::connect(HttpTransport::new(url).expect("a URL"), options).await.expect("connect")
+    Client::connect(HttpTransport::new(url).expect("a URL"), options)
+        .await
+        .expect("connect")
 }
 
 async fn get(client: &Client, id: &str) -> Value {
-    client.request("tasks/get", Some(json!({"taskId": id})), &CallOptions::new()).await.expect("tasks/get")
+    client
+        .request(
+            "tasks/get",
+            Some(json!({"taskId": id})),
+            &CallOptions::new(),
+        )
+        .await
+        .expect("tasks/get")
 }
 
 /// Polls until the task's status is `status` (at most a minute).
@@ -76,27 +105,44 @@ async fn until(client: &Client, id: &str, status: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_are_served_by_every_replica_and_a_dead_replicas_tasks_fail() {
-    let (Some(nginx), Some(redis)) = (require("nginx"), require("redis-server")) else { return };
+    let (Some(nginx), Some(redis)) = (require("nginx"), require("redis-server")) else {
+        return;
+    };
     let redis = Redis::start(&redis);
     let (a, b) = (Replica::start(&redis.url), Replica::start(&redis.url));
     let proxy = Nginx::start(&nginx, &[&a.addr, &b.addr]);
     let through = client(&proxy.url).await;
 
     // Input asked on one replica, seen and answered through both.
-    let ToolStart::Task(mut task) = through.start_tool("confirm_delete", json!({"filename": "a.txt"}), None).await.unwrap() else {
+    let ToolStart::Task(mut task) = through
+        .start_tool("confirm_delete", json!({"filename": "a.txt"}), None)
+        .await
+        .unwrap()
+    else {
         panic!("confirm_delete runs as a task")
     };
     let id = task.id().to_owned();
     let parked = until(&through, &id, "input_required").await;
-    assert_eq!(parked["inputRequests"]["confirm"]["method"], "elicitation/create");
+    assert_eq!(
+        parked["inputRequests"]["confirm"]["method"],
+        "elicitation/create"
+    );
     for _ in 0..4 {
-        assert_eq!(task.poll().await.unwrap()["status"], "input_required", "every replica sees the task");
+        assert_eq!(
+            task.poll().await.unwrap()["status"],
+            "input_required",
+            "every replica sees the task"
+        );
     }
     let result = task.result().await.unwrap();
     assert_eq!(result["content"][0]["text"], "Deleted a.txt");
 
     // Cancelled through the proxy, whichever replica runs it.
-    let ToolStart::Task(task) = through.start_tool("slow_compute", json!({"seconds": 60}), None).await.unwrap() else {
+    let ToolStart::Task(task) = through
+        .start_tool("slow_compute", json!({"seconds": 60}), None)
+        .await
+        .unwrap()
+    else {
         panic!("slow_compute runs as a task")
     };
     task.cancel().await.unwrap();
@@ -106,13 +152,27 @@ async fn tasks_are_served_by_every_replica_and_a_dead_replicas_tasks_fail() {
 
     // A replica dies with a task running: the other reports it failed.
     let (on_a, on_b) = (client(&a.url).await, client(&b.url).await);
-    let ToolStart::Task(task) = on_a.start_tool("slow_compute", json!({"seconds": 60}), None).await.unwrap() else {
+    let ToolStart::Task(task) = on_a
+        .start_tool("slow_compute", json!({"seconds": 60}), None)
+        .await
+        .unwrap()
+    else {
         panic!("slow_compute runs as a task")
     };
     let id = task.id().to_owned();
-    assert_eq!(get(&on_b, &id).await["status"], "working", "the live replica's task is working");
+    assert_eq!(
+        get(&on_b, &id).await["status"],
+        "working",
+        "the live replica's task is working"
+    );
     let mut a = a;
     a.process.kill();
     let failed = until(&on_b, &id, "failed").await;
-    assert!(failed["error"]["message"].as_str().unwrap_or_default().contains("replica"), "{failed}");
+    assert!(
+        failed["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("replica"),
+        "{failed}"
+    );
 }

@@ -14,11 +14,12 @@ use std::sync::{Arc, Mutex};
 use mcpgen_runtime::{Completion, HandlerError, RequestContext, ToolError};
 
 use protocol::{
-    BlobResourceContents, ContentBlock, EmbeddedResource, PromptMessage, ReadResourceResult, Role, TextContent,
-    TextResourceContents,
+    BlobResourceContents, ContentBlock, EmbeddedResource, PromptMessage, ReadResourceResult, Role,
+    TextContent, TextResourceContents,
 };
 use tools::{
-    AddNoteInput, AddNoteOutput, CountNotesInput, CountNotesOutput, DailyReviewArgs, NoteParams, StaticResource, SummarizeNoteArgs,
+    AddNoteInput, AddNoteOutput, CountNotesInput, CountNotesOutput, DailyReviewArgs, NoteParams,
+    StaticResource, SummarizeNoteArgs,
 };
 
 /// The notes, by id.
@@ -56,7 +57,12 @@ impl Notes {
 
     /// The text of note `id`, fixed or added.
     fn find(&self, id: &str) -> Option<String> {
-        note(id).map(str::to_owned).or_else(|| self.added().iter().find(|n| n.id == id).map(|n| n.text.clone()))
+        note(id).map(str::to_owned).or_else(|| {
+            self.added()
+                .iter()
+                .find(|n| n.id == id)
+                .map(|n| n.text.clone())
+        })
     }
 }
 
@@ -65,7 +71,9 @@ impl Notes {
 /// (`notes:admin` ⊇ `notes:write` ⊇ `notes:read`: a token with a broader
 /// scope may do what the narrower ones allow; see docs/authorization.md).
 pub fn builder(notes: Notes) -> mcpgen_runtime::server::ServerBuilder {
-    server::builder(notes).scope_implies("notes:admin", ["notes:write"]).scope_implies("notes:write", ["notes:read"])
+    server::builder(notes)
+        .scope_implies("notes:admin", ["notes:write"])
+        .scope_implies("notes:write", ["notes:read"])
 }
 
 fn text(uri: &str, body: &str) -> TextResourceContents {
@@ -79,28 +87,57 @@ fn note(id: &str) -> Option<&'static str> {
 }
 
 impl server::Handler for Notes {
-    async fn count_notes(&self, _input: CountNotesInput, _ctx: RequestContext) -> Result<CountNotesOutput, ToolError> {
-        Ok(CountNotesOutput { count: (NOTES.len() + self.added().len()) as i128 })
+    async fn count_notes(
+        &self,
+        _input: CountNotesInput,
+        _ctx: RequestContext,
+    ) -> Result<CountNotesOutput, ToolError> {
+        Ok(CountNotesOutput {
+            count: (NOTES.len() + self.added().len()) as i128,
+        })
     }
 
-    async fn add_note(&self, input: AddNoteInput, ctx: RequestContext) -> Result<AddNoteOutput, ToolError> {
+    async fn add_note(
+        &self,
+        input: AddNoteInput,
+        ctx: RequestContext,
+    ) -> Result<AddNoteOutput, ToolError> {
         // The author is whoever the bearer gate verified (over stdio, or
         // over HTTP without authorization, nobody in particular).
-        let author = ctx.principal().map_or_else(|| "anonymous".to_owned(), |p| p.subject.clone());
+        let author = ctx
+            .principal()
+            .map_or_else(|| "anonymous".to_owned(), |p| p.subject.clone());
         let mut added = self.added();
         if added.len() >= MAX_ADDED {
-            return Err(ToolError::new(format!("the notebook is full ({MAX_ADDED} notes added)")));
+            return Err(ToolError::new(format!(
+                "the notebook is full ({MAX_ADDED} notes added)"
+            )));
         }
         let id = (NOTES.len() + added.len() + 1).to_string();
-        added.push(Added { id: id.clone(), author: author.clone(), text: input.text.to_string() });
+        added.push(Added {
+            id: id.clone(),
+            author: author.clone(),
+            text: input.text.to_string(),
+        });
         Ok(AddNoteOutput { id, author })
     }
 
-    async fn read_resource(&self, resource: StaticResource, _ctx: RequestContext) -> Result<ReadResourceResult, HandlerError> {
+    async fn read_resource(
+        &self,
+        resource: StaticResource,
+        _ctx: RequestContext,
+    ) -> Result<ReadResourceResult, HandlerError> {
         Ok(match resource {
             StaticResource::Index => {
-                let mut lines: Vec<String> = NOTES.iter().map(|(id, body)| format!("notes://{id} {body}")).collect();
-                lines.extend(self.added().iter().map(|n| format!("notes://{} {} ({})", n.id, n.text, n.author)));
+                let mut lines: Vec<String> = NOTES
+                    .iter()
+                    .map(|(id, body)| format!("notes://{id} {body}"))
+                    .collect();
+                lines.extend(
+                    self.added()
+                        .iter()
+                        .map(|n| format!("notes://{} {} ({})", n.id, n.text, n.author)),
+                );
                 ReadResourceResult::new(vec![text(resource.uri(), &lines.join("\n")).into()])
             }
             StaticResource::Logo => {
@@ -111,24 +148,51 @@ impl server::Handler for Notes {
         })
     }
 
-    async fn read_note(&self, uri: String, params: NoteParams, _ctx: RequestContext) -> Result<ReadResourceResult, HandlerError> {
-        let body = self.find(&params.id).ok_or_else(|| HandlerError::not_found(uri.clone()))?;
+    async fn read_note(
+        &self,
+        uri: String,
+        params: NoteParams,
+        _ctx: RequestContext,
+    ) -> Result<ReadResourceResult, HandlerError> {
+        let body = self
+            .find(&params.id)
+            .ok_or_else(|| HandlerError::not_found(uri.clone()))?;
         Ok(ReadResourceResult::new(vec![text(&uri, &body).into()]))
     }
 
-    async fn prompt_summarize_note(&self, args: SummarizeNoteArgs, _ctx: RequestContext) -> Result<Vec<PromptMessage>, HandlerError> {
-        let body = note(&args.id).ok_or_else(|| HandlerError::invalid_params(format!("no note {:?}", args.id)))?;
+    async fn prompt_summarize_note(
+        &self,
+        args: SummarizeNoteArgs,
+        _ctx: RequestContext,
+    ) -> Result<Vec<PromptMessage>, HandlerError> {
+        let body = note(&args.id)
+            .ok_or_else(|| HandlerError::invalid_params(format!("no note {:?}", args.id)))?;
         let style = args.style.as_deref().unwrap_or("prose");
         let embedded = EmbeddedResource::new(text(&format!("notes://{}", args.id), body));
         Ok(vec![
             PromptMessage::new(ContentBlock::Resource(embedded), Role::User),
-            PromptMessage::new(ContentBlock::Text(TextContent::new(format!("Summarize the note above as {style}."))), Role::User),
+            PromptMessage::new(
+                ContentBlock::Text(TextContent::new(format!(
+                    "Summarize the note above as {style}."
+                ))),
+                Role::User,
+            ),
         ])
     }
 
-    async fn prompt_daily_review(&self, _args: DailyReviewArgs, _ctx: RequestContext) -> Result<Vec<PromptMessage>, HandlerError> {
-        let text = format!("Review my {} notes and suggest what to do first.", NOTES.len());
-        Ok(vec![PromptMessage::new(ContentBlock::Text(TextContent::new(text)), Role::User)])
+    async fn prompt_daily_review(
+        &self,
+        _args: DailyReviewArgs,
+        _ctx: RequestContext,
+    ) -> Result<Vec<PromptMessage>, HandlerError> {
+        let text = format!(
+            "Review my {} notes and suggest what to do first.",
+            NOTES.len()
+        );
+        Ok(vec![PromptMessage::new(
+            ContentBlock::Text(TextContent::new(text)),
+            Role::User,
+        )])
     }
 
     async fn complete_note_id(
@@ -137,7 +201,10 @@ impl server::Handler for Notes {
         _context: serde_json::Map<String, serde_json::Value>,
         _ctx: RequestContext,
     ) -> Result<Completion, HandlerError> {
-        Ok(Completion::matching(NOTES.iter().map(|(id, _)| *id), &value))
+        Ok(Completion::matching(
+            NOTES.iter().map(|(id, _)| *id),
+            &value,
+        ))
     }
 
     async fn complete_summarize_note_id(
@@ -146,7 +213,10 @@ impl server::Handler for Notes {
         _context: serde_json::Map<String, serde_json::Value>,
         _ctx: RequestContext,
     ) -> Result<Completion, HandlerError> {
-        Ok(Completion::matching(NOTES.iter().map(|(id, _)| *id), &value))
+        Ok(Completion::matching(
+            NOTES.iter().map(|(id, _)| *id),
+            &value,
+        ))
     }
 
     async fn complete_summarize_note_style(

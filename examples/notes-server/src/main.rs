@@ -34,10 +34,18 @@ async fn main() -> ExitCode {
 /// the environment configures one.
 async fn serve_http(addr: &str) -> std::io::Result<()> {
     use mcpgen_runtime::http::{auth::BearerAuth, bind_and_serve, HttpConfig, HttpService};
-    let server = notes_server::builder(notes_server::Notes::default()).build().map_err(std::io::Error::other)?;
+    let server = notes_server::builder(notes_server::Notes::default())
+        .build()
+        .map_err(std::io::Error::other)?;
     let mut config = HttpConfig::default();
-    if let Some(gate) = BearerAuth::jwt_from_env(notes_server::server::SCOPES_SUPPORTED).map_err(std::io::Error::other)? {
-        eprintln!("OAuth: tokens of {} for {}", gate.metadata().authorization_servers.join(", "), gate.metadata().resource);
+    if let Some(gate) = BearerAuth::jwt_from_env(notes_server::server::SCOPES_SUPPORTED)
+        .map_err(std::io::Error::other)?
+    {
+        eprintln!(
+            "OAuth: tokens of {} for {}",
+            gate.metadata().authorization_servers.join(", "),
+            gate.metadata().resource
+        );
         config = config.bearer_auth(gate);
     }
     bind_and_serve(addr, HttpService::new(server, config), "/mcp").await

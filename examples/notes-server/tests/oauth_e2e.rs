@@ -46,14 +46,32 @@ fn repo_root() -> PathBuf {
 /// Skips (returns `None`) when node or oidc-provider is missing; panics
 /// instead under `CI=true`.
 fn prerequisites() -> Option<(PathBuf, PathBuf)> {
-    let dir = std::env::var_os("MCPGEN_INTEROP_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".interop"));
+    let dir = std::env::var_os("MCPGEN_INTEROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".interop"));
     // The Node 22 of the official peers when installed (oidc-provider's
     // supported runtime), else node from PATH.
-    let peers = std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".peers"));
-    let node = [peers.join("node22/node_modules/node/bin/node")].into_iter().find(|p| p.is_file()).unwrap_or_else(|| PathBuf::from("node"));
-    let missing = if !dir.join("node_modules/oidc-provider/package.json").is_file() {
-        Some(format!("oidc-provider is not installed in {} (run `bash scripts/setup-interop.sh`)", dir.display()))
-    } else if Command::new(&node).arg("--version").output().map(|o| !o.status.success()).unwrap_or(true) {
+    let peers = std::env::var_os("MCPGEN_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".peers"));
+    let node = [peers.join("node22/node_modules/node/bin/node")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from("node"));
+    let missing = if !dir
+        .join("node_modules/oidc-provider/package.json")
+        .is_file()
+    {
+        Some(format!(
+            "oidc-provider is not installed in {} (run `bash scripts/setup-interop.sh`)",
+            dir.display()
+        ))
+    } else if Command::new(&node)
+        .arg("--version")
+        .output()
+        .map(|o| !o.status.success())
+        .unwrap_or(true)
+    {
         Some(format!("{} does not run", node.display()))
     } else {
         None
@@ -91,9 +109,11 @@ impl Provider {
         let home = std::env::temp_dir().join(format!("mcpgen-oidc-e2e-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&home);
         std::fs::create_dir_all(&home).expect("a scratch folder");
-        std::os::unix::fs::symlink(dir.join("node_modules"), home.join("node_modules")).expect("link node_modules");
+        std::os::unix::fs::symlink(dir.join("node_modules"), home.join("node_modules"))
+            .expect("link node_modules");
         let script = home.join("provider.mjs");
-        std::fs::copy(repo_root().join("tests/interop/oidc/provider.mjs"), &script).expect("copy provider.mjs");
+        std::fs::copy(repo_root().join("tests/interop/oidc/provider.mjs"), &script)
+            .expect("copy provider.mjs");
         let mut child = Command::new(node)
             .arg(&script)
             .current_dir(&home)
@@ -104,9 +124,19 @@ impl Provider {
             .spawn()
             .expect("spawn node");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("read READY");
-        let issuer = line.strip_prefix("READY ").unwrap_or_else(|| panic!("provider.mjs printed {line:?}")).trim().to_owned();
-        Self { child, issuer, home }
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("read READY");
+        let issuer = line
+            .strip_prefix("READY ")
+            .unwrap_or_else(|| panic!("provider.mjs printed {line:?}"))
+            .trim()
+            .to_owned();
+        Self {
+            child,
+            issuer,
+            home,
+        }
     }
 
     async fn stats(&self) -> Value {
@@ -115,7 +145,13 @@ impl Provider {
     }
 
     async fn rotate(&self) -> Value {
-        let r = http(&format!("{}/_test/rotate", self.issuer), "POST", &BTreeMap::new(), "").await;
+        let r = http(
+            &format!("{}/_test/rotate", self.issuer),
+            "POST",
+            &BTreeMap::new(),
+            "",
+        )
+        .await;
         serde_json::from_str(&r.body).unwrap()
     }
 
@@ -127,7 +163,13 @@ impl Provider {
             scope.replace(' ', "%20"),
             resource.replace(':', "%3A").replace('/', "%2F")
         );
-        let r = http(&format!("{}/token", self.issuer), "POST", &BTreeMap::new(), &body).await;
+        let r = http(
+            &format!("{}/token", self.issuer),
+            "POST",
+            &BTreeMap::new(),
+            &body,
+        )
+        .await;
         assert_eq!(r.status, 200, "token endpoint: {}", r.body);
         let v: Value = serde_json::from_str(&r.body).unwrap();
         v["access_token"].as_str().unwrap().to_owned()
@@ -150,7 +192,10 @@ async fn get(url: &str, cookies: &BTreeMap<String, String>) -> Answer {
 
 async fn http(url: &str, method: &str, cookies: &BTreeMap<String, String>, body: &str) -> Answer {
     let rest = url.strip_prefix("http://").expect("loopback http URL");
-    let (authority, path) = rest.split_once('/').map(|(a, p)| (a, format!("/{p}"))).unwrap_or((rest, "/".to_owned()));
+    let (authority, path) = rest
+        .split_once('/')
+        .map(|(a, p)| (a, format!("/{p}")))
+        .unwrap_or((rest, "/".to_owned()));
     let addr: SocketAddr = authority.parse().expect("IP:port authority");
     assert!(addr.ip().is_loopback());
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -166,15 +211,27 @@ async fn http(url: &str, method: &str, cookies: &BTreeMap<String, String>, body:
     stream.write_all(head.as_bytes()).await.unwrap();
     stream.write_all(body.as_bytes()).await.unwrap();
     let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await.expect("answer within 10 s").unwrap();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+        .await
+        .expect("answer within 10 s")
+        .unwrap();
     let text = String::from_utf8_lossy(&raw).into_owned();
     let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let (mut location, mut set) = (None, Vec::new());
     let mut chunked = false;
     for line in lines {
-        let Some((name, value)) = line.split_once(':') else { continue };
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
         match name.trim().to_ascii_lowercase().as_str() {
             "location" => location = Some(value.trim().to_owned()),
             "set-cookie" => set.push(value.trim().to_owned()),
@@ -182,8 +239,17 @@ async fn http(url: &str, method: &str, cookies: &BTreeMap<String, String>, body:
             _ => {}
         }
     }
-    let body = if chunked { dechunk(rest) } else { rest.to_owned() };
-    Answer { status, location, cookies: set, body }
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    Answer {
+        status,
+        location,
+        cookies: set,
+        body,
+    }
 }
 
 fn dechunk(mut rest: &str) -> String {
@@ -214,9 +280,15 @@ impl RedirectReceiver for Browser {
         self.redirect_uri.clone()
     }
 
-    fn receive<'a>(&'a self, authorization_url: &'a str) -> AuthFuture<'a, Result<Callback, AuthError>> {
+    fn receive<'a>(
+        &'a self,
+        authorization_url: &'a str,
+    ) -> AuthFuture<'a, Result<Callback, AuthError>> {
         Box::pin(async move {
-            self.visited.lock().unwrap().push(authorization_url.to_owned());
+            self.visited
+                .lock()
+                .unwrap()
+                .push(authorization_url.to_owned());
             let mut url = authorization_url.to_owned();
             for _ in 0..10 {
                 let jar = self.jar.lock().unwrap().clone();
@@ -225,8 +297,12 @@ impl RedirectReceiver for Browser {
                     let mut jar = self.jar.lock().unwrap();
                     for c in &r.cookies {
                         let pair = c.split(';').next().unwrap_or("");
-                        let Some((k, v)) = pair.split_once('=') else { continue };
-                        if v.is_empty() || c.to_ascii_lowercase().contains("expires=thu, 01 jan 1970") {
+                        let Some((k, v)) = pair.split_once('=') else {
+                            continue;
+                        };
+                        if v.is_empty()
+                            || c.to_ascii_lowercase().contains("expires=thu, 01 jan 1970")
+                        {
                             jar.remove(k);
                         } else {
                             jar.insert(k.to_owned(), v.to_owned());
@@ -234,7 +310,10 @@ impl RedirectReceiver for Browser {
                     }
                 }
                 let Some(next) = r.location.filter(|_| (300..400).contains(&r.status)) else {
-                    return Err(AuthError::new(format!("the authorization server answered {} at {url}: {}", r.status, r.body)));
+                    return Err(AuthError::new(format!(
+                        "the authorization server answered {} at {url}: {}",
+                        r.status, r.body
+                    )));
                 };
                 if let Some(query) = next.strip_prefix(&format!("{}?", self.redirect_uri)) {
                     return Ok(Callback::from_query(query));
@@ -264,12 +343,18 @@ struct Mcp {
 async fn mcp_server(issuer: &str) -> Mcp {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let server = notes_server::builder(notes_server::Notes::default()).build().unwrap();
+    let server = notes_server::builder(notes_server::Notes::default())
+        .build()
+        .unwrap();
     // `scopes_supported` is the minimal set for basic use (the
     // specification's scope selection strategy): the first authorization
     // asks for `notes:read` only, and `add_note` needs a step-up.
-    let metadata = ResourceMetadata::new(url.as_str()).authorization_server(issuer).scopes(["notes:read"]);
-    let config = JwtConfig::new(issuer, url.as_str(), format!("{issuer}/jwks")).leeway(Duration::ZERO).refresh_floor(Duration::ZERO);
+    let metadata = ResourceMetadata::new(url.as_str())
+        .authorization_server(issuer)
+        .scopes(["notes:read"]);
+    let config = JwtConfig::new(issuer, url.as_str(), format!("{issuer}/jwks"))
+        .leeway(Duration::ZERO)
+        .refresh_floor(Duration::ZERO);
     let gate = BearerAuth::new(metadata, JwtVerifier::new(config)).unwrap();
     let service = HttpService::new(server, HttpConfig::default().bearer_auth(gate));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -301,8 +386,15 @@ async fn raw_call(url: &str, token: &str, tool: &str, arguments: Value) -> (u16,
     stream.read_to_end(&mut raw).await.unwrap();
     let text = String::from_utf8_lossy(&raw).into_owned();
     let status = text.split(' ').nth(1).unwrap().parse().unwrap();
-    let challenge = text.lines().find(|l| l.to_ascii_lowercase().starts_with("www-authenticate:")).unwrap_or("").to_owned();
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
+    let challenge = text
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("www-authenticate:"))
+        .unwrap_or("")
+        .to_owned();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_owned();
     (status, challenge, body)
 }
 
@@ -332,7 +424,10 @@ fn b64url_encode(bytes: &[u8]) -> String {
     const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
         for i in 0..=chunk.len() {
             out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
         }
@@ -364,20 +459,30 @@ fn query_of(url: &str) -> BTreeMap<String, String> {
         String::from_utf8(out).unwrap()
     };
     let query = url.split_once('?').map_or("", |(_, q)| q);
-    query.split('&').filter_map(|pair| pair.split_once('=')).map(|(k, v)| (decode(k), decode(v))).collect()
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (decode(k), decode(v)))
+        .collect()
 }
 
 fn options() -> ClientOptions {
-    ClientOptions::new(["2026-07-28", "2025-11-25"]).client_info("oauth-e2e", "1.0").timeout(Duration::from_secs(30))
+    ClientOptions::new(["2026-07-28", "2025-11-25"])
+        .client_info("oauth-e2e", "1.0")
+        .timeout(Duration::from_secs(30))
 }
 
 fn note(text: &str) -> AddNoteInput {
-    AddNoteInput { text: text.parse().unwrap() }
+    AddNoteInput {
+        text: text.parse().unwrap(),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_generated_client_and_server_work_with_a_real_authorization_server() {
-    let Some((node, dir)) = prerequisites() else { return };
+    let Some((node, dir)) = prerequisites() else {
+        return;
+    };
     let provider = Provider::start(&node, &dir);
     let issuer = provider.issuer.clone();
     let mcp = mcp_server(&issuer).await;
@@ -386,13 +491,35 @@ async fn the_generated_client_and_server_work_with_a_real_authorization_server()
     // Discovery → dynamic registration → authorization code + PKCE → calls
     // of the generated client.
     let visited = std::sync::Arc::new(Mutex::new(Vec::new()));
-    let browser = Browser { redirect_uri: "http://127.0.0.1:9/callback".to_owned(), jar: Mutex::new(BTreeMap::new()), visited: visited.clone() };
+    let browser = Browser {
+        redirect_uri: "http://127.0.0.1:9/callback".to_owned(),
+        jar: Mutex::new(BTreeMap::new()),
+        visited: visited.clone(),
+    };
     let oauth = OAuth::new(browser).client_name("mcpgen oauth e2e");
     let transport = HttpTransport::new(&mcp.url).unwrap().oauth(oauth).unwrap();
-    let client = Client::connect_with(transport, options()).await.expect("connect through the authorization");
-    assert_eq!(client.count_notes(CountNotesInput::default()).await.expect("count_notes with notes:read").count, 3);
-    let read = serde_json::to_value(client.read_note(NoteParams { id: "12".into() }).await.expect("a template read with notes:read")).unwrap();
-    assert_eq!(read["contents"][0]["text"], "Call the plumber about the kitchen tap.");
+    let client = Client::connect_with(transport, options())
+        .await
+        .expect("connect through the authorization");
+    assert_eq!(
+        client
+            .count_notes(CountNotesInput::default())
+            .await
+            .expect("count_notes with notes:read")
+            .count,
+        3
+    );
+    let read = serde_json::to_value(
+        client
+            .read_note(NoteParams { id: "12".into() })
+            .await
+            .expect("a template read with notes:read"),
+    )
+    .unwrap();
+    assert_eq!(
+        read["contents"][0]["text"],
+        "Call the plumber about the kitchen tap."
+    );
     let stats = provider.stats().await;
     assert_eq!(stats["registrations"], 1, "{stats}");
     assert_eq!(stats["authorization_code"], 1, "{stats}");
@@ -400,39 +527,75 @@ async fn the_generated_client_and_server_work_with_a_real_authorization_server()
         let urls = visited.lock().unwrap();
         assert_eq!(urls.len(), 1);
         let query = query_of(&urls[0]);
-        assert_eq!(query["scope"], "notes:read offline_access", "the metadata's scopes_supported, and offline_access: {query:?}");
-        assert_eq!(query["prompt"], "consent", "offline_access goes with prompt=consent (OpenID Connect Core 11)");
+        assert_eq!(
+            query["scope"], "notes:read offline_access",
+            "the metadata's scopes_supported, and offline_access: {query:?}"
+        );
+        assert_eq!(
+            query["prompt"], "consent",
+            "offline_access goes with prompt=consent (OpenID Connect Core 11)"
+        );
         assert_eq!(query["code_challenge_method"], "S256");
         assert_eq!(query["resource"], mcp.url);
     }
     steps += 1;
 
     // A tool needing more scope: 403 insufficient_scope → step-up → success.
-    let added = client.add_note(note("Water the plants.")).await.expect("add_note after a step-up");
-    assert_eq!(added.author, "alice", "the handler sees the verified subject");
+    let added = client
+        .add_note(note("Water the plants."))
+        .await
+        .expect("add_note after a step-up");
+    assert_eq!(
+        added.author, "alice",
+        "the handler sees the verified subject"
+    );
     assert_eq!(added.id, "4");
     let stats = provider.stats().await;
-    assert_eq!(stats["registrations"], 1, "the registration is reused: {stats}");
+    assert_eq!(
+        stats["registrations"], 1,
+        "the registration is reused: {stats}"
+    );
     assert_eq!(stats["authorization_code"], 2, "{stats}");
     {
         let urls = visited.lock().unwrap();
         let query = query_of(&urls[1]);
         let mut scopes: Vec<&str> = query["scope"].split(' ').collect();
         scopes.sort();
-        assert_eq!(scopes, ["notes:read", "notes:write", "offline_access"], "the union of the scopes asked before and the challenge's");
+        assert_eq!(
+            scopes,
+            ["notes:read", "notes:write", "offline_access"],
+            "the union of the scopes asked before and the challenge's"
+        );
         assert_eq!(query["prompt"], "consent");
     }
-    assert_eq!(client.count_notes(CountNotesInput::default()).await.unwrap().count, 4, "reads kept after the step-up");
+    assert_eq!(
+        client
+            .count_notes(CountNotesInput::default())
+            .await
+            .unwrap()
+            .count,
+        4,
+        "reads kept after the step-up"
+    );
     steps += 1;
 
     // The access token expires → 401 → refresh token → success.
     let refreshed_before = stats["refresh_token"].as_u64().unwrap();
     tokio::time::sleep(Duration::from_secs(TOKEN_TTL + 1)).await;
-    let again = client.add_note(note("Pay the rent.")).await.expect("add_note after a refresh");
+    let again = client
+        .add_note(note("Pay the rent."))
+        .await
+        .expect("add_note after a refresh");
     assert_eq!((again.id.as_str(), again.author.as_str()), ("5", "alice"));
     let stats = provider.stats().await;
-    assert!(stats["refresh_token"].as_u64().unwrap() > refreshed_before, "no refresh: {stats}");
-    assert_eq!(stats["authorization_code"], 2, "a refresh, not a new authorization: {stats}");
+    assert!(
+        stats["refresh_token"].as_u64().unwrap() > refreshed_before,
+        "no refresh: {stats}"
+    );
+    assert_eq!(
+        stats["authorization_code"], 2,
+        "a refresh, not a new authorization: {stats}"
+    );
     steps += 1;
 
     // Key rotation mid-run: the new key signs, the verifier meets an unknown
@@ -441,41 +604,82 @@ async fn the_generated_client_and_server_work_with_a_real_authorization_server()
     let rotated = provider.rotate().await;
     let new_kid = rotated["kids"][0].as_str().unwrap().to_owned();
     tokio::time::sleep(Duration::from_secs(TOKEN_TTL + 1)).await;
-    let after = client.count_notes(CountNotesInput::default()).await.expect("count_notes after the key rotation");
+    let after = client
+        .count_notes(CountNotesInput::default())
+        .await
+        .expect("count_notes after the key rotation");
     assert_eq!(after.count, 5);
     let stats = provider.stats().await;
-    assert!(stats["jwks"].as_u64().unwrap() > jwks_before, "the key set was not fetched again: {stats}");
+    assert!(
+        stats["jwks"].as_u64().unwrap() > jwks_before,
+        "the key set was not fetched again: {stats}"
+    );
     let minted = provider.mint(&mcp.url, "notes:read").await;
     assert_eq!(header_of(&minted)["kid"], new_kid.as_str());
     assert_eq!(header_of(&minted)["typ"], "at+jwt");
-    assert_eq!(raw_call(&mcp.url, &minted, "count_notes", json!({})).await.0, 200, "a token of the new key");
+    assert_eq!(
+        raw_call(&mcp.url, &minted, "count_notes", json!({}))
+            .await
+            .0,
+        200,
+        "a token of the new key"
+    );
     steps += 1;
 
     // The scope hierarchy the example declares, with tokens of the real
     // server: `notes:admin` alone stands for `notes:write` and, through it,
     // `notes:read`; `notes:read` never for `notes:write`.
     let admin = provider.mint(&mcp.url, "notes:admin").await;
-    let (status, _, body) = raw_call(&mcp.url, &admin, "add_note", json!({"text": "From the admin."})).await;
+    let (status, _, body) = raw_call(
+        &mcp.url,
+        &admin,
+        "add_note",
+        json!({"text": "From the admin."}),
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"id\":\"6\""), "{body}");
-    assert_eq!(raw_call(&mcp.url, &admin, "count_notes", json!({})).await.0, 200);
-    let (status, challenge, body) = raw_call(&mcp.url, &minted, "add_note", json!({"text": "x"})).await;
+    assert_eq!(
+        raw_call(&mcp.url, &admin, "count_notes", json!({})).await.0,
+        200
+    );
+    let (status, challenge, body) =
+        raw_call(&mcp.url, &minted, "add_note", json!({"text": "x"})).await;
     assert_eq!(status, 403, "{body}");
-    assert!(challenge.contains("insufficient_scope") && challenge.contains("notes:write"), "{challenge}");
+    assert!(
+        challenge.contains("insufficient_scope") && challenge.contains("notes:write"),
+        "{challenge}"
+    );
     steps += 1;
 
     // Tokens the gate must refuse, all issued (or derived from ones issued)
     // by the real server.
-    let other = provider.mint("http://127.0.0.1:9/other", "notes:read").await;
+    let other = provider
+        .mint("http://127.0.0.1:9/other", "notes:read")
+        .await;
     let parts: Vec<String> = minted.split('.').map(str::to_owned).collect();
-    let none = format!("{}.{}.", b64url_encode(br#"{"alg":"none","typ":"at+jwt"}"#), parts[1]);
+    let none = format!(
+        "{}.{}.",
+        b64url_encode(br#"{"alg":"none","typ":"at+jwt"}"#),
+        parts[1]
+    );
     let mut signature = b64url_decode(&parts[2]);
     signature[10] ^= 1;
     let forged_signature = format!("{}.{}.{}", parts[0], parts[1], b64url_encode(&signature));
     let mut claims: Value = serde_json::from_slice(&b64url_decode(&parts[1])).unwrap();
     claims["scope"] = json!("notes:read notes:write");
-    let forged_claims = format!("{}.{}.{}", parts[0], b64url_encode(claims.to_string().as_bytes()), parts[2]);
-    for (what, token) in [("another audience", other), ("alg none", none), ("a forged signature", forged_signature), ("altered claims", forged_claims)] {
+    let forged_claims = format!(
+        "{}.{}.{}",
+        parts[0],
+        b64url_encode(claims.to_string().as_bytes()),
+        parts[2]
+    );
+    for (what, token) in [
+        ("another audience", other),
+        ("alg none", none),
+        ("a forged signature", forged_signature),
+        ("altered claims", forged_claims),
+    ] {
         let (status, challenge, _) = raw_call(&mcp.url, &token, "count_notes", json!({})).await;
         assert_eq!(status, 401, "{what}");
         assert!(challenge.contains("invalid_token"), "{what}: {challenge}");

@@ -45,23 +45,35 @@ fn require<T>(peer: Result<T, String>) -> Option<T> {
 }
 
 fn peers_dir() -> PathBuf {
-    std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".peers"))
+    std::env::var_os("MCPGEN_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".peers"))
 }
 
 /// The interop folder with the TypeScript SDK installed.
 fn interop_dir() -> Result<PathBuf, String> {
-    let dir = std::env::var_os("MCPGEN_INTEROP_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".interop"));
+    let dir = std::env::var_os("MCPGEN_INTEROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".interop"));
     let sdk = dir.join("node_modules/@modelcontextprotocol/sdk/package.json");
     if sdk.is_file() {
         Ok(dir)
     } else {
-        Err(format!("{} is missing; run `bash scripts/setup-interop.sh` (needs npm)", sdk.display()))
+        Err(format!(
+            "{} is missing; run `bash scripts/setup-interop.sh` (needs npm)",
+            sdk.display()
+        ))
     }
 }
 
 /// `node` from PATH, else the Node 22 that setup-peers.sh installs.
 fn node() -> Result<PathBuf, String> {
-    let runs = |node: &Path| Command::new(node).arg("--version").output().is_ok_and(|out| out.status.success());
+    let runs = |node: &Path| {
+        Command::new(node)
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| out.status.success())
+    };
     if runs(Path::new("node")) {
         return Ok(PathBuf::from("node"));
     }
@@ -83,8 +95,13 @@ impl ScriptCopy {
     fn new(dir: &Path, script: &str) -> Self {
         let source = repo_root().join("tests/interop").join(script);
         // Unique per process and per test (the two tests run in parallel).
-        let copy = dir.join(format!(".{}-{:?}-{script}", std::process::id(), std::thread::current().id()));
-        std::fs::copy(&source, &copy).unwrap_or_else(|e| panic!("copy {} to {}: {e}", source.display(), copy.display()));
+        let copy = dir.join(format!(
+            ".{}-{:?}-{script}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::copy(&source, &copy)
+            .unwrap_or_else(|e| panic!("copy {} to {}: {e}", source.display(), copy.display()));
         Self(copy)
     }
 }
@@ -133,7 +150,11 @@ impl HttpServer {
             .spawn()
             .expect("notes-server starts");
         let (stderr, lines) = drain(child.stderr.take().unwrap());
-        let mut server = Self { child, url: String::new(), stderr };
+        let mut server = Self {
+            child,
+            url: String::new(),
+            stderr,
+        };
         let deadline = Instant::now() + PATIENCE;
         while server.url.is_empty() {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -143,10 +164,17 @@ impl HttpServer {
                         server.url = url.trim().to_owned();
                     }
                 }
-                Err(_) => panic!("notes-server --http printed no `MCP endpoint:` line; stderr:\n{}", server.stderr()),
+                Err(_) => panic!(
+                    "notes-server --http printed no `MCP endpoint:` line; stderr:\n{}",
+                    server.stderr()
+                ),
             }
         }
-        assert!(server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"), "endpoint {}", server.url);
+        assert!(
+            server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"),
+            "endpoint {}",
+            server.url
+        );
         server
     }
 
@@ -193,19 +221,31 @@ fn run(mut command: Command, what: &str) -> (bool, String, String) {
     // taken in all there was (the stdio server child holds them too).
     for lines in [out_lines, err_lines] {
         let until = Instant::now() + Duration::from_secs(10);
-        while lines.recv_timeout(until.saturating_duration_since(Instant::now())).is_ok() {}
+        while lines
+            .recv_timeout(until.saturating_duration_since(Instant::now()))
+            .is_ok()
+        {}
     }
     let stdout = std::mem::take(&mut *stdout.lock().unwrap());
     let stderr = std::mem::take(&mut *stderr.lock().unwrap());
     (status.success(), stdout, stderr)
 }
 
-const READS: &[&str] = &["notes://index", "notes://logo", "notes://12", "notes://1", "notes://99", "nope://x"];
+const READS: &[&str] = &[
+    "notes://index",
+    "notes://logo",
+    "notes://12",
+    "notes://1",
+    "notes://99",
+    "nope://x",
+];
 
 /// Runs ts-notes-client.mjs against the server (a stdio child of the
 /// script, or an HTTP server of this test) and checks every line it printed.
 fn typescript_client(http: bool) {
-    let Some(dir) = require(interop_dir()) else { return };
+    let Some(dir) = require(interop_dir()) else {
+        return;
+    };
     let Some(node) = require(node()) else { return };
     let script = ScriptCopy::new(&dir, "ts-notes-client.mjs");
     let mut command = Command::new(node);
@@ -213,10 +253,25 @@ fn typescript_client(http: bool) {
     for uri in READS {
         command.args(["--read", uri]);
     }
-    command.args(["--prompt", "summarize_note", "--prompt-args", r#"{"id":"1","style":"bullet"}"#]);
-    command.args(["--prompt", "summarize_note", "--prompt-args", r#"{"id":"2"}"#]);
+    command.args([
+        "--prompt",
+        "summarize_note",
+        "--prompt-args",
+        r#"{"id":"1","style":"bullet"}"#,
+    ]);
+    command.args([
+        "--prompt",
+        "summarize_note",
+        "--prompt-args",
+        r#"{"id":"2"}"#,
+    ]);
     command.args(["--prompt", "daily-review"]);
-    command.args(["--prompt", "summarize_note", "--prompt-args", r#"{"id":"7"}"#]);
+    command.args([
+        "--prompt",
+        "summarize_note",
+        "--prompt-args",
+        r#"{"id":"7"}"#,
+    ]);
     let server = http.then(HttpServer::start);
     match &server {
         Some(server) => command.args(["--url", &server.url]),
@@ -225,12 +280,23 @@ fn typescript_client(http: bool) {
     let via = if http { "Streamable HTTP" } else { "stdio" };
     let (success, stdout, stderr) = run(command, &format!("TypeScript SDK client over {via}"));
     let server_log = server.as_ref().map(HttpServer::stderr).unwrap_or_default();
-    let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}\nHTTP server stderr:\n{server_log}");
+    let context =
+        format!("stdout:\n{stdout}\nstderr:\n{stderr}\nHTTP server stderr:\n{server_log}");
     assert!(success, "ts-notes-client.mjs over {via} failed\n{context}");
-    let lines: Vec<Value> =
-        stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{context}"))).collect();
-    let events: Vec<&str> = lines.iter().map(|l| l["event"].as_str().unwrap_or("?")).collect();
-    let mut expected = vec!["connected", "resources/list", "resources/templates/list", "prompts/list"];
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{context}")))
+        .collect();
+    let events: Vec<&str> = lines
+        .iter()
+        .map(|l| l["event"].as_str().unwrap_or("?"))
+        .collect();
+    let mut expected = vec![
+        "connected",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    ];
     expected.extend(READS.iter().map(|_| "resources/read"));
     expected.extend(["prompts/get"; 4]);
     expected.push("closed");
@@ -238,12 +304,23 @@ fn typescript_client(http: bool) {
 
     // initialize: the SDK's newest version; over HTTP a session.
     let connected = &lines[0];
-    assert_eq!(connected["serverInfo"], json!({"name": "notes-server", "title": "Notes (mcpgen example)", "version": "0.1.0"}));
+    assert_eq!(
+        connected["serverInfo"],
+        json!({"name": "notes-server", "title": "Notes (mcpgen example)", "version": "0.1.0"})
+    );
     let capabilities = &connected["capabilities"];
-    assert!(capabilities["resources"].is_object() && capabilities["prompts"].is_object(), "{connected}");
+    assert!(
+        capabilities["resources"].is_object() && capabilities["prompts"].is_object(),
+        "{connected}"
+    );
     if http {
         assert_eq!(connected["protocolVersion"], "2025-11-25", "{connected}");
-        assert!(connected["sessionId"].as_str().is_some_and(|s| !s.is_empty()), "no Mcp-Session-Id: {connected}");
+        assert!(
+            connected["sessionId"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty()),
+            "no Mcp-Session-Id: {connected}"
+        );
     }
 
     // The lists, as the manifest declares them (one page each).
@@ -286,17 +363,34 @@ fn typescript_client(http: bool) {
     let contents = |i: usize| {
         let result = &reads[i]["result"];
         assert!(reads[i]["error"].is_null(), "{}", reads[i]);
-        assert_eq!(result["contents"].as_array().map(Vec::len), Some(1), "{result}");
+        assert_eq!(
+            result["contents"].as_array().map(Vec::len),
+            Some(1),
+            "{result}"
+        );
         result["contents"][0].clone()
     };
-    let index = notes_server::NOTES.iter().map(|(id, body)| format!("notes://{id} {body}")).collect::<Vec<_>>().join("\n");
-    assert_eq!(contents(0), json!({"uri": "notes://index", "mimeType": "text/plain", "text": index}));
-    assert_eq!(contents(1), json!({"uri": "notes://logo", "mimeType": "image/png", "blob": notes_server::LOGO}));
+    let index = notes_server::NOTES
+        .iter()
+        .map(|(id, body)| format!("notes://{id} {body}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(
+        contents(0),
+        json!({"uri": "notes://index", "mimeType": "text/plain", "text": index})
+    );
+    assert_eq!(
+        contents(1),
+        json!({"uri": "notes://logo", "mimeType": "image/png", "blob": notes_server::LOGO})
+    );
     assert_eq!(
         contents(2),
         json!({"uri": "notes://12", "mimeType": "text/plain", "text": "Call the plumber about the kitchen tap."})
     );
-    assert_eq!(contents(3), json!({"uri": "notes://1", "mimeType": "text/plain", "text": "Buy milk and bread."}));
+    assert_eq!(
+        contents(3),
+        json!({"uri": "notes://1", "mimeType": "text/plain", "text": "Buy milk and bread."})
+    );
     // A note that does not exist, and a URI no resource or template
     // matches: a JSON-RPC error -32602 naming the URI, not a result.
     for (read, uri) in reads[4..].iter().zip(["notes://99", "nope://x"]) {
@@ -304,7 +398,10 @@ fn typescript_client(http: bool) {
         assert_eq!(read["error"]["code"], -32602, "{read}");
         assert_eq!(read["error"]["data"], json!({"uri": uri}), "{read}");
         let message = read["error"]["message"].as_str().unwrap();
-        assert!(message.contains(&format!("Resource not found: {uri}")), "{read}");
+        assert!(
+            message.contains(&format!("Resource not found: {uri}")),
+            "{read}"
+        );
     }
 
     // prompts/get, with and without arguments.
@@ -323,9 +420,17 @@ fn typescript_client(http: bool) {
         })
     };
     assert_eq!(gets[0]["arguments"], json!({"id": "1", "style": "bullet"}));
-    assert_eq!(result(0), summarize("1", "Buy milk and bread.", "bullet"), "{context}");
+    assert_eq!(
+        result(0),
+        summarize("1", "Buy milk and bread.", "bullet"),
+        "{context}"
+    );
     // Without style, the handler's default.
-    assert_eq!(result(1), summarize("2", "Read chapter 3 of the Rust book.", "prose"), "{context}");
+    assert_eq!(
+        result(1),
+        summarize("2", "Read chapter 3 of the Rust book.", "prose"),
+        "{context}"
+    );
     assert_eq!(gets[2]["name"], "daily-review");
     assert_eq!(
         result(2),
@@ -335,9 +440,20 @@ fn typescript_client(http: bool) {
     // A prompt for a note that does not exist: the handler's -32602.
     assert!(gets[3]["result"].is_null(), "{}", gets[3]);
     assert_eq!(gets[3]["error"]["code"], -32602, "{}", gets[3]);
-    assert!(gets[3]["error"]["message"].as_str().unwrap().contains(r#"no note "7""#), "{}", gets[3]);
+    assert!(
+        gets[3]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(r#"no note "7""#),
+        "{}",
+        gets[3]
+    );
 
-    assert_eq!(lines.last().unwrap()["errors"], json!([]), "the client reported errors\n{context}");
+    assert_eq!(
+        lines.last().unwrap()["errors"],
+        json!([]),
+        "the client reported errors\n{context}"
+    );
 }
 
 #[test]

@@ -13,7 +13,9 @@ fn env(name: &str) -> Option<String> {
 
 /// `WEATHER_SPIN_US`: how long the stdio reader tries stdin before sleeping.
 fn spin() -> Option<std::time::Duration> {
-    env("WEATHER_SPIN_US").and_then(|us| us.parse().ok()).map(std::time::Duration::from_micros)
+    env("WEATHER_SPIN_US")
+        .and_then(|us| us.parse().ok())
+        .map(std::time::Duration::from_micros)
 }
 
 fn init_logging() {
@@ -25,11 +27,17 @@ fn init_logging() {
         "trace" => LevelFilter::TRACE,
         _ => LevelFilter::INFO,
     };
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(level).with_ansi(false).init();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .with_ansi(false)
+        .init();
 }
 
 fn redact(value: &mut Value, word: &str) {
-    let Some(blocks) = value.get_mut("content").and_then(Value::as_array_mut) else { return };
+    let Some(blocks) = value.get_mut("content").and_then(Value::as_array_mut) else {
+        return;
+    };
     for block in blocks {
         if let Some(Value::String(text)) = block.get_mut("text") {
             if text.contains(word) {
@@ -60,8 +68,14 @@ struct Options {
 /// Reads the command line; `Err` carries the message and the exit code.
 fn options() -> Result<Options, (String, u8)> {
     let mut args = std::env::args().skip(1);
-    let mut o = Options { session_store: env("WEATHER_SESSION_STORE"), ..Options::default() };
-    let value = |args: &mut dyn Iterator<Item = String>, flag: &str| args.next().ok_or((format!("{flag} needs a value\n{USAGE}"), 2));
+    let mut o = Options {
+        session_store: env("WEATHER_SESSION_STORE"),
+        ..Options::default()
+    };
+    let value = |args: &mut dyn Iterator<Item = String>, flag: &str| {
+        args.next()
+            .ok_or((format!("{flag} needs a value\n{USAGE}"), 2))
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--http" => o.http = Some(value(&mut args, "--http")?),
@@ -72,14 +86,21 @@ fn options() -> Result<Options, (String, u8)> {
             other => return Err((format!("unknown argument {other:?}\n{USAGE}"), 2)),
         }
     }
-    if o.http.is_none() && (o.session_store.is_some() || !o.hosts.is_empty() || !o.origins.is_empty()) {
-        return Err((format!("--allow-host, --allow-origin and --session-store go with --http\n{USAGE}"), 2));
+    if o.http.is_none()
+        && (o.session_store.is_some() || !o.hosts.is_empty() || !o.origins.is_empty())
+    {
+        return Err((
+            format!("--allow-host, --allow-origin and --session-store go with --http\n{USAGE}"),
+            2,
+        ));
     }
     Ok(o)
 }
 
 /// The HTTP transport's settings from the command line.
-fn http_config(o: &Options) -> Result<mcpgen_runtime::http::HttpConfig, Box<dyn std::error::Error>> {
+fn http_config(
+    o: &Options,
+) -> Result<mcpgen_runtime::http::HttpConfig, Box<dyn std::error::Error>> {
     let mut config = mcpgen_runtime::http::HttpConfig::default();
     if o.hosts.iter().any(|h| h == "*") {
         config = config.allow_any_host();
@@ -128,7 +149,10 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
             mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await?;
         }
         None => {
-            tracing::info!(protocol = crate::server::PROTOCOL_VERSION, "weather-server serving on stdio");
+            tracing::info!(
+                protocol = crate::server::PROTOCOL_VERSION,
+                "weather-server serving on stdio"
+            );
             let mut stdio = mcpgen_runtime::transport::stdio();
             if let Some(spin) = spin() {
                 stdio = stdio.spin(spin);
@@ -156,11 +180,18 @@ pub fn main() -> ExitCode {
     };
     // stdio has the lowest latency on one thread; HTTP serves many clients.
     let default_workers = if options.http.is_some() { 2 } else { 0 };
-    let workers: usize = env("WEATHER_WORKERS").and_then(|w| w.parse().ok()).unwrap_or(default_workers);
+    let workers: usize = env("WEATHER_WORKERS")
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(default_workers);
     let runtime = if workers == 0 {
-        tokio::runtime::Builder::new_current_thread().enable_all().build()
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
     } else {
-        tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build()
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .enable_all()
+            .build()
     };
     let result = match runtime {
         Ok(rt) => rt.block_on(run(options)),

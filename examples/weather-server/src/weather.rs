@@ -49,14 +49,20 @@ fn text(text: impl Into<String>) -> Vec<ContentBlock> {
 }
 
 impl Handler for Weather {
-    async fn get_forecast(&self, input: GetForecastInput, _ctx: RequestContext) -> Result<GetForecastOutput, ToolError> {
+    async fn get_forecast(
+        &self,
+        input: GetForecastInput,
+        _ctx: RequestContext,
+    ) -> Result<GetForecastOutput, ToolError> {
         let imperial = input.units == Units::Imperial;
         let convert = |c: f64| round1(if imperial { to_fahrenheit(c) } else { c });
         let days = (1..=input.days.get())
             .map(|day| {
                 let (high, low, conditions) = conditions(&input.city, day);
                 Ok(GetForecastOutputDaysItem {
-                    day: std::num::NonZeroU64::new(day).ok_or("day numbers start at 1")?.into(),
+                    day: std::num::NonZeroU64::new(day)
+                        .ok_or("day numbers start at 1")?
+                        .into(),
                     high: convert(high),
                     low: convert(low),
                     conditions,
@@ -82,23 +88,37 @@ impl Handler for Weather {
             Unit::Kelvin => input.value - 273.15,
         };
         if celsius < -273.15 {
-            return Err(ToolError::new(format!("{} {} is below absolute zero", input.value, input.from)));
+            return Err(ToolError::new(format!(
+                "{} {} is below absolute zero",
+                input.value, input.from
+            )));
         }
         let (value, unit) = match input.to {
             Unit::Celsius => (celsius, "°C"),
             Unit::Fahrenheit => (to_fahrenheit(celsius), "°F"),
             Unit::Kelvin => (celsius + 273.15, "K"),
         };
-        Ok(text(format!("{} {} = {:.2} {unit}", input.value, input.from, value)))
+        Ok(text(format!(
+            "{} {} = {:.2} {unit}",
+            input.value, input.from, value
+        )))
     }
 
-    async fn plan_trip(&self, input: PlanTripInput, _ctx: RequestContext) -> Result<PlanTripOutput, ToolError> {
-        let avoid: Vec<PlanTripInputPreferencesAvoidItem> =
-            input.preferences.as_ref().map(|p| p.avoid.clone()).unwrap_or_default();
+    async fn plan_trip(
+        &self,
+        input: PlanTripInput,
+        _ctx: RequestContext,
+    ) -> Result<PlanTripOutput, ToolError> {
+        let avoid: Vec<PlanTripInputPreferencesAvoidItem> = input
+            .preferences
+            .as_ref()
+            .map(|p| p.avoid.clone())
+            .unwrap_or_default();
         let mut night = std::num::NonZeroU128::MIN;
         let mut itinerary = Vec::with_capacity(input.stops.len());
         for stop in &input.stops {
-            let (high, _, kind) = conditions(&stop.city, u64::try_from(night.get()).unwrap_or(u64::MAX));
+            let (high, _, kind) =
+                conditions(&stop.city, u64::try_from(night.get()).unwrap_or(u64::MAX));
             use GetForecastOutputDaysItemConditions as C;
             let mut pack = vec!["toothbrush".to_owned()];
             match kind {
@@ -126,21 +146,34 @@ impl Handler for Weather {
         }
         Ok(PlanTripOutput {
             traveler: input.traveler.name.to_string(),
-            total_nights: std::num::NonZeroU128::new(night.get() - 1).ok_or("a trip has at least one night")?,
+            total_nights: std::num::NonZeroU128::new(night.get() - 1)
+                .ok_or("a trip has at least one night")?,
             itinerary,
         })
     }
 
-    async fn get_alerts(&self, input: GetAlertsInput, _ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn get_alerts(
+        &self,
+        input: GetAlertsInput,
+        _ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         let alerts = match input.region {
-            GetAlertsInputRegion::NorthSea => "Gale warning: west 8 to storm 10, decreasing 6 later.",
+            GetAlertsInputRegion::NorthSea => {
+                "Gale warning: west 8 to storm 10, decreasing 6 later."
+            }
             GetAlertsInputRegion::BalticSea => "No active alerts.",
-            GetAlertsInputRegion::SwissAlps => "Avalanche danger level 3 (considerable) above 2000 m.",
+            GetAlertsInputRegion::SwissAlps => {
+                "Avalanche danger level 3 (considerable) above 2000 m."
+            }
         };
         Ok(text(format!("{}: {alerts}", input.region)))
     }
 
-    async fn watch_radar(&self, input: WatchRadarInput, ctx: RequestContext) -> Result<Vec<ContentBlock>, ToolError> {
+    async fn watch_radar(
+        &self,
+        input: WatchRadarInput,
+        ctx: RequestContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
         let steps = input.steps.get();
         let step = Duration::from_millis(u64::try_from(input.step_ms).unwrap_or(0));
         for done in 1..=steps {
@@ -148,9 +181,12 @@ impl Handler for Weather {
                 _ = ctx.cancelled() => return Err(ToolError::new("radar scan cancelled")),
                 _ = tokio::time::sleep(step) => {}
             }
-            ctx.progress(done as f64, Some(steps as f64), Some("scanning")).await;
+            ctx.progress(done as f64, Some(steps as f64), Some("scanning"))
+                .await;
         }
-        Ok(text(format!("radar scan complete: {steps} sweeps, no precipitation cells nearby")))
+        Ok(text(format!(
+            "radar scan complete: {steps} sweeps, no precipitation cells nearby"
+        )))
     }
 
     async fn simulate_failure(
@@ -159,7 +195,9 @@ impl Handler for Weather {
         _ctx: RequestContext,
     ) -> Result<SimulateFailureOutput, ToolError> {
         match input.mode {
-            SimulateFailureInputMode::ToolError => Err(ToolError::new("weather station offline: sensor 7 not responding")),
+            SimulateFailureInputMode::ToolError => Err(ToolError::new(
+                "weather station offline: sensor 7 not responding",
+            )),
             SimulateFailureInputMode::Panic => panic!("simulated handler panic"),
             // 150 is outside the declared 0..=99: the server must not send it as success.
             SimulateFailureInputMode::BadOutput => Ok(SimulateFailureOutput { code: 150 }),
@@ -183,7 +221,11 @@ mod tests {
         let w = Weather;
         let out = w
             .convert_temperature(
-                ConvertTemperatureInput::new(ConvertTemperatureFromOrTo::Celsius, ConvertTemperatureFromOrTo::Fahrenheit, 100.0),
+                ConvertTemperatureInput::new(
+                    ConvertTemperatureFromOrTo::Celsius,
+                    ConvertTemperatureFromOrTo::Fahrenheit,
+                    100.0,
+                ),
                 RequestContext::detached("convert_temperature"),
             )
             .await
@@ -191,7 +233,9 @@ mod tests {
         assert_eq!(out, text("100 celsius = 212.00 °F"));
         let err = w
             .simulate_failure(
-                SimulateFailureInput { mode: SimulateFailureInputMode::ToolError },
+                SimulateFailureInput {
+                    mode: SimulateFailureInputMode::ToolError,
+                },
                 RequestContext::detached("simulate_failure"),
             )
             .await

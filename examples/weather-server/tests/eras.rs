@@ -54,7 +54,10 @@ struct Schema {
 }
 
 fn schema_path(revision: &str) -> PathBuf {
-    let relative = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/mcp-spec").join(revision).join("schema.json");
+    let relative = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/mcp-spec")
+        .join(revision)
+        .join("schema.json");
     if relative.is_file() {
         return relative;
     }
@@ -68,23 +71,55 @@ impl Schema {
     /// The schema of `revision`, loaded once per test process.
     fn of(revision: &str) -> Arc<Schema> {
         static LOADED: OnceLock<Mutex<HashMap<String, Arc<Schema>>>> = OnceLock::new();
-        let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-        Arc::clone(loaded.entry(revision.to_owned()).or_insert_with(|| Arc::new(Schema::load(revision))))
+        let mut loaded = LOADED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        Arc::clone(
+            loaded
+                .entry(revision.to_owned())
+                .or_insert_with(|| Arc::new(Schema::load(revision))),
+        )
     }
 
     fn load(revision: &str) -> Schema {
         let path = schema_path(revision);
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let doc: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()));
         // Draft-07 with `definitions` up to 2025-06-18, 2020-12 with `$defs` after.
         let (draft, defs_key, dialect) = if revision <= "2025-06-18" {
-            (Draft::Draft7, "definitions", "http://json-schema.org/draft-07/schema#")
+            (
+                Draft::Draft7,
+                "definitions",
+                "http://json-schema.org/draft-07/schema#",
+            )
         } else {
-            (Draft::Draft202012, "$defs", "https://json-schema.org/draft/2020-12/schema")
+            (
+                Draft::Draft202012,
+                "$defs",
+                "https://json-schema.org/draft/2020-12/schema",
+            )
         };
-        assert_eq!(doc["$schema"], dialect, "{} names its dialect", path.display());
-        assert!(doc[defs_key].is_object(), "{} keeps its definitions under {defs_key}", path.display());
-        Schema { revision: revision.to_owned(), doc, defs_key, draft, compiled: Mutex::new(HashMap::new()) }
+        assert_eq!(
+            doc["$schema"],
+            dialect,
+            "{} names its dialect",
+            path.display()
+        );
+        assert!(
+            doc[defs_key].is_object(),
+            "{} keeps its definitions under {defs_key}",
+            path.display()
+        );
+        Schema {
+            revision: revision.to_owned(),
+            doc,
+            defs_key,
+            draft,
+            compiled: Mutex::new(HashMap::new()),
+        }
     }
 
     fn has(&self, def: &str) -> bool {
@@ -98,12 +133,18 @@ impl Schema {
     /// A validator for definition `def`: the whole schema document with its
     /// root constrained to `{"$ref": "#/<defs>/<def>"}`.
     fn validator(&self, def: &str) -> Arc<jsonschema::Validator> {
-        assert!(self.has(def), "the {} schema defines no {def}", self.revision);
+        assert!(
+            self.has(def),
+            "the {} schema defines no {def}",
+            self.revision
+        );
         let mut compiled = self.compiled.lock().unwrap_or_else(|p| p.into_inner());
         let validator = compiled.entry(def.to_owned()).or_insert_with(|| {
             let mut root = self.doc.clone();
             let reference = format!("#/{}/{def}", self.defs_key);
-            root.as_object_mut().unwrap().insert("allOf".into(), json!([{ "$ref": reference }]));
+            root.as_object_mut()
+                .unwrap()
+                .insert("allOf".into(), json!([{ "$ref": reference }]));
             let validator = jsonschema::options()
                 .with_draft(self.draft)
                 .build(&root)
@@ -121,7 +162,13 @@ impl Schema {
         }
         let mut errors: Vec<String> = validator
             .iter_errors(instance)
-            .map(|e| format!("    - at {:?}: {e} (schema path {})", e.instance_path().as_str(), e.schema_path().as_str()))
+            .map(|e| {
+                format!(
+                    "    - at {:?}: {e} (schema path {})",
+                    e.instance_path().as_str(),
+                    e.schema_path().as_str()
+                )
+            })
             .collect();
         if errors.is_empty() {
             errors.push("    - invalid (the validator listed no error)".into());
@@ -182,21 +229,37 @@ fn validate_message(revision: &str, message: &Value, answers: Option<&str>) {
         check("JSONRPCMessage", message);
     }
     if let Some(method) = message.get("method").and_then(Value::as_str) {
-        assert!(message.get("id").is_none(), "the server sent a request over stdio: {message}");
+        assert!(
+            message.get("id").is_none(),
+            "the server sent a request over stdio: {message}"
+        );
         check("JSONRPCNotification", message);
         check(notification_definition(method), message);
     } else if let Some(error) = message.get("error") {
-        let envelope = if schema.has("JSONRPCErrorResponse") { "JSONRPCErrorResponse" } else { "JSONRPCError" };
+        let envelope = if schema.has("JSONRPCErrorResponse") {
+            "JSONRPCErrorResponse"
+        } else {
+            "JSONRPCError"
+        };
         check(envelope, message);
-        if let Some(def) = error["code"].as_i64().and_then(error_definition).filter(|d| schema.has(d)) {
+        if let Some(def) = error["code"]
+            .as_i64()
+            .and_then(error_definition)
+            .filter(|d| schema.has(d))
+        {
             // Some error definitions are whole responses, others the error object.
             let is_response = schema.definition(def)["properties"].get("error").is_some();
             check(def, if is_response { message } else { error });
         }
     } else {
-        let envelope = if schema.has("JSONRPCResultResponse") { "JSONRPCResultResponse" } else { "JSONRPCResponse" };
+        let envelope = if schema.has("JSONRPCResultResponse") {
+            "JSONRPCResultResponse"
+        } else {
+            "JSONRPCResponse"
+        };
         check(envelope, message);
-        let method = answers.unwrap_or_else(|| panic!("a result that answers no request of this test: {message}"));
+        let method = answers
+            .unwrap_or_else(|| panic!("a result that answers no request of this test: {message}"));
         let def = result_definition(method);
         check(def, &message["result"]);
         let response = format!("{def}Response");
@@ -225,7 +288,11 @@ impl Drop for TempDir {
 fn temp_dir() -> TempDir {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("weather-eras-{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
+    let dir = std::env::temp_dir().join(format!(
+        "weather-eras-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     TempDir(dir)
 }
@@ -256,7 +323,11 @@ impl Conn {
         let stderr_path = dir.0.join("stderr.log");
         let stderr = std::fs::File::create(&stderr_path).unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_weather-server"));
-        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr).env("RUST_BACKTRACE", "0");
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .env("RUST_BACKTRACE", "0");
         for (key, value) in env {
             command.env(key, value);
         }
@@ -303,7 +374,10 @@ impl Conn {
             message["params"] = params;
         }
         let previous = self.pending.insert(id.to_string(), method.to_owned());
-        assert!(previous.is_none(), "the test reuses id {id} of a pending request");
+        assert!(
+            previous.is_none(),
+            "the test reuses id {id} of a pending request"
+        );
         self.send(&message);
     }
 
@@ -318,20 +392,34 @@ impl Conn {
     /// Sends `notifications/cancelled` for request `id`.
     fn cancel(&mut self, id: Value, reason: &str) {
         self.cancelled.insert(id.to_string());
-        self.notify("notifications/cancelled", Some(json!({ "requestId": id, "reason": reason })));
+        self.notify(
+            "notifications/cancelled",
+            Some(json!({ "requestId": id, "reason": reason })),
+        );
     }
 
     /// Checks and classifies one line the server wrote.
     fn accept(&mut self, line: &str) -> Value {
         assert!(!line.contains('\n'), "one message per line");
-        let message: Value = serde_json::from_str(line)
-            .unwrap_or_else(|e| panic!("the server wrote a line that is not JSON ({e}): {line}\nstderr:\n{}", self.stderr()));
+        let message: Value = serde_json::from_str(line).unwrap_or_else(|e| {
+            panic!(
+                "the server wrote a line that is not JSON ({e}): {line}\nstderr:\n{}",
+                self.stderr()
+            )
+        });
         assert_eq!(message["jsonrpc"], "2.0", "JSON-RPC 2.0: {line}");
         let answers = match message.get("id") {
             Some(id) if message.get("method").is_none() => {
                 let key = id.to_string();
-                assert!(!self.cancelled.contains(&key), "a response to request {id}, which was cancelled: {line}");
-                Some(self.pending.remove(&key).unwrap_or_else(|| panic!("a response to no pending request: {line}")))
+                assert!(
+                    !self.cancelled.contains(&key),
+                    "a response to request {id}, which was cancelled: {line}"
+                );
+                Some(
+                    self.pending
+                        .remove(&key)
+                        .unwrap_or_else(|| panic!("a response to no pending request: {line}")),
+                )
             }
             _ => None,
         };
@@ -343,7 +431,11 @@ impl Conn {
     fn recv(&mut self) -> Value {
         match self.lines.recv_timeout(PATIENCE) {
             Ok(line) => self.accept(&line),
-            Err(e) => panic!("no message from the server ({e:?}); pending {:?}\nstderr:\n{}", self.pending, self.stderr()),
+            Err(e) => panic!(
+                "no message from the server ({e:?}); pending {:?}\nstderr:\n{}",
+                self.pending,
+                self.stderr()
+            ),
         }
     }
 
@@ -352,7 +444,9 @@ impl Conn {
         match self.lines.recv_timeout(wait) {
             Ok(line) => Some(self.accept(&line)),
             Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output\nstderr:\n{}", self.stderr()),
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("the server closed its output\nstderr:\n{}", self.stderr())
+            }
         }
     }
 
@@ -360,7 +454,10 @@ impl Conn {
     fn request(&mut self, id: Value, method: &str, params: Option<Value>) -> Value {
         self.send_request(id.clone(), method, params);
         let response = self.recv();
-        assert_eq!(response["id"], id, "the next message answers {method} {id}: {response}");
+        assert_eq!(
+            response["id"], id,
+            "the next message answers {method} {id}: {response}"
+        );
         response
     }
 
@@ -377,16 +474,30 @@ impl Conn {
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
             }
-            assert!(Instant::now() < deadline, "the server does not exit when its input closes");
+            assert!(
+                Instant::now() < deadline,
+                "the server does not exit when its input closes"
+            );
             std::thread::sleep(Duration::from_millis(10));
         };
-        assert!(status.success(), "exit status {status}\nstderr:\n{}", self.stderr());
+        assert!(
+            status.success(),
+            "exit status {status}\nstderr:\n{}",
+            self.stderr()
+        );
         if let Ok(line) = self.lines.recv_timeout(PATIENCE) {
             let message = self.accept(&line);
             panic!("output after the last answer: {message}");
         }
-        let unanswered: Vec<&String> = self.pending.keys().filter(|k| !self.cancelled.contains(*k)).collect();
-        assert!(unanswered.is_empty(), "requests never answered: {unanswered:?}");
+        let unanswered: Vec<&String> = self
+            .pending
+            .keys()
+            .filter(|k| !self.cancelled.contains(*k))
+            .collect();
+        assert!(
+            unanswered.is_empty(),
+            "requests never answered: {unanswered:?}"
+        );
     }
 }
 
@@ -408,7 +519,10 @@ impl Drop for Conn {
 fn request_meta() -> Map<String, Value> {
     let mut meta = Map::new();
     meta.insert(PROTOCOL_VERSION.into(), json!(MODERN));
-    meta.insert(CLIENT_INFO.into(), json!({ "name": "eras-test", "version": "1.0.0" }));
+    meta.insert(
+        CLIENT_INFO.into(),
+        json!({ "name": "eras-test", "version": "1.0.0" }),
+    );
     meta.insert(CLIENT_CAPABILITIES.into(), json!({}));
     meta
 }
@@ -447,11 +561,16 @@ fn manifest_tools() -> Vec<Value> {
 }
 
 fn names(tools: &[Value]) -> Vec<&str> {
-    tools.iter().map(|t| t["name"].as_str().unwrap_or("<no name>")).collect()
+    tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or("<no name>"))
+        .collect()
 }
 
 fn text_of(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text block: {result}"))
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text block: {result}"))
 }
 
 /// Checks the members every 2026-07-28 result carries.
@@ -464,17 +583,29 @@ fn assert_modern_result(result: &Value) {
 
 /// Checks the caching hints of a cacheable 2026-07-28 result.
 fn assert_cache_hint(result: &Value) {
-    assert!(result["ttlMs"].is_u64(), "ttlMs is an integer >= 0: {result}");
+    assert!(
+        result["ttlMs"].is_u64(),
+        "ttlMs is an integer >= 0: {result}"
+    );
     let scope = result["cacheScope"].as_str().unwrap_or_default();
-    assert!(scope == "public" || scope == "private", "cacheScope is public or private: {result}");
+    assert!(
+        scope == "public" || scope == "private",
+        "cacheScope is public or private: {result}"
+    );
 }
 
 /// Checks that a stateful result carries none of the stateless era's members.
 fn assert_legacy_result(result: &Value) {
     for member in ["resultType", "ttlMs", "cacheScope"] {
-        assert!(result.get(member).is_none(), "a stateful result without {member}: {result}");
+        assert!(
+            result.get(member).is_none(),
+            "a stateful result without {member}: {result}"
+        );
     }
-    assert!(result["_meta"].get(SERVER_INFO).is_none(), "a stateful result without _meta.serverInfo: {result}");
+    assert!(
+        result["_meta"].get(SERVER_INFO).is_none(),
+        "a stateful result without _meta.serverInfo: {result}"
+    );
 }
 
 /// A `get_forecast` answer for Oslo, 2 days, imperial.
@@ -483,11 +614,14 @@ fn assert_forecast(result: &Value) {
     let output = &result["structuredContent"];
     assert_eq!(output["city"], "Oslo");
     assert_eq!(output["units"], "imperial");
-    let days = output["days"].as_array().unwrap_or_else(|| panic!("days: {result}"));
+    let days = output["days"]
+        .as_array()
+        .unwrap_or_else(|| panic!("days: {result}"));
     assert_eq!(days.len(), 2);
     assert_eq!(days[0]["day"], 1);
     assert!(days[0]["high"].as_f64().unwrap() >= days[0]["low"].as_f64().unwrap());
-    let text: Value = serde_json::from_str(text_of(result)).expect("the text block is the output as JSON");
+    let text: Value =
+        serde_json::from_str(text_of(result)).expect("the text block is the output as JSON");
     assert_eq!(&text, output, "the text block mirrors structuredContent");
 }
 
@@ -502,11 +636,21 @@ fn bad_forecast_args() -> Value {
 
 /// The versions an `UnsupportedProtocolVersionError` or `DiscoverResult` lists.
 fn assert_lists_every_version(versions: &Value) {
-    let versions: Vec<&str> =
-        versions.as_array().unwrap_or_else(|| panic!("a list: {versions}")).iter().filter_map(Value::as_str).collect();
-    assert!(versions.contains(&MODERN), "{MODERN} is listed: {versions:?}");
+    let versions: Vec<&str> = versions
+        .as_array()
+        .unwrap_or_else(|| panic!("a list: {versions}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        versions.contains(&MODERN),
+        "{MODERN} is listed: {versions:?}"
+    );
     for legacy in LEGACY {
-        assert!(versions.contains(&legacy), "{legacy} is listed: {versions:?}");
+        assert!(
+            versions.contains(&legacy),
+            "{legacy} is listed: {versions:?}"
+        );
     }
 }
 
@@ -522,8 +666,14 @@ fn stateful_session(revision: &str) {
         Some(json!({ "protocolVersion": revision, "capabilities": {}, "clientInfo": { "name": "eras-test", "version": "1.0.0" } })),
     );
     let result = &r["result"];
-    assert_eq!(result["protocolVersion"], revision, "a supported revision is echoed");
-    assert!(result["capabilities"]["tools"].is_object(), "tools capability: {result}");
+    assert_eq!(
+        result["protocolVersion"], revision,
+        "a supported revision is echoed"
+    );
+    assert!(
+        result["capabilities"]["tools"].is_object(),
+        "tools capability: {result}"
+    );
     assert_eq!(result["serverInfo"]["name"], "weather-server");
     assert_eq!(result["serverInfo"]["version"], "0.1.0");
     assert_legacy_result(result);
@@ -535,35 +685,61 @@ fn stateful_session(revision: &str) {
 
     let r = s.request(json!(1), "tools/list", Some(json!({})));
     let result = &r["result"];
-    let tools = result["tools"].as_array().unwrap_or_else(|| panic!("tools: {result}"));
+    let tools = result["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("tools: {result}"));
     let expected = manifest_tools();
     assert_eq!(names(tools), names(&expected));
     for (served, declared) in tools.iter().zip(&expected) {
-        assert_eq!(served["inputSchema"], declared["inputSchema"], "inputSchema of {}", declared["name"]);
+        assert_eq!(
+            served["inputSchema"], declared["inputSchema"],
+            "inputSchema of {}",
+            declared["name"]
+        );
     }
     assert!(result.get("nextCursor").is_none(), "one page: {result}");
     assert_legacy_result(result);
 
-    let r = s.request(json!(2), "tools/call", Some(json!({ "name": "get_forecast", "arguments": forecast_args() })));
+    let r = s.request(
+        json!(2),
+        "tools/call",
+        Some(json!({ "name": "get_forecast", "arguments": forecast_args() })),
+    );
     assert_forecast(&r["result"]);
     assert_legacy_result(&r["result"]);
 
-    let r = s.request(json!(3), "tools/call", Some(json!({ "name": "get_forecast", "arguments": bad_forecast_args() })));
+    let r = s.request(
+        json!(3),
+        "tools/call",
+        Some(json!({ "name": "get_forecast", "arguments": bad_forecast_args() })),
+    );
     if revision <= "2025-06-18" {
         // Up to 2025-06-18 invalid arguments are a protocol error.
-        assert!(r.get("result").is_none(), "{revision}: invalid arguments are a -32602 error, not a result: {r}");
+        assert!(
+            r.get("result").is_none(),
+            "{revision}: invalid arguments are a -32602 error, not a result: {r}"
+        );
         assert_eq!(r["error"]["code"], -32602, "{r}");
         let errors = r["error"]["data"]["errors"].to_string();
         for field in ["city", "days", "units"] {
-            assert!(errors.contains(field), "{revision}: the error data names {field}: {r}");
+            assert!(
+                errors.contains(field),
+                "{revision}: the error data names {field}: {r}"
+            );
         }
     } else {
         // From 2025-11-25 they are a tool error the model can read.
-        assert!(r.get("error").is_none(), "{revision}: invalid arguments are an isError result: {r}");
+        assert!(
+            r.get("error").is_none(),
+            "{revision}: invalid arguments are an isError result: {r}"
+        );
         assert_eq!(r["result"]["isError"], true, "{r}");
         let text = text_of(&r["result"]);
         for field in ["/city", "/days", "/units"] {
-            assert!(text.contains(field), "{revision}: the tool error names {field}: {text}");
+            assert!(
+                text.contains(field),
+                "{revision}: the tool error names {field}: {text}"
+            );
         }
         assert_legacy_result(&r["result"]);
     }
@@ -571,9 +747,15 @@ fn stateful_session(revision: &str) {
     // `server/discover` (a dual-era client's probe) is no method of a
     // session opened with `initialize`.
     let r = s.request(json!(4), "server/discover", Some(with_meta(json!({}))));
-    assert_eq!(r["error"]["code"], -32601, "server/discover after initialize: {r}");
+    assert_eq!(
+        r["error"]["code"], -32601,
+        "server/discover after initialize: {r}"
+    );
     let r = s.request(json!(5), "server/discover", None);
-    assert_eq!(r["error"]["code"], -32601, "server/discover after initialize: {r}");
+    assert_eq!(
+        r["error"]["code"], -32601,
+        "server/discover after initialize: {r}"
+    );
 
     // The session still serves.
     let r = s.request(json!("ping-2"), "ping", None);
@@ -614,27 +796,54 @@ fn stateless_discover_and_tools_list() {
     assert_modern_result(result);
     assert_cache_hint(result);
     assert_lists_every_version(&result["supportedVersions"]);
-    assert!(result["capabilities"]["tools"].is_object(), "tools capability: {result}");
-    assert!(result["instructions"].as_str().unwrap_or_default().contains("fails on purpose"), "instructions: {result}");
+    assert!(
+        result["capabilities"]["tools"].is_object(),
+        "tools capability: {result}"
+    );
+    assert!(
+        result["instructions"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("fails on purpose"),
+        "instructions: {result}"
+    );
 
     let r = s.modern(json!(1), "tools/list", json!({}));
     let result = &r["result"];
     assert_modern_result(result);
     assert_cache_hint(result);
-    let tools = result["tools"].as_array().unwrap_or_else(|| panic!("tools: {result}"));
+    let tools = result["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("tools: {result}"));
     let expected = manifest_tools();
     assert_eq!(names(tools), names(&expected));
     for (served, declared) in tools.iter().zip(&expected) {
-        assert_eq!(served["inputSchema"], declared["inputSchema"], "inputSchema of {}", declared["name"]);
-        assert_eq!(served.get("outputSchema"), declared.get("outputSchema"), "outputSchema of {}", declared["name"]);
+        assert_eq!(
+            served["inputSchema"], declared["inputSchema"],
+            "inputSchema of {}",
+            declared["name"]
+        );
+        assert_eq!(
+            served.get("outputSchema"),
+            declared.get("outputSchema"),
+            "outputSchema of {}",
+            declared["name"]
+        );
     }
 
     // clientInfo is optional.
     let mut meta = request_meta();
     meta.remove(CLIENT_INFO);
-    let r = s.request(json!(2), "tools/list", Some(with_exact_meta(json!({}), Value::Object(meta))));
+    let r = s.request(
+        json!(2),
+        "tools/list",
+        Some(with_exact_meta(json!({}), Value::Object(meta))),
+    );
     assert_modern_result(&r["result"]);
-    assert_eq!(names(r["result"]["tools"].as_array().unwrap()), names(&expected));
+    assert_eq!(
+        names(r["result"]["tools"].as_array().unwrap()),
+        names(&expected)
+    );
     s.finish();
 }
 
@@ -661,11 +870,19 @@ fn stateless_tools_list_pages_each_carry_caching_hints() {
             None => break,
         }
     }
-    assert_eq!(scopes.len(), 1, "every page of one list has the same cacheScope: {scopes:?}");
+    assert_eq!(
+        scopes.len(),
+        1,
+        "every page of one list has the same cacheScope: {scopes:?}"
+    );
     assert_eq!(names(&served), names(&manifest_tools()));
 
     // A cursor request is a request like any other: it needs its _meta.
-    let r = s.request(json!("no-meta"), "tools/list", Some(json!({ "cursor": cursor })));
+    let r = s.request(
+        json!("no-meta"),
+        "tools/list",
+        Some(json!({ "cursor": cursor })),
+    );
     assert_eq!(r["error"]["code"], -32602, "{r}");
     s.finish();
 }
@@ -674,13 +891,24 @@ fn stateless_tools_list_pages_each_carry_caching_hints() {
 fn stateless_tools_call_valid_and_invalid() {
     let mut s = Conn::start(MODERN);
     // No discover first: a modern client may call any method inline.
-    let r = s.modern(json!(1), "tools/call", json!({ "name": "get_forecast", "arguments": forecast_args() }));
+    let r = s.modern(
+        json!(1),
+        "tools/call",
+        json!({ "name": "get_forecast", "arguments": forecast_args() }),
+    );
     assert_forecast(&r["result"]);
     assert_modern_result(&r["result"]);
 
     // Invalid arguments: a tool error naming each field, not a protocol error.
-    let r = s.modern(json!(2), "tools/call", json!({ "name": "get_forecast", "arguments": bad_forecast_args() }));
-    assert!(r.get("error").is_none(), "invalid arguments are an isError result: {r}");
+    let r = s.modern(
+        json!(2),
+        "tools/call",
+        json!({ "name": "get_forecast", "arguments": bad_forecast_args() }),
+    );
+    assert!(
+        r.get("error").is_none(),
+        "invalid arguments are an isError result: {r}"
+    );
     assert_eq!(r["result"]["isError"], true, "{r}");
     let text = text_of(&r["result"]);
     for field in ["/city", "/days", "/units"] {
@@ -689,13 +917,21 @@ fn stateless_tools_call_valid_and_invalid() {
     assert_modern_result(&r["result"]);
 
     // A tool's own failure is an isError result as well.
-    let r = s.modern(json!(3), "tools/call", json!({ "name": "simulate_failure", "arguments": { "mode": "tool_error" } }));
+    let r = s.modern(
+        json!(3),
+        "tools/call",
+        json!({ "name": "simulate_failure", "arguments": { "mode": "tool_error" } }),
+    );
     assert_eq!(r["result"]["isError"], true, "{r}");
     assert!(text_of(&r["result"]).contains("offline"));
     assert_modern_result(&r["result"]);
 
     // An unknown tool is a protocol error.
-    let r = s.modern(json!(4), "tools/call", json!({ "name": "no_such_tool", "arguments": {} }));
+    let r = s.modern(
+        json!(4),
+        "tools/call",
+        json!({ "name": "no_such_tool", "arguments": {} }),
+    );
     assert_eq!(r["error"]["code"], -32602, "{r}");
 
     // A content-only tool.
@@ -717,7 +953,10 @@ fn progress_then_response(s: &mut Conn, id: &Value, token: &Value) -> (Vec<Value
         let m = s.recv();
         if m.get("method").is_some() {
             assert_eq!(m["method"], "notifications/progress", "{m}");
-            assert_eq!(&m["params"]["progressToken"], token, "the request's token: {m}");
+            assert_eq!(
+                &m["params"]["progressToken"], token,
+                "the request's token: {m}"
+            );
             progress.push(m["params"].clone());
         } else {
             assert_eq!(&m["id"], id, "{m}");
@@ -729,22 +968,36 @@ fn progress_then_response(s: &mut Conn, id: &Value, token: &Value) -> (Vec<Value
 #[test]
 fn stateless_progress_notifications() {
     let mut s = Conn::start(MODERN);
-    for (id, token) in [(json!("radar-call"), json!("radar-token")), (json!(2), json!(77))] {
+    for (id, token) in [
+        (json!("radar-call"), json!("radar-token")),
+        (json!(2), json!(77)),
+    ] {
         let params = json!({ "name": "watch_radar", "arguments": { "steps": 4, "step_ms": 5 }, "_meta": { "progressToken": token } });
         s.send_request(id.clone(), "tools/call", Some(with_meta(params)));
         let (progress, response) = progress_then_response(&mut s, &id, &token);
         assert_eq!(progress.len(), 4, "one notification per step: {progress:?}");
         for (step, params) in progress.iter().enumerate() {
-            assert_eq!(params["progress"].as_f64(), Some((step + 1) as f64), "increasing progress: {progress:?}");
+            assert_eq!(
+                params["progress"].as_f64(),
+                Some((step + 1) as f64),
+                "increasing progress: {progress:?}"
+            );
             assert_eq!(params["total"].as_f64(), Some(4.0), "{params}");
         }
         let result = &response["result"];
-        assert!(text_of(result).starts_with("radar scan complete: 4 sweeps"), "{result}");
+        assert!(
+            text_of(result).starts_with("radar scan complete: 4 sweeps"),
+            "{result}"
+        );
         assert_modern_result(result);
     }
 
     // Without a progress token there is no progress.
-    let r = s.modern(json!(3), "tools/call", json!({ "name": "watch_radar", "arguments": { "steps": 3, "step_ms": 1 } }));
+    let r = s.modern(
+        json!(3),
+        "tools/call",
+        json!({ "name": "watch_radar", "arguments": { "steps": 3, "step_ms": 1 } }),
+    );
     assert!(text_of(&r["result"]).starts_with("radar scan complete: 3 sweeps"));
     s.finish();
 }
@@ -758,7 +1011,10 @@ fn stateless_cancellation_stops_a_running_call() {
     let params = json!({ "name": "watch_radar", "arguments": { "steps": 1000, "step_ms": 20 }, "_meta": { "progressToken": token } });
     s.send_request(id.clone(), "tools/call", Some(with_meta(params)));
     let first = s.recv();
-    assert_eq!(first["method"], "notifications/progress", "the scan is running: {first}");
+    assert_eq!(
+        first["method"], "notifications/progress",
+        "the scan is running: {first}"
+    );
     assert_eq!(first["params"]["progressToken"], token);
 
     s.cancel(id.clone(), "the user gave up");
@@ -781,7 +1037,11 @@ fn stateless_cancellation_stops_a_running_call() {
     }
 
     // The server keeps serving, calls included.
-    let r = s.modern(json!(3), "tools/call", json!({ "name": "get_forecast", "arguments": forecast_args() }));
+    let r = s.modern(
+        json!(3),
+        "tools/call",
+        json!({ "name": "get_forecast", "arguments": forecast_args() }),
+    );
     assert_forecast(&r["result"]);
     let r = s.modern(json!(4), "server/discover", json!({}));
     assert_modern_result(&r["result"]);
@@ -797,7 +1057,11 @@ fn stateless_unsupported_protocol_version() {
     for (id, method, params) in [
         (json!(1), "tools/list", json!({})),
         (json!("probe"), "server/discover", json!({})),
-        (json!(3), "tools/call", json!({ "name": "get_forecast", "arguments": forecast_args() })),
+        (
+            json!(3),
+            "tools/call",
+            json!({ "name": "get_forecast", "arguments": forecast_args() }),
+        ),
     ] {
         let r = s.request(id, method, Some(with_exact_meta(params, meta.clone())));
         let error = &r["error"];
@@ -822,8 +1086,15 @@ fn stateless_unsupported_version_is_reported_before_other_meta_checks() {
     let mut s = Conn::start(MODERN);
     for (id, version) in [(json!(1), "2027-01-01"), (json!(2), "1900-01-01")] {
         let meta = json!({ PROTOCOL_VERSION: version, CLIENT_INFO: { "name": "eras-test", "version": "1.0.0" } });
-        let r = s.request(id, "server/discover", Some(with_exact_meta(json!({}), meta)));
-        assert_eq!(r["error"]["code"], -32022, "server/discover naming {version} without clientCapabilities: {r}");
+        let r = s.request(
+            id,
+            "server/discover",
+            Some(with_exact_meta(json!({}), meta)),
+        );
+        assert_eq!(
+            r["error"]["code"], -32022,
+            "server/discover naming {version} without clientCapabilities: {r}"
+        );
         assert_eq!(r["error"]["data"]["requested"], version, "{r}");
         assert_lists_every_version(&r["error"]["data"]["supported"]);
     }
@@ -842,16 +1113,33 @@ fn stateless_missing_meta_fields_are_invalid_params() {
     for (id, method, params) in [
         (json!(1), "tools/list", json!({})),
         (json!(2), "server/discover", json!({})),
-        (json!(3), "tools/call", json!({ "name": "get_forecast", "arguments": forecast_args() })),
+        (
+            json!(3),
+            "tools/call",
+            json!({ "name": "get_forecast", "arguments": forecast_args() }),
+        ),
     ] {
-        let r = s.request(id, method, Some(with_exact_meta(params, no_capabilities.clone())));
-        assert_eq!(r["error"]["code"], -32602, "{method} without clientCapabilities: {r}");
+        let r = s.request(
+            id,
+            method,
+            Some(with_exact_meta(params, no_capabilities.clone())),
+        );
+        assert_eq!(
+            r["error"]["code"], -32602,
+            "{method} without clientCapabilities: {r}"
+        );
     }
     // server/discover is modern by itself: without any _meta it is malformed.
     let r = s.request(json!(4), "server/discover", Some(json!({})));
-    assert_eq!(r["error"]["code"], -32602, "server/discover without _meta: {r}");
+    assert_eq!(
+        r["error"]["code"], -32602,
+        "server/discover without _meta: {r}"
+    );
     let r = s.request(json!(5), "server/discover", None);
-    assert_eq!(r["error"]["code"], -32602, "server/discover without params: {r}");
+    assert_eq!(
+        r["error"]["code"], -32602,
+        "server/discover without params: {r}"
+    );
 
     // Once the connection is modern, every request needs its _meta.
     let r = s.modern(json!(6), "server/discover", json!({}));
@@ -860,14 +1148,32 @@ fn stateless_missing_meta_fields_are_invalid_params() {
     assert_eq!(r["error"]["code"], -32602, "tools/list without params: {r}");
     let r = s.request(json!(8), "tools/list", Some(json!({})));
     assert_eq!(r["error"]["code"], -32602, "tools/list without _meta: {r}");
-    let r = s.request(json!(9), "tools/call", Some(json!({ "name": "get_forecast", "arguments": forecast_args() })));
+    let r = s.request(
+        json!(9),
+        "tools/call",
+        Some(json!({ "name": "get_forecast", "arguments": forecast_args() })),
+    );
     assert_eq!(r["error"]["code"], -32602, "tools/call without _meta: {r}");
-    let r = s.request(json!(10), "tools/list", Some(with_exact_meta(json!({}), no_capabilities.clone())));
-    assert_eq!(r["error"]["code"], -32602, "tools/list without clientCapabilities: {r}");
+    let r = s.request(
+        json!(10),
+        "tools/list",
+        Some(with_exact_meta(json!({}), no_capabilities.clone())),
+    );
+    assert_eq!(
+        r["error"]["code"], -32602,
+        "tools/list without clientCapabilities: {r}"
+    );
     let mut no_version = request_meta();
     no_version.remove(PROTOCOL_VERSION);
-    let r = s.request(json!(11), "tools/list", Some(with_exact_meta(json!({}), Value::Object(no_version))));
-    assert_eq!(r["error"]["code"], -32602, "tools/list without protocolVersion: {r}");
+    let r = s.request(
+        json!(11),
+        "tools/list",
+        Some(with_exact_meta(json!({}), Value::Object(no_version))),
+    );
+    assert_eq!(
+        r["error"]["code"], -32602,
+        "tools/list without protocolVersion: {r}"
+    );
 
     // Still serving.
     let r = s.modern(json!(12), "tools/list", json!({}));
@@ -908,21 +1214,34 @@ fn stateless_initialize_refused_after_a_modern_request() {
         // Refused; the code is implementation-defined (versioning.mdx,
         // compatibility matrix), but the error SHOULD name the supported
         // versions, as a legacy client has no other way to learn them.
-        assert!(r.get("result").is_none(), "initialize after {opening} is refused: {r}");
+        assert!(
+            r.get("result").is_none(),
+            "initialize after {opening} is refused: {r}"
+        );
         let error = &r["error"];
         let code = error["code"].as_i64();
-        assert!(matches!(code, Some(-32022 | -32601)), "initialize after {opening}: -32022 or -32601: {r}");
+        assert!(
+            matches!(code, Some(-32022 | -32601)),
+            "initialize after {opening}: -32022 or -32601: {r}"
+        );
         if code == Some(-32022) {
             assert_eq!(error["data"]["requested"], "2025-11-25", "{r}");
         }
         assert_lists_every_version(&error["data"]["supported"]);
         let message = error["message"].as_str().unwrap_or_default();
         for version in LEGACY.iter().chain([&MODERN]) {
-            assert!(message.contains(version), "the message names {version}: {message}");
+            assert!(
+                message.contains(version),
+                "the message names {version}: {message}"
+            );
         }
 
         // The connection stays modern.
-        let r = s.modern(json!(3), "tools/call", json!({ "name": "get_forecast", "arguments": forecast_args() }));
+        let r = s.modern(
+            json!(3),
+            "tools/call",
+            json!({ "name": "get_forecast", "arguments": forecast_args() }),
+        );
         assert_forecast(&r["result"]);
         assert_modern_result(&r["result"]);
         let r = s.modern(json!(4), "server/discover", json!({}));
@@ -940,7 +1259,11 @@ fn stateless_initialize_without_a_version_is_refused_with_a_valid_error() {
     let mut s = Conn::start(MODERN);
     let r = s.modern(json!(1), "server/discover", json!({}));
     assert_modern_result(&r["result"]);
-    let r = s.request(json!(2), "initialize", Some(json!({ "capabilities": {}, "clientInfo": { "name": "legacy", "version": "1" } })));
+    let r = s.request(
+        json!(2),
+        "initialize",
+        Some(json!({ "capabilities": {}, "clientInfo": { "name": "legacy", "version": "1" } })),
+    );
     assert!(r.get("result").is_none(), "initialize is refused: {r}");
     let r = s.request(json!(3), "initialize", None);
     assert!(r.get("result").is_none(), "initialize is refused: {r}");
@@ -956,16 +1279,26 @@ fn stateless_initialize_without_a_version_is_refused_with_a_valid_error() {
 /// The schema check catches what it must, so a passing test means something.
 #[test]
 fn schema_validation_rejects_non_conforming_messages() {
-    let good =
-        json!({ "jsonrpc": "2.0", "id": 1, "result": { "tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "public" } });
+    let good = json!({ "jsonrpc": "2.0", "id": 1, "result": { "tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "public" } });
     validate_message(MODERN, &good, Some("tools/list"));
     let schema = Schema::of(MODERN);
     assert!(schema
-        .check("ListToolsResult", &json!({ "tools": [], "ttlMs": -1, "cacheScope": "public", "resultType": "complete" }))
+        .check(
+            "ListToolsResult",
+            &json!({ "tools": [], "ttlMs": -1, "cacheScope": "public", "resultType": "complete" })
+        )
         .is_err());
-    assert!(schema.check("ListToolsResult", &json!({ "tools": [] })).is_err(), "resultType, ttlMs and cacheScope are required");
+    assert!(
+        schema
+            .check("ListToolsResult", &json!({ "tools": [] }))
+            .is_err(),
+        "resultType, ttlMs and cacheScope are required"
+    );
     assert!(schema
-        .check("DiscoverResult", &json!({ "supportedVersions": [MODERN], "capabilities": {}, "resultType": "complete" }))
+        .check(
+            "DiscoverResult",
+            &json!({ "supportedVersions": [MODERN], "capabilities": {}, "resultType": "complete" })
+        )
         .is_err());
     assert!(schema
         .check(
@@ -974,10 +1307,30 @@ fn schema_validation_rejects_non_conforming_messages() {
         )
         .is_err());
     let legacy = Schema::of("2024-11-05");
-    assert!(legacy.check("CallToolResult", &json!({ "content": [{ "type": "text" }] })).is_err(), "a text block needs text");
-    assert!(legacy.check("InitializeResult", &json!({ "protocolVersion": "2024-11-05", "capabilities": {} })).is_err());
+    assert!(
+        legacy
+            .check(
+                "CallToolResult",
+                &json!({ "content": [{ "type": "text" }] })
+            )
+            .is_err(),
+        "a text block needs text"
+    );
+    assert!(legacy
+        .check(
+            "InitializeResult",
+            &json!({ "protocolVersion": "2024-11-05", "capabilities": {} })
+        )
+        .is_err());
     let caught = std::panic::catch_unwind(|| {
-        validate_message(MODERN, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "tools": [] } }), Some("tools/list"))
+        validate_message(
+            MODERN,
+            &json!({ "jsonrpc": "2.0", "id": 1, "result": { "tools": [] } }),
+            Some("tools/list"),
+        )
     });
-    assert!(caught.is_err(), "validate_message fails on a non-conforming message");
+    assert!(
+        caught.is_err(),
+        "validate_message fails on a non-conforming message"
+    );
 }

@@ -62,10 +62,13 @@ struct Peers {
 }
 
 fn find_peers() -> Result<Peers, String> {
-    let dir = std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".peers"));
+    let dir = std::env::var_os("MCPGEN_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".peers"));
     let node = dir.join("node22/node_modules/node/bin/node");
     let installed = dir.join("inspector");
-    let inspector = installed.join("node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    let inspector = installed
+        .join("node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
     let client = installed.join("node_modules/@modelcontextprotocol/client/package.json");
     for needed in [&node, &inspector, &client] {
         if !needed.is_file() {
@@ -75,13 +78,23 @@ fn find_peers() -> Result<Peers, String> {
     // An install from older pins would test other versions than the ones named here.
     let pins = repo_root().join("tests/interop/peers/inspector");
     for file in ["package.json", "package-lock.json"] {
-        let pinned = std::fs::read(pins.join(file)).map_err(|e| format!("{}: {e}", pins.join(file).display()))?;
+        let pinned = std::fs::read(pins.join(file))
+            .map_err(|e| format!("{}: {e}", pins.join(file).display()))?;
         if std::fs::read(installed.join(file)).ok().as_deref() != Some(&pinned[..]) {
-            return Err(format!("{} does not match the pinned {}", installed.join(file).display(), pins.join(file).display()));
+            return Err(format!(
+                "{} does not match the pinned {}",
+                installed.join(file).display(),
+                pins.join(file).display()
+            ));
         }
     }
     let driver = pins.join("ts2-client.mjs");
-    Ok(Peers { dir, node, inspector, driver })
+    Ok(Peers {
+        dir,
+        node,
+        inspector,
+        driver,
+    })
 }
 
 /// The peers, or `None` (after saying why) when the test is to be skipped.
@@ -94,7 +107,9 @@ fn peers() -> Option<Peers> {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("the Inspector / TypeScript SDK v2 peer is not installed ({why}); {help}");
             }
-            eprintln!("skipping: the Inspector / TypeScript SDK v2 peer is not installed ({why}); {help}");
+            eprintln!(
+                "skipping: the Inspector / TypeScript SDK v2 peer is not installed ({why}); {help}"
+            );
             None
         }
     }
@@ -118,8 +133,13 @@ impl Reaped {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let child = command.spawn().unwrap_or_else(|e| panic!("{what}: cannot start {command:?}: {e}"));
-        Reaped { child, grouped: cfg!(unix) && own_group }
+        let child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("{what}: cannot start {command:?}: {e}"));
+        Reaped {
+            child,
+            grouped: cfg!(unix) && own_group,
+        }
     }
 
     fn kill(&mut self) {
@@ -158,7 +178,9 @@ impl Drain {
                 if n == 0 {
                     break;
                 }
-                sink.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(&buf[..n]);
+                sink.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .extend_from_slice(&buf[..n]);
             }
         });
         Drain { bytes, thread }
@@ -185,19 +207,26 @@ struct Run {
 
 impl Run {
     fn report(&self) -> String {
-        format!("{} exited with {}\n---- stdout ----\n{}\n---- stderr ----\n{}", self.what, self.status, self.stdout, self.stderr)
+        format!(
+            "{} exited with {}\n---- stdout ----\n{}\n---- stderr ----\n{}",
+            self.what, self.status, self.stdout, self.stderr
+        )
     }
 
     /// The one JSON document on stdout of a successful run.
     fn json(&self) -> Value {
         assert!(self.status.success(), "{}", self.report());
-        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", self.report()))
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", self.report()))
     }
 }
 
 /// Runs a client to its end (at most [`PATIENCE`]), capturing its output.
 fn run(what: String, mut command: Command) -> Run {
-    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = Reaped::spawn(&what, command, true);
     let stdout = Drain::new(child.child.stdout.take().expect("piped stdout"));
     let stderr = Drain::new(child.child.stderr.take().expect("piped stderr"));
@@ -218,7 +247,12 @@ fn run(what: String, mut command: Command) -> Run {
     };
     // The group (a stdio server the client may have left behind) goes now.
     child.kill();
-    Run { what, status, stdout: stdout.text(), stderr: stderr.text() }
+    Run {
+        what,
+        status,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+    }
 }
 
 /// A fresh directory, removed when dropped.
@@ -255,7 +289,11 @@ impl HttpServer {
     /// `weather-server --http 127.0.0.1:0`, once it printed its endpoint.
     fn start() -> HttpServer {
         let mut command = Command::new(env!("CARGO_BIN_EXE_weather-server"));
-        command.args(["--http", "127.0.0.1:0"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+        command
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
         let mut process = Reaped::spawn("weather-server --http", command, false);
         let stderr = process.child.stderr.take().expect("piped stderr");
         let log = Arc::new(Mutex::new(String::new()));
@@ -274,7 +312,11 @@ impl HttpServer {
             }
         });
         match rx.recv_timeout(PATIENCE) {
-            Ok(url) => HttpServer { url, log, _process: process },
+            Ok(url) => HttpServer {
+                url,
+                log,
+                _process: process,
+            },
             Err(_) => {
                 let status = process.child.try_wait().ok().flatten();
                 panic!(
@@ -322,15 +364,23 @@ impl Target<'_> {
 /// part of a `Tool`).
 fn manifest_tools() -> Vec<Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let manifest: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let manifest: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()));
     manifest["tools"]
         .as_array()
         .expect("tools.json has a tools array")
         .iter()
         .map(|tool| {
             let fields = tool.as_object().expect("a tool is an object");
-            Value::Object(fields.iter().filter(|(k, _)| !k.starts_with("x-")).map(|(k, v)| (k.clone(), v.clone())).collect())
+            Value::Object(
+                fields
+                    .iter()
+                    .filter(|(k, _)| !k.starts_with("x-"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            )
         })
         .collect()
 }
@@ -338,13 +388,28 @@ fn manifest_tools() -> Vec<Value> {
 /// `listed` shows the manifest's tools, in order, each with the manifest's
 /// fields unchanged.
 fn assert_manifest_tools(listed: &Value, context: &str) {
-    let listed = listed.as_array().unwrap_or_else(|| panic!("{context}: tools is not an array: {listed}"));
+    let listed = listed
+        .as_array()
+        .unwrap_or_else(|| panic!("{context}: tools is not an array: {listed}"));
     let expected = manifest_tools();
-    let names = |tools: &[Value]| tools.iter().map(|t| t["name"].as_str().unwrap_or("?").to_owned()).collect::<Vec<_>>();
-    assert_eq!(names(listed), names(&expected), "{context}: the listed tools are not the manifest's");
+    let names = |tools: &[Value]| {
+        tools
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or("?").to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(listed),
+        names(&expected),
+        "{context}: the listed tools are not the manifest's"
+    );
     for (got, want) in listed.iter().zip(&expected) {
         for (key, value) in want.as_object().unwrap() {
-            assert_eq!(&got[key], value, "{context}: tool {} field {key} differs from tools.json", want["name"]);
+            assert_eq!(
+                &got[key], value,
+                "{context}: tool {} field {key} differs from tools.json",
+                want["name"]
+            );
         }
     }
 }
@@ -352,32 +417,51 @@ fn assert_manifest_tools(listed: &Value, context: &str) {
 /// `result` is the default (3-day, metric) forecast for Oslo, as
 /// `structuredContent` and as its JSON text block.
 fn assert_oslo_forecast(result: &Value, context: &str) {
-    assert_ne!(result["isError"], true, "{context}: get_forecast failed: {result}");
+    assert_ne!(
+        result["isError"], true,
+        "{context}: get_forecast failed: {result}"
+    );
     let forecast = &result["structuredContent"];
     assert_eq!(forecast["city"], "Oslo", "{context}: {result}");
     assert_eq!(forecast["units"], "metric", "{context}: {result}");
-    let days = forecast["days"].as_array().unwrap_or_else(|| panic!("{context}: no days: {result}"));
+    let days = forecast["days"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{context}: no days: {result}"));
     assert_eq!(days.len(), 3, "{context}: the default is 3 days: {result}");
     for (i, day) in days.iter().enumerate() {
         assert_eq!(day["day"], i + 1, "{context}: {result}");
         let (high, low) = (day["high"].as_f64(), day["low"].as_f64());
-        assert!(matches!((high, low), (Some(h), Some(l)) if h >= l), "{context}: day {}: high/low {high:?}/{low:?}", i + 1);
         assert!(
-            ["sunny", "partly cloudy", "cloudy", "rain", "snow"].contains(&day["conditions"].as_str().unwrap_or("")),
+            matches!((high, low), (Some(h), Some(l)) if h >= l),
+            "{context}: day {}: high/low {high:?}/{low:?}",
+            i + 1
+        );
+        assert!(
+            ["sunny", "partly cloudy", "cloudy", "rain", "snow"]
+                .contains(&day["conditions"].as_str().unwrap_or("")),
             "{context}: day {}: {}",
             i + 1,
             day["conditions"]
         );
     }
-    let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{context}: no text block: {result}"));
-    let echoed: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{context}: the text block is not JSON ({e}): {text}"));
-    assert_eq!(&echoed, forecast, "{context}: the text block and structuredContent differ");
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{context}: no text block: {result}"));
+    let echoed: Value = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("{context}: the text block is not JSON ({e}): {text}"));
+    assert_eq!(
+        &echoed, forecast,
+        "{context}: the text block and structuredContent differ"
+    );
 }
 
 /// A 2026-07-28 result names its server in `_meta` (the spec's per-response
 /// field, a SHOULD the example server follows).
 fn assert_modern_result(result: &Value, context: &str) {
-    assert_eq!(result["_meta"][SERVER_INFO]["name"], "weather-server", "{context}: no {SERVER_INFO} in the result's _meta: {result}");
+    assert_eq!(
+        result["_meta"][SERVER_INFO]["name"], "weather-server",
+        "{context}: no {SERVER_INFO} in the result's _meta: {result}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -393,7 +477,15 @@ fn inspector(peers: &Peers, era: &str, target: &Target, method: &[&str]) -> Valu
     let mut command = Command::new(&peers.node);
     command
         .arg(&peers.inspector)
-        .args(["--cli", "--format", "json", "--protocol-era", era, "--connect-timeout", CONNECT_TIMEOUT_MS])
+        .args([
+            "--cli",
+            "--format",
+            "json",
+            "--protocol-era",
+            era,
+            "--connect-timeout",
+            CONNECT_TIMEOUT_MS,
+        ])
         .args(method)
         .current_dir(&home.0)
         .env("HOME", &home.0)
@@ -415,10 +507,18 @@ fn inspector(peers: &Peers, era: &str, target: &Target, method: &[&str]) -> Valu
         Target::Stdio => command.arg(env!("CARGO_BIN_EXE_weather-server")),
         Target::Http(server) => command.args(["--transport", "http", "--server-url", &server.url]),
     };
-    let what = format!("inspector --cli --protocol-era {era} {} ({})", method.join(" "), target.describe());
+    let what = format!(
+        "inspector --cli --protocol-era {era} {} ({})",
+        method.join(" "),
+        target.describe()
+    );
     let ran = run(what, command);
     if !ran.status.success() {
-        panic!("{}\n---- server log ----\n{}", ran.report(), target.server_log());
+        panic!(
+            "{}\n---- server log ----\n{}",
+            ran.report(),
+            target.server_log()
+        );
     }
     let output = ran.json();
     match output.get("result") {
@@ -430,13 +530,27 @@ fn inspector(peers: &Peers, era: &str, target: &Target, method: &[&str]) -> Valu
 /// `initialize` (what the CLI negotiated), `tools/list` and `tools/call
 /// get_forecast {"city":"Oslo"}` through the CLI in `era`.
 fn inspector_session(peers: &Peers, era: &str, target: &Target) {
-    let expected_version = if era == "modern" { MODERN } else { LATEST_STATEFUL };
+    let expected_version = if era == "modern" {
+        MODERN
+    } else {
+        LATEST_STATEFUL
+    };
     let context = format!("Inspector CLI, {era} era, {}", target.describe());
 
     let info = inspector(peers, era, target, &["--method", "initialize"]);
-    assert_eq!(info["protocolVersion"], expected_version, "{context}: negotiated {info}");
-    assert_eq!(info["serverInfo"]["name"], "weather-server", "{context}: {info}");
-    assert_eq!(info["capabilities"]["tools"], json!({ "listChanged": false }), "{context}: {info}");
+    assert_eq!(
+        info["protocolVersion"], expected_version,
+        "{context}: negotiated {info}"
+    );
+    assert_eq!(
+        info["serverInfo"]["name"], "weather-server",
+        "{context}: {info}"
+    );
+    assert_eq!(
+        info["capabilities"]["tools"],
+        json!({ "listChanged": false }),
+        "{context}: {info}"
+    );
 
     let listed = inspector(peers, era, target, &["--method", "tools/list"]);
     assert_manifest_tools(&listed["tools"], &context);
@@ -445,7 +559,14 @@ fn inspector_session(peers: &Peers, era: &str, target: &Target) {
         peers,
         era,
         target,
-        &["--method", "tools/call", "--tool-name", "get_forecast", "--tool-args-json", r#"{"city":"Oslo"}"#],
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "get_forecast",
+            "--tool-args-json",
+            r#"{"city":"Oslo"}"#,
+        ],
     );
     assert_oslo_forecast(&called, &context);
     if era == "modern" {
@@ -486,7 +607,10 @@ fn inspector_cli_legacy_era_over_http() {
 /// One `ts2-client.mjs` run in `mode` against `target`: lists the tools,
 /// calls get_forecast for Oslo and a tool that does not exist.
 fn ts2_client(peers: &Peers, mode: &str, target: &Target) {
-    let context = format!("TypeScript SDK v2 client, mode {mode}, {}", target.describe());
+    let context = format!(
+        "TypeScript SDK v2 client, mode {mode}, {}",
+        target.describe()
+    );
     let mut command = Command::new(&peers.node);
     command
         .arg(&peers.driver)
@@ -495,32 +619,66 @@ fn ts2_client(peers: &Peers, mode: &str, target: &Target) {
         .args(["--call", "get_forecast", "--args", r#"{"city":"Oslo"}"#])
         .args(["--call", "no_such_tool", "--args", "{}"]);
     match target {
-        Target::Stdio => command.arg("--stdio").arg(env!("CARGO_BIN_EXE_weather-server")),
+        Target::Stdio => command
+            .arg("--stdio")
+            .arg(env!("CARGO_BIN_EXE_weather-server")),
         Target::Http(server) => command.args(["--url", &server.url]),
     };
-    let ran = run(format!("ts2-client.mjs --mode {mode} ({})", target.describe()), command);
+    let ran = run(
+        format!("ts2-client.mjs --mode {mode} ({})", target.describe()),
+        command,
+    );
     if !ran.status.success() {
-        panic!("{}\n---- server log ----\n{}", ran.report(), target.server_log());
+        panic!(
+            "{}\n---- server log ----\n{}",
+            ran.report(),
+            target.server_log()
+        );
     }
     let summary = ran.json();
 
     // Pinned or auto: a server that offers 2026-07-28 is spoken to in it.
     assert_eq!(summary["era"], "modern", "{context}: {summary}");
     assert_eq!(summary["protocolVersion"], MODERN, "{context}: {summary}");
-    let offered = summary["supportedVersions"].as_array().unwrap_or_else(|| panic!("{context}: no discover result: {summary}"));
-    assert!(offered.contains(&json!(MODERN)), "{context}: server/discover offered {offered:?}");
-    assert_eq!(summary["serverInfo"]["name"], "weather-server", "{context}: {summary}");
-    assert_eq!(summary["capabilities"]["tools"], json!({ "listChanged": false }), "{context}: {summary}");
-    assert!(summary["instructions"].as_str().is_some_and(|s| s.contains("fails on purpose")), "{context}: {summary}");
+    let offered = summary["supportedVersions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{context}: no discover result: {summary}"));
+    assert!(
+        offered.contains(&json!(MODERN)),
+        "{context}: server/discover offered {offered:?}"
+    );
+    assert_eq!(
+        summary["serverInfo"]["name"], "weather-server",
+        "{context}: {summary}"
+    );
+    assert_eq!(
+        summary["capabilities"]["tools"],
+        json!({ "listChanged": false }),
+        "{context}: {summary}"
+    );
+    assert!(
+        summary["instructions"]
+            .as_str()
+            .is_some_and(|s| s.contains("fails on purpose")),
+        "{context}: {summary}"
+    );
     assert_manifest_tools(&summary["tools"], &context);
 
-    let calls = summary["calls"].as_array().unwrap_or_else(|| panic!("{context}: no calls: {summary}"));
+    let calls = summary["calls"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{context}: no calls: {summary}"));
     assert_eq!(calls.len(), 2, "{context}: {summary}");
-    let forecast = calls[0].get("result").unwrap_or_else(|| panic!("{context}: get_forecast failed: {}", calls[0]));
+    let forecast = calls[0]
+        .get("result")
+        .unwrap_or_else(|| panic!("{context}: get_forecast failed: {}", calls[0]));
     assert_oslo_forecast(forecast, &context);
     assert_modern_result(forecast, &context);
     // An unknown tool is a protocol error -32602 (server/tools, "Error Handling").
-    assert_eq!(calls[1]["error"]["code"], -32602, "{context}: an unknown tool: {}", calls[1]);
+    assert_eq!(
+        calls[1]["error"]["code"], -32602,
+        "{context}: an unknown tool: {}",
+        calls[1]
+    );
 }
 
 #[test]

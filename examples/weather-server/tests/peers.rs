@@ -52,7 +52,9 @@ fn require<T>(peer: Result<T, String>) -> Option<T> {
 
 /// The folder of `scripts/setup-peers.sh`.
 fn peers_dir() -> PathBuf {
-    std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".peers"))
+    std::env::var_os("MCPGEN_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".peers"))
 }
 
 /// The Python of the peers venv (with the official Python SDK).
@@ -70,18 +72,28 @@ fn peers_python() -> Result<PathBuf, String> {
 
 /// The interop folder with the TypeScript SDK installed.
 fn interop_dir() -> Result<PathBuf, String> {
-    let dir = std::env::var_os("MCPGEN_INTEROP_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".interop"));
+    let dir = std::env::var_os("MCPGEN_INTEROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".interop"));
     let sdk = dir.join("node_modules/@modelcontextprotocol/sdk/package.json");
     if sdk.is_file() {
         Ok(dir)
     } else {
-        Err(format!("{} is missing; run `bash scripts/setup-interop.sh` (needs npm)", sdk.display()))
+        Err(format!(
+            "{} is missing; run `bash scripts/setup-interop.sh` (needs npm)",
+            sdk.display()
+        ))
     }
 }
 
 /// `node` from PATH, else the Node 22 that setup-peers.sh installs.
 fn node() -> Result<PathBuf, String> {
-    let runs = |node: &Path| Command::new(node).arg("--version").output().is_ok_and(|out| out.status.success());
+    let runs = |node: &Path| {
+        Command::new(node)
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| out.status.success())
+    };
     if runs(Path::new("node")) {
         return Ok(PathBuf::from("node"));
     }
@@ -154,7 +166,12 @@ fn run(mut command: Command, what: &str) -> Output {
     let elapsed = start.elapsed();
     let stdout = std::mem::take(&mut *stdout.lock().unwrap());
     let stderr = std::mem::take(&mut *stderr.lock().unwrap());
-    Output { success: status.success(), stdout, stderr, elapsed }
+    Output {
+        success: status.success(),
+        stdout,
+        stderr,
+        elapsed,
+    }
 }
 
 /// `weather-server --http 127.0.0.1:0`, killed on drop.
@@ -189,12 +206,23 @@ impl HttpServer {
                 sink.push('\n');
             }
         });
-        let mut server = Self { child, url: String::new(), stderr };
+        let mut server = Self {
+            child,
+            url: String::new(),
+            stderr,
+        };
         match rx.recv_timeout(PATIENCE) {
             Ok(url) => server.url = url,
-            Err(_) => panic!("weather-server --http printed no `MCP endpoint:` line; stderr:\n{}", server.stderr()),
+            Err(_) => panic!(
+                "weather-server --http printed no `MCP endpoint:` line; stderr:\n{}",
+                server.stderr()
+            ),
         }
-        assert!(server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"), "endpoint {}", server.url);
+        assert!(
+            server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"),
+            "endpoint {}",
+            server.url
+        );
         server
     }
 
@@ -217,11 +245,20 @@ fn manifest_tools() -> Vec<Value> {
 }
 
 fn names(tools: &[Value]) -> Vec<&str> {
-    tools.iter().map(|t| t["name"].as_str().unwrap_or_else(|| panic!("tool without a name: {t}"))).collect()
+    tools
+        .iter()
+        .map(|t| {
+            t["name"]
+                .as_str()
+                .unwrap_or_else(|| panic!("tool without a name: {t}"))
+        })
+        .collect()
 }
 
 fn text(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text block: {result}"))
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text block: {result}"))
 }
 
 /// get_forecast {"city": "Oslo"}: three metric days (the defaults), the
@@ -241,7 +278,8 @@ fn assert_oslo_forecast(result: &Value) {
         "{result}"
     );
     // The text block carries the same JSON, for clients that ignore structuredContent.
-    let echoed: Value = serde_json::from_str(text(result)).unwrap_or_else(|e| panic!("{e}: {result}"));
+    let echoed: Value =
+        serde_json::from_str(text(result)).unwrap_or_else(|e| panic!("{e}: {result}"));
     assert_eq!(&echoed, forecast);
 }
 
@@ -257,7 +295,10 @@ enum Via {
 /// The calls every Python run makes, with what each must answer.
 const PY_CALLS: &[(&str, &str)] = &[
     ("get_forecast", r#"{"city":"Oslo"}"#),
-    ("convert_temperature", r#"{"value":100,"from":"celsius","to":"fahrenheit"}"#),
+    (
+        "convert_temperature",
+        r#"{"value":100,"from":"celsius","to":"fahrenheit"}"#,
+    ),
     ("get_alerts", r#"{"region":"Swiss Alps"}"#),
     ("watch_radar", r#"{"steps":3,"step_ms":1}"#),
     ("simulate_failure", r#"{"mode":"tool_error"}"#),
@@ -266,10 +307,14 @@ const PY_CALLS: &[(&str, &str)] = &[
 /// Runs py_client.py in `mode` against the server (a stdio child of the
 /// driver, or an HTTP server of this test) and checks every line it printed.
 fn python_client(mode: &str, via: Via, expected_version: &str) {
-    let Some(python) = require(peers_python()) else { return };
+    let Some(python) = require(peers_python()) else {
+        return;
+    };
     let driver = repo_root().join("tests/interop/peers/py_client.py");
     let mut command = Command::new(python);
-    command.arg(&driver).args(["--mode", mode, "--timeout", "60", "--allow-tool-error"]);
+    command
+        .arg(&driver)
+        .args(["--mode", mode, "--timeout", "60", "--allow-tool-error"]);
     for (name, args) in PY_CALLS {
         command.args(["--call", name, "--args", args]);
     }
@@ -284,23 +329,43 @@ fn python_client(mode: &str, via: Via, expected_version: &str) {
             Some(server)
         }
     };
-    let out = run(command, &format!("Python SDK client --mode {mode} over {via:?}"));
+    let out = run(
+        command,
+        &format!("Python SDK client --mode {mode} over {via:?}"),
+    );
     let server_log = server.as_ref().map(HttpServer::stderr).unwrap_or_default();
-    let context = format!("stdout:\n{}\nstderr:\n{}\nHTTP server stderr:\n{server_log}", out.stdout, out.stderr);
-    assert!(out.success, "py_client.py --mode {mode} over {via:?} failed\n{context}");
+    let context = format!(
+        "stdout:\n{}\nstderr:\n{}\nHTTP server stderr:\n{server_log}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.success,
+        "py_client.py --mode {mode} over {via:?} failed\n{context}"
+    );
     let lines: Vec<Value> = out
         .stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{context}")))
         .collect();
-    assert_eq!(lines.len(), 2 + PY_CALLS.len(), "one line per step\n{context}");
+    assert_eq!(
+        lines.len(),
+        2 + PY_CALLS.len(),
+        "one line per step\n{context}"
+    );
 
     let connected = &lines[0];
     assert_eq!(connected["event"], "connected", "{context}");
     assert_eq!(connected["protocolVersion"], expected_version, "{context}");
-    let era = if expected_version == "2026-07-28" { "2026-07-28" } else { "handshake" };
+    let era = if expected_version == "2026-07-28" {
+        "2026-07-28"
+    } else {
+        "handshake"
+    };
     assert_eq!(connected["era"], era, "{context}");
-    assert_eq!(connected["serverInfo"]["name"], "weather-server", "{context}");
+    assert_eq!(
+        connected["serverInfo"]["name"], "weather-server",
+        "{context}"
+    );
     assert!(connected["capabilities"]["tools"].is_object(), "{context}");
 
     let listed = &lines[1];
@@ -308,7 +373,10 @@ fn python_client(mode: &str, via: Via, expected_version: &str) {
     let manifest = manifest_tools();
     let tools = listed["tools"].as_array().unwrap();
     assert_eq!(names(tools), names(&manifest), "{context}");
-    assert_eq!(tools[0]["outputSchema"], manifest[0]["outputSchema"], "{context}");
+    assert_eq!(
+        tools[0]["outputSchema"], manifest[0]["outputSchema"],
+        "{context}"
+    );
 
     let calls = &lines[2..];
     for ((name, _), line) in PY_CALLS.iter().zip(calls) {
@@ -317,24 +385,48 @@ fn python_client(mode: &str, via: Via, expected_version: &str) {
         if era == "2026-07-28" {
             // Every result of the stateless era says it is complete and
             // (a SHOULD of 2026-07-28) names the server in its _meta.
-            assert_eq!(line["result"]["resultType"], "complete", "{name}: {}", line["result"]);
+            assert_eq!(
+                line["result"]["resultType"], "complete",
+                "{name}: {}",
+                line["result"]
+            );
             let server_info = &line["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
-            assert_eq!(server_info["name"], "weather-server", "{name}: {}", line["result"]);
+            assert_eq!(
+                server_info["name"], "weather-server",
+                "{name}: {}",
+                line["result"]
+            );
         }
     }
     let result = |name: &str| &calls.iter().find(|l| l["name"] == name).unwrap()["result"];
     assert_oslo_forecast(result("get_forecast"));
-    assert_eq!(text(result("convert_temperature")), "100 celsius = 212.00 °F");
-    assert_eq!(text(result("get_alerts")), "Swiss Alps: Avalanche danger level 3 (considerable) above 2000 m.");
-    assert!(text(result("watch_radar")).contains("3 sweeps"), "{}", result("watch_radar"));
+    assert_eq!(
+        text(result("convert_temperature")),
+        "100 celsius = 212.00 °F"
+    );
+    assert_eq!(
+        text(result("get_alerts")),
+        "Swiss Alps: Avalanche danger level 3 (considerable) above 2000 m."
+    );
+    assert!(
+        text(result("watch_radar")).contains("3 sweeps"),
+        "{}",
+        result("watch_radar")
+    );
     for ok in ["convert_temperature", "get_alerts", "watch_radar"] {
         assert_ne!(result(ok)["isError"], true, "{ok}: {}", result(ok));
     }
     // A tool failure reaches the client as an isError result, not a protocol error.
     let failure = result("simulate_failure");
     assert_eq!(failure["isError"], true, "{failure}");
-    assert_eq!(text(failure), "weather station offline: sensor 7 not responding");
-    eprintln!("Python SDK client --mode {mode} over {via:?}: ok ({:.2?})", out.elapsed);
+    assert_eq!(
+        text(failure),
+        "weather station offline: sensor 7 not responding"
+    );
+    eprintln!(
+        "Python SDK client --mode {mode} over {via:?}: ok ({:.2?})",
+        out.elapsed
+    );
 }
 
 #[test]
@@ -380,7 +472,8 @@ impl ScriptCopy {
     fn new(dir: &Path, script: &str) -> Self {
         let source = repo_root().join("tests/interop").join(script);
         let copy = dir.join(format!(".{}-{script}", std::process::id()));
-        std::fs::copy(&source, &copy).unwrap_or_else(|e| panic!("copy {} to {}: {e}", source.display(), copy.display()));
+        std::fs::copy(&source, &copy)
+            .unwrap_or_else(|e| panic!("copy {} to {}: {e}", source.display(), copy.display()));
         Self(copy)
     }
 }
@@ -393,20 +486,31 @@ impl Drop for ScriptCopy {
 
 #[test]
 fn typescript_sdk_over_streamable_http() {
-    let Some(dir) = require(interop_dir()) else { return };
+    let Some(dir) = require(interop_dir()) else {
+        return;
+    };
     let Some(node) = require(node()) else { return };
     let script = ScriptCopy::new(&dir, "ts-http-client.mjs");
     let server = HttpServer::start();
     let mut command = Command::new(node);
     command.arg(&script.0).arg(&server.url);
     let out = run(command, "TypeScript SDK client over Streamable HTTP");
-    let context = format!("stdout:\n{}\nstderr:\n{}\nserver stderr:\n{}", out.stdout, out.stderr, server.stderr());
+    let context = format!(
+        "stdout:\n{}\nstderr:\n{}\nserver stderr:\n{}",
+        out.stdout,
+        out.stderr,
+        server.stderr()
+    );
     assert!(out.success, "ts-http-client.mjs failed\n{context}");
-    let summary: Value = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{context}"));
+    let summary: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{context}"));
 
     // initialize: the SDK's newest version, a session.
     assert_eq!(summary["protocolVersion"], "2025-11-25", "{context}");
-    assert!(summary["sessionId"].as_str().is_some_and(|s| !s.is_empty()), "no Mcp-Session-Id\n{context}");
+    assert!(
+        summary["sessionId"].as_str().is_some_and(|s| !s.is_empty()),
+        "no Mcp-Session-Id\n{context}"
+    );
     assert_eq!(summary["serverInfo"]["name"], "weather-server");
     assert!(summary["capabilities"]["tools"].is_object(), "{context}");
 
@@ -418,45 +522,83 @@ fn typescript_sdk_over_streamable_http() {
     // The SDK validated structuredContent against the outputSchema itself.
     let calls = &summary["calls"];
     assert_oslo_forecast(&calls["get_forecast"]);
-    assert_eq!(text(&calls["convert_temperature"]), "100 celsius = 212.00 °F");
-    assert!(text(&calls["watch_radar"]).contains("3 sweeps"), "{context}");
+    assert_eq!(
+        text(&calls["convert_temperature"]),
+        "100 celsius = 212.00 °F"
+    );
+    assert!(
+        text(&calls["watch_radar"]).contains("3 sweeps"),
+        "{context}"
+    );
     // Over HTTP the notifications precede the result on the same SSE
     // stream, so the callback sees every one of them, in order.
     let progress: Vec<(f64, f64)> = summary["progress"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p["progress"].as_f64().unwrap(), p["total"].as_f64().unwrap()))
+        .map(|p| {
+            (
+                p["progress"].as_f64().unwrap(),
+                p["total"].as_f64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(progress, [(1.0, 3.0), (2.0, 3.0), (3.0, 3.0)], "{context}");
     assert_eq!(summary["ping"], json!({}));
-    assert_eq!(summary["errors"], json!([]), "the client reported errors during the session\n{context}");
+    assert_eq!(
+        summary["errors"],
+        json!([]),
+        "the client reported errors during the session\n{context}"
+    );
 
     // The wire as the transport saw it.
     let http = summary["http"].as_array().unwrap();
     let init = &http[0];
-    assert_eq!((&init["method"], &init["rpc"], &init["status"]), (&json!("POST"), &json!("initialize"), &json!(200)));
+    assert_eq!(
+        (&init["method"], &init["rpc"], &init["status"]),
+        (&json!("POST"), &json!("initialize"), &json!(200))
+    );
     assert_eq!(init["sessionReceived"], summary["sessionId"]);
-    let initialized = http.iter().find(|e| e["rpc"] == "notifications/initialized").expect("notifications/initialized");
-    assert_eq!(initialized["status"], 202, "a notification is accepted without a body\n{context}");
+    let initialized = http
+        .iter()
+        .find(|e| e["rpc"] == "notifications/initialized")
+        .expect("notifications/initialized");
+    assert_eq!(
+        initialized["status"], 202,
+        "a notification is accepted without a body\n{context}"
+    );
     let posts: Vec<&Value> = http.iter().filter(|e| e["rpc"] == "tools/call").collect();
     assert_eq!(posts.len(), 3, "{context}");
     let radar = posts[2];
     assert_eq!(radar["status"], 200, "{context}");
     assert!(
-        radar["contentType"].as_str().is_some_and(|t| t.starts_with("text/event-stream")),
+        radar["contentType"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("text/event-stream")),
         "watch_radar's progress must come as SSE: {radar}"
     );
-    for entry in http.iter().filter(|e| e["method"] == "POST" && e["rpc"] != "initialize") {
+    for entry in http
+        .iter()
+        .filter(|e| e["method"] == "POST" && e["rpc"] != "initialize")
+    {
         let status = entry["status"].as_u64().unwrap();
         assert!((200..300).contains(&status), "{entry}");
     }
 
     // DELETE ended the session; the id is unknown afterwards.
-    let delete = http.iter().find(|e| e["method"] == "DELETE").expect("the client sent DELETE");
+    let delete = http
+        .iter()
+        .find(|e| e["method"] == "DELETE")
+        .expect("the client sent DELETE");
     assert_eq!(delete["sessionSent"], summary["sessionId"]);
     assert_eq!(delete["status"], 200, "DELETE of a live session\n{context}");
     assert_eq!(summary["sessionAfterDelete"], Value::Null);
-    assert_eq!(summary["afterDelete"]["status"], 404, "a request with the ended session\n{context}");
-    eprintln!("TypeScript SDK client over Streamable HTTP: ok ({:.2?})", out.elapsed);
+    assert_eq!(
+        summary["afterDelete"]["status"], 404,
+        "a request with the ended session\n{context}"
+    );
+    eprintln!(
+        "TypeScript SDK client over Streamable HTTP: ok ({:.2?})",
+        out.elapsed
+    );
 }

@@ -30,7 +30,9 @@ use infra::{require, Nginx, Redis};
 use mcpgen_runtime::client::ClientHandlers;
 use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
 use mcpgen_runtime::http::client::HttpTransport;
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService, RedisStore, SessionStore};
+use mcpgen_runtime::http::{
+    serve_with_shutdown, HttpConfig, HttpService, RedisStore, SessionStore,
+};
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Notifier, RequestContext};
@@ -45,7 +47,12 @@ const WATCHED: &str = "test://watched";
 struct Roots;
 
 impl Dispatch for Roots {
-    fn call(&self, _index: usize, _args: Value, ctx: RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+    fn call(
+        &self,
+        _index: usize,
+        _args: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
         Box::pin(async move {
             let text = match ctx.list_roots().await {
                 Ok(roots) => format!("{} roots", roots.len()),
@@ -77,22 +84,41 @@ async fn replica(url: &str, prefix: &str, idle: Duration) -> Replica {
     // Generous limits: a loaded CI machine may take over a second to
     // connect (the 1 s defaults would answer 404, as documented).
     let limit = Duration::from_secs(10);
-    let store = RedisStore::new(url).expect("redis url").prefix(prefix).timeout(limit);
-    let config = HttpConfig::default().session_store(store.clone()).session_idle(idle).store_timeout(limit);
+    let store = RedisStore::new(url)
+        .expect("redis url")
+        .prefix(prefix)
+        .timeout(limit);
+    let config = HttpConfig::default()
+        .session_store(store.clone())
+        .session_idle(idle)
+        .store_timeout(limit);
     let service = HttpService::new(server, config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let serving = service.clone();
-    tokio::spawn(async move { serve_with_shutdown(listener, serving, "/mcp", std::future::pending()).await });
-    Replica { service, notifier, addr, store }
+    tokio::spawn(async move {
+        serve_with_shutdown(listener, serving, "/mcp", std::future::pending()).await
+    });
+    Replica {
+        service,
+        notifier,
+        addr,
+        store,
+    }
 }
 
 async fn three(url: &str, prefix: &str, idle: Duration) -> [Replica; 3] {
-    [replica(url, prefix, idle).await, replica(url, prefix, idle).await, replica(url, prefix, idle).await]
+    [
+        replica(url, prefix, idle).await,
+        replica(url, prefix, idle).await,
+        replica(url, prefix, idle).await,
+    ]
 }
 
 fn in_session(session: &str, body: &Value) -> Request {
-    Request::post(body).header("Mcp-Session-Id", session).header("MCP-Protocol-Version", LEGACY)
+    Request::post(body)
+        .header("Mcp-Session-Id", session)
+        .header("MCP-Protocol-Version", LEGACY)
 }
 
 async fn open_session(addr: SocketAddr) -> String {
@@ -103,71 +129,129 @@ async fn open_session(addr: SocketAddr) -> String {
     r.header("mcp-session-id").expect("a session id").to_owned()
 }
 
-
 /// A runtime client through `url` answering `roots/list` with two roots.
 async fn client(url: &str, version: &str) -> Client {
-    let handlers = ClientHandlers::new().on_roots(|_| async { Ok(json!({"roots": [{"uri": "file:///src"}, {"uri": "file:///doc"}]})) });
-    let options = ClientOptions::new([version]).timeout(Duration::from_secs(30)).client_info("replica-messages", "1").handlers(handlers);
-    Client::connect(HttpTransport::new(url).expect("transport"), options).await.expect("client connects through nginx")
+    let handlers = ClientHandlers::new().on_roots(|_| async {
+        Ok(json!({"roots": [{"uri": "file:///src"}, {"uri": "file:///doc"}]}))
+    });
+    let options = ClientOptions::new([version])
+        .timeout(Duration::from_secs(30))
+        .client_info("replica-messages", "1")
+        .handlers(handlers);
+    Client::connect(HttpTransport::new(url).expect("transport"), options)
+        .await
+        .expect("client connects through nginx")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changes_and_answers_cross_replicas_through_redis_and_nginx() {
-    let (Some(redis_bin), Some(nginx_bin)) = (require("redis-server"), require("nginx")) else { return };
+    let (Some(redis_bin), Some(nginx_bin)) = (require("redis-server"), require("nginx")) else {
+        return;
+    };
     let redis = Redis::start(&redis_bin);
     let [a, b, c] = three(&redis.url, "messages:", Duration::from_secs(60)).await;
 
     // A 2025-11-25 session: opened on a, its GET stream on b, its
     // subscription made on c; changes announced on a and c.
     let id = open_session(a.addr).await;
-    assert!(a.store.load(&id).await.expect("Redis answers").is_some(), "initialize stored the session in Redis");
-    let get = Request::get().header("Mcp-Session-Id", &id).header("MCP-Protocol-Version", LEGACY);
+    assert!(
+        a.store.load(&id).await.expect("Redis answers").is_some(),
+        "initialize stored the session in Redis"
+    );
+    let get = Request::get()
+        .header("Mcp-Session-Id", &id)
+        .header("MCP-Protocol-Version", LEGACY);
     let (head, mut stream) = Conn::open(b.addr).await.stream(&get).await;
     assert_eq!(head.status, 200);
     let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": WATCHED}});
-    assert_eq!(send(c.addr, &in_session(&id, &subscribe)).await.json()["result"], json!({}));
+    assert_eq!(
+        send(c.addr, &in_session(&id, &subscribe)).await.json()["result"],
+        json!({})
+    );
     a.notifier.tools_changed().await;
-    assert_eq!(stream.next_json().await["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        stream.next_json().await["method"],
+        "notifications/tools/list_changed"
+    );
     c.notifier.resource_updated("test://other").await;
     c.notifier.resource_updated(WATCHED).await;
     let update = stream.next_json().await;
-    assert_eq!(update["method"], "notifications/resources/updated", "{update}");
-    assert_eq!(update["params"]["uri"], WATCHED, "only the subscribed URI, once: {update}");
+    assert_eq!(
+        update["method"], "notifications/resources/updated",
+        "{update}"
+    );
+    assert_eq!(
+        update["params"]["uri"], WATCHED,
+        "only the subscribed URI, once: {update}"
+    );
 
     // A 2026-07-28 subscriptions/listen stream on c hears a change announced on b.
     let meta = json!({"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}});
     let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
         "params": {"_meta": meta, "notifications": {"promptsListChanged": true}}});
-    let listen = Request::post(&listen).header("MCP-Protocol-Version", MODERN).header("Mcp-Method", "subscriptions/listen");
+    let listen = Request::post(&listen)
+        .header("MCP-Protocol-Version", MODERN)
+        .header("Mcp-Method", "subscriptions/listen");
     let (_, mut listening) = Conn::open(c.addr).await.stream(&listen).await;
-    assert_eq!(listening.next_json().await["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        listening.next_json().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
     b.notifier.prompts_changed().await;
     let change = listening.next_json().await;
     assert_eq!(change["method"], "notifications/prompts/list_changed");
-    assert_eq!(change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
-    assert_eq!(stream.next_json().await["method"], "notifications/prompts/list_changed", "the session's stream too");
+    assert_eq!(
+        change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    assert_eq!(
+        stream.next_json().await["method"],
+        "notifications/prompts/list_changed",
+        "the session's stream too"
+    );
 
     // roots/list asked on one replica, answered on another.
     for (n, (runs, answers)) in [(&a, &b), (&b, &c), (&c, &a)].into_iter().enumerate() {
         let call = json!({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": {"name": "roots", "arguments": {}}});
-        let (_, mut sse) = Conn::open(runs.addr).await.stream(&in_session(&id, &call)).await;
+        let (_, mut sse) = Conn::open(runs.addr)
+            .await
+            .stream(&in_session(&id, &call))
+            .await;
         let ask = sse.next_json().await;
         assert_eq!(ask["method"], "roots/list", "{ask}");
         let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": "file:///src"}]}});
-        assert_eq!(send(answers.addr, &in_session(&id, &answer)).await.status(), 202);
+        assert_eq!(
+            send(answers.addr, &in_session(&id, &answer)).await.status(),
+            202
+        );
         let result = sse.next_json().await;
-        assert_eq!(result["result"]["content"][0]["text"], "1 roots", "call {n}: {result}");
+        assert_eq!(
+            result["result"]["content"][0]["text"], "1 roots",
+            "call {n}: {result}"
+        );
     }
 
     // The runtime's client through nginx round robin, both eras: every
     // roots call succeeds wherever its answer lands.
-    let nginx = Nginx::start(&nginx_bin, &[&a.addr.to_string(), &b.addr.to_string(), &c.addr.to_string()]);
+    let nginx = Nginx::start(
+        &nginx_bin,
+        &[
+            &a.addr.to_string(),
+            &b.addr.to_string(),
+            &c.addr.to_string(),
+        ],
+    );
     for version in [LEGACY, MODERN] {
         let client = client(&nginx.url, version).await;
         for n in 0..30 {
-            let result = client.call_tool("roots", json!({}), &CallOptions::new()).await;
+            let result = client
+                .call_tool("roots", json!({}), &CallOptions::new())
+                .await;
             let result = result.unwrap_or_else(|e| panic!("{version} call {n}: {e}"));
-            assert_eq!(result["content"][0]["text"], "2 roots", "{version} call {n}: {result}");
+            assert_eq!(
+                result["content"][0]["text"], "2 roots",
+                "{version} call {n}: {result}"
+            );
         }
         client.shutdown(Duration::from_secs(2)).await;
     }
@@ -177,18 +261,31 @@ async fn changes_and_answers_cross_replicas_through_redis_and_nginx() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_session_expires_in_redis_and_on_every_replica() {
-    let Some(redis_bin) = require("redis-server") else { return };
+    let Some(redis_bin) = require("redis-server") else {
+        return;
+    };
     let redis = Redis::start(&redis_bin);
     let idle = Duration::from_millis(1500);
     let [a, b, c] = three(&redis.url, "expiry:", idle).await;
     let id = open_session(a.addr).await;
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
-    assert_eq!(send(b.addr, &in_session(&id, &ping)).await.status(), 200, "shared through Redis");
+    assert_eq!(
+        send(b.addr, &in_session(&id, &ping)).await.status(),
+        200,
+        "shared through Redis"
+    );
     let stored = a.store.load(&id).await.expect("Redis answers");
-    assert_eq!(stored.map(|s| s.snapshot.protocol_version).as_deref(), Some(LEGACY));
+    assert_eq!(
+        stored.map(|s| s.snapshot.protocol_version).as_deref(),
+        Some(LEGACY)
+    );
 
     tokio::time::sleep(idle * 2).await;
-    assert_eq!(a.store.load(&id).await.expect("Redis answers"), None, "the key expired in Redis");
+    assert_eq!(
+        a.store.load(&id).await.expect("Redis answers"),
+        None,
+        "the key expired in Redis"
+    );
     for (name, replica) in [("a", &a), ("b", &b), ("c", &c)] {
         let r = send(replica.addr, &in_session(&id, &ping)).await;
         assert_eq!(r.status(), 404, "replica {name}: {}", r.text());

@@ -39,12 +39,17 @@ fn repo_root() -> PathBuf {
 
 /// The Python SDK's interpreter (`.peers/py`); `None` skips (fails under CI).
 fn python() -> Option<PathBuf> {
-    let dir = std::env::var_os("MCPGEN_PEERS_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join(".peers"));
+    let dir = std::env::var_os("MCPGEN_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".peers"));
     let python = dir.join("py/bin/python");
     if python.is_file() {
         return Some(python);
     }
-    let why = format!("the Python SDK peer is not installed at {} (bash scripts/setup-peers.sh)", python.display());
+    let why = format!(
+        "the Python SDK peer is not installed at {} (bash scripts/setup-peers.sh)",
+        python.display()
+    );
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("test cannot run under CI=true: {why}");
     }
@@ -58,33 +63,50 @@ const CITIES: [&str; 6] = ["Oslo", "Bergen", "Lima", "Quito", "Perth", "Tromsø"
 /// the number that succeeded.
 fn python_calls(python: &PathBuf, mode: &str, url: &str, count: usize) -> usize {
     let mut command = Command::new(python);
-    command.arg(repo_root().join("tests/interop/peers/py_client.py")).args(["--mode", mode, "--no-list", "--timeout", "120"]);
+    command
+        .arg(repo_root().join("tests/interop/peers/py_client.py"))
+        .args(["--mode", mode, "--no-list", "--timeout", "120"]);
     for i in 0..count {
-        command.args(["--call", "get_forecast", "--args", &json!({"city": CITIES[i % CITIES.len()], "days": 1}).to_string()]);
+        command.args([
+            "--call",
+            "get_forecast",
+            "--args",
+            &json!({"city": CITIES[i % CITIES.len()], "days": 1}).to_string(),
+        ]);
     }
     command.args(["--url", url]).stdin(Stdio::null());
     let out = command.output().expect("the Python client runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "Python client ({mode}) failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "Python client ({mode}) failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let calls: Vec<Value> = stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v["event"] == "tools/call")
         .collect();
     for (i, call) in calls.iter().enumerate() {
-        let text = call["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        let text = call["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
         assert!(text.contains(CITIES[i % CITIES.len()]), "call {i}: {call}");
     }
     calls.len()
 }
 
 fn client_options(version: &str) -> ClientOptions {
-    ClientOptions::new([version]).timeout(Duration::from_secs(30)).client_info("replicas-test", "1.0")
+    ClientOptions::new([version])
+        .timeout(Duration::from_secs(30))
+        .client_info("replicas-test", "1.0")
 }
 
 async fn connect(url: &str, version: &str) -> Client {
     let transport = HttpTransport::new(url).expect("transport");
-    Client::connect(transport, client_options(version)).await.expect("client connects through nginx")
+    Client::connect(transport, client_options(version))
+        .await
+        .expect("client connects through nginx")
 }
 
 /// The outcome of one call.
@@ -98,7 +120,16 @@ struct Outcome {
 
 async fn forecast(client: &Client, i: usize) -> Result<(), String> {
     let city = CITIES[i % CITIES.len()];
-    match tokio::time::timeout(HANG, client.call_tool("get_forecast", json!({"city": city, "days": 1}), &CallOptions::new())).await {
+    match tokio::time::timeout(
+        HANG,
+        client.call_tool(
+            "get_forecast",
+            json!({"city": city, "days": 1}),
+            &CallOptions::new(),
+        ),
+    )
+    .await
+    {
         Err(_) => panic!("call {i} hung for {HANG:?}"),
         Ok(Err(e)) => Err(e.to_string()),
         Ok(Ok(result)) => {
@@ -114,7 +145,13 @@ async fn forecast(client: &Client, i: usize) -> Result<(), String> {
 
 /// `total` calls on `workers` concurrent tasks; `on_progress(done)` runs
 /// on the task that finished a call.
-async fn run_calls(client: &Client, total: usize, workers: usize, killed: Arc<AtomicBool>, on_progress: impl Fn(usize) + Send + Sync) -> Vec<Outcome> {
+async fn run_calls(
+    client: &Client,
+    total: usize,
+    workers: usize,
+    killed: Arc<AtomicBool>,
+    on_progress: impl Fn(usize) + Send + Sync,
+) -> Vec<Outcome> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let outcomes = Mutex::new(Vec::with_capacity(total));
@@ -126,7 +163,10 @@ async fn run_calls(client: &Client, total: usize, workers: usize, killed: Arc<At
             }
             let after_kill = killed.load(Ordering::Acquire);
             let result = forecast(client, i).await;
-            outcomes.lock().unwrap().push(Outcome { after_kill, result });
+            outcomes
+                .lock()
+                .unwrap()
+                .push(Outcome { after_kill, result });
             on_progress(done.fetch_add(1, Ordering::AcqRel) + 1);
         }
     };
@@ -159,7 +199,9 @@ async fn futures_join_all<F: std::future::Future<Output = ()>>(futures: Vec<F>) 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_calls_through_nginx_round_robin_survive_a_lost_replica() {
-    let Some(nginx_bin) = require("nginx") else { return };
+    let Some(nginx_bin) = require("nginx") else {
+        return;
+    };
     let Some(python) = python() else { return };
     let mut replicas: Vec<Replica> = (0..3).map(|_| Replica::start(&[])).collect();
     let addrs: Vec<&str> = replicas.iter().map(|r| r.addr.as_str()).collect();
@@ -170,15 +212,28 @@ async fn stateless_calls_through_nginx_round_robin_survive_a_lost_replica() {
     let client = connect(&nginx.url, "2026-07-28").await;
     let outcomes = run_calls(&client, 2000, 8, Arc::new(AtomicBool::new(false)), |_| {}).await;
     let failed: Vec<_> = outcomes.iter().filter(|o| o.result.is_err()).collect();
-    assert!(failed.is_empty(), "{} of 2000 calls failed: {:?}", failed.len(), &failed[..failed.len().min(5)]);
+    assert!(
+        failed.is_empty(),
+        "{} of 2000 calls failed: {:?}",
+        failed.len(),
+        &failed[..failed.len().min(5)]
+    );
     let py = {
         let (python, url) = (python.clone(), nginx.url.clone());
-        tokio::task::spawn_blocking(move || python_calls(&python, "2026-07-28", &url, 200)).await.unwrap()
+        tokio::task::spawn_blocking(move || python_calls(&python, "2026-07-28", &url, 200))
+            .await
+            .unwrap()
     };
     assert_eq!(py, 200, "every Python SDK call answered");
     let served: Vec<usize> = replicas.iter().map(Replica::calls_served).collect();
-    assert!(served.iter().all(|&n| n > 0), "every replica served calls: {served:?}");
-    assert!(served.iter().sum::<usize>() >= 2200, "every call reached a replica: {served:?}");
+    assert!(
+        served.iter().all(|&n| n > 0),
+        "every replica served calls: {served:?}"
+    );
+    assert!(
+        served.iter().sum::<usize>() >= 2200,
+        "every call reached a replica: {served:?}"
+    );
     eprintln!("phase 1: 2000 runtime-client + 200 Python SDK calls, all succeeded; per replica {served:?}");
 
     // Phase 2: replica 1 is killed while calls run.
@@ -206,19 +261,39 @@ async fn stateless_calls_through_nginx_round_robin_survive_a_lost_replica() {
         failed_after.len(),
         failed_before.iter().map(|o| o.result.as_ref().unwrap_err()).collect::<Vec<_>>()
     );
-    assert!(after.len() >= 1100, "most calls started after the kill: {}", after.len());
-    assert!(failed_after.is_empty(), "calls after the kill failed: {failed_after:?}");
+    assert!(
+        after.len() >= 1100,
+        "most calls started after the kill: {}",
+        after.len()
+    );
+    assert!(
+        failed_after.is_empty(),
+        "calls after the kill failed: {failed_after:?}"
+    );
     // Only calls in flight on the killed replica may fail: at most one per worker.
-    assert!(failed_before.len() <= 8, "{} calls failed", failed_before.len());
+    assert!(
+        failed_before.len() <= 8,
+        "{} calls failed",
+        failed_before.len()
+    );
     let py = {
         let (python, url) = (python.clone(), nginx.url.clone());
-        tokio::task::spawn_blocking(move || python_calls(&python, "2026-07-28", &url, 100)).await.unwrap()
+        tokio::task::spawn_blocking(move || python_calls(&python, "2026-07-28", &url, 100))
+            .await
+            .unwrap()
     };
     assert_eq!(py, 100, "Python SDK calls after the loss all answered");
     let served: Vec<usize> = replicas.iter().map(Replica::calls_served).collect();
-    assert!(served.iter().all(|&n| n > 0), "the surviving replicas share the load: {served:?}");
+    assert!(
+        served.iter().all(|&n| n > 0),
+        "the surviving replicas share the load: {served:?}"
+    );
     for replica in &replicas {
-        assert!(!replica.panicked(), "a replica panicked:\n{}", replica.stderr());
+        assert!(
+            !replica.panicked(),
+            "a replica panicked:\n{}",
+            replica.stderr()
+        );
     }
     eprintln!("stateless replicas test: {:?}", started.elapsed());
 }
@@ -245,7 +320,9 @@ fn open_session(addr: &str) -> String {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
     .to_string();
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     write!(
         stream,
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
@@ -257,9 +334,17 @@ fn open_session(addr: &str) -> String {
     assert!(answer.starts_with("HTTP/1.1 200"), "initialize: {answer}");
     let id = answer
         .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|v| v.trim().to_owned()))
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id:")
+                .map(|v| v.trim().to_owned())
+        })
         .expect("an Mcp-Session-Id");
-    let (status, _) = post(addr, &legacy_headers(&id), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (status, _) = post(
+        addr,
+        &legacy_headers(&id),
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
     assert_eq!(status, 202, "notifications/initialized");
     id
 }
@@ -317,11 +402,17 @@ fn eventually(what: &str, mut probe: impl FnMut() -> bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_sessions_continue_on_every_replica_through_redis() {
-    let Some(nginx_bin) = require("nginx") else { return };
-    let Some(redis_bin) = require("redis-server") else { return };
+    let Some(nginx_bin) = require("nginx") else {
+        return;
+    };
+    let Some(redis_bin) = require("redis-server") else {
+        return;
+    };
     let Some(python) = python() else { return };
     let redis = Redis::start(&redis_bin);
-    let replicas: Vec<Replica> = (0..3).map(|_| Replica::start(&["--session-store", redis.url.as_str()])).collect();
+    let replicas: Vec<Replica> = (0..3)
+        .map(|_| Replica::start(&["--session-store", redis.url.as_str()]))
+        .collect();
     let addrs: Vec<&str> = replicas.iter().map(|r| r.addr.as_str()).collect();
     let nginx = Nginx::start(&nginx_bin, &addrs);
 
@@ -329,15 +420,25 @@ async fn legacy_sessions_continue_on_every_replica_through_redis() {
     let client = connect(&nginx.url, "2025-11-25").await;
     let outcomes = run_calls(&client, 600, 4, Arc::new(AtomicBool::new(false)), |_| {}).await;
     let failed: Vec<_> = outcomes.iter().filter(|o| o.result.is_err()).collect();
-    assert!(failed.is_empty(), "{} of 600 calls in one session failed: {:?}", failed.len(), &failed[..failed.len().min(5)]);
+    assert!(
+        failed.is_empty(),
+        "{} of 600 calls in one session failed: {:?}",
+        failed.len(),
+        &failed[..failed.len().min(5)]
+    );
     let served: Vec<usize> = replicas.iter().map(Replica::calls_served).collect();
-    assert!(served.iter().all(|&n| n > 0), "the session's calls reached every replica: {served:?}");
+    assert!(
+        served.iter().all(|&n| n > 0),
+        "the session's calls reached every replica: {served:?}"
+    );
     eprintln!("runtime client, one session: 600 calls, all succeeded; per replica {served:?}");
 
     // The Python SDK client in the stateful era: its session works everywhere.
     let py = {
         let (python, url) = (python.clone(), nginx.url.clone());
-        tokio::task::spawn_blocking(move || python_calls(&python, "2025-11-25", &url, 90)).await.unwrap()
+        tokio::task::spawn_blocking(move || python_calls(&python, "2025-11-25", &url, 90))
+            .await
+            .unwrap()
     };
     assert_eq!(py, 90, "every Python SDK call of the session answered");
 
@@ -389,18 +490,33 @@ fn addrs_owned(replicas: &[Replica]) -> Vec<String> {
 fn without_a_store_a_legacy_session_lives_on_one_replica_only() {
     let replicas: Vec<Replica> = (0..2).map(|_| Replica::start(&[])).collect();
     let id = open_session(&replicas[0].addr);
-    assert_eq!(call_in_session(&replicas[0].addr, &id, 2).0, 200, "the replica holding the session serves it");
+    assert_eq!(
+        call_in_session(&replicas[0].addr, &id, 2).0,
+        200,
+        "the replica holding the session serves it"
+    );
     let (status, body) = call_in_session(&replicas[1].addr, &id, 3);
-    assert_eq!(status, 404, "another replica does not know it (sticky routing needed): {body}");
+    assert_eq!(
+        status, 404,
+        "another replica does not know it (sticky routing needed): {body}"
+    );
 }
 
 #[test]
 fn redis_going_away_leaves_unknown_sessions_404_and_stateless_calls_working() {
-    let Some(redis_bin) = require("redis-server") else { return };
+    let Some(redis_bin) = require("redis-server") else {
+        return;
+    };
     let mut redis = Redis::start(&redis_bin);
-    let replicas: Vec<Replica> = (0..2).map(|_| Replica::start(&["--session-store", redis.url.as_str()])).collect();
+    let replicas: Vec<Replica> = (0..2)
+        .map(|_| Replica::start(&["--session-store", redis.url.as_str()]))
+        .collect();
     let id = open_session(&replicas[0].addr);
-    assert_eq!(call_in_session(&replicas[1].addr, &id, 2).0, 200, "shared while Redis runs");
+    assert_eq!(
+        call_in_session(&replicas[1].addr, &id, 2).0,
+        200,
+        "shared while Redis runs"
+    );
     let other = open_session(&replicas[0].addr);
 
     redis.process.kill();
@@ -408,7 +524,11 @@ fn redis_going_away_leaves_unknown_sessions_404_and_stateless_calls_working() {
     let started = Instant::now();
     let (status, body) = call_in_session(&replicas[1].addr, &other, 3);
     assert_eq!(status, 404, "{body}");
-    assert!(started.elapsed() < Duration::from_secs(20), "the store lookup is bounded ({:?})", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the store lookup is bounded ({:?})",
+        started.elapsed()
+    );
     // The sessions each replica holds keep working.
     assert_eq!(call_in_session(&replicas[0].addr, &other, 4).0, 200);
     assert_eq!(call_in_session(&replicas[1].addr, &id, 5).0, 200);
@@ -429,10 +549,17 @@ fn redis_going_away_leaves_unknown_sessions_404_and_stateless_calls_working() {
             "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
                 "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}});
         let (status, answer) = post(&replica.addr, &headers, &body);
-        assert_eq!(status, 200, "replica {n}, stateless without Redis: {answer}");
+        assert_eq!(
+            status, 200,
+            "replica {n}, stateless without Redis: {answer}"
+        );
         assert!(answer.contains("Oslo"), "{answer}");
     }
     for replica in &replicas {
-        assert!(!replica.panicked(), "a replica panicked:\n{}", replica.stderr());
+        assert!(
+            !replica.panicked(),
+            "a replica panicked:\n{}",
+            replica.stderr()
+        );
     }
 }

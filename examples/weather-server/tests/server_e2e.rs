@@ -55,7 +55,10 @@ impl Server {
         let stderr_path = dir.0.join("stderr.log");
         let stderr = std::fs::File::create(&stderr_path).unwrap();
         let mut cmd = Command::new(exe);
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr).env("RUST_BACKTRACE", "0");
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .env("RUST_BACKTRACE", "0");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -71,7 +74,13 @@ impl Server {
                 }
             }
         });
-        Server { child, stdin, lines, stderr_path, _dir: dir }
+        Server {
+            child,
+            stdin,
+            lines,
+            stderr_path,
+            _dir: dir,
+        }
     }
 
     fn send(&mut self, text: &str) {
@@ -87,8 +96,12 @@ impl Server {
 
     /// The next line the server writes, which must be JSON-RPC 2.0.
     fn recv(&mut self) -> Value {
-        let line = self.lines.recv_timeout(PATIENCE).expect("the server answers");
-        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+        let line = self
+            .lines
+            .recv_timeout(PATIENCE)
+            .expect("the server answers");
+        let value: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
         assert_eq!(value["jsonrpc"], "2.0", "{line}");
         value
     }
@@ -101,7 +114,11 @@ impl Server {
     }
 
     fn call(&mut self, id: i64, tool: &str, arguments: Value) -> Value {
-        self.request(json!(id), "tools/call", json!({ "name": tool, "arguments": arguments }))
+        self.request(
+            json!(id),
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+        )
     }
 
     fn initialize(&mut self, version: &str) -> Value {
@@ -119,13 +136,18 @@ impl Server {
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
         assert!(status.success(), "exit status {status}");
-        assert!(self.lines.recv_timeout(PATIENCE).is_err(), "no output after the last answer");
+        assert!(
+            self.lines.recv_timeout(PATIENCE).is_err(),
+            "no output after the last answer"
+        );
         std::fs::read_to_string(&self.stderr_path).unwrap()
     }
 }
 
 fn text_of(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text block: {result}"))
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text block: {result}"))
 }
 
 fn manifest_tools() -> Vec<Value> {
@@ -149,17 +171,32 @@ fn initialize_negotiates_versions_and_declares_tools() {
     let r = s.initialize("2025-11-25");
     let result = &r["result"];
     assert_eq!(result["protocolVersion"], "2025-11-25");
-    assert_eq!(result["capabilities"]["tools"], json!({ "listChanged": false }));
+    assert_eq!(
+        result["capabilities"]["tools"],
+        json!({ "listChanged": false })
+    );
     assert_eq!(result["capabilities"]["logging"], json!({}));
-    assert_eq!(result["serverInfo"], json!({ "name": "weather-server", "version": "0.1.0", "title": "Weather (mcpgen example)" }));
-    assert!(result["instructions"].as_str().unwrap().contains("fails on purpose"));
+    assert_eq!(
+        result["serverInfo"],
+        json!({ "name": "weather-server", "version": "0.1.0", "title": "Weather (mcpgen example)" })
+    );
+    assert!(result["instructions"]
+        .as_str()
+        .unwrap()
+        .contains("fails on purpose"));
 
     for older in ["2024-11-05", "2025-03-26", "2025-06-18"] {
         let r = s.request(json!(1), "initialize", json!({ "protocolVersion": older, "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } }));
-        assert_eq!(r["result"]["protocolVersion"], older, "a supported revision is echoed");
+        assert_eq!(
+            r["result"]["protocolVersion"], older,
+            "a supported revision is echoed"
+        );
     }
     let r = s.request(json!(2), "initialize", json!({ "protocolVersion": "2099-01-01", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } }));
-    assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "else the server's own");
+    assert_eq!(
+        r["result"]["protocolVersion"], "2025-11-25",
+        "else the server's own"
+    );
     let r = s.request(json!(3), "initialize", json!({ "capabilities": {} }));
     assert_eq!(r["error"]["code"], -32602);
     let r = s.request(json!("p"), "ping", json!({}));
@@ -173,11 +210,17 @@ fn framing_errors_unknown_methods_and_silent_notifications() {
     s.initialize("2025-11-25");
     s.send("{this is not json");
     let r = s.recv();
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32700)));
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (Value::Null, json!(-32700))
+    );
 
     s.send(r#"{"id":4,"method":"ping"}"#);
     let r = s.recv();
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(4), json!(-32600)));
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(4), json!(-32600))
+    );
     s.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":"all"}"#);
     assert_eq!(s.recv()["error"]["code"], -32600);
     s.send(r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#);
@@ -187,7 +230,10 @@ fn framing_errors_unknown_methods_and_silent_notifications() {
 
     let r = s.request(json!(7), "sampling/createMessage", json!({}));
     assert_eq!(r["error"]["code"], -32601);
-    assert!(r["error"]["message"].as_str().unwrap().contains("sampling/createMessage"));
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("sampling/createMessage"));
 
     // Notifications, known or not, get no answer: the next line is the ping's.
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
@@ -207,21 +253,34 @@ fn tools_list_serves_the_manifest_in_order_with_pages() {
     let mut cursor: Option<Value> = None;
     let mut pages = 0;
     loop {
-        let params = cursor.as_ref().map_or(json!({}), |c| json!({ "cursor": c }));
+        let params = cursor
+            .as_ref()
+            .map_or(json!({}), |c| json!({ "cursor": c }));
         let r = s.request(json!(10 + pages), "tools/list", params);
         pages += 1;
         served.extend(r["result"]["tools"].as_array().unwrap().iter().cloned());
         match r["result"].get("nextCursor") {
             Some(c) => {
-                assert!(c.as_str().unwrap().chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_'));
+                assert!(c
+                    .as_str()
+                    .unwrap()
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_'));
                 cursor = Some(c.clone());
             }
             None => break,
         }
     }
     assert_eq!(pages, 2);
-    assert_eq!(served, manifest_tools(), "exactly as declared, unknown fields kept, x-mcpgen removed");
-    assert_eq!(served[5]["x-example-note"], "unknown fields are served unchanged");
+    assert_eq!(
+        served,
+        manifest_tools(),
+        "exactly as declared, unknown fields kept, x-mcpgen removed"
+    );
+    assert_eq!(
+        served[5]["x-example-note"],
+        "unknown fields are served unchanged"
+    );
 
     for bad in [json!("bm90LWEtY3Vyc29y"), json!("!!"), json!(17)] {
         let r = s.request(json!(20), "tools/list", json!({ "cursor": bad }));
@@ -235,7 +294,11 @@ fn every_tool_answers() {
     let mut s = Server::start(&[]);
     s.initialize("2025-11-25");
 
-    let r = s.call(1, "get_forecast", json!({ "city": "Oslo", "days": 2, "units": "imperial" }));
+    let r = s.call(
+        1,
+        "get_forecast",
+        json!({ "city": "Oslo", "days": 2, "units": "imperial" }),
+    );
     let result = &r["result"];
     let structured = &result["structuredContent"];
     assert_eq!(structured["city"], "Oslo");
@@ -247,11 +310,24 @@ fn every_tool_answers() {
 
     // Defaults apply: three days in metric.
     let r = s.call(2, "get_forecast", json!({ "city": "Bergen" }));
-    assert_eq!(r["result"]["structuredContent"]["days"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        r["result"]["structuredContent"]["days"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
     assert_eq!(r["result"]["structuredContent"]["units"], "metric");
 
-    let r = s.call(3, "convert_temperature", json!({ "value": 100, "from": "celsius", "to": "fahrenheit" }));
-    assert_eq!(r["result"]["content"], json!([{ "type": "text", "text": "100 celsius = 212.00 °F" }]));
+    let r = s.call(
+        3,
+        "convert_temperature",
+        json!({ "value": 100, "from": "celsius", "to": "fahrenheit" }),
+    );
+    assert_eq!(
+        r["result"]["content"],
+        json!([{ "type": "text", "text": "100 celsius = 212.00 °F" }])
+    );
     assert!(r["result"].get("structuredContent").is_none());
 
     let r = s.call(
@@ -269,7 +345,10 @@ fn every_tool_answers() {
     assert_eq!(plan["itinerary"][1]["arrive_on_night"], 3);
 
     let r = s.call(5, "get_alerts", json!({ "region": "Swiss Alps" }));
-    assert!(text_of(&r["result"]).starts_with("Swiss Alps: Avalanche"), "{r}");
+    assert!(
+        text_of(&r["result"]).starts_with("Swiss Alps: Avalanche"),
+        "{r}"
+    );
 
     // Progress notifications come before the result when asked for.
     s.send_json(json!({
@@ -320,16 +399,33 @@ fn tools_call_errors() {
 fn invalid_arguments_are_a_tool_error_from_2025_11_25() {
     let mut s = Server::start(&[]);
     s.initialize("2025-11-25");
-    let r = s.call(1, "get_forecast", json!({ "city": "", "days": 9, "units": "kelvin", "extra": true }));
+    let r = s.call(
+        1,
+        "get_forecast",
+        json!({ "city": "", "days": 9, "units": "kelvin", "extra": true }),
+    );
     let result = &r["result"];
     assert_eq!(result["isError"], true, "{r}");
     let text = text_of(result);
-    for needle in ["/city", "/days", "/units", "extra", "greater than the maximum of 7"] {
+    for needle in [
+        "/city",
+        "/days",
+        "/units",
+        "extra",
+        "greater than the maximum of 7",
+    ] {
         assert!(text.contains(needle), "{needle:?} missing from {text}");
     }
-    let r = s.call(2, "plan_trip", json!({ "traveler": {}, "stops": [{ "city": "Oslo", "nights": 0 }] }));
+    let r = s.call(
+        2,
+        "plan_trip",
+        json!({ "traveler": {}, "stops": [{ "city": "Oslo", "nights": 0 }] }),
+    );
     let text = text_of(&r["result"]);
-    assert!(text.contains("/traveler") && text.contains("\"name\""), "{text}");
+    assert!(
+        text.contains("/traveler") && text.contains("\"name\""),
+        "{text}"
+    );
     assert!(text.contains("/stops/0/nights"), "{text}");
     s.finish();
 }
@@ -343,8 +439,13 @@ fn invalid_arguments_are_32602_up_to_2025_06_18() {
     assert!(r.get("result").is_none());
     let errors = r["error"]["data"]["errors"].as_array().unwrap();
     let paths: Vec<&str> = errors.iter().map(|e| e["path"].as_str().unwrap()).collect();
-    assert!(paths.contains(&"/city") && paths.contains(&"/days"), "{paths:?}");
-    assert!(errors.iter().all(|e| !e["message"].as_str().unwrap().is_empty()));
+    assert!(
+        paths.contains(&"/city") && paths.contains(&"/days"),
+        "{paths:?}"
+    );
+    assert!(errors
+        .iter()
+        .all(|e| !e["message"].as_str().unwrap().is_empty()));
     s.finish();
 }
 
@@ -354,7 +455,10 @@ fn invalid_output_panics_and_recovery() {
     s.initialize("2025-11-25");
     let r = s.call(1, "simulate_failure", json!({ "mode": "bad_output" }));
     assert_eq!(r["error"]["code"], -32603, "{r}");
-    assert!(r.get("result").is_none(), "invalid output never goes out as success");
+    assert!(
+        r.get("result").is_none(),
+        "invalid output never goes out as success"
+    );
     assert_eq!(r["error"]["data"]["errors"][0]["path"], "/code");
 
     let r = s.call(2, "simulate_failure", json!({ "mode": "panic" }));
@@ -365,7 +469,10 @@ fn invalid_output_panics_and_recovery() {
     let r = s.call(4, "get_forecast", json!({ "city": "Oslo" }));
     assert_eq!(r["result"]["structuredContent"]["city"], "Oslo");
     let stderr = s.finish();
-    assert!(stderr.contains("simulated handler panic"), "the panic is logged on stderr");
+    assert!(
+        stderr.contains("simulated handler panic"),
+        "the panic is logged on stderr"
+    );
 }
 
 #[test]
@@ -379,14 +486,25 @@ fn calls_run_concurrently_and_cancellation_stops_them() {
         "params": { "name": "watch_radar", "arguments": { "steps": 1000, "step_ms": 100 } }
     }));
     let r = s.call(2, "get_forecast", json!({ "city": "Oslo", "days": 1 }));
-    assert_eq!(r["result"]["structuredContent"]["days"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        r["result"]["structuredContent"]["days"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"scan","reason":"user gave up"}}"#);
     // No response for the cancelled request: the next line answers the ping.
     let r = s.request(json!(3), "ping", json!({}));
     assert_eq!(r["result"], json!({}));
     let stderr = s.finish();
-    let cancelled = stderr.lines().any(|l| l.contains("mcpgen::audit") && l.contains("watch_radar") && l.contains("cancelled"));
-    assert!(cancelled, "the audit log records the cancellation:\n{stderr}");
+    let cancelled = stderr.lines().any(|l| {
+        l.contains("mcpgen::audit") && l.contains("watch_radar") && l.contains("cancelled")
+    });
+    assert!(
+        cancelled,
+        "the audit log records the cancellation:\n{stderr}"
+    );
 }
 
 #[test]
@@ -399,28 +517,51 @@ fn rate_limit_access_control_output_hook_and_audit() {
     s.initialize("2025-11-25");
     for i in 0..5 {
         let r = s.call(i, "get_alerts", json!({ "region": "North Sea" }));
-        assert!(r["result"].get("isError").is_none(), "call {i} within the limit: {r}");
+        assert!(
+            r["result"].get("isError").is_none(),
+            "call {i} within the limit: {r}"
+        );
     }
     let r = s.call(5, "get_alerts", json!({ "region": "North Sea" }));
     assert_eq!(r["result"]["isError"], true);
     let text = text_of(&r["result"]);
-    assert!(text.contains("Rate limit exceeded for tool get_alerts") && text.contains("retry in"), "{text}");
+    assert!(
+        text.contains("Rate limit exceeded for tool get_alerts") && text.contains("retry in"),
+        "{text}"
+    );
 
-    let r = s.call(6, "plan_trip", json!({ "traveler": { "name": "Ada" }, "stops": [{ "city": "Rome", "nights": 1 }] }));
+    let r = s.call(
+        6,
+        "plan_trip",
+        json!({ "traveler": { "name": "Ada" }, "stops": [{ "city": "Rome", "nights": 1 }] }),
+    );
     assert_eq!(r["result"]["isError"], true);
-    assert!(text_of(&r["result"]).contains("Access denied to tool plan_trip: e2e-client may not call plan_trip"));
+    assert!(text_of(&r["result"])
+        .contains("Access denied to tool plan_trip: e2e-client may not call plan_trip"));
 
     let r = s.call(7, "get_forecast", json!({ "city": "Oslo", "days": 1 }));
     assert!(text_of(&r["result"]).contains("[redacted]"), "{r}");
     assert!(!text_of(&r["result"]).contains("Oslo"));
 
     let stderr = s.finish();
-    let audit: Vec<&str> = stderr.lines().filter(|l| l.contains("mcpgen::audit")).collect();
+    let audit: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("mcpgen::audit"))
+        .collect();
     assert_eq!(audit.len(), 8, "one audit line per call:\n{stderr}");
-    assert!(audit.iter().any(|l| l.contains("tool=\"get_alerts\"") && l.contains("outcome=\"rate_limited\"")));
-    assert!(audit.iter().any(|l| l.contains("tool=\"plan_trip\"") && l.contains("outcome=\"denied\"")));
-    assert!(audit.iter().all(|l| l.contains("client=\"e2e-client\"") && l.contains("duration_us=")));
-    assert!(audit.iter().any(|l| l.contains("North Sea")), "argument values when enabled");
+    assert!(audit
+        .iter()
+        .any(|l| l.contains("tool=\"get_alerts\"") && l.contains("outcome=\"rate_limited\"")));
+    assert!(audit
+        .iter()
+        .any(|l| l.contains("tool=\"plan_trip\"") && l.contains("outcome=\"denied\"")));
+    assert!(audit
+        .iter()
+        .all(|l| l.contains("client=\"e2e-client\"") && l.contains("duration_us=")));
+    assert!(
+        audit.iter().any(|l| l.contains("North Sea")),
+        "argument values when enabled"
+    );
 }
 
 #[test]
@@ -431,7 +572,10 @@ fn audit_log_leaves_out_arguments_by_default() {
     assert!(r.get("result").is_some());
     let stderr = s.finish();
     assert!(stderr.contains("outcome=\"success\""), "{stderr}");
-    assert!(!stderr.contains("Reykjavik"), "argument values stay out of the log:\n{stderr}");
+    assert!(
+        !stderr.contains("Reykjavik"),
+        "argument values stay out of the log:\n{stderr}"
+    );
 }
 
 #[test]
@@ -454,12 +598,18 @@ fn requests_from_a_file_are_all_answered_before_exit() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let answers: Vec<Value> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answers: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let mut ids: Vec<i64> = answers.iter().map(|a| a["id"].as_i64().unwrap()).collect();
     ids.sort_unstable();
     assert_eq!(ids, [1, 2, 3], "{answers:?}");
-    assert!(answers.iter().all(|a| a.get("result").is_some()), "{answers:?}");
+    assert!(
+        answers.iter().all(|a| a.get("result").is_some()),
+        "{answers:?}"
+    );
 }
 
 #[test]
@@ -469,7 +619,11 @@ fn server_generated_for_2025_06_18_speaks_that_revision() {
     assert_eq!(r["result"]["protocolVersion"], "2025-06-18");
     let r = s.call(1, "get_forecast", json!({ "city": "Oslo", "days": 1 }));
     assert_eq!(r["result"]["structuredContent"]["city"], "Oslo");
-    let r = s.call(2, "convert_temperature", json!({ "value": 0, "from": "celsius", "to": "kelvin" }));
+    let r = s.call(
+        2,
+        "convert_temperature",
+        json!({ "value": 0, "from": "celsius", "to": "kelvin" }),
+    );
     assert_eq!(text_of(&r["result"]), "0 celsius = 273.15 K");
     let r = s.call(3, "get_forecast", json!({ "city": "" }));
     assert_eq!(r["error"]["code"], -32602, "{r}");
@@ -478,7 +632,10 @@ fn server_generated_for_2025_06_18_speaks_that_revision() {
     assert_eq!(r["result"]["protocolVersion"], "2024-11-05");
     // Types generated for 2025-06-18 still serve newer clients.
     let r = s.request(json!(5), "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "new", "version": "1" } }));
-    assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "every revision is served by default");
+    assert_eq!(
+        r["result"]["protocolVersion"], "2025-11-25",
+        "every revision is served by default"
+    );
     s.finish();
 }
 
@@ -487,9 +644,14 @@ fn an_oversized_message_is_refused_and_the_server_keeps_serving() {
     let mut s = Server::start(&[]);
     s.initialize("2025-11-25");
     let padding = "x".repeat(33 << 20);
-    s.send(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{padding}"}}}}"#));
+    s.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{padding}"}}}}"#
+    ));
     let r = s.recv();
-    assert_eq!(r["error"]["code"], -32700, "messages over 32 MiB are not buffered: {r}");
+    assert_eq!(
+        r["error"]["code"], -32700,
+        "messages over 32 MiB are not buffered: {r}"
+    );
     let r = s.request(json!(2), "ping", json!({}));
     assert_eq!(r["result"], json!({}));
     s.finish();
@@ -515,7 +677,9 @@ fn a_reader_that_keeps_trying_stdin_lets_every_other_task_run() {
     let last = loop {
         let m = s.recv();
         match (&m["method"], &m["id"]) {
-            (method, _) if method == "notifications/progress" => progress.push(m["params"]["progress"].as_f64().unwrap()),
+            (method, _) if method == "notifications/progress" => {
+                progress.push(m["params"]["progress"].as_f64().unwrap())
+            }
             (_, id) if id == 9 => pong = m["result"] == json!({}),
             _ => break m,
         }
@@ -530,6 +694,12 @@ fn a_reader_that_keeps_trying_stdin_lets_every_other_task_run() {
     }));
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long"}}"#);
     let r = s.call(10, "get_forecast", json!({ "city": "Oslo", "days": 1 }));
-    assert_eq!(r["result"]["structuredContent"]["days"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        r["result"]["structuredContent"]["days"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     s.finish();
 }

@@ -51,7 +51,12 @@ pub struct Drift {
 impl Drift {
     /// Compares tool lists (each item a `Tool` object).
     pub fn compare(expected: &[Value], live: &[Value]) -> Drift {
-        let name = |t: &Value| t.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
+        let name = |t: &Value| {
+            t.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
         let find = |list: &[Value], n: &str| list.iter().find(|t| name(t) == n).cloned();
         let mut drift = Drift::default();
         for tool in expected {
@@ -60,7 +65,10 @@ impl Drift {
                 drift.missing.push(n);
                 continue;
             };
-            for (kind, key) in [(SchemaKind::Input, "inputSchema"), (SchemaKind::Output, "outputSchema")] {
+            for (kind, key) in [
+                (SchemaKind::Input, "inputSchema"),
+                (SchemaKind::Output, "outputSchema"),
+            ] {
                 let (a, b) = (tool.get(key), now.get(key));
                 if a != b {
                     drift.changed.push(SchemaChange {
@@ -92,7 +100,10 @@ impl fmt::Display for Drift {
         if self.is_empty() {
             return f.write_str("no drift: the server's tools match the manifest");
         }
-        writeln!(f, "the server's tools differ from the manifest the client was generated from:")?;
+        writeln!(
+            f,
+            "the server's tools differ from the manifest the client was generated from:"
+        )?;
         for n in &self.missing {
             writeln!(f, "  missing on the server: {n}")?;
         }
@@ -107,6 +118,9 @@ impl fmt::Display for Drift {
             };
             writeln!(f, "  {}: {} {state}", c.tool, c.kind)?;
         }
-        write!(f, "  help: run `mcpgen introspect` and regenerate the client")
+        write!(
+            f,
+            "  help: run `mcpgen introspect` and regenerate the client"
+        )
     }
 }

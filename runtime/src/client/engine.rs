@@ -112,7 +112,9 @@ impl Drop for Tasks {
 
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared").field("session", &self.session.get()).finish_non_exhaustive()
+        f.debug_struct("Shared")
+            .field("session", &self.session.get())
+            .finish_non_exhaustive()
     }
 }
 
@@ -159,7 +161,10 @@ fn meta_of(params: &mut Option<Value>) -> &mut Map<String, Value> {
 
 impl Shared {
     /// Starts the reader and writer tasks over a transport. No message is sent.
-    pub(super) fn spawn<T: Transport>(transport: T, options: ClientOptions) -> (Arc<Shared>, Tasks) {
+    pub(super) fn spawn<T: Transport>(
+        transport: T,
+        options: ClientOptions,
+    ) -> (Arc<Shared>, Tasks) {
         let (mut read, write) = transport.split();
         read.set_max_message(options.max_message_bytes);
         let (tx, rx) = mpsc::unbounded_channel();
@@ -192,21 +197,36 @@ impl Shared {
     /// `options` overrides it, cancelled on timeout or when dropped; a
     /// stateless server's `InputRequiredResult` answered with the
     /// handlers and the request retried (as [`Client::request`](super::Client::request) tells).
-    pub(crate) async fn request(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
         let mut params = params;
         for _ in 0..MAX_INPUT_ROUNDS {
             let result = self.request_once(method, params.clone(), options).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
-            let Some(handlers) = self.options.handlers.clone() else { return Ok(result) };
-            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-            let responses = handlers.answer_all(&requests).await.map_err(|e| ClientError::Protocol {
-                method: method.to_owned(),
-                code: e.code,
-                message: format!("cannot answer the server's input request: {}", e.message),
-                data: e.data.map(Box::new),
-            })?;
+            let Some(handlers) = self.options.handlers.clone() else {
+                return Ok(result);
+            };
+            let requests = result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let responses =
+                handlers
+                    .answer_all(&requests)
+                    .await
+                    .map_err(|e| ClientError::Protocol {
+                        method: method.to_owned(),
+                        code: e.code,
+                        message: format!("cannot answer the server's input request: {}", e.message),
+                        data: e.data.map(Box::new),
+                    })?;
             let retry = params.get_or_insert_with(|| json!({}));
             if !retry.is_object() {
                 *retry = json!({});
@@ -227,9 +247,18 @@ impl Shared {
     }
 
     /// One request and its answer, as sent.
-    async fn request_once(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
+    async fn request_once(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
         let (id, rx) = self.start(method, params, options.progress.clone(), None)?;
-        let mut guard = CancelOnDrop { shared: self, id, armed: method != "initialize" };
+        let mut guard = CancelOnDrop {
+            shared: self,
+            id,
+            armed: method != "initialize",
+        };
         let after = options.timeout.unwrap_or(self.options.default_timeout);
         match tokio::time::timeout(after, rx).await {
             Ok(Ok(reply)) => {
@@ -245,13 +274,21 @@ impl Shared {
                 if self.lock().pending.remove(&id).is_some() && method != "initialize" {
                     self.cancel(id, &format!("timed out after {after:?}"));
                 }
-                Err(ClientError::Timeout { method: method.to_owned(), id, after })
+                Err(ClientError::Timeout {
+                    method: method.to_owned(),
+                    id,
+                    after,
+                })
             }
         }
     }
 
     pub(crate) fn closed_error(&self) -> ClientError {
-        let reason = self.lock().closed.clone().unwrap_or_else(|| "the connection ended".into());
+        let reason = self
+            .lock()
+            .closed
+            .clone()
+            .unwrap_or_else(|| "the connection ended".into());
         ClientError::Closed { reason }
     }
 
@@ -284,9 +321,19 @@ impl Shared {
         {
             let mut state = self.lock();
             if let Some(reason) = &state.closed {
-                return Err(ClientError::Closed { reason: reason.clone() });
+                return Err(ClientError::Closed {
+                    reason: reason.clone(),
+                });
             }
-            state.pending.insert(id, Pending { method: method.to_owned(), reply: tx, progress, notifications });
+            state.pending.insert(
+                id,
+                Pending {
+                    method: method.to_owned(),
+                    reply: tx,
+                    progress,
+                    notifications,
+                },
+            );
         }
         if self.enqueue(text).is_err() {
             self.lock().pending.remove(&id);
@@ -304,14 +351,17 @@ impl Shared {
     }
 
     pub(crate) fn add_stateless_meta(&self, meta: &mut Map<String, Value>, version: &str) {
-        meta.entry(crate::revision::meta::PROTOCOL_VERSION).or_insert_with(|| json!(version));
-        meta.entry(crate::revision::meta::CLIENT_INFO).or_insert_with(|| self.options.client_info.clone());
+        meta.entry(crate::revision::meta::PROTOCOL_VERSION)
+            .or_insert_with(|| json!(version));
+        meta.entry(crate::revision::meta::CLIENT_INFO)
+            .or_insert_with(|| self.options.client_info.clone());
         meta.entry(crate::revision::meta::CLIENT_CAPABILITIES)
             .or_insert_with(|| self.options.capabilities.clone());
     }
 
     fn send(&self, message: Value) -> Result<(), ClientError> {
-        self.enqueue(message.to_string()).map_err(|_| self.closed_error())
+        self.enqueue(message.to_string())
+            .map_err(|_| self.closed_error())
     }
 
     /// Hands a message to the writer task, counting it until written.
@@ -333,12 +383,17 @@ impl Shared {
 
     fn cancel(&self, id: i64, reason: &str) {
         // Best effort: if the connection is gone there is nothing to cancel.
-        let _ = self.notify("notifications/cancelled", Some(json!({ "requestId": id, "reason": reason })));
+        let _ = self.notify(
+            "notifications/cancelled",
+            Some(json!({ "requestId": id, "reason": reason })),
+        );
     }
 
     /// Marks the connection closed and fails every pending request.
     fn close(&self, reason: String) {
-        self.close_with(reason.clone(), |_| ClientError::Closed { reason: reason.clone() });
+        self.close_with(reason.clone(), |_| ClientError::Closed {
+            reason: reason.clone(),
+        });
     }
 
     /// Marks the connection closed with `reason` (what later calls are
@@ -361,12 +416,17 @@ impl Shared {
     /// without end. Every call in flight fails naming the limit and what
     /// it was waiting for, and the connection closes.
     fn too_large(&self, limit: usize) {
-        let limit_text = format!("the limit of {limit} bytes ({}, ClientOptions::max_message_bytes)", human_size(limit));
+        let limit_text = format!(
+            "the limit of {limit} bytes ({}, ClientOptions::max_message_bytes)",
+            human_size(limit)
+        );
         let waiting = {
             let state = self.lock();
             let mut ids: Vec<&i64> = state.pending.keys().collect();
             ids.sort_unstable();
-            ids.iter().map(|id| format!("`{}` (request {id})", state.pending[id].method)).collect::<Vec<_>>()
+            ids.iter()
+                .map(|id| format!("`{}` (request {id})", state.pending[id].method))
+                .collect::<Vec<_>>()
         };
         let during = if waiting.is_empty() {
             "while no request was waiting for an answer".to_owned()
@@ -391,7 +451,9 @@ impl Shared {
         if self.options.garbage == GarbagePolicy::FailPending {
             let pending = std::mem::take(&mut self.lock().pending);
             for (_, p) in pending {
-                let _ = p.reply.send(Err(ClientError::Garbage { line: line.clone() }));
+                let _ = p
+                    .reply
+                    .send(Err(ClientError::Garbage { line: line.clone() }));
             }
         }
     }
@@ -404,7 +466,10 @@ impl Shared {
                 return false;
             }
             Some(not_utf8) => {
-                self.garbage(text, &format!("the server wrote a line that is not JSON: {not_utf8}"));
+                self.garbage(
+                    text,
+                    &format!("the server wrote a line that is not JSON: {not_utf8}"),
+                );
                 return true;
             }
             None => {}
@@ -455,7 +520,11 @@ impl Shared {
             Some(error) => Err(ClientError::Protocol {
                 method: pending.method,
                 code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: error.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
+                message: error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
                 data: error.get("data").cloned().map(Box::new),
             }),
             None => Ok(obj.remove("result").unwrap_or(Value::Null)),
@@ -465,7 +534,10 @@ impl Shared {
 
     fn handle_request(&self, method: &str, id: Value, params: Value) {
         if self.queued.load(Ordering::Relaxed) > MAX_QUEUED_ANSWERS {
-            tracing::debug!(method, "mcp client: the server is not reading its input; request left unanswered");
+            tracing::debug!(
+                method,
+                "mcp client: the server is not reading its input; request left unanswered"
+            );
             return;
         }
         let id_ok = id.is_string() || id.is_i64() || id.is_u64();
@@ -476,7 +548,13 @@ impl Shared {
             }})
         } else if method == "ping" {
             json!({ "jsonrpc": "2.0", "id": id, "result": {} })
-        } else if let Some(handler) = self.options.handlers.as_ref().and_then(|h| h.for_method(method)).cloned() {
+        } else if let Some(handler) = self
+            .options
+            .handlers
+            .as_ref()
+            .and_then(|h| h.for_method(method))
+            .cloned()
+        {
             // The application's answer, in a task of its own: the reader
             // keeps reading (the server may send more while it waits).
             let me = self.me.clone();
@@ -501,13 +579,27 @@ impl Shared {
 
     fn handle_notification(&self, method: &str, params: &Value) {
         // A notification of a subscription goes to it (2026-07-28).
-        let subscription = params.get("_meta").and_then(|m| m.get(crate::revision::meta::SUBSCRIPTION_ID)).and_then(Value::as_i64);
+        let subscription = params
+            .get("_meta")
+            .and_then(|m| m.get(crate::revision::meta::SUBSCRIPTION_ID))
+            .and_then(Value::as_i64);
         if let Some(id) = subscription {
-            let stream = self.lock().pending.get(&id).and_then(|p| p.notifications.clone());
+            let stream = self
+                .lock()
+                .pending
+                .get(&id)
+                .and_then(|p| p.notifications.clone());
             if let Some(stream) = stream {
-                let notification = ServerNotification { method: method.to_owned(), params: params.clone() };
+                let notification = ServerNotification {
+                    method: method.to_owned(),
+                    params: params.clone(),
+                };
                 if stream.try_send(notification).is_err() {
-                    tracing::warn!(subscription = id, method, "mcp client: subscription not read; notification dropped");
+                    tracing::warn!(
+                        subscription = id,
+                        method,
+                        "mcp client: subscription not read; notification dropped"
+                    );
                 }
                 return;
             }
@@ -515,8 +607,16 @@ impl Shared {
         match method {
             "notifications/progress" => {
                 let token = params.get("progressToken");
-                let id = token.and_then(|t| t.as_i64().or_else(|| t.as_str().and_then(|s| s.parse().ok())));
-                let callback = id.and_then(|id| self.lock().pending.get(&id).and_then(|p| p.progress.clone()));
+                let id = token.and_then(|t| {
+                    t.as_i64()
+                        .or_else(|| t.as_str().and_then(|s| s.parse().ok()))
+                });
+                let callback = id.and_then(|id| {
+                    self.lock()
+                        .pending
+                        .get(&id)
+                        .and_then(|p| p.progress.clone())
+                });
                 let Some(callback) = callback else {
                     tracing::debug!("mcp client: progress for no call in flight dropped");
                     return;
@@ -528,7 +628,10 @@ impl Shared {
                 callback(Progress {
                     progress,
                     total: params.get("total").and_then(Value::as_f64),
-                    message: params.get("message").and_then(Value::as_str).map(str::to_owned),
+                    message: params
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
                 });
             }
             "notifications/message" => {
@@ -536,7 +639,10 @@ impl Shared {
             }
             _ => {
                 if method == "notifications/tasks/status" {
-                    self.statuses.lock().unwrap_or_else(|p| p.into_inner()).deliver(params);
+                    self.statuses
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .deliver(params);
                 }
                 if let Some(callback) = &self.options.on_notification {
                     callback(method, params);
@@ -570,7 +676,11 @@ async fn read_loop<R: MessageRead>(mut reader: R, shared: Arc<Shared>) {
     drop(reader);
 }
 
-async fn write_loop<W: MessageWrite>(mut writer: W, mut rx: mpsc::UnboundedReceiver<String>, shared: Arc<Shared>) {
+async fn write_loop<W: MessageWrite>(
+    mut writer: W,
+    mut rx: mpsc::UnboundedReceiver<String>,
+    shared: Arc<Shared>,
+) {
     while let Some(message) = rx.recv().await {
         let written = writer.write_message(&message).await;
         shared.queued.fetch_sub(1, Ordering::Relaxed);
@@ -580,7 +690,9 @@ async fn write_loop<W: MessageWrite>(mut writer: W, mut rx: mpsc::UnboundedRecei
             match super::error::ConnectError::from_io(&e) {
                 Some(connect) => {
                     let connect = connect.clone();
-                    shared.close_with(connect.to_string(), |_| ClientError::Connect(connect.clone()));
+                    shared.close_with(connect.to_string(), |_| {
+                        ClientError::Connect(connect.clone())
+                    });
                 }
                 None => shared.close(format!("writing to the server failed: {e}")),
             }

@@ -21,7 +21,11 @@ pub struct SchemaProblem {
 
 impl fmt::Display for SchemaProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.pointer.is_empty() { "/" } else { self.pointer.as_str() };
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            self.pointer.as_str()
+        };
         write!(f, "at {at}: {}", self.message)
     }
 }
@@ -113,7 +117,10 @@ impl ClientError {
     pub fn tool_content<T: DeserializeOwned>(&self) -> Option<Result<Vec<T>, serde_json::Error>> {
         match self {
             ClientError::Tool { content, .. } => Some(
-                content.iter().map(|block| serde_json::from_value(block.clone())).collect(),
+                content
+                    .iter()
+                    .map(|block| serde_json::from_value(block.clone()))
+                    .collect(),
             ),
             _ => None,
         }
@@ -135,7 +142,9 @@ impl ClientError {
     }
 
     pub(crate) fn unexpected(message: impl Into<String>) -> Self {
-        ClientError::Unexpected { message: message.into() }
+        ClientError::Unexpected {
+            message: message.into(),
+        }
     }
 }
 
@@ -218,4 +227,3 @@ impl From<std::io::Error> for ClientError {
         }
     }
 }
-

@@ -35,7 +35,9 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("session", &self.shared.session.get()).finish_non_exhaustive()
+        f.debug_struct("Client")
+            .field("session", &self.shared.session.get())
+            .finish_non_exhaustive()
     }
 }
 
@@ -44,11 +46,17 @@ impl Client {
     /// [`Client::initialize`] (or use [`Client::connect`]) next.
     pub fn start<T: Transport>(transport: T, options: ClientOptions) -> Self {
         let (shared, tasks) = Shared::spawn(transport, options);
-        Client { shared, tasks: Arc::new(tasks) }
+        Client {
+            shared,
+            tasks: Arc::new(tasks),
+        }
     }
 
     /// Starts the engine and performs the handshake.
-    pub async fn connect<T: Transport>(transport: T, options: ClientOptions) -> Result<Self, ClientError> {
+    pub async fn connect<T: Transport>(
+        transport: T,
+        options: ClientOptions,
+    ) -> Result<Self, ClientError> {
         let client = Self::start(transport, options);
         client.initialize().await?;
         Ok(client)
@@ -85,7 +93,12 @@ impl Client {
     /// retried with `inputResponses` and the `requestState`, as often as the
     /// server asks (up to 16 rounds); without handlers the
     /// `InputRequiredResult` is returned as the result.
-    pub async fn request(&self, method: &str, params: Option<Value>, options: &CallOptions) -> Result<Value, ClientError> {
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
         self.shared.request(method, params, options).await
     }
 
@@ -112,7 +125,12 @@ impl Client {
     /// Calls a tool and returns its `CallToolResult` as JSON. A result with
     /// `isError: true` becomes [`ClientError::Tool`]; a JSON-RPC error
     /// becomes [`ClientError::Protocol`].
-    pub async fn call_tool(&self, name: &str, arguments: Value, options: &CallOptions) -> Result<Value, ClientError> {
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
         tools::call_tool(&self.shared, name, arguments, options).await
     }
 
@@ -123,7 +141,10 @@ impl Client {
     }
 
     /// [`Client::list_all_tools`] with a timeout per page.
-    pub async fn list_all_tools_with(&self, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
+    pub async fn list_all_tools_with(
+        &self,
+        options: &CallOptions,
+    ) -> Result<Vec<Value>, ClientError> {
         self.list_all("tools/list", "tools", options).await
     }
 
@@ -131,7 +152,12 @@ impl Client {
     /// `resources/list` with `resources`, `resources/templates/list` with
     /// `resourceTemplates`, `prompts/list` with `prompts`), following
     /// `nextCursor` within the same bounds as tools.
-    pub async fn list_all(&self, method: &str, key: &str, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
+    pub async fn list_all(
+        &self,
+        method: &str,
+        key: &str,
+        options: &CallOptions,
+    ) -> Result<Vec<Value>, ClientError> {
         tools::list_all(&self.shared, method, key, options).await
     }
 
@@ -187,7 +213,12 @@ impl Client {
     /// Calls the tool `name` so that it may run as a task (see the module
     /// docs). `ttl` is the lifetime asked for (2025-11-25; the server may
     /// shorten it).
-    pub async fn start_tool(&self, name: &str, arguments: Value, ttl: Option<Duration>) -> Result<ToolStart<'_>, ClientError> {
+    pub async fn start_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        ttl: Option<Duration>,
+    ) -> Result<ToolStart<'_>, ClientError> {
         tasks::start_tool(&self.shared, name, arguments, ttl).await
     }
 
@@ -204,7 +235,12 @@ impl Client {
     ) -> Result<TaskStart<'c, O>, ClientError> {
         let arguments = serialise_input(tool, input)?;
         schemas.validate_input(tool, &arguments)?;
-        TaskStart::new(self.start_tool(tool, arguments, ttl).await?, tool, schemas, decode)
+        TaskStart::new(
+            self.start_tool(tool, arguments, ttl).await?,
+            tool,
+            schemas,
+            decode,
+        )
     }
 
     // Prompts, resources and completion.
@@ -217,15 +253,29 @@ impl Client {
         arguments: &A,
         options: &CallOptions,
     ) -> Result<R, ClientError> {
-        let arguments = serde_json::to_value(arguments)
-            .map_err(|e| ClientError::unexpected(format!("cannot serialise the arguments of prompt {name}: {e}")))?;
+        let arguments = serde_json::to_value(arguments).map_err(|e| {
+            ClientError::unexpected(format!(
+                "cannot serialise the arguments of prompt {name}: {e}"
+            ))
+        })?;
         let params = json!({ "name": name, "arguments": arguments });
-        decode("prompts/get", self.request("prompts/get", Some(params), options).await?)
+        decode(
+            "prompts/get",
+            self.request("prompts/get", Some(params), options).await?,
+        )
     }
 
     /// Reads the resource at `uri`.
-    pub async fn read_resource<R: DeserializeOwned>(&self, uri: &str, options: &CallOptions) -> Result<R, ClientError> {
-        decode("resources/read", self.request("resources/read", Some(json!({ "uri": uri })), options).await?)
+    pub async fn read_resource<R: DeserializeOwned>(
+        &self,
+        uri: &str,
+        options: &CallOptions,
+    ) -> Result<R, ClientError> {
+        decode(
+            "resources/read",
+            self.request("resources/read", Some(json!({ "uri": uri })), options)
+                .await?,
+        )
     }
 
     /// Reads the resource of URI template `template` (RFC 6570) with the
@@ -236,12 +286,21 @@ impl Client {
         params: &P,
         options: &CallOptions,
     ) -> Result<R, ClientError> {
-        let template = crate::uri_template::UriTemplate::parse(template)
-            .map_err(|e| ClientError::unexpected(format!("invalid URI template {template:?}: {e}")))?;
+        let template = crate::uri_template::UriTemplate::parse(template).map_err(|e| {
+            ClientError::unexpected(format!("invalid URI template {template:?}: {e}"))
+        })?;
         let values = match serde_json::to_value(params) {
             Ok(Value::Object(values)) => values,
-            Ok(other) => return Err(ClientError::unexpected(format!("template variables must be an object, not {other}"))),
-            Err(e) => return Err(ClientError::unexpected(format!("cannot serialise template variables: {e}"))),
+            Ok(other) => {
+                return Err(ClientError::unexpected(format!(
+                    "template variables must be an object, not {other}"
+                )))
+            }
+            Err(e) => {
+                return Err(ClientError::unexpected(format!(
+                    "cannot serialise template variables: {e}"
+                )))
+            }
         };
         self.read_resource(&template.expand(&values), options).await
     }
@@ -258,12 +317,18 @@ impl Client {
         context: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<R, ClientError> {
-        let mut params = json!({ "ref": reference, "argument": { "name": argument, "value": value } });
+        let mut params =
+            json!({ "ref": reference, "argument": { "name": argument, "value": value } });
         if !context.is_empty() {
             params["context"] = json!({ "arguments": context });
         }
-        let mut result = self.request("completion/complete", Some(params), options).await?;
-        let completion = result.get_mut("completion").map(Value::take).unwrap_or(Value::Null);
+        let mut result = self
+            .request("completion/complete", Some(params), options)
+            .await?;
+        let completion = result
+            .get_mut("completion")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
         decode("completion/complete", completion)
     }
 
@@ -273,13 +338,29 @@ impl Client {
     /// server then sends `notifications/resources/updated` for it, which
     /// [`ClientOptions::on_notification`](super::ClientOptions::on_notification)
     /// receives.
-    pub async fn subscribe_resource(&self, uri: &str, options: &CallOptions) -> Result<(), ClientError> {
-        self.request("resources/subscribe", Some(json!({ "uri": uri })), options).await.map(drop)
+    pub async fn subscribe_resource(
+        &self,
+        uri: &str,
+        options: &CallOptions,
+    ) -> Result<(), ClientError> {
+        self.request("resources/subscribe", Some(json!({ "uri": uri })), options)
+            .await
+            .map(drop)
     }
 
     /// Ends the subscription to `uri`.
-    pub async fn unsubscribe_resource(&self, uri: &str, options: &CallOptions) -> Result<(), ClientError> {
-        self.request("resources/unsubscribe", Some(json!({ "uri": uri })), options).await.map(drop)
+    pub async fn unsubscribe_resource(
+        &self,
+        uri: &str,
+        options: &CallOptions,
+    ) -> Result<(), ClientError> {
+        self.request(
+            "resources/unsubscribe",
+            Some(json!({ "uri": uri })),
+            options,
+        )
+        .await
+        .map(drop)
     }
 
     /// Opens a subscription (2026-07-28) for the notifications named in

@@ -57,20 +57,35 @@ pub(super) async fn initialize(shared: &Shared) -> Result<&Negotiated, ClientErr
 
 /// The modern handshake: `server/discover` with the newest revision,
 /// then what its answer calls for (see the module docs).
-async fn probe(shared: &Shared, newest: String, supported: &[String]) -> Result<Negotiated, ClientError> {
-    let newest_stateful = supported.iter().find(|v| !is_stateless_revision(v)).cloned();
+async fn probe(
+    shared: &Shared,
+    newest: String,
+    supported: &[String],
+) -> Result<Negotiated, ClientError> {
+    let newest_stateful = supported
+        .iter()
+        .find(|v| !is_stateless_revision(v))
+        .cloned();
     let mut offer = newest;
     let mut retried = false;
     loop {
         let error = match discover(shared, &offer, supported).await {
             Ok(Discovered::Negotiated(session)) => return Ok(session),
-            Ok(Discovered::Stateful(version)) => return initialize_with(shared, &version, supported).await,
+            Ok(Discovered::Stateful(version)) => {
+                return initialize_with(shared, &version, supported).await
+            }
             Ok(Discovered::Nothing(theirs)) => {
-                return Err(ClientError::Version { offered: offer, server: theirs, supported: supported.to_vec() })
+                return Err(ClientError::Version {
+                    offered: offer,
+                    server: theirs,
+                    supported: supported.to_vec(),
+                })
             }
             Err(error) => error,
         };
-        let ClientError::Protocol { code, data, .. } = &error else { return Err(error) };
+        let ClientError::Protocol { code, data, .. } = &error else {
+            return Err(error);
+        };
         if *code == crate::revision::codes::UNSUPPORTED_PROTOCOL_VERSION {
             // A modern server that does not take `offer`: use a revision
             // from its list, once.
@@ -93,7 +108,11 @@ async fn probe(shared: &Shared, newest: String, supported: &[String]) -> Result<
                 _ => {
                     return Err(ClientError::Version {
                         offered: offer,
-                        server: if theirs.is_empty() { "no supported versions".into() } else { theirs.join(", ") },
+                        server: if theirs.is_empty() {
+                            "no supported versions".into()
+                        } else {
+                            theirs.join(", ")
+                        },
                         supported: supported.to_vec(),
                     })
                 }
@@ -111,10 +130,20 @@ async fn probe(shared: &Shared, newest: String, supported: &[String]) -> Result<
 }
 
 /// `server/discover` and what to do with its answer.
-async fn discover(shared: &Shared, offer: &str, supported: &[String]) -> Result<Discovered, ClientError> {
+async fn discover(
+    shared: &Shared,
+    offer: &str,
+    supported: &[String],
+) -> Result<Discovered, ClientError> {
     let mut meta = serde_json::Map::new();
     shared.add_stateless_meta(&mut meta, offer);
-    let result = shared.request("server/discover", Some(json!({ "_meta": meta })), &CallOptions::new()).await?;
+    let result = shared
+        .request(
+            "server/discover",
+            Some(json!({ "_meta": meta })),
+            &CallOptions::new(),
+        )
+        .await?;
     let theirs: Vec<&str> = result
         .get("supportedVersions")
         .and_then(Value::as_array)
@@ -134,19 +163,31 @@ async fn discover(shared: &Shared, offer: &str, supported: &[String]) -> Result<
     Ok(Discovered::Negotiated(Negotiated {
         protocol_version: version.clone(),
         server_info,
-        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        capabilities: result
+            .get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+        instructions: result
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         stateless: true,
     }))
 }
 
-async fn initialize_with(shared: &Shared, offer: &str, supported: &[String]) -> Result<Negotiated, ClientError> {
+async fn initialize_with(
+    shared: &Shared,
+    offer: &str,
+    supported: &[String],
+) -> Result<Negotiated, ClientError> {
     let params = json!({
         "protocolVersion": offer,
         "capabilities": shared.options.capabilities,
         "clientInfo": shared.options.client_info,
     });
-    let result = shared.request("initialize", Some(params), &CallOptions::new()).await?;
+    let result = shared
+        .request("initialize", Some(params), &CallOptions::new())
+        .await?;
     let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
         return Err(ClientError::unexpected(format!(
             "the server's initialize result has no protocolVersion: {}",
@@ -164,8 +205,14 @@ async fn initialize_with(shared: &Shared, offer: &str, supported: &[String]) -> 
     Ok(Negotiated {
         protocol_version: version.to_owned(),
         server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
-        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        capabilities: result
+            .get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+        instructions: result
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         stateless: false,
     })
 }

@@ -108,17 +108,24 @@ impl ClientHandlers {
             caps.entry("elicitation").or_insert_with(|| json!({}));
         }
         if self.roots.is_some() {
-            caps.entry("roots").or_insert_with(|| json!({ "listChanged": false }));
+            caps.entry("roots")
+                .or_insert_with(|| json!({ "listChanged": false }));
         }
     }
 
     /// Answers every input request of an `InputRequiredResult`: the
     /// `inputResponses` of the retry, or the first failure (an input
     /// request this client has no handler for is `-32601`).
-    pub(crate) async fn answer_all(&self, requests: &Map<String, Value>) -> Result<Map<String, Value>, RpcError> {
+    pub(crate) async fn answer_all(
+        &self,
+        requests: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, RpcError> {
         let mut pending = Vec::with_capacity(requests.len());
         for (key, request) in requests {
-            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let method = request
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let Some(handler) = self.for_method(method) else {
                 return Err(RpcError::method_not_found(method));
             };

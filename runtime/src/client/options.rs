@@ -172,8 +172,7 @@ impl ClientOptions {
 impl fmt::Debug for ClientOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("ClientOptions");
-        s
-            .field("client_info", &self.client_info)
+        s.field("client_info", &self.client_info)
             .field("capabilities", &self.capabilities)
             .field("protocol_versions", &self.protocol_versions)
             .field("default_timeout", &self.default_timeout)

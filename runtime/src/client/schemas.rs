@@ -38,7 +38,9 @@ pub struct ToolSchemas {
 
 impl std::fmt::Debug for ToolSchemas {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolSchemas").field("tools", &self.by_name.len()).finish_non_exhaustive()
+        f.debug_struct("ToolSchemas")
+            .field("tools", &self.by_name.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -51,7 +53,10 @@ fn problems(validator: &SchemaValidator, value: &Value, prefix: &str) -> Vec<Sch
         Ok(()) => Vec::new(),
         Err(errors) => errors
             .into_iter()
-            .map(|e| SchemaProblem { pointer: format!("{prefix}{}", e.path), message: e.message })
+            .map(|e| SchemaProblem {
+                pointer: format!("{prefix}{}", e.path),
+                message: e.message,
+            })
             .collect(),
     }
 }
@@ -64,7 +69,9 @@ impl ToolSchemas {
             Ok(tools) => Self::new(tools),
             Err(e) => {
                 let mut s = Self::new(Vec::new());
-                s.load_error = Some(format!("the embedded tool list is not a JSON array of tools: {e}"));
+                s.load_error = Some(format!(
+                    "the embedded tool list is not a JSON array of tools: {e}"
+                ));
                 s
             }
         }
@@ -76,10 +83,21 @@ impl ToolSchemas {
             .iter()
             .filter_map(|t| {
                 let name = t.get("name")?.as_str()?.to_owned();
-                Some((name, Entry { tool: t.clone(), compiled: OnceLock::new() }))
+                Some((
+                    name,
+                    Entry {
+                        tool: t.clone(),
+                        compiled: OnceLock::new(),
+                    },
+                ))
             })
             .collect();
-        Self { tools, by_name, load_error: None, draft: Draft::Draft202012 }
+        Self {
+            tools,
+            by_name,
+            load_error: None,
+            draft: Draft::Draft202012,
+        }
     }
 
     /// Schemas without `$schema` are read in the default dialect of
@@ -98,8 +116,13 @@ impl ToolSchemas {
 
     fn compiled(&self, tool: &str) -> Result<&Compiled, ClientError> {
         let Some(entry) = self.by_name.get(tool) else {
-            let why = self.load_error.clone().unwrap_or_else(|| "it is not in the manifest".into());
-            return Err(ClientError::unexpected(format!("tool `{tool}` is unknown to this client: {why}")));
+            let why = self
+                .load_error
+                .clone()
+                .unwrap_or_else(|| "it is not in the manifest".into());
+            return Err(ClientError::unexpected(format!(
+                "tool `{tool}` is unknown to this client: {why}"
+            )));
         };
         Ok(entry.compiled.get_or_init(|| Compiled {
             input: compile(entry.tool.get("inputSchema"), self.draft),
@@ -107,8 +130,13 @@ impl ToolSchemas {
         }))
     }
 
-    fn check(tool: &str, v: &Option<Result<SchemaValidator, String>>, value: &Value, prefix: &str, which: &str)
-        -> Result<Vec<SchemaProblem>, ClientError> {
+    fn check(
+        tool: &str,
+        v: &Option<Result<SchemaValidator, String>>,
+        value: &Value,
+        prefix: &str,
+        which: &str,
+    ) -> Result<Vec<SchemaProblem>, ClientError> {
         match v {
             None => Ok(Vec::new()),
             Some(Ok(validator)) => Ok(problems(validator, value, prefix)),
@@ -120,54 +148,103 @@ impl ToolSchemas {
 
     /// Checks arguments against the tool's `inputSchema`.
     pub fn validate_input(&self, tool: &str, arguments: &Value) -> Result<(), ClientError> {
-        let found = Self::check(tool, &self.compiled(tool)?.input, arguments, "", "inputSchema")?;
+        let found = Self::check(
+            tool,
+            &self.compiled(tool)?.input,
+            arguments,
+            "",
+            "inputSchema",
+        )?;
         if found.is_empty() {
             Ok(())
         } else {
-            Err(ClientError::InvalidInput { tool: tool.to_owned(), problems: found })
+            Err(ClientError::InvalidInput {
+                tool: tool.to_owned(),
+                problems: found,
+            })
         }
     }
 
     /// Checks `structuredContent` against the tool's `outputSchema` (if any).
     pub fn validate_output(&self, tool: &str, structured: &Value) -> Result<(), ClientError> {
-        let found =
-            Self::check(tool, &self.compiled(tool)?.output, structured, "/structuredContent", "outputSchema")?;
+        let found = Self::check(
+            tool,
+            &self.compiled(tool)?.output,
+            structured,
+            "/structuredContent",
+            "outputSchema",
+        )?;
         if found.is_empty() {
             Ok(())
         } else {
-            Err(ClientError::InvalidOutput { tool: tool.to_owned(), problems: found })
+            Err(ClientError::InvalidOutput {
+                tool: tool.to_owned(),
+                problems: found,
+            })
         }
     }
 }
 
 fn output_problem(tool: &str, pointer: String, message: String) -> ClientError {
-    ClientError::InvalidOutput { tool: tool.to_owned(), problems: vec![SchemaProblem { pointer, message }] }
+    ClientError::InvalidOutput {
+        tool: tool.to_owned(),
+        problems: vec![SchemaProblem { pointer, message }],
+    }
 }
 
 /// The `structuredContent` of a `CallToolResult` of `tool`, checked
 /// against its `outputSchema` and decoded as `O`.
-pub fn structured_result<O: DeserializeOwned>(schemas: &ToolSchemas, tool: &str, mut result: Value) -> Result<O, ClientError> {
+pub fn structured_result<O: DeserializeOwned>(
+    schemas: &ToolSchemas,
+    tool: &str,
+    mut result: Value,
+) -> Result<O, ClientError> {
     let Some(mut structured) = result.get_mut("structuredContent").map(Value::take) else {
-        return Err(output_problem(tool, "/structuredContent".into(), "missing, but the tool declares an outputSchema".into()));
+        return Err(output_problem(
+            tool,
+            "/structuredContent".into(),
+            "missing, but the tool declares an outputSchema".into(),
+        ));
     };
     schemas.validate_output(tool, &structured)?;
     crate::integral::integral_numbers(&mut structured);
-    serde_json::from_value(structured)
-        .map_err(|e| output_problem(tool, "/structuredContent".into(), format!("does not decode: {e}")))
+    serde_json::from_value(structured).map_err(|e| {
+        output_problem(
+            tool,
+            "/structuredContent".into(),
+            format!("does not decode: {e}"),
+        )
+    })
 }
 
 /// The content blocks of a `CallToolResult` of `tool`, each decoded as `C`.
-pub fn content_result<C: DeserializeOwned>(_schemas: &ToolSchemas, tool: &str, mut result: Value) -> Result<Vec<C>, ClientError> {
+pub fn content_result<C: DeserializeOwned>(
+    _schemas: &ToolSchemas,
+    tool: &str,
+    mut result: Value,
+) -> Result<Vec<C>, ClientError> {
     let blocks = match result.get_mut("content").map(Value::take) {
         Some(Value::Array(blocks)) => blocks,
         None => Vec::new(),
-        Some(other) => return Err(output_problem(tool, "/content".into(), format!("must be an array, got {other}"))),
+        Some(other) => {
+            return Err(output_problem(
+                tool,
+                "/content".into(),
+                format!("must be an array, got {other}"),
+            ))
+        }
     };
     blocks
         .into_iter()
         .enumerate()
         .map(|(i, b)| {
-            serde_json::from_value(b).map_err(|e| output_problem(tool, format!("/content/{i}"), format!("does not decode: {e}")))
+            serde_json::from_value(b).map_err(|e| {
+                output_problem(
+                    tool,
+                    format!("/content/{i}"),
+                    format!("does not decode: {e}"),
+                )
+            })
         })
         .collect()
 }
@@ -176,7 +253,10 @@ pub fn content_result<C: DeserializeOwned>(_schemas: &ToolSchemas, tool: &str, m
 pub(super) fn serialise_input<I: Serialize>(tool: &str, input: &I) -> Result<Value, ClientError> {
     serde_json::to_value(input).map_err(|e| ClientError::InvalidInput {
         tool: tool.to_owned(),
-        problems: vec![SchemaProblem { pointer: String::new(), message: format!("cannot serialise: {e}") }],
+        problems: vec![SchemaProblem {
+            pointer: String::new(),
+            message: format!("cannot serialise: {e}"),
+        }],
     })
 }
 
@@ -199,7 +279,10 @@ mod tests {
     #[test]
     fn schemas_are_read_in_the_dialect_of_the_clients_revision() {
         let args = json!({"p": [1]});
-        schemas().for_revision("2025-06-18").validate_input("t", &args).unwrap();
+        schemas()
+            .for_revision("2025-06-18")
+            .validate_input("t", &args)
+            .unwrap();
         for s in [schemas().for_revision("2025-11-25"), schemas()] {
             let err = s.validate_input("t", &args).unwrap_err();
             assert!(matches!(err, ClientError::InvalidInput { .. }), "{err}");
@@ -208,15 +291,24 @@ mod tests {
 
     #[test]
     fn every_problem_is_reported_with_its_pointer() {
-        let err = schemas().validate_input("t", &json!({"n": "x"})).unwrap_err();
-        let ClientError::InvalidInput { problems, .. } = err else { panic!("{err}") };
+        let err = schemas()
+            .validate_input("t", &json!({"n": "x"}))
+            .unwrap_err();
+        let ClientError::InvalidInput { problems, .. } = err else {
+            panic!("{err}")
+        };
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].pointer, "/n");
         let out = ToolSchemas::new(vec![json!({"name": "o", "inputSchema": {"type": "object"},
             "outputSchema": {"type": "object", "required": ["x", "y"]}})]);
         let err = out.validate_output("o", &json!({})).unwrap_err();
-        let ClientError::InvalidOutput { problems, .. } = err else { panic!("{err}") };
-        assert!(problems.iter().all(|p| p.pointer == "/structuredContent"), "{problems:?}");
+        let ClientError::InvalidOutput { problems, .. } = err else {
+            panic!("{err}")
+        };
+        assert!(
+            problems.iter().all(|p| p.pointer == "/structuredContent"),
+            "{problems:?}"
+        );
         assert!(!problems.is_empty());
     }
 }

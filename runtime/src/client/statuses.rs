@@ -32,7 +32,9 @@ impl Statuses {
     /// Keeps the task state a notification carried (its params).
     pub(crate) fn deliver(&mut self, params: &Value) {
         let Some(id) = params.get("taskId").and_then(Value::as_str) else {
-            tracing::debug!("mcp client: a task status notification without a string taskId dropped");
+            tracing::debug!(
+                "mcp client: a task status notification without a string taskId dropped"
+            );
             return;
         };
         if let Some(tx) = self.tasks.get(id) {
@@ -44,7 +46,8 @@ impl Statuses {
                 self.tasks.remove(&oldest);
             }
         }
-        self.tasks.insert(id.to_owned(), watch::Sender::new(Some(params.clone())));
+        self.tasks
+            .insert(id.to_owned(), watch::Sender::new(Some(params.clone())));
         self.unclaimed.push_back(id.to_owned());
     }
 
@@ -54,7 +57,10 @@ impl Statuses {
         if let Some(at) = self.unclaimed.iter().position(|u| u == id) {
             self.unclaimed.remove(at);
         }
-        let tx = self.tasks.entry(id.to_owned()).or_insert_with(|| watch::Sender::new(None));
+        let tx = self
+            .tasks
+            .entry(id.to_owned())
+            .or_insert_with(|| watch::Sender::new(None));
         let mut rx = tx.subscribe();
         if rx.borrow().is_some() {
             rx.mark_changed();
@@ -65,7 +71,11 @@ impl Statuses {
     /// Stops keeping task `id` once no handle watches it.
     pub(crate) fn unwatch(&mut self, id: &str) {
         // The handle's receiver is dropped after this runs: one left is its own.
-        if self.tasks.get(id).is_some_and(|tx| tx.receiver_count() <= 1) {
+        if self
+            .tasks
+            .get(id)
+            .is_some_and(|tx| tx.receiver_count() <= 1)
+        {
             self.tasks.remove(id);
         }
     }
@@ -82,13 +92,19 @@ mod tests {
         statuses.deliver(&json!({"taskId": "a", "status": "completed"}));
         let mut rx = statuses.watch("a");
         assert!(rx.has_changed().unwrap());
-        assert_eq!(rx.borrow_and_update().as_ref().unwrap()["status"], "completed");
+        assert_eq!(
+            rx.borrow_and_update().as_ref().unwrap()["status"],
+            "completed"
+        );
         statuses.deliver(&json!({"taskId": "a", "status": "failed"}));
         assert!(rx.has_changed().unwrap());
         let mut fresh = statuses.watch("b");
         assert!(!fresh.has_changed().unwrap(), "nothing notified for b yet");
         statuses.deliver(&json!({"taskId": "b", "status": "working"}));
-        assert_eq!(fresh.borrow_and_update().as_ref().unwrap()["status"], "working");
+        assert_eq!(
+            fresh.borrow_and_update().as_ref().unwrap()["status"],
+            "working"
+        );
         statuses.unwatch("b");
         drop(fresh);
         assert!(!statuses.tasks.contains_key("b"));

@@ -34,9 +34,17 @@ pub struct Subscription {
 /// Sends `subscriptions/listen` with `filter` and waits, within the default
 /// timeout, for the server's acknowledgment
 /// ([`Client::listen`](super::Client::listen)).
-pub(super) async fn listen(shared: &Arc<Shared>, filter: Value) -> Result<Subscription, ClientError> {
+pub(super) async fn listen(
+    shared: &Arc<Shared>,
+    filter: Value,
+) -> Result<Subscription, ClientError> {
     let (tx, mut events) = mpsc::channel(QUEUE);
-    let (id, mut ended) = shared.start("subscriptions/listen", Some(json!({ "notifications": filter })), None, Some(tx))?;
+    let (id, mut ended) = shared.start(
+        "subscriptions/listen",
+        Some(json!({ "notifications": filter })),
+        None,
+        Some(tx),
+    )?;
     let mut subscription = Subscription {
         shared: Arc::clone(shared),
         id,
@@ -55,7 +63,11 @@ pub(super) async fn listen(shared: &Arc<Shared>, filter: Value) -> Result<Subscr
     });
     match first.await {
         Ok(Ok(event)) if event.method == ACKNOWLEDGED => {
-            subscription.acknowledged = event.params.get("notifications").cloned().unwrap_or(Value::Null);
+            subscription.acknowledged = event
+                .params
+                .get("notifications")
+                .cloned()
+                .unwrap_or(Value::Null);
             subscription.events = events;
             subscription.ended = Some(ended);
             Ok(subscription)
@@ -77,13 +89,20 @@ pub(super) async fn listen(shared: &Arc<Shared>, filter: Value) -> Result<Subscr
                 Err(_) => shared.closed_error(),
             })
         }
-        Err(_) => Err(ClientError::Timeout { method: "subscriptions/listen".into(), id, after }),
+        Err(_) => Err(ClientError::Timeout {
+            method: "subscriptions/listen".into(),
+            id,
+            after,
+        }),
     }
 }
 
 impl std::fmt::Debug for Subscription {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Subscription").field("id", &self.id).field("acknowledged", &self.acknowledged).finish_non_exhaustive()
+        f.debug_struct("Subscription")
+            .field("id", &self.id)
+            .field("acknowledged", &self.acknowledged)
+            .finish_non_exhaustive()
     }
 }
 
@@ -109,7 +128,9 @@ impl Subscription {
     pub async fn end(mut self) -> Result<Value, ClientError> {
         let ended = self.ended.take();
         match ended {
-            Some(ended) => ended.await.unwrap_or_else(|_| Err(self.shared.closed_error())),
+            Some(ended) => ended
+                .await
+                .unwrap_or_else(|_| Err(self.shared.closed_error())),
             None => Err(ClientError::unexpected("the subscription was never opened")),
         }
     }

@@ -14,7 +14,11 @@ use super::error::ClientError;
 /// complete; a missing `ttlMs` is 0 (immediately stale, as the caching
 /// page says); and with no scope given, the cautious one.
 fn stateless_defaults() -> [(&'static str, Value); 3] {
-    [("resultType", Value::from("complete")), ("ttlMs", Value::from(0)), ("cacheScope", Value::from("private"))]
+    [
+        ("resultType", Value::from("complete")),
+        ("ttlMs", Value::from(0)),
+        ("cacheScope", Value::from("private")),
+    ]
 }
 
 /// Decodes a result, naming the method when it does not fit. The result is
@@ -23,7 +27,10 @@ fn stateless_defaults() -> [(&'static str, Value); 3] {
 /// the stateful era answering modern bindings), it is decoded again with
 /// [`stateless_defaults`] for those. Bindings of earlier revisions keep a
 /// modern server's `resultType`, `ttlMs` and `cacheScope` in their `extra`.
-pub(super) fn decode<R: DeserializeOwned>(method: &str, mut result: Value) -> Result<R, ClientError> {
+pub(super) fn decode<R: DeserializeOwned>(
+    method: &str,
+    mut result: Value,
+) -> Result<R, ClientError> {
     let first = match R::deserialize(&result) {
         Ok(decoded) => return Ok(decoded),
         Err(e) => e,
@@ -42,7 +49,9 @@ pub(super) fn decode<R: DeserializeOwned>(method: &str, mut result: Value) -> Re
             }
         }
     }
-    Err(ClientError::unexpected(format!("the {method} result does not decode: {first}")))
+    Err(ClientError::unexpected(format!(
+        "the {method} result does not decode: {first}"
+    )))
 }
 
 #[cfg(test)]
@@ -83,15 +92,27 @@ mod tests {
         let legacy = json!({"messages": ["hi"]});
         // Modern bindings, modern server: the required member is kept.
         let m: Modern = decode("prompts/get", modern.clone()).unwrap();
-        assert_eq!(m, Modern { messages: vec!["hi".into()], result_type: "complete".into() });
+        assert_eq!(
+            m,
+            Modern {
+                messages: vec!["hi".into()],
+                result_type: "complete".into()
+            }
+        );
         // Modern bindings, stateful-era server: its result is complete.
         let m: Modern = decode("prompts/get", legacy.clone()).unwrap();
         assert_eq!(m.result_type, "complete");
         // Caching hints a stateful-era server never sends: stale, private.
         let c: Cacheable = decode("resources/read", json!({"contents": ["x"]})).unwrap();
-        assert_eq!((c.result_type.as_str(), c.ttl_ms, c.cache_scope.as_str()), ("complete", 0, "private"));
-        let c: Cacheable =
-            decode("resources/read", json!({"contents": [], "resultType": "complete", "ttlMs": 5, "cacheScope": "public"})).unwrap();
+        assert_eq!(
+            (c.result_type.as_str(), c.ttl_ms, c.cache_scope.as_str()),
+            ("complete", 0, "private")
+        );
+        let c: Cacheable = decode(
+            "resources/read",
+            json!({"contents": [], "resultType": "complete", "ttlMs": 5, "cacheScope": "public"}),
+        )
+        .unwrap();
         assert_eq!((c.ttl_ms, c.cache_scope.as_str()), (5, "public"));
         // Earlier bindings: nothing is added; a modern member is kept aside.
         let l: Legacy = decode("prompts/get", legacy).unwrap();
@@ -100,6 +121,10 @@ mod tests {
         assert_eq!(l.extra.get("resultType"), Some(&json!("complete")));
         // What fits no way names the method and the first reason.
         let e = decode::<Modern>("prompts/get", json!({"messages": 3})).unwrap_err();
-        assert!(e.to_string().contains("the prompts/get result does not decode: invalid type: integer `3`"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("the prompts/get result does not decode: invalid type: integer `3`"),
+            "{e}"
+        );
     }
 }

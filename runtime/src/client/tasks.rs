@@ -46,7 +46,11 @@ pub struct ToolTask<'c> {
 impl Drop for ToolTask<'_> {
     fn drop(&mut self) {
         if self.notified.is_some() {
-            self.shared.statuses.lock().unwrap_or_else(|p| p.into_inner()).unwatch(&self.id);
+            self.shared
+                .statuses
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwatch(&self.id);
         }
     }
 }
@@ -73,21 +77,45 @@ pub(super) async fn start_tool<'c>(
     if !stateless {
         let mut task = Map::new();
         if let Some(ttl) = ttl {
-            task.insert("ttl".into(), Value::from(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)));
+            task.insert(
+                "ttl".into(),
+                Value::from(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)),
+            );
         }
         params["task"] = Value::Object(task);
     }
-    let result = shared.request("tools/call", Some(params), &CallOptions::new()).await?;
+    let result = shared
+        .request("tools/call", Some(params), &CallOptions::new())
+        .await?;
     let task = match (stateless, result.get("resultType").and_then(Value::as_str)) {
         (true, Some("task")) => result,
         (false, _) if result.get("task").is_some_and(Value::is_object) => result["task"].clone(),
         _ => return Ok(ToolStart::Done(result)),
     };
-    let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
-        return Err(ClientError::unexpected(format!("tool `{name}` answered with a task without a string taskId: {task}")));
+    let Some(id) = task
+        .get("taskId")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return Err(ClientError::unexpected(format!(
+            "tool `{name}` answered with a task without a string taskId: {task}"
+        )));
     };
-    let notified = (!stateless).then(|| shared.statuses.lock().unwrap_or_else(|p| p.into_inner()).watch(&id));
-    Ok(ToolStart::Task(ToolTask { shared, tool: name.to_owned(), id, stateless, last: task, notified }))
+    let notified = (!stateless).then(|| {
+        shared
+            .statuses
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .watch(&id)
+    });
+    Ok(ToolStart::Task(ToolTask {
+        shared,
+        tool: name.to_owned(),
+        id,
+        stateless,
+        last: task,
+        notified,
+    }))
 }
 
 impl ToolTask<'_> {
@@ -103,18 +131,35 @@ impl ToolTask<'_> {
 
     /// The status last reported (`working`, `input_required`, …).
     pub fn status(&self) -> &str {
-        self.last.get("status").and_then(Value::as_str).unwrap_or("working")
+        self.last
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or("working")
     }
 
     /// The polling interval the server suggested.
     pub fn poll_interval(&self) -> Duration {
-        let key = if self.stateless { "pollIntervalMs" } else { "pollInterval" };
-        self.last.get(key).and_then(Value::as_u64).map_or(DEFAULT_POLL, Duration::from_millis)
+        let key = if self.stateless {
+            "pollIntervalMs"
+        } else {
+            "pollInterval"
+        };
+        self.last
+            .get(key)
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_POLL, Duration::from_millis)
     }
 
     /// Asks the server for the task's state (`tasks/get`) and keeps it.
     pub async fn poll(&mut self) -> Result<&Value, ClientError> {
-        self.last = self.shared.request("tasks/get", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
+        self.last = self
+            .shared
+            .request(
+                "tasks/get",
+                Some(json!({ "taskId": self.id })),
+                &CallOptions::new(),
+            )
+            .await?;
         Ok(&self.last)
     }
 
@@ -149,12 +194,22 @@ impl ToolTask<'_> {
     /// Answers input requests of the task by key (`tasks/update`, 2026-07-28).
     pub async fn supply(&self, responses: Map<String, Value>) -> Result<(), ClientError> {
         let params = json!({ "taskId": self.id, "inputResponses": responses });
-        self.shared.request("tasks/update", Some(params), &CallOptions::new()).await.map(drop)
+        self.shared
+            .request("tasks/update", Some(params), &CallOptions::new())
+            .await
+            .map(drop)
     }
 
     /// Cancels the task (`tasks/cancel`).
     pub async fn cancel(&self) -> Result<(), ClientError> {
-        self.shared.request("tasks/cancel", Some(json!({ "taskId": self.id })), &CallOptions::new()).await.map(drop)
+        self.shared
+            .request(
+                "tasks/cancel",
+                Some(json!({ "taskId": self.id })),
+                &CallOptions::new(),
+            )
+            .await
+            .map(drop)
     }
 
     /// Waits for the task's `CallToolResult`: polls at the server's
@@ -164,38 +219,71 @@ impl ToolTask<'_> {
     /// [`ClientError::Tool`]; a failed task [`ClientError::Protocol`].
     pub async fn result(mut self) -> Result<Value, ClientError> {
         if !self.stateless {
-            let result = self.shared.request("tasks/result", Some(json!({ "taskId": self.id })), &CallOptions::new()).await?;
+            let result = self
+                .shared
+                .request(
+                    "tasks/result",
+                    Some(json!({ "taskId": self.id })),
+                    &CallOptions::new(),
+                )
+                .await?;
             return self.finish(result);
         }
         loop {
             match self.status() {
                 "completed" => {
-                    let result = self.last.get("result").cloned().unwrap_or_else(|| json!({}));
+                    let result = self
+                        .last
+                        .get("result")
+                        .cloned()
+                        .unwrap_or_else(|| json!({}));
                     return self.finish(result);
                 }
                 "failed" => {
                     let error = self.last.get("error").cloned().unwrap_or_default();
                     return Err(ClientError::Protocol {
                         method: "tools/call".into(),
-                        code: error.get("code").and_then(Value::as_i64).unwrap_or(crate::jsonrpc::INTERNAL_ERROR),
-                        message: error.get("message").and_then(Value::as_str).unwrap_or("the task failed").to_owned(),
+                        code: error
+                            .get("code")
+                            .and_then(Value::as_i64)
+                            .unwrap_or(crate::jsonrpc::INTERNAL_ERROR),
+                        message: error
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("the task failed")
+                            .to_owned(),
                         data: error.get("data").cloned().map(Box::new),
                     });
                 }
-                "cancelled" => return Err(ClientError::unexpected(format!("the task {} of tool `{}` was cancelled", self.id, self.tool))),
+                "cancelled" => {
+                    return Err(ClientError::unexpected(format!(
+                        "the task {} of tool `{}` was cancelled",
+                        self.id, self.tool
+                    )))
+                }
                 "input_required" => {
-                    let requests = self.last.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+                    let requests = self
+                        .last
+                        .get("inputRequests")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default();
                     let Some(handlers) = self.shared.options.handlers.clone() else {
                         return Err(ClientError::unexpected(format!(
                             "the task {} of tool `{}` asks for input and the client has no handlers to answer it",
                             self.id, self.tool
                         )));
                     };
-                    let responses = handlers.answer_all(&requests).await.map_err(|e| ClientError::Protocol {
-                        method: "tasks/update".into(),
-                        code: e.code,
-                        message: format!("cannot answer the task's input request: {}", e.message),
-                        data: e.data.map(Box::new),
+                    let responses = handlers.answer_all(&requests).await.map_err(|e| {
+                        ClientError::Protocol {
+                            method: "tasks/update".into(),
+                            code: e.code,
+                            message: format!(
+                                "cannot answer the task's input request: {}",
+                                e.message
+                            ),
+                            data: e.data.map(Box::new),
+                        }
                     })?;
                     self.supply(responses).await?;
                 }
@@ -223,8 +311,15 @@ fn tool_result(tool: &str, mut result: Value) -> Result<Value, ClientError> {
             Some(Value::Array(blocks)) => blocks,
             _ => Vec::new(),
         };
-        let structured = result.as_object_mut().and_then(|o| o.remove("structuredContent")).map(Box::new);
-        return Err(ClientError::Tool { tool: tool.to_owned(), content, structured_content: structured });
+        let structured = result
+            .as_object_mut()
+            .and_then(|o| o.remove("structuredContent"))
+            .map(Box::new);
+        return Err(ClientError::Tool {
+            tool: tool.to_owned(),
+            content,
+            structured_content: structured,
+        });
     }
     Ok(result)
 }
@@ -245,10 +340,21 @@ pub enum TaskStart<'c, O> {
 }
 
 impl<'c, O> TaskStart<'c, O> {
-    pub(super) fn new(start: ToolStart<'c>, tool: &str, schemas: &'c ToolSchemas, decode: Decoder<O>) -> Result<Self, ClientError> {
+    pub(super) fn new(
+        start: ToolStart<'c>,
+        tool: &str,
+        schemas: &'c ToolSchemas,
+        decode: Decoder<O>,
+    ) -> Result<Self, ClientError> {
         Ok(match start {
-            ToolStart::Done(result) => TaskStart::Done(decode(schemas, tool, tool_result(tool, result)?)?),
-            ToolStart::Task(task) => TaskStart::Task(TypedTask { task, schemas, decode }),
+            ToolStart::Done(result) => {
+                TaskStart::Done(decode(schemas, tool, tool_result(tool, result)?)?)
+            }
+            ToolStart::Task(task) => TaskStart::Task(TypedTask {
+                task,
+                schemas,
+                decode,
+            }),
         })
     }
 

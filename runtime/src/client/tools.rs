@@ -15,7 +15,12 @@ use super::options::CallOptions;
 
 /// `tools/call` ([`Client::call_tool`](super::Client::call_tool)): the
 /// `CallToolResult`, or the tool's error as [`ClientError::Tool`].
-pub(super) async fn call_tool(shared: &Shared, name: &str, arguments: Value, options: &CallOptions) -> Result<Value, ClientError> {
+pub(super) async fn call_tool(
+    shared: &Shared,
+    name: &str,
+    arguments: Value,
+    options: &CallOptions,
+) -> Result<Value, ClientError> {
     let params = json!({ "name": name, "arguments": arguments });
     let mut result = shared.request("tools/call", Some(params), options).await?;
     let Some(obj) = result.as_object_mut() else {
@@ -49,10 +54,18 @@ pub(super) async fn call_tool(shared: &Shared, name: &str, arguments: Value, opt
 
 /// Every item of a paginated list, following `nextCursor` within the
 /// bounds of the module docs ([`Client::list_all`](super::Client::list_all)).
-pub(super) async fn list_all(shared: &Shared, method: &str, key: &str, options: &CallOptions) -> Result<Vec<Value>, ClientError> {
+pub(super) async fn list_all(
+    shared: &Shared,
+    method: &str,
+    key: &str,
+    options: &CallOptions,
+) -> Result<Vec<Value>, ClientError> {
     let limits = &shared.options;
-    let (max_pages, max_tools, max_bytes) =
-        (limits.max_list_pages, limits.max_listed_tools, limits.max_message_bytes);
+    let (max_pages, max_tools, max_bytes) = (
+        limits.max_list_pages,
+        limits.max_listed_tools,
+        limits.max_message_bytes,
+    );
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::HashSet::new();
@@ -75,9 +88,14 @@ pub(super) async fn list_all(shared: &Shared, method: &str, key: &str, options: 
             }
         }
         let stop = |what: String| {
-            ClientError::unexpected(format!("{method} stopped after {page_number} page(s): {what}"))
+            ClientError::unexpected(format!(
+                "{method} stopped after {page_number} page(s): {what}"
+            ))
         };
-        let next = page.get("nextCursor").and_then(Value::as_str).filter(|next| !next.is_empty());
+        let next = page
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .filter(|next| !next.is_empty());
         bytes = bytes.saturating_add(next.map_or(0, str::len));
         if tools.len() > max_tools {
             return Err(stop(format!(
@@ -93,7 +111,10 @@ pub(super) async fn list_all(shared: &Shared, method: &str, key: &str, options: 
         }
         let Some(next) = next else { return Ok(tools) };
         if !seen.insert(next.to_owned()) {
-            return Err(stop(format!("the server repeated the cursor {:?}, which would loop forever", truncated(next))));
+            return Err(stop(format!(
+                "the server repeated the cursor {:?}, which would loop forever",
+                truncated(next)
+            )));
         }
         cursor = Some(next.to_owned());
     }

@@ -73,12 +73,16 @@ impl Drop for OnClose {
 impl HttpBody {
     /// A complete body.
     pub fn full(bytes: impl Into<Bytes>) -> Self {
-        Self { kind: Kind::Full(Some(bytes.into())) }
+        Self {
+            kind: Kind::Full(Some(bytes.into())),
+        }
     }
 
     /// No body.
     pub fn empty() -> Self {
-        Self { kind: Kind::Full(None) }
+        Self {
+            kind: Kind::Full(None),
+        }
     }
 
     /// An SSE stream of `messages` followed by the reply of `pending`
@@ -91,7 +95,8 @@ impl HttpBody {
         shutdown: CancellationToken,
         on_close: Option<OnClose>,
     ) -> Self {
-        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
+        let mut interval =
+            tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         Self {
             kind: Kind::Stream(Box::new(SseStream {
@@ -119,7 +124,10 @@ impl Body for HttpBody {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         let this = self.get_mut();
         let stream = match &mut this.kind {
             Kind::Full(bytes) => return Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
@@ -134,7 +142,9 @@ impl Body for HttpBody {
         // Notifications first: they precede the reply they relate to.
         if let Some(rx) = &mut stream.messages {
             match rx.poll_recv(cx) {
-                Poll::Ready(Some(message)) => return Poll::Ready(Some(Ok(Frame::data(event(&message))))),
+                Poll::Ready(Some(message)) => {
+                    return Poll::Ready(Some(Ok(Frame::data(event(&message)))))
+                }
                 Poll::Ready(None) => stream.messages = None,
                 Poll::Pending => {}
             }
@@ -154,13 +164,19 @@ impl Body for HttpBody {
                     out.extend_from_slice(&event(&reply.text));
                 }
                 stream.keep_alive = tokio::time::interval(Duration::from_secs(3600));
-                return Poll::Ready(if out.is_empty() { None } else { Some(Ok(Frame::data(Bytes::from(out)))) });
+                return Poll::Ready(if out.is_empty() {
+                    None
+                } else {
+                    Some(Ok(Frame::data(Bytes::from(out))))
+                });
             }
         } else if stream.messages.is_none() {
             return Poll::Ready(None);
         }
         if stream.keep_alive.poll_tick(cx).is_ready() {
-            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b": keep-alive\n\n")))));
+            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+                b": keep-alive\n\n",
+            )))));
         }
         Poll::Pending
     }

@@ -32,11 +32,26 @@ pub(crate) struct Connector {
 
 impl Connector {
     /// The connector of the endpoint `url` at `host:port`, `https` or not.
-    pub(crate) fn new(url: &str, host: &str, port: u16, https: bool, options: &HttpOptions) -> Result<Self, ConnectError> {
+    pub(crate) fn new(
+        url: &str,
+        host: &str,
+        port: u16,
+        https: bool,
+        options: &HttpOptions,
+    ) -> Result<Self, ConnectError> {
         let authority = authority(host, port);
-        let proxy = Proxy::choose(&options.proxy, if https { "https" } else { "http" }, &authority, url)?;
+        let proxy = Proxy::choose(
+            &options.proxy,
+            if https { "https" } else { "http" },
+            &authority,
+            url,
+        )?;
         #[cfg(feature = "tls")]
-        let tls = if https { Some(super::tls::Tls::new(&options.tls, url)?) } else { None };
+        let tls = if https {
+            Some(super::tls::Tls::new(&options.tls, url)?)
+        } else {
+            None
+        };
         #[cfg(not(feature = "tls"))]
         if https {
             return Err(ConnectError::new(
@@ -44,7 +59,9 @@ impl Connector {
                 url,
                 "TLS is not built in (mcpgen-runtime without its `tls` feature)",
             )
-            .with_hint("enable the `tls` feature of mcpgen-runtime (on by default), or use an http:// URL"));
+            .with_hint(
+                "enable the `tls` feature of mcpgen-runtime (on by default), or use an http:// URL",
+            ));
         }
         Ok(Self {
             url: url.to_owned(),
@@ -107,35 +124,60 @@ impl Connector {
 
     /// Through the proxy's tunnel, if any, then the TLS handshake.
     #[cfg(feature = "tls")]
-    async fn secure(&self, tls: &super::tls::Tls, mut stream: TcpStream) -> Result<Conn, ConnectError> {
+    async fn secure(
+        &self,
+        tls: &super::tls::Tls,
+        mut stream: TcpStream,
+    ) -> Result<Conn, ConnectError> {
         if let Some(proxy) = &self.proxy {
-            proxy.tunnel(&mut stream, &authority(&self.host, self.port), &self.url).await?;
+            proxy
+                .tunnel(&mut stream, &authority(&self.host, self.port), &self.url)
+                .await?;
         }
-        let stream = tls.handshake(&self.host, stream, &self.url).await.map_err(|e| match &self.proxy {
-            Some(p) => e.with_proxy(&p.shown),
-            None => e,
-        })?;
+        let stream = tls
+            .handshake(&self.host, stream, &self.url)
+            .await
+            .map_err(|e| match &self.proxy {
+                Some(p) => e.with_proxy(&p.shown),
+                None => e,
+            })?;
         Ok(Conn::Tls(Box::new(stream)))
     }
 
     fn tcp_error(&self, e: io::Error, host: &str, port: u16) -> ConnectError {
-        let what = if self.proxy.is_some() { "the proxy" } else { "the server" };
+        let what = if self.proxy.is_some() {
+            "the proxy"
+        } else {
+            "the server"
+        };
         let (kind, hint) = match e.kind() {
             io::ErrorKind::ConnectionRefused => (
                 ConnectErrorKind::Refused,
-                format!("nothing listens at {host}:{port}: is {what} running, and is the port right?"),
+                format!(
+                    "nothing listens at {host}:{port}: is {what} running, and is the port right?"
+                ),
             ),
-            io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => {
-                (ConnectErrorKind::Reset, format!("{what} or something in between closed the connection"))
-            }
-            io::ErrorKind::TimedOut => (ConnectErrorKind::Timeout, format!("is {what} reachable from here?")),
+            io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => (
+                ConnectErrorKind::Reset,
+                format!("{what} or something in between closed the connection"),
+            ),
+            io::ErrorKind::TimedOut => (
+                ConnectErrorKind::Timeout,
+                format!("is {what} reachable from here?"),
+            ),
             // Not a socket error: the name did not resolve.
-            _ if e.raw_os_error().is_none() => {
-                (ConnectErrorKind::Dns, format!("check the host name {host:?} (and this machine's DNS)"))
-            }
-            _ => (ConnectErrorKind::Network, format!("is {what} reachable from here?")),
+            _ if e.raw_os_error().is_none() => (
+                ConnectErrorKind::Dns,
+                format!("check the host name {host:?} (and this machine's DNS)"),
+            ),
+            _ => (
+                ConnectErrorKind::Network,
+                format!("is {what} reachable from here?"),
+            ),
         };
-        let error = ConnectError::new(kind, &self.url, format!("{host}:{port}: {e}")).with_host(host).with_hint(hint);
+        let error = ConnectError::new(kind, &self.url, format!("{host}:{port}: {e}"))
+            .with_host(host)
+            .with_hint(hint);
         let error = match &self.proxy {
             Some(p) => error.with_proxy(&p.shown),
             None => error,
@@ -161,7 +203,11 @@ pub(crate) enum Conn {
 }
 
 impl AsyncRead for Conn {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
             #[cfg(feature = "tls")]
@@ -171,7 +217,11 @@ impl AsyncRead for Conn {
 }
 
 impl AsyncWrite for Conn {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
             #[cfg(feature = "tls")]

@@ -29,19 +29,33 @@ pub(crate) struct Answer {
 /// the answer; `Err` says why it failed, without the URL (callers name it).
 /// The request's own headers are sent as they are; `Host` (and a proxy's
 /// credentials) are added here.
-pub(crate) async fn exchange(net: &HttpOptions, request: Request<Bytes>, max_bytes: usize) -> Result<Answer, String> {
-    let url = Url::parse(&request.uri().to_string()).map_err(|e| format!("not an absolute URL: {e}"))?;
+pub(crate) async fn exchange(
+    net: &HttpOptions,
+    request: Request<Bytes>,
+    max_bytes: usize,
+) -> Result<Answer, String> {
+    let url =
+        Url::parse(&request.uri().to_string()).map_err(|e| format!("not an absolute URL: {e}"))?;
     let https = match url.scheme() {
         "https" => true,
         "http" => false,
         other => return Err(format!("the scheme {other:?} is not HTTP")),
     };
-    let host = url.host_str().ok_or("no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
-    let port = url.port_or_known_default().unwrap_or(if https { 443 } else { 80 });
-    let connector = Connector::new(url.as_str(), &host, port, https, net).map_err(|e| e.to_string())?;
+    let host = url
+        .host_str()
+        .ok_or("no host")?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = url
+        .port_or_known_default()
+        .unwrap_or(if https { 443 } else { 80 });
+    let connector =
+        Connector::new(url.as_str(), &host, port, https, net).map_err(|e| e.to_string())?;
     let stream = connector.connect().await.map_err(|e| e.to_string())?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| format!("HTTP handshake failed: {e}"))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("HTTP handshake failed: {e}"))?;
     let driver = tokio::spawn(async move {
         let _ = connection.await;
     });
@@ -49,7 +63,12 @@ pub(crate) async fn exchange(net: &HttpOptions, request: Request<Bytes>, max_byt
     // Origin form, or the absolute form for an http:// URL sent to a forwarding proxy.
     let forwarding = connector.forwarding();
     let target = match (&forwarding, url.query()) {
-        (Some(_), _) => url.as_str().split('#').next().unwrap_or_default().to_owned(),
+        (Some(_), _) => url
+            .as_str()
+            .split('#')
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
         (None, Some(q)) => format!("{}?{q}", url.path()),
         (None, None) => url.path().to_owned(),
     };
@@ -59,12 +78,17 @@ pub(crate) async fn exchange(net: &HttpOptions, request: Request<Bytes>, max_byt
         Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
         None => url.host_str().unwrap_or_default().to_owned(),
     };
-    parts.headers.insert(HOST, HeaderValue::from_str(&authority).map_err(|e| e.to_string())?);
+    parts.headers.insert(
+        HOST,
+        HeaderValue::from_str(&authority).map_err(|e| e.to_string())?,
+    );
     if let Some(Some(proxy_auth)) = forwarding {
         parts.headers.insert(PROXY_AUTHORIZATION, proxy_auth);
     }
-    let response =
-        sender.send_request(Request::from_parts(parts, Full::new(body))).await.map_err(|e| format!("request failed: {e}"))?;
+    let response = sender
+        .send_request(Request::from_parts(parts, Full::new(body)))
+        .await
+        .map_err(|e| format!("request failed: {e}"))?;
     let status = response.status();
     let headers = response.headers().clone();
     let mut incoming = response.into_body();
@@ -73,12 +97,18 @@ pub(crate) async fn exchange(net: &HttpOptions, request: Request<Bytes>, max_byt
         let frame = frame.map_err(|e| format!("the answer could not be read: {e}"))?;
         if let Ok(data) = frame.into_data() {
             if out.len() + data.len() > max_bytes {
-                return Err(format!("the answer exceeds {max_bytes} bytes; it was not read further"));
+                return Err(format!(
+                    "the answer exceeds {max_bytes} bytes; it was not read further"
+                ));
             }
             out.extend_from_slice(&data);
         }
     }
-    Ok(Answer { status, headers, body: Bytes::from(out) })
+    Ok(Answer {
+        status,
+        headers,
+        body: Bytes::from(out),
+    })
 }
 
 /// Stops the connection's driver when the request ends, however it ends.

@@ -49,7 +49,11 @@ fn split_port(authority: &str) -> (&str, Option<&str>) {
         };
     }
     match authority.bytes().rposition(|b| b == b':') {
-        Some(colon) if authority.as_bytes()[colon + 1..].iter().all(u8::is_ascii_digit) => {
+        Some(colon)
+            if authority.as_bytes()[colon + 1..]
+                .iter()
+                .all(u8::is_ascii_digit) =>
+        {
             (&authority[..colon], Some(&authority[colon + 1..]))
         }
         _ => (authority, None),
@@ -90,12 +94,18 @@ pub(crate) fn check_origin(origin: Option<&HeaderValue>, origins: &Allow) -> Res
         return Ok(());
     }
     let text = origin.to_str().unwrap_or("");
-    let authority = text.split_once("://").map(|(_, rest)| rest.trim_end_matches('/')).unwrap_or("");
-    let exact = matches!(origins, Allow::Only(list) if list.iter().any(|o| o.eq_ignore_ascii_case(text)));
+    let authority = text
+        .split_once("://")
+        .map(|(_, rest)| rest.trim_end_matches('/'))
+        .unwrap_or("");
+    let exact =
+        matches!(origins, Allow::Only(list) if list.iter().any(|o| o.eq_ignore_ascii_case(text)));
     if exact || (!authority.is_empty() && origins.admits(authority)) {
         return Ok(());
     }
-    Err(Refusal::Forbidden(format!("Origin {text:?} is not allowed")))
+    Err(Refusal::Forbidden(format!(
+        "Origin {text:?} is not allowed"
+    )))
 }
 
 /// Whether the `Accept` header admits `wanted` (`type/subtype`), with
@@ -109,27 +119,42 @@ pub(crate) fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
 /// values that are text (visible ASCII and tabs, so trimming ASCII
 /// whitespace is trimming whitespace) split at commas.
 fn media_ranges(headers: &HeaderMap) -> impl Iterator<Item = &[u8]> {
-    headers.get_all(ACCEPT).iter().filter(|v| v.to_str().is_ok()).flat_map(|v| v.as_bytes().split(|&b| b == b',')).map(|item| {
-        let end = item.iter().position(|&b| b == b';').unwrap_or(item.len());
-        item[..end].trim_ascii()
-    })
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter(|v| v.to_str().is_ok())
+        .flat_map(|v| v.as_bytes().split(|&b| b == b','))
+        .map(|item| {
+            let end = item.iter().position(|&b| b == b';').unwrap_or(item.len());
+            item[..end].trim_ascii()
+        })
 }
 
 /// Whether media range `range` (any case) admits `wanted` (`type/subtype`,
 /// lower case, whose type is `kind`), with `*/*` and `type/*` wildcards.
 fn admits_range(range: &[u8], wanted: &str, kind: &str) -> bool {
-    let wildcard = range.len() == kind.len() + 2 && range.ends_with(b"/*") && lowered_is(&range[..kind.len()], kind.as_bytes());
+    let wildcard = range.len() == kind.len() + 2
+        && range.ends_with(b"/*")
+        && lowered_is(&range[..kind.len()], kind.as_bytes());
     lowered_is(range, wanted.as_bytes()) || range == b"*/*" || wildcard
 }
 
 /// Whether `text` in ASCII lower case is `target` (without the copy).
 fn lowered_is(text: &[u8], target: &[u8]) -> bool {
-    text.len() == target.len() && text.iter().zip(target).all(|(a, b)| a.to_ascii_lowercase() == *b)
+    text.len() == target.len()
+        && text
+            .iter()
+            .zip(target)
+            .all(|(a, b)| a.to_ascii_lowercase() == *b)
 }
 
 /// A POST must accept both JSON and an event stream (`first` is the
 /// first of the `values` `Accept` headers in `headers`).
-pub(crate) fn check_post_accept(headers: &HeaderMap, first: Option<&HeaderValue>, values: usize) -> Result<(), Refusal> {
+pub(crate) fn check_post_accept(
+    headers: &HeaderMap,
+    first: Option<&HeaderValue>,
+    values: usize,
+) -> Result<(), Refusal> {
     // What SDK clients send, as one header: accepted without parsing it.
     if let (Some(only), 1) = (first, values) {
         if only.as_bytes() == b"application/json, text/event-stream" {
@@ -159,7 +184,9 @@ pub(crate) fn check_get_accept(headers: &HeaderMap) -> Result<(), Refusal> {
     if accepts(headers, "text/event-stream") {
         Ok(())
     } else {
-        Err(Refusal::NotAcceptable("the Accept header must list text/event-stream".into()))
+        Err(Refusal::NotAcceptable(
+            "the Accept header must list text/event-stream".into(),
+        ))
     }
 }
 
@@ -171,7 +198,9 @@ pub(crate) fn check_content_type(content_type: Option<&HeaderValue>) -> Result<(
     if media.eq_ignore_ascii_case("application/json") {
         Ok(())
     } else {
-        Err(Refusal::UnsupportedMediaType(format!("Content-Type must be application/json, got {value:?}")))
+        Err(Refusal::UnsupportedMediaType(format!(
+            "Content-Type must be application/json, got {value:?}"
+        )))
     }
 }
 
@@ -196,10 +225,22 @@ mod tests {
     #[test]
     fn local_hosts_match_on_any_port_and_nothing_else() {
         let local = Allow::local();
-        for ok in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:3000", "LOCALHOST"] {
+        for ok in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "[::1]:3000",
+            "LOCALHOST",
+        ] {
             assert!(local.admits(ok), "{ok}");
         }
-        for bad in ["evil.com", "localhost.evil.com", "127.0.0.2", "[::2]:80", "evil.com:localhost"] {
+        for bad in [
+            "evil.com",
+            "localhost.evil.com",
+            "127.0.0.2",
+            "[::2]:80",
+            "evil.com:localhost",
+        ] {
             assert!(!local.admits(bad), "{bad}");
         }
         let pinned = Allow::Only(vec!["example.com:8443".into()]);
@@ -214,8 +255,16 @@ mod tests {
         assert!(check_host(headers(&[(HOST, "attacker.example")]).get(HOST), &local).is_err());
         assert!(check_host(None, &local).is_err());
         assert!(check_origin(None, &local).is_ok());
-        assert!(check_origin(headers(&[(ORIGIN, "http://localhost:5173")]).get(ORIGIN), &local).is_ok());
-        assert!(check_origin(headers(&[(ORIGIN, "https://attacker.example")]).get(ORIGIN), &local).is_err());
+        assert!(check_origin(
+            headers(&[(ORIGIN, "http://localhost:5173")]).get(ORIGIN),
+            &local
+        )
+        .is_ok());
+        assert!(check_origin(
+            headers(&[(ORIGIN, "https://attacker.example")]).get(ORIGIN),
+            &local
+        )
+        .is_err());
         assert!(check_origin(headers(&[(ORIGIN, "null")]).get(ORIGIN), &local).is_err());
     }
 
@@ -224,15 +273,32 @@ mod tests {
         assert!(post_accept(&headers(&[(ACCEPT, "application/json, text/event-stream")])).is_ok());
         assert!(post_accept(&headers(&[(ACCEPT, "*/*")])).is_ok());
         assert!(post_accept(&headers(&[(ACCEPT, "Application/JSON;q=1 , TEXT/*")])).is_ok());
-        assert!(post_accept(&headers(&[(ACCEPT, "application/json"), (ACCEPT, "text/event-stream")])).is_ok());
-        assert!(post_accept(&headers(&[(ACCEPT, "application/json, text/event-streams")])).is_err());
+        assert!(post_accept(&headers(&[
+            (ACCEPT, "application/json"),
+            (ACCEPT, "text/event-stream")
+        ]))
+        .is_ok());
+        assert!(post_accept(&headers(&[(
+            ACCEPT,
+            "application/json, text/event-streams"
+        )]))
+        .is_err());
         assert!(post_accept(&headers(&[(ACCEPT, "application/json")])).is_err());
         // The usual value first, then more: all of them are read.
-        assert!(post_accept(&headers(&[(ACCEPT, "application/json, text/event-stream"), (ACCEPT, "image/png")])).is_ok());
+        assert!(post_accept(&headers(&[
+            (ACCEPT, "application/json, text/event-stream"),
+            (ACCEPT, "image/png")
+        ]))
+        .is_ok());
         assert!(check_post_accept(&HeaderMap::new(), None, 0).is_err());
         assert!(check_get_accept(&headers(&[(ACCEPT, "text/*;q=0.5")])).is_ok());
-        assert!(check_content_type(headers(&[(CONTENT_TYPE, "application/json; charset=utf-8")]).get(CONTENT_TYPE)).is_ok());
-        assert!(check_content_type(headers(&[(CONTENT_TYPE, "text/plain")]).get(CONTENT_TYPE)).is_err());
+        assert!(check_content_type(
+            headers(&[(CONTENT_TYPE, "application/json; charset=utf-8")]).get(CONTENT_TYPE)
+        )
+        .is_ok());
+        assert!(
+            check_content_type(headers(&[(CONTENT_TYPE, "text/plain")]).get(CONTENT_TYPE)).is_err()
+        );
         assert!(check_content_type(None).is_err());
     }
 }

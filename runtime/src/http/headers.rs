@@ -11,12 +11,12 @@ use http::HeaderMap;
 use serde_json::Value;
 
 use crate::jsonrpc::RpcError;
-use crate::server::Params;
 use crate::revision::codes;
+use crate::server::Params;
 
 // The header names live beside the scan that reads them.
-pub(crate) use super::scan::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 use super::scan::Scan;
+pub(crate) use super::scan::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 
 /// Prefix of the headers mirroring annotated tool parameters.
 pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
@@ -39,11 +39,16 @@ pub fn param_headers(schema: &Value) -> Vec<ParamHeader> {
 }
 
 fn collect(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
     for (key, sub) in props {
         path.push(key.clone());
         if let Some(name) = sub.get("x-mcp-header").and_then(Value::as_str) {
-            out.push(ParamHeader { header: format!("{PARAM_PREFIX}{}", name.to_ascii_lowercase()), path: path.clone() });
+            out.push(ParamHeader {
+                header: format!("{PARAM_PREFIX}{}", name.to_ascii_lowercase()),
+                path: path.clone(),
+            });
         }
         // Bounded by the schema's own depth, which the validator accepted.
         if path.len() < 64 {
@@ -54,28 +59,41 @@ fn collect(schema: &Value, path: &mut Vec<String>, out: &mut Vec<ParamHeader>) {
 }
 
 fn mismatch(message: String) -> RpcError {
-    RpcError::new(codes::HEADER_MISMATCH, format!("Header mismatch: {message}"))
+    RpcError::new(
+        codes::HEADER_MISMATCH,
+        format!("Header mismatch: {message}"),
+    )
 }
 
 /// A header's text, decoded from the Base64 sentinel form when it has it
 /// (borrowed when it has not); `Err` for a value that is not visible ASCII
 /// or bad Base64.
-pub(crate) fn header_text<'h>(headers: &'h HeaderMap, name: &str) -> Option<Result<Cow<'h, str>, RpcError>> {
+pub(crate) fn header_text<'h>(
+    headers: &'h HeaderMap,
+    name: &str,
+) -> Option<Result<Cow<'h, str>, RpcError>> {
     value_text(headers.get(name)?, name)
 }
 
 /// [`header_text`] of the value of header `name`.
 fn value_text<'h>(value: &'h HeaderValue, name: &str) -> Option<Result<Cow<'h, str>, RpcError>> {
     let Ok(text) = value.to_str() else {
-        return Some(Err(mismatch(format!("{name} holds characters that are not visible ASCII"))));
+        return Some(Err(mismatch(format!(
+            "{name} holds characters that are not visible ASCII"
+        ))));
     };
-    Some(match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
-        Some(encoded) => base64_decode(encoded)
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-            .map(Cow::Owned)
-            .ok_or_else(|| mismatch(format!("{name} is not valid Base64 of UTF-8 text"))),
-        None => Ok(Cow::Borrowed(text)),
-    })
+    Some(
+        match text
+            .strip_prefix("=?base64?")
+            .and_then(|t| t.strip_suffix("?="))
+        {
+            Some(encoded) => base64_decode(encoded)
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .map(Cow::Owned)
+                .ok_or_else(|| mismatch(format!("{name} is not valid Base64 of UTF-8 text"))),
+            None => Ok(Cow::Borrowed(text)),
+        },
+    )
 }
 
 /// Checks the mirrored headers of a stateless request against its body:
@@ -89,9 +107,14 @@ pub(crate) fn check<'h>(
     params: &Params<'_>,
     annotated: &[ParamHeader],
 ) -> Result<(), RpcError> {
-    let named = |value: Option<&'h HeaderValue>, name: &str| value.and_then(|v| value_text(v, name));
+    let named =
+        |value: Option<&'h HeaderValue>, name: &str| value.and_then(|v| value_text(v, name));
     match named(scan.protocol_version, PROTOCOL_VERSION).transpose()? {
-        None => return Err(mismatch("the MCP-Protocol-Version header is required".into())),
+        None => {
+            return Err(mismatch(
+                "the MCP-Protocol-Version header is required".into(),
+            ))
+        }
         Some(version) => {
             if let Some(body) = body_version {
                 if body != version {
@@ -105,7 +128,9 @@ pub(crate) fn check<'h>(
     match named(scan.method, METHOD).transpose()? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
         Some(value) if value != method => {
-            return Err(mismatch(format!("Mcp-Method header value '{value}' does not match body value '{method}'")))
+            return Err(mismatch(format!(
+                "Mcp-Method header value '{value}' does not match body value '{method}'"
+            )))
         }
         Some(_) => {}
     }
@@ -117,9 +142,15 @@ pub(crate) fn check<'h>(
     if let Some(field) = name_field {
         let body = params.get(field).and_then(Value::as_str).unwrap_or("");
         match named(scan.name, NAME).transpose()? {
-            None => return Err(mismatch(format!("the Mcp-Name header is required for {method}"))),
+            None => {
+                return Err(mismatch(format!(
+                    "the Mcp-Name header is required for {method}"
+                )))
+            }
             Some(value) if value != body => {
-                return Err(mismatch(format!("Mcp-Name header value '{value}' does not match body value '{body}'")))
+                return Err(mismatch(format!(
+                    "Mcp-Name header value '{value}' does not match body value '{body}'"
+                )))
             }
             Some(_) => {}
         }
@@ -129,7 +160,9 @@ pub(crate) fn check<'h>(
         let body = params.get("taskId").and_then(Value::as_str).unwrap_or("");
         if let Some(value) = named(scan.name, NAME).transpose()? {
             if value != body {
-                return Err(mismatch(format!("Mcp-Name header value '{value}' does not match body taskId '{body}'")));
+                return Err(mismatch(format!(
+                    "Mcp-Name header value '{value}' does not match body taskId '{body}'"
+                )));
             }
         }
     }
@@ -138,19 +171,30 @@ pub(crate) fn check<'h>(
     }
     let arguments = params.get("arguments");
     for param in annotated {
-        let body = arguments.and_then(|a| param.path.iter().try_fold(a, |v, k| v.get(k))).filter(|v| !v.is_null());
+        let body = arguments
+            .and_then(|a| param.path.iter().try_fold(a, |v, k| v.get(k)))
+            .filter(|v| !v.is_null());
         let header = header_text(headers, &param.header).transpose()?;
         match (body, header) {
             (None, None) => {}
             (Some(_), None) => {
-                return Err(mismatch(format!("the {} header is required: the argument is in the body", param.header)))
+                return Err(mismatch(format!(
+                    "the {} header is required: the argument is in the body",
+                    param.header
+                )))
             }
             (None, Some(_)) => {
-                return Err(mismatch(format!("the {} header is present but the argument is not in the body", param.header)))
+                return Err(mismatch(format!(
+                    "the {} header is present but the argument is not in the body",
+                    param.header
+                )))
             }
             (Some(value), Some(text)) => {
                 if !same_value(value, &text) {
-                    return Err(mismatch(format!("{} header value '{text}' does not match the body value {value}", param.header)));
+                    return Err(mismatch(format!(
+                        "{} header value '{text}' does not match the body value {value}",
+                        param.header
+                    )));
                 }
             }
         }
@@ -179,8 +223,10 @@ fn same_value(body: &Value, text: &str) -> bool {
 pub(super) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     use base64::engine::general_purpose::{GeneralPurpose, PAD};
     use base64::Engine as _;
-    const STANDARD_LENIENT_BITS: GeneralPurpose =
-        GeneralPurpose::new(&base64::alphabet::STANDARD, PAD.with_decode_allow_trailing_bits(true));
+    const STANDARD_LENIENT_BITS: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        PAD.with_decode_allow_trailing_bits(true),
+    );
     STANDARD_LENIENT_BITS.decode(text).ok()
 }
 
@@ -193,13 +239,22 @@ mod tests {
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
         for (name, value) in pairs {
-            h.insert(http::header::HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
+            h.insert(
+                http::header::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
         }
         h
     }
 
     /// `check` with what a scan of `h` finds.
-    fn checked(h: &HeaderMap, method: &str, version: Option<&str>, params: &Params<'_>, annotated: &[ParamHeader]) -> Result<(), RpcError> {
+    fn checked(
+        h: &HeaderMap,
+        method: &str,
+        version: Option<&str>,
+        params: &Params<'_>,
+        annotated: &[ParamHeader],
+    ) -> Result<(), RpcError> {
         check(h, &Scan::of(h), method, version, params, annotated)
     }
 
@@ -210,7 +265,10 @@ mod tests {
 
     #[test]
     fn base64_round_trips_the_spec_examples() {
-        assert_eq!(base64_decode("SGVsbG8sIOS4lueVjA==").unwrap(), "Hello, 世界".as_bytes());
+        assert_eq!(
+            base64_decode("SGVsbG8sIOS4lueVjA==").unwrap(),
+            "Hello, 世界".as_bytes()
+        );
         assert_eq!(base64_decode("IHBhZGRlZCA=").unwrap(), b" padded ");
         assert_eq!(base64_decode("bGluZTEKbGluZTI=").unwrap(), b"line1\nline2");
         assert_eq!(base64_decode("").unwrap(), b"");
@@ -226,19 +284,66 @@ mod tests {
 
     #[test]
     fn matching_headers_pass_and_each_mismatch_is_32020() {
-        let good = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
-        assert_eq!(checked(&headers(&good), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]), Ok(()));
-        let encoded = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?=")];
-        assert_eq!(checked(&headers(&encoded), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]), Ok(()));
+        let good = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "get_weather"),
+        ];
+        assert_eq!(
+            checked(
+                &headers(&good),
+                "tools/call",
+                Some("2026-07-28"),
+                &Params::Value(call_params()),
+                &[]
+            ),
+            Ok(())
+        );
+        let encoded = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?="),
+        ];
+        assert_eq!(
+            checked(
+                &headers(&encoded),
+                "tools/call",
+                Some("2026-07-28"),
+                &Params::Value(call_params()),
+                &[]
+            ),
+            Ok(())
+        );
         let cases: [&[(&str, &str)]; 5] = [
             &[("mcp-method", "tools/call"), ("mcp-name", "get_weather")],
-            &[("mcp-protocol-version", "2026-07-28"), ("mcp-name", "get_weather")],
-            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list"), ("mcp-name", "get_weather")],
-            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call")],
-            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "other")],
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-name", "get_weather"),
+            ],
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/list"),
+                ("mcp-name", "get_weather"),
+            ],
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+            ],
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "other"),
+            ],
         ];
         for case in cases {
-            let err = checked(&headers(case), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &[]).unwrap_err();
+            let err = checked(
+                &headers(case),
+                "tools/call",
+                Some("2026-07-28"),
+                &Params::Value(call_params()),
+                &[],
+            )
+            .unwrap_err();
             assert_eq!(err.code, -32020, "{case:?}: {err}");
         }
     }
@@ -252,15 +357,50 @@ mod tests {
         }});
         let annotated = param_headers(&schema);
         assert_eq!(annotated.len(), 2, "{annotated:?}");
-        let base = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")];
+        let base = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "get_weather"),
+        ];
         let mut ok = base.to_vec();
         ok.extend([("mcp-param-region", "us-west1"), ("mcp-param-n", "42.0")]);
-        assert_eq!(checked(&headers(&ok), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated), Ok(()));
+        assert_eq!(
+            checked(
+                &headers(&ok),
+                "tools/call",
+                Some("2026-07-28"),
+                &Params::Value(call_params()),
+                &annotated
+            ),
+            Ok(())
+        );
         let mut missing = base.to_vec();
         missing.push(("mcp-param-region", "us-west1"));
-        assert_eq!(checked(&headers(&missing), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
+        assert_eq!(
+            checked(
+                &headers(&missing),
+                "tools/call",
+                Some("2026-07-28"),
+                &Params::Value(call_params()),
+                &annotated
+            )
+            .unwrap_err()
+            .code,
+            -32020
+        );
         let mut wrong = base.to_vec();
         wrong.extend([("mcp-param-region", "eu"), ("mcp-param-n", "42")]);
-        assert_eq!(checked(&headers(&wrong), "tools/call", Some("2026-07-28"), &Params::Value(call_params()), &annotated).unwrap_err().code, -32020);
+        assert_eq!(
+            checked(
+                &headers(&wrong),
+                "tools/call",
+                Some("2026-07-28"),
+                &Params::Value(call_params()),
+                &annotated
+            )
+            .unwrap_err()
+            .code,
+            -32020
+        );
     }
 }

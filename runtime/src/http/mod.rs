@@ -41,13 +41,13 @@ pub mod oauth_client;
 mod options;
 mod pool;
 mod proxy;
-mod serve;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod scan;
-mod sse;
+mod serve;
 mod service;
 mod sessions;
+mod sse;
 mod store;
 mod timer;
 #[cfg(feature = "tls")]
@@ -59,12 +59,16 @@ use std::time::Duration;
 pub use body::HttpBody;
 pub use guard::{Allow, LOCAL_HOSTS};
 pub use headers::{param_headers, ParamHeader};
-pub use options::{parse_header, ClientIdentity, HttpOptions, ProxyOptions, TlsOptions, DEFAULT_CONNECT_TIMEOUT};
-pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};
+pub use options::{
+    parse_header, ClientIdentity, HttpOptions, ProxyOptions, TlsOptions, DEFAULT_CONNECT_TIMEOUT,
+};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
+pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};
 pub use service::HttpService;
-pub use store::{Events, MemoryStore, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession};
+pub use store::{
+    Events, MemoryStore, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession,
+};
 
 use crate::context::Principal;
 
@@ -83,13 +87,18 @@ pub struct AuthRejection {
 impl AuthRejection {
     /// 401 with a message.
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self { status: http::StatusCode::UNAUTHORIZED, www_authenticate: None, message: message.into() }
+        Self {
+            status: http::StatusCode::UNAUTHORIZED,
+            www_authenticate: None,
+            message: message.into(),
+        }
     }
 }
 
 /// Authenticates a request from its head: `Ok(Some(principal))`,
 /// `Ok(None)` for an anonymous request that may proceed, or a rejection.
-pub type AuthHook = Arc<dyn Fn(&http::request::Parts) -> Result<Option<Principal>, AuthRejection> + Send + Sync>;
+pub type AuthHook =
+    Arc<dyn Fn(&http::request::Parts) -> Result<Option<Principal>, AuthRejection> + Send + Sync>;
 
 /// Settings of the HTTP transport.
 #[derive(Clone)]
@@ -272,7 +281,10 @@ impl HttpConfig {
     /// that need no I/O; the OAuth gate is [`HttpConfig::bearer_auth`]).
     pub fn authenticate<F>(mut self, hook: F) -> Self
     where
-        F: Fn(&http::request::Parts) -> Result<Option<Principal>, AuthRejection> + Send + Sync + 'static,
+        F: Fn(&http::request::Parts) -> Result<Option<Principal>, AuthRejection>
+            + Send
+            + Sync
+            + 'static,
     {
         self.auth = Some(Arc::new(hook));
         self

@@ -117,15 +117,25 @@ impl HttpOptions {
 
     /// Presents a client certificate (mutual TLS): the certificate chain
     /// and its private key, PEM files.
-    pub fn client_identity(mut self, cert_chain: impl Into<PathBuf>, key: impl Into<PathBuf>) -> Self {
-        self.tls.identity = Some(ClientIdentity { cert_chain: cert_chain.into(), key: key.into() });
+    pub fn client_identity(
+        mut self,
+        cert_chain: impl Into<PathBuf>,
+        key: impl Into<PathBuf>,
+    ) -> Self {
+        self.tls.identity = Some(ClientIdentity {
+            cert_chain: cert_chain.into(),
+            key: key.into(),
+        });
         self
     }
 
     /// Sends every request through this HTTP proxy
     /// (`http://[USER:PASSWORD@]HOST:PORT`), whatever the environment says.
     pub fn proxy(mut self, url: impl Into<String>) -> Self {
-        self.proxy = ProxyOptions::Url { url: url.into(), no_proxy: String::new() };
+        self.proxy = ProxyOptions::Url {
+            url: url.into(),
+            no_proxy: String::new(),
+        };
         self
     }
 
@@ -163,7 +173,13 @@ pub struct TlsOptions {
 
 impl Default for TlsOptions {
     fn default() -> Self {
-        Self { webpki_roots: true, native_roots: false, ca_files: Vec::new(), ca_pems: Vec::new(), identity: None }
+        Self {
+            webpki_roots: true,
+            native_roots: false,
+            ca_files: Vec::new(),
+            ca_pems: Vec::new(),
+            identity: None,
+        }
     }
 }
 
@@ -199,13 +215,20 @@ pub enum ProxyOptions {
 /// Parses a header given as `NAME: VALUE` (as curl's `-H` takes it).
 pub fn parse_header(text: &str) -> Result<(HeaderName, HeaderValue), String> {
     let Some((name, value)) = text.split_once(':') else {
-        return Err(format!("{:?} is not a header: expected NAME: VALUE", redact(text)));
+        return Err(format!(
+            "{:?} is not a header: expected NAME: VALUE",
+            redact(text)
+        ));
     };
     let name = name.trim();
-    let name = HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| format!("{name:?} is not a valid header name (letters, digits and -!#$%&'*+.^_`|~ only)"))?;
-    let mut value = HeaderValue::from_str(value.trim())
-        .map_err(|_| format!("the value of the header {name} holds characters a header cannot (control characters)"))?;
+    let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+        format!("{name:?} is not a valid header name (letters, digits and -!#$%&'*+.^_`|~ only)")
+    })?;
+    let mut value = HeaderValue::from_str(value.trim()).map_err(|_| {
+        format!(
+            "the value of the header {name} holds characters a header cannot (control characters)"
+        )
+    })?;
     value.set_sensitive(true);
     Ok((name, value))
 }
@@ -234,23 +257,41 @@ mod tests {
         assert_eq!(value, "Bearer abc.def");
         assert!(value.is_sensitive());
         let (name, value) = parse_header("X-Api-Key:k1 ").unwrap();
-        assert_eq!((name.as_str(), value.to_str().unwrap()), ("x-api-key", "k1"));
+        assert_eq!(
+            (name.as_str(), value.to_str().unwrap()),
+            ("x-api-key", "k1")
+        );
         let err = parse_header("Authorization Bearer secret-value").unwrap_err();
-        assert!(err.contains("NAME: VALUE") && !err.contains("secret-value"), "{err}");
-        assert!(parse_header("Bad Name: v").unwrap_err().contains("header name"));
+        assert!(
+            err.contains("NAME: VALUE") && !err.contains("secret-value"),
+            "{err}"
+        );
+        assert!(parse_header("Bad Name: v")
+            .unwrap_err()
+            .contains("header name"));
         assert!(parse_header("X: a\nb").is_err());
 
         let options = HttpOptions::new().bearer_token("t0k3n").unwrap();
         let shown = format!("{options:?}");
-        assert!(shown.contains("authorization") && !shown.contains("t0k3n"), "{shown}");
+        assert!(
+            shown.contains("authorization") && !shown.contains("t0k3n"),
+            "{shown}"
+        );
         assert!(HttpOptions::new().bearer_token("bad\ntoken").is_err());
     }
 
     #[test]
     fn proxy_settings_compose() {
-        let o = HttpOptions::new().proxy("http://p:3128").no_proxy("internal");
-        assert!(matches!(&o.proxy, ProxyOptions::Url { url, no_proxy } if url == "http://p:3128" && no_proxy == "internal"));
-        assert!(matches!(HttpOptions::new().no_env_proxy().proxy, ProxyOptions::Direct));
+        let o = HttpOptions::new()
+            .proxy("http://p:3128")
+            .no_proxy("internal");
+        assert!(
+            matches!(&o.proxy, ProxyOptions::Url { url, no_proxy } if url == "http://p:3128" && no_proxy == "internal")
+        );
+        assert!(matches!(
+            HttpOptions::new().no_env_proxy().proxy,
+            ProxyOptions::Direct
+        ));
         assert!(matches!(HttpOptions::new().proxy, ProxyOptions::FromEnv));
         let o = HttpOptions::new().native_roots().add_ca_file("/x.pem");
         assert!(o.tls.native_roots && !o.tls.webpki_roots && o.tls.ca_files.len() == 1);

@@ -86,7 +86,10 @@ impl Lease {
     /// [`READY_TIMEOUT`]); `false` when it has been closed or is still
     /// busy (a request body the server stopped reading).
     pub(crate) async fn ready(&mut self) -> bool {
-        matches!(tokio::time::timeout(READY_TIMEOUT, self.conn.sender.ready()).await, Ok(Ok(())))
+        matches!(
+            tokio::time::timeout(READY_TIMEOUT, self.conn.sender.ready()).await,
+            Ok(Ok(()))
+        )
     }
 
     /// Gives the connection back for another request: call it only once
@@ -101,11 +104,10 @@ impl Lease {
 /// without `Connection: close`.
 pub(crate) fn keeps_alive<B>(response: &Response<B>) -> bool {
     response.version() == Version::HTTP_11
-        && !response
-            .headers()
-            .get_all(CONNECTION)
-            .iter()
-            .any(|v| v.to_str().is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close"))))
+        && !response.headers().get_all(CONNECTION).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")))
+        })
 }
 
 /// The idle connections of one endpoint.
@@ -127,7 +129,12 @@ struct Idle {
 
 impl Pool {
     pub(crate) fn new() -> Arc<Self> {
-        Arc::new(Self { state: Mutex::new(State { idle: Vec::new(), reaping: false }) })
+        Arc::new(Self {
+            state: Mutex::new(State {
+                idle: Vec::new(),
+                reaping: false,
+            }),
+        })
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -141,7 +148,11 @@ impl Pool {
         let mut state = self.state();
         while let Some(idle) = state.idle.pop() {
             if !idle.conn.sender.is_closed() && now.duration_since(idle.since) < IDLE_TIMEOUT {
-                return Some(Lease { conn: idle.conn, pool: Arc::clone(self), reused: true });
+                return Some(Lease {
+                    conn: idle.conn,
+                    pool: Arc::clone(self),
+                    reused: true,
+                });
             }
         }
         None
@@ -149,7 +160,11 @@ impl Pool {
 
     /// A lease on a connection just made.
     pub(crate) fn lease(self: &Arc<Self>, conn: Live) -> Lease {
-        Lease { conn, pool: Arc::clone(self), reused: false }
+        Lease {
+            conn,
+            pool: Arc::clone(self),
+            reused: false,
+        }
     }
 
     /// Keeps an idle connection, closing the oldest beyond [`MAX_IDLE`].
@@ -158,7 +173,10 @@ impl Pool {
             return;
         }
         let mut state = self.state();
-        state.idle.push(Idle { conn, since: Instant::now() });
+        state.idle.push(Idle {
+            conn,
+            since: Instant::now(),
+        });
         if state.idle.len() > MAX_IDLE {
             state.idle.remove(0);
         }
@@ -176,7 +194,9 @@ impl Pool {
     fn expire(&self) -> Option<Duration> {
         let now = Instant::now();
         let mut state = self.state();
-        state.idle.retain(|idle| !idle.conn.sender.is_closed() && now.duration_since(idle.since) < IDLE_TIMEOUT);
+        state.idle.retain(|idle| {
+            !idle.conn.sender.is_closed() && now.duration_since(idle.since) < IDLE_TIMEOUT
+        });
         match state.idle.first() {
             Some(oldest) => Some(IDLE_TIMEOUT.saturating_sub(now.duration_since(oldest.since))),
             None => {
@@ -216,7 +236,9 @@ mod tests {
     /// A connection to a socket pair whose other end is returned.
     async fn live() -> (Live, tokio::io::DuplexStream) {
         let (ours, theirs) = tokio::io::duplex(1024);
-        let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(ours)).await.unwrap();
+        let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(ours))
+            .await
+            .unwrap();
         let driver = tokio::spawn(async move {
             let _ = conn.await;
         });
@@ -262,7 +284,10 @@ mod tests {
         assert_eq!(pool.idle(), 1);
         tokio::time::sleep(IDLE_TIMEOUT).await;
         assert_eq!(pool.idle(), 0);
-        assert!(!pool.state().reaping, "the reaper stops once nothing is idle");
+        assert!(
+            !pool.state().reaping,
+            "the reaper stops once nothing is idle"
+        );
     }
 
     #[test]
@@ -271,14 +296,18 @@ mod tests {
             let mut r = Response::new(());
             *r.version_mut() = version;
             if let Some(c) = connection {
-                r.headers_mut().insert(CONNECTION, HeaderValue::from_static(c));
+                r.headers_mut()
+                    .insert(CONNECTION, HeaderValue::from_static(c));
             }
             r
         };
         assert!(keeps_alive(&response(Version::HTTP_11, None)));
         assert!(keeps_alive(&response(Version::HTTP_11, Some("keep-alive"))));
         assert!(!keeps_alive(&response(Version::HTTP_11, Some("Close"))));
-        assert!(!keeps_alive(&response(Version::HTTP_11, Some("upgrade, close"))));
+        assert!(!keeps_alive(&response(
+            Version::HTTP_11,
+            Some("upgrade, close")
+        )));
         assert!(!keeps_alive(&response(Version::HTTP_10, None)));
     }
 }

@@ -47,35 +47,65 @@ impl Proxy {
         let matcher = match options {
             ProxyOptions::Direct => return Ok(None),
             ProxyOptions::FromEnv => Matcher::from_env(),
-            ProxyOptions::Url { url: proxy, no_proxy } => {
+            ProxyOptions::Url {
+                url: proxy,
+                no_proxy,
+            } => {
                 // The matcher ignores a URL it cannot use; an explicit one is checked.
-                let uri: Uri = proxy.parse().map_err(|e| config(format!("the proxy URL {proxy:?}: {e}")))?;
+                let uri: Uri = proxy
+                    .parse()
+                    .map_err(|e| config(format!("the proxy URL {proxy:?}: {e}")))?;
                 if uri.authority().is_none() {
                     return Err(config(format!("the proxy URL {proxy:?} names no host")));
                 }
-                Matcher::builder().all(proxy.clone()).no(no_proxy.clone()).build()
+                Matcher::builder()
+                    .all(proxy.clone())
+                    .no(no_proxy.clone())
+                    .build()
             }
         };
         let dst: Uri = format!("{scheme}://{authority}/")
             .parse()
             .map_err(|e| config(format!("the endpoint {url:?} as a URI: {e}")))?;
-        let Some(intercept) = matcher.intercept(&dst) else { return Ok(None) };
+        let Some(intercept) = matcher.intercept(&dst) else {
+            return Ok(None);
+        };
         let proxy = intercept.uri();
-        let shown = format!("{}://{}", proxy.scheme_str().unwrap_or("http"), proxy.authority().map_or("", |a| a.as_str()));
+        let shown = format!(
+            "{}://{}",
+            proxy.scheme_str().unwrap_or("http"),
+            proxy.authority().map_or("", |a| a.as_str())
+        );
         if proxy.scheme_str() != Some("http") {
             return Err(config(format!(
                 "the proxy {shown} is not an http:// proxy; only HTTP proxies (CONNECT) are supported"
             )));
         }
-        let host = proxy.host().unwrap_or("").trim_start_matches('[').trim_end_matches(']').to_owned();
-        Ok(Some(Self { host, port: proxy.port_u16().unwrap_or(80), auth: intercept.basic_auth().cloned(), shown }))
+        let host = proxy
+            .host()
+            .unwrap_or("")
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        Ok(Some(Self {
+            host,
+            port: proxy.port_u16().unwrap_or(80),
+            auth: intercept.basic_auth().cloned(),
+            shown,
+        }))
     }
 
     /// Asks the proxy, over `stream`, for a tunnel to `authority`
     /// (`HOST:PORT`); `Ok` once it answers 2xx.
     #[cfg(feature = "tls")]
-    pub(crate) async fn tunnel(&self, stream: &mut TcpStream, authority: &str, url: &str) -> Result<(), ConnectError> {
-        let error = |kind, message: String| ConnectError::new(kind, url, message).with_proxy(&self.shown);
+    pub(crate) async fn tunnel(
+        &self,
+        stream: &mut TcpStream,
+        authority: &str,
+        url: &str,
+    ) -> Result<(), ConnectError> {
+        let error =
+            |kind, message: String| ConnectError::new(kind, url, message).with_proxy(&self.shown);
         let mut head = format!("CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n");
         if let Some(auth) = self.auth.as_ref().and_then(|a| a.to_str().ok()) {
             head.push_str("Proxy-Authorization: ");
@@ -84,15 +114,21 @@ impl Proxy {
         }
         head.push_str("\r\n");
         let broken = |e: std::io::Error| {
-            error(ConnectErrorKind::Reset, format!("the proxy broke the connection while asked for a tunnel: {e}"))
-                .with_source(e)
+            error(
+                ConnectErrorKind::Reset,
+                format!("the proxy broke the connection while asked for a tunnel: {e}"),
+            )
+            .with_source(e)
         };
         stream.write_all(head.as_bytes()).await.map_err(broken)?;
         // Byte by byte up to the blank line: nothing of the tunnel is read.
         let mut answer = Vec::with_capacity(256);
         while !answer.ends_with(b"\r\n\r\n") {
             if answer.len() >= MAX_HEAD {
-                return Err(error(ConnectErrorKind::ProxyRefused, "the proxy's answer to CONNECT has no end".into()));
+                return Err(error(
+                    ConnectErrorKind::ProxyRefused,
+                    "the proxy's answer to CONNECT has no end".into(),
+                ));
             }
             match stream.read_u8().await {
                 Ok(byte) => answer.push(byte),
@@ -139,26 +175,53 @@ mod tests {
 
     fn via(options: &ProxyOptions, scheme: &str, authority: &str) -> Option<(String, u16, bool)> {
         let url = format!("{scheme}://{authority}/mcp");
-        Proxy::choose(options, scheme, authority, &url).unwrap().map(|p| (p.host, p.port, p.auth.is_some()))
+        Proxy::choose(options, scheme, authority, &url)
+            .unwrap()
+            .map(|p| (p.host, p.port, p.auth.is_some()))
     }
 
     #[test]
     fn an_explicit_proxy_applies_except_to_no_proxy_hosts() {
-        let options = ProxyOptions::Url { url: "http://u:p@proxy.test:3128".into(), no_proxy: "internal, 10.0.0.0/8".into() };
-        assert_eq!(via(&options, "https", "mcp.example.com"), Some(("proxy.test".into(), 3128, true)));
-        assert_eq!(via(&options, "http", "mcp.example.com:8080"), Some(("proxy.test".into(), 3128, true)));
+        let options = ProxyOptions::Url {
+            url: "http://u:p@proxy.test:3128".into(),
+            no_proxy: "internal, 10.0.0.0/8".into(),
+        };
+        assert_eq!(
+            via(&options, "https", "mcp.example.com"),
+            Some(("proxy.test".into(), 3128, true))
+        );
+        assert_eq!(
+            via(&options, "http", "mcp.example.com:8080"),
+            Some(("proxy.test".into(), 3128, true))
+        );
         assert_eq!(via(&options, "https", "api.internal"), None);
         assert_eq!(via(&options, "https", "10.1.2.3:8443"), None);
         assert_eq!(via(&ProxyOptions::Direct, "https", "mcp.example.com"), None);
-        let v6 = ProxyOptions::Url { url: "http://[::1]:8888".into(), no_proxy: String::new() };
-        assert_eq!(via(&v6, "https", "mcp.example.com"), Some(("::1".into(), 8888, false)));
+        let v6 = ProxyOptions::Url {
+            url: "http://[::1]:8888".into(),
+            no_proxy: String::new(),
+        };
+        assert_eq!(
+            via(&v6, "https", "mcp.example.com"),
+            Some(("::1".into(), 8888, false))
+        );
     }
 
     #[test]
     fn unusable_proxies_are_configuration_errors() {
-        for bad in ["socks5://proxy:1080", "https://proxy:443", "http://", "not a url"] {
-            let options = ProxyOptions::Url { url: bad.into(), no_proxy: String::new() };
-            let err = Proxy::choose(&options, "https", "h", "https://h/").err().unwrap_or_else(|| panic!("{bad}"));
+        for bad in [
+            "socks5://proxy:1080",
+            "https://proxy:443",
+            "http://",
+            "not a url",
+        ] {
+            let options = ProxyOptions::Url {
+                url: bad.into(),
+                no_proxy: String::new(),
+            };
+            let err = Proxy::choose(&options, "https", "h", "https://h/")
+                .err()
+                .unwrap_or_else(|| panic!("{bad}"));
             assert_eq!(err.kind(), ConnectErrorKind::Config, "{bad}: {err}");
         }
     }

@@ -14,7 +14,9 @@ use redis::aio::MultiplexedConnection;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use super::store::{bounded, Events, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession};
+use super::store::{
+    bounded, Events, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession,
+};
 
 /// The longest wait between attempts to listen to events again.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
@@ -34,7 +36,10 @@ struct Inner {
 
 impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisStore").field("prefix", &self.inner.prefix).field("timeout", &self.inner.timeout).finish()
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.inner.prefix)
+            .field("timeout", &self.inner.timeout)
+            .finish()
     }
 }
 
@@ -90,11 +95,28 @@ impl RedisStore {
     }
 
     async fn connection(&self) -> Result<MultiplexedConnection, StoreError> {
-        if let Some(open) = self.inner.connection.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(open) = self
+            .inner
+            .connection
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
             return Ok(open);
         }
-        let open = bounded(self.inner.timeout, async { self.inner.client.get_multiplexed_async_connection().await.map_err(failed) }).await?;
-        *self.inner.connection.lock().unwrap_or_else(|p| p.into_inner()) = Some(open.clone());
+        let open = bounded(self.inner.timeout, async {
+            self.inner
+                .client
+                .get_multiplexed_async_connection()
+                .await
+                .map_err(failed)
+        })
+        .await?;
+        *self
+            .inner
+            .connection
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(open.clone());
         Ok(open)
     }
 
@@ -103,11 +125,18 @@ impl RedisStore {
     async fn run<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Result<T, StoreError> {
         let result = bounded(self.inner.timeout, async {
             let mut connection = self.connection().await?;
-            command.query_async::<T>(&mut connection).await.map_err(failed)
+            command
+                .query_async::<T>(&mut connection)
+                .await
+                .map_err(failed)
         })
         .await;
         if result.is_err() {
-            *self.inner.connection.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            *self
+                .inner
+                .connection
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = None;
         }
         result
     }
@@ -120,42 +149,80 @@ fn millis(ttl: Duration) -> u64 {
 impl SessionStore for RedisStore {
     fn load<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<StoredSession>> {
         Box::pin(async move {
-            let text: Option<String> = self.run(redis::cmd("GET").arg(self.key(id)).clone()).await?;
+            let text: Option<String> = self
+                .run(redis::cmd("GET").arg(self.key(id)).clone())
+                .await?;
             match text {
-                Some(text) => serde_json::from_str(&text).map(Some).map_err(|e| StoreError(format!("session {id}: {e}"))),
+                Some(text) => serde_json::from_str(&text)
+                    .map(Some)
+                    .map_err(|e| StoreError(format!("session {id}: {e}"))),
                 None => Ok(None),
             }
         })
     }
 
-    fn save<'a>(&'a self, id: &'a str, session: &'a StoredSession, ttl: Duration) -> StoreFuture<'a, ()> {
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        session: &'a StoredSession,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let text = serde_json::to_string(session).map_err(failed)?;
-            self.run::<()>(redis::cmd("SET").arg(self.key(id)).arg(text).arg("PX").arg(millis(ttl)).clone()).await
+            self.run::<()>(
+                redis::cmd("SET")
+                    .arg(self.key(id))
+                    .arg(text)
+                    .arg("PX")
+                    .arg(millis(ttl))
+                    .clone(),
+            )
+            .await
         })
     }
 
     fn touch<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            let set: i64 = self.run(redis::cmd("PEXPIRE").arg(self.key(id)).arg(millis(ttl)).clone()).await?;
+            let set: i64 = self
+                .run(
+                    redis::cmd("PEXPIRE")
+                        .arg(self.key(id))
+                        .arg(millis(ttl))
+                        .clone(),
+                )
+                .await?;
             Ok(set == 1)
         })
     }
 
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
-        Box::pin(async move { self.run::<i64>(redis::cmd("DEL").arg(self.key(id)).clone()).await.map(|_| ()) })
+        Box::pin(async move {
+            self.run::<i64>(redis::cmd("DEL").arg(self.key(id)).clone())
+                .await
+                .map(|_| ())
+        })
     }
 
     fn publish<'a>(&'a self, id: &'a str, event: &'a SessionEvent) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let text = serde_json::to_string(&Envelope { session: id.to_owned(), event: event.clone() }).map_err(failed)?;
-            self.run::<i64>(redis::cmd("PUBLISH").arg(self.channel()).arg(text).clone()).await.map(|_| ())
+            let text = serde_json::to_string(&Envelope {
+                session: id.to_owned(),
+                event: event.clone(),
+            })
+            .map_err(failed)?;
+            self.run::<i64>(redis::cmd("PUBLISH").arg(self.channel()).arg(text).clone())
+                .await
+                .map(|_| ())
         })
     }
 
     fn subscribe(&self) -> Events {
         let (tx, rx) = mpsc::channel(256);
-        let (client, channel, limit) = (self.inner.client.clone(), self.channel(), self.inner.timeout);
+        let (client, channel, limit) = (
+            self.inner.client.clone(),
+            self.channel(),
+            self.inner.timeout,
+        );
         tokio::spawn(async move {
             let mut backoff = Duration::from_millis(50);
             while !tx.is_closed() {
@@ -186,7 +253,9 @@ impl SessionStore for RedisStore {
                                 () = tx.closed() => return,
                             }
                         }
-                        tracing::warn!("session events: the Redis subscription ended; subscribing again");
+                        tracing::warn!(
+                            "session events: the Redis subscription ended; subscribing again"
+                        );
                     }
                     Err(e) => tracing::debug!(error = %e, "session events: Redis unavailable"),
                 }

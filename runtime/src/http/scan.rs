@@ -76,7 +76,10 @@ mod tests {
             ("Content-Type", "application/json"),
             ("X-Other", "ignored"),
         ] {
-            headers.append(http::header::HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_static(value));
+            headers.append(
+                http::header::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_static(value),
+            );
         }
         let scan = Scan::of(&headers);
         let all = [
@@ -93,7 +96,11 @@ mod tests {
         for (name, found) in all {
             assert_eq!(found, headers.get(name), "{name}");
         }
-        assert_eq!(scan.name.unwrap(), "first", "the first value, as HeaderMap::get gives");
+        assert_eq!(
+            scan.name.unwrap(),
+            "first",
+            "the first value, as HeaderMap::get gives"
+        );
         assert_eq!(scan.accept_values, 2);
         assert_eq!(Scan::of(&HeaderMap::new()).accept_values, 0);
     }

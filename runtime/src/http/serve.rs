@@ -25,7 +25,11 @@ const GRACE: Duration = Duration::from_secs(10);
 
 /// Binds `addr` and serves `service` at `endpoint` (e.g. `/mcp`) until
 /// Ctrl-C; the address actually bound goes to the log (stderr).
-pub async fn bind_and_serve(addr: impl ToSocketAddrs, service: HttpService, endpoint: &str) -> io::Result<()> {
+pub async fn bind_and_serve(
+    addr: impl ToSocketAddrs,
+    service: HttpService,
+    endpoint: &str,
+) -> io::Result<()> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     tracing::info!(address = %local, endpoint, "serving MCP over Streamable HTTP");
@@ -104,15 +108,24 @@ pub async fn serve_with_shutdown(
     }
     drop(listener);
     service.shutdown();
-    if tokio::time::timeout(GRACE, graceful.shutdown()).await.is_err() {
+    if tokio::time::timeout(GRACE, graceful.shutdown())
+        .await
+        .is_err()
+    {
         tracing::warn!("connections still open after the shutdown grace period");
     }
     Ok(())
 }
 
-async fn route(service: &HttpService, endpoint: &str, request: Request<Incoming>) -> Response<HttpBody> {
+async fn route(
+    service: &HttpService,
+    endpoint: &str,
+    request: Request<Incoming>,
+) -> Response<HttpBody> {
     let path = request.uri().path();
-    if path == endpoint || (path.len() == endpoint.len() + 1 && path.starts_with(endpoint) && path.ends_with('/')) {
+    if path == endpoint
+        || (path.len() == endpoint.len() + 1 && path.starts_with(endpoint) && path.ends_with('/'))
+    {
         return service.handle(request).await;
     }
     if request.method() == http::Method::GET {
@@ -122,10 +135,16 @@ async fn route(service: &HttpService, endpoint: &str, request: Request<Incoming>
     }
     let (status, body) = match path {
         "/healthz" => (StatusCode::OK, r#"{"status":"ok"}"#),
-        _ => (StatusCode::NOT_FOUND, r#"{"error":"not found: the MCP endpoint is elsewhere"}"#),
+        _ => (
+            StatusCode::NOT_FOUND,
+            r#"{"error":"not found: the MCP endpoint is elsewhere"}"#,
+        ),
     };
     let mut response = Response::new(HttpBody::full(body));
     *response.status_mut() = status;
-    response.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
     response
 }

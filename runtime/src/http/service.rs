@@ -15,7 +15,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
-use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::header::{
+    HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE,
+};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -24,11 +26,11 @@ use tokio::sync::mpsc;
 use crate::cancel::CancellationToken;
 use crate::context::{Principal, Sink};
 use crate::extras::Extras;
-use crate::sink::Shared;
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::notifier::Change;
 use crate::revision::{self, meta, Era};
 use crate::server::{poll_once, CachedScope, Handled, Message, Pending, Reply, Server, Session};
+use crate::sink::Shared;
 
 use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
@@ -71,7 +73,10 @@ struct Inner {
 
 impl std::fmt::Debug for HttpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpService").field("config", &self.inner.config).field("sessions", &self.inner.sessions.len()).finish()
+        f.debug_struct("HttpService")
+            .field("config", &self.inner.config)
+            .field("sessions", &self.inner.sessions.len())
+            .finish()
     }
 }
 
@@ -91,7 +96,9 @@ impl HttpService {
             relay_changes(&server, Arc::clone(store), config.store_timeout);
         }
         let sessions = Sessions::new(config.max_sessions, config.session_idle);
-        let budget = config.max_buffered_bytes.min(tokio::sync::Semaphore::MAX_PERMITS);
+        let budget = config
+            .max_buffered_bytes
+            .min(tokio::sync::Semaphore::MAX_PERMITS);
         let body_budget = Arc::new(tokio::sync::Semaphore::new(budget));
         let inner = Arc::new_cyclic(|me| Inner {
             server,
@@ -118,8 +125,12 @@ impl HttpService {
     pub fn resource_metadata(&self, path: &str) -> Option<Response<HttpBody>> {
         let text = self.inner.config.bearer.as_ref()?.metadata_at(path)?;
         let mut response = json(StatusCode::OK, text.to_owned());
-        response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
-        response.headers_mut().insert("access-control-allow-origin", HeaderValue::from_static("*"));
+        response
+            .headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+        response
+            .headers_mut()
+            .insert("access-control-allow-origin", HeaderValue::from_static("*"));
         Some(response)
     }
 
@@ -144,14 +155,26 @@ impl HttpService {
     /// session store for the others.
     pub async fn notify(&self, session_id: &str, message: &Value) -> bool {
         let text = jsonrpc::json_text(message);
-        if let Some(tx) = self.inner.sessions.peek(session_id).and_then(|e| e.stream.lock().unwrap_or_else(|p| p.into_inner()).clone()) {
+        if let Some(tx) = self
+            .inner
+            .sessions
+            .peek(session_id)
+            .and_then(|e| e.stream.lock().unwrap_or_else(|p| p.into_inner()).clone())
+        {
             if tx.try_send(text.clone()).is_ok() {
                 return true;
             }
         }
-        let Some(store) = &self.inner.config.session_store else { return false };
+        let Some(store) = &self.inner.config.session_store else {
+            return false;
+        };
         let event = SessionEvent::Message { text };
-        match bounded(self.inner.config.store_timeout, store.publish(session_id, &event)).await {
+        match bounded(
+            self.inner.config.store_timeout,
+            store.publish(session_id, &event),
+        )
+        .await
+        {
             Ok(()) => true,
             Err(e) => {
                 tracing::warn!(error = %e, "a message for a session's stream was not published");
@@ -197,7 +220,11 @@ fn relay_changes(server: &Server, store: Arc<dyn super::SessionStore>, limit: st
     let listeners = &server.core.listeners;
     let origin = listeners.origin();
     listeners.set_relay(Box::new(move |change| {
-        let event = SessionEvent::Announced { origin, method: change.method().to_owned(), uri: change.uri().map(str::to_owned) };
+        let event = SessionEvent::Announced {
+            origin,
+            method: change.method().to_owned(),
+            uri: change.uri().map(str::to_owned),
+        };
         let store = Arc::clone(&store);
         Box::pin(async move {
             if let Err(e) = bounded(limit, store.publish("", &event)).await {
@@ -211,7 +238,9 @@ fn relay_changes(server: &Server, store: Arc<dyn super::SessionStore>, limit: st
 fn json(status: StatusCode, text: String) -> Response<HttpBody> {
     let mut response = Response::new(HttpBody::full(text));
     *response.status_mut() = status;
-    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
@@ -236,24 +265,39 @@ fn refusal(r: Refusal) -> Response<HttpBody> {
 }
 
 fn method_not_allowed(allow: &'static str, why: &str) -> Response<HttpBody> {
-    let mut response = error(StatusCode::METHOD_NOT_ALLOWED, &RpcError::invalid_request(why));
-    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+    let mut response = error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &RpcError::invalid_request(why),
+    );
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
     response
 }
 
 fn session_not_found() -> Response<HttpBody> {
     error(
         StatusCode::NOT_FOUND,
-        &RpcError::invalid_request("Session not found: it expired or was ended; send initialize without a session id"),
+        &RpcError::invalid_request(
+            "Session not found: it expired or was ended; send initialize without a session id",
+        ),
     )
 }
 
 fn auth_refused(r: AuthRejection) -> Response<HttpBody> {
-    let mut response = error(r.status, &RpcError::invalid_request(format!("authentication failed: {}", r.message)));
+    let mut response = error(
+        r.status,
+        &RpcError::invalid_request(format!("authentication failed: {}", r.message)),
+    );
     if r.status == StatusCode::SERVICE_UNAVAILABLE {
-        response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+        response
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from_static("5"));
     }
-    if let Some(challenge) = r.www_authenticate.and_then(|c| HeaderValue::from_str(&c).ok()) {
+    if let Some(challenge) = r
+        .www_authenticate
+        .and_then(|c| HeaderValue::from_str(&c).ok())
+    {
         response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
     }
     response
@@ -277,7 +321,9 @@ where
     let mut first = bytes::Bytes::new();
     let mut more: Vec<u8> = Vec::new();
     while let Some(frame) = body.as_mut().frame().await {
-        let Ok(mut data) = frame.map_err(|e| BodyError::Failed(e.into()))?.into_data() else { continue };
+        let Ok(mut data) = frame.map_err(|e| BodyError::Failed(e.into()))?.into_data() else {
+            continue;
+        };
         if first.len() + more.len() + data.remaining() > limit {
             return Err(BodyError::TooLarge);
         }
@@ -313,7 +359,9 @@ impl Inner {
         // everything handling it reads them.
         let extras = Extras::http(parts);
         // (Always there: the extras were made from HTTP parts just above.)
-        let Some(parts) = extras.parts() else { return status_only(StatusCode::INTERNAL_SERVER_ERROR) };
+        let Some(parts) = extras.parts() else {
+            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        };
         let scan = Scan::of(&parts.headers);
         if let Err(r) = guard::check_host(scan.host, &self.config.allowed_hosts)
             .and_then(|()| guard::check_origin(scan.origin, &self.config.allowed_origins))
@@ -336,9 +384,15 @@ impl Inner {
         let session_id = scan.session_id.map(|v| v.to_str().unwrap_or(""));
         match parts.method {
             Method::POST => self.post(&extras, &scan, body, session_id).await,
-            Method::GET => self.get(&parts.headers, session_id, extras.principal()).await,
+            Method::GET => {
+                self.get(&parts.headers, session_id, extras.principal())
+                    .await
+            }
             Method::DELETE => self.delete(session_id, extras.principal()).await,
-            _ => method_not_allowed("GET, POST, DELETE", "the MCP endpoint answers POST (and GET/DELETE for stateful sessions)"),
+            _ => method_not_allowed(
+                "GET, POST, DELETE",
+                "the MCP endpoint answers POST (and GET/DELETE for stateful sessions)",
+            ),
         }
     }
 
@@ -394,7 +448,11 @@ impl Inner {
         let stream_of = Arc::downgrade(entry);
         self.server.listen_with(&entry.session, move || {
             let entry = stream_of.upgrade()?;
-            let tx = entry.stream.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+            let tx = entry
+                .stream
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()?;
             Some(Sink::new(tx))
         });
     }
@@ -403,12 +461,19 @@ impl Inner {
     /// most a few times per idle period); a session the store no longer
     /// has ended elsewhere and ends here too.
     fn keep_stored(&self, id: &str, entry: &Entry) {
-        let Some(store) = &self.config.session_store else { return };
+        let Some(store) = &self.config.session_store else {
+            return;
+        };
         let every = (self.config.session_idle / 4).min(std::time::Duration::from_secs(5));
         if !entry.store_due(every) {
             return;
         }
-        let (store, id, ttl, limit) = (Arc::clone(store), id.to_owned(), self.config.session_idle, self.config.store_timeout);
+        let (store, id, ttl, limit) = (
+            Arc::clone(store),
+            id.to_owned(),
+            self.config.session_idle,
+            self.config.store_timeout,
+        );
         let entry_session = entry.session.clone();
         let sessions = self.weak_sessions();
         tokio::spawn(async move {
@@ -417,7 +482,11 @@ impl Inner {
                 Ok(false) => {
                     if let Some(inner) = sessions.upgrade() {
                         // Only when it is still the same session.
-                        if inner.sessions.peek(&id).is_some_and(|e| Arc::ptr_eq(&e.session.state, &entry_session.state)) {
+                        if inner
+                            .sessions
+                            .peek(&id)
+                            .is_some_and(|e| Arc::ptr_eq(&e.session.state, &entry_session.state))
+                        {
                             inner.sessions.close(&id);
                         }
                     }
@@ -434,7 +503,9 @@ impl Inner {
     /// Starts listening to the session store's events (once, inside the
     /// runtime serving the first request).
     fn listen(&self) {
-        let Some(store) = &self.config.session_store else { return };
+        let Some(store) = &self.config.session_store else {
+            return;
+        };
         if self.listening.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -460,7 +531,14 @@ impl Inner {
     fn on_event(&self, id: &str, event: SessionEvent) {
         // An announcement names no session (its id is empty).
         match (event, self.sessions.peek(id)) {
-            (SessionEvent::Announced { origin, method, uri }, _) => self.on_announced(origin, &method, uri),
+            (
+                SessionEvent::Announced {
+                    origin,
+                    method,
+                    uri,
+                },
+                _,
+            ) => self.on_announced(origin, &method, uri),
             (_, None) => {}
             (SessionEvent::Response { text }, Some(entry)) => {
                 if let Incoming::Response { id, outcome } = jsonrpc::parse_full(&text) {
@@ -472,7 +550,11 @@ impl Inner {
                 entry.session.cancel(&request_id);
             }
             (SessionEvent::Message { text }, Some(entry)) => {
-                let stream = entry.stream.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let stream = entry
+                    .stream
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone();
                 if let Some(tx) = stream {
                     if tx.try_send(text).is_err() {
                         tracing::warn!("a message for a session's GET stream was dropped: the stream is full or closed");
@@ -495,47 +577,69 @@ impl Inner {
                 tokio::spawn(async move { listeners.deliver(&change).await });
             }
             Some(_) => {} // announced here, delivered here already
-            None => tracing::warn!(method = %method, "a change announced by another replica is not understood"),
+            None => {
+                tracing::warn!(method = %method, "a change announced by another replica is not understood")
+            }
         }
     }
 
     /// Writes the session's state to the store (after `initialize` and
     /// every change) and tells the other replicas of a change.
     async fn store_session(&self, id: &str, entry: &Entry, changed: bool) {
-        let Some(store) = &self.config.session_store else { return };
-        let Some(snapshot) = entry.session.snapshot() else { return };
-        let stored = StoredSession { snapshot, owner: entry.owner.clone() };
+        let Some(store) = &self.config.session_store else {
+            return;
+        };
+        let Some(snapshot) = entry.session.snapshot() else {
+            return;
+        };
+        let stored = StoredSession {
+            snapshot,
+            owner: entry.owner.clone(),
+        };
         let limit = self.config.store_timeout;
         if let Err(e) = bounded(limit, store.save(id, &stored, self.config.session_idle)).await {
             tracing::warn!(error = %e, "session not stored: other replicas will not know it");
             return;
         }
         if changed {
-            let event = SessionEvent::Changed { snapshot: stored.snapshot };
+            let event = SessionEvent::Changed {
+                snapshot: stored.snapshot,
+            };
             if let Err(e) = bounded(limit, store.publish(id, &event)).await {
                 tracing::warn!(error = %e, "session change not published");
             }
         }
     }
 
-    async fn post<B>(&self, extras: &Arc<Extras>, scan: &Scan<'_>, body: B, session_id: Option<&str>) -> Response<HttpBody>
+    async fn post<B>(
+        &self,
+        extras: &Arc<Extras>,
+        scan: &Scan<'_>,
+        body: B,
+        session_id: Option<&str>,
+    ) -> Response<HttpBody>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let request_headers = extras.headers();
-        if let Err(r) = guard::check_content_type(scan.content_type)
-            .and_then(|()| guard::check_post_accept(request_headers, scan.accept, scan.accept_values))
-        {
+        if let Err(r) = guard::check_content_type(scan.content_type).and_then(|()| {
+            guard::check_post_accept(request_headers, scan.accept, scan.accept_values)
+        }) {
             return refusal(r);
         }
         let limit = self.config.max_body_bytes;
-        let declared = scan.content_length.and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+        let declared = scan
+            .content_length
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
         let too_large = || {
             error(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                &RpcError::invalid_request(format!("the request body exceeds the limit of {limit} bytes")),
+                &RpcError::invalid_request(format!(
+                    "the request body exceeds the limit of {limit} bytes"
+                )),
             )
         };
         if declared.is_some_and(|n| n > limit as u64) {
@@ -543,32 +647,63 @@ impl Inner {
         }
         // Held until the request is handled: bodies in memory stay within
         // the budget whatever the number of connections.
-        let cost = declared.map_or(limit, |n| n as usize).clamp(1, self.config.max_buffered_bytes.max(1));
-        let permit = u32::try_from(cost).ok().and_then(|n| Arc::clone(&self.body_budget).try_acquire_many_owned(n).ok());
+        let cost = declared
+            .map_or(limit, |n| n as usize)
+            .clamp(1, self.config.max_buffered_bytes.max(1));
+        let permit = u32::try_from(cost)
+            .ok()
+            .and_then(|n| Arc::clone(&self.body_budget).try_acquire_many_owned(n).ok());
         let Some(_budget) = permit else {
-            return unavailable("the server is reading too many request bodies at once; retry shortly", "1");
+            return unavailable(
+                "the server is reading too many request bodies at once; retry shortly",
+                "1",
+            );
         };
         let bytes = match read_body(body, limit).await {
             Ok(bytes) => bytes,
             Err(BodyError::TooLarge) => return too_large(),
             Err(BodyError::Failed(e)) => {
-                return error(StatusCode::BAD_REQUEST, &RpcError::parse_error(format!("cannot read the body: {e}")))
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    &RpcError::parse_error(format!("cannot read the body: {e}")),
+                )
             }
         };
         let Ok(text) = std::str::from_utf8(&bytes) else {
-            return error(StatusCode::BAD_REQUEST, &RpcError::parse_error("the body is not UTF-8"));
+            return error(
+                StatusCode::BAD_REQUEST,
+                &RpcError::parse_error("the body is not UTF-8"),
+            );
         };
-        let kept = self.kept_scope.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let kept = self
+            .kept_scope
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         let message = Message::decode_with(text, kept.as_ref());
 
         let principal = extras.principal();
-        if let (Some(gate), Some(held), Message::Request { id, method, params, .. }) = (&self.config.bearer, principal, &message) {
-            if let Some((what, required, missing)) = self.server.core.scope_shortfall(method, |k| params.get(k), extras) {
+        if let (
+            Some(gate),
+            Some(held),
+            Message::Request {
+                id, method, params, ..
+            },
+        ) = (&self.config.bearer, principal, &message)
+        {
+            if let Some((what, required, missing)) =
+                self.server
+                    .core
+                    .scope_shortfall(method, |k| params.get(k), extras)
+            {
                 let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
                 let e = crate::scopes::insufficient(&what, &required, &missing);
                 let r = gate.insufficient_scope(held, &required, &e.message);
                 let mut response = json(StatusCode::FORBIDDEN, jsonrpc::error_response(id, &e));
-                if let Some(challenge) = r.www_authenticate.and_then(|c| HeaderValue::from_str(&c).ok()) {
+                if let Some(challenge) = r
+                    .www_authenticate
+                    .and_then(|c| HeaderValue::from_str(&c).ok())
+                {
                     response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
                 }
                 return response;
@@ -577,11 +712,18 @@ impl Inner {
 
         // A stateless-only server ignores session ids (2026-07-28 transports).
         if let Some(id) = session_id.filter(|_| self.config.stateful) {
-            return self.post_in_session(id, scan, message, principal, Arc::clone(extras)).await;
+            return self
+                .post_in_session(id, scan, message, principal, Arc::clone(extras))
+                .await;
         }
         match &message {
             Message::Other(Incoming::Invalid { .. }) => {
-                let reply = match self.server.handle_message(&self.server.session(), message, &Sink::discard(), extras) {
+                let reply = match self.server.handle_message(
+                    &self.server.session(),
+                    message,
+                    &Sink::discard(),
+                    extras,
+                ) {
                     Handled::Reply(r) => r,
                     _ => return status_only(StatusCode::BAD_REQUEST),
                 };
@@ -589,12 +731,15 @@ impl Inner {
             }
             Message::Other(Incoming::Batch(_)) => error(
                 StatusCode::BAD_REQUEST,
-                &RpcError::invalid_request("a JSON-RPC batch belongs to a 2025-03-26 session: send initialize first"),
+                &RpcError::invalid_request(
+                    "a JSON-RPC batch belongs to a 2025-03-26 session: send initialize first",
+                ),
             ),
             Message::Request { method, params, .. } | Message::Notification { method, params } => {
                 let header_version = scan.protocol_version.and_then(|v| v.to_str().ok());
                 let body_version = message.meta(meta::PROTOCOL_VERSION);
-                let modern = body_version.is_some() || header_version.is_some_and(|v| revision::era(v) == Era::Stateless);
+                let modern = body_version.is_some()
+                    || header_version.is_some_and(|v| revision::era(v) == Era::Stateless);
                 if !modern && method == "initialize" && matches!(message, Message::Request { .. }) {
                     return self.initialize(message, Arc::clone(extras)).await;
                 }
@@ -608,19 +753,35 @@ impl Inner {
                     );
                 }
                 if matches!(message, Message::Notification { .. }) {
-                    let _ = self.server.handle_message(&self.server.session(), message, &Sink::discard(), extras);
+                    let _ = self.server.handle_message(
+                        &self.server.session(),
+                        message,
+                        &Sink::discard(),
+                        extras,
+                    );
                     return status_only(StatusCode::ACCEPTED);
                 }
                 let annotated = match method.as_ref() {
                     "tools/call" if !self.param_headers.is_empty() => {
                         match params.get("name").and_then(Value::as_str) {
-                            Some(tool) => self.param_headers.get(tool).map(Vec::as_slice).unwrap_or(&[]),
+                            Some(tool) => self
+                                .param_headers
+                                .get(tool)
+                                .map(Vec::as_slice)
+                                .unwrap_or(&[]),
                             None => &[],
                         }
                     }
                     _ => &[],
                 };
-                if let Err(e) = headers::check(request_headers, scan, method, body_version.and_then(Value::as_str), params, annotated) {
+                if let Err(e) = headers::check(
+                    request_headers,
+                    scan,
+                    method,
+                    body_version.and_then(Value::as_str),
+                    params,
+                    annotated,
+                ) {
                     let id = match &message {
                         Message::Request { id, .. } => id.clone(),
                         _ => Value::Null,
@@ -628,7 +789,11 @@ impl Inner {
                     return json(StatusCode::BAD_REQUEST, jsonrpc::error_response(&id, &e));
                 }
                 let stream = message.meta(meta::PROGRESS_TOKEN).is_some();
-                let call = Call { extras: Arc::clone(extras), stream, modern: true };
+                let call = Call {
+                    extras: Arc::clone(extras),
+                    stream,
+                    modern: true,
+                };
                 let session = self.server.session();
                 // Stateless: the request must carry its own _meta.
                 session.fix_era(Era::Stateless);
@@ -649,7 +814,14 @@ impl Inner {
 
     /// `initialize` without a session: opens one when it succeeds.
     async fn initialize(&self, message: Message<'_>, extras: Arc<Extras>) -> Response<HttpBody> {
-        if !self.config.stateful || self.server.config().supported_in(Era::Stateful).next().is_none() {
+        if !self.config.stateful
+            || self
+                .server
+                .config()
+                .supported_in(Era::Stateful)
+                .next()
+                .is_none()
+        {
             let supported = self.server.config().supported_newest_first();
             let e = RpcError::new(
                 revision::codes::UNSUPPORTED_PROTOCOL_VERSION,
@@ -661,20 +833,38 @@ impl Inner {
         let session = self.server.session();
         // Ids of requests to the client stay unique across replicas; the
         // session's own id is random too. Without randomness, no session.
-        let spread = if self.config.session_store.is_some() { session.outbound().spread_ids() } else { Ok(()) };
-        let opened = spread.map_err(Refused::NoRandomness).and_then(|()| self.sessions.open(session, extras.principal().map(|p| p.subject.clone())));
+        let spread = if self.config.session_store.is_some() {
+            session.outbound().spread_ids()
+        } else {
+            Ok(())
+        };
+        let opened = spread.map_err(Refused::NoRandomness).and_then(|()| {
+            self.sessions
+                .open(session, extras.principal().map(|p| p.subject.clone()))
+        });
         let (id, entry) = match opened {
             Ok(opened) => opened,
             Err(Refused::Full) => {
-                return unavailable(&format!("too many sessions (at most {}); retry later", self.config.max_sessions), "5")
+                return unavailable(
+                    &format!(
+                        "too many sessions (at most {}); retry later",
+                        self.config.max_sessions
+                    ),
+                    "5",
+                )
             }
             Err(Refused::NoRandomness(e)) => {
                 tracing::error!(error = %e, "session not opened");
-                return unavailable("no session could be opened: the server's random source failed", "5");
+                return unavailable(
+                    "no session could be opened: the server's random source failed",
+                    "5",
+                );
             }
         };
         self.follow(&entry);
-        let handled = self.server.handle_message(&entry.session, message, &Sink::discard(), &extras);
+        let handled =
+            self.server
+                .handle_message(&entry.session, message, &Sink::discard(), &extras);
         let reply = handled.into_reply().await;
         match reply {
             Some(reply) if reply.error.is_none() => {
@@ -687,7 +877,14 @@ impl Inner {
             }
             Some(reply) => {
                 self.sessions.discard(&id);
-                json(if reply.rejected { StatusCode::BAD_REQUEST } else { StatusCode::OK }, reply.text)
+                json(
+                    if reply.rejected {
+                        StatusCode::BAD_REQUEST
+                    } else {
+                        StatusCode::OK
+                    },
+                    reply.text,
+                )
             }
             None => {
                 self.sessions.discard(&id);
@@ -704,10 +901,16 @@ impl Inner {
         principal: Option<&Principal>,
         extras: Arc<Extras>,
     ) -> Response<HttpBody> {
-        let Some(entry) = self.session(id, principal).await else { return session_not_found() };
+        let Some(entry) = self.session(id, principal).await else {
+            return session_not_found();
+        };
         if let Some(version) = scan.protocol_version {
             let sent = version.to_str().unwrap_or("");
-            if let Some(client) = entry.session.identity().filter(|c| c.protocol_version != sent) {
+            if let Some(client) = entry
+                .session
+                .identity()
+                .filter(|c| c.protocol_version != sent)
+            {
                 return error(
                     StatusCode::BAD_REQUEST,
                     &RpcError::invalid_request(format!(
@@ -717,21 +920,41 @@ impl Inner {
                 );
             }
         }
-        if let Message::Other(Incoming::Response { id: request_id, outcome }) = &message {
+        if let Message::Other(Incoming::Response {
+            id: request_id,
+            outcome,
+        }) = &message
+        {
             if self.forward_response(id, &entry, request_id, outcome).await {
                 return status_only(StatusCode::ACCEPTED);
             }
         }
-        let stream = matches!(message, Message::Request { .. }) && message.meta(meta::PROGRESS_TOKEN).is_some();
+        let stream = matches!(message, Message::Request { .. })
+            && message.meta(meta::PROGRESS_TOKEN).is_some();
         let changes = matches!(&message, Message::Request { method, .. }
             if matches!(method.as_ref(), "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"));
         if let Message::Notification { method, params } = &message {
             if method == "notifications/cancelled" {
-                self.cancel_anywhere(id, &entry, params.get("requestId")).await;
+                self.cancel_anywhere(id, &entry, params.get("requestId"))
+                    .await;
             }
         }
-        let before = if changes { entry.session.snapshot() } else { None };
-        let response = self.answer(&entry.session, message, Call { extras, stream, modern: false }).await;
+        let before = if changes {
+            entry.session.snapshot()
+        } else {
+            None
+        };
+        let response = self
+            .answer(
+                &entry.session,
+                message,
+                Call {
+                    extras,
+                    stream,
+                    modern: false,
+                },
+            )
+            .await;
         if changes && entry.session.snapshot() != before {
             self.store_session(id, &entry, true).await;
         }
@@ -741,7 +964,9 @@ impl Inner {
     /// `notifications/cancelled`: a request running elsewhere is cancelled
     /// by the replica running it (told through the store).
     async fn cancel_anywhere(&self, id: &str, entry: &Entry, request_id: Option<&Value>) {
-        let Some(store) = &self.config.session_store else { return };
+        let Some(store) = &self.config.session_store else {
+            return;
+        };
         let Some(request_id) = request_id else { return };
         let key = jsonrpc::json_text(request_id);
         if entry.session.cancel(&key) {
@@ -756,16 +981,28 @@ impl Inner {
     /// The client's response to a request no handler here waits for: the
     /// replica where one does takes it from the store. `false` when it is
     /// for this replica (or there is no store): the engine takes it.
-    async fn forward_response(&self, id: &str, entry: &Entry, request_id: &Value, outcome: &crate::outbound::Outcome) -> bool {
-        let Some(store) = &self.config.session_store else { return false };
+    async fn forward_response(
+        &self,
+        id: &str,
+        entry: &Entry,
+        request_id: &Value,
+        outcome: &crate::outbound::Outcome,
+    ) -> bool {
+        let Some(store) = &self.config.session_store else {
+            return false;
+        };
         if entry.session.outbound().is_waiting(request_id) {
             return false; // it waits here
         }
         let text = match outcome {
-            Ok(result) => serde_json::json!({ "jsonrpc": "2.0", "id": request_id, "result": result }),
+            Ok(result) => {
+                serde_json::json!({ "jsonrpc": "2.0", "id": request_id, "result": result })
+            }
             Err(error) => serde_json::json!({ "jsonrpc": "2.0", "id": request_id, "error": error }),
         };
-        let event = SessionEvent::Response { text: jsonrpc::json_text(&text) };
+        let event = SessionEvent::Response {
+            text: jsonrpc::json_text(&text),
+        };
         if let Err(e) = bounded(self.config.store_timeout, store.publish(id, &event)).await {
             tracing::warn!(error = %e, "a response for another replica was not published");
         }
@@ -775,11 +1012,19 @@ impl Inner {
     /// Runs a message through the engine and answers: 202 for nothing to
     /// say, JSON for a reply, SSE when the request asked for progress or
     /// sends anything (progress, logs) before its reply.
-    async fn answer(&self, session: &Session, message: Message<'_>, call: Call) -> Response<HttpBody> {
+    async fn answer(
+        &self,
+        session: &Session,
+        message: Message<'_>,
+        call: Call,
+    ) -> Response<HttpBody> {
         // The request's channel is made only if it sends a message.
         let lazy = Shared::lazy(STREAM_QUEUE);
         let sink = Sink::lazy(&lazy);
-        let mut pending = match self.server.handle_message(session, message, &sink, &call.extras) {
+        let mut pending = match self
+            .server
+            .handle_message(session, message, &sink, &call.extras)
+        {
             Handled::Nothing => return status_only(StatusCode::ACCEPTED),
             Handled::Reply(reply) => return self.reply(reply, call.modern),
             Handled::Pending(pending) => pending,
@@ -810,7 +1055,14 @@ impl Inner {
         let keep_alive = self.config.keep_alive;
         if call.stream {
             // Streamed from the start, so closing the stream cancels the call.
-            return sse_response(HttpBody::sse(None, rx, Some(pending), keep_alive, self.shutdown.clone(), None));
+            return sse_response(HttpBody::sse(
+                None,
+                rx,
+                Some(pending),
+                keep_alive,
+                self.shutdown.clone(),
+                None,
+            ));
         }
         tokio::select! {
             biased;
@@ -829,11 +1081,23 @@ impl Inner {
 
     /// The answer to a call that is over: its reply as JSON, or as SSE
     /// after the messages it sent first (still queued in `rx`).
-    fn finished(&self, done: Option<Reply>, rx: Option<mpsc::Receiver<String>>, modern: bool) -> Response<HttpBody> {
+    fn finished(
+        &self,
+        done: Option<Reply>,
+        rx: Option<mpsc::Receiver<String>>,
+        modern: bool,
+    ) -> Response<HttpBody> {
         if let Some(mut rx) = rx {
             if let Ok(first) = rx.try_recv() {
                 let rest = Some(Pending::boxed(std::future::ready(done)));
-                return sse_response(HttpBody::sse(Some(first), rx, rest, self.config.keep_alive, self.shutdown.clone(), None));
+                return sse_response(HttpBody::sse(
+                    Some(first),
+                    rx,
+                    rest,
+                    self.config.keep_alive,
+                    self.shutdown.clone(),
+                    None,
+                ));
             }
         }
         match done {
@@ -843,24 +1107,40 @@ impl Inner {
     }
 
     fn reply(&self, reply: Reply, modern: bool) -> Response<HttpBody> {
-        use crate::revision::codes::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
+        use crate::revision::codes::{
+            HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+        };
         let status = match (reply.error, reply.rejected, modern) {
             (Some(METHOD_NOT_FOUND), _, true) => StatusCode::NOT_FOUND,
             (_, true, _) => StatusCode::BAD_REQUEST,
-            (Some(HEADER_MISMATCH | MISSING_CLIENT_CAPABILITY | UNSUPPORTED_PROTOCOL_VERSION), _, _) => StatusCode::BAD_REQUEST,
+            (
+                Some(HEADER_MISMATCH | MISSING_CLIENT_CAPABILITY | UNSUPPORTED_PROTOCOL_VERSION),
+                _,
+                _,
+            ) => StatusCode::BAD_REQUEST,
             _ => StatusCode::OK,
         };
         json(status, reply.text)
     }
 
-    async fn get(&self, headers: &http::HeaderMap, session_id: Option<&str>, principal: Option<&Principal>) -> Response<HttpBody> {
+    async fn get(
+        &self,
+        headers: &http::HeaderMap,
+        session_id: Option<&str>,
+        principal: Option<&Principal>,
+    ) -> Response<HttpBody> {
         let Some(id) = session_id.filter(|_| self.config.stateful) else {
-            return method_not_allowed("POST", "GET streams belong to stateful sessions; send requests with POST");
+            return method_not_allowed(
+                "POST",
+                "GET streams belong to stateful sessions; send requests with POST",
+            );
         };
         if let Err(r) = guard::check_get_accept(headers) {
             return refusal(r);
         }
-        let Some(entry) = self.session(id, principal).await else { return session_not_found() };
+        let Some(entry) = self.session(id, principal).await else {
+            return session_not_found();
+        };
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let weak = tx.downgrade();
         *entry.stream.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
@@ -875,12 +1155,26 @@ impl Inner {
                 *current = None;
             }
         });
-        sse_response(HttpBody::sse(None, rx, None, self.config.keep_alive, self.shutdown.clone(), Some(on_close)))
+        sse_response(HttpBody::sse(
+            None,
+            rx,
+            None,
+            self.config.keep_alive,
+            self.shutdown.clone(),
+            Some(on_close),
+        ))
     }
 
-    async fn delete(&self, session_id: Option<&str>, principal: Option<&Principal>) -> Response<HttpBody> {
+    async fn delete(
+        &self,
+        session_id: Option<&str>,
+        principal: Option<&Principal>,
+    ) -> Response<HttpBody> {
         let Some(id) = session_id.filter(|_| self.config.stateful) else {
-            return method_not_allowed("POST", "there is no session to end: this request names none");
+            return method_not_allowed(
+                "POST",
+                "there is no session to end: this request names none",
+            );
         };
         if self.session(id, principal).await.is_none() {
             return session_not_found();
@@ -912,6 +1206,8 @@ fn sse_response(body: HttpBody) -> Response<HttpBody> {
 /// 503 with `Retry-After` (seconds) and a JSON-RPC error saying why.
 fn unavailable(why: &str, retry_after: &'static str) -> Response<HttpBody> {
     let mut response = error(StatusCode::SERVICE_UNAVAILABLE, &RpcError::internal(why));
-    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static(retry_after));
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static(retry_after));
     response
 }

@@ -48,12 +48,22 @@ impl Entry {
     }
 
     fn streaming(&self) -> bool {
-        self.stream.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|tx| !tx.is_closed())
+        self.stream
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(|tx| !tx.is_closed())
     }
 
     fn new(session: Session, owner: Option<String>) -> Self {
         let now = Instant::now();
-        Self { session, owner, last_seen: Mutex::new(now), stored: Mutex::new(now), stream: Mutex::new(None) }
+        Self {
+            session,
+            owner,
+            last_seen: Mutex::new(now),
+            stored: Mutex::new(now),
+            stream: Mutex::new(None),
+        }
     }
 }
 
@@ -79,7 +89,11 @@ pub(crate) enum Refused {
 
 impl Sessions {
     pub(crate) fn new(max: usize, idle: Duration) -> Self {
-        Self { map: Mutex::new(HashMap::new()), max, idle }
+        Self {
+            map: Mutex::new(HashMap::new()),
+            max,
+            idle,
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry>>> {
@@ -108,7 +122,11 @@ impl Sessions {
 
     /// Opens a session; at the cap, expired sessions are dropped first.
     /// Without randomness for its id, no session is opened.
-    pub(crate) fn open(&self, session: Session, owner: Option<String>) -> Result<(String, Arc<Entry>), Refused> {
+    pub(crate) fn open(
+        &self,
+        session: Session,
+        owner: Option<String>,
+    ) -> Result<(String, Arc<Entry>), Refused> {
         let id = new_id().map_err(Refused::NoRandomness)?;
         let entry = Arc::new(Entry::new(session, owner));
         let mut map = self.lock();
@@ -121,7 +139,12 @@ impl Sessions {
 
     /// Takes in session `id` of another replica (restored from the store);
     /// when it is here already (a concurrent adoption), that one is kept.
-    pub(crate) fn adopt(&self, id: &str, session: Session, owner: Option<String>) -> Result<Arc<Entry>, Full> {
+    pub(crate) fn adopt(
+        &self,
+        id: &str,
+        session: Session,
+        owner: Option<String>,
+    ) -> Result<Arc<Entry>, Full> {
         let mut map = self.lock();
         if let Some(existing) = map.get(id) {
             existing.touch();
@@ -212,7 +235,10 @@ mod tests {
         let sessions = Sessions::new(2, Duration::from_millis(30));
         let (a, _) = sessions.open(session(), None).unwrap();
         sessions.open(session(), None).unwrap();
-        assert!(matches!(sessions.open(session(), None), Err(Refused::Full)), "third session over the cap");
+        assert!(
+            matches!(sessions.open(session(), None), Err(Refused::Full)),
+            "third session over the cap"
+        );
         std::thread::sleep(Duration::from_millis(60));
         assert!(sessions.get(&a).is_none(), "expired session is gone");
         sessions.open(session(), None).unwrap();
@@ -223,7 +249,11 @@ mod tests {
     fn no_session_opens_without_randomness_for_its_id() {
         let sessions = Sessions::new(8, Duration::from_secs(60));
         let refused = crate::random::fail::with_failing_source(|| sessions.open(session(), None));
-        assert!(matches!(refused, Err(Refused::NoRandomness(_))), "{:?}", refused.err());
+        assert!(
+            matches!(refused, Err(Refused::NoRandomness(_))),
+            "{:?}",
+            refused.err()
+        );
         assert_eq!(sessions.len(), 0);
         sessions.open(session(), None).unwrap();
     }

@@ -100,7 +100,8 @@ impl SseParser {
             }
             let data = std::mem::take(&mut self.data);
             self.events.push_back(
-                String::from_utf8(data).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+                String::from_utf8(data)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             );
         }
         self.data.clear();

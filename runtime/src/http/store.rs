@@ -102,7 +102,12 @@ pub trait SessionStore: Send + Sync + 'static {
     fn load<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<StoredSession>>;
 
     /// Stores `session` under `id`, expiring after `ttl` unless touched.
-    fn save<'a>(&'a self, id: &'a str, session: &'a StoredSession, ttl: Duration) -> StoreFuture<'a, ()>;
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        session: &'a StoredSession,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()>;
 
     /// Restarts the expiry of `id`; `false` when it is not stored.
     fn touch<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, bool>;
@@ -121,10 +126,16 @@ pub trait SessionStore: Send + Sync + 'static {
 }
 
 /// Runs a store operation with a time limit.
-pub(crate) async fn bounded<T>(limit: Duration, op: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+pub(crate) async fn bounded<T>(
+    limit: Duration,
+    op: impl Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
     match tokio::time::timeout(limit, op).await {
         Ok(result) => result,
-        Err(_) => Err(StoreError(format!("no answer within {} ms", limit.as_millis()))),
+        Err(_) => Err(StoreError(format!(
+            "no answer within {} ms",
+            limit.as_millis()
+        ))),
     }
 }
 
@@ -148,7 +159,9 @@ impl Default for MemoryStore {
 
 impl std::fmt::Debug for MemoryStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MemoryStore").field("sessions", &self.lock().len()).finish()
+        f.debug_struct("MemoryStore")
+            .field("sessions", &self.lock().len())
+            .finish()
     }
 }
 
@@ -156,15 +169,26 @@ impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         let (events, _) = broadcast::channel(1024);
-        Self { inner: std::sync::Arc::new(Memory { map: Mutex::new(HashMap::new()), events }) }
+        Self {
+            inner: std::sync::Arc::new(Memory {
+                map: Mutex::new(HashMap::new()),
+                events,
+            }),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (StoredSession, Instant)>> {
         self.inner.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn live<'a>(map: &'a mut HashMap<String, (StoredSession, Instant)>, id: &str) -> Option<&'a mut (StoredSession, Instant)> {
-        if map.get(id).is_some_and(|(_, deadline)| *deadline <= Instant::now()) {
+    fn live<'a>(
+        map: &'a mut HashMap<String, (StoredSession, Instant)>,
+        id: &str,
+    ) -> Option<&'a mut (StoredSession, Instant)> {
+        if map
+            .get(id)
+            .is_some_and(|(_, deadline)| *deadline <= Instant::now())
+        {
             map.remove(id);
         }
         map.get_mut(id)
@@ -177,8 +201,14 @@ impl SessionStore for MemoryStore {
         Box::pin(async move { Ok(found) })
     }
 
-    fn save<'a>(&'a self, id: &'a str, session: &'a StoredSession, ttl: Duration) -> StoreFuture<'a, ()> {
-        self.lock().insert(id.to_owned(), (session.clone(), Instant::now() + ttl));
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        session: &'a StoredSession,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        self.lock()
+            .insert(id.to_owned(), (session.clone(), Instant::now() + ttl));
         Box::pin(async { Ok(()) })
     }
 
@@ -247,28 +277,52 @@ mod tests {
     async fn memory_store_saves_expires_and_carries_events() {
         let store = MemoryStore::new();
         let mut events = store.subscribe();
-        store.save("a", &stored(), Duration::from_millis(40)).await.unwrap();
+        store
+            .save("a", &stored(), Duration::from_millis(40))
+            .await
+            .unwrap();
         assert_eq!(store.load("a").await.unwrap(), Some(stored()));
         assert!(store.touch("a", Duration::from_millis(40)).await.unwrap());
         tokio::time::sleep(Duration::from_millis(80)).await;
         assert_eq!(store.load("a").await.unwrap(), None, "expired");
         assert!(!store.touch("a", Duration::from_secs(1)).await.unwrap());
         store.publish("a", &SessionEvent::Ended).await.unwrap();
-        assert_eq!(events.recv().await, Some(("a".to_owned(), SessionEvent::Ended)));
+        assert_eq!(
+            events.recv().await,
+            Some(("a".to_owned(), SessionEvent::Ended))
+        );
     }
 
     #[test]
     fn stored_sessions_and_events_are_plain_json() {
         let text = serde_json::to_string(&stored()).unwrap();
-        assert!(text.contains(r#""protocol_version":"2025-11-25""#), "{text}");
-        assert_eq!(serde_json::from_str::<StoredSession>(&text).unwrap(), stored());
+        assert!(
+            text.contains(r#""protocol_version":"2025-11-25""#),
+            "{text}"
+        );
+        assert_eq!(
+            serde_json::from_str::<StoredSession>(&text).unwrap(),
+            stored()
+        );
         for event in [
-            SessionEvent::Cancel { request_id: "7".into() },
-            SessionEvent::Response { text: r#"{"jsonrpc":"2.0","id":9,"result":{}}"#.into() },
-            SessionEvent::Announced { origin: u64::MAX, method: "notifications/resources/updated".into(), uri: Some("file:///a".into()) },
+            SessionEvent::Cancel {
+                request_id: "7".into(),
+            },
+            SessionEvent::Response {
+                text: r#"{"jsonrpc":"2.0","id":9,"result":{}}"#.into(),
+            },
+            SessionEvent::Announced {
+                origin: u64::MAX,
+                method: "notifications/resources/updated".into(),
+                uri: Some("file:///a".into()),
+            },
         ] {
             let text = serde_json::to_string(&event).unwrap();
-            assert_eq!(serde_json::from_str::<SessionEvent>(&text).unwrap(), event, "{text}");
+            assert_eq!(
+                serde_json::from_str::<SessionEvent>(&text).unwrap(),
+                event,
+                "{text}"
+            );
         }
     }
 }

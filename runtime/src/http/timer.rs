@@ -44,7 +44,11 @@ struct Slots {
 impl CoarseTimer {
     /// A timer ticking on the current tokio runtime.
     pub(crate) fn start() -> Self {
-        let clock = Arc::new(Clock { origin: tokio::time::Instant::now(), seconds: AtomicU64::new(0), waiting: Mutex::default() });
+        let clock = Arc::new(Clock {
+            origin: tokio::time::Instant::now(),
+            seconds: AtomicU64::new(0),
+            waiting: Mutex::default(),
+        });
         let weak = Arc::downgrade(&clock);
         tokio::spawn(tick(weak));
         Self { clock }
@@ -52,7 +56,11 @@ impl CoarseTimer {
 
     /// A sleep until second `deadline` of the clock.
     fn sleep_to(&self, deadline: u64) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        Box::pin(CoarseSleep { clock: Arc::clone(&self.clock), deadline, slot: None })
+        Box::pin(CoarseSleep {
+            clock: Arc::clone(&self.clock),
+            deadline,
+            slot: None,
+        })
     }
 }
 
@@ -78,8 +86,12 @@ impl Clock {
         self.seconds.store(now, Ordering::Release);
         let due: Vec<Waker> = {
             let mut waiting = self.lock();
-            let due = waiting.slots.iter_mut().filter(|s| s.as_ref().is_some_and(|(deadline, _)| *deadline <= now));
-            due.filter_map(|slot| slot.take().map(|(_, waker)| waker)).collect()
+            let due = waiting
+                .slots
+                .iter_mut()
+                .filter(|s| s.as_ref().is_some_and(|(deadline, _)| *deadline <= now));
+            due.filter_map(|slot| slot.take().map(|(_, waker)| waker))
+                .collect()
         };
         due.into_iter().for_each(Waker::wake);
     }
@@ -173,12 +185,19 @@ mod tests {
         let started = tokio::time::Instant::now();
         short.await;
         let took = started.elapsed();
-        assert!((Duration::from_secs(2)..Duration::from_secs(3)).contains(&took), "{took:?}");
+        assert!(
+            (Duration::from_secs(2)..Duration::from_secs(3)).contains(&took),
+            "{took:?}"
+        );
         // A sleep that waited and was dropped gives its slot back.
         let waited = tokio::time::timeout(Duration::from_secs(1), long).await;
         assert!(waited.is_err(), "not due yet");
         let waiting = timer.clock.lock();
-        assert_eq!(waiting.slots.len(), waiting.free.len(), "every slot is free again");
+        assert_eq!(
+            waiting.slots.len(),
+            waiting.free.len(),
+            "every slot is free again"
+        );
     }
 
     #[tokio::test(start_paused = true)]

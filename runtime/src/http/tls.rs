@@ -46,14 +46,22 @@ impl Tls {
         if options.native_roots {
             let found = rustls_native_certs::load_native_certs();
             if found.certs.is_empty() {
-                let why = found.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
-                return Err(config_error(format!("the platform's root certificates cannot be read: {why}")));
+                let why = found
+                    .errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                return Err(config_error(format!(
+                    "the platform's root certificates cannot be read: {why}"
+                )));
             }
             let (added, _) = roots.add_parsable_certificates(found.certs);
             trusted.push(format!("the platform's roots ({added})"));
         }
         for path in &options.ca_files {
-            let certs = read_certs(path).map_err(|why| config_error(format!("the CA file {}: {why}", path.display())))?;
+            let certs = read_certs(path)
+                .map_err(|why| config_error(format!("the CA file {}: {why}", path.display())))?;
             add_all(&mut roots, certs)
                 .map_err(|why| config_error(format!("the CA file {}: {why}", path.display())))?;
             trusted.push(path.display().to_string());
@@ -63,13 +71,19 @@ impl Tls {
                 .collect::<Result<_, _>>()
                 .map_err(|e| config_error(format!("CA PEM text {}: {e}", i + 1)))?;
             if certs.is_empty() {
-                return Err(config_error(format!("CA PEM text {} holds no certificate", i + 1)));
+                return Err(config_error(format!(
+                    "CA PEM text {} holds no certificate",
+                    i + 1
+                )));
             }
-            add_all(&mut roots, certs).map_err(|why| config_error(format!("CA PEM text {}: {why}", i + 1)))?;
+            add_all(&mut roots, certs)
+                .map_err(|why| config_error(format!("CA PEM text {}: {why}", i + 1)))?;
             trusted.push(format!("CA PEM text {}", i + 1));
         }
         if trusted.is_empty() {
-            return Err(config_error("no root certificate is trusted (webpki and native roots off, no CA file)".into()));
+            return Err(config_error(
+                "no root certificate is trusted (webpki and native roots off, no CA file)".into(),
+            ));
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = ClientConfig::builder_with_provider(provider)
@@ -80,10 +94,17 @@ impl Tls {
             None => builder.with_no_client_auth(),
             Some(identity) => {
                 let chain = read_certs(&identity.cert_chain).map_err(|why| {
-                    config_error(format!("the client certificate {}: {why}", identity.cert_chain.display()))
+                    config_error(format!(
+                        "the client certificate {}: {why}",
+                        identity.cert_chain.display()
+                    ))
                 })?;
                 let key = PrivateKeyDer::from_pem_file(&identity.key).map_err(|e| {
-                    config_error(format!("the client key {}: {}", identity.key.display(), pem_problem(&e)))
+                    config_error(format!(
+                        "the client key {}: {}",
+                        identity.key.display(),
+                        pem_problem(&e)
+                    ))
                 })?;
                 builder.with_client_auth_cert(chain, key).map_err(|e| {
                     config_error(format!(
@@ -95,24 +116,43 @@ impl Tls {
             }
         };
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Ok(Self { connector: TlsConnector::from(Arc::new(config)), trusted: trusted.join(", ") })
+        Ok(Self {
+            connector: TlsConnector::from(Arc::new(config)),
+            trusted: trusted.join(", "),
+        })
     }
 
     /// The TLS handshake with `host` over `stream`.
-    pub(crate) async fn handshake<S>(&self, host: &str, stream: S, url: &str) -> Result<TlsStream<S>, ConnectError>
+    pub(crate) async fn handshake<S>(
+        &self,
+        host: &str,
+        stream: S,
+        url: &str,
+    ) -> Result<TlsStream<S>, ConnectError>
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
         let name = ServerName::try_from(host.to_owned()).map_err(|_| {
-            ConnectError::new(ConnectErrorKind::Config, url, format!("{host:?} is not a host name TLS can check"))
+            ConnectError::new(
+                ConnectErrorKind::Config,
+                url,
+                format!("{host:?} is not a host name TLS can check"),
+            )
         })?;
-        self.connector.connect(name, stream).await.map_err(|e| self.explain(e, host, url))
+        self.connector
+            .connect(name, stream)
+            .await
+            .map_err(|e| self.explain(e, host, url))
     }
 
     /// A handshake failure as a [`ConnectError`].
     fn explain(&self, e: io::Error, host: &str, url: &str) -> ConnectError {
         let error = |kind, message: String| ConnectError::new(kind, url, message).with_host(host);
-        let Some(tls) = e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()).cloned() else {
+        let Some(tls) = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+            .cloned()
+        else {
             return match e.kind() {
                 io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe => error(
                     ConnectErrorKind::Reset,
@@ -181,7 +221,10 @@ impl Tls {
 /// A name a certificate presents, as rustls shows it (`DnsName("a.example")`),
 /// without the wrapping.
 fn plain_name(shown: &str) -> &str {
-    shown.strip_prefix("DnsName(\"").and_then(|rest| rest.strip_suffix("\")")).unwrap_or(shown)
+    shown
+        .strip_prefix("DnsName(\"")
+        .and_then(|rest| rest.strip_suffix("\")"))
+        .unwrap_or(shown)
 }
 
 /// Every certificate of a PEM file; an error when it holds none.
@@ -207,7 +250,12 @@ fn pem_problem(e: &rustls::pki_types::pem::Error) -> String {
 
 fn add_all(roots: &mut RootCertStore, certs: Vec<CertificateDer<'static>>) -> Result<(), String> {
     for (i, cert) in certs.into_iter().enumerate() {
-        roots.add(cert).map_err(|e| format!("certificate {} cannot be used as a trust anchor: {e}", i + 1))?;
+        roots.add(cert).map_err(|e| {
+            format!(
+                "certificate {} cannot be used as a trust anchor: {e}",
+                i + 1
+            )
+        })?;
     }
     Ok(())
 }

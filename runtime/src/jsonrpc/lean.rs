@@ -23,7 +23,11 @@ pub(super) struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     pub(super) fn new(text: &'a str) -> Self {
-        Self { text, bytes: text.as_bytes(), at: 0 }
+        Self {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+        }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -37,7 +41,10 @@ impl<'a> Scan<'a> {
             return;
         }
         let rest = self.bytes.get(self.at..).unwrap_or_default();
-        self.at += rest.iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')).unwrap_or(rest.len());
+        self.at += rest
+            .iter()
+            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
     }
 
     fn eat(&mut self, b: u8) -> bool {
@@ -101,7 +108,10 @@ impl<'a> Scan<'a> {
             return None;
         }
         // -(2^63) is the most negative i64.
-        let n = i64::try_from(n).map(|n| -n).ok().or((n == 1 << 63).then_some(i64::MIN))?;
+        let n = i64::try_from(n)
+            .map(|n| -n)
+            .ok()
+            .or((n == 1 << 63).then_some(i64::MIN))?;
         Some(Value::from(n))
     }
 
@@ -140,7 +150,12 @@ impl<'a> Scan<'a> {
                 b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => break,
                 _ => self.at += 1,
             }
-            if depth == 0 && matches!(self.bytes.get(self.at.wrapping_sub(1)), Some(b'"' | b'}' | b']')) {
+            if depth == 0
+                && matches!(
+                    self.bytes.get(self.at.wrapping_sub(1)),
+                    Some(b'"' | b'}' | b']')
+                )
+            {
                 break;
             }
         }
@@ -199,9 +214,12 @@ impl<'a> Scan<'a> {
                             self.at = start;
                             let len = self.bytes[start..]
                                 .iter()
-                                .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                                .position(|b| {
+                                    !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                                })
                                 .unwrap_or(self.bytes.len() - start);
-                            let number: Value = serde_json::from_str(self.text.get(start..start + len)?).ok()?;
+                            let number: Value =
+                                serde_json::from_str(self.text.get(start..start + len)?).ok()?;
                             self.at = start + len;
                             number
                         }
@@ -263,7 +281,8 @@ impl<'a> Scan<'a> {
         if !self.eat(b'{') {
             return None;
         }
-        let (mut version, mut id, mut method, mut params, mut meta) = (false, None, None, None, None);
+        let (mut version, mut id, mut method, mut params, mut meta) =
+            (false, None, None, None, None);
         if self.eat(b'}') {
             return None; // no method
         }
@@ -301,7 +320,12 @@ impl<'a> Scan<'a> {
             break;
         }
         match method {
-            Some(method) if version => Some(Lean { id, method, params, meta }),
+            Some(method) if version => Some(Lean {
+                id,
+                method,
+                params,
+                meta,
+            }),
             _ => None,
         }
     }

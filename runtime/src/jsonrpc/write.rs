@@ -46,7 +46,14 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
             0x0a => out.extend_from_slice(b"\\n"),
             0x0c => out.extend_from_slice(b"\\f"),
             0x0d => out.extend_from_slice(b"\\r"),
-            _ => out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ]),
         }
         rest = &rest[at + 1..];
     }
@@ -63,7 +70,9 @@ fn first_escaped(bytes: &[u8]) -> Option<usize> {
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     let mut at = 0;
     while let Some(chunk) = bytes.get(at..at + 8) {
-        let word = u64::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        let word = u64::from_ne_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
         // A byte below 0x20 or equal to 0x22 or 0x5c makes the matching
         // test non-zero (it may also flag bytes after it: only a hint).
         let control = word.wrapping_sub(ONES * 0x20) & !word;
@@ -74,7 +83,10 @@ fn first_escaped(bytes: &[u8]) -> Option<usize> {
         }
         at += 8;
     }
-    bytes[at..].iter().position(|&b| STRING_STOP[usize::from(b)]).map(|i| at + i)
+    bytes[at..]
+        .iter()
+        .position(|&b| STRING_STOP[usize::from(b)])
+        .map(|i| at + i)
 }
 
 /// [`push_json_str`] into a `String`.
@@ -107,7 +119,9 @@ pub(crate) fn response_head_text(id: &Value, more: usize) -> String {
     let mut out = String::with_capacity(40 + more);
     out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
     match id {
-        Value::Number(n) if n.as_u64().is_some() => push_digits(&mut out, n.as_u64().unwrap_or_default()),
+        Value::Number(n) if n.as_u64().is_some() => {
+            push_digits(&mut out, n.as_u64().unwrap_or_default())
+        }
         Value::Number(n) if n.as_i64().is_some() => {
             let i = n.as_i64().unwrap_or_default();
             out.push('-');
@@ -195,12 +209,27 @@ mod tests {
 
     #[test]
     fn strings_are_escaped_as_serde_json_does() {
-        for s in ["", "plain", "q\"b\\s", "\u{0}\u{8}\t\n\u{b}\u{c}\r\u{1f}\u{7f}", "é😀/"] {
+        for s in [
+            "",
+            "plain",
+            "q\"b\\s",
+            "\u{0}\u{8}\t\n\u{b}\u{c}\r\u{1f}\u{7f}",
+            "é😀/",
+        ] {
             let mut out = Vec::new();
             push_json_str(&mut out, s);
-            assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(s).unwrap());
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(s).unwrap()
+            );
         }
-        for s in ["", "plain", "q\"b\\s", "\u{0}\u{8}\t\n\u{b}\u{c}\r\u{1f}\u{7f}", "é😀/"] {
+        for s in [
+            "",
+            "plain",
+            "q\"b\\s",
+            "\u{0}\u{8}\t\n\u{b}\u{c}\r\u{1f}\u{7f}",
+            "é😀/",
+        ] {
             let mut out = String::new();
             push_json_string(&mut out, s);
             assert_eq!(out, serde_json::to_string(s).unwrap());
@@ -216,10 +245,23 @@ mod tests {
                 text.insert(at, char::from(special));
                 let mut out = Vec::new();
                 push_json_str(&mut out, &text);
-                assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap(), "{text:?}");
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    serde_json::to_string(&text).unwrap(),
+                    "{text:?}"
+                );
             }
         }
-        for id in [json!(0), json!(7), json!(u64::MAX), json!(-1), json!(i64::MIN), json!("a\"b"), json!(1.5), json!(null)] {
+        for id in [
+            json!(0),
+            json!(7),
+            json!(u64::MAX),
+            json!(-1),
+            json!(i64::MIN),
+            json!("a\"b"),
+            json!(1.5),
+            json!(null),
+        ] {
             let mut head = String::from_utf8(response_head(&id, 0)).unwrap();
             head.push('}');
             let mut text = response_head_text(&id, 0);
@@ -227,6 +269,12 @@ mod tests {
             assert_eq!(text, head);
         }
         let e = RpcError::new(-1, "a \"b\"").with_data(json!({"x": [1]}));
-        assert_eq!(error_response(&json!(1), &e), format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{}}}", json_text(&e.to_value())));
+        assert_eq!(
+            error_response(&json!(1), &e),
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{}}}",
+                json_text(&e.to_value())
+            )
+        );
     }
 }

@@ -411,7 +411,10 @@ fn a_schema_that_only_refers_to_itself_constrains_nothing() {
         json!({"$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x"}}, "properties": {"a": {"$ref": "#/$defs/x"}}}),
     ] {
         let s = Schema::compile(&schema, Draft202012).unwrap();
-        assert!(s.is_valid(&json!(1)) && s.is_valid(&json!({"a": [null]})), "{schema}");
+        assert!(
+            s.is_valid(&json!(1)) && s.is_valid(&json!({"a": [null]})),
+            "{schema}"
+        );
     }
 }
 

@@ -43,7 +43,12 @@ impl Authz {
     /// The scopes item `name` of kind `kind` needs; a URI read through a
     /// resource template needs the template's (`template_of` names the
     /// template a URI is read through, if any).
-    pub(crate) fn required_scopes<'t>(&self, kind: Guarded, name: &str, template_of: impl FnOnce(&str) -> Option<&'t str>) -> &[String] {
+    pub(crate) fn required_scopes<'t>(
+        &self,
+        kind: Guarded,
+        name: &str,
+        template_of: impl FnOnce(&str) -> Option<&'t str>,
+    ) -> &[String] {
         let direct = self.scopes.required(kind, name);
         if !direct.is_empty() || kind != Guarded::Resource {
             return direct;
@@ -105,8 +110,18 @@ impl Authz {
 
     /// Whether `principal` may use the declared item `item` of a list
     /// (`key` is the member naming it: `name`, `uri` or `uriTemplate`).
-    pub(crate) fn may_use(&self, principal: &Principal, kind: Guarded, key: &str, item: &Value) -> bool {
-        let Some(name) = item.get(key).and_then(Value::as_str) else { return true };
-        self.scopes.missing(principal, self.scopes.required(kind, name)).is_empty()
+    pub(crate) fn may_use(
+        &self,
+        principal: &Principal,
+        kind: Guarded,
+        key: &str,
+        item: &Value,
+    ) -> bool {
+        let Some(name) = item.get(key).and_then(Value::as_str) else {
+            return true;
+        };
+        self.scopes
+            .missing(principal, self.scopes.required(kind, name))
+            .is_empty()
     }
 }

@@ -56,7 +56,9 @@ pub struct ServerBuilder {
 
 impl std::fmt::Debug for ServerBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerBuilder").field("tools", &self.tools).finish_non_exhaustive()
+        f.debug_struct("ServerBuilder")
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
     }
 }
 
@@ -67,7 +69,10 @@ impl ServerBuilder {
         Self {
             config: ServerConfig {
                 revision: revision.to_owned(),
-                supported_revisions: crate::revision::REVISIONS.iter().map(|r| r.name.to_owned()).collect(),
+                supported_revisions: crate::revision::REVISIONS
+                    .iter()
+                    .map(|r| r.name.to_owned())
+                    .collect(),
                 server_info: serde_json::json!({ "name": "mcpgen-server", "version": "0.0.0" }),
                 instructions: None,
                 page_size: 100,
@@ -290,22 +295,37 @@ impl ServerBuilder {
     /// see the manifest's `x-mcpgen.scopes`). Checked before the handler runs whenever the
     /// request has a [`crate::Principal`]: over HTTP the bearer gate's,
     /// elsewhere the one given to [`ServerBuilder::principal`].
-    pub fn tool_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, name: impl Into<String>, scopes: I) -> Self {
-        self.scopes.require(crate::scopes::Guarded::Tool, name, scopes);
+    pub fn tool_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        name: impl Into<String>,
+        scopes: I,
+    ) -> Self {
+        self.scopes
+            .require(crate::scopes::Guarded::Tool, name, scopes);
         self
     }
 
     /// Requires the OAuth scopes `scopes` to get prompt `name` (and to
     /// complete its arguments).
-    pub fn prompt_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, name: impl Into<String>, scopes: I) -> Self {
-        self.scopes.require(crate::scopes::Guarded::Prompt, name, scopes);
+    pub fn prompt_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        name: impl Into<String>,
+        scopes: I,
+    ) -> Self {
+        self.scopes
+            .require(crate::scopes::Guarded::Prompt, name, scopes);
         self
     }
 
     /// Requires the OAuth scopes `scopes` to read the resource with URI
     /// `uri`, or every resource of the template whose `uriTemplate` is `uri`.
-    pub fn resource_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, uri: impl Into<String>, scopes: I) -> Self {
-        self.scopes.require(crate::scopes::Guarded::Resource, uri, scopes);
+    pub fn resource_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        uri: impl Into<String>,
+        scopes: I,
+    ) -> Self {
+        self.scopes
+            .require(crate::scopes::Guarded::Resource, uri, scopes);
         self
     }
 
@@ -315,7 +335,11 @@ impl ServerBuilder {
     /// .scope_implies("notes:write", ["notes:read"])`. Opt-in: nothing is
     /// implied unless declared, and never by the shape of the strings (see
     /// docs/authorization.md). A cycle is a build error.
-    pub fn scope_implies<I: IntoIterator<Item = S>, S: Into<String>>(mut self, broader: impl Into<String>, narrower: I) -> Self {
+    pub fn scope_implies<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        broader: impl Into<String>,
+        narrower: I,
+    ) -> Self {
         self.scopes.imply(broader, narrower);
         self
     }
@@ -338,30 +362,64 @@ impl ServerBuilder {
 
     /// Compiles the validators and checks the settings.
     pub fn build(self) -> Result<Server, ServerError> {
-        if !self.config.server_info.get("name").is_some_and(Value::is_string) {
-            return Err(ServerError::Config("serverInfo needs a string \"name\"".into()));
+        if !self
+            .config
+            .server_info
+            .get("name")
+            .is_some_and(Value::is_string)
+        {
+            return Err(ServerError::Config(
+                "serverInfo needs a string \"name\"".into(),
+            ));
         }
-        if let Some(unknown) = self.config.supported_revisions.iter().find(|r| crate::revision::get(r).is_none()) {
+        if let Some(unknown) = self
+            .config
+            .supported_revisions
+            .iter()
+            .find(|r| crate::revision::get(r).is_none())
+        {
             return Err(ServerError::Config(format!(
                 "unknown protocol revision {unknown:?}; known: {}",
-                crate::revision::REVISIONS.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")
+                crate::revision::REVISIONS
+                    .iter()
+                    .map(|r| r.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         }
         if self.config.supported_revisions.is_empty() {
             return Err(ServerError::Config("no protocol revision to serve".into()));
         }
-        let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits).map_err(ServerError::Tools)?;
-        let templates = super::reads::compile_templates(&self.config.resource_templates).map_err(ServerError::Config)?;
+        let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits)
+            .map_err(ServerError::Tools)?;
+        let templates = super::reads::compile_templates(&self.config.resource_templates)
+            .map_err(ServerError::Config)?;
         let stateless_result_tail = super::reply::stateless_result_tail(&self.config.server_info);
         self.scopes.check().map_err(ServerError::Config)?;
         for (kind, name, _) in self.scopes.iter() {
             use crate::scopes::Guarded;
             let known = match kind {
-                Guarded::Tool => self.tools.as_array().into_iter().flatten().any(|t| t.get("name").and_then(Value::as_str) == Some(name)),
-                Guarded::Prompt => self.config.prompts.iter().any(|p| p.get("name").and_then(Value::as_str) == Some(name)),
+                Guarded::Tool => self
+                    .tools
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|t| t.get("name").and_then(Value::as_str) == Some(name)),
+                Guarded::Prompt => self
+                    .config
+                    .prompts
+                    .iter()
+                    .any(|p| p.get("name").and_then(Value::as_str) == Some(name)),
                 Guarded::Resource => {
-                    self.config.resources.iter().any(|r| r.get("uri").and_then(Value::as_str) == Some(name))
-                        || self.config.resource_templates.iter().any(|r| r.get("uriTemplate").and_then(Value::as_str) == Some(name))
+                    self.config
+                        .resources
+                        .iter()
+                        .any(|r| r.get("uri").and_then(Value::as_str) == Some(name))
+                        || self
+                            .config
+                            .resource_templates
+                            .iter()
+                            .any(|r| r.get("uriTemplate").and_then(Value::as_str) == Some(name))
                 }
             };
             if !known {
@@ -373,15 +431,27 @@ impl ServerBuilder {
         }
         // Fails closed: a server without unguessable keys does not start.
         let no_randomness = |e: crate::random::RandomError| ServerError::Config(e.to_string());
-        let sealer = crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl).map_err(no_randomness)?;
+        let sealer =
+            crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl)
+                .map_err(no_randomness)?;
         let listeners = Arc::new(crate::notifier::Listeners::new().map_err(no_randomness)?);
         let mut declares_tasks = false;
-        for (i, tool) in self.tools.as_array().map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
+        for (i, tool) in self
+            .tools
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
             match crate::tasks::TaskSupport::check(tool) {
                 Ok(support) => declares_tasks |= support != crate::tasks::TaskSupport::Forbidden,
                 Err(message) => {
                     let pointer = format!("/{i}/execution");
-                    return Err(ServerError::Tools(crate::toolset::ToolSetError { pointer, message }));
+                    return Err(ServerError::Tools(crate::toolset::ToolSetError {
+                        pointer,
+                        message,
+                    }));
                 }
             }
         }
@@ -390,7 +460,9 @@ impl ServerBuilder {
             None => declares_tasks.then(crate::tasks::TaskOptions::default),
         };
         let tasks = match tasks {
-            Some(options) => Some(Arc::new(crate::tasks::Tasks::new(options).map_err(no_randomness)?)),
+            Some(options) => Some(Arc::new(
+                crate::tasks::Tasks::new(options).map_err(no_randomness)?,
+            )),
             None => None,
         };
         Ok(Server {
@@ -406,12 +478,15 @@ impl ServerBuilder {
                 sealer,
                 listeners,
                 tasks,
-                authz: Authz { scopes: self.scopes, principal: self.principal, hide_unauthorized: self.hide_unauthorized },
+                authz: Authz {
+                    scopes: self.scopes,
+                    principal: self.principal,
+                    hide_unauthorized: self.hide_unauthorized,
+                },
             }),
         })
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -421,19 +496,30 @@ mod tests {
     struct NoTools;
 
     impl Dispatch for NoTools {
-        fn call(&self, _: usize, _: Value, _: crate::RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        fn call(
+            &self,
+            _: usize,
+            _: Value,
+            _: crate::RequestContext,
+        ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
             Box::pin(std::future::pending())
         }
     }
 
     fn builder() -> ServerBuilder {
-        ServerBuilder::new(crate::revision::LATEST, serde_json::json!([]), Arc::new(NoTools))
+        ServerBuilder::new(
+            crate::revision::LATEST,
+            serde_json::json!([]),
+            Arc::new(NoTools),
+        )
     }
 
     #[test]
     fn a_server_without_randomness_refuses_to_start() {
         use crate::random::fail::with_failing_source;
-        let Err(e) = with_failing_source(|| builder().build()) else { panic!("built without randomness") };
+        let Err(e) = with_failing_source(|| builder().build()) else {
+            panic!("built without randomness")
+        };
         assert!(e.to_string().contains("random source failed"), "{e}");
         // A shared request-state key does not help: the replica tag is random too.
         assert!(with_failing_source(|| builder().request_state_key(b"shared").build()).is_err());

@@ -34,20 +34,34 @@ use super::session::Session;
 /// Splits `tools/call` params into the tool, its arguments and the
 /// progress token, checking them against `CallToolRequest`. The
 /// answer is given in [`run`], once the call has its slot.
-pub(super) fn request(core: &Core, params: &mut Params<'_>, meta: Option<&Value>) -> Result<CallRequest, RpcError> {
+pub(super) fn request(
+    core: &Core,
+    params: &mut Params<'_>,
+    meta: Option<&Value>,
+) -> Result<CallRequest, RpcError> {
     if !params.is_object() {
-        return Err(RpcError::invalid_params("tools/call needs params with a tool \"name\""));
+        return Err(RpcError::invalid_params(
+            "tools/call needs params with a tool \"name\"",
+        ));
     }
     let tool = match params.take("name") {
         Some(Value::String(name)) => core.tools.find(&name).ok_or(name),
-        Some(other) => return Err(RpcError::invalid_params(format!("\"name\" must be a string, got {}", jsonrpc::kind(&other)))),
+        Some(other) => {
+            return Err(RpcError::invalid_params(format!(
+                "\"name\" must be a string, got {}",
+                jsonrpc::kind(&other)
+            )))
+        }
         None => return Err(RpcError::invalid_params("missing tool \"name\"")),
     };
     let arguments = match params.take("arguments") {
         None => Value::Object(Map::new()),
         Some(args @ Value::Object(_)) => args,
         Some(other) => {
-            return Err(RpcError::invalid_params(format!("\"arguments\" must be an object, got {}", jsonrpc::kind(&other))))
+            return Err(RpcError::invalid_params(format!(
+                "\"arguments\" must be an object, got {}",
+                jsonrpc::kind(&other)
+            )))
         }
     };
     // `meta` is the request's `params._meta` (as its scope holds it).
@@ -63,7 +77,14 @@ pub(super) fn request(core: &Core, params: &mut Params<'_>, meta: Option<&Value>
     };
     let retry = (params.take("inputResponses"), params.take("requestState"));
     let task = params.take("task");
-    Ok(CallRequest { tool, arguments, progress_token, retry, task, link: None })
+    Ok(CallRequest {
+        tool,
+        arguments,
+        progress_token,
+        retry,
+        task,
+        link: None,
+    })
 }
 
 /// The reply of a finished call's result, after the output hook.
@@ -86,10 +107,22 @@ pub(super) async fn run(
 ) -> Option<Reply> {
     // The clock is read only for the audit log.
     let started = audit::enabled().then(Instant::now);
-    let CallRequest { tool, arguments, progress_token, retry, link, .. } = *call;
+    let CallRequest {
+        tool,
+        arguments,
+        progress_token,
+        retry,
+        link,
+        ..
+    } = *call;
     let index = match tool {
         Ok(index) => index,
-        Err(name) => return Some(Reply::error(id, &RpcError::invalid_params(format!("Unknown tool: {name}")))),
+        Err(name) => {
+            return Some(Reply::error(
+                id,
+                &RpcError::invalid_params(format!("Unknown tool: {name}")),
+            ))
+        }
     };
     let entry = core.tools.get(index);
     let name: &str = &entry.name;
@@ -98,10 +131,20 @@ pub(super) async fn run(
     let audited_args = core.config.audit_arguments.then(|| arguments.clone());
     let audit = |outcome: Outcome| {
         if let Some(started) = started {
-            audit::record(name, client.and_then(ClientIdentity::name), started.elapsed(), outcome, audited_args.as_ref());
+            audit::record(
+                name,
+                client.and_then(ClientIdentity::name),
+                started.elapsed(),
+                outcome,
+                audited_args.as_ref(),
+            );
         }
     };
-    let tail = if scope.modern { core.stateless_result_tail.as_str() } else { "" };
+    let tail = if scope.modern {
+        core.stateless_result_tail.as_str()
+    } else {
+        ""
+    };
     let finish = |outcome: Outcome, answer: Answer| -> Option<Reply> {
         audit(outcome);
         Some(match answer {
@@ -112,18 +155,29 @@ pub(super) async fn run(
             Answer::Error(error) => Reply::error(id, &error),
         })
     };
-    let invalid_args = |errors: Vec<FieldError>| match style {
+    let invalid_args = |errors: Vec<FieldError>| {
+        match style {
         ValidationStyle::ToolError => Answer::Failed(describe(name, &errors)),
         ValidationStyle::ProtocolError => Answer::Error(
             RpcError::invalid_params(format!("arguments of tool {name} do not match its inputSchema"))
                 .with_data(json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() })),
         ),
+    }
     };
 
     if let Some(hook) = &core.access {
-        let info = CallInfo { tool: name, arguments: &arguments, client, request_id: id, extensions: scope.extras.extensions() };
+        let info = CallInfo {
+            tool: name,
+            arguments: &arguments,
+            client,
+            request_id: id,
+            extensions: scope.extras.extensions(),
+        };
         if let Err(reason) = hook(&info) {
-            return finish(Outcome::Denied, Answer::Failed(format!("Access denied to tool {name}: {reason}")));
+            return finish(
+                Outcome::Denied,
+                Answer::Failed(format!("Access denied to tool {name}: {reason}")),
+            );
         }
     }
     if let Some(bucket) = &entry.limit {
@@ -165,7 +219,10 @@ pub(super) async fn run(
     .with_task(link.map(|l| l as Arc<dyn std::any::Any + Send + Sync>));
     // Without an output hook the result is sent as is: the handler's
     // output comes encoded as a `Doc` (see `tool::encode_output`).
-    let mut call = HandlerCall::new(core.dispatch.call(index, arguments, ctx), core.output_hook.is_none());
+    let mut call = HandlerCall::new(
+        core.dispatch.call(index, arguments, ctx),
+        core.output_hook.is_none(),
+    );
     // Cancellation first, as a biased select; the wait for it is set up
     // only once the call has to wait (most finish in their first poll).
     let mut cancelled = std::pin::pin!(token.cancelled());
@@ -191,7 +248,9 @@ pub(super) async fn run(
         }
         Ran::NeedsInput => {
             drop(call);
-            let result = rounds.map(|r| r.input_required(&core.sealer)).unwrap_or_default();
+            let result = rounds
+                .map(|r| r.input_required(&core.sealer))
+                .unwrap_or_default();
             audit(Outcome::Success);
             return Some(core.reply(id, scope, result));
         }
@@ -209,13 +268,20 @@ pub(super) async fn run(
             audit(Outcome::Success);
             return Some(content_reply(id, &doc, tail));
         }
-        (Ok(Ok(ToolOutput::Content(Value::Null))), Some(doc)) => Ok(Ok(ToolOutput::Content(doc.to_value()))),
+        (Ok(Ok(ToolOutput::Content(Value::Null))), Some(doc)) => {
+            Ok(Ok(ToolOutput::Content(doc.to_value())))
+        }
         (outcome, _) => outcome,
     };
     match outcome {
         Err(panic) => {
             tracing::error!(tool = %name, panic = %panic, "tool handler panicked");
-            finish(Outcome::Panicked, Answer::Error(RpcError::internal(format!("tool {name} failed unexpectedly"))))
+            finish(
+                Outcome::Panicked,
+                Answer::Error(RpcError::internal(format!(
+                    "tool {name} failed unexpectedly"
+                ))),
+            )
         }
         Ok(Ok(ToolOutput::Structured(value))) => {
             if let Some(validator) = &entry.output {
@@ -224,7 +290,12 @@ pub(super) async fn run(
                     let data = json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() });
                     return finish(
                         Outcome::InvalidOutput,
-                        Answer::Error(RpcError::internal(format!("tool {name} produced output that does not match its outputSchema")).with_data(data)),
+                        Answer::Error(
+                            RpcError::internal(format!(
+                                "tool {name} produced output that does not match its outputSchema"
+                            ))
+                            .with_data(data),
+                        ),
                     );
                 }
             }
@@ -248,15 +319,22 @@ pub(super) async fn run(
             if entry.output.is_some() {
                 return finish(
                     Outcome::InvalidOutput,
-                    Answer::Error(RpcError::internal(format!("tool {name} declares an outputSchema but returned no structured output"))),
+                    Answer::Error(RpcError::internal(format!(
+                        "tool {name} declares an outputSchema but returned no structured output"
+                    ))),
                 );
             }
             let mut result = Map::new();
             result.insert("content".into(), content);
             finish(Outcome::Success, Answer::Result(Value::Object(result)))
         }
-        Ok(Err(CallFailure::InvalidArguments(errors))) => finish(Outcome::InvalidArguments, invalid_args(errors)),
-        Ok(Err(CallFailure::Tool(error))) => finish(Outcome::ToolError, Answer::Failed(error.message().to_owned())),
+        Ok(Err(CallFailure::InvalidArguments(errors))) => {
+            finish(Outcome::InvalidArguments, invalid_args(errors))
+        }
+        Ok(Err(CallFailure::Tool(error))) => finish(
+            Outcome::ToolError,
+            Answer::Failed(error.message().to_owned()),
+        ),
         Ok(Err(CallFailure::MissingCapability(required))) => {
             let error = RpcError::new(
                 codes::MISSING_CLIENT_CAPABILITY,
@@ -267,7 +345,12 @@ pub(super) async fn run(
         }
         Ok(Err(CallFailure::Encode(message))) => {
             tracing::error!(tool = %name, error = %message, "cannot encode tool output");
-            finish(Outcome::InvalidOutput, Answer::Error(RpcError::internal(format!("tool {name} produced output that cannot be encoded"))))
+            finish(
+                Outcome::InvalidOutput,
+                Answer::Error(RpcError::internal(format!(
+                    "tool {name} produced output that cannot be encoded"
+                ))),
+            )
         }
     }
 }

@@ -69,7 +69,10 @@ impl CacheHint {
 impl Default for CacheHint {
     /// One minute, public: a manifest's lists are the same for everybody.
     fn default() -> Self {
-        Self { ttl: Duration::from_secs(60), scope: CacheScope::Public }
+        Self {
+            ttl: Duration::from_secs(60),
+            scope: CacheScope::Public,
+        }
     }
 }
 
@@ -136,11 +139,17 @@ impl ServerConfig {
 
     /// The supported revisions of `era`, newest first.
     pub fn supported_in(&self, era: Era) -> impl Iterator<Item = &str> {
-        self.supported_revisions.iter().rev().map(String::as_str).filter(move |r| revision::era(r) == era)
+        self.supported_revisions
+            .iter()
+            .rev()
+            .map(String::as_str)
+            .filter(move |r| revision::era(r) == era)
     }
 
     /// Every supported revision, modern ones first, newest first.
     pub fn supported_newest_first(&self) -> Vec<&str> {
-        self.supported_in(Era::Stateless).chain(self.supported_in(Era::Stateful)).collect()
+        self.supported_in(Era::Stateless)
+            .chain(self.supported_in(Era::Stateful))
+            .collect()
     }
 }

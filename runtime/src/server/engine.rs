@@ -43,7 +43,10 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("config", &self.core.config).field("tools", &self.core.tools.len()).finish()
+        f.debug_struct("Server")
+            .field("config", &self.core.config)
+            .field("tools", &self.core.tools.len())
+            .finish()
     }
 }
 
@@ -95,7 +98,11 @@ impl Server {
     /// [`Server::listen`] with the stream looked up when a notification
     /// goes out (`None`: no stream open now).
     /// The session keeps the lookup too, for its tasks' messages.
-    pub(crate) fn listen_with(&self, session: &Session, stream: impl Fn() -> Option<Sink> + Send + Sync + 'static) {
+    pub(crate) fn listen_with(
+        &self,
+        session: &Session,
+        stream: impl Fn() -> Option<Sink> + Send + Sync + 'static,
+    ) {
         super::notify::listen_with(&self.core.listeners, session, stream);
     }
 
@@ -103,26 +110,68 @@ impl Server {
     /// plain request or notification is decoded without a tree for its
     /// envelope and params; a modern request repeating the `_meta` text of
     /// the session's previous one is served with that one's scope.
-    pub fn handle_text(&self, session: &Session, text: &str, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
+    pub fn handle_text(
+        &self,
+        session: &Session,
+        text: &str,
+        sink: &Sink,
+        extensions: &Arc<http::Extensions>,
+    ) -> Handled {
         self.handle_text_with(session, text, sink, &Extras::map(Arc::clone(extensions)))
     }
 
     /// [`Server::handle_text`] for a transport that made the request's [`Extras`].
-    pub(crate) fn handle_text_with(&self, session: &Session, text: &str, sink: &Sink, extras: &Arc<Extras>) -> Handled {
+    pub(crate) fn handle_text_with(
+        &self,
+        session: &Session,
+        text: &str,
+        sink: &Sink,
+        extras: &Arc<Extras>,
+    ) -> Handled {
         let kept = session.cached_scope();
-        self.handle_message(session, Message::decode_with(text, kept.as_ref()), sink, extras)
+        self.handle_message(
+            session,
+            Message::decode_with(text, kept.as_ref()),
+            sink,
+            extras,
+        )
     }
 
     /// Handles one classified message.
-    pub fn handle(&self, session: &Session, incoming: Incoming, sink: &Sink, extensions: &Arc<http::Extensions>) -> Handled {
-        self.handle_message(session, Message::from(incoming), sink, &Extras::map(Arc::clone(extensions)))
+    pub fn handle(
+        &self,
+        session: &Session,
+        incoming: Incoming,
+        sink: &Sink,
+        extensions: &Arc<http::Extensions>,
+    ) -> Handled {
+        self.handle_message(
+            session,
+            Message::from(incoming),
+            sink,
+            &Extras::map(Arc::clone(extensions)),
+        )
     }
 
     /// Handles one decoded message (a driver that looked at it first).
-    pub(crate) fn handle_message(&self, session: &Session, message: Message<'_>, sink: &Sink, extras: &Arc<Extras>) -> Handled {
+    pub(crate) fn handle_message(
+        &self,
+        session: &Session,
+        message: Message<'_>,
+        sink: &Sink,
+        extras: &Arc<Extras>,
+    ) -> Handled {
         match message {
-            Message::Request { id, method, mut params, meta_text, cached } => {
-                let scope = cached.as_ref().and_then(|kept| self.core.scope_of(session, &method, kept, extras));
+            Message::Request {
+                id,
+                method,
+                mut params,
+                meta_text,
+                cached,
+            } => {
+                let scope = cached
+                    .as_ref()
+                    .and_then(|kept| self.core.scope_of(session, &method, kept, extras));
                 if let (Some(kept), None) = (&cached, &scope) {
                     // Not served from the kept scope: `_meta` goes back in.
                     params.set("_meta", kept.meta().clone());
@@ -142,10 +191,16 @@ impl Server {
                 }
                 Handled::Nothing
             }
-            Message::Other(Incoming::Invalid { id, error }) => Handled::Reply(Reply::rejection(&id, &error)),
-            Message::Other(Incoming::Batch(items)) => self.handle_batch(session, items, sink, extras),
+            Message::Other(Incoming::Invalid { id, error }) => {
+                Handled::Reply(Reply::rejection(&id, &error))
+            }
+            Message::Other(Incoming::Batch(items)) => {
+                self.handle_batch(session, items, sink, extras)
+            }
             // `Message::from` never leaves a request or notification here.
-            Message::Other(single) => self.handle_message(session, Message::from(single), sink, extras),
+            Message::Other(single) => {
+                self.handle_message(session, Message::from(single), sink, extras)
+            }
         }
     }
 
@@ -160,7 +215,10 @@ impl Server {
         extras: &Arc<Extras>,
         in_batch: bool,
     ) -> Handled {
-        let known = Known { scope: None, meta_text: None };
+        let known = Known {
+            scope: None,
+            meta_text: None,
+        };
         self.request_with(session, id, method, params, known, sink, extras, in_batch)
     }
 
@@ -177,13 +235,17 @@ impl Server {
         in_batch: bool,
     ) -> Handled {
         if in_batch && method == "initialize" {
-            let error = RpcError::invalid_request("initialize must not be part of a JSON-RPC batch");
+            let error =
+                RpcError::invalid_request("initialize must not be part of a JSON-RPC batch");
             return Handled::Reply(Reply::error(&id, &error));
         }
         let scope = match known.scope {
             Some(scope) => scope,
             // The scope takes `_meta` from the params.
-            None => match self.core.scope(session, method, params.take("_meta"), extras) {
+            None => match self
+                .core
+                .scope(session, method, params.take("_meta"), extras)
+            {
                 Ok(scope) => {
                     if let Some(text) = known.meta_text {
                         self.core.cache_scope(session, text, &scope);
@@ -194,7 +256,10 @@ impl Server {
             },
         };
         if !self.core.authz.is_empty() {
-            if let Err(error) = self.core.check_scopes(method, |k| params.get(k), &scope.extras) {
+            if let Err(error) = self
+                .core
+                .check_scopes(method, |k| params.get(k), &scope.extras)
+            {
                 return Handled::Reply(Reply::error(&id, &error));
             }
         }
@@ -209,21 +274,37 @@ impl Server {
         }
         let params = params.into_value();
         if scope.modern && method == "subscriptions/listen" {
-            let owner = scope.extras.principal().map(|p| p.subject.clone()).unwrap_or_default();
+            let owner = scope
+                .extras
+                .principal()
+                .map(|p| p.subject.clone())
+                .unwrap_or_default();
             let (listeners, has_tasks) = (&self.core.listeners, self.core.tasks.is_some());
-            return super::notify::subscriptions_listen(listeners, has_tasks, session, id, params.as_ref(), sink, owner);
+            return super::notify::subscriptions_listen(
+                listeners,
+                has_tasks,
+                session,
+                id,
+                params.as_ref(),
+                sink,
+                owner,
+            );
         }
-        if let Some(handled) = super::tasking::method(&self.core, &id, method, params.as_ref(), &scope) {
+        if let Some(handled) =
+            super::tasking::method(&self.core, &id, method, params.as_ref(), &scope)
+        {
             return handled;
         }
         if super::reads::is_read_method(method) {
-            return match super::reads::request(&self.core, session, id, method, params, scope, sink) {
+            return match super::reads::request(&self.core, session, id, method, params, scope, sink)
+            {
                 Ok(pending) => Handled::Pending(Pending::boxed(pending)),
                 Err(reply) => Handled::Reply(reply),
             };
         }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.core.handle_inline(session, &scope, method, params.as_ref())
+            self.core
+                .handle_inline(session, &scope, method, params.as_ref())
         }))
         .unwrap_or_else(|p| Err(RpcError::internal(panic_message(p.as_ref()))));
         Handled::Reply(match outcome {
@@ -233,7 +314,14 @@ impl Server {
     }
 
     /// Registers a `tools/call` in flight and returns its pending reply.
-    fn call(&self, session: &Session, id: Value, call: Result<CallRequest, RpcError>, scope: Scope, sink: &Sink) -> Handled {
+    fn call(
+        &self,
+        session: &Session,
+        id: Value,
+        call: Result<CallRequest, RpcError>,
+        scope: Scope,
+        sink: &Sink,
+    ) -> Handled {
         // Boxed (the request is about 300 bytes): the future below stays
         // small enough for the allocator's fast path (see `Pending`).
         let call = match call {
@@ -242,11 +330,14 @@ impl Server {
         };
         match super::tasking::eligible(&self.core, &scope, &call) {
             Ok(false) => {}
-            Ok(true) => return super::tasking::call_as_task(&self.core, session, id, call, scope, sink),
+            Ok(true) => {
+                return super::tasking::call_as_task(&self.core, session, id, call, scope, sink)
+            }
             Err(error) => return Handled::Reply(Reply::error(&id, &error)),
         }
         let config = &self.core.config;
-        let Some(queued) = session.enqueue(config.max_concurrent_calls + config.max_queued_calls) else {
+        let Some(queued) = session.enqueue(config.max_concurrent_calls + config.max_queued_calls)
+        else {
             let error = RpcError::internal(format!(
                 "server busy: {} tool calls of this session are running or waiting; retry later",
                 config.max_concurrent_calls + config.max_queued_calls
@@ -287,15 +378,20 @@ impl Server {
             let run = call::run(&core, &session, &id, call, &scope, token, sink);
             let mut run = std::pin::pin!(run);
             // The future is dropped right after a panic, never polled again.
-            let caught = std::future::poll_fn(|cx| match catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
-                Ok(Poll::Pending) => Poll::Pending,
-                Ok(Poll::Ready(reply)) => Poll::Ready(Ok(reply)),
-                Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+            let caught = std::future::poll_fn(|cx| {
+                match catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Ok(Poll::Ready(reply)) => Poll::Ready(Ok(reply)),
+                    Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+                }
             })
             .await;
             let reply = caught.unwrap_or_else(|panic| {
                 tracing::error!(panic = %panic, "tools/call failed unexpectedly");
-                Some(Reply::error(&id, &RpcError::internal("the tool call failed unexpectedly")))
+                Some(Reply::error(
+                    &id,
+                    &RpcError::internal("the tool call failed unexpectedly"),
+                ))
             });
             drop((permit, inflight, queued));
             reply
@@ -304,7 +400,13 @@ impl Server {
 
     /// A JSON-RPC batch: one array of replies, in request order, once every
     /// request in it is done (only in revisions that have batches).
-    fn handle_batch(&self, session: &Session, items: Vec<Value>, sink: &Sink, extras: &Arc<Extras>) -> Handled {
+    fn handle_batch(
+        &self,
+        session: &Session,
+        items: Vec<Value>,
+        sink: &Sink,
+        extras: &Arc<Extras>,
+    ) -> Handled {
         let revision = match session.identity() {
             Some(client) => client.protocol_version.clone(),
             None => self.core.default_stateful().to_owned(),
@@ -318,12 +420,19 @@ impl Server {
         let mut parts = Vec::with_capacity(items.len());
         for item in items {
             let handled = match jsonrpc::classify(item) {
-                Incoming::Request { id, method, params } => {
-                    self.request(session, id, &method, Params::from(params), sink, extras, true)
-                }
-                Incoming::Batch(_) => {
-                    Handled::Reply(Reply::error(&Value::Null, &RpcError::invalid_request("batches do not nest")))
-                }
+                Incoming::Request { id, method, params } => self.request(
+                    session,
+                    id,
+                    &method,
+                    Params::from(params),
+                    sink,
+                    extras,
+                    true,
+                ),
+                Incoming::Batch(_) => Handled::Reply(Reply::error(
+                    &Value::Null,
+                    &RpcError::invalid_request("batches do not nest"),
+                )),
                 other => self.handle_message(session, Message::from(other), sink, extras),
             };
             parts.push(match handled {
@@ -341,11 +450,17 @@ impl Server {
             for part in parts {
                 match part {
                     Part::Done(reply) => replies.push(reply.text),
-                    Part::Running(task) => replies.extend(task.await.ok().flatten().map(|r| r.text)),
+                    Part::Running(task) => {
+                        replies.extend(task.await.ok().flatten().map(|r| r.text))
+                    }
                 }
             }
             // Every call may have been cancelled: then nothing is sent.
-            (!replies.is_empty()).then(|| Reply { text: format!("[{}]", replies.join(",")), error: None, rejected: false })
+            (!replies.is_empty()).then(|| Reply {
+                text: format!("[{}]", replies.join(",")),
+                error: None,
+                rejected: false,
+            })
         })))
     }
 }
@@ -372,7 +487,12 @@ mod tests {
     struct Waits;
 
     impl Dispatch for Waits {
-        fn call(&self, _: usize, _: Value, _: crate::RequestContext) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        fn call(
+            &self,
+            _: usize,
+            _: Value,
+            _: crate::RequestContext,
+        ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
             Box::pin(std::future::pending())
         }
     }
@@ -384,7 +504,10 @@ mod tests {
     #[test]
     fn a_tool_calls_boxed_future_fits_mallocs_per_thread_cache() {
         let tools = serde_json::json!([{"name": "wait", "inputSchema": {"type": "object"}}]);
-        let server = crate::server::ServerBuilder::new(crate::revision::LATEST, tools, Arc::new(Waits)).build().unwrap();
+        let server =
+            crate::server::ServerBuilder::new(crate::revision::LATEST, tools, Arc::new(Waits))
+                .build()
+                .unwrap();
         let meta = serde_json::json!({
             meta::PROTOCOL_VERSION: crate::revision::LATEST,
             meta::CLIENT_CAPABILITIES: {}
@@ -394,9 +517,19 @@ mod tests {
             "params": {"name": "wait", "arguments": {}, "_meta": meta}
         });
         let extensions = Arc::new(http::Extensions::new());
-        let handled = server.handle_text(&server.session(), &call.to_string(), &Sink::discard(), &extensions);
-        let Handled::Pending(pending) = handled else { panic!("a call that waits is pending") };
+        let handled = server.handle_text(
+            &server.session(),
+            &call.to_string(),
+            &Sink::discard(),
+            &extensions,
+        );
+        let Handled::Pending(pending) = handled else {
+            panic!("a call that waits is pending")
+        };
         let size = std::mem::size_of_val(&*pending.0);
-        assert!(size <= THREAD_CACHE_MAX, "the boxed call future is {size} bytes");
+        assert!(
+            size <= THREAD_CACHE_MAX,
+            "the boxed call future is {size} bytes"
+        );
     }
 }

@@ -47,7 +47,9 @@ impl Future for Pending {
 /// transports use it to answer a call that finishes at once (most tool
 /// calls) in the task that read it, and move only those that wait for
 /// something to a task of their own.
-pub(crate) fn poll_once<F: Future + Unpin>(future: &mut F) -> impl Future<Output = Option<F::Output>> + '_ {
+pub(crate) fn poll_once<F: Future + Unpin>(
+    future: &mut F,
+) -> impl Future<Output = Option<F::Output>> + '_ {
     std::future::poll_fn(move |cx| {
         Poll::Ready(match Pin::new(&mut *future).poll(cx) {
             Poll::Ready(output) => Some(output),

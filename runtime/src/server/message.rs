@@ -61,8 +61,17 @@ impl<'a> Message<'a> {
             if cached.is_some() || lean.read_meta() {
                 let params = lean.params.map_or(Params::Absent, Params::Members);
                 return match lean.id {
-                    Some(id) => Message::Request { id, method: lean.method, params, meta_text, cached },
-                    None => Message::Notification { method: lean.method, params },
+                    Some(id) => Message::Request {
+                        id,
+                        method: lean.method,
+                        params,
+                        meta_text,
+                        cached,
+                    },
+                    None => Message::Notification {
+                        method: lean.method,
+                        params,
+                    },
                 };
             }
         }
@@ -80,7 +89,9 @@ impl<'a> Message<'a> {
     /// `params._meta.<name>` of a request or notification.
     pub(crate) fn meta(&self, name: &str) -> Option<&Value> {
         match self {
-            Message::Request { cached: Some(kept), .. } => jsonrpc::member(Some(kept.meta()), name),
+            Message::Request {
+                cached: Some(kept), ..
+            } => jsonrpc::member(Some(kept.meta()), name),
             _ => jsonrpc::member(self.params()?.get("_meta"), name),
         }
     }
@@ -89,12 +100,17 @@ impl<'a> Message<'a> {
 impl From<Incoming> for Message<'static> {
     fn from(incoming: Incoming) -> Self {
         match incoming {
-            Incoming::Request { id, method, params } => {
-                Message::Request { id, method: Cow::Owned(method), params: Params::from(params), meta_text: None, cached: None }
-            }
-            Incoming::Notification { method, params } => {
-                Message::Notification { method: Cow::Owned(method), params: Params::from(params) }
-            }
+            Incoming::Request { id, method, params } => Message::Request {
+                id,
+                method: Cow::Owned(method),
+                params: Params::from(params),
+                meta_text: None,
+                cached: None,
+            },
+            Incoming::Notification { method, params } => Message::Notification {
+                method: Cow::Owned(method),
+                params: Params::from(params),
+            },
             other => Message::Other(other),
         }
     }
@@ -108,19 +124,41 @@ mod tests {
     fn plain_requests_keep_their_members_and_others_are_classified_in_full() {
         let text = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"f","_meta":{"k":1}}}"#;
         let message = Message::decode_with(text, None);
-        assert!(matches!(&message, Message::Request { params: Params::Members(_), .. }));
+        assert!(matches!(
+            &message,
+            Message::Request {
+                params: Params::Members(_),
+                ..
+            }
+        ));
         assert!(matches!(&message, Message::Request { method, .. } if method == "tools/call"));
-        assert_eq!(message.params().and_then(|p| p.get("name")), Some(&Value::from("f")));
+        assert_eq!(
+            message.params().and_then(|p| p.get("name")),
+            Some(&Value::from("f"))
+        );
         assert_eq!(message.meta("k"), Some(&Value::from(1)));
 
         // An escape in a member name is not lean: the full path decides,
         // with the same answer.
         let escaped = r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"n\u0061me":"f"}}"#;
         let message = Message::decode_with(escaped, None);
-        assert!(matches!(&message, Message::Notification { params: Params::Value(_), .. }));
-        assert_eq!(message.params().and_then(|p| p.get("name")), Some(&Value::from("f")));
+        assert!(matches!(
+            &message,
+            Message::Notification {
+                params: Params::Value(_),
+                ..
+            }
+        ));
+        assert_eq!(
+            message.params().and_then(|p| p.get("name")),
+            Some(&Value::from("f"))
+        );
 
-        for other in [r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, "{"] {
+        for other in [
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            "{",
+        ] {
             let message = Message::decode_with(other, None);
             assert!(matches!(message, Message::Other(_)), "{other}");
             assert!(message.params().is_none());

@@ -132,31 +132,60 @@ impl Core {
         };
         let version = match field(&request_meta, meta::PROTOCOL_VERSION) {
             Some(Value::String(v)) => v.as_str(),
-            Some(_) => return Err(missing_meta(&format!("\"{}\" must be a string", meta::PROTOCOL_VERSION))),
-            None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::PROTOCOL_VERSION))),
+            Some(_) => {
+                return Err(missing_meta(&format!(
+                    "\"{}\" must be a string",
+                    meta::PROTOCOL_VERSION
+                )))
+            }
+            None => {
+                return Err(missing_meta(&format!(
+                    "params._meta lacks \"{}\"",
+                    meta::PROTOCOL_VERSION
+                )))
+            }
         };
         if revision::era(version) != Era::Stateless || !self.config.supports(version) {
             let supported = self.config.supported_newest_first();
-            return Err(RpcError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-                .with_data(json!({ "supported": supported, "requested": version })));
+            return Err(RpcError::new(
+                codes::UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+            )
+            .with_data(json!({ "supported": supported, "requested": version })));
         }
         let capabilities = match field(&request_meta, meta::CLIENT_CAPABILITIES) {
             Some(c @ Value::Object(_)) => c.clone(),
-            Some(_) => return Err(missing_meta(&format!("\"{}\" must be an object", meta::CLIENT_CAPABILITIES))),
-            None => return Err(missing_meta(&format!("params._meta lacks \"{}\"", meta::CLIENT_CAPABILITIES))),
+            Some(_) => {
+                return Err(missing_meta(&format!(
+                    "\"{}\" must be an object",
+                    meta::CLIENT_CAPABILITIES
+                )))
+            }
+            None => {
+                return Err(missing_meta(&format!(
+                    "params._meta lacks \"{}\"",
+                    meta::CLIENT_CAPABILITIES
+                )))
+            }
         };
         let meta_log_level = match field(&request_meta, meta::LOG_LEVEL) {
             None => None,
             Some(level) => match level.as_str().and_then(LogLevel::parse) {
                 Some(level) => Some(level),
                 None => {
-                    return Err(RpcError::invalid_params(format!("\"{}\" must be one of {}", meta::LOG_LEVEL, level_names())))
+                    return Err(RpcError::invalid_params(format!(
+                        "\"{}\" must be one of {}",
+                        meta::LOG_LEVEL,
+                        level_names()
+                    )))
                 }
             },
         };
         session.fix_era(Era::Stateless);
         let identity = ClientIdentity {
-            info: field(&request_meta, meta::CLIENT_INFO).cloned().unwrap_or(Value::Null),
+            info: field(&request_meta, meta::CLIENT_INFO)
+                .cloned()
+                .unwrap_or(Value::Null),
             protocol_version: version.to_owned(),
             capabilities,
         };
@@ -182,7 +211,9 @@ impl Core {
         cached: &CachedScope,
         extras: &Arc<Extras>,
     ) -> Option<Scope> {
-        if session.era() != Some(Era::Stateless) || matches!(method, "initialize" | "ping" | "notifications/initialized") {
+        if session.era() != Some(Era::Stateless)
+            || matches!(method, "initialize" | "ping" | "notifications/initialized")
+        {
             return None;
         }
         Some(Scope {
@@ -198,7 +229,9 @@ impl Core {
 
     /// Keeps a modern scope for requests with the same `_meta` text.
     pub(crate) fn cache_scope(&self, session: &Session, meta_text: &str, scope: &Scope) {
-        let (true, Some(client), Some(meta)) = (scope.modern, &scope.client, &scope.meta) else { return };
+        let (true, Some(client), Some(meta)) = (scope.modern, &scope.client, &scope.meta) else {
+            return;
+        };
         session.cache_scope(Arc::new(CachedScope {
             text: meta_text.into(),
             revision: scope.revision,
@@ -211,7 +244,10 @@ impl Core {
 
     /// The revision a stateful request is served in before `initialize`.
     pub(crate) fn default_stateful(&self) -> &str {
-        self.config.supported_in(Era::Stateful).next().unwrap_or(revision::LATEST_STATEFUL)
+        self.config
+            .supported_in(Era::Stateful)
+            .next()
+            .unwrap_or(revision::LATEST_STATEFUL)
     }
 
     /// Answers a request that needs no task of its own.
@@ -226,16 +262,24 @@ impl Core {
             (false, "initialize") => self.initialize(session, params),
             (false, "ping") => Ok(json!({})),
             (false, "logging/setLevel") => {
-                let level = params.and_then(|p| p.get("level")).and_then(Value::as_str).and_then(LogLevel::parse);
+                let level = params
+                    .and_then(|p| p.get("level"))
+                    .and_then(Value::as_str)
+                    .and_then(LogLevel::parse);
                 let Some(level) = level else {
-                    return Err(RpcError::invalid_params(format!("\"level\" must be one of {}", level_names())));
+                    return Err(RpcError::invalid_params(format!(
+                        "\"level\" must be one of {}",
+                        level_names()
+                    )));
                 };
                 session.set_log_level(Some(level.as_str().to_owned()));
                 Ok(json!({}))
             }
             (false, "resources/subscribe" | "resources/unsubscribe") => {
                 let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
-                let uri = uri.ok_or_else(|| RpcError::invalid_params(format!("{method} needs a string \"uri\"")))?;
+                let uri = uri.ok_or_else(|| {
+                    RpcError::invalid_params(format!("{method} needs a string \"uri\""))
+                })?;
                 if method == "resources/subscribe" {
                     session.subscribe(uri);
                 } else {
@@ -245,11 +289,18 @@ impl Core {
             }
             (true, "server/discover") => Ok(self.discover()),
             (_, "tools/list") => self.tools_list(params, scope),
-            (_, "resources/list") => self.declared_list("resources", &self.config.resources, params, scope),
-            (_, "resources/templates/list") => {
-                self.declared_list("resourceTemplates", &self.config.resource_templates, params, scope)
+            (_, "resources/list") => {
+                self.declared_list("resources", &self.config.resources, params, scope)
             }
-            (_, "prompts/list") => self.declared_list("prompts", &self.config.prompts, params, scope),
+            (_, "resources/templates/list") => self.declared_list(
+                "resourceTemplates",
+                &self.config.resource_templates,
+                params,
+                scope,
+            ),
+            (_, "prompts/list") => {
+                self.declared_list("prompts", &self.config.prompts, params, scope)
+            }
             _ => Err(RpcError::method_not_found(method)),
         }
     }
@@ -258,7 +309,9 @@ impl Core {
     pub(crate) fn on_notification(&self, session: &Session, method: &str, params: &Params<'_>) {
         match method {
             "notifications/cancelled" => {
-                let Some(key) = params.get("requestId").map(IdKey::of) else { return };
+                let Some(key) = params.get("requestId").map(IdKey::of) else {
+                    return;
+                };
                 if session.cancel_id(&key) {
                     tracing::debug!(request = %key, "request cancelled by the client");
                 }
@@ -289,7 +342,8 @@ impl Core {
             capabilities["prompts"] = json!({ "listChanged": changing });
         }
         if changing || self.subscribable() {
-            capabilities["resources"] = json!({ "listChanged": changing, "subscribe": self.subscribable() });
+            capabilities["resources"] =
+                json!({ "listChanged": changing, "subscribe": self.subscribable() });
         }
         capabilities
     }
@@ -304,7 +358,8 @@ impl Core {
         if modern {
             capabilities["extensions"] = json!({ EXTENSION: {} });
         } else if version >= FIRST_TASK_REVISION {
-            capabilities["tasks"] = json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
+            capabilities["tasks"] =
+                json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
         }
     }
 
@@ -332,16 +387,20 @@ impl Core {
             .get("protocolVersion")
             .and_then(Value::as_str)
             .ok_or_else(|| RpcError::invalid_params("\"protocolVersion\" must be a string"))?;
-        let version = if revision::era(requested) == Era::Stateful && self.config.supports(requested) {
-            requested.to_owned()
-        } else {
-            self.default_stateful().to_owned()
-        };
+        let version =
+            if revision::era(requested) == Era::Stateful && self.config.supports(requested) {
+                requested.to_owned()
+            } else {
+                self.default_stateful().to_owned()
+            };
         session.fix_era(Era::Stateful);
         session.set_identity(ClientIdentity {
             info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
             protocol_version: version.clone(),
-            capabilities: params.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+            capabilities: params
+                .get("capabilities")
+                .cloned()
+                .unwrap_or_else(|| json!({})),
         });
 
         let mut result = Map::new();
@@ -358,7 +417,10 @@ impl Core {
 
     fn discover(&self) -> Value {
         let mut result = Map::new();
-        result.insert("supportedVersions".into(), json!(self.config.supported_newest_first()));
+        result.insert(
+            "supportedVersions".into(),
+            json!(self.config.supported_newest_first()),
+        );
         let mut capabilities = self.capabilities();
         self.task_capabilities(&mut capabilities, true, revision::LATEST);
         result.insert("capabilities".into(), capabilities);
@@ -375,37 +437,98 @@ impl Core {
                 .map(|i| &self.tools.get(i).declared)
                 .filter(|t| self.authz.may_use(principal, Guarded::Tool, "name", t))
                 .collect();
-            let page = |offset: usize, size: usize| visible.iter().skip(offset).take(size).map(|v| (*v).clone()).collect();
-            let hint = CacheHint { scope: CacheScope::Private, ..self.config.tools_cache };
-            return list_page("tools", visible.len(), page, params, self.config.page_size, scope.modern.then_some(hint));
+            let page = |offset: usize, size: usize| {
+                visible
+                    .iter()
+                    .skip(offset)
+                    .take(size)
+                    .map(|v| (*v).clone())
+                    .collect()
+            };
+            let hint = CacheHint {
+                scope: CacheScope::Private,
+                ..self.config.tools_cache
+            };
+            return list_page(
+                "tools",
+                visible.len(),
+                page,
+                params,
+                self.config.page_size,
+                scope.modern.then_some(hint),
+            );
         }
         let page = |offset: usize, size: usize| self.tools.page(offset, size).cloned().collect();
-        list_page("tools", self.tools.len(), page, params, self.config.page_size, scope.modern.then_some(self.config.tools_cache))
+        list_page(
+            "tools",
+            self.tools.len(),
+            page,
+            params,
+            self.config.page_size,
+            scope.modern.then_some(self.config.tools_cache),
+        )
     }
 
     /// `resources/list`, `resources/templates/list` or `prompts/list` of
     /// the declared items.
-    fn declared_list(&self, key: &str, items: &[Value], params: Option<&Value>, scope: &Scope) -> Result<Value, RpcError> {
+    fn declared_list(
+        &self,
+        key: &str,
+        items: &[Value],
+        params: Option<&Value>,
+        scope: &Scope,
+    ) -> Result<Value, RpcError> {
         if let Some(principal) = self.authz.list_filter(&scope.extras) {
             let (kind, member) = match key {
                 "resources" => (Guarded::Resource, "uri"),
                 "resourceTemplates" => (Guarded::Resource, "uriTemplate"),
                 _ => (Guarded::Prompt, "name"),
             };
-            let visible: Vec<&Value> = items.iter().filter(|t| self.authz.may_use(principal, kind, member, t)).collect();
-            let page = |offset: usize, size: usize| visible.iter().skip(offset).take(size).map(|v| (*v).clone()).collect();
-            let hint = CacheHint { scope: CacheScope::Private, ..self.config.lists_cache };
-            return list_page(key, visible.len(), page, params, self.config.page_size, scope.modern.then_some(hint));
+            let visible: Vec<&Value> = items
+                .iter()
+                .filter(|t| self.authz.may_use(principal, kind, member, t))
+                .collect();
+            let page = |offset: usize, size: usize| {
+                visible
+                    .iter()
+                    .skip(offset)
+                    .take(size)
+                    .map(|v| (*v).clone())
+                    .collect()
+            };
+            let hint = CacheHint {
+                scope: CacheScope::Private,
+                ..self.config.lists_cache
+            };
+            return list_page(
+                key,
+                visible.len(),
+                page,
+                params,
+                self.config.page_size,
+                scope.modern.then_some(hint),
+            );
         }
-        let page = |offset: usize, size: usize| items.iter().skip(offset).take(size).cloned().collect();
-        list_page(key, items.len(), page, params, self.config.page_size, scope.modern.then_some(self.config.lists_cache))
+        let page =
+            |offset: usize, size: usize| items.iter().skip(offset).take(size).cloned().collect();
+        list_page(
+            key,
+            items.len(),
+            page,
+            params,
+            self.config.page_size,
+            scope.modern.then_some(self.config.lists_cache),
+        )
     }
 
     /// The response text of a result, finished for its era: a modern
     /// result carries `resultType` and `_meta.serverInfo`.
     pub(crate) fn reply(&self, id: &Value, scope: &Scope, mut result: Value) -> Reply {
         if let (true, Value::Object(members)) = (scope.modern, &result) {
-            if !members.is_empty() && !members.contains_key("resultType") && !members.contains_key("_meta") {
+            if !members.is_empty()
+                && !members.contains_key("resultType")
+                && !members.contains_key("_meta")
+            {
                 // Both members go last: the result's text with the tail
                 // written in before its closing brace.
                 let mut out = jsonrpc::response_head(id, 256);
@@ -414,28 +537,49 @@ impl Core {
                 out.pop();
                 out.extend_from_slice(self.stateless_result_tail.as_bytes());
                 out.extend_from_slice(b"}}");
-                return Reply { text: jsonrpc::into_text(out), error: None, rejected: false };
+                return Reply {
+                    text: jsonrpc::into_text(out),
+                    error: None,
+                    rejected: false,
+                };
             }
         }
         if scope.modern {
             if let Value::Object(members) = &mut result {
-                members.entry("resultType").or_insert_with(|| Value::from("complete"));
-                let meta_obj = members.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+                members
+                    .entry("resultType")
+                    .or_insert_with(|| Value::from("complete"));
+                let meta_obj = members
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(m) = meta_obj {
-                    m.entry(meta::SERVER_INFO).or_insert_with(|| self.config.server_info.clone());
+                    m.entry(meta::SERVER_INFO)
+                        .or_insert_with(|| self.config.server_info.clone());
                 }
             }
         }
-        Reply { text: jsonrpc::response(id, &result), error: None, rejected: false }
+        Reply {
+            text: jsonrpc::response(id, &result),
+            error: None,
+            rejected: false,
+        }
     }
 
     /// What a `resources/read` URI names, if anything: a declared
     /// resource, else the first declared template it matches.
     pub(super) fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
-        if let Some(i) = self.config.resources.iter().position(|r| r.get("uri").and_then(Value::as_str) == Some(uri)) {
+        if let Some(i) = self
+            .config
+            .resources
+            .iter()
+            .position(|r| r.get("uri").and_then(Value::as_str) == Some(uri))
+        {
             return Some(ResourceTarget::Static(i));
         }
-        self.templates.iter().enumerate().find_map(|(i, t)| t.matches(uri).map(|vars| ResourceTarget::Template(i, vars)))
+        self.templates
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| t.matches(uri).map(|vars| ResourceTarget::Template(i, vars)))
     }
 
     /// The template a URI that is no declared resource is read through.
@@ -455,12 +599,19 @@ impl Core {
         get: impl Fn(&str) -> Option<&'v Value>,
         extras: &Extras,
     ) -> Option<(String, Vec<String>, Vec<String>)> {
-        self.authz.shortfall(method, get, extras, |uri| self.template_of(uri))
+        self.authz
+            .shortfall(method, get, extras, |uri| self.template_of(uri))
     }
 
     /// The JSON-RPC error of a request whose caller lacks scopes, if so.
-    pub(crate) fn check_scopes<'v>(&self, method: &str, get: impl Fn(&str) -> Option<&'v Value>, extras: &Extras) -> Result<(), RpcError> {
-        self.authz.check(method, get, extras, |uri| self.template_of(uri))
+    pub(crate) fn check_scopes<'v>(
+        &self,
+        method: &str,
+        get: impl Fn(&str) -> Option<&'v Value>,
+        extras: &Extras,
+    ) -> Result<(), RpcError> {
+        self.authz
+            .check(method, get, extras, |uri| self.template_of(uri))
     }
 
     /// How the handler of a request reaches the client: live requests on
@@ -480,11 +631,18 @@ impl Core {
     ) -> Result<Channel, RpcError> {
         if !scope.modern {
             let outbound = Arc::clone(session.outbound());
-            return Ok(Channel::Live { outbound, timeout: self.config.client_request_timeout });
+            return Ok(Channel::Live {
+                outbound,
+                timeout: self.config.client_request_timeout,
+            });
         }
         // A client that declared nothing it could be asked (and answers
         // nothing) can be sent no input request: no rounds to keep.
-        let askable = scope.client.as_ref().is_some_and(|c| crate::peer::ASKED_THROUGH.iter().any(|n| c.has_capability(n)));
+        let askable = scope.client.as_ref().is_some_and(|c| {
+            crate::peer::ASKED_THROUGH
+                .iter()
+                .any(|n| c.has_capability(n))
+        });
         if !askable && input_responses.is_none() && request_state.is_none() {
             return Ok(Channel::None);
         }
@@ -512,14 +670,25 @@ fn list_page(
 ) -> Result<Value, RpcError> {
     let offset = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
-        Some(Value::String(c)) => cursor::decode(c, len)
-            .ok_or_else(|| RpcError::invalid_params(format!("invalid cursor {c:?}; pass a nextCursor this server returned")))?,
-        Some(other) => return Err(RpcError::invalid_params(format!("\"cursor\" must be a string, got {}", jsonrpc::kind(other)))),
+        Some(Value::String(c)) => cursor::decode(c, len).ok_or_else(|| {
+            RpcError::invalid_params(format!(
+                "invalid cursor {c:?}; pass a nextCursor this server returned"
+            ))
+        })?,
+        Some(other) => {
+            return Err(RpcError::invalid_params(format!(
+                "\"cursor\" must be a string, got {}",
+                jsonrpc::kind(other)
+            )))
+        }
     };
     let mut result = Map::new();
     result.insert(key.into(), Value::Array(page(offset, size)));
     if offset + size < len {
-        result.insert("nextCursor".into(), Value::from(cursor::encode(offset + size)));
+        result.insert(
+            "nextCursor".into(),
+            Value::from(cursor::encode(offset + size)),
+        );
     }
     if let Some(hint) = hint {
         add_cache_hint(&mut result, hint);

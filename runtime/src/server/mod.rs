@@ -34,10 +34,10 @@ mod engine;
 mod handled;
 mod message;
 mod methods;
-mod params;
-mod reply;
 mod notify;
+mod params;
 mod reads;
+mod reply;
 mod scope;
 mod session;
 mod stream;
@@ -61,7 +61,9 @@ pub use crate::notifier::Notifier;
 pub use crate::peer::form_schema;
 pub use crate::peer::{ElicitForm, Elicitation, PeerError, Root, SampleRequest, SampleResponse};
 pub use crate::scopes::INSUFFICIENT_SCOPE;
-pub use crate::surface::{Completion, CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface};
+pub use crate::surface::{
+    Completion, CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface,
+};
 pub use crate::tool::{decode_arguments, BoxFuture, CallFailure, Dispatch, ToolOutput};
 pub use crate::tool_error::ToolError;
 
@@ -69,12 +71,12 @@ pub use crate::tool_error::ToolError;
 /// `io.modelcontextprotocol/tasks` extension of 2026-07-28): the context
 /// a task handler reports through, task state and where it is kept.
 pub mod tasks {
-    pub use crate::tasks::{
-        MemoryTaskStore, TaskChange, TaskContext, TaskFuture, TaskOptions, TaskRecord, TaskStatus, TaskStore,
-        TaskStoreError, TaskSupport, EXTENSION, RELATED_TASK,
-    };
     #[cfg(feature = "redis")]
     pub use crate::tasks::RedisTaskStore;
+    pub use crate::tasks::{
+        MemoryTaskStore, TaskChange, TaskContext, TaskFuture, TaskOptions, TaskRecord, TaskStatus,
+        TaskStore, TaskStoreError, TaskSupport, EXTENSION, RELATED_TASK,
+    };
 }
 #[cfg(feature = "streamable-http")]
 pub(crate) use {handled::poll_once, message::Message, params::Params, scope::CachedScope};

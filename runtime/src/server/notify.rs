@@ -19,12 +19,18 @@ use super::session::{IdKey, Session};
 /// [`super::Server::listen`] with the stream looked up when a notification
 /// goes out (`None`: no stream open now).
 /// The session keeps the lookup too, for its tasks' messages.
-pub(super) fn listen_with(listeners: &Listeners, session: &Session, stream: impl Fn() -> Option<Sink> + Send + Sync + 'static) {
+pub(super) fn listen_with(
+    listeners: &Listeners,
+    session: &Session,
+    stream: impl Fn() -> Option<Sink> + Send + Sync + 'static,
+) {
     let stream: crate::sink::StreamOf = Arc::new(stream);
     session.set_stream(Arc::clone(&stream));
     let state = Arc::downgrade(&session.state);
     let takes = move |change: &Change| {
-        let Some(state) = state.upgrade() else { return Takes::Gone };
+        let Some(state) = state.upgrade() else {
+            return Takes::Gone;
+        };
         let session = Session { state };
         // Only initialized stateful sessions; an update only for a
         // subscribed URI.
@@ -59,17 +65,25 @@ pub(super) fn subscriptions_listen(
         Err(error) => return Handled::Reply(Reply::error(&id, &error)),
     };
     let Some(inflight) = session.register(IdKey::of(&id)) else {
-        let error = RpcError::invalid_request("request id is already in use by a running request; use a new id");
+        let error = RpcError::invalid_request(
+            "request id is already in use by a running request; use a new id",
+        );
         return Handled::Reply(Reply::error(&id, &error));
     };
     let listeners = Arc::clone(listeners);
     let sink = sink.clone();
     Handled::Pending(Pending::boxed(async move {
-        let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": filter.to_value() });
+        let ack =
+            json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": filter.to_value() });
         let ack = jsonrpc::notification("notifications/subscriptions/acknowledged", &ack);
         let token = inflight.token.clone();
         // The acknowledgment is queued before anything for the stream can be.
-        let listener = Listener::Stream { id: id.clone(), filter, sink: sink.clone(), token: token.clone() };
+        let listener = Listener::Stream {
+            id: id.clone(),
+            filter,
+            sink: sink.clone(),
+            token: token.clone(),
+        };
         if !listeners.add_after(ack, &sink, listener) {
             return None;
         }

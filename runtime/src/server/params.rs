@@ -59,7 +59,10 @@ impl Params<'_> {
     pub(crate) fn take(&mut self, name: &str) -> Option<Value> {
         match self {
             Params::Absent => None,
-            Params::Value(v) => v.as_object_mut().and_then(|o| o.get_mut(name)).map(Value::take),
+            Params::Value(v) => v
+                .as_object_mut()
+                .and_then(|o| o.get_mut(name))
+                .map(Value::take),
             Params::Members(m) => m.take_value(name),
         }
     }

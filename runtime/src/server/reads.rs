@@ -13,8 +13,8 @@
 //! stateless era (see [`crate::mrtr`]); a completion handler only in the
 //! stateful era.
 
-use std::sync::Arc;
 use std::future::Future;
+use std::sync::Arc;
 use std::task::Poll;
 
 use serde_json::{Map, Value};
@@ -26,15 +26,18 @@ use crate::peer::Channel;
 use crate::surface::{CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface};
 use crate::uri_template::UriTemplate;
 
-use super::methods::Core;
 use super::methods::add_cache_hint;
+use super::methods::Core;
 use super::reply::Reply;
 use super::scope::Scope;
 use super::session::Session;
 
 /// Whether `method` is answered here.
 pub(crate) fn is_read_method(method: &str) -> bool {
-    matches!(method, "resources/read" | "prompts/get" | "completion/complete")
+    matches!(
+        method,
+        "resources/read" | "prompts/get" | "completion/complete"
+    )
 }
 
 /// The declared resource templates, parsed once when the server is built.
@@ -43,7 +46,10 @@ pub(crate) fn compile_templates(templates: &[Value]) -> Result<Vec<UriTemplate>,
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let text = t.get("uriTemplate").and_then(Value::as_str).ok_or(format!("resource template {i} has no \"uriTemplate\""))?;
+            let text = t
+                .get("uriTemplate")
+                .and_then(Value::as_str)
+                .ok_or(format!("resource template {i} has no \"uriTemplate\""))?;
             UriTemplate::parse(text).map_err(|e| format!("resource template {i} ({text:?}): {e}"))
         })
         .collect()
@@ -59,8 +65,13 @@ enum Work {
 fn string_member(params: Option<&Value>, name: &str, method: &str) -> Result<String, RpcError> {
     match params.and_then(|p| p.get(name)) {
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(RpcError::invalid_params(format!("{method}: \"{name}\" must be a string, got {}", jsonrpc::kind(other)))),
-        None => Err(RpcError::invalid_params(format!("{method} needs a string \"{name}\""))),
+        Some(other) => Err(RpcError::invalid_params(format!(
+            "{method}: \"{name}\" must be a string, got {}",
+            jsonrpc::kind(other)
+        ))),
+        None => Err(RpcError::invalid_params(format!(
+            "{method} needs a string \"{name}\""
+        ))),
     }
 }
 
@@ -70,16 +81,25 @@ fn string_map(value: Option<&Value>, what: &str) -> Result<Map<String, Value>, R
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(map)) => {
             if let Some((key, v)) = map.iter().find(|(_, v)| !v.is_string()) {
-                return Err(RpcError::invalid_params(format!("{what} \"{key}\" must be a string, got {}", jsonrpc::kind(v))));
+                return Err(RpcError::invalid_params(format!(
+                    "{what} \"{key}\" must be a string, got {}",
+                    jsonrpc::kind(v)
+                )));
             }
             Ok(map.clone())
         }
-        Some(other) => Err(RpcError::invalid_params(format!("{what} must be an object, got {}", jsonrpc::kind(other)))),
+        Some(other) => Err(RpcError::invalid_params(format!(
+            "{what} must be an object, got {}",
+            jsonrpc::kind(other)
+        ))),
     }
 }
 
 fn prompt_index(core: &Core, name: &str) -> Option<usize> {
-    core.config.prompts.iter().position(|p| p.get("name").and_then(Value::as_str) == Some(name))
+    core.config
+        .prompts
+        .iter()
+        .position(|p| p.get("name").and_then(Value::as_str) == Some(name))
 }
 
 /// Checks a request's params and decides what to run.
@@ -94,15 +114,23 @@ fn resolve(core: &Core, method: &str, params: Option<&Value>) -> Result<Work, Rp
         }
         "prompts/get" => {
             let name = string_member(params, "name", method)?;
-            let index = prompt_index(core, &name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+            let index = prompt_index(core, &name)
+                .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
             let arguments = string_map(params.and_then(|p| p.get("arguments")), "prompt argument")?;
-            let declared = core.config.prompts[index].get("arguments").and_then(Value::as_array);
+            let declared = core.config.prompts[index]
+                .get("arguments")
+                .and_then(Value::as_array);
             for arg in declared.into_iter().flatten() {
-                let required = arg.get("required").and_then(Value::as_bool).unwrap_or(false);
+                let required = arg
+                    .get("required")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
                 let arg_name = arg.get("name").and_then(Value::as_str).unwrap_or_default();
                 if required && !arguments.contains_key(arg_name) {
-                    return Err(RpcError::invalid_params(format!("prompt {name} needs the argument \"{arg_name}\""))
-                        .with_data(serde_json::json!({ "prompt": name, "missing": arg_name })));
+                    return Err(RpcError::invalid_params(format!(
+                        "prompt {name} needs the argument \"{arg_name}\""
+                    ))
+                    .with_data(serde_json::json!({ "prompt": name, "missing": arg_name })));
                 }
             }
             Ok(Work::Prompt(index, arguments))
@@ -110,30 +138,49 @@ fn resolve(core: &Core, method: &str, params: Option<&Value>) -> Result<Work, Rp
         _ => {
             let reference = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
             let Some(reference) = reference else {
-                return Err(RpcError::invalid_params("completion/complete needs a \"ref\" object"));
+                return Err(RpcError::invalid_params(
+                    "completion/complete needs a \"ref\" object",
+                ));
             };
             let target = match reference.get("type").and_then(Value::as_str) {
                 Some("ref/prompt") => {
-                    let name = reference.get("name").and_then(Value::as_str).unwrap_or_default();
-                    CompletionRef::Prompt(
-                        prompt_index(core, name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?,
-                    )
+                    let name = reference
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    CompletionRef::Prompt(prompt_index(core, name).ok_or_else(|| {
+                        RpcError::invalid_params(format!("Unknown prompt: {name}"))
+                    })?)
                 }
                 Some("ref/resource") => {
-                    let uri = reference.get("uri").and_then(Value::as_str).unwrap_or_default();
+                    let uri = reference
+                        .get("uri")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
                     let index = core.templates.iter().position(|t| t.as_str() == uri);
-                    CompletionRef::Template(
-                        index.ok_or_else(|| RpcError::invalid_params(format!("Unknown resource template: {uri}")))?,
-                    )
+                    CompletionRef::Template(index.ok_or_else(|| {
+                        RpcError::invalid_params(format!("Unknown resource template: {uri}"))
+                    })?)
                 }
-                _ => return Err(RpcError::invalid_params("\"ref.type\" must be \"ref/prompt\" or \"ref/resource\"")),
+                _ => {
+                    return Err(RpcError::invalid_params(
+                        "\"ref.type\" must be \"ref/prompt\" or \"ref/resource\"",
+                    ))
+                }
             };
             let argument = params.and_then(|p| p.get("argument"));
             let argument_name = string_member(argument, "name", "completion/complete argument")?;
             let value = string_member(argument, "value", "completion/complete argument")?;
-            let context = params.and_then(|p| p.get("context")).and_then(|c| c.get("arguments"));
+            let context = params
+                .and_then(|p| p.get("context"))
+                .and_then(|c| c.get("arguments"));
             let context = string_map(context, "context argument")?;
-            Ok(Work::Complete(CompletionRequest { target, argument: argument_name, value, context }))
+            Ok(Work::Complete(CompletionRequest {
+                target,
+                argument: argument_name,
+                value,
+                context,
+            }))
         }
     }
 }
@@ -162,11 +209,28 @@ pub(super) fn request(
     // results in the stateless era); completions may not.
     let retry = |name: &str| params.as_ref().and_then(|p| p.get(name)).cloned();
     let channel = match &work {
-        Work::Read(_, uri) => core.channel(session, &scope, method, uri, &Value::Null, (retry("inputResponses"), retry("requestState"))),
+        Work::Read(_, uri) => core.channel(
+            session,
+            &scope,
+            method,
+            uri,
+            &Value::Null,
+            (retry("inputResponses"), retry("requestState")),
+        ),
         Work::Prompt(index, arguments) => {
-            let name = core.config.prompts[*index].get("name").and_then(Value::as_str).unwrap_or_default();
+            let name = core.config.prompts[*index]
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let arguments = Value::Object(arguments.clone());
-            core.channel(session, &scope, method, name, &arguments, (retry("inputResponses"), retry("requestState")))
+            core.channel(
+                session,
+                &scope,
+                method,
+                name,
+                &arguments,
+                (retry("inputResponses"), retry("requestState")),
+            )
         }
         Work::Complete(_) if scope.modern => Ok(Channel::None),
         Work::Complete(_) => core.channel(session, &scope, method, "", &Value::Null, (None, None)),
@@ -177,7 +241,9 @@ pub(super) fn request(
         _ => None,
     };
     let inflight = session.register(super::session::IdKey::of(&id));
-    let token = inflight.as_ref().map_or_else(CancellationToken::new, |f| f.token.clone());
+    let token = inflight
+        .as_ref()
+        .map_or_else(CancellationToken::new, |f| f.token.clone());
     let ctx = RequestContext::new(ContextParts {
         request_id: id.clone(),
         tool: Arc::from(method),
@@ -208,7 +274,9 @@ pub(super) fn request(
                 return Poll::Ready(Some(Ok(outcome)));
             }
             match &rounds {
-                Some(rounds) if rounds.needs_input() => Poll::Ready(Some(Err(rounds.input_required(&core.sealer)))),
+                Some(rounds) if rounds.needs_input() => {
+                    Poll::Ready(Some(Err(rounds.input_required(&core.sealer))))
+                }
                 _ => Poll::Pending,
             }
         })
@@ -223,19 +291,30 @@ pub(super) fn request(
             Ok(Err(error)) => Reply::error(&id, &error.into_rpc()),
             Err(panic) => {
                 tracing::error!(method = %method, panic = %panic, "handler panicked");
-                Reply::error(&id, &RpcError::internal(format!("{method} failed unexpectedly")))
+                Reply::error(
+                    &id,
+                    &RpcError::internal(format!("{method} failed unexpectedly")),
+                )
             }
         })
     })
 }
 
 /// Runs one resolved request and shapes its result.
-async fn run(surface: &dyn Surface, work: Work, core: &Core, ctx: RequestContext) -> Result<Value, HandlerError> {
+async fn run(
+    surface: &dyn Surface,
+    work: Work,
+    core: &Core,
+    ctx: RequestContext,
+) -> Result<Value, HandlerError> {
     match work {
         Work::Read(target, uri) => {
             let modern = crate::revision::era(ctx.revision()) == crate::revision::Era::Stateless;
             let mut result = surface.read(target, uri.clone(), ctx).await?;
-            let empty = result.get("contents").and_then(Value::as_array).is_none_or(Vec::is_empty);
+            let empty = result
+                .get("contents")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty);
             if empty {
                 // SEP-2164: no resource is answered with an error, never
                 // with empty contents.

@@ -24,11 +24,18 @@ pub struct Reply {
 
 impl Reply {
     pub(crate) fn error(id: &Value, error: &RpcError) -> Self {
-        Self { text: jsonrpc::error_response(id, error), error: Some(error.code), rejected: false }
+        Self {
+            text: jsonrpc::error_response(id, error),
+            error: Some(error.code),
+            rejected: false,
+        }
     }
 
     pub(crate) fn rejection(id: &Value, error: &RpcError) -> Self {
-        Self { rejected: true, ..Self::error(id, error) }
+        Self {
+            rejected: true,
+            ..Self::error(id, error)
+        }
     }
 }
 
@@ -47,7 +54,10 @@ pub(super) fn text_result(text: String, is_error: bool) -> Value {
 pub(crate) fn stateless_result_tail(server_info: &Value) -> String {
     let mut meta_obj = Map::new();
     meta_obj.insert(meta::SERVER_INFO.into(), server_info.clone());
-    format!(",\"resultType\":\"complete\",\"_meta\":{}", jsonrpc::json_text(&Value::Object(meta_obj)))
+    format!(
+        ",\"resultType\":\"complete\",\"_meta\":{}",
+        jsonrpc::json_text(&Value::Object(meta_obj))
+    )
 }
 
 /// The response to a `tools/call` with structured output `json` (its
@@ -58,14 +68,21 @@ pub(super) fn structured_reply(id: &Value, json: &[u8], tail: &str) -> Reply {
     const CONTENT: &[u8] = br#","result":{"content":[{"type":"text","text":"#;
     const STRUCTURED: &[u8] = br#"}],"structuredContent":"#;
     // The text block repeats the JSON escaped, at most twice as long.
-    let mut out = jsonrpc::response_head(id, CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6);
+    let mut out = jsonrpc::response_head(
+        id,
+        CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6,
+    );
     out.extend_from_slice(CONTENT);
     push_escaped_json(&mut out, json);
     out.extend_from_slice(STRUCTURED);
     out.extend_from_slice(json);
     out.extend_from_slice(tail.as_bytes());
     out.extend_from_slice(b"}}");
-    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
+    Reply {
+        text: jsonrpc::into_text(out),
+        error: None,
+        rejected: false,
+    }
 }
 
 /// The response of a `CallToolResult` with the text block `text` and
@@ -77,7 +94,11 @@ pub(super) fn failure_reply(id: &Value, text: &str, tail: &str) -> Reply {
     out.extend_from_slice(br#"}],"isError":true"#);
     out.extend_from_slice(tail.as_bytes());
     out.extend_from_slice(b"}}");
-    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
+    Reply {
+        text: jsonrpc::into_text(out),
+        error: None,
+        rejected: false,
+    }
 }
 
 /// The response of a `CallToolResult` whose content blocks are `doc`.
@@ -88,7 +109,11 @@ pub(super) fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
     out.extend_from_slice(json.as_bytes());
     out.extend_from_slice(tail.as_bytes());
     out.extend_from_slice(b"}}");
-    Reply { text: jsonrpc::into_text(out), error: None, rejected: false }
+    Reply {
+        text: jsonrpc::into_text(out),
+        error: None,
+        rejected: false,
+    }
 }
 
 /// [`structured_reply`] for an output encoded as a [`Doc`].
@@ -96,7 +121,10 @@ pub(super) fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
     const CONTENT: &str = r#","result":{"content":[{"type":"text","text":""#;
     const STRUCTURED: &str = r#""}],"structuredContent":"#;
     let json = doc.json();
-    let mut out = jsonrpc::response_head_text(id, CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6);
+    let mut out = jsonrpc::response_head_text(
+        id,
+        CONTENT.len() + STRUCTURED.len() + 3 * json.len() + tail.len() + 6,
+    );
     out.push_str(CONTENT);
     if !doc.write_text(&mut out) {
         // A string in it needed escaping: the general way.
@@ -106,7 +134,11 @@ pub(super) fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
     out.push_str(json);
     out.push_str(tail);
     out.push_str("}}");
-    Reply { text: out, error: None, rejected: false }
+    Reply {
+        text: out,
+        error: None,
+        rejected: false,
+    }
 }
 
 /// Appends compact JSON text as a JSON string. `serde_json` writes control

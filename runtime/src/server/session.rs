@@ -18,9 +18,9 @@ use tokio::sync::Semaphore;
 
 use crate::cancel::CancellationToken;
 use crate::context::ClientIdentity;
-use crate::sink::StreamOf;
 use crate::outbound::Outbound;
 use crate::revision::Era;
+use crate::sink::StreamOf;
 
 use super::scope::CachedScope;
 
@@ -116,17 +116,30 @@ impl Session {
 
     /// The client as `initialize` described it (stateful era).
     pub fn identity(&self) -> Option<Arc<ClientIdentity>> {
-        self.state.identity.read().unwrap_or_else(|p| p.into_inner()).as_ref().map(|(c, _)| Arc::clone(c))
+        self.state
+            .identity
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|(c, _)| Arc::clone(c))
     }
 
     /// The identity and its protocol revision.
     pub(crate) fn identity_and_version(&self) -> Option<(Arc<ClientIdentity>, Arc<str>)> {
-        self.state.identity.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.state
+            .identity
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub(crate) fn set_identity(&self, identity: ClientIdentity) {
         let version: Arc<str> = identity.protocol_version.as_str().into();
-        *self.state.identity.write().unwrap_or_else(|p| p.into_inner()) = Some((Arc::new(identity), version));
+        *self
+            .state
+            .identity
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some((Arc::new(identity), version));
     }
 
     /// The level set with `logging/setLevel`.
@@ -251,7 +264,11 @@ impl Session {
         let token = CancellationToken::new();
         list.push((key.clone(), token.clone()));
         drop(list);
-        Some(InFlight { session: self.clone(), key, token })
+        Some(InFlight {
+            session: self.clone(),
+            key,
+            token,
+        })
     }
 
     /// The scope kept by [`Session::cache_scope`].
@@ -271,7 +288,9 @@ impl Session {
             self.state.queued.fetch_sub(1, Ordering::AcqRel);
             return None;
         }
-        Some(Queued { session: self.clone() })
+        Some(Queued {
+            session: self.clone(),
+        })
     }
 }
 

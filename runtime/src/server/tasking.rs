@@ -23,7 +23,10 @@ use crate::catch::panic_message;
 use crate::context::Sink;
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::codes;
-use crate::tasks::{self, now_ms, wire, Audience, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks, EXTENSION};
+use crate::tasks::{
+    self, now_ms, wire, Audience, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks,
+    EXTENSION,
+};
 
 use super::call::{self, CallRequest};
 use super::handled::{Handled, Pending};
@@ -55,7 +58,11 @@ fn missing_extension(what: &str) -> RpcError {
 
 /// Who a task belongs to: the authenticated subject, or the anonymous owner.
 fn owner(scope: &Scope) -> String {
-    scope.extras.principal().map(|p| p.subject.clone()).unwrap_or_default()
+    scope
+        .extras
+        .principal()
+        .map(|p| p.subject.clone())
+        .unwrap_or_default()
 }
 
 /// Whether a stateful revision has tasks.
@@ -70,13 +77,17 @@ pub(super) fn eligible(core: &Core, scope: &Scope, call: &CallRequest) -> Result
     if core.tasks.is_none() {
         return Ok(false);
     }
-    let Ok(index) = call.tool else { return Ok(false) };
+    let Ok(index) = call.tool else {
+        return Ok(false);
+    };
     let entry = core.tools.get(index);
     let support = TaskSupport::of(&entry.declared);
     if scope.modern {
         return match (support, negotiated(scope)) {
             (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(false),
-            (TaskSupport::Required, false) => Err(missing_extension(&format!("tool {}", entry.name))),
+            (TaskSupport::Required, false) => {
+                Err(missing_extension(&format!("tool {}", entry.name)))
+            }
             (_, true) => Ok(true),
         };
     }
@@ -98,11 +109,24 @@ pub(super) fn eligible(core: &Core, scope: &Scope, call: &CallRequest) -> Result
 }
 
 /// Runs a call that may become a task.
-pub(super) fn call_as_task(core: &Arc<Core>, session: &Session, id: Value, mut call: Box<CallRequest>, scope: Scope, sink: &Sink) -> Handled {
-    let Some(tasks) = core.tasks.clone() else { return Handled::Nothing };
+pub(super) fn call_as_task(
+    core: &Arc<Core>,
+    session: &Session,
+    id: Value,
+    mut call: Box<CallRequest>,
+    scope: Scope,
+    sink: &Sink,
+) -> Handled {
+    let Some(tasks) = core.tasks.clone() else {
+        return Handled::Nothing;
+    };
     let link = Arc::new(TaskLink::default());
     call.link = Some(Arc::clone(&link));
-    let requested_ttl = call.task.as_ref().and_then(|t| t.get("ttl")).and_then(Value::as_u64);
+    let requested_ttl = call
+        .task
+        .as_ref()
+        .and_then(|t| t.get("ttl"))
+        .and_then(Value::as_u64);
     let core = Arc::clone(core);
     let stream = session.stream_of();
     let session = session.clone();
@@ -110,8 +134,11 @@ pub(super) fn call_as_task(core: &Arc<Core>, session: &Session, id: Value, mut c
     let token = CancellationToken::new();
     Handled::Pending(Pending::boxed(async move {
         let run: Run = {
-            let (core, scope, id, token) = (Arc::clone(&core), scope.clone(), id.clone(), token.clone());
-            Box::pin(async move { call::run(&core, &session, &id, call, &scope, token, sink).await })
+            let (core, scope, id, token) =
+                (Arc::clone(&core), scope.clone(), id.clone(), token.clone());
+            Box::pin(
+                async move { call::run(&core, &session, &id, call, &scope, token, sink).await },
+            )
         };
         let mut run = caught(run);
         if scope.modern {
@@ -119,7 +146,8 @@ pub(super) fn call_as_task(core: &Arc<Core>, session: &Session, id: Value, mut c
             // the request for input, answers as usual.
             let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
             if let Poll::Ready(outcome) = first {
-                return outcome.unwrap_or_else(|panic| Some(Reply::error(&id, &RpcError::internal(panic))));
+                return outcome
+                    .unwrap_or_else(|panic| Some(Reply::error(&id, &RpcError::internal(panic))));
             }
         }
         let now = now_ms();
@@ -165,10 +193,19 @@ pub(super) fn call_as_task(core: &Arc<Core>, session: &Session, id: Value, mut c
             }
             Err(e) => {
                 tracing::error!(error = %e, "cannot create a task");
-                return Some(Reply::error(&id, &RpcError::internal("the task could not be stored; retry later")));
+                return Some(Reply::error(
+                    &id,
+                    &RpcError::internal("the task could not be stored; retry later"),
+                ));
             }
         }
-        tasks.register(&record.id, Running { cancel: token.clone(), link: Arc::clone(&link) });
+        tasks.register(
+            &record.id,
+            Running {
+                cancel: token.clone(),
+                link: Arc::clone(&link),
+            },
+        );
         // A 2025-11-25 task reaches its session outside the call; a
         // 2026-07-28 one its owner's listening requests.
         let audience = match scope.modern {
@@ -176,19 +213,35 @@ pub(super) fn call_as_task(core: &Arc<Core>, session: &Session, id: Value, mut c
             false => stream.map(Audience::Session),
         };
         link.start(record.id.clone(), Arc::clone(&tasks), audience);
-        tokio::spawn(drive(Arc::clone(&tasks), record.id.clone(), run, token, link));
+        tokio::spawn(drive(
+            Arc::clone(&tasks),
+            record.id.clone(),
+            run,
+            token,
+            link,
+        ));
         Some(core.reply(&id, &scope, wire::created(&record)))
     }))
 }
 
 /// Answers a `tasks/*` request of the revision (`None`: not a task
 /// method of it, or the server has no tasks).
-pub(super) fn method(core: &Arc<Core>, id: &Value, method: &str, params: Option<&Value>, scope: &Scope) -> Option<Handled> {
+pub(super) fn method(
+    core: &Arc<Core>,
+    id: &Value,
+    method: &str,
+    params: Option<&Value>,
+    scope: &Scope,
+) -> Option<Handled> {
     let tasks = core.tasks.clone()?;
     let known = if scope.modern {
         matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
     } else {
-        stateful_has_tasks(scope) && matches!(method, "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel")
+        stateful_has_tasks(scope)
+            && matches!(
+                method,
+                "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel"
+            )
     };
     if !known {
         return None;
@@ -196,7 +249,13 @@ pub(super) fn method(core: &Arc<Core>, id: &Value, method: &str, params: Option<
     if scope.modern && !negotiated(scope) {
         return Some(Handled::Reply(Reply::error(id, &missing_extension(method))));
     }
-    let (core, id, method, params, scope) = (Arc::clone(core), id.clone(), method.to_owned(), params.cloned(), scope.clone());
+    let (core, id, method, params, scope) = (
+        Arc::clone(core),
+        id.clone(),
+        method.to_owned(),
+        params.cloned(),
+        scope.clone(),
+    );
     Some(Handled::Pending(Pending::boxed(async move {
         let answer = match method.as_str() {
             "tasks/list" => list(&tasks, &core, params.as_ref(), &scope).await,
@@ -227,12 +286,27 @@ fn store_failed(e: tasks::TaskStoreError) -> RpcError {
 /// The caller's task `taskId` of `params` (`-32602` when missing, unknown,
 /// expired, another caller's or another era's), with a running task whose
 /// replica stopped renewing its lease marked failed.
-async fn find(tasks: &Tasks, params: Option<&Value>, scope: &Scope) -> Result<TaskRecord, RpcError> {
+async fn find(
+    tasks: &Tasks,
+    params: Option<&Value>,
+    scope: &Scope,
+) -> Result<TaskRecord, RpcError> {
     let Some(task_id) = params.and_then(|p| p.get("taskId")).and_then(Value::as_str) else {
-        return Err(RpcError::invalid_params("\"taskId\" must be a string naming a task this server created"));
+        return Err(RpcError::invalid_params(
+            "\"taskId\" must be a string naming a task this server created",
+        ));
     };
-    let unknown = || RpcError::invalid_params(format!("unknown task {task_id:?} (it never existed, expired, or belongs to another caller)"));
-    let record = tasks.store().get(task_id).await.map_err(store_failed)?.ok_or_else(unknown)?;
+    let unknown = || {
+        RpcError::invalid_params(format!(
+            "unknown task {task_id:?} (it never existed, expired, or belongs to another caller)"
+        ))
+    };
+    let record = tasks
+        .store()
+        .get(task_id)
+        .await
+        .map_err(store_failed)?
+        .ok_or_else(unknown)?;
     if record.owner != owner(scope) || record.modern != scope.modern {
         return Err(unknown());
     }
@@ -246,22 +320,39 @@ async fn find(tasks: &Tasks, params: Option<&Value>, scope: &Scope) -> Result<Ta
         }
         r.status = TaskStatus::Failed;
         r.status_message = Some("the server replica running the task stopped".into());
-        r.error = Some(RpcError::internal("the server replica running the task stopped before it finished").to_value());
+        r.error = Some(
+            RpcError::internal("the server replica running the task stopped before it finished")
+                .to_value(),
+        );
         r.input_requests.clear();
         r.updated_ms = now;
         true
     };
-    tasks.store().update(task_id, &orphan).await.map_err(store_failed)?.ok_or_else(unknown)
+    tasks
+        .store()
+        .update(task_id, &orphan)
+        .await
+        .map_err(store_failed)?
+        .ok_or_else(unknown)
 }
 
 /// `tasks/get`, `tasks/update`, `tasks/cancel`, `tasks/result`.
-async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope, id: &Value) -> Result<Answer, RpcError> {
+async fn one(
+    tasks: &Tasks,
+    method: &str,
+    params: Option<&Value>,
+    scope: &Scope,
+    id: &Value,
+) -> Result<Answer, RpcError> {
     let record = find(tasks, params, scope).await?;
     match method {
         "tasks/get" => Ok(Answer::Result(wire::detailed(&record))),
         "tasks/update" => {
-            let Some(Value::Object(responses)) = params.and_then(|p| p.get("inputResponses")) else {
-                return Err(RpcError::invalid_params("\"inputResponses\" must be an object of answers by input request key"));
+            let Some(Value::Object(responses)) = params.and_then(|p| p.get("inputResponses"))
+            else {
+                return Err(RpcError::invalid_params(
+                    "\"inputResponses\" must be an object of answers by input request key",
+                ));
             };
             let responses = responses.clone();
             let deliver = move |r: &mut TaskRecord| {
@@ -284,7 +375,11 @@ async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope,
                 }
                 changed
             };
-            let after = tasks.store().update(&record.id, &deliver).await.map_err(store_failed)?;
+            let after = tasks
+                .store()
+                .update(&record.id, &deliver)
+                .await
+                .map_err(store_failed)?;
             if let Some(running) = tasks.local(&record.id) {
                 if let Some(after) = &after {
                     running.link.announce(after);
@@ -316,7 +411,11 @@ async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope,
                 r.updated_ms = now_ms();
                 true
             };
-            let after = tasks.store().update(&record.id, &cancel).await.map_err(store_failed)?;
+            let after = tasks
+                .store()
+                .update(&record.id, &cancel)
+                .await
+                .map_err(store_failed)?;
             if let Some(running) = tasks.local(&record.id) {
                 if let Some(after) = &after {
                     running.link.announce(after);
@@ -326,7 +425,10 @@ async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope,
             match (scope.modern, after) {
                 (true, _) => Ok(Answer::Result(json!({}))),
                 (false, Some(after)) => Ok(Answer::Result(wire::detailed(&after))),
-                (false, None) => Err(RpcError::invalid_params(format!("unknown task {:?}", record.id))),
+                (false, None) => Err(RpcError::invalid_params(format!(
+                    "unknown task {:?}",
+                    record.id
+                ))),
             }
         }
         // tasks/result (2025-11-25): waits for the end.
@@ -347,46 +449,79 @@ async fn one(tasks: &Tasks, method: &str, params: Option<&Value>, scope: &Scope,
                     Ok(Answer::Result(result))
                 }
                 TaskStatus::Failed => {
-                    let error = record.error.unwrap_or_else(|| RpcError::internal("the task failed").to_value());
+                    let error = record
+                        .error
+                        .unwrap_or_else(|| RpcError::internal("the task failed").to_value());
                     let text = format!(
                         "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{}}}",
                         jsonrpc::json_text(id),
                         jsonrpc::json_text(&error)
                     );
                     let code = error.get("code").and_then(Value::as_i64);
-                    Ok(Answer::Reply(Reply { text, error: code.or(Some(jsonrpc::INTERNAL_ERROR)), rejected: false }))
+                    Ok(Answer::Reply(Reply {
+                        text,
+                        error: code.or(Some(jsonrpc::INTERNAL_ERROR)),
+                        rejected: false,
+                    }))
                 }
-                _ => Err(RpcError::invalid_params(format!("task {} was cancelled and has no result", record.id))),
+                _ => Err(RpcError::invalid_params(format!(
+                    "task {} was cancelled and has no result",
+                    record.id
+                ))),
             }
         }
     }
 }
 
 /// `tasks/list` (2025-11-25): the caller's tasks, paginated.
-async fn list(tasks: &Tasks, core: &Core, params: Option<&Value>, scope: &Scope) -> Result<Answer, RpcError> {
-    let all = tasks.store().list(&owner(scope)).await.map_err(store_failed)?;
+async fn list(
+    tasks: &Tasks,
+    core: &Core,
+    params: Option<&Value>,
+    scope: &Scope,
+) -> Result<Answer, RpcError> {
+    let all = tasks
+        .store()
+        .list(&owner(scope))
+        .await
+        .map_err(store_failed)?;
     let all: Vec<&TaskRecord> = all.iter().filter(|r| !r.modern).collect();
     let offset = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
-        Some(Value::String(c)) => crate::cursor::decode(c, all.len())
-            .ok_or_else(|| RpcError::invalid_params(format!("invalid cursor {c:?}; pass a nextCursor this server returned")))?,
+        Some(Value::String(c)) => crate::cursor::decode(c, all.len()).ok_or_else(|| {
+            RpcError::invalid_params(format!(
+                "invalid cursor {c:?}; pass a nextCursor this server returned"
+            ))
+        })?,
         Some(_) => return Err(RpcError::invalid_params("\"cursor\" must be a string")),
     };
     let size = core.config.page_size;
     let mut result = Map::new();
-    result.insert("tasks".into(), all.iter().skip(offset).take(size).map(|r| wire::detailed(r)).collect());
+    result.insert(
+        "tasks".into(),
+        all.iter()
+            .skip(offset)
+            .take(size)
+            .map(|r| wire::detailed(r))
+            .collect(),
+    );
     if offset + size < all.len() {
-        result.insert("nextCursor".into(), Value::from(crate::cursor::encode(offset + size)));
+        result.insert(
+            "nextCursor".into(),
+            Value::from(crate::cursor::encode(offset + size)),
+        );
     }
     Ok(Answer::Result(Value::Object(result)))
 }
 
 /// `run` with a panic in any poll turned into `Err(message)`.
 fn caught(mut run: Run) -> Pin<Box<dyn Future<Output = Result<Option<Reply>, String>> + Send>> {
-    Box::pin(std::future::poll_fn(move |cx| match catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
-        Ok(Poll::Pending) => Poll::Pending,
-        Ok(Poll::Ready(reply)) => Poll::Ready(Ok(reply)),
-        Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+    Box::pin(std::future::poll_fn(move |cx| {
+        match catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(reply)) => Poll::Ready(Ok(reply)),
+            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
     }))
 }
 
@@ -401,7 +536,8 @@ async fn drive(
     link: Arc<TaskLink>,
 ) {
     let lease = millis(tasks.options.lease);
-    let every = (tasks.options.lease / 3).min(tasks.options.poll_interval.max(Duration::from_millis(100)));
+    let every =
+        (tasks.options.lease / 3).min(tasks.options.poll_interval.max(Duration::from_millis(100)));
     let outcome = loop {
         tokio::select! {
             outcome = &mut run => break outcome,
@@ -453,7 +589,13 @@ async fn drive(
 
 /// The status, result and error of a task whose call ended with `outcome`.
 fn ended(outcome: Result<Option<Reply>, String>) -> (TaskStatus, Option<Value>, Option<Value>) {
-    let failed = |message: String| (TaskStatus::Failed, None, Some(RpcError::internal(message).to_value()));
+    let failed = |message: String| {
+        (
+            TaskStatus::Failed,
+            None,
+            Some(RpcError::internal(message).to_value()),
+        )
+    };
     let reply = match outcome {
         Ok(Some(reply)) => reply,
         Ok(None) => return (TaskStatus::Cancelled, None, None),
@@ -471,7 +613,11 @@ fn ended(outcome: Result<Option<Reply>, String>) -> (TaskStatus, Option<Value>, 
     let Some(Value::Object(mut result)) = response.remove("result") else {
         return failed("the task ended without a result".into());
     };
-    if result.get("resultType").and_then(Value::as_str).is_some_and(|t| t != "complete") {
+    if result
+        .get("resultType")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t != "complete")
+    {
         return failed("the tool asked for input through its request after the call became a task; ask through ctx.task()".into());
     }
     result.remove("resultType");

@@ -24,9 +24,12 @@ use serde_json::{json, Value};
 
 use super::{now_ms, wire, TaskRecord, TaskStatus, Tasks, RELATED_TASK};
 use crate::context::RequestContext;
-use crate::outbound::Channel;
-use crate::peer::{decode_elicitation, request_live, ElicitForm, Elicitation, PeerError, SampleRequest, SampleResponse};
 use crate::notifier::{Change, Listeners};
+use crate::outbound::Channel;
+use crate::peer::{
+    decode_elicitation, request_live, ElicitForm, Elicitation, PeerError, SampleRequest,
+    SampleResponse,
+};
 use crate::sink::StreamOf;
 
 /// Who hears of a task's changes of status.
@@ -62,14 +65,21 @@ struct Started {
 
 impl std::fmt::Debug for TaskLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TaskLink").field("task", &self.started.get().map(|s| &s.id)).finish_non_exhaustive()
+        f.debug_struct("TaskLink")
+            .field("task", &self.started.get().map(|s| &s.id))
+            .finish_non_exhaustive()
     }
 }
 
 impl TaskLink {
     /// The call is now the task `id`, which `audience` hears of.
     pub(crate) fn start(&self, id: String, tasks: Arc<Tasks>, audience: Option<Audience>) {
-        let _ = self.started.set(Started { id, tasks, audience, announced: Mutex::new(TaskStatus::Working) });
+        let _ = self.started.set(Started {
+            id,
+            tasks,
+            audience,
+            announced: Mutex::new(TaskStatus::Working),
+        });
         self.wake.notify_waiters();
     }
 
@@ -82,8 +92,12 @@ impl TaskLink {
     /// task, as `tasks/get` gives it). Polling stays the client's way to be
     /// sure: a notification may be missed.
     pub(crate) fn announce(&self, record: &TaskRecord) {
-        let Some(started) = self.started.get() else { return };
-        let Some(audience) = &started.audience else { return };
+        let Some(started) = self.started.get() else {
+            return;
+        };
+        let Some(audience) = &started.audience else {
+            return;
+        };
         {
             let mut last = started.announced.lock().unwrap_or_else(|p| p.into_inner());
             if *last == record.status {
@@ -94,14 +108,21 @@ impl TaskLink {
         let stream = match audience {
             Audience::Session(stream) => stream,
             Audience::Listeners(listeners) => {
-                let change = Change::Task { id: record.id.clone(), owner: record.owner.clone(), task: wire::detailed(record) };
+                let change = Change::Task {
+                    id: record.id.clone(),
+                    owner: record.owner.clone(),
+                    task: wire::detailed(record),
+                };
                 listeners.try_deliver(&change);
                 return;
             }
         };
         let Some(sink) = stream() else { return };
         let params = Value::Object(wire::task(record));
-        if !sink.try_send(crate::jsonrpc::notification("notifications/tasks/status", &params)) {
+        if !sink.try_send(crate::jsonrpc::notification(
+            "notifications/tasks/status",
+            &params,
+        )) {
             tracing::debug!(task = %record.id, "a task status notification was dropped: the session's stream is full or closed");
         }
     }
@@ -140,12 +161,14 @@ impl RequestContext {
     /// supports tasks; `None` when the call runs inline only.
     pub fn task(&self) -> Option<TaskContext> {
         let link = Arc::clone(self.task_slot()?).downcast::<TaskLink>().ok()?;
-        Some(TaskContext { link, ctx: self.clone() })
+        Some(TaskContext {
+            link,
+            ctx: self.clone(),
+        })
     }
 }
 
 impl TaskContext {
-
     /// The request context of the call.
     pub fn request(&self) -> &RequestContext {
         &self.ctx
@@ -173,7 +196,9 @@ impl TaskContext {
 
     /// Sets the task's `statusMessage` (once it is a task; before, nothing).
     pub async fn status(&self, message: &str) {
-        let Some(started) = self.link.started.get() else { return };
+        let Some(started) = self.link.started.get() else {
+            return;
+        };
         let message = message.to_owned();
         let change = move |r: &mut TaskRecord| {
             if r.status.is_terminal() {
@@ -189,27 +214,52 @@ impl TaskContext {
     }
 
     /// Asks the user to fill in the form `T` under `key`.
-    pub async fn elicit<T: ElicitForm>(&self, key: &str, message: &str) -> Result<Elicitation<T>, PeerError> {
+    pub async fn elicit<T: ElicitForm>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Elicitation<T>, PeerError> {
         self.elicit_with(key, message, T::requested_schema()).await
     }
 
     /// Asks the user to fill in a form with `schema` under `key`; accepted
     /// content decodes into `T`.
-    pub async fn elicit_with<T: DeserializeOwned>(&self, key: &str, message: &str, schema: Value) -> Result<Elicitation<T>, PeerError> {
+    pub async fn elicit_with<T: DeserializeOwned>(
+        &self,
+        key: &str,
+        message: &str,
+        schema: Value,
+    ) -> Result<Elicitation<T>, PeerError> {
         let params = json!({ "mode": "form", "message": message, "requestedSchema": schema });
         let raw = match self.modern() {
-            true => self.ask(key, "elicitation", "elicitation/create", params).await?,
-            false => self.ask_session("elicitation", "elicitation/create", params).await?,
+            true => {
+                self.ask(key, "elicitation", "elicitation/create", params)
+                    .await?
+            }
+            false => {
+                self.ask_session("elicitation", "elicitation/create", params)
+                    .await?
+            }
         };
         decode_elicitation(raw, true).map_err(PeerError::InvalidResponse)
     }
 
     /// Asks the client's model for a completion under `key`.
-    pub async fn sample(&self, key: &str, request: SampleRequest) -> Result<SampleResponse, PeerError> {
+    pub async fn sample(
+        &self,
+        key: &str,
+        request: SampleRequest,
+    ) -> Result<SampleResponse, PeerError> {
         let params = Value::Object(request.params().clone());
         let raw = match self.modern() {
-            true => self.ask(key, "sampling", "sampling/createMessage", params).await?,
-            false => self.ask_session("sampling", "sampling/createMessage", params).await?,
+            true => {
+                self.ask(key, "sampling", "sampling/createMessage", params)
+                    .await?
+            }
+            false => {
+                self.ask_session("sampling", "sampling/createMessage", params)
+                    .await?
+            }
         };
         SampleResponse::decode(raw).map_err(PeerError::InvalidResponse)
     }
@@ -221,11 +271,22 @@ impl TaskContext {
     /// 2025-11-25: sends the request to the client on the session's
     /// stream, tied to the task, with the task `input_required` until the
     /// answer comes (back to `working` once no request waits).
-    async fn ask_session(&self, capability: &'static str, method: &str, mut params: Value) -> Result<Value, PeerError> {
-        if !self.ctx.client().is_some_and(|c| c.has_capability(capability)) {
+    async fn ask_session(
+        &self,
+        capability: &'static str,
+        method: &str,
+        mut params: Value,
+    ) -> Result<Value, PeerError> {
+        if !self
+            .ctx
+            .client()
+            .is_some_and(|c| c.has_capability(capability))
+        {
             return Err(PeerError::MissingCapability(capability));
         }
-        let Channel::Live { outbound, timeout } = self.ctx.channel().clone() else { return Err(PeerError::Disconnected) };
+        let Channel::Live { outbound, timeout } = self.ctx.channel().clone() else {
+            return Err(PeerError::Disconnected);
+        };
         let started = self.link.started().await;
         // The session's stream; for a driver that gave it none, the call's
         // own stream while it is open.
@@ -241,10 +302,20 @@ impl TaskContext {
         }
         meta[RELATED_TASK] = json!({ "taskId": started.id });
         self.link.asking.fetch_add(1, Ordering::AcqRel);
-        self.set_status(started, TaskStatus::Working, TaskStatus::InputRequired).await;
-        let answer = request_live(self.ctx.cancellation(), &sink, &outbound, timeout, method, &params).await;
+        self.set_status(started, TaskStatus::Working, TaskStatus::InputRequired)
+            .await;
+        let answer = request_live(
+            self.ctx.cancellation(),
+            &sink,
+            &outbound,
+            timeout,
+            method,
+            &params,
+        )
+        .await;
         if self.link.asking.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.set_status(started, TaskStatus::InputRequired, TaskStatus::Working).await;
+            self.set_status(started, TaskStatus::InputRequired, TaskStatus::Working)
+                .await;
         }
         answer
     }
@@ -263,14 +334,26 @@ impl TaskContext {
         match started.tasks.store().update(&started.id, &change).await {
             Ok(Some(record)) => self.link.announce(&record),
             Ok(None) => {}
-            Err(e) => tracing::warn!(task = %started.id, error = %e, "cannot record the task's status"),
+            Err(e) => {
+                tracing::warn!(task = %started.id, error = %e, "cannot record the task's status")
+            }
         }
     }
 
     /// Parks the task as `input_required` with the request `key` until
     /// `tasks/update` brings its answer.
-    async fn ask(&self, key: &str, capability: &'static str, method: &str, params: Value) -> Result<Value, PeerError> {
-        if !self.ctx.client().is_some_and(|c| c.has_capability(capability)) {
+    async fn ask(
+        &self,
+        key: &str,
+        capability: &'static str,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, PeerError> {
+        if !self
+            .ctx
+            .client()
+            .is_some_and(|c| c.has_capability(capability))
+        {
             return Err(PeerError::MissingCapability(capability));
         }
         let started = self.link.started().await;
@@ -297,7 +380,9 @@ impl TaskContext {
             let take = move |r: &mut TaskRecord| r.input_responses.remove(&key_owned).is_some();
             // The record before the change tells whether the answer was there.
             let before = store.get(&started.id).await.map_err(fail)?;
-            let Some(before) = before else { return Err(PeerError::Disconnected) };
+            let Some(before) = before else {
+                return Err(PeerError::Disconnected);
+            };
             if before.status.is_terminal() {
                 return Err(PeerError::Disconnected);
             }

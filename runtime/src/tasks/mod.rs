@@ -30,7 +30,9 @@ pub use link::TaskContext;
 pub(crate) use link::{Audience, TaskLink};
 #[cfg(feature = "redis")]
 pub use redis::RedisTaskStore;
-pub use store::{MemoryTaskStore, TaskChange, TaskFuture, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
+pub use store::{
+    MemoryTaskStore, TaskChange, TaskFuture, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
+};
 
 use crate::cancel::CancellationToken;
 
@@ -61,14 +63,18 @@ impl TaskSupport {
 
     /// The declaration, or what is wrong with it.
     pub fn check(tool: &Value) -> Result<Self, String> {
-        let Some(execution) = tool.get("execution") else { return Ok(TaskSupport::Forbidden) };
+        let Some(execution) = tool.get("execution") else {
+            return Ok(TaskSupport::Forbidden);
+        };
         match execution.get("taskSupport") {
             _ if !execution.is_object() => Err("`execution` must be an object".into()),
             None => Ok(TaskSupport::Forbidden),
             Some(Value::String(v)) if v == "forbidden" => Ok(TaskSupport::Forbidden),
             Some(Value::String(v)) if v == "optional" => Ok(TaskSupport::Optional),
             Some(Value::String(v)) if v == "required" => Ok(TaskSupport::Required),
-            Some(other) => Err(format!("`taskSupport` must be \"forbidden\", \"optional\" or \"required\", not {other}")),
+            Some(other) => Err(format!(
+                "`taskSupport` must be \"forbidden\", \"optional\" or \"required\", not {other}"
+            )),
         }
     }
 }
@@ -132,7 +138,11 @@ pub(crate) struct Running {
 
 impl Tasks {
     pub(crate) fn new(options: TaskOptions) -> Result<Self, crate::random::RandomError> {
-        Ok(Self { options, replica: new_id()?, running: Mutex::default() })
+        Ok(Self {
+            options,
+            replica: new_id()?,
+            running: Mutex::default(),
+        })
     }
 
     pub(crate) fn store(&self) -> &dyn TaskStore {
@@ -140,22 +150,34 @@ impl Tasks {
     }
 
     pub(crate) fn register(&self, id: &str, running: Running) {
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_owned(), running);
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_owned(), running);
     }
 
     pub(crate) fn unregister(&self, id: &str) {
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
     }
 
     /// The handler of `id`, when it runs in this process.
     pub(crate) fn local(&self, id: &str) -> Option<Running> {
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
     }
 }
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A new unguessable id: 128 random bits as 32 hex digits; an error when
@@ -206,11 +228,25 @@ mod tests {
     #[test]
     fn task_support_reads_execution() {
         let tool = |v: Value| serde_json::json!({"name": "t", "execution": {"taskSupport": v}});
-        assert_eq!(TaskSupport::of(&tool("required".into())), TaskSupport::Required);
-        assert_eq!(TaskSupport::of(&tool("optional".into())), TaskSupport::Optional);
-        assert_eq!(TaskSupport::of(&tool("forbidden".into())), TaskSupport::Forbidden);
-        assert_eq!(TaskSupport::of(&serde_json::json!({"name": "t"})), TaskSupport::Forbidden);
-        assert!(TaskSupport::check(&tool("sometimes".into())).unwrap_err().contains("\"sometimes\""));
+        assert_eq!(
+            TaskSupport::of(&tool("required".into())),
+            TaskSupport::Required
+        );
+        assert_eq!(
+            TaskSupport::of(&tool("optional".into())),
+            TaskSupport::Optional
+        );
+        assert_eq!(
+            TaskSupport::of(&tool("forbidden".into())),
+            TaskSupport::Forbidden
+        );
+        assert_eq!(
+            TaskSupport::of(&serde_json::json!({"name": "t"})),
+            TaskSupport::Forbidden
+        );
+        assert!(TaskSupport::check(&tool("sometimes".into()))
+            .unwrap_err()
+            .contains("\"sometimes\""));
         assert!(TaskSupport::check(&serde_json::json!({"execution": true})).is_err());
     }
 
@@ -238,16 +274,32 @@ mod tests {
         };
         assert!(store.create(&record("a", "alice", None), 2).await.unwrap());
         assert!(store.create(&record("b", "alice", None), 2).await.unwrap());
-        assert!(!store.create(&record("c", "alice", None), 2).await.unwrap(), "a third unfinished task is refused");
-        assert!(store.create(&record("d", "bob", None), 2).await.unwrap(), "the bound is per owner");
+        assert!(
+            !store.create(&record("c", "alice", None), 2).await.unwrap(),
+            "a third unfinished task is refused"
+        );
+        assert!(
+            store.create(&record("d", "bob", None), 2).await.unwrap(),
+            "the bound is per owner"
+        );
         let done = store.update("a", &|r| {
             r.status = TaskStatus::Completed;
             true
         });
         assert_eq!(done.await.unwrap().unwrap().status, TaskStatus::Completed);
-        assert!(store.create(&record("c", "alice", None), 2).await.unwrap(), "a finished task no longer counts");
+        assert!(
+            store.create(&record("c", "alice", None), 2).await.unwrap(),
+            "a finished task no longer counts"
+        );
         assert_eq!(store.list("alice").await.unwrap().len(), 3);
-        assert!(store.create(&record("e", "carol", Some(0)), 2).await.unwrap());
-        assert_eq!(store.get("e").await.unwrap(), None, "a task past its ttl is gone");
+        assert!(store
+            .create(&record("e", "carol", Some(0)), 2)
+            .await
+            .unwrap());
+        assert_eq!(
+            store.get("e").await.unwrap(),
+            None,
+            "a task past its ttl is gone"
+        );
     }
 }

@@ -63,7 +63,10 @@ struct Inner {
 
 impl std::fmt::Debug for RedisTaskStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisTaskStore").field("prefix", &self.inner.prefix).field("timeout", &self.inner.timeout).finish()
+        f.debug_struct("RedisTaskStore")
+            .field("prefix", &self.inner.prefix)
+            .field("timeout", &self.inner.timeout)
+            .finish()
     }
 }
 
@@ -103,30 +106,58 @@ impl RedisTaskStore {
     }
 
     async fn connection(&self) -> Result<MultiplexedConnection, TaskStoreError> {
-        if let Some(open) = self.inner.connection.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(open) = self
+            .inner
+            .connection
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
             return Ok(open);
         }
-        let open = tokio::time::timeout(self.inner.timeout, self.inner.client.get_multiplexed_async_connection())
-            .await
-            .map_err(|_| failed("no connection within the time limit"))?
-            .map_err(failed)?;
-        *self.inner.connection.lock().unwrap_or_else(|p| p.into_inner()) = Some(open.clone());
+        let open = tokio::time::timeout(
+            self.inner.timeout,
+            self.inner.client.get_multiplexed_async_connection(),
+        )
+        .await
+        .map_err(|_| failed("no connection within the time limit"))?
+        .map_err(failed)?;
+        *self
+            .inner
+            .connection
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(open.clone());
         Ok(open)
     }
 
     /// Runs one command within the time limit; a failure drops the
     /// connection (the next command connects again).
-    async fn run<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Result<T, TaskStoreError> {
+    async fn run<T: redis::FromRedisValue>(
+        &self,
+        command: redis::Cmd,
+    ) -> Result<T, TaskStoreError> {
         let result = async {
             let mut connection = self.connection().await?;
-            match tokio::time::timeout(self.inner.timeout, command.query_async::<T>(&mut connection)).await {
+            match tokio::time::timeout(
+                self.inner.timeout,
+                command.query_async::<T>(&mut connection),
+            )
+            .await
+            {
                 Ok(answer) => answer.map_err(failed),
-                Err(_) => Err(failed(format!("no answer within {} ms", self.inner.timeout.as_millis()))),
+                Err(_) => Err(failed(format!(
+                    "no answer within {} ms",
+                    self.inner.timeout.as_millis()
+                ))),
             }
         }
         .await;
         if result.is_err() {
-            *self.inner.connection.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            *self
+                .inner
+                .connection
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = None;
         }
         result
     }
@@ -145,8 +176,17 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let text = serde_json::to_string(record).map_err(failed)?;
             let mut command = redis::cmd("EVAL");
-            command.arg(CREATE).arg(2).arg(self.key(&record.id)).arg(self.owner_key(&record.owner));
-            command.arg(text).arg(limit).arg(record.ttl_ms.unwrap_or(0)).arg(&self.inner.prefix).arg(&record.id);
+            command
+                .arg(CREATE)
+                .arg(2)
+                .arg(self.key(&record.id))
+                .arg(self.owner_key(&record.owner));
+            command
+                .arg(text)
+                .arg(limit)
+                .arg(record.ttl_ms.unwrap_or(0))
+                .arg(&self.inner.prefix)
+                .arg(&record.id);
             let created: i64 = self.run(command).await?;
             Ok(created == 1)
         })
@@ -161,10 +201,16 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
-    fn update<'a>(&'a self, id: &'a str, change: TaskChange<'a>) -> TaskFuture<'a, Option<TaskRecord>> {
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> TaskFuture<'a, Option<TaskRecord>> {
         Box::pin(async move {
             for _ in 0..MAX_SWAPS {
-                let Some(old) = self.text(id).await? else { return Ok(None) };
+                let Some(old) = self.text(id).await? else {
+                    return Ok(None);
+                };
                 let mut record = decode(id, &old)?;
                 if !change(&mut record) {
                     return Ok(Some(record));
@@ -177,13 +223,17 @@ impl TaskStore for RedisTaskStore {
                     return Ok(Some(record));
                 }
             }
-            Err(TaskStoreError(format!("task {id} kept changing under {MAX_SWAPS} updates; retry")))
+            Err(TaskStoreError(format!(
+                "task {id} kept changing under {MAX_SWAPS} updates; retry"
+            )))
         })
     }
 
     fn list<'a>(&'a self, owner: &'a str) -> TaskFuture<'a, Vec<TaskRecord>> {
         Box::pin(async move {
-            let ids: Vec<String> = self.run(redis::cmd("SMEMBERS").arg(self.owner_key(owner)).clone()).await?;
+            let ids: Vec<String> = self
+                .run(redis::cmd("SMEMBERS").arg(self.owner_key(owner)).clone())
+                .await?;
             let mut list = Vec::with_capacity(ids.len());
             for id in ids {
                 if let Some(text) = self.text(&id).await? {

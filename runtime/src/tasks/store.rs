@@ -57,7 +57,10 @@ impl TaskStatus {
 
     /// Whether nothing changes it any more.
     pub fn is_terminal(self) -> bool {
-        matches!(self, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled)
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
     }
 }
 
@@ -109,7 +112,8 @@ pub struct TaskRecord {
 impl TaskRecord {
     /// Whether its time-to-live has passed at `now_ms`.
     pub fn expired(&self, now_ms: u64) -> bool {
-        self.ttl_ms.is_some_and(|ttl| self.created_ms.saturating_add(ttl) <= now_ms)
+        self.ttl_ms
+            .is_some_and(|ttl| self.created_ms.saturating_add(ttl) <= now_ms)
     }
 }
 
@@ -128,7 +132,11 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Applies `change` to the record `id` atomically and gives the record
     /// after it; `None` when unknown or expired.
-    fn update<'a>(&'a self, id: &'a str, change: TaskChange<'a>) -> TaskFuture<'a, Option<TaskRecord>>;
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> TaskFuture<'a, Option<TaskRecord>>;
 
     /// The records of `owner`, oldest first.
     fn list<'a>(&'a self, owner: &'a str) -> TaskFuture<'a, Vec<TaskRecord>>;
@@ -158,7 +166,10 @@ impl TaskStore for MemoryTaskStore {
     fn create<'a>(&'a self, record: &'a TaskRecord, limit: usize) -> TaskFuture<'a, bool> {
         Box::pin(async move {
             let mut map = self.locked();
-            let running = map.values().filter(|r| r.owner == record.owner && !r.status.is_terminal()).count();
+            let running = map
+                .values()
+                .filter(|r| r.owner == record.owner && !r.status.is_terminal())
+                .count();
             if running >= limit {
                 return Ok(false);
             }
@@ -171,10 +182,16 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(async move { Ok(self.locked().get(id).cloned()) })
     }
 
-    fn update<'a>(&'a self, id: &'a str, change: TaskChange<'a>) -> TaskFuture<'a, Option<TaskRecord>> {
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> TaskFuture<'a, Option<TaskRecord>> {
         Box::pin(async move {
             let mut map = self.locked();
-            let Some(record) = map.get_mut(id) else { return Ok(None) };
+            let Some(record) = map.get_mut(id) else {
+                return Ok(None);
+            };
             let mut changed = record.clone();
             if change(&mut changed) {
                 *record = changed;
@@ -185,7 +202,12 @@ impl TaskStore for MemoryTaskStore {
 
     fn list<'a>(&'a self, owner: &'a str) -> TaskFuture<'a, Vec<TaskRecord>> {
         Box::pin(async move {
-            let mut list: Vec<TaskRecord> = self.locked().values().filter(|r| r.owner == owner).cloned().collect();
+            let mut list: Vec<TaskRecord> = self
+                .locked()
+                .values()
+                .filter(|r| r.owner == owner)
+                .cloned()
+                .collect();
             list.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
             Ok(list)
         })

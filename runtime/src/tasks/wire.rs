@@ -10,7 +10,11 @@ use super::{iso8601, TaskRecord, TaskStatus};
 
 /// The `Task` members common to both revisions, with each one's names.
 pub(crate) fn task(record: &TaskRecord) -> Map<String, Value> {
-    let (ttl, poll) = if record.modern { ("ttlMs", "pollIntervalMs") } else { ("ttl", "pollInterval") };
+    let (ttl, poll) = if record.modern {
+        ("ttlMs", "pollIntervalMs")
+    } else {
+        ("ttl", "pollInterval")
+    };
     let mut task = Map::new();
     task.insert("taskId".into(), Value::from(record.id.as_str()));
     task.insert("status".into(), Value::from(record.status.as_str()));
@@ -18,7 +22,10 @@ pub(crate) fn task(record: &TaskRecord) -> Map<String, Value> {
         task.insert("statusMessage".into(), Value::from(message.as_str()));
     }
     task.insert("createdAt".into(), Value::from(iso8601(record.created_ms)));
-    task.insert("lastUpdatedAt".into(), Value::from(iso8601(record.updated_ms)));
+    task.insert(
+        "lastUpdatedAt".into(),
+        Value::from(iso8601(record.updated_ms)),
+    );
     task.insert(ttl.into(), record.ttl_ms.map_or(Value::Null, Value::from));
     task.insert(poll.into(), Value::from(record.poll_ms));
     task
@@ -45,13 +52,28 @@ pub(crate) fn detailed(record: &TaskRecord) -> Value {
     if record.modern {
         match record.status {
             TaskStatus::InputRequired => {
-                task.insert("inputRequests".into(), Value::Object(record.input_requests.clone()));
+                task.insert(
+                    "inputRequests".into(),
+                    Value::Object(record.input_requests.clone()),
+                );
             }
             TaskStatus::Completed => {
-                task.insert("result".into(), record.result.clone().unwrap_or_else(|| Value::Object(Map::new())));
+                task.insert(
+                    "result".into(),
+                    record
+                        .result
+                        .clone()
+                        .unwrap_or_else(|| Value::Object(Map::new())),
+                );
             }
             TaskStatus::Failed => {
-                task.insert("error".into(), record.error.clone().unwrap_or_else(|| Value::Object(Map::new())));
+                task.insert(
+                    "error".into(),
+                    record
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| Value::Object(Map::new())),
+                );
             }
             TaskStatus::Working | TaskStatus::Cancelled => {}
         }
@@ -91,7 +113,11 @@ mod tests {
         assert_eq!(modern["resultType"], "task");
         assert_eq!(modern["ttlMs"], 60_000);
         assert_eq!(modern["pollIntervalMs"], 500);
-        assert!(modern.get("ttl").is_none() && modern.get("task").is_none() && modern.get("result").is_none());
+        assert!(
+            modern.get("ttl").is_none()
+                && modern.get("task").is_none()
+                && modern.get("result").is_none()
+        );
         let legacy = created(&record(false));
         assert_eq!(legacy["task"]["ttl"], 60_000);
         assert_eq!(legacy["task"]["pollInterval"], 500);
@@ -101,6 +127,9 @@ mod tests {
     #[test]
     fn the_extension_inlines_the_result_in_tasks_get() {
         assert_eq!(detailed(&record(true))["result"], json!({"content": []}));
-        assert!(detailed(&record(false)).get("result").is_none(), "2025-11-25 has tasks/result for it");
+        assert!(
+            detailed(&record(false)).get("result").is_none(),
+            "2025-11-25 has tasks/result for it"
+        );
     }
 }

@@ -78,7 +78,9 @@ impl ConnectError {
             hint: None,
             source: None,
         };
-        Self { inner: Box::new(inner) }
+        Self {
+            inner: Box::new(inner),
+        }
     }
 
     /// Names the host name (of the certificate check, or connected to).
@@ -150,7 +152,8 @@ impl ConnectError {
     /// The connection error an I/O error carries, if any (the HTTP
     /// transport reports connection failures as I/O errors wrapping one).
     pub fn from_io(e: &std::io::Error) -> Option<&ConnectError> {
-        e.get_ref().and_then(|inner| inner.downcast_ref::<ConnectError>())
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<ConnectError>())
     }
 
     /// As an I/O error (of the matching [`std::io::ErrorKind`]) wrapping it.
@@ -161,7 +164,9 @@ impl ConnectError {
             ConnectErrorKind::Reset => K::ConnectionReset,
             ConnectErrorKind::Timeout => K::TimedOut,
             ConnectErrorKind::Config => K::InvalidInput,
-            ConnectErrorKind::ProxyRefused | ConnectErrorKind::ProxyAuthRequired => K::PermissionDenied,
+            ConnectErrorKind::ProxyRefused | ConnectErrorKind::ProxyAuthRequired => {
+                K::PermissionDenied
+            }
             ConnectErrorKind::Dns | ConnectErrorKind::Network => K::Other,
             _ => K::InvalidData,
         };
@@ -185,6 +190,9 @@ impl fmt::Display for ConnectError {
 
 impl std::error::Error for ConnectError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.inner.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+        self.inner
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }

@@ -121,11 +121,21 @@ impl Doc {
     /// document cannot hold it the same way (see the module docs).
     pub fn encode<T: Serialize + ?Sized>(value: &T) -> Option<Doc> {
         let (slots, json, open) = pool::take();
-        let mut b = Builder { doc: Doc { slots, json, side: String::new() }, open, key: None };
+        let mut b = Builder {
+            doc: Doc {
+                slots,
+                json,
+                side: String::new(),
+            },
+            open,
+            key: None,
+        };
         let encoded = value.serialize(&mut b).is_ok();
         let Builder { doc, mut open, .. } = b;
         // Positions are kept as `u32`: larger documents are refused.
-        let fits = [doc.slots.len(), doc.json.len(), doc.side.len()].iter().all(|&n| u32::try_from(n).is_ok());
+        let fits = [doc.slots.len(), doc.json.len(), doc.side.len()]
+            .iter()
+            .all(|&n| u32::try_from(n).is_ok());
         let complete = encoded && fits && !doc.slots.is_empty() && open.is_empty();
         open.clear();
         pool::give_open(open);
@@ -200,17 +210,24 @@ impl Doc {
 
     fn bytes(&self, span: Span) -> &[u8] {
         let buf = if span.side { &self.side } else { &self.json };
-        buf.as_bytes().get(span.start as usize..span.end as usize).unwrap_or_default()
+        buf.as_bytes()
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or_default()
     }
 
     fn str(&self, span: Span) -> &str {
         let buf = if span.side { &self.side } else { &self.json };
-        buf.get(span.start as usize..span.end as usize).unwrap_or("")
+        buf.get(span.start as usize..span.end as usize)
+            .unwrap_or("")
     }
 
     /// The members of the container at `at`: (index, name) pairs.
     fn members(&self, at: u32) -> Members<'_> {
-        Members { doc: self, next: at + 1, end: self.slots[at as usize].end }
+        Members {
+            doc: self,
+            next: at + 1,
+            end: self.slots[at as usize].end,
+        }
     }
 
     /// The document as a `serde_json::Value`.
@@ -271,7 +288,10 @@ impl Doc {
 
 impl Drop for Doc {
     fn drop(&mut self) {
-        pool::give(std::mem::take(&mut self.slots), std::mem::take(&mut self.json));
+        pool::give(
+            std::mem::take(&mut self.slots),
+            std::mem::take(&mut self.json),
+        );
     }
 }
 
@@ -378,10 +398,13 @@ fn push_plain(out: &mut String, s: &str) -> Option<Span> {
         }
         *base.add(len) = b'"';
         buf.set_len(len + 1);
-        Some(Span { start: index(at + 1), end: index(len), side: false })
+        Some(Span {
+            start: index(at + 1),
+            end: index(len),
+            side: false,
+        })
     }
 }
-
 
 /// A position in the document's buffers as kept in its nodes. Larger
 /// documents are refused when finished (see [`Doc::encode`]), so a
@@ -402,11 +425,16 @@ mod tests {
         assert_eq!(out, "head:\"Oslo é😀\"\"\"");
         // A byte that needs escaping, first, in the middle or last,
         // past the capacity the text had: nothing is appended.
-        for s in ["\"x", "a long name with a quote \" inside", "tab\t", "back\\slash", "nul\u{0}"] {
+        for s in [
+            "\"x",
+            "a long name with a quote \" inside",
+            "tab\t",
+            "back\\slash",
+            "nul\u{0}",
+        ] {
             let before = out.clone();
             assert!(super::push_plain(&mut out, s).is_none(), "{s:?}");
             assert_eq!(out, before);
         }
     }
-
 }

@@ -102,7 +102,9 @@ fn lex(text: &str) -> Vec<Tok> {
             }
             out.push(Tok::Ident(word));
         } else if c.is_ascii_digit() {
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '.') {
+            while i < chars.len()
+                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '.')
+            {
                 i += 1;
             }
         } else if c == ':' && next == Some(':') {
@@ -213,7 +215,12 @@ fn ident(t: Option<&Tok>) -> Option<&str> {
 }
 
 /// Parses the use tree at `toks[*i]` with `prefix`, pushing (path, name) pairs.
-fn use_tree(toks: &[Tok], i: &mut usize, prefix: Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+fn use_tree(
+    toks: &[Tok],
+    i: &mut usize,
+    prefix: Vec<String>,
+    out: &mut Vec<(Vec<String>, String)>,
+) {
     let mut path = prefix;
     loop {
         match toks.get(*i) {
@@ -268,7 +275,11 @@ fn read_file(module: Vec<String>, text: &str) -> File {
             let public = i > 0
                 && (ident(toks.get(i - 1)) == Some("pub")
                     || (toks.get(i - 1) == Some(&Tok::Punct(')'))
-                        && toks[..i].iter().rev().nth(3).is_some_and(|t| *t == Tok::Ident("pub".into()))));
+                        && toks[..i]
+                            .iter()
+                            .rev()
+                            .nth(3)
+                            .is_some_and(|t| *t == Tok::Ident("pub".into()))));
             i += 1;
             if toks.get(i) == Some(&Tok::PathSep) {
                 i += 1; // `use ::std::…`
@@ -277,9 +288,17 @@ fn read_file(module: Vec<String>, text: &str) -> File {
             use_tree(&toks, &mut i, Vec::new(), &mut items);
             for (path, name) in items {
                 // `use a::b::{self, …}`: `self` names `a::b`.
-                let path: Vec<String> =
-                    path.into_iter().enumerate().filter(|(k, s)| *k == 0 || s != "self").map(|(_, s)| s).collect();
-                let name = if name == "self" { path.last().cloned().unwrap_or_default() } else { name };
+                let path: Vec<String> = path
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(k, s)| *k == 0 || s != "self")
+                    .map(|(_, s)| s)
+                    .collect();
+                let name = if name == "self" {
+                    path.last().cloned().unwrap_or_default()
+                } else {
+                    name
+                };
                 if public {
                     if name != "*" {
                         exports.insert(name, path);
@@ -310,7 +329,11 @@ fn read_file(module: Vec<String>, text: &str) -> File {
         }
         i += 1;
     }
-    File { module, paths, exports }
+    File {
+        module,
+        paths,
+        exports,
+    }
 }
 
 /// Every `.rs` file under `dir`.
@@ -326,7 +349,10 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn module_of(rel: &Path) -> Vec<String> {
-    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
     let last = parts.pop().unwrap();
     let stem = last.trim_end_matches(".rs");
     if !(stem == "mod" || (parts.is_empty() && (stem == "lib" || stem == "main"))) {
@@ -343,15 +369,23 @@ pub(crate) fn read(src: &Path) -> Edges {
     let files: Vec<File> = files
         .iter()
         .filter(|f| f.file_name().is_some_and(|n| n != "tests.rs"))
-        .map(|f| read_file(module_of(f.strip_prefix(src).unwrap()), &std::fs::read_to_string(f).unwrap()))
+        .map(|f| {
+            read_file(
+                module_of(f.strip_prefix(src).unwrap()),
+                &std::fs::read_to_string(f).unwrap(),
+            )
+        })
         .collect();
-    let modules: BTreeMap<Vec<String>, &File> = files.iter().map(|f| (f.module.clone(), f)).collect();
+    let modules: BTreeMap<Vec<String>, &File> =
+        files.iter().map(|f| (f.module.clone(), f)).collect();
     let mut edges = Edges::new();
     for file in &files {
         let from = file.module.join("::");
         let deps = edges.entry(from.clone()).or_default();
         for path in &file.paths {
-            let Some(abs) = absolute(&file.module, path, &modules) else { continue };
+            let Some(abs) = absolute(&file.module, path, &modules) else {
+                continue;
+            };
             let to = resolve(abs, &modules, 0).join("::");
             if to != from {
                 deps.insert(to);
@@ -363,7 +397,11 @@ pub(crate) fn read(src: &Path) -> Edges {
 
 /// A path as written in `module`, made absolute; `None` when it names
 /// something outside the crate (std, a dependency, a local item).
-fn absolute(module: &[String], path: &[String], modules: &BTreeMap<Vec<String>, &File>) -> Option<Vec<String>> {
+fn absolute(
+    module: &[String],
+    path: &[String],
+    modules: &BTreeMap<Vec<String>, &File>,
+) -> Option<Vec<String>> {
     let mut base: Vec<String> = module.to_vec();
     let mut rest = path;
     match rest.first().map(String::as_str) {
@@ -422,9 +460,17 @@ fn resolve(path: Vec<String>, modules: &BTreeMap<Vec<String>, &File>, depth: usi
 pub(crate) fn folders(edges: &Edges) -> BTreeMap<String, Edges> {
     let mut out: BTreeMap<String, Edges> = BTreeMap::new();
     for (from, tos) in edges {
-        let f: Vec<&str> = if from.is_empty() { vec![] } else { from.split("::").collect() };
+        let f: Vec<&str> = if from.is_empty() {
+            vec![]
+        } else {
+            from.split("::").collect()
+        };
         for to in tos {
-            let t: Vec<&str> = if to.is_empty() { vec![] } else { to.split("::").collect() };
+            let t: Vec<&str> = if to.is_empty() {
+                vec![]
+            } else {
+                to.split("::").collect()
+            };
             let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
             // A file importing its own folder's module or a module below it
             // is a parent-child edge, not one between siblings.
@@ -458,17 +504,24 @@ pub(crate) fn cycles(edges: &Edges) -> Vec<String> {
             }
             seen
         };
-        let reaches: BTreeMap<&String, BTreeSet<String>> = graph.keys().map(|k| (k, reach(k))).collect();
+        let reaches: BTreeMap<&String, BTreeSet<String>> =
+            graph.keys().map(|k| (k, reach(k))).collect();
         let mut done = BTreeSet::new();
         for (node, r) in &reaches {
             if done.contains(*node) || !r.contains(*node) {
                 continue;
             }
-            let members: Vec<&String> =
-                r.iter().filter(|m| reaches.get(m).is_some_and(|back| back.contains(*node))).collect();
+            let members: Vec<&String> = r
+                .iter()
+                .filter(|m| reaches.get(m).is_some_and(|back| back.contains(*node)))
+                .collect();
             done.extend(members.iter().map(|m| (*m).clone()));
             let names: Vec<&str> = members.iter().map(|m| m.as_str()).collect();
-            let folder = if folder.is_empty() { "crate" } else { folder.as_str() };
+            let folder = if folder.is_empty() {
+                "crate"
+            } else {
+                folder.as_str()
+            };
             found.push(format!("{folder}: {}", names.join(", ")));
         }
     }
@@ -478,5 +531,9 @@ pub(crate) fn cycles(edges: &Edges) -> Vec<String> {
 /// What the top-level module `name` (with everything below it) imports
 /// from the other top-level modules.
 pub(crate) fn top_level_deps(edges: &Edges, name: &str) -> BTreeSet<String> {
-    folders(edges).get("").and_then(|g| g.get(name)).cloned().unwrap_or_default()
+    folders(edges)
+        .get("")
+        .and_then(|g| g.get(name))
+        .cloned()
+        .unwrap_or_default()
 }

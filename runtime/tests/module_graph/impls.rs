@@ -33,8 +33,12 @@ fn defined(line: &str) -> Option<&str> {
         }
         rest = rest.trim_start();
     }
-    let rest = ["struct ", "enum ", "union ", "trait "].iter().find_map(|k| rest.strip_prefix(k))?;
-    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let rest = ["struct ", "enum ", "union ", "trait "]
+        .iter()
+        .find_map(|k| rest.strip_prefix(k))?;
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
     (end > 0).then(|| &rest[..end])
 }
 
@@ -66,10 +70,15 @@ fn inherent(line: &str) -> Option<&str> {
         return None;
     }
     let rest = skip_generics(rest).trim_start();
-    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(rest.len());
     let path = &rest[..end];
     let tail = skip_generics(&rest[end..]).trim_start();
-    if path.is_empty() || !(tail.starts_with('{') || tail.starts_with("where")) || tail.contains(" for ") {
+    if path.is_empty()
+        || !(tail.starts_with('{') || tail.starts_with("where"))
+        || tail.contains(" for ")
+    {
         return None;
     }
     path.rsplit("::").next()
@@ -92,7 +101,13 @@ fn quoted(lines: &[&str]) -> Vec<bool> {
     let mut depth = 0usize;
     for line in lines {
         let inside = depth > 0;
-        let counted = if depth == 0 { line.find("quote! {").or_else(|| line.find("quote!{")).map(|at| &line[at..]) } else { Some(*line) };
+        let counted = if depth == 0 {
+            line.find("quote! {")
+                .or_else(|| line.find("quote!{"))
+                .map(|at| &line[at..])
+        } else {
+            Some(*line)
+        };
         if let Some(text) = counted {
             for c in text.chars() {
                 match c {
@@ -116,7 +131,12 @@ pub(crate) fn stray(src: &Path) -> (Vec<String>, usize) {
     files.sort();
     let texts: Vec<(String, String)> = files
         .iter()
-        .map(|f| (f.strip_prefix(src).unwrap().display().to_string(), std::fs::read_to_string(f).unwrap()))
+        .map(|f| {
+            (
+                f.strip_prefix(src).unwrap().display().to_string(),
+                std::fs::read_to_string(f).unwrap(),
+            )
+        })
         .collect();
     let mut homes: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for (name, text) in &texts {
@@ -142,7 +162,11 @@ pub(crate) fn stray(src: &Path) -> (Vec<String>, usize) {
             let Some(home) = homes.get(ty) else { continue };
             if !home.contains(name.as_str()) && !excused(&lines, index) {
                 let home: Vec<&str> = home.iter().copied().collect();
-                found.push(format!("{name}:{}: impl {ty} (defined in {})", index + 1, home.join(", ")));
+                found.push(format!(
+                    "{name}:{}: impl {ty} (defined in {})",
+                    index + 1,
+                    home.join(", ")
+                ));
             }
         }
     }

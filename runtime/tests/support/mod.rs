@@ -55,7 +55,12 @@ pub(crate) struct Request {
 impl Request {
     /// `method path` with no headers besides `Host` (added when sent).
     pub(crate) fn new(method: &str, path: &str) -> Self {
-        Self { method: method.to_owned(), path: path.to_owned(), headers: Vec::new(), body: Body::None }
+        Self {
+            method: method.to_owned(),
+            path: path.to_owned(),
+            headers: Vec::new(),
+            body: Body::None,
+        }
     }
 
     /// A POST of `body` to `/mcp` with the headers a conforming client
@@ -117,7 +122,11 @@ impl Request {
 
     fn encode(&self, host: &str) -> Vec<u8> {
         let mut head = format!("{} {} HTTP/1.1\r\n", self.method, self.path);
-        if !self.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        if !self
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("host"))
+        {
             head.push_str(&format!("Host: {host}\r\n"));
         }
         for (name, value) in &self.headers {
@@ -163,20 +172,31 @@ pub(crate) struct Head {
 impl Head {
     /// The first header named `name` (case-insensitive).
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// The media type of `Content-Type`, lower case, without parameters.
     pub(crate) fn media_type(&self) -> Option<String> {
-        self.header("content-type").map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        self.header("content-type").map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
     }
 
     fn chunked(&self) -> bool {
-        self.header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+        self.header("transfer-encoding")
+            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
     }
 
     fn content_length(&self) -> Option<usize> {
-        self.header("content-length").and_then(|v| v.trim().parse().ok())
+        self.header("content-length")
+            .and_then(|v| v.trim().parse().ok())
     }
 }
 
@@ -202,8 +222,13 @@ impl Response {
 
     /// The body as JSON; panics with the body when it is not JSON.
     pub(crate) fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("status {}: body is not JSON ({e}): {:?}", self.status(), self.text()))
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "status {}: body is not JSON ({e}): {:?}",
+                self.status(),
+                self.text()
+            )
+        })
     }
 
     /// The JSON-RPC error code of the body.
@@ -221,27 +246,39 @@ pub(crate) struct Conn {
 impl Conn {
     /// Connects to `addr` (sending `Host: addr` unless a request sets one).
     pub(crate) async fn open(addr: SocketAddr) -> Self {
-        let stream = within("connect", TcpStream::connect(addr)).await.expect("connect to the test server");
+        let stream = within("connect", TcpStream::connect(addr))
+            .await
+            .expect("connect to the test server");
         stream.set_nodelay(true).ok();
-        Self { io: BufReader::new(stream), host: addr.to_string() }
+        Self {
+            io: BufReader::new(stream),
+            host: addr.to_string(),
+        }
     }
 
     /// Writes `request`.
     pub(crate) async fn send(&mut self, request: &Request) {
         let bytes = request.encode(&self.host);
-        within("send a request", self.io.get_mut().write_all(&bytes)).await.expect("write the request");
+        within("send a request", self.io.get_mut().write_all(&bytes))
+            .await
+            .expect("write the request");
     }
 
     async fn line(&mut self) -> Option<String> {
         let mut line = String::new();
-        let n = within("read a line", self.io.read_line(&mut line)).await.ok()?;
+        let n = within("read a line", self.io.read_line(&mut line))
+            .await
+            .ok()?;
         (n > 0).then(|| line.trim_end_matches(['\r', '\n']).to_owned())
     }
 
     /// Reads a status line and headers (skipping `100 Continue`).
     pub(crate) async fn head(&mut self) -> Head {
         loop {
-            let status_line = self.line().await.expect("the server closed the connection before answering");
+            let status_line = self
+                .line()
+                .await
+                .expect("the server closed the connection before answering");
             let status: u16 = status_line
                 .split_whitespace()
                 .nth(1)
@@ -249,11 +286,16 @@ impl Conn {
                 .unwrap_or_else(|| panic!("not an HTTP status line: {status_line:?}"));
             let mut headers = Vec::new();
             loop {
-                let line = self.line().await.expect("the server closed the connection inside the headers");
+                let line = self
+                    .line()
+                    .await
+                    .expect("the server closed the connection inside the headers");
                 if line.is_empty() {
                     break;
                 }
-                let (name, value) = line.split_once(':').unwrap_or_else(|| panic!("bad header line {line:?}"));
+                let (name, value) = line
+                    .split_once(':')
+                    .unwrap_or_else(|| panic!("bad header line {line:?}"));
                 headers.push((name.trim().to_owned(), value.trim().to_owned()));
             }
             if status != 100 {
@@ -278,7 +320,9 @@ impl Conn {
             return None;
         }
         let mut data = vec![0; size];
-        within("read a chunk", self.io.read_exact(&mut data)).await.ok()?;
+        within("read a chunk", self.io.read_exact(&mut data))
+            .await
+            .ok()?;
         let _crlf = self.line().await;
         Some(data)
     }
@@ -297,11 +341,15 @@ impl Conn {
         }
         if let Some(n) = head.content_length() {
             let mut out = vec![0; n];
-            within("read the body", self.io.read_exact(&mut out)).await.expect("read the body");
+            within("read the body", self.io.read_exact(&mut out))
+                .await
+                .expect("read the body");
             return out;
         }
         let mut out = Vec::new();
-        within("read the body to EOF", self.io.read_to_end(&mut out)).await.ok();
+        within("read the body to EOF", self.io.read_to_end(&mut out))
+            .await
+            .ok();
         out
     }
 
@@ -318,13 +366,25 @@ impl Conn {
     pub(crate) async fn stream(mut self, request: &Request) -> (Head, Sse) {
         self.send(request).await;
         let head = self.head().await;
-        (head, Sse { conn: self, buf: String::new(), ended: false })
+        (
+            head,
+            Sse {
+                conn: self,
+                buf: String::new(),
+                ended: false,
+            },
+        )
     }
 
     /// Whether the server closed the connection: reads to EOF.
     pub(crate) async fn closed(&mut self) -> bool {
         let mut rest = Vec::new();
-        within("wait for the server to close", self.io.read_to_end(&mut rest)).await.is_ok()
+        within(
+            "wait for the server to close",
+            self.io.read_to_end(&mut rest),
+        )
+        .await
+        .is_ok()
     }
 }
 
@@ -339,7 +399,11 @@ pub(crate) enum Event {
     /// A comment line (`: keep-alive`), text after the colon.
     Comment(String),
     /// An event with its `event:` type (if any), its data and its raw text.
-    Message { event: Option<String>, data: String, raw: String },
+    Message {
+        event: Option<String>,
+        data: String,
+        raw: String,
+    },
 }
 
 impl Event {
@@ -374,7 +438,9 @@ impl Sse {
                 return None;
             }
             match self.conn.chunk().await {
-                Some(bytes) => self.buf.push_str(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n")),
+                Some(bytes) => self
+                    .buf
+                    .push_str(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n")),
                 None => self.ended = true,
             }
         }
@@ -420,7 +486,13 @@ fn parse_event(block: &str) -> Option<Event> {
         return None;
     }
     if lines.iter().all(|l| l.starts_with(':')) {
-        return Some(Event::Comment(lines.iter().map(|l| l[1..].trim()).collect::<Vec<_>>().join("\n")));
+        return Some(Event::Comment(
+            lines
+                .iter()
+                .map(|l| l[1..].trim())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ));
     }
     let mut event = None;
     let mut data = Vec::new();
@@ -433,7 +505,11 @@ fn parse_event(block: &str) -> Option<Event> {
             _ => {}
         }
     }
-    Some(Event::Message { event, data: data.join("\n"), raw: block.trim_end().to_owned() })
+    Some(Event::Message {
+        event,
+        data: data.join("\n"),
+        raw: block.trim_end().to_owned(),
+    })
 }
 
 /// Standard Base64 with padding (for `=?base64?…?=` header values).

@@ -27,8 +27,17 @@ use crate::manifest::RefIndex;
 
 /// Keys that may sit beside `$ref` in a schema that is just another name
 /// for its target.
-const ANNOTATIONS: &[&str] =
-    &["$ref", "description", "title", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"];
+const ANNOTATIONS: &[&str] = &[
+    "$ref",
+    "description",
+    "title",
+    "$comment",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
 
 /// Most nodes the search for merge cycles visits in one document.
 const MERGE_BUDGET: usize = 1_000_000;
@@ -39,7 +48,11 @@ pub(crate) fn break_cycles(schema: &Value) -> (Value, Vec<(String, String)>) {
     let index = RefIndex::new(schema);
     let mut nodes = Vec::new();
     subschemas(schema, String::new(), &mut nodes);
-    let resolve = |node: &Value| node.get("$ref").and_then(Value::as_str).and_then(|r| index.pointer(r).ok());
+    let resolve = |node: &Value| {
+        node.get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| index.pointer(r).ok())
+    };
 
     // Alias graph: each pure alias points at its target; nodes on a cycle
     // become `serde_json::Value`.
@@ -53,9 +66,13 @@ pub(crate) fn break_cycles(schema: &Value) -> (Value, Vec<(String, String)>) {
     let mut drops: Vec<(String, &'static str)> = Vec::new();
     let mut budget = MERGE_BUDGET;
     for (ptr, node) in &nodes {
-        let Some(all) = node.get("allOf").and_then(Value::as_array) else { continue };
+        let Some(all) = node.get("allOf").and_then(Value::as_array) else {
+            continue;
+        };
         for (i, entry) in all.iter().enumerate() {
-            let Some(target) = resolve(entry) else { continue };
+            let Some(target) = resolve(entry) else {
+                continue;
+            };
             match merge_reaches(&index, target, ptr, &mut budget) {
                 Some(false) => {}
                 Some(true) => drops.push((format!("{ptr}/allOf/{i}"), "this `allOf` entry refers back to the schema that contains it and is ignored")),
@@ -73,13 +90,19 @@ pub(crate) fn break_cycles(schema: &Value) -> (Value, Vec<(String, String)>) {
                 any.insert("description".into(), d.clone());
             }
             *node = Value::Object(any);
-            notes.push((ptr, "its `$ref`s only name each other, so it is typed as `serde_json::Value`".to_owned()));
+            notes.push((
+                ptr,
+                "its `$ref`s only name each other, so it is typed as `serde_json::Value`"
+                    .to_owned(),
+            ));
         }
     }
     // Remove from the end so earlier indices stay valid.
     for (ptr, why) in drops.into_iter().rev() {
         let (parent, index) = ptr.rsplit_once('/').unwrap_or_default();
-        let Ok(index) = index.parse::<usize>() else { continue };
+        let Ok(index) = index.parse::<usize>() else {
+            continue;
+        };
         if let Some(Value::Array(entries)) = pointer_mut(&mut out, parent) {
             if index < entries.len() {
                 entries.remove(index);
@@ -167,14 +190,21 @@ fn subschemas<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a Value)>) 
 /// mcpgen removes before typify.
 fn is_alias(node: &Value) -> bool {
     node.as_object().is_some_and(|o| {
-        o.contains_key("$ref") && o.keys().all(|k| ANNOTATIONS.contains(&k.as_str()) || STRIPPED.contains(&k.as_str()))
+        o.contains_key("$ref")
+            && o.keys()
+                .all(|k| ANNOTATIONS.contains(&k.as_str()) || STRIPPED.contains(&k.as_str()))
     })
 }
 
 /// Whether merging the schema at `target` (and what it merges in turn)
 /// reaches the schema at `ptr` or one of its ancestors; `None` when the
 /// search budget ran out.
-fn merge_reaches(index: &RefIndex<'_>, target: String, ptr: &str, budget: &mut usize) -> Option<bool> {
+fn merge_reaches(
+    index: &RefIndex<'_>,
+    target: String,
+    ptr: &str,
+    budget: &mut usize,
+) -> Option<bool> {
     let mut seen = BTreeSet::new();
     let mut stack = vec![target];
     while let Some(t) = stack.pop() {
@@ -186,9 +216,16 @@ fn merge_reaches(index: &RefIndex<'_>, target: String, ptr: &str, budget: &mut u
         }
         *budget = budget.checked_sub(1)?;
         let Some(node) = index.get(&t) else { continue };
-        let mut refs: Vec<&str> = node.get("$ref").and_then(Value::as_str).into_iter().collect();
+        let mut refs: Vec<&str> = node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .into_iter()
+            .collect();
         if let Some(all) = node.get("allOf").and_then(Value::as_array) {
-            refs.extend(all.iter().filter_map(|e| e.get("$ref").and_then(Value::as_str)));
+            refs.extend(
+                all.iter()
+                    .filter_map(|e| e.get("$ref").and_then(Value::as_str)),
+            );
         }
         stack.extend(refs.into_iter().filter_map(|r| index.pointer(r).ok()));
     }
@@ -229,13 +266,20 @@ mod tests {
     fn long_alias_chains_are_walked_once() {
         let mut defs = Map::new();
         for i in 0..20_000 {
-            defs.insert(format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}));
+            defs.insert(
+                format!("d{i}"),
+                json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+            );
         }
         defs.insert("d20000".into(), json!({"$ref": "#/$defs/d0"}));
         let schema = json!({"type": "object", "$defs": defs});
         let started = std::time::Instant::now();
         let (_, notes) = break_cycles(&schema);
         assert_eq!(notes.len(), 20_001);
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

@@ -26,15 +26,47 @@ use super::sources;
 /// Names a merged type never gets: they would shadow a name that
 /// generated code or its users write unqualified.
 const RESERVED: &[&str] = &[
-    "Box", "Clone", "Copy", "Debug", "Default", "Display", "Eq", "Err", "Error", "From", "FromStr", "Hash", "Into",
-    "Iterator", "Map", "None", "Ok", "Option", "Ord", "PartialEq", "PartialOrd", "Result", "Self", "Send", "Sized",
-    "Some", "String", "Sync", "ToString", "TryFrom", "Value", "Vec",
+    "Box",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Default",
+    "Display",
+    "Eq",
+    "Err",
+    "Error",
+    "From",
+    "FromStr",
+    "Hash",
+    "Into",
+    "Iterator",
+    "Map",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Self",
+    "Send",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToString",
+    "TryFrom",
+    "Value",
+    "Vec",
 ];
 
 /// Merges identical enums and structs of the body of `tools.rs`, except
 /// the types named in `roots` (each tool's input and output); the merged
 /// file, parsed once per round, or the tokens when they do not parse.
-pub(crate) fn dedupe(tokens: TokenStream, roots: &BTreeSet<String>) -> Result<syn::File, TokenStream> {
+pub(crate) fn dedupe(
+    tokens: TokenStream,
+    roots: &BTreeSet<String>,
+) -> Result<syn::File, TokenStream> {
     let mut file = syn::parse2::<syn::File>(tokens.clone()).map_err(|_| tokens)?;
     // Each round merges at least one group, so this ends; the bound is a
     // guard against a shape that renames back and forth.
@@ -61,7 +93,12 @@ fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>) -> syn::File {
     for name in names.iter().filter(|n| !roots.contains(*n)) {
         let w = words(name);
         let len = w.len();
-        let Some(k) = (1..=len / 2).rev().find(|&k| w[len - 2 * k..len - k] == w[len - k..]) else { continue };
+        let Some(k) = (1..=len / 2)
+            .rev()
+            .find(|&k| w[len - 2 * k..len - k] == w[len - k..])
+        else {
+            continue;
+        };
         let short = w[..len - k].concat();
         if !taken.contains(&short) && !RESERVED.contains(&short.as_str()) {
             taken.insert(short.clone());
@@ -75,14 +112,15 @@ fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>) -> syn::File {
 /// One round: the file with every group of identical types merged; the
 /// file unchanged (as `Err`) when there is nothing to merge.
 fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File, syn::File> {
-
     // Types by shape, in order of first appearance. A newtype's checks live
     // in its impls (`FromStr` with `minLength`…), which are its shape too.
     let newtypes: BTreeSet<String> = file
         .items
         .iter()
         .filter_map(|item| match item {
-            syn::Item::Struct(s) if matches!(s.fields, syn::Fields::Unnamed(_)) => Some(s.ident.to_string()),
+            syn::Item::Struct(s) if matches!(s.fields, syn::Fields::Unnamed(_)) => {
+                Some(s.ident.to_string())
+            }
             _ => None,
         })
         .collect();
@@ -90,30 +128,53 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File
     for item in &file.items {
         if let syn::Item::Impl(imp) = item {
             if let syn::Type::Path(p) = &*imp.self_ty {
-                let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let name = p
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 if newtypes.contains(&name) {
-                    let text = rename(imp.to_token_stream(), &BTreeMap::from([(name.clone(), "Shape".to_owned())])).to_string();
+                    let text = rename(
+                        imp.to_token_stream(),
+                        &BTreeMap::from([(name.clone(), "Shape".to_owned())]),
+                    )
+                    .to_string();
                     impls.entry(name).or_default().push_str(&text);
                 }
             }
         }
     }
-    let groups = super::shared::groups(file.items.iter().enumerate().filter_map(|(i, item)| match item {
-        syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => Some((i, enum_shape(e))),
-        syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => {
-            let own = impls.get(&s.ident.to_string()).map_or("", String::as_str);
-            Some((i, format!("{} {own}", struct_shape(s))))
-        }
-        _ => None,
-    }));
-    let groups: Vec<Vec<usize>> = groups.into_iter().flat_map(|g| by_last_word(&file, g)).collect();
+    let groups =
+        super::shared::groups(
+            file.items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| match item {
+                    syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => {
+                        Some((i, enum_shape(e)))
+                    }
+                    syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => {
+                        let own = impls.get(&s.ident.to_string()).map_or("", String::as_str);
+                        Some((i, format!("{} {own}", struct_shape(s))))
+                    }
+                    _ => None,
+                }),
+        );
+    let groups: Vec<Vec<usize>> = groups
+        .into_iter()
+        .flat_map(|g| by_last_word(&file, g))
+        .collect();
 
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let mut used: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
     let mut keep_default: BTreeMap<usize, String> = BTreeMap::new();
     let mut gone: BTreeSet<String> = BTreeSet::new();
     for members in &groups {
-        let names: Vec<String> = members.iter().filter_map(|&i| item_name(&file.items[i])).collect();
+        let names: Vec<String> = members
+            .iter()
+            .filter_map(|&i| item_name(&file.items[i]))
+            .collect();
         let defaults: BTreeSet<String> = members
             .iter()
             .filter_map(|&i| match &file.items[i] {
@@ -127,7 +188,9 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File
         // Uses that share no trailing name (`from` and `to`) stay apart, as
         // do those whose shared name is taken.
         let free = |n: &String| !used.contains(n) && !RESERVED.contains(&n.as_str());
-        let Some(name) = merged_name(&names).into_iter().flatten().find(free) else { continue };
+        let Some(name) = merged_name(&names).into_iter().flatten().find(free) else {
+            continue;
+        };
         used.insert(name.clone());
         for old in &names {
             if *old != name {
@@ -146,11 +209,23 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File
         for &i in members {
             let mut attrs = attrs_of(&mut file.items[i]).cloned().unwrap_or_default();
             marks.extend(sources::take(&mut attrs).into_iter().map(sources::marker));
-            texts.insert(attrs.iter().filter(|a| a.path().is_ident("doc")).map(|a| a.to_token_stream().to_string()).collect());
+            texts.insert(
+                attrs
+                    .iter()
+                    .filter(|a| a.path().is_ident("doc"))
+                    .map(|a| a.to_token_stream().to_string())
+                    .collect(),
+            );
         }
         let shared_doc = texts.len() == 1 && texts.iter().all(|d| !d.is_empty());
-        let what = if matches!(file.items[members[0]], syn::Item::Enum(_)) { "values" } else { "shape" };
-        let Some(attrs) = attrs_of(&mut file.items[members[0]]) else { continue };
+        let what = if matches!(file.items[members[0]], syn::Item::Enum(_)) {
+            "values"
+        } else {
+            "shape"
+        };
+        let Some(attrs) = attrs_of(&mut file.items[members[0]]) else {
+            continue;
+        };
         sources::take(attrs);
         if !shared_doc {
             attrs.retain(|a| !a.path().is_ident("doc"));
@@ -158,7 +233,10 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File
             attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
         }
         if !marks.is_empty() {
-            let end = attrs.iter().rposition(|a| a.path().is_ident("doc")).map_or(0, |i| i + 1);
+            let end = attrs
+                .iter()
+                .rposition(|a| a.path().is_ident("doc"))
+                .map_or(0, |i| i + 1);
             attrs.insert(end, syn::parse_quote!(#[doc = #marks]));
         }
     }
@@ -206,7 +284,10 @@ fn attrs_of(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
 /// types that end in the same word, each of which can be named; the
 /// group as it is when its names can be merged.
 fn by_last_word(file: &syn::File, group: Vec<usize>) -> Vec<Vec<usize>> {
-    let names: Vec<String> = group.iter().filter_map(|&i| item_name(&file.items[i])).collect();
+    let names: Vec<String> = group
+        .iter()
+        .filter_map(|&i| item_name(&file.items[i]))
+        .collect();
     if names.len() != group.len() || merged_name(&names).is_some() {
         return vec![group];
     }
@@ -218,7 +299,11 @@ fn by_last_word(file: &syn::File, group: Vec<usize>) -> Vec<Vec<usize>> {
             None => by_word.push((last, vec![i])),
         }
     }
-    by_word.into_iter().map(|(_, members)| members).filter(|m| m.len() > 1).collect()
+    by_word
+        .into_iter()
+        .map(|(_, members)| members)
+        .filter(|m| m.len() > 1)
+        .collect()
 }
 
 /// The names for the merged type, best first: the trailing words the
@@ -258,10 +343,18 @@ fn alternatives(names: &[String]) -> Option<String> {
     }
     let split: Vec<Vec<&str>> = names.iter().map(|n| words(n)).collect();
     let len = split[0].len();
-    if len < 2 || split.iter().any(|w| w.len() != len || w[..len - 1] != split[0][..len - 1]) {
+    if len < 2
+        || split
+            .iter()
+            .any(|w| w.len() != len || w[..len - 1] != split[0][..len - 1])
+    {
         return None;
     }
-    let lead: Vec<&str> = split[0][..len - 1].iter().copied().filter(|w| *w != "Input" && *w != "Output").collect();
+    let lead: Vec<&str> = split[0][..len - 1]
+        .iter()
+        .copied()
+        .filter(|w| *w != "Input" && *w != "Output")
+        .collect();
     let tails: Vec<&str> = split.iter().map(|w| w[len - 1]).collect();
     (!lead.is_empty()).then(|| format!("{}{}", lead.concat(), tails.join("Or")))
 }
@@ -294,7 +387,8 @@ fn enum_shape(e: &syn::ItemEnum) -> String {
         }
     }
     for v in &mut e.variants {
-        v.attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("default"));
+        v.attrs
+            .retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("default"));
         for f in v.fields.iter_mut() {
             f.attrs.retain(|a| !a.path().is_ident("doc"));
         }
@@ -316,7 +410,10 @@ fn struct_shape(s: &syn::ItemStruct) -> String {
 }
 
 fn default_variant(e: &syn::ItemEnum) -> Option<String> {
-    e.variants.iter().find(|v| v.attrs.iter().any(|a| a.path().is_ident("default"))).map(|v| v.ident.to_string())
+    e.variants
+        .iter()
+        .find(|v| v.attrs.iter().any(|a| a.path().is_ident("default")))
+        .map(|v| v.ident.to_string())
 }
 
 /// Gives `e` `#[derive(Default)]` and `#[default]` on `variant` when it
@@ -369,7 +466,9 @@ fn rename(tokens: TokenStream, renames: &BTreeMap<String, String>) -> TokenStrea
 
 fn rename_tree(tree: &TokenTree, renames: &BTreeMap<String, String>) -> Option<TokenTree> {
     match tree {
-        TokenTree::Ident(i) => renames.get(&i.to_string()).map(|new| TokenTree::Ident(Ident::new(new, i.span()))),
+        TokenTree::Ident(i) => renames
+            .get(&i.to_string())
+            .map(|new| TokenTree::Ident(Ident::new(new, i.span()))),
         _ => None,
     }
 }
@@ -424,11 +523,20 @@ mod tests {
             }
         };
         let out = dedupe(tokens, &roots(&["AInput", "BInput"]));
-        assert_eq!(names_of(&out), ["AInput", "BInput", "Location", "LocationDatum"]);
+        assert_eq!(
+            names_of(&out),
+            ["AInput", "BInput", "Location", "LocationDatum"]
+        );
         let text = out.to_string();
         assert!(text.contains("pub location : Location"), "{text}");
-        assert!(!text.contains("BInputLocation"), "the impl of the merged-away struct goes: {text}");
-        assert!(text.contains("# [doc = r\" Where.\"] pub struct Location"), "a shared doc comment stays: {text}");
+        assert!(
+            !text.contains("BInputLocation"),
+            "the impl of the merged-away struct goes: {text}"
+        );
+        assert!(
+            text.contains("# [doc = r\" Where.\"] pub struct Location"),
+            "a shared doc comment stays: {text}"
+        );
         assert!(text.contains("`LocationDatum`: the same values"), "{text}");
     }
 
@@ -508,7 +616,10 @@ mod tests {
                 fn from_str(v: &str) -> Result<Self, String> { if v.len() > 3 { return Err("long".into()) } Ok(Self(v.into())) }
             }
         };
-        assert_eq!(names_of(&dedupe(tokens, &roots(&[]))), ["StringsInputLong", "StringsInputShort"]);
+        assert_eq!(
+            names_of(&dedupe(tokens, &roots(&[]))),
+            ["StringsInputLong", "StringsInputShort"]
+        );
     }
 
     #[test]
@@ -530,7 +641,10 @@ mod tests {
             pub enum BString { A }
         };
         let out = dedupe(tokens, &roots(&[]));
-        assert_eq!(names_of(&out), ["Point", "XPoint", "YPoint", "AString", "BString"]);
+        assert_eq!(
+            names_of(&out),
+            ["Point", "XPoint", "YPoint", "AString", "BString"]
+        );
     }
 
     /// Same-shaped types whose names share no trailing word merge by the
@@ -560,7 +674,20 @@ mod tests {
             pub struct TakenTwice { pub z: String }
         };
         let out = dedupe(tokens, &roots(&["ReadMediaFileInput"]));
-        assert_eq!(names_of(&out), ["ReadMediaFileInput", "ReadMediaFileTypeResource", "TakenTwiceTwice", "Taken", "TakenTwice"]);
-        assert!(out.to_string().contains("pub r : ReadMediaFileTypeResource }"), "{out}");
+        assert_eq!(
+            names_of(&out),
+            [
+                "ReadMediaFileInput",
+                "ReadMediaFileTypeResource",
+                "TakenTwiceTwice",
+                "Taken",
+                "TakenTwice"
+            ]
+        );
+        assert!(
+            out.to_string()
+                .contains("pub r : ReadMediaFileTypeResource }"),
+            "{out}"
+        );
     }
 }

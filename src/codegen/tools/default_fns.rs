@@ -29,12 +29,20 @@ pub(crate) fn merge(mut file: syn::File) -> Result<syn::File, syn::File> {
     };
 
     // Plain functions (no generics, no arguments) by signature and body.
-    let groups = super::shared::groups(items.iter().enumerate().filter_map(|(i, item)| match item {
-        syn::Item::Fn(f) if f.sig.generics.params.is_empty() && f.sig.inputs.is_empty() => {
-            Some((i, format!("{} {}", f.sig.output.to_token_stream(), f.block.to_token_stream())))
-        }
-        _ => None,
-    }));
+    let groups =
+        super::shared::groups(items.iter().enumerate().filter_map(|(i, item)| match item {
+            syn::Item::Fn(f) if f.sig.generics.params.is_empty() && f.sig.inputs.is_empty() => {
+                Some((
+                    i,
+                    format!(
+                        "{} {}",
+                        f.sig.output.to_token_stream(),
+                        f.block.to_token_stream()
+                    ),
+                ))
+            }
+            _ => None,
+        }));
     let name_of = |item: &syn::Item| match item {
         syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
         _ => None,
@@ -44,7 +52,9 @@ pub(crate) fn merge(mut file: syn::File) -> Result<syn::File, syn::File> {
     let mut removed: BTreeSet<usize> = BTreeSet::new();
     for members in &groups {
         let names: Vec<String> = members.iter().filter_map(|&i| name_of(&items[i])).collect();
-        let name = shared_name(&names).filter(|n| !taken.contains(n)).unwrap_or_else(|| names[0].clone());
+        let name = shared_name(&names)
+            .filter(|n| !taken.contains(n))
+            .unwrap_or_else(|| names[0].clone());
         taken.insert(name.clone());
         for old in &names {
             if *old != name {
@@ -59,9 +69,16 @@ pub(crate) fn merge(mut file: syn::File) -> Result<syn::File, syn::File> {
     if renames.is_empty() {
         return Err(file);
     }
-    let kept = std::mem::take(items).into_iter().enumerate().filter(|(i, _)| !removed.contains(i)).map(|(_, item)| item);
+    let kept = std::mem::take(items)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !removed.contains(i))
+        .map(|(_, item)| item);
     *items = kept.collect();
-    let mut visitor = super::shared::InPlace { ident: &|_| None, opaque: &|tree, before| rename_tree(tree, before, &renames) };
+    let mut visitor = super::shared::InPlace {
+        ident: &|_| None,
+        opaque: &|tree, before| rename_tree(tree, before, &renames),
+    };
     syn::visit_mut::VisitMut::visit_file_mut(&mut visitor, &mut file);
     // Paths in the tree: `defaults::old` (`defaults::old()` in an impl).
     let mut paths = DefaultPaths(&renames);
@@ -90,19 +107,26 @@ impl syn::visit_mut::VisitMut for DefaultPaths<'_> {
 fn shared_name(names: &[String]) -> Option<String> {
     let name = super::shared::shared_words(names, |n: &str| n.split('_').collect()).join("_");
     // `type` from `…_input_type` would be no function name at all.
-    (name.starts_with(|c: char| c.is_ascii_lowercase()) && !crate::naming::is_keyword(&name)).then_some(name)
+    (name.starts_with(|c: char| c.is_ascii_lowercase()) && !crate::naming::is_keyword(&name))
+        .then_some(name)
 }
 
 /// A `defaults::old` path's last identifier, or a `"defaults::old"`
 /// string, renamed (in token streams syn leaves unparsed).
-fn rename_tree(tree: &TokenTree, before: &[TokenTree], renames: &BTreeMap<String, String>) -> Option<TokenTree> {
+fn rename_tree(
+    tree: &TokenTree,
+    before: &[TokenTree],
+    renames: &BTreeMap<String, String>,
+) -> Option<TokenTree> {
     match tree {
-        TokenTree::Ident(ident) if after_module_path(before) => {
-            renames.get(&ident.to_string()).map(|new| TokenTree::Ident(Ident::new(new, ident.span())))
-        }
+        TokenTree::Ident(ident) if after_module_path(before) => renames
+            .get(&ident.to_string())
+            .map(|new| TokenTree::Ident(Ident::new(new, ident.span()))),
         TokenTree::Literal(literal) => {
             let text = literal.to_string();
-            let old = text.strip_prefix(&format!("\"{MODULE}::"))?.strip_suffix('"')?;
+            let old = text
+                .strip_prefix(&format!("\"{MODULE}::"))?
+                .strip_suffix('"')?;
             let mut lit = Literal::string(&format!("{MODULE}::{}", renames.get(old)?));
             lit.set_span(literal.span());
             Some(TokenTree::Literal(lit))
@@ -129,7 +153,9 @@ mod tests {
 
     /// The merged file as tokens, `None` when nothing merged.
     fn merge(tokens: &TokenStream) -> Option<TokenStream> {
-        super::merge(syn::parse2(tokens.clone()).unwrap()).ok().map(|f| f.into_token_stream())
+        super::merge(syn::parse2(tokens.clone()).unwrap())
+            .ok()
+            .map(|f| f.into_token_stream())
     }
 
     #[test]
@@ -151,13 +177,25 @@ mod tests {
             }
         };
         let out = merge(&tokens).unwrap().to_string();
-        assert!(out.contains("# [serde (default = \"defaults::units\")]"), "{out}");
+        assert!(
+            out.contains("# [serde (default = \"defaults::units\")]"),
+            "{out}"
+        );
         assert!(out.contains("units : defaults :: units ()"), "{out}");
         assert!(out.contains("pub fn units () -> super :: Units"), "{out}");
-        assert!(!out.contains("a_input_units") && !out.contains("b_input_units"), "{out}");
-        assert!(out.contains("b_input_days") && out.contains("c_input_days"), "different bodies stay: {out}");
+        assert!(
+            !out.contains("a_input_units") && !out.contains("b_input_units"),
+            "{out}"
+        );
+        assert!(
+            out.contains("b_input_days") && out.contains("c_input_days"),
+            "different bodies stay: {out}"
+        );
         assert!(out.contains("default_bool"), "{out}");
-        assert!(merge(&out.parse().unwrap()).is_none(), "nothing left to merge");
+        assert!(
+            merge(&out.parse().unwrap()).is_none(),
+            "nothing left to merge"
+        );
     }
 
     /// Found by the `generate` fuzz target: a property named `type` in two
@@ -185,7 +223,11 @@ mod tests {
             }
         };
         let out = merge(&tokens).unwrap().to_string();
-        assert!(out.contains("pub fn units () -> i64 { 1 }") && out.contains("pub fn a_units () -> i64 { 2 }"), "{out}");
+        assert!(
+            out.contains("pub fn units () -> i64 { 1 }")
+                && out.contains("pub fn a_units () -> i64 { 2 }"),
+            "{out}"
+        );
         assert!(!out.contains("b_units"), "{out}");
     }
 }

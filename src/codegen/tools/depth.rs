@@ -48,14 +48,27 @@ const NESTING: &[&str] = &[
 
 /// Keywords whose values are maps or lists of subschemas that become
 /// nested types.
-const NESTING_MANY: &[&str] = &["properties", "prefixItems", "anyOf", "oneOf", "allOf", "dependentSchemas"];
+const NESTING_MANY: &[&str] = &[
+    "properties",
+    "prefixItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "dependentSchemas",
+];
 
 /// The subschemas of `schema` (a schema document) to type as
 /// `serde_json::Value` so that no type nests deeper than `max` levels:
 /// their pointers. `roots` are the pointers of the parts that become
 /// types of their own (the document root and each `$ref` target).
 pub fn too_deep(index: &RefIndex<'_>, roots: &[String], max: usize) -> BTreeSet<String> {
-    let mut d = Depth { index, max, flat: BTreeSet::new(), height: HashMap::new(), open: HashSet::new() };
+    let mut d = Depth {
+        index,
+        max,
+        flat: BTreeSet::new(),
+        height: HashMap::new(),
+        open: HashSet::new(),
+    };
     for root in roots {
         d.definition(root);
     }
@@ -87,7 +100,9 @@ impl Depth<'_, '_> {
         if self.open.len() > self.max {
             return self.max + 1;
         }
-        let Some(node) = self.index.get(pointer) else { return 0 };
+        let Some(node) = self.index.get(pointer) else {
+            return 0;
+        };
         self.open.insert(pointer.to_owned());
         let h = self.trim(node, pointer, self.max);
         self.open.remove(pointer);
@@ -98,7 +113,9 @@ impl Depth<'_, '_> {
     /// Makes the schema at `pointer` at most `budget` levels deep
     /// (recording what to flatten) and returns its depth.
     fn trim(&mut self, node: &Value, pointer: &str, budget: usize) -> usize {
-        let Some(obj) = node.as_object() else { return 0 };
+        let Some(obj) = node.as_object() else {
+            return 0;
+        };
         let mut h = 0;
         if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
             if let Ok(target) = self.index.pointer(reference) {
@@ -118,17 +135,28 @@ impl Depth<'_, '_> {
             if NESTING.contains(&k.as_str()) {
                 match v {
                     Value::Array(list) => {
-                        children.extend(list.iter().enumerate().map(|(i, c)| (format!("{at}/{i}"), c)));
+                        children.extend(
+                            list.iter()
+                                .enumerate()
+                                .map(|(i, c)| (format!("{at}/{i}"), c)),
+                        );
                     }
                     other => children.push((at, other)),
                 }
             } else if NESTING_MANY.contains(&k.as_str()) {
                 match v {
                     Value::Object(map) => {
-                        children.extend(map.iter().map(|(n, c)| (format!("{at}/{}", pointer_token(n)), c)));
+                        children.extend(
+                            map.iter()
+                                .map(|(n, c)| (format!("{at}/{}", pointer_token(n)), c)),
+                        );
                     }
                     Value::Array(list) => {
-                        children.extend(list.iter().enumerate().map(|(i, c)| (format!("{at}/{i}"), c)));
+                        children.extend(
+                            list.iter()
+                                .enumerate()
+                                .map(|(i, c)| (format!("{at}/{i}"), c)),
+                        );
                     }
                     _ => {}
                 }
@@ -168,7 +196,10 @@ mod tests {
         assert!(too_deep(&RefIndex::new(&ok), &[String::new()], 4).is_empty());
         let deep = nested(6);
         let flat = too_deep(&RefIndex::new(&deep), &[String::new()], 4);
-        assert_eq!(flat.into_iter().collect::<Vec<_>>(), ["/properties/c/properties/c/properties/c/properties/c"]);
+        assert_eq!(
+            flat.into_iter().collect::<Vec<_>>(),
+            ["/properties/c/properties/c/properties/c/properties/c"]
+        );
     }
 
     #[test]
@@ -187,7 +218,11 @@ mod tests {
         let flat = too_deep(&index, &roots, 6);
         // Each definition nests at most 6 levels: the chain is cut every
         // few links; the recursive tree is left alone.
-        assert!(flat.iter().all(|p| p.ends_with("/properties/next") || p == "/properties/a"), "{flat:?}");
+        assert!(
+            flat.iter()
+                .all(|p| p.ends_with("/properties/next") || p == "/properties/a"),
+            "{flat:?}"
+        );
         assert!(!flat.iter().any(|p| p.contains("tree")), "{flat:?}");
         assert!(flat.len() >= 10, "{flat:?}");
     }

@@ -34,16 +34,25 @@ pub(crate) struct OwnEnum {
 /// alike by a `$ref` to a definition named after its place (`context` +
 /// property names); returns the enums to write. `scope` keeps names unique.
 pub(crate) fn hoist(schema: &mut Value, context: &str, scope: &mut Scope, out: &mut Vec<OwnEnum>) {
-    let Some(obj) = schema.as_object_mut() else { return };
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
     if let Some(values) = own_string_enum(obj) {
         let name = scope.unique(context);
-        let description = obj.get("description").and_then(Value::as_str).map(str::to_owned);
+        let description = obj
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let mut replacement = json!({ "$ref": format!("#/definitions/{name}") });
         if let Some(d) = &description {
             replacement["description"] = Value::String(d.clone());
         }
         *schema = replacement;
-        out.push(OwnEnum { name, values, description });
+        out.push(OwnEnum {
+            name,
+            values,
+            description,
+        });
         return;
     }
     for (key, child) in obj.iter_mut() {
@@ -51,11 +60,18 @@ pub(crate) fn hoist(schema: &mut Value, context: &str, scope: &mut Scope, out: &
             "properties" => {
                 if let Some(props) = child.as_object_mut() {
                     for (prop, s) in props.iter_mut() {
-                        hoist(s, &format!("{context}{}", naming::type_part(prop)), scope, out);
+                        hoist(
+                            s,
+                            &format!("{context}{}", naming::type_part(prop)),
+                            scope,
+                            out,
+                        );
                     }
                 }
             }
-            "items" | "additionalProperties" => hoist(child, &format!("{context}{}", pascal(key)), scope, out),
+            "items" | "additionalProperties" => {
+                hoist(child, &format!("{context}{}", pascal(key)), scope, out)
+            }
             "anyOf" | "oneOf" | "allOf" => {
                 if let Some(list) = child.as_array_mut() {
                     for s in list {
@@ -80,10 +96,17 @@ fn own_string_enum(obj: &serde_json::Map<String, Value>) -> Option<Vec<String>> 
         (None, Some(c @ Value::String(_))) => vec![c.clone()],
         _ => return None,
     };
-    let values: Vec<String> = values.iter().map(|v| v.as_str().map(str::to_owned)).collect::<Option<_>>()?;
+    let values: Vec<String> = values
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect::<Option<_>>()?;
     let mut seen = BTreeSet::new();
-    let collide = values.iter().any(|v| !seen.insert(words(&v.replace('\'', "")).concat()));
-    let unwieldy = values.iter().any(|v| v.len() > naming::MAX_NAME || !v.is_ascii());
+    let collide = values
+        .iter()
+        .any(|v| !seen.insert(words(&v.replace('\'', "")).concat()));
+    let unwieldy = values
+        .iter()
+        .any(|v| v.len() > naming::MAX_NAME || !v.is_ascii());
     (collide || unwieldy).then_some(values)
 }
 
@@ -118,7 +141,10 @@ pub(crate) fn tokens(e: &OwnEnum) -> TokenStream {
         })
         .collect();
     let values = &e.values;
-    let doc = e.description.clone().unwrap_or_else(|| format!("`{}`", e.name));
+    let doc = e
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("`{}`", e.name));
     quote! {
         #[doc = #doc]
         #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -169,10 +195,16 @@ mod tests {
         hoist(&mut schema, "FooInput", &mut scope, &mut out);
         let names: Vec<&str> = out.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["FooInputSort", "FooInputListItems"]);
-        assert_eq!(schema["properties"]["sort"], json!({"$ref": "#/definitions/FooInputSort", "description": "Sort."}));
+        assert_eq!(
+            schema["properties"]["sort"],
+            json!({"$ref": "#/definitions/FooInputSort", "description": "Sort."})
+        );
         assert_eq!(schema["properties"]["fine"]["enum"], json!(["a b", "c"]));
         let code = tokens(&out[1]).to_string();
-        assert!(code.contains("# [serde (rename = \"x y\")] XY , # [serde (rename = \"x-y\")] XY2"), "{code}");
+        assert!(
+            code.contains("# [serde (rename = \"x y\")] XY , # [serde (rename = \"x-y\")] XY2"),
+            "{code}"
+        );
     }
 
     #[test]
@@ -189,11 +221,26 @@ mod tests {
         let names: Vec<&str> = out.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["FooInputLong", "FooInputOne", "FooInputCafe"]);
         let code = tokens(&out[0]).to_string();
-        let variant = code.split("# [serde (rename = ").nth(1).unwrap().split(", ").next().unwrap();
-        assert!(variant.len() < long.len() + naming::MAX_NAME + 8, "the wire value is kept");
+        let variant = code
+            .split("# [serde (rename = ")
+            .nth(1)
+            .unwrap()
+            .split(", ")
+            .next()
+            .unwrap();
+        assert!(
+            variant.len() < long.len() + naming::MAX_NAME + 8,
+            "the wire value is kept"
+        );
         assert!(code.lines().all(|_| true));
-        assert!(!code.contains(&format!("{long} ,")), "no unbounded identifier");
+        assert!(
+            !code.contains(&format!("{long} ,")),
+            "no unbounded identifier"
+        );
         let cafe = tokens(&out[2]).to_string();
-        assert!(cafe.contains("# [serde (rename = \"café\")] Caf ,"), "{cafe}");
+        assert!(
+            cafe.contains("# [serde (rename = \"café\")] Caf ,"),
+            "{cafe}"
+        );
     }
 }

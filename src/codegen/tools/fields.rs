@@ -47,7 +47,12 @@ impl Renames {
         for salt in 0u32.. {
             let hash = naming::short_hash(&format!("{wire}\u{0}{field}\u{0}{salt}"));
             let snake = format!("{stem}_{MARK}{hash}");
-            let entry = Rename { wire: wire.to_owned(), field: field.to_owned(), pascal: naming::pascal(&snake), snake };
+            let entry = Rename {
+                wire: wire.to_owned(),
+                field: field.to_owned(),
+                pascal: naming::pascal(&snake),
+                snake,
+            };
             match self.by_hash.get(&hash) {
                 Some(e) if *e == entry => return e.snake.clone(),
                 Some(_) => continue,
@@ -63,7 +68,10 @@ impl Renames {
 
     /// The wire name of the property whose key is the marker `key`.
     pub fn wire_of(&self, key: &str) -> Option<&str> {
-        self.by_hash.values().find(|r| r.snake == key).map(|r| r.wire.as_str())
+        self.by_hash
+            .values()
+            .find(|r| r.snake == key)
+            .map(|r| r.wire.as_str())
     }
 
     /// Whether no property was renamed.
@@ -112,11 +120,15 @@ impl Renames {
                     let field_def = starts_field
                         && matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone);
                     if field_def {
-                        if let Some(r) = self.found_in(&text).into_iter().find(|r| r.snake == text) {
+                        if let Some(r) = self.found_in(&text).into_iter().find(|r| r.snake == text)
+                        {
                             add_rename(&mut out, &r.wire);
                         }
                     }
-                    out.push(TokenTree::Ident(Ident::new(&self.replace_in_ident(&text), id.span())));
+                    out.push(TokenTree::Ident(Ident::new(
+                        &self.replace_in_ident(&text),
+                        id.span(),
+                    )));
                 }
                 TokenTree::Literal(lit) => {
                     // Markers in strings: serde tags and renames, paths of
@@ -131,7 +143,11 @@ impl Renames {
                             let value = s.value();
                             // A marker alone is a wire name (a serde tag or
                             // rename); inside a path it is part of a name.
-                            let value = match self.found_in(&value).into_iter().find(|r| r.snake == value) {
+                            let value = match self
+                                .found_in(&value)
+                                .into_iter()
+                                .find(|r| r.snake == value)
+                            {
                                 Some(r) => r.wire.clone(),
                                 None => self.replace_in_text(&value),
                             };
@@ -194,7 +210,9 @@ impl Renames {
             }
             // Inside a longer name the field needs no keyword escape.
             let stem = naming::words(&r.field).join("_");
-            s = s.replace(&r.snake, &stem).replace(&r.pascal, &naming::pascal(&r.field));
+            s = s
+                .replace(&r.snake, &stem)
+                .replace(&r.pascal, &naming::pascal(&r.field));
         }
         s
     }
@@ -217,7 +235,9 @@ impl Body {
     /// `struct X {…}` and a variant's `{…}` hold fields, `enum X {…}`
     /// variants.
     pub(super) fn of_group(tts: &[TokenTree], i: usize, outer: Body) -> Body {
-        let TokenTree::Group(g) = &tts[i] else { return Body::Other };
+        let TokenTree::Group(g) = &tts[i] else {
+            return Body::Other;
+        };
         let ident_at = |back: usize| match i.checked_sub(back).map(|j| &tts[j]) {
             Some(TokenTree::Ident(id)) => Some(id.to_string()),
             _ => None,
@@ -270,7 +290,11 @@ mod tests {
         let mut renames = Renames::default();
         let m = renames.marker("fooBar", "foo_bar_2");
         assert!(m.starts_with("foo_bar_2_zmcpgen"), "{m}");
-        assert_eq!(renames.marker("fooBar", "foo_bar_2"), m, "the same pair, the same marker");
+        assert_eq!(
+            renames.marker("fooBar", "foo_bar_2"),
+            m,
+            "the same pair, the same marker"
+        );
         let kw = renames.marker("type", "type_");
         let ident = |s: &str| Ident::new(s, proc_macro2::Span::call_site());
         let (field, kw_field) = (ident(&m), ident(&kw));
@@ -293,10 +317,16 @@ mod tests {
             out.contains("# [serde (rename = \"fooBar\" , default = \"defaults::parent_type\")] pub foo_bar_2 : ParentFooBar2 ,"),
             "{out}"
         );
-        assert!(out.contains("# [serde (rename = \"type\")] pub type_ : u8"), "{out}");
+        assert!(
+            out.contains("# [serde (rename = \"type\")] pub type_ : u8"),
+            "{out}"
+        );
         assert!(out.contains("fn parent_type ()"), "{out}");
         assert!(out.contains("tag = \"fooBar\""), "{out}");
-        assert!(out.contains("doc = \"`ParentFooBar2`, see `defaults::parent_type`.\""), "{out}");
+        assert!(
+            out.contains("doc = \"`ParentFooBar2`, see `defaults::parent_type`.\""),
+            "{out}"
+        );
         assert!(!out.contains(MARK), "{out}");
     }
 }

@@ -39,7 +39,9 @@ use crate::naming;
 
 /// Applies every repair.
 pub(crate) fn fixup(tokens: TokenStream) -> TokenStream {
-    bound_idents(allow_complex_types(infallible_conversions(default_open_maps(derive_defaults(boxed_options(walk(tokens, false)))))))
+    bound_idents(allow_complex_types(infallible_conversions(
+        default_open_maps(derive_defaults(boxed_options(walk(tokens, false)))),
+    )))
 }
 
 /// The score above which clippy's `type_complexity` fires.
@@ -83,8 +85,12 @@ fn type_complexity(body: &TokenStream) -> u64 {
             }
             // The last segment of a path: not followed by `::` (nor, as a
             // field name is, by `:`).
-            TokenTree::Ident(id) if id != "pub" && !is_punct(tts.get(i + 1), ':') => field += 10 * (depth + 1),
-            TokenTree::Group(g) if g.delimiter() != Delimiter::Bracket => best = best.max(type_complexity(&g.stream())),
+            TokenTree::Ident(id) if id != "pub" && !is_punct(tts.get(i + 1), ':') => {
+                field += 10 * (depth + 1)
+            }
+            TokenTree::Group(g) if g.delimiter() != Delimiter::Bracket => {
+                best = best.max(type_complexity(&g.stream()))
+            }
             _ => {}
         }
     }
@@ -100,15 +106,25 @@ fn infallible_conversions(tokens: TokenStream) -> TokenStream {
         other => other.to_string(),
     };
     // X → the type whose `FromStr` error X's is (`None`: `Infallible`).
-    let mut errors: std::collections::BTreeMap<String, Option<String>> = std::collections::BTreeMap::new();
-    let from_str = ["impl", ":", ":", "std", ":", ":", "str", ":", ":", "FromStr", "for"];
+    let mut errors: std::collections::BTreeMap<String, Option<String>> =
+        std::collections::BTreeMap::new();
+    let from_str = [
+        "impl", ":", ":", "std", ":", ":", "str", ":", ":", "FromStr", "for",
+    ];
     for i in 0..tts.len() {
         if i + 13 > tts.len() || tts[i..i + 11].iter().map(text).ne(from_str) {
             continue;
         }
-        let (TokenTree::Ident(ty), TokenTree::Group(body)) = (&tts[i + 11], &tts[i + 12]) else { continue };
+        let (TokenTree::Ident(ty), TokenTree::Group(body)) = (&tts[i + 11], &tts[i + 12]) else {
+            continue;
+        };
         let body: Vec<String> = body.stream().into_iter().map(|t| text(&t)).collect();
-        let err: Vec<&str> = body.iter().skip(3).take_while(|t| *t != ";").map(String::as_str).collect();
+        let err: Vec<&str> = body
+            .iter()
+            .skip(3)
+            .take_while(|t| *t != ";")
+            .map(String::as_str)
+            .collect();
         if body.len() > 3 && body[..3] == ["type", "Err", "="] {
             let infallible = [":", ":", "std", ":", ":", "convert", ":", ":", "Infallible"];
             if err == infallible {
@@ -116,7 +132,10 @@ fn infallible_conversions(tokens: TokenStream) -> TokenStream {
             } else if err.len() == 16
                 && err[0] == "<"
                 && err[2] == "as"
-                && err[3..] == [":", ":", "std", ":", ":", "str", ":", ":", "FromStr", ">", ":", ":", "Err"]
+                && err[3..]
+                    == [
+                        ":", ":", "std", ":", ":", "str", ":", ":", "FromStr", ">", ":", ":", "Err",
+                    ]
             {
                 errors.insert(ty.to_string(), Some(err[1].to_owned()));
             }
@@ -133,7 +152,9 @@ fn infallible_conversions(tokens: TokenStream) -> TokenStream {
         }
         false
     };
-    let try_from = ["impl", ":", ":", "std", ":", ":", "convert", ":", ":", "TryFrom", "<"];
+    let try_from = [
+        "impl", ":", ":", "std", ":", ":", "convert", ":", ":", "TryFrom", "<",
+    ];
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
     while i < tts.len() {
@@ -141,7 +162,9 @@ fn infallible_conversions(tokens: TokenStream) -> TokenStream {
         if head {
             // `& str > for X {…}` or `String > for X {…}`.
             let (source, rest) = match tts.get(i + 11).map(text).as_deref() {
-                Some("&") if tts.get(i + 12).map(text).as_deref() == Some("str") => (quote::quote!(&str), i + 13),
+                Some("&") if tts.get(i + 12).map(text).as_deref() == Some("str") => {
+                    (quote::quote!(&str), i + 13)
+                }
                 Some("String") => (quote::quote!(String), i + 12),
                 _ => (TokenStream::new(), 0),
             };
@@ -186,7 +209,10 @@ fn bound_idents(tokens: TokenStream) -> TokenStream {
             TokenTree::Ident(id) => {
                 let text = id.to_string();
                 if text.len() > naming::MAX_IDENT {
-                    TokenTree::Ident(Ident::new(&naming::bounded(&text, naming::MAX_IDENT, &text), id.span()))
+                    TokenTree::Ident(Ident::new(
+                        &naming::bounded(&text, naming::MAX_IDENT, &text),
+                        id.span(),
+                    ))
                 } else {
                     TokenTree::Ident(id)
                 }
@@ -211,12 +237,28 @@ fn boxed_options(tokens: TokenStream) -> TokenStream {
             other => other,
         })
         .collect();
-    let text: Vec<String> = tts.iter().map(|t| if let TokenTree::Group(_) = t { String::new() } else { t.to_string() }).collect();
-    let head = [":", ":", "std", ":", ":", "boxed", ":", ":", "Box", "<", ":", ":", "std", ":", ":", "option", ":", ":", "Option", "<"];
+    let text: Vec<String> = tts
+        .iter()
+        .map(|t| {
+            if let TokenTree::Group(_) = t {
+                String::new()
+            } else {
+                t.to_string()
+            }
+        })
+        .collect();
+    let head = [
+        ":", ":", "std", ":", ":", "boxed", ":", ":", "Box", "<", ":", ":", "std", ":", ":",
+        "option", ":", ":", "Option", "<",
+    ];
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
     while i < tts.len() {
-        let matches_head = i + head.len() <= tts.len() && text[i..i + head.len()].iter().zip(head).all(|(a, b)| a == b);
+        let matches_head = i + head.len() <= tts.len()
+            && text[i..i + head.len()]
+                .iter()
+                .zip(head)
+                .all(|(a, b)| a == b);
         // The field's `#[serde(default)]`: `# [..] pub name :` before the type.
         let attr_at = out.len().checked_sub(5);
         let attr_ok = attr_at.is_some_and(|a| {
@@ -245,7 +287,10 @@ fn boxed_options(tokens: TokenStream) -> TokenStream {
                 let a = attr_at.unwrap_or_default() + 1;
                 out[a] = TokenTree::Group(Group::new(
                     Delimiter::Bracket,
-                    quote::quote!(serde(default, skip_serializing_if = "::std::option::Option::is_none")),
+                    quote::quote!(serde(
+                        default,
+                        skip_serializing_if = "::std::option::Option::is_none"
+                    )),
                 ));
                 out.extend(quote::quote!(::std::option::Option<::std::boxed::Box<#inner>>));
                 i = end + 2;
@@ -291,7 +336,9 @@ fn derive_defaults(tokens: TokenStream) -> TokenStream {
             unpatched.push((ty, variant));
             continue;
         };
-        let TokenTree::Group(body) = out[pos + 2].clone() else { continue };
+        let TokenTree::Group(body) = out[pos + 2].clone() else {
+            continue;
+        };
         let Some(new_body) = mark_default_variant(body.stream(), &variant) else {
             unpatched.push((ty, variant));
             continue;
@@ -307,7 +354,10 @@ fn derive_defaults(tokens: TokenStream) -> TokenStream {
     let mut ts: TokenStream = out.into_iter().collect();
     // Anything that could not be patched keeps its hand-written impl.
     for (ty, variant) in unpatched {
-        let (t, v) = (Ident::new(&ty, proc_macro2::Span::call_site()), Ident::new(&variant, proc_macro2::Span::call_site()));
+        let (t, v) = (
+            Ident::new(&ty, proc_macro2::Span::call_site()),
+            Ident::new(&variant, proc_macro2::Span::call_site()),
+        );
         ts.extend(quote::quote! {
             impl ::std::default::Default for #t { fn default() -> Self { #t::#v } }
         });
@@ -322,10 +372,16 @@ fn add_derive(out: &mut [TokenTree], pos: usize, derive: TokenStream) -> bool {
         matches!(&out[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket
             && g.stream().into_iter().next().is_some_and(|t| matches!(t, TokenTree::Ident(d) if d == "derive")))
     });
-    let Some(derive_at) = derive_at else { return false };
-    let TokenTree::Group(attr) = &out[derive_at] else { return false };
+    let Some(derive_at) = derive_at else {
+        return false;
+    };
+    let TokenTree::Group(attr) = &out[derive_at] else {
+        return false;
+    };
     let mut inner: Vec<TokenTree> = attr.stream().into_iter().collect();
-    let Some(TokenTree::Group(list)) = inner.get(1) else { return false };
+    let Some(TokenTree::Group(list)) = inner.get(1) else {
+        return false;
+    };
     let mut list_ts = list.stream();
     list_ts.extend(quote::quote!(,));
     list_ts.extend(derive);
@@ -345,7 +401,11 @@ fn default_open_maps(tokens: TokenStream) -> TokenStream {
     let with_impl: std::collections::BTreeSet<String> = out
         .windows(3)
         .filter_map(|w| match w {
-            [TokenTree::Ident(d), TokenTree::Ident(f), TokenTree::Ident(n)] if d == "Default" && f == "for" => Some(n.to_string()),
+            [TokenTree::Ident(d), TokenTree::Ident(f), TokenTree::Ident(n)]
+                if d == "Default" && f == "for" =>
+            {
+                Some(n.to_string())
+            }
             _ => None,
         })
         .collect();
@@ -373,16 +433,26 @@ fn is_open_map(field: TokenStream) -> bool {
 /// `impl :: std :: default :: Default for X { fn default () -> Self { X :: V } }`
 /// at the start of `tts`: `(X, V, token count)`.
 fn default_impl_at(tts: &[TokenTree]) -> Option<(String, String, usize)> {
-    let text: Vec<String> = tts.iter().take(11).map(|t| match t {
-        TokenTree::Group(_) => "{}".to_owned(),
-        other => other.to_string(),
-    }).collect();
-    let head = ["impl", ":", ":", "std", ":", ":", "default", ":", ":", "Default", "for"];
+    let text: Vec<String> = tts
+        .iter()
+        .take(11)
+        .map(|t| match t {
+            TokenTree::Group(_) => "{}".to_owned(),
+            other => other.to_string(),
+        })
+        .collect();
+    let head = [
+        "impl", ":", ":", "std", ":", ":", "default", ":", ":", "Default", "for",
+    ];
     if text.len() < 11 || text.iter().zip(head).any(|(a, b)| a != b) {
         return None;
     }
-    let TokenTree::Ident(ty) = tts.get(11)? else { return None };
-    let TokenTree::Group(body) = tts.get(12)? else { return None };
+    let TokenTree::Ident(ty) = tts.get(11)? else {
+        return None;
+    };
+    let TokenTree::Group(body) = tts.get(12)? else {
+        return None;
+    };
     let body: Vec<TokenTree> = body.stream().into_iter().collect();
     // fn default () -> Self { X :: V }
     let [TokenTree::Ident(f), TokenTree::Ident(d), TokenTree::Group(_), TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(s), TokenTree::Group(block)] =
@@ -394,7 +464,9 @@ fn default_impl_at(tts: &[TokenTree]) -> Option<(String, String, usize)> {
         return None;
     }
     let inner: Vec<TokenTree> = block.stream().into_iter().collect();
-    let [TokenTree::Ident(t), TokenTree::Punct(c1), TokenTree::Punct(c2), TokenTree::Ident(v)] = inner.as_slice() else {
+    let [TokenTree::Ident(t), TokenTree::Punct(c1), TokenTree::Punct(c2), TokenTree::Ident(v)] =
+        inner.as_slice()
+    else {
         return None;
     };
     if t != ty || c1.as_char() != ':' || c2.as_char() != ':' {
@@ -449,7 +521,8 @@ fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
                 out.push(tt.clone());
                 // Drop the `(super)` of `pub(super)`.
                 if let Some(TokenTree::Group(g)) = tts.get(i + 1) {
-                    if g.delimiter() == Delimiter::Parenthesis && g.stream().to_string() == "super" {
+                    if g.delimiter() == Delimiter::Parenthesis && g.stream().to_string() == "super"
+                    {
                         i += 1;
                     }
                 }
@@ -492,8 +565,14 @@ mod tests {
             fn g(c: &Counts) -> i64 { c.plus1 }
         };
         let out = fixup(input).to_string();
-        assert!(out.contains("Plus1 , # [serde (rename = \"-1\")] Minus1"), "{out}");
-        assert!(out.contains("Self :: Plus1 => 1 , Reaction :: Minus1"), "{out}");
+        assert!(
+            out.contains("Plus1 , # [serde (rename = \"-1\")] Minus1"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Self :: Plus1 => 1 , Reaction :: Minus1"),
+            "{out}"
+        );
         assert!(out.contains("pub plus1 : i64"), "{out}");
         assert!(out.contains("c . plus1"), "{out}");
     }
@@ -515,7 +594,11 @@ mod tests {
         };
         let out = fixup(input).to_string();
         assert!(out.contains("# [derive (:: serde :: Deserialize , :: serde :: Serialize , Clone , Debug , PartialEq , Default)] # [serde (transparent)] pub struct PingInput"), "{out}");
-        assert_eq!(out.matches("Default").count(), 2, "only the open map without a Default impl gets it: {out}");
+        assert_eq!(
+            out.matches("Default").count(),
+            2,
+            "only the open map without a Default impl gets it: {out}"
+        );
     }
 
     #[test]
@@ -528,7 +611,10 @@ mod tests {
             impl ::std::default::Default for Other { fn default() -> Self { Self { x: 1 } } }
         };
         let out = fixup(input).to_string();
-        assert!(out.contains("# [derive (:: serde :: Deserialize , Clone , Default)]"), "{out}");
+        assert!(
+            out.contains("# [derive (:: serde :: Deserialize , Clone , Default)]"),
+            "{out}"
+        );
         assert!(out.contains("Open , # [default] Closed"), "{out}");
         assert!(!out.contains("for State"), "{out}");
         assert!(out.contains("for Other"), "{out}");
@@ -548,7 +634,10 @@ mod tests {
             out.contains("# [serde (default , skip_serializing_if = \"::std::option::Option::is_none\")] pub b : :: std :: option :: Option < :: std :: boxed :: Box < A >> ,"),
             "{out}"
         );
-        assert!(out.contains("pub c : :: std :: option :: Option < :: std :: vec :: Vec < u8 >>"), "{out}");
+        assert!(
+            out.contains("pub c : :: std :: option :: Option < :: std :: vec :: Vec < u8 >>"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -562,9 +651,18 @@ mod tests {
             impl ::std::convert::TryFrom<&str> for Checked { type Error = self::error::ConversionError; fn try_from(value: &str) -> R { value.parse() } }
         };
         let out = fixup(input).to_string();
-        assert!(out.contains("impl :: std :: convert :: From < & str > for Outer"), "{out}");
-        assert!(out.contains("impl :: std :: convert :: From < String > for Outer"), "{out}");
-        assert!(out.contains("impl :: std :: convert :: TryFrom < & str > for Checked"), "{out}");
+        assert!(
+            out.contains("impl :: std :: convert :: From < & str > for Outer"),
+            "{out}"
+        );
+        assert!(
+            out.contains("impl :: std :: convert :: From < String > for Outer"),
+            "{out}"
+        );
+        assert!(
+            out.contains("impl :: std :: convert :: TryFrom < & str > for Checked"),
+            "{out}"
+        );
         assert!(!out.contains("TryFrom < String > for Outer"), "{out}");
     }
 
@@ -576,17 +674,34 @@ mod tests {
             pub enum E { A(::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<u8>>>>>>), B }
         };
         let out = fixup(input).to_string();
-        assert_eq!(out.matches("# [allow (clippy :: type_complexity)]").count(), 2, "{out}");
+        assert_eq!(
+            out.matches("# [allow (clippy :: type_complexity)]").count(),
+            2,
+            "{out}"
+        );
         assert!(out.starts_with("pub struct Fine"), "{out}");
     }
 
     #[test]
     fn long_identifiers_are_bounded_alike_everywhere() {
-        let long = Ident::new(&format!("Parent{}", "Child".repeat(100)), proc_macro2::Span::call_site());
+        let long = Ident::new(
+            &format!("Parent{}", "Child".repeat(100)),
+            proc_macro2::Span::call_site(),
+        );
         let out = fixup(quote! { pub struct #long; impl #long { fn f() -> #long { #long } } });
-        let idents: Vec<String> = out.to_string().split_whitespace().filter(|w| w.starts_with("Parent")).map(str::to_owned).collect();
+        let idents: Vec<String> = out
+            .to_string()
+            .split_whitespace()
+            .filter(|w| w.starts_with("Parent"))
+            .map(str::to_owned)
+            .collect();
         assert_eq!(idents.len(), 4, "{out}");
-        assert!(idents.iter().all(|i| *i == idents[0] && i.len() == naming::MAX_IDENT), "{idents:?}");
+        assert!(
+            idents
+                .iter()
+                .all(|i| *i == idents[0] && i.len() == naming::MAX_IDENT),
+            "{idents:?}"
+        );
     }
 
     #[test]
@@ -596,7 +711,10 @@ mod tests {
             pub(super) fn elsewhere() {}
         };
         let out = fixup(input).to_string();
-        assert!(out.contains("pub mod defaults { pub fn default_u64"), "{out}");
+        assert!(
+            out.contains("pub mod defaults { pub fn default_u64"),
+            "{out}"
+        );
         assert!(out.contains("pub (super) fn elsewhere"), "{out}");
     }
 }

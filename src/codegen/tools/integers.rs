@@ -51,7 +51,10 @@ const MARK: &str = "x-mcpgen-int";
 pub(crate) fn wide_schema(width: Width, metadata: Map<String, Value>) -> Value {
     let mut out = metadata;
     out.insert("type".into(), "integer".into());
-    out.insert("format".into(), format!("{MARK}-{}", rust_type(width).1).into());
+    out.insert(
+        "format".into(),
+        format!("{MARK}-{}", rust_type(width).1).into(),
+    );
     Value::Object(out)
 }
 
@@ -70,7 +73,10 @@ pub(crate) fn conversions() -> Vec<(Value, &'static str)> {
         .into_iter()
         .map(|w| {
             let (rust, tag) = rust_type(w);
-            (json!({"type": "integer", "format": format!("{MARK}-{tag}")}), rust)
+            (
+                json!({"type": "integer", "format": format!("{MARK}-{tag}")}),
+                rust,
+            )
         })
         .collect()
 }
@@ -80,7 +86,9 @@ pub(crate) fn width(o: &Map<String, Value>) -> Width {
     // With `number` beside it, the type is a number's (`f64`) anyway.
     let integer = match o.get("type") {
         Some(Value::String(t)) => t == "integer",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer") && !ts.iter().any(|t| t == "number"),
+        Some(Value::Array(ts)) => {
+            ts.iter().any(|t| t == "integer") && !ts.iter().any(|t| t == "number")
+        }
         _ => false,
     };
     // A default that is no integer is typify's to refuse (the schema then
@@ -178,19 +186,51 @@ mod tests {
     #[test]
     fn widths_hold_every_valid_value() {
         assert_eq!(w(json!({"type": "string"})), Width::Typify);
-        assert_eq!(w(json!({"type": "integer", "minimum": -5, "maximum": 5})), Width::Typify);
-        assert_eq!(w(json!({"type": "integer", "minimum": -9007199254740991i64, "maximum": 9007199254740991i64})), Width::Typify);
-        assert_eq!(w(json!({"type": "integer", "enum": [1, 2, 3]})), Width::Typify);
-        assert_eq!(w(json!({"type": "integer", "minimum": 0, "maximum": 18446744073709551615u64})), Width::U64);
-        assert_eq!(w(json!({"type": "integer", "enum": [9223372036854775808u64, 1]})), Width::U64);
+        assert_eq!(
+            w(json!({"type": "integer", "minimum": -5, "maximum": 5})),
+            Width::Typify
+        );
+        assert_eq!(
+            w(
+                json!({"type": "integer", "minimum": -9007199254740991i64, "maximum": 9007199254740991i64})
+            ),
+            Width::Typify
+        );
+        assert_eq!(
+            w(json!({"type": "integer", "enum": [1, 2, 3]})),
+            Width::Typify
+        );
+        assert_eq!(
+            w(json!({"type": "integer", "minimum": 0, "maximum": 18446744073709551615u64})),
+            Width::U64
+        );
+        assert_eq!(
+            w(json!({"type": "integer", "enum": [9223372036854775808u64, 1]})),
+            Width::U64
+        );
         assert_eq!(w(json!({"type": "integer", "minimum": 0})), Width::U128);
-        assert_eq!(w(json!({"type": "integer", "exclusiveMinimum": 0})), Width::NonZeroU128);
-        assert_eq!(w(json!({"type": "integer", "minimum": 1, "default": 30})), Width::NonZeroU128);
+        assert_eq!(
+            w(json!({"type": "integer", "exclusiveMinimum": 0})),
+            Width::NonZeroU128
+        );
+        assert_eq!(
+            w(json!({"type": "integer", "minimum": 1, "default": 30})),
+            Width::NonZeroU128
+        );
         assert_eq!(w(json!({"type": "integer"})), Width::I128);
-        assert_eq!(w(json!({"type": ["integer", "null"], "maximum": 10})), Width::I128);
+        assert_eq!(
+            w(json!({"type": ["integer", "null"], "maximum": 10})),
+            Width::I128
+        );
         assert_eq!(w(json!({"type": ["integer", "number"]})), Width::Typify);
-        assert_eq!(w(json!({"type": "integer", "minimum": 0, "maximum": 5, "default": -1})), Width::Typify);
-        assert_eq!(w(json!({"type": "integer", "const": 1e40})), Width::Unrepresentable);
+        assert_eq!(
+            w(json!({"type": "integer", "minimum": 0, "maximum": 5, "default": -1})),
+            Width::Typify
+        );
+        assert_eq!(
+            w(json!({"type": "integer", "const": 1e40})),
+            Width::Unrepresentable
+        );
         assert_eq!(w(json!({"type": "integer", "maximum": 0})), Width::I128);
     }
 }

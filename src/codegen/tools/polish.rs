@@ -52,9 +52,14 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
                 tidy_attrs(&mut e.attrs);
                 // A union's members are as large as their schemas make them;
                 // boxing one would change the type a handler matches on.
-                let carries = e.variants.iter().filter(|v| !matches!(v.fields, Fields::Unit)).count();
+                let carries = e
+                    .variants
+                    .iter()
+                    .filter(|v| !matches!(v.fields, Fields::Unit))
+                    .count();
                 if carries > 0 && e.variants.len() > 1 {
-                    e.attrs.push(syn::parse_quote!(#[allow(clippy::large_enum_variant)]));
+                    e.attrs
+                        .push(syn::parse_quote!(#[allow(clippy::large_enum_variant)]));
                 }
                 for v in &mut e.variants {
                     absent_tolerant(&mut v.fields);
@@ -69,8 +74,15 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
         }
     }
     let defaults = implements_default(&file);
-    let usable: Vec<&Short> = SHORT.iter().filter(|(_, short, _)| !defined.contains(*short)).collect();
-    let mut shorten_tree = Shorten { usable: &usable, nested: 0, used: BTreeSet::new() };
+    let usable: Vec<&Short> = SHORT
+        .iter()
+        .filter(|(_, short, _)| !defined.contains(*short))
+        .collect();
+    let mut shorten_tree = Shorten {
+        usable: &usable,
+        nested: 0,
+        used: BTreeSet::new(),
+    };
     syn::visit_mut::VisitMut::visit_file_mut(&mut shorten_tree, &mut file);
     let mut used = shorten_tree.used;
     // Each struct's constructors right after it, as tokens (parsing them
@@ -84,7 +96,15 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
         };
         item.to_tokens(&mut body);
         if let Some(methods) = methods {
-            body.extend(shorten(methods, &usable, Place { top: true, serde: false }, &mut used));
+            body.extend(shorten(
+                methods,
+                &usable,
+                Place {
+                    top: true,
+                    serde: false,
+                },
+                &mut used,
+            ));
         }
     }
     let mut out = uses(&usable, &used);
@@ -112,10 +132,18 @@ fn serde_args(attrs: &[Attribute]) -> Vec<(String, Option<String>)> {
     let mut args = Vec::new();
     for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = a.parse_nested_meta(|meta| {
-            let key = meta.path.get_ident().map(Ident::to_string).unwrap_or_default();
+            let key = meta
+                .path
+                .get_ident()
+                .map(Ident::to_string)
+                .unwrap_or_default();
             let mut value = None;
             if meta.input.peek(Token![=]) {
-                if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = meta.value()?.parse::<syn::Expr>()? {
+                if let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = meta.value()?.parse::<syn::Expr>()?
+                {
                     value = Some(s.value());
                 }
             } else if meta.input.peek(syn::token::Paren) {
@@ -144,8 +172,11 @@ fn absent_tolerant(fields: &mut Fields) {
         let has = |key: &str| args.iter().any(|(k, _)| k == key);
         // typify marks a required nullable property by decoding it with
         // `Option::deserialize`: it must be there (as `null` at least).
-        let required_nullable =
-            args.iter().any(|(k, v)| k == "deserialize_with" && v.as_deref().is_some_and(|v| v.ends_with("Option::deserialize")));
+        let required_nullable = args.iter().any(|(k, v)| {
+            k == "deserialize_with"
+                && v.as_deref()
+                    .is_some_and(|v| v.ends_with("Option::deserialize"))
+        });
         let own_decoder = has("deserialize_with") || has("with");
         if own_decoder && !has("default") && !has("flatten") && !required_nullable {
             f.attrs.push(syn::parse_quote!(#[serde(default)]));
@@ -166,17 +197,37 @@ fn merge_serde(attrs: &mut Vec<Attribute>) {
     if lists.len() < 2 {
         return;
     }
-    let Some(first) = attrs.iter().position(|a| a.path().is_ident("serde")) else { return };
+    let Some(first) = attrs.iter().position(|a| a.path().is_ident("serde")) else {
+        return;
+    };
     attrs.retain(|a| !a.path().is_ident("serde"));
-    attrs.insert(first.min(attrs.len()), syn::parse_quote!(#[serde(#(#lists),*)]));
+    attrs.insert(
+        first.min(attrs.len()),
+        syn::parse_quote!(#[serde(#(#lists),*)]),
+    );
 }
 
 /// Where a derive sorts: the standard traits in the usual order, then
 /// serde's, then any other (in the order given).
 fn derive_rank(path: &syn::Path) -> usize {
-    const ORDER: &[&str] =
-        &["Debug", "Clone", "Copy", "Default", "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Serialize", "Deserialize"];
-    let last = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    const ORDER: &[&str] = &[
+        "Debug",
+        "Clone",
+        "Copy",
+        "Default",
+        "PartialEq",
+        "Eq",
+        "PartialOrd",
+        "Ord",
+        "Hash",
+        "Serialize",
+        "Deserialize",
+    ];
+    let last = path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
     ORDER.iter().position(|o| *o == last).unwrap_or(ORDER.len())
 }
 
@@ -188,11 +239,16 @@ fn tidy_attrs(attrs: &mut Vec<Attribute>) {
     let mut kept = Vec::with_capacity(attrs.len());
     for a in attrs.drain(..) {
         if a.path().is_ident("derive") {
-            if let Ok(paths) = a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated) {
+            if let Ok(paths) =
+                a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+            {
                 first.get_or_insert(kept.len());
                 for p in paths {
                     let text = p.to_token_stream().to_string();
-                    if !derives.iter().any(|d| d.to_token_stream().to_string() == text) {
+                    if !derives
+                        .iter()
+                        .any(|d| d.to_token_stream().to_string() == text)
+                    {
                         derives.push(p);
                     }
                 }
@@ -213,11 +269,19 @@ fn tidy_attrs(attrs: &mut Vec<Attribute>) {
 /// is used when it has none (typify's placeholder, the type's own name in
 /// backquotes, counts as none); then the places of the tools' schemas it
 /// stands for, from the markers in its docs ([`super::sources`]).
-fn item_docs(attrs: &mut Vec<Attribute>, type_name: &str, usage: &BTreeMap<String, String>, sources: &Sources) {
+fn item_docs(
+    attrs: &mut Vec<Attribute>,
+    type_name: &str,
+    usage: &BTreeMap<String, String>,
+    sources: &Sources,
+) {
     let marks = sources::take(attrs);
     let placeholder = format!("`{type_name}`");
     attrs.retain(|a| doc_of(a).is_none_or(|d| d.trim() != placeholder));
-    let mut end = attrs.iter().rposition(|a| doc_of(a).is_some()).map_or(0, |i| i + 1);
+    let mut end = attrs
+        .iter()
+        .rposition(|a| doc_of(a).is_some())
+        .map_or(0, |i| i + 1);
     if end == 0 {
         if let Some(doc) = usage.get(type_name) {
             attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
@@ -234,7 +298,6 @@ fn item_docs(attrs: &mut Vec<Attribute>, type_name: &str, usage: &BTreeMap<Strin
     }
 }
 
-
 /// For each type, where it is first used: `` `units` of [`GetForecastInput`].``
 /// (the property's wire name, and the type or variant holding it).
 fn usage_docs(file: &syn::File) -> BTreeMap<String, String> {
@@ -246,7 +309,8 @@ fn usage_docs(file: &syn::File) -> BTreeMap<String, String> {
         let item = matches!(&f.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
         for n in names {
             let what = if item { "An item of" } else { "The type of" };
-            out.entry(n).or_insert_with(|| format!(" {what} `{wire}` in [`{holder}`]."));
+            out.entry(n)
+                .or_insert_with(|| format!(" {what} `{wire}` in [`{holder}`]."));
         }
     };
     for item in &file.items {
@@ -311,7 +375,10 @@ fn implements_default(file: &syn::File) -> BTreeSet<String> {
                 out.insert(e.ident.to_string());
             }
             Item::Impl(i) => {
-                let is_default = i.trait_.as_ref().is_some_and(|(p, _)| p.segments.last().is_some_and(|s| s.ident == "Default"));
+                let is_default = i
+                    .trait_
+                    .as_ref()
+                    .is_some_and(|(p, _)| p.segments.last().is_some_and(|s| s.ident == "Default"));
                 if let (true, syn::Type::Path(p)) = (is_default, &*i.self_ty) {
                     if let Some(last) = p.path.segments.last() {
                         out.insert(last.ident.to_string());
@@ -325,10 +392,17 @@ fn implements_default(file: &syn::File) -> BTreeSet<String> {
 }
 
 fn derives(attrs: &[Attribute], name: &str) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
-        a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
-            .is_ok_and(|paths| paths.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == name)))
-    })
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+                .is_ok_and(|paths| {
+                    paths
+                        .iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
+                })
+        })
 }
 
 /// How an optional field is left when a constructor does not set it.
@@ -347,7 +421,10 @@ fn unset_of(f: &syn::Field) -> Option<Unset> {
     let mut unset = None;
     for (key, value) in serde_args(&f.attrs) {
         match (key.as_str(), value) {
-            ("default", Some(path)) => unset = Some(syn::parse_str::<syn::Path>(&path).map_or(Unset::Default, Unset::Function)),
+            ("default", Some(path)) => {
+                unset =
+                    Some(syn::parse_str::<syn::Path>(&path).map_or(Unset::Default, Unset::Function))
+            }
             ("default" | "flatten", None) => unset = Some(Unset::Default),
             _ => {}
         }
@@ -394,7 +471,9 @@ fn argument_type(ty: &syn::Type) -> TokenStream {
 /// `impl X { new, with_* }` for a struct with named fields; `Default`
 /// derived when every field is optional and `X` has none.
 fn constructors(s: &mut syn::ItemStruct, defaults: &BTreeSet<String>) -> Option<TokenStream> {
-    let Fields::Named(named) = &s.fields else { return None };
+    let Fields::Named(named) = &s.fields else {
+        return None;
+    };
     let name = &s.ident;
     let mut required = Vec::new();
     let mut starts = Vec::new();
@@ -423,14 +502,22 @@ fn constructors(s: &mut syn::ItemStruct, defaults: &BTreeSet<String>) -> Option<
                 };
                 starts.push(quote!(#ident: #start));
                 let short = bare.trim_end_matches('_');
-                let setter_name = if setter_names.contains(short) { bare } else { short };
+                let setter_name = if setter_names.contains(short) {
+                    bare
+                } else {
+                    short
+                };
                 setter_names.insert(setter_name.to_owned());
                 let setter = format_ident!("with_{}", setter_name);
                 let doc = format!(" Sets `{short}`.");
                 let setter_tokens = match option_inner(ty) {
                     Some(inner) => {
                         let arg = argument_type(inner);
-                        let value = if is_string(inner) { quote!(value.into()) } else { quote!(value) };
+                        let value = if is_string(inner) {
+                            quote!(value.into())
+                        } else {
+                            quote!(value)
+                        };
                         quote! {
                             #[doc = #doc]
                             #[must_use]
@@ -442,7 +529,11 @@ fn constructors(s: &mut syn::ItemStruct, defaults: &BTreeSet<String>) -> Option<
                     }
                     None => {
                         let arg = argument_type(ty);
-                        let value = if is_string(ty) { quote!(value.into()) } else { quote!(value) };
+                        let value = if is_string(ty) {
+                            quote!(value.into())
+                        } else {
+                            quote!(value)
+                        };
                         quote! {
                             #[doc = #doc]
                             #[must_use]
@@ -477,9 +568,22 @@ fn constructors(s: &mut syn::ItemStruct, defaults: &BTreeSet<String>) -> Option<
         None
     } else {
         let params = required.iter().map(|(i, t, _)| quote!(#i: #t));
-        let sets = required.iter().map(|(i, _, string)| if *string { quote!(#i: #i.into()) } else { quote!(#i) });
-        let names: Vec<String> = required.iter().map(|(i, _, _)| format!("`{}`", i.to_string().trim_start_matches("r#"))).collect();
-        let doc = format!(" A `{name}` with its required {}: {}.", if names.len() == 1 { "field" } else { "fields" }, names.join(", "));
+        let sets = required.iter().map(|(i, _, string)| {
+            if *string {
+                quote!(#i: #i.into())
+            } else {
+                quote!(#i)
+            }
+        });
+        let names: Vec<String> = required
+            .iter()
+            .map(|(i, _, _)| format!("`{}`", i.to_string().trim_start_matches("r#")))
+            .collect();
+        let doc = format!(
+            " A `{name}` with its required {}: {}.",
+            if names.len() == 1 { "field" } else { "fields" },
+            names.join(", ")
+        );
         let many = (required.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
         Some(quote! {
             #[doc = #doc]
@@ -516,16 +620,32 @@ fn name_members(file: &mut syn::File) {
             continue;
         }
         let props: Vec<BTreeSet<String>> = e.variants.iter().map(property_names).collect();
-        let mut taken: BTreeSet<String> = e.variants.iter().filter(|v| !numbered(&v.ident.to_string())).map(|v| v.ident.to_string()).collect();
+        let mut taken: BTreeSet<String> = e
+            .variants
+            .iter()
+            .filter(|v| !numbered(&v.ident.to_string()))
+            .map(|v| v.ident.to_string())
+            .collect();
         for (i, v) in e.variants.iter_mut().enumerate() {
             let old = v.ident.to_string();
             if !numbered(&old) {
                 continue;
             }
-            let others: BTreeSet<&String> = props.iter().enumerate().filter(|(j, _)| *j != i).flat_map(|(_, p)| p).collect();
-            let mut candidates: Vec<String> = required_first(v).into_iter().filter(|p| !others.contains(p)).map(|p| pascal(&p)).collect();
+            let others: BTreeSet<&String> = props
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .flat_map(|(_, p)| p)
+                .collect();
+            let mut candidates: Vec<String> = required_first(v)
+                .into_iter()
+                .filter(|p| !others.contains(p))
+                .map(|p| pascal(&p))
+                .collect();
             candidates.push(type_word(v));
-            let Some(new) = candidates.into_iter().find(|c| !c.is_empty() && syn::parse_str::<Ident>(c).is_ok() && !taken.contains(c)) else {
+            let Some(new) = candidates.into_iter().find(|c| {
+                !c.is_empty() && syn::parse_str::<Ident>(c).is_ok() && !taken.contains(c)
+            }) else {
                 continue;
             };
             taken.insert(new.clone());
@@ -543,34 +663,58 @@ fn name_members(file: &mut syn::File) {
 }
 
 fn numbered(name: &str) -> bool {
-    name.strip_prefix("Variant").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    name.strip_prefix("Variant")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The wire names of a struct variant's fields.
 fn property_names(v: &syn::Variant) -> BTreeSet<String> {
-    v.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| wire_name(f, i))).collect()
+    v.fields
+        .iter()
+        .filter_map(|f| f.ident.as_ref().map(|i| wire_name(f, i)))
+        .collect()
 }
 
 /// A variant's field names, required ones first.
 fn required_first(v: &syn::Variant) -> Vec<String> {
-    let mut fields: Vec<(bool, String)> =
-        v.fields.iter().filter_map(|f| f.ident.as_ref().map(|i| (unset_of(f).is_some(), wire_name(f, i)))).collect();
+    let mut fields: Vec<(bool, String)> = v
+        .fields
+        .iter()
+        .filter_map(|f| {
+            f.ident
+                .as_ref()
+                .map(|i| (unset_of(f).is_some(), wire_name(f, i)))
+        })
+        .collect();
     fields.sort_by_key(|(optional, _)| *optional);
     fields.into_iter().map(|(_, n)| n).collect()
 }
 
 /// The property a field stands for: its `rename`, else its name.
 fn wire_name(f: &syn::Field, ident: &Ident) -> String {
-    let renamed = serde_args(&f.attrs).into_iter().find_map(|(k, v)| v.filter(|_| k == "rename"));
+    let renamed = serde_args(&f.attrs)
+        .into_iter()
+        .find_map(|(k, v)| v.filter(|_| k == "rename"));
     renamed.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned())
 }
 
 /// A name from a tuple variant's one type (`String`, `Vec` → `List`).
 fn type_word(v: &syn::Variant) -> String {
-    let Fields::Unnamed(u) = &v.fields else { return String::new() };
-    let Some(f) = u.unnamed.first() else { return String::new() };
-    let syn::Type::Path(p) = &f.ty else { return String::new() };
-    let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    let Fields::Unnamed(u) = &v.fields else {
+        return String::new();
+    };
+    let Some(f) = u.unnamed.first() else {
+        return String::new();
+    };
+    let syn::Type::Path(p) = &f.ty else {
+        return String::new();
+    };
+    let last = p
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
     match last.as_str() {
         "Vec" => "List".into(),
         "BTreeMap" | "Map" => "Object".into(),
@@ -587,7 +731,10 @@ fn pascal(name: &str) -> String {
 }
 
 /// `Enum::Old` (and `Self::Old` inside the enum's impls) as `Enum::New`.
-fn rename_variants(tokens: TokenStream, renames: &BTreeMap<(String, String), String>) -> TokenStream {
+fn rename_variants(
+    tokens: TokenStream,
+    renames: &BTreeMap<(String, String), String>,
+) -> TokenStream {
     let enums: BTreeSet<&String> = renames.keys().map(|(e, _)| e).collect();
     let mut current: Option<String> = None;
     rewrite_paths(tokens, renames, &enums, &mut current)
@@ -604,7 +751,10 @@ fn rewrite_paths(
     for (i, tt) in tts.iter().enumerate() {
         match tt {
             TokenTree::Group(g) => {
-                let mut ng = proc_macro2::Group::new(g.delimiter(), rewrite_paths(g.stream(), renames, enums, current));
+                let mut ng = proc_macro2::Group::new(
+                    g.delimiter(),
+                    rewrite_paths(g.stream(), renames, enums, current),
+                );
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
             }
@@ -612,7 +762,8 @@ fn rewrite_paths(
                 let name = id.to_string();
                 // `impl E` or `impl … for E` sets the type that `Self` is
                 // (the definitions were renamed in the syntax tree).
-                if i > 0 && matches!(&tts[i - 1], TokenTree::Ident(k) if k == "for" || k == "impl") {
+                if i > 0 && matches!(&tts[i - 1], TokenTree::Ident(k) if k == "for" || k == "impl")
+                {
                     *current = enums.contains(&name).then(|| name.clone());
                 }
                 let owner = if i >= 3 && is_path_sep(&tts[i - 2], &tts[i - 1]) {
@@ -654,15 +805,31 @@ const SHORT: &[Short] = &[
     (&["std", "convert", "Into"], "Into", None),
     (&["std", "default", "Default"], "Default", None),
     (&["std", "string", "ToString"], "ToString", None),
-    (&["std", "collections", "BTreeMap"], "BTreeMap", Some("std::collections::BTreeMap")),
-    (&["serde", "Serialize"], "Serialize", Some("serde::Serialize")),
-    (&["serde", "Deserialize"], "Deserialize", Some("serde::Deserialize")),
+    (
+        &["std", "collections", "BTreeMap"],
+        "BTreeMap",
+        Some("std::collections::BTreeMap"),
+    ),
+    (
+        &["serde", "Serialize"],
+        "Serialize",
+        Some("serde::Serialize"),
+    ),
+    (
+        &["serde", "Deserialize"],
+        "Deserialize",
+        Some("serde::Deserialize"),
+    ),
 ];
 
 /// The `use` items the short names in `used` need.
 fn uses(usable: &[&Short], used: &BTreeSet<&'static str>) -> TokenStream {
     let mut out = TokenStream::new();
-    let mut uses: Vec<&str> = usable.iter().filter(|(_, s, u)| u.is_some() && used.contains(s)).filter_map(|(_, _, u)| *u).collect();
+    let mut uses: Vec<&str> = usable
+        .iter()
+        .filter(|(_, s, u)| u.is_some() && used.contains(s))
+        .filter_map(|(_, _, u)| *u)
+        .collect();
     uses.sort_unstable();
     for u in uses {
         let path: syn::Path = syn::parse_str(u).expect("a path of SHORT");
@@ -694,7 +861,10 @@ impl Shorten<'_> {
             }
             let n = segments.len();
             let matches = p.segments.len() >= n
-                && p.segments.iter().zip(segments.iter()).all(|(s, w)| s.ident == *w)
+                && p.segments
+                    .iter()
+                    .zip(segments.iter())
+                    .all(|(s, w)| s.ident == *w)
                 && p.segments.iter().take(n - 1).all(|s| s.arguments.is_none());
             if !matches {
                 continue;
@@ -702,7 +872,10 @@ impl Shorten<'_> {
             let mut kept: Punctuated<syn::PathSegment, Token![::]> = Punctuated::new();
             for (i, seg) in std::mem::take(&mut p.segments).into_iter().enumerate() {
                 if i + 1 == n {
-                    kept.push(syn::PathSegment { ident: Ident::new(short, seg.ident.span()), arguments: seg.arguments });
+                    kept.push(syn::PathSegment {
+                        ident: Ident::new(short, seg.ident.span()),
+                        arguments: seg.arguments,
+                    });
                 } else if i >= n {
                     kept.push(seg);
                 }
@@ -755,7 +928,9 @@ impl syn::visit_mut::VisitMut for Shorten<'_> {
 
     fn visit_attribute_mut(&mut self, a: &mut Attribute) {
         if a.path().is_ident("derive") {
-            if let Ok(paths) = a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated) {
+            if let Ok(paths) =
+                a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+            {
                 let mut paths: Vec<syn::Path> = paths.into_iter().collect();
                 for p in &mut paths {
                     self.path(p);
@@ -764,7 +939,10 @@ impl syn::visit_mut::VisitMut for Shorten<'_> {
             }
         } else if a.path().is_ident("serde") {
             if let syn::Meta::List(list) = &mut a.meta {
-                let place = Place { top: self.nested == 0, serde: true };
+                let place = Place {
+                    top: self.nested == 0,
+                    serde: true,
+                };
                 list.tokens = shorten(list.tokens.clone(), self.usable, place, &mut self.used);
             }
         }
@@ -780,18 +958,36 @@ struct Place {
     serde: bool,
 }
 
-fn shorten(tokens: TokenStream, usable: &[&Short], place: Place, used: &mut BTreeSet<&'static str>) -> TokenStream {
+fn shorten(
+    tokens: TokenStream,
+    usable: &[&Short],
+    place: Place,
+    used: &mut BTreeSet<&'static str>,
+) -> TokenStream {
     let top = place.top;
     let tts: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
     while i < tts.len() {
         // Entering `mod name { … }`: below it only the prelude's names.
-        if let (TokenTree::Ident(k), Some(TokenTree::Ident(_)), Some(TokenTree::Group(g))) = (&tts[i], tts.get(i + 1), tts.get(i + 2)) {
+        if let (TokenTree::Ident(k), Some(TokenTree::Ident(_)), Some(TokenTree::Group(g))) =
+            (&tts[i], tts.get(i + 1), tts.get(i + 2))
+        {
             if k == "mod" {
                 out.push(tts[i].clone());
                 out.push(tts[i + 1].clone());
-                let mut ng = proc_macro2::Group::new(g.delimiter(), shorten(g.stream(), usable, Place { top: false, serde: false }, used));
+                let mut ng = proc_macro2::Group::new(
+                    g.delimiter(),
+                    shorten(
+                        g.stream(),
+                        usable,
+                        Place {
+                            top: false,
+                            serde: false,
+                        },
+                        used,
+                    ),
+                );
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
                 i += 3;
@@ -799,7 +995,10 @@ fn shorten(tokens: TokenStream, usable: &[&Short], place: Place, used: &mut BTre
             }
         }
         let path_start = matches!(&tts[i], TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Joint);
-        if let Some((len, short)) = path_start.then(|| match_path(&tts[i..], usable, top)).flatten() {
+        if let Some((len, short)) = path_start
+            .then(|| match_path(&tts[i..], usable, top))
+            .flatten()
+        {
             used.insert(short);
             out.push(TokenTree::Ident(Ident::new(short, Span::call_site())));
             i += len;
@@ -807,12 +1006,18 @@ fn shorten(tokens: TokenStream, usable: &[&Short], place: Place, used: &mut BTre
         }
         match &tts[i] {
             TokenTree::Group(g) => {
-                let serde = place.serde || (i > 0 && matches!(&tts[i - 1], TokenTree::Ident(s) if s == "serde"));
-                let mut ng = proc_macro2::Group::new(g.delimiter(), shorten(g.stream(), usable, Place { top, serde }, used));
+                let serde = place.serde
+                    || (i > 0 && matches!(&tts[i - 1], TokenTree::Ident(s) if s == "serde"));
+                let mut ng = proc_macro2::Group::new(
+                    g.delimiter(),
+                    shorten(g.stream(), usable, Place { top, serde }, used),
+                );
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
             }
-            TokenTree::Literal(l) if place.serde => out.push(shorten_literal(l, usable, top, used).unwrap_or_else(|| tts[i].clone())),
+            TokenTree::Literal(l) if place.serde => {
+                out.push(shorten_literal(l, usable, top, used).unwrap_or_else(|| tts[i].clone()))
+            }
             other => out.push(other.clone()),
         }
         i += 1;
@@ -830,7 +1035,11 @@ fn match_path(tts: &[TokenTree], usable: &[&Short], top: bool) -> Option<(usize,
         // `::` then `segment` (`::` `segment`)*.
         let mut at = 0;
         for (n, seg) in segments.iter().enumerate() {
-            let (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) = (tts.get(at), tts.get(at + 1)) else { continue 'entries };
+            let (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) =
+                (tts.get(at), tts.get(at + 1))
+            else {
+                continue 'entries;
+            };
             if a.as_char() != ':' || b.as_char() != ':' {
                 continue 'entries;
             }
@@ -871,7 +1080,9 @@ fn shorten_literal(
         if let Some(rest) = text.strip_prefix(&prefix) {
             used.insert(short);
             let new = syn::LitStr::new(&format!("{short}::{rest}"), l.span());
-            return Some(TokenTree::Literal(syn::parse_str::<proc_macro2::Literal>(&new.to_token_stream().to_string()).ok()?));
+            return Some(TokenTree::Literal(
+                syn::parse_str::<proc_macro2::Literal>(&new.to_token_stream().to_string()).ok()?,
+            ));
         }
     }
     None
@@ -898,7 +1109,10 @@ mod tests {
             }
         });
         assert!(out.contains(r#"# [serde (skip_serializing_if = "Option::is_none" , deserialize_with = "wide::option" , default)]"#), "{out}");
-        assert!(out.contains("# [doc = \" Uses the default timeout, not flatten.\"]"), "{out}");
+        assert!(
+            out.contains("# [doc = \" Uses the default timeout, not flatten.\"]"),
+            "{out}"
+        );
         // All optional, with a schema default: `Default` by hand, as `{}` decodes.
         assert!(out.contains("impl Default for A { fn default () -> Self { Self { timeout : None , b : defaults :: b () , } } }"), "{out}");
     }
@@ -911,7 +1125,10 @@ mod tests {
                 pub note: ::std::option::Option<::std::string::String>,
             }
         });
-        assert!(out.contains(r#"# [serde (deserialize_with = "Option::deserialize")] pub note"#), "{out}");
+        assert!(
+            out.contains(r#"# [serde (deserialize_with = "Option::deserialize")] pub note"#),
+            "{out}"
+        );
     }
 
     #[test]
@@ -925,10 +1142,19 @@ mod tests {
                 pub note: ::std::option::Option<::std::string::String>,
             }
         });
-        assert!(out.contains("# [derive (Debug , Clone , PartialEq , Serialize , Deserialize)]"), "{out}");
+        assert!(
+            out.contains("# [derive (Debug , Clone , PartialEq , Serialize , Deserialize)]"),
+            "{out}"
+        );
         assert!(out.contains("pub fn new (name : impl Into < String > , n : u64) -> Self { Self { name : name . into () , n , note : None , } }"), "{out}");
-        assert!(out.contains("pub fn with_note (mut self , value : impl Into < String >) -> Self"), "{out}");
-        assert!(out.starts_with("use serde :: Deserialize ; use serde :: Serialize ;"), "{out}");
+        assert!(
+            out.contains("pub fn with_note (mut self , value : impl Into < String >) -> Self"),
+            "{out}"
+        );
+        assert!(
+            out.starts_with("use serde :: Deserialize ; use serde :: Serialize ;"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -937,7 +1163,10 @@ mod tests {
             pub struct Result { pub ok: ::std::option::Option<bool> }
             pub fn f() -> ::std::result::Result<(), ()> { ::std::result::Result::Ok(()) }
         });
-        assert!(out.contains(":: std :: result :: Result < () , () >"), "{out}");
+        assert!(
+            out.contains(":: std :: result :: Result < () , () >"),
+            "{out}"
+        );
         assert!(out.contains("pub ok : Option < bool >"), "{out}");
     }
 
@@ -954,7 +1183,12 @@ mod tests {
                 fn from(value: ::std::string::String) -> Self { Self::Variant2(value) }
             }
         });
-        assert!(out.contains("QueryVector {") && out.contains("Query {") && out.contains("String (String)"), "{out}");
+        assert!(
+            out.contains("QueryVector {")
+                && out.contains("Query {")
+                && out.contains("String (String)"),
+            "{out}"
+        );
         assert!(out.contains("Self :: String (value)"), "{out}");
         assert!(!out.contains("Variant"), "{out}");
     }

@@ -35,11 +35,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::cycles::break_cycles;
-use super::stripped::STRIPPED;
 use super::depth::{too_deep, MAX_TYPE_DEPTH};
 use super::fields::Renames;
 use super::integers::{wide_schema, width, Width};
 use super::sources::Sources;
+use super::stripped::STRIPPED;
 use super::unions::{arrange, Arranged};
 use crate::error::pointer_token;
 use crate::manifest::refs::{collect_refs, DATA_KEYWORDS};
@@ -48,8 +48,18 @@ use crate::naming::{self, Scope};
 
 /// The keywords with which a subschema may become a type of its own (a
 /// struct, an enum, a newtype with checks); so may a list of types.
-const TYPE_KEYWORDS: &[&str] =
-    &["properties", "enum", "const", "oneOf", "anyOf", "allOf", "minLength", "maxLength", "additionalProperties", "title"];
+const TYPE_KEYWORDS: &[&str] = &[
+    "properties",
+    "enum",
+    "const",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "minLength",
+    "maxLength",
+    "additionalProperties",
+    "title",
+];
 
 /// The conditional keywords among [`STRIPPED`].
 const CONDITIONALS: &[&str] = &["if", "then", "else"];
@@ -94,7 +104,11 @@ pub(crate) fn prepare(
     let (schema, cycle_notes) = break_cycles(schema);
     let mut notes: Vec<Note> = cycle_notes
         .into_iter()
-        .map(|(pointer, message)| Note { pointer, message, hint: "make the schema refer to a definition with content of its own" })
+        .map(|(pointer, message)| Note {
+            pointer,
+            message,
+            hint: "make the schema refer to a definition with content of its own",
+        })
         .collect();
     let index = RefIndex::new(&schema);
     // Every local reference target, by canonical pointer.
@@ -104,11 +118,18 @@ pub(crate) fn prepare(
     let mut refs = Vec::new();
     collect_refs(&schema, String::new(), &mut refs);
     for (_, r) in refs {
-        let Ok(pointer) = index.pointer(&r) else { continue };
+        let Ok(pointer) = index.pointer(&r) else {
+            continue;
+        };
         if targets.contains_key(&pointer) {
             continue;
         }
-        let last = pointer.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+        let last = pointer
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .replace("~1", "/")
+            .replace("~0", "~");
         let name = scope.unique(&format!("{base}{}", naming::type_part(&last)));
         targets.insert(pointer.clone(), name);
         order.push(pointer);
@@ -125,7 +146,15 @@ pub(crate) fn prepare(
             hint: "flatten the schema, or move the deep part into a `$defs` definition used at a shallower level",
         });
     }
-    let mut r = Rewriter { index: &index, targets: &targets, base, flat: &flat, renames, notes: Vec::new(), origin };
+    let mut r = Rewriter {
+        index: &index,
+        targets: &targets,
+        base,
+        flat: &flat,
+        renames,
+        notes: Vec::new(),
+        origin,
+    };
     let mut defs = vec![(root_name.to_owned(), r.root(""))];
     for pointer in &order {
         defs.push((targets[pointer].clone(), r.root(pointer)));
@@ -164,7 +193,11 @@ struct Rewriter<'r, 'a> {
 impl Rewriter<'_, '_> {
     /// The definition rooted at `pointer`.
     fn root(&mut self, pointer: &str) -> Value {
-        let node = self.index.get(pointer).cloned().unwrap_or(Value::Bool(true));
+        let node = self
+            .index
+            .get(pointer)
+            .cloned()
+            .unwrap_or(Value::Bool(true));
         if self.flat.contains(pointer) {
             // Still the object type a tool schema root must be.
             let mut any = json_any(&node);
@@ -182,11 +215,22 @@ impl Rewriter<'_, '_> {
     /// object an inline `allOf` member is merged into).
     /// Notes the properties a `then`/`else` branch declares that the
     /// schema `around` it does not: they are no fields of the Rust type.
-    fn note_branch_properties(&mut self, around: &Map<String, Value>, keyword: &str, branch: &Value, at: &str) {
+    fn note_branch_properties(
+        &mut self,
+        around: &Map<String, Value>,
+        keyword: &str,
+        branch: &Value,
+        at: &str,
+    ) {
         let declared = around.get("properties").and_then(Value::as_object);
-        let Some(own) = branch.get("properties").and_then(Value::as_object) else { return };
-        let extra: Vec<&str> =
-            own.keys().filter(|name| !declared.is_some_and(|d| d.contains_key(*name))).map(String::as_str).collect();
+        let Some(own) = branch.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        let extra: Vec<&str> = own
+            .keys()
+            .filter(|name| !declared.is_some_and(|d| d.contains_key(*name)))
+            .map(String::as_str)
+            .collect();
         if extra.is_empty() {
             return;
         }
@@ -205,7 +249,10 @@ impl Rewriter<'_, '_> {
             Value::Object(o) => o,
             Value::Array(a) => {
                 return Value::Array(
-                    a.iter().enumerate().map(|(i, c)| self.child(c, &format!("{at}/{i}"), None)).collect(),
+                    a.iter()
+                        .enumerate()
+                        .map(|(i, c)| self.child(c, &format!("{at}/{i}"), None))
+                        .collect(),
                 )
             }
             other => return other.clone(),
@@ -223,7 +270,11 @@ impl Rewriter<'_, '_> {
             Width::Unrepresentable => {
                 let why = "its values go beyond what `i128` and `u128` hold, so it is typed as `serde_json::Value`";
                 let hint = "bound it with `minimum` and `maximum` to get an integer type";
-                self.notes.push(Note { pointer: at.to_owned(), message: why.to_owned(), hint });
+                self.notes.push(Note {
+                    pointer: at.to_owned(),
+                    message: why.to_owned(),
+                    hint,
+                });
                 return Value::Object(json_any(v));
             }
             Width::U128 | Width::NonZeroU128 | Width::I128 => return self.wide(o, at, width),
@@ -243,7 +294,11 @@ impl Rewriter<'_, '_> {
             let here = format!("{at}/{}", pointer_token(k));
             let new = match (k.as_str(), child) {
                 ("$ref", Value::String(r)) => {
-                    let name = self.index.pointer(r).ok().and_then(|p| self.targets.get(&p).cloned());
+                    let name = self
+                        .index
+                        .pointer(r)
+                        .ok()
+                        .and_then(|p| self.targets.get(&p).cloned());
                     match name {
                         Some(n) => Value::String(format!("#/definitions/{n}")),
                         None => child.clone(),
@@ -260,11 +315,15 @@ impl Rewriter<'_, '_> {
                     });
                     continue;
                 }
-                ("title", Value::String(t)) if !top => Value::String(format!("{}{}", self.base, naming::type_part(t))),
+                ("title", Value::String(t)) if !top => {
+                    Value::String(format!("{}{}", self.base, naming::type_part(t)))
+                }
                 ("description", Value::String(d)) => Value::String(tidy_doc(d)),
                 (k, _) if DATA_KEYWORDS.contains(&k) => match k {
                     "enum" | "examples" => match child {
-                        Value::Array(items) => Value::Array(items.iter().map(|d| self.rename_data(d, v, 0)).collect()),
+                        Value::Array(items) => {
+                            Value::Array(items.iter().map(|d| self.rename_data(d, v, 0)).collect())
+                        }
                         other => other.clone(),
                     },
                     _ => self.rename_data(child, v, 0),
@@ -295,7 +354,10 @@ impl Rewriter<'_, '_> {
                     names
                         .iter()
                         .filter(|n| n.as_str().is_none_or(|n| n.len() <= naming::MAX_WIRE_NAME))
-                        .map(|n| n.as_str().map_or_else(|| n.clone(), |n| Value::String(key(plan, n))))
+                        .map(|n| {
+                            n.as_str()
+                                .map_or_else(|| n.clone(), |n| Value::String(key(plan, n)))
+                        })
                         .collect(),
                 ),
 
@@ -344,10 +406,13 @@ impl Rewriter<'_, '_> {
     /// marker of its place, when there is an origin and the description
     /// is text or absent.
     fn mark(&mut self, out: &mut Map<String, Value>, at: &str) {
-        let Some(origin) = &mut self.origin else { return };
+        let Some(origin) = &mut self.origin else {
+            return;
+        };
         // Only where typify may make a type (most subschemas are plain
         // values, whose field docs would only carry the marker away).
-        let typed = TYPE_KEYWORDS.iter().any(|k| out.contains_key(*k)) || out.get("type").is_some_and(Value::is_array);
+        let typed = TYPE_KEYWORDS.iter().any(|k| out.contains_key(*k))
+            || out.get("type").is_some_and(Value::is_array);
         if !at.is_empty() && !typed {
             return;
         }
@@ -356,7 +421,9 @@ impl Rewriter<'_, '_> {
             Some(Value::String(d)) => d.clone(),
             Some(_) => return,
         };
-        let marker = origin.sources.mark(origin.tool, format!("/{}{at}", origin.key));
+        let marker = origin
+            .sources
+            .mark(origin.tool, format!("/{}{at}", origin.key));
         out.insert("description".into(), Value::String(text + &marker));
     }
 
@@ -366,7 +433,9 @@ impl Rewriter<'_, '_> {
     /// members that each have a name.
     fn unions(&self, o: &Map<String, Value>, out: &mut Map<String, Value>) {
         for key in ["anyOf", "oneOf"] {
-            let (Some(Value::Array(original)), Some(Value::Array(rewritten))) = (o.get(key), out.get(key)) else {
+            let (Some(Value::Array(original)), Some(Value::Array(rewritten))) =
+                (o.get(key), out.get(key))
+            else {
                 continue;
             };
             if original.len() != rewritten.len() {
@@ -381,7 +450,11 @@ impl Rewriter<'_, '_> {
                     out.remove(key);
                 }
                 Arranged::Members(members) => {
-                    let target = if key == "anyOf" && !out.contains_key("oneOf") { "oneOf" } else { key };
+                    let target = if key == "anyOf" && !out.contains_key("oneOf") {
+                        "oneOf"
+                    } else {
+                        key
+                    };
                     out.remove(key);
                     out.insert(target.into(), Value::Array(members));
                 }
@@ -394,8 +467,10 @@ impl Rewriter<'_, '_> {
     /// other types beside `integer` (`["integer", "null"]`), the marker
     /// becomes one member of an `anyOf` with the rest of the schema.
     fn wide(&mut self, o: &Map<String, Value>, at: &str, width: Width) -> Value {
-        let metadata: Map<String, Value> =
-            ["description", "title", "default"].iter().filter_map(|k| o.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
+        let metadata: Map<String, Value> = ["description", "title", "default"]
+            .iter()
+            .filter_map(|k| o.get(*k).map(|v| ((*k).to_owned(), v.clone())))
+            .collect();
         let others: Vec<Value> = match o.get("type") {
             Some(Value::Array(ts)) => ts.iter().filter(|t| *t != "integer").cloned().collect(),
             _ => Vec::new(),
@@ -404,10 +479,13 @@ impl Rewriter<'_, '_> {
             return wide_schema(width, metadata);
         }
         let mut rest = o.clone();
-        rest.insert("type".into(), match others.as_slice() {
-            [one] => one.clone(),
-            _ => Value::Array(others.clone()),
-        });
+        rest.insert(
+            "type".into(),
+            match others.as_slice() {
+                [one] => one.clone(),
+                _ => Value::Array(others.clone()),
+            },
+        );
         for k in ["enum", "const", "default", "description", "title"] {
             rest.remove(k);
         }
@@ -448,7 +526,12 @@ impl Rewriter<'_, '_> {
         let o = node.as_object()?;
         let mut parts: Vec<&Map<String, Value>> = vec![o];
         if let Some(Value::Array(members)) = o.get("allOf") {
-            parts.extend(members.iter().filter(|m| m.get("$ref").is_none()).filter_map(Value::as_object));
+            parts.extend(
+                members
+                    .iter()
+                    .filter(|m| m.get("$ref").is_none())
+                    .filter_map(Value::as_object),
+            );
         }
         for part in &parts {
             if let Some(Value::Object(props)) = part.get("properties") {
@@ -466,12 +549,18 @@ impl Rewriter<'_, '_> {
         wires.retain(|w| seen.insert(*w));
         // typify adds a flattened `extra` field for typed additional
         // properties.
-        let extra = o.get("additionalProperties").is_some_and(|a| !a.is_boolean());
+        let extra = o
+            .get("additionalProperties")
+            .is_some_and(|a| !a.is_boolean());
         let reserved: &[&str] = if extra { &["extra"] } else { &[] };
         let fields = naming::field_names(&wires, reserved);
         let mut plan = Plan::new();
         for (wire, field) in wires.iter().zip(fields) {
-            let key = if field == *wire { field } else { self.renames.marker(wire, &field) };
+            let key = if field == *wire {
+                field
+            } else {
+                self.renames.marker(wire, &field)
+            };
             plan.insert((*wire).to_owned(), key);
         }
         Some(plan)
@@ -484,7 +573,11 @@ impl Rewriter<'_, '_> {
         // Follow references to the schema that says what the data is.
         let mut schema = schema;
         for _ in 0..16 {
-            match schema.get("$ref").and_then(Value::as_str).and_then(|r| self.index.target(r).ok()) {
+            match schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| self.index.target(r).ok())
+            {
                 Some(target) if !std::ptr::eq(target, schema) => schema = target,
                 _ => break,
             }
@@ -513,7 +606,9 @@ impl Rewriter<'_, '_> {
             Value::Array(items) => {
                 let per_item = |i: usize| match (schema.get("prefixItems"), schema.get("items")) {
                     (Some(Value::Array(prefix)), rest) => prefix.get(i).or(rest),
-                    (None, Some(Value::Array(tuple))) => tuple.get(i).or(schema.get("additionalItems")),
+                    (None, Some(Value::Array(tuple))) => {
+                        tuple.get(i).or(schema.get("additionalItems"))
+                    }
                     (None, Some(item)) => Some(item),
                     _ => None,
                 };
@@ -546,7 +641,9 @@ fn too_long_values(keyword: &str, value: &Value) -> bool {
 
 /// The key typify gets for property `wire` under `plan`.
 fn key(plan: Option<&Plan>, wire: &str) -> String {
-    plan.and_then(|p| p.get(wire)).cloned().unwrap_or_else(|| wire.to_owned())
+    plan.and_then(|p| p.get(wire))
+        .cloned()
+        .unwrap_or_else(|| wire.to_owned())
 }
 
 /// A schema that accepts any JSON value, keeping `node`'s description.
@@ -607,7 +704,10 @@ mod tests {
     #[test]
     fn text_after_a_list_starts_a_paragraph() {
         let d = "Options are:\n- 'add' - add.\n- 'remove' - remove.\nWrites hierarchy.\n\nMore.";
-        assert_eq!(tidy_doc(d), "Options are:\n- 'add' - add.\n- 'remove' - remove.\n\nWrites hierarchy.\n\nMore.");
+        assert_eq!(
+            tidy_doc(d),
+            "Options are:\n- 'add' - add.\n- 'remove' - remove.\n\nWrites hierarchy.\n\nMore."
+        );
         assert_eq!(tidy_doc("1. one\n   more\ntext"), "1. one\n   more\n\ntext");
         assert_eq!(tidy_doc("plain\ntext"), "plain\ntext");
     }
@@ -633,8 +733,14 @@ mod tests {
                 "when": {"type": "string"}
             }})
         );
-        assert_eq!(p.defs[1].1["properties"]["children"]["items"], json!({"$ref": "#/definitions/FooNode"}));
-        assert_eq!(p.defs[1].1["properties"]["root"], json!({"$ref": "#/definitions/FooInput"}));
+        assert_eq!(
+            p.defs[1].1["properties"]["children"]["items"],
+            json!({"$ref": "#/definitions/FooNode"})
+        );
+        assert_eq!(
+            p.defs[1].1["properties"]["root"],
+            json!({"$ref": "#/definitions/FooInput"})
+        );
         // A definition is a root of its own: its title is the def name's
         // business, so it is kept as written.
         assert_eq!(p.defs[1].1["title"], json!("leaf"));
@@ -658,13 +764,30 @@ mod tests {
         assert_eq!(keys[1], "foo_bar");
         assert!(keys[0].starts_with("foo_bar_2_zmcpgen"), "{keys:?}");
         assert_eq!(keys[2], "cfg");
-        let required: Vec<&str> = root["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        let required: Vec<&str> = root["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
         assert_eq!(required[0], keys[0]);
         assert!(required[1].starts_with("self_zmcpgen"), "{required:?}");
-        let inner = root["properties"]["cfg"]["properties"].as_object().unwrap().keys().next().unwrap().clone();
+        let inner = root["properties"]["cfg"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
         assert!(inner.starts_with("max_items_zmcpgen"), "{inner}");
-        assert_eq!(root["properties"]["cfg"]["default"], json!({ inner.clone(): 3 }));
-        assert_eq!(root["default"], json!({"cfg": { inner: 1 }, keys[0].clone(): "x"}));
+        assert_eq!(
+            root["properties"]["cfg"]["default"],
+            json!({ inner.clone(): 3 })
+        );
+        assert_eq!(
+            root["default"],
+            json!({"cfg": { inner: 1 }, keys[0].clone(): "x"})
+        );
         assert!(!renames.is_empty());
     }
 
@@ -702,7 +825,10 @@ mod tests {
         );
         let at: Vec<&str> = p.notes.iter().map(|n| n.pointer.as_str()).collect();
         assert_eq!(at.len(), 3);
-        assert!(at.contains(&"/properties/fixed/const") && at.contains(&"/properties/short/enum"), "{at:?}");
+        assert!(
+            at.contains(&"/properties/fixed/const") && at.contains(&"/properties/short/enum"),
+            "{at:?}"
+        );
     }
 
     #[test]
@@ -718,9 +844,18 @@ mod tests {
         });
         let (p, _) = prep(&schema);
         let props = &p.defs[0].1["properties"];
-        assert_eq!(props["u"], json!({"type": "integer", "enum": [9223372036854775808u64, 1], "minimum": 0}));
-        assert_eq!(props["d"], json!({"type": "integer", "format": "x-mcpgen-int-u128", "default": 18446744073709551615u64}));
-        assert_eq!(props["any"], json!({"description": "Big.", "type": "integer", "format": "x-mcpgen-int-i128", "default": 9223372036854775808u64}));
+        assert_eq!(
+            props["u"],
+            json!({"type": "integer", "enum": [9223372036854775808u64, 1], "minimum": 0})
+        );
+        assert_eq!(
+            props["d"],
+            json!({"type": "integer", "format": "x-mcpgen-int-u128", "default": 18446744073709551615u64})
+        );
+        assert_eq!(
+            props["any"],
+            json!({"description": "Big.", "type": "integer", "format": "x-mcpgen-int-i128", "default": 9223372036854775808u64})
+        );
         assert_eq!(props["huge"], json!({"description": "Huge."}));
         assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
         assert_eq!(p.notes[0].pointer, "/properties/huge");
@@ -742,6 +877,10 @@ mod tests {
         assert_eq!(levels, MAX_TYPE_DEPTH);
         assert_eq!(node, &json!({"description": "Level."}));
         assert_eq!(p.notes.len(), 1);
-        assert!(p.notes[0].message.contains("nested deeper than"), "{:?}", p.notes);
+        assert!(
+            p.notes[0].message.contains("nested deeper than"),
+            "{:?}",
+            p.notes
+        );
     }
 }

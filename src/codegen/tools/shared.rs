@@ -21,7 +21,11 @@ pub(super) fn groups(keys: impl IntoIterator<Item = (usize, String)>) -> Vec<Vec
             }
         }
     }
-    by_key.into_iter().map(|(_, members)| members).filter(|m| m.len() > 1).collect()
+    by_key
+        .into_iter()
+        .map(|(_, members)| members)
+        .filter(|m| m.len() > 1)
+        .collect()
 }
 
 /// The trailing words all `names` share (as `split` divides each into
@@ -30,16 +34,27 @@ pub(super) fn groups(keys: impl IntoIterator<Item = (usize, String)>) -> Vec<Vec
 /// which says where they sit and not what they are (`InputLocation` and
 /// `OutputLocation` give `Location`, `a_input_units` and `b_input_units`
 /// give `units`). Empty when they share no word.
-pub(super) fn shared_words<'a>(names: &'a [String], split: impl Fn(&'a str) -> Vec<&'a str>) -> Vec<&'a str> {
+pub(super) fn shared_words<'a>(
+    names: &'a [String],
+    split: impl Fn(&'a str) -> Vec<&'a str>,
+) -> Vec<&'a str> {
     let split: Vec<Vec<&str>> = names.iter().map(|n| split(n)).collect();
-    let Some(shortest) = split.iter().map(Vec::len).min() else { return Vec::new() };
+    let Some(shortest) = split.iter().map(Vec::len).min() else {
+        return Vec::new();
+    };
     let first = &split[0];
     let mut n = 0;
-    while n < shortest && split.iter().all(|w| w[w.len() - 1 - n] == first[first.len() - 1 - n]) {
+    while n < shortest
+        && split
+            .iter()
+            .all(|w| w[w.len() - 1 - n] == first[first.len() - 1 - n])
+    {
         n += 1;
     }
     let mut words = &first[first.len() - n..];
-    if words.len() > 1 && (words[0].eq_ignore_ascii_case("input") || words[0].eq_ignore_ascii_case("output")) {
+    if words.len() > 1
+        && (words[0].eq_ignore_ascii_case("input") || words[0].eq_ignore_ascii_case("output"))
+    {
         words = &words[1..];
     }
     words.to_vec()
@@ -48,7 +63,10 @@ pub(super) fn shared_words<'a>(names: &'a [String], split: impl Fn(&'a str) -> V
 /// `tokens` with every leaf for which `replace` gives a replacement
 /// replaced, at any depth; `replace` sees the leaf and the trees before
 /// it in its group.
-pub(super) fn rewrite(tokens: TokenStream, replace: &dyn Fn(&TokenTree, &[TokenTree]) -> Option<TokenTree>) -> TokenStream {
+pub(super) fn rewrite(
+    tokens: TokenStream,
+    replace: &dyn Fn(&TokenTree, &[TokenTree]) -> Option<TokenTree>,
+) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(trees.len());
     for (i, tree) in trees.iter().enumerate() {
@@ -105,7 +123,8 @@ mod tests {
 
     #[test]
     fn groups_keep_first_appearance_order_and_drop_singletons() {
-        let keys = [(0, "a"), (1, "b"), (2, "a"), (3, "c"), (4, "b"), (5, "a")].map(|(i, k)| (i, k.to_owned()));
+        let keys = [(0, "a"), (1, "b"), (2, "a"), (3, "c"), (4, "b"), (5, "a")]
+            .map(|(i, k)| (i, k.to_owned()));
         assert_eq!(groups(keys), vec![vec![0, 2, 5], vec![1, 4]]);
     }
 
@@ -123,10 +142,16 @@ mod tests {
         let n = names(&["AInputLocation", "BInputLocation"]);
         assert_eq!(shared_words(&n, pascal), ["Location"]);
         let n = names(&["a_input_units", "b_output_units"]);
-        assert_eq!(shared_words(&n, |n: &str| n.split('_').collect()), ["units"]);
+        assert_eq!(
+            shared_words(&n, |n: &str| n.split('_').collect()),
+            ["units"]
+        );
         // `input` alone stays: nothing would be left.
         let n = names(&["a_input", "b_input"]);
-        assert_eq!(shared_words(&n, |n: &str| n.split('_').collect()), ["input"]);
+        assert_eq!(
+            shared_words(&n, |n: &str| n.split('_').collect()),
+            ["input"]
+        );
         let n = names(&["from", "to"]);
         assert!(shared_words(&n, |n: &str| n.split('_').collect()).is_empty());
     }

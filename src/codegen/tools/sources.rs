@@ -61,10 +61,18 @@ impl Sources {
             .map(|(pointer, tools)| {
                 let names: Vec<String> = tools.iter().map(|t| code(t)).collect();
                 let noun = if tools.len() == 1 { "tool" } else { "tools" };
-                format!("{} of the {} {noun}", code(pointer), listed(names, MAX_TOOLS, ", "))
+                format!(
+                    "{} of the {} {noun}",
+                    code(pointer),
+                    listed(names, MAX_TOOLS, ", ")
+                )
             })
             .collect();
-        let noun = if by_pointer.len() == 1 { "Schema" } else { "Schemas" };
+        let noun = if by_pointer.len() == 1 {
+            "Schema"
+        } else {
+            "Schemas"
+        };
         Some(format!(" {noun}: {}.", listed(parts, MAX_POINTERS, "; ")))
     }
 }
@@ -123,8 +131,16 @@ pub(crate) fn split(text: &str) -> (String, Vec<usize>) {
 pub(crate) fn take(attrs: &mut Vec<Attribute>) -> Vec<usize> {
     let mut marks = Vec::new();
     attrs.retain_mut(|a| {
-        let syn::Meta::NameValue(nv) = &mut a.meta else { return true };
-        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &mut nv.value else { return true };
+        let syn::Meta::NameValue(nv) = &mut a.meta else {
+            return true;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = &mut nv.value
+        else {
+            return true;
+        };
         if !nv.path.is_ident("doc") {
             return true;
         }
@@ -146,7 +162,10 @@ pub(crate) fn take(attrs: &mut Vec<Attribute>) -> Vec<usize> {
 pub(crate) fn doc_of(a: &Attribute) -> Option<String> {
     match &a.meta {
         syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
             _ => None,
         },
         _ => None,
@@ -182,18 +201,30 @@ mod tests {
         let mut s = Sources::default();
         let mut marks = Vec::new();
         for i in 0..9 {
-            let text = s.mark(&format!("t{i}"), format!("/inputSchema/properties/p{}", i % 8));
+            let text = s.mark(
+                &format!("t{i}"),
+                format!("/inputSchema/properties/p{}", i % 8),
+            );
             marks.extend(split(&text).1);
         }
         let p = s.paragraph(&marks).unwrap();
-        assert!(p.starts_with(" Schemas: `/inputSchema/properties/p0` of the `t0` and `t8` tools; "), "{p}");
-        assert!(p.ends_with("`/inputSchema/properties/p5` of the `t5` tool and 2 more."), "{p}");
+        assert!(
+            p.starts_with(" Schemas: `/inputSchema/properties/p0` of the `t0` and `t8` tools; "),
+            "{p}"
+        );
+        assert!(
+            p.ends_with("`/inputSchema/properties/p5` of the `t5` tool and 2 more."),
+            "{p}"
+        );
     }
 
     #[test]
     fn a_description_cannot_forge_a_marker() {
         let forged = clean("Looks like \u{1}3\u{1} a marker.");
-        assert_eq!(split(&forged), ("Looks like 3 a marker.".to_owned(), Vec::new()));
+        assert_eq!(
+            split(&forged),
+            ("Looks like 3 a marker.".to_owned(), Vec::new())
+        );
         assert_eq!(code("a`b"), "`` a`b ``");
     }
 }

@@ -71,7 +71,10 @@ pub(crate) fn arrange(original: &[Value], rewritten: Vec<Value>, prefix: &str) -
             }
             if let (Value::Object(m), Some(name)) = (&mut member, name) {
                 if !m.contains_key("title") && !m.contains_key("$ref") {
-                    m.insert("title".into(), Value::String(format!("{prefix}{}", naming::type_part(&name))));
+                    m.insert(
+                        "title".into(),
+                        Value::String(format!("{prefix}{}", naming::type_part(&name))),
+                    );
                 }
             }
             (rank(declared), member)
@@ -102,7 +105,17 @@ fn collapse(members: &[Value]) -> Option<&'static str> {
 /// has, and shapes no type: `{"required": ["phone"]}`.
 fn asserts_only(member: &Value) -> bool {
     member.as_object().is_some_and(|o| {
-        o.keys().all(|k| matches!(k.as_str(), "required" | "minProperties" | "maxProperties" | "description" | "title" | "$comment"))
+        o.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "required"
+                    | "minProperties"
+                    | "maxProperties"
+                    | "description"
+                    | "title"
+                    | "$comment"
+            )
+        })
     })
 }
 
@@ -119,11 +132,21 @@ struct Rank {
 
 fn rank(member: &Value) -> Rank {
     let Some(o) = member.as_object() else {
-        return Rank { group: 2, required: usize::MAX, open: true };
+        return Rank {
+            group: 2,
+            required: usize::MAX,
+            open: true,
+        };
     };
-    let required = o.get("required").and_then(Value::as_array).map_or(0, Vec::len);
-    let objectish = o.get("type").and_then(Value::as_str) == Some("object") || o.contains_key("properties");
-    let anything = !o.keys().any(|k| !matches!(k.as_str(), "title" | "description" | "default" | "examples"));
+    let required = o
+        .get("required")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let objectish =
+        o.get("type").and_then(Value::as_str) == Some("object") || o.contains_key("properties");
+    let anything = !o
+        .keys()
+        .any(|k| !matches!(k.as_str(), "title" | "description" | "default" | "examples"));
     let group = if anything {
         2
     } else if objectish || o.contains_key("$ref") {
@@ -132,15 +155,21 @@ fn rank(member: &Value) -> Rank {
         1
     };
     let open = o.get("additionalProperties") != Some(&Value::Bool(false));
-    Rank { group, required: usize::MAX - required, open }
+    Rank {
+        group,
+        required: usize::MAX - required,
+        open,
+    }
 }
 
 /// A name for each member that has neither a title nor a `$ref`, unique
 /// among the members (see the module docs); `None` for the others.
 fn member_names(members: &[Value]) -> Vec<Option<String>> {
     let tag = discriminator(members);
-    let mut names: Vec<Option<String>> =
-        members.iter().map(|m| member_name(m, tag.as_deref())).collect();
+    let mut names: Vec<Option<String>> = members
+        .iter()
+        .map(|m| member_name(m, tag.as_deref()))
+        .collect();
     let taken: Vec<String> = members.iter().filter_map(declared_name).collect();
     // Clashes (among the given names, or with a title or `$ref` name): add
     // the keywords that set a member apart.
@@ -151,12 +180,22 @@ fn member_names(members: &[Value]) -> Vec<Option<String>> {
     // The properties each member declares, to name a member by one only it has.
     let props: Vec<Vec<&str>> = members
         .iter()
-        .map(|m| m.get("properties").and_then(Value::as_object).map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default())
+        .map(|m| {
+            m.get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default()
+        })
         .collect();
     for (i, (member, name)) in members.iter().zip(names.iter_mut()).enumerate() {
         if let Some(n) = name.as_mut() {
             if count[n.as_str()] > 1 {
-                let own = props[i].iter().find(|p| props.iter().enumerate().all(|(j, other)| j == i || !other.contains(p)));
+                let own = props[i].iter().find(|p| {
+                    props
+                        .iter()
+                        .enumerate()
+                        .all(|(j, other)| j == i || !other.contains(p))
+                });
                 if let Some(own) = own {
                     n.push_str(&naming::pascal(own));
                     continue;
@@ -165,7 +204,12 @@ fn member_names(members: &[Value]) -> Vec<Option<String>> {
                     .as_object()
                     .into_iter()
                     .flat_map(|o| o.keys())
-                    .filter(|k| !matches!(k.as_str(), "type" | "description" | "title" | "default" | "examples"))
+                    .filter(|k| {
+                        !matches!(
+                            k.as_str(),
+                            "type" | "description" | "title" | "default" | "examples"
+                        )
+                    })
                     .map(|k| naming::pascal(k))
                     .collect();
                 n.push_str(if extra.is_empty() { "Other" } else { &extra });
@@ -197,13 +241,23 @@ fn declared_name(member: &Value) -> Option<String> {
 /// The property that holds a constant in every object member (the first
 /// such in the first member's order), if any.
 fn discriminator(members: &[Value]) -> Option<String> {
-    let objects: Vec<&Map<String, Value>> =
-        members.iter().filter_map(Value::as_object).filter(|o| o.contains_key("properties")).collect();
+    let objects: Vec<&Map<String, Value>> = members
+        .iter()
+        .filter_map(Value::as_object)
+        .filter(|o| o.contains_key("properties"))
+        .collect();
     let first = objects.first()?;
     let props = first.get("properties")?.as_object()?;
     props
         .keys()
-        .find(|k| objects.iter().all(|o| o.get("properties").and_then(|p| p.get(k.as_str())).and_then(constant).is_some()))
+        .find(|k| {
+            objects.iter().all(|o| {
+                o.get("properties")
+                    .and_then(|p| p.get(k.as_str()))
+                    .and_then(constant)
+                    .is_some()
+            })
+        })
         .cloned()
 }
 
@@ -229,20 +283,35 @@ fn member_name(member: &Value, tag: Option<&str>) -> Option<String> {
     let Some(o) = member.as_object() else {
         return Some("Any".into());
     };
-    if let Some(c) = tag.and_then(|t| o.get("properties")?.get(t)).and_then(constant) {
+    if let Some(c) = tag
+        .and_then(|t| o.get("properties")?.get(t))
+        .and_then(constant)
+    {
         return Some(value_name(c));
     }
     if let Some(c) = constant(member) {
         return Some(value_name(c));
     }
-    let required = o.get("required").and_then(Value::as_array).and_then(|r| r.first()).and_then(Value::as_str);
-    let first_property = o.get("properties").and_then(Value::as_object).and_then(|p| p.keys().next());
+    let required = o
+        .get("required")
+        .and_then(Value::as_array)
+        .and_then(|r| r.first())
+        .and_then(Value::as_str);
+    let first_property = o
+        .get("properties")
+        .and_then(Value::as_object)
+        .and_then(|p| p.keys().next());
     if let Some(p) = required.or(first_property.map(String::as_str)) {
         return Some(word_name(p, "Object"));
     }
     let name = match o.get("type") {
         Some(Value::String(t)) => type_name(t),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).map(type_name).collect::<Vec<_>>().join("Or"),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(type_name)
+            .collect::<Vec<_>>()
+            .join("Or"),
         _ if o.contains_key("enum") => "Choice".into(),
         _ => "Any".into(),
     };
@@ -306,8 +375,12 @@ mod tests {
 
     fn titles(v: Value) -> Vec<Value> {
         let members = v.as_array().unwrap().clone();
-        let Arranged::Members(out) = arrange(&members, members.clone(), "") else { panic!("collapsed") };
-        out.iter().map(|m| m.get("title").cloned().unwrap_or(Value::Null)).collect()
+        let Arranged::Members(out) = arrange(&members, members.clone(), "") else {
+            panic!("collapsed")
+        };
+        out.iter()
+            .map(|m| m.get("title").cloned().unwrap_or(Value::Null))
+            .collect()
     }
 
     #[test]
@@ -317,29 +390,52 @@ mod tests {
             {"type": "object", "properties": {"type": {"enum": ["database_id"]}}, "required": ["type"]},
             {"type": "string"}
         ]);
-        assert_eq!(titles(tagged), [json!("PageId"), json!("DatabaseId"), json!("String")]);
+        assert_eq!(
+            titles(tagged),
+            [json!("PageId"), json!("DatabaseId"), json!("String")]
+        );
         let untitled = json!([{"type": "boolean"}, {"properties": {"equals": {}}, "required": ["equals"]}, {"type": "number", "const": -1}]);
-        assert_eq!(titles(untitled), [json!("Equals"), json!("Boolean"), json!("ValueMinus1")]);
+        assert_eq!(
+            titles(untitled),
+            [json!("Equals"), json!("Boolean"), json!("ValueMinus1")]
+        );
     }
 
     #[test]
     fn clashing_names_get_the_keywords_that_differ() {
         let v = json!([{"type": "array", "maxItems": 2}, {"type": "array", "minItems": 5}, {"$ref": "#/definitions/X", "title": "T"}]);
-        assert_eq!(titles(v), [json!("T"), json!("ArrayMaxItems"), json!("ArrayMinItems")]);
+        assert_eq!(
+            titles(v),
+            [json!("T"), json!("ArrayMaxItems"), json!("ArrayMinItems")]
+        );
     }
 
     #[test]
     fn presence_only_unions_are_left_out() {
-        let members = [json!({"required": ["phone"]}), json!({"required": ["email"], "description": "By mail."})];
-        assert_eq!(arrange(&members, members.to_vec(), ""), Arranged::Assertions);
+        let members = [
+            json!({"required": ["phone"]}),
+            json!({"required": ["email"], "description": "By mail."}),
+        ];
+        assert_eq!(
+            arrange(&members, members.to_vec(), ""),
+            Arranged::Assertions
+        );
     }
 
     #[test]
     fn strings_collapse_and_objects_with_more_required_come_first() {
-        let strings = [json!({"type": "string", "maxLength": 3}), json!({"type": "string"})];
+        let strings = [
+            json!({"type": "string", "maxLength": 3}),
+            json!({"type": "string"}),
+        ];
         assert_eq!(arrange(&strings, vec![], ""), Arranged::Collapsed("string"));
-        let members = vec![json!({"type": "object", "properties": {"a": {}}}), json!({"type": "object", "properties": {"b": {}}, "required": ["b"]})];
-        let Arranged::Members(v) = arrange(&members, members.clone(), "T") else { panic!("collapsed") };
+        let members = vec![
+            json!({"type": "object", "properties": {"a": {}}}),
+            json!({"type": "object", "properties": {"b": {}}, "required": ["b"]}),
+        ];
+        let Arranged::Members(v) = arrange(&members, members.clone(), "T") else {
+            panic!("collapsed")
+        };
         assert_eq!(v[0]["title"], json!("TB"));
         assert_eq!(v[1]["title"], json!("TA"));
     }

@@ -20,9 +20,15 @@ use super::fields::Body;
 /// function of `wide` that decodes each.
 fn decoder(ty: &str) -> Option<&'static str> {
     let ty: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
-    let ty = ["::std::option::", "::std::vec::", "::std::collections::", "::std::string::", "::std::num::"]
-        .iter()
-        .fold(ty, |t, p| t.replace(p, ""));
+    let ty = [
+        "::std::option::",
+        "::std::vec::",
+        "::std::collections::",
+        "::std::string::",
+        "::std::num::",
+    ]
+    .iter()
+    .fold(ty, |t, p| t.replace(p, ""));
     let ty = ty.replace("NonZeroU128", "u128");
     Some(match ty.as_str() {
         "i128" | "u128" => "wide::one",
@@ -91,7 +97,11 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
                 // whatever its decoder.
                 let attr = quote!(#[serde(deserialize_with = #f)]);
                 // Before `pub`, if the field has one.
-                let at = if matches!(out.last(), Some(TokenTree::Ident(p)) if p == "pub") { out.len() - 1 } else { out.len() };
+                let at = if matches!(out.last(), Some(TokenTree::Ident(p)) if p == "pub") {
+                    out.len() - 1
+                } else {
+                    out.len()
+                };
                 out.splice(at..at, attr);
             }
         }
@@ -236,13 +246,33 @@ mod tests {
         let out = out.to_string();
         assert!(used);
         // `default` is `polish`'s to add, for every decoder alike.
-        assert!(out.contains("# [serde (deserialize_with = \"wide::option\")] pub a"), "{out}");
-        assert!(out.contains("# [serde (deserialize_with = \"wide::one\")] pub b"), "{out}");
-        assert!(out.contains("# [serde (deserialize_with = \"wide::option\")] pub c"), "{out}");
+        assert!(
+            out.contains("# [serde (deserialize_with = \"wide::option\")] pub a"),
+            "{out}"
+        );
+        assert!(
+            out.contains("# [serde (deserialize_with = \"wide::one\")] pub b"),
+            "{out}"
+        );
+        assert!(
+            out.contains("# [serde (deserialize_with = \"wide::option\")] pub c"),
+            "{out}"
+        );
         assert!(out.contains("pub d : i64"), "{out}");
-        assert!(out.contains("# [serde (flatten)] # [serde (deserialize_with = \"wide::map\")] pub extra"), "{out}");
-        assert!(out.contains("# [serde (deserialize_with = \"wide::one\")] Integer (i128)"), "{out}");
-        assert!(out.contains("# [serde (deserialize_with = \"wide::one\")] x : u128"), "{out}");
+        assert!(
+            out.contains(
+                "# [serde (flatten)] # [serde (deserialize_with = \"wide::map\")] pub extra"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("# [serde (deserialize_with = \"wide::one\")] Integer (i128)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("# [serde (deserialize_with = \"wide::one\")] x : u128"),
+            "{out}"
+        );
         assert!(out.contains("S { b : 1 , d : 2 }"), "{out}");
     }
 }

@@ -85,20 +85,33 @@ struct Validators {
 impl Validators {
     fn new(revision: &str) -> Self {
         let schema = read_json(&mirror().join(revision).join("schema.json"));
-        let defs_key = if schema.get("$defs").is_some() { "$defs" } else { "definitions" };
-        Self { schema, defs_key, cache: HashMap::new() }
+        let defs_key = if schema.get("$defs").is_some() {
+            "$defs"
+        } else {
+            "definitions"
+        };
+        Self {
+            schema,
+            defs_key,
+            cache: HashMap::new(),
+        }
     }
 
     /// `None` when valid, else the first validation error.
     fn check(&mut self, pointer: &str, instance: &Value) -> Option<String> {
         if !self.cache.contains_key(pointer) {
             let mut root = self.schema.clone();
-            root.as_object_mut().unwrap().insert("allOf".into(), json!([{ "$ref": pointer }]));
-            let v = jsonschema::validator_for(&root).unwrap_or_else(|e| panic!("schema for {pointer}: {e}"));
+            root.as_object_mut()
+                .unwrap()
+                .insert("allOf".into(), json!([{ "$ref": pointer }]));
+            let v = jsonschema::validator_for(&root)
+                .unwrap_or_else(|e| panic!("schema for {pointer}: {e}"));
             self.cache.insert(pointer.to_owned(), v);
         }
         let v = &self.cache[pointer];
-        v.iter_errors(instance).next().map(|e| format!("{} at {}", e, e.instance_path()))
+        v.iter_errors(instance)
+            .next()
+            .map(|e| format!("{} at {}", e, e.instance_path()))
     }
 
     fn def(&self, name: &str) -> String {
@@ -107,7 +120,9 @@ impl Validators {
 
     /// Whether the definition fixes `property` to a constant.
     fn const_property(&self, def: &str, property: &str) -> bool {
-        self.schema[self.defs_key][def]["properties"][property].get("const").is_some()
+        self.schema[self.defs_key][def]["properties"][property]
+            .get("const")
+            .is_some()
     }
 }
 
@@ -141,7 +156,13 @@ impl Report {
         writeln!(
             out,
             "{:<26} {:>8} {:>12} {:>13} {:>16} {:>18} {:>14}",
-            "source", "examples", "schema-valid", "exact r-trip", "union dispatch", "corrupt rejected", "typed by method"
+            "source",
+            "examples",
+            "schema-valid",
+            "exact r-trip",
+            "union dispatch",
+            "corrupt rejected",
+            "typed by method"
         )
         .unwrap();
         for (k, r) in &self.rows {
@@ -159,7 +180,11 @@ impl Report {
             .unwrap();
         }
         if !self.defects.is_empty() {
-            writeln!(out, "\nspec-example defects (fail their own schema, not counted):").unwrap();
+            writeln!(
+                out,
+                "\nspec-example defects (fail their own schema, not counted):"
+            )
+            .unwrap();
             for d in &self.defects {
                 writeln!(out, "  {d}").unwrap();
             }
@@ -170,23 +195,45 @@ impl Report {
 
 /// Round-trips `value` as type `ty`, through every union that lists `ty`,
 /// and rejects copies with corrupted top-level constants.
-fn check_typed(rev: &Revision, v: &mut Validators, report: &mut Report, key: &str, label: &str, ty: &str, value: &Value) {
+fn check_typed(
+    rev: &Revision,
+    v: &mut Validators,
+    report: &mut Report,
+    key: &str,
+    label: &str,
+    ty: &str,
+    value: &Value,
+) {
     match (rev.roundtrip)(ty, value) {
         Some(Ok(back)) if back == *value => report.row(key).exact += 1,
-        Some(Ok(back)) => report.failures.push(format!("{label}: {ty} round trip differs:\n  in:  {value}\n  out: {back}")),
-        Some(Err(e)) => report.failures.push(format!("{label}: does not decode as {ty}: {e}")),
-        None => report.failures.push(format!("{label}: no generated type {ty}")),
+        Some(Ok(back)) => report.failures.push(format!(
+            "{label}: {ty} round trip differs:\n  in:  {value}\n  out: {back}"
+        )),
+        Some(Err(e)) => report
+            .failures
+            .push(format!("{label}: does not decode as {ty}: {e}")),
+        None => report
+            .failures
+            .push(format!("{label}: no generated type {ty}")),
     }
     for union in (rev.unions_of)(ty) {
         report.row(key).union_checked += 1;
         match (rev.decode_union)(union, value) {
-            Some(Ok((member, back))) if member == ty && back == *value => report.row(key).union_ok += 1,
-            Some(Ok((member, _))) if member != ty => {
-                report.failures.push(format!("{label}: decoded through {union} as {member}, not {ty}"))
+            Some(Ok((member, back))) if member == ty && back == *value => {
+                report.row(key).union_ok += 1
             }
-            Some(Ok((_, back))) => report.failures.push(format!("{label}: through {union} round trip differs: {back}")),
-            Some(Err(e)) => report.failures.push(format!("{label}: does not decode through {union}: {e}")),
-            None => report.failures.push(format!("{label}: no decoder for union {union}")),
+            Some(Ok((member, _))) if member != ty => report.failures.push(format!(
+                "{label}: decoded through {union} as {member}, not {ty}"
+            )),
+            Some(Ok((_, back))) => report.failures.push(format!(
+                "{label}: through {union} round trip differs: {back}"
+            )),
+            Some(Err(e)) => report
+                .failures
+                .push(format!("{label}: does not decode through {union}: {e}")),
+            None => report
+                .failures
+                .push(format!("{label}: no decoder for union {union}")),
         }
     }
     for property in ["type", "method", "jsonrpc", "mode", "resultType"] {
@@ -208,7 +255,10 @@ fn check_typed(rev: &Revision, v: &mut Validators, report: &mut Report, key: &st
         if accepted.is_empty() {
             report.row(key).corrupt_rejected += 1;
         } else {
-            report.failures.push(format!("{label}: corrupted `{property}` still decodes as {}", accepted.join(", ")));
+            report.failures.push(format!(
+                "{label}: corrupted `{property}` still decodes as {}",
+                accepted.join(", ")
+            ));
         }
     }
 }
@@ -227,18 +277,27 @@ fn check_message(
     report.row(key).examples += 1;
     // Valid means valid for its own method: the message against its
     // method's definition, a result against its method's result type.
-    let method_type = msg.get("method").and_then(Value::as_str).map(|m| (m, (rev.method)(m)));
-    let result_method = msg.get("result").and_then(|_| requests.get(&msg.get("id").map(Value::to_string).unwrap_or_default()));
+    let method_type = msg
+        .get("method")
+        .and_then(Value::as_str)
+        .map(|m| (m, (rev.method)(m)));
+    let result_method = msg
+        .get("result")
+        .and_then(|_| requests.get(&msg.get("id").map(Value::to_string).unwrap_or_default()));
     let own = match (method_type, result_method) {
         (Some((m, None)), _) => Err(format!("method `{m}` is not a method of this revision")),
         (Some((_, Some((_, message_type)))), _) => Ok(Some((v.def(message_type), msg.clone()))),
-        (None, Some(m)) => Ok((rev.result_pointer)(m).map(|p| (p.to_owned(), msg["result"].clone()))),
+        (None, Some(m)) => {
+            Ok((rev.result_pointer)(m).map(|p| (p.to_owned(), msg["result"].clone())))
+        }
         _ => Ok(None),
     };
     let pointer = v.def("JSONRPCMessage");
     let invalid = match own {
         Err(e) => Some(e),
-        Ok(own) => v.check(&pointer, msg).or_else(|| own.and_then(|(p, value)| v.check(&p, &value).map(|e| format!("{e} (against {p})")))),
+        Ok(own) => v.check(&pointer, msg).or_else(|| {
+            own.and_then(|(p, value)| v.check(&p, &value).map(|e| format!("{e} (against {p})")))
+        }),
     };
     if let Some(err) = invalid {
         report.defects.push(format!("{label}: {err}"));
@@ -247,14 +306,22 @@ fn check_message(
     report.row(key).schema_valid += 1;
     match (rev.roundtrip)("JSONRPCMessage", msg) {
         Some(Ok(back)) if back == *msg => report.row(key).exact += 1,
-        Some(Ok(back)) => report.failures.push(format!("{label}: JSONRPCMessage round trip differs:\n  in:  {msg}\n  out: {back}")),
-        Some(Err(e)) => report.failures.push(format!("{label}: not a JSONRPCMessage: {e}")),
-        None => report.failures.push(format!("{label}: no JSONRPCMessage type")),
+        Some(Ok(back)) => report.failures.push(format!(
+            "{label}: JSONRPCMessage round trip differs:\n  in:  {msg}\n  out: {back}"
+        )),
+        Some(Err(e)) => report
+            .failures
+            .push(format!("{label}: not a JSONRPCMessage: {e}")),
+        None => report
+            .failures
+            .push(format!("{label}: no JSONRPCMessage type")),
     }
     if let Some(method) = msg.get("method").and_then(Value::as_str) {
         report.row(key).typed_checked += 1;
         let Some((_, message_type)) = (rev.method)(method) else {
-            report.failures.push(format!("{label}: method `{method}` is not in the method table"));
+            report.failures.push(format!(
+                "{label}: method `{method}` is not in the method table"
+            ));
             return;
         };
         let params = msg.get("params").cloned();
@@ -262,15 +329,21 @@ fn check_message(
             Some(p) => match (rev.params_roundtrip)(method, &p) {
                 Some(Ok(back)) if back == p => true,
                 Some(Ok(back)) => {
-                    report.failures.push(format!("{label}: params of `{method}` differ: {back}"));
+                    report
+                        .failures
+                        .push(format!("{label}: params of `{method}` differ: {back}"));
                     false
                 }
                 Some(Err(e)) => {
-                    report.failures.push(format!("{label}: params of `{method}`: {e}"));
+                    report
+                        .failures
+                        .push(format!("{label}: params of `{method}`: {e}"));
                     false
                 }
                 None => {
-                    report.failures.push(format!("{label}: `{method}` has no params type"));
+                    report
+                        .failures
+                        .push(format!("{label}: `{method}` has no params type"));
                     false
                 }
             },
@@ -283,7 +356,9 @@ fn check_message(
                 Some(Ok((member, back))) if member == message_type && back == *msg => {}
                 other => {
                     in_groups = false;
-                    report.failures.push(format!("{label}: through {union}: {other:?}"));
+                    report
+                        .failures
+                        .push(format!("{label}: through {union}: {other:?}"));
                 }
             }
         }
@@ -296,8 +371,12 @@ fn check_message(
             report.row(key).typed_checked += 1;
             match (rev.result_roundtrip)(method, result) {
                 Ok(back) if back == *result => report.row(key).typed_ok += 1,
-                Ok(back) => report.failures.push(format!("{label}: result of `{method}` differs: {back}")),
-                Err(e) => report.failures.push(format!("{label}: result of `{method}`: {e}")),
+                Ok(back) => report
+                    .failures
+                    .push(format!("{label}: result of `{method}` differs: {back}")),
+                Err(e) => report
+                    .failures
+                    .push(format!("{label}: result of `{method}`: {e}")),
             }
         }
     }
@@ -305,10 +384,23 @@ fn check_message(
 
 /// A fragment that is a content block: exact through the revision's
 /// content block type.
-fn check_content_block(rev: &Revision, v: &mut Validators, report: &mut Report, key: &str, label: &str, value: &Value) -> bool {
-    let Some((ty, pointer)) = rev.content_block else { return false };
+fn check_content_block(
+    rev: &Revision,
+    v: &mut Validators,
+    report: &mut Report,
+    key: &str,
+    label: &str,
+    value: &Value,
+) -> bool {
+    let Some((ty, pointer)) = rev.content_block else {
+        return false;
+    };
     let kinds = ["text", "image", "audio", "resource", "resource_link"];
-    if !value.get("type").and_then(Value::as_str).is_some_and(|t| kinds.contains(&t)) {
+    if !value
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| kinds.contains(&t))
+    {
         return false;
     }
     report.row(key).examples += 1;
@@ -328,8 +420,14 @@ fn doc_examples(rev: &Revision, v: &mut Validators, report: &mut Report) {
     let mut requests: HashMap<String, HashMap<String, String>> = HashMap::new();
     for e in entries {
         let src = e["source"].as_str().unwrap().to_owned();
-        if let (Some(id), Some(m)) = (e["json"].get("id"), e["json"].get("method").and_then(Value::as_str)) {
-            requests.entry(src).or_default().insert(id.to_string(), m.to_owned());
+        if let (Some(id), Some(m)) = (
+            e["json"].get("id"),
+            e["json"].get("method").and_then(Value::as_str),
+        ) {
+            requests
+                .entry(src)
+                .or_default()
+                .insert(id.to_string(), m.to_owned());
         }
     }
     for e in entries {
@@ -338,7 +436,15 @@ fn doc_examples(rev: &Revision, v: &mut Validators, report: &mut Report) {
         let json = &e["json"];
         if json.get("jsonrpc").is_some() {
             let empty = HashMap::new();
-            check_message(rev, v, report, &key, &label, json, requests.get(src).unwrap_or(&empty));
+            check_message(
+                rev,
+                v,
+                report,
+                &key,
+                &label,
+                json,
+                requests.get(src).unwrap_or(&empty),
+            );
         } else {
             check_content_block(rev, v, report, &key, &label, json);
         }
@@ -348,11 +454,18 @@ fn doc_examples(rev: &Revision, v: &mut Validators, report: &mut Report) {
 fn seed_examples(revs: &[Revision], report: &mut Report) {
     // The revision each seed document describes: the one it names, else the
     // one that introduced what it documents (`title`/`outputSchema`: 2025-06-18).
-    let mut files: Vec<PathBuf> = std::fs::read_dir(shared().join("seeds")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shared().join("seeds"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
-        let revision = if text.contains("2024-11-05") { "2024-11-05" } else { "2025-06-18" };
+        let revision = if text.contains("2024-11-05") {
+            "2024-11-05"
+        } else {
+            "2025-06-18"
+        };
         let rev = revs.iter().find(|r| r.name == revision).unwrap();
         let mut v = Validators::new(revision);
         let key = format!("{revision} seeds");
@@ -377,7 +490,14 @@ fn seed_examples(revs: &[Revision], report: &mut Report) {
                 // Content blocks listed inside a fragment (`"content": [...]`).
                 if let Some(items) = b.get("content").and_then(Value::as_array) {
                     for (j, item) in items.iter().enumerate() {
-                        check_content_block(rev, &mut v, report, &key, &format!("{label} content[{j}]"), item);
+                        check_content_block(
+                            rev,
+                            &mut v,
+                            report,
+                            &key,
+                            &format!("{label} content[{j}]"),
+                            item,
+                        );
                     }
                 }
             }
@@ -389,15 +509,24 @@ fn official_examples(rev: &Revision, report: &mut Report) {
     let mut v = Validators::new(rev.name);
     let key = format!("{} official examples", rev.name);
     let dir = mirror().join(rev.name).join("examples");
-    let mut types: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut types: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     types.sort();
     for type_dir in types {
         let ty = type_dir.file_name().unwrap().to_string_lossy().into_owned();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&type_dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&type_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         files.sort();
         for file in files {
             let value = read_json(&file);
-            let label = format!("examples/{ty}/{}", file.file_name().unwrap().to_string_lossy());
+            let label = format!(
+                "examples/{ty}/{}",
+                file.file_name().unwrap().to_string_lossy()
+            );
             report.row(&key).examples += 1;
             let pointer = v.def(&ty);
             if let Some(err) = v.check(&pointer, &value) {
@@ -415,7 +544,9 @@ fn generated_types_match_the_specification_examples() {
     // The examples and the seeds are only in ../shared (a downloaded
     // schema comes without them).
     let test = "roundtrip::generated_types_match_the_specification_examples";
-    if !mirror().join("2026-07-28/examples").is_dir() && shared_data::shared_data("mcp-spec/2026-07-28/examples", test).is_none() {
+    if !mirror().join("2026-07-28/examples").is_dir()
+        && shared_data::shared_data("mcp-spec/2026-07-28/examples", test).is_none()
+    {
         return;
     }
     if shared_data::shared_data("seeds", test).is_none() {
@@ -423,7 +554,10 @@ fn generated_types_match_the_specification_examples() {
     }
     let revs = revisions();
     let mut report = Report::default();
-    official_examples(revs.iter().find(|r| r.name == "2026-07-28").unwrap(), &mut report);
+    official_examples(
+        revs.iter().find(|r| r.name == "2026-07-28").unwrap(),
+        &mut report,
+    );
     for rev in &revs {
         let mut v = Validators::new(rev.name);
         doc_examples(rev, &mut v, &mut report);
@@ -432,16 +566,35 @@ fn generated_types_match_the_specification_examples() {
     println!("{}", report.print());
 
     let official = &report.rows["2026-07-28 official examples"];
-    assert_eq!(official.examples, 129, "the mirror holds 129 official examples");
+    assert_eq!(
+        official.examples, 129,
+        "the mirror holds 129 official examples"
+    );
     for f in &report.failures {
         eprintln!("FAIL {f}");
     }
-    assert!(report.failures.is_empty(), "{} failures (listed above)", report.failures.len());
+    assert!(
+        report.failures.is_empty(),
+        "{} failures (listed above)",
+        report.failures.len()
+    );
     for (k, r) in &report.rows {
-        assert_eq!(r.exact, r.schema_valid, "{k}: every schema-valid example must round-trip exactly");
-        assert_eq!(r.union_ok, r.union_checked, "{k}: every union member must land in its own variant");
-        assert_eq!(r.corrupt_rejected, r.corrupt_checked, "{k}: every corrupted constant must be rejected");
-        assert_eq!(r.typed_ok, r.typed_checked, "{k}: every message must decode typed by its method");
+        assert_eq!(
+            r.exact, r.schema_valid,
+            "{k}: every schema-valid example must round-trip exactly"
+        );
+        assert_eq!(
+            r.union_ok, r.union_checked,
+            "{k}: every union member must land in its own variant"
+        );
+        assert_eq!(
+            r.corrupt_rejected, r.corrupt_checked,
+            "{k}: every corrupted constant must be rejected"
+        );
+        assert_eq!(
+            r.typed_ok, r.typed_checked,
+            "{k}: every message must decode typed by its method"
+        );
     }
     assert!(official.union_checked > 0 && official.corrupt_checked > 0);
 }

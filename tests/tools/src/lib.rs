@@ -91,12 +91,16 @@ pub mod real {
 }
 
 /// `roundtrip(tool, output, value)` of one manifest's module.
-pub type RoundTrip = fn(&str, bool, ::serde_json::Value) -> Option<Result<::serde_json::Value, String>>;
+pub type RoundTrip =
+    fn(&str, bool, ::serde_json::Value) -> Option<Result<::serde_json::Value, String>>;
 
 /// Decodes `value` as `T` the way a generated server decodes arguments
 /// (`mcpgen_runtime::server::decode_arguments`) and encodes it back.
-pub fn decode_encode<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(value: ::serde_json::Value) -> Result<::serde_json::Value, String> {
-    let decoded: T = mcpgen_runtime::server::decode_arguments(value).map_err(|e| format!("{e:?}"))?;
+pub fn decode_encode<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(
+    value: ::serde_json::Value,
+) -> Result<::serde_json::Value, String> {
+    let decoded: T =
+        mcpgen_runtime::server::decode_arguments(value).map_err(|e| format!("{e:?}"))?;
     ::serde_json::to_value(&decoded).map_err(|e| e.to_string())
 }
 

@@ -5,9 +5,9 @@
 #[path = "../../shared_data/data.rs"]
 mod shared_data;
 
+use mcpgen_tools_tests::{fallbacks, refs, reports, rules, rules_yaml};
 #[cfg(shared_manifests)]
 use mcpgen_tools_tests::{github, stitch};
-use mcpgen_tools_tests::{fallbacks, refs, reports, rules, rules_yaml};
 use serde_json::{json, Value};
 
 /// Deserialises `v` as `T` and serialises it back.
@@ -21,7 +21,10 @@ fn tool_lines(report: &str) -> Vec<&str> {
 }
 
 fn warning_lines(report: &str) -> Vec<&str> {
-    report.lines().filter(|l| l.starts_with("warning ")).collect()
+    report
+        .lines()
+        .filter(|l| l.starts_with("warning "))
+        .collect()
 }
 
 /// Without `../shared/manifests` (outside CI) the three tests of the real
@@ -30,7 +33,10 @@ fn warning_lines(report: &str) -> Vec<&str> {
 #[test]
 fn the_real_manifests_are_missing() {
     let test = "behaviour::{every_shared_tool_is_generated_without_fallbacks, github_types_keep_wire_names_and_enum_values, stitch_output_with_nested_defs_round_trips}";
-    shared_data::skip(test, "needs ../shared/manifests, which is not beside the repository");
+    shared_data::skip(
+        test,
+        "needs ../shared/manifests, which is not beside the repository",
+    );
 }
 
 #[cfg(shared_manifests)]
@@ -47,15 +53,24 @@ fn every_shared_tool_is_generated_without_fallbacks() {
 #[cfg(shared_manifests)]
 #[test]
 fn github_types_keep_wire_names_and_enum_values() {
-    let args = json!({"method": "get_workflow_run", "owner": "o", "repo": "r", "resource_id": "42"});
+    let args =
+        json!({"method": "get_workflow_run", "owner": "o", "repo": "r", "resource_id": "42"});
     assert_eq!(round_trip::<github::ActionsGetInput>(args.clone()), args);
     let typed: github::ActionsGetInput = serde_json::from_value(args).unwrap();
     assert_eq!(typed.method, github::ActionsGetInputMethod::GetWorkflowRun);
     let bad = json!({"method": "nope", "owner": "o", "repo": "r", "resource_id": "42"});
     assert!(serde_json::from_value::<github::ActionsGetInput>(bad).is_err());
     // Values typify cannot name apart are written by mcpgen.
-    assert_eq!(github::SearchIssuesInputSort::ReactionsPlus1.to_string(), "reactions-+1");
-    assert_eq!("reactions--1".parse::<github::SearchIssuesInputSort>().unwrap(), github::SearchIssuesInputSort::ReactionsMinus1);
+    assert_eq!(
+        github::SearchIssuesInputSort::ReactionsPlus1.to_string(),
+        "reactions-+1"
+    );
+    assert_eq!(
+        "reactions--1"
+            .parse::<github::SearchIssuesInputSort>()
+            .unwrap(),
+        github::SearchIssuesInputSort::ReactionsMinus1
+    );
 }
 
 #[cfg(shared_manifests)]
@@ -69,7 +84,10 @@ fn stitch_output_with_nested_defs_round_trips() {
         "projectId": "p",
         "sessionId": "s"
     });
-    assert_eq!(round_trip::<stitch::GenerateScreenFromTextOutput>(out.clone()), out);
+    assert_eq!(
+        round_trip::<stitch::GenerateScreenFromTextOutput>(out.clone()),
+        out
+    );
 }
 
 #[test]
@@ -77,13 +95,20 @@ fn enums_with_spaces_keep_their_values() {
     let v = json!({"state": "won't fix", "note": null});
     let typed: rules::GetMe2Input = serde_json::from_value(v).unwrap();
     assert_eq!(typed.state, rules::GetMe2InputState::WontFix);
-    assert_eq!(rules::GetMe2InputState::InProgress.to_string(), "in progress");
-    assert_eq!(serde_json::to_value(rules::GetMe2InputState::InProgress).unwrap(), json!("in progress"));
+    assert_eq!(
+        rules::GetMe2InputState::InProgress.to_string(),
+        "in progress"
+    );
+    assert_eq!(
+        serde_json::to_value(rules::GetMe2InputState::InProgress).unwrap(),
+        json!("in progress")
+    );
 }
 
 #[test]
 fn defaults_fill_missing_fields() {
-    let typed: rules::GetMe2Input = serde_json::from_value(json!({"state": "done", "note": null})).unwrap();
+    let typed: rules::GetMe2Input =
+        serde_json::from_value(json!({"state": "done", "note": null})).unwrap();
     assert_eq!(typed.limit.get(), 30);
     assert_eq!(typed.ratio, 0.5);
 }
@@ -98,22 +123,35 @@ fn optional_and_nullable_differ() {
     assert_eq!(back.get("label"), None);
     assert_eq!(back.get("note"), Some(&Value::Null));
     assert!(serde_json::from_value::<rules::GetMe2Input>(json!({"state": "done"})).is_err());
-    let typed: rules::GetMe2Input = serde_json::from_value(json!({"state": "done", "note": "n", "label": "l"})).unwrap();
-    assert_eq!((typed.note.as_deref(), typed.label.as_deref()), (Some("n"), Some("l")));
+    let typed: rules::GetMe2Input =
+        serde_json::from_value(json!({"state": "done", "note": "n", "label": "l"})).unwrap();
+    assert_eq!(
+        (typed.note.as_deref(), typed.label.as_deref()),
+        (Some("n"), Some("l"))
+    );
 }
 
 #[test]
 fn integers_and_numbers_are_distinct() {
-    let ok: rules::GetMe2Input = serde_json::from_value(json!({"state": "done", "note": null, "limit": 5, "ratio": 2})).unwrap();
+    let ok: rules::GetMe2Input =
+        serde_json::from_value(json!({"state": "done", "note": null, "limit": 5, "ratio": 2}))
+            .unwrap();
     assert_eq!((ok.limit.get(), ok.ratio), (5, 2.0));
-    assert!(serde_json::from_value::<rules::GetMe2Input>(json!({"state": "done", "note": null, "limit": 1.5})).is_err());
+    assert!(serde_json::from_value::<rules::GetMe2Input>(
+        json!({"state": "done", "note": null, "limit": 1.5})
+    )
+    .is_err());
     // minimum 1 makes the integer non-zero.
-    assert!(serde_json::from_value::<rules::GetMe2Input>(json!({"state": "done", "note": null, "limit": 0})).is_err());
+    assert!(serde_json::from_value::<rules::GetMe2Input>(
+        json!({"state": "done", "note": null, "limit": 0})
+    )
+    .is_err());
 }
 
 #[test]
 fn keyword_properties_keep_wire_names() {
-    let v = json!({"state": "done", "note": null, "type": "t", "ref": "r", "match": true, "self": 3});
+    let v =
+        json!({"state": "done", "note": null, "type": "t", "ref": "r", "match": true, "self": 3});
     let typed: rules::GetMe2Input = serde_json::from_value(v.clone()).unwrap();
     assert_eq!(typed.type_.as_deref(), Some("t"));
     assert_eq!(typed.ref_.as_deref(), Some("r"));
@@ -131,7 +169,10 @@ fn maps_are_ordered_and_formats_are_plain_strings() {
     let typed: rules::GetMeOutput = serde_json::from_value(out).unwrap();
     assert_eq!(typed.counts.keys().collect::<Vec<_>>(), ["a", "b"]);
     assert_eq!(typed.when.as_deref(), Some("2025-01-01T00:00:00Z"));
-    assert_eq!(serde_json::to_string(&typed.counts).unwrap(), r#"{"a":1,"b":2}"#);
+    assert_eq!(
+        serde_json::to_string(&typed.counts).unwrap(),
+        r#"{"a":1,"b":2}"#
+    );
 }
 
 #[test]
@@ -144,7 +185,8 @@ fn recursive_refs_through_defs_and_the_root() {
     assert_eq!(typed.root.children[0].children[0].name, "c");
     assert_eq!(typed.next.as_ref().unwrap().root.name, "z");
     // The other tool's `node` definition is a different type.
-    let other: rules::TreeWalkInput = serde_json::from_value(json!({"root": "just a string"})).unwrap();
+    let other: rules::TreeWalkInput =
+        serde_json::from_value(json!({"root": "just a string"})).unwrap();
     assert_eq!(other.root.unwrap().to_string(), "just a string");
 }
 
@@ -178,13 +220,19 @@ fn tool_names_become_distinct_identifiers() {
 fn yaml_manifests_generate_the_same_tools() {
     assert_eq!(reports::RULES_YAML, reports::RULES);
     let v = json!({"state": "in progress", "note": "x"});
-    assert_eq!(round_trip::<rules_yaml::GetMe2Input>(v.clone()), round_trip::<rules::GetMe2Input>(v));
+    assert_eq!(
+        round_trip::<rules_yaml::GetMe2Input>(v.clone()),
+        round_trip::<rules::GetMe2Input>(v)
+    );
 }
 
 #[test]
 fn unconvertible_properties_fall_back_to_json_values_with_warnings() {
     let warnings = warning_lines(reports::FALLBACKS);
-    let at: Vec<&str> = warnings.iter().map(|w| w.split(" at ").nth(1).unwrap().split(':').next().unwrap()).collect();
+    let at: Vec<&str> = warnings
+        .iter()
+        .map(|w| w.split(" at ").nth(1).unwrap().split(':').next().unwrap())
+        .collect();
     assert_eq!(
         at,
         [
@@ -194,8 +242,14 @@ fn unconvertible_properties_fall_back_to_json_values_with_warnings() {
             "/tools/0/outputSchema/properties/result",
         ]
     );
-    assert!(warnings[0].contains("fallbacks.json:9:23"), "{}", warnings[0]);
-    assert!(warnings.iter().all(|w| w.contains("typed as `serde_json::Value`")));
+    assert!(
+        warnings[0].contains("fallbacks.json:9:23"),
+        "{}",
+        warnings[0]
+    );
+    assert!(warnings
+        .iter()
+        .all(|w| w.contains("typed as `serde_json::Value`")));
     let v = json!({"fine": "f", "mixed": {"k": 1}, "not_text": 5});
     let typed: fallbacks::OddSchemasInput = serde_json::from_value(v.clone()).unwrap();
     assert_eq!(typed.fine, "f");
@@ -205,17 +259,28 @@ fn unconvertible_properties_fall_back_to_json_values_with_warnings() {
 
 #[test]
 fn every_shape_of_local_ref_generates_finite_types() {
-    let at: Vec<&str> = warning_lines(reports::REFS).iter().map(|w| w.split(" at ").nth(1).unwrap().split(':').next().unwrap()).collect();
+    let at: Vec<&str> = warning_lines(reports::REFS)
+        .iter()
+        .map(|w| w.split(" at ").nth(1).unwrap().split(':').next().unwrap())
+        .collect();
     assert_eq!(
         at,
-        ["/tools/0/inputSchema/$defs/x", "/tools/1/inputSchema/allOf/0", "/tools/2/inputSchema/$defs/x", "/tools/2/inputSchema/$defs/y"]
+        [
+            "/tools/0/inputSchema/$defs/x",
+            "/tools/1/inputSchema/allOf/0",
+            "/tools/2/inputSchema/$defs/x",
+            "/tools/2/inputSchema/$defs/y"
+        ]
     );
     // Alias cycles accept any JSON instead of recursing forever.
     let v = json!({"a": {"deep": [1, 2]}});
     assert_eq!(round_trip::<refs::SelfAliasInput>(v.clone()), v);
     assert_eq!(round_trip::<refs::AliasCycleInput>(v.clone()), v);
     // A root merged into itself is just the root.
-    assert_eq!(round_trip::<refs::RootAllOfInput>(json!({"k": "v"})), json!({"k": "v"}));
+    assert_eq!(
+        round_trip::<refs::RootAllOfInput>(json!({"k": "v"})),
+        json!({"k": "v"})
+    );
     // Pointers to properties, the root, legacy definitions, escaped names.
     let v = json!({"a": {"b": {"b": {}}}});
     assert_eq!(round_trip::<refs::PropertyPointerInput>(v.clone()), v);
@@ -225,7 +290,10 @@ fn every_shape_of_local_ref_generates_finite_types() {
     // (An empty optional array is left out when written.)
     let v = json!({"items": [{"id": 1, "sub": [{"id": 2}]}]});
     assert_eq!(round_trip::<refs::LegacyDefinitionsInput>(v.clone()), v);
-    assert_eq!(round_trip::<refs::PercentEncodedInput>(json!({"p": "x"})), json!({"p": "x"}));
+    assert_eq!(
+        round_trip::<refs::PercentEncodedInput>(json!({"p": "x"})),
+        json!({"p": "x"})
+    );
     // Same definition name in inputSchema and outputSchema: two types.
     assert!(serde_json::from_value::<refs::SharedDefsInput>(json!({"n": 1})).is_ok());
     assert!(serde_json::from_value::<refs::SharedDefsOutput>(json!({"n": "s"})).is_ok());

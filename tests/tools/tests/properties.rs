@@ -41,28 +41,74 @@ mod shared_data;
 fn manifests() -> Vec<(&'static str, &'static str, RoundTrip)> {
     #[cfg(shared_manifests)]
     let real: Vec<(&'static str, &'static str, RoundTrip)> = vec![
-        ("github", "../../../shared/manifests/github.json", mcpgen_tools_tests::github::roundtrip),
-        ("stitch", "../../../shared/manifests/stitch.json", mcpgen_tools_tests::stitch::roundtrip),
+        (
+            "github",
+            "../../../shared/manifests/github.json",
+            mcpgen_tools_tests::github::roundtrip,
+        ),
+        (
+            "stitch",
+            "../../../shared/manifests/stitch.json",
+            mcpgen_tools_tests::stitch::roundtrip,
+        ),
     ];
     #[cfg(not(shared_manifests))]
     let real = {
         let test = "properties::every_valid_value_decodes_and_the_validators_agree (github, stitch, real/)";
-        shared_data::skip(test, "needs ../shared/manifests, which is not beside the repository");
+        shared_data::skip(
+            test,
+            "needs ../shared/manifests, which is not beside the repository",
+        );
         Vec::new()
     };
     let own: Vec<(&'static str, &'static str, RoundTrip)> = vec![
-        ("rules", "manifests/rules.json", mcpgen_tools_tests::rules::roundtrip),
-        ("fallbacks", "manifests/fallbacks.json", mcpgen_tools_tests::fallbacks::roundtrip),
-        ("refs", "manifests/refs.json", mcpgen_tools_tests::refs::roundtrip),
-        ("hostile", "manifests/hostile.json", mcpgen_tools_tests::hostile::roundtrip),
-        ("shapes", "manifests/shapes.json", mcpgen_tools_tests::shapes::roundtrip),
-        ("weather", "../../examples/weather-server/tools.json", mcpgen_tools_tests::weather::roundtrip),
-        ("notes", "../../examples/notes-server/manifest.json", mcpgen_tools_tests::notes::roundtrip),
-        ("conformance", "../../examples/conformance-server/tools.json", mcpgen_tools_tests::conformance::roundtrip),
+        (
+            "rules",
+            "manifests/rules.json",
+            mcpgen_tools_tests::rules::roundtrip,
+        ),
+        (
+            "fallbacks",
+            "manifests/fallbacks.json",
+            mcpgen_tools_tests::fallbacks::roundtrip,
+        ),
+        (
+            "refs",
+            "manifests/refs.json",
+            mcpgen_tools_tests::refs::roundtrip,
+        ),
+        (
+            "hostile",
+            "manifests/hostile.json",
+            mcpgen_tools_tests::hostile::roundtrip,
+        ),
+        (
+            "shapes",
+            "manifests/shapes.json",
+            mcpgen_tools_tests::shapes::roundtrip,
+        ),
+        (
+            "weather",
+            "../../examples/weather-server/tools.json",
+            mcpgen_tools_tests::weather::roundtrip,
+        ),
+        (
+            "notes",
+            "../../examples/notes-server/manifest.json",
+            mcpgen_tools_tests::notes::roundtrip,
+        ),
+        (
+            "conformance",
+            "../../examples/conformance-server/tools.json",
+            mcpgen_tools_tests::conformance::roundtrip,
+        ),
     ];
     // With every real server's capture: shapes nobody here invented (none
     // when ../shared is not there).
-    real.into_iter().chain(own).chain(mcpgen_tools_tests::real::ALL.iter().copied()).collect()
+    real.into_iter()
+        .chain(own)
+        .chain(mcpgen_tools_tests::real::ALL.iter().copied())
+        .collect()
 }
 
 #[derive(Default, Debug)]
@@ -78,28 +124,43 @@ struct Counts {
 fn every_valid_value_decodes_and_the_validators_agree() {
     // Deep values of recursive schemas need more than a test thread's
     // stack in a debug build.
-    std::thread::Builder::new().stack_size(256 << 20).spawn(run).unwrap().join().unwrap();
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(run)
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 fn run() {
-    let draws: usize = std::env::var("MCPGEN_PROPERTY_DRAWS").ok().and_then(|v| v.parse().ok()).unwrap_or(48);
+    let draws: usize = std::env::var("MCPGEN_PROPERTY_DRAWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut problems: Vec<String> = Vec::new();
     let mut total = Counts::default();
     for (name, path, roundtrip) in manifests() {
-        let text = std::fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{name}: {path}: {e}"));
+        let text = std::fs::read_to_string(dir.join(path))
+            .unwrap_or_else(|e| panic!("{name}: {path}: {e}"));
         let manifest: Value = serde_json::from_str(&text).unwrap();
         let mut counts = Counts::default();
         for tool in manifest["tools"].as_array().unwrap() {
             let tool_name = tool["name"].as_str().unwrap();
             for (output, key) in [(false, "inputSchema"), (true, "outputSchema")] {
-                let Some(schema) = tool.get(key) else { continue };
+                let Some(schema) = tool.get(key) else {
+                    continue;
+                };
                 let reference = jsonschema::options()
                     .with_draft(jsonschema::Draft::Draft202012)
                     .build(schema)
-                    .unwrap_or_else(|e| panic!("{name}/{tool_name}/{key}: reference cannot compile: {e}"));
-                let runtime = SchemaValidator::compile(schema, Draft::Draft202012)
-                    .unwrap_or_else(|e| panic!("{name}/{tool_name}/{key}: runtime cannot compile: {e}"));
+                    .unwrap_or_else(|e| {
+                        panic!("{name}/{tool_name}/{key}: reference cannot compile: {e}")
+                    });
+                let runtime =
+                    SchemaValidator::compile(schema, Draft::Draft202012).unwrap_or_else(|e| {
+                        panic!("{name}/{tool_name}/{key}: runtime cannot compile: {e}")
+                    });
                 let mut gen = Gen::new(schema, &format!("{name}/{tool_name}/{key}"));
                 for _ in 0..draws {
                     let value = gen.draw(schema, 0);
@@ -118,7 +179,8 @@ fn run() {
                             continue;
                         }
                         // As a server gets it: JSON text, parsed and validated.
-                        let instance: Value = serde_json::from_str(&instance.to_string()).expect("JSON text parses");
+                        let instance: Value =
+                            serde_json::from_str(&instance.to_string()).expect("JSON text parses");
                         if let Err(why) = runtime.validate(&instance) {
                             counts.refused += 1;
                             problems.push(format!("{name}/{tool_name}/{key}: the runtime refused {instance} read from text: {why:?}"));
@@ -128,12 +190,16 @@ fn run() {
                             None => panic!("{name}/{tool_name}: no generated type for {key}"),
                             Some(Err(why)) => {
                                 counts.refused += 1;
-                                problems.push(format!("{name}/{tool_name}/{key}: refused {instance}: {why}"));
+                                problems.push(format!(
+                                    "{name}/{tool_name}/{key}: refused {instance}: {why}"
+                                ));
                             }
                             Some(Ok(back)) => {
                                 if !same(&instance, &back, schema, schema) {
                                     counts.changed += 1;
-                                    problems.push(format!("{name}/{tool_name}/{key}: {instance} came back as {back}"));
+                                    problems.push(format!(
+                                        "{name}/{tool_name}/{key}: {instance} came back as {back}"
+                                    ));
                                 }
                             }
                         }
@@ -155,19 +221,37 @@ fn run() {
         "all: drawn {}, valid {}, refused {}, changed {}, disagreements {}",
         total.drawn, total.valid, total.refused, total.changed, total.disagreements
     );
-    assert!(total.valid * 4 > total.drawn, "too few valid draws to mean anything: {total:?}");
+    assert!(
+        total.valid * 4 > total.drawn,
+        "too few valid draws to mean anything: {total:?}"
+    );
     // One problem per tool and kind is enough to read.
     let mut seen = std::collections::BTreeSet::new();
-    problems.retain(|p| seen.insert(p.split(": ").take(2).map(|s| s.split(' ').next().unwrap_or(s)).collect::<Vec<_>>().join(":")));
+    problems.retain(|p| {
+        seen.insert(
+            p.split(": ")
+                .take(2)
+                .map(|s| s.split(' ').next().unwrap_or(s))
+                .collect::<Vec<_>>()
+                .join(":"),
+        )
+    });
     problems.truncate(60);
-    assert!(problems.is_empty(), "{} problems, first ones:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems, first ones:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
 /// `value` with every integer written as a float (exact below 2^53).
 fn floats(value: &Value) -> Value {
     match value {
         Value::Number(n) if !n.is_f64() => match n.as_i64() {
-            Some(i) if i.unsigned_abs() < (1 << 53) => Number::from_f64(i as f64).map_or(value.clone(), Value::Number),
+            Some(i) if i.unsigned_abs() < (1 << 53) => {
+                Number::from_f64(i as f64).map_or(value.clone(), Value::Number)
+            }
             _ => value.clone(),
         },
         Value::Array(a) => Value::Array(a.iter().map(floats).collect()),
@@ -182,7 +266,9 @@ fn same(sent: &Value, back: &Value, schema: &Value, root: &Value) -> bool {
     match (sent, back) {
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
         (Value::Array(a), Value::Array(b)) => {
-            let items = resolve(schema, root).get("items").unwrap_or(&Value::Bool(true));
+            let items = resolve(schema, root)
+                .get("items")
+                .unwrap_or(&Value::Bool(true));
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y, items, root))
         }
         (Value::Object(a), Value::Object(b)) => {
@@ -191,10 +277,17 @@ fn same(sent: &Value, back: &Value, schema: &Value, root: &Value) -> bool {
             let candidates = |k: &String| props.get(k).map_or(&any[..], Vec::as_slice);
             a.iter().all(|(k, v)| match b.get(k) {
                 Some(w) => candidates(k).iter().any(|s| same(v, w, s, root)),
-                None => v.is_null() || v.as_array().is_some_and(Vec::is_empty) || v.as_object().is_some_and(Map::is_empty),
+                None => {
+                    v.is_null()
+                        || v.as_array().is_some_and(Vec::is_empty)
+                        || v.as_object().is_some_and(Map::is_empty)
+                }
             }) && b.iter().all(|(k, w)| {
                 a.contains_key(k)
-                    || candidates(k).iter().filter_map(|p| p.get("default")).any(|d| same(d, w, &Value::Bool(true), root))
+                    || candidates(k)
+                        .iter()
+                        .filter_map(|p| p.get("default"))
+                        .any(|d| same(d, w, &Value::Bool(true), root))
             })
         }
         _ => sent == back,
@@ -207,11 +300,23 @@ fn same(sent: &Value, back: &Value, schema: &Value, root: &Value) -> bool {
 fn properties(schema: &Value, root: &Value) -> BTreeMap<String, Vec<Value>> {
     let schema = resolve(schema, root);
     let mut out: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    for (k, v) in schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
-        out.entry(k.clone()).or_default().push(resolve(v, root).clone());
+    for (k, v) in schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        out.entry(k.clone())
+            .or_default()
+            .push(resolve(v, root).clone());
     }
     for key in ["anyOf", "oneOf", "allOf"] {
-        for member in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+        for member in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             for (k, v) in properties(member, root) {
                 out.entry(k).or_default().extend(v);
             }
@@ -247,7 +352,10 @@ impl<'a> Gen<'a> {
         for b in seed.bytes() {
             state = (state ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
         }
-        Self { root, state: state | 1 }
+        Self {
+            root,
+            state: state | 1,
+        }
     }
 
     fn next(&mut self) -> u64 {
@@ -320,7 +428,10 @@ impl<'a> Gen<'a> {
             _ if o.contains_key("items") || o.contains_key("prefixItems") => vec!["array"],
             _ => return self.any(depth),
         };
-        let ty = types.get(self.below(types.len())).copied().unwrap_or("null");
+        let ty = types
+            .get(self.below(types.len()))
+            .copied()
+            .unwrap_or("null");
         match ty {
             "null" => Value::Null,
             "boolean" => Value::Bool(self.chance(50)),
@@ -345,8 +456,18 @@ impl<'a> Gen<'a> {
     }
 
     fn integer(&mut self, o: &Map<String, Value>) -> Value {
-        let lo = o.get("minimum").and_then(Value::as_f64).map(f64::ceil).or(o.get("exclusiveMinimum").and_then(Value::as_f64).map(|m| m.floor() + 1.0));
-        let hi = o.get("maximum").and_then(Value::as_f64).map(f64::floor).or(o.get("exclusiveMaximum").and_then(Value::as_f64).map(|m| m.ceil() - 1.0));
+        let lo = o.get("minimum").and_then(Value::as_f64).map(f64::ceil).or(o
+            .get("exclusiveMinimum")
+            .and_then(Value::as_f64)
+            .map(|m| m.floor() + 1.0));
+        let hi = o
+            .get("maximum")
+            .and_then(Value::as_f64)
+            .map(f64::floor)
+            .or(o
+                .get("exclusiveMaximum")
+                .and_then(Value::as_f64)
+                .map(|m| m.ceil() - 1.0));
         let pick = match self.below(8) {
             // Near 2^53, where a float stops holding every integer.
             6 => 9_007_199_254_740_991.0 - self.below(3) as f64,
@@ -354,7 +475,13 @@ impl<'a> Gen<'a> {
             0 => lo.unwrap_or(-3.0),
             1 => hi.unwrap_or(1e6),
             // Beyond i64 and u64 when the bounds allow.
-            2 => hi.unwrap_or(18_446_744_073_709_551_615.0).min(if lo.unwrap_or(-1.0) >= 0.0 { 18_446_744_073_709_551_615.0 } else { 9_223_372_036_854_775_807.0 }),
+            2 => hi
+                .unwrap_or(18_446_744_073_709_551_615.0)
+                .min(if lo.unwrap_or(-1.0) >= 0.0 {
+                    18_446_744_073_709_551_615.0
+                } else {
+                    9_223_372_036_854_775_807.0
+                }),
             3 => lo.unwrap_or(-9_223_372_036_854_775_808.0),
             _ => self.below(200) as f64 - 50.0,
         };
@@ -378,8 +505,16 @@ impl<'a> Gen<'a> {
     }
 
     fn number(&mut self, o: &Map<String, Value>) -> Value {
-        let lo = o.get("minimum").or(o.get("exclusiveMinimum")).and_then(Value::as_f64).unwrap_or(-1e6);
-        let hi = o.get("maximum").or(o.get("exclusiveMaximum")).and_then(Value::as_f64).unwrap_or(1e6);
+        let lo = o
+            .get("minimum")
+            .or(o.get("exclusiveMinimum"))
+            .and_then(Value::as_f64)
+            .unwrap_or(-1e6);
+        let hi = o
+            .get("maximum")
+            .or(o.get("exclusiveMaximum"))
+            .and_then(Value::as_f64)
+            .unwrap_or(1e6);
         let span = (hi - lo).max(0.0);
         let v = lo + span * (self.below(1000) as f64 / 1000.0);
         let v = if self.chance(30) { v.round() } else { v };
@@ -388,7 +523,11 @@ impl<'a> Gen<'a> {
 
     fn string(&mut self, o: &Map<String, Value>) -> Value {
         let min = o.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let max = o.get("maxLength").and_then(Value::as_u64).map_or(min + 12, |m| m as usize).max(min);
+        let max = o
+            .get("maxLength")
+            .and_then(Value::as_u64)
+            .map_or(min + 12, |m| m as usize)
+            .max(min);
         let len = min + self.below(max - min + 1);
         match o.get("format").and_then(Value::as_str) {
             Some("date-time") => return json!("2026-11-27T10:00:00Z"),
@@ -398,15 +537,34 @@ impl<'a> Gen<'a> {
             Some("uuid") => return json!("123e4567-e89b-12d3-a456-426614174000"),
             _ => {}
         }
-        const ALPHABET: &[char] = &['a', 'b', 'z', 'Q', '0', '7', '_', '-', ' ', 'é', 'ж', '中', '😀'];
-        Value::String((0..len).map(|_| ALPHABET[self.below(ALPHABET.len())]).collect())
+        const ALPHABET: &[char] = &[
+            'a', 'b', 'z', 'Q', '0', '7', '_', '-', ' ', 'é', 'ж', '中', '😀',
+        ];
+        Value::String(
+            (0..len)
+                .map(|_| ALPHABET[self.below(ALPHABET.len())])
+                .collect(),
+        )
     }
 
     fn array(&mut self, o: &Map<String, Value>, depth: usize) -> Value {
-        let prefix: Vec<Value> = o.get("prefixItems").and_then(Value::as_array).cloned().unwrap_or_default();
+        let prefix: Vec<Value> = o
+            .get("prefixItems")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let min = o.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let max = o.get("maxItems").and_then(Value::as_u64).map_or(min + 3, |m| m as usize).max(min).min(min + 4);
-        let len = if depth > 5 { min } else { min + self.below(max - min + 1) };
+        let max = o
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .map_or(min + 3, |m| m as usize)
+            .max(min)
+            .min(min + 4);
+        let len = if depth > 5 {
+            min
+        } else {
+            min + self.below(max - min + 1)
+        };
         let items = o.get("items").cloned().unwrap_or(Value::Bool(true));
         let mut out: Vec<Value> = Vec::with_capacity(len);
         for i in 0..len.max(prefix.len().min(max)) {
@@ -421,9 +579,20 @@ impl<'a> Gen<'a> {
     }
 
     fn object(&mut self, o: &Map<String, Value>, depth: usize) -> Value {
-        let props = o.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-        let required: Vec<String> =
-            o.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()).unwrap_or_default();
+        let props = o
+            .get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let required: Vec<String> = o
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut out = Map::new();
         for (k, s) in &props {
             if required.contains(k) || (depth < 5 && self.chance(50)) {

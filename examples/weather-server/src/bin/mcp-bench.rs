@@ -106,12 +106,15 @@ fn parse_options() -> Result<Options, String> {
             "--calls" => o.calls = value()?.parse().map_err(|e| format!("--calls: {e}"))?,
             "--warmup" => o.warmup = value()?.parse().map_err(|e| format!("--warmup: {e}"))?,
             "--tool" => o.tool = value()?,
-            "--args" => o.args = serde_json::from_str(&value()?).map_err(|e| format!("--args: {e}"))?,
+            "--args" => {
+                o.args = serde_json::from_str(&value()?).map_err(|e| format!("--args: {e}"))?
+            }
             "--manifest" => o.manifest = Some(value()?),
             "--validate" => {
                 let spec = value()?;
                 let (tool, args) = spec.split_once('=').ok_or("--validate takes TOOL=JSON")?;
-                let args = serde_json::from_str(args).map_err(|e| format!("--validate {tool}: {e}"))?;
+                let args =
+                    serde_json::from_str(args).map_err(|e| format!("--validate {tool}: {e}"))?;
                 o.validate.push((tool.to_owned(), args));
             }
             "--server" => {
@@ -133,14 +136,20 @@ fn parse_options() -> Result<Options, String> {
                     "result" => Expect::Result,
                     "tool-error" => Expect::ToolError,
                     "error" => Expect::Error,
-                    other => return Err(format!("--expect takes result, tool-error or error, not {other}")),
+                    other => {
+                        return Err(format!(
+                            "--expect takes result, tool-error or error, not {other}"
+                        ))
+                    }
                 }
             }
             "--http" => o.http = Some(value()?),
             "-h" | "--help" => {
-                return Err("usage: mcp-bench [--calls N] [--warmup N] [--tool NAME] [--args JSON] \
+                return Err(
+                    "usage: mcp-bench [--calls N] [--warmup N] [--tool NAME] [--args JSON] \
                             [--manifest FILE] --server NAME=COMMAND ..."
-                    .into())
+                        .into(),
+                )
             }
             other => return Err(format!("unknown option {other}")),
         }
@@ -173,18 +182,29 @@ impl Session {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .env("WEATHER_LOG", std::env::var("WEATHER_LOG").unwrap_or_else(|_| "info".into()))
+            .env(
+                "WEATHER_LOG",
+                std::env::var("WEATHER_LOG").unwrap_or_else(|_| "info".into()),
+            )
             .spawn()
             .map_err(|e| format!("cannot start {command:?}: {e}"))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        Ok(Self { child, stdin, stdout, line: String::new(), next_id: 0 })
+        Ok(Self {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+            next_id: 0,
+        })
     }
 
     fn send(&mut self, message: &Value) -> Result<(), String> {
         let mut text = message.to_string();
         text.push('\n');
-        self.stdin.write_all(text.as_bytes()).map_err(|e| format!("write: {e}"))?;
+        self.stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("write: {e}"))?;
         self.stdin.flush().map_err(|e| format!("flush: {e}"))
     }
 
@@ -195,11 +215,15 @@ impl Session {
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))?;
         loop {
             self.line.clear();
-            let n = self.stdout.read_line(&mut self.line).map_err(|e| format!("read: {e}"))?;
+            let n = self
+                .stdout
+                .read_line(&mut self.line)
+                .map_err(|e| format!("read: {e}"))?;
             if n == 0 {
                 return Err("the server closed its output".into());
             }
-            let message: Value = serde_json::from_str(&self.line).map_err(|e| format!("bad JSON from server: {e}"))?;
+            let message: Value = serde_json::from_str(&self.line)
+                .map_err(|e| format!("bad JSON from server: {e}"))?;
             if message.get("id") == Some(&json!(id)) {
                 return Ok(message);
             }
@@ -213,13 +237,20 @@ impl Session {
     fn call_fast(&mut self, params: &str) -> Result<bool, String> {
         self.next_id += 1;
         let id = self.next_id;
-        let text = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{params}}}\n");
-        self.stdin.write_all(text.as_bytes()).map_err(|e| format!("write: {e}"))?;
+        let text = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{params}}}\n"
+        );
+        self.stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("write: {e}"))?;
         self.stdin.flush().map_err(|e| format!("flush: {e}"))?;
         let needle = format!("\"id\":{id}");
         loop {
             self.line.clear();
-            let n = self.stdout.read_line(&mut self.line).map_err(|e| format!("read: {e}"))?;
+            let n = self
+                .stdout
+                .read_line(&mut self.line)
+                .map_err(|e| format!("read: {e}"))?;
             if n == 0 {
                 return Err("the server closed its output".into());
             }
@@ -268,7 +299,8 @@ fn stateless_meta() -> Value {
 
 /// Whether a response (its JSON text) is what `expect` asks for.
 fn answered_as(text: &str, expect: Expect) -> Result<(), String> {
-    let message: Value = serde_json::from_str(text.trim()).map_err(|e| format!("bad JSON from server ({e}): {text}"))?;
+    let message: Value = serde_json::from_str(text.trim())
+        .map_err(|e| format!("bad JSON from server ({e}): {text}"))?;
     let got = match (message.get("result"), message.get("error")) {
         (Some(r), None) if r.get("isError") == Some(&json!(true)) => Expect::ToolError,
         (Some(_), None) => Expect::Result,
@@ -298,10 +330,18 @@ impl HttpClient {
         loop {
             match std::net::TcpStream::connect(addr) {
                 Ok(stream) => {
-                    stream.set_nodelay(true).map_err(|e| format!("nodelay: {e}"))?;
-                    return Ok(Self { addr: addr.to_owned(), stream: BufReader::new(stream), session: None });
+                    stream
+                        .set_nodelay(true)
+                        .map_err(|e| format!("nodelay: {e}"))?;
+                    return Ok(Self {
+                        addr: addr.to_owned(),
+                        stream: BufReader::new(stream),
+                        session: None,
+                    });
                 }
-                Err(e) if Instant::now() > deadline => return Err(format!("cannot connect to {addr}: {e}")),
+                Err(e) if Instant::now() > deadline => {
+                    return Err(format!("cannot connect to {addr}: {e}"))
+                }
                 Err(_) => {
                     if let Ok(Some(status)) = child.try_wait() {
                         return Err(format!("the server exited before listening ({status})"));
@@ -321,7 +361,11 @@ impl HttpClient {
         if self.session.is_none() || !answer.contains("\"result\"") {
             return Err(format!("initialize opened no session: {answer}"));
         }
-        self.post("notifications/initialized", None, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)?;
+        self.post(
+            "notifications/initialized",
+            None,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        )?;
         Ok(())
     }
 
@@ -335,9 +379,13 @@ impl HttpClient {
     /// the response body (the message of an SSE answer).
     fn post(&mut self, method: &str, name: Option<&str>, body: &str) -> Result<String, String> {
         let era = match (&self.session, name) {
-            (Some(id), _) => format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n"),
+            (Some(id), _) => {
+                format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
+            }
             (None, _) if method == "initialize" => String::new(),
-            (None, Some(name)) => format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}\r\n"),
+            (None, Some(name)) => format!(
+                "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: {name}\r\n"
+            ),
             (None, None) => format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n"),
         };
         // `MCP_BENCH_BEARER`: every request carries this access token (the
@@ -353,14 +401,22 @@ impl HttpClient {
             body.len()
         );
         let stream = self.stream.get_mut();
-        stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body.as_bytes())).map_err(|e| format!("write: {e}"))?;
+        stream
+            .write_all(head.as_bytes())
+            .and_then(|()| stream.write_all(body.as_bytes()))
+            .map_err(|e| format!("write: {e}"))?;
         let mut line = String::new();
         let mut length = None;
         let mut chunked = false;
         let mut first = true;
         loop {
             line.clear();
-            if self.stream.read_line(&mut line).map_err(|e| format!("read: {e}"))? == 0 {
+            if self
+                .stream
+                .read_line(&mut line)
+                .map_err(|e| format!("read: {e}"))?
+                == 0
+            {
                 return Err("the server closed the connection".into());
             }
             let header = line.trim_end();
@@ -374,7 +430,9 @@ impl HttpClient {
             let (name, value) = header.split_once(':').unwrap_or((header, ""));
             if name.eq_ignore_ascii_case("content-length") {
                 length = value.trim().parse::<usize>().ok();
-            } else if name.eq_ignore_ascii_case("transfer-encoding") && value.to_ascii_lowercase().contains("chunked") {
+            } else if name.eq_ignore_ascii_case("transfer-encoding")
+                && value.to_ascii_lowercase().contains("chunked")
+            {
                 chunked = true;
             } else if name.eq_ignore_ascii_case("mcp-session-id") {
                 self.session = Some(value.trim().to_owned());
@@ -384,11 +442,14 @@ impl HttpClient {
         if chunked {
             loop {
                 line.clear();
-                self.stream.read_line(&mut line).map_err(|e| format!("read: {e}"))?;
+                self.stream
+                    .read_line(&mut line)
+                    .map_err(|e| format!("read: {e}"))?;
                 let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
                     .map_err(|e| format!("bad chunk size {line:?}: {e}"))?;
                 let mut chunk = vec![0; size + 2];
-                std::io::Read::read_exact(&mut self.stream, &mut chunk).map_err(|e| format!("read: {e}"))?;
+                std::io::Read::read_exact(&mut self.stream, &mut chunk)
+                    .map_err(|e| format!("read: {e}"))?;
                 if size == 0 {
                     break;
                 }
@@ -397,12 +458,19 @@ impl HttpClient {
         } else {
             let length = length.ok_or("a response without Content-Length or chunks")?;
             body.resize(length, 0);
-            std::io::Read::read_exact(&mut self.stream, &mut body).map_err(|e| format!("read: {e}"))?;
+            std::io::Read::read_exact(&mut self.stream, &mut body)
+                .map_err(|e| format!("read: {e}"))?;
         }
         let text = String::from_utf8(body).map_err(|e| format!("body not UTF-8: {e}"))?;
         // An SSE answer: the data line holds the message.
         Ok(match text.lines().find_map(|l| l.strip_prefix("data:")) {
-            Some(data) if text.starts_with("event:") || text.starts_with("data:") || text.starts_with(':') => data.trim().to_owned(),
+            Some(data)
+                if text.starts_with("event:")
+                    || text.starts_with("data:")
+                    || text.starts_with(':') =>
+            {
+                data.trim().to_owned()
+            }
             _ => text,
         })
     }
@@ -437,7 +505,10 @@ fn drive(o: &Options, calls: usize) -> Result<(), String> {
             Ok(())
         })();
         // SIGINT: the server shuts down gracefully (and callgrind writes its counts).
-        let _ = Command::new("kill").arg("-INT").arg(child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-INT")
+            .arg(child.id().to_string())
+            .status();
         let _ = child.wait();
         return result;
     }
@@ -463,9 +534,8 @@ fn drive(o: &Options, calls: usize) -> Result<(), String> {
 
 /// Whether `line` has `"id":N` for exactly this N (not a longer number).
 fn has_id(line: &str, needle: &str) -> bool {
-    line.match_indices(needle).any(|(at, _)| {
-        !line[at + needle.len()..].starts_with(|c: char| c.is_ascii_digit())
-    })
+    line.match_indices(needle)
+        .any(|(at, _)| !line[at + needle.len()..].starts_with(|c: char| c.is_ascii_digit()))
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -495,17 +565,33 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// Per server across rounds: median calls/s, p50 and p99, the largest
 /// peak RSS, and throughput relative to the first server.
 fn summarize(servers: &[(String, String)], results: &[Vec<Figures>]) {
-    println!("summary over {} rounds (medians; peak RSS: largest)", results.first().map_or(0, Vec::len));
-    let base = results.first().filter(|r| !r.is_empty()).map(|r| median(r.iter().map(|f| f.calls_per_s).collect()));
+    println!(
+        "summary over {} rounds (medians; peak RSS: largest)",
+        results.first().map_or(0, Vec::len)
+    );
+    let base = results
+        .first()
+        .filter(|r| !r.is_empty())
+        .map(|r| median(r.iter().map(|f| f.calls_per_s).collect()));
     for ((name, _), figures) in servers.iter().zip(results) {
         if figures.is_empty() {
             continue;
         }
         let rate = median(figures.iter().map(|f| f.calls_per_s).collect());
-        let rss = figures.iter().filter_map(|f| f.peak_rss_kib).max().map_or("n/a".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+        let rss = figures
+            .iter()
+            .filter_map(|f| f.peak_rss_kib)
+            .max()
+            .map_or("n/a".to_owned(), |k| {
+                format!("{:.1} MiB", k as f64 / 1024.0)
+            });
         let ratio = base.map_or(String::new(), |b| format!("  first/this={:.2}x", b / rate));
         let cpu: Vec<f64> = figures.iter().filter_map(|f| f.cpu_us).collect();
-        let cpu = if cpu.is_empty() { "n/a".to_owned() } else { format!("{:.1}µs", median(cpu)) };
+        let cpu = if cpu.is_empty() {
+            "n/a".to_owned()
+        } else {
+            format!("{:.1}µs", median(cpu))
+        };
         println!(
             "{name:<16} calls/s={rate:<9.0} p50={:.1}µs p99={:.1}µs cpu/call={cpu:<7} peak_rss={rss}{ratio}",
             median(figures.iter().map(|f| f.p50_us).collect()),
@@ -527,7 +613,9 @@ fn bench_server(name: &str, command: &str, o: &Options) -> Result<Figures, Strin
     let params = json!({ "name": o.tool, "arguments": o.args });
     let check = s.request("tools/call", params.clone())?;
     if check.get("result").is_none() || check["result"].get("isError") == Some(&json!(true)) {
-        return Err(format!("{name}: the benchmark call does not succeed: {check}"));
+        return Err(format!(
+            "{name}: the benchmark call does not succeed: {check}"
+        ));
     }
     let params = params.to_string();
     for _ in 0..o.warmup {
@@ -545,7 +633,9 @@ fn bench_server(name: &str, command: &str, o: &Options) -> Result<Figures, Strin
         }
     }
     let total = started.elapsed();
-    let cpu_us = cpu_before.zip(s.cpu_ns()).map(|(a, b)| b.saturating_sub(a) as f64 / 1e3 / o.calls as f64);
+    let cpu_us = cpu_before
+        .zip(s.cpu_ns())
+        .map(|(a, b)| b.saturating_sub(a) as f64 / 1e3 / o.calls as f64);
     let rss = s.peak_rss_kib();
     s.finish();
     samples.sort_unstable();
@@ -556,7 +646,9 @@ fn bench_server(name: &str, command: &str, o: &Options) -> Result<Figures, Strin
         peak_rss_kib: rss,
         cpu_us,
     };
-    let rss = rss.map_or("n/a".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+    let rss = rss.map_or("n/a".to_owned(), |k| {
+        format!("{:.1} MiB", k as f64 / 1024.0)
+    });
     let cpu = cpu_us.map_or("n/a".to_owned(), |c| format!("{c:.1}µs"));
     println!(
         "{name:<16} calls={:<7} calls/s={:<9.0} p50={:.1}µs p99={:.1}µs max={:.1}µs cpu/call={cpu:<7} peak_rss={rss}",
@@ -572,7 +664,10 @@ fn bench_server(name: &str, command: &str, o: &Options) -> Result<Figures, Strin
 fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
     let text = std::fs::read_to_string(manifest).map_err(|e| format!("{manifest}: {e}"))?;
     let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{manifest}: {e}"))?;
-    let tools = doc.get("tools").and_then(Value::as_array).ok_or(format!("{manifest}: no tools array"))?;
+    let tools = doc
+        .get("tools")
+        .and_then(Value::as_array)
+        .ok_or(format!("{manifest}: no tools array"))?;
     let mut cases = vec![(o.tool.clone(), o.args.clone())];
     cases.extend(o.validate.iter().cloned());
     for (name, args) in cases {
@@ -581,7 +676,8 @@ fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
             .find(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()))
             .and_then(|t| t.get("inputSchema"))
             .ok_or(format!("{manifest}: no tool {name} with an inputSchema"))?;
-        let v = SchemaValidator::compile(schema, default_draft("2025-11-25")).map_err(|e| format!("{name}: {e}"))?;
+        let v = SchemaValidator::compile(schema, default_draft("2025-11-25"))
+            .map_err(|e| format!("{name}: {e}"))?;
         let valid = v.validate(&args).is_ok();
         let iterations = o.calls.max(10_000);
         for _ in 0..1_000 {
@@ -592,7 +688,11 @@ fn bench_validation(manifest: &str, o: &Options) -> Result<(), String> {
             std::hint::black_box(v.validate(std::hint::black_box(&args)).is_ok());
         }
         let per_call = started.elapsed().as_secs_f64() * 1e6 / iterations as f64;
-        let kind = if valid { "valid arguments" } else { "invalid arguments, every error collected" };
+        let kind = if valid {
+            "valid arguments"
+        } else {
+            "invalid arguments, every error collected"
+        };
         println!("validation       tool={name:<20} {per_call:.2}µs per call ({kind}, {iterations} iterations)");
     }
     Ok(())
@@ -610,7 +710,9 @@ fn echo_server(work: Duration) -> ExitCode {
     let mut reply = String::new();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
-        let Some(at) = line.find("\"id\":") else { continue }; // a notification
+        let Some(at) = line.find("\"id\":") else {
+            continue;
+        }; // a notification
         let rest = &line[at + 5..];
         let end = rest.find([',', '}']).unwrap_or(rest.len());
         let started = Instant::now();
@@ -621,7 +723,11 @@ fn echo_server(work: Duration) -> ExitCode {
         reply.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
         reply.push_str(rest[..end].trim());
         reply.push_str(",\"result\":{\"content\":[]}}\n");
-        if out.write_all(reply.as_bytes()).and_then(|()| out.flush()).is_err() {
+        if out
+            .write_all(reply.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
             break;
         }
     }

@@ -54,19 +54,36 @@ impl Replica {
         let process = Process(Some(child));
         let url = match rx.recv_timeout(PATIENCE) {
             Ok(url) => url,
-            Err(_) => panic!("weather-server printed no `MCP endpoint:` line; stderr:\n{}", stderr.lock().unwrap()),
+            Err(_) => panic!(
+                "weather-server printed no `MCP endpoint:` line; stderr:\n{}",
+                stderr.lock().unwrap()
+            ),
         };
-        let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
-        Self { process, url, addr, stderr }
+        let addr = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        Self {
+            process,
+            url,
+            addr,
+            stderr,
+        }
     }
 
     pub fn stderr(&self) -> String {
-        self.stderr.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Tool calls this replica served (its audit log lines).
     pub fn calls_served(&self) -> usize {
-        self.stderr().lines().filter(|l| l.contains("tool call")).count()
+        self.stderr()
+            .lines()
+            .filter(|l| l.contains("tool call"))
+            .count()
     }
 
     /// Whether the replica's log shows a panic.
@@ -74,4 +91,3 @@ impl Replica {
         self.stderr().contains("panicked")
     }
 }
-

@@ -19,7 +19,9 @@ pub const PATIENCE: Duration = Duration::from_secs(30);
 
 /// An installed program by name, from `PATH` or the Debian locations.
 pub fn program(name: &str) -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
     dirs.extend(["/usr/sbin", "/usr/bin", "/sbin"].map(PathBuf::from));
     dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
 }
@@ -40,7 +42,10 @@ pub fn require(name: &str) -> Option<PathBuf> {
 
 /// A loopback port free right now.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
 }
 
 /// A fresh directory under the system's temporary directory, removed on drop.
@@ -49,7 +54,9 @@ pub struct TempDir(pub PathBuf);
 impl TempDir {
     pub fn new(what: &str) -> Self {
         static N: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
         let dir = std::env::temp_dir().join(format!(
             "mcpgen-{what}-{}-{}-{nanos}",
             std::process::id(),
@@ -109,22 +116,33 @@ fn listen_on_free_port(
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    panic!("{what} found no free port it could keep in {ATTEMPTS} attempts; log:\n{}", log());
+    panic!(
+        "{what} found no free port it could keep in {ATTEMPTS} attempts; log:\n{}",
+        log()
+    );
 }
 
 /// The response head of `GET /` at `addr` (empty when there is none).
 fn response_head(addr: &str) -> String {
     let answer = exchange(addr, "GET", "/", &[], "", Duration::from_secs(5)).unwrap_or_default();
-    answer.split("\r\n\r\n").next().unwrap_or_default().to_owned()
+    answer
+        .split("\r\n\r\n")
+        .next()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// Whether a Redis server answers `PING` at `addr`.
 fn answers_ping(addr: &str) -> bool {
     use std::io::{Read, Write};
-    let Ok(mut stream) = std::net::TcpStream::connect(addr) else { return false };
+    let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
+        return false;
+    };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
     let mut reply = [0u8; 7];
-    stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n"
+    stream.write_all(b"PING\r\n").is_ok()
+        && stream.read_exact(&mut reply).is_ok()
+        && &reply == b"+PONG\r\n"
 }
 
 /// A child process killed (and reaped) on drop.
@@ -142,7 +160,10 @@ impl Process {
     /// Stops it with SIGTERM (a graceful end) and waits for it.
     pub fn terminate(&mut self) {
         if let Some(mut child) = self.0.take() {
-            let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(child.id().to_string())
+                .status();
             let _ = child.wait();
         }
     }
@@ -167,7 +188,10 @@ impl Nginx {
     pub fn start(binary: &Path, upstreams: &[&str]) -> Self {
         let dir = TempDir::new("nginx");
         let d = dir.path().display();
-        let servers: String = upstreams.iter().map(|a| format!("        server {a} max_fails=1 fail_timeout=60s;\n")).collect();
+        let servers: String = upstreams
+            .iter()
+            .map(|a| format!("        server {a} max_fails=1 fail_timeout=60s;\n"))
+            .collect();
         std::fs::create_dir_all(dir.path().join("logs")).expect("nginx logs directory");
         let conf_path = dir.path().join("nginx.conf");
         let spawn = |port: u16| {
@@ -199,10 +223,18 @@ impl Nginx {
                 .expect("nginx starts")
         };
         // nginx names itself in the `Server` header of what it proxies.
-        let ours = |addr: &str| response_head(addr).to_ascii_lowercase().contains("\r\nserver: nginx");
+        let ours = |addr: &str| {
+            response_head(addr)
+                .to_ascii_lowercase()
+                .contains("\r\nserver: nginx")
+        };
         let log = dir_log(dir.path().join("logs/error.log"));
         let (child, port) = listen_on_free_port("nginx", spawn, ours, log);
-        Self { process: Process(Some(child)), url: format!("http://127.0.0.1:{port}/mcp"), dir }
+        Self {
+            process: Process(Some(child)),
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            dir,
+        }
     }
 }
 
@@ -224,7 +256,16 @@ impl Redis {
         let dir = TempDir::new("redis");
         let spawn = |port: u16| {
             Command::new(binary)
-                .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", "", "--appendonly", "no"])
+                .args([
+                    "--bind",
+                    "127.0.0.1",
+                    "--port",
+                    &port.to_string(),
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
                 .arg("--dir")
                 .arg(dir.path())
                 .arg("--logfile")
@@ -238,29 +279,61 @@ impl Redis {
         };
         let log = dir_log(dir.path().join("redis.log"));
         let (child, port) = listen_on_free_port("redis-server", spawn, answers_ping, log);
-        Self { process: Process(Some(child)), url: format!("redis://127.0.0.1:{port}"), port, dir }
+        Self {
+            process: Process(Some(child)),
+            url: format!("redis://127.0.0.1:{port}"),
+            port,
+            dir,
+        }
     }
 }
 
 /// One raw HTTP/1.1 exchange on loopback (`Connection: close`): the status
 /// and the body. For probes the client engines do not make (a legacy
 /// request with a session id of another replica, DELETE, /healthz).
-pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
-    let answer = exchange(addr, method, path, headers, body, Duration::from_secs(30)).expect("connect and send the request");
-    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+pub fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
+    let answer = exchange(addr, method, path, headers, body, Duration::from_secs(30))
+        .expect("connect and send the request");
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
     (status, body)
 }
 
 /// The raw answer to one request (`Connection: close`, `Host` added
 /// unless given); `None` when nothing listens at `addr` or the request
 /// cannot be sent.
-fn exchange(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str, wait: Duration) -> Option<String> {
+fn exchange(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    wait: Duration,
+) -> Option<String> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(addr).ok()?;
     stream.set_read_timeout(Some(wait)).expect("read timeout");
-    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
-    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
         request.push_str(&format!("Host: {addr}\r\n"));
     }
     for (name, value) in headers {

@@ -19,7 +19,8 @@ use bytes::Bytes;
 use crate::http::HttpOptions;
 
 /// What a [`Fetcher`] returns: the status and the body.
-pub type FetchFuture = Pin<Box<dyn Future<Output = Result<(http::StatusCode, Bytes), String>> + Send>>;
+pub type FetchFuture =
+    Pin<Box<dyn Future<Output = Result<(http::StatusCode, Bytes), String>> + Send>>;
 
 /// Sends one request to the authorization server; `Err` says why it
 /// failed. It should bound what it reads by `max_bytes`.
@@ -55,7 +56,9 @@ fn allowed(uri: &http::Uri) -> Result<(), String> {
         Some("http") => {
             let host = uri.host().unwrap_or_default();
             let bare = host.trim_start_matches('[').trim_end_matches(']');
-            if bare.eq_ignore_ascii_case("localhost") || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
+            if bare.eq_ignore_ascii_case("localhost")
+                || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            {
                 Ok(())
             } else {
                 Err(format!(
@@ -64,13 +67,20 @@ fn allowed(uri: &http::Uri) -> Result<(), String> {
                 ))
             }
         }
-        Some(other) => Err(format!("the scheme {other:?} cannot be fetched; use an https:// URL")),
+        Some(other) => Err(format!(
+            "the scheme {other:?} cannot be fetched; use an https:// URL"
+        )),
         None => Err("not an absolute URL; use an https:// URL".into()),
     }
 }
 
 /// Sends `request` with `fetcher`, within `limit`.
-pub(crate) async fn fetch(fetcher: &Fetcher, request: http::Request<Bytes>, max_bytes: usize, limit: Duration) -> Result<(http::StatusCode, Bytes), String> {
+pub(crate) async fn fetch(
+    fetcher: &Fetcher,
+    request: http::Request<Bytes>,
+    max_bytes: usize,
+    limit: Duration,
+) -> Result<(http::StatusCode, Bytes), String> {
     let uri = request.uri().to_string();
     match tokio::time::timeout(limit, fetcher(request, max_bytes)).await {
         Ok(Ok(answer)) => Ok(answer),
@@ -85,14 +95,28 @@ mod tests {
 
     async fn refused(url: &str) -> String {
         let request = http::Request::get(url).body(Bytes::new()).unwrap();
-        fetch(&https_fetcher(HttpOptions::default()), request, 1024, Duration::from_secs(5)).await.unwrap_err()
+        fetch(
+            &https_fetcher(HttpOptions::default()),
+            request,
+            1024,
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap_err()
     }
 
     #[tokio::test]
     async fn plain_http_goes_to_loopback_only() {
-        for url in ["http://example.com/jwks", "http://10.0.0.1/jwks", "http://[2001:db8::1]/jwks"] {
+        for url in [
+            "http://example.com/jwks",
+            "http://10.0.0.1/jwks",
+            "http://[2001:db8::1]/jwks",
+        ] {
             let e = refused(url).await;
-            assert!(e.contains("not a loopback address") && e.contains("https://"), "{url}: {e}");
+            assert!(
+                e.contains("not a loopback address") && e.contains("https://"),
+                "{url}: {e}"
+            );
             assert!(e.starts_with(url), "the error names the URL: {e}");
         }
         assert!(refused("ftp://127.0.0.1/jwks").await.contains("\"ftp\""));
@@ -100,7 +124,12 @@ mod tests {
 
     #[test]
     fn https_and_loopback_http_are_allowed() {
-        for url in ["https://auth.example.com/jwks", "http://127.0.0.1:9/jwks", "http://localhost/jwks", "http://[::1]:8/jwks"] {
+        for url in [
+            "https://auth.example.com/jwks",
+            "http://127.0.0.1:9/jwks",
+            "http://localhost/jwks",
+            "http://[::1]:8/jwks",
+        ] {
             assert!(allowed(&url.parse().unwrap()).is_ok(), "{url}");
         }
     }

@@ -37,7 +37,10 @@ pub struct IntrospectionConfig {
 
 impl std::fmt::Debug for IntrospectionConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IntrospectionConfig").field("endpoint", &self.endpoint).field("client_id", &self.client_id).finish_non_exhaustive()
+        f.debug_struct("IntrospectionConfig")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -45,7 +48,12 @@ impl IntrospectionConfig {
     /// Introspection at `endpoint` as client `client_id`, for tokens whose
     /// `aud` names `audience`; answers reused for 30 s; 5 s time limit;
     /// the default [`https_fetcher`](super::https_fetcher).
-    pub fn new(endpoint: impl Into<String>, client_id: impl Into<String>, client_secret: impl Into<String>, audience: impl Into<String>) -> Self {
+    pub fn new(
+        endpoint: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        audience: impl Into<String>,
+    ) -> Self {
         Self {
             endpoint: endpoint.into(),
             client_id: client_id.into(),
@@ -79,19 +87,26 @@ pub struct IntrospectionVerifier {
 
 impl std::fmt::Debug for IntrospectionVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IntrospectionVerifier").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("IntrospectionVerifier")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
 
 impl IntrospectionVerifier {
     /// A verifier with `config`.
     pub fn new(config: IntrospectionConfig) -> Self {
-        Self { config, verified: Verified::default() }
+        Self {
+            config,
+            verified: Verified::default(),
+        }
     }
 
     async fn check(&self, token: &str) -> Result<Principal, TokenError> {
         if token.len() > MAX_TOKEN_BYTES {
-            return Err(TokenError::Invalid(format!("longer than {MAX_TOKEN_BYTES} bytes")));
+            return Err(TokenError::Invalid(format!(
+                "longer than {MAX_TOKEN_BYTES} bytes"
+            )));
         }
         let (digest, hit) = self.verified.get(token);
         if let Some(principal) = hit {
@@ -104,20 +119,28 @@ impl IntrospectionVerifier {
             form_encode(&self.config.client_secret)
         );
         let request = http::Request::post(self.config.endpoint.as_str())
-            .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(
+                http::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
             .header(http::header::ACCEPT, "application/json")
             .body(Bytes::from(form))
             .map_err(|e| TokenError::Unavailable(format!("bad introspection endpoint: {e}")))?;
-        let (status, body) = fetch::fetch(&self.config.fetcher, request, 64 << 10, self.config.timeout)
-            .await
-            .map_err(TokenError::Unavailable)?;
+        let (status, body) =
+            fetch::fetch(&self.config.fetcher, request, 64 << 10, self.config.timeout)
+                .await
+                .map_err(TokenError::Unavailable)?;
         if !status.is_success() {
-            return Err(TokenError::Unavailable(format!("the introspection endpoint answered {status}")));
+            return Err(TokenError::Unavailable(format!(
+                "the introspection endpoint answered {status}"
+            )));
         }
-        let answer: Value = serde_json::from_slice(&body)
-            .map_err(|e| TokenError::Unavailable(format!("the introspection answer is not JSON: {e}")))?;
+        let answer: Value = serde_json::from_slice(&body).map_err(|e| {
+            TokenError::Unavailable(format!("the introspection answer is not JSON: {e}"))
+        })?;
         let principal = self.judge(answer)?;
-        self.verified.keep(digest, &principal, self.config.cache_ttl);
+        self.verified
+            .keep(digest, &principal, self.config.cache_ttl);
         Ok(principal)
     }
 
@@ -125,9 +148,15 @@ impl IntrospectionVerifier {
     /// unexpired and for this resource.
     fn judge(&self, answer: Value) -> Result<Principal, TokenError> {
         if answer.get("active") != Some(&Value::Bool(true)) {
-            return Err(TokenError::Invalid("the authorization server says the token is not active".into()));
+            return Err(TokenError::Invalid(
+                "the authorization server says the token is not active".into(),
+            ));
         }
-        if answer.get("exp").and_then(Value::as_u64).is_some_and(expired) {
+        if answer
+            .get("exp")
+            .and_then(Value::as_u64)
+            .is_some_and(expired)
+        {
             return Err(TokenError::Expired);
         }
         if let Some(audience) = &self.config.audience {
@@ -137,7 +166,9 @@ impl IntrospectionVerifier {
                 _ => false,
             };
             if !named {
-                return Err(TokenError::Invalid("issued for another resource (aud)".into()));
+                return Err(TokenError::Invalid(
+                    "issued for another resource (aud)".into(),
+                ));
             }
         }
         principal_of(answer)
@@ -174,11 +205,27 @@ mod tests {
 
     #[test]
     fn only_active_unexpired_tokens_for_this_resource_pass() {
-        let v = IntrospectionVerifier::new(IntrospectionConfig::new("http://127.0.0.1:1/i", "rs", "s", "https://r/mcp"));
+        let v = IntrospectionVerifier::new(IntrospectionConfig::new(
+            "http://127.0.0.1:1/i",
+            "rs",
+            "s",
+            "https://r/mcp",
+        ));
         let ok = serde_json::json!({ "active": true, "sub": "alice", "aud": ["https://r/mcp"], "scope": "a", "exp": 4000000000u64 });
         assert_eq!(v.judge(ok).unwrap().subject, "alice");
-        assert!(matches!(v.judge(serde_json::json!({ "active": false })), Err(TokenError::Invalid(_))));
-        assert_eq!(v.judge(serde_json::json!({ "active": true, "sub": "a", "aud": "https://r/mcp", "exp": 1 })), Err(TokenError::Expired));
-        assert!(matches!(v.judge(serde_json::json!({ "active": true, "sub": "a", "aud": "https://other" })), Err(TokenError::Invalid(_))));
+        assert!(matches!(
+            v.judge(serde_json::json!({ "active": false })),
+            Err(TokenError::Invalid(_))
+        ));
+        assert_eq!(
+            v.judge(
+                serde_json::json!({ "active": true, "sub": "a", "aud": "https://r/mcp", "exp": 1 })
+            ),
+            Err(TokenError::Expired)
+        );
+        assert!(matches!(
+            v.judge(serde_json::json!({ "active": true, "sub": "a", "aud": "https://other" })),
+            Err(TokenError::Invalid(_))
+        ));
     }
 }

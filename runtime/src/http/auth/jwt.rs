@@ -72,13 +72,19 @@ impl JwtConfig {
     /// skew; key set fetched at most every 30 s, within 5 s, at most
     /// 256 KiB; the default [`https_fetcher`](super::https_fetcher)
     /// (`https://`, or `http://` on loopback).
-    pub fn new(issuer: impl Into<String>, audience: impl Into<String>, jwks_uri: impl Into<String>) -> Self {
+    pub fn new(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+        jwks_uri: impl Into<String>,
+    ) -> Self {
         use Algorithm::*;
         Self {
             issuer: issuer.into(),
             audience: audience.into(),
             jwks_uri: jwks_uri.into(),
-            algorithms: vec![RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA],
+            algorithms: vec![
+                RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA,
+            ],
             leeway: Duration::from_secs(60),
             refresh_floor: Duration::from_secs(30),
             fetch_timeout: Duration::from_secs(5),
@@ -151,14 +157,21 @@ pub struct JwtVerifier {
 
 impl std::fmt::Debug for JwtVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JwtVerifier").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("JwtVerifier")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
 
 impl JwtVerifier {
     /// A verifier with `config`; the key set is fetched on first use.
     pub fn new(config: JwtConfig) -> Self {
-        Self { config, keys: RwLock::default(), refreshing: tokio::sync::Mutex::new(()), verified: Verified::default() }
+        Self {
+            config,
+            keys: RwLock::default(),
+            refreshing: tokio::sync::Mutex::new(()),
+            verified: Verified::default(),
+        }
     }
 
     /// A verifier whose key set is `jwks` (a JWKS document) until a token
@@ -167,7 +180,10 @@ impl JwtVerifier {
         let keys = parse_jwks(jwks.as_bytes())?;
         Ok(Self {
             config,
-            keys: RwLock::new(Keys { keys, fetched: None }),
+            keys: RwLock::new(Keys {
+                keys,
+                fetched: None,
+            }),
             refreshing: tokio::sync::Mutex::new(()),
             verified: Verified::default(),
         })
@@ -176,7 +192,10 @@ impl JwtVerifier {
     /// The key for a token with `kid` and `alg`, from the cache.
     fn cached(&self, kid: Option<&str>, alg: Algorithm) -> Option<Arc<Key>> {
         let keys = self.keys.read().unwrap_or_else(|p| p.into_inner());
-        let mut usable = keys.keys.iter().filter(|k| k.key.family() == alg.family() && k.alg.is_none_or(|a| a == alg));
+        let mut usable = keys
+            .keys
+            .iter()
+            .filter(|k| k.key.family() == alg.family() && k.alg.is_none_or(|a| a == alg));
         match kid {
             Some(kid) => usable.find(|k| k.kid.as_deref() == Some(kid)).cloned(),
             // Without a key id only a set with one usable key will do.
@@ -199,7 +218,13 @@ impl JwtVerifier {
             .header(http::header::ACCEPT, "application/json")
             .body(Bytes::new())
             .map_err(|e| TokenError::Unavailable(format!("bad jwks_uri: {e}")))?;
-        let fetched = fetch::fetch(&self.config.fetcher, request, self.config.max_jwks_bytes, self.config.fetch_timeout).await;
+        let fetched = fetch::fetch(
+            &self.config.fetcher,
+            request,
+            self.config.max_jwks_bytes,
+            self.config.fetch_timeout,
+        )
+        .await;
         let parsed = fetched.and_then(|(status, body)| {
             if !status.is_success() {
                 return Err(format!("the key set answered {status}"));
@@ -216,18 +241,24 @@ impl JwtVerifier {
             }
             Err(e) => {
                 tracing::warn!(error = %e, jwks_uri = %self.config.jwks_uri, "the key set was not fetched");
-                Err(TokenError::Unavailable(format!("the key set was not fetched: {e}")))
+                Err(TokenError::Unavailable(format!(
+                    "the key set was not fetched: {e}"
+                )))
             }
         }
     }
 
     async fn check(&self, token: &str) -> Result<Principal, TokenError> {
         if token.len() > MAX_TOKEN_BYTES {
-            return Err(TokenError::Invalid(format!("longer than {MAX_TOKEN_BYTES} bytes")));
+            return Err(TokenError::Invalid(format!(
+                "longer than {MAX_TOKEN_BYTES} bytes"
+            )));
         }
         let header_len = token.find('.').unwrap_or(token.len());
         if header_len > MAX_HEADER_CHARS {
-            return Err(TokenError::Invalid(format!("a JOSE header longer than {MAX_HEADER_CHARS} characters")));
+            return Err(TokenError::Invalid(format!(
+                "a JOSE header longer than {MAX_HEADER_CHARS} characters"
+            )));
         }
         // A token verified before is not checked again while its answer
         // holds (at most VERIFIED_FOR, never past `exp` + leeway).
@@ -235,10 +266,13 @@ impl JwtVerifier {
         if let Some(principal) = hit {
             return Ok(principal);
         }
-        let header = jsonwebtoken::decode_header(token).map_err(|e| TokenError::Invalid(format!("not a signed JWT: {e}")))?;
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|e| TokenError::Invalid(format!("not a signed JWT: {e}")))?;
         let alg = header.alg;
         if is_hmac(alg) || !self.config.algorithms.contains(&alg) {
-            return Err(TokenError::Invalid(format!("the algorithm {alg:?} is not accepted")));
+            return Err(TokenError::Invalid(format!(
+                "the algorithm {alg:?} is not accepted"
+            )));
         }
         let kid = header.kid.as_deref();
         let key = match self.cached(kid, alg) {
@@ -246,7 +280,12 @@ impl JwtVerifier {
             None => {
                 let seen = self.keys.read().unwrap_or_else(|p| p.into_inner()).fetched;
                 self.refresh(seen).await?;
-                self.cached(kid, alg).ok_or_else(|| TokenError::Invalid(format!("no key {:?} for {alg:?} in the key set", kid.unwrap_or(""))))?
+                self.cached(kid, alg).ok_or_else(|| {
+                    TokenError::Invalid(format!(
+                        "no key {:?} for {alg:?} in the key set",
+                        kid.unwrap_or("")
+                    ))
+                })?
             }
         };
         let mut validation = Validation::new(alg);
@@ -255,14 +294,25 @@ impl JwtVerifier {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.leeway = self.config.leeway.as_secs();
         validation.validate_nbf = true;
-        let data = jsonwebtoken::decode::<Value>(token, &key.key, &validation).map_err(|e| match e.kind() {
-            ErrorKind::ExpiredSignature => TokenError::Expired,
-            ErrorKind::ImmatureSignature => TokenError::Invalid("not valid yet (nbf)".into()),
-            ErrorKind::InvalidAudience => TokenError::Invalid("issued for another resource (aud)".into()),
-            ErrorKind::InvalidIssuer => TokenError::Invalid("issued by another authorization server (iss)".into()),
-            ErrorKind::InvalidSignature => TokenError::Invalid("the signature does not verify".into()),
-            _ => TokenError::Invalid(format!("rejected: {e}")),
-        })?;
+        let data =
+            jsonwebtoken::decode::<Value>(token, &key.key, &validation).map_err(|e| {
+                match e.kind() {
+                    ErrorKind::ExpiredSignature => TokenError::Expired,
+                    ErrorKind::ImmatureSignature => {
+                        TokenError::Invalid("not valid yet (nbf)".into())
+                    }
+                    ErrorKind::InvalidAudience => {
+                        TokenError::Invalid("issued for another resource (aud)".into())
+                    }
+                    ErrorKind::InvalidIssuer => {
+                        TokenError::Invalid("issued by another authorization server (iss)".into())
+                    }
+                    ErrorKind::InvalidSignature => {
+                        TokenError::Invalid("the signature does not verify".into())
+                    }
+                    _ => TokenError::Invalid(format!("rejected: {e}")),
+                }
+            })?;
         let principal = principal_of(data.claims)?;
         self.verified.keep(digest, &principal, VERIFIED_FOR);
         Ok(principal)
@@ -281,35 +331,68 @@ impl TokenVerifier for JwtVerifier {
 pub(crate) fn principal_of(claims: Value) -> Result<Principal, TokenError> {
     let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_owned);
     let client_id = text("client_id").or_else(|| text("azp"));
-    let subject = text("sub").or_else(|| client_id.clone()).ok_or_else(|| TokenError::Invalid("no sub or client_id".into()))?;
+    let subject = text("sub")
+        .or_else(|| client_id.clone())
+        .ok_or_else(|| TokenError::Invalid("no sub or client_id".into()))?;
     let scopes = match (claims.get("scope"), claims.get("scp")) {
-        (Some(Value::String(s)), _) => s.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
-        (_, Some(Value::Array(list))) => list.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-        (_, Some(Value::String(s))) => s.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+        (Some(Value::String(s)), _) => s
+            .split(' ')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        (_, Some(Value::Array(list))) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        (_, Some(Value::String(s))) => s
+            .split(' ')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
         _ => Vec::new(),
     };
-    let expires_at = claims.get("exp").and_then(Value::as_u64).map(|s| UNIX_EPOCH + Duration::from_secs(s));
-    Ok(Principal { subject, scopes, claims, client_id, expires_at })
+    let expires_at = claims
+        .get("exp")
+        .and_then(Value::as_u64)
+        .map(|s| UNIX_EPOCH + Duration::from_secs(s));
+    Ok(Principal {
+        subject,
+        scopes,
+        claims,
+        client_id,
+        expires_at,
+    })
 }
 
 /// Whether `exp` (seconds since the epoch) is past.
 pub(crate) fn expired(exp: u64) -> bool {
-    SystemTime::now().duration_since(UNIX_EPOCH).is_ok_and(|now| now.as_secs() >= exp)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .is_ok_and(|now| now.as_secs() >= exp)
 }
 
 /// The signature keys of a JWKS document: symmetric keys, keys for
 /// encryption and keys this build cannot use are left out.
 fn parse_jwks(body: &[u8]) -> Result<Vec<Arc<Key>>, String> {
-    let doc: Value = serde_json::from_slice(body).map_err(|e| format!("the key set is not JSON: {e}"))?;
-    let list = doc.get("keys").and_then(Value::as_array).ok_or("the key set has no \"keys\" array")?;
+    let doc: Value =
+        serde_json::from_slice(body).map_err(|e| format!("the key set is not JSON: {e}"))?;
+    let list = doc
+        .get("keys")
+        .and_then(Value::as_array)
+        .ok_or("the key set has no \"keys\" array")?;
     let mut keys = Vec::new();
     for raw in list.iter().take(100) {
         let member = |k: &str| raw.get(k).and_then(Value::as_str);
-        if member("use").is_some_and(|u| u != "sig") || !matches!(member("kty"), Some("RSA" | "EC" | "OKP")) {
+        if member("use").is_some_and(|u| u != "sig")
+            || !matches!(member("kty"), Some("RSA" | "EC" | "OKP"))
+        {
             continue;
         }
         // An Ed25519 key is 32 bytes: 43 base64url characters.
-        if member("kty") == Some("OKP") && (member("crv") != Some("Ed25519") || member("x").map(str::len) != Some(43)) {
+        if member("kty") == Some("OKP")
+            && (member("crv") != Some("Ed25519") || member("x").map(str::len) != Some(43))
+        {
             continue;
         }
         let alg = match member("alg") {
@@ -319,9 +402,17 @@ fn parse_jwks(body: &[u8]) -> Result<Vec<Arc<Key>>, String> {
                 _ => continue,
             },
         };
-        let Ok(jwk) = serde_json::from_value::<Jwk>(raw.clone()) else { continue };
-        let Ok(key) = DecodingKey::from_jwk(&jwk) else { continue };
-        keys.push(Arc::new(Key { kid: member("kid").map(str::to_owned), alg, key }));
+        let Ok(jwk) = serde_json::from_value::<Jwk>(raw.clone()) else {
+            continue;
+        };
+        let Ok(key) = DecodingKey::from_jwk(&jwk) else {
+            continue;
+        };
+        keys.push(Arc::new(Key {
+            kid: member("kid").map(str::to_owned),
+            alg,
+            key,
+        }));
     }
     Ok(keys)
 }
@@ -341,16 +432,27 @@ mod tests {
         let keys = parse_jwks(odd).unwrap();
         // Only keys that decode are kept; none of these is a usable public key
         // except possibly a malformed RSA one the crate accepts lazily.
-        assert!(keys.iter().all(|k| k.key.family() != jsonwebtoken::AlgorithmFamily::Hmac));
+        assert!(keys
+            .iter()
+            .all(|k| k.key.family() != jsonwebtoken::AlgorithmFamily::Hmac));
     }
 
     #[test]
     fn claims_name_the_principal() {
         let p = principal_of(serde_json::json!({ "sub": "alice", "client_id": "app", "scope": "a  b", "exp": 2000000000u64 })).unwrap();
-        assert_eq!((p.subject.as_str(), p.client_id.as_deref(), p.scopes.clone()), ("alice", Some("app"), vec!["a".to_owned(), "b".to_owned()]));
-        assert_eq!(p.expires_at, Some(UNIX_EPOCH + Duration::from_secs(2000000000)));
+        assert_eq!(
+            (p.subject.as_str(), p.client_id.as_deref(), p.scopes.clone()),
+            ("alice", Some("app"), vec!["a".to_owned(), "b".to_owned()])
+        );
+        assert_eq!(
+            p.expires_at,
+            Some(UNIX_EPOCH + Duration::from_secs(2000000000))
+        );
         let p = principal_of(serde_json::json!({ "azp": "svc", "scp": ["x"] })).unwrap();
-        assert_eq!((p.subject.as_str(), p.scopes.clone()), ("svc", vec!["x".to_owned()]));
+        assert_eq!(
+            (p.subject.as_str(), p.scopes.clone()),
+            ("svc", vec!["x".to_owned()])
+        );
         assert!(principal_of(serde_json::json!({})).is_err());
         assert!(expired(1));
         assert!(!expired(u64::MAX / 2));

@@ -70,11 +70,17 @@ impl ResourceMetadata {
     pub fn document(&self) -> String {
         let mut doc = Map::new();
         doc.insert("resource".into(), json!(self.resource));
-        doc.insert("authorization_servers".into(), json!(self.authorization_servers));
+        doc.insert(
+            "authorization_servers".into(),
+            json!(self.authorization_servers),
+        );
         if !self.scopes_supported.is_empty() {
             doc.insert("scopes_supported".into(), json!(self.scopes_supported));
         }
-        doc.insert("bearer_methods_supported".into(), json!(self.bearer_methods_supported));
+        doc.insert(
+            "bearer_methods_supported".into(),
+            json!(self.bearer_methods_supported),
+        );
         if let Some(name) = &self.resource_name {
             doc.insert("resource_name".into(), json!(name));
         }
@@ -88,20 +94,27 @@ impl ResourceMetadata {
     /// is served at; an error saying what is wrong with the configuration.
     pub(crate) fn locations(&self) -> Result<(String, [String; 2]), String> {
         let resource = &self.resource;
-        let uri: http::Uri = resource.parse().map_err(|e| format!("the resource {resource:?} is not a URL: {e}"))?;
+        let uri: http::Uri = resource
+            .parse()
+            .map_err(|e| format!("the resource {resource:?} is not a URL: {e}"))?;
         let scheme = uri.scheme_str().unwrap_or_default();
         if !matches!(scheme, "https" | "http") || uri.authority().is_none() {
             return Err(format!("the resource {resource:?} must be an absolute https:// URL (http:// for local testing)"));
         }
         if uri.query().is_some() || resource.contains('#') {
-            return Err(format!("the resource {resource:?} must have no query or fragment (RFC 8707)"));
+            return Err(format!(
+                "the resource {resource:?} must have no query or fragment (RFC 8707)"
+            ));
         }
         if self.authorization_servers.is_empty() {
             return Err("name at least one authorization server (its issuer URL)".into());
         }
         let path = uri.path().trim_end_matches('/');
         let aware = format!("{WELL_KNOWN}{path}");
-        let url = format!("{scheme}://{}{aware}", uri.authority().map(|a| a.as_str()).unwrap_or_default());
+        let url = format!(
+            "{scheme}://{}{aware}",
+            uri.authority().map(|a| a.as_str()).unwrap_or_default()
+        );
         Ok((url, [aware, WELL_KNOWN.to_owned()]))
     }
 }
@@ -116,8 +129,17 @@ mod tests {
             .authorization_server("https://auth.example.com")
             .scopes(["notes:read", "notes:write", "notes:read"]);
         let (url, paths) = m.locations().unwrap();
-        assert_eq!(url, "https://mcp.example.com/.well-known/oauth-protected-resource/tools/mcp");
-        assert_eq!(paths, ["/.well-known/oauth-protected-resource/tools/mcp".to_owned(), WELL_KNOWN.to_owned()]);
+        assert_eq!(
+            url,
+            "https://mcp.example.com/.well-known/oauth-protected-resource/tools/mcp"
+        );
+        assert_eq!(
+            paths,
+            [
+                "/.well-known/oauth-protected-resource/tools/mcp".to_owned(),
+                WELL_KNOWN.to_owned()
+            ]
+        );
         let doc: Value = serde_json::from_str(&m.document()).unwrap();
         assert_eq!(
             doc,
@@ -128,16 +150,29 @@ mod tests {
                 "bearer_methods_supported": ["header"],
             })
         );
-        let root = ResourceMetadata::new("https://mcp.example.com/").authorization_server("https://a");
-        assert_eq!(root.locations().unwrap().0, "https://mcp.example.com/.well-known/oauth-protected-resource");
+        let root =
+            ResourceMetadata::new("https://mcp.example.com/").authorization_server("https://a");
+        assert_eq!(
+            root.locations().unwrap().0,
+            "https://mcp.example.com/.well-known/oauth-protected-resource"
+        );
     }
 
     #[test]
     fn a_resource_that_is_no_canonical_url_is_refused() {
-        for bad in ["mcp.example.com/mcp", "ftp://x/mcp", "https://x/mcp?a=1", "https://x/mcp#f", "/mcp"] {
+        for bad in [
+            "mcp.example.com/mcp",
+            "ftp://x/mcp",
+            "https://x/mcp?a=1",
+            "https://x/mcp#f",
+            "/mcp",
+        ] {
             let m = ResourceMetadata::new(bad).authorization_server("https://a");
             assert!(m.locations().is_err(), "{bad}");
         }
-        assert!(ResourceMetadata::new("https://x/mcp").locations().unwrap_err().contains("authorization server"));
+        assert!(ResourceMetadata::new("https://x/mcp")
+            .locations()
+            .unwrap_err()
+            .contains("authorization server"));
     }
 }

@@ -78,7 +78,8 @@ impl std::fmt::Display for TokenError {
 impl std::error::Error for TokenError {}
 
 /// What [`TokenVerifier::verify`] returns.
-pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, TokenError>> + Send + 'a>>;
+pub type VerifyFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Principal, TokenError>> + Send + 'a>>;
 
 /// Turns a bearer token into the caller it stands for. Async, so it may
 /// fetch keys or ask an introspection endpoint; it must not block the
@@ -106,7 +107,10 @@ pub struct BearerAuth {
 
 impl std::fmt::Debug for BearerAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BearerAuth").field("metadata", &self.metadata).field("timeout", &self.timeout).finish()
+        f.debug_struct("BearerAuth")
+            .field("metadata", &self.metadata)
+            .field("timeout", &self.timeout)
+            .finish()
     }
 }
 
@@ -117,7 +121,8 @@ impl BearerAuth {
     pub fn new(metadata: ResourceMetadata, verifier: impl TokenVerifier) -> Result<Self, String> {
         let (metadata_url, paths) = metadata.locations()?;
         let document = metadata.document();
-        let challenge_scope = (!metadata.scopes_supported.is_empty()).then(|| metadata.scopes_supported.join(" "));
+        let challenge_scope =
+            (!metadata.scopes_supported.is_empty()).then(|| metadata.scopes_supported.join(" "));
         Ok(Self {
             metadata,
             verifier: Arc::new(verifier),
@@ -142,7 +147,9 @@ impl BearerAuth {
     /// authorization), an error naming what is missing or wrong otherwise.
     #[cfg(feature = "oauth")]
     pub fn jwt_from_env(scopes: &[&str]) -> Result<Option<Self>, String> {
-        let Some((metadata, verifier)) = env::jwt_settings(scopes)? else { return Ok(None) };
+        let Some((metadata, verifier)) = env::jwt_settings(scopes)? else {
+            return Ok(None);
+        };
         Self::new(metadata, verifier).map(Some)
     }
 
@@ -159,7 +166,10 @@ impl BearerAuth {
     /// The metadata document, when `path` is one of its well-known paths
     /// (the path-aware one and the root one).
     pub fn metadata_at(&self, path: &str) -> Option<&str> {
-        self.paths.iter().any(|p| p == path).then_some(self.document.as_str())
+        self.paths
+            .iter()
+            .any(|p| p == path)
+            .then_some(self.document.as_str())
     }
 
     /// The caller of a request with headers `headers`, or the answer
@@ -167,14 +177,27 @@ impl BearerAuth {
     pub(crate) async fn admit(&self, headers: &HeaderMap) -> Result<Principal, AuthRejection> {
         let token = match bearer_token(headers) {
             Ok(token) => token,
-            Err(Malformed::Missing) => return Err(self.challenge(StatusCode::UNAUTHORIZED, None, "this server needs a bearer token")),
+            Err(Malformed::Missing) => {
+                return Err(self.challenge(
+                    StatusCode::UNAUTHORIZED,
+                    None,
+                    "this server needs a bearer token",
+                ))
+            }
             Err(Malformed::Bad(why)) => {
-                return Err(self.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_request", why)), why));
+                return Err(self.challenge(
+                    StatusCode::UNAUTHORIZED,
+                    Some(("invalid_request", why)),
+                    why,
+                ));
             }
         };
         let verified = match tokio::time::timeout(self.timeout, self.verifier.verify(token)).await {
             Ok(result) => result,
-            Err(_) => Err(TokenError::Unavailable(format!("no answer within {} ms", self.timeout.as_millis()))),
+            Err(_) => Err(TokenError::Unavailable(format!(
+                "no answer within {} ms",
+                self.timeout.as_millis()
+            ))),
         };
         match verified {
             Ok(principal) => Ok(principal),
@@ -186,12 +209,18 @@ impl BearerAuth {
                     message: "the token cannot be verified now; retry shortly".into(),
                 })
             }
-            Err(TokenError::Expired) => {
-                Err(self.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_token", "the token expired")), "the token expired"))
-            }
+            Err(TokenError::Expired) => Err(self.challenge(
+                StatusCode::UNAUTHORIZED,
+                Some(("invalid_token", "the token expired")),
+                "the token expired",
+            )),
             Err(TokenError::Invalid(why)) => {
                 tracing::debug!(reason = %why, "a bearer token was refused");
-                Err(self.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_token", "the token is not valid for this resource")), &why))
+                Err(self.challenge(
+                    StatusCode::UNAUTHORIZED,
+                    Some(("invalid_token", "the token is not valid for this resource")),
+                    &why,
+                ))
             }
         }
     }
@@ -199,9 +228,19 @@ impl BearerAuth {
     /// 403 `insufficient_scope` for a caller holding `held` that needs
     /// `required`: the challenge's `scope` is both, so that a client asking
     /// for it again keeps what it had (step-up).
-    pub(crate) fn insufficient_scope(&self, held: &Principal, required: &[String], message: &str) -> AuthRejection {
+    pub(crate) fn insufficient_scope(
+        &self,
+        held: &Principal,
+        required: &[String],
+        message: &str,
+    ) -> AuthRejection {
         let mut scopes: Vec<&str> = held.scopes.iter().map(String::as_str).collect();
-        scopes.extend(required.iter().map(String::as_str).filter(|r| !held.scopes.iter().any(|s| s == r)));
+        scopes.extend(
+            required
+                .iter()
+                .map(String::as_str)
+                .filter(|r| !held.scopes.iter().any(|s| s == r)),
+        );
         let scope = scopes.join(" ");
         let challenge = format!(
             "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"{}\"",
@@ -209,19 +248,38 @@ impl BearerAuth {
             quoted(&self.metadata_url),
             quoted("the token lacks scopes this request needs")
         );
-        AuthRejection { status: StatusCode::FORBIDDEN, www_authenticate: Some(challenge), message: message.to_owned() }
+        AuthRejection {
+            status: StatusCode::FORBIDDEN,
+            www_authenticate: Some(challenge),
+            message: message.to_owned(),
+        }
     }
 
     /// A `Bearer` challenge with the metadata URL, the scope and `error`.
-    fn challenge(&self, status: StatusCode, error: Option<(&str, &str)>, message: &str) -> AuthRejection {
-        let mut challenge = format!("Bearer resource_metadata=\"{}\"", quoted(&self.metadata_url));
+    fn challenge(
+        &self,
+        status: StatusCode,
+        error: Option<(&str, &str)>,
+        message: &str,
+    ) -> AuthRejection {
+        let mut challenge = format!(
+            "Bearer resource_metadata=\"{}\"",
+            quoted(&self.metadata_url)
+        );
         if let Some(scope) = &self.challenge_scope {
             challenge.push_str(&format!(", scope=\"{}\"", quoted(scope)));
         }
         if let Some((code, description)) = error {
-            challenge.push_str(&format!(", error=\"{code}\", error_description=\"{}\"", quoted(description)));
+            challenge.push_str(&format!(
+                ", error=\"{code}\", error_description=\"{}\"",
+                quoted(description)
+            ));
         }
-        AuthRejection { status, www_authenticate: Some(challenge), message: message.to_owned() }
+        AuthRejection {
+            status,
+            www_authenticate: Some(challenge),
+            message: message.to_owned(),
+        }
     }
 }
 
@@ -236,24 +294,35 @@ enum Malformed {
 /// in the query or body are not accepted).
 fn bearer_token(headers: &HeaderMap) -> Result<&str, Malformed> {
     let mut values = headers.get_all(http::header::AUTHORIZATION).iter();
-    let Some(value) = values.next() else { return Err(Malformed::Missing) };
+    let Some(value) = values.next() else {
+        return Err(Malformed::Missing);
+    };
     if values.next().is_some() {
         return Err(Malformed::Bad("more than one Authorization header"));
     }
     if value.len() > MAX_TOKEN_BYTES + 7 {
         return Err(Malformed::Bad("the Authorization header is too long"));
     }
-    let text = value.to_str().map_err(|_| Malformed::Bad("the Authorization header is not ASCII"))?;
-    let (scheme, rest) = text.split_once(' ').ok_or(Malformed::Bad("the Authorization header is not \"Bearer <token>\""))?;
+    let text = value
+        .to_str()
+        .map_err(|_| Malformed::Bad("the Authorization header is not ASCII"))?;
+    let (scheme, rest) = text.split_once(' ').ok_or(Malformed::Bad(
+        "the Authorization header is not \"Bearer <token>\"",
+    ))?;
     if !scheme.eq_ignore_ascii_case("bearer") {
         return Err(Malformed::Bad("the Authorization scheme is not Bearer"));
     }
     let token = rest.trim_start_matches(' ');
     // token68: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/", then "=" padding.
     let body = token.trim_end_matches('=');
-    let valid = !body.is_empty() && body.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+    let valid = !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
     if !valid {
-        return Err(Malformed::Bad("the bearer token has characters a token cannot have"));
+        return Err(Malformed::Bad(
+            "the bearer token has characters a token cannot have",
+        ));
     }
     Ok(token)
 }
@@ -282,25 +351,55 @@ mod tests {
 
     fn with(value: &[u8]) -> HeaderMap {
         let mut h = HeaderMap::new();
-        h.insert(http::header::AUTHORIZATION, HeaderValue::from_bytes(value).unwrap());
+        h.insert(
+            http::header::AUTHORIZATION,
+            HeaderValue::from_bytes(value).unwrap(),
+        );
         h
     }
 
     #[test]
     fn the_authorization_header_yields_a_token_or_says_what_is_wrong() {
         assert_eq!(bearer_token(&HeaderMap::new()), Err(Malformed::Missing));
-        assert_eq!(bearer_token(&with(b"Bearer abc.DEF-_~+/==")), Ok("abc.DEF-_~+/=="));
+        assert_eq!(
+            bearer_token(&with(b"Bearer abc.DEF-_~+/==")),
+            Ok("abc.DEF-_~+/==")
+        );
         assert_eq!(bearer_token(&with(b"bearer  abc")), Ok("abc"));
-        assert!(matches!(bearer_token(&with(b"Basic dXNlcjpwYXNz")), Err(Malformed::Bad(_))));
-        assert!(matches!(bearer_token(&with(b"Bearer")), Err(Malformed::Bad(_))));
-        assert!(matches!(bearer_token(&with(b"Bearer ")), Err(Malformed::Bad(_))));
-        assert!(matches!(bearer_token(&with(b"Bearer a b")), Err(Malformed::Bad(_))));
-        assert!(matches!(bearer_token(&with(b"Bearer a\"b")), Err(Malformed::Bad(_))));
-        assert!(matches!(bearer_token(&with(b"Bearer \xffab")), Err(Malformed::Bad(_))));
+        assert!(matches!(
+            bearer_token(&with(b"Basic dXNlcjpwYXNz")),
+            Err(Malformed::Bad(_))
+        ));
+        assert!(matches!(
+            bearer_token(&with(b"Bearer")),
+            Err(Malformed::Bad(_))
+        ));
+        assert!(matches!(
+            bearer_token(&with(b"Bearer ")),
+            Err(Malformed::Bad(_))
+        ));
+        assert!(matches!(
+            bearer_token(&with(b"Bearer a b")),
+            Err(Malformed::Bad(_))
+        ));
+        assert!(matches!(
+            bearer_token(&with(b"Bearer a\"b")),
+            Err(Malformed::Bad(_))
+        ));
+        assert!(matches!(
+            bearer_token(&with(b"Bearer \xffab")),
+            Err(Malformed::Bad(_))
+        ));
         let long = format!("Bearer {}", "a".repeat(MAX_TOKEN_BYTES + 1));
-        assert!(matches!(bearer_token(&with(long.as_bytes())), Err(Malformed::Bad(_))));
+        assert!(matches!(
+            bearer_token(&with(long.as_bytes())),
+            Err(Malformed::Bad(_))
+        ));
         let mut two = with(b"Bearer a");
-        two.append(http::header::AUTHORIZATION, HeaderValue::from_static("Bearer b"));
+        two.append(
+            http::header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer b"),
+        );
         assert!(matches!(bearer_token(&two), Err(Malformed::Bad(_))));
     }
 

@@ -29,7 +29,10 @@ impl Verified {
     pub(super) fn get(&self, token: &str) -> ([u8; 32], Option<Principal>) {
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         let answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
-        let hit = answers.get(&digest).filter(|(_, until)| Instant::now() < *until).map(|(p, _)| p.clone());
+        let hit = answers
+            .get(&digest)
+            .filter(|(_, until)| Instant::now() < *until)
+            .map(|(p, _)| p.clone());
         (digest, hit)
     }
 
@@ -39,7 +42,9 @@ impl Verified {
         let now = Instant::now();
         let mut until = now + ttl;
         if let Some(expires) = principal.expires_at {
-            let left = expires.duration_since(SystemTime::now()).unwrap_or_default();
+            let left = expires
+                .duration_since(SystemTime::now())
+                .unwrap_or_default();
             until = until.min(now + left);
         }
         let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
@@ -54,7 +59,10 @@ impl Verified {
 
     /// Forgets every answer (the key set changed).
     pub(super) fn clear(&self) {
-        self.answers.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.answers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
     }
 }
 
@@ -79,11 +87,22 @@ mod tests {
         let v = Verified::default();
         let (digest, hit) = v.get("token-a");
         assert!(hit.is_none());
-        v.keep(digest, &principal(Some(Duration::from_secs(60))), Duration::from_secs(300));
+        v.keep(
+            digest,
+            &principal(Some(Duration::from_secs(60))),
+            Duration::from_secs(300),
+        );
         assert_eq!(v.get("token-a").1.map(|p| p.subject), Some("alice".into()));
-        assert!(v.get("token-b").1.is_none(), "another token is not the same answer");
+        assert!(
+            v.get("token-b").1.is_none(),
+            "another token is not the same answer"
+        );
         let (digest, _) = v.get("expired");
-        v.keep(digest, &principal(Some(Duration::ZERO)), Duration::from_secs(300));
+        v.keep(
+            digest,
+            &principal(Some(Duration::ZERO)),
+            Duration::from_secs(300),
+        );
         assert!(v.get("expired").1.is_none());
         let (digest, _) = v.get("no-ttl");
         v.keep(digest, &principal(None), Duration::ZERO);

@@ -33,7 +33,10 @@ pub fn base64_encode(bytes: &[u8]) -> String {
 
 /// Whether a header name is an RFC 9110 token (`1*tchar`).
 fn is_token(name: &str) -> bool {
-    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// The `x-mcp-header` annotations of a tool, checked against the rules of
@@ -41,14 +44,19 @@ fn is_token(name: &str) -> bool {
 /// of type `string`, `integer` or `boolean` reachable from the root of
 /// `inputSchema` through `properties` only. `Err` names the first problem.
 pub(super) fn tool_param_headers(tool: &Value) -> Result<Vec<ParamHeader>, String> {
-    let Some(schema) = tool.get("inputSchema") else { return Ok(Vec::new()) };
+    let Some(schema) = tool.get("inputSchema") else {
+        return Ok(Vec::new());
+    };
     let mut found = Vec::new();
     annotations_in(schema, "", Some(&mut Vec::new()), &mut found);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for (pointer, path, schema) in found {
-        let at =
-            if pointer.is_empty() { "the root of inputSchema".to_owned() } else { format!("inputSchema{pointer}") };
+        let at = if pointer.is_empty() {
+            "the root of inputSchema".to_owned()
+        } else {
+            format!("inputSchema{pointer}")
+        };
         let Some(path) = path else {
             return Err(format!("the x-mcp-header at {at} is not on a property reachable through `properties` alone"));
         };
@@ -56,7 +64,9 @@ pub(super) fn tool_param_headers(tool: &Value) -> Result<Vec<ParamHeader>, Strin
             return Err(format!("the x-mcp-header at {at} is not a string"));
         };
         if !is_token(name) {
-            return Err(format!("the x-mcp-header {name:?} at {at} is not an HTTP header name token"));
+            return Err(format!(
+                "the x-mcp-header {name:?} at {at} is not an HTTP header name token"
+            ));
         }
         if !seen.insert(name.to_ascii_lowercase()) {
             return Err(format!(
@@ -67,18 +77,27 @@ pub(super) fn tool_param_headers(tool: &Value) -> Result<Vec<ParamHeader>, Strin
         let typed = match schema.get("type") {
             Some(Value::String(t)) => primitive(t),
             Some(Value::Array(types)) => {
-                let kinds: Vec<&str> = types.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+                let kinds: Vec<&str> = types
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|t| *t != "null")
+                    .collect();
                 kinds.len() == 1 && primitive(kinds[0]) && types.iter().all(Value::is_string)
             }
             _ => false,
         };
         if !typed {
-            let shown = schema.get("type").map_or_else(|| "no type".to_owned(), |t| format!("type {t}"));
+            let shown = schema
+                .get("type")
+                .map_or_else(|| "no type".to_owned(), |t| format!("type {t}"));
             return Err(format!(
                 "the x-mcp-header {name:?} at {at} is on a parameter with {shown}; only string, integer and boolean parameters may be mirrored"
             ));
         }
-        out.push(ParamHeader { header: format!("{}{}", headers::PARAM_PREFIX, name.to_ascii_lowercase()), path });
+        out.push(ParamHeader {
+            header: format!("{}{}", headers::PARAM_PREFIX, name.to_ascii_lowercase()),
+            path,
+        });
     }
     Ok(out)
 }
@@ -93,7 +112,9 @@ fn annotations_in<'a>(
     path: Option<&mut Vec<String>>,
     out: &mut Vec<(String, Option<Vec<String>>, &'a Value)>,
 ) {
-    let Some(obj) = schema.as_object() else { return };
+    let Some(obj) = schema.as_object() else {
+        return;
+    };
     let reachable = path.as_ref().filter(|p| !p.is_empty()).map(|p| p.to_vec());
     let mut path = path;
     if obj.contains_key("x-mcp-header") {
@@ -144,13 +165,26 @@ mod tests {
     fn header_values_use_the_sentinel_form_when_needed() {
         assert_eq!(encode_header_value("us-west1"), "us-west1");
         assert_eq!(encode_header_value("a b"), "a b");
-        assert_eq!(encode_header_value("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
+        assert_eq!(
+            encode_header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
         assert_eq!(encode_header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
-        assert_eq!(encode_header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
-        assert_eq!(encode_header_value("=?base64?literal?="), "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=");
+        assert_eq!(
+            encode_header_value("line1\nline2"),
+            "=?base64?bGluZTEKbGluZTI=?="
+        );
+        assert_eq!(
+            encode_header_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
         for text in ["", "f", "fo", "foo", "foob", "fooba", "foobar", "météo ☀"] {
             let encoded = base64_encode(text.as_bytes());
-            assert_eq!(headers::base64_decode(&encoded).unwrap(), text.as_bytes(), "{text}: {encoded}");
+            assert_eq!(
+                headers::base64_decode(&encoded).unwrap(),
+                text.as_bytes(),
+                "{text}: {encoded}"
+            );
         }
         assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
         assert_eq!(base64_encode(b"fooba"), "Zm9vYmE=");
@@ -169,8 +203,15 @@ mod tests {
             "x-mcp-header": {"type": "string", "default": {"x-mcp-header": "data, not an annotation"}}
         }));
         let list = tool_param_headers(&ok).unwrap();
-        let got: Vec<(&str, Vec<&str>)> =
-            list.iter().map(|p| (p.header.as_str(), p.path.iter().map(String::as_str).collect())).collect();
+        let got: Vec<(&str, Vec<&str>)> = list
+            .iter()
+            .map(|p| {
+                (
+                    p.header.as_str(),
+                    p.path.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
         assert_eq!(
             got,
             [
@@ -181,25 +222,51 @@ mod tests {
         );
 
         let bad = [
-            (tool(json!({"a": {"type": "string", "x-mcp-header": "Bad Name"}})), "token"),
-            (tool(json!({"a": {"type": "string", "x-mcp-header": ""}})), "token"),
+            (
+                tool(json!({"a": {"type": "string", "x-mcp-header": "Bad Name"}})),
+                "token",
+            ),
+            (
+                tool(json!({"a": {"type": "string", "x-mcp-header": ""}})),
+                "token",
+            ),
             (
                 tool(
                     json!({"a": {"type": "string", "x-mcp-header": "X"}, "b": {"type": "string", "x-mcp-header": "x"}}),
                 ),
                 "repeats",
             ),
-            (tool(json!({"a": {"type": "number", "x-mcp-header": "A"}})), "number"),
-            (tool(json!({"a": {"type": "object", "x-mcp-header": "A"}})), "object"),
+            (
+                tool(json!({"a": {"type": "number", "x-mcp-header": "A"}})),
+                "number",
+            ),
+            (
+                tool(json!({"a": {"type": "object", "x-mcp-header": "A"}})),
+                "object",
+            ),
             (tool(json!({"a": {"x-mcp-header": "A"}})), "no type"),
-            (tool(json!({"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}})), "reachable"),
-            (tool(json!({"a": {"anyOf": [{"type": "string", "x-mcp-header": "A"}]}})), "reachable"),
+            (
+                tool(
+                    json!({"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}),
+                ),
+                "reachable",
+            ),
+            (
+                tool(json!({"a": {"anyOf": [{"type": "string", "x-mcp-header": "A"}]}})),
+                "reachable",
+            ),
             (
                 json!({"name": "t", "inputSchema": {"type": "object", "$defs": {"d": {"type": "string", "x-mcp-header": "D"}}}}),
                 "reachable",
             ),
-            (json!({"name": "t", "inputSchema": {"type": "object", "x-mcp-header": "Root"}}), "reachable"),
-            (tool(json!({"a": {"type": "string", "x-mcp-header": 7}})), "not a string"),
+            (
+                json!({"name": "t", "inputSchema": {"type": "object", "x-mcp-header": "Root"}}),
+                "reachable",
+            ),
+            (
+                tool(json!({"a": {"type": "string", "x-mcp-header": 7}})),
+                "not a string",
+            ),
         ];
         for (tool, why) in bad {
             let err = tool_param_headers(&tool).unwrap_err();

@@ -15,8 +15,8 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::http::pool::{self, Lease};
 use super::{ReadError, DRAIN_TIMEOUT};
+use crate::http::pool::{self, Lease};
 use crate::http::sse::SseParser;
 
 /// The reply of one POST, message by message.
@@ -42,10 +42,23 @@ impl Answer {
     pub(super) fn new(response: Response<Incoming>, max: usize, lease: Lease) -> Self {
         let status = response.status();
         let keep_alive = pool::keeps_alive(&response);
-        let media = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let media = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
         let sse = status.is_success()
-            && media.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("text/event-stream");
-        let location = response.headers().get(LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            && media
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("text/event-stream");
+        let location = response
+            .headers()
+            .get(LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         Self {
             status,
             location,
@@ -95,7 +108,9 @@ impl Answer {
     /// Whether a whole body is one JSON-RPC error `-32020` (HeaderMismatch).
     pub(super) fn is_header_mismatch(&self) -> bool {
         self.queue.iter().any(|text| {
-            serde_json::from_str::<Value>(text).ok().and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
+            serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
                 == Some(crate::revision::codes::HEADER_MISMATCH)
         })
     }
@@ -123,7 +138,9 @@ impl Answer {
             return Ok(());
         }
         match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Array(batch)) if !batch.is_empty() => self.queue.extend(batch.iter().map(Value::to_string)),
+            Ok(Value::Array(batch)) if !batch.is_empty() => {
+                self.queue.extend(batch.iter().map(Value::to_string))
+            }
             _ => self.queue.push_back(text.into_owned()),
         }
         Ok(())
@@ -189,7 +206,9 @@ pub(super) fn classify(text: &str, id: &Value) -> Kind {
     if !text.trim_start().starts_with('{') {
         return Kind::NotJsonRpc;
     }
-    let Ok(peek) = serde_json::from_str::<Peek>(text) else { return Kind::NotJsonRpc };
+    let Ok(peek) = serde_json::from_str::<Peek>(text) else {
+        return Kind::NotJsonRpc;
+    };
     if peek.method {
         return Kind::Other;
     }
@@ -218,19 +237,49 @@ mod tests {
     #[test]
     fn messages_are_classified_against_the_request_id() {
         let id = json!(3);
-        assert!(matches!(classify(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#, &id), Kind::Answer { fill_id: false }));
         assert!(matches!(
-            classify(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32022}}"#, &id),
+            classify(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#, &id),
+            Kind::Answer { fill_id: false }
+        ));
+        assert!(matches!(
+            classify(
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32022}}"#,
+                &id
+            ),
             Kind::Answer { fill_id: true }
         ));
-        assert!(matches!(classify(r#"{"jsonrpc":"2.0","error":{"code":-1}}"#, &id), Kind::Answer { fill_id: true }));
-        assert!(matches!(classify(r#"{"jsonrpc":"2.0","id":4,"result":null}"#, &id), Kind::Other));
-        assert!(matches!(classify(r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#, &id), Kind::Other));
-        assert!(matches!(classify(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &id), Kind::Other));
+        assert!(matches!(
+            classify(r#"{"jsonrpc":"2.0","error":{"code":-1}}"#, &id),
+            Kind::Answer { fill_id: true }
+        ));
+        assert!(matches!(
+            classify(r#"{"jsonrpc":"2.0","id":4,"result":null}"#, &id),
+            Kind::Other
+        ));
+        assert!(matches!(
+            classify(
+                r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#,
+                &id
+            ),
+            Kind::Other
+        ));
+        assert!(matches!(
+            classify(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &id),
+            Kind::Other
+        ));
         assert!(matches!(classify("<html>", &id), Kind::NotJsonRpc));
-        assert!(matches!(classify(r#"{"error":"not found"}"#, &id), Kind::NotJsonRpc));
-        assert!(matches!(classify(r#"{"id":3,"error":{"code":"x"}}"#, &id), Kind::NotJsonRpc));
-        assert!(matches!(classify(r#"{"status":"ok"}"#, &id), Kind::NotJsonRpc));
+        assert!(matches!(
+            classify(r#"{"error":"not found"}"#, &id),
+            Kind::NotJsonRpc
+        ));
+        assert!(matches!(
+            classify(r#"{"id":3,"error":{"code":"x"}}"#, &id),
+            Kind::NotJsonRpc
+        ));
+        assert!(matches!(
+            classify(r#"{"status":"ok"}"#, &id),
+            Kind::NotJsonRpc
+        ));
         assert!(matches!(classify("[3]", &id), Kind::NotJsonRpc));
     }
 }

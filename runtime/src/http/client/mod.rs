@@ -202,7 +202,10 @@ struct Endpoint {
 impl Endpoint {
     fn parse(url: &str) -> io::Result<Self> {
         let invalid = |why: String| {
-            io::Error::new(io::ErrorKind::InvalidInput, format!("invalid MCP endpoint URL {url:?}: {why}"))
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("invalid MCP endpoint URL {url:?}: {why}"),
+            )
         };
         let Some((scheme, rest)) = url.split_once("://") else {
             return Err(invalid("expected http(s)://HOST[:PORT]/PATH".into()));
@@ -218,14 +221,17 @@ impl Endpoint {
             ));
         }
         if !tls && !scheme.eq_ignore_ascii_case("http") {
-            return Err(invalid(format!("the scheme {scheme:?} is not supported; use http:// or https://")));
+            return Err(invalid(format!(
+                "the scheme {scheme:?} is not supported; use http:// or https://"
+            )));
         }
         let rest = rest.split('#').next().unwrap_or("");
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
         let (authority, target) = rest.split_at(end);
         if authority.contains('@') {
             return Err(invalid(
-                "credentials in the URL are not supported; send an Authorization header instead".into(),
+                "credentials in the URL are not supported; send an Authorization header instead"
+                    .into(),
             ));
         }
         let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
@@ -234,7 +240,10 @@ impl Endpoint {
             };
             let port = match after {
                 "" => None,
-                p => Some(p.strip_prefix(':').ok_or_else(|| invalid(format!("unexpected {p:?} after the host")))?),
+                p => Some(
+                    p.strip_prefix(':')
+                        .ok_or_else(|| invalid(format!("unexpected {p:?} after the host")))?,
+                ),
             };
             (host, port)
         } else {
@@ -249,9 +258,9 @@ impl Endpoint {
         let port = match port {
             None if tls => 443,
             None => 80,
-            Some(p) => {
-                p.parse::<u16>().map_err(|_| invalid(format!("the port {p:?} is not a number from 0 to 65535")))?
-            }
+            Some(p) => p
+                .parse::<u16>()
+                .map_err(|_| invalid(format!("the port {p:?} is not a number from 0 to 65535")))?,
         };
         let authority = HeaderValue::from_str(authority)
             .map_err(|_| invalid("the host holds characters a Host header cannot".into()))?;
@@ -260,7 +269,14 @@ impl Endpoint {
             t if t.starts_with('?') => format!("/{t}"),
             t => t.to_owned(),
         };
-        Ok(Self { url: url.to_owned(), host: host.to_owned(), port, tls, authority, target })
+        Ok(Self {
+            url: url.to_owned(),
+            host: host.to_owned(),
+            port,
+            tls,
+            authority,
+            target,
+        })
     }
 }
 
@@ -279,7 +295,13 @@ impl HttpTransport {
             closed: AtomicBool::new(false),
             ended: tokio::sync::watch::channel(false).0,
         });
-        Ok(Self { endpoint, options: HttpOptions::default(), auth: None, max_bytes: DEFAULT_MAX_MESSAGE, learnt })
+        Ok(Self {
+            endpoint,
+            options: HttpOptions::default(),
+            auth: None,
+            max_bytes: DEFAULT_MAX_MESSAGE,
+            learnt,
+        })
     }
 
     /// Uses these connection settings (TLS, proxy, connect timeout); their
@@ -327,7 +349,9 @@ impl HttpTransport {
     /// A handle on what the transport learns (session id, negotiated
     /// revision), still usable once the transport is handed to the engine.
     pub fn info(&self) -> HttpInfo {
-        HttpInfo { learnt: Arc::clone(&self.learnt) }
+        HttpInfo {
+            learnt: Arc::clone(&self.learnt),
+        }
     }
 }
 
@@ -356,7 +380,10 @@ impl HttpInfo {
 
     /// The `Mcp-Session-Id` the server assigned at `initialize` (stateful era).
     pub fn session_id(&self) -> Option<String> {
-        lock(&self.learnt.session_id).as_ref().and_then(|v| v.to_str().ok()).map(str::to_owned)
+        lock(&self.learnt.session_id)
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
     }
 
     /// The revision the `initialize` result named (stateful era).
@@ -385,11 +412,22 @@ impl Transport for HttpTransport {
     fn split(self) -> (HttpReader, HttpWriter) {
         let mut endpoint = self.endpoint;
         let mut extra = self.options.headers.clone();
-        let Endpoint { url, host, port, tls, .. } = &endpoint;
+        let Endpoint {
+            url,
+            host,
+            port,
+            tls,
+            ..
+        } = &endpoint;
         let connector = Connector::new(url, host, *port, *tls, &self.options);
         if let Some(auth) = connector.as_ref().ok().and_then(Connector::forwarding) {
             // An http:// endpoint through a proxy: absolute-form requests to it.
-            endpoint.target = endpoint.url.split('#').next().unwrap_or_default().to_owned();
+            endpoint.target = endpoint
+                .url
+                .split('#')
+                .next()
+                .unwrap_or_default()
+                .to_owned();
             if let Some(auth) = auth {
                 extra.insert(PROXY_AUTHORIZATION, auth);
             }
@@ -408,7 +446,13 @@ impl Transport for HttpTransport {
             pool: Pool::new(),
         });
         let (tx, rx) = mpsc::channel(QUEUE);
-        (HttpReader { rx, shared: Arc::clone(&shared) }, HttpWriter { tx, shared })
+        (
+            HttpReader {
+                rx,
+                shared: Arc::clone(&shared),
+            },
+            HttpWriter { tx, shared },
+        )
     }
 }
 
@@ -432,7 +476,9 @@ impl MessageRead for HttpReader {
     /// Lowers the read cap to `bytes` (the engine passes its
     /// `ClientOptions::max_message_bytes`); the smaller limit applies.
     fn set_max_message(&mut self, bytes: usize) {
-        self.shared.max_bytes.fetch_min(bytes.max(1), Ordering::Relaxed);
+        self.shared
+            .max_bytes
+            .fetch_min(bytes.max(1), Ordering::Relaxed);
     }
 }
 
@@ -479,7 +525,9 @@ impl MessageWrite for HttpWriter {
                 self.shared.start_listener(self.tx.clone()).await;
             }
             Ok(Ok(())) => {}
-            Ok(Err(why)) => tracing::warn!(url = %self.shared.endpoint.url, "mcp http client: {why}"),
+            Ok(Err(why)) => {
+                tracing::warn!(url = %self.shared.endpoint.url, "mcp http client: {why}")
+            }
             Err(_) => tracing::warn!(
                 url = %self.shared.endpoint.url,
                 "mcp http client: the server did not accept {} within {NOTIFY_TIMEOUT:?}",
@@ -514,7 +562,10 @@ struct Outgoing {
 impl Outgoing {
     fn parse(text: &str) -> Self {
         let mut value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-        let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
+        let method = value
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let id = value.get("id").filter(|id| !id.is_null()).cloned();
         let params = value.as_object_mut().and_then(|m| m.remove("params"));
         let version = params
@@ -523,7 +574,13 @@ impl Outgoing {
             .and_then(|m| m.get(meta::PROTOCOL_VERSION))
             .and_then(Value::as_str)
             .map(str::to_owned);
-        Self { body: Bytes::copy_from_slice(text.as_bytes()), method, id, params, version }
+        Self {
+            body: Bytes::copy_from_slice(text.as_bytes()),
+            method,
+            id,
+            params,
+            version,
+        }
     }
 
     fn method(&self) -> &str {
@@ -546,7 +603,13 @@ impl Outgoing {
             "resources/read" => "uri",
             _ => return None,
         };
-        Some(self.params.as_ref().and_then(|p| p.get(field)).and_then(Value::as_str).unwrap_or(""))
+        Some(
+            self.params
+                .as_ref()
+                .and_then(|p| p.get(field))
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+        )
     }
 }
 
@@ -567,17 +630,32 @@ mod tests {
     #[test]
     fn urls_parse() {
         let e = Endpoint::parse("http://127.0.0.1:8080/mcp").unwrap();
-        assert_eq!((e.host.as_str(), e.port, e.target.as_str()), ("127.0.0.1", 8080, "/mcp"));
+        assert_eq!(
+            (e.host.as_str(), e.port, e.target.as_str()),
+            ("127.0.0.1", 8080, "/mcp")
+        );
         assert_eq!(e.authority, "127.0.0.1:8080");
         let e = Endpoint::parse("HTTP://[::1]/a/b?x=1#frag").unwrap();
-        assert_eq!((e.host.as_str(), e.port, e.target.as_str()), ("::1", 80, "/a/b?x=1"));
+        assert_eq!(
+            (e.host.as_str(), e.port, e.target.as_str()),
+            ("::1", 80, "/a/b?x=1")
+        );
         let e = Endpoint::parse("http://localhost").unwrap();
         assert_eq!(e.target, "/");
         match Endpoint::parse("https://example.com/mcp") {
             Ok(e) => assert_eq!((e.host.as_str(), e.port, e.tls), ("example.com", 443, true)),
-            Err(err) => assert!(!cfg!(feature = "tls") && err.to_string().contains("TLS is not built in"), "{err}"),
+            Err(err) => assert!(
+                !cfg!(feature = "tls") && err.to_string().contains("TLS is not built in"),
+                "{err}"
+            ),
         }
-        for bad in ["ftp://x/", "127.0.0.1:80/mcp", "http://:80/", "http://h:99999/", "http://u:p@h/"] {
+        for bad in [
+            "ftp://x/",
+            "127.0.0.1:80/mcp",
+            "http://:80/",
+            "http://h:99999/",
+            "http://u:p@h/",
+        ] {
             assert!(Endpoint::parse(bad).is_err(), "{bad}");
         }
     }

@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
+use http::header::{
+    HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, WWW_AUTHENTICATE,
+};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -21,16 +23,19 @@ use hyper_util::rt::TokioIo;
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
+use super::annotations::{encode_header_value, tool_param_headers};
+use super::answer::{classify, Answer, Kind};
+use super::{
+    key, lock, Endpoint, Learnt, Outgoing, ReadError, DEFAULT_RETRY, DELETE_TIMEOUT, LAST_EVENT_ID,
+    LISTEN_TIMEOUT, MAX_RESUMES, QUOTE, REFRESH_PAGES, TRANSPORT_ERROR,
+};
 use crate::http::connect::Connector;
 use crate::http::headers::{self, ParamHeader};
-use crate::http::pool::{Lease, Live, Pool};
 use crate::http::oauth_client::{Authorizer, MAX_ATTEMPTS};
-use crate::transport::ConnectError;
+use crate::http::pool::{Lease, Live, Pool};
 use crate::jsonrpc::human_size;
 use crate::revision::meta;
-use super::{key, lock, Endpoint, Learnt, Outgoing, ReadError, DEFAULT_RETRY, DELETE_TIMEOUT, LAST_EVENT_ID, LISTEN_TIMEOUT, MAX_RESUMES, QUOTE, REFRESH_PAGES, TRANSPORT_ERROR};
-use super::answer::{classify, Answer, Kind};
-use super::annotations::{encode_header_value, tool_param_headers};
+use crate::transport::ConnectError;
 
 pub(super) struct Shared {
     pub(super) endpoint: Endpoint,
@@ -60,7 +65,6 @@ pub(super) struct InFlight {
     pub(super) task: tokio::task::AbortHandle,
     pub(super) stateless: bool,
 }
-
 
 impl Shared {
     pub(super) fn max(&self) -> usize {
@@ -104,8 +108,9 @@ impl Shared {
         h.extend(self.extra.clone());
         self.authorize(h, self.bearer().as_deref());
         h.insert(headers::SESSION_ID, session);
-        if let Some(version) =
-            lock(&self.learnt.protocol_version).as_deref().and_then(|v| HeaderValue::from_str(v).ok())
+        if let Some(version) = lock(&self.learnt.protocol_version)
+            .as_deref()
+            .and_then(|v| HeaderValue::from_str(v).ok())
         {
             h.insert(headers::PROTOCOL_VERSION, version);
         }
@@ -129,7 +134,10 @@ impl Shared {
                 flight.stateless
             }
             // Already answered: nothing to close. Send it only in a session.
-            None => lock(&self.learnt.session_id).is_none() && lock(&self.learnt.protocol_version).is_none(),
+            None => {
+                lock(&self.learnt.session_id).is_none()
+                    && lock(&self.learnt.protocol_version).is_none()
+            }
         }
     }
 
@@ -145,8 +153,9 @@ impl Shared {
             Ok(connector) => connector.connect().await.map_err(ConnectError::into_io)?,
             Err(e) => return Err(e.clone().into_io()),
         };
-        let (sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(io::Error::other)?;
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(io::Error::other)?;
         let driver = tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "mcp http client: connection ended with an error");
@@ -184,14 +193,23 @@ impl Shared {
     pub(super) fn request(&self, out: &Outgoing) -> Result<Request<Full<Bytes>>, String> {
         let mut request = Request::new(Full::new(out.body.clone()));
         *request.method_mut() = Method::POST;
-        *request.uri_mut() = self.endpoint.target.parse().map_err(|e| format!("the URL's path: {e}"))?;
+        *request.uri_mut() = self
+            .endpoint
+            .target
+            .parse()
+            .map_err(|e| format!("the URL's path: {e}"))?;
         let h = request.headers_mut();
         h.insert(HOST, self.endpoint.authority.clone());
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        h.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
         h.extend(self.extra.clone());
         self.authorize(h, self.bearer().as_deref());
-        let value = |text: &str| HeaderValue::from_str(&encode_header_value(text)).map_err(|e| e.to_string());
+        let value = |text: &str| {
+            HeaderValue::from_str(&encode_header_value(text)).map_err(|e| e.to_string())
+        };
         match &out.version {
             Some(version) => {
                 h.insert(headers::PROTOCOL_VERSION, value(version)?);
@@ -203,7 +221,8 @@ impl Shared {
                 }
                 if out.method() == "tools/call" {
                     for (header, text) in self.param_values(out) {
-                        let name = HeaderName::from_bytes(header.as_bytes()).map_err(|e| e.to_string())?;
+                        let name =
+                            HeaderName::from_bytes(header.as_bytes()).map_err(|e| e.to_string())?;
                         h.insert(name, value(&text)?);
                     }
                 }
@@ -227,7 +246,9 @@ impl Shared {
 
     /// Puts `Authorization: Bearer TOKEN` on a request to the endpoint.
     pub(super) fn authorize(&self, h: &mut HeaderMap, token: Option<&str>) {
-        if let Some(mut value) = token.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok()) {
+        if let Some(mut value) =
+            token.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
+        {
             value.set_sensitive(true);
             h.insert(AUTHORIZATION, value);
         }
@@ -244,21 +265,35 @@ impl Shared {
     ) -> Option<Result<(), String>> {
         let auth = self.auth.as_ref()?;
         let status = response.status();
-        if !(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN) || *attempts >= MAX_ATTEMPTS {
+        if !(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
+            || *attempts >= MAX_ATTEMPTS
+        {
             return None;
         }
         *attempts += 1;
-        let values: Vec<&str> =
-            response.headers().get_all(WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()).collect();
-        Some(auth.on_challenge(status.as_u16(), &values, sent).await.map_err(|e| e.to_string()))
+        let values: Vec<&str> = response
+            .headers()
+            .get_all(WWW_AUTHENTICATE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        Some(
+            auth.on_challenge(status.as_u16(), &values, sent)
+                .await
+                .map_err(|e| e.to_string()),
+        )
     }
 
     /// The `Mcp-Param-*` headers of a `tools/call`: each annotated argument
     /// present (and not null) in the call, as text.
     pub(super) fn param_values(&self, out: &Outgoing) -> Vec<(String, String)> {
-        let Some(tool) = out.name() else { return Vec::new() };
+        let Some(tool) = out.name() else {
+            return Vec::new();
+        };
         let annotations = lock(&self.annotations);
-        let Some(list) = annotations.get(tool) else { return Vec::new() };
+        let Some(list) = annotations.get(tool) else {
+            return Vec::new();
+        };
         let arguments = out.params.as_ref().and_then(|p| p.get("arguments"));
         list.iter()
             .filter_map(|param| {
@@ -274,7 +309,12 @@ impl Shared {
             .collect()
     }
 
-    pub(super) fn spawn_exchange(self: &Arc<Self>, lease: Lease, out: Outgoing, tx: mpsc::Sender<String>) {
+    pub(super) fn spawn_exchange(
+        self: &Arc<Self>,
+        lease: Lease,
+        out: Outgoing,
+        tx: mpsc::Sender<String>,
+    ) {
         let id = key(out.id.as_ref().expect("a request has an id"));
         let stateless = out.version.is_some();
         let shared = Arc::clone(self);
@@ -290,7 +330,13 @@ impl Shared {
             task.abort();
             return;
         }
-        in_flight.insert(id, InFlight { task: task.abort_handle(), stateless });
+        in_flight.insert(
+            id,
+            InFlight {
+                task: task.abort_handle(),
+                stateless,
+            },
+        );
     }
 
     /// Sends a request and relays its answer.
@@ -309,7 +355,16 @@ impl Shared {
             let sent = self.bearer();
             let request = match self.request(out) {
                 Ok(r) => r,
-                Err(why) => return self.fail(out, tx, format!("cannot make the HTTP request: {why}"), None).await,
+                Err(why) => {
+                    return self
+                        .fail(
+                            out,
+                            tx,
+                            format!("cannot make the HTTP request: {why}"),
+                            None,
+                        )
+                        .await
+                }
             };
             let (response, conn) = match self.send(lease, request).await {
                 Ok(r) => r,
@@ -318,12 +373,18 @@ impl Shared {
                     return self.fail(out, tx, why, None).await;
                 }
             };
-            match self.reauthorize(&response, sent.as_deref(), &mut attempts).await {
+            match self
+                .reauthorize(&response, sent.as_deref(), &mut attempts)
+                .await
+            {
                 Some(Ok(())) => continue,
                 Some(Err(why)) => return self.fail(out, tx, why, Some(response.status())).await,
                 None => {}
             }
-            if out.method() == "initialize" && out.version.is_none() && response.status().is_success() {
+            if out.method() == "initialize"
+                && out.version.is_none()
+                && response.status().is_success()
+            {
                 if let Some(session) = response.headers().get(headers::SESSION_ID) {
                     *lock(&self.learnt.session_id) = Some(session.clone());
                 }
@@ -337,7 +398,9 @@ impl Shared {
                 // A -32020 may mean the tool's annotations changed (or were
                 // never listed): list the tools again and retry once.
                 match answer.whole().await {
-                    Ok(()) if answer.is_header_mismatch() && self.refresh_annotations(out).await => {
+                    Ok(())
+                        if answer.is_header_mismatch() && self.refresh_annotations(out).await =>
+                    {
                         retried = true;
                         continue;
                     }
@@ -351,7 +414,12 @@ impl Shared {
 
     /// Hands on every message of an answer; makes up an error response
     /// when the answer holds none for the request.
-    pub(super) async fn relay(&self, out: &Outgoing, answer: &mut Answer, tx: &mpsc::Sender<String>) {
+    pub(super) async fn relay(
+        &self,
+        out: &Outgoing,
+        answer: &mut Answer,
+        tx: &mpsc::Sender<String>,
+    ) {
         let id = out.id.clone().unwrap_or(Value::Null);
         let mut unreadable: Option<String> = None;
         let mut resumes = 0;
@@ -391,14 +459,25 @@ impl Shared {
         let status = answer.status;
         let why = match (&unreadable, status.is_success(), answer.sse) {
             (Some(body), true, _) => {
-                format!("the server answered {} with {body:?}, which is not JSON-RPC", show_status(status))
+                format!(
+                    "the server answered {} with {body:?}, which is not JSON-RPC",
+                    show_status(status)
+                )
             }
-            (_, true, true) => "the server ended the SSE stream without answering the request".to_owned(),
-            (None, true, false) => format!("the server answered {} without a JSON-RPC response", show_status(status)),
+            (_, true, true) => {
+                "the server ended the SSE stream without answering the request".to_owned()
+            }
+            (None, true, false) => format!(
+                "the server answered {} without a JSON-RPC response",
+                show_status(status)
+            ),
             (body, false, _) => {
                 let mut why = format!("the server answered HTTP {}", show_status(status));
-                if let Some(location) = answer.location.as_ref().filter(|_| status.is_redirection()) {
-                    why.push_str(&format!(" (redirects are not followed; Location: {location})"));
+                if let Some(location) = answer.location.as_ref().filter(|_| status.is_redirection())
+                {
+                    why.push_str(&format!(
+                        " (redirects are not followed; Location: {location})"
+                    ));
                 }
                 if let Some(body) = body.as_ref().filter(|b| !b.is_empty()) {
                     why.push_str(&format!(": {body}"));
@@ -418,19 +497,26 @@ impl Shared {
         if !(fill_id || initialize || tools_list) {
             return text;
         }
-        let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(&text) else { return text };
+        let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(&text) else {
+            return text;
+        };
         if fill_id {
             message.insert("id".into(), out.id.clone().unwrap_or(Value::Null));
         }
         if initialize {
-            if let Some(version) = message.get("result").and_then(|r| r.get("protocolVersion")).and_then(Value::as_str)
+            if let Some(version) = message
+                .get("result")
+                .and_then(|r| r.get("protocolVersion"))
+                .and_then(Value::as_str)
             {
                 *lock(&self.learnt.protocol_version) = Some(version.to_owned());
             }
         }
         if tools_list {
-            if let Some(tools) =
-                message.get_mut("result").and_then(|r| r.get_mut("tools")).and_then(Value::as_array_mut)
+            if let Some(tools) = message
+                .get_mut("result")
+                .and_then(|r| r.get_mut("tools"))
+                .and_then(Value::as_array_mut)
             {
                 self.learn(tools);
             }
@@ -443,7 +529,9 @@ impl Shared {
     pub(super) fn learn(&self, tools: &mut Vec<Value>) {
         let mut annotations = lock(&self.annotations);
         tools.retain(|tool| {
-            let Some(name) = tool.get("name").and_then(Value::as_str) else { return true };
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                return true;
+            };
             match tool_param_headers(tool) {
                 Ok(list) if list.is_empty() => {
                     annotations.remove(name);
@@ -454,7 +542,10 @@ impl Shared {
                     true
                 }
                 Err(why) => {
-                    tracing::warn!(tool = name, "mcp http client: tool left out of tools/list: {why}");
+                    tracing::warn!(
+                        tool = name,
+                        "mcp http client: tool left out of tools/list: {why}"
+                    );
                     annotations.remove(name);
                     false
                 }
@@ -465,10 +556,17 @@ impl Shared {
     /// Lists the tools again (following `nextCursor` until the called tool
     /// shows up); true when the called tool's annotations changed.
     pub(super) async fn refresh_annotations(&self, call: &Outgoing) -> bool {
-        let Some(tool) = call.name().map(str::to_owned) else { return false };
+        let Some(tool) = call.name().map(str::to_owned) else {
+            return false;
+        };
         let before = lock(&self.annotations).get(&tool).cloned();
-        let mut meta =
-            call.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut meta = call
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         meta.remove(meta::PROGRESS_TOKEN);
         let mut cursor: Option<Value> = None;
         for _ in 0..REFRESH_PAGES {
@@ -479,11 +577,19 @@ impl Shared {
                 params.insert("cursor".into(), c);
             }
             let id = json!(format!("mcpgen-http-tools-refresh-{n}"));
-            let text = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params}).to_string();
+            let text =
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params})
+                    .to_string();
             let list = Outgoing::parse(&text);
-            let Some(mut result) = self.fetch(&list).await else { return false };
-            let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else { return false };
-            let listed = tools.iter().any(|t| t.get("name").and_then(Value::as_str) == Some(tool.as_str()));
+            let Some(mut result) = self.fetch(&list).await else {
+                return false;
+            };
+            let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+                return false;
+            };
+            let listed = tools
+                .iter()
+                .any(|t| t.get("name").and_then(Value::as_str) == Some(tool.as_str()));
             self.learn(tools);
             cursor = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
             if listed || cursor.is_none() {
@@ -521,9 +627,14 @@ impl Shared {
             };
             let sent = self.bearer();
             let request = self.request(out)?;
-            let (response, conn) =
-                self.send(lease, request).await.map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
-            match self.reauthorize(&response, sent.as_deref(), &mut attempts).await {
+            let (response, conn) = self
+                .send(lease, request)
+                .await
+                .map_err(|e| format!("sending {} failed: {e}", out.describe()))?;
+            match self
+                .reauthorize(&response, sent.as_deref(), &mut attempts)
+                .await
+            {
                 Some(Ok(())) => continue,
                 Some(Err(why)) => return Err(why),
                 None => break (response, conn),
@@ -536,13 +647,28 @@ impl Shared {
             return Ok(());
         }
         let body = match answer.whole().await {
-            Ok(()) => answer.queue.iter().map(|t| quote(t)).collect::<Vec<_>>().join(" "),
+            Ok(()) => answer
+                .queue
+                .iter()
+                .map(|t| quote(t))
+                .collect::<Vec<_>>()
+                .join(" "),
             Err(_) => String::new(),
         };
-        Err(format!("the server refused {} with HTTP {}: {body}", out.describe(), show_status(answer.status)))
+        Err(format!(
+            "the server refused {} with HTTP {}: {body}",
+            out.describe(),
+            show_status(answer.status)
+        ))
     }
 
-    pub(super) async fn fail_read(&self, out: &Outgoing, tx: &mpsc::Sender<String>, e: ReadError, status: Option<StatusCode>) {
+    pub(super) async fn fail_read(
+        &self,
+        out: &Outgoing,
+        tx: &mpsc::Sender<String>,
+        e: ReadError,
+        status: Option<StatusCode>,
+    ) {
         let why = match e {
             ReadError::TooLarge => format!(
                 "the server's answer to {} exceeds the limit of {} bytes ({}; HttpTransport::max_message_bytes, \
@@ -572,8 +698,9 @@ impl Shared {
         if let Some(session) = lock(&self.learnt.session_id).clone() {
             h.insert(headers::SESSION_ID, session);
         }
-        if let Some(version) =
-            lock(&self.learnt.protocol_version).as_deref().and_then(|v| HeaderValue::from_str(v).ok())
+        if let Some(version) = lock(&self.learnt.protocol_version)
+            .as_deref()
+            .and_then(|v| HeaderValue::from_str(v).ok())
         {
             h.insert(headers::PROTOCOL_VERSION, version);
         }
@@ -589,13 +716,24 @@ impl Shared {
     /// when the stream named an event id, waits the stream's `retry` and
     /// resumes it with a `GET` carrying `Last-Event-ID` (SEP-1699), at
     /// most [`MAX_RESUMES`] times.
-    pub(super) async fn resume(&self, out: &Outgoing, answer: &Answer, resumes: &mut usize) -> Option<Answer> {
+    pub(super) async fn resume(
+        &self,
+        out: &Outgoing,
+        answer: &Answer,
+        resumes: &mut usize,
+    ) -> Option<Answer> {
         if out.version.is_some() || !answer.sse || *resumes >= MAX_RESUMES {
             return None;
         }
         let last = answer.parser.last_id.clone()?;
         *resumes += 1;
-        tokio::time::sleep(answer.parser.retry.map_or(DEFAULT_RETRY, Duration::from_millis)).await;
+        tokio::time::sleep(
+            answer
+                .parser
+                .retry
+                .map_or(DEFAULT_RETRY, Duration::from_millis),
+        )
+        .await;
         tracing::debug!(url = %self.endpoint.url, "mcp http client: resuming the stream of {} after event {last:?}", out.describe());
         self.get_stream(Some(&last)).await
     }
@@ -645,14 +783,26 @@ impl Shared {
                 }
                 idle = if delivered { 0 } else { idle + 1 };
                 last = answer.parser.last_id.clone().or(last);
-                tokio::time::sleep(answer.parser.retry.map_or(DEFAULT_RETRY, Duration::from_millis)).await;
+                tokio::time::sleep(
+                    answer
+                        .parser
+                        .retry
+                        .map_or(DEFAULT_RETRY, Duration::from_millis),
+                )
+                .await;
             }
         });
         *slot = Some(task.abort_handle());
     }
 
     /// Hands the engine an error response for the request.
-    pub(super) async fn fail(&self, out: &Outgoing, tx: &mpsc::Sender<String>, why: String, status: Option<StatusCode>) {
+    pub(super) async fn fail(
+        &self,
+        out: &Outgoing,
+        tx: &mpsc::Sender<String>,
+        why: String,
+        status: Option<StatusCode>,
+    ) {
         tracing::debug!(url = %self.endpoint.url, "mcp http client: {why}");
         let mut data = Map::new();
         data.insert("url".into(), json!(self.endpoint.url));

@@ -33,7 +33,13 @@ impl Challenge {
                 match key.to_ascii_lowercase().as_str() {
                     "resource_metadata" => out.resource_metadata = Some(value),
                     "scope" => {
-                        out.scope = Some(value.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect())
+                        out.scope = Some(
+                            value
+                                .split(' ')
+                                .filter(|s| !s.is_empty())
+                                .map(str::to_owned)
+                                .collect(),
+                        )
                     }
                     "error" => out.error = Some(value),
                     "error_description" => out.error_description = Some(value),
@@ -132,8 +138,14 @@ mod tests {
             r#"Basic realm="x", Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="http://h/.well-known/oauth-protected-resource/mcp", error_description="needs \"write\"""#,
         ]);
         assert_eq!(c.error.as_deref(), Some("insufficient_scope"));
-        assert_eq!(c.scope, Some(vec!["mcp:read".to_owned(), "mcp:write".to_owned()]));
-        assert_eq!(c.resource_metadata.as_deref(), Some("http://h/.well-known/oauth-protected-resource/mcp"));
+        assert_eq!(
+            c.scope,
+            Some(vec!["mcp:read".to_owned(), "mcp:write".to_owned()])
+        );
+        assert_eq!(
+            c.resource_metadata.as_deref(),
+            Some("http://h/.well-known/oauth-protected-resource/mcp")
+        );
         assert_eq!(c.error_description.as_deref(), Some(r#"needs "write""#));
         assert!(c.insufficient_scope());
         let c = Challenge::parse([r#"Basic realm="r", scope="not-bearer""#, "Bearer"]);

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use url::Url;
 
 use super::fetch::{self, check_url};
-use crate::http::HttpOptions;
 use super::AuthError;
+use crate::http::HttpOptions;
 
 /// RFC 9728 protected resource metadata, the fields the flow uses.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -62,7 +62,9 @@ pub(super) struct ServerMetadata {
 impl ServerMetadata {
     /// Whether `scope` is listed in `scopes_supported`.
     pub(super) fn supports_scope(&self, scope: &str) -> bool {
-        self.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|x| x == scope))
+        self.scopes_supported
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|x| x == scope))
     }
 }
 
@@ -72,7 +74,9 @@ pub(super) fn resource_metadata_urls(server: &Url) -> Vec<String> {
     let path = server.path().trim_end_matches('/');
     let mut out = Vec::new();
     if !path.is_empty() {
-        out.push(format!("{origin}/.well-known/oauth-protected-resource{path}"));
+        out.push(format!(
+            "{origin}/.well-known/oauth-protected-resource{path}"
+        ));
     }
     out.push(format!("{origin}/.well-known/oauth-protected-resource"));
     out
@@ -109,7 +113,11 @@ pub(super) fn origin(url: &Url) -> String {
 /// well-known URLs. `Ok(None)` when no document exists (a server of the
 /// 2025-03-26 revision). The document's `resource` must name the endpoint
 /// or a parent of it on the same origin.
-pub(super) async fn resource_metadata(net: &HttpOptions, server: &Url, hinted: Option<&str>) -> Result<Option<ResourceMetadata>, AuthError> {
+pub(super) async fn resource_metadata(
+    net: &HttpOptions,
+    server: &Url,
+    hinted: Option<&str>,
+) -> Result<Option<ResourceMetadata>, AuthError> {
     let mut candidates: Vec<String> = hinted.map(str::to_owned).into_iter().collect();
     candidates.extend(resource_metadata_urls(server));
     let mut last = None;
@@ -128,8 +136,14 @@ pub(super) async fn resource_metadata(net: &HttpOptions, server: &Url, hinted: O
         if !got.ok() {
             continue;
         }
-        let doc: ResourceMetadata = serde_json::from_value(got.json("the protected resource metadata", &url)?)
-            .map_err(|e| AuthError::new(format!("the protected resource metadata at {url} is not valid: {e}")))?;
+        let doc: ResourceMetadata = serde_json::from_value(
+            got.json("the protected resource metadata", &url)?,
+        )
+        .map_err(|e| {
+            AuthError::new(format!(
+                "the protected resource metadata at {url} is not valid: {e}"
+            ))
+        })?;
         check_resource(server, &doc.resource, &url)?;
         if doc.authorization_servers.is_empty() {
             return Err(AuthError::new(format!(
@@ -167,15 +181,24 @@ pub(super) fn check_resource(server: &Url, resource: &str, from: &str) -> Result
 }
 
 /// Fetches and checks the metadata of the authorization server `issuer`.
-pub(super) async fn server_metadata(net: &HttpOptions, issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub(super) async fn server_metadata(
+    net: &HttpOptions,
+    issuer: &str,
+) -> Result<ServerMetadata, AuthError> {
     let parsed = check_url(issuer, "authorization server")?;
     for url in server_metadata_urls(&parsed) {
         let got = fetch::get(net, &url, "authorization server metadata").await?;
         if !got.ok() {
             continue;
         }
-        let doc: ServerMetadata = serde_json::from_value(got.json("the authorization server metadata", &url)?)
-            .map_err(|e| AuthError::new(format!("the authorization server metadata at {url} is not valid: {e}")))?;
+        let doc: ServerMetadata = serde_json::from_value(
+            got.json("the authorization server metadata", &url)?,
+        )
+        .map_err(|e| {
+            AuthError::new(format!(
+                "the authorization server metadata at {url} is not valid: {e}"
+            ))
+        })?;
         return check_server(doc, issuer, &url);
     }
     Err(AuthError::new(format!(
@@ -184,7 +207,11 @@ pub(super) async fn server_metadata(net: &HttpOptions, issuer: &str) -> Result<S
 }
 
 /// The checks every authorization server metadata document must pass.
-pub(super) fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Result<ServerMetadata, AuthError> {
+pub(super) fn check_server(
+    doc: ServerMetadata,
+    issuer: &str,
+    from: &str,
+) -> Result<ServerMetadata, AuthError> {
     if doc.issuer != issuer {
         return Err(AuthError::new(format!(
             "the authorization server metadata at {from} names the issuer {:?}, not {issuer:?} it was fetched for; \
@@ -192,7 +219,10 @@ pub(super) fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Res
             doc.issuer
         )));
     }
-    let s256 = doc.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"));
+    let s256 = doc
+        .code_challenge_methods_supported
+        .as_ref()
+        .is_some_and(|m| m.iter().any(|m| m == "S256"));
     if !s256 {
         return Err(AuthError::new(format!(
             "the authorization server {issuer} does not advertise PKCE S256 in code_challenge_methods_supported; \
@@ -210,13 +240,22 @@ pub(super) fn check_server(doc: ServerMetadata, issuer: &str, from: &str) -> Res
 /// The 2025-03-26 fallback for a server without resource metadata: its
 /// origin is the authorization server; metadata at the root well-known
 /// URL, else the default endpoints `/authorize`, `/token`, `/register`.
-pub(super) async fn stateful_server_metadata(net: &HttpOptions, server: &Url) -> Result<ServerMetadata, AuthError> {
+pub(super) async fn stateful_server_metadata(
+    net: &HttpOptions,
+    server: &Url,
+) -> Result<ServerMetadata, AuthError> {
     let origin = origin(server);
     let url = format!("{origin}/.well-known/oauth-authorization-server");
     let got = fetch::get(net, &url, "authorization server metadata").await?;
     if got.ok() {
-        let doc: ServerMetadata = serde_json::from_value(got.json("the authorization server metadata", &url)?)
-            .map_err(|e| AuthError::new(format!("the authorization server metadata at {url} is not valid: {e}")))?;
+        let doc: ServerMetadata = serde_json::from_value(
+            got.json("the authorization server metadata", &url)?,
+        )
+        .map_err(|e| {
+            AuthError::new(format!(
+                "the authorization server metadata at {url} is not valid: {e}"
+            ))
+        })?;
         return check_server(doc, &origin, &url);
     }
     Ok(ServerMetadata {
@@ -241,9 +280,15 @@ mod tests {
     fn well_known_urls_follow_the_specification_order() {
         assert_eq!(
             resource_metadata_urls(&url("http://h:1/mcp")),
-            ["http://h:1/.well-known/oauth-protected-resource/mcp", "http://h:1/.well-known/oauth-protected-resource"]
+            [
+                "http://h:1/.well-known/oauth-protected-resource/mcp",
+                "http://h:1/.well-known/oauth-protected-resource"
+            ]
         );
-        assert_eq!(resource_metadata_urls(&url("http://h/")), ["http://h/.well-known/oauth-protected-resource"]);
+        assert_eq!(
+            resource_metadata_urls(&url("http://h/")),
+            ["http://h/.well-known/oauth-protected-resource"]
+        );
         assert_eq!(
             server_metadata_urls(&url("https://as/tenant1")),
             [
@@ -254,7 +299,10 @@ mod tests {
         );
         assert_eq!(
             server_metadata_urls(&url("https://as")),
-            ["https://as/.well-known/oauth-authorization-server", "https://as/.well-known/openid-configuration"]
+            [
+                "https://as/.well-known/oauth-authorization-server",
+                "https://as/.well-known/openid-configuration"
+            ]
         );
     }
 
@@ -281,9 +329,21 @@ mod tests {
         assert!(check_server(good.clone(), "http://localhost:7", "m").is_ok());
         let err = check_server(good.clone(), "http://localhost:7/", "m").unwrap_err();
         assert!(err.message().contains("issuer"), "{err}");
-        let plain = ServerMetadata { code_challenge_methods_supported: Some(vec!["plain".into()]), ..good.clone() };
-        assert!(check_server(plain, "http://localhost:7", "m").unwrap_err().message().contains("S256"));
-        let remote = ServerMetadata { token_endpoint: "http://evil.example.com/token".into(), ..good };
-        assert!(check_server(remote, "http://localhost:7", "m").unwrap_err().message().contains("not loopback"));
+        let plain = ServerMetadata {
+            code_challenge_methods_supported: Some(vec!["plain".into()]),
+            ..good.clone()
+        };
+        assert!(check_server(plain, "http://localhost:7", "m")
+            .unwrap_err()
+            .message()
+            .contains("S256"));
+        let remote = ServerMetadata {
+            token_endpoint: "http://evil.example.com/token".into(),
+            ..good
+        };
+        assert!(check_server(remote, "http://localhost:7", "m")
+            .unwrap_err()
+            .message()
+            .contains("not loopback"));
     }
 }

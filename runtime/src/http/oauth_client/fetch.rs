@@ -39,7 +39,8 @@ pub(super) struct Fetched {
 impl Fetched {
     /// The body as JSON, or an error naming `what` and `url`.
     pub(super) fn json(&self, what: &str, url: &str) -> Result<serde_json::Value, AuthError> {
-        serde_json::from_slice(&self.body).map_err(|e| AuthError::new(format!("{what} at {url} is not JSON: {e}")))
+        serde_json::from_slice(&self.body)
+            .map_err(|e| AuthError::new(format!("{what} at {url} is not JSON: {e}")))
     }
 
     /// Whether the status is 2xx.
@@ -51,7 +52,8 @@ impl Fetched {
 /// Parses `url` and checks it may be fetched or used as an endpoint:
 /// `https://`, or `http://` on a loopback host only.
 pub(super) fn check_url(url: &str, what: &str) -> Result<Url, AuthError> {
-    let parsed = Url::parse(url).map_err(|e| AuthError::new(format!("the {what} {url:?} is not a URL: {e}")))?;
+    let parsed = Url::parse(url)
+        .map_err(|e| AuthError::new(format!("the {what} {url:?} is not a URL: {e}")))?;
     match parsed.scheme() {
         "https" => Ok(parsed),
         "http" if is_loopback(&parsed) => Ok(parsed),
@@ -87,22 +89,49 @@ pub(super) async fn post_form(
     form: &[(&str, &str)],
     basic: Option<(&str, &str)>,
 ) -> Result<Fetched, AuthError> {
-    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form)
+        .finish();
     let auth = basic.map(|(id, secret)| {
         use base64::Engine;
         // RFC 6749 §2.3.1: both form-urlencoded before joining.
         let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
         let pair = format!("{}:{}", enc(id), enc(secret));
-        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair))
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(pair)
+        )
     });
     let content = ("application/x-www-form-urlencoded", body.into_bytes());
-    send(net, Method::POST, url, what, Some(content), auth, "application/json").await
+    send(
+        net,
+        Method::POST,
+        url,
+        what,
+        Some(content),
+        auth,
+        "application/json",
+    )
+    .await
 }
 
 /// POSTs a JSON document.
-pub(super) async fn post_json(net: &HttpOptions, url: &str, what: &str, body: &serde_json::Value) -> Result<Fetched, AuthError> {
-    send(net, Method::POST, url, what, Some(("application/json", body.to_string().into_bytes())), None, "application/json")
-        .await
+pub(super) async fn post_json(
+    net: &HttpOptions,
+    url: &str,
+    what: &str,
+    body: &serde_json::Value,
+) -> Result<Fetched, AuthError> {
+    send(
+        net,
+        Method::POST,
+        url,
+        what,
+        Some(("application/json", body.to_string().into_bytes())),
+        None,
+        "application/json",
+    )
+    .await
 }
 
 async fn send(
@@ -115,13 +144,19 @@ async fn send(
     accept: &'static str,
 ) -> Result<Fetched, AuthError> {
     let parsed = check_url(url, what)?;
-    let mut builder = Request::builder().method(method).uri(parsed.as_str()).header(ACCEPT, accept);
+    let mut builder = Request::builder()
+        .method(method)
+        .uri(parsed.as_str())
+        .header(ACCEPT, accept);
     if let Some((media, _)) = &body {
         builder = builder.header(CONTENT_TYPE, *media);
     }
     if let Some(auth) = authorization {
-        let mut value = HeaderValue::from_str(&auth)
-            .map_err(|_| AuthError::new(format!("the client credentials for the {what} {url} hold characters a header cannot")))?;
+        let mut value = HeaderValue::from_str(&auth).map_err(|_| {
+            AuthError::new(format!(
+                "the client credentials for the {what} {url} hold characters a header cannot"
+            ))
+        })?;
         value.set_sensitive(true);
         builder = builder.header(AUTHORIZATION, value);
     }
@@ -129,11 +164,17 @@ async fn send(
         .body(Bytes::from(body.map(|b| b.1).unwrap_or_default()))
         .map_err(|e| AuthError::new(format!("the {what} {url} cannot be requested: {e}")))?;
     match tokio::time::timeout(TIMEOUT, exchange(net, request, MAX_DOCUMENT)).await {
-        Ok(Ok(answer)) => {
-            Ok(Fetched { status: answer.status.as_u16(), headers: answer.headers, body: answer.body.to_vec() })
-        }
-        Ok(Err(why)) => Err(AuthError::new(format!("fetching the {what} {url} failed: {why}"))),
-        Err(_) => Err(AuthError::new(format!("the {what} {url} did not answer within {TIMEOUT:?}"))),
+        Ok(Ok(answer)) => Ok(Fetched {
+            status: answer.status.as_u16(),
+            headers: answer.headers,
+            body: answer.body.to_vec(),
+        }),
+        Ok(Err(why)) => Err(AuthError::new(format!(
+            "fetching the {what} {url} failed: {why}"
+        ))),
+        Err(_) => Err(AuthError::new(format!(
+            "the {what} {url} did not answer within {TIMEOUT:?}"
+        ))),
     }
 }
 

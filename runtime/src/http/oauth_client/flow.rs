@@ -67,15 +67,19 @@ impl std::fmt::Debug for Authorizer {
 }
 
 fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 impl Authorizer {
     /// Authorization for the MCP endpoint `endpoint`, starting with the
     /// token the store holds for it, if any.
     pub fn new(oauth: OAuth, endpoint: &str) -> Result<Self, AuthError> {
-        let parsed =
-            Url::parse(endpoint).map_err(|e| AuthError::new(format!("the MCP endpoint {endpoint:?} is not a URL: {e}")))?;
+        let parsed = Url::parse(endpoint).map_err(|e| {
+            AuthError::new(format!("the MCP endpoint {endpoint:?} is not a URL: {e}"))
+        })?;
         let stored = oauth.store.load(endpoint)?;
         let current = stored
             .filter(|s| s.expires_at.is_none_or(|t| t > now()))
@@ -92,7 +96,10 @@ impl Authorizer {
 
     /// The access token to send, if there is one.
     pub fn bearer(&self) -> Option<String> {
-        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     fn set_current(&self, token: Option<String>) {
@@ -106,7 +113,10 @@ impl Authorizer {
     /// (`options`' CA files, client certificate, proxy and connect
     /// timeout); `options`' headers are not sent to authorization servers.
     pub(crate) fn network(mut self, options: &HttpOptions) -> Self {
-        self.net = HttpOptions { headers: http::HeaderMap::new(), ..options.clone() };
+        self.net = HttpOptions {
+            headers: http::HeaderMap::new(),
+            ..options.clone()
+        };
         self
     }
 
@@ -115,20 +125,34 @@ impl Authorizer {
     /// the challenge's `resource_metadata`, then refreshes, steps up or
     /// authorizes again, so that the caller can retry with the new token.
     /// Another 403 is an error naming it.
-    pub async fn on_challenge(&self, status: u16, headers: &[&str], sent: Option<&str>) -> Result<(), AuthError> {
+    pub async fn on_challenge(
+        &self,
+        status: u16,
+        headers: &[&str],
+        sent: Option<&str>,
+    ) -> Result<(), AuthError> {
         let _flow = self.flow.lock().await;
         let challenge = Challenge::parse(headers.iter().copied());
         if status == 403 && !challenge.insufficient_scope() {
             return Err(AuthError::new(format!(
                 "the server refused the request with HTTP 403{}",
-                challenge.error_description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+                challenge
+                    .error_description
+                    .as_deref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
             )));
         }
         if status == 401 && self.bearer().as_deref() != sent && self.bearer().is_some() {
             return Ok(()); // another request already authorized again
         }
         let mut stored = self.oauth.store.load(&self.key)?.unwrap_or_default();
-        let resource = discovery::resource_metadata(&self.net, &self.endpoint, challenge.resource_metadata.as_deref()).await?;
+        let resource = discovery::resource_metadata(
+            &self.net,
+            &self.endpoint,
+            challenge.resource_metadata.as_deref(),
+        )
+        .await?;
         let server = match &resource {
             Some(prm) => {
                 let issuer = prm
@@ -143,14 +167,29 @@ impl Authorizer {
         if server.issuer != stored.issuer {
             // A new authorization server: nothing from the old one carries over.
             tracing::debug!(issuer = %server.issuer, "mcp oauth: authorizing with a new authorization server");
-            stored = StoredAuth { issuer: server.issuer.clone(), ..StoredAuth::default() };
+            stored = StoredAuth {
+                issuer: server.issuer.clone(),
+                ..StoredAuth::default()
+            };
         }
         let resource_id = resource.as_ref().map(|r| r.resource.clone());
         if status == 401 {
-            if let (Some(refresh), Some(client)) = (stored.refresh_token.clone(), stored.client.clone()) {
-                match token::refresh(&self.net, &server, &client, &refresh, resource_id.as_deref()).await {
+            if let (Some(refresh), Some(client)) =
+                (stored.refresh_token.clone(), stored.client.clone())
+            {
+                match token::refresh(
+                    &self.net,
+                    &server,
+                    &client,
+                    &refresh,
+                    resource_id.as_deref(),
+                )
+                .await
+                {
                     Ok(tokens) => return self.keep(stored, tokens, None),
-                    Err(e) => tracing::debug!("mcp oauth: refreshing failed, authorizing again: {e}"),
+                    Err(e) => {
+                        tracing::debug!("mcp oauth: refreshing failed, authorizing again: {e}")
+                    }
                 }
             }
         }
@@ -164,12 +203,19 @@ impl Authorizer {
         )
         .await?;
         stored.client = Some(client.clone());
-        let tokens = self.authorize_code(&server, &client, resource_id.as_deref(), &scopes).await?;
+        let tokens = self
+            .authorize_code(&server, &client, resource_id.as_deref(), &scopes)
+            .await?;
         self.keep(stored, tokens, Some(scopes))
     }
 
     /// Stores new tokens and makes the access token current.
-    fn keep(&self, mut stored: StoredAuth, tokens: Tokens, scopes: Option<Vec<String>>) -> Result<(), AuthError> {
+    fn keep(
+        &self,
+        mut stored: StoredAuth,
+        tokens: Tokens,
+        scopes: Option<Vec<String>>,
+    ) -> Result<(), AuthError> {
         stored.access_token = Some(tokens.access_token.clone());
         if tokens.refresh_token.is_some() {
             stored.refresh_token = tokens.refresh_token;
@@ -200,7 +246,9 @@ impl Authorizer {
         } else if let Some(scope) = &challenge.scope {
             scope.clone()
         } else {
-            resource.and_then(|r| r.scopes_supported.clone()).unwrap_or_default()
+            resource
+                .and_then(|r| r.scopes_supported.clone())
+                .unwrap_or_default()
         };
         if status == 403 {
             let mut seen: BTreeSet<String> = out.iter().cloned().collect();
@@ -252,7 +300,11 @@ impl Authorizer {
         if let Some(error) = &callback.error {
             return Err(AuthError::new(format!(
                 "the authorization server refused: {error}{}",
-                callback.error_description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default()
+                callback
+                    .error_description
+                    .as_deref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
             )));
         }
         if callback.state.as_deref() != Some(state.as_str()) {
@@ -279,7 +331,16 @@ impl Authorizer {
         let code = callback
             .code
             .ok_or_else(|| AuthError::new("the authorization response carries no code"))?;
-        token::exchange_code(&self.net, server, client, &code, &pkce.verifier, &redirect_uri, resource).await
+        token::exchange_code(
+            &self.net,
+            server,
+            client,
+            &code,
+            &pkce.verifier,
+            &redirect_uri,
+            resource,
+        )
+        .await
     }
 }
 
@@ -290,9 +351,15 @@ mod tests {
     #[test]
     fn offline_access_is_asked_for_with_prompt_consent_only() {
         let scopes = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!(asks_offline_access(&scopes(&["notes:read", "offline_access"])));
+        assert!(asks_offline_access(&scopes(&[
+            "notes:read",
+            "offline_access"
+        ])));
         assert!(!asks_offline_access(&scopes(&["notes:read"])));
-        assert!(!asks_offline_access(&scopes(&["offline_access_x"])), "the exact scope only");
+        assert!(
+            !asks_offline_access(&scopes(&["offline_access_x"])),
+            "the exact scope only"
+        );
         assert!(!asks_offline_access(&[]));
     }
 }

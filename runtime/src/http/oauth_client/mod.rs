@@ -49,7 +49,9 @@ use std::sync::Arc;
 
 pub use challenge::Challenge;
 pub use flow::Authorizer;
-pub use redirect::{Callback, HeadlessRedirect, LoopbackRedirect, RedirectFuture, RedirectReceiver};
+pub use redirect::{
+    Callback, HeadlessRedirect, LoopbackRedirect, RedirectFuture, RedirectReceiver,
+};
 pub use registration::ClientCredentials;
 pub use store::{FileStore, MemoryStore, StoredAuth, TokenStore};
 
@@ -143,7 +145,9 @@ impl AuthError {
     /// An error saying `message` (for your own [`RedirectReceiver`] or
     /// [`TokenStore`]).
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self {
+            message: message.into(),
+        }
     }
 
     /// The message.

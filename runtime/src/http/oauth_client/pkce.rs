@@ -18,7 +18,9 @@ pub(super) struct Pkce {
 impl std::fmt::Debug for Pkce {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The verifier is a secret until the code is exchanged.
-        f.debug_struct("Pkce").field("challenge", &self.challenge).finish_non_exhaustive()
+        f.debug_struct("Pkce")
+            .field("challenge", &self.challenge)
+            .finish_non_exhaustive()
     }
 }
 
@@ -28,7 +30,10 @@ impl Pkce {
     pub(super) fn new() -> Result<Self, AuthError> {
         let verifier = random_string(32)?;
         let challenge = challenge(&verifier);
-        Ok(Self { verifier, challenge })
+        Ok(Self {
+            verifier,
+            challenge,
+        })
     }
 }
 
@@ -41,7 +46,8 @@ pub(super) fn challenge(verifier: &str) -> String {
 /// an error when the operating system's random source fails.
 pub(super) fn random_string(bytes: usize) -> Result<String, AuthError> {
     let mut buf = vec![0u8; bytes];
-    crate::random::fill(&mut buf).map_err(|e| AuthError::new(format!("cannot start an authorization: {e}")))?;
+    crate::random::fill(&mut buf)
+        .map_err(|e| AuthError::new(format!("cannot start an authorization: {e}")))?;
     Ok(URL_SAFE_NO_PAD.encode(buf))
 }
 
@@ -51,7 +57,10 @@ mod tests {
 
     #[test]
     fn s256_matches_rfc_7636_appendix_b() {
-        assert_eq!(challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+        assert_eq!(
+            challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
         let p = Pkce::new().unwrap();
         assert_eq!(p.verifier.len(), 43);
         assert_eq!(p.challenge, challenge(&p.verifier));

@@ -71,7 +71,10 @@ pub trait RedirectReceiver: Send + Sync {
     fn redirect_uri(&self) -> String;
     /// Has the user (or the machine) visit `authorization_url` and returns
     /// the redirect's parameters.
-    fn receive<'a>(&'a self, authorization_url: &'a str) -> RedirectFuture<'a, Result<Callback, AuthError>>;
+    fn receive<'a>(
+        &'a self,
+        authorization_url: &'a str,
+    ) -> RedirectFuture<'a, Result<Callback, AuthError>>;
 }
 
 /// Shows the authorization URL and waits for the browser's redirect on a
@@ -85,7 +88,10 @@ pub struct LoopbackRedirect {
 
 impl std::fmt::Debug for LoopbackRedirect {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoopbackRedirect").field("port", &self.port).field("wait", &self.wait).finish()
+        f.debug_struct("LoopbackRedirect")
+            .field("port", &self.port)
+            .field("wait", &self.wait)
+            .finish()
     }
 }
 
@@ -99,7 +105,12 @@ impl LoopbackRedirect {
         let show: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|url: &str| {
             eprintln!("To authorize, open this URL in a browser:\n\n  {url}\n\nWaiting for the redirect...");
         });
-        Ok(Self { listener, port, show, wait: Duration::from_secs(300) })
+        Ok(Self {
+            listener,
+            port,
+            show,
+            wait: Duration::from_secs(300),
+        })
     }
 
     /// Shows the authorization URL with `show` instead of printing it.
@@ -115,8 +126,11 @@ impl LoopbackRedirect {
     }
 
     async fn serve(&self) -> Result<Callback, AuthError> {
-        let io = |e: std::io::Error| AuthError::new(format!("the loopback redirect listener failed: {e}"));
-        let listener = tokio::net::TcpListener::from_std(self.listener.try_clone().map_err(io)?).map_err(io)?;
+        let io = |e: std::io::Error| {
+            AuthError::new(format!("the loopback redirect listener failed: {e}"))
+        };
+        let listener = tokio::net::TcpListener::from_std(self.listener.try_clone().map_err(io)?)
+            .map_err(io)?;
         loop {
             let (mut stream, _) = listener.accept().await.map_err(io)?;
             let mut head = Vec::new();
@@ -128,10 +142,18 @@ impl LoopbackRedirect {
                 }
             }
             let text = String::from_utf8_lossy(&head);
-            let target = text.lines().next().and_then(|l| l.split(' ').nth(1)).unwrap_or("");
+            let target = text
+                .lines()
+                .next()
+                .and_then(|l| l.split(' ').nth(1))
+                .unwrap_or("");
             let (path, query) = target.split_once('?').unwrap_or((target, ""));
             if path != "/callback" {
-                let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+                let _ = stream
+                    .write_all(
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    )
+                    .await;
                 continue;
             }
             let callback = Callback::from_query(query);
@@ -155,7 +177,10 @@ impl RedirectReceiver for LoopbackRedirect {
         format!("http://127.0.0.1:{}/callback", self.port)
     }
 
-    fn receive<'a>(&'a self, authorization_url: &'a str) -> RedirectFuture<'a, Result<Callback, AuthError>> {
+    fn receive<'a>(
+        &'a self,
+        authorization_url: &'a str,
+    ) -> RedirectFuture<'a, Result<Callback, AuthError>> {
         Box::pin(async move {
             (self.show)(authorization_url);
             match tokio::time::timeout(self.wait, self.serve()).await {
@@ -181,7 +206,9 @@ pub struct HeadlessRedirect {
 impl HeadlessRedirect {
     /// A receiver announcing `redirect_uri` (nothing listens there).
     pub fn new(redirect_uri: impl Into<String>) -> Self {
-        Self { redirect_uri: redirect_uri.into() }
+        Self {
+            redirect_uri: redirect_uri.into(),
+        }
     }
 }
 
@@ -190,10 +217,21 @@ impl RedirectReceiver for HeadlessRedirect {
         self.redirect_uri.clone()
     }
 
-    fn receive<'a>(&'a self, authorization_url: &'a str) -> RedirectFuture<'a, Result<Callback, AuthError>> {
+    fn receive<'a>(
+        &'a self,
+        authorization_url: &'a str,
+    ) -> RedirectFuture<'a, Result<Callback, AuthError>> {
         Box::pin(async move {
-            let got = fetch::get(&crate::http::HttpOptions::default(), authorization_url, "authorization endpoint").await?;
-            let location = got.headers.get(http::header::LOCATION).and_then(|v| v.to_str().ok());
+            let got = fetch::get(
+                &crate::http::HttpOptions::default(),
+                authorization_url,
+                "authorization endpoint",
+            )
+            .await?;
+            let location = got
+                .headers
+                .get(http::header::LOCATION)
+                .and_then(|v| v.to_str().ok());
             let Some(location) = location.filter(|_| (300..400).contains(&got.status)) else {
                 return Err(AuthError::new(format!(
                     "the authorization endpoint answered HTTP {} without a redirect; headless authorization needs \
@@ -230,17 +268,28 @@ mod tests {
     async fn the_loopback_receiver_returns_the_browser_redirect() {
         let receiver = LoopbackRedirect::bind(0).unwrap().show_with(|_| {});
         let uri = receiver.redirect_uri();
-        let port: u16 = uri.trim_start_matches("http://127.0.0.1:").trim_end_matches("/callback").parse().unwrap();
+        let port: u16 = uri
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches("/callback")
+            .parse()
+            .unwrap();
         let browser = tokio::spawn(async move {
             for path in ["/favicon.ico", "/callback?code=c0de&state=st"] {
-                let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-                s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes()).await.unwrap();
+                let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .unwrap();
+                s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+                    .await
+                    .unwrap();
                 let mut out = String::new();
                 s.read_to_string(&mut out).await.unwrap();
             }
         });
         let c = receiver.receive("http://as/authorize").await.unwrap();
         browser.await.unwrap();
-        assert_eq!((c.code.as_deref(), c.state.as_deref()), (Some("c0de"), Some("st")));
+        assert_eq!(
+            (c.code.as_deref(), c.state.as_deref()),
+            (Some("c0de"), Some("st"))
+        );
     }
 }

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::discovery::ServerMetadata;
-use crate::http::HttpOptions;
 use super::{fetch, AuthError, OAuth};
+use crate::http::HttpOptions;
 
 /// A client's identity at one authorization server.
 #[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -35,7 +35,10 @@ impl fmt::Debug for ClientCredentials {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientCredentials")
             .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| "<redacted>"))
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
             .field("auth_method", &self.auth_method)
             .field("issuer", &self.issuer)
             .finish()
@@ -45,7 +48,12 @@ impl fmt::Debug for ClientCredentials {
 impl ClientCredentials {
     /// A public client known by `client_id`.
     pub fn new(client_id: impl Into<String>) -> Self {
-        Self { client_id: client_id.into(), client_secret: None, auth_method: None, issuer: None }
+        Self {
+            client_id: client_id.into(),
+            client_secret: None,
+            auth_method: None,
+            issuer: None,
+        }
     }
 
     /// Adds the client secret.
@@ -125,7 +133,11 @@ pub(super) async fn identify(
     known: Option<&ClientCredentials>,
     redirect_uri: &str,
 ) -> Result<ClientCredentials, AuthError> {
-    if let Some(pre) = oauth.credentials.as_ref().filter(|c| c.fits(&server.issuer)) {
+    if let Some(pre) = oauth
+        .credentials
+        .as_ref()
+        .filter(|c| c.fits(&server.issuer))
+    {
         return Ok(pre.clone());
     }
     if let Some(known) = known.filter(|c| c.issuer.as_deref() == Some(server.issuer.as_str())) {
@@ -133,7 +145,9 @@ pub(super) async fn identify(
     }
     if let Some(url) = &oauth.metadata_url {
         if server.client_id_metadata_document_supported == Some(true) {
-            return Ok(ClientCredentials::new(url.clone()).auth_method("none").issuer(server.issuer.clone()));
+            return Ok(ClientCredentials::new(url.clone())
+                .auth_method("none")
+                .issuer(server.issuer.clone()));
         }
     }
     let Some(endpoint) = &server.registration_endpoint else {
@@ -154,7 +168,10 @@ async fn register(
     endpoint: &str,
     redirect_uri: &str,
 ) -> Result<ClientCredentials, AuthError> {
-    let supported = server.token_endpoint_auth_methods_supported.clone().unwrap_or_default();
+    let supported = server
+        .token_endpoint_auth_methods_supported
+        .clone()
+        .unwrap_or_default();
     let method = if supported.is_empty() || supported.iter().any(|m| m == "none") {
         "none"
     } else if supported.iter().any(|m| m == "client_secret_basic") {
@@ -179,13 +196,19 @@ async fn register(
             "the authorization server {} refused the dynamic client registration with HTTP {}: {}",
             server.issuer,
             got.status,
-            String::from_utf8_lossy(&got.body).chars().take(200).collect::<String>()
+            String::from_utf8_lossy(&got.body)
+                .chars()
+                .take(200)
+                .collect::<String>()
         )));
     }
     let doc = got.json("the registration response", endpoint)?;
     let text = |k: &str| doc.get(k).and_then(Value::as_str).map(str::to_owned);
-    let client_id = text("client_id")
-        .ok_or_else(|| AuthError::new(format!("the registration response of {endpoint} has no client_id")))?;
+    let client_id = text("client_id").ok_or_else(|| {
+        AuthError::new(format!(
+            "the registration response of {endpoint} has no client_id"
+        ))
+    })?;
     Ok(ClientCredentials {
         client_id,
         client_secret: text("client_secret"),
@@ -201,18 +224,38 @@ mod tests {
     #[test]
     fn the_auth_method_follows_registration_then_server_support() {
         let server = |methods: Option<&[&str]>| ServerMetadata {
-            token_endpoint_auth_methods_supported: methods.map(|m| m.iter().map(|s| s.to_string()).collect()),
+            token_endpoint_auth_methods_supported: methods
+                .map(|m| m.iter().map(|s| s.to_string()).collect()),
             ..ServerMetadata::default()
         };
         let secret = ClientCredentials::new("c").secret("s");
-        assert_eq!(AuthMethod::choose(&secret, &server(None)), AuthMethod::Basic);
-        assert_eq!(AuthMethod::choose(&secret, &server(Some(&["client_secret_post"]))), AuthMethod::Post);
-        assert_eq!(AuthMethod::choose(&secret, &server(Some(&["none"]))), AuthMethod::None);
+        assert_eq!(
+            AuthMethod::choose(&secret, &server(None)),
+            AuthMethod::Basic
+        );
+        assert_eq!(
+            AuthMethod::choose(&secret, &server(Some(&["client_secret_post"]))),
+            AuthMethod::Post
+        );
+        assert_eq!(
+            AuthMethod::choose(&secret, &server(Some(&["none"]))),
+            AuthMethod::None
+        );
         let fixed = secret.clone().auth_method("client_secret_post");
-        assert_eq!(AuthMethod::choose(&fixed, &server(Some(&["client_secret_basic"]))), AuthMethod::Post);
-        assert_eq!(AuthMethod::choose(&ClientCredentials::new("c"), &server(None)), AuthMethod::None);
+        assert_eq!(
+            AuthMethod::choose(&fixed, &server(Some(&["client_secret_basic"]))),
+            AuthMethod::Post
+        );
+        assert_eq!(
+            AuthMethod::choose(&ClientCredentials::new("c"), &server(None)),
+            AuthMethod::None
+        );
         assert!(!format!("{secret:?}").contains("\"s\""));
-        assert!(ClientCredentials::new("c").issuer("http://a").fits("http://a"));
-        assert!(!ClientCredentials::new("c").issuer("http://a").fits("http://b"));
+        assert!(ClientCredentials::new("c")
+            .issuer("http://a")
+            .fits("http://a"));
+        assert!(!ClientCredentials::new("c")
+            .issuer("http://a")
+            .fits("http://b"));
     }
 }

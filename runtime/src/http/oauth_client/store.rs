@@ -76,11 +76,19 @@ impl fmt::Debug for MemoryStore {
 
 impl TokenStore for MemoryStore {
     fn load(&self, resource: &str) -> Result<Option<StoredAuth>, AuthError> {
-        Ok(self.entries.lock().unwrap_or_else(|e| e.into_inner()).get(resource).cloned())
+        Ok(self
+            .entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(resource)
+            .cloned())
     }
 
     fn save(&self, resource: &str, auth: &StoredAuth) -> Result<(), AuthError> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner()).insert(resource.to_owned(), auth.clone());
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(resource.to_owned(), auth.clone());
         Ok(())
     }
 }
@@ -97,7 +105,10 @@ impl FileStore {
     /// A store in the file at `path` (created on first save, with its
     /// directory).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self { path: path.into(), lock: Mutex::new(()) }
+        Self {
+            path: path.into(),
+            lock: Mutex::new(()),
+        }
     }
 
     /// The file's path.
@@ -114,7 +125,10 @@ impl FileStore {
                 ))
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashMap::new()),
-            Err(e) => Err(AuthError::new(format!("cannot read the token file {}: {e}", self.path.display()))),
+            Err(e) => Err(AuthError::new(format!(
+                "cannot read the token file {}: {e}",
+                self.path.display()
+            ))),
         }
     }
 }
@@ -130,11 +144,18 @@ impl TokenStore for FileStore {
         let mut all = self.read_all()?;
         all.insert(resource.to_owned(), auth.clone());
         let text = serde_json::to_vec_pretty(&all).map_err(|e| AuthError::new(e.to_string()))?;
-        let fail = |e: std::io::Error| AuthError::new(format!("cannot write the token file {}: {e}", self.path.display()));
+        let fail = |e: std::io::Error| {
+            AuthError::new(format!(
+                "cannot write the token file {}: {e}",
+                self.path.display()
+            ))
+        };
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(fail)?;
         }
-        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = self
+            .path
+            .with_extension(format!("tmp{}", std::process::id()));
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
@@ -148,7 +169,8 @@ impl TokenStore for FileStore {
             #[cfg(unix)]
             {
                 use std::os::unix::fs::PermissionsExt;
-                file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
+                file.set_permissions(std::fs::Permissions::from_mode(0o600))
+                    .map_err(fail)?;
             }
             file.write_all(&text).map_err(fail)?;
             file.sync_all().map_err(fail)?;
@@ -188,16 +210,25 @@ mod tests {
         let store = FileStore::new(dir.join("sub/tokens.json"));
         assert_eq!(store.load("http://h/mcp").unwrap(), None);
         store.save("http://h/mcp", &sample()).unwrap();
-        store.save("http://other/mcp", &StoredAuth::default()).unwrap();
+        store
+            .save("http://other/mcp", &StoredAuth::default())
+            .unwrap();
         assert_eq!(store.load("http://h/mcp").unwrap(), Some(sample()));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(store.path()).unwrap().permissions().mode();
+            let mode = std::fs::metadata(store.path())
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         std::fs::write(store.path(), "not json").unwrap();
-        assert!(store.load("http://h/mcp").unwrap_err().message().contains("delete it"));
+        assert!(store
+            .load("http://h/mcp")
+            .unwrap_err()
+            .message()
+            .contains("delete it"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -5,9 +5,9 @@
 use serde::Deserialize;
 
 use super::discovery::ServerMetadata;
-use crate::http::HttpOptions;
 use super::registration::{AuthMethod, ClientCredentials};
 use super::{fetch, AuthError};
+use crate::http::HttpOptions;
 
 /// A successful token response (RFC 6749 §5.1).
 #[derive(Clone, Deserialize)]
@@ -32,7 +32,10 @@ impl std::fmt::Debug for Tokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tokens")
             .field("token_type", &self.token_type)
-            .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
             .field("expires_in", &self.expires_in)
             .field("scope", &self.scope)
             .finish_non_exhaustive()
@@ -69,7 +72,10 @@ pub(super) async fn refresh(
     refresh_token: &str,
     resource: Option<&str>,
 ) -> Result<Tokens, AuthError> {
-    let mut form = vec![("grant_type", "refresh_token"), ("refresh_token", refresh_token)];
+    let mut form = vec![
+        ("grant_type", "refresh_token"),
+        ("refresh_token", refresh_token),
+    ];
     if let Some(r) = resource {
         form.push(("resource", r));
     }
@@ -100,7 +106,13 @@ async fn request(
     let got = fetch::post_form(net, url, "token endpoint", &form, basic).await?;
     if !got.ok() {
         let doc = got.json("the token error", url).ok();
-        let field = |k: &str| doc.as_ref().and_then(|d| d.get(k)).and_then(|v| v.as_str()).unwrap_or("").to_owned();
+        let field = |k: &str| {
+            doc.as_ref()
+                .and_then(|d| d.get(k))
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_owned()
+        };
         return Err(AuthError::new(format!(
             "the token endpoint {url} refused the request with HTTP {}: {} {}",
             got.status,

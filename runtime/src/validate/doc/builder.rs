@@ -70,7 +70,12 @@ impl Builder {
     }
 
     fn finish(&mut self, at: u32, key: Span, kind: Kind) {
-        self.doc.slots.push(Slot { kind, key, end: at + 1, len: 0 });
+        self.doc.slots.push(Slot {
+            kind,
+            key,
+            end: at + 1,
+            len: 0,
+        });
     }
 
     fn literal(&mut self, kind: Kind, text: &str) -> Result<(), Refused> {
@@ -108,7 +113,11 @@ impl Builder {
         push_json_string(&mut self.doc.json, s);
         let start = index(self.doc.side.len());
         self.doc.side.push_str(s);
-        Span { start, end: index(self.doc.side.len()), side: true }
+        Span {
+            start,
+            end: index(self.doc.side.len()),
+            side: true,
+        }
     }
 
     fn str_value(&mut self, s: &str) -> Result<(), Refused> {
@@ -120,13 +129,16 @@ impl Builder {
 
     /// Writes a member name (and the comma before it) in the open object.
     fn key(&mut self, name: &str) -> Result<(), Refused> {
-        let Some(open) = self.open.last_mut() else { return Err(Refused) };
+        let Some(open) = self.open.last_mut() else {
+            return Err(Refused);
+        };
         let parent = &self.doc.slots[open.at as usize];
         if parent.kind != Kind::Object || self.key.is_some() {
             return Err(Refused);
         }
         let first = parent.len == 0;
-        let bit = 1u64 << ((name.len() * 7 + usize::from(name.as_bytes().first().copied().unwrap_or(0))) % 64);
+        let bit = 1u64
+            << ((name.len() * 7 + usize::from(name.as_bytes().first().copied().unwrap_or(0))) % 64);
         open.maybe_repeated |= open.names & bit != 0;
         open.names |= bit;
         if !first {
@@ -140,14 +152,22 @@ impl Builder {
 
     fn open(&mut self, kind: Kind) -> Result<(), Refused> {
         let (at, key) = self.begin()?;
-        self.doc.json.push(if kind == Kind::Object { '{' } else { '[' });
+        self.doc
+            .json
+            .push(if kind == Kind::Object { '{' } else { '[' });
         self.finish(at, key, kind);
-        self.open.push(Open { at, names: 0, maybe_repeated: false });
+        self.open.push(Open {
+            at,
+            names: 0,
+            maybe_repeated: false,
+        });
         Ok(())
     }
 
     fn close(&mut self) -> Result<(), Refused> {
-        let Open { at, maybe_repeated, .. } = self.open.pop().ok_or(Refused)?;
+        let Open {
+            at, maybe_repeated, ..
+        } = self.open.pop().ok_or(Refused)?;
         let end = index(self.doc.slots.len());
         let slot = &mut self.doc.slots[at as usize];
         slot.end = end;
@@ -246,10 +266,19 @@ impl<'a> ser::Serializer for &'a mut Builder {
     fn serialize_unit_struct(self, _: &'static str) -> Result<(), Refused> {
         self.literal(Kind::Null, "null")
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<(), Refused> {
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Refused> {
         self.str_value(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<(), Refused> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Refused> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -275,7 +304,13 @@ impl<'a> ser::Serializer for &'a mut Builder {
         self.open(Kind::Array)?;
         Ok(self)
     }
-    fn serialize_tuple_variant(self, _: &'static str, _: u32, variant: &'static str, _: usize) -> Result<Variant<'a>, Refused> {
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Variant<'a>, Refused> {
         self.variant(variant)?;
         self.open(Kind::Array)?;
         Ok(Variant(self))
@@ -288,7 +323,13 @@ impl<'a> ser::Serializer for &'a mut Builder {
         self.open(Kind::Object)?;
         Ok(self)
     }
-    fn serialize_struct_variant(self, _: &'static str, _: u32, variant: &'static str, _: usize) -> Result<Variant<'a>, Refused> {
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Variant<'a>, Refused> {
         self.variant(variant)?;
         self.open(Kind::Object)?;
         Ok(Variant(self))
@@ -348,7 +389,11 @@ impl ser::SerializeMap for &mut Builder {
 impl ser::SerializeStruct for &mut Builder {
     type Ok = ();
     type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Refused> {
         self.key(key)?;
         value.serialize(&mut **self)
     }
@@ -376,7 +421,11 @@ impl ser::SerializeTupleVariant for Variant<'_> {
 impl ser::SerializeStructVariant for Variant<'_> {
     type Ok = ();
     type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Refused> {
         self.0.key(key)?;
         value.serialize(&mut *self.0)
     }
@@ -409,10 +458,19 @@ impl ser::Serializer for KeyName<'_> {
     fn serialize_char(self, v: char) -> Result<(), Refused> {
         self.0.key(v.encode_utf8(&mut [0; 4]))
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<(), Refused> {
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Refused> {
         self.0.key(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<(), Refused> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Refused> {
         value.serialize(self)
     }
     fn serialize_bool(self, _: bool) -> Result<(), Refused> {
@@ -481,7 +539,13 @@ impl ser::Serializer for KeyName<'_> {
     fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<NoKey, Refused> {
         Err(Refused)
     }
-    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<NoKey, Refused> {
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<NoKey, Refused> {
         Err(Refused)
     }
     fn serialize_map(self, _: Option<usize>) -> Result<NoKey, Refused> {
@@ -490,7 +554,13 @@ impl ser::Serializer for KeyName<'_> {
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<NoKey, Refused> {
         Err(Refused)
     }
-    fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<NoKey, Refused> {
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<NoKey, Refused> {
         Err(Refused)
     }
 }

@@ -56,12 +56,16 @@ enum Bound {
     Float(f64),
 }
 
-const TYPE_NAMES: [&str; 7] = ["null", "boolean", "object", "array", "number", "integer", "string"];
+const TYPE_NAMES: [&str; 7] = [
+    "null", "boolean", "object", "array", "number", "integer", "string",
+];
 
 impl Plan {
     /// The plan of `schema`, when it uses only what a plan checks.
     pub(crate) fn compile(schema: &Value) -> Option<Plan> {
-        Some(Plan { root: Rule::compile(schema, true)? })
+        Some(Plan {
+            root: Rule::compile(schema, true)?,
+        })
     }
 
     /// Whether `doc` certainly satisfies the schema.
@@ -79,7 +83,9 @@ impl Rule {
                 "type" => {
                     let names: Vec<&str> = match value {
                         Value::String(name) => vec![name.as_str()],
-                        Value::Array(names) if !names.is_empty() => names.iter().map(Value::as_str).collect::<Option<_>>()?,
+                        Value::Array(names) if !names.is_empty() => {
+                            names.iter().map(Value::as_str).collect::<Option<_>>()?
+                        }
                         _ => return None,
                     };
                     let mut bits = 0u8;
@@ -90,14 +96,21 @@ impl Rule {
                 }
                 "properties" => {
                     for (name, sub) in value.as_object()? {
-                        rule.properties.push(Property { name: name.clone(), rule: Rule::compile(sub, false)? });
+                        rule.properties.push(Property {
+                            name: name.clone(),
+                            rule: Rule::compile(sub, false)?,
+                        });
                     }
                     if rule.properties.len() > 64 {
                         return None;
                     }
                 }
                 "required" => {
-                    required = value.as_array()?.iter().map(|n| n.as_str().map(str::to_owned)).collect::<Option<_>>()?;
+                    required = value
+                        .as_array()?
+                        .iter()
+                        .map(|n| n.as_str().map(str::to_owned))
+                        .collect::<Option<_>>()?;
                 }
                 "additionalProperties" => match value {
                     Value::Bool(false) => rule.closed = true,
@@ -110,7 +123,13 @@ impl Rule {
                     _ => return None,
                 },
                 "enum" => {
-                    rule.strings = Some(value.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect::<Option<_>>()?);
+                    rule.strings = Some(
+                        value
+                            .as_array()?
+                            .iter()
+                            .map(|v| v.as_str().map(str::to_owned))
+                            .collect::<Option<_>>()?,
+                    );
                 }
                 "minimum" => rule.minimum = Some(bound(value)?),
                 "maximum" => rule.maximum = Some(bound(value)?),
@@ -119,7 +138,8 @@ impl Rule {
                 "minLength" => rule.min_length = Some(value.as_u64()?),
                 "maxLength" => rule.max_length = Some(value.as_u64()?),
                 // Annotations: no effect on validity.
-                "title" | "description" | "default" | "examples" | "$comment" | "deprecated" | "readOnly" | "writeOnly" => {}
+                "title" | "description" | "default" | "examples" | "$comment" | "deprecated"
+                | "readOnly" | "writeOnly" => {}
                 // The dialect is already chosen.
                 "$schema" if root => {}
                 _ => return None,
@@ -161,7 +181,10 @@ impl Rule {
                 while i < slot.end {
                     let member = &doc.slots[i as usize];
                     let name = doc.bytes(member.key);
-                    let known = self.properties.iter().position(|p| same(p.name.as_bytes(), name));
+                    let known = self
+                        .properties
+                        .iter()
+                        .position(|p| same(p.name.as_bytes(), name));
                     match known {
                         Some(k) => {
                             if !self.properties[k].rule.accepts(doc, i) {
@@ -177,7 +200,11 @@ impl Rule {
                 if found & self.required != self.required {
                     return false;
                 }
-                if !self.other_required.iter().all(|r| doc.members(at).any(|(_, name)| name == r)) {
+                if !self
+                    .other_required
+                    .iter()
+                    .all(|r| doc.members(at).any(|(_, name)| name == r))
+                {
                     return false;
                 }
             }
@@ -201,7 +228,9 @@ impl Rule {
                 }
                 if self.min_length.is_some() || self.max_length.is_some() {
                     let len = doc.str(span).chars().count() as u64;
-                    if self.min_length.is_some_and(|m| len < m) || self.max_length.is_some_and(|m| len > m) {
+                    if self.min_length.is_some_and(|m| len < m)
+                        || self.max_length.is_some_and(|m| len > m)
+                    {
                         return false;
                     }
                 }
@@ -268,11 +297,15 @@ fn compare(n: Num, bound: Bound) -> Option<std::cmp::Ordering> {
     };
     match (n, bound) {
         (Num::F(f), Bound::Float(b)) => f.partial_cmp(&b),
-        (Num::F(f), Bound::Int(b)) => (b.abs() <= EXACT).then(|| f.partial_cmp(&(b as f64))).flatten(),
+        (Num::F(f), Bound::Int(b)) => (b.abs() <= EXACT)
+            .then(|| f.partial_cmp(&(b as f64)))
+            .flatten(),
         (_, Bound::Int(b)) => Some(int(n)?.cmp(&b)),
         (_, Bound::Float(b)) => {
             let v = int(n)?;
-            (v.abs() <= EXACT).then(|| (v as f64).partial_cmp(&b)).flatten()
+            (v.abs() <= EXACT)
+                .then(|| (v as f64).partial_cmp(&b))
+                .flatten()
         }
     }
 }
@@ -287,7 +320,10 @@ mod tests {
         for n in 0..=name.len() {
             let a = &name[..n];
             assert!(same(a, a), "{n} bytes");
-            assert!(!same(a, &name[..n.saturating_sub(1)]) || n == 0, "{n} against one byte less");
+            assert!(
+                !same(a, &name[..n.saturating_sub(1)]) || n == 0,
+                "{n} against one byte less"
+            );
             // One byte different, at every position.
             for at in 0..n {
                 let mut b = a.to_vec();
