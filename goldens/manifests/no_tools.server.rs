@@ -170,7 +170,7 @@ mod codec {
         decode_params(values)
     }
     pub(super) fn encode_prompt_messages(
-        value: &super::Vec<super::protocol::PromptMessage>,
+        value: &Vec<super::super::protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }

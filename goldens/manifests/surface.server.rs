@@ -379,9 +379,7 @@ mod codec {
     ) -> Result<super::super::tools::V2faArgs, HandlerError> {
         decode_params(values)
     }
-    pub(super) fn encode_completion(
-        value: &super::Completion,
-    ) -> Result<Value, HandlerError> {
+    pub(super) fn encode_completion(value: &Completion) -> Result<Value, HandlerError> {
         encode_result(value)
     }
     pub(super) fn encode_content_blocks(
@@ -390,7 +388,7 @@ mod codec {
         encode_content(content)
     }
     pub(super) fn encode_prompt_messages(
-        value: &super::Vec<super::protocol::PromptMessage>,
+        value: &Vec<super::super::protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
