@@ -103,6 +103,31 @@ impl Sealer {
     }
 }
 
+/// What a retry of a request brings back (stateless era): the client's
+/// `inputResponses` and the `requestState` of the previous round, both
+/// absent on a first try.
+#[derive(Debug, Default)]
+pub(crate) struct Retry {
+    pub(crate) input_responses: Option<Value>,
+    pub(crate) request_state: Option<Value>,
+}
+
+impl Retry {
+    /// The retry members of a request's `params`, copied.
+    pub(crate) fn of(params: Option<&Value>) -> Self {
+        let member = |name: &str| params.and_then(|p| p.get(name)).cloned();
+        Self {
+            input_responses: member("inputResponses"),
+            request_state: member("requestState"),
+        }
+    }
+
+    /// Whether this is a first try.
+    pub(crate) fn is_first(&self) -> bool {
+        self.input_responses.is_none() && self.request_state.is_none()
+    }
+}
+
 /// The client's answers for one run of a handler, and the requests the
 /// run made that have no answer yet.
 #[derive(Debug)]
@@ -125,12 +150,11 @@ impl Rounds {
     /// The rounds of a request from its `inputResponses` and
     /// `requestState` members; `-32602` when either is malformed or the
     /// state fails verification (tampered, expired, another request's).
-    pub(crate) fn start(
-        sealer: &Sealer,
-        binding: Binding,
-        input_responses: Option<Value>,
-        request_state: Option<Value>,
-    ) -> Result<Self, RpcError> {
+    pub(crate) fn start(sealer: &Sealer, binding: Binding, retry: Retry) -> Result<Self, RpcError> {
+        let Retry {
+            input_responses,
+            request_state,
+        } = retry;
         let mut answers = Map::new();
         let resumed = match request_state {
             None => false,
@@ -387,12 +411,23 @@ mod tests {
         );
     }
 
+    fn retry(input_responses: Option<Value>, request_state: Option<Value>) -> Retry {
+        Retry {
+            input_responses,
+            request_state,
+        }
+    }
+
     #[test]
     fn rounds_carry_used_answers_and_check_the_binding() {
         let sealer = Sealer::new(None, DEFAULT_STATE_TTL).unwrap();
         let bind = || Binding::new("tools/call", "t", &json!({}), None);
-        let first =
-            Rounds::start(&sealer, bind(), Some(json!({"a": 1, "extra": 2})), None).unwrap();
+        let first = Rounds::start(
+            &sealer,
+            bind(),
+            retry(Some(json!({"a": 1, "extra": 2})), None),
+        )
+        .unwrap();
         assert!(!first.resumed());
         first.use_answer("a", first.answer("a").unwrap());
         first.request("b".into(), "roots/list", json!({}));
@@ -403,8 +438,7 @@ mod tests {
         let second = Rounds::start(
             &sealer,
             bind(),
-            Some(json!({"b": {"roots": []}})),
-            Some(state.clone()),
+            retry(Some(json!({"b": {"roots": []}})), Some(state.clone())),
         )
         .unwrap();
         assert!(second.resumed());
@@ -420,13 +454,13 @@ mod tests {
         );
         let other = Binding::new("tools/call", "t", &json!({"x": 1}), None);
         assert_eq!(
-            Rounds::start(&sealer, other, None, Some(state))
+            Rounds::start(&sealer, other, retry(None, Some(state)))
                 .unwrap_err()
                 .code,
             -32602
         );
         assert_eq!(
-            Rounds::start(&sealer, bind(), Some(Value::Null), None)
+            Rounds::start(&sealer, bind(), retry(Some(Value::Null), None))
                 .unwrap_err()
                 .code,
             -32602

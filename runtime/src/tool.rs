@@ -28,6 +28,47 @@ pub enum ToolOutput {
     Structured(Value),
     /// Content blocks of a tool without `outputSchema` (a JSON array).
     Content(Value),
+    /// Either of the above as the generated glue encodes it
+    /// ([`encode_output`], [`encode_content`]): straight into the document
+    /// the engine validates and writes, with no `Value` built.
+    Encoded(EncodedOutput),
+}
+
+/// A tool's structured output or content blocks, encoded once into the
+/// document the engine validates and writes as is.
+#[derive(Debug, Clone)]
+pub struct EncodedOutput {
+    /// A typed output (`structuredContent`), else content blocks.
+    structured: bool,
+    doc: Doc,
+}
+
+impl EncodedOutput {
+    /// Whether this is a typed output (`structuredContent`) rather than
+    /// content blocks.
+    pub fn is_structured(&self) -> bool {
+        self.structured
+    }
+
+    /// The output as a `Value`.
+    pub fn to_value(&self) -> Value {
+        self.doc.to_value()
+    }
+
+    /// The compact JSON text of the output.
+    pub fn json(&self) -> &str {
+        self.doc.json()
+    }
+
+    pub(crate) fn doc(&self) -> &Doc {
+        &self.doc
+    }
+}
+
+impl PartialEq for EncodedOutput {
+    fn eq(&self, other: &Self) -> bool {
+        self.structured == other.structured && self.doc.json() == other.doc.json()
+    }
 }
 
 /// Why a dispatched call did not produce output.
@@ -78,137 +119,69 @@ pub fn decode_arguments<T: DeserializeOwned>(mut arguments: Value) -> Result<T, 
     })
 }
 
-/// Encodes a typed output of a tool with `outputSchema`.
-///
-/// While the server engine runs a tool call whose result it sends as is
-/// (no output hook), the output is handed to the engine directly, encoded
-/// once into a `Doc` that it validates and writes without building a
-/// `Value`, and the `ToolOutput::Structured` returned here holds `null`
-/// (the engine ignores it). Anywhere else, and for outputs a `Doc` does
-/// not hold the way a `Value` would, it holds the output as a `Value`.
+/// Encodes a typed output of a tool with `outputSchema`: into the
+/// document the engine validates and writes as is
+/// ([`ToolOutput::Encoded`]), or as a `Value` when the document cannot
+/// hold it the way a `Value` would.
 pub fn encode_output<T: Serialize>(output: &T) -> Result<ToolOutput, CallFailure> {
-    if capture::armed() {
-        if let Some(doc) = Doc::encode(output) {
-            capture::fill(doc);
-            return Ok(ToolOutput::Structured(Value::Null));
-        }
-    }
-    serde_json::to_value(output)
-        .map(ToolOutput::Structured)
-        .map_err(|e| CallFailure::Encode(e.to_string()))
-}
-
-/// The hand-over of an encoded output from [`encode_output`] to the
-/// engine: a per-thread slot, armed only while the engine polls a tool
-/// call that wants it.
-mod capture {
-    use std::cell::RefCell;
-
-    use crate::validate::Doc;
-
-    pub(super) enum Slot {
-        Off,
-        Armed,
-        Filled(Doc),
-    }
-
-    thread_local! {
-        static SLOT: RefCell<Slot> = const { RefCell::new(Slot::Off) };
-    }
-
-    pub(super) fn armed() -> bool {
-        SLOT.with(|s| !matches!(*s.borrow(), Slot::Off))
-    }
-
-    pub(super) fn fill(doc: Doc) {
-        SLOT.with(|s| *s.borrow_mut() = Slot::Filled(doc));
-    }
-
-    /// Arms the slot until dropped (or [`Armed::finish`]), then puts back
-    /// what was there, so nested polls and panics leave it as it was.
-    pub(super) struct Armed {
-        previous: Option<Slot>,
-    }
-
-    impl Armed {
-        pub(super) fn new() -> Self {
-            Self {
-                previous: Some(SLOT.with(|s| std::mem::replace(&mut *s.borrow_mut(), Slot::Armed))),
-            }
-        }
-
-        /// Disarms; the document encoded meanwhile, if any.
-        pub(super) fn finish(mut self) -> Option<Doc> {
-            let previous = self.previous.take().unwrap_or(Slot::Off);
-            match SLOT.with(|s| std::mem::replace(&mut *s.borrow_mut(), previous)) {
-                Slot::Filled(doc) => Some(doc),
-                Slot::Off | Slot::Armed => None,
-            }
-        }
-    }
-
-    impl Drop for Armed {
-        fn drop(&mut self) {
-            if let Some(previous) = self.previous.take() {
-                SLOT.with(|s| *s.borrow_mut() = previous);
-            }
-        }
+    match Doc::encode(output) {
+        Some(doc) => Ok(ToolOutput::Encoded(EncodedOutput {
+            structured: true,
+            doc,
+        })),
+        None => serde_json::to_value(output)
+            .map(ToolOutput::Structured)
+            .map_err(|e| CallFailure::Encode(e.to_string())),
     }
 }
 
-/// A dispatched tool call as the engine polls it: panics are caught
-/// (`Err(message)`), and with `capture` the output [`encode_output`]
-/// encodes is kept in [`HandlerCall::doc`].
+/// How a dispatched tool call ended.
+pub(crate) enum Invoked {
+    /// The handler's output, encoded.
+    Output(ToolOutput),
+    /// The arguments did not decode, or the handler failed.
+    Failed(CallFailure),
+    /// The handler panicked, with this message.
+    Panicked(String),
+}
+
+/// A dispatched tool call as the engine polls it, panics caught.
 pub(crate) struct HandlerCall {
     inner: BoxFuture<Result<ToolOutput, CallFailure>>,
-    capture: bool,
-    /// The output as encoded by [`encode_output`] during the call.
-    pub(crate) doc: Option<Doc>,
 }
 
 impl HandlerCall {
-    pub(crate) fn new(inner: BoxFuture<Result<ToolOutput, CallFailure>>, capture: bool) -> Self {
-        Self {
-            inner,
-            capture,
-            doc: None,
-        }
+    pub(crate) fn new(inner: BoxFuture<Result<ToolOutput, CallFailure>>) -> Self {
+        Self { inner }
     }
 }
 
 impl Future for HandlerCall {
-    type Output = Result<Result<ToolOutput, CallFailure>, String>;
+    type Output = Invoked;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let armed = this.capture.then(capture::Armed::new);
         // The future is dropped right after a panic and never polled again,
         // so no broken invariant inside it can be observed.
-        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| this.inner.as_mut().poll(cx)));
-        if let Some(doc) = armed.and_then(capture::Armed::finish) {
-            this.doc = Some(doc);
-        }
-        match polled {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| this.inner.as_mut().poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+            Ok(Poll::Ready(Ok(output))) => Poll::Ready(Invoked::Output(output)),
+            Ok(Poll::Ready(Err(failure))) => Poll::Ready(Invoked::Failed(failure)),
+            Err(payload) => Poll::Ready(Invoked::Panicked(panic_message(payload.as_ref()))),
         }
     }
 }
 
-/// Encodes the content blocks of a tool without `outputSchema`.
-///
-/// Inside a tool call of the engine, the content is handed over encoded,
-/// as with [`encode_output`] (the `ToolOutput::Content` returned then holds
-/// `null`).
+/// Encodes the content blocks of a tool without `outputSchema`, as
+/// [`encode_output`] encodes a typed output.
 pub fn encode_content<T: Serialize>(content: &[T]) -> Result<ToolOutput, CallFailure> {
-    if capture::armed() {
-        if let Some(doc) = Doc::encode(content) {
-            capture::fill(doc);
-            return Ok(ToolOutput::Content(Value::Null));
-        }
+    match Doc::encode(content) {
+        Some(doc) => Ok(ToolOutput::Encoded(EncodedOutput {
+            structured: false,
+            doc,
+        })),
+        None => serde_json::to_value(content)
+            .map(ToolOutput::Content)
+            .map_err(|e| CallFailure::Encode(e.to_string())),
     }
-    serde_json::to_value(content)
-        .map(ToolOutput::Content)
-        .map_err(|e| CallFailure::Encode(e.to_string()))
 }

@@ -637,3 +637,110 @@ async fn capabilities_follow_what_the_server_declares() {
         json!({"listChanged": true, "subscribe": false})
     );
 }
+
+/// The same outputs, as values or as the generated glue encodes them
+/// (`encode_output`, `encode_content`).
+struct Outputs {
+    encoded: bool,
+}
+
+fn output_tools() -> Value {
+    json!([
+        {"name": "typed", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["sum"]}},
+        {"name": "blocks", "inputSchema": {"type": "object"}},
+        {"name": "invalid", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["x"]}},
+        {"name": "blocks_for_schema", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
+    ])
+}
+
+impl Dispatch for Outputs {
+    fn call(
+        &self,
+        index: usize,
+        _args: Value,
+        _ctx: RequestContext,
+    ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        let encoded = self.encoded;
+        Box::pin(async move {
+            let typed = |value: Value| {
+                if encoded {
+                    mcpgen_runtime::codegen::encode_output(&value)
+                } else {
+                    Ok(ToolOutput::Structured(value))
+                }
+            };
+            let blocks = |value: Value| {
+                if encoded {
+                    mcpgen_runtime::codegen::encode_content(value.as_array().unwrap())
+                } else {
+                    Ok(ToolOutput::Content(value))
+                }
+            };
+            match index {
+                0 => typed(json!({"sum": 3, "note": "a password"})),
+                1 => blocks(json!([{"type": "text", "text": "my password"}])),
+                2 => typed(json!({"y": 1})),
+                _ => blocks(json!([{"type": "text", "text": "not typed"}])),
+            }
+        })
+    }
+}
+
+async fn answers_of(encoded: bool, hook: bool) -> Vec<Value> {
+    let mut builder =
+        ServerBuilder::new("2025-11-25", output_tools(), Arc::new(Outputs { encoded }));
+    if hook {
+        builder = builder.output_hook(|_, result| {
+            if let Some(text) = result.pointer_mut("/content/0/text") {
+                if let Some(s) = text.as_str() {
+                    *text = Value::from(s.replace("password", "********"));
+                }
+            }
+        });
+    }
+    let server = builder.build().unwrap();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    tokio::spawn(server.serve(LineTransport::new(sr, sw)));
+    let (cr, cw) = tokio::io::split(client_end);
+    let mut c = Client {
+        write: cw,
+        lines: BufReader::new(cr).lines(),
+    };
+    initialize(&mut c, "2025-11-25").await;
+    let mut answers = Vec::new();
+    for (id, tool) in ["typed", "blocks", "invalid", "blocks_for_schema"]
+        .into_iter()
+        .enumerate()
+    {
+        answers.push(
+            c.call(
+                id as i64 + 1,
+                "tools/call",
+                json!({"name": tool, "arguments": {}}),
+            )
+            .await,
+        );
+    }
+    answers
+}
+
+#[tokio::test]
+async fn encoded_outputs_are_answered_as_their_values() {
+    for hook in [false, true] {
+        let answers = answers_of(true, hook).await;
+        assert_eq!(answers, answers_of(false, hook).await, "hook: {hook}");
+        let typed = &answers[0]["result"];
+        assert_eq!(
+            typed["structuredContent"],
+            json!({"sum": 3, "note": "a password"})
+        );
+        let text = typed["content"][0]["text"].as_str().unwrap();
+        assert_eq!(text.contains("********"), hook, "{text}");
+        let blocks = &answers[1]["result"]["content"][0]["text"];
+        assert_eq!(blocks, if hook { "my ********" } else { "my password" });
+        assert_eq!(answers[2]["error"]["code"], -32603, "{}", answers[2]);
+        assert_eq!(answers[2]["error"]["data"]["tool"], "invalid");
+        assert_eq!(answers[3]["error"]["code"], -32603, "{}", answers[3]);
+    }
+}

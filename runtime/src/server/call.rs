@@ -2,10 +2,12 @@
 //! ([`request`]) and the call pipeline that answers it once it has its
 //! slot ([`run`]).
 //!
-//! The pipeline, in order: find the tool (`-32602`), access control,
-//! rate limit, validate the arguments against `inputSchema`, run the
-//! handler (cancellable, panics caught), validate a typed output against
-//! `outputSchema`, apply the output hook, audit.
+//! The pipeline, in named steps: find the tool (`-32602`); [`Call::admit`]:
+//! access control, rate limit, the arguments against `inputSchema`;
+//! [`Call::invoke`] and [`Call::wait`]: run the handler (cancellable,
+//! panics caught);
+//! [`Call::answer`]: a typed output against `outputSchema`, the output
+//! hook, the reply. Every step's end is audited.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -19,9 +21,11 @@ use crate::audit::{self, Outcome};
 use crate::cancel::CancellationToken;
 use crate::context::{ClientIdentity, ContextParts, RequestContext, Sink};
 use crate::jsonrpc::{self, member, RpcError};
+use crate::mrtr::{Retry, Rounds};
 use crate::peer::Channel;
 use crate::revision::{codes, meta, ValidationStyle};
-use crate::tool::{CallFailure, HandlerCall, ToolOutput};
+use crate::tool::{CallFailure, HandlerCall, Invoked, ToolOutput};
+use crate::toolset::ToolEntry;
 use crate::validate::{describe, FieldError};
 
 use super::config::CallInfo;
@@ -45,7 +49,10 @@ pub(super) fn request(
         ));
     }
     let tool = match params.take("name") {
-        Some(Value::String(name)) => core.tools.find(&name).ok_or(name),
+        Some(Value::String(name)) => match core.tools.find(&name) {
+            Some(index) => Tool::Index(index),
+            None => Tool::Unknown(name),
+        },
         Some(other) => {
             return Err(RpcError::invalid_params(format!(
                 "\"name\" must be a string, got {}",
@@ -75,7 +82,10 @@ pub(super) fn request(
             )))
         }
     };
-    let retry = (params.take("inputResponses"), params.take("requestState"));
+    let retry = Retry {
+        input_responses: params.take("inputResponses"),
+        request_state: params.take("requestState"),
+    };
     let task = params.take("task");
     Ok(CallRequest {
         tool,
@@ -87,20 +97,12 @@ pub(super) fn request(
     })
 }
 
-/// The reply of a finished call's result, after the output hook.
-fn finished(core: &Core, id: &Value, scope: &Scope, name: &str, mut result: Value) -> Reply {
-    if let Some(hook) = &core.output_hook {
-        hook(name, &mut result);
-    }
-    core.reply(id, scope, result)
-}
-
 /// Runs one `tools/call`; `None` when it was cancelled (no response).
 pub(super) async fn run(
     core: &Core,
     session: &Session,
     id: &Value,
-    call: Box<CallRequest>,
+    request: Box<CallRequest>,
     scope: &Scope,
     token: CancellationToken,
     sink: Sink,
@@ -114,89 +116,42 @@ pub(super) async fn run(
         retry,
         link,
         ..
-    } = *call;
+    } = *request;
     let index = match tool {
-        Ok(index) => index,
-        Err(name) => {
+        Tool::Index(index) => index,
+        Tool::Unknown(name) => {
             return Some(Reply::error(
                 id,
                 &RpcError::invalid_params(format!("Unknown tool: {name}")),
             ))
         }
     };
-    let entry = core.tools.get(index);
-    let name: &str = &entry.name;
-    let client = scope.client.as_deref();
-    let style = scope.revision.validation;
-    let audited_args = core.config.audit_arguments.then(|| arguments.clone());
-    let audit = |outcome: Outcome| {
-        if let Some(started) = started {
-            audit::record(
-                name,
-                client.and_then(ClientIdentity::name),
-                started.elapsed(),
-                outcome,
-                audited_args.as_ref(),
-            );
-        }
+    let call = Call {
+        core,
+        id,
+        scope,
+        entry: core.tools.get(index),
+        tail: if scope.modern {
+            core.stateless_result_tail.as_str()
+        } else {
+            ""
+        },
+        started,
+        audited_arguments: core.config.audit_arguments.then(|| arguments.clone()),
     };
-    let tail = if scope.modern {
-        core.stateless_result_tail.as_str()
-    } else {
-        ""
-    };
-    let finish = |outcome: Outcome, answer: Answer| -> Option<Reply> {
-        audit(outcome);
-        Some(match answer {
-            // Written as text, unless the output hook wants the value.
-            Answer::Failed(text) if core.output_hook.is_none() => failure_reply(id, &text, tail),
-            Answer::Failed(text) => finished(core, id, scope, name, text_result(text, true)),
-            Answer::Result(result) => finished(core, id, scope, name, result),
-            Answer::Error(error) => Reply::error(id, &error),
-        })
-    };
-    let invalid_args = |errors: Vec<FieldError>| {
-        match style {
-        ValidationStyle::ToolError => Answer::Failed(describe(name, &errors)),
-        ValidationStyle::ProtocolError => Answer::Error(
-            RpcError::invalid_params(format!("arguments of tool {name} do not match its inputSchema"))
-                .with_data(json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() })),
-        ),
+    if let Err(refused) = call.admit(&arguments) {
+        return Some(refused);
     }
-    };
-
-    if let Some(hook) = &core.access {
-        let info = CallInfo {
-            tool: name,
-            arguments: &arguments,
-            client,
-            request_id: id,
-            extensions: scope.extras.extensions(),
-        };
-        if let Err(reason) = hook(&info) {
-            return finish(
-                Outcome::Denied,
-                Answer::Failed(format!("Access denied to tool {name}: {reason}")),
-            );
-        }
-    }
-    if let Some(bucket) = &entry.limit {
-        if let Err(wait) = bucket.try_acquire() {
-            let text = format!(
-                "Rate limit exceeded for tool {name} (at most {}); retry in {} ms",
-                bucket.limit(),
-                wait.as_millis().max(1)
-            );
-            return finish(Outcome::RateLimited, Answer::Failed(text));
-        }
-    }
-    if let Err(errors) = entry.input.validate(&arguments) {
-        return finish(Outcome::InvalidArguments, invalid_args(errors));
-    }
-
-    let channel = match core.channel(session, scope, "tools/call", name, &arguments, retry) {
+    let channel = match core.channel(
+        session,
+        scope,
+        "tools/call",
+        &call.entry.name,
+        &arguments,
+        retry,
+    ) {
         Ok(channel) => channel,
-        Err(error) => return finish(Outcome::InvalidArguments, Answer::Error(error)),
+        Err(error) => return Some(call.finish(Outcome::InvalidArguments, Answer::Error(error))),
     };
     let rounds = match &channel {
         Channel::Rounds(rounds) => Some(Arc::clone(rounds)),
@@ -204,7 +159,7 @@ pub(super) async fn run(
     };
     let ctx = RequestContext::new(ContextParts {
         request_id: id.clone(),
-        tool: Arc::clone(&entry.name),
+        tool: Arc::clone(&call.entry.name),
         cancel: token.clone(),
         progress_token,
         client: scope.client.clone(),
@@ -217,148 +172,279 @@ pub(super) async fn run(
     .with_channel(channel)
     .with_notifier(crate::notifier::Notifier::new(Arc::clone(&core.listeners)))
     .with_task(link.map(|l| l as Arc<dyn std::any::Any + Send + Sync>));
-    // Without an output hook the result is sent as is: the handler's
-    // output comes encoded as a `Doc` (see `tool::encode_output`).
-    let mut call = HandlerCall::new(
-        core.dispatch.call(index, arguments, ctx),
-        core.output_hook.is_none(),
-    );
-    // Cancellation first, as a biased select; the wait for it is set up
-    // only once the call has to wait (most finish in their first poll).
-    let mut cancelled = std::pin::pin!(token.cancelled());
-    let outcome = std::future::poll_fn(|cx| {
-        if token.is_cancelled() {
-            return Poll::Ready(Ran::Cancelled);
-        }
-        if let Poll::Ready(done) = Pin::new(&mut call).poll(cx) {
-            return Poll::Ready(Ran::Done(done));
-        }
-        // The handler waits for answers the client has yet to give.
-        if rounds.as_ref().is_some_and(|r| r.needs_input()) {
-            return Poll::Ready(Ran::NeedsInput);
-        }
-        cancelled.as_mut().poll(cx).map(|()| Ran::Cancelled)
-    })
-    .await;
-    let outcome = match outcome {
-        Ran::Done(outcome) => outcome,
+    let running = call.invoke(index, arguments, ctx);
+    match Call::wait(running, &token, rounds.as_deref()).await {
+        Ran::Done(invoked) => Some(call.answer(invoked)),
         Ran::Cancelled => {
-            audit(Outcome::Cancelled);
-            return None;
+            call.audit(Outcome::Cancelled);
+            None
         }
         Ran::NeedsInput => {
-            drop(call);
             let result = rounds
                 .map(|r| r.input_required(&core.sealer))
                 .unwrap_or_default();
-            audit(Outcome::Success);
-            return Some(core.reply(id, scope, result));
-        }
-    };
-    let outcome = match (outcome, call.doc.take()) {
-        (Ok(Ok(ToolOutput::Structured(Value::Null))), Some(doc)) => {
-            if entry.output.as_ref().is_none_or(|v| v.is_valid_doc(&doc)) {
-                audit(Outcome::Success);
-                return Some(doc_reply(id, &doc, tail));
-            }
-            // Invalid: the `Value` path below names every failure.
-            Ok(Ok(ToolOutput::Structured(doc.to_value())))
-        }
-        (Ok(Ok(ToolOutput::Content(Value::Null))), Some(doc)) if entry.output.is_none() => {
-            audit(Outcome::Success);
-            return Some(content_reply(id, &doc, tail));
-        }
-        (Ok(Ok(ToolOutput::Content(Value::Null))), Some(doc)) => {
-            Ok(Ok(ToolOutput::Content(doc.to_value())))
-        }
-        (outcome, _) => outcome,
-    };
-    match outcome {
-        Err(panic) => {
-            tracing::error!(tool = %name, panic = %panic, "tool handler panicked");
-            finish(
-                Outcome::Panicked,
-                Answer::Error(RpcError::internal(format!(
-                    "tool {name} failed unexpectedly"
-                ))),
-            )
-        }
-        Ok(Ok(ToolOutput::Structured(value))) => {
-            if let Some(validator) = &entry.output {
-                if let Err(errors) = validator.validate(&value) {
-                    tracing::error!(tool = %name, errors = ?errors, "tool output violates its outputSchema");
-                    let data = json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() });
-                    return finish(
-                        Outcome::InvalidOutput,
-                        Answer::Error(
-                            RpcError::internal(format!(
-                                "tool {name} produced output that does not match its outputSchema"
-                            ))
-                            .with_data(data),
-                        ),
-                    );
-                }
-            }
-            if core.output_hook.is_none() {
-                // Fast path: the reply is written as text around one
-                // serialisation of the output, used for both the
-                // structured content and the text block.
-                let mut json = Vec::with_capacity(256);
-                jsonrpc::push_json(&mut json, &value);
-                drop(value);
-                audit(Outcome::Success);
-                return Some(structured_reply(id, &json, tail));
-            }
-            let text = jsonrpc::json_text(&value);
-            let mut result = Map::new();
-            result.insert("content".into(), json!([{ "type": "text", "text": text }]));
-            result.insert("structuredContent".into(), value);
-            finish(Outcome::Success, Answer::Result(Value::Object(result)))
-        }
-        Ok(Ok(ToolOutput::Content(content))) => {
-            if entry.output.is_some() {
-                return finish(
-                    Outcome::InvalidOutput,
-                    Answer::Error(RpcError::internal(format!(
-                        "tool {name} declares an outputSchema but returned no structured output"
-                    ))),
-                );
-            }
-            let mut result = Map::new();
-            result.insert("content".into(), content);
-            finish(Outcome::Success, Answer::Result(Value::Object(result)))
-        }
-        Ok(Err(CallFailure::InvalidArguments(errors))) => {
-            finish(Outcome::InvalidArguments, invalid_args(errors))
-        }
-        Ok(Err(CallFailure::Tool(error))) => finish(
-            Outcome::ToolError,
-            Answer::Failed(error.message().to_owned()),
-        ),
-        Ok(Err(CallFailure::MissingCapability(required))) => {
-            let error = RpcError::new(
-                codes::MISSING_CLIENT_CAPABILITY,
-                format!("tool {name} needs client capabilities the request did not declare"),
-            )
-            .with_data(json!({ "requiredCapabilities": required }));
-            finish(Outcome::ToolError, Answer::Error(error))
-        }
-        Ok(Err(CallFailure::Encode(message))) => {
-            tracing::error!(tool = %name, error = %message, "cannot encode tool output");
-            finish(
-                Outcome::InvalidOutput,
-                Answer::Error(RpcError::internal(format!(
-                    "tool {name} produced output that cannot be encoded"
-                ))),
-            )
+            call.audit(Outcome::Success);
+            Some(core.reply(id, scope, result))
         }
     }
 }
 
+/// One call of a known tool being answered: what each step needs.
+struct Call<'a> {
+    core: &'a Core,
+    id: &'a Value,
+    scope: &'a Scope,
+    entry: &'a ToolEntry,
+    /// What a stateless result ends with (empty in the stateful era).
+    tail: &'a str,
+    /// When the call started, if the audit log is on.
+    started: Option<Instant>,
+    /// The arguments, kept for the audit log if it records them.
+    audited_arguments: Option<Value>,
+}
+
+impl Call<'_> {
+    fn name(&self) -> &str {
+        &self.entry.name
+    }
+
+    /// Records the call's outcome in the audit log (when it is on).
+    fn audit(&self, outcome: Outcome) {
+        if let Some(started) = self.started {
+            audit::record(
+                self.name(),
+                self.scope.client.as_deref().and_then(ClientIdentity::name),
+                started.elapsed(),
+                outcome,
+                self.audited_arguments.as_ref(),
+            );
+        }
+    }
+
+    /// Audits `outcome` and writes `answer`.
+    fn finish(&self, outcome: Outcome, answer: Answer) -> Reply {
+        self.audit(outcome);
+        let (core, id, scope, name) = (self.core, self.id, self.scope, self.name());
+        match answer {
+            // Written as text, unless the output hook wants the value.
+            Answer::Failed(text) if core.output_hook.is_none() => {
+                failure_reply(id, &text, self.tail)
+            }
+            Answer::Failed(text) => finished(core, id, scope, name, text_result(text, true)),
+            Answer::Result(result) => finished(core, id, scope, name, result),
+            Answer::Error(error) => Reply::error(id, &error),
+        }
+    }
+
+    /// Arguments that do not match `inputSchema` (or the input type), as
+    /// the revision answers them: a tool error or `-32602`.
+    fn invalid_arguments(&self, errors: Vec<FieldError>) -> Answer {
+        let name = self.name();
+        match self.scope.revision.validation {
+            ValidationStyle::ToolError => Answer::Failed(describe(name, &errors)),
+            ValidationStyle::ProtocolError => Answer::Error(
+                RpcError::invalid_params(format!("arguments of tool {name} do not match its inputSchema"))
+                    .with_data(json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() })),
+            ),
+        }
+    }
+
+    /// Access control, the tool's rate limit and the arguments against
+    /// `inputSchema`: the reply refusing the call, if one does.
+    fn admit(&self, arguments: &Value) -> Result<(), Reply> {
+        let name = self.name();
+        if let Some(hook) = &self.core.access {
+            let info = CallInfo {
+                tool: name,
+                arguments,
+                client: self.scope.client.as_deref(),
+                request_id: self.id,
+                extensions: self.scope.extras.extensions(),
+            };
+            if let Err(reason) = hook(&info) {
+                let text = format!("Access denied to tool {name}: {reason}");
+                return Err(self.finish(Outcome::Denied, Answer::Failed(text)));
+            }
+        }
+        if let Some(bucket) = &self.entry.limit {
+            if let Err(wait) = bucket.try_acquire() {
+                let text = format!(
+                    "Rate limit exceeded for tool {name} (at most {}); retry in {} ms",
+                    bucket.limit(),
+                    wait.as_millis().max(1)
+                );
+                return Err(self.finish(Outcome::RateLimited, Answer::Failed(text)));
+            }
+        }
+        if let Err(errors) = self.entry.input.validate(arguments) {
+            return Err(self.finish(Outcome::InvalidArguments, self.invalid_arguments(errors)));
+        }
+        Ok(())
+    }
+
+    /// Starts the handler of tool `index` (dispatched, panics caught).
+    fn invoke(&self, index: usize, arguments: Value, ctx: RequestContext) -> HandlerCall {
+        HandlerCall::new(self.core.dispatch.call(index, arguments, ctx))
+    }
+
+    /// Waits until the handler is done, the request is cancelled, or
+    /// (stateless era) the handler waits for answers the client has yet
+    /// to give.
+    async fn wait(
+        mut running: HandlerCall,
+        token: &CancellationToken,
+        rounds: Option<&Rounds>,
+    ) -> Ran {
+        // Cancellation first, as a biased select; the wait for it is set up
+        // only once the call has to wait (most finish in their first poll).
+        let mut cancelled = std::pin::pin!(token.cancelled());
+        std::future::poll_fn(|cx| {
+            if token.is_cancelled() {
+                return Poll::Ready(Ran::Cancelled);
+            }
+            if let Poll::Ready(invoked) = Pin::new(&mut running).poll(cx) {
+                return Poll::Ready(Ran::Done(invoked));
+            }
+            if rounds.is_some_and(Rounds::needs_input) {
+                return Poll::Ready(Ran::NeedsInput);
+            }
+            cancelled.as_mut().poll(cx).map(|()| Ran::Cancelled)
+        })
+        .await
+    }
+
+    /// The reply to what the handler did.
+    fn answer(&self, invoked: Invoked) -> Reply {
+        let name = self.name();
+        let output = match invoked {
+            Invoked::Output(output) => output,
+            Invoked::Failed(CallFailure::InvalidArguments(errors)) => {
+                return self.finish(Outcome::InvalidArguments, self.invalid_arguments(errors))
+            }
+            Invoked::Failed(CallFailure::Tool(error)) => {
+                return self.finish(
+                    Outcome::ToolError,
+                    Answer::Failed(error.message().to_owned()),
+                )
+            }
+            Invoked::Failed(CallFailure::MissingCapability(required)) => {
+                let error = RpcError::new(
+                    codes::MISSING_CLIENT_CAPABILITY,
+                    format!("tool {name} needs client capabilities the request did not declare"),
+                )
+                .with_data(json!({ "requiredCapabilities": required }));
+                return self.finish(Outcome::ToolError, Answer::Error(error));
+            }
+            Invoked::Failed(CallFailure::Encode(message)) => {
+                tracing::error!(tool = %name, error = %message, "cannot encode tool output");
+                let error = RpcError::internal(format!(
+                    "tool {name} produced output that cannot be encoded"
+                ));
+                return self.finish(Outcome::InvalidOutput, Answer::Error(error));
+            }
+            Invoked::Panicked(panic) => {
+                tracing::error!(tool = %name, panic = %panic, "tool handler panicked");
+                let error = RpcError::internal(format!("tool {name} failed unexpectedly"));
+                return self.finish(Outcome::Panicked, Answer::Error(error));
+            }
+        };
+        match output {
+            // Sent as encoded when valid and no output hook wants a value.
+            ToolOutput::Encoded(encoded) if self.core.output_hook.is_none() => {
+                if !encoded.is_structured() {
+                    if let Some(refused) = self.refuse_content() {
+                        return refused;
+                    }
+                    self.audit(Outcome::Success);
+                    return content_reply(self.id, encoded.doc(), self.tail);
+                }
+                if self
+                    .entry
+                    .output
+                    .as_ref()
+                    .is_none_or(|v| v.is_valid_doc(encoded.doc()))
+                {
+                    self.audit(Outcome::Success);
+                    return doc_reply(self.id, encoded.doc(), self.tail);
+                }
+                // Invalid: the `Value` path names every failure.
+                self.structured(encoded.to_value())
+            }
+            ToolOutput::Encoded(encoded) if encoded.is_structured() => {
+                self.structured(encoded.to_value())
+            }
+            ToolOutput::Encoded(encoded) => self.content(encoded.to_value()),
+            ToolOutput::Structured(value) => self.structured(value),
+            ToolOutput::Content(content) => self.content(content),
+        }
+    }
+
+    /// The reply to a typed output, checked against `outputSchema`.
+    fn structured(&self, value: Value) -> Reply {
+        let name = self.name();
+        if let Some(validator) = &self.entry.output {
+            if let Err(errors) = validator.validate(&value) {
+                tracing::error!(tool = %name, errors = ?errors, "tool output violates its outputSchema");
+                let data = json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() });
+                let error = RpcError::internal(format!(
+                    "tool {name} produced output that does not match its outputSchema"
+                ))
+                .with_data(data);
+                return self.finish(Outcome::InvalidOutput, Answer::Error(error));
+            }
+        }
+        if self.core.output_hook.is_none() {
+            // Fast path: the reply is written as text around one
+            // serialisation of the output, used for both the structured
+            // content and the text block.
+            let mut json = Vec::with_capacity(256);
+            jsonrpc::push_json(&mut json, &value);
+            drop(value);
+            self.audit(Outcome::Success);
+            return structured_reply(self.id, &json, self.tail);
+        }
+        let text = jsonrpc::json_text(&value);
+        let mut result = Map::new();
+        result.insert("content".into(), json!([{ "type": "text", "text": text }]));
+        result.insert("structuredContent".into(), value);
+        self.finish(Outcome::Success, Answer::Result(Value::Object(result)))
+    }
+
+    /// The refusal of content blocks from a tool that declares an
+    /// `outputSchema`.
+    fn refuse_content(&self) -> Option<Reply> {
+        self.entry.output.is_some().then(|| {
+            let error = RpcError::internal(format!(
+                "tool {} declares an outputSchema but returned no structured output",
+                self.name()
+            ));
+            self.finish(Outcome::InvalidOutput, Answer::Error(error))
+        })
+    }
+
+    /// The reply to content blocks.
+    fn content(&self, content: Value) -> Reply {
+        if let Some(refused) = self.refuse_content() {
+            return refused;
+        }
+        let mut result = Map::new();
+        result.insert("content".into(), content);
+        self.finish(Outcome::Success, Answer::Result(Value::Object(result)))
+    }
+}
+
+/// The reply of a finished call's result, after the output hook.
+fn finished(core: &Core, id: &Value, scope: &Scope, name: &str, mut result: Value) -> Reply {
+    if let Some(hook) = &core.output_hook {
+        hook(name, &mut result);
+    }
+    core.reply(id, scope, result)
+}
+
 /// How a handler's run ended.
-enum Ran<T> {
+enum Ran {
     /// It finished.
-    Done(T),
+    Done(Invoked),
     /// The request was cancelled.
     Cancelled,
     /// It waits for input requests the client must answer (stateless era).
@@ -375,14 +461,22 @@ enum Answer {
     Error(RpcError),
 }
 
-/// A `tools/call` as read from its params: the tool (its index, or the
-/// unknown name), its arguments and the progress token.
+/// The tool a `tools/call` names.
+pub(crate) enum Tool {
+    /// The tool at this index of the tool table.
+    Index(usize),
+    /// No tool has this name.
+    Unknown(String),
+}
+
+/// A `tools/call` as read from its params: the tool, its arguments and
+/// the progress token.
 pub(crate) struct CallRequest {
-    pub(super) tool: Result<usize, String>,
+    pub(super) tool: Tool,
     arguments: Value,
     progress_token: Option<Value>,
-    /// A retry's `inputResponses` and `requestState` (stateless era).
-    retry: (Option<Value>, Option<Value>),
+    /// What a retry brings back (stateless era).
+    retry: Retry,
     /// `params.task`: the client asks for a task (2025-11-25).
     pub(super) task: Option<Value>,
     /// The task the call may become.

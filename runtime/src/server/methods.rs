@@ -22,7 +22,7 @@ use crate::context::{ClientIdentity, LogLevel};
 use crate::cursor;
 use crate::extras::Extras;
 use crate::jsonrpc::{self, field, member, RpcError};
-use crate::mrtr::{self, Rounds};
+use crate::mrtr::{self, Retry, Rounds};
 use crate::peer::Channel;
 use crate::revision::{self, codes, meta, Era};
 use crate::scopes::Guarded;
@@ -627,7 +627,7 @@ impl Core {
         method: &str,
         name: &str,
         arguments: &Value,
-        (input_responses, request_state): (Option<Value>, Option<Value>),
+        retry: Retry,
     ) -> Result<Channel, RpcError> {
         if !scope.modern {
             let outbound = Arc::clone(session.outbound());
@@ -643,12 +643,12 @@ impl Core {
                 .iter()
                 .any(|n| c.has_capability(n))
         });
-        if !askable && input_responses.is_none() && request_state.is_none() {
+        if !askable && retry.is_first() {
             return Ok(Channel::None);
         }
         let principal = scope.extras.principal().map(|p| p.subject.as_str());
         let binding = mrtr::Binding::new(method, name, arguments, principal);
-        let rounds = Rounds::start(&self.sealer, binding, input_responses, request_state)?;
+        let rounds = Rounds::start(&self.sealer, binding, retry)?;
         Ok(Channel::Rounds(Arc::new(rounds)))
     }
 }

@@ -64,7 +64,9 @@ pub use crate::scopes::INSUFFICIENT_SCOPE;
 pub use crate::surface::{
     Completion, CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface,
 };
-pub use crate::tool::{decode_arguments, BoxFuture, CallFailure, Dispatch, ToolOutput};
+pub use crate::tool::{
+    decode_arguments, BoxFuture, CallFailure, Dispatch, EncodedOutput, ToolOutput,
+};
 pub use crate::tool_error::ToolError;
 
 /// Long-running tools (the tasks of 2025-11-25 and the

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use crate::cancel::CancellationToken;
 use crate::context::{ContextParts, RequestContext, Sink};
 use crate::jsonrpc::{self, RpcError};
+use crate::mrtr::Retry;
 use crate::peer::Channel;
 use crate::surface::{CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface};
 use crate::uri_template::UriTemplate;
@@ -207,7 +208,6 @@ pub(super) fn request(
     };
     // Reads and prompts may ask the client for input (input-required
     // results in the stateless era); completions may not.
-    let retry = |name: &str| params.as_ref().and_then(|p| p.get(name)).cloned();
     let channel = match &work {
         Work::Read(_, uri) => core.channel(
             session,
@@ -215,7 +215,7 @@ pub(super) fn request(
             method,
             uri,
             &Value::Null,
-            (retry("inputResponses"), retry("requestState")),
+            Retry::of(params.as_ref()),
         ),
         Work::Prompt(index, arguments) => {
             let name = core.config.prompts[*index]
@@ -229,11 +229,13 @@ pub(super) fn request(
                 method,
                 name,
                 &arguments,
-                (retry("inputResponses"), retry("requestState")),
+                Retry::of(params.as_ref()),
             )
         }
         Work::Complete(_) if scope.modern => Ok(Channel::None),
-        Work::Complete(_) => core.channel(session, &scope, method, "", &Value::Null, (None, None)),
+        Work::Complete(_) => {
+            core.channel(session, &scope, method, "", &Value::Null, Retry::default())
+        }
     }
     .map_err(|e| Reply::error(&id, &e))?;
     let rounds = match &channel {

@@ -77,7 +77,7 @@ pub(super) fn eligible(core: &Core, scope: &Scope, call: &CallRequest) -> Result
     if core.tasks.is_none() {
         return Ok(false);
     }
-    let Ok(index) = call.tool else {
+    let call::Tool::Index(index) = call.tool else {
         return Ok(false);
     };
     let entry = core.tools.get(index);

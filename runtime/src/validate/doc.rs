@@ -107,7 +107,7 @@ struct Slot {
 }
 
 /// A JSON document built for one use: encode, validate, send.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Doc {
     slots: Vec<Slot>,
     /// The compact JSON text.
