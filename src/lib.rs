@@ -25,26 +25,17 @@ pub mod store;
 
 // The steps behind them and the `mcpgen` command's own parts: public for
 // the command and the tests, hidden from the docs and not part of the API.
-#[doc(hidden)]
-pub mod codegen;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
-pub mod diff;
+pub mod cli;
+#[doc(hidden)]
+pub mod codegen;
 #[doc(hidden)]
 pub mod emit;
 #[doc(hidden)]
 pub mod escape;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod introspect;
 #[doc(hidden)]
 pub mod naming;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod scaffold;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod synth;
 
 /// The tests' data from outside the repository (one helper for the
 /// library's unit tests and the integration tests).
@@ -56,6 +47,7 @@ mod shared_data;
 extern crate self as mcpgen;
 
 pub use builder::Builder;
+pub use codegen::tools::{ToolBinding, ToolsOutput};
 pub use emit::Header;
 pub use error::{Error, ErrorKind, Result};
 pub use generator::Generator;

@@ -218,8 +218,8 @@ fn methods(log: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
-fn introspect(args: Vec<String>) -> mcpgen::Result<mcpgen::introspect::Introspected> {
-    mcpgen::introspect::Introspect {
+fn introspect(args: Vec<String>) -> mcpgen::Result<mcpgen::cli::introspect::Introspected> {
+    mcpgen::cli::introspect::Introspect {
         command: "sh".into(),
         args,
         timeout: Duration::from_secs(20),

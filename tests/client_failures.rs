@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcpgen::introspect::Introspect;
+use mcpgen::cli::introspect::Introspect;
 use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions};
 use mcpgen_runtime::transport::{ChildTransport, StderrMode};
 use serde_json::json;
@@ -138,7 +138,7 @@ fn introspect(
     command: &str,
     args: &[&str],
     secs: u64,
-) -> mcpgen::Result<mcpgen::introspect::Introspected> {
+) -> mcpgen::Result<mcpgen::cli::introspect::Introspected> {
     Introspect {
         command: command.into(),
         args: args.iter().map(|s| s.to_string()).collect(),

@@ -4,11 +4,13 @@
 //! 2 usage errors (clap's own). Panics are recorded, not printed (see
 //! `install_panic_hook`); one that escapes a command is an internal error.
 
-mod diff;
-mod generate;
-mod manifest;
-mod new;
-mod schema;
+mod commands;
+pub mod diff;
+pub mod introspect;
+pub mod scaffold;
+pub mod synth;
+
+use commands::{diff as diff_command, generate, manifest, new, schema};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,7 +18,7 @@ use std::sync::Mutex;
 
 use clap::{Parser, Subcommand};
 
-use mcpgen::Error;
+use crate::Error;
 
 /// Generate typed Rust MCP protocol types, tool types, servers and clients
 /// from the official MCP schema and a tool manifest.
@@ -45,7 +47,7 @@ enum Command {
     /// Scaffold a new server crate from a manifest.
     New(new::Args),
     /// What changed between two protocol revisions, or between two manifests.
-    Diff(diff::Args),
+    Diff(diff_command::Args),
 }
 
 #[derive(Debug, clap::Args)]
@@ -128,7 +130,7 @@ fn install_panic_hook() {
 }
 
 /// Parses the arguments, runs the command and returns the exit code.
-pub(crate) fn main() -> ExitCode {
+pub fn main() -> ExitCode {
     let cli = Cli::parse();
     install_panic_hook();
     match std::panic::catch_unwind(move || dispatch(cli)) {
@@ -154,7 +156,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Manifest(cmd) => manifest::run(cmd),
         Command::Introspect(args) => match &args.url {
             Some(url) => {
-                let http = mcpgen::introspect::HttpArgs {
+                let http = crate::cli::introspect::HttpArgs {
                     headers: args.headers.clone(),
                     cacerts: args.cacerts.clone(),
                     cert: args.cert.clone(),
@@ -162,13 +164,15 @@ fn dispatch(cli: Cli) -> ExitCode {
                     proxy: args.proxy.clone(),
                     oauth: args.oauth,
                 };
-                mcpgen::introspect::command_url(args.out.as_deref(), args.timeout, url, &http)
+                crate::cli::introspect::command_url(args.out.as_deref(), args.timeout, url, &http)
             }
-            None => mcpgen::introspect::command(args.out.as_deref(), args.timeout, &args.command),
+            None => {
+                crate::cli::introspect::command(args.out.as_deref(), args.timeout, &args.command)
+            }
         }
         .map(|()| Outcome::Ok),
         Command::New(args) => new::run(args),
-        Command::Diff(args) => diff::run(args),
+        Command::Diff(args) => diff_command::run(args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
@@ -182,7 +186,7 @@ fn dispatch(cli: Cli) -> ExitCode {
 
 /// Writes command output to stdout. A closed pipe (`mcpgen diff … | head`)
 /// is not an error: the reader has what it wanted.
-pub(crate) fn out(text: impl std::fmt::Display) -> mcpgen::Result<()> {
+pub(crate) fn out(text: impl std::fmt::Display) -> crate::Result<()> {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     match write!(stdout, "{text}").and_then(|()| stdout.flush()) {

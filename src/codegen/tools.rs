@@ -52,7 +52,10 @@ pub use fields::Renames;
 use prepare::{prepare, Origin};
 pub use prepare::{Note, Prepared};
 
-/// What [`generate`] returns.
+/// A manifest's tool types: the body of `tools.rs` and how generated code
+/// refers to each tool. [`Generator::tool_types`](crate::Generator::tool_types)
+/// and [`Generator::checked`](crate::Generator::checked) return it,
+/// [`Generator::typed`](crate::Generator::typed) reuses it.
 #[derive(Debug, Clone)]
 pub struct ToolsOutput {
     /// The body of `tools.rs`.

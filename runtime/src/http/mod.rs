@@ -60,7 +60,7 @@ pub use body::HttpBody;
 pub use guard::{Allow, LOCAL_HOSTS};
 pub use headers::{param_headers, ParamHeader};
 pub use options::{
-    parse_header, ClientIdentity, HttpOptions, ProxyOptions, TlsOptions, DEFAULT_CONNECT_TIMEOUT,
+    parse_header, ClientCertificate, HttpOptions, ProxyOptions, TlsOptions, DEFAULT_CONNECT_TIMEOUT,
 };
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;

@@ -122,7 +122,7 @@ impl HttpOptions {
         cert_chain: impl Into<PathBuf>,
         key: impl Into<PathBuf>,
     ) -> Self {
-        self.tls.identity = Some(ClientIdentity {
+        self.tls.identity = Some(ClientCertificate {
             cert_chain: cert_chain.into(),
             key: key.into(),
         });
@@ -168,7 +168,7 @@ pub struct TlsOptions {
     /// PEM text of further CA certificates to trust.
     pub ca_pems: Vec<Vec<u8>>,
     /// A client certificate for mutual TLS.
-    pub identity: Option<ClientIdentity>,
+    pub identity: Option<ClientCertificate>,
 }
 
 impl Default for TlsOptions {
@@ -185,7 +185,7 @@ impl Default for TlsOptions {
 
 /// A client certificate chain and its private key, PEM files.
 #[derive(Debug, Clone)]
-pub struct ClientIdentity {
+pub struct ClientCertificate {
     /// The certificate chain, the client's own certificate first.
     pub cert_chain: PathBuf,
     /// The private key (PKCS#8, PKCS#1 or SEC1).

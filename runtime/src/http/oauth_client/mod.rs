@@ -17,7 +17,7 @@
 //!   authentication;
 //! - `token`: token and refresh requests;
 //! - `store`: where tokens and client registrations are kept
-//!   ([`TokenStore`], [`MemoryStore`], [`FileStore`]);
+//!   ([`TokenStore`], [`MemoryTokenStore`], [`FileTokenStore`]);
 //! - `redirect`: how the authorization code comes back
 //!   ([`RedirectReceiver`], [`LoopbackRedirect`], [`HeadlessRedirect`]);
 //! - `flow`: the [`Authorizer`] that ties them together.
@@ -26,10 +26,10 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use mcpgen_runtime::http::oauth_client::{FileStore, LoopbackRedirect, OAuth};
+//! use mcpgen_runtime::http::oauth_client::{FileTokenStore, LoopbackRedirect, OAuth};
 //! use mcpgen_runtime::http::client::HttpTransport;
 //!
-//! let oauth = OAuth::new(LoopbackRedirect::bind(0)?).store(FileStore::new("tokens.json"));
+//! let oauth = OAuth::new(LoopbackRedirect::bind(0)?).store(FileTokenStore::new("tokens.json"));
 //! let transport = HttpTransport::new("http://127.0.0.1:8080/mcp")?.oauth(oauth);
 //! # Ok(()) }
 //! ```
@@ -53,7 +53,7 @@ pub use redirect::{
     Callback, HeadlessRedirect, LoopbackRedirect, RedirectFuture, RedirectReceiver,
 };
 pub use registration::ClientCredentials;
-pub use store::{FileStore, MemoryStore, StoredAuth, TokenStore};
+pub use store::{FileTokenStore, MemoryTokenStore, StoredAuth, TokenStore};
 
 /// The most authorization attempts for one request before it fails (a
 /// server that keeps answering `403 insufficient_scope` ends here).
@@ -94,7 +94,7 @@ impl OAuth {
             metadata_url: None,
             client_name: "mcpgen-client".to_owned(),
             scopes: None,
-            store: Arc::new(MemoryStore::new()),
+            store: Arc::new(MemoryTokenStore::new()),
             redirect: Arc::new(redirect),
         }
     }

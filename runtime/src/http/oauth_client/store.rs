@@ -1,6 +1,6 @@
 //! Where a client keeps what authorization gave it, per MCP endpoint: the
 //! authorization server it used, the client registration there, the
-//! tokens. [`MemoryStore`] for one process; [`FileStore`] for command-line
+//! tokens. [`MemoryTokenStore`] for one process; [`FileTokenStore`] for command-line
 //! tools (a JSON file created with mode 0600). Secrets never appear in
 //! `Debug` output or logs.
 
@@ -56,25 +56,27 @@ pub trait TokenStore: Send + Sync {
 
 /// Tokens in memory, gone with the process.
 #[derive(Default)]
-pub struct MemoryStore {
+pub struct MemoryTokenStore {
     entries: Mutex<HashMap<String, StoredAuth>>,
 }
 
-impl MemoryStore {
+impl MemoryTokenStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
     }
 }
 
-impl fmt::Debug for MemoryStore {
+impl fmt::Debug for MemoryTokenStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.entries.lock().map(|e| e.len()).unwrap_or(0);
-        f.debug_struct("MemoryStore").field("entries", &n).finish()
+        f.debug_struct("MemoryTokenStore")
+            .field("entries", &n)
+            .finish()
     }
 }
 
-impl TokenStore for MemoryStore {
+impl TokenStore for MemoryTokenStore {
     fn load(&self, resource: &str) -> Result<Option<StoredAuth>, AuthError> {
         Ok(self
             .entries
@@ -96,12 +98,12 @@ impl TokenStore for MemoryStore {
 /// Tokens in a JSON file (an object keyed by endpoint URL), created with
 /// mode 0600 and replaced atomically.
 #[derive(Debug)]
-pub struct FileStore {
+pub struct FileTokenStore {
     path: PathBuf,
     lock: Mutex<()>,
 }
 
-impl FileStore {
+impl FileTokenStore {
     /// A store in the file at `path` (created on first save, with its
     /// directory).
     pub fn new(path: impl Into<PathBuf>) -> Self {
@@ -133,7 +135,7 @@ impl FileStore {
     }
 }
 
-impl TokenStore for FileStore {
+impl TokenStore for FileTokenStore {
     fn load(&self, resource: &str) -> Result<Option<StoredAuth>, AuthError> {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         Ok(self.read_all()?.remove(resource))
@@ -207,7 +209,7 @@ mod tests {
     fn the_file_store_round_trips_with_mode_0600() {
         let dir = std::env::temp_dir().join(format!("mcpgen-filestore-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let store = FileStore::new(dir.join("sub/tokens.json"));
+        let store = FileTokenStore::new(dir.join("sub/tokens.json"));
         assert_eq!(store.load("http://h/mcp").unwrap(), None);
         store.save("http://h/mcp", &sample()).unwrap();
         store

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use mcpgen::{emit, store, Builder, Result};
+use crate::{emit, store, Builder, Result};
 
-use super::Outcome;
+use crate::cli::Outcome;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -67,7 +67,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
                 Outcome::Ok
             }
             Some(diff) => {
-                super::out(&diff)?;
+                crate::cli::out(&diff)?;
                 eprintln!(
                     "error: the generated files in {} are stale; run `mcpgen generate` with the same options (without --check) to update them",
                     args.out.display()

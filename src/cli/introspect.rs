@@ -448,7 +448,7 @@ impl IntrospectUrl {
             self.timeout
         };
         if self.oauth {
-            use mcpgen_runtime::http::oauth_client::{FileStore, LoopbackRedirect, OAuth};
+            use mcpgen_runtime::http::oauth_client::{FileTokenStore, LoopbackRedirect, OAuth};
             let path = token_cache()?;
             let redirect = LoopbackRedirect::bind(0)
                 .map_err(|e| {
@@ -459,7 +459,7 @@ impl IntrospectUrl {
                 .wait(LOGIN_WAIT);
             let oauth = OAuth::new(redirect)
                 .client_name("mcpgen introspect")
-                .store(FileStore::new(&path));
+                .store(FileTokenStore::new(&path));
             transport = transport.oauth(oauth).map_err(|e| {
                 Error::new(e.to_string())
                     .with_hint(format!("delete {} to log in afresh", path.display()))

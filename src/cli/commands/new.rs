@@ -1,12 +1,12 @@
-//! `mcpgen new`: scaffold a server crate (see `mcpgen::scaffold`).
+//! `mcpgen new`: scaffold a server crate (see `crate::cli::scaffold`).
 
 use std::path::PathBuf;
 
-use mcpgen::scaffold::{self, DepSource, NewCrate, Transport};
-use mcpgen::store::{self, Store};
-use mcpgen::Result;
+use crate::cli::scaffold::{self, DepSource, NewCrate, Transport};
+use crate::store::{self, Store};
+use crate::Result;
 
-use super::Outcome;
+use crate::cli::Outcome;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -78,8 +78,8 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
     for (tool, why) in &rendered.skipped {
         eprintln!(
             "note: the scaffolded test does not call tool `{}`: no arguments valid against its inputSchema were found: {}",
-            mcpgen::escape::line_comment(tool),
-            mcpgen::escape::line_comment(why)
+            crate::escape::line_comment(tool),
+            crate::escape::line_comment(why)
         );
     }
     eprintln!(

@@ -1,8 +1,8 @@
 //! `mcpgen schema list` and `mcpgen schema pull`.
 
-use mcpgen::{store, Result};
+use crate::{store, Result};
 
-use super::Outcome;
+use crate::cli::Outcome;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
@@ -27,9 +27,9 @@ pub(crate) fn run(cmd: Command) -> Result<Outcome> {
     match cmd {
         Command::List => {
             let s = store::Store::from_env();
-            super::out(format!("cache: {}\n", s.cache_dir.display()))?;
+            crate::cli::out(format!("cache: {}\n", s.cache_dir.display()))?;
             for entry in s.list() {
-                super::out(format!("{entry}\n"))?;
+                crate::cli::out(format!("{entry}\n"))?;
             }
             Ok(Outcome::Ok)
         }
@@ -40,7 +40,7 @@ pub(crate) fn run(cmd: Command) -> Result<Outcome> {
                 args.revision.as_deref()
             };
             for outcome in store::pull(which)? {
-                super::out(format!("{outcome}\n"))?;
+                crate::cli::out(format!("{outcome}\n"))?;
             }
             Ok(Outcome::Ok)
         }

@@ -1,11 +1,11 @@
 //! `mcpgen manifest check` and `mcpgen manifest schema` (the check itself
-//! is `mcpgen::check`, the one the Builder runs).
+//! is `crate::check`, the one the Builder runs).
 
 use std::path::PathBuf;
 
-use mcpgen::{manifest, store, Result};
+use crate::{manifest, store, Result};
 
-use super::Outcome;
+use crate::cli::Outcome;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
@@ -33,31 +33,30 @@ pub(crate) fn run(cmd: Command) -> Result<Outcome> {
             schema,
         } => {
             let problems = match manifest::Manifest::load(&file) {
-                // The check the Builder runs before generating (`mcpgen::check`).
+                // The check the Builder runs before generating (`crate::check`).
                 Ok(m) => {
                     let resolved = store::Store::from_env().resolve(&protocol, schema.as_deref());
                     if let (Ok(r), Some(_)) = (&resolved, &schema) {
                         eprintln!("{}", r.describe());
                     }
-                    mcpgen::check::with_schema(&m, &protocol, resolved)
+                    crate::check::with_schema(&m, &protocol, resolved)
                 }
                 Err(e) => vec![e],
             };
             if problems.is_empty() {
-                super::out(format!("{}: ok\n", file.display()))?;
+                crate::cli::out(format!("{}: ok\n", file.display()))?;
                 return Ok(Outcome::Ok);
             }
             for p in &problems {
-                super::report(p);
+                crate::cli::report(p);
             }
             eprintln!("{}: {} problem(s)", file.display(), problems.len());
             Ok(Outcome::Failed)
         }
         Command::Schema => {
-            let text = serde_json::to_string_pretty(&manifest::manifest_schema()).map_err(|e| {
-                mcpgen::Error::new(format!("cannot print the manifest schema: {e}"))
-            })?;
-            super::out(format!("{text}\n"))?;
+            let text = serde_json::to_string_pretty(&manifest::manifest_schema())
+                .map_err(|e| crate::Error::new(format!("cannot print the manifest schema: {e}")))?;
+            crate::cli::out(format!("{text}\n"))?;
             Ok(Outcome::Ok)
         }
     }

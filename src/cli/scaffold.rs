@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use handlebars::Handlebars;
 use serde::Serialize;
 
+use crate::cli::synth;
 use crate::codegen;
 use crate::emit;
 use crate::error::{stage, Error, ErrorKind, Result};
@@ -24,35 +25,37 @@ use crate::escape;
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 use crate::store::Store;
-use crate::synth;
 
 /// `(output path, template text)`; output paths ending in `.hbs` lose it.
 const TEMPLATES: &[(&str, &str)] = &[
     (
         "Cargo.toml",
-        include_str!("../templates/new/Cargo.toml.hbs"),
+        include_str!("../../templates/new/Cargo.toml.hbs"),
     ),
     (
         "bindings/Cargo.toml",
-        include_str!("../templates/new/bindings/Cargo.toml.hbs"),
+        include_str!("../../templates/new/bindings/Cargo.toml.hbs"),
     ),
     (
         "bindings/build.rs",
-        include_str!("../templates/new/bindings/build.rs.hbs"),
+        include_str!("../../templates/new/bindings/build.rs.hbs"),
     ),
     (
         "bindings/src/lib.rs",
-        include_str!("../templates/new/bindings/src/lib.rs.hbs"),
+        include_str!("../../templates/new/bindings/src/lib.rs.hbs"),
     ),
     (
         "src/main.rs",
-        include_str!("../templates/new/src/main.rs.hbs"),
+        include_str!("../../templates/new/src/main.rs.hbs"),
     ),
     (
         "tests/tools_list.rs",
-        include_str!("../templates/new/tests/tools_list.rs.hbs"),
+        include_str!("../../templates/new/tests/tools_list.rs.hbs"),
     ),
-    ("README.md", include_str!("../templates/new/README.md.hbs")),
+    (
+        "README.md",
+        include_str!("../../templates/new/README.md.hbs"),
+    ),
 ];
 
 /// Files the scaffold writes besides the templates', its directories, and
