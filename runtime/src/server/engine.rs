@@ -31,6 +31,7 @@ use super::message::Message;
 use super::methods::Core;
 use super::params::Params;
 use super::reply::Reply;
+use super::route::{self, Route};
 use super::scope::Scope;
 use super::session::{IdKey, Session};
 
@@ -263,7 +264,8 @@ impl Server {
                 return Handled::Reply(Reply::error(&id, &error));
             }
         }
-        if method == "tools/call" {
+        let route = route::route(&scope, method);
+        if route == Route::ToolsCall {
             let call = call::request(&self.core, &mut params, scope.meta.as_deref());
             return self.call(session, id, call, scope, sink);
         }
@@ -273,38 +275,46 @@ impl Server {
             params.set("_meta", Value::clone(meta));
         }
         let params = params.into_value();
-        if scope.modern && method == "subscriptions/listen" {
-            let owner = scope
-                .extras
-                .principal()
-                .map(|p| p.subject.clone())
-                .unwrap_or_default();
-            let (listeners, has_tasks) = (&self.core.listeners, self.core.tasks.is_some());
-            return super::notify::subscriptions_listen(
-                listeners,
-                has_tasks,
-                session,
-                id,
-                params.as_ref(),
-                sink,
-                owner,
-            );
-        }
-        if let Some(handled) =
-            super::tasking::method(&self.core, &id, method, params.as_ref(), &scope)
-        {
-            return handled;
-        }
-        if super::reads::is_read_method(method) {
-            return match super::reads::request(&self.core, session, id, method, params, scope, sink)
-            {
-                Ok(pending) => Handled::Pending(Pending::boxed(pending)),
-                Err(reply) => Handled::Reply(reply),
-            };
-        }
+        let inline = match route {
+            Route::Inline(inline) => inline,
+            Route::Listen => {
+                let owner = scope
+                    .extras
+                    .principal()
+                    .map(|p| p.subject.clone())
+                    .unwrap_or_default();
+                let (listeners, has_tasks) = (&self.core.listeners, self.core.tasks.is_some());
+                return super::notify::subscriptions_listen(
+                    listeners,
+                    has_tasks,
+                    session,
+                    id,
+                    params.as_ref(),
+                    sink,
+                    owner,
+                );
+            }
+            Route::Task(task) => {
+                return super::tasking::method(&self.core, &id, task, params.as_ref(), &scope)
+                    .unwrap_or_else(|| {
+                        Handled::Reply(Reply::error(&id, &RpcError::method_not_found(method)))
+                    });
+            }
+            Route::Read(read) => {
+                return match super::reads::request(
+                    &self.core, session, id, read, params, scope, sink,
+                ) {
+                    Ok(pending) => Handled::Pending(Pending::boxed(pending)),
+                    Err(reply) => Handled::Reply(reply),
+                };
+            }
+            Route::NotFound | Route::ToolsCall => {
+                return Handled::Reply(Reply::error(&id, &RpcError::method_not_found(method)));
+            }
+        };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.core
-                .handle_inline(session, &scope, method, params.as_ref())
+                .handle_inline(session, &scope, inline, method, params.as_ref())
         }))
         .unwrap_or_else(|p| Err(RpcError::internal(panic_message(p.as_ref()))));
         Handled::Reply(match outcome {

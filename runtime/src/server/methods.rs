@@ -36,11 +36,9 @@ use super::authz::Authz;
 use super::config::{AccessHook, CacheHint, CacheScope, OutputHook, ServerConfig};
 use super::params::Params;
 use super::reply::Reply;
+use super::route::{Inline, FIRST_TASK_REVISION};
 use super::scope::{CachedScope, Scope};
 use super::session::{IdKey, Session};
-
-/// The first revision with tasks (experimental, client-requested).
-pub(super) const FIRST_TASK_REVISION: &str = "2025-11-25";
 
 /// Everything built once and shared by sessions and requests.
 pub(crate) struct Core {
@@ -250,18 +248,20 @@ impl Core {
             .unwrap_or(revision::LATEST_STATEFUL)
     }
 
-    /// Answers a request that needs no task of its own.
+    /// Answers a request that needs no task of its own (`method` names it
+    /// in errors).
     pub(crate) fn handle_inline(
         &self,
         session: &Session,
         scope: &Scope,
+        inline: Inline,
         method: &str,
         params: Option<&Value>,
     ) -> Result<Value, RpcError> {
-        match (scope.modern, method) {
-            (false, "initialize") => self.initialize(session, params),
-            (false, "ping") => Ok(json!({})),
-            (false, "logging/setLevel") => {
+        match inline {
+            Inline::Initialize => self.initialize(session, params),
+            Inline::Ping => Ok(json!({})),
+            Inline::SetLevel => {
                 let level = params
                     .and_then(|p| p.get("level"))
                     .and_then(Value::as_str)
@@ -275,33 +275,32 @@ impl Core {
                 session.set_log_level(Some(level.as_str().to_owned()));
                 Ok(json!({}))
             }
-            (false, "resources/subscribe" | "resources/unsubscribe") => {
+            Inline::Subscribe | Inline::Unsubscribe => {
                 let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
                 let uri = uri.ok_or_else(|| {
                     RpcError::invalid_params(format!("{method} needs a string \"uri\""))
                 })?;
-                if method == "resources/subscribe" {
+                if inline == Inline::Subscribe {
                     session.subscribe(uri);
                 } else {
                     session.unsubscribe(uri);
                 }
                 Ok(json!({}))
             }
-            (true, "server/discover") => Ok(self.discover()),
-            (_, "tools/list") => self.tools_list(params, scope),
-            (_, "resources/list") => {
+            Inline::Discover => Ok(self.discover()),
+            Inline::ToolsList => self.tools_list(params, scope),
+            Inline::ResourcesList => {
                 self.declared_list("resources", &self.config.resources, params, scope)
             }
-            (_, "resources/templates/list") => self.declared_list(
+            Inline::TemplatesList => self.declared_list(
                 "resourceTemplates",
                 &self.config.resource_templates,
                 params,
                 scope,
             ),
-            (_, "prompts/list") => {
+            Inline::PromptsList => {
                 self.declared_list("prompts", &self.config.prompts, params, scope)
             }
-            _ => Err(RpcError::method_not_found(method)),
         }
     }
 

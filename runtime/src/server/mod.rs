@@ -38,6 +38,7 @@ mod notify;
 mod params;
 mod reads;
 mod reply;
+mod route;
 mod scope;
 mod session;
 mod stream;

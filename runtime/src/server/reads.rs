@@ -30,16 +30,9 @@ use crate::uri_template::UriTemplate;
 use super::methods::add_cache_hint;
 use super::methods::Core;
 use super::reply::Reply;
+use super::route::Read;
 use super::scope::Scope;
 use super::session::Session;
-
-/// Whether `method` is answered here.
-pub(crate) fn is_read_method(method: &str) -> bool {
-    matches!(
-        method,
-        "resources/read" | "prompts/get" | "completion/complete"
-    )
-}
 
 /// The declared resource templates, parsed once when the server is built.
 pub(crate) fn compile_templates(templates: &[Value]) -> Result<Vec<UriTemplate>, String> {
@@ -104,16 +97,17 @@ fn prompt_index(core: &Core, name: &str) -> Option<usize> {
 }
 
 /// Checks a request's params and decides what to run.
-fn resolve(core: &Core, method: &str, params: Option<&Value>) -> Result<Work, RpcError> {
-    match method {
-        "resources/read" => {
+fn resolve(core: &Core, read: Read, params: Option<&Value>) -> Result<Work, RpcError> {
+    let method = read.method();
+    match read {
+        Read::Resource => {
             let uri = string_member(params, "uri", method)?;
             match core.resolve_uri(&uri) {
                 Some(target) => Ok(Work::Read(target, uri)),
                 None => Err(HandlerError::not_found(uri).into_rpc()),
             }
         }
-        "prompts/get" => {
+        Read::Prompt => {
             let name = string_member(params, "name", method)?;
             let index = prompt_index(core, &name)
                 .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
@@ -136,7 +130,7 @@ fn resolve(core: &Core, method: &str, params: Option<&Value>) -> Result<Work, Rp
             }
             Ok(Work::Prompt(index, arguments))
         }
-        _ => {
+        Read::Complete => {
             let reference = params.and_then(|p| p.get("ref")).and_then(Value::as_object);
             let Some(reference) = reference else {
                 return Err(RpcError::invalid_params(
@@ -192,12 +186,13 @@ pub(super) fn request(
     core: &Arc<Core>,
     session: &Session,
     id: Value,
-    method: &str,
+    read: Read,
     params: Option<Value>,
     scope: Scope,
     sink: &Sink,
 ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
-    let work = resolve(core, method, params.as_ref()).map_err(|e| Reply::error(&id, &e))?;
+    let method = read.method();
+    let work = resolve(core, read, params.as_ref()).map_err(|e| Reply::error(&id, &e))?;
     let Some(surface) = core.surface.clone() else {
         // Declared lists without an implementation: nothing can be read.
         let error = match &work {

@@ -30,8 +30,9 @@ use crate::tasks::{
 
 use super::call::{self, CallRequest};
 use super::handled::{Handled, Pending};
-use super::methods::{Core, FIRST_TASK_REVISION};
+use super::methods::Core;
 use super::reply::Reply;
+use super::route::{self, stateful_has_tasks};
 use super::scope::Scope;
 use super::session::Session;
 
@@ -63,11 +64,6 @@ fn owner(scope: &Scope) -> String {
         .principal()
         .map(|p| p.subject.clone())
         .unwrap_or_default()
-}
-
-/// Whether a stateful revision has tasks.
-fn stateful_has_tasks(scope: &Scope) -> bool {
-    &*scope.version >= FIRST_TASK_REVISION
 }
 
 /// Whether `call` may become a task; the error when the tool and the
@@ -224,42 +220,31 @@ pub(super) fn call_as_task(
     }))
 }
 
-/// Answers a `tasks/*` request of the revision (`None`: not a task
-/// method of it, or the server has no tasks).
+/// Answers a `tasks/*` request (`None` when the server has no tasks).
 pub(super) fn method(
     core: &Arc<Core>,
     id: &Value,
-    method: &str,
+    task: route::Task,
     params: Option<&Value>,
     scope: &Scope,
 ) -> Option<Handled> {
     let tasks = core.tasks.clone()?;
-    let known = if scope.modern {
-        matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
-    } else {
-        stateful_has_tasks(scope)
-            && matches!(
-                method,
-                "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel"
-            )
-    };
-    if !known {
-        return None;
-    }
     if scope.modern && !negotiated(scope) {
-        return Some(Handled::Reply(Reply::error(id, &missing_extension(method))));
+        return Some(Handled::Reply(Reply::error(
+            id,
+            &missing_extension(task.method()),
+        )));
     }
-    let (core, id, method, params, scope) = (
-        Arc::clone(core),
-        id.clone(),
-        method.to_owned(),
-        params.cloned(),
-        scope.clone(),
-    );
+    let (core, id, params, scope) = (Arc::clone(core), id.clone(), params.cloned(), scope.clone());
     Some(Handled::Pending(Pending::boxed(async move {
-        let answer = match method.as_str() {
-            "tasks/list" => list(&tasks, &core, params.as_ref(), &scope).await,
-            _ => one(&tasks, &method, params.as_ref(), &scope, &id).await,
+        let answer = match task {
+            route::Task::List => list(&tasks, &core, params.as_ref(), &scope).await,
+            route::Task::Get | route::Task::Update | route::Task::Cancel | route::Task::Result => {
+                match find(&tasks, params.as_ref(), &scope).await {
+                    Ok(record) => one(&tasks, task, record, params.as_ref(), &scope, &id).await,
+                    Err(error) => Err(error),
+                }
+            }
         };
         Some(match answer {
             Ok(Answer::Result(result)) => core.reply(&id, &scope, result),
@@ -336,18 +321,19 @@ async fn find(
         .ok_or_else(unknown)
 }
 
-/// `tasks/get`, `tasks/update`, `tasks/cancel`, `tasks/result`.
+/// `tasks/get`, `tasks/update`, `tasks/cancel`, `tasks/result` of the
+/// task `record`.
 async fn one(
     tasks: &Tasks,
-    method: &str,
+    task: route::Task,
+    record: TaskRecord,
     params: Option<&Value>,
     scope: &Scope,
     id: &Value,
 ) -> Result<Answer, RpcError> {
-    let record = find(tasks, params, scope).await?;
-    match method {
-        "tasks/get" => Ok(Answer::Result(wire::detailed(&record))),
-        "tasks/update" => {
+    match task {
+        route::Task::Get => Ok(Answer::Result(wire::detailed(&record))),
+        route::Task::Update => {
             let Some(Value::Object(responses)) = params.and_then(|p| p.get("inputResponses"))
             else {
                 return Err(RpcError::invalid_params(
@@ -388,7 +374,7 @@ async fn one(
             }
             Ok(Answer::Result(json!({})))
         }
-        "tasks/cancel" => {
+        route::Task::Cancel => {
             if record.status.is_terminal() {
                 // The extension acknowledges again; 2025-11-25 refuses.
                 return match scope.modern {
@@ -431,8 +417,9 @@ async fn one(
                 ))),
             }
         }
-        // tasks/result (2025-11-25): waits for the end.
-        _ => {
+        // tasks/result (2025-11-25): waits for the end; tasks/list, which
+        // names no task, is answered by `list`.
+        route::Task::Result | route::Task::List => {
             let mut record = record;
             while !record.status.is_terminal() {
                 tokio::time::sleep(Duration::from_millis(record.poll_ms.clamp(10, 250))).await;
