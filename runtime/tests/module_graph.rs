@@ -60,3 +60,32 @@ fn every_inherent_impl_is_in_its_types_file() {
         stray.join("\n")
     );
 }
+
+/// The modules `from` reaches through its imports, directly or through
+/// others.
+fn reached(edges: &graph::Edges, from: &str) -> std::collections::BTreeSet<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec![from.to_owned()];
+    while let Some(module) = todo.pop() {
+        for next in edges.get(&module).into_iter().flatten() {
+            if seen.insert(next.clone()) {
+                todo.push(next.clone());
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_server_and_the_client_never_import_each_other() {
+    let edges = edges();
+    let inside = |module: &str, side: &str| module == side || module.starts_with(&format!("{side}::"));
+    for (side, other) in [("server", "client"), ("client", "server")] {
+        let modules: Vec<&String> = edges.keys().filter(|m| inside(m, side)).collect();
+        assert!(modules.len() > 5, "the reader saw only {modules:?} in {side}");
+        for module in modules {
+            let crossing: Vec<String> = reached(&edges, module).into_iter().filter(|m| inside(m, other)).collect();
+            assert!(crossing.is_empty(), "{module} reaches {crossing:?}");
+        }
+    }
+}
