@@ -18,12 +18,14 @@ pub use crate::client::{
     Progress, TaskStart, ToolSchemas,
 };
 pub use crate::integral::integral_numbers;
-pub use crate::stdio::stdio;
-pub use crate::surface::{
+pub use crate::server::surface::{
     decode_params, encode_result, no_completion, prompt_ref, template_ref, CompletionRef,
     CompletionRequest, ResourceTarget,
 };
-pub use crate::tool::{decode_arguments, encode_content, encode_output, BoxFuture, CallFailure};
+pub use crate::server::tool::{
+    decode_arguments, encode_content, encode_output, BoxFuture, CallFailure,
+};
+pub use crate::stdio::stdio;
 pub use crate::transport::Transport;
 pub use crate::{
     Completion, Dispatch, HandlerError, RateLimit, RequestContext, ServerBuilder, ServerError,

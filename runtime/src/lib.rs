@@ -61,29 +61,11 @@ pub mod jsonrpc;
 pub mod uri_template;
 
 // The engine's parts; what users need of them is re-exported above.
-mod audit;
-mod cancel;
-mod catch;
 mod child;
-mod context;
-mod cursor;
-mod extras;
 mod integral;
-mod limits;
-mod mrtr;
-mod notifier;
-mod outbound;
-mod peer;
 mod random;
-mod scopes;
-mod sink;
 mod spin;
 mod stdio;
-mod surface;
-mod tasks;
-mod tool;
-mod tool_error;
-mod toolset;
 mod validate;
 
 // The names a handler's author uses most, at the root too; documented

@@ -79,12 +79,19 @@ fn reached(edges: &graph::Edges, from: &str) -> std::collections::BTreeSet<Strin
 #[test]
 fn the_server_and_the_client_never_import_each_other() {
     let edges = edges();
-    let inside = |module: &str, side: &str| module == side || module.starts_with(&format!("{side}::"));
+    let inside =
+        |module: &str, side: &str| module == side || module.starts_with(&format!("{side}::"));
     for (side, other) in [("server", "client"), ("client", "server")] {
         let modules: Vec<&String> = edges.keys().filter(|m| inside(m, side)).collect();
-        assert!(modules.len() > 5, "the reader saw only {modules:?} in {side}");
+        assert!(
+            modules.len() > 5,
+            "the reader saw only {modules:?} in {side}"
+        );
         for module in modules {
-            let crossing: Vec<String> = reached(&edges, module).into_iter().filter(|m| inside(m, other)).collect();
+            let crossing: Vec<String> = reached(&edges, module)
+                .into_iter()
+                .filter(|m| inside(m, other))
+                .collect();
             assert!(crossing.is_empty(), "{module} reaches {crossing:?}");
         }
     }

@@ -11,15 +11,17 @@
 //! retries the request with `inputResponses` and the `requestState`.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::RpcError;
-use crate::tool::BoxFuture;
 
 /// One handler: the request's params in, its result out.
-pub type RequestHandler = Arc<dyn Fn(Value) -> BoxFuture<Result<Value, RpcError>> + Send + Sync>;
+pub type RequestHandler = Arc<
+    dyn Fn(Value) -> Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>> + Send + Sync,
+>;
 
 /// The application's answers to server requests; each is optional.
 #[derive(Clone, Default)]

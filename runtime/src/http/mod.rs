@@ -15,7 +15,7 @@
 //! - Safe by default: `Host` and `Origin` allowlists (loopback names),
 //!   a body limit (413), a cap on live sessions with idle expiry, 406/415
 //!   for wrong media types, and an authentication hook whose
-//!   [`crate::context::Principal`] reaches the access-control hook and the
+//!   [`crate::server::context::Principal`] reaches the access-control hook and the
 //!   handlers (a tower layer may insert one into the request extensions
 //!   instead).
 //! - OAuth 2.1 ([`auth`]): with [`HttpConfig::bearer_auth`], the
@@ -70,7 +70,7 @@ pub use store::{
     Events, MemoryStore, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession,
 };
 
-use crate::context::Principal;
+use crate::server::context::Principal;
 
 /// Why the authentication hook refused a request: answered with `status`
 /// (401 by default) and a `WWW-Authenticate` header when given.

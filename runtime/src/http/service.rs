@@ -23,14 +23,14 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::cancel::CancellationToken;
-use crate::context::{Principal, Sink};
-use crate::extras::Extras;
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
-use crate::notifier::Change;
 use crate::revision::{self, meta, Era};
+use crate::server::cancel::CancellationToken;
+use crate::server::context::{Principal, Sink};
+use crate::server::extras::Extras;
+use crate::server::notifier::Change;
+use crate::server::sink::Shared;
 use crate::server::{poll_once, CachedScope, Handled, Message, Pending, Reply, Server, Session};
-use crate::sink::Shared;
 
 use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
@@ -697,7 +697,7 @@ impl Inner {
                     .scope_shortfall(method, |k| params.get(k), extras)
             {
                 let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
-                let e = crate::scopes::insufficient(&what, &required, &missing);
+                let e = crate::server::scopes::insufficient(&what, &required, &missing);
                 let r = gate.insufficient_scope(held, &required, &e.message);
                 let mut response = json(StatusCode::FORBIDDEN, jsonrpc::error_response(id, &e));
                 if let Some(challenge) = r
@@ -986,7 +986,7 @@ impl Inner {
         id: &str,
         entry: &Entry,
         request_id: &Value,
-        outcome: &crate::outbound::Outcome,
+        outcome: &crate::server::outbound::Outcome,
     ) -> bool {
         let Some(store) = &self.config.session_store else {
             return false;

@@ -1,5 +1,5 @@
 //! What a request's caller may use: the OAuth scopes the tool, prompt or
-//! resource it names needs (see [`crate::scopes`]), checked against the
+//! resource it names needs (see [`crate::server::scopes`]), checked against the
 //! request's [`Principal`] before anything runs, and which declared items
 //! a list shows the caller when the server hides what it may not use.
 //!
@@ -12,10 +12,10 @@
 
 use serde_json::Value;
 
-use crate::context::Principal;
-use crate::extras::Extras;
 use crate::jsonrpc::RpcError;
-use crate::scopes::{self, Guarded, ScopeTable};
+use crate::server::context::Principal;
+use crate::server::extras::Extras;
+use crate::server::scopes::{self, Guarded, ScopeTable};
 
 /// A server's authorization settings: the scopes each item needs, the
 /// caller of requests that carry no principal, and whether lists hide

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::limits::RateLimit;
-use crate::surface::Surface;
-use crate::tool::Dispatch;
-use crate::toolset::{ToolSet, ToolSetError};
+use crate::server::limits::RateLimit;
+use crate::server::surface::Surface;
+use crate::server::tool::Dispatch;
+use crate::server::toolset::{ToolSet, ToolSetError};
 
 use super::authz::Authz;
 use super::config::{AccessHook, CacheHint, CallInfo, OutputHook, ServerConfig};
@@ -48,9 +48,9 @@ pub struct ServerBuilder {
     output_hook: Option<OutputHook>,
     surface: Option<Arc<dyn Surface>>,
     state_key: Option<Vec<u8>>,
-    tasks: Option<crate::tasks::TaskOptions>,
-    scopes: crate::scopes::ScopeTable,
-    principal: Option<crate::context::Principal>,
+    tasks: Option<crate::server::tasks::TaskOptions>,
+    scopes: crate::server::scopes::ScopeTable,
+    principal: Option<crate::server::context::Principal>,
     hide_unauthorized: bool,
 }
 
@@ -90,7 +90,7 @@ impl ServerBuilder {
                 completions: false,
                 read_cache: CacheHint::new(Duration::ZERO, super::config::CacheScope::Private),
                 client_request_timeout: Duration::from_secs(120),
-                request_state_ttl: crate::mrtr::DEFAULT_STATE_TTL,
+                request_state_ttl: crate::server::mrtr::DEFAULT_STATE_TTL,
             },
             tools,
             dispatch,
@@ -100,7 +100,7 @@ impl ServerBuilder {
             surface: None,
             state_key: None,
             tasks: None,
-            scopes: crate::scopes::ScopeTable::default(),
+            scopes: crate::server::scopes::ScopeTable::default(),
             principal: None,
             hide_unauthorized: false,
         }
@@ -286,7 +286,7 @@ impl ServerBuilder {
     /// Task settings (store, time-to-live, polling interval, bound per
     /// caller). Tasks are on with the defaults as soon as a tool declares
     /// `execution.taskSupport`; this sets them (and turns them on anyway).
-    pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
+    pub fn tasks(mut self, options: crate::server::tasks::TaskOptions) -> Self {
         self.tasks = Some(options);
         self
     }
@@ -301,7 +301,7 @@ impl ServerBuilder {
         scopes: I,
     ) -> Self {
         self.scopes
-            .require(crate::scopes::Guarded::Tool, name, scopes);
+            .require(crate::server::scopes::Guarded::Tool, name, scopes);
         self
     }
 
@@ -313,7 +313,7 @@ impl ServerBuilder {
         scopes: I,
     ) -> Self {
         self.scopes
-            .require(crate::scopes::Guarded::Prompt, name, scopes);
+            .require(crate::server::scopes::Guarded::Prompt, name, scopes);
         self
     }
 
@@ -325,7 +325,7 @@ impl ServerBuilder {
         scopes: I,
     ) -> Self {
         self.scopes
-            .require(crate::scopes::Guarded::Resource, uri, scopes);
+            .require(crate::server::scopes::Guarded::Resource, uri, scopes);
         self
     }
 
@@ -347,7 +347,7 @@ impl ServerBuilder {
     /// The caller of every request that carries no principal of its own
     /// (the stdio transport's, e.g. from credentials in the environment):
     /// scopes are then checked against it.
-    pub fn principal(mut self, principal: crate::context::Principal) -> Self {
+    pub fn principal(mut self, principal: crate::server::context::Principal) -> Self {
         self.principal = Some(principal);
         self
     }
@@ -397,7 +397,7 @@ impl ServerBuilder {
         let stateless_result_tail = super::reply::stateless_result_tail(&self.config.server_info);
         self.scopes.check().map_err(ServerError::Config)?;
         for (kind, name, _) in self.scopes.iter() {
-            use crate::scopes::Guarded;
+            use crate::server::scopes::Guarded;
             let known = match kind {
                 Guarded::Tool => self
                     .tools
@@ -425,16 +425,18 @@ impl ServerBuilder {
             if !known {
                 return Err(ServerError::Config(format!(
                     "scopes are required for {}, which this server does not declare",
-                    crate::scopes::describe(kind, name)
+                    crate::server::scopes::describe(kind, name)
                 )));
             }
         }
         // Fails closed: a server without unguessable keys does not start.
         let no_randomness = |e: crate::random::RandomError| ServerError::Config(e.to_string());
-        let sealer =
-            crate::mrtr::Sealer::new(self.state_key.as_deref(), self.config.request_state_ttl)
-                .map_err(no_randomness)?;
-        let listeners = Arc::new(crate::notifier::Listeners::new().map_err(no_randomness)?);
+        let sealer = crate::server::mrtr::Sealer::new(
+            self.state_key.as_deref(),
+            self.config.request_state_ttl,
+        )
+        .map_err(no_randomness)?;
+        let listeners = Arc::new(crate::server::notifier::Listeners::new().map_err(no_randomness)?);
         let mut declares_tasks = false;
         for (i, tool) in self
             .tools
@@ -444,11 +446,13 @@ impl ServerBuilder {
             .iter()
             .enumerate()
         {
-            match crate::tasks::TaskSupport::check(tool) {
-                Ok(support) => declares_tasks |= support != crate::tasks::TaskSupport::Forbidden,
+            match crate::server::tasks::TaskSupport::check(tool) {
+                Ok(support) => {
+                    declares_tasks |= support != crate::server::tasks::TaskSupport::Forbidden
+                }
                 Err(message) => {
                     let pointer = format!("/{i}/execution");
-                    return Err(ServerError::Tools(crate::toolset::ToolSetError {
+                    return Err(ServerError::Tools(crate::server::toolset::ToolSetError {
                         pointer,
                         message,
                     }));
@@ -457,11 +461,11 @@ impl ServerBuilder {
         }
         let tasks = match self.tasks {
             Some(options) => Some(options),
-            None => declares_tasks.then(crate::tasks::TaskOptions::default),
+            None => declares_tasks.then(crate::server::tasks::TaskOptions::default),
         };
         let tasks = match tasks {
             Some(options) => Some(Arc::new(
-                crate::tasks::Tasks::new(options).map_err(no_randomness)?,
+                crate::server::tasks::Tasks::new(options).map_err(no_randomness)?,
             )),
             None => None,
         };
@@ -491,7 +495,7 @@ impl ServerBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::{BoxFuture, CallFailure, ToolOutput};
+    use crate::server::tool::{BoxFuture, CallFailure, ToolOutput};
 
     struct NoTools;
 

@@ -17,15 +17,15 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use crate::audit::{self, Outcome};
-use crate::cancel::CancellationToken;
-use crate::context::{ClientIdentity, ContextParts, RequestContext, Sink};
 use crate::jsonrpc::{self, member, RpcError};
-use crate::mrtr::{Retry, Rounds};
-use crate::peer::Channel;
 use crate::revision::{codes, meta, ValidationStyle};
-use crate::tool::{CallFailure, HandlerCall, Invoked, ToolOutput};
-use crate::toolset::ToolEntry;
+use crate::server::audit::{self, Outcome};
+use crate::server::cancel::CancellationToken;
+use crate::server::context::{ClientIdentity, ContextParts, RequestContext, Sink};
+use crate::server::mrtr::{Retry, Rounds};
+use crate::server::peer::Channel;
+use crate::server::tool::{CallFailure, HandlerCall, Invoked, ToolOutput};
+use crate::server::toolset::ToolEntry;
 use crate::validate::{describe, FieldError};
 
 use super::config::CallInfo;
@@ -170,7 +170,9 @@ pub(super) async fn run(
         log_level: core.log_threshold(session, scope),
     })
     .with_channel(channel)
-    .with_notifier(crate::notifier::Notifier::new(Arc::clone(&core.listeners)))
+    .with_notifier(crate::server::notifier::Notifier::new(Arc::clone(
+        &core.listeners,
+    )))
     .with_task(link.map(|l| l as Arc<dyn std::any::Any + Send + Sync>));
     let running = call.invoke(index, arguments, ctx);
     match Call::wait(running, &token, rounds.as_deref()).await {
@@ -480,5 +482,5 @@ pub(crate) struct CallRequest {
     /// `params.task`: the client asks for a task (2025-11-25).
     pub(super) task: Option<Value>,
     /// The task the call may become.
-    pub(super) link: Option<Arc<crate::tasks::TaskLink>>,
+    pub(super) link: Option<Arc<crate::server::tasks::TaskLink>>,
 }

@@ -18,11 +18,11 @@ use std::task::Poll;
 
 use serde_json::Value;
 
-use crate::catch::panic_message;
-use crate::context::Sink;
-use crate::extras::Extras;
 use crate::jsonrpc::{self, Incoming, RpcError};
-use crate::notifier::Notifier;
+use crate::server::catch::panic_message;
+use crate::server::context::Sink;
+use crate::server::extras::Extras;
+use crate::server::notifier::Notifier;
 use crate::transport::Transport;
 
 use super::call::{self, CallRequest};
@@ -492,7 +492,7 @@ enum Part {
 mod tests {
     use super::*;
     use crate::revision::meta;
-    use crate::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+    use crate::server::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 
     struct Waits;
 

@@ -18,18 +18,18 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use crate::context::{ClientIdentity, LogLevel};
-use crate::cursor;
-use crate::extras::Extras;
 use crate::jsonrpc::{self, field, member, RpcError};
-use crate::mrtr::{self, Retry, Rounds};
-use crate::peer::Channel;
 use crate::revision::{self, codes, meta, Era};
-use crate::scopes::Guarded;
-use crate::surface::{ResourceTarget, Surface};
-use crate::tasks::EXTENSION;
-use crate::tool::Dispatch;
-use crate::toolset::ToolSet;
+use crate::server::context::{ClientIdentity, LogLevel};
+use crate::server::cursor;
+use crate::server::extras::Extras;
+use crate::server::mrtr::{self, Retry, Rounds};
+use crate::server::peer::Channel;
+use crate::server::scopes::Guarded;
+use crate::server::surface::{ResourceTarget, Surface};
+use crate::server::tasks::EXTENSION;
+use crate::server::tool::Dispatch;
+use crate::server::toolset::ToolSet;
 use crate::uri_template::UriTemplate;
 
 use super::authz::Authz;
@@ -55,11 +55,11 @@ pub(crate) struct Core {
     /// result appends to its members, serialised once.
     pub(crate) stateless_result_tail: String,
     /// Seals and opens `requestState` (multi round-trip requests).
-    pub(crate) sealer: crate::mrtr::Sealer,
+    pub(crate) sealer: crate::server::mrtr::Sealer,
     /// Who hears run-time change notifications.
-    pub(crate) listeners: Arc<crate::notifier::Listeners>,
+    pub(crate) listeners: Arc<crate::server::notifier::Listeners>,
     /// Tasks, when a tool declares task support or tasks were configured.
-    pub(crate) tasks: Option<Arc<crate::tasks::Tasks>>,
+    pub(crate) tasks: Option<Arc<crate::server::tasks::Tasks>>,
     /// Who may use which tool, prompt and resource.
     pub(crate) authz: Authz,
 }
@@ -638,7 +638,7 @@ impl Core {
         // A client that declared nothing it could be asked (and answers
         // nothing) can be sent no input request: no rounds to keep.
         let askable = scope.client.as_ref().is_some_and(|c| {
-            crate::peer::ASKED_THROUGH
+            crate::server::peer::ASKED_THROUGH
                 .iter()
                 .any(|n| c.has_capability(n))
         });

@@ -26,23 +26,41 @@
 //! the session's requests to the client); `stream` is handed the engine's
 //! entry points and never names it; `builder` puts a `Server` together.
 
+pub(crate) mod audit;
 mod authz;
 mod builder;
 mod call;
+pub(crate) mod cancel;
+pub(crate) mod catch;
 mod config;
+pub(crate) mod context;
+pub(crate) mod cursor;
 mod engine;
+pub(crate) mod extras;
 mod handled;
+pub(crate) mod limits;
 mod message;
 mod methods;
+pub(crate) mod mrtr;
+pub(crate) mod notifier;
 mod notify;
+pub(crate) mod outbound;
 mod params;
+pub(crate) mod peer;
 mod reads;
 mod reply;
 mod route;
 mod scope;
+pub(crate) mod scopes;
 mod session;
+pub(crate) mod sink;
 mod stream;
+pub(crate) mod surface;
 mod tasking;
+pub mod tasks;
+pub(crate) mod tool;
+pub(crate) mod tool_error;
+pub(crate) mod toolset;
 
 pub use builder::{ServerBuilder, ServerError};
 pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, ServerConfig};
@@ -54,32 +72,23 @@ pub use session::{Session, SessionSnapshot};
 // What a server's author names, wherever in the engine it lives: the
 // request context and its parts, requests to the client, tool results and
 // hand-written dispatch.
-pub use crate::cancel::CancellationToken;
-pub use crate::context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
-pub use crate::limits::RateLimit;
-pub use crate::notifier::Notifier;
+pub use crate::server::cancel::CancellationToken;
+pub use crate::server::context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
+pub use crate::server::limits::RateLimit;
+pub use crate::server::notifier::Notifier;
 #[cfg(feature = "schemars")]
-pub use crate::peer::form_schema;
-pub use crate::peer::{ElicitForm, Elicitation, PeerError, Root, SampleRequest, SampleResponse};
-pub use crate::scopes::INSUFFICIENT_SCOPE;
-pub use crate::surface::{
+pub use crate::server::peer::form_schema;
+pub use crate::server::peer::{
+    ElicitForm, Elicitation, PeerError, Root, SampleRequest, SampleResponse,
+};
+pub use crate::server::scopes::INSUFFICIENT_SCOPE;
+pub use crate::server::surface::{
     Completion, CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface,
 };
-pub use crate::tool::{
+pub use crate::server::tool::{
     decode_arguments, BoxFuture, CallFailure, Dispatch, EncodedOutput, ToolOutput,
 };
-pub use crate::tool_error::ToolError;
+pub use crate::server::tool_error::ToolError;
 
-/// Long-running tools (the tasks of 2025-11-25 and the
-/// `io.modelcontextprotocol/tasks` extension of 2026-07-28): the context
-/// a task handler reports through, task state and where it is kept.
-pub mod tasks {
-    #[cfg(feature = "redis")]
-    pub use crate::tasks::RedisTaskStore;
-    pub use crate::tasks::{
-        MemoryTaskStore, TaskChange, TaskContext, TaskFuture, TaskOptions, TaskRecord, TaskStatus,
-        TaskStore, TaskStoreError, TaskSupport, EXTENSION, RELATED_TASK,
-    };
-}
 #[cfg(feature = "streamable-http")]
 pub(crate) use {handled::poll_once, message::Message, params::Params, scope::CachedScope};

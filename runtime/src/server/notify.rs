@@ -1,5 +1,5 @@
 //! The server's side of run-time change notifications (see
-//! [`crate::notifier`]): the listener that gives a stateful session's
+//! [`crate::server::notifier`]): the listener that gives a stateful session's
 //! stream what changed (for [`super::Server::listen`]), and
 //! `subscriptions/listen` (stateless era).
 
@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::context::Sink;
 use crate::jsonrpc::{self, RpcError};
-use crate::notifier::{Change, Filter, Listener, Listeners, Takes};
 use crate::revision::{meta, Era};
+use crate::server::context::Sink;
+use crate::server::notifier::{Change, Filter, Listener, Listeners, Takes};
 
 use super::handled::{Handled, Pending};
 use super::reply::Reply;
@@ -24,7 +24,7 @@ pub(super) fn listen_with(
     session: &Session,
     stream: impl Fn() -> Option<Sink> + Send + Sync + 'static,
 ) {
-    let stream: crate::sink::StreamOf = Arc::new(stream);
+    let stream: crate::server::sink::StreamOf = Arc::new(stream);
     session.set_stream(Arc::clone(&stream));
     let state = Arc::downgrade(&session.state);
     let takes = move |change: &Change| {

@@ -1,6 +1,6 @@
 //! `resources/read`, `prompts/get` and `completion/complete`, in both
 //! eras: each request is resolved against the declared lists (see
-//! [`crate::surface`]) and answered by the generated [`Surface`]
+//! [`crate::server::surface`]) and answered by the generated [`Surface`]
 //! without blocking the session: the work runs in the request's own
 //! pending future, cancellable by `notifications/cancelled`.
 //!
@@ -10,7 +10,7 @@
 //!
 //! A read or prompt handler may ask the client for input (`ctx.elicit`,
 //! ...): live in the stateful era, as an input-required result in the
-//! stateless era (see [`crate::mrtr`]); a completion handler only in the
+//! stateless era (see [`crate::server::mrtr`]); a completion handler only in the
 //! stateful era.
 
 use std::future::Future;
@@ -19,12 +19,14 @@ use std::task::Poll;
 
 use serde_json::{Map, Value};
 
-use crate::cancel::CancellationToken;
-use crate::context::{ContextParts, RequestContext, Sink};
 use crate::jsonrpc::{self, RpcError};
-use crate::mrtr::Retry;
-use crate::peer::Channel;
-use crate::surface::{CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface};
+use crate::server::cancel::CancellationToken;
+use crate::server::context::{ContextParts, RequestContext, Sink};
+use crate::server::mrtr::Retry;
+use crate::server::peer::Channel;
+use crate::server::surface::{
+    CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface,
+};
 use crate::uri_template::UriTemplate;
 
 use super::methods::add_cache_hint;
@@ -254,11 +256,13 @@ pub(super) fn request(
         log_level: None,
     })
     .with_channel(channel)
-    .with_notifier(crate::notifier::Notifier::new(Arc::clone(&core.listeners)));
+    .with_notifier(crate::server::notifier::Notifier::new(Arc::clone(
+        &core.listeners,
+    )));
     let core = Arc::clone(core);
     let method = method.to_owned();
     Ok(async move {
-        let run = crate::catch::CatchUnwind::new(run(&*surface, work, &core, ctx));
+        let run = crate::server::catch::CatchUnwind::new(run(&*surface, work, &core, ctx));
         let mut run = std::pin::pin!(run);
         let mut cancelled = std::pin::pin!(token.cancelled());
         // Cancellation first; then the handler; then whether it waits

@@ -144,8 +144,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::extras::Extras;
     use crate::revision;
+    use crate::server::extras::Extras;
 
     fn scope(version: &str, modern: bool) -> Scope {
         Scope {

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::context::{ClientIdentity, LogLevel};
-use crate::extras::Extras;
 use crate::revision::Revision;
+use crate::server::context::{ClientIdentity, LogLevel};
+use crate::server::extras::Extras;
 
 /// The era, revision and caller a request is served with.
 #[derive(Clone)]

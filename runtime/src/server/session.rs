@@ -16,11 +16,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use crate::cancel::CancellationToken;
-use crate::context::ClientIdentity;
-use crate::outbound::Outbound;
 use crate::revision::Era;
-use crate::sink::StreamOf;
+use crate::server::cancel::CancellationToken;
+use crate::server::context::ClientIdentity;
+use crate::server::outbound::Outbound;
+use crate::server::sink::StreamOf;
 
 use super::scope::CachedScope;
 

@@ -19,9 +19,9 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, Mutex};
 
-use crate::context::Sink;
-use crate::extras::Extras;
-use crate::sink::Shared;
+use crate::server::context::Sink;
+use crate::server::extras::Extras;
+use crate::server::sink::Shared;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
 use super::handled::{poll_once, Handled};

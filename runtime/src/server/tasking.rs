@@ -1,4 +1,4 @@
-//! The engine's side of tasks (see [`crate::tasks`]): which `tools/call`
+//! The engine's side of tasks (see [`crate::server::tasks`]): which `tools/call`
 //! may become a task (the tool's `execution.taskSupport` against what the
 //! client supports: the extension in the request's capabilities in
 //! 2026-07-28, `params.task` in 2025-11-25), running such a call (inline
@@ -18,12 +18,12 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::cancel::CancellationToken;
-use crate::catch::panic_message;
-use crate::context::Sink;
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::codes;
-use crate::tasks::{
+use crate::server::cancel::CancellationToken;
+use crate::server::catch::panic_message;
+use crate::server::context::Sink;
+use crate::server::tasks::{
     self, now_ms, wire, Audience, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks,
     EXTENSION,
 };
@@ -475,7 +475,7 @@ async fn list(
     let all: Vec<&TaskRecord> = all.iter().filter(|r| !r.modern).collect();
     let offset = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
-        Some(Value::String(c)) => crate::cursor::decode(c, all.len()).ok_or_else(|| {
+        Some(Value::String(c)) => crate::server::cursor::decode(c, all.len()).ok_or_else(|| {
             RpcError::invalid_params(format!(
                 "invalid cursor {c:?}; pass a nextCursor this server returned"
             ))
@@ -495,7 +495,7 @@ async fn list(
     if offset + size < all.len() {
         result.insert(
             "nextCursor".into(),
-            Value::from(crate::cursor::encode(offset + size)),
+            Value::from(crate::server::cursor::encode(offset + size)),
         );
     }
     Ok(Answer::Result(Value::Object(result)))

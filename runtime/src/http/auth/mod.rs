@@ -46,7 +46,7 @@ pub use jwt::{JwtConfig, JwtVerifier};
 pub use metadata::ResourceMetadata;
 
 use super::AuthRejection;
-use crate::context::Principal;
+use crate::server::context::Principal;
 
 /// The longest bearer token accepted (bytes); a longer `Authorization`
 /// header is refused before anything reads it.

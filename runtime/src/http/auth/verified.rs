@@ -12,7 +12,7 @@ use std::time::{Instant, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use crate::context::Principal;
+use crate::server::context::Principal;
 
 /// The most answers kept.
 const ENTRIES: usize = 4096;

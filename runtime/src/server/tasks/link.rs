@@ -23,14 +23,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use super::{now_ms, wire, TaskRecord, TaskStatus, Tasks, RELATED_TASK};
-use crate::context::RequestContext;
-use crate::notifier::{Change, Listeners};
-use crate::outbound::Channel;
-use crate::peer::{
+use crate::server::context::RequestContext;
+use crate::server::notifier::{Change, Listeners};
+use crate::server::outbound::Channel;
+use crate::server::peer::{
     decode_elicitation, request_live, ElicitForm, Elicitation, PeerError, SampleRequest,
     SampleResponse,
 };
-use crate::sink::StreamOf;
+use crate::server::sink::StreamOf;
 
 /// Who hears of a task's changes of status.
 pub(crate) enum Audience {
@@ -294,7 +294,7 @@ impl TaskContext {
             Some(Audience::Session(stream)) => stream(),
             _ => None,
         };
-        let own = || Some(self.ctx.sink().clone()).filter(crate::sink::Sink::is_connected);
+        let own = || Some(self.ctx.sink().clone()).filter(crate::server::sink::Sink::is_connected);
         let sink = session.or_else(own).ok_or(PeerError::Disconnected)?;
         let meta = &mut params["_meta"];
         if !meta.is_object() {

@@ -1,8 +1,8 @@
 //! The request context handed to every tool handler: cancellation, progress
 //! notifications, the caller's identity, the request's `_meta`, the
 //! revision it is served in and an extensions slot (HTTP request parts, an
-//! authenticated principal), requests to the client (see [`crate::peer`])
-//! and the change notifier; [`Sink`] (from [`crate::sink`]) is where a
+//! authenticated principal), requests to the client (see [`crate::server::peer`])
+//! and the change notifier; [`Sink`] (from [`crate::server::sink`]) is where a
 //! request's messages go before its final reply.
 
 use std::sync::Arc;
@@ -10,16 +10,16 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::cancel::CancellationToken;
-use crate::extras::Extras;
-pub use crate::extras::Principal;
 use crate::jsonrpc;
-use crate::notifier::Notifier;
-use crate::outbound::Channel;
-use crate::peer::{
+use crate::server::cancel::CancellationToken;
+use crate::server::extras::Extras;
+pub use crate::server::extras::Principal;
+use crate::server::notifier::Notifier;
+use crate::server::outbound::Channel;
+use crate::server::peer::{
     ElicitForm, Elicitation, Keyed, Peer, PeerError, Root, SampleRequest, SampleResponse,
 };
-pub use crate::sink::Sink;
+pub use crate::server::sink::Sink;
 
 /// Who is calling: what the client said about itself, in `initialize`
 /// (stateful era) or in the request's `_meta` (stateless era).
@@ -119,11 +119,11 @@ pub struct RequestContext {
     revision: Arc<str>,
     extras: Arc<Extras>,
     log_level: Option<LogLevel>,
-    /// How requests to the client travel (see [`crate::peer`]).
+    /// How requests to the client travel (see [`crate::server::peer`]).
     channel: Channel,
-    /// Announces run-time changes (see [`crate::notifier`]).
+    /// Announces run-time changes (see [`crate::server::notifier`]).
     notifier: Option<Notifier>,
-    /// The task this call may become, kept for [`crate::tasks`] (which
+    /// The task this call may become, kept for [`crate::server::tasks`] (which
     /// reads it back as its own type: this module does not import it).
     task: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
@@ -275,7 +275,10 @@ impl RequestContext {
     /// `Ok` when the caller declared every capability in `names`
     /// (`"sampling"`, `"elicitation"`, `"roots"`), else the error that
     /// answers the request with `-32021` naming the missing ones.
-    pub fn require_capabilities(&self, names: &[&str]) -> Result<(), crate::tool_error::ToolError> {
+    pub fn require_capabilities(
+        &self,
+        names: &[&str],
+    ) -> Result<(), crate::server::tool_error::ToolError> {
         let missing: Map<String, Value> = names
             .iter()
             .filter(|n| !self.client.as_deref().is_some_and(|c| c.has_capability(n)))
@@ -284,7 +287,7 @@ impl RequestContext {
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(crate::tool_error::ToolError::missing_capabilities(
+            Err(crate::server::tool_error::ToolError::missing_capabilities(
                 Value::Object(missing),
             ))
         }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::limits::{Bucket, RateLimit};
+use crate::server::limits::{Bucket, RateLimit};
 use crate::validate::{default_draft, SchemaValidator};
 
 /// Up to this many tools, a name is found by comparing names.

@@ -10,7 +10,7 @@
 //! declaration ([`TaskSupport`]), the settings ([`TaskOptions`]), task
 //! state behind [`TaskStore`] (in memory by default, in Redis with the
 //! feature `redis`), each revision's wire
-//! shape of a task ([`wire`]) and the handler's side ([`TaskContext`]).
+//! shape of a task (`wire`) and the handler's side ([`TaskContext`]).
 //! The engine's side (when a call becomes a task, the `tasks/*` methods)
 //! is `server::tasking`.
 
@@ -34,7 +34,7 @@ pub use store::{
     MemoryTaskStore, TaskChange, TaskFuture, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
 };
 
-use crate::cancel::CancellationToken;
+use crate::server::cancel::CancellationToken;
 
 /// The extension's identifier (2026-07-28).
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";

@@ -12,9 +12,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::catch::panic_message;
-use crate::context::RequestContext;
-use crate::tool_error::ToolError;
+use crate::server::catch::panic_message;
+use crate::server::context::RequestContext;
+use crate::server::tool_error::ToolError;
 use crate::validate::{Doc, FieldError};
 
 /// A boxed, sendable future.

@@ -30,10 +30,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{json, Map, Value};
 
-use crate::cancel::CancellationToken;
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::meta;
-use crate::sink::Sink;
+use crate::server::cancel::CancellationToken;
+use crate::server::sink::Sink;
 
 /// A change the application announces.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::context::Principal;
 use crate::jsonrpc::RpcError;
+use crate::server::context::Principal;
 
 /// The JSON-RPC error code of a request refused for want of scope (in the
 /// implementation-defined server error range).

@@ -8,7 +8,7 @@
 //! own stream (the connection over stdio, the POST's SSE stream over HTTP)
 //! and the handler waits for the response, up to a timeout. In the
 //! stateless era (2026-07-28) the same call becomes an input request of an
-//! `InputRequiredResult` (see [`crate::mrtr`]): the handler is run again
+//! `InputRequiredResult` (see [`crate::server::mrtr`]): the handler is run again
 //! when the client retries with its answers. Either way a request the
 //! client declared no capability for is refused with
 //! [`PeerError::MissingCapability`], which a tool answers as `-32021`.
@@ -23,11 +23,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::cancel::CancellationToken;
 use crate::jsonrpc;
-pub(crate) use crate::outbound::Channel;
-use crate::sink::Sink;
-use crate::tool_error::ToolError;
+use crate::server::cancel::CancellationToken;
+pub(crate) use crate::server::outbound::Channel;
+use crate::server::sink::Sink;
+use crate::server::tool_error::ToolError;
 
 #[cfg(all(test, feature = "schemars"))]
 mod form_tests {
@@ -676,7 +676,7 @@ impl Peer<'_> {
 pub(crate) async fn request_live(
     cancel: &CancellationToken,
     sink: &Sink,
-    outbound: &std::sync::Arc<crate::outbound::Outbound>,
+    outbound: &std::sync::Arc<crate::server::outbound::Outbound>,
     timeout: Duration,
     method: &str,
     params: &Value,
