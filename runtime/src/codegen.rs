@@ -11,7 +11,6 @@ pub use std::sync::{Arc, OnceLock};
 
 pub use serde_json::{self, json, Map, Value};
 
-pub use crate::child::{ChildTransport, StderrMode};
 pub use crate::client::Client as ClientEngine;
 pub use crate::client::{
     content_result, structured_result, CallOptions, ClientError, ClientOptions, Drift, Negotiated,
@@ -25,7 +24,8 @@ pub use crate::server::surface::{
 pub use crate::server::tool::{
     decode_arguments, encode_content, encode_output, BoxFuture, CallFailure,
 };
-pub use crate::stdio::stdio;
+pub use crate::transport::child::{ChildTransport, StderrMode};
+pub use crate::transport::stdio::stdio;
 pub use crate::transport::Transport;
 pub use crate::{
     Completion, Dispatch, HandlerError, RateLimit, RequestContext, ServerBuilder, ServerError,

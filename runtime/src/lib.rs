@@ -61,11 +61,8 @@ pub mod jsonrpc;
 pub mod uri_template;
 
 // The engine's parts; what users need of them is re-exported above.
-mod child;
 mod integral;
 mod random;
-mod spin;
-mod stdio;
 mod validate;
 
 // The names a handler's author uses most, at the root too; documented
