@@ -30,6 +30,10 @@ mod error;
 mod handle;
 mod handshake;
 mod hooks;
+#[cfg(feature = "streamable-http")]
+pub(crate) mod http;
+#[cfg(feature = "streamable-http")]
+pub(crate) mod oauth;
 mod options;
 mod schemas;
 mod statuses;

@@ -33,6 +33,6 @@ pub use crate::{
 };
 
 #[cfg(feature = "streamable-http")]
-pub use crate::http::{
-    bind_and_serve, client::HttpTransport, HttpConfig, HttpService, ToSocketAddrs,
-};
+pub use crate::client::http::HttpTransport;
+#[cfg(feature = "streamable-http")]
+pub use crate::server::http::{bind_and_serve, HttpConfig, HttpService, ToSocketAddrs};

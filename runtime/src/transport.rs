@@ -18,6 +18,8 @@
 pub(crate) mod child;
 mod connect_error;
 mod framer;
+#[cfg(feature = "streamable-http")]
+pub(crate) mod http;
 mod spin;
 pub(crate) mod stdio;
 

@@ -74,7 +74,7 @@ pub struct ClientOptions {
     /// headers (a static bearer token, an API key), TLS roots and CA
     /// files, a client certificate, the proxy, the connect timeout.
     #[cfg(feature = "streamable-http")]
-    pub http: crate::http::HttpOptions,
+    pub http: crate::transport::http::HttpOptions,
 }
 
 impl ClientOptions {
@@ -96,7 +96,7 @@ impl ClientOptions {
             max_listed_tools: 10_000,
             handlers: None,
             #[cfg(feature = "streamable-http")]
-            http: crate::http::HttpOptions::default(),
+            http: crate::transport::http::HttpOptions::default(),
         }
     }
 
@@ -131,9 +131,9 @@ impl ClientOptions {
         self
     }
 
-    /// Sets the HTTP connection settings (see [`crate::http::HttpOptions`]).
+    /// Sets the HTTP connection settings (see [`crate::transport::http::HttpOptions`]).
     #[cfg(feature = "streamable-http")]
-    pub fn http(mut self, http: crate::http::HttpOptions) -> Self {
+    pub fn http(mut self, http: crate::transport::http::HttpOptions) -> Self {
         self.http = http;
         self
     }

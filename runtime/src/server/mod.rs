@@ -38,6 +38,8 @@ pub(crate) mod cursor;
 mod engine;
 pub(crate) mod extras;
 mod handled;
+#[cfg(feature = "streamable-http")]
+pub(crate) mod http;
 pub(crate) mod limits;
 mod message;
 mod methods;

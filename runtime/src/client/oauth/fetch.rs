@@ -5,7 +5,7 @@
 //! when it is `https://`, or `http://` on a loopback host. Requests connect
 //! as the MCP transport does (its CA files, client certificate, proxy and
 //! connect timeout: [`HttpOptions`]), but never carry its extra headers;
-//! the sending itself is `crate::http::fetch`, shared with the server's
+//! the sending itself is `crate::transport::http::fetch`, shared with the server's
 //! bearer verifiers.
 
 use std::time::Duration;
@@ -16,8 +16,8 @@ use http::{HeaderMap, Method, Request};
 use url::Url;
 
 use super::AuthError;
-use crate::http::fetch::exchange;
-use crate::http::HttpOptions;
+use crate::transport::http::fetch::exchange;
+use crate::transport::http::HttpOptions;
 
 /// How long one request of the flow may take, connecting included.
 pub(super) const TIMEOUT: Duration = Duration::from_secs(10);

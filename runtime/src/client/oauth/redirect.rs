@@ -223,7 +223,7 @@ impl RedirectReceiver for HeadlessRedirect {
     ) -> RedirectFuture<'a, Result<Callback, AuthError>> {
         Box::pin(async move {
             let got = fetch::get(
-                &crate::http::HttpOptions::default(),
+                &crate::transport::http::HttpOptions::default(),
                 authorization_url,
                 "authorization endpoint",
             )

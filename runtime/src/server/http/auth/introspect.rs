@@ -61,7 +61,7 @@ impl IntrospectionConfig {
             audience: Some(audience.into()),
             cache_ttl: Duration::from_secs(30),
             timeout: Duration::from_secs(5),
-            fetcher: fetch::https_fetcher(crate::http::HttpOptions::default()),
+            fetcher: fetch::https_fetcher(crate::transport::http::HttpOptions::default()),
         }
     }
 

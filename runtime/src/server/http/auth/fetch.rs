@@ -1,7 +1,7 @@
 //! How verifiers reach the authorization server: a [`Fetcher`] sends one
 //! request (a JWKS `GET`, an introspection `POST`) and gives back the
 //! status and body. [`https_fetcher`], the default, connects as the HTTP
-//! client does (`crate::http::fetch`: TLS with Mozilla's roots or the
+//! client does (`crate::transport::http::fetch`: TLS with Mozilla's roots or the
 //! [`HttpOptions`]' CA files, the proxy of the environment, the connect
 //! timeout) and fetches `https://` URLs, or `http://` ones on a loopback
 //! host only (tests, a sidecar). Any other client can be plugged in as a
@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::http::HttpOptions;
+use crate::transport::http::HttpOptions;
 
 /// What a [`Fetcher`] returns: the status and the body.
 pub type FetchFuture =
@@ -36,7 +36,8 @@ pub fn https_fetcher(options: HttpOptions) -> Fetcher {
         let options = Arc::clone(&options);
         Box::pin(async move {
             allowed(request.uri())?;
-            let answer = crate::http::fetch::exchange(&options, request, max_bytes).await?;
+            let answer =
+                crate::transport::http::fetch::exchange(&options, request, max_bytes).await?;
             Ok((answer.status, answer.body))
         })
     })

@@ -22,7 +22,7 @@
 //!   ([`RedirectReceiver`], [`LoopbackRedirect`], [`HeadlessRedirect`]);
 //! - `flow`: the [`Authorizer`] that ties them together.
 //!
-//! A client enables it with [`HttpTransport::oauth`](crate::http::client::HttpTransport::oauth):
+//! A client enables it with [`HttpTransport::oauth`](crate::client::http::HttpTransport::oauth):
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -61,7 +61,7 @@ pub const MAX_ATTEMPTS: usize = 3;
 
 /// How a client authorizes itself: its identity, where tokens are kept and
 /// how the authorization code comes back. Hand it to
-/// [`HttpTransport::oauth`](crate::http::client::HttpTransport::oauth).
+/// [`HttpTransport::oauth`](crate::client::http::HttpTransport::oauth).
 #[derive(Clone)]
 pub struct OAuth {
     pub(crate) credentials: Option<ClientCredentials>,

@@ -35,7 +35,7 @@ use super::registration;
 use super::store::StoredAuth;
 use super::token::{self, Tokens};
 use super::{AuthError, OAuth};
-use crate::http::HttpOptions;
+use crate::transport::http::HttpOptions;
 
 /// Whether an authorization request for `scopes` asks for
 /// `offline_access`, and so must say `prompt=consent` (OpenID Connect

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::discovery::ServerMetadata;
 use super::registration::{AuthMethod, ClientCredentials};
 use super::{fetch, AuthError};
-use crate::http::HttpOptions;
+use crate::transport::http::HttpOptions;
 
 /// A successful token response (RFC 6749 §5.1).
 #[derive(Clone, Deserialize)]

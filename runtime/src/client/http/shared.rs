@@ -29,12 +29,12 @@ use super::{
     key, lock, Endpoint, Learnt, Outgoing, ReadError, DEFAULT_RETRY, DELETE_TIMEOUT, LAST_EVENT_ID,
     LISTEN_TIMEOUT, MAX_RESUMES, QUOTE, REFRESH_PAGES, TRANSPORT_ERROR,
 };
-use crate::http::connect::Connector;
-use crate::http::headers::{self, ParamHeader};
-use crate::http::oauth_client::{Authorizer, MAX_ATTEMPTS};
-use crate::http::pool::{Lease, Live, Pool};
+use crate::client::http::pool::{Lease, Live, Pool};
+use crate::client::oauth::{Authorizer, MAX_ATTEMPTS};
 use crate::jsonrpc::human_size;
 use crate::revision::meta;
+use crate::transport::http::connect::Connector;
+use crate::transport::http::headers::{self, ParamHeader};
 use crate::transport::ConnectError;
 
 pub(super) struct Shared {

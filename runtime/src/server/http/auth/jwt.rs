@@ -89,7 +89,7 @@ impl JwtConfig {
             refresh_floor: Duration::from_secs(30),
             fetch_timeout: Duration::from_secs(5),
             max_jwks_bytes: 256 << 10,
-            fetcher: super::fetch::https_fetcher(crate::http::HttpOptions::default()),
+            fetcher: super::fetch::https_fetcher(crate::transport::http::HttpOptions::default()),
         }
     }
 

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::discovery::ServerMetadata;
 use super::{fetch, AuthError, OAuth};
-use crate::http::HttpOptions;
+use crate::transport::http::HttpOptions;
 
 /// A client's identity at one authorization server.
 #[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]

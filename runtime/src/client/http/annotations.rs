@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::http::headers::{self, ParamHeader};
 use crate::schema::{ONE_SCHEMA, SCHEMA_LISTS, SCHEMA_MAPS};
+use crate::transport::http::headers::{self, ParamHeader};
 
 /// A header value as the stateless era sends it: as is when it is plain
 /// visible ASCII (inner spaces allowed) without leading or trailing

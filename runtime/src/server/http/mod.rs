@@ -22,9 +22,9 @@
 //!   protected resource metadata at its well-known URLs, a bearer gate
 //!   before every request (401/403 challenges), and the manifest's scopes
 //!   answered 403 `insufficient_scope` before any handler runs.
-//! - The client side: [`client::HttpTransport`] (TLS, proxies, extra
-//!   headers through [`HttpOptions`]) and its OAuth 2.1 authorization,
-//!   [`oauth_client`].
+//! - The client side is the client's (`client/http`, `client/oauth`);
+//!   what both sides use (outbound connections, the `Mcp-*` headers) is
+//!   `transport/http`. `crate::http` puts the three together for users.
 //! - Several replicas: the stateless era needs nothing shared; stateful
 //!   sessions continue on any replica given a [`SessionStore`]
 //!   ([`MemoryStore`] in one process, `RedisStore` with the `redis`
@@ -32,36 +32,21 @@
 
 pub mod auth;
 mod body;
-pub mod client;
-pub(crate) mod connect;
-pub(crate) mod fetch;
 mod guard;
-mod headers;
-pub mod oauth_client;
-mod options;
-mod pool;
-mod proxy;
+mod mirror;
 #[cfg(feature = "redis")]
 mod redis_store;
-mod scan;
 mod serve;
 mod service;
 mod sessions;
-mod sse;
 mod store;
 mod timer;
-#[cfg(feature = "tls")]
-mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use body::HttpBody;
 pub use guard::{Allow, LOCAL_HOSTS};
-pub use headers::{param_headers, ParamHeader};
-pub use options::{
-    parse_header, ClientCertificate, HttpOptions, ProxyOptions, TlsOptions, DEFAULT_CONNECT_TIMEOUT,
-};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
 pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};

@@ -16,8 +16,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::{ReadError, DRAIN_TIMEOUT};
-use crate::http::pool::{self, Lease};
-use crate::http::sse::SseParser;
+use crate::client::http::pool::{self, Lease};
+use crate::client::http::sse::SseParser;
 
 /// The reply of one POST, message by message.
 pub(super) struct Answer {

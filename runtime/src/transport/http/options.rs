@@ -15,7 +15,7 @@ use http::HeaderMap;
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Settings of the HTTP client's connections; see
-/// [`HttpTransport::options`](super::client::HttpTransport::options) and
+/// [`HttpTransport::options`](crate::http::client::HttpTransport::options) and
 /// `ClientOptions::http`.
 ///
 /// ```

@@ -11,7 +11,7 @@ use url::Url;
 
 use super::fetch::{self, check_url};
 use super::AuthError;
-use crate::http::HttpOptions;
+use crate::transport::http::HttpOptions;
 
 /// RFC 9728 protected resource metadata, the fields the flow uses.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]

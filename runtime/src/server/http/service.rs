@@ -34,11 +34,12 @@ use crate::server::{poll_once, CachedScope, Handled, Message, Pending, Reply, Se
 
 use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
-use super::headers::{self, ParamHeader};
-use super::scan::Scan;
+use super::mirror;
 use super::sessions::{Entry, Refused, Sessions};
 use super::store::{bounded, SessionEvent, StoredSession};
 use super::{AuthRejection, HttpConfig};
+use crate::transport::http::headers::{self, ParamHeader};
+use crate::transport::http::scan::Scan;
 
 /// Notifications a request's SSE stream buffers before its handler waits.
 const STREAM_QUEUE: usize = 64;
@@ -774,7 +775,7 @@ impl Inner {
                     }
                     _ => &[],
                 };
-                if let Err(e) = headers::check(
+                if let Err(e) = mirror::check(
                     request_headers,
                     scan,
                     method,

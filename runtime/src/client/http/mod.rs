@@ -78,16 +78,18 @@ use http::header::{HeaderName, HeaderValue, PROXY_AUTHORIZATION};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::connect::Connector;
-use super::options::HttpOptions;
-use super::pool::Pool;
-use crate::http::oauth_client::{Authorizer, OAuth};
+use self::pool::Pool;
+use crate::client::oauth::{Authorizer, OAuth};
 use crate::revision::meta;
+use crate::transport::http::connect::Connector;
+use crate::transport::http::HttpOptions;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
 mod annotations;
 mod answer;
+mod pool;
 mod shared;
+mod sse;
 
 pub use annotations::{base64_encode, encode_header_value};
 use shared::Shared;
@@ -324,7 +326,7 @@ impl HttpTransport {
     /// `401` (or `403 insufficient_scope`) runs discovery and the
     /// authorization code flow of [`OAuth`], and the request is retried
     /// with the token (at most
-    /// [`MAX_ATTEMPTS`](crate::http::oauth_client::MAX_ATTEMPTS)
+    /// [`MAX_ATTEMPTS`](crate::client::oauth::MAX_ATTEMPTS)
     /// authorizations per request). The token goes to this endpoint only. Fails when the
     /// token store cannot be read.
     pub fn oauth(mut self, oauth: OAuth) -> io::Result<Self> {
