@@ -66,6 +66,33 @@ fn fallback_to_json_value_is_reported_at_the_property() {
     );
 }
 
+/// typify converts an array whose `default` its items refuse, then
+/// panics writing it. The tools are written together first; on such a
+/// panic each is tried alone, so only that property falls back and the
+/// tools beside it keep their types.
+#[test]
+fn a_schema_typify_panics_writing_falls_back_at_its_property() {
+    let out = run(json!([
+        { "name": "plain", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]} },
+        { "name": "odd", "inputSchema": {"type": "object", "properties": {
+            "ok": {"type": "integer"},
+            "a": {"type": "array", "items": {"type": "string"}, "default": [1, 2]}
+        }} },
+    ]));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    let w = &out.warnings[0];
+    assert_eq!(
+        w.location.clone().unwrap().pointer.as_deref(),
+        Some("/tools/1/inputSchema/properties/a")
+    );
+    assert!(w.message.contains("typify panicked"), "{}", w.message);
+    let code = code(&out);
+    assert!(code.contains("pub struct PlainInput {"), "{code}");
+    assert!(code.contains("pub q: String,"), "{code}");
+    assert!(code.contains("pub ok: Option<i128>,"), "{code}");
+    assert!(code.contains("pub a: Option<::serde_json::Value>,"), "{code}");
+}
+
 #[test]
 fn a_root_typify_cannot_convert_becomes_a_json_map() {
     let out = run(

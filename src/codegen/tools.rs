@@ -119,6 +119,45 @@ pub fn json_const(name: &str, docs: &[&str], value: &impl serde::Serialize) -> R
 /// tools share a name (`mcpgen manifest check` lists every such problem).
 pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     preflight(manifest)?;
+    // Writing every tool's code in its own scratch space costs a tenth of
+    // the run; it only matters when writing the whole fails. So the whole
+    // is tried first, and on a panic each tool again, written alone, so
+    // that the tool whose schema typify cannot write falls back.
+    match generate_with(manifest, Trial::Convert) {
+        Err(Failed::Writing) => generate_with(manifest, Trial::ConvertAndWrite).map_err(|f| match f {
+            Failed::Error(e) => e,
+            Failed::Writing => Error::new("typify failed to write the tool types"),
+        }),
+        Err(Failed::Error(e)) => Err(e),
+        Ok(out) => Ok(out),
+    }
+}
+
+/// How far each tool is tried alone before the tools are converted
+/// together.
+#[derive(Clone, Copy, PartialEq)]
+enum Trial {
+    /// Converted in a scratch space: what typify refuses falls back.
+    Convert,
+    /// Converted and written: what typify panics on writing falls back too.
+    ConvertAndWrite,
+}
+
+/// Why [`generate_with`] gave up.
+enum Failed {
+    /// A problem to report.
+    Error(Error),
+    /// typify panicked writing the converted tools.
+    Writing,
+}
+
+impl From<Error> for Failed {
+    fn from(e: Error) -> Self {
+        Failed::Error(e)
+    }
+}
+
+fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<ToolsOutput, Failed> {
     let requests: Vec<(&str, Option<&str>)> = manifest
         .tools
         .iter()
@@ -143,6 +182,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
             output: output.as_deref(),
         };
         let mut context = BatchContext {
+            trial,
             base_settings: &base_settings,
             own_enums: &mut own_enums,
             renames: &mut renames,
@@ -167,7 +207,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
         for name in defined.iter().cloned() {
             if let Some(other) = owner.get(&name) {
                 if other.index != tool.index {
-                    return Err(manifest
+                    return Err(Failed::Error(manifest
                         .error_at(
                             &tool.pointer,
                             format!(
@@ -175,7 +215,7 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
                                 other.name, tool.name
                             ),
                         )
-                        .with_hint("give one of them another `x-mcpgen.rustName`"));
+                        .with_hint("give one of them another `x-mcpgen.rustName`")));
                 }
             }
             owner.insert(name, tool);
@@ -186,16 +226,20 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
         let result = catch_quietly(AssertUnwindSafe(|| space.add_ref_types(batch)));
         match result {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(typify_error(manifest, tool, &e.to_string())),
-            Err(p) => return Err(typify_error(manifest, tool, &panic_message(&p))),
+            Ok(Err(e)) => return Err(typify_error(manifest, tool, &e.to_string()).into()),
+            Err(p) => return Err(typify_error(manifest, tool, &panic_message(&p)).into()),
         }
     }
-    let tokens = catch_quietly(AssertUnwindSafe(|| space.to_stream())).map_err(|p| {
-        Error::new(format!(
-            "typify failed to write the tool types: {}",
-            panic_message(&p)
-        ))
-    })?;
+    let tokens = match catch_quietly(AssertUnwindSafe(|| space.to_stream())) {
+        Ok(tokens) => tokens,
+        Err(_) if trial == Trial::Convert => return Err(Failed::Writing),
+        Err(p) => {
+            return Err(Failed::Error(Error::new(format!(
+                "typify failed to write the tool types: {}",
+                panic_message(&p)
+            ))))
+        }
+    };
     let mut tokens = tokens;
     for e in &own_enums {
         tokens.extend(enums::tokens(e));
@@ -318,6 +362,8 @@ struct ToolTypeNames<'a> {
 
 /// What the tools of one manifest share while their batches are made.
 struct BatchContext<'a> {
+    /// How far each tool is tried alone.
+    trial: Trial,
     base_settings: &'a TypeSpaceSettings,
     /// Enums mcpgen writes itself.
     own_enums: &'a mut Vec<enums::OwnEnum>,
@@ -401,6 +447,7 @@ fn tool_batch(
     }
     let settings = &settings_with(base_settings, &mine);
     own_enums.extend(mine);
+    let try_batch = |prepared: &[Prepared], settings| try_batch(prepared, settings, context.trial);
     if let Ok(done) = try_batch(&prepared, settings) {
         return Ok(done);
     }
@@ -506,6 +553,7 @@ fn with_doc(schema: &Value, doc: &str) -> Value {
 fn try_batch(
     prepared: &[Prepared],
     settings: &TypeSpaceSettings,
+    trial: Trial,
 ) -> std::result::Result<(Batch, BTreeSet<String>), String> {
     let mut batch = Batch::new();
     for p in prepared {
@@ -515,10 +563,10 @@ fn try_batch(
             batch.push((name.clone(), s));
         }
     }
-    let trial = batch.clone();
+    let scratch = batch.clone();
     let result = catch_quietly(AssertUnwindSafe(move || {
         let mut space = TypeSpace::new(settings);
-        space.add_ref_types(trial).map(|()| {
+        space.add_ref_types(scratch).map(|()| {
             let names = space
                 .iter_types()
                 .filter(|t| {
@@ -530,7 +578,9 @@ fn try_batch(
                 .map(|t| t.name())
                 .collect::<BTreeSet<String>>();
             // Writing the code is where typify panics on some schemas.
-            drop(space.to_stream());
+            if trial == Trial::ConvertAndWrite {
+                drop(space.to_stream());
+            }
             names
         })
     }));

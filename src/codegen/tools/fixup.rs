@@ -112,7 +112,7 @@ fn infallible_conversions(tokens: TokenStream) -> TokenStream {
         "impl", ":", ":", "std", ":", ":", "str", ":", ":", "FromStr", "for",
     ];
     for i in 0..tts.len() {
-        if i + 13 > tts.len() || tts[i..i + 11].iter().map(text).ne(from_str) {
+        if i + 13 > tts.len() || !words_at(&tts, i, &from_str) {
             continue;
         }
         let (TokenTree::Ident(ty), TokenTree::Group(body)) = (&tts[i + 11], &tts[i + 12]) else {
@@ -158,7 +158,7 @@ fn infallible_conversions(tokens: TokenStream) -> TokenStream {
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
     while i < tts.len() {
-        let head = i + 11 <= tts.len() && tts[i..i + 11].iter().map(text).eq(try_from);
+        let head = words_at(&tts, i, &try_from);
         if head {
             // `& str > for X {…}` or `String > for X {…}`.
             let (source, rest) = match tts.get(i + 11).map(text).as_deref() {
@@ -237,16 +237,6 @@ fn boxed_options(tokens: TokenStream) -> TokenStream {
             other => other,
         })
         .collect();
-    let text: Vec<String> = tts
-        .iter()
-        .map(|t| {
-            if let TokenTree::Group(_) = t {
-                String::new()
-            } else {
-                t.to_string()
-            }
-        })
-        .collect();
     let head = [
         ":", ":", "std", ":", ":", "boxed", ":", ":", "Box", "<", ":", ":", "std", ":", ":",
         "option", ":", ":", "Option", "<",
@@ -254,14 +244,10 @@ fn boxed_options(tokens: TokenStream) -> TokenStream {
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
     while i < tts.len() {
-        let matches_head = i + head.len() <= tts.len()
-            && text[i..i + head.len()]
-                .iter()
-                .zip(head)
-                .all(|(a, b)| a == b);
+        let matches_head = words_at(&tts, i, &head);
         // The field's `#[serde(default)]`: `# [..] pub name :` before the type.
         let attr_at = out.len().checked_sub(5);
-        let attr_ok = attr_at.is_some_and(|a| {
+        let attr_ok = matches_head && attr_at.is_some_and(|a| {
             is_punct(out.get(a), '#')
                 && matches!(out.get(a + 1), Some(TokenTree::Group(g)) if g.stream().to_string() == "serde (default)")
                 && is_punct(out.get(a + 4), ':')
@@ -499,6 +485,25 @@ fn variant_rename(name: &str) -> Option<&'static str> {
 
 fn is_punct(t: Option<&TokenTree>, c: char) -> bool {
     matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c)
+}
+
+/// Whether the token is the identifier or one-character punctuation
+/// `word`, compared without writing the token out.
+fn is_word(t: &TokenTree, word: &str) -> bool {
+    match t {
+        TokenTree::Ident(id) => id == word,
+        TokenTree::Punct(p) => {
+            let mut chars = word.chars();
+            chars.next() == Some(p.as_char()) && chars.next().is_none()
+        }
+        _ => false,
+    }
+}
+
+/// Whether `words` (identifiers and punctuation) start at `tts[i]`.
+fn words_at(tts: &[TokenTree], i: usize, words: &[&str]) -> bool {
+    tts.get(i..i + words.len())
+        .is_some_and(|s| s.iter().zip(words).all(|(t, w)| is_word(t, w)))
 }
 
 fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
