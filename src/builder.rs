@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 
 use crate::emit::{self, Header, WriteReport};
 use crate::error::{stage, Error, ErrorKind, Result};
-use crate::generator::Generator;
 pub use crate::generator::FILES;
+use crate::generator::{Generator, ProtocolTypes};
 use crate::manifest::Manifest;
 use crate::spec::Spec;
 use crate::store::{self, ResolvedSchema, Store};
@@ -44,6 +44,8 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     cargo_directives: bool,
     store: Option<Store>,
+    protocol_types: ProtocolTypes,
+    keep_protocol_types: Vec<String>,
 }
 
 impl Default for Builder {
@@ -66,7 +68,7 @@ pub struct Generated {
 
 impl Builder {
     /// Protocol revision 2025-11-25, no manifest, server and client on,
-    /// output to `$OUT_DIR`.
+    /// the protocol types the generated code uses, output to `$OUT_DIR`.
     pub fn new() -> Self {
         Self {
             protocol: store::DEFAULT_REVISION.to_owned(),
@@ -78,6 +80,8 @@ impl Builder {
             out_dir: None,
             cargo_directives: true,
             store: None,
+            protocol_types: ProtocolTypes::Used,
+            keep_protocol_types: Vec::new(),
         }
     }
 
@@ -98,6 +102,24 @@ impl Builder {
     /// draft that is not pinned).
     pub fn schema_file(mut self, path: impl AsRef<Path>) -> Self {
         self.schema_file = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Which of the revision's types `protocol.rs` holds. Default
+    /// [`ProtocolTypes::Used`]: with a manifest, the types the generated
+    /// code names and what they contain, plus those kept with
+    /// [`keep_protocol_type`](Self::keep_protocol_type).
+    pub fn protocol_types(mut self, which: ProtocolTypes) -> Self {
+        self.protocol_types = which;
+        self
+    }
+
+    /// Generates the protocol type `name` (as `protocol.rs` names it, e.g.
+    /// `"CallToolResult"`), and what it contains, even when no generated
+    /// code uses it: for handlers that build protocol values of their own.
+    /// A name the revision does not have is an error.
+    pub fn keep_protocol_type(mut self, name: impl Into<String>) -> Self {
+        self.keep_protocol_types.push(name.into());
         self
     }
 
@@ -220,6 +242,8 @@ impl Builder {
         };
 
         let mut generator = Generator::new(&spec, &schema.revision)
+            .protocol_types(self.protocol_types)
+            .keep_protocol_types(&self.keep_protocol_types)
             .server(self.server)
             .client(self.client)
             .http(self.http);

@@ -35,6 +35,23 @@ pub struct Generator<'a> {
     server: bool,
     client: bool,
     http: bool,
+    protocol_types: ProtocolTypes,
+    keep: &'a [String],
+}
+
+/// Which of the revision's types `protocol.rs` holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolTypes {
+    /// With a manifest, the types the generated tool types, server and
+    /// client name, the types those contain, and the types kept by name
+    /// ([`Generator::keep_protocol_types`]): a crate compiles the part of
+    /// the protocol it uses (a one-tool server about 20 of 180 types).
+    /// Without a manifest, every type, as [`All`](Self::All).
+    #[default]
+    Used,
+    /// Every type of the revision, with the method table (`McpRequest`,
+    /// `McpNotification`, `MethodResult`).
+    All,
 }
 
 /// The token streams of the four generated modules, not yet formatted.
@@ -76,7 +93,24 @@ impl<'a> Generator<'a> {
             server: true,
             client: true,
             http: true,
+            protocol_types: ProtocolTypes::Used,
+            keep: &[],
         }
+    }
+
+    /// Which protocol types to generate. Default [`ProtocolTypes::Used`].
+    pub fn protocol_types(mut self, which: ProtocolTypes) -> Self {
+        self.protocol_types = which;
+        self
+    }
+
+    /// Protocol types (their Rust or schema names) generated with
+    /// [`ProtocolTypes::Used`] even when no generated code names them, with
+    /// the types they contain: those the handlers use beyond the server's
+    /// own. A name the revision does not have is an error.
+    pub fn keep_protocol_types(mut self, names: &'a [String]) -> Self {
+        self.keep = names;
+        self
     }
 
     /// The manifest whose tools, resources and prompts are generated.
@@ -167,11 +201,41 @@ impl<'a> Generator<'a> {
 
     /// The token streams of the four modules.
     pub fn parts(&self) -> Result<Parts> {
-        let protocol = codegen::protocol::generate(self.spec)?;
+        let parts = self.manifest_parts()?;
+        let only = match (self.protocol_types, self.manifest) {
+            (ProtocolTypes::Used, Some(_)) => {
+                let mut roots = codegen::protocol::mentioned(
+                    self.spec,
+                    &[&parts.tools, &parts.server, &parts.client],
+                );
+                for name in self.keep {
+                    roots.insert(self.protocol_type(name)?);
+                }
+                Some(codegen::protocol::used(self.spec, roots))
+            }
+            _ => None,
+        };
         Ok(Parts {
-            protocol,
-            ..self.manifest_parts()?
+            protocol: codegen::protocol::generate_only(self.spec, only.as_ref())?,
+            ..parts
         })
+    }
+
+    /// The schema name of the protocol type `name` (a Rust or schema name).
+    fn protocol_type(&self, name: &str) -> Result<String> {
+        self.spec
+            .types
+            .values()
+            .find(|def| def.name == name || codegen::protocol::type_ident(&def.name) == name)
+            .map(|def| def.name.clone())
+            .ok_or_else(|| {
+                Error::new(format!(
+                    "protocol type `{name}` to keep is not a type of revision {}",
+                    self.revision
+                ))
+                .with_hint("name a type of `protocol.rs` as generated with every type (`ProtocolTypes::All`, `--protocol-types all`)")
+                .or_kind(ErrorKind::Usage)
+            })
     }
 
     /// What the manifest adds: the token streams of `tools.rs`, `server.rs`

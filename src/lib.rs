@@ -50,7 +50,7 @@ pub use builder::Builder;
 pub use codegen::tools::{ToolBinding, ToolsOutput};
 pub use emit::Header;
 pub use error::{Error, ErrorKind, Result};
-pub use generator::Generator;
+pub use generator::{Generator, ProtocolTypes};
 pub use manifest::Manifest;
 pub use spec::Spec;
 pub use store::Store;

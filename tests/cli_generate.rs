@@ -38,7 +38,7 @@ fn generate_writes_the_four_files() {
         assert!(text.contains("// manifest tools.json (sha256 "), "{f}");
     }
     let protocol = std::fs::read_to_string(out.join("protocol.rs")).unwrap();
-    assert!(protocol.contains("pub struct CallToolResult"));
+    assert!(protocol.contains("pub struct TextContent"));
     let tools = std::fs::read_to_string(out.join("tools.rs")).unwrap();
     assert!(tools.contains("pub struct GetForecastInput"));
     let server = std::fs::read_to_string(out.join("server.rs")).unwrap();
@@ -49,6 +49,80 @@ fn generate_writes_the_four_files() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(siblings, vec![std::ffi::OsString::from("gen")]);
+}
+
+/// With a manifest, `protocol.rs` holds the types the generated code names
+/// and what they contain; `--keep-protocol-type` adds one with its own,
+/// `--protocol-types all` gives every type and the method table, and a
+/// name the revision lacks is refused.
+#[test]
+fn protocol_types_are_the_used_ones_unless_more_are_asked_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let types = |args: &[&str]| -> Vec<String> {
+        let out = tmp.path().join("gen");
+        let r = generate(tmp.path(), &out, args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let text = std::fs::read_to_string(out.join("protocol.rs")).unwrap();
+        let file: syn::File = syn::parse_str(&text).unwrap();
+        file.items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Struct(s) => Some(s.ident.to_string()),
+                syn::Item::Enum(e) => Some(e.ident.to_string()),
+                syn::Item::Type(t) => Some(t.ident.to_string()),
+                syn::Item::Trait(t) => Some(t.ident.to_string()),
+                _ => None,
+            })
+            .collect()
+    };
+    let used = types(&[]);
+    // The server answers tools with content blocks: those and their parts.
+    for name in [
+        "ContentBlock",
+        "TextContent",
+        "ImageContent",
+        "EmbeddedResource",
+        "Annotations",
+        "Role",
+    ] {
+        assert!(
+            used.contains(&name.to_owned()),
+            "{name} missing from {used:?}"
+        );
+    }
+    assert!(!used.contains(&"CallToolResult".to_owned()), "{used:?}");
+    assert!(!used.contains(&"McpRequest".to_owned()), "{used:?}");
+
+    let kept = types(&["--keep-protocol-type", "CallToolResult"]);
+    assert!(kept.contains(&"CallToolResult".to_owned()), "{kept:?}");
+    assert!(kept.len() > used.len());
+    assert!(used.iter().all(|t| kept.contains(t)));
+    assert!(!kept.contains(&"InitializeRequest".to_owned()), "{kept:?}");
+
+    let all = types(&["--protocol-types", "all"]);
+    assert!(all.len() > 150, "{}", all.len());
+    for name in [
+        "InitializeRequest",
+        "McpRequest",
+        "McpNotification",
+        "MethodResult",
+    ] {
+        assert!(all.contains(&name.to_owned()), "{name}");
+    }
+    assert!(kept.iter().all(|t| all.contains(t)));
+
+    let r = generate(
+        tmp.path(),
+        &tmp.path().join("bad"),
+        &["--keep-protocol-type", "NoSuchType"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("protocol type `NoSuchType`"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("--protocol-types all"), "{}", r.stderr);
 }
 
 #[test]
@@ -80,11 +154,7 @@ fn check_passes_when_fresh_and_fails_with_a_diff_when_stale() {
     // A hand edit makes it stale; --check shows the diff and changes nothing.
     let path = out.join("protocol.rs");
     let original = std::fs::read_to_string(&path).unwrap();
-    let edited = original.replacen(
-        "pub struct CallToolResult",
-        "pub struct CallToolResultEdited",
-        1,
-    );
+    let edited = original.replacen("pub struct TextContent", "pub struct TextContentEdited", 1);
     std::fs::write(&path, &edited).unwrap();
     let stale = generate(tmp.path(), &out, &["--check"]);
     assert_eq!(stale.code, 1, "{}", stale.stderr);
@@ -96,12 +166,12 @@ fn check_passes_when_fresh_and_fails_with_a_diff_when_stale() {
         stale.stdout
     );
     assert!(
-        stale.stdout.contains("-pub struct CallToolResultEdited"),
+        stale.stdout.contains("-pub struct TextContentEdited"),
         "{}",
         stale.stdout
     );
     assert!(
-        stale.stdout.contains("+pub struct CallToolResult"),
+        stale.stdout.contains("+pub struct TextContent"),
         "{}",
         stale.stdout
     );

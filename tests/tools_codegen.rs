@@ -90,7 +90,10 @@ fn a_schema_typify_panics_writing_falls_back_at_its_property() {
     assert!(code.contains("pub struct PlainInput {"), "{code}");
     assert!(code.contains("pub q: String,"), "{code}");
     assert!(code.contains("pub ok: Option<i128>,"), "{code}");
-    assert!(code.contains("pub a: Option<::serde_json::Value>,"), "{code}");
+    assert!(
+        code.contains("pub a: Option<::serde_json::Value>,"),
+        "{code}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Protocol types of one revision: a Rust type for every named type of the
 //! [`Spec`], plus the method table (`McpRequest`, `McpNotification`,
-//! `MethodResult`).
+//! `MethodResult`); or only the types a crate uses ([`used`], [`generate_only`]).
 //!
 //! Structs, unions and their serde impls are written here rather than
 //! derived, so that constants are checked and written by serialisation
@@ -9,7 +9,9 @@
 //! absent optional properties stay absent. The impls call the helpers of
 //! `mcpgen_runtime::de`.
 
-use proc_macro2::{Ident, Literal, TokenStream};
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Ident, Literal, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
 use crate::error::Result;
@@ -20,8 +22,17 @@ use crate::spec::{
 
 /// The protocol types of `spec`, as the body of a module.
 pub fn generate(spec: &Spec) -> Result<TokenStream> {
+    generate_only(spec, None)
+}
+
+/// The protocol types of `spec` named in `only` (all of them, with the
+/// method table, when `None`), in the spec's order.
+pub fn generate_only(spec: &Spec, only: Option<&BTreeSet<String>>) -> Result<TokenStream> {
     let mut items = TokenStream::new();
     for def in spec.types.values() {
+        if only.is_some_and(|keep| !keep.contains(&def.name)) {
+            continue;
+        }
         items.extend(match &def.kind {
             Kind::Struct(s) => struct_item(spec, def, s),
             Kind::Union(u) => union_item(spec, def, u),
@@ -34,8 +45,80 @@ pub fn generate(spec: &Spec) -> Result<TokenStream> {
             }
         });
     }
-    items.extend(method_table(spec));
+    if only.is_none() {
+        items.extend(method_table(spec));
+    }
     Ok(items)
+}
+
+/// The spec's names of the types `code` refers to as `protocol::<Type>`
+/// (whatever comes before `protocol`), in every group.
+pub fn mentioned(spec: &Spec, code: &[&TokenStream]) -> BTreeSet<String> {
+    let by_ident: BTreeMap<String, &str> = spec
+        .types
+        .values()
+        .map(|def| (type_ident(&def.name).to_string(), def.name.as_str()))
+        .collect();
+    let mut found = BTreeSet::new();
+    let mut stack: Vec<TokenStream> = code.iter().map(|t| (*t).clone()).collect();
+    while let Some(tokens) = stack.pop() {
+        let tts: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tt) in tts.iter().enumerate() {
+            match tt {
+                TokenTree::Group(g) => stack.push(g.stream()),
+                TokenTree::Ident(id) if id == "protocol" => {
+                    let path = matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+                        && matches!(tts.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                    if let (true, Some(TokenTree::Ident(ty))) = (path, tts.get(i + 3)) {
+                        if let Some(name) = by_ident.get(&ty.to_string()) {
+                            found.insert((*name).to_owned());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// `roots` and every type they contain, all the way down: what
+/// [`generate_only`] must write for the roots to compile.
+pub fn used(spec: &Spec, roots: impl IntoIterator<Item = String>) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo: Vec<String> = roots.into_iter().collect();
+    while let Some(name) = todo.pop() {
+        let Some(def) = spec.types.get(&name) else {
+            continue;
+        };
+        if !seen.insert(name) {
+            continue;
+        }
+        let mut contains: Vec<&Ty> = Vec::new();
+        match &def.kind {
+            Kind::Struct(s) => {
+                for p in &s.properties {
+                    if let PropValue::Ty(ty) = &p.value {
+                        contains.push(ty);
+                    }
+                }
+                if let Additional::Typed(ty) = &s.additional {
+                    contains.push(ty);
+                }
+            }
+            Kind::Union(u) => contains.extend(u.variants.iter().map(|v| &v.ty)),
+            Kind::Alias(ty) => contains.push(ty),
+            Kind::Enum(_) => {}
+        }
+        todo.extend(
+            contains
+                .into_iter()
+                .flat_map(Ty::names)
+                .filter(|n| !seen.contains(*n))
+                .map(str::to_owned),
+        );
+    }
+    seen
 }
 
 /// The type (relative to the protocol module) of one item of

@@ -124,10 +124,12 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     // is tried first, and on a panic each tool again, written alone, so
     // that the tool whose schema typify cannot write falls back.
     match generate_with(manifest, Trial::Convert) {
-        Err(Failed::Writing) => generate_with(manifest, Trial::ConvertAndWrite).map_err(|f| match f {
-            Failed::Error(e) => e,
-            Failed::Writing => Error::new("typify failed to write the tool types"),
-        }),
+        Err(Failed::Writing) => {
+            generate_with(manifest, Trial::ConvertAndWrite).map_err(|f| match f {
+                Failed::Error(e) => e,
+                Failed::Writing => Error::new("typify failed to write the tool types"),
+            })
+        }
         Err(Failed::Error(e)) => Err(e),
         Ok(out) => Ok(out),
     }
@@ -207,15 +209,17 @@ fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<Tools
         for name in defined.iter().cloned() {
             if let Some(other) = owner.get(&name) {
                 if other.index != tool.index {
-                    return Err(Failed::Error(manifest
-                        .error_at(
-                            &tool.pointer,
-                            format!(
+                    return Err(Failed::Error(
+                        manifest
+                            .error_at(
+                                &tool.pointer,
+                                format!(
                                 "tools `{}` and `{}` would both define a Rust type named `{name}`",
                                 other.name, tool.name
                             ),
-                        )
-                        .with_hint("give one of them another `x-mcpgen.rustName`")));
+                            )
+                            .with_hint("give one of them another `x-mcpgen.rustName`"),
+                    ));
                 }
             }
             owner.insert(name, tool);

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::{emit, store, Builder, Result};
+use crate::{emit, store, Builder, ProtocolTypes, Result};
 
 use crate::cli::Outcome;
 
@@ -32,6 +32,15 @@ pub(crate) struct Args {
     /// its `streamable-http` feature.
     #[arg(long)]
     no_http: bool,
+    /// Which protocol types protocol.rs holds: `used` (with a manifest, those
+    /// the generated code names and what they contain) or `all` (every type
+    /// of the revision, with the method table).
+    #[arg(long, value_name = "WHICH", default_value = "used", value_parser = ["used", "all"])]
+    protocol_types: String,
+    /// Also generate this protocol type (and what it contains) with
+    /// `--protocol-types used`; repeat for more.
+    #[arg(long, value_name = "TYPE")]
+    keep_protocol_type: Vec<String>,
     /// Write nothing; exit 1 with a unified diff when the files in --out are stale.
     #[arg(long)]
     check: bool,
@@ -43,8 +52,15 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
         .server(!args.no_server)
         .client(!args.no_client)
         .http(!args.no_http)
+        .protocol_types(match args.protocol_types.as_str() {
+            "all" => ProtocolTypes::All,
+            _ => ProtocolTypes::Used,
+        })
         .out_dir(&args.out)
         .cargo_directives(false);
+    for name in &args.keep_protocol_type {
+        builder = builder.keep_protocol_type(name);
+    }
     if let Some(m) = &args.manifest {
         builder = builder.manifest(m);
     }
