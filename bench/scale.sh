@@ -76,6 +76,9 @@ measure() {
 }
 
 export CARGO_TARGET_DIR="$work/target" CARGO_INCREMENTAL=1
+# A reused SCALE_DIR keeps its target/ (dependencies stay built), not the
+# crates and outputs of the last run.
+rm -rf "$work/warmup" "$work"/scale-* "$work"/gen-* "$work/log"
 # Dependencies (and mcpgen as the build scripts' generator) built once.
 "$bin" new --manifest "$shared/manifests/real/time.json" "$work/warmup" >>"$work/log" 2>&1
 (cd "$work/warmup" && cargo build -q >>"$work/log" 2>&1)
@@ -89,6 +92,9 @@ for n in "${sizes[@]}"; do
     lines=$(cat "$work/gen-$n"/*.rs | wc -l)
     crate="$work/scale-$n"
     "$bin" new --manifest "$manifest" "$crate" >>"$work/log" 2>&1
+    # A first build: nothing left of an earlier run's crates in target/
+    # (artifacts or incremental caches).
+    (cd "$crate" && cargo clean -q -p "scale-$n" -p "scale-$n-bindings" >>"$work/log" 2>&1)
     read -r build build_rss < <(cd "$crate" && measure cargo build -q)
     echo "// edited" >>"$crate/src/main.rs"
     read -r edit _ < <(cd "$crate" && measure cargo build -q)
