@@ -52,7 +52,8 @@ pub fn generate_only(spec: &Spec, only: Option<&BTreeSet<String>>) -> Result<Tok
 }
 
 /// The spec's names of the types `code` refers to as `protocol::<Type>`
-/// (whatever comes before `protocol`), in every group.
+/// or in `protocol::{…}` (whatever comes before `protocol`), in every
+/// group.
 pub fn mentioned(spec: &Spec, code: &[&TokenStream]) -> BTreeSet<String> {
     let by_ident: BTreeMap<String, &str> = spec
         .types
@@ -69,8 +70,21 @@ pub fn mentioned(spec: &Spec, code: &[&TokenStream]) -> BTreeSet<String> {
                 TokenTree::Ident(id) if id == "protocol" => {
                     let path = matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
                         && matches!(tts.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
-                    if let (true, Some(TokenTree::Ident(ty))) = (path, tts.get(i + 3)) {
-                        if let Some(name) = by_ident.get(&ty.to_string()) {
+                    let named: Vec<String> = match (path, tts.get(i + 3)) {
+                        (true, Some(TokenTree::Ident(ty))) => vec![ty.to_string()],
+                        // `protocol::{A, B}`: every name in the list.
+                        (true, Some(TokenTree::Group(list))) => list
+                            .stream()
+                            .into_iter()
+                            .filter_map(|t| match t {
+                                TokenTree::Ident(ty) => Some(ty.to_string()),
+                                _ => None,
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    for ty in named {
+                        if let Some(name) = by_ident.get(&ty) {
                             found.insert((*name).to_owned());
                         }
                     }
@@ -684,5 +698,42 @@ fn method_table(spec: &Spec) -> TokenStream {
 
         #(#impls)*
         #result_impl
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        let schema = crate::shared_data::schema_file("2025-11-25");
+        Spec::load(&schema).unwrap()
+    }
+
+    #[test]
+    fn the_types_code_names_are_found_in_paths_and_lists_and_closed_over() {
+        let spec = spec();
+        let code = quote! {
+            fn f(x: super::protocol::TextContent) {}
+            mod m { use crate::protocol::{Role, NotAType}; }
+            struct S { protocol: ::std::string::String }
+        };
+        let named = mentioned(&spec, &[&code]);
+        assert_eq!(
+            named.into_iter().collect::<Vec<_>>(),
+            ["Role", "TextContent"]
+        );
+        let used = used(&spec, ["CallToolResult".to_owned()]);
+        for name in [
+            "CallToolResult",
+            "ContentBlock",
+            "TextContent",
+            "EmbeddedResource",
+            "Annotations",
+            "Role",
+        ] {
+            assert!(used.contains(name), "{name} missing from {used:?}");
+        }
+        assert!(!used.contains("InitializeRequest"), "{used:?}");
     }
 }
