@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 /// Arguments of the `integers` tool.
 ///
 /// Schema: `/inputSchema` of the `integers` tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IntegersInput {
     #[serde(
         default,
@@ -118,6 +118,54 @@ impl IntegersInput {
         self
     }
 }
+impl<'de> Deserialize<'de> for IntegersInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<IntegersInput, self::fields::Error> {
+            let (
+                Some(by_name),
+                Some(count),
+                Some(either),
+                Some(list),
+                Some(maybe),
+                Some(page),
+                Some(plain),
+                Some(ratio),
+                Some(safe),
+                Some(small),
+            ) = (
+                members.with_or_else("by_name", wide::map, Default::default),
+                members.with_or_else("count", wide::option, Default::default),
+                members.optional("either"),
+                members.with_or_else("list", wide::vec, Default::default),
+                members.with_or_else("maybe", wide::option, Default::default),
+                members.optional("page"),
+                members.with("plain", wide::one),
+                members.optional("ratio"),
+                members.optional("safe"),
+                members.optional("small"),
+            ) else {
+                return Err(members.error());
+            };
+            Ok(IntegersInput {
+                by_name,
+                count,
+                either,
+                list,
+                maybe,
+                page,
+                plain,
+                ratio,
+                safe,
+                small,
+            })
+        }
+        self::fields::decode(deserializer, take, None)
+    }
+}
 /// The type of `either` in [`IntegersInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -143,7 +191,7 @@ impl From<i128> for IntegersInputEither {
 /// Structured result (`structuredContent`) of the `integers` tool.
 ///
 /// Schema: `/outputSchema` of the `integers` tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IntegersOutput {
     #[serde(
         default,
@@ -169,10 +217,28 @@ impl IntegersOutput {
         self
     }
 }
+impl<'de> Deserialize<'de> for IntegersOutput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<IntegersOutput, self::fields::Error> {
+            let (Some(pages), Some(total)) = (
+                members.with_or_else("pages", wide::vec, Default::default),
+                members.with("total", wide::one),
+            ) else {
+                return Err(members.error());
+            };
+            Ok(IntegersOutput { pages, total })
+        }
+        self::fields::decode(deserializer, take, None)
+    }
+}
 /// Arguments of the `parent_or_text` tool.
 ///
 /// Schema: `/inputSchema` of the `parent_or_text` tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParentOrTextInput {
     pub parent: ParentOrTextInputParent,
 }
@@ -180,6 +246,21 @@ impl ParentOrTextInput {
     /// A `ParentOrTextInput` with its required field: `parent`.
     pub fn new(parent: ParentOrTextInputParent) -> Self {
         Self { parent }
+    }
+}
+impl<'de> Deserialize<'de> for ParentOrTextInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<ParentOrTextInput, self::fields::Error> {
+            let (Some(parent),) = (members.required("parent"),) else {
+                return Err(members.error());
+            };
+            Ok(ParentOrTextInput { parent })
+        }
+        self::fields::decode(deserializer, take, None)
     }
 }
 /// The type of `parent` in [`ParentOrTextInput`].
@@ -198,7 +279,7 @@ impl From<ParentOrTextParentRequest> for ParentOrTextInputParent {
     }
 }
 /// Schema: `/inputSchema/$defs/parentRequest` of the `parent_or_text` tool.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParentOrTextParentRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -220,10 +301,31 @@ impl ParentOrTextParentRequest {
         self
     }
 }
+impl<'de> Deserialize<'de> for ParentOrTextParentRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<ParentOrTextParentRequest, self::fields::Error> {
+            let (Some(database_id), Some(page_id)) = (
+                members.optional("database_id"),
+                members.optional("page_id"),
+            ) else {
+                return Err(members.error());
+            };
+            Ok(ParentOrTextParentRequest {
+                database_id,
+                page_id,
+            })
+        }
+        self::fields::decode(deserializer, take, Some(&["database_id", "page_id"]))
+    }
+}
 /// Arguments of the `same_nested_name` tool.
 ///
 /// Schema: `/inputSchema` of the `same_nested_name` tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SameNestedNameInput {
     pub action: SameNestedNameInputAction,
 }
@@ -231,6 +333,21 @@ impl SameNestedNameInput {
     /// A `SameNestedNameInput` with its required field: `action`.
     pub fn new(action: SameNestedNameInputAction) -> Self {
         Self { action }
+    }
+}
+impl<'de> Deserialize<'de> for SameNestedNameInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<SameNestedNameInput, self::fields::Error> {
+            let (Some(action),) = (members.required("action"),) else {
+                return Err(members.error());
+            };
+            Ok(SameNestedNameInput { action })
+        }
+        self::fields::decode(deserializer, take, None)
     }
 }
 /// The type of `action` in [`SameNestedNameInput`].
@@ -248,21 +365,17 @@ pub enum SameNestedNameInputAction {
     Type { text: String },
 }
 /// Schema: `/inputSchema/properties/sort/additionalProperties/anyOf/2` of the `sort_spec` tool.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum SortSpecAsc {
     #[serde(rename = "asc")]
     Asc,
+}
+impl<'de> Deserialize<'de> for SortSpecAsc {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        self::fields::unit(deserializer, &["asc"])
+    }
 }
 impl ::std::fmt::Display for SortSpecAsc {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -293,21 +406,17 @@ impl TryFrom<String> for SortSpecAsc {
     }
 }
 /// Schema: `/inputSchema/properties/sort/additionalProperties/anyOf/3` of the `sort_spec` tool.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum SortSpecDesc {
     #[serde(rename = "desc")]
     Desc,
+}
+impl<'de> Deserialize<'de> for SortSpecDesc {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        self::fields::unit(deserializer, &["desc"])
+    }
 }
 impl ::std::fmt::Display for SortSpecDesc {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -340,7 +449,7 @@ impl TryFrom<String> for SortSpecDesc {
 /// Arguments of the `sort_spec` tool.
 ///
 /// Schema: `/inputSchema` of the `sort_spec` tool.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SortSpecInput {
     #[serde(
         default,
@@ -354,6 +463,21 @@ impl SortSpecInput {
     pub fn with_sort(mut self, value: BTreeMap<String, SortSpecInputSortValue>) -> Self {
         self.sort = value;
         self
+    }
+}
+impl<'de> Deserialize<'de> for SortSpecInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<SortSpecInput, self::fields::Error> {
+            let (Some(sort),) = (members.or_else("sort", Default::default),) else {
+                return Err(members.error());
+            };
+            Ok(SortSpecInput { sort })
+        }
+        self::fields::decode(deserializer, take, None)
     }
 }
 /// The type of `sort` in [`SortSpecInput`].
@@ -382,7 +506,7 @@ impl From<SortSpecDesc> for SortSpecInputSortValue {
 /// Arguments of the `tagged` tool.
 ///
 /// Schema: `/inputSchema` of the `tagged` tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaggedInput {
     pub parent: TaggedInputParent,
 }
@@ -390,6 +514,21 @@ impl TaggedInput {
     /// A `TaggedInput` with its required field: `parent`.
     pub fn new(parent: TaggedInputParent) -> Self {
         Self { parent }
+    }
+}
+impl<'de> Deserialize<'de> for TaggedInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<TaggedInput, self::fields::Error> {
+            let (Some(parent),) = (members.required("parent"),) else {
+                return Err(members.error());
+            };
+            Ok(TaggedInput { parent })
+        }
+        self::fields::decode(deserializer, take, None)
     }
 }
 /// The type of `parent` in [`TaggedInput`].
@@ -422,21 +561,17 @@ pub enum TaggedInputParent {
 /// The type of `kind` in [`TaggedOrTextInputTarget::File`].
 ///
 /// Schema: `/inputSchema/properties/target/anyOf/1/properties/kind` of the `tagged_or_text` tool.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum TaggedOrTextFileKind {
     #[serde(rename = "file")]
     File,
+}
+impl<'de> Deserialize<'de> for TaggedOrTextFileKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        self::fields::unit(deserializer, &["file"])
+    }
 }
 impl ::std::fmt::Display for TaggedOrTextFileKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -469,7 +604,7 @@ impl TryFrom<String> for TaggedOrTextFileKind {
 /// Arguments of the `tagged_or_text` tool.
 ///
 /// Schema: `/inputSchema` of the `tagged_or_text` tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaggedOrTextInput {
     pub target: TaggedOrTextInputTarget,
 }
@@ -477,6 +612,21 @@ impl TaggedOrTextInput {
     /// A `TaggedOrTextInput` with its required field: `target`.
     pub fn new(target: TaggedOrTextInputTarget) -> Self {
         Self { target }
+    }
+}
+impl<'de> Deserialize<'de> for TaggedOrTextInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<TaggedOrTextInput, self::fields::Error> {
+            let (Some(target),) = (members.required("target"),) else {
+                return Err(members.error());
+            };
+            Ok(TaggedOrTextInput { target })
+        }
+        self::fields::decode(deserializer, take, None)
     }
 }
 /// The type of `target` in [`TaggedOrTextInput`].
@@ -493,21 +643,17 @@ pub enum TaggedOrTextInputTarget {
 /// The type of `kind` in [`TaggedOrTextInputTarget::Url`].
 ///
 /// Schema: `/inputSchema/properties/target/anyOf/2/properties/kind` of the `tagged_or_text` tool.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum TaggedOrTextUrlKind {
     #[serde(rename = "url")]
     Url,
+}
+impl<'de> Deserialize<'de> for TaggedOrTextUrlKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        self::fields::unit(deserializer, &["url"])
+    }
 }
 impl ::std::fmt::Display for TaggedOrTextUrlKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -540,7 +686,7 @@ impl TryFrom<String> for TaggedOrTextUrlKind {
 /// Arguments of the `two_strings` tool.
 ///
 /// Schema: `/inputSchema` of the `two_strings` tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TwoStringsInput {
     pub query: String,
 }
@@ -550,10 +696,25 @@ impl TwoStringsInput {
         Self { query: query.into() }
     }
 }
+impl<'de> Deserialize<'de> for TwoStringsInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<TwoStringsInput, self::fields::Error> {
+            let (Some(query),) = (members.required("query"),) else {
+                return Err(members.error());
+            };
+            Ok(TwoStringsInput { query })
+        }
+        self::fields::decode(deserializer, take, None)
+    }
+}
 /// Arguments of the `untitled_members` tool.
 ///
 /// Schema: `/inputSchema` of the `untitled_members` tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UntitledMembersInput {
     pub filter: UntitledMembersInputFilter,
 }
@@ -561,6 +722,21 @@ impl UntitledMembersInput {
     /// A `UntitledMembersInput` with its required field: `filter`.
     pub fn new(filter: UntitledMembersInputFilter) -> Self {
         Self { filter }
+    }
+}
+impl<'de> Deserialize<'de> for UntitledMembersInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut self::fields::Members,
+        ) -> Result<UntitledMembersInput, self::fields::Error> {
+            let (Some(filter),) = (members.required("filter"),) else {
+                return Err(members.error());
+            };
+            Ok(UntitledMembersInput { filter })
+        }
+        self::fields::decode(deserializer, take, None)
     }
 }
 /// The type of `filter` in [`UntitledMembersInput`].
@@ -716,6 +892,148 @@ pub mod wide {
                 .map(|(k, Whole(v))| (k, v))
                 .collect(),
         )
+    }
+}
+/// How the structs of this file decode: each reads its JSON object
+/// once into `Members` and takes its fields from them, which
+/// compiles to far less code than serde's derive.
+pub mod fields {
+    use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
+    use ::serde_json::Value;
+    /// The error of taking a field.
+    pub type Error = ::serde_json::Error;
+    /// The members of one JSON object, in order, and the first
+    /// error of taking a field from them.
+    pub struct Members(Vec<(String, Value)>, Option<Error>);
+    struct Collect;
+    impl<'de> ::serde::de::Visitor<'de> for Collect {
+        type Value = Members;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Members, A::Error> {
+            let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
+            while let Some(member) = map.next_entry::<String, Value>()? {
+                members.push(member);
+            }
+            Ok(Members(members, None))
+        }
+    }
+    /// Reads the object `deserializer` holds, then the struct
+    /// `take` builds from its members; with `known` (the struct's
+    /// fields), any other member is refused.
+    pub fn decode<'de, D: Deserializer<'de>, T>(
+        deserializer: D,
+        take: fn(&mut Members) -> Result<T, Error>,
+        known: Option<&'static [&'static str]>,
+    ) -> Result<T, D::Error> {
+        let mut members = deserializer.deserialize_map(Collect)?;
+        let value = take(&mut members).map_err(D::Error::custom)?;
+        if let Some(known) = known {
+            members.only(known).map_err(D::Error::custom)?;
+        }
+        Ok(value)
+    }
+    /// A unit variant of `T`, from its name (one of `names`).
+    pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
+        deserializer: D,
+        names: &'static [&'static str],
+    ) -> Result<T, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
+    }
+    impl Members {
+        /// The value of `key`, taken out (the last, if the object
+        /// had it twice).
+        fn take(&mut self, key: &str) -> Option<Value> {
+            let at = self.0.iter().rposition(|(k, _)| k == key)?;
+            Some(self.0.swap_remove(at).1)
+        }
+        /// `decoded`'s value; its error (saying which member it
+        /// was) is kept, if it is the first, and gives `None`.
+        fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
+            match decoded {
+                Ok(value) => Some(value),
+                Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
+            }
+        }
+        fn fail<T>(&mut self, error: Error) -> Option<T> {
+            self.1.get_or_insert(error);
+            None
+        }
+        /// The first error of taking a field.
+        pub fn error(&mut self) -> Error {
+            self.1
+                .take()
+                .unwrap_or_else(|| Error::custom("a field could not be decoded"))
+        }
+        /// A field that must be there.
+        pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
+            match self.take(key) {
+                Some(value) => self.keep(key, T::deserialize(value)),
+                None => self.fail(Error::missing_field(key)),
+            }
+        }
+        /// An `Option` field: `None` when absent or `null`.
+        pub fn optional<T: DeserializeOwned>(
+            &mut self,
+            key: &'static str,
+        ) -> Option<Option<T>> {
+            match self.take(key) {
+                Some(value) => self.keep(key, Option::<T>::deserialize(value)),
+                None => Some(None),
+            }
+        }
+        /// A field that is `absent()` when the object lacks it.
+        pub fn or_else<T: DeserializeOwned>(
+            &mut self,
+            key: &'static str,
+            absent: fn() -> T,
+        ) -> Option<T> {
+            match self.take(key) {
+                Some(value) => self.keep(key, T::deserialize(value)),
+                None => Some(absent()),
+            }
+        }
+        /// A field that must be there, decoded by `decode`.
+        pub fn with<T>(
+            &mut self,
+            key: &'static str,
+            decode: fn(Value) -> Result<T, Error>,
+        ) -> Option<T> {
+            match self.take(key) {
+                Some(value) => self.keep(key, decode(value)),
+                None => self.fail(Error::missing_field(key)),
+            }
+        }
+        /// A field decoded by `decode`, and `absent()` when the
+        /// object lacks it.
+        pub fn with_or_else<T>(
+            &mut self,
+            key: &'static str,
+            decode: fn(Value) -> Result<T, Error>,
+            absent: fn() -> T,
+        ) -> Option<T> {
+            match self.take(key) {
+                Some(value) => self.keep(key, decode(value)),
+                None => Some(absent()),
+            }
+        }
+        /// Refuses a member left over once every field was taken:
+        /// one of no field (`known` are the fields), or one the
+        /// object had twice.
+        fn only(&self, known: &'static [&'static str]) -> Result<(), Error> {
+            match self.0.first() {
+                None => Ok(()),
+                Some((key, _)) if known.contains(&key.as_str()) => {
+                    Err(Error::custom(format_args!("duplicate field `{key}`")))
+                }
+                Some((key, _)) => Err(Error::unknown_field(key, known)),
+            }
+        }
     }
 }
 /// The tools exactly as declared in the manifest, in order: what

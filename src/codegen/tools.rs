@@ -21,7 +21,9 @@
 //! line:column. A last token pass (`fixup`) repairs the few things in
 //! typify's output that would warn in a `#![deny(warnings)]` crate.
 
+mod attrs;
 mod cycles;
+mod decode;
 mod dedupe;
 mod default_fns;
 pub mod depth;

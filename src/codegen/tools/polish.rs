@@ -30,6 +30,8 @@ use quote::{format_ident, quote, ToTokens};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Fields, Item, Token};
 
+use super::attrs::{derives, is_option, serde_args, wire_name};
+use super::decode;
 use super::sources::{self, doc_of, Sources};
 
 /// Applies every step to the body of `tools.rs`.
@@ -74,6 +76,7 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
         }
     }
     let defaults = implements_default(&file);
+    let parsed = implementing(&file, "FromStr");
     let usable: Vec<&Short> = SHORT
         .iter()
         .filter(|(_, short, _)| !defined.contains(*short))
@@ -88,10 +91,24 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
     // Each struct's constructors right after it, as tokens (parsing them
     // back into the tree would cost more than all of this pass).
     let mut body = TokenStream::new();
+    let mut lean = false;
     body.extend(file.attrs.iter().map(ToTokens::to_token_stream));
     for mut item in file.items {
         let methods = match &mut item {
-            Item::Struct(s) => constructors(s, &defaults),
+            Item::Struct(s) => {
+                let decode = decode::lean(s, &defined);
+                lean |= decode.is_some();
+                let methods = constructors(s, &defaults);
+                match (decode, methods) {
+                    (None, methods) => methods,
+                    (Some(decode), methods) => Some(quote!(#methods #decode)),
+                }
+            }
+            Item::Enum(e) if parsed.contains(&e.ident.to_string()) => {
+                let decode = decode::lean_unit(e);
+                lean |= decode.is_some();
+                decode
+            }
             _ => None,
         };
         item.to_tokens(&mut body);
@@ -106,6 +123,9 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
                 &mut used,
             ));
         }
+    }
+    if lean {
+        body.extend(decode::module());
     }
     let mut out = uses(&usable, &used);
     out.extend(body);
@@ -123,42 +143,6 @@ fn item_name(item: &Item) -> Option<String> {
         Item::Trait(t) => Some(t.ident.to_string()),
         _ => None,
     }
-}
-
-/// The arguments of the `#[serde(…)]` attributes among `attrs`, in
-/// order: each key with its string value (`rename = "x"` gives `x`), or
-/// none (`default`, `flatten`, or a value that is no string).
-fn serde_args(attrs: &[Attribute]) -> Vec<(String, Option<String>)> {
-    let mut args = Vec::new();
-    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = a.parse_nested_meta(|meta| {
-            let key = meta
-                .path
-                .get_ident()
-                .map(Ident::to_string)
-                .unwrap_or_default();
-            let mut value = None;
-            if meta.input.peek(Token![=]) {
-                if let syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) = meta.value()?.parse::<syn::Expr>()?
-                {
-                    value = Some(s.value());
-                }
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.parse_nested_meta(|_| Ok(()));
-            }
-            args.push((key, value));
-            Ok(())
-        });
-    }
-    args
-}
-
-/// Whether `ty` is `Option<…>` (by any path to it).
-fn is_option(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
 /// Gives `default` to every `Option` field that has a decoder of its own.
@@ -365,21 +349,26 @@ fn tidy_docs(attrs: &mut Vec<Attribute>) {
 
 /// The types the file implements `Default` for, by derive or by hand.
 fn implements_default(file: &syn::File) -> BTreeSet<String> {
+    implementing(file, "Default")
+}
+
+/// The types of `file` that derive or implement the trait `name`.
+fn implementing(file: &syn::File, name: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for item in &file.items {
         match item {
-            Item::Struct(s) if derives(&s.attrs, "Default") => {
+            Item::Struct(s) if derives(&s.attrs, name) => {
                 out.insert(s.ident.to_string());
             }
-            Item::Enum(e) if derives(&e.attrs, "Default") => {
+            Item::Enum(e) if derives(&e.attrs, name) => {
                 out.insert(e.ident.to_string());
             }
             Item::Impl(i) => {
-                let is_default = i
+                let implements = i
                     .trait_
                     .as_ref()
-                    .is_some_and(|(p, _)| p.segments.last().is_some_and(|s| s.ident == "Default"));
-                if let (true, syn::Type::Path(p)) = (is_default, &*i.self_ty) {
+                    .is_some_and(|(p, _)| p.segments.last().is_some_and(|s| s.ident == name));
+                if let (true, syn::Type::Path(p)) = (implements, &*i.self_ty) {
                     if let Some(last) = p.path.segments.last() {
                         out.insert(last.ident.to_string());
                     }
@@ -389,20 +378,6 @@ fn implements_default(file: &syn::File) -> BTreeSet<String> {
         }
     }
     out
-}
-
-fn derives(attrs: &[Attribute], name: &str) -> bool {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .any(|a| {
-            a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
-                .is_ok_and(|paths| {
-                    paths
-                        .iter()
-                        .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
-                })
-        })
 }
 
 /// How an optional field is left when a constructor does not set it.
@@ -688,14 +663,6 @@ fn required_first(v: &syn::Variant) -> Vec<String> {
         .collect();
     fields.sort_by_key(|(optional, _)| *optional);
     fields.into_iter().map(|(_, n)| n).collect()
-}
-
-/// The property a field stands for: its `rename`, else its name.
-fn wire_name(f: &syn::Field, ident: &Ident) -> String {
-    let renamed = serde_args(&f.attrs)
-        .into_iter()
-        .find_map(|(k, v)| v.filter(|_| k == "rename"));
-    renamed.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned())
 }
 
 /// A name from a tuple variant's one type (`String`, `Vec` → `List`).
@@ -1142,10 +1109,12 @@ mod tests {
                 pub note: ::std::option::Option<::std::string::String>,
             }
         });
+        // `Deserialize` is written out (`decode`), not derived.
         assert!(
-            out.contains("# [derive (Debug , Clone , PartialEq , Serialize , Deserialize)]"),
+            out.contains("# [derive (Debug , Clone , PartialEq , Serialize)] pub struct Q"),
             "{out}"
         );
+        assert!(out.contains("impl < 'de > Deserialize < 'de > for Q"), "{out}");
         assert!(out.contains("pub fn new (name : impl Into < String > , n : u64) -> Self { Self { name : name . into () , n , note : None , } }"), "{out}");
         assert!(
             out.contains("pub fn with_note (mut self , value : impl Into < String >) -> Self"),

@@ -5,7 +5,7 @@
 #[path = "../../shared_data/data.rs"]
 mod shared_data;
 
-use mcpgen_tools_tests::{fallbacks, refs, reports, rules, rules_yaml};
+use mcpgen_tools_tests::{fallbacks, refs, reports, rules, rules_yaml, shapes};
 #[cfg(shared_manifests)]
 use mcpgen_tools_tests::{github, stitch};
 use serde_json::{json, Value};
@@ -129,6 +129,51 @@ fn optional_and_nullable_differ() {
         (typed.note.as_deref(), typed.label.as_deref()),
         (Some("n"), Some("l"))
     );
+}
+
+/// The error of decoding `v` as `T`, as text.
+fn decode_error<T: serde::de::DeserializeOwned + std::fmt::Debug>(v: Value) -> String {
+    serde_json::from_value::<T>(v).unwrap_err().to_string()
+}
+
+#[test]
+fn structs_decode_each_field_and_say_which_one_failed() {
+    // The structs' `Deserialize` is written out, not derived: the same
+    // values decode, and each refusal names its field.
+    assert_eq!(
+        decode_error::<rules::GetMe2Input>(json!({"note": null})),
+        "missing field `state`"
+    );
+    assert_eq!(
+        decode_error::<rules::GetMe2Input>(json!({"state": "done", "note": 5})),
+        "note: invalid type: integer `5`, expected a string"
+    );
+    assert!(
+        decode_error::<rules::GetMe2Input>(json!({"state": "nope", "note": null}))
+            .starts_with("state: unknown variant `nope`, expected one of"),
+    );
+    assert!(decode_error::<rules::GetMe2Input>(json!(["done", null])).contains("expected an object"));
+    // From text as from a value; of a member given twice the last counts,
+    // as `serde_json::Value` keeps it.
+    let typed: rules::GetMe2Input =
+        serde_json::from_str(r#"{"state": "open", "note": "a", "state": "done", "self": 3}"#)
+            .unwrap();
+    assert_eq!(typed.state, rules::GetMe2InputState::Done);
+    assert_eq!((typed.self_, typed.note.as_deref()), (Some(3), Some("a")));
+    // `additionalProperties: false`: another member is refused, and so is
+    // a known one given twice; the struct's own members decode.
+    let strict: shapes::ParentOrTextParentRequest =
+        serde_json::from_value(json!({"page_id": "p"})).unwrap();
+    assert_eq!(strict.page_id.as_deref(), Some("p"));
+    assert_eq!(
+        decode_error::<shapes::ParentOrTextParentRequest>(json!({"page_id": "p", "extra": 1})),
+        "unknown field `extra`, expected `database_id` or `page_id`"
+    );
+    let twice = serde_json::from_str::<shapes::ParentOrTextParentRequest>(
+        r#"{"page_id": "p", "page_id": "q"}"#,
+    )
+    .unwrap_err();
+    assert!(twice.to_string().starts_with("duplicate field `page_id`"), "{twice}");
 }
 
 #[test]

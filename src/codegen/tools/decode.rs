@@ -1,0 +1,344 @@
+//! A lean `Deserialize` for the tool types' structs.
+//!
+//! serde's derive writes, for every struct, a field enum with its own
+//! visitor and a struct visitor that decodes from a sequence as well as a
+//! map. At gateway scale that code is most of what the compiler holds:
+//! in the bindings of 800 tools, the derived `Deserialize` impls were 1.1
+//! of the 1.8 GB the compiler's peak held for the tool types, and three
+//! quarters of their compile time. So a plain struct (named fields, field
+//! attributes that only rename, default or decode with a function) gets
+//! a short impl instead: the object is read once into its members
+//! ([`module`]'s `Members`), and one line per field takes its value from
+//! them. An enum of unit variants that implements `FromStr` decodes a
+//! string through it. The rest (unions, flattened fields, newtypes) keep
+//! the derive.
+//!
+//! What decodes is unchanged: an absent `Option` field is `None`, an
+//! absent field with `default` is its default, an absent required field is
+//! the error `missing field `x``, a field's decoder function is used as
+//! before, and `deny_unknown_fields` refuses any other member, which is
+//! how the members of an untagged union still tell themselves apart. The
+//! only difference is that a struct no longer decodes from a JSON array of
+//! its fields, which no object schema allows.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::punctuated::Punctuated;
+use syn::{Fields, Token};
+
+use super::attrs::{derives, is_option, serde_args, wire_name};
+
+/// Takes `Deserialize` off the derives of `s` and returns the impl that
+/// replaces it; `None` (and `s` unchanged) for a struct the derive must
+/// keep, or in a file that `defines` a type named like one of the
+/// prelude's variants the impl uses.
+pub(super) fn lean(s: &mut syn::ItemStruct, defined: &BTreeSet<String>) -> Option<TokenStream> {
+    if ["Some", "None", "Ok", "Err"].iter().any(|v| defined.contains(*v)) {
+        return None;
+    }
+    let Fields::Named(named) = &s.fields else {
+        return None;
+    };
+    if named.named.is_empty()
+        || !s.generics.params.is_empty()
+        || !derives(&s.attrs, "Deserialize")
+        || !derives(&s.attrs, "Serialize")
+    {
+        return None;
+    }
+    let mut strict = false;
+    for (key, _) in serde_args(&s.attrs) {
+        match key.as_str() {
+            "deny_unknown_fields" => strict = true,
+            _ => return None,
+        }
+    }
+    let mut keys = Vec::new();
+    let mut binds = Vec::new();
+    let mut takes = Vec::new();
+    for f in &named.named {
+        let ident = f.ident.as_ref()?;
+        let key = wire_name(f, ident);
+        let mut decoder = None;
+        let mut absent = None;
+        for (arg, value) in serde_args(&f.attrs) {
+            match (arg.as_str(), value) {
+                ("rename" | "skip_serializing_if", _) => {}
+                ("default", None) => absent = Some(quote!(::std::default::Default::default)),
+                ("default", Some(path)) => {
+                    let path: syn::ExprPath = syn::parse_str(&path).ok()?;
+                    absent = Some(quote!(#path));
+                }
+                ("deserialize_with", Some(path)) => {
+                    let path: syn::ExprPath = syn::parse_str(&path).ok()?;
+                    decoder = Some(path);
+                }
+                _ => return None,
+            }
+        }
+        takes.push(match (decoder, absent) {
+            (Some(decoder), Some(absent)) => quote!(members.with_or_else(#key, #decoder, #absent)),
+            (Some(decoder), None) => quote!(members.with(#key, #decoder)),
+            (None, Some(absent)) => quote!(members.or_else(#key, #absent)),
+            (None, None) if is_option(&f.ty) => quote!(members.optional(#key)),
+            (None, None) => quote!(members.required(#key)),
+        });
+        binds.push(ident.clone());
+        keys.push(key);
+    }
+    drop_derive(&mut s.attrs, "Deserialize");
+    let name = &s.ident;
+    let known = if strict {
+        quote!(Some(&[#(#keys),*]))
+    } else {
+        quote!(None)
+    };
+    // Every field is taken (a failed one as `None`, its error kept), then
+    // one pattern checks them all: far less code than a `?` per field.
+    Some(quote! {
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                fn take(
+                    members: &mut self::fields::Members,
+                ) -> ::std::result::Result<#name, self::fields::Error> {
+                    let (#(Some(#binds),)*) = (#(#takes,)*) else {
+                        return Err(members.error());
+                    };
+                    Ok(#name { #(#binds),* })
+                }
+                self::fields::decode(deserializer, take, #known)
+            }
+        }
+    })
+}
+
+/// Takes `Deserialize` off the derives of `e`, an enum that implements
+/// `FromStr`, and returns the impl that decodes a string through it;
+/// `None` (and `e` unchanged) unless every variant is a unit one, with at
+/// most a `rename`.
+pub(super) fn lean_unit(e: &mut syn::ItemEnum) -> Option<TokenStream> {
+    if !e.generics.params.is_empty()
+        || e.variants.is_empty()
+        || !serde_args(&e.attrs).is_empty()
+        || !derives(&e.attrs, "Deserialize")
+        || !derives(&e.attrs, "Serialize")
+    {
+        return None;
+    }
+    let mut names = Vec::new();
+    for v in &e.variants {
+        if !matches!(v.fields, Fields::Unit) {
+            return None;
+        }
+        let mut name = v.ident.to_string().trim_start_matches("r#").to_owned();
+        for (arg, value) in serde_args(&v.attrs) {
+            match (arg.as_str(), value) {
+                ("rename", Some(renamed)) => name = renamed,
+                _ => return None,
+            }
+        }
+        names.push(name);
+    }
+    drop_derive(&mut e.attrs, "Deserialize");
+    let name = &e.ident;
+    Some(quote! {
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                self::fields::unit(deserializer, &[#(#names),*])
+            }
+        }
+    })
+}
+
+/// Removes `name` from the `#[derive(…)]` lists of `attrs` (a list left
+/// empty goes).
+fn drop_derive(attrs: &mut Vec<syn::Attribute>, name: &str) {
+    attrs.retain_mut(|a| {
+        if !a.path().is_ident("derive") {
+            return true;
+        }
+        let Ok(paths) = a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+        else {
+            return true;
+        };
+        let kept: Vec<&syn::Path> = paths
+            .iter()
+            .filter(|p| p.segments.last().is_none_or(|s| s.ident != name))
+            .collect();
+        if kept.is_empty() {
+            return false;
+        }
+        *a = syn::parse_quote!(#[derive(#(#kept),*)]);
+        true
+    });
+}
+
+/// The `fields` module of a generated file whose structs [`lean`] gave
+/// their own `Deserialize`.
+pub(crate) fn module() -> TokenStream {
+    quote! {
+        /// How the structs of this file decode: each reads its JSON object
+        /// once into `Members` and takes its fields from them, which
+        /// compiles to far less code than serde's derive.
+        pub mod fields {
+            use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
+            use ::serde_json::Value;
+
+            /// The error of taking a field.
+            pub type Error = ::serde_json::Error;
+
+            /// The members of one JSON object, in order, and the first
+            /// error of taking a field from them.
+            pub struct Members(Vec<(String, Value)>, Option<Error>);
+
+            struct Collect;
+
+            impl<'de> ::serde::de::Visitor<'de> for Collect {
+                type Value = Members;
+
+                fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.write_str("an object")
+                }
+
+                fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Members, A::Error> {
+                    let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
+                    while let Some(member) = map.next_entry::<String, Value>()? {
+                        members.push(member);
+                    }
+                    Ok(Members(members, None))
+                }
+            }
+
+            /// Reads the object `deserializer` holds, then the struct
+            /// `take` builds from its members; with `known` (the struct's
+            /// fields), any other member is refused.
+            pub fn decode<'de, D: Deserializer<'de>, T>(
+                deserializer: D,
+                take: fn(&mut Members) -> Result<T, Error>,
+                known: Option<&'static [&'static str]>,
+            ) -> Result<T, D::Error> {
+                let mut members = deserializer.deserialize_map(Collect)?;
+                let value = take(&mut members).map_err(D::Error::custom)?;
+                if let Some(known) = known {
+                    members.only(known).map_err(D::Error::custom)?;
+                }
+                Ok(value)
+            }
+
+            /// A unit variant of `T`, from its name (one of `names`).
+            pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
+                deserializer: D,
+                names: &'static [&'static str],
+            ) -> Result<T, D::Error> {
+                let name = String::deserialize(deserializer)?;
+                name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
+            }
+
+            impl Members {
+                /// The value of `key`, taken out (the last, if the object
+                /// had it twice).
+                fn take(&mut self, key: &str) -> Option<Value> {
+                    let at = self.0.iter().rposition(|(k, _)| k == key)?;
+                    Some(self.0.swap_remove(at).1)
+                }
+
+                /// `decoded`'s value; its error (saying which member it
+                /// was) is kept, if it is the first, and gives `None`.
+                fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
+                    match decoded {
+                        Ok(value) => Some(value),
+                        Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
+                    }
+                }
+
+                fn fail<T>(&mut self, error: Error) -> Option<T> {
+                    self.1.get_or_insert(error);
+                    None
+                }
+
+                /// The first error of taking a field.
+                pub fn error(&mut self) -> Error {
+                    self.1
+                        .take()
+                        .unwrap_or_else(|| Error::custom("a field could not be decoded"))
+                }
+
+                /// A field that must be there.
+                pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
+                    match self.take(key) {
+                        Some(value) => self.keep(key, T::deserialize(value)),
+                        None => self.fail(Error::missing_field(key)),
+                    }
+                }
+
+                /// An `Option` field: `None` when absent or `null`.
+                pub fn optional<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<Option<T>> {
+                    match self.take(key) {
+                        Some(value) => self.keep(key, Option::<T>::deserialize(value)),
+                        None => Some(None),
+                    }
+                }
+
+                /// A field that is `absent()` when the object lacks it.
+                pub fn or_else<T: DeserializeOwned>(
+                    &mut self,
+                    key: &'static str,
+                    absent: fn() -> T,
+                ) -> Option<T> {
+                    match self.take(key) {
+                        Some(value) => self.keep(key, T::deserialize(value)),
+                        None => Some(absent()),
+                    }
+                }
+
+                /// A field that must be there, decoded by `decode`.
+                pub fn with<T>(
+                    &mut self,
+                    key: &'static str,
+                    decode: fn(Value) -> Result<T, Error>,
+                ) -> Option<T> {
+                    match self.take(key) {
+                        Some(value) => self.keep(key, decode(value)),
+                        None => self.fail(Error::missing_field(key)),
+                    }
+                }
+
+                /// A field decoded by `decode`, and `absent()` when the
+                /// object lacks it.
+                pub fn with_or_else<T>(
+                    &mut self,
+                    key: &'static str,
+                    decode: fn(Value) -> Result<T, Error>,
+                    absent: fn() -> T,
+                ) -> Option<T> {
+                    match self.take(key) {
+                        Some(value) => self.keep(key, decode(value)),
+                        None => Some(absent()),
+                    }
+                }
+
+                /// Refuses a member left over once every field was taken:
+                /// one of no field (`known` are the fields), or one the
+                /// object had twice.
+                fn only(&self, known: &'static [&'static str]) -> Result<(), Error> {
+                    match self.0.first() {
+                        None => Ok(()),
+                        Some((key, _)) if known.contains(&key.as_str()) => Err(Error::custom(
+                            format_args!("duplicate field `{key}`"),
+                        )),
+                        Some((key, _)) => Err(Error::unknown_field(key, known)),
+                    }
+                }
+            }
+        }
+    }
+}
