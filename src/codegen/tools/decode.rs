@@ -35,7 +35,10 @@ use super::attrs::{derives, is_option, serde_args, wire_name};
 /// keep, or in a file that `defines` a type named like one of the
 /// prelude's variants the impl uses.
 pub(super) fn lean(s: &mut syn::ItemStruct, defined: &BTreeSet<String>) -> Option<TokenStream> {
-    if ["Some", "None", "Ok", "Err"].iter().any(|v| defined.contains(*v)) {
+    if ["Some", "None", "Ok", "Err"]
+        .iter()
+        .any(|v| defined.contains(*v))
+    {
         return None;
     }
     let Fields::Named(named) = &s.fields else {
@@ -339,6 +342,61 @@ pub(crate) fn module() -> TokenStream {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::ToTokens;
+
+    use super::*;
+
+    fn leaned(item: TokenStream, defined: &[&str]) -> (Option<String>, String) {
+        let mut s: syn::ItemStruct = syn::parse2(item).unwrap();
+        let defined = defined.iter().map(|d| d.to_string()).collect();
+        let out = lean(&mut s, &defined).map(|t| t.to_string());
+        (out, s.to_token_stream().to_string())
+    }
+
+    #[test]
+    fn plain_structs_lose_the_derive_and_others_keep_it() {
+        let plain = quote! {
+            #[derive(Debug, Serialize, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct A {
+                #[serde(rename = "type")]
+                pub type_: String,
+                #[serde(default = "defaults::n")]
+                pub n: u64,
+                pub note: Option<String>,
+                #[serde(deserialize_with = "wide::one")]
+                pub big: u128,
+            }
+        };
+        let (impl_, item) = leaned(plain.clone(), &[]);
+        let impl_ = impl_.expect("a plain struct is leaned");
+        assert!(item.contains("# [derive (Debug , Serialize)]"), "{item}");
+        for take in [
+            r#"members . required ("type")"#,
+            r#"members . or_else ("n" , defaults :: n)"#,
+            r#"members . optional ("note")"#,
+            r#"members . with ("big" , wide :: one)"#,
+            r#"Some (& ["type" , "n" , "note" , "big"])"#,
+        ] {
+            assert!(impl_.contains(take), "{take} in {impl_}");
+        }
+        // A file with a type named like a variant the impl uses keeps it.
+        assert_eq!(leaned(plain, &["Some"]).0, None);
+        for kept in [
+            quote! { #[derive(Serialize, Deserialize)] pub struct B { #[serde(flatten)] pub rest: M } },
+            quote! { #[derive(Serialize, Deserialize)] #[serde(transparent)] pub struct C { pub v: u8 } },
+            quote! { #[derive(Serialize, Deserialize)] pub struct D(pub u8); },
+            quote! { #[derive(Deserialize)] pub struct E { pub v: u8 } },
+        ] {
+            let (out, item) = leaned(kept, &[]);
+            assert_eq!(out, None, "{item}");
+            assert!(item.contains("Deserialize"), "{item}");
         }
     }
 }

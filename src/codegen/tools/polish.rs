@@ -1114,7 +1114,10 @@ mod tests {
             out.contains("# [derive (Debug , Clone , PartialEq , Serialize)] pub struct Q"),
             "{out}"
         );
-        assert!(out.contains("impl < 'de > Deserialize < 'de > for Q"), "{out}");
+        assert!(
+            out.contains("impl < 'de > Deserialize < 'de > for Q"),
+            "{out}"
+        );
         assert!(out.contains("pub fn new (name : impl Into < String > , n : u64) -> Self { Self { name : name . into () , n , note : None , } }"), "{out}");
         assert!(
             out.contains("pub fn with_note (mut self , value : impl Into < String >) -> Self"),

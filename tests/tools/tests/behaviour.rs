@@ -152,7 +152,9 @@ fn structs_decode_each_field_and_say_which_one_failed() {
         decode_error::<rules::GetMe2Input>(json!({"state": "nope", "note": null}))
             .starts_with("state: unknown variant `nope`, expected one of"),
     );
-    assert!(decode_error::<rules::GetMe2Input>(json!(["done", null])).contains("expected an object"));
+    assert!(
+        decode_error::<rules::GetMe2Input>(json!(["done", null])).contains("expected an object")
+    );
     // From text as from a value; of a member given twice the last counts,
     // as `serde_json::Value` keeps it.
     let typed: rules::GetMe2Input =
@@ -173,7 +175,10 @@ fn structs_decode_each_field_and_say_which_one_failed() {
         r#"{"page_id": "p", "page_id": "q"}"#,
     )
     .unwrap_err();
-    assert!(twice.to_string().starts_with("duplicate field `page_id`"), "{twice}");
+    assert!(
+        twice.to_string().starts_with("duplicate field `page_id`"),
+        "{twice}"
+    );
 }
 
 #[test]
