@@ -67,7 +67,7 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
         .in_file(&m.file)
         .at_pointer(dup.as_str())
         .with_hint("remove or rename one of them");
-        if let Some((l, c)) = m.positions().get(&format!("{dup}#key")) {
+        if let Some((l, c)) = m.positions().duplicate_name_at(dup) {
             e = e.at_line_col(l, c);
         }
         out.push(e);

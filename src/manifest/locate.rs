@@ -7,13 +7,15 @@
 
 use std::collections::HashMap;
 
-use crate::error::pointer_token;
+use std::fmt::Write as _;
 
 /// Pointer → (line, column), both 1-based, columns counted in characters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Positions {
     map: HashMap<String, (usize, usize)>,
     duplicates: Vec<String>,
+    /// Where each repeated member's second name starts.
+    repeated_names: HashMap<String, (usize, usize)>,
 }
 
 impl Positions {
@@ -48,10 +50,19 @@ impl Positions {
         }
     }
 
-    /// Records a member name that appears twice in one object (the
-    /// pointer of the second occurrence's value).
-    pub fn insert_duplicate(&mut self, pointer: String) {
+    /// Records a member name that appears twice in one object: the
+    /// pointer of the second occurrence's value, and where its name starts.
+    pub fn insert_duplicate(&mut self, pointer: String, line: usize, column: usize) {
+        self.repeated_names
+            .entry(pointer.clone())
+            .or_insert((line, column));
         self.duplicates.push(pointer);
+    }
+
+    /// Where the name of the repeated member at `pointer` (one of
+    /// [`Self::duplicates`]) starts.
+    pub fn duplicate_name_at(&self, pointer: &str) -> Option<(usize, usize)> {
+        self.repeated_names.get(pointer).copied()
     }
 
     /// Pointers of repeated members, in document order. JSON parsers keep
@@ -75,113 +86,133 @@ impl Positions {
 /// the text turns out not to be JSON (callers parse it first).
 pub fn locate_json(text: &str) -> Positions {
     let mut scanner = Scanner {
-        chars: text.char_indices().peekable(),
+        bytes: text.as_bytes(),
         text,
+        at: 0,
         line: 1,
         col: 1,
     };
     let mut out = Positions::new();
     scanner.skip_ws();
-    if scanner.value(String::new(), &mut out).is_none() {
+    if scanner.value(&mut String::new(), &mut out).is_none() {
         return Positions::new();
     }
     out
 }
 
+/// Appends `name` to `pointer` as one reference token (`~` and `/`
+/// escaped).
+fn push_token(pointer: &mut String, name: &str) {
+    for c in name.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+/// Walks the text byte by byte: every byte JSON's structure is made of is
+/// ASCII, and a byte that continues a UTF-8 character does not count as a
+/// column.
 struct Scanner<'a> {
-    chars: std::iter::Peekable<std::str::CharIndices<'a>>,
+    bytes: &'a [u8],
     text: &'a str,
+    at: usize,
     line: usize,
     col: usize,
 }
 
 impl Scanner<'_> {
-    fn peek(&mut self) -> Option<char> {
-        self.chars.peek().map(|&(_, c)| c)
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
     }
 
-    fn bump(&mut self) -> Option<(usize, char)> {
-        let (i, c) = self.chars.next()?;
-        if c == '\n' {
+    fn bump(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        if b == b'\n' {
             self.line += 1;
             self.col = 1;
-        } else {
+        } else if b & 0xC0 != 0x80 {
             self.col += 1;
         }
-        Some((i, c))
+        Some(b)
     }
 
     fn skip_ws(&mut self) {
-        while matches!(self.peek(), Some(' ' | '\t' | '\n' | '\r')) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.bump();
         }
     }
 
-    fn expect(&mut self, want: char) -> Option<()> {
+    fn expect(&mut self, want: u8) -> Option<()> {
         self.skip_ws();
-        match self.bump() {
-            Some((_, c)) if c == want => Some(()),
-            _ => None,
-        }
+        (self.bump()? == want).then_some(())
     }
 
     /// Scans one value starting at the current (non-blank) character and
-    /// records it and its descendants under `pointer`.
-    fn value(&mut self, pointer: String, out: &mut Positions) -> Option<()> {
+    /// records it and its descendants under `pointer` (a buffer each
+    /// child's pointer is built in, and left as it came).
+    fn value(&mut self, pointer: &mut String, out: &mut Positions) -> Option<()> {
         out.insert(pointer.clone(), self.line, self.col);
+        let len = pointer.len();
         match self.peek()? {
-            '{' => {
+            b'{' => {
                 self.bump();
                 self.skip_ws();
-                if self.peek() == Some('}') {
+                if self.peek() == Some(b'}') {
                     self.bump();
                     return Some(());
                 }
-                let mut seen = std::collections::HashSet::new();
                 loop {
                     self.skip_ws();
                     let (line, col) = (self.line, self.col);
                     let key = self.string()?;
-                    self.expect(':')?;
+                    self.expect(b':')?;
                     self.skip_ws();
-                    let child = format!("{pointer}/{}", pointer_token(&key));
-                    if !seen.insert(key) {
-                        // Point at the repeated name itself.
-                        out.map.insert(format!("{child}#key"), (line, col));
-                        out.insert_duplicate(child.clone());
+                    pointer.push('/');
+                    push_token(pointer, &key);
+                    // Pointers are unique per member name: one already
+                    // there is this object's member given twice.
+                    if out.map.contains_key(pointer.as_str()) {
+                        out.insert_duplicate(pointer.clone(), line, col);
                     }
-                    self.value(child, out)?;
+                    self.value(pointer, out)?;
+                    pointer.truncate(len);
                     self.skip_ws();
-                    match self.bump()?.1 {
-                        ',' => continue,
-                        '}' => return Some(()),
+                    match self.bump()? {
+                        b',' => continue,
+                        b'}' => return Some(()),
                         _ => return None,
                     }
                 }
             }
-            '[' => {
+            b'[' => {
                 self.bump();
                 self.skip_ws();
-                if self.peek() == Some(']') {
+                if self.peek() == Some(b']') {
                     self.bump();
                     return Some(());
                 }
                 let mut index = 0usize;
                 loop {
                     self.skip_ws();
-                    self.value(format!("{pointer}/{index}"), out)?;
+                    let _ = write!(pointer, "/{index}");
+                    self.value(pointer, out)?;
+                    pointer.truncate(len);
                     index += 1;
                     self.skip_ws();
-                    match self.bump()?.1 {
-                        ',' => continue,
-                        ']' => return Some(()),
+                    match self.bump()? {
+                        b',' => continue,
+                        b']' => return Some(()),
                         _ => return None,
                     }
                 }
             }
-            '"' => self.string().map(|_| ()),
+            b'"' => self.skip_string().map(|_| ()),
             _ => {
-                while matches!(self.peek(), Some(c) if !matches!(c, ',' | '}' | ']' | ' ' | '\t' | '\n' | '\r'))
+                while matches!(self.peek(), Some(b) if !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
                 {
                     self.bump();
                 }
@@ -190,22 +221,33 @@ impl Scanner<'_> {
         }
     }
 
-    /// Scans a string literal and returns its decoded text.
-    fn string(&mut self) -> Option<String> {
-        let (start, c) = self.bump()?;
-        if c != '"' {
+    /// Scans a string literal; the byte range of it, quotes included, and
+    /// whether it has escapes.
+    fn skip_string(&mut self) -> Option<(usize, usize, bool)> {
+        let start = self.at;
+        if self.bump()? != b'"' {
             return None;
         }
-        let mut escaped = false;
+        let mut escapes = false;
         loop {
-            let (i, c) = self.bump()?;
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                return serde_json::from_str(&self.text[start..=i]).ok();
+            match self.bump()? {
+                b'\\' => {
+                    escapes = true;
+                    self.bump()?;
+                }
+                b'"' => return Some((start, self.at, escapes)),
+                _ => {}
             }
+        }
+    }
+
+    /// Scans a string literal and returns its decoded text.
+    fn string(&mut self) -> Option<String> {
+        let (start, end, escapes) = self.skip_string()?;
+        if escapes {
+            serde_json::from_str(&self.text[start..end]).ok()
+        } else {
+            Some(self.text[start + 1..end - 1].to_owned())
         }
     }
 }
@@ -227,12 +269,15 @@ mod tests {
         assert_eq!(p.get("/é"), Some((4, 8)));
         assert_eq!(p.nearest("/a/1/missing"), Some((2, 12)));
         assert!(p.duplicates().is_empty());
+        // Columns count characters, not bytes.
+        let p = locate_json("{\"a\": \"üü\\\\\", \"b\": 1}");
+        assert_eq!(p.get("/b"), Some((1, 20)));
     }
 
     #[test]
     fn records_repeated_members() {
         let p = locate_json("{\"t\": {\"name\": \"a\",\n \"name\": \"b\"}}");
         assert_eq!(p.duplicates(), ["/t/name"]);
-        assert_eq!(p.get("/t/name#key"), Some((2, 2)));
+        assert_eq!(p.duplicate_name_at("/t/name"), Some((2, 2)));
     }
 }
