@@ -76,6 +76,40 @@ pub fn format(tokens: TokenStream, header: &Header) -> Result<String> {
     if tokens.is_empty() {
         return Ok(out);
     }
+    out.push('\n');
+    out.push_str(&format_body(tokens)?);
+    Ok(out)
+}
+
+/// [`format()`] of `file` followed by `rest`, for code already parsed:
+/// the same text, without parsing `file` again. Its doc attributes are
+/// cleaned as [`format()`] cleans them.
+pub(crate) fn format_parsed(
+    file: &syn::File,
+    rest: TokenStream,
+    header: &Header,
+) -> Result<String> {
+    if file.items.is_empty() && file.attrs.is_empty() {
+        return format(rest, header);
+    }
+    let cleaned;
+    let file = if docs::needs_cleaning(file) {
+        cleaned = docs::cleaned(file);
+        &cleaned
+    } else {
+        file
+    };
+    let mut out = header.render();
+    out.push('\n');
+    out.push_str(&unparse(file)?);
+    if !rest.is_empty() {
+        out.push_str(&format_body(rest)?);
+    }
+    Ok(out)
+}
+
+/// The formatted text of `tokens` (not empty), without a header.
+fn format_body(tokens: TokenStream) -> Result<String> {
     let mut docs = DocPass::default();
     let tokens = docs.stream(&tokens).unwrap_or(tokens);
     // Cloning a token stream is cheap (reference counted); rendering it as
@@ -91,16 +125,17 @@ pub fn format(tokens: TokenStream, header: &Header) -> Result<String> {
     })?;
     // The syntax tree holds everything now; the tokens need not outlive it.
     drop(tokens);
-    let body = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        prettyplease::unparse(&file)
-    }))
-    .map_err(|_| {
-        Error::new("prettyplease could not format the generated code")
-            .with_hint("this is a bug in mcpgen; please report it")
-    })?;
-    out.push('\n');
-    out.push_str(&docs.expand(body));
-    Ok(out)
+    Ok(docs.expand(unparse(&file)?))
+}
+
+/// prettyplease's text of `file`; its panic is an error.
+fn unparse(file: &syn::File) -> Result<String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prettyplease::unparse(file))).map_err(
+        |_| {
+            Error::new("prettyplease could not format the generated code")
+                .with_hint("this is a bug in mcpgen; please report it")
+        },
+    )
 }
 
 fn snippet(text: &str) -> String {

@@ -15,7 +15,9 @@
 use proc_macro2::TokenStream;
 
 use crate::codegen;
-use crate::codegen::tools::ToolsOutput;
+use std::collections::BTreeSet;
+
+use crate::codegen::tools::{Parsed, ToolBinding, ToolsOutput};
 use crate::emit::{self, Header};
 use crate::error::{stage, Error, ErrorKind, Result};
 use crate::manifest::{check_declarations, Manifest};
@@ -159,6 +161,7 @@ impl<'a> Generator<'a> {
                 tokens: TokenStream::new(),
                 tools: Vec::new(),
                 warnings: Vec::new(),
+                parsed: None,
             });
         };
         let (out, clashes) = typed_tools(manifest)?;
@@ -202,19 +205,10 @@ impl<'a> Generator<'a> {
     /// The token streams of the four modules.
     pub fn parts(&self) -> Result<Parts> {
         let parts = self.manifest_parts()?;
-        let only = match (self.protocol_types, self.manifest) {
-            (ProtocolTypes::Used, Some(_)) => {
-                let mut roots = codegen::protocol::mentioned(
-                    self.spec,
-                    &[&parts.tools, &parts.server, &parts.client],
-                );
-                for name in self.keep {
-                    roots.insert(self.protocol_type(name)?);
-                }
-                Some(codegen::protocol::used(self.spec, roots))
-            }
-            _ => None,
-        };
+        let only = self.protocol_only(codegen::protocol::mentioned(
+            self.spec,
+            &[&parts.tools, &parts.server, &parts.client],
+        ))?;
         Ok(Parts {
             protocol: codegen::protocol::generate_only(self.spec, only.as_ref())?,
             ..parts
@@ -246,22 +240,8 @@ impl<'a> Generator<'a> {
             return Ok(Parts::default());
         };
         let out = self.tool_types()?;
-        let server = if self.server {
-            codegen::server::generate(manifest, &out.tools, self.spec, self.revision, self.http)?
-        } else {
-            TokenStream::new()
-        };
-        let client = if self.client {
-            let mut client =
-                codegen::client::generate(&out.tools, self.spec, self.revision, self.http)?;
-            client.extend(codegen::surface::client_impl(manifest));
-            client
-        } else {
-            TokenStream::new()
-        };
-        let mut tools = out.tokens;
-        tools.extend(codegen::surface::types(manifest));
-        tools.extend(codegen::tools::tools_json(&out.tools)?);
+        let (server, client) = self.side().bodies(manifest, &out.tools)?;
+        let tools = tools_body(manifest, &out)?;
         Ok(Parts {
             protocol: TokenStream::new(),
             tools,
@@ -271,27 +251,181 @@ impl<'a> Generator<'a> {
         })
     }
 
-    /// The four files, each formatted under `header`, and the warnings of
-    /// [`parts`](Self::parts).
-    pub fn files(&self, header: &Header) -> Result<Files> {
-        let parts = self.parts()?;
-        let mut files = Vec::with_capacity(FILES.len());
-        for (name, tokens) in
-            FILES
-                .iter()
-                .zip([parts.protocol, parts.tools, parts.server, parts.client])
-        {
-            let text = emit::format(tokens, header).map_err(|mut e| {
-                e.message = format!("{name}: {}", e.message);
-                e.or_kind(ErrorKind::Generate)
-            })?;
-            files.push((name.to_string(), text));
+    /// What `server.rs` and `client.rs` are made from.
+    fn side(&self) -> Side<'a> {
+        Side {
+            spec: self.spec,
+            revision: self.revision,
+            server: self.server,
+            client: self.client,
+            http: self.http,
         }
-        Ok(Files {
-            files,
-            warnings: parts.warnings,
+    }
+
+    /// The protocol types `protocol.rs` holds (`None`: all of them), given
+    /// those the generated code names.
+    fn protocol_only(&self, mentioned: BTreeSet<String>) -> Result<Option<BTreeSet<String>>> {
+        Ok(match (self.protocol_types, self.manifest) {
+            (ProtocolTypes::Used, Some(_)) => {
+                let mut roots = mentioned;
+                for name in self.keep {
+                    roots.insert(self.protocol_type(name)?);
+                }
+                Some(codegen::protocol::used(self.spec, roots))
+            }
+            _ => None,
         })
     }
+
+    /// The four files, each formatted under `header`, and the warnings of
+    /// [`parts`](Self::parts).
+    ///
+    /// With a manifest, `server.rs` and `client.rs` are written on a second
+    /// thread while the tool types are made and formatted: they need only
+    /// the tools' names. The files are the same as formatting
+    /// [`parts`](Self::parts).
+    pub fn files(&self, header: &Header) -> Result<Files> {
+        let Some(manifest) = self.manifest else {
+            let protocol = codegen::protocol::generate_only(self.spec, None)?;
+            let mut files = vec![(
+                FILES[0].to_owned(),
+                format_file(FILES[0], protocol, header)?,
+            )];
+            for name in &FILES[1..] {
+                files.push((
+                    name.to_string(),
+                    format_file(name, TokenStream::new(), header)?,
+                ));
+            }
+            return Ok(Files {
+                files,
+                warnings: Vec::new(),
+            });
+        };
+        std::thread::scope(|scope| {
+            let side = self.side();
+            let sides = scope.spawn(move || side.files(manifest, header));
+            // Tokens cannot cross threads: the tool types stay on this one.
+            let tools = self.tool_types().and_then(|out| {
+                let rest = tools_rest(manifest, &out)?;
+                let mentioned = codegen::protocol::mentioned(self.spec, &[&out.tokens, &rest]);
+                let text = match &out.parsed {
+                    // The tool types were parsed for their last pass.
+                    Some(Parsed(file)) => {
+                        emit::format_parsed(file, rest, header).map_err(|e| in_file(FILES[1], e))?
+                    }
+                    None => {
+                        let mut body = out.tokens.clone();
+                        body.extend(rest);
+                        format_file(FILES[1], body, header)?
+                    }
+                };
+                Ok((text, mentioned, out.warnings))
+            });
+            let sides = sides
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let (tools, mut mentioned, warnings) = tools?;
+            let sides = sides?;
+            mentioned.extend(sides.mentioned);
+            let only = self.protocol_only(mentioned)?;
+            let protocol = codegen::protocol::generate_only(self.spec, only.as_ref())?;
+            Ok(Files {
+                files: vec![
+                    (
+                        FILES[0].to_owned(),
+                        format_file(FILES[0], protocol, header)?,
+                    ),
+                    (FILES[1].to_owned(), tools),
+                    (FILES[2].to_owned(), sides.server),
+                    (FILES[3].to_owned(), sides.client),
+                ],
+                warnings,
+            })
+        })
+    }
+}
+
+/// What `server.rs` and `client.rs` are made from: the parts of a
+/// [`Generator`] that can go to another thread (tokens cannot).
+#[derive(Clone, Copy)]
+struct Side<'a> {
+    spec: &'a Spec,
+    revision: &'a str,
+    server: bool,
+    client: bool,
+    http: bool,
+}
+
+impl Side<'_> {
+    /// The bodies of `server.rs` and `client.rs` (each empty when off):
+    /// they need only the tools' names, not their types.
+    fn bodies(
+        &self,
+        manifest: &Manifest,
+        tools: &[ToolBinding],
+    ) -> Result<(TokenStream, TokenStream)> {
+        let server = if self.server {
+            codegen::server::generate(manifest, tools, self.spec, self.revision, self.http)?
+        } else {
+            TokenStream::new()
+        };
+        let client = if self.client {
+            let mut client = codegen::client::generate(tools, self.spec, self.revision, self.http)?;
+            client.extend(codegen::surface::client_impl(manifest));
+            client
+        } else {
+            TokenStream::new()
+        };
+        Ok((server, client))
+    }
+
+    /// `server.rs` and `client.rs` formatted, and the protocol types they
+    /// name: what [`Generator::files`] writes on a second thread.
+    fn files(&self, manifest: &Manifest, header: &Header) -> Result<SideFiles> {
+        let bindings = codegen::tools::bindings(manifest);
+        let (server, client) = self.bodies(manifest, &bindings)?;
+        let mentioned = codegen::protocol::mentioned(self.spec, &[&server, &client]);
+        Ok(SideFiles {
+            server: format_file("server.rs", server, header)?,
+            client: format_file("client.rs", client, header)?,
+            mentioned,
+        })
+    }
+}
+
+/// `server.rs` and `client.rs`, formatted, and the protocol types they name.
+struct SideFiles {
+    server: String,
+    client: String,
+    mentioned: BTreeSet<String>,
+}
+
+/// The body of `tools.rs`: the tool types, the prompts' and resources'
+/// types, and the served tool list.
+fn tools_body(manifest: &Manifest, out: &ToolsOutput) -> Result<TokenStream> {
+    let mut tools = out.tokens.clone();
+    tools.extend(tools_rest(manifest, out)?);
+    Ok(tools)
+}
+
+/// What `tools.rs` holds after the tool types: the prompts' and
+/// resources' types, and the served tool list.
+fn tools_rest(manifest: &Manifest, out: &ToolsOutput) -> Result<TokenStream> {
+    let mut rest = codegen::surface::types(manifest);
+    rest.extend(codegen::tools::tools_json(&out.tools)?);
+    Ok(rest)
+}
+
+/// One generated file, formatted under `header`; an error names the file.
+fn format_file(name: &str, tokens: TokenStream, header: &Header) -> Result<String> {
+    emit::format(tokens, header).map_err(|e| in_file(name, e))
+}
+
+/// A formatting error, naming the file.
+fn in_file(name: &str, mut e: Error) -> Error {
+    e.message = format!("{name}: {}", e.message);
+    e.or_kind(ErrorKind::Generate)
 }
 
 /// The tool types of `manifest`, and every Rust name two of its items
@@ -341,6 +475,43 @@ mod tests {
         ] {
             assert_eq!(a.to_string(), b.to_string());
         }
+    }
+
+    #[test]
+    fn files_are_the_parts_formatted() {
+        // A description with a carriage return and a bidirectional
+        // override, which every comment loses.
+        let mut document = notes().document;
+        document["tools"][0]["inputSchema"]["description"] =
+            serde_json::json!("Line one\rline two \u{202e}reversed");
+        let manifest = Manifest::from_str(&document.to_string(), "manifest.json").unwrap();
+        let schema = crate::shared_data::schema_file("2025-11-25");
+        let spec = Spec::load(&schema).unwrap();
+        let header = Header::new().input("test");
+        for typed in [
+            None,
+            Some(Generator::checked(&manifest, "2025-11-25").unwrap()),
+        ] {
+            let mut generator = Generator::new(&spec, "2025-11-25").manifest(&manifest);
+            if let Some(typed) = &typed {
+                assert!(typed.parsed.is_some(), "the tool types keep their tree");
+                generator = generator.typed(typed);
+            }
+            let files = generator.files(&header).unwrap();
+            let parts = generator.parts().unwrap();
+            let formatted = [parts.protocol, parts.tools, parts.server, parts.client]
+                .map(|tokens| emit::format(tokens, &header).unwrap());
+            for ((name, text), expected) in files.files.iter().zip(&formatted) {
+                assert_eq!(text, expected, "{name}");
+            }
+            let tools = &files.files[1].1;
+            assert!(tools.contains("Line one"), "{tools}");
+            assert!(!tools.contains('\r') && !tools.contains('\u{202e}'));
+        }
+        // Without a manifest, only the protocol types.
+        let files = Generator::new(&spec, "2025-11-25").files(&header).unwrap();
+        assert!(files.files[0].1.contains("pub struct CallToolRequest"));
+        assert_eq!(files.files[1].1, header.render());
     }
 
     #[test]

@@ -66,6 +66,19 @@ pub struct ToolsOutput {
     pub tools: Vec<ToolBinding>,
     /// Fallbacks taken (a property or tool typed as JSON instead).
     pub warnings: Vec<Error>,
+    /// `tokens` as the syntax tree they were printed from, which the
+    /// formatter takes as it is.
+    pub(crate) parsed: Option<Parsed>,
+}
+
+/// The body of `tools.rs` as a syntax tree.
+#[derive(Clone)]
+pub(crate) struct Parsed(pub(crate) std::rc::Rc<syn::File>);
+
+impl std::fmt::Debug for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Parsed({} items)", self.0.items.len())
+    }
 }
 
 /// How generated server and client code refers to one tool.
@@ -161,13 +174,43 @@ impl From<Error> for Failed {
     }
 }
 
-fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<ToolsOutput, Failed> {
+/// How generated code refers to each tool of `manifest`, in order: what
+/// [`generate`] returns as [`ToolsOutput::tools`], from the tools' names
+/// alone, without making their types.
+pub fn bindings(manifest: &Manifest) -> Vec<ToolBinding> {
+    named(manifest).into_iter().map(|(_, b)| b).collect()
+}
+
+/// Each tool's names and binding.
+fn named(manifest: &Manifest) -> Vec<(naming::ToolNames, ToolBinding)> {
     let requests: Vec<(&str, Option<&str>)> = manifest
         .tools
         .iter()
         .map(|t| (t.name.as_str(), t.settings.rust_name.as_deref()))
         .collect();
     let names = naming::tool_names(&requests);
+    manifest
+        .tools
+        .iter()
+        .zip(names)
+        .map(|(tool, names)| {
+            let binding = ToolBinding {
+                name: tool.name.clone(),
+                method: names.method.clone(),
+                input: format!("{}Input", names.type_base),
+                output: tool
+                    .output_schema()
+                    .map(|_| format!("{}Output", names.type_base)),
+                tool: tool.declared.clone(),
+                scopes: tool.settings.scopes.clone(),
+            };
+            (names, binding)
+        })
+        .collect()
+}
+
+fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<ToolsOutput, Failed> {
+    let named = named(manifest);
     let base_settings = settings();
     let mut renames = Renames::default();
     let mut sources = sources::Sources::default();
@@ -175,15 +218,11 @@ fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<Tools
     let mut warnings = Vec::new();
     let mut batches = Vec::new();
     let mut bindings = Vec::new();
-    for (tool, names) in manifest.tools.iter().zip(&names) {
-        let input = format!("{}Input", names.type_base);
-        let output = tool
-            .output_schema()
-            .map(|_| format!("{}Output", names.type_base));
+    for (tool, (names, binding)) in manifest.tools.iter().zip(named) {
         let names_in = ToolTypeNames {
             base: &names.type_base,
-            input: &input,
-            output: output.as_deref(),
+            input: &binding.input,
+            output: binding.output.as_deref(),
         };
         let mut context = BatchContext {
             trial,
@@ -194,14 +233,7 @@ fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<Tools
         };
         let (batch, defined) = tool_batch(manifest, tool, &names_in, &mut context, &mut warnings)?;
         batches.push((tool, batch, defined));
-        bindings.push(ToolBinding {
-            name: tool.name.clone(),
-            method: names.method.clone(),
-            input,
-            output,
-            tool: tool.declared.clone(),
-            scopes: tool.settings.scopes.clone(),
-        });
+        bindings.push(binding);
     }
     let settings = settings_with(&base_settings, &own_enums);
     // typify silently reuses a type when two definitions get the same name;
@@ -260,14 +292,15 @@ fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<Tools
     }
     // One parse for the merges and the last pass (tokens that do not parse
     // are left as typify wrote them).
-    let tokens = match dedupe::dedupe(tokens, &roots) {
+    let (tokens, parsed) = match dedupe::dedupe(tokens, &roots) {
         Ok(file) => polish::polish(file, &sources),
-        Err(tokens) => tokens,
+        Err(tokens) => (tokens, None),
     };
     Ok(ToolsOutput {
         tokens,
         tools: bindings,
         warnings,
+        parsed: parsed.map(|file| Parsed(std::rc::Rc::new(file))),
     })
 }
 

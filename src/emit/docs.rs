@@ -157,6 +157,60 @@ impl DocPass {
     }
 }
 
+/// Whether a doc attribute of `file` has text that [`doc_text`] changes.
+pub(super) fn needs_cleaning(file: &syn::File) -> bool {
+    struct Find(bool);
+    impl syn::visit::Visit<'_> for Find {
+        fn visit_attribute(&mut self, attr: &syn::Attribute) {
+            self.0 = self.0 || doc_value(attr).is_some_and(|text| doc_text(&text) != text);
+        }
+    }
+    let mut find = Find(false);
+    syn::visit::Visit::visit_file(&mut find, file);
+    find.0
+}
+
+/// `file` with the text of every doc attribute passed through
+/// [`doc_text`].
+pub(super) fn cleaned(file: &syn::File) -> syn::File {
+    struct Clean;
+    impl syn::visit_mut::VisitMut for Clean {
+        fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
+            let Some(text) = doc_value(attr) else { return };
+            let clean = doc_text(&text);
+            if let syn::Meta::NameValue(nv) = &mut attr.meta {
+                if clean != text {
+                    let span = proc_macro2::Span::call_site();
+                    nv.value = syn::Expr::Lit(syn::ExprLit {
+                        attrs: Vec::new(),
+                        lit: syn::Lit::Str(syn::LitStr::new(&clean, span)),
+                    });
+                }
+            }
+        }
+    }
+    let mut file = file.clone();
+    syn::visit_mut::VisitMut::visit_file_mut(&mut Clean, &mut file);
+    file
+}
+
+/// The text of a doc attribute `#[doc = "…"]`.
+fn doc_value(attr: &syn::Attribute) -> Option<String> {
+    let syn::Meta::NameValue(nv) = &attr.meta else {
+        return None;
+    };
+    if !nv.path.is_ident("doc") {
+        return None;
+    }
+    match &nv.value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => literal_text(&s.token()),
+        _ => None,
+    }
+}
+
 /// The text of the outer doc attribute `#[doc = "…"]` starting at `i`.
 fn outer_doc_at(tts: &[TokenTree], i: usize) -> Option<String> {
     let (TokenTree::Punct(pound), TokenTree::Group(g)) = (tts.get(i)?, tts.get(i + 1)?) else {

@@ -14,7 +14,9 @@
 //! derives `Default` when any of them had a default, provided they agree
 //! on it; enums with different defaults stay apart.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write;
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -68,12 +70,17 @@ pub(crate) fn dedupe(
     roots: &BTreeSet<String>,
 ) -> Result<syn::File, TokenStream> {
     let mut file = syn::parse2::<syn::File>(tokens.clone()).map_err(|_| tokens)?;
+    let mut shapes = Shapes::new();
     // Each round merges at least one group, so this ends; the bound is a
     // guard against a shape that renames back and forth.
     for _ in 0..64 {
         file = match super::default_fns::merge(file) {
-            Ok(merged) => merged,
-            Err(unchanged) => match merge_once(unchanged, roots) {
+            Ok(merged) => {
+                // Fields name the merged functions in their attributes.
+                shapes.clear();
+                merged
+            }
+            Err(unchanged) => match merge_once(unchanged, roots, &mut shapes) {
                 Ok(merged) => merged,
                 Err(unchanged) => return Ok(unrepeat(unchanged, roots)),
             },
@@ -105,13 +112,22 @@ fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>) -> syn::File {
             renames.insert(name.clone(), short);
         }
     }
-    rename_in(&mut file, &renames);
+    rename_in(&mut file, &renames, &mut Shapes::new());
     file
 }
 
+/// The shapes of the enums and structs computed so far, by type name. A
+/// round renames a few names in a few types; only the shapes of those are
+/// computed again.
+type Shapes = HashMap<String, String>;
+
 /// One round: the file with every group of identical types merged; the
 /// file unchanged (as `Err`) when there is nothing to merge.
-fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File, syn::File> {
+fn merge_once(
+    mut file: syn::File,
+    roots: &BTreeSet<String>,
+    shapes: &mut Shapes,
+) -> Result<syn::File, syn::File> {
     // Types by shape, in order of first appearance. A newtype's checks live
     // in its impls (`FromStr` with `minLength`…), which are its shape too.
     let newtypes: BTreeSet<String> = file
@@ -152,11 +168,17 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File
                 .enumerate()
                 .filter_map(|(i, item)| match item {
                     syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => {
-                        Some((i, enum_shape(e)))
+                        let shape = shapes
+                            .entry(e.ident.to_string())
+                            .or_insert_with(|| enum_shape(e));
+                        Some((i, shape.clone()))
                     }
                     syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => {
                         let own = impls.get(&s.ident.to_string()).map_or("", String::as_str);
-                        Some((i, format!("{} {own}", struct_shape(s))))
+                        let shape = shapes
+                            .entry(s.ident.to_string())
+                            .or_insert_with(|| struct_shape(s));
+                        Some((i, format!("{shape} {own}")))
                     }
                     _ => None,
                 }),
@@ -266,7 +288,7 @@ fn merge_once(mut file: syn::File, roots: &BTreeSet<String>) -> Result<syn::File
         })
         .map(|(_, item)| item)
         .collect();
-    rename_in(&mut file, &renames);
+    rename_in(&mut file, &renames, shapes);
     Ok(file)
 }
 
@@ -474,15 +496,51 @@ fn rename_tree(tree: &TokenTree, renames: &BTreeMap<String, String>) -> Option<T
 }
 
 /// [`rename`] on the parsed file, in place.
-fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>) {
+/// Renames every use of the names in `renames`, and forgets the shapes of
+/// the types it renamed or renamed something in.
+fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>, shapes: &mut Shapes) {
+    use syn::visit_mut::VisitMut;
     if renames.is_empty() {
         return;
     }
-    let mut visitor = super::shared::InPlace {
-        ident: &|i| renames.get(&i.to_string()).cloned(),
-        opaque: &|tree, _| rename_tree(tree, renames),
+    let lookup: HashMap<&str, &str> = renames
+        .iter()
+        .map(|(old, new)| (old.as_str(), new.as_str()))
+        .collect();
+    // Most identifiers are not renamed: each is written into one buffer
+    // to be looked up, not into a new string.
+    let buffer = RefCell::new(String::new());
+    let changed = Cell::new(false);
+    let find = |i: &Ident| -> Option<&str> {
+        let mut b = buffer.borrow_mut();
+        b.clear();
+        let _ = write!(b, "{i}");
+        let new = lookup.get(b.as_str()).copied();
+        changed.set(changed.get() || new.is_some());
+        new
     };
-    syn::visit_mut::VisitMut::visit_file_mut(&mut visitor, file);
+    let mut visitor = super::shared::InPlace {
+        ident: &|i| find(i).map(str::to_owned),
+        opaque: &|tree, _| match tree {
+            TokenTree::Ident(i) => find(i).map(|new| TokenTree::Ident(Ident::new(new, i.span()))),
+            _ => None,
+        },
+    };
+    for old in renames.keys() {
+        shapes.remove(old);
+    }
+    for attr in &mut file.attrs {
+        visitor.visit_attribute_mut(attr);
+    }
+    for item in &mut file.items {
+        changed.set(false);
+        visitor.visit_item_mut(item);
+        if changed.get() {
+            if let Some(name) = item_name(item) {
+                shapes.remove(&name);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -84,23 +84,28 @@ impl Renames {
         if self.is_empty() {
             return tokens;
         }
-        self.restore_in(tokens, Body::Other)
+        self.restore_in(tokens, Body::Other, &mut String::new())
     }
 
-    /// [`Renames::restore`] of the tokens of a `body`.
-    fn restore_in(&self, tokens: TokenStream, body: Body) -> TokenStream {
+    /// [`Renames::restore`] of the tokens of a `body`. Each identifier and
+    /// literal is written into `text` to be searched for markers (most
+    /// have none).
+    fn restore_in(&self, tokens: TokenStream, body: Body, text: &mut String) -> TokenStream {
+        use std::fmt::Write;
         let tts: Vec<TokenTree> = tokens.into_iter().collect();
         let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
         for (i, tt) in tts.iter().enumerate() {
             match tt {
                 TokenTree::Group(g) => {
                     let inner = Body::of_group(&tts, i, body);
-                    let mut ng = Group::new(g.delimiter(), self.restore_in(g.stream(), inner));
+                    let mut ng =
+                        Group::new(g.delimiter(), self.restore_in(g.stream(), inner, text));
                     ng.set_span(g.span());
                     out.push(TokenTree::Group(ng));
                 }
                 TokenTree::Ident(id) => {
-                    let text = id.to_string();
+                    text.clear();
+                    let _ = write!(text, "{id}");
                     if !text.contains(MARK) && !text.contains("Zmcpgen") {
                         out.push(tt.clone());
                         continue;
@@ -120,21 +125,22 @@ impl Renames {
                     let field_def = starts_field
                         && matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone);
                     if field_def {
-                        if let Some(r) = self.found_in(&text).into_iter().find(|r| r.snake == text)
+                        if let Some(r) = self.found_in(text).into_iter().find(|r| r.snake == *text)
                         {
                             add_rename(&mut out, &r.wire);
                         }
                     }
                     out.push(TokenTree::Ident(Ident::new(
-                        &self.replace_in_ident(&text),
+                        &self.replace_in_ident(text),
                         id.span(),
                     )));
                 }
                 TokenTree::Literal(lit) => {
                     // Markers in strings: serde tags and renames, paths of
                     // default functions, type names in doc text.
-                    let repr = lit.to_string();
-                    if !repr.contains("mcpgen") {
+                    text.clear();
+                    let _ = write!(text, "{lit}");
+                    if !text.contains("mcpgen") {
                         out.push(tt.clone());
                         continue;
                     }

@@ -198,19 +198,26 @@ fn infallible_conversions(tokens: TokenStream) -> TokenStream {
 /// Every identifier longer than [`naming::MAX_IDENT`] replaced by its
 /// bounded form, in every group.
 fn bound_idents(tokens: TokenStream) -> TokenStream {
+    bound_idents_in(tokens, &mut String::new())
+}
+
+/// [`bound_idents`], each identifier written into `text` to be measured.
+fn bound_idents_in(tokens: TokenStream, text: &mut String) -> TokenStream {
+    use std::fmt::Write;
     tokens
         .into_iter()
         .map(|tt| match tt {
             TokenTree::Group(g) => {
-                let mut ng = Group::new(g.delimiter(), bound_idents(g.stream()));
+                let mut ng = Group::new(g.delimiter(), bound_idents_in(g.stream(), text));
                 ng.set_span(g.span());
                 TokenTree::Group(ng)
             }
             TokenTree::Ident(id) => {
-                let text = id.to_string();
+                text.clear();
+                let _ = write!(text, "{id}");
                 if text.len() > naming::MAX_IDENT {
                     TokenTree::Ident(Ident::new(
-                        &naming::bounded(&text, naming::MAX_IDENT, &text),
+                        &naming::bounded(text, naming::MAX_IDENT, text),
                         id.span(),
                     ))
                 } else {
@@ -419,18 +426,10 @@ fn is_open_map(field: TokenStream) -> bool {
 /// `impl :: std :: default :: Default for X { fn default () -> Self { X :: V } }`
 /// at the start of `tts`: `(X, V, token count)`.
 fn default_impl_at(tts: &[TokenTree]) -> Option<(String, String, usize)> {
-    let text: Vec<String> = tts
-        .iter()
-        .take(11)
-        .map(|t| match t {
-            TokenTree::Group(_) => "{}".to_owned(),
-            other => other.to_string(),
-        })
-        .collect();
     let head = [
         "impl", ":", ":", "std", ":", ":", "default", ":", ":", "Default", "for",
     ];
-    if text.len() < 11 || text.iter().zip(head).any(|(a, b)| a != b) {
+    if !words_at(tts, 0, &head) {
         return None;
     }
     let TokenTree::Ident(ty) = tts.get(11)? else {
@@ -475,11 +474,13 @@ fn mark_default_variant(body: TokenStream, variant: &str) -> Option<TokenStream>
     Some(out.into_iter().collect())
 }
 
-fn variant_rename(name: &str) -> Option<&'static str> {
-    match name {
-        "plus1" => Some("Plus1"),
-        "minus1" => Some("Minus1"),
-        _ => None,
+fn variant_rename(name: &Ident) -> Option<&'static str> {
+    if name == "plus1" {
+        Some("Plus1")
+    } else if name == "minus1" {
+        Some("Minus1")
+    } else {
+        None
     }
 }
 
@@ -533,8 +534,7 @@ fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
                 }
             }
             TokenTree::Ident(id) => {
-                let name = id.to_string();
-                let renamed = variant_rename(&name).filter(|_| {
+                let renamed = variant_rename(id).filter(|_| {
                     let after_path = is_punct(tts.get(i.wrapping_sub(1)), ':') && is_punct(tts.get(i.wrapping_sub(2)), ':');
                     let next = tts.get(i + 1);
                     let variant_def = next.is_none()

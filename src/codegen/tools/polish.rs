@@ -34,8 +34,10 @@ use super::attrs::{derives, is_option, serde_args, wire_name};
 use super::decode;
 use super::sources::{self, doc_of, Sources};
 
-/// Applies every step to the body of `tools.rs`.
-pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
+/// Applies every step to the body of `tools.rs`: its tokens and, when the
+/// code this pass writes parses (it always should), its syntax tree, so
+/// that formatting it needs no second parse of the whole.
+pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Option<syn::File>) {
     let defined: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
     name_members(&mut file);
     let usage = usage_docs(&file);
@@ -88,12 +90,15 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
     };
     syn::visit_mut::VisitMut::visit_file_mut(&mut shorten_tree, &mut file);
     let mut used = shorten_tree.used;
-    // Each struct's constructors right after it, as tokens (parsing them
-    // back into the tree would cost more than all of this pass).
+    // Each struct's constructors right after it, written as tokens and
+    // parsed alone (parsing them into the tree here costs what formatting
+    // the whole file would spend on them anyway).
     let mut body = TokenStream::new();
     let mut lean = false;
     body.extend(file.attrs.iter().map(ToTokens::to_token_stream));
-    for mut item in file.items {
+    let items = std::mem::take(&mut file.items);
+    let mut tree = Some(file);
+    for mut item in items {
         let methods = match &mut item {
             Item::Struct(s) => {
                 let decode = decode::lean(s, &defined);
@@ -112,8 +117,9 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
             _ => None,
         };
         item.to_tokens(&mut body);
+        push_item(&mut tree, item);
         if let Some(methods) = methods {
-            body.extend(shorten(
+            let methods = shorten(
                 methods,
                 &usable,
                 Place {
@@ -121,15 +127,41 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> TokenStream {
                     serde: false,
                 },
                 &mut used,
-            ));
+            );
+            body.extend(methods.clone());
+            push_parsed(&mut tree, methods, false);
         }
     }
     if lean {
-        body.extend(decode::module());
+        let module = decode::module();
+        body.extend(module.clone());
+        push_parsed(&mut tree, module, false);
     }
     let mut out = uses(&usable, &used);
+    push_parsed(&mut tree, out.clone(), true);
     out.extend(body);
-    out
+    (out, tree)
+}
+
+/// Adds `item` at the end of the tree being built, if any.
+fn push_item(tree: &mut Option<syn::File>, item: Item) {
+    if let Some(file) = tree {
+        file.items.push(item);
+    }
+}
+
+/// Adds the items of `tokens` to the tree being built (at its start with
+/// `first`); a failure to parse leaves no tree, and the tokens go to the
+/// formatter, which reports it.
+fn push_parsed(tree: &mut Option<syn::File>, tokens: TokenStream, first: bool) {
+    let Some(file) = tree else { return };
+    match syn::parse2::<syn::File>(tokens) {
+        Ok(parsed) if first => {
+            file.items.splice(0..0, parsed.items);
+        }
+        Ok(parsed) => file.items.extend(parsed.items),
+        Err(_) => *tree = None,
+    }
 }
 
 fn item_name(item: &Item) -> Option<String> {
@@ -631,9 +663,67 @@ fn name_members(file: &mut syn::File) {
     if renames.is_empty() {
         return;
     }
-    let tokens = rename_variants(file.to_token_stream(), &renames);
-    if let Ok(f) = syn::parse2::<syn::File>(tokens) {
-        *file = f;
+    let enums: BTreeSet<&String> = renames.keys().map(|(e, _)| e).collect();
+    let mut visitor = RenameVariants {
+        renames: &renames,
+        enums: &enums,
+        current: None,
+    };
+    syn::visit_mut::VisitMut::visit_file_mut(&mut visitor, file);
+}
+
+/// Renames `Enum::Old` (and `Self::Old` inside the enum's impls) to
+/// `Enum::New` in the tree; in macro bodies, which syn leaves as tokens,
+/// through [`rewrite_paths`].
+struct RenameVariants<'a> {
+    renames: &'a BTreeMap<(String, String), String>,
+    enums: &'a BTreeSet<&'a String>,
+    /// The renamed enum that `Self` is, inside its impls.
+    current: Option<String>,
+}
+
+impl syn::visit_mut::VisitMut for RenameVariants<'_> {
+    fn visit_item_impl_mut(&mut self, imp: &mut syn::ItemImpl) {
+        let self_ty = match &*imp.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let outer = std::mem::replace(
+            &mut self.current,
+            self_ty.filter(|name| self.enums.contains(name)),
+        );
+        syn::visit_mut::visit_item_impl_mut(self, imp);
+        self.current = outer;
+    }
+
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        for i in 1..path.segments.len() {
+            let owner = &path.segments[i - 1].ident;
+            let owner = if owner == "Self" {
+                self.current.clone()
+            } else {
+                Some(owner.to_string())
+            };
+            let Some(owner) = owner.filter(|o| self.enums.contains(o)) else {
+                continue;
+            };
+            let variant = &mut path.segments[i].ident;
+            if let Some(new) = self.renames.get(&(owner, variant.to_string())) {
+                *variant = Ident::new(new, variant.span());
+            }
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        syn::visit_mut::visit_path_mut(self, &mut m.path);
+        let mut current = self.current.clone();
+        m.tokens = rewrite_paths(
+            std::mem::take(&mut m.tokens),
+            self.renames,
+            self.enums,
+            &mut current,
+        );
     }
 }
 
@@ -697,16 +787,7 @@ fn pascal(name: &str) -> String {
     heck::ToUpperCamelCase::to_upper_camel_case(name)
 }
 
-/// `Enum::Old` (and `Self::Old` inside the enum's impls) as `Enum::New`.
-fn rename_variants(
-    tokens: TokenStream,
-    renames: &BTreeMap<(String, String), String>,
-) -> TokenStream {
-    let enums: BTreeSet<&String> = renames.keys().map(|(e, _)| e).collect();
-    let mut current: Option<String> = None;
-    rewrite_paths(tokens, renames, &enums, &mut current)
-}
-
+/// `Enum::Old` (and `Self::Old` after `impl Enum`) as `Enum::New` in tokens.
 fn rewrite_paths(
     tokens: TokenStream,
     renames: &BTreeMap<(String, String), String>,
@@ -1060,7 +1141,9 @@ mod tests {
     use super::*;
 
     fn polished(tokens: TokenStream) -> String {
-        polish(syn::parse2(tokens).unwrap(), &Sources::default()).to_string()
+        polish(syn::parse2(tokens).unwrap(), &Sources::default())
+            .0
+            .to_string()
     }
 
     #[test]
