@@ -188,14 +188,25 @@ impl<'a> Generator<'a> {
         manifest: &Manifest,
         revision: &str,
     ) -> std::result::Result<ToolsOutput, Vec<Error>> {
-        let declared: Vec<Error> = check_declarations(manifest, revision)
-            .into_iter()
-            .map(|e| e.or_kind(ErrorKind::Manifest))
-            .collect();
+        // The declarations are checked on a second thread while the tool
+        // types are made on this one (their tokens cannot cross threads);
+        // the types of a manifest with problems are thrown away.
+        let (declared, typed) = std::thread::scope(|scope| {
+            let declared = scope.spawn(|| check_declarations(manifest, revision));
+            let typed =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| typed_tools(manifest)));
+            let declared = declared
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (declared, typed)
+        });
         if !declared.is_empty() {
-            return Err(declared);
+            return Err(declared
+                .into_iter()
+                .map(|e| e.or_kind(ErrorKind::Manifest))
+                .collect());
         }
-        match typed_tools(manifest) {
+        match typed.unwrap_or_else(|panic| std::panic::resume_unwind(panic)) {
             Ok((out, clashes)) if clashes.is_empty() => Ok(out),
             Ok((_, clashes)) => Err(clashes),
             Err(e) => Err(vec![e]),

@@ -218,22 +218,58 @@ fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<Tools
     let mut warnings = Vec::new();
     let mut batches = Vec::new();
     let mut bindings = Vec::new();
-    for (tool, (names, binding)) in manifest.tools.iter().zip(named) {
-        let names_in = ToolTypeNames {
-            base: &names.type_base,
-            input: &binding.input,
-            output: binding.output.as_deref(),
-        };
-        let mut context = BatchContext {
+    // Each tool is prepared on this thread (the tools share names) and
+    // tried alone on a second one, while the next is prepared.
+    let (pending, tried) = std::thread::scope(|threads| {
+        // typify's settings hold tokens, which stay on their thread: the
+        // worker makes its own from the tool's enums.
+        let (to_trial, trials) = std::sync::mpsc::channel::<(Vec<Prepared>, Vec<enums::OwnEnum>)>();
+        let (to_main, tried) = std::sync::mpsc::channel();
+        threads.spawn(move || {
+            let base = settings();
+            for (prepared, mine) in trials {
+                let first = try_batch(&prepared, &settings_with(&base, &mine), trial);
+                if to_main.send((prepared, first)).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut pending = Vec::new();
+        for (tool, (names, binding)) in manifest.tools.iter().zip(named) {
+            let names_in = ToolTypeNames {
+                base: &names.type_base,
+                input: &binding.input,
+                output: binding.output.as_deref(),
+            };
+            let mut context = BatchContext {
+                own_enums: &mut own_enums,
+                renames: &mut renames,
+                sources: &mut sources,
+            };
+            let (prepared, waiting) = prepare_tool(manifest, tool, &names_in, &mut context);
+            // The worker ends only when this thread stops sending.
+            let _ = to_trial.send((prepared, waiting.enums.clone()));
+            pending.push(waiting);
+            bindings.push(binding);
+        }
+        drop(to_trial);
+        (pending, tried.iter().collect::<Vec<_>>())
+    });
+    for ((tool, mut waiting), (prepared, first)) in manifest.tools.iter().zip(pending).zip(tried) {
+        let settings = settings_with(&base_settings, &waiting.enums);
+        let done = finish_tool(
+            manifest,
+            tool,
+            &mut waiting,
+            prepared,
+            &settings,
+            first,
+            &renames,
             trial,
-            base_settings: &base_settings,
-            own_enums: &mut own_enums,
-            renames: &mut renames,
-            sources: &mut sources,
-        };
-        let (batch, defined) = tool_batch(manifest, tool, &names_in, &mut context, &mut warnings)?;
+        );
+        warnings.append(&mut waiting.warnings);
+        let (batch, defined) = done?;
         batches.push((tool, batch, defined));
-        bindings.push(binding);
     }
     let settings = settings_with(&base_settings, &own_enums);
     // typify silently reuses a type when two definitions get the same name;
@@ -401,9 +437,6 @@ struct ToolTypeNames<'a> {
 
 /// What the tools of one manifest share while their batches are made.
 struct BatchContext<'a> {
-    /// How far each tool is tried alone.
-    trial: Trial,
-    base_settings: &'a TypeSpaceSettings,
     /// Enums mcpgen writes itself.
     own_enums: &'a mut Vec<enums::OwnEnum>,
     /// Properties renamed for typify.
@@ -415,19 +448,18 @@ struct BatchContext<'a> {
 /// The typify definitions of one tool, with fallbacks applied, and the
 /// names of the types they define. Enums that mcpgen writes itself are
 /// added to `own_enums`.
-fn tool_batch(
+fn prepare_tool(
     m: &Manifest,
     tool: &Tool,
     names: &ToolTypeNames<'_>,
     context: &mut BatchContext<'_>,
-    warnings: &mut Vec<Error>,
-) -> Result<(Batch, BTreeSet<String>)> {
+) -> (Vec<Prepared>, Waiting) {
+    let mut warnings = Vec::new();
     let ToolTypeNames {
         base,
         input,
         output,
     } = *names;
-    let base_settings = context.base_settings;
     let own_enums = &mut *context.own_enums;
     let mut scope = Scope::new();
     for e in own_enums.iter() {
@@ -437,7 +469,7 @@ fn tool_batch(
     if let Some(o) = output {
         scope.reserve(o);
     }
-    let mut docs: Vec<(&str, &str, Value)> = Vec::new();
+    let mut docs: Vec<(&'static str, &str, Value)> = Vec::new();
     if let Some(schema) = tool.input_schema() {
         docs.push((
             "inputSchema",
@@ -484,14 +516,54 @@ fn tool_batch(
         }
         mine.extend(here);
     }
-    let settings = &settings_with(base_settings, &mine);
-    own_enums.extend(mine);
-    let try_batch = |prepared: &[Prepared], settings| try_batch(prepared, settings, context.trial);
-    if let Ok(done) = try_batch(&prepared, settings) {
+    own_enums.extend(mine.iter().cloned());
+    let docs = docs
+        .into_iter()
+        .map(|(key, name, _)| (key, name.to_owned()))
+        .collect();
+    (
+        prepared,
+        Waiting {
+            docs,
+            enums: mine,
+            warnings,
+        },
+    )
+}
+
+/// A prepared tool waiting for its first trial.
+struct Waiting {
+    /// The key (`inputSchema`, `outputSchema`) and type name of each
+    /// prepared document.
+    docs: Vec<(&'static str, String)>,
+    /// The enums mcpgen writes itself for this tool.
+    enums: Vec<enums::OwnEnum>,
+    /// What preparing and the fallbacks reported, in order.
+    warnings: Vec<Error>,
+}
+
+/// The typify definitions of a prepared tool given its first trial, with
+/// fallbacks applied where it failed, and the names of the types they
+/// define.
+#[allow(clippy::too_many_arguments)]
+fn finish_tool(
+    m: &Manifest,
+    tool: &Tool,
+    waiting: &mut Waiting,
+    mut prepared: Vec<Prepared>,
+    settings: &TypeSpaceSettings,
+    first: std::result::Result<(Batch, BTreeSet<String>), String>,
+    renames: &Renames,
+    trial: Trial,
+) -> Result<(Batch, BTreeSet<String>)> {
+    if let Ok(done) = first {
         return Ok(done);
     }
+    let docs = &waiting.docs;
+    let warnings = &mut waiting.warnings;
+    let try_batch = |prepared: &[Prepared], settings| try_batch(prepared, settings, trial);
     // Fallback 1: properties that fail on their own become JSON values.
-    for ((key, _, _), prep) in docs.iter().zip(prepared.iter_mut()) {
+    for ((key, _), prep) in docs.iter().zip(prepared.iter_mut()) {
         let prop_names: Vec<String> = prep.defs[0]
             .1
             .get("properties")
@@ -513,7 +585,7 @@ fn tool_batch(
                 }
                 *slot = any;
                 // Diagnostics name the property as declared, not its marker.
-                let wire = context.renames.wire_of(&prop).unwrap_or(&prop);
+                let wire = renames.wire_of(&prop).unwrap_or(&prop);
                 let pointer = format!(
                     "{}/{key}/properties/{}",
                     tool.pointer,
@@ -536,14 +608,14 @@ fn tool_batch(
         Ok(done) => return Ok(done),
         Err(why) => {
             // Fallback 2: the whole document becomes a JSON object map.
-            for ((key, name, _), prep) in docs.iter().zip(prepared.iter_mut()) {
+            for ((key, name), prep) in docs.iter().zip(prepared.iter_mut()) {
                 if try_batch(std::slice::from_ref(prep), settings).is_err() {
                     let mut any = json!({"type": "object"});
                     if let Some(d) = prep.defs[0].1.get("description") {
                         any["description"] = d.clone();
                     }
                     *prep = Prepared {
-                        defs: vec![((*name).to_owned(), any)],
+                        defs: vec![(name.clone(), any)],
                         notes: Vec::new(),
                     };
                     warnings.push(
