@@ -561,7 +561,7 @@ fn finish_tool(
     }
     let docs = &waiting.docs;
     let warnings = &mut waiting.warnings;
-    let try_batch = |prepared: &[Prepared], settings| try_batch(prepared, settings, trial);
+    let attempt = |prepared: &[Prepared], settings| try_batch(prepared, settings, trial);
     // Fallback 1: properties that fail on their own become JSON values.
     for ((key, _), prep) in docs.iter().zip(prepared.iter_mut()) {
         let prop_names: Vec<String> = prep.defs[0]
@@ -577,7 +577,7 @@ fn finish_tool(
                 obj.insert("properties".into(), json!({ prop.clone(): keep }));
                 obj.remove("required");
             }
-            if let Err(why) = try_batch(std::slice::from_ref(&alone), settings) {
+            if let Err(why) = attempt(std::slice::from_ref(&alone), settings) {
                 let slot = &mut prep.defs[0].1["properties"][&prop];
                 let mut any = json!({});
                 if let Some(d) = slot.get("description") {
@@ -604,12 +604,12 @@ fn finish_tool(
             }
         }
     }
-    match try_batch(&prepared, settings) {
+    match attempt(&prepared, settings) {
         Ok(done) => return Ok(done),
         Err(why) => {
             // Fallback 2: the whole document becomes a JSON object map.
             for ((key, name), prep) in docs.iter().zip(prepared.iter_mut()) {
-                if try_batch(std::slice::from_ref(prep), settings).is_err() {
+                if attempt(std::slice::from_ref(prep), settings).is_err() {
                     let mut any = json!({"type": "object"});
                     if let Some(d) = prep.defs[0].1.get("description") {
                         any["description"] = d.clone();
@@ -629,7 +629,7 @@ fn finish_tool(
             }
         }
     }
-    try_batch(&prepared, settings).map_err(|why| typify_error(m, tool, &why))
+    attempt(&prepared, settings).map_err(|why| typify_error(m, tool, &why))
 }
 
 /// `base` plus replacements for `own` enums: mcpgen writes them itself,

@@ -24,6 +24,7 @@ pub async fn run(invocation: &Invocation) -> Result<(), String> {
         "http-custom-headers" => custom_headers(&c, invocation.context.as_ref()).await,
         "http-invalid-tool-headers" => invalid_tool_headers(&c).await,
         "json-schema-ref-no-deref" => ref_no_deref(&c).await,
+        "json-schema-2020-12-preservation" => schema_preservation(&c).await,
         "elicitation-sep1034-client-defaults" => {
             call_listed(&c, "test_client_elicitation_defaults").await
         }
@@ -321,6 +322,38 @@ async fn invalid_tool_headers(c: &Client) -> Result<(), String> {
 /// Lists the tools and compiles the live schema of `lookup_user`, whose
 /// `profile` is a `$ref` to a network URL: validating against it must not
 /// fetch that URL.
+/// `json-schema-2020-12-preservation`: the focal tool's `inputSchema`,
+/// as the client listed it, goes back verbatim as the echo tool's
+/// `schema` argument; the mock server compares it with what it served
+/// (`$schema`, `$defs` with `$anchor`, `additionalProperties`, `allOf`
+/// and `anyOf`, `if`/`then`/`else`).
+async fn schema_preservation(c: &Client) -> Result<(), String> {
+    const FOCAL: &str = "json_schema_2020_12_tool";
+    const ECHO: &str = "json_schema_echo";
+    let live = c
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
+    let listed = |name: &str| {
+        live.iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    };
+    let schema = listed(FOCAL)
+        .and_then(|t| t.get("inputSchema"))
+        .cloned()
+        .ok_or_else(|| format!("the server did not list {FOCAL} with an inputSchema"))?;
+    if listed(ECHO).is_none() {
+        return Err(format!("the server did not list {ECHO}"));
+    }
+    let result = c
+        .engine()
+        .call_tool(ECHO, json!({ "schema": schema }), &CallOptions::new())
+        .await
+        .map_err(|e| format!("{ECHO}: {e}"))?;
+    println!("{ECHO}: {result}");
+    Ok(())
+}
+
 async fn ref_no_deref(c: &Client) -> Result<(), String> {
     let live = c
         .list_all_tools()

@@ -19,6 +19,11 @@ use std::process::Command;
 /// The requirement sets, by revision.
 const REQUIREMENTS: &[&str] = &["2025-11-25", "2026-07-28"];
 
+/// Extension scenarios this client implements, at the revision where
+/// every one of their checks runs (none skipped): each must pass every
+/// check.
+const EXTENSIONS: &[(&str, &str)] = &[("json-schema-2020-12-preservation", "2026-07-28")];
+
 /// Scenarios outside the requirement sets run at their own revision and
 /// reported only.
 const BACK_COMPAT: &[(&str, &str)] = &[
@@ -62,6 +67,7 @@ struct Row {
     passed: u64,
     failed: u64,
     warnings: u64,
+    skipped: u64,
     not_passing: String,
 }
 
@@ -129,6 +135,7 @@ fn run(script: &Path, args: &[&str], out: &Path) -> (Vec<Row>, String) {
                 passed: count("passed"),
                 failed: count("failed"),
                 warnings: count("warnings"),
+                skipped: count("skipped"),
                 not_passing: row["not_passing"].to_string(),
             }
         })
@@ -191,6 +198,25 @@ fn client_requirement_sets_pass_every_check() {
         ));
         if problems.iter().any(|p| p.contains(revision)) {
             problems.push(format!("suite output for {revision}:\n{log}"));
+        }
+    }
+    for (scenario, revision) in EXTENSIONS {
+        let out = results_dir(scenario);
+        let (rows, log) = run(
+            &script,
+            &["--scenario", scenario, "--spec-version", revision],
+            &out,
+        );
+        let Some(row) = rows.iter().find(|r| r.scenario == *scenario) else {
+            problems.push(format!("{scenario} ({revision}): no results\n{log}"));
+            continue;
+        };
+        table.push_str(&table_line(row, revision, "(extension)"));
+        if row.failed > 0 || row.warnings > 0 || row.skipped > 0 || row.passed == 0 {
+            problems.push(format!(
+                "{scenario} ({revision}): {} passed, {} failed, {} warnings, {} skipped: {}\n{log}",
+                row.passed, row.failed, row.warnings, row.skipped, row.not_passing
+            ));
         }
     }
     for (scenario, revision) in BACK_COMPAT {

@@ -35,8 +35,8 @@ pub(crate) struct Args {
     /// Which protocol types protocol.rs holds: `used` (with a manifest, those
     /// the generated code names and what they contain) or `all` (every type
     /// of the revision, with the method table).
-    #[arg(long, value_name = "WHICH", default_value = "used", value_parser = ["used", "all"])]
-    protocol_types: String,
+    #[arg(long, value_name = "WHICH", value_enum, default_value_t = Which::Used)]
+    protocol_types: Which,
     /// Also generate this protocol type (and what it contains) with
     /// `--protocol-types used`; repeat for more.
     #[arg(long, value_name = "TYPE")]
@@ -46,15 +46,24 @@ pub(crate) struct Args {
     check: bool,
 }
 
+/// `--protocol-types`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Which {
+    /// The types the generated code names, and what they contain.
+    Used,
+    /// Every type of the revision, with the method table.
+    All,
+}
+
 pub(crate) fn run(args: Args) -> Result<Outcome> {
     let mut builder = Builder::new()
         .protocol(&args.protocol)
         .server(!args.no_server)
         .client(!args.no_client)
         .http(!args.no_http)
-        .protocol_types(match args.protocol_types.as_str() {
-            "all" => ProtocolTypes::All,
-            _ => ProtocolTypes::Used,
+        .protocol_types(match args.protocol_types {
+            Which::All => ProtocolTypes::All,
+            Which::Used => ProtocolTypes::Used,
         })
         .out_dir(&args.out)
         .cargo_directives(false);
