@@ -156,3 +156,114 @@ fn introspect_url_names_a_wrong_path() {
         r.stderr
     );
 }
+
+/// What a fake server answers: status line, extra header lines, body.
+type Answer = (String, String, Vec<u8>);
+
+/// A loopback HTTP server that answers every request with `answer(method,
+/// path, its port)`. Serves until the test ends.
+fn fake_server(answer: fn(&str, &str, u16) -> Answer) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request_line = String::new();
+            if reader.read_line(&mut request_line).is_err() {
+                continue;
+            }
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let mut parts = request_line.split_whitespace();
+            let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            let (status, headers, body) = answer(method, path, port);
+            let head = format!(
+                "HTTP/1.1 {status}\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+#[test]
+fn introspect_url_hints_fit_http_and_the_oauth_flag() {
+    let tmp = tempfile::tempdir().unwrap();
+    // An answer nested 100,000 deep: not a JSON-RPC message, and not a
+    // stdio server's stray log line either.
+    let url = fake_server(|_, _, _| {
+        let depth = 100_000;
+        let body = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}{}}}",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        (
+            "200 OK".into(),
+            "content-type: application/json\r\n".into(),
+            body.into_bytes(),
+        )
+    });
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &url]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("not a JSON-RPC message") && r.stderr.contains("MCP endpoint"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        !r.stderr.contains("stdio") && !r.stderr.contains("stdout"),
+        "{}",
+        r.stderr
+    );
+
+    // A server that asks for authorization, whose resource metadata is
+    // larger than the client reads: with --oauth, the hint names the
+    // failing step, not --oauth.
+    let url = fake_server(|method, _, port| {
+        match method {
+        "POST" => (
+            "401 Unauthorized".into(),
+            format!(
+                "www-authenticate: Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource\"\r\n"
+            ),
+            Vec::new(),
+        ),
+        _ => (
+            "200 OK".into(),
+            "content-type: application/json\r\n".into(),
+            format!("{{\"pad\": \"{}\"}}", "x".repeat(2 << 20)).into_bytes(),
+        ),
+    }
+    });
+    let config = tmp.path().join("config");
+    let r = run(mcpgen(tmp.path()).env("XDG_CONFIG_HOME", &config).args([
+        "introspect",
+        "--timeout",
+        "10",
+        "--oauth",
+        "--url",
+        &url,
+    ]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("logging in failed"), "{}", r.stderr);
+    assert!(!r.stderr.contains("pass --oauth"), "{}", r.stderr);
+    // Without --oauth, the same server gets the hint to pass it.
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &url]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("pass --oauth"), "{}", r.stderr);
+}

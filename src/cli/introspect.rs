@@ -393,7 +393,9 @@ pub fn token_cache() -> Result<std::path::PathBuf> {
     Ok(base.join("mcpgen").join("tokens.json"))
 }
 
-fn explain_http(err: ClientError, url: &str, timeout: Duration) -> Error {
+/// The error of `introspect --url`, with a hint that fits the HTTP
+/// transport and whether `--oauth` was given.
+fn explain_http(err: ClientError, url: &str, timeout: Duration, oauth: bool) -> Error {
     use mcpgen_runtime::http::client::TRANSPORT_ERROR;
     match err {
         ClientError::Connect(e) => {
@@ -415,10 +417,20 @@ fn explain_http(err: ClientError, url: &str, timeout: Duration) -> Error {
         ClientError::Closed { reason } => Error::new(format!("cannot introspect {url}: {reason}"))
             .with_hint("is the server running and listening there? --url takes the MCP endpoint, e.g. http://127.0.0.1:8080/mcp"),
         ClientError::Protocol { code: TRANSPORT_ERROR, method, message, .. }
-            if message.contains("HTTP 401") || message.contains("authorization failed") =>
+            if message.contains("authorization failed") =>
         {
-            Error::new(format!("{url} refused `{method}`: {message}"))
-                .with_hint("the server requires authorization: pass --oauth to log in (tokens are cached and reused)")
+            Error::new(format!("{url} refused `{method}` and logging in failed: {message}"))
+                .with_hint("the message names the step that failed (the server's resource metadata, the authorization server's metadata, registration or the token); check that server")
+        }
+        ClientError::Protocol { code: TRANSPORT_ERROR, method, message, .. }
+            if message.contains("HTTP 401") =>
+        {
+            let error = Error::new(format!("{url} refused `{method}`: {message}"));
+            if oauth {
+                error.with_hint("the server refused the token of the login: check the scopes it asks for, or delete the cached tokens to log in afresh")
+            } else {
+                error.with_hint("the server requires authorization: pass --oauth to log in (tokens are cached and reused)")
+            }
         }
         ClientError::Protocol { code: TRANSPORT_ERROR, method, message, .. } => {
             Error::new(format!("{url} did not answer `{method}` as an MCP endpoint: {message}"))
@@ -426,6 +438,10 @@ fn explain_http(err: ClientError, url: &str, timeout: Duration) -> Error {
         }
         ClientError::Timeout { method, .. } => Error::new(format!("{url} did not answer `{method}` within {timeout:?}"))
             .with_hint("is it an MCP Streamable HTTP endpoint? If the server is slow, raise --timeout"),
+        ClientError::Garbage { line } => Error::new(format!(
+            "{url} answered with something that is not a JSON-RPC message: {line:?}"
+        ))
+        .with_hint("check that --url is the server's MCP endpoint; an answer must be a JSON-RPC message (JSON nested at most 128 levels deep)"),
         other => Error::new(format!("introspecting {url} failed: {other}")),
     }
 }
@@ -489,7 +505,8 @@ impl IntrospectUrl {
         };
         // The client is gone: a stateful session ends with DELETE.
         let _ = tokio::time::timeout(Duration::from_secs(5), info.closed()).await;
-        let (session, sections) = outcome.map_err(|e| explain_http(e, &self.url, self.timeout))?;
+        let (session, sections) =
+            outcome.map_err(|e| explain_http(e, &self.url, self.timeout, self.oauth))?;
         Ok(Introspected {
             manifest: manifest_of(&session, sections),
             protocol_version: session.protocol_version,

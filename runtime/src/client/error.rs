@@ -192,8 +192,9 @@ impl fmt::Display for ClientError {
             ClientError::Closed { reason } => write!(f, "the connection to the server is closed: {reason}"),
             ClientError::Garbage { line } => write!(
                 f,
-                "the server wrote a line that is not a JSON-RPC message to its protocol stream: {line:?}\n  \
-                 help: a stdio server must log to stderr, never stdout"
+                "the server sent something that is not a JSON-RPC message: {line:?}\n  \
+                 help: over stdio, a server must log to stderr, never stdout; over HTTP, check that \
+                 the URL is the MCP endpoint"
             ),
             ClientError::Version { offered, server, supported } => write!(
                 f,
