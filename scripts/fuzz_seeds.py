@@ -59,6 +59,14 @@ def main() -> None:
     put(corpus, "http", b"\x00" + heads["legacy"].encode() + b"\n\n" + json.dumps(init).encode())
     put(corpus, "http", b"\x01accept: text/event-stream\nmcp-session-id: x\n\n")
     put(corpus, "jsonrpc", (json.dumps(init) + "\n" + json.dumps(call)).encode())
+    # Event streams as servers send them: a BOM, comments, CRLF and CR line
+    # ends, an id and retry, an event of two data lines.
+    message = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}})
+    put(corpus, "sse", b"\x07" + f"id: 7\nretry: 1500\ndata: {message}\n\n".encode())
+    put(corpus, "sse", b"\x20\xef\xbb\xbf: keep-alive\r\nevent: message\r\ndata: a\r\ndata: b\r\n\r\n")
+    put(corpus, "sse", b"\x03data: one\rdata: two\r\rdata:x")
+    put(corpus, "challenge", b'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="files:read files:write"')
+    put(corpus, "challenge", b'Basic realm="x", Bearer error="insufficient_scope", error_description="need \\"more\\"", scope="a b"\nDPoP algs="ES256"')
 
 
 if __name__ == "__main__":

@@ -55,6 +55,9 @@ pub mod transport;
 pub mod codegen;
 #[doc(hidden)]
 pub mod de;
+#[cfg(feature = "streamable-http")]
+#[doc(hidden)]
+pub mod fuzzing;
 #[doc(hidden)]
 pub mod jsonrpc;
 #[doc(hidden)]

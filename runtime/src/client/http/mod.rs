@@ -89,7 +89,7 @@ mod annotations;
 mod answer;
 mod pool;
 mod shared;
-mod sse;
+pub(crate) mod sse;
 
 pub use annotations::{base64_encode, encode_header_value};
 use shared::Shared;
