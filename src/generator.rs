@@ -12,11 +12,11 @@
 //! modules; [`manifest_parts`](Generator::manifest_parts) without the
 //! protocol types) and [`files`](Generator::files) (formatted, with their header).
 
+use std::collections::BTreeSet;
+
 use proc_macro2::TokenStream;
 
 use crate::codegen;
-use std::collections::BTreeSet;
-
 use crate::codegen::tools::{Parsed, ToolBinding, ToolsOutput};
 use crate::emit::{self, Header};
 use crate::error::{stage, Error, ErrorKind, Result};

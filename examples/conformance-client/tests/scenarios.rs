@@ -143,6 +143,16 @@ fn run(script: &Path, args: &[&str], out: &Path) -> (Vec<Row>, String) {
     (rows, log)
 }
 
+/// Runs one scenario at `revision` into a fresh directory.
+fn run_scenario(script: &Path, scenario: &str, revision: &str) -> (Vec<Row>, String) {
+    let out = results_dir(scenario);
+    run(
+        script,
+        &["--scenario", scenario, "--spec-version", revision],
+        &out,
+    )
+}
+
 /// A fresh directory for one run's results.
 fn results_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir()
@@ -201,12 +211,7 @@ fn client_requirement_sets_pass_every_check() {
         }
     }
     for (scenario, revision) in EXTENSIONS {
-        let out = results_dir(scenario);
-        let (rows, log) = run(
-            &script,
-            &["--scenario", scenario, "--spec-version", revision],
-            &out,
-        );
+        let (rows, log) = run_scenario(&script, scenario, revision);
         let Some(row) = rows.iter().find(|r| r.scenario == *scenario) else {
             problems.push(format!("{scenario} ({revision}): no results\n{log}"));
             continue;
@@ -220,12 +225,7 @@ fn client_requirement_sets_pass_every_check() {
         }
     }
     for (scenario, revision) in BACK_COMPAT {
-        let out = results_dir(scenario);
-        let (rows, _) = run(
-            &script,
-            &["--scenario", scenario, "--spec-version", revision],
-            &out,
-        );
+        let (rows, _) = run_scenario(&script, scenario, revision);
         for row in rows.iter().filter(|r| r.scenario == *scenario) {
             table.push_str(&table_line(row, revision, "(back-compat, not required)"));
         }
