@@ -267,3 +267,237 @@ fn introspect_url_hints_fit_http_and_the_oauth_flag() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("pass --oauth"), "{}", r.stderr);
 }
+
+/// A request read off a loopback connection: its head (request line and
+/// header lines, as sent) and body.
+struct Received {
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Received {
+    fn read(stream: &std::net::TcpStream) -> Option<Self> {
+        use std::io::Read;
+        let mut reader = BufReader::new(stream.try_clone().ok()?);
+        let mut head = String::new();
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).ok()? == 0 {
+                return None;
+            }
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().ok()?;
+            }
+            head.push_str(&line);
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).ok()?;
+        Some(Self { head, body })
+    }
+
+    fn path(&self) -> &str {
+        self.head.split_whitespace().nth(1).unwrap_or("")
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+}
+
+/// An authorization server and a bearer gate in front of `upstream` (an
+/// MCP endpoint), on one loopback port: `/token` grants `cc-token` to the
+/// client `machine` with the secret `s3cret` (HTTP Basic, client
+/// credentials, the resource named); `/mcp` forwards requests carrying
+/// that token and answers others `401` with the resource metadata's URL.
+/// Returns the gate's MCP URL and the count of tokens granted.
+fn gated(upstream: &str) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let url = format!("{base}/mcp");
+    let upstream = upstream
+        .strip_prefix("http://")
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_owned();
+    let granted = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = granted.clone();
+    let (gate_url, issuer) = (url.clone(), base.clone());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let (url, base, upstream, count) = (
+                gate_url.clone(),
+                issuer.clone(),
+                upstream.clone(),
+                count.clone(),
+            );
+            std::thread::spawn(move || {
+                let Some(req) = Received::read(&stream) else {
+                    return;
+                };
+                let json = |status: &str, extra: &str, body: String| {
+                    format!(
+                        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                };
+                let answer = match req.path() {
+                    "/.well-known/oauth-protected-resource/mcp"
+                    | "/.well-known/oauth-protected-resource" => json(
+                        "200 OK",
+                        "",
+                        serde_json::json!({"resource": url, "authorization_servers": [base]}).to_string(),
+                    ),
+                    "/.well-known/oauth-authorization-server" => json(
+                        "200 OK",
+                        "",
+                        serde_json::json!({
+                            "issuer": base,
+                            "authorization_endpoint": format!("{base}/authorize"),
+                            "token_endpoint": format!("{base}/token"),
+                            "grant_types_supported": ["client_credentials"],
+                            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+                        })
+                        .to_string(),
+                    ),
+                    "/token" => {
+                        let form = String::from_utf8_lossy(&req.body).into_owned();
+                        let resource = url.replace(':', "%3A").replace('/', "%2F");
+                        // base64 of `machine:s3cret`.
+                        if req.header("authorization") == Some("Basic bWFjaGluZTpzM2NyZXQ=")
+                            && form.contains("grant_type=client_credentials")
+                            && form.contains(&format!("resource={resource}"))
+                        {
+                            count.fetch_add(1, Ordering::SeqCst);
+                            json(
+                                "200 OK",
+                                "",
+                                r#"{"access_token":"cc-token","token_type":"Bearer","expires_in":3600}"#.into(),
+                            )
+                        } else {
+                            json(
+                                "401 Unauthorized",
+                                "",
+                                r#"{"error":"invalid_client","error_description":"unknown client or secret"}"#.into(),
+                            )
+                        }
+                    }
+                    "/mcp" if req.header("authorization") == Some("Bearer cc-token") => {
+                        // Forwarded as sent, but for Host and the connection's end.
+                        let mut upstream_stream = std::net::TcpStream::connect(&upstream).unwrap();
+                        let mut head = String::new();
+                        for (i, line) in req.head.lines().enumerate() {
+                            let name = line.split(':').next().unwrap_or("").to_ascii_lowercase();
+                            if i > 0 && (name == "host" || name == "connection") {
+                                continue;
+                            }
+                            head.push_str(line);
+                            head.push_str("\r\n");
+                        }
+                        head.push_str(&format!("host: {upstream}\r\nconnection: close\r\n\r\n"));
+                        upstream_stream.write_all(head.as_bytes()).unwrap();
+                        upstream_stream.write_all(&req.body).unwrap();
+                        let _ = std::io::copy(&mut upstream_stream, &mut stream);
+                        return;
+                    }
+                    _ => format!(
+                        "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    ),
+                };
+                let _ = stream.write_all(answer.as_bytes());
+            });
+        }
+    });
+    (url, granted)
+}
+
+#[test]
+fn introspect_url_logs_a_machine_in_with_client_credentials() {
+    let server = weather_server();
+    let (url, granted) = gated(&server.url);
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("config");
+    // Without credentials: refused, with the hint to log in.
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "20", "--url", &url]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("pass --oauth"), "{}", r.stderr);
+
+    // The secret from the environment (it never shows on a command line).
+    let r = run(mcpgen(tmp.path())
+        .env("XDG_CONFIG_HOME", &config)
+        .env("MCPGEN_CLIENT_SECRET", "s3cret")
+        .args([
+            "introspect",
+            "--timeout",
+            "20",
+            "--url",
+            &url,
+            "--client-id",
+            "machine",
+        ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let manifest: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        manifest["tools"].as_array().unwrap().len(),
+        declared_tools().len()
+    );
+    assert_eq!(
+        granted.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "one token, no browser"
+    );
+
+    // A wrong secret: the token endpoint's refusal, the secret never shown.
+    let r = run(mcpgen(tmp.path())
+        .env("XDG_CONFIG_HOME", tmp.path().join("other"))
+        .args([
+            "introspect",
+            "--timeout",
+            "20",
+            "--url",
+            &url,
+            "--client-id",
+            "machine",
+            "--client-secret",
+            "wrong-secret",
+        ]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("invalid_client"), "{}", r.stderr);
+    assert!(!r.stderr.contains("wrong-secret"), "{}", r.stderr);
+
+    // --client-id alone cannot log in; a key that is not PEM is named.
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", &url, "--client-id", "machine"]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--client-secret or --client-key"),
+        "{}",
+        r.stderr
+    );
+    let bad_key = tmp.path().join("key.pem");
+    std::fs::write(&bad_key, "not a key").unwrap();
+    let r = run(mcpgen(tmp.path())
+        .args([
+            "introspect",
+            "--url",
+            &url,
+            "--client-id",
+            "machine",
+            "--client-key",
+        ])
+        .arg(&bad_key));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--client-key") && r.stderr.contains("PEM"),
+        "{}",
+        r.stderr
+    );
+}

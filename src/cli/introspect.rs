@@ -320,6 +320,9 @@ pub struct IntrospectUrl {
     /// authorization URL is printed, the browser's redirect awaited on a
     /// loopback port, tokens cached in [`token_cache`] and reused.
     pub oauth: bool,
+    /// A client registered beforehand (`--client-id`): with a secret or a
+    /// key it logs in without a browser (client credentials grant).
+    pub client: Option<ClientArgs>,
 }
 
 /// The connection settings of `mcpgen introspect --url`.
@@ -337,6 +340,59 @@ pub struct HttpArgs {
     pub proxy: Option<String>,
     /// `--oauth`: log in with OAuth when the server asks.
     pub oauth: bool,
+    /// `--client-id` and its secret or key.
+    pub client: Option<ClientArgs>,
+}
+
+/// `--client-id ID` with `--client-secret SECRET` or `--client-key FILE`
+/// (`--client-key-alg ALG`): a client registered beforehand.
+#[derive(Clone, Default)]
+pub struct ClientArgs {
+    /// `--client-id`.
+    pub id: String,
+    /// `--client-secret` (or `MCPGEN_CLIENT_SECRET`).
+    pub secret: Option<String>,
+    /// `--client-key`: a PEM private key for `private_key_jwt`.
+    pub key: Option<std::path::PathBuf>,
+    /// `--client-key-alg`.
+    pub key_alg: String,
+}
+
+impl std::fmt::Debug for ClientArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientArgs")
+            .field("id", &self.id)
+            .field("secret", &self.secret.as_ref().map(|_| "<redacted>"))
+            .field("key", &self.key)
+            .field("key_alg", &self.key_alg)
+            .finish()
+    }
+}
+
+impl ClientArgs {
+    /// Whether these credentials log in without a browser (a secret or a key).
+    fn headless(&self) -> bool {
+        self.secret.is_some() || self.key.is_some()
+    }
+
+    /// The credentials, the key read and parsed.
+    fn credentials(&self) -> Result<mcpgen_runtime::http::oauth_client::ClientCredentials> {
+        use mcpgen_runtime::http::oauth_client::{ClientCredentials, ClientKey};
+        let mut credentials = ClientCredentials::new(&self.id);
+        if let Some(secret) = &self.secret {
+            credentials = credentials.secret(secret);
+        }
+        if let Some(path) = &self.key {
+            let pem = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
+            let key = ClientKey::from_pem(&pem, &self.key_alg).map_err(|e| {
+                Error::new(format!("--client-key {}: {}", path.display(), e.message())).with_hint(
+                    "give a PEM private key (PKCS#8) and its algorithm with --client-key-alg (ES256, RS256, PS256, EdDSA, ...)",
+                )
+            })?;
+            credentials = credentials.private_key(key);
+        }
+        Ok(credentials)
+    }
 }
 
 impl HttpArgs {
@@ -457,25 +513,42 @@ impl IntrospectUrl {
                 )
             })?
             .options(self.http.clone());
+        let headless = self.client.as_ref().is_some_and(ClientArgs::headless);
+        if let Some(client) = self.client.as_ref().filter(|_| !headless && !self.oauth) {
+            return Err(Error::new(format!(
+                "--client-id {} alone cannot log in",
+                client.id
+            ))
+            .with_hint("add --client-secret or --client-key to log in as the client itself, or --oauth to log in at a browser"));
+        }
         // An interactive login happens inside the request that was refused.
-        let limit = if self.oauth {
+        let limit = if self.oauth && !headless {
             self.timeout + LOGIN_WAIT
         } else {
             self.timeout
         };
-        if self.oauth {
+        if self.oauth || headless {
             use mcpgen_runtime::http::oauth_client::{FileTokenStore, LoopbackRedirect, OAuth};
             let path = token_cache()?;
-            let redirect = LoopbackRedirect::bind(0)
-                .map_err(|e| {
-                    Error::new(format!(
-                        "cannot listen on a loopback port for the OAuth redirect: {e}"
-                    ))
-                })?
-                .wait(LOGIN_WAIT);
-            let oauth = OAuth::new(redirect)
-                .client_name("mcpgen introspect")
-                .store(FileTokenStore::new(&path));
+            let oauth = match &self.client {
+                Some(client) if headless => OAuth::client_credentials(client.credentials()?),
+                _ => {
+                    let redirect = LoopbackRedirect::bind(0)
+                        .map_err(|e| {
+                            Error::new(format!(
+                                "cannot listen on a loopback port for the OAuth redirect: {e}"
+                            ))
+                        })?
+                        .wait(LOGIN_WAIT);
+                    let mut oauth = OAuth::new(redirect);
+                    if let Some(client) = &self.client {
+                        oauth = oauth.credentials(client.credentials()?);
+                    }
+                    oauth
+                }
+            }
+            .client_name("mcpgen introspect")
+            .store(FileTokenStore::new(&path));
             transport = transport.oauth(oauth).map_err(|e| {
                 Error::new(e.to_string())
                     .with_hint(format!("delete {} to log in afresh", path.display()))
@@ -505,8 +578,8 @@ impl IntrospectUrl {
         };
         // The client is gone: a stateful session ends with DELETE.
         let _ = tokio::time::timeout(Duration::from_secs(5), info.closed()).await;
-        let (session, sections) =
-            outcome.map_err(|e| explain_http(e, &self.url, self.timeout, self.oauth))?;
+        let (session, sections) = outcome
+            .map_err(|e| explain_http(e, &self.url, self.timeout, self.oauth || headless))?;
         Ok(Introspected {
             manifest: manifest_of(&session, sections),
             protocol_version: session.protocol_version,
@@ -536,6 +609,7 @@ pub fn command_url(
         timeout: Duration::from_secs(timeout_secs),
         http: http.options()?,
         oauth: http.oauth,
+        client: http.client.clone(),
     }
     .run()?;
     let text = found.to_json();

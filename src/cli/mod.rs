@@ -41,7 +41,7 @@ enum Command {
     Manifest(manifest::Command),
     /// Write a manifest from a running MCP server's tools/list (stdio, or Streamable HTTP with --url).
     #[command(
-        override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL [--header 'NAME: VALUE']... [--cacert FILE]... [--cert FILE --key FILE] [--proxy URL] [--oauth] | -- CMD [ARGS]...)"
+        override_usage = "mcpgen introspect [--out FILE] [--timeout SECS] (--url URL [--header 'NAME: VALUE']... [--cacert FILE]... [--cert FILE --key FILE] [--proxy URL] [--oauth] [--client-id ID [--client-secret SECRET | --client-key FILE]] | -- CMD [ARGS]...)"
     )]
     Introspect(IntrospectArgs),
     /// Scaffold a new server crate from a manifest.
@@ -85,6 +85,32 @@ struct IntrospectArgs {
     /// browser's redirect on a loopback port, caches the tokens (config dir, mode 0600) and reuses them.
     #[arg(long, requires = "url")]
     oauth: bool,
+    /// With --url: this client's id, registered beforehand with the server's authorization server.
+    /// With --client-secret or --client-key it logs in without a browser (client credentials);
+    /// with --oauth alone it is the id the browser login uses.
+    #[arg(long, value_name = "ID", requires = "url")]
+    client_id: Option<String>,
+    /// The secret of --client-id (client credentials, client_secret_basic or _post as the server lists).
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "MCPGEN_CLIENT_SECRET",
+        hide_env_values = true,
+        requires = "client_id",
+        conflicts_with = "client_key"
+    )]
+    client_secret: Option<String>,
+    /// The private key of --client-id (PEM): client credentials with private_key_jwt.
+    #[arg(long, value_name = "FILE", requires = "client_id")]
+    client_key: Option<PathBuf>,
+    /// The JWS algorithm of --client-key.
+    #[arg(
+        long,
+        value_name = "ALG",
+        default_value = "ES256",
+        requires = "client_key"
+    )]
+    client_key_alg: String,
     /// The server command and its arguments (after `--`).
     #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     command: Vec<String>,
@@ -163,6 +189,15 @@ fn dispatch(cli: Cli) -> ExitCode {
                     key: args.key.clone(),
                     proxy: args.proxy.clone(),
                     oauth: args.oauth,
+                    client: args
+                        .client_id
+                        .clone()
+                        .map(|id| crate::cli::introspect::ClientArgs {
+                            id,
+                            secret: args.client_secret.clone(),
+                            key: args.client_key.clone(),
+                            key_alg: args.client_key_alg.clone(),
+                        }),
                 };
                 crate::cli::introspect::command_url(args.out.as_deref(), args.timeout, url, &http)
             }

@@ -6,7 +6,9 @@ use std::time::Duration;
 use mcpgen_runtime::client::RpcError;
 use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ClientHandlers, ToolSchemas};
 use mcpgen_runtime::http::client::HttpTransport;
-use mcpgen_runtime::http::oauth_client::{ClientCredentials, HeadlessRedirect, OAuth};
+use mcpgen_runtime::http::oauth_client::{
+    Assertion, ClientCredentials, ClientKey, HeadlessRedirect, IdentityProvider, OAuth,
+};
 use serde_json::{json, Value};
 
 use crate::client::{Client, ClientOptions};
@@ -54,7 +56,7 @@ async fn connect(invocation: &Invocation) -> Result<Client, String> {
         HttpTransport::new(&invocation.url).map_err(|e| format!("the server URL: {e}"))?;
     if invocation.scenario.starts_with("auth/") {
         transport = transport
-            .oauth(oauth(invocation.context.as_ref()))
+            .oauth(oauth(&invocation.scenario, invocation.context.as_ref())?)
             .map_err(|e| format!("OAuth: {e}"))?;
     }
     let c = Client::connect_with(transport, options)
@@ -151,22 +153,59 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// once (headless), pre-registered credentials come in the context
 /// (`client_id`, `client_secret`, `issuer`), and a Client ID Metadata
 /// Document URL is offered to servers that support it.
-fn oauth(context: Option<&Value>) -> OAuth {
-    let mut oauth = OAuth::new(HeadlessRedirect::new("http://localhost:3000/callback"))
-        .client_name("mcpgen-conformance-client")
-        .client_metadata_url(CLIENT_METADATA_URL);
+fn oauth(scenario: &str, context: Option<&Value>) -> Result<OAuth, String> {
     let field = |k: &str| context.and_then(|c| c.get(k)).and_then(Value::as_str);
-    if let Some(id) = field("client_id") {
-        let mut credentials = ClientCredentials::new(id);
+    let need = |k: &str| {
+        field(k).ok_or_else(|| format!("MCP_CONFORMANCE_CONTEXT has no {k} for {scenario}"))
+    };
+    let credentials = field("client_id").map(|id| {
+        let mut c = ClientCredentials::new(id);
         if let Some(secret) = field("client_secret") {
-            credentials = credentials.secret(secret);
+            c = c.secret(secret);
         }
         if let Some(issuer) = field("issuer") {
-            credentials = credentials.issuer(issuer);
+            c = c.issuer(issuer);
         }
-        oauth = oauth.credentials(credentials);
-    }
-    oauth
+        c
+    });
+    let registered = || {
+        credentials
+            .clone()
+            .ok_or(format!("{scenario} needs a client_id"))
+    };
+    Ok(match scenario {
+        "auth/client-credentials-basic" => OAuth::client_credentials(registered()?),
+        "auth/client-credentials-jwt" => {
+            let key = ClientKey::from_pem(
+                need("private_key_pem")?.as_bytes(),
+                field("signing_algorithm").unwrap_or("ES256"),
+            )
+            .map_err(|e| e.to_string())?;
+            OAuth::client_credentials(registered()?.private_key(key))
+        }
+        "auth/wif-jwt-bearer" => {
+            OAuth::jwt_bearer(registered()?, Assertion::new(need("valid_jwt")?))
+        }
+        "auth/enterprise-managed-authorization" => {
+            let idp_client = ClientCredentials::new(need("idp_client_id")?);
+            let idp = IdentityProvider::new(
+                need("idp_token_endpoint")?,
+                idp_client,
+                Assertion::new(need("idp_id_token")?),
+            )
+            .issuer(need("idp_issuer")?);
+            OAuth::enterprise(registered()?, idp)
+        }
+        _ => {
+            let mut oauth = OAuth::new(HeadlessRedirect::new("http://localhost:3000/callback"))
+                .client_name("mcpgen-conformance-client")
+                .client_metadata_url(CLIENT_METADATA_URL);
+            if let Some(c) = credentials {
+                oauth = oauth.credentials(c);
+            }
+            oauth
+        }
+    })
 }
 
 /// An authorization scenario: the handshake, `tools/list` and a call of

@@ -14,6 +14,8 @@
 //! runtime's OAuth transport (discovery, registration, authorization code
 //! + PKCE, refresh, step-up). Nothing in between is mocked.
 //!
+//! A second test logs a machine in with the client credentials grant.
+//!
 //! Needs `node` and `oidc-provider` in `.interop/` (or `$MCPGEN_INTEROP_DIR`),
 //! installed by `bash scripts/setup-interop.sh`. Without them the test says
 //! so and passes, unless `CI=true`, where it fails.
@@ -104,9 +106,12 @@ impl Drop for Provider {
 
 impl Provider {
     /// Runs the launcher from a scratch folder whose `node_modules` links
-    /// to the interop folder's (which stays untouched).
+    /// to the interop folder's (which stays untouched); one folder per
+    /// provider, as the tests run side by side.
     fn start(node: &Path, dir: &Path) -> Self {
-        let home = std::env::temp_dir().join(format!("mcpgen-oidc-e2e-{}", std::process::id()));
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let home = std::env::temp_dir().join(format!("mcpgen-oidc-e2e-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&home);
         std::fs::create_dir_all(&home).expect("a scratch folder");
         std::os::unix::fs::symlink(dir.join("node_modules"), home.join("node_modules"))
@@ -695,4 +700,84 @@ async fn the_generated_client_and_server_work_with_a_real_authorization_server()
     assert_eq!(steps, 10);
     eprintln!("oauth_e2e: {steps} steps verified against oidc-provider");
     drop(client);
+}
+
+/// A machine logging in as itself: the client credentials grant of the
+/// runtime's OAuth client (`client_secret_post`, as the provider's `minter`
+/// client is registered), the scopes from the server's metadata, a step-up
+/// by the same grant, and a wrong secret refused with the provider's error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_logs_in_with_client_credentials_at_a_real_authorization_server() {
+    use mcpgen_runtime::http::oauth_client::ClientCredentials;
+    let Some((node, dir)) = prerequisites() else {
+        return;
+    };
+    let provider = Provider::start(&node, &dir);
+    let issuer = provider.issuer.clone();
+    let mcp = mcp_server(&issuer).await;
+    let before = provider.stats().await;
+    let minter = ClientCredentials::new("minter")
+        .secret("minter-secret")
+        .auth_method("client_secret_post");
+    let transport = HttpTransport::new(&mcp.url)
+        .unwrap()
+        .oauth(OAuth::client_credentials(minter))
+        .unwrap();
+    let client = Client::connect_with(transport, options())
+        .await
+        .expect("connect with a client credentials token");
+    assert_eq!(
+        client
+            .count_notes(CountNotesInput::default())
+            .await
+            .expect("count_notes with notes:read")
+            .count,
+        3
+    );
+    let added = client
+        .add_note(note("Rotate the backup disk."))
+        .await
+        .expect("add_note after a step-up by client credentials");
+    assert_eq!(
+        added.author, "minter",
+        "the subject of a client credentials token is the client"
+    );
+    let after = provider.stats().await;
+    let grants = |s: &Value, k: &str| s[k].as_u64().unwrap_or(0);
+    assert_eq!(
+        grants(&after, "client_credentials") - grants(&before, "client_credentials"),
+        2,
+        "one grant for notes:read, one for the step-up: {after}"
+    );
+    assert_eq!(
+        grants(&after, "registrations"),
+        grants(&before, "registrations"),
+        "no registration"
+    );
+    assert_eq!(
+        grants(&after, "authorization_code"),
+        grants(&before, "authorization_code"),
+        "no browser"
+    );
+    drop(client);
+
+    let wrong = ClientCredentials::new("minter")
+        .secret("not-the-secret")
+        .auth_method("client_secret_post");
+    let transport = HttpTransport::new(&mcp.url)
+        .unwrap()
+        .oauth(OAuth::client_credentials(wrong))
+        .unwrap();
+    let err = Client::connect_with(transport, options())
+        .await
+        .expect_err("a wrong secret cannot connect")
+        .to_string();
+    assert!(
+        err.contains("invalid_client") && err.contains("token endpoint"),
+        "the provider's refusal, named: {err}"
+    );
+    assert!(
+        !err.contains("not-the-secret"),
+        "the secret is never shown: {err}"
+    );
 }

@@ -3,8 +3,8 @@
 //! root well-known URL), then RFC 8414 / OpenID Connect Discovery metadata
 //! of the chosen authorization server in the order the MCP specification
 //! gives, each document checked (its `resource` against the MCP endpoint,
-//! its `issuer` against the URL it was built from, PKCE `S256`, endpoint
-//! schemes).
+//! its `issuer` against the URL it was built from, endpoint schemes; PKCE
+//! `S256` when a user is to log in at a browser).
 
 use serde::Deserialize;
 use url::Url;
@@ -31,7 +31,9 @@ pub(super) struct ResourceMetadata {
 pub(super) struct ServerMetadata {
     /// The issuer identifier.
     pub issuer: String,
-    /// Where the user authorizes.
+    /// Where the user authorizes (absent at a server without browser
+    /// grants).
+    #[serde(default)]
     pub authorization_endpoint: String,
     /// Where codes and refresh tokens are exchanged.
     pub token_endpoint: String,
@@ -41,7 +43,7 @@ pub(super) struct ServerMetadata {
     /// Scopes the server knows.
     #[serde(default)]
     pub scopes_supported: Option<Vec<String>>,
-    /// PKCE methods; must hold `S256`.
+    /// PKCE methods; must hold `S256` for the code flow.
     #[serde(default)]
     pub code_challenge_methods_supported: Option<Vec<String>>,
     /// Token endpoint authentication methods (RFC 8414 default:
@@ -60,6 +62,29 @@ pub(super) struct ServerMetadata {
 }
 
 impl ServerMetadata {
+    /// What the authorization code flow needs of the server beyond
+    /// [`check_server`]: an authorization endpoint and PKCE `S256`.
+    pub(super) fn check_code_flow(&self) -> Result<(), AuthError> {
+        let issuer = &self.issuer;
+        let s256 = self
+            .code_challenge_methods_supported
+            .as_ref()
+            .is_some_and(|m| m.iter().any(|m| m == "S256"));
+        if !s256 {
+            return Err(AuthError::new(format!(
+                "the authorization server {issuer} does not advertise PKCE S256 in code_challenge_methods_supported; \
+                 MCP clients must not authorize without it"
+            )));
+        }
+        if self.authorization_endpoint.is_empty() {
+            return Err(AuthError::new(format!(
+                "the authorization server {issuer} has no authorization_endpoint; a user cannot log in there \
+                 (a machine can: OAuth::client_credentials)"
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether `scope` is listed in `scopes_supported`.
     pub(super) fn supports_scope(&self, scope: &str) -> bool {
         self.scopes_supported
@@ -219,17 +244,9 @@ pub(super) fn check_server(
             doc.issuer
         )));
     }
-    let s256 = doc
-        .code_challenge_methods_supported
-        .as_ref()
-        .is_some_and(|m| m.iter().any(|m| m == "S256"));
-    if !s256 {
-        return Err(AuthError::new(format!(
-            "the authorization server {issuer} does not advertise PKCE S256 in code_challenge_methods_supported; \
-             MCP clients must not authorize without it"
-        )));
+    if !doc.authorization_endpoint.is_empty() {
+        check_url(&doc.authorization_endpoint, "authorization endpoint")?;
     }
-    check_url(&doc.authorization_endpoint, "authorization endpoint")?;
     check_url(&doc.token_endpoint, "token endpoint")?;
     if let Some(r) = &doc.registration_endpoint {
         check_url(r, "registration endpoint")?;
@@ -318,7 +335,7 @@ mod tests {
     }
 
     #[test]
-    fn server_metadata_is_refused_on_a_wrong_issuer_or_without_s256() {
+    fn server_metadata_is_refused_on_a_wrong_issuer_and_the_code_flow_without_s256() {
         let good = ServerMetadata {
             issuer: "http://localhost:7".into(),
             authorization_endpoint: "http://localhost:7/authorize".into(),
@@ -333,10 +350,22 @@ mod tests {
             code_challenge_methods_supported: Some(vec!["plain".into()]),
             ..good.clone()
         };
-        assert!(check_server(plain, "http://localhost:7", "m")
+        let plain = check_server(plain, "http://localhost:7", "m").expect("fine without a browser");
+        assert!(plain
+            .check_code_flow()
             .unwrap_err()
             .message()
             .contains("S256"));
+        assert!(good.check_code_flow().is_ok());
+        let machine = ServerMetadata {
+            authorization_endpoint: String::new(),
+            ..good.clone()
+        };
+        assert!(machine
+            .check_code_flow()
+            .unwrap_err()
+            .message()
+            .contains("client_credentials"));
         let remote = ServerMetadata {
             token_endpoint: "http://evil.example.com/token".into(),
             ..good

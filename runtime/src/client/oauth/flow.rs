@@ -30,8 +30,10 @@ use url::Url;
 
 use super::challenge::Challenge;
 use super::discovery::{self, ResourceMetadata, ServerMetadata};
+use super::grant::{self, Grant};
 use super::pkce::{self, Pkce};
-use super::registration;
+use super::redirect::RedirectReceiver;
+use super::registration::{self, ClientCredentials};
 use super::store::StoredAuth;
 use super::token::{self, Tokens};
 use super::{AuthError, OAuth};
@@ -174,9 +176,13 @@ impl Authorizer {
         }
         let resource_id = resource.as_ref().map(|r| r.resource.clone());
         if status == 401 {
-            if let (Some(refresh), Some(client)) =
-                (stored.refresh_token.clone(), stored.client.clone())
-            {
+            let client = self
+                .oauth
+                .credentials
+                .clone()
+                .filter(|c| c.fits(&server.issuer))
+                .or_else(|| stored.client.clone());
+            if let (Some(refresh), Some(client)) = (stored.refresh_token.clone(), client) {
                 match token::refresh(
                     &self.net,
                     &server,
@@ -193,20 +199,75 @@ impl Authorizer {
                 }
             }
         }
-        let scopes = self.scopes(&challenge, status, resource.as_ref(), &server, &stored);
-        let client = registration::identify(
-            &self.net,
-            &self.oauth,
+        let interactive = matches!(self.oauth.grant, Grant::Code(_));
+        let scopes = self.scopes(
+            &challenge,
+            status,
+            resource.as_ref(),
             &server,
-            stored.client.as_ref(),
-            &self.oauth.redirect.redirect_uri(),
-        )
-        .await?;
-        stored.client = Some(client.clone());
-        let tokens = self
-            .authorize_code(&server, &client, resource_id.as_deref(), &scopes)
-            .await?;
+            &stored,
+            interactive,
+        );
+        let tokens = match &self.oauth.grant {
+            Grant::Code(redirect) => {
+                let client = registration::identify(
+                    &self.net,
+                    &self.oauth,
+                    &server,
+                    stored.client.as_ref(),
+                    &redirect.redirect_uri(),
+                )
+                .await?;
+                stored.client = Some(client.clone());
+                self.authorize_code(
+                    redirect.as_ref(),
+                    &server,
+                    &client,
+                    resource_id.as_deref(),
+                    &scopes,
+                )
+                .await?
+            }
+            other => {
+                let client = self.registered(&server, other)?;
+                stored.client = Some(client.clone());
+                grant::request(
+                    &self.net,
+                    other,
+                    &server,
+                    &client,
+                    &scopes,
+                    resource_id.as_deref(),
+                )
+                .await?
+            }
+        };
         self.keep(stored, tokens, Some(scopes))
+    }
+
+    /// The credentials registered beforehand that a grant without a
+    /// browser needs (there is no redirect to register).
+    fn registered(
+        &self,
+        server: &ServerMetadata,
+        grant: &Grant,
+    ) -> Result<ClientCredentials, AuthError> {
+        match &self.oauth.credentials {
+            Some(c) if c.fits(&server.issuer) => Ok(c.clone()),
+            Some(c) => Err(AuthError::new(format!(
+                "the client credentials are for the authorization server {}, not {}; \
+                 the {} grant needs credentials registered with {}",
+                c.issuer.as_deref().unwrap_or("?"),
+                server.issuer,
+                grant.name(),
+                server.issuer
+            ))),
+            None => Err(AuthError::new(format!(
+                "the {} grant needs client credentials registered with {} (OAuth::credentials)",
+                grant.name(),
+                server.issuer
+            ))),
+        }
     }
 
     /// Stores new tokens and makes the access token current.
@@ -232,7 +293,7 @@ impl Authorizer {
     /// The scopes to ask for: the configured ones; else the challenge's
     /// (on step-up, with those asked before); else the resource's
     /// `scopes_supported`; plus `offline_access` when the authorization
-    /// server lists it.
+    /// server lists it and a user is asked (`interactive`).
     fn scopes(
         &self,
         challenge: &Challenge,
@@ -240,6 +301,7 @@ impl Authorizer {
         resource: Option<&ResourceMetadata>,
         server: &ServerMetadata,
         stored: &StoredAuth,
+        interactive: bool,
     ) -> Vec<String> {
         let mut out: Vec<String> = if let Some(configured) = &self.oauth.scopes {
             configured.clone()
@@ -258,7 +320,10 @@ impl Authorizer {
                 }
             }
         }
-        if server.supports_scope("offline_access") && !out.iter().any(|s| s == "offline_access") {
+        if interactive
+            && server.supports_scope("offline_access")
+            && !out.iter().any(|s| s == "offline_access")
+        {
             out.push("offline_access".to_owned());
         }
         out
@@ -268,14 +333,16 @@ impl Authorizer {
     /// token request.
     async fn authorize_code(
         &self,
+        redirect: &dyn RedirectReceiver,
         server: &ServerMetadata,
         client: &registration::ClientCredentials,
         resource: Option<&str>,
         scopes: &[String],
     ) -> Result<Tokens, AuthError> {
+        server.check_code_flow()?;
         let pkce = Pkce::new()?;
         let state = pkce::random_string(24)?;
-        let redirect_uri = self.oauth.redirect.redirect_uri();
+        let redirect_uri = redirect.redirect_uri();
         let mut url = Url::parse(&server.authorization_endpoint)
             .map_err(|e| AuthError::new(format!("the authorization endpoint is not a URL: {e}")))?;
         {
@@ -296,7 +363,7 @@ impl Authorizer {
                 q.append_pair("resource", r);
             }
         }
-        let callback = self.oauth.redirect.receive(url.as_str()).await?;
+        let callback = redirect.receive(url.as_str()).await?;
         if let Some(error) = &callback.error {
             return Err(AuthError::new(format!(
                 "the authorization server refused: {error}{}",

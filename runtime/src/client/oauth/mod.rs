@@ -16,6 +16,11 @@
 //!   Document, RFC 7591 dynamic registration) and token endpoint
 //!   authentication;
 //! - `token`: token and refresh requests;
+//! - `grant`: the grants ([`OAuth::new`]'s authorization code, and the
+//!   ones without a browser: [`OAuth::client_credentials`],
+//!   [`OAuth::jwt_bearer`], [`OAuth::enterprise`]);
+//! - `assertion`: tokens from elsewhere ([`Assertion`]) and the
+//!   `private_key_jwt` key ([`ClientKey`], feature `oauth`);
 //! - `store`: where tokens and client registrations are kept
 //!   ([`TokenStore`], [`MemoryTokenStore`], [`FileTokenStore`]);
 //! - `redirect`: how the authorization code comes back
@@ -34,10 +39,12 @@
 //! # Ok(()) }
 //! ```
 
+mod assertion;
 mod challenge;
 mod discovery;
 mod fetch;
 mod flow;
+mod grant;
 mod pkce;
 mod redirect;
 mod registration;
@@ -47,8 +54,12 @@ mod token;
 use std::fmt;
 use std::sync::Arc;
 
+pub use assertion::Assertion;
+#[cfg(feature = "oauth")]
+pub use assertion::ClientKey;
 pub use challenge::Challenge;
 pub use flow::Authorizer;
+pub use grant::IdentityProvider;
 pub use redirect::{
     Callback, HeadlessRedirect, LoopbackRedirect, RedirectFuture, RedirectReceiver,
 };
@@ -59,8 +70,8 @@ pub use store::{FileTokenStore, MemoryTokenStore, StoredAuth, TokenStore};
 /// server that keeps answering `403 insufficient_scope` ends here).
 pub const MAX_ATTEMPTS: usize = 3;
 
-/// How a client authorizes itself: its identity, where tokens are kept and
-/// how the authorization code comes back. Hand it to
+/// How a client authorizes itself: the grant (a user at a browser, or a
+/// machine on its own), its identity and where tokens are kept. Hand it to
 /// [`HttpTransport::oauth`](crate::client::http::HttpTransport::oauth).
 #[derive(Clone)]
 pub struct OAuth {
@@ -69,7 +80,7 @@ pub struct OAuth {
     pub(crate) client_name: String,
     pub(crate) scopes: Option<Vec<String>>,
     pub(crate) store: Arc<dyn TokenStore>,
-    pub(crate) redirect: Arc<dyn RedirectReceiver>,
+    pub(crate) grant: grant::Grant,
 }
 
 impl fmt::Debug for OAuth {
@@ -79,6 +90,7 @@ impl fmt::Debug for OAuth {
             .field("metadata_url", &self.metadata_url)
             .field("client_name", &self.client_name)
             .field("scopes", &self.scopes)
+            .field("grant", &self.grant.name())
             .finish_non_exhaustive()
     }
 }
@@ -89,13 +101,42 @@ impl OAuth {
     /// [`OAuth::client_metadata_url`] the client registers itself
     /// dynamically (RFC 7591) with each authorization server it meets.
     pub fn new(redirect: impl RedirectReceiver + 'static) -> Self {
+        Self::with_grant(grant::Grant::Code(Arc::new(redirect)))
+    }
+
+    /// A machine authorizing as itself with the client credentials grant
+    /// (RFC 6749 §4.4): `credentials` registered beforehand, with a secret
+    /// (`client_secret_basic` or `client_secret_post`, as the server
+    /// lists) or a private key (`private_key_jwt`, feature `oauth`).
+    pub fn client_credentials(credentials: ClientCredentials) -> Self {
+        Self::with_grant(grant::Grant::ClientCredentials).credentials(credentials)
+    }
+
+    /// Workload identity federation: the JWT-bearer grant (RFC 7523 §2.1)
+    /// presenting `assertion`, a token the platform issued for this
+    /// workload (`Assertion::file` reads a rotated token again each time),
+    /// as the client `credentials`. A refused grant is reported, never
+    /// retried with another grant.
+    pub fn jwt_bearer(credentials: ClientCredentials, assertion: Assertion) -> Self {
+        Self::with_grant(grant::Grant::JwtBearer(assertion)).credentials(credentials)
+    }
+
+    /// Enterprise-managed authorization: the user's ID token is exchanged
+    /// at the enterprise identity provider `idp` for an ID-JAG (RFC 8693),
+    /// which the JWT-bearer grant presents to the MCP server's
+    /// authorization server, where this client is `credentials`.
+    pub fn enterprise(credentials: ClientCredentials, idp: IdentityProvider) -> Self {
+        Self::with_grant(grant::Grant::Enterprise(idp)).credentials(credentials)
+    }
+
+    fn with_grant(grant: grant::Grant) -> Self {
         Self {
             credentials: None,
             metadata_url: None,
             client_name: "mcpgen-client".to_owned(),
             scopes: None,
             store: Arc::new(MemoryTokenStore::new()),
-            redirect: Arc::new(redirect),
+            grant,
         }
     }
 

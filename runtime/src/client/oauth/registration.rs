@@ -2,8 +2,8 @@
 //! credentials registered beforehand, a Client ID Metadata Document URL
 //! (when the server advertises `client_id_metadata_document_supported`),
 //! else RFC 7591 dynamic registration. Also how the client authenticates
-//! at the token endpoint (`client_secret_basic`, `client_secret_post` or
-//! `none`).
+//! at the token endpoint (`client_secret_basic`, `client_secret_post`,
+//! `private_key_jwt` or `none`).
 
 use std::fmt;
 
@@ -29,7 +29,26 @@ pub struct ClientCredentials {
     /// credentials given without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
+    /// The private key for `private_key_jwt`; never stored.
+    #[cfg(feature = "oauth")]
+    #[serde(skip)]
+    key: Option<KeyRef>,
 }
+
+/// A shared [`ClientKey`](super::ClientKey); equal only to itself.
+#[cfg(feature = "oauth")]
+#[derive(Clone)]
+struct KeyRef(std::sync::Arc<super::ClientKey>);
+
+#[cfg(feature = "oauth")]
+impl PartialEq for KeyRef {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+#[cfg(feature = "oauth")]
+impl Eq for KeyRef {}
 
 impl fmt::Debug for ClientCredentials {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -41,6 +60,7 @@ impl fmt::Debug for ClientCredentials {
             )
             .field("auth_method", &self.auth_method)
             .field("issuer", &self.issuer)
+            .field("private_key", &self.has_key().then_some("<redacted>"))
             .finish()
     }
 }
@@ -53,7 +73,41 @@ impl ClientCredentials {
             client_secret: None,
             auth_method: None,
             issuer: None,
+            #[cfg(feature = "oauth")]
+            key: None,
         }
+    }
+
+    /// Authenticates at the token endpoint with assertions signed by `key`
+    /// (`private_key_jwt`, RFC 7523 §2.2) instead of a secret. The key is
+    /// never written to a [`TokenStore`](super::TokenStore).
+    #[cfg(feature = "oauth")]
+    pub fn private_key(mut self, key: super::ClientKey) -> Self {
+        self.key = Some(KeyRef(std::sync::Arc::new(key)));
+        self
+    }
+
+    /// Whether a private key was given.
+    fn has_key(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        return self.key.is_some();
+        #[cfg(not(feature = "oauth"))]
+        false
+    }
+
+    /// A signed `private_key_jwt` assertion for the authorization server
+    /// `issuer`.
+    pub(super) fn client_assertion(&self, issuer: &str) -> Result<String, AuthError> {
+        #[cfg(feature = "oauth")]
+        if let Some(KeyRef(key)) = &self.key {
+            return key.client_assertion(&self.client_id, issuer);
+        }
+        let _ = issuer;
+        Err(AuthError::new(format!(
+            "the client {} authenticates with private_key_jwt but has no private key \
+             (ClientCredentials::private_key, feature `oauth`)",
+            self.client_id
+        )))
     }
 
     /// Adds the client secret.
@@ -88,23 +142,26 @@ pub(super) enum AuthMethod {
     Basic,
     /// Id and secret in the form body.
     Post,
+    /// A JWT signed with the client's private key in the form body.
+    PrivateKeyJwt,
     /// A public client: the id in the form body.
     None,
 }
 
 impl AuthMethod {
-    /// The method for `client` at `server`: the registered one, else the
-    /// first of `client_secret_basic`, `client_secret_post` the server
-    /// supports when there is a secret, else `none`.
+    /// The method for `client` at `server`: the registered one, else
+    /// `private_key_jwt` when the client has a key and the server lists it
+    /// (or the client has no secret), else the first of
+    /// `client_secret_basic`, `client_secret_post` the server supports when
+    /// there is a secret, else `none`.
     pub(super) fn choose(client: &ClientCredentials, server: &ServerMetadata) -> Self {
+        let secret = client.client_secret.is_some();
         match client.auth_method.as_deref() {
-            Some("client_secret_basic") if client.client_secret.is_some() => return Self::Basic,
-            Some("client_secret_post") if client.client_secret.is_some() => return Self::Post,
+            Some("client_secret_basic") if secret => return Self::Basic,
+            Some("client_secret_post") if secret => return Self::Post,
+            Some("private_key_jwt") if client.has_key() => return Self::PrivateKeyJwt,
             Some("none") => return Self::None,
             _ => {}
-        }
-        if client.client_secret.is_none() {
-            return Self::None;
         }
         // RFC 8414: when absent, the default is client_secret_basic.
         let supported = server
@@ -112,6 +169,12 @@ impl AuthMethod {
             .clone()
             .unwrap_or_else(|| vec!["client_secret_basic".to_owned()]);
         let has = |m: &str| supported.iter().any(|s| s == m);
+        if client.has_key() && (has("private_key_jwt") || !secret) {
+            return Self::PrivateKeyJwt;
+        }
+        if !secret {
+            return Self::None;
+        }
         if has("client_secret_basic") {
             Self::Basic
         } else if has("client_secret_post") {
@@ -214,6 +277,8 @@ async fn register(
         client_secret: text("client_secret"),
         auth_method: text("token_endpoint_auth_method"),
         issuer: Some(server.issuer.clone()),
+        #[cfg(feature = "oauth")]
+        key: None,
     })
 }
 

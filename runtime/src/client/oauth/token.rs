@@ -9,6 +9,9 @@ use super::registration::{AuthMethod, ClientCredentials};
 use super::{fetch, AuthError};
 use crate::transport::http::HttpOptions;
 
+/// RFC 7523 §2.2: a client authenticating with a signed JWT.
+const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
 /// A successful token response (RFC 6749 §5.1).
 #[derive(Clone, Deserialize)]
 pub(super) struct Tokens {
@@ -82,19 +85,50 @@ pub(super) async fn refresh(
     request(net, server, client, form).await
 }
 
-async fn request(
+/// A token request of any grant: `form` with the client's token endpoint
+/// authentication; an access token of the `Bearer` type.
+pub(super) async fn request(
+    net: &HttpOptions,
+    server: &ServerMetadata,
+    client: &ClientCredentials,
+    form: Vec<(&str, &str)>,
+) -> Result<Tokens, AuthError> {
+    let url = &server.token_endpoint;
+    let tokens: Tokens = serde_json::from_value(request_json(net, server, client, form).await?)
+        .map_err(|e| AuthError::new(format!("the token response of {url} is not valid: {e}")))?;
+    if !tokens.token_type.eq_ignore_ascii_case("bearer") {
+        return Err(AuthError::new(format!(
+            "the token endpoint {url} issued a {:?} token; this client sends Bearer tokens only",
+            tokens.token_type
+        )));
+    }
+    Ok(tokens)
+}
+
+/// POSTs `form` to `server`'s token endpoint with the client's
+/// authentication; the successful answer's JSON, or an error with the
+/// endpoint's `error` and `error_description`.
+pub(super) async fn request_json(
     net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
     mut form: Vec<(&str, &str)>,
-) -> Result<Tokens, AuthError> {
+) -> Result<serde_json::Value, AuthError> {
     let method = AuthMethod::choose(client, server);
+    let assertion: String;
     let secret = client.client_secret.as_deref().unwrap_or("");
     let basic = match method {
         AuthMethod::Basic => Some((client.client_id.as_str(), secret)),
         AuthMethod::Post => {
             form.push(("client_id", &client.client_id));
             form.push(("client_secret", secret));
+            None
+        }
+        AuthMethod::PrivateKeyJwt => {
+            assertion = client.client_assertion(&server.issuer)?;
+            form.push(("client_id", &client.client_id));
+            form.push(("client_assertion_type", CLIENT_ASSERTION_TYPE));
+            form.push(("client_assertion", &assertion));
             None
         }
         AuthMethod::None => {
@@ -120,13 +154,5 @@ async fn request(
             field("error_description")
         )));
     }
-    let tokens: Tokens = serde_json::from_value(got.json("the token response", url)?)
-        .map_err(|e| AuthError::new(format!("the token response of {url} is not valid: {e}")))?;
-    if !tokens.token_type.eq_ignore_ascii_case("bearer") {
-        return Err(AuthError::new(format!(
-            "the token endpoint {url} issued a {:?} token; this client sends Bearer tokens only",
-            tokens.token_type
-        )));
-    }
-    Ok(tokens)
+    got.json("the token response", url)
 }
