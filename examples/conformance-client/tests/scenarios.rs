@@ -29,6 +29,8 @@ const EXTENSIONS: &[(&str, Option<&str>)] = &[
     ("auth/client-credentials-jwt", None),
     ("auth/wif-jwt-bearer", None),
     ("auth/enterprise-managed-authorization", None),
+    ("auth/dpop", None),
+    ("auth/dpop-nonce", None),
 ];
 
 /// Scenarios outside the requirement sets run at their own revision and

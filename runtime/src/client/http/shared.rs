@@ -13,9 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{
-    HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, WWW_AUTHENTICATE,
-};
+use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -106,7 +104,7 @@ impl Shared {
         let h = request.headers_mut();
         h.insert(HOST, self.endpoint.authority.clone());
         h.extend(self.extra.clone());
-        self.authorize(h, self.bearer().as_deref());
+        self.authorize(h, "DELETE");
         h.insert(headers::SESSION_ID, session);
         if let Some(version) = lock(&self.learnt.protocol_version)
             .as_deref()
@@ -206,7 +204,7 @@ impl Shared {
             HeaderValue::from_static("application/json, text/event-stream"),
         );
         h.extend(self.extra.clone());
-        self.authorize(h, self.bearer().as_deref());
+        self.authorize(h, "POST");
         let value = |text: &str| {
             HeaderValue::from_str(&encode_header_value(text)).map_err(|e| e.to_string())
         };
@@ -244,13 +242,11 @@ impl Shared {
         self.auth.as_ref().and_then(|a| a.bearer())
     }
 
-    /// Puts `Authorization: Bearer TOKEN` on a request to the endpoint.
-    pub(super) fn authorize(&self, h: &mut HeaderMap, token: Option<&str>) {
-        if let Some(mut value) =
-            token.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
-        {
-            value.set_sensitive(true);
-            h.insert(AUTHORIZATION, value);
+    /// Puts the OAuth headers on a `method` request to the endpoint:
+    /// `Authorization: Bearer TOKEN`, or a DPoP-bound token with its proof.
+    pub(super) fn authorize(&self, h: &mut HeaderMap, method: &str) {
+        if let Some(auth) = &self.auth {
+            h.extend(auth.headers(method, &self.endpoint.url));
         }
     }
 
@@ -264,6 +260,13 @@ impl Shared {
         attempts: &mut usize,
     ) -> Option<Result<(), String>> {
         let auth = self.auth.as_ref()?;
+        if let Some(nonce) = response
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+        {
+            auth.offer_nonce(nonce);
+        }
         let status = response.status();
         if !(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
             || *attempts >= MAX_ATTEMPTS
@@ -694,7 +697,7 @@ impl Shared {
         h.insert(HOST, self.endpoint.authority.clone());
         h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         h.extend(self.extra.clone());
-        self.authorize(h, self.bearer().as_deref());
+        self.authorize(h, "GET");
         if let Some(session) = lock(&self.learnt.session_id).clone() {
             h.insert(headers::SESSION_ID, session);
         }

@@ -1,8 +1,10 @@
 //! The `WWW-Authenticate` header of a `401` or `403` (RFC 6750 §3, RFC 9728
-//! §5.1): the `Bearer` challenge's `resource_metadata`, `scope` and
-//! `error` parameters.
+//! §5.1, RFC 9449 §7.1): the `Bearer` or `DPoP` challenge's
+//! `resource_metadata`, `scope` and `error` parameters, and whether the
+//! server offers DPoP.
 
-/// What a `Bearer` challenge says.
+/// What a `Bearer` or `DPoP` challenge says (the first value of each
+/// parameter wins).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Challenge {
     /// `resource_metadata`: where the protected resource metadata is.
@@ -13,36 +15,46 @@ pub struct Challenge {
     pub error: Option<String>,
     /// `error_description`.
     pub error_description: Option<String>,
+    /// Whether a `DPoP` challenge was among them.
+    pub dpop: bool,
 }
 
 impl Challenge {
-    /// The `Bearer` challenge among the values of `WWW-Authenticate`
-    /// headers; an empty challenge when there is none.
+    /// The `Bearer` and `DPoP` challenges among the values of
+    /// `WWW-Authenticate` headers; an empty challenge when there is none.
     pub fn parse<'a>(headers: impl IntoIterator<Item = &'a str>) -> Self {
         let mut out = Self::default();
         for header in headers {
             let mut in_bearer = false;
             for (scheme, key, value) in params(header) {
                 if let Some(scheme) = scheme {
-                    in_bearer = scheme.eq_ignore_ascii_case("bearer");
+                    let dpop = scheme.eq_ignore_ascii_case("dpop");
+                    out.dpop |= dpop;
+                    in_bearer = dpop || scheme.eq_ignore_ascii_case("bearer");
                 }
                 if !in_bearer {
                     continue;
                 }
                 let Some(key) = key else { continue };
                 match key.to_ascii_lowercase().as_str() {
-                    "resource_metadata" => out.resource_metadata = Some(value),
+                    "resource_metadata" => {
+                        out.resource_metadata.get_or_insert(value);
+                    }
                     "scope" => {
-                        out.scope = Some(
+                        out.scope.get_or_insert_with(|| {
                             value
                                 .split(' ')
                                 .filter(|s| !s.is_empty())
                                 .map(str::to_owned)
-                                .collect(),
-                        )
+                                .collect()
+                        });
                     }
-                    "error" => out.error = Some(value),
-                    "error_description" => out.error_description = Some(value),
+                    "error" => {
+                        out.error.get_or_insert(value);
+                    }
+                    "error_description" => {
+                        out.error_description.get_or_insert(value);
+                    }
                     _ => {}
                 }
             }
@@ -152,5 +164,21 @@ mod tests {
         assert_eq!(c, Challenge::default());
         let c = Challenge::parse(["bearer error=invalid_token"]);
         assert_eq!(c.error.as_deref(), Some("invalid_token"));
+    }
+
+    #[test]
+    fn dpop_challenges_are_read_and_the_first_value_wins() {
+        let c = Challenge::parse([
+            r#"DPoP error="use_dpop_nonce", resource_metadata="http://h/prm", algs="ES256""#,
+        ]);
+        assert!(c.dpop);
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://h/prm"));
+        let c = Challenge::parse([
+            r#"Bearer resource_metadata="http://h/a", DPoP resource_metadata="http://h/b""#,
+        ]);
+        assert!(c.dpop);
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://h/a"));
+        assert!(!Challenge::parse(["Bearer error=invalid_token"]).dpop);
     }
 }

@@ -24,6 +24,9 @@ pub(super) struct ResourceMetadata {
     /// Scopes the resource knows.
     #[serde(default)]
     pub scopes_supported: Option<Vec<String>>,
+    /// RFC 9728: the resource accepts DPoP-bound tokens only.
+    #[serde(default)]
+    pub dpop_bound_access_tokens_required: Option<bool>,
 }
 
 /// RFC 8414 authorization server metadata, the fields the flow uses.
@@ -59,6 +62,9 @@ pub(super) struct ServerMetadata {
     /// Grant types the server supports.
     #[serde(default)]
     pub grant_types_supported: Option<Vec<String>>,
+    /// RFC 9449 §5.1: the algorithms of DPoP proofs the server accepts.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {

@@ -19,6 +19,11 @@ use super::AuthError;
 use crate::transport::http::fetch::exchange;
 use crate::transport::http::HttpOptions;
 
+/// RFC 9449: the header of a DPoP proof (and `DPoP-Nonce`, its server's nonce).
+pub(crate) const DPOP: http::HeaderName = http::HeaderName::from_static("dpop");
+/// RFC 9449 §8: a server's nonce for the next proof.
+pub(crate) const DPOP_NONCE: http::HeaderName = http::HeaderName::from_static("dpop-nonce");
+
 /// How long one request of the flow may take, connecting included.
 pub(super) const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -77,17 +82,29 @@ pub(super) fn is_loopback(url: &Url) -> bool {
 
 /// GETs a document.
 pub(super) async fn get(net: &HttpOptions, url: &str, what: &str) -> Result<Fetched, AuthError> {
-    send(net, Method::GET, url, what, None, None, "application/json").await
+    send(
+        net,
+        Method::GET,
+        url,
+        what,
+        None,
+        None,
+        "application/json",
+        HeaderMap::new(),
+    )
+    .await
 }
 
 /// POSTs a form (`application/x-www-form-urlencoded`), with HTTP Basic
-/// authentication when `basic` names a client id and secret.
+/// authentication when `basic` names a client id and secret, and a DPoP
+/// proof (RFC 9449) when there is one.
 pub(super) async fn post_form(
     net: &HttpOptions,
     url: &str,
     what: &str,
     form: &[(&str, &str)],
     basic: Option<(&str, &str)>,
+    dpop: Option<&str>,
 ) -> Result<Fetched, AuthError> {
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
@@ -103,6 +120,12 @@ pub(super) async fn post_form(
         )
     });
     let content = ("application/x-www-form-urlencoded", body.into_bytes());
+    let mut extra = HeaderMap::new();
+    if let Some(proof) = dpop {
+        let value = HeaderValue::from_str(proof)
+            .map_err(|_| AuthError::new("a DPoP proof holds characters a header cannot"))?;
+        extra.insert(DPOP, value);
+    }
     send(
         net,
         Method::POST,
@@ -111,6 +134,7 @@ pub(super) async fn post_form(
         Some(content),
         auth,
         "application/json",
+        extra,
     )
     .await
 }
@@ -130,10 +154,12 @@ pub(super) async fn post_json(
         Some(("application/json", body.to_string().into_bytes())),
         None,
         "application/json",
+        HeaderMap::new(),
     )
     .await
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn send(
     net: &HttpOptions,
     method: Method,
@@ -142,6 +168,7 @@ async fn send(
     body: Option<(&'static str, Vec<u8>)>,
     authorization: Option<String>,
     accept: &'static str,
+    extra: HeaderMap,
 ) -> Result<Fetched, AuthError> {
     let parsed = check_url(url, what)?;
     let mut builder = Request::builder()
@@ -159,6 +186,9 @@ async fn send(
         })?;
         value.set_sensitive(true);
         builder = builder.header(AUTHORIZATION, value);
+    }
+    if let Some(headers) = builder.headers_mut() {
+        headers.extend(extra);
     }
     let request = builder
         .body(Bytes::from(body.map(|b| b.1).unwrap_or_default()))

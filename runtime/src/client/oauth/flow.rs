@@ -23,13 +23,15 @@
 //! §3.1).
 
 use std::collections::BTreeSet;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use url::Url;
 
 use super::challenge::Challenge;
 use super::discovery::{self, ResourceMetadata, ServerMetadata};
+use super::dpop::DpopKey;
+use super::fetch;
 use super::grant::{self, Grant};
 use super::pkce::{self, Pkce};
 use super::redirect::RedirectReceiver;
@@ -52,7 +54,11 @@ pub struct Authorizer {
     endpoint: Url,
     key: String,
     flow: tokio::sync::Mutex<()>,
-    current: RwLock<Option<String>>,
+    current: RwLock<Option<Current>>,
+    /// The DPoP key the tokens are bound to, once DPoP is used.
+    dpop: RwLock<Option<Arc<DpopKey>>>,
+    /// The MCP server's latest `DPoP-Nonce`.
+    nonce: RwLock<Option<String>>,
     /// How the flow's own requests connect (CA files, proxy, timeout of
     /// the transport), without the transport's extra headers: those are
     /// for the MCP server alone.
@@ -66,6 +72,21 @@ impl std::fmt::Debug for Authorizer {
             .field("has_token", &self.bearer().is_some())
             .finish_non_exhaustive()
     }
+}
+
+/// The access token in use, and whether it is DPoP-bound.
+#[derive(Clone)]
+struct Current {
+    token: String,
+    bound: bool,
+}
+
+fn read<T: Clone>(lock: &RwLock<T>) -> T {
+    lock.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+fn write<T>(lock: &RwLock<T>, value: T) {
+    *lock.write().unwrap_or_else(|e| e.into_inner()) = value;
 }
 
 fn now() -> u64 {
@@ -82,30 +103,92 @@ impl Authorizer {
         let parsed = Url::parse(endpoint).map_err(|e| {
             AuthError::new(format!("the MCP endpoint {endpoint:?} is not a URL: {e}"))
         })?;
-        let stored = oauth.store.load(endpoint)?;
+        let stored = oauth.store.load(endpoint)?.unwrap_or_default();
+        // A stored key that no longer loads leaves its tokens unusable.
+        let dpop = match stored.dpop_key.as_deref().map(DpopKey::from_secret) {
+            Some(Ok(key)) => Some(Arc::new(key)),
+            Some(Err(e)) => {
+                tracing::debug!("mcp oauth: the stored DPoP key is unusable: {e}");
+                None
+            }
+            None => None,
+        };
         let current = stored
-            .filter(|s| s.expires_at.is_none_or(|t| t > now()))
-            .and_then(|s| s.access_token);
+            .access_token
+            .filter(|_| stored.expires_at.is_none_or(|t| t > now()))
+            .filter(|_| !stored.dpop_bound || dpop.is_some())
+            .map(|token| Current {
+                token,
+                bound: stored.dpop_bound,
+            });
         Ok(Self {
             oauth,
             endpoint: parsed,
             key: endpoint.to_owned(),
             flow: tokio::sync::Mutex::new(()),
             current: RwLock::new(current),
+            dpop: RwLock::new(dpop),
+            nonce: RwLock::new(None),
             net: HttpOptions::default(),
         })
     }
 
     /// The access token to send, if there is one.
     pub fn bearer(&self) -> Option<String> {
-        self.current
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        read(&self.current).map(|c| c.token)
     }
 
-    fn set_current(&self, token: Option<String>) {
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = token;
+    /// The headers that authorize a `method` request to the MCP endpoint
+    /// `url`: `Authorization: Bearer TOKEN`, or for a DPoP-bound token
+    /// `Authorization: DPoP TOKEN` with a fresh proof in `DPoP` (RFC 9449
+    /// §7), carrying the server's latest nonce.
+    pub(crate) fn headers(
+        &self,
+        method: &str,
+        url: &str,
+    ) -> Vec<(http::HeaderName, http::HeaderValue)> {
+        let Some(current) = read(&self.current) else {
+            return Vec::new();
+        };
+        let sensitive = |text: String| {
+            let mut value = http::HeaderValue::from_str(&text).ok()?;
+            value.set_sensitive(true);
+            Some(value)
+        };
+        let key = read(&self.dpop).filter(|_| current.bound);
+        let Some(key) = key else {
+            return sensitive(format!("Bearer {}", current.token))
+                .map(|v| vec![(http::header::AUTHORIZATION, v)])
+                .unwrap_or_default();
+        };
+        let nonce = read(&self.nonce);
+        let proof = match key.proof(method, url, Some(&current.token), nonce.as_deref()) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!("mcp oauth: no DPoP proof could be made: {e}");
+                return Vec::new();
+            }
+        };
+        match (
+            sensitive(format!("DPoP {}", current.token)),
+            sensitive(proof),
+        ) {
+            (Some(auth), Some(proof)) => {
+                vec![(http::header::AUTHORIZATION, auth), (fetch::DPOP, proof)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Keeps a `DPoP-Nonce` the MCP server sent for the next proofs.
+    pub(crate) fn offer_nonce(&self, nonce: &str) {
+        if read(&self.current).is_some_and(|c| c.bound) && nonce.len() <= 1024 {
+            write(&self.nonce, Some(nonce.to_owned()));
+        }
+    }
+
+    fn set_current(&self, current: Option<Current>) {
+        write(&self.current, current);
     }
 
     /// Handles a `401` or `403` whose `WWW-Authenticate` values are
@@ -135,6 +218,18 @@ impl Authorizer {
     ) -> Result<(), AuthError> {
         let _flow = self.flow.lock().await;
         let challenge = Challenge::parse(headers.iter().copied());
+        if status == 401 && challenge.error.as_deref() == Some("use_dpop_nonce") {
+            // RFC 9449 §9: the nonce came with the answer (offer_nonce);
+            // retry with it, unless the refused proof already carried it.
+            let bound = read(&self.current).is_some_and(|c| c.bound);
+            return if bound && read(&self.nonce).is_some() {
+                Ok(())
+            } else {
+                Err(AuthError::new(
+                    "the server asks for a DPoP nonce but sent none (DPoP-Nonce header)",
+                ))
+            };
+        }
         if status == 403 && !challenge.insufficient_scope() {
             return Err(AuthError::new(format!(
                 "the server refused the request with HTTP 403{}",
@@ -189,6 +284,7 @@ impl Authorizer {
                     &client,
                     &refresh,
                     resource_id.as_deref(),
+                    read(&self.dpop).as_deref(),
                 )
                 .await
                 {
@@ -199,6 +295,7 @@ impl Authorizer {
                 }
             }
         }
+        let dpop = self.dpop_key(&challenge, resource.as_ref(), &server, &mut stored)?;
         let interactive = matches!(self.oauth.grant, Grant::Code(_));
         let scopes = self.scopes(
             &challenge,
@@ -225,6 +322,7 @@ impl Authorizer {
                     &client,
                     resource_id.as_deref(),
                     &scopes,
+                    dpop.as_deref(),
                 )
                 .await?
             }
@@ -238,6 +336,7 @@ impl Authorizer {
                     &client,
                     &scopes,
                     resource_id.as_deref(),
+                    dpop.as_deref(),
                 )
                 .await?
             }
@@ -285,9 +384,52 @@ impl Authorizer {
         if let Some(scopes) = scopes {
             stored.scopes = scopes;
         }
+        stored.dpop_bound = tokens.token_type.eq_ignore_ascii_case("dpop");
         self.oauth.store.save(&self.key, &stored)?;
-        self.set_current(Some(tokens.access_token));
+        if stored.dpop_bound {
+            // A new token: the server's nonce for the old one may be stale.
+            write(&self.nonce, None);
+        }
+        self.set_current(Some(Current {
+            token: tokens.access_token,
+            bound: stored.dpop_bound,
+        }));
         Ok(())
+    }
+
+    /// The DPoP key to bind new tokens to, made (and stored) on first use:
+    /// when [`OAuth::dpop`](super::OAuth::dpop) says so, or by default
+    /// when the authorization server takes ES256 proofs and the MCP server
+    /// asks for DPoP (its challenge, or its metadata's
+    /// `dpop_bound_access_tokens_required`).
+    fn dpop_key(
+        &self,
+        challenge: &Challenge,
+        resource: Option<&ResourceMetadata>,
+        server: &ServerMetadata,
+        stored: &mut StoredAuth,
+    ) -> Result<Option<Arc<DpopKey>>, AuthError> {
+        let es256 = server
+            .dpop_signing_alg_values_supported
+            .as_ref()
+            .is_some_and(|a| a.iter().any(|a| a == "ES256"));
+        let asked = challenge.dpop
+            || resource.is_some_and(|r| r.dpop_bound_access_tokens_required == Some(true));
+        let wanted = match self.oauth.dpop {
+            Some(on) => on,
+            None => cfg!(feature = "oauth") && es256 && asked,
+        };
+        if !wanted {
+            return Ok(None);
+        }
+        if let Some(key) = read(&self.dpop) {
+            stored.dpop_key = Some(key.secret());
+            return Ok(Some(key));
+        }
+        let key = Arc::new(DpopKey::generate()?);
+        stored.dpop_key = Some(key.secret());
+        write(&self.dpop, Some(key.clone()));
+        Ok(Some(key))
     }
 
     /// The scopes to ask for: the configured ones; else the challenge's
@@ -338,6 +480,7 @@ impl Authorizer {
         client: &registration::ClientCredentials,
         resource: Option<&str>,
         scopes: &[String],
+        dpop: Option<&DpopKey>,
     ) -> Result<Tokens, AuthError> {
         server.check_code_flow()?;
         let pkce = Pkce::new()?;
@@ -402,10 +545,13 @@ impl Authorizer {
             &self.net,
             server,
             client,
-            &code,
-            &pkce.verifier,
-            &redirect_uri,
+            token::Code {
+                code: &code,
+                verifier: &pkce.verifier,
+                redirect_uri: &redirect_uri,
+            },
             resource,
+            dpop,
         )
         .await
     }

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::assertion::Assertion;
 use super::discovery::ServerMetadata;
+use super::dpop::DpopKey;
 use super::redirect::RedirectReceiver;
 use super::registration::ClientCredentials;
 use super::token::{self, Tokens};
@@ -101,6 +102,7 @@ pub(super) async fn request(
     client: &ClientCredentials,
     scopes: &[String],
     resource: Option<&str>,
+    dpop: Option<&DpopKey>,
 ) -> Result<Tokens, AuthError> {
     let scope = scopes.join(" ");
     let assertion;
@@ -129,7 +131,7 @@ pub(super) async fn request(
     if let Some(r) = resource {
         form.push(("resource", r));
     }
-    token::request(net, server, client, form).await
+    token::request(net, server, client, form, dpop).await
 }
 
 /// RFC 8693 at the identity provider: the user's ID token for an ID-JAG
@@ -165,7 +167,7 @@ async fn id_jag(
         token_endpoint: idp.token_endpoint.clone(),
         ..ServerMetadata::default()
     };
-    let doc = token::request_json(net, &provider, &idp.client, form).await?;
+    let doc = token::request_json(net, &provider, &idp.client, form, None).await?;
     let url = &idp.token_endpoint;
     let field = |k: &str| doc.get(k).and_then(Value::as_str);
     if field("issued_token_type") != Some(ID_JAG_TYPE) {

@@ -19,6 +19,7 @@
 //! - `grant`: the grants ([`OAuth::new`]'s authorization code, and the
 //!   ones without a browser: [`OAuth::client_credentials`],
 //!   [`OAuth::jwt_bearer`], [`OAuth::enterprise`]);
+//! - `dpop`: RFC 9449 keys and proofs (feature `oauth`);
 //! - `assertion`: tokens from elsewhere ([`Assertion`]) and the
 //!   `private_key_jwt` key ([`ClientKey`], feature `oauth`);
 //! - `store`: where tokens and client registrations are kept
@@ -42,6 +43,7 @@
 mod assertion;
 mod challenge;
 mod discovery;
+mod dpop;
 mod fetch;
 mod flow;
 mod grant;
@@ -81,6 +83,10 @@ pub struct OAuth {
     pub(crate) scopes: Option<Vec<String>>,
     pub(crate) store: Arc<dyn TokenStore>,
     pub(crate) grant: grant::Grant,
+    /// DPoP: `Some(true)` always, `Some(false)` never, `None` when the
+    /// authorization server supports ES256 proofs and the MCP server
+    /// asks for DPoP.
+    pub(crate) dpop: Option<bool>,
 }
 
 impl fmt::Debug for OAuth {
@@ -137,6 +143,7 @@ impl OAuth {
             scopes: None,
             store: Arc::new(MemoryTokenStore::new()),
             grant,
+            dpop: None,
         }
     }
 
@@ -165,6 +172,19 @@ impl OAuth {
     /// metadata name.
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
         self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// DPoP (RFC 9449): binds the tokens to a key of this client (ES256,
+    /// made once per token store entry and kept there), so that a stolen
+    /// token is useless without it. By default (`None` never set) DPoP is
+    /// used when the authorization server lists ES256 in
+    /// `dpop_signing_alg_values_supported` and the MCP server asks for it
+    /// (a `DPoP` challenge, or `dpop_bound_access_tokens_required`);
+    /// `true` always asks for bound tokens, `false` never. Feature `oauth`.
+    #[cfg(feature = "oauth")]
+    pub fn dpop(mut self, on: bool) -> Self {
+        self.dpop = Some(on);
         self
     }
 

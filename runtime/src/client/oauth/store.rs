@@ -30,6 +30,13 @@ pub struct StoredAuth {
     /// The scopes requested so far (their union).
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// The access token is DPoP-bound (`token_type` `DPoP`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop_bound: bool,
+    /// The private key the tokens are bound to (base64url P-256 scalar),
+    /// when DPoP is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<String>,
 }
 
 impl fmt::Debug for StoredAuth {
@@ -42,6 +49,8 @@ impl fmt::Debug for StoredAuth {
             .field("refresh_token", &hidden(&self.refresh_token))
             .field("expires_at", &self.expires_at)
             .field("scopes", &self.scopes)
+            .field("dpop_bound", &self.dpop_bound)
+            .field("dpop_key", &hidden(&self.dpop_key))
             .finish()
     }
 }
@@ -193,13 +202,20 @@ mod tests {
             refresh_token: Some("the-refresh-token".into()),
             expires_at: Some(10),
             scopes: vec!["a".into()],
+            dpop_bound: true,
+            dpop_key: Some("the-dpop-key".into()),
         }
     }
 
     #[test]
     fn debug_output_hides_every_secret() {
         let shown = format!("{:?}", sample());
-        for secret in ["the-access-token", "the-refresh-token", "very-secret"] {
+        for secret in [
+            "the-access-token",
+            "the-refresh-token",
+            "very-secret",
+            "the-dpop-key",
+        ] {
             assert!(!shown.contains(secret), "{shown}");
         }
         assert!(shown.contains("http://localhost:1"));

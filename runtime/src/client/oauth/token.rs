@@ -1,10 +1,13 @@
 //! Token requests: the authorization code with its PKCE verifier, and
 //! refresh tokens; both with the RFC 8707 `resource` and the client's
-//! token endpoint authentication.
+//! token endpoint authentication; with a DPoP proof (RFC 9449 §5) when the
+//! tokens are to be bound to the client's key, answering the server's
+//! `use_dpop_nonce` once.
 
 use serde::Deserialize;
 
 use super::discovery::ServerMetadata;
+use super::dpop::DpopKey;
 use super::registration::{AuthMethod, ClientCredentials};
 use super::{fetch, AuthError};
 use crate::transport::http::HttpOptions;
@@ -17,7 +20,8 @@ const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type
 pub(super) struct Tokens {
     /// The access token.
     pub access_token: String,
-    /// `Bearer` (anything else is refused).
+    /// `Bearer`, or `DPoP` for a token bound to the proof's key (anything
+    /// else is refused).
     #[serde(default)]
     pub token_type: String,
     /// A refresh token, when issued.
@@ -45,26 +49,36 @@ impl std::fmt::Debug for Tokens {
     }
 }
 
+/// An authorization code as it came back, with the PKCE verifier and the
+/// redirect URI of its request.
+pub(super) struct Code<'a> {
+    /// The code.
+    pub code: &'a str,
+    /// The PKCE verifier.
+    pub verifier: &'a str,
+    /// The `redirect_uri` the authorization request named.
+    pub redirect_uri: &'a str,
+}
+
 /// Exchanges an authorization code.
 pub(super) async fn exchange_code(
     net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
-    code: &str,
-    verifier: &str,
-    redirect_uri: &str,
+    code: Code<'_>,
     resource: Option<&str>,
+    dpop: Option<&DpopKey>,
 ) -> Result<Tokens, AuthError> {
     let mut form = vec![
         ("grant_type", "authorization_code"),
-        ("code", code),
-        ("redirect_uri", redirect_uri),
-        ("code_verifier", verifier),
+        ("code", code.code),
+        ("redirect_uri", code.redirect_uri),
+        ("code_verifier", code.verifier),
     ];
     if let Some(r) = resource {
         form.push(("resource", r));
     }
-    request(net, server, client, form).await
+    request(net, server, client, form, dpop).await
 }
 
 /// Uses a refresh token.
@@ -74,6 +88,7 @@ pub(super) async fn refresh(
     client: &ClientCredentials,
     refresh_token: &str,
     resource: Option<&str>,
+    dpop: Option<&DpopKey>,
 ) -> Result<Tokens, AuthError> {
     let mut form = vec![
         ("grant_type", "refresh_token"),
@@ -82,23 +97,28 @@ pub(super) async fn refresh(
     if let Some(r) = resource {
         form.push(("resource", r));
     }
-    request(net, server, client, form).await
+    request(net, server, client, form, dpop).await
 }
 
 /// A token request of any grant: `form` with the client's token endpoint
-/// authentication; an access token of the `Bearer` type.
+/// authentication and, with `dpop`, a proof of its key; an access token
+/// of the `Bearer` type, or `DPoP` when a proof was sent.
 pub(super) async fn request(
     net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
     form: Vec<(&str, &str)>,
+    dpop: Option<&DpopKey>,
 ) -> Result<Tokens, AuthError> {
     let url = &server.token_endpoint;
-    let tokens: Tokens = serde_json::from_value(request_json(net, server, client, form).await?)
+    let doc = request_json(net, server, client, form, dpop).await?;
+    let tokens: Tokens = serde_json::from_value(doc)
         .map_err(|e| AuthError::new(format!("the token response of {url} is not valid: {e}")))?;
-    if !tokens.token_type.eq_ignore_ascii_case("bearer") {
+    let bound = tokens.token_type.eq_ignore_ascii_case("dpop");
+    if !(tokens.token_type.eq_ignore_ascii_case("bearer") || bound && dpop.is_some()) {
         return Err(AuthError::new(format!(
-            "the token endpoint {url} issued a {:?} token; this client sends Bearer tokens only",
+            "the token endpoint {url} issued a {:?} token; this client sends Bearer tokens, and DPoP tokens \
+             when it asked for them",
             tokens.token_type
         )));
     }
@@ -107,12 +127,15 @@ pub(super) async fn request(
 
 /// POSTs `form` to `server`'s token endpoint with the client's
 /// authentication; the successful answer's JSON, or an error with the
-/// endpoint's `error` and `error_description`.
+/// endpoint's `error` and `error_description`. With `dpop`, each attempt
+/// carries a fresh proof; a `use_dpop_nonce` answer is retried once with
+/// the server's nonce (RFC 9449 §8).
 pub(super) async fn request_json(
     net: &HttpOptions,
     server: &ServerMetadata,
     client: &ClientCredentials,
     mut form: Vec<(&str, &str)>,
+    dpop: Option<&DpopKey>,
 ) -> Result<serde_json::Value, AuthError> {
     let method = AuthMethod::choose(client, server);
     let assertion: String;
@@ -137,7 +160,31 @@ pub(super) async fn request_json(
         }
     };
     let url = &server.token_endpoint;
-    let got = fetch::post_form(net, url, "token endpoint", &form, basic).await?;
+    let mut nonce: Option<String> = None;
+    let got = loop {
+        let proof = match dpop {
+            Some(key) => Some(key.proof("POST", url, None, nonce.as_deref())?),
+            None => None,
+        };
+        let got =
+            fetch::post_form(net, url, "token endpoint", &form, basic, proof.as_deref()).await?;
+        if got.status == 400 && dpop.is_some() && nonce.is_none() {
+            let offered = got
+                .headers
+                .get(fetch::DPOP_NONCE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let asks = got
+                .json("the token error", url)
+                .ok()
+                .is_some_and(|d| d.get("error").and_then(|e| e.as_str()) == Some("use_dpop_nonce"));
+            if let (true, Some(offered)) = (asks, offered) {
+                nonce = Some(offered);
+                continue;
+            }
+        }
+        break got;
+    };
     if !got.ok() {
         let doc = got.json("the token error", url).ok();
         let field = |k: &str| {
