@@ -28,7 +28,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mcpgen_runtime::http::auth::{BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata};
+use mcpgen_runtime::http::auth::{
+    BearerAuth, DpopConfig, JwtConfig, JwtVerifier, ResourceMetadata,
+};
 use mcpgen_runtime::http::client::HttpTransport;
 use mcpgen_runtime::http::oauth_client::RedirectFuture as AuthFuture;
 use mcpgen_runtime::http::oauth_client::{AuthError, Callback, OAuth, RedirectReceiver};
@@ -346,6 +348,11 @@ struct Mcp {
 /// The example's generated server (its builder, scopes and hierarchy)
 /// behind a JWT bearer gate on `issuer`'s key set.
 async fn mcp_server(issuer: &str) -> Mcp {
+    mcp_server_with(issuer, None).await
+}
+
+/// [`mcp_server`], its gate taking DPoP-bound tokens as `dpop` says.
+async fn mcp_server_with(issuer: &str, dpop: Option<DpopConfig>) -> Mcp {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let server = notes_server::builder(notes_server::Notes::default())
@@ -360,7 +367,10 @@ async fn mcp_server(issuer: &str) -> Mcp {
     let config = JwtConfig::new(issuer, url.as_str(), format!("{issuer}/jwks"))
         .leeway(Duration::ZERO)
         .refresh_floor(Duration::ZERO);
-    let gate = BearerAuth::new(metadata, JwtVerifier::new(config)).unwrap();
+    let mut gate = BearerAuth::new(metadata, JwtVerifier::new(config)).unwrap();
+    if let Some(dpop) = dpop {
+        gate = gate.dpop(dpop).unwrap();
+    }
     let service = HttpService::new(server, HttpConfig::default().bearer_auth(gate));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(serve_with_shutdown(listener, service, "/mcp", async move {
@@ -372,6 +382,17 @@ async fn mcp_server(issuer: &str) -> Mcp {
 /// The status, `WWW-Authenticate` challenge and body of a raw stateless
 /// `tools/call` of `tool` with `arguments`, sent with `token`.
 async fn raw_call(url: &str, token: &str, tool: &str, arguments: Value) -> (u16, String, String) {
+    raw_call_with(url, &format!("Bearer {token}"), None, tool, arguments).await
+}
+
+/// [`raw_call`] with this `Authorization` value and `DPoP` proof.
+async fn raw_call_with(
+    url: &str,
+    authorization: &str,
+    proof: Option<&str>,
+    tool: &str,
+    arguments: Value,
+) -> (u16, String, String) {
     let rest = url.strip_prefix("http://").unwrap();
     let (authority, path) = rest.split_once('/').unwrap();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments, "_meta": {
@@ -382,7 +403,8 @@ async fn raw_call(url: &str, token: &str, tool: &str, arguments: Value) -> (u16,
     let mut stream = tokio::net::TcpStream::connect(authority).await.unwrap();
     let head = format!(
         "POST /{path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n\
-         mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: {tool}\r\nauthorization: Bearer {token}\r\ncontent-length: {}\r\n\r\n",
+         mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: {tool}\r\nauthorization: {authorization}\r\n{}content-length: {}\r\n\r\n",
+        proof.map(|p| format!("dpop: {p}\r\n")).unwrap_or_default(),
         body.len()
     );
     stream.write_all(head.as_bytes()).await.unwrap();
@@ -780,4 +802,144 @@ async fn a_machine_logs_in_with_client_credentials_at_a_real_authorization_serve
         !err.contains("not-the-secret"),
         "the secret is never shown: {err}"
     );
+}
+
+/// DPoP end to end: the gate takes DPoP-bound tokens, the provider binds
+/// tokens to the proof's key, the runtime's client uses DPoP because both
+/// offer it. Then the attacks on a stolen token, each refused by the gate:
+/// the bearer scheme, another key's proof, a replayed proof, a proof for
+/// another URL or method, a stale proof. Last, a gate that demands nonces.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dpop_bound_tokens_hold_at_the_gate_with_a_real_authorization_server() {
+    use mcpgen_runtime::http::oauth_client::{DpopKey, FileTokenStore, TokenStore};
+    let Some((node, dir)) = prerequisites() else {
+        return;
+    };
+    let provider = Provider::start(&node, &dir);
+    let issuer = provider.issuer.clone();
+    let mcp = mcp_server_with(&issuer, Some(DpopConfig::new())).await;
+    let scratch = std::env::temp_dir().join(format!("mcpgen-dpop-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let tokens = scratch.join("tokens.json");
+    let browser = Browser {
+        redirect_uri: "http://127.0.0.1:9/callback".to_owned(),
+        jar: Mutex::new(BTreeMap::new()),
+        visited: std::sync::Arc::new(Mutex::new(Vec::new())),
+    };
+    let oauth = OAuth::new(browser).store(FileTokenStore::new(&tokens));
+    let transport = HttpTransport::new(&mcp.url).unwrap().oauth(oauth).unwrap();
+    let client = Client::connect_with(transport, options())
+        .await
+        .expect("connect with a DPoP-bound token");
+    assert_eq!(
+        client
+            .count_notes(CountNotesInput::default())
+            .await
+            .unwrap()
+            .count,
+        3
+    );
+
+    // What the client holds: a token bound to its key.
+    let stored = FileTokenStore::new(&tokens)
+        .load(&mcp.url)
+        .unwrap()
+        .unwrap();
+    assert!(stored.dpop_bound, "the provider issued a DPoP token");
+    let token = stored.access_token.clone().unwrap();
+    let key = DpopKey::from_secret(stored.dpop_key.as_deref().unwrap()).unwrap();
+    let claims: Value =
+        serde_json::from_slice(&b64url_decode(token.split('.').nth(1).unwrap())).unwrap();
+    assert_eq!(claims["cnf"]["jkt"], key.thumbprint(), "{claims}");
+
+    let call = |auth: String, proof: Option<String>| {
+        let url = mcp.url.clone();
+        async move { raw_call_with(&url, &auth, proof.as_deref(), "count_notes", json!({})).await }
+    };
+    let proof = |method: &str, url: &str, iat: Option<u64>| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        key.proof_at(method, url, Some(&token), None, iat.unwrap_or(now))
+            .unwrap()
+    };
+    let dpop = format!("DPoP {token}");
+    // The holder of the key: accepted.
+    let good = proof("POST", &mcp.url, None);
+    let (status, _, body) = call(dpop.clone(), Some(good.clone())).await;
+    assert_eq!(status, 200, "{body}");
+    // A stolen token as a bearer token.
+    let (status, challenge, _) = call(format!("Bearer {token}"), None).await;
+    assert_eq!(status, 401);
+    assert!(
+        challenge.contains("DPoP") && challenge.contains("invalid_token"),
+        "{challenge}"
+    );
+    // The same proof again.
+    let (status, challenge, _) = call(dpop.clone(), Some(good)).await;
+    assert_eq!(status, 401);
+    assert!(
+        challenge.contains("invalid_dpop_proof") && challenge.contains("used before"),
+        "{challenge}"
+    );
+    // A proof for another URL, for another method, made ten minutes ago.
+    for (bad, what) in [
+        (proof("POST", "http://127.0.0.1:9/mcp", None), "htu"),
+        (proof("GET", &mcp.url, None), "htm"),
+        (
+            proof(
+                "POST",
+                &mcp.url,
+                Some(claims["iat"].as_u64().unwrap() - 600),
+            ),
+            "iat",
+        ),
+    ] {
+        let (status, challenge, _) = call(dpop.clone(), Some(bad)).await;
+        assert_eq!(status, 401, "{what}");
+        assert!(
+            challenge.contains("invalid_dpop_proof") && challenge.contains(what),
+            "{what}: {challenge}"
+        );
+    }
+    // The thief's own key.
+    let thief = DpopKey::generate().unwrap();
+    let theirs = thief.proof("POST", &mcp.url, Some(&token), None).unwrap();
+    let (status, challenge, _) = call(dpop.clone(), Some(theirs)).await;
+    assert_eq!(status, 401);
+    assert!(challenge.contains("another key"), "{challenge}");
+    // No proof at all.
+    let (status, challenge, _) = call(dpop.clone(), None).await;
+    assert_eq!(status, 401);
+    assert!(challenge.contains("exactly one DPoP header"), "{challenge}");
+    drop(client);
+
+    // A gate that demands its nonces: the client answers use_dpop_nonce.
+    let strict =
+        mcp_server_with(&issuer, Some(DpopConfig::new().required(true).nonces(true))).await;
+    let browser = Browser {
+        redirect_uri: "http://127.0.0.1:9/callback".to_owned(),
+        jar: Mutex::new(BTreeMap::new()),
+        visited: std::sync::Arc::new(Mutex::new(Vec::new())),
+    };
+    let transport = HttpTransport::new(&strict.url)
+        .unwrap()
+        .oauth(OAuth::new(browser))
+        .unwrap();
+    let client = Client::connect_with(transport, options())
+        .await
+        .expect("connect to a gate demanding nonces");
+    assert_eq!(
+        client
+            .count_notes(CountNotesInput::default())
+            .await
+            .unwrap()
+            .count,
+        3
+    );
+    let (status, challenge, _) = raw_call(&strict.url, &token, "count_notes", json!({})).await;
+    assert_eq!(status, 401);
+    assert!(!challenge.contains("Bearer"), "DPoP only: {challenge}");
+    let _ = std::fs::remove_dir_all(&scratch);
 }

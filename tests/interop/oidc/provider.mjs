@@ -21,6 +21,7 @@
 // - the login and consent screens answered by the server itself: the
 //   account is always `alice`, and consent grants what the client asked
 //   for, so a client following redirects completes without a browser;
+// - DPoP (RFC 9449): token requests with a proof get bound tokens;
 // - a pre-registered confidential client `minter` (client_credentials) the
 //   test uses to obtain tokens for any audience;
 // - test hooks: GET /_test/stats (counts of grants, registrations and key
@@ -120,6 +121,9 @@ function configuration() {
       devInteractions: { enabled: false },
       registration: { enabled: true },
       clientCredentials: { enabled: true },
+      // RFC 9449: a token request with a DPoP proof gets a token bound to
+      // its key (cnf.jkt); one without gets a bearer token.
+      dPoP: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx, _client, oneOf) => oneOf,

@@ -6,7 +6,7 @@
 //! key can exist ([`DpopKey`] has no values) and tokens stay `Bearer`.
 
 #[cfg(feature = "oauth")]
-pub(crate) use signing::DpopKey;
+pub use signing::DpopKey;
 #[cfg(not(feature = "oauth"))]
 pub(crate) use without::DpopKey;
 
@@ -60,8 +60,10 @@ mod signing {
     }
 
     /// A DPoP key: the private key, its public JWK and the JWK's SHA-256
-    /// thumbprint (RFC 7638), which a bound token names in `cnf.jkt`.
-    pub(crate) struct DpopKey {
+    /// thumbprint (RFC 7638), which a bound token names in `cnf.jkt`. The
+    /// OAuth client makes and keeps its own; this type is public for
+    /// clients of other transports and for tests of a server's checks.
+    pub struct DpopKey {
         signing: SigningKey,
         jwk: Value,
         thumbprint: String,
@@ -77,7 +79,7 @@ mod signing {
 
     impl DpopKey {
         /// A new key from the operating system's randomness.
-        pub(crate) fn generate() -> Result<Self, AuthError> {
+        pub fn generate() -> Result<Self, AuthError> {
             for _ in 0..8 {
                 let mut secret = [0u8; 32];
                 crate::random::fill(&mut secret).map_err(|e| AuthError::new(e.to_string()))?;
@@ -91,7 +93,7 @@ mod signing {
 
         /// The key whose private scalar is `secret` (base64url, as
         /// [`DpopKey::secret`] writes it for a token store).
-        pub(crate) fn from_secret(secret: &str) -> Result<Self, AuthError> {
+        pub fn from_secret(secret: &str) -> Result<Self, AuthError> {
             let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
                 .decode(secret)
                 .map_err(|e| {
@@ -120,31 +122,43 @@ mod signing {
         }
 
         /// The private scalar, base64url, for a token store.
-        pub(crate) fn secret(&self) -> String {
+        pub fn secret(&self) -> String {
             b64(&self.signing.to_bytes())
         }
 
         /// The JWK SHA-256 thumbprint of the public key.
-        #[cfg(test)]
-        pub(crate) fn thumbprint(&self) -> &str {
+        pub fn thumbprint(&self) -> &str {
             &self.thumbprint
         }
 
         /// A proof for one request: `method` to `url` (its query and fragment
         /// dropped, RFC 9449 §4.2), with `ath` for `access_token` and the
         /// server's `nonce` when there are.
-        pub(crate) fn proof(
+        pub fn proof(
             &self,
             method: &str,
             url: &str,
             access_token: Option<&str>,
             nonce: Option<&str>,
         ) -> Result<String, AuthError> {
-            let htu = url.split(['?', '#']).next().unwrap_or(url);
             let iat = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
                 .unwrap_or(0);
+            self.proof_at(method, url, access_token, nonce, iat)
+        }
+
+        /// [`DpopKey::proof`] as if made at `iat` (seconds since the Unix
+        /// epoch): for a clock the server says is off, and for tests.
+        pub fn proof_at(
+            &self,
+            method: &str,
+            url: &str,
+            access_token: Option<&str>,
+            nonce: Option<&str>,
+            iat: u64,
+        ) -> Result<String, AuthError> {
+            let htu = url.split(['?', '#']).next().unwrap_or(url);
             let mut claims = json!({
                 "jti": super::super::pkce::random_string(18)?,
                 "htm": method,

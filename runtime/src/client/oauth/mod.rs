@@ -43,7 +43,7 @@
 mod assertion;
 mod challenge;
 mod discovery;
-mod dpop;
+pub(crate) mod dpop;
 mod fetch;
 mod flow;
 mod grant;
@@ -60,6 +60,8 @@ pub use assertion::Assertion;
 #[cfg(feature = "oauth")]
 pub use assertion::ClientKey;
 pub use challenge::Challenge;
+#[cfg(feature = "oauth")]
+pub use dpop::DpopKey;
 pub use flow::Authorizer;
 pub use grant::IdentityProvider;
 pub use redirect::{

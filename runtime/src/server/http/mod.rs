@@ -67,6 +67,8 @@ pub struct AuthRejection {
     pub www_authenticate: Option<String>,
     /// A short explanation for the body.
     pub message: String,
+    /// A `DPoP-Nonce` for the client's next proof (RFC 9449 §9), if any.
+    pub dpop_nonce: Option<String>,
 }
 
 impl AuthRejection {
@@ -76,6 +78,7 @@ impl AuthRejection {
             status: http::StatusCode::UNAUTHORIZED,
             www_authenticate: None,
             message: message.into(),
+            dpop_nonce: None,
         }
     }
 }

@@ -301,6 +301,11 @@ fn auth_refused(r: AuthRejection) -> Response<HttpBody> {
     {
         response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
     }
+    if let Some(nonce) = r.dpop_nonce.and_then(|n| HeaderValue::from_str(&n).ok()) {
+        response
+            .headers_mut()
+            .insert(http::HeaderName::from_static("dpop-nonce"), nonce);
+    }
     response
 }
 
@@ -370,7 +375,7 @@ impl Inner {
             return refusal(r);
         }
         if let Some(gate) = &self.config.bearer {
-            match gate.admit(&parts.headers).await {
+            match gate.admit(&parts.method, &parts.headers).await {
                 Ok(p) => extras.authenticate(p),
                 Err(rejection) => return auth_refused(rejection),
             }

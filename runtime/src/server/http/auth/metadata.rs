@@ -27,6 +27,10 @@ pub struct ResourceMetadata {
     pub resource_name: Option<String>,
     /// A page documenting the resource, if any.
     pub resource_documentation: Option<String>,
+    /// RFC 9728: the DPoP proof algorithms taken (set by the gate's DPoP).
+    pub dpop_signing_alg_values_supported: Vec<String>,
+    /// RFC 9728: only DPoP-bound tokens are taken.
+    pub dpop_bound_access_tokens_required: bool,
 }
 
 impl ResourceMetadata {
@@ -40,6 +44,8 @@ impl ResourceMetadata {
             bearer_methods_supported: vec!["header".into()],
             resource_name: None,
             resource_documentation: None,
+            dpop_signing_alg_values_supported: Vec::new(),
+            dpop_bound_access_tokens_required: false,
         }
     }
 
@@ -86,6 +92,15 @@ impl ResourceMetadata {
         }
         if let Some(page) = &self.resource_documentation {
             doc.insert("resource_documentation".into(), json!(page));
+        }
+        if !self.dpop_signing_alg_values_supported.is_empty() {
+            doc.insert(
+                "dpop_signing_alg_values_supported".into(),
+                json!(self.dpop_signing_alg_values_supported),
+            );
+        }
+        if self.dpop_bound_access_tokens_required {
+            doc.insert("dpop_bound_access_tokens_required".into(), json!(true));
         }
         Value::Object(doc).to_string()
     }

@@ -13,8 +13,13 @@
 //!
 //! Verifiers with the `oauth` feature: `JwtVerifier` (JWT access tokens,
 //! keys from the authorization server's JWKS) and
-//! `IntrospectionVerifier` (RFC 7662).
+//! `IntrospectionVerifier` (RFC 7662). With the `oauth` feature the gate
+//! also takes DPoP-bound tokens (`BearerAuth::dpop`, RFC 9449): the
+//! `DPoP` scheme with a proof, challenges naming `DPoP` beside (or
+//! instead of) `Bearer`, and a bound token refused under `Bearer`.
 
+#[cfg(feature = "oauth")]
+mod dpop;
 #[cfg(feature = "oauth")]
 mod env;
 #[cfg(feature = "oauth")]
@@ -34,6 +39,8 @@ use std::time::Duration;
 
 use http::{HeaderMap, StatusCode};
 
+#[cfg(feature = "oauth")]
+pub use dpop::DpopConfig;
 #[cfg(feature = "oauth")]
 pub use env::VARIABLES as ENV_VARIABLES;
 #[cfg(feature = "oauth")]
@@ -103,6 +110,9 @@ pub struct BearerAuth {
     challenge_scope: Option<String>,
     /// The longest a verification may take (then 503).
     timeout: Duration,
+    /// DPoP, when on.
+    #[cfg(feature = "oauth")]
+    dpop: Option<Arc<dpop::DpopGate>>,
 }
 
 impl std::fmt::Debug for BearerAuth {
@@ -131,7 +141,25 @@ impl BearerAuth {
             paths,
             challenge_scope,
             timeout: Duration::from_secs(10),
+            #[cfg(feature = "oauth")]
+            dpop: None,
         })
+    }
+
+    /// Takes DPoP-bound tokens (RFC 9449) as `config` says, and publishes
+    /// it in the metadata (`dpop_signing_alg_values_supported`, and
+    /// `dpop_bound_access_tokens_required` when only they are taken).
+    /// Fails only when the system has no randomness for nonces.
+    #[cfg(feature = "oauth")]
+    pub fn dpop(mut self, config: DpopConfig) -> Result<Self, String> {
+        self.metadata.dpop_signing_alg_values_supported = dpop::DpopGate::algorithms()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        self.metadata.dpop_bound_access_tokens_required = config.is_required();
+        self.document = self.metadata.document();
+        self.dpop = Some(Arc::new(dpop::DpopGate::new(config)?));
+        Ok(self)
     }
 
     /// Sets the longest a token's verification may take (default 10 s);
@@ -172,16 +200,21 @@ impl BearerAuth {
             .then_some(self.document.as_str())
     }
 
-    /// The caller of a request with headers `headers`, or the answer
-    /// refusing it.
-    pub(crate) async fn admit(&self, headers: &HeaderMap) -> Result<Principal, AuthRejection> {
-        let token = match bearer_token(headers) {
-            Ok(token) => token,
+    /// The caller of a `method` request with headers `headers`, or the
+    /// answer refusing it.
+    pub(crate) async fn admit(
+        &self,
+        method: &http::Method,
+        headers: &HeaderMap,
+    ) -> Result<Principal, AuthRejection> {
+        let (scheme, token) = match authorization(headers, self.takes_dpop()) {
+            Ok(found) => found,
             Err(Malformed::Missing) => {
                 return Err(self.challenge(
                     StatusCode::UNAUTHORIZED,
                     None,
                     "this server needs a bearer token",
+                    Scheme::Bearer,
                 ))
             }
             Err(Malformed::Bad(why)) => {
@@ -189,8 +222,21 @@ impl BearerAuth {
                     StatusCode::UNAUTHORIZED,
                     Some(("invalid_request", why)),
                     why,
+                    Scheme::Bearer,
                 ));
             }
+        };
+        if scheme == Scheme::Bearer && self.dpop_required() {
+            return Err(self.challenge(
+                StatusCode::UNAUTHORIZED,
+                Some(("invalid_token", "this server takes DPoP-bound tokens only")),
+                "this server takes DPoP-bound tokens only",
+                Scheme::Dpop,
+            ));
+        }
+        let proof_key = match scheme {
+            Scheme::Dpop => Some(self.check_proof(method, headers, token)?),
+            Scheme::Bearer => None,
         };
         let verified = match tokio::time::timeout(self.timeout, self.verifier.verify(token)).await {
             Ok(result) => result,
@@ -199,30 +245,157 @@ impl BearerAuth {
                 self.timeout.as_millis()
             ))),
         };
-        match verified {
-            Ok(principal) => Ok(principal),
+        let principal = match verified {
+            Ok(principal) => principal,
             Err(TokenError::Unavailable(why)) => {
                 tracing::warn!(reason = %why, "a bearer token could not be verified");
-                Err(AuthRejection {
+                return Err(AuthRejection {
                     status: StatusCode::SERVICE_UNAVAILABLE,
                     www_authenticate: None,
                     message: "the token cannot be verified now; retry shortly".into(),
-                })
+                    dpop_nonce: None,
+                });
             }
-            Err(TokenError::Expired) => Err(self.challenge(
-                StatusCode::UNAUTHORIZED,
-                Some(("invalid_token", "the token expired")),
-                "the token expired",
-            )),
+            Err(TokenError::Expired) => {
+                return Err(self.challenge(
+                    StatusCode::UNAUTHORIZED,
+                    Some(("invalid_token", "the token expired")),
+                    "the token expired",
+                    scheme,
+                ))
+            }
             Err(TokenError::Invalid(why)) => {
                 tracing::debug!(reason = %why, "a bearer token was refused");
-                Err(self.challenge(
+                return Err(self.challenge(
                     StatusCode::UNAUTHORIZED,
                     Some(("invalid_token", "the token is not valid for this resource")),
                     &why,
-                ))
+                    scheme,
+                ));
+            }
+        };
+        // RFC 9449 §6-§7: a bound token goes with a proof of its key, and
+        // only with one.
+        let bound = principal
+            .claims
+            .get("cnf")
+            .and_then(|c| c.get("jkt"))
+            .and_then(|j| j.as_str());
+        match (bound, proof_key.as_deref()) {
+            (None, None) => Ok(principal),
+            (Some(jkt), Some(key)) if jkt == key => Ok(principal),
+            (Some(_), None) => Err(self.challenge(
+                StatusCode::UNAUTHORIZED,
+                Some((
+                    "invalid_token",
+                    "a DPoP-bound token must be sent with the DPoP scheme and a proof",
+                )),
+                "a DPoP-bound token was sent as a bearer token",
+                Scheme::Dpop,
+            )),
+            (Some(_), Some(_)) => Err(self.challenge(
+                StatusCode::UNAUTHORIZED,
+                Some((
+                    "invalid_token",
+                    "the token is bound to another key than the proof's",
+                )),
+                "the DPoP proof's key is not the token's",
+                Scheme::Dpop,
+            )),
+            (None, Some(_)) => Err(self.challenge(
+                StatusCode::UNAUTHORIZED,
+                Some((
+                    "invalid_token",
+                    "the token is not DPoP-bound; send it as a bearer token",
+                )),
+                "a bearer token was sent with the DPoP scheme",
+                Scheme::Dpop,
+            )),
+        }
+    }
+
+    /// Whether the `DPoP` scheme is taken.
+    fn takes_dpop(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        return self.dpop.is_some();
+        #[cfg(not(feature = "oauth"))]
+        false
+    }
+
+    /// Whether only DPoP-bound tokens are taken.
+    fn dpop_required(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        return self.dpop.as_ref().is_some_and(|d| d.config().is_required());
+        #[cfg(not(feature = "oauth"))]
+        false
+    }
+
+    /// A nonce for the client's next proof, when nonces are on.
+    fn dpop_nonce(&self) -> Option<String> {
+        #[cfg(feature = "oauth")]
+        return self.dpop.as_ref().and_then(|d| d.nonce());
+        #[cfg(not(feature = "oauth"))]
+        None
+    }
+
+    /// The thumbprint of the key of the request's one valid DPoP proof.
+    #[cfg(feature = "oauth")]
+    fn check_proof(
+        &self,
+        method: &http::Method,
+        headers: &HeaderMap,
+        token: &str,
+    ) -> Result<String, AuthRejection> {
+        let refuse = |code: &str, why: &str| {
+            self.challenge(
+                StatusCode::UNAUTHORIZED,
+                Some((code, why)),
+                why,
+                Scheme::Dpop,
+            )
+        };
+        let Some(gate) = &self.dpop else {
+            return Err(refuse(
+                "invalid_request",
+                "this server takes no DPoP proofs",
+            ));
+        };
+        let mut values = headers.get_all("dpop").iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return Err(refuse(
+                "invalid_dpop_proof",
+                "the request needs exactly one DPoP header",
+            ));
+        };
+        let Ok(proof) = value.to_str() else {
+            return Err(refuse("invalid_dpop_proof", "the DPoP header is not ASCII"));
+        };
+        match gate.check(proof, method.as_str(), &self.metadata.resource, token) {
+            Ok(jkt) => Ok(jkt),
+            Err(dpop::ProofError::UseNonce) => Err(refuse(
+                "use_dpop_nonce",
+                "the DPoP proof needs the nonce of the DPoP-Nonce header",
+            )),
+            Err(dpop::ProofError::Invalid(why)) => {
+                tracing::debug!(reason = %why, "a DPoP proof was refused");
+                Err(refuse("invalid_dpop_proof", &why))
             }
         }
+    }
+
+    #[cfg(not(feature = "oauth"))]
+    fn check_proof(
+        &self,
+        _: &http::Method,
+        _: &HeaderMap,
+        _: &str,
+    ) -> Result<String, AuthRejection> {
+        Err(self.challenge(
+            StatusCode::UNAUTHORIZED,
+            Some(("invalid_request", "this server takes no DPoP proofs")),
+            "this server takes no DPoP proofs",
+            Scheme::Bearer,
+        ))
     }
 
     /// 403 `insufficient_scope` for a caller holding `held` that needs
@@ -252,35 +425,73 @@ impl BearerAuth {
             status: StatusCode::FORBIDDEN,
             www_authenticate: Some(challenge),
             message: message.to_owned(),
+            dpop_nonce: None,
         }
     }
 
-    /// A `Bearer` challenge with the metadata URL, the scope and `error`.
+    /// The challenges of a 401: `Bearer` (unless only DPoP is taken) and
+    /// `DPoP` (when taken) with the metadata URL and the scope; `error` on
+    /// the one the request used (`on`); a nonce when nonces are on.
     fn challenge(
         &self,
         status: StatusCode,
         error: Option<(&str, &str)>,
         message: &str,
+        on: Scheme,
     ) -> AuthRejection {
-        let mut challenge = format!(
-            "Bearer resource_metadata=\"{}\"",
-            quoted(&self.metadata_url)
-        );
+        let mut params = format!("resource_metadata=\"{}\"", quoted(&self.metadata_url));
         if let Some(scope) = &self.challenge_scope {
-            challenge.push_str(&format!(", scope=\"{}\"", quoted(scope)));
+            params.push_str(&format!(", scope=\"{}\"", quoted(scope)));
         }
-        if let Some((code, description)) = error {
-            challenge.push_str(&format!(
+        let error = error.map(|(code, description)| {
+            format!(
                 ", error=\"{code}\", error_description=\"{}\"",
                 quoted(description)
+            )
+        });
+        let mut challenges = Vec::new();
+        if !self.dpop_required() {
+            let own = if on == Scheme::Bearer {
+                error.as_deref()
+            } else {
+                None
+            };
+            challenges.push(format!("Bearer {params}{}", own.unwrap_or_default()));
+        }
+        if self.takes_dpop() || on == Scheme::Dpop {
+            let own = if on == Scheme::Dpop {
+                error.as_deref()
+            } else {
+                None
+            };
+            challenges.push(format!(
+                "DPoP algs=\"{}\", {params}{}",
+                dpop_algorithms(),
+                own.unwrap_or_default()
             ));
         }
         AuthRejection {
             status,
-            www_authenticate: Some(challenge),
+            www_authenticate: Some(challenges.join(", ")),
             message: message.to_owned(),
+            dpop_nonce: self.dpop_nonce(),
         }
     }
+}
+
+/// The algorithms of the `DPoP` challenge's `algs`.
+fn dpop_algorithms() -> String {
+    #[cfg(feature = "oauth")]
+    return dpop::DpopGate::algorithms().join(" ");
+    #[cfg(not(feature = "oauth"))]
+    String::new()
+}
+
+/// How the `Authorization` header presents the token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scheme {
+    Bearer,
+    Dpop,
 }
 
 /// Why no token was read from the request.
@@ -292,7 +503,15 @@ enum Malformed {
 
 /// The bearer token of the `Authorization` header (RFC 6750 §2.1; tokens
 /// in the query or body are not accepted).
+#[cfg(test)]
 fn bearer_token(headers: &HeaderMap) -> Result<&str, Malformed> {
+    authorization(headers, false).map(|(_, token)| token)
+}
+
+/// The scheme and token of the `Authorization` header: `Bearer` (RFC 6750
+/// §2.1; tokens in the query or body are not accepted), or `DPoP` (RFC
+/// 9449 §7.1) when `dpop`.
+fn authorization(headers: &HeaderMap, dpop: bool) -> Result<(Scheme, &str), Malformed> {
     let mut values = headers.get_all(http::header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Err(Malformed::Missing);
@@ -309,9 +528,17 @@ fn bearer_token(headers: &HeaderMap) -> Result<&str, Malformed> {
     let (scheme, rest) = text.split_once(' ').ok_or(Malformed::Bad(
         "the Authorization header is not \"Bearer <token>\"",
     ))?;
-    if !scheme.eq_ignore_ascii_case("bearer") {
+    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+        Scheme::Bearer
+    } else if dpop && scheme.eq_ignore_ascii_case("dpop") {
+        Scheme::Dpop
+    } else if dpop {
+        return Err(Malformed::Bad(
+            "the Authorization scheme is neither Bearer nor DPoP",
+        ));
+    } else {
         return Err(Malformed::Bad("the Authorization scheme is not Bearer"));
-    }
+    };
     let token = rest.trim_start_matches(' ');
     // token68: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/", then "=" padding.
     let body = token.trim_end_matches('=');
@@ -324,7 +551,7 @@ fn bearer_token(headers: &HeaderMap) -> Result<&str, Malformed> {
             "the bearer token has characters a token cannot have",
         ));
     }
-    Ok(token)
+    Ok((scheme, token))
 }
 
 /// `text` fit for a quoted-string: quotes and backslashes escaped, control
