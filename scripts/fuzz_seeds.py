@@ -68,6 +68,24 @@ def main() -> None:
     put(corpus, "challenge", b'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="files:read files:write"')
     put(corpus, "challenge", b'Basic realm="x", Bearer error="insufficient_scope", error_description="need \\"more\\"", scope="a b"\nDPoP algs="ES256"')
 
+    # DPoP: a well-formed header (ES256, a public jwk) with claims, unsigned;
+    # and real proofs made by the target itself (odd first byte: method,
+    # URL, token, then the byte to alter).
+    def b64(value: bytes) -> str:
+        import base64
+        return base64.urlsafe_b64encode(value).rstrip(b"=").decode()
+    header = {"typ": "dpop+jwt", "alg": "ES256", "jwk": {"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}}
+    claims = {"jti": "e1j3V_bKic8-LAEB", "htm": "POST", "htu": "https://mcp.example.com/mcp", "iat": 1760000000, "ath": "fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo"}
+    put(corpus, "dpop", b"\x00" + f"{b64(json.dumps(header).encode())}.{b64(json.dumps(claims).encode())}.AAAA".encode())
+    put(corpus, "dpop", b"\x01POST\nhttps://mcp.example.com/mcp\ntoken\n")
+    put(corpus, "dpop", b"\x03POST\nhttps://mcp.example.com/mcp?x=1\ntoken\nz")
+    put(corpus, "dpop", b"\x05GET\nhttps://mcp.example.com/mcp\ntoken\n")
+    # OAuth documents as servers send them.
+    put(corpus, "oauth_documents", json.dumps({"resource": "https://mcp.example.com/mcp", "authorization_servers": ["https://auth.example.com"], "scopes_supported": ["files:read"], "dpop_bound_access_tokens_required": True}).encode())
+    put(corpus, "oauth_documents", json.dumps({"issuer": "https://auth.example.com", "authorization_endpoint": "https://auth.example.com/authorize", "token_endpoint": "https://auth.example.com/token", "code_challenge_methods_supported": ["S256"], "dpop_signing_alg_values_supported": ["ES256"], "grant_types_supported": ["authorization_code", "client_credentials"]}).encode())
+    put(corpus, "oauth_documents", json.dumps({"access_token": "abc", "token_type": "DPoP", "expires_in": 3600, "refresh_token": "r", "scope": "files:read"}).encode())
+    put(corpus, "oauth_documents", json.dumps({"access_token": "idjag", "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A"}).encode())
+
 
 if __name__ == "__main__":
     main()

@@ -35,3 +35,85 @@ pub struct SseOutcome {
     /// The last `retry` field, in milliseconds.
     pub retry: Option<u64>,
 }
+
+/// What the OAuth client makes of a document a server it may not trust
+/// sent (`body`), for the MCP endpoint `endpoint`: as protected resource
+/// metadata, as authorization server metadata, and as a token response.
+/// Each `Ok` or the error's message.
+#[cfg(feature = "oauth")]
+pub fn oauth_documents(endpoint: &str, body: &[u8]) -> OauthDocuments {
+    use crate::client::oauth::discovery::{
+        check_resource, check_server, ResourceMetadata, ServerMetadata,
+    };
+    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return OauthDocuments::default();
+    };
+    let endpoint = url::Url::parse(endpoint).ok();
+    let resource = serde_json::from_value::<ResourceMetadata>(doc.clone())
+        .map_err(|e| e.to_string())
+        .and_then(|r| match &endpoint {
+            Some(url) => check_resource(url, &r.resource, "fuzz").map_err(|e| e.to_string()),
+            None => Err("no endpoint".into()),
+        });
+    let server = serde_json::from_value::<ServerMetadata>(doc.clone())
+        .map_err(|e| e.to_string())
+        .and_then(|m| {
+            let issuer = m.issuer.clone();
+            check_server(m, &issuer, "fuzz").map_err(|e| e.to_string())
+        })
+        .and_then(|m| {
+            m.check_code_flow().map_err(|e| e.to_string())?;
+            Ok(m.token_endpoint)
+        });
+    let tokens = crate::client::oauth::token::accept(doc, "fuzz", true)
+        .map(|t| t.token_type)
+        .map_err(|e| e.to_string());
+    OauthDocuments {
+        resource: Some(resource.map(|()| ())),
+        server: Some(server),
+        tokens: Some(tokens),
+    }
+}
+
+/// What [`oauth_documents`] made of a document (`None`: not JSON).
+#[cfg(feature = "oauth")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OauthDocuments {
+    /// As resource metadata for the endpoint.
+    pub resource: Option<Result<(), String>>,
+    /// As authorization server metadata usable for the browser flow: its
+    /// token endpoint.
+    pub server: Option<Result<String, String>>,
+    /// As a token response: the token type.
+    pub tokens: Option<Result<String, String>>,
+}
+
+/// The bearer gate's check of a DPoP proof sent with a `method` request to
+/// `resource` carrying `token`, by a fresh gate (no nonces): the proof
+/// key's thumbprint, or why it was refused. `repeat` checks the same proof
+/// a second time on the same gate (a replay).
+#[cfg(feature = "oauth")]
+pub fn dpop_proof(
+    proof: &str,
+    method: &str,
+    resource: &str,
+    token: &str,
+    repeat: bool,
+) -> Vec<Result<String, String>> {
+    use crate::server::http::auth::dpop::{DpopGate, ProofError};
+    let Ok(gate) = DpopGate::new(crate::server::http::auth::DpopConfig::new()) else {
+        return Vec::new();
+    };
+    let once = || {
+        gate.check(proof, method, resource, token)
+            .map_err(|e| match e {
+                ProofError::Invalid(why) => why,
+                ProofError::UseNonce => "use_dpop_nonce".to_owned(),
+            })
+    };
+    let mut out = vec![once()];
+    if repeat {
+        out.push(once());
+    }
+    out
+}

@@ -15,7 +15,7 @@ use crate::transport::http::HttpOptions;
 
 /// RFC 9728 protected resource metadata, the fields the flow uses.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-pub(super) struct ResourceMetadata {
+pub(crate) struct ResourceMetadata {
     /// The resource identifier, sent as `resource` exactly as written.
     pub resource: String,
     /// Issuers of the authorization servers that protect the resource.
@@ -31,7 +31,7 @@ pub(super) struct ResourceMetadata {
 
 /// RFC 8414 authorization server metadata, the fields the flow uses.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq, Default)]
-pub(super) struct ServerMetadata {
+pub(crate) struct ServerMetadata {
     /// The issuer identifier.
     pub issuer: String,
     /// Where the user authorizes (absent at a server without browser
@@ -70,7 +70,7 @@ pub(super) struct ServerMetadata {
 impl ServerMetadata {
     /// What the authorization code flow needs of the server beyond
     /// [`check_server`]: an authorization endpoint and PKCE `S256`.
-    pub(super) fn check_code_flow(&self) -> Result<(), AuthError> {
+    pub(crate) fn check_code_flow(&self) -> Result<(), AuthError> {
         let issuer = &self.issuer;
         let s256 = self
             .code_challenge_methods_supported
@@ -191,7 +191,7 @@ pub(super) async fn resource_metadata(
 
 /// Checks that the metadata's `resource` is the MCP endpoint or a parent of
 /// it on the same origin (RFC 9728 §3.3, RFC 8707).
-pub(super) fn check_resource(server: &Url, resource: &str, from: &str) -> Result<(), AuthError> {
+pub(crate) fn check_resource(server: &Url, resource: &str, from: &str) -> Result<(), AuthError> {
     let mismatch = || {
         AuthError::new(format!(
             "the protected resource metadata at {from} names the resource {resource}, which is not the MCP server {server}; \
@@ -238,7 +238,7 @@ pub(super) async fn server_metadata(
 }
 
 /// The checks every authorization server metadata document must pass.
-pub(super) fn check_server(
+pub(crate) fn check_server(
     doc: ServerMetadata,
     issuer: &str,
     from: &str,

@@ -42,7 +42,7 @@
 
 mod assertion;
 mod challenge;
-mod discovery;
+pub(crate) mod discovery;
 pub(crate) mod dpop;
 mod fetch;
 mod flow;
@@ -51,7 +51,7 @@ mod pkce;
 mod redirect;
 mod registration;
 mod store;
-mod token;
+pub(crate) mod token;
 
 use std::fmt;
 use std::sync::Arc;

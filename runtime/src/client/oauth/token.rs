@@ -17,7 +17,7 @@ const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type
 
 /// A successful token response (RFC 6749 §5.1).
 #[derive(Clone, Deserialize)]
-pub(super) struct Tokens {
+pub(crate) struct Tokens {
     /// The access token.
     pub access_token: String,
     /// `Bearer`, or `DPoP` for a token bound to the proof's key (anything
@@ -110,12 +110,17 @@ pub(super) async fn request(
     form: Vec<(&str, &str)>,
     dpop: Option<&DpopKey>,
 ) -> Result<Tokens, AuthError> {
-    let url = &server.token_endpoint;
     let doc = request_json(net, server, client, form, dpop).await?;
+    accept(doc, &server.token_endpoint, dpop.is_some())
+}
+
+/// A successful token response of the endpoint `url` read: an access
+/// token of the `Bearer` type, or `DPoP` when a proof was sent (`dpop`).
+pub(crate) fn accept(doc: serde_json::Value, url: &str, dpop: bool) -> Result<Tokens, AuthError> {
     let tokens: Tokens = serde_json::from_value(doc)
         .map_err(|e| AuthError::new(format!("the token response of {url} is not valid: {e}")))?;
     let bound = tokens.token_type.eq_ignore_ascii_case("dpop");
-    if !(tokens.token_type.eq_ignore_ascii_case("bearer") || bound && dpop.is_some()) {
+    if !(tokens.token_type.eq_ignore_ascii_case("bearer") || bound && dpop) {
         return Err(AuthError::new(format!(
             "the token endpoint {url} issued a {:?} token; this client sends Bearer tokens, and DPoP tokens \
              when it asked for them",

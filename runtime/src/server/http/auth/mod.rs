@@ -19,7 +19,7 @@
 //! instead of) `Bearer`, and a bound token refused under `Bearer`.
 
 #[cfg(feature = "oauth")]
-mod dpop;
+pub(crate) mod dpop;
 #[cfg(feature = "oauth")]
 mod env;
 #[cfg(feature = "oauth")]
