@@ -69,7 +69,7 @@ pub fn oauth_documents(endpoint: &str, body: &[u8]) -> OauthDocuments {
         .map(|t| t.token_type)
         .map_err(|e| e.to_string());
     OauthDocuments {
-        resource: Some(resource.map(|()| ())),
+        resource: Some(resource),
         server: Some(server),
         tokens: Some(tokens),
     }
