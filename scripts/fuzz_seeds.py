@@ -86,6 +86,24 @@ def main() -> None:
     put(corpus, "oauth_documents", json.dumps({"access_token": "abc", "token_type": "DPoP", "expires_in": 3600, "refresh_token": "r", "scope": "files:read"}).encode())
     put(corpus, "oauth_documents", json.dumps({"access_token": "idjag", "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A"}).encode())
 
+    # A stdio server's turns (blank-line separated; $ID is the request's id):
+    # a good handshake and answers; a server request and a notification
+    # before the answer; an error; a wrong id, then garbage.
+    init_result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
+    good = [
+        json.dumps({"jsonrpc": "2.0", "id": "$ID", "result": init_result}).replace('"$ID"', "$ID"),
+        json.dumps({"jsonrpc": "2.0", "id": "$ID", "result": {"tools": [{"name": "x", "inputSchema": {"type": "object"}}]}}).replace('"$ID"', "$ID"),
+        json.dumps({"jsonrpc": "2.0", "id": "$ID", "result": {"content": [{"type": "text", "text": "hi"}]}}).replace('"$ID"', "$ID"),
+    ]
+    put(corpus, "client_stdio", "\n\n".join(good).encode())
+    noisy = [
+        good[0],
+        json.dumps({"jsonrpc": "2.0", "id": 99, "method": "sampling/createMessage", "params": {}}) + "\n" + json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}) + "\n" + good[1],
+        json.dumps({"jsonrpc": "2.0", "id": "$ID", "error": {"code": -32602, "message": "no"}}).replace('"$ID"', "$ID"),
+    ]
+    put(corpus, "client_stdio", "\n\n".join(noisy).encode())
+    put(corpus, "client_stdio", (good[0] + "\n\n" + json.dumps({"jsonrpc": "2.0", "id": 123456789, "result": {}}) + "\nnot json\n[[[[").encode())
+
 
 if __name__ == "__main__":
     main()
