@@ -1,16 +1,24 @@
-//! Tokens already verified, by the SHA-256 of the token, with the
+//! Tokens already verified, by a keyed digest of the token, with the
 //! principal they name and until when the answer holds. A client sends the
 //! same access token on every call until it expires; checking it again
 //! each time costs a round trip to the introspection endpoint, or for an
 //! RS256 JWT about 2.5M instructions of signature arithmetic. Only the
 //! digest is kept, never the token. At most [`ENTRIES`] answers are kept:
 //! when full, the stale ones go, and if none is stale, all.
+//!
+//! The digest is SipHash-2-4 with a 128-bit output under a random key of
+//! this process: a pseudorandom function, so without the key nobody can
+//! make another token that lands on a kept answer, and about ten times
+//! cheaper than SHA-256 on a 1 KB JWT (the whole cached check was +120%
+//! on an HTTP call with SHA-256). Without randomness for the key nothing is
+//! kept, and every token is checked in full.
 
 use std::collections::HashMap;
+use std::hash::Hasher;
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
 
-use sha2::{Digest, Sha256};
+use siphasher::sip128::{Hasher128, SipHasher24};
 
 use crate::server::context::Principal;
 
@@ -18,16 +26,48 @@ use crate::server::context::Principal;
 const ENTRIES: usize = 4096;
 
 /// The verified tokens of one verifier.
-#[derive(Debug, Default)]
 pub(super) struct Verified {
-    answers: Mutex<HashMap<[u8; 32], (Principal, Instant)>>,
+    /// The digest's key; `None` when the system had no randomness.
+    key: Option<[u8; 16]>,
+    answers: Mutex<HashMap<u128, (Principal, Instant)>>,
 }
+
+impl std::fmt::Debug for Verified {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verified").finish_non_exhaustive()
+    }
+}
+
+impl Default for Verified {
+    fn default() -> Self {
+        let mut key = [0u8; 16];
+        let key = match crate::random::fill(&mut key) {
+            Ok(()) => Some(key),
+            Err(e) => {
+                tracing::warn!("verified tokens are not cached: {e}");
+                None
+            }
+        };
+        Self {
+            key,
+            answers: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// A digest no kept answer has (nothing is kept without a key).
+const NONE: u128 = 0;
 
 impl Verified {
     /// The digest of `token`, and its principal when an answer for it
     /// still holds.
-    pub(super) fn get(&self, token: &str) -> ([u8; 32], Option<Principal>) {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+    pub(super) fn get(&self, token: &str) -> (u128, Option<Principal>) {
+        let Some(key) = &self.key else {
+            return (NONE, None);
+        };
+        let mut hasher = SipHasher24::new_with_key(key);
+        hasher.write(token.as_bytes());
+        let digest = hasher.finish128().as_u128();
         let answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
         let hit = answers
             .get(&digest)
@@ -38,7 +78,10 @@ impl Verified {
 
     /// Keeps `principal` for the token of `digest` for at most `ttl`, and
     /// never past the principal's expiry.
-    pub(super) fn keep(&self, digest: [u8; 32], principal: &Principal, ttl: std::time::Duration) {
+    pub(super) fn keep(&self, digest: u128, principal: &Principal, ttl: std::time::Duration) {
+        if self.key.is_none() {
+            return;
+        }
         let now = Instant::now();
         let mut until = now + ttl;
         if let Some(expires) = principal.expires_at {
@@ -109,5 +152,12 @@ mod tests {
         assert!(v.get("no-ttl").1.is_none());
         v.clear();
         assert!(v.get("token-a").1.is_none());
+        // Another verifier's key gives other digests.
+        assert_ne!(Verified::default().get("token-a").0, v.get("token-a").0);
+        // No randomness, no cache.
+        let blind = crate::random::fail::with_failing_source(Verified::default);
+        let (digest, _) = blind.get("token-a");
+        blind.keep(digest, &principal(None), Duration::from_secs(300));
+        assert!(blind.get("token-a").1.is_none());
     }
 }
