@@ -60,7 +60,7 @@ struct HttpParts {
     /// layers inserted (a [`Principal`] among them, perhaps).
     parts: http::request::Parts,
     /// The caller the authentication hook named (over a layer's).
-    authenticated: OnceLock<Principal>,
+    authenticated: OnceLock<Arc<Principal>>,
 }
 
 impl Extras {
@@ -96,7 +96,7 @@ impl Extras {
     /// Names the caller the authentication hook found (before the
     /// request is handled; only the first is kept).
     #[cfg(feature = "streamable-http")]
-    pub(crate) fn authenticate(&self, principal: Principal) {
+    pub(crate) fn authenticate(&self, principal: Arc<Principal>) {
         if let From::Http(http) = &self.from {
             let _ = http.authenticated.set(principal);
         }
@@ -116,7 +116,7 @@ impl Extras {
                 map.insert(parts.method.clone());
                 map.insert(parts.uri.clone());
                 if let Some(p) = http.authenticated.get() {
-                    map.insert(p.clone());
+                    map.insert(Principal::clone(p));
                 }
                 map
             }),
@@ -131,6 +131,7 @@ impl Extras {
             From::Http(http) => http
                 .authenticated
                 .get()
+                .map(|p| &**p)
                 .or_else(|| http.parts.extensions.get::<Principal>()),
         }
     }
@@ -185,7 +186,7 @@ mod tests {
             subject: "alice".into(),
             ..Principal::default()
         };
-        extras.authenticate(alice.clone());
+        extras.authenticate(Arc::new(alice.clone()));
         assert_eq!(
             extras.principal(),
             Some(&alice),

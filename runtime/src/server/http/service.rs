@@ -382,7 +382,7 @@ impl Inner {
         }
         if let Some(hook) = &self.config.auth {
             match hook(parts) {
-                Ok(Some(p)) => extras.authenticate(p),
+                Ok(Some(p)) => extras.authenticate(std::sync::Arc::new(p)),
                 Ok(None) => {}
                 Err(rejection) => return auth_refused(rejection),
             }

@@ -110,7 +110,7 @@ impl IntrospectionVerifier {
         }
         let (digest, hit) = self.verified.get(token);
         if let Some(principal) = hit {
-            return Ok(principal);
+            return Ok(Principal::clone(&principal));
         }
         let form = format!(
             "token={}&token_type_hint=access_token&client_id={}&client_secret={}",
@@ -180,7 +180,7 @@ impl TokenVerifier for IntrospectionVerifier {
         Box::pin(self.check(token))
     }
 
-    fn cached(&self, token: &str) -> Option<Principal> {
+    fn cached(&self, token: &str) -> Option<std::sync::Arc<Principal>> {
         if token.len() > MAX_TOKEN_BYTES {
             return None;
         }

@@ -264,7 +264,7 @@ impl JwtVerifier {
         // holds (at most VERIFIED_FOR, never past `exp` + leeway).
         let (digest, hit) = self.verified.get(token);
         if let Some(principal) = hit {
-            return Ok(principal);
+            return Ok(Principal::clone(&principal));
         }
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| TokenError::Invalid(format!("not a signed JWT: {e}")))?;
@@ -324,7 +324,7 @@ impl TokenVerifier for JwtVerifier {
         Box::pin(self.check(token))
     }
 
-    fn cached(&self, token: &str) -> Option<Principal> {
+    fn cached(&self, token: &str) -> Option<std::sync::Arc<Principal>> {
         if token.len() > MAX_TOKEN_BYTES {
             return None;
         }

@@ -97,8 +97,9 @@ pub trait TokenVerifier: Send + Sync + 'static {
 
     /// The principal of `token` when this verifier already holds an
     /// answer for it, without waiting (the gate asks this first; the
-    /// default holds nothing).
-    fn cached(&self, token: &str) -> Option<Principal> {
+    /// default holds nothing). `token` may be any text: only answers for
+    /// tokens that passed are held.
+    fn cached(&self, token: &str) -> Option<Arc<Principal>> {
         let _ = token;
         None
     }
@@ -214,7 +215,7 @@ impl BearerAuth {
         &self,
         method: &http::Method,
         headers: &HeaderMap,
-    ) -> Result<Principal, AuthRejection> {
+    ) -> Result<Arc<Principal>, AuthRejection> {
         let (scheme, token) = match authorization(headers, self.takes_dpop()) {
             Ok(found) => found,
             Err(Malformed::Missing) => {
@@ -248,13 +249,23 @@ impl BearerAuth {
         };
         let verified = match self.verifier.cached(token) {
             Some(principal) => Ok(principal),
-            None => match tokio::time::timeout(self.timeout, self.verifier.verify(token)).await {
-                Ok(result) => result,
-                Err(_) => Err(TokenError::Unavailable(format!(
-                    "no answer within {} ms",
-                    self.timeout.as_millis()
-                ))),
-            },
+            None => {
+                if let Err(Malformed::Bad(why)) = check_token68(token) {
+                    return Err(self.challenge(
+                        StatusCode::UNAUTHORIZED,
+                        Some(("invalid_request", why)),
+                        why,
+                        scheme,
+                    ));
+                }
+                match tokio::time::timeout(self.timeout, self.verifier.verify(token)).await {
+                    Ok(result) => result.map(Arc::new),
+                    Err(_) => Err(TokenError::Unavailable(format!(
+                        "no answer within {} ms",
+                        self.timeout.as_millis()
+                    ))),
+                }
+            }
         };
         let principal = match verified {
             Ok(principal) => principal,
@@ -516,7 +527,9 @@ enum Malformed {
 /// in the query or body are not accepted).
 #[cfg(test)]
 fn bearer_token(headers: &HeaderMap) -> Result<&str, Malformed> {
-    authorization(headers, false).map(|(_, token)| token)
+    let (_, token) = authorization(headers, false)?;
+    check_token68(token)?;
+    Ok(token)
 }
 
 /// The scheme and token of the `Authorization` header: `Bearer` (RFC 6750
@@ -533,9 +546,10 @@ fn authorization(headers: &HeaderMap, dpop: bool) -> Result<(Scheme, &str), Malf
     if value.len() > MAX_TOKEN_BYTES + 7 {
         return Err(Malformed::Bad("the Authorization header is too long"));
     }
-    let text = value
-        .to_str()
-        .map_err(|_| Malformed::Bad("the Authorization header is not ASCII"))?;
+    let text = std::str::from_utf8(value.as_bytes())
+        .ok()
+        .filter(|t| t.is_ascii())
+        .ok_or(Malformed::Bad("the Authorization header is not ASCII"))?;
     let (scheme, rest) = text.split_once(' ').ok_or(Malformed::Bad(
         "the Authorization header is not \"Bearer <token>\"",
     ))?;
@@ -550,16 +564,21 @@ fn authorization(headers: &HeaderMap, dpop: bool) -> Result<(Scheme, &str), Malf
     } else {
         return Err(Malformed::Bad("the Authorization scheme is not Bearer"));
     };
-    let token = rest.trim_start_matches(' ');
-    // token68: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/", then "=" padding.
+    Ok((scheme, rest.trim_start_matches(' ')))
+}
+
+/// Checks that `token` is a token68 (RFC 7235 §2.1): ALPHA / DIGIT / "-" /
+/// "." / "_" / "~" / "+" / "/", then "=" padding. A token the verifier
+/// already holds an answer for was checked when it first came.
+fn check_token68(token: &str) -> Result<(), Malformed> {
     let body = token.trim_end_matches('=');
-    let valid = !body.is_empty() && body.bytes().all(|b| TOKEN68[usize::from(b)]);
-    if !valid {
-        return Err(Malformed::Bad(
+    if !body.is_empty() && body.bytes().all(|b| TOKEN68[usize::from(b)]) {
+        Ok(())
+    } else {
+        Err(Malformed::Bad(
             "the bearer token has characters a token cannot have",
-        ));
+        ))
     }
-    Ok((scheme, token))
 }
 
 /// The characters of a token68 before its padding, by byte (a table: a

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::hash::Hasher;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
 use siphasher::sip128::{Hasher128, SipHasher24};
@@ -29,7 +29,7 @@ const ENTRIES: usize = 4096;
 pub(super) struct Verified {
     /// The digest's key; `None` when the system had no randomness.
     key: Option<[u8; 16]>,
-    answers: Mutex<HashMap<u128, (Principal, Instant)>>,
+    answers: Mutex<HashMap<u128, (Arc<Principal>, Instant)>>,
 }
 
 impl std::fmt::Debug for Verified {
@@ -61,7 +61,7 @@ const NONE: u128 = 0;
 impl Verified {
     /// The digest of `token`, and its principal when an answer for it
     /// still holds.
-    pub(super) fn get(&self, token: &str) -> (u128, Option<Principal>) {
+    pub(super) fn get(&self, token: &str) -> (u128, Option<Arc<Principal>>) {
         let Some(key) = &self.key else {
             return (NONE, None);
         };
@@ -72,7 +72,7 @@ impl Verified {
         let hit = answers
             .get(&digest)
             .filter(|(_, until)| Instant::now() < *until)
-            .map(|(p, _)| p.clone());
+            .map(|(p, _)| Arc::clone(p));
         (digest, hit)
     }
 
@@ -97,7 +97,7 @@ impl Verified {
                 answers.clear();
             }
         }
-        answers.insert(digest, (principal.clone(), until));
+        answers.insert(digest, (Arc::new(principal.clone()), until));
     }
 
     /// Forgets every answer (the key set changed).
@@ -135,7 +135,10 @@ mod tests {
             &principal(Some(Duration::from_secs(60))),
             Duration::from_secs(300),
         );
-        assert_eq!(v.get("token-a").1.map(|p| p.subject), Some("alice".into()));
+        assert_eq!(
+            v.get("token-a").1.map(|p| p.subject.clone()),
+            Some("alice".into())
+        );
         assert!(
             v.get("token-b").1.is_none(),
             "another token is not the same answer"
