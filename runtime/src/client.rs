@@ -36,6 +36,8 @@ pub(crate) mod http;
 pub(crate) mod oauth;
 mod options;
 mod schemas;
+#[cfg(feature = "skills")]
+mod skills;
 mod statuses;
 mod subscription;
 mod surface;
@@ -53,5 +55,7 @@ pub use options::{
     CallOptions, ClientOptions, GarbagePolicy, NotificationCallback, Progress, ProgressCallback,
 };
 pub use schemas::{content_result, structured_result, ToolSchemas};
+#[cfg(feature = "skills")]
+pub use skills::LoadedSkill;
 pub use subscription::Subscription;
 pub use tasks::{Decoder, TaskStart, ToolStart, ToolTask, TypedTask};

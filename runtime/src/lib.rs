@@ -47,6 +47,8 @@ pub mod http;
 pub mod revision;
 pub mod schema;
 pub mod server;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod transport;
 
 // What generated code and mcpgen's own crates (the generator, the fuzz
@@ -62,6 +64,9 @@ pub mod fuzzing;
 pub mod jsonrpc;
 #[doc(hidden)]
 pub mod uri_template;
+#[cfg(feature = "yaml")]
+#[doc(hidden)]
+pub mod yaml;
 
 // The engine's parts; what users need of them is re-exported above.
 mod integral;

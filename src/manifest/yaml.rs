@@ -24,8 +24,9 @@
 
 use std::collections::HashMap;
 
-use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
-use serde_json::{Map, Number, Value};
+use mcpgen_runtime::yaml::scalar;
+use saphyr_parser::{Event, Parser, Span};
+use serde_json::{Map, Value};
 
 use super::locate::Positions;
 use crate::error::{pointer_token, Error, Result};
@@ -323,80 +324,6 @@ impl<'a> Builder<'a> {
         }
         Ok(sized)
     }
-}
-
-/// Resolves one scalar by the YAML 1.2 core schema.
-fn scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> std::result::Result<Value, String> {
-    if let Some(tag) = tag {
-        if tag.handle == "tag:yaml.org,2002:" || tag.handle == "!!" {
-            return match tag.suffix.as_str() {
-                "str" => Ok(Value::String(text.to_owned())),
-                "null" => Ok(Value::Null),
-                "bool" => plain(text)
-                    .filter(Value::is_boolean)
-                    .ok_or_else(|| format!("`{text}` is not a boolean")),
-                "int" => plain(text)
-                    .filter(|v| v.is_i64() || v.is_u64())
-                    .ok_or_else(|| format!("`{text}` is not an integer")),
-                "float" => plain(text)
-                    .filter(Value::is_number)
-                    .ok_or_else(|| format!("`{text}` is not a number")),
-                other => Err(format!("unsupported YAML tag `!!{other}`")),
-            };
-        }
-        return Err(format!(
-            "unsupported YAML tag `{}{}`",
-            tag.handle, tag.suffix
-        ));
-    }
-    if style != ScalarStyle::Plain {
-        return Ok(Value::String(text.to_owned()));
-    }
-    Ok(plain(text).unwrap_or_else(|| Value::String(text.to_owned())))
-}
-
-/// The non-string value a plain scalar denotes, if any.
-fn plain(text: &str) -> Option<Value> {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
-        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
-        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
-        _ => {}
-    }
-    let digits = |s: &str, radix: u32| !s.is_empty() && s.chars().all(|c| c.is_digit(radix));
-    if let Some(hex) = text.strip_prefix("0x") {
-        return digits(hex, 16)
-            .then(|| u64::from_str_radix(hex, 16).ok().map(Value::from))
-            .flatten();
-    }
-    if let Some(oct) = text.strip_prefix("0o") {
-        return digits(oct, 8)
-            .then(|| u64::from_str_radix(oct, 8).ok().map(Value::from))
-            .flatten();
-    }
-    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
-    if digits(unsigned, 10) {
-        if let Ok(i) = text.parse::<i64>() {
-            return Some(Value::from(i));
-        }
-        if let Ok(u) = text.trim_start_matches('+').parse::<u64>() {
-            return Some(Value::from(u));
-        }
-    }
-    let float_like = unsigned
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_digit() || c == '.')
-        && unsigned
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
-        && unsigned.chars().any(|c| c.is_ascii_digit());
-    if float_like {
-        if let Ok(f) = text.parse::<f64>() {
-            return Number::from_f64(f).map(Value::Number);
-        }
-    }
-    None
 }
 
 #[cfg(test)]

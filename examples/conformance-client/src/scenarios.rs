@@ -9,6 +9,7 @@ use mcpgen_runtime::http::client::HttpTransport;
 use mcpgen_runtime::http::oauth_client::{
     Assertion, ClientCredentials, ClientKey, HeadlessRedirect, IdentityProvider, OAuth,
 };
+use mcpgen_runtime::skills::{SkillEntry, SkillResources};
 use serde_json::{json, Value};
 
 use crate::client::{Client, ClientOptions};
@@ -33,6 +34,8 @@ pub async fn run(invocation: &Invocation) -> Result<(), String> {
         "sse-retry" => call_listed(&c, "test_reconnection").await,
         "sep-2322-client-request-state" => request_state(&c).await,
         auth if auth.starts_with("auth/") => authorized_calls(&c).await,
+        "sep-2640-client-no-prefetch" => skill_registry(&c).await.map(drop),
+        verify if verify.starts_with("sep-2640-client-verify-") => load_first_skill(&c).await,
         other => Err(format!("this client does not know the scenario {other:?}")),
     }
 }
@@ -426,5 +429,47 @@ async fn ref_no_deref(c: &Client) -> Result<(), String> {
             Err(e) => e.to_string(),
         }
     );
+    Ok(())
+}
+
+/// Lists the server's skills as a host builds its registry: names and
+/// descriptions only, no skill file read.
+async fn skill_registry(c: &Client) -> Result<Vec<SkillEntry>, String> {
+    let skills = c
+        .engine()
+        .list_skills()
+        .await
+        .map_err(|e| format!("skills/list: {e}"))?;
+    for skill in &skills {
+        println!("skill: {} - {}", skill.name(), skill.description());
+    }
+    Ok(skills)
+}
+
+/// Loads the first listed skill (its SKILL.md, checked against the entry)
+/// and only then reads its other files, each checked too; a file that
+/// fails the check ends the scenario with an error, nothing more read.
+async fn load_first_skill(c: &Client) -> Result<(), String> {
+    let skills = skill_registry(c).await?;
+    let entry = skills.first().ok_or("the server lists no skill")?;
+    let engine = c.engine();
+    let loaded = engine
+        .load_skill(entry)
+        .await
+        .map_err(|e| format!("loading {}: {e}", entry.uri))?;
+    println!(
+        "loaded {}: {} bytes of instructions",
+        entry.uri,
+        loaded.body().len()
+    );
+    if let SkillResources::Listed(files) = &entry.resources {
+        for file in files.iter().filter(|f| f.uri != entry.uri) {
+            let bytes = engine
+                .read_skill_file(entry, &file.uri)
+                .await
+                .map_err(|e| format!("reading {}: {e}", file.uri))?;
+            println!("read {}: {} bytes, digest verified", file.uri, bytes.len());
+        }
+    }
     Ok(())
 }

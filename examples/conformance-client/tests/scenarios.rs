@@ -31,6 +31,10 @@ const EXTENSIONS: &[(&str, Option<&str>)] = &[
     ("auth/enterprise-managed-authorization", None),
     ("auth/dpop", None),
     ("auth/dpop-nonce", None),
+    ("sep-2640-client-no-prefetch", None),
+    ("sep-2640-client-verify-digest", None),
+    ("sep-2640-client-verify-size", None),
+    ("sep-2640-client-verify-frontmatter", None),
 ];
 
 /// Scenarios outside the requirement sets run at their own revision and

@@ -1,7 +1,9 @@
 //! `conformance-server`: the fixtures the official MCP conformance suite
 //! calls, as an mcpgen-generated server. Streamable HTTP at `/mcp` with
 //! `--http 127.0.0.1:PORT` (both protocol eras), stdio otherwise; tasks in
-//! Redis with `--task-store redis://HOST:PORT`.
+//! Redis with `--task-store redis://HOST:PORT`; the skills of a directory
+//! with `--skills DIR` (the Skills extension; `skills/` here holds the
+//! ones the suite's skills scenarios read).
 
 #![deny(warnings)]
 
@@ -18,9 +20,10 @@ use std::time::Duration;
 
 use mcpgen_runtime::server::tasks::{RedisTaskStore, TaskOptions};
 
-/// The command line: `[--http ADDR] [--task-store redis://…] [--task-lease-ms N]`.
+/// The command line: `[--http ADDR] [--task-store redis://…] [--task-lease-ms N] [--skills DIR]`.
 struct Args {
     http: Option<String>,
+    skills: Option<String>,
     task_store: Option<String>,
     task_lease: Option<Duration>,
 }
@@ -28,6 +31,7 @@ struct Args {
 fn args() -> Result<Args, String> {
     let mut parsed = Args {
         http: None,
+        skills: None,
         task_store: None,
         task_lease: None,
     };
@@ -37,6 +41,7 @@ fn args() -> Result<Args, String> {
         match flag.as_str() {
             "--http" => parsed.http = Some(value),
             "--task-store" => parsed.task_store = Some(value),
+            "--skills" => parsed.skills = Some(value),
             "--task-lease-ms" => {
                 let ms = value
                     .parse()
@@ -66,7 +71,7 @@ fn main() -> ExitCode {
     let args = match args() {
         Ok(args) => args,
         Err(why) => {
-            eprintln!("conformance-server: {why}\nusage: conformance-server [--http ADDR] [--task-store redis://HOST:PORT] [--task-lease-ms N]");
+            eprintln!("conformance-server: {why}\nusage: conformance-server [--http ADDR] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--skills DIR]");
             return ExitCode::from(2);
         }
     };
@@ -90,10 +95,19 @@ fn main() -> ExitCode {
         }
     };
     // The trigger fixtures change the lists at run time: announce it.
-    let built = server::builder(fixtures::Fixtures)
+    let mut builder = server::builder(fixtures::Fixtures)
         .list_changed(true)
-        .tasks(tasks)
-        .build();
+        .tasks(tasks);
+    if let Some(dir) = &args.skills {
+        match mcpgen_runtime::server::Skills::from_dir(dir) {
+            Ok(skills) => builder = builder.skills(skills),
+            Err(e) => {
+                eprintln!("conformance-server: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let built = builder.build();
     let server = match built {
         Ok(server) => server,
         Err(e) => {

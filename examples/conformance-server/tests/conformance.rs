@@ -33,10 +33,12 @@ impl Drop for Server {
     }
 }
 
-/// Starts the server on a free loopback port; returns it and its endpoint URL.
-fn start() -> (Server, String) {
+/// Starts the server on a free loopback port with `args` besides;
+/// returns it and its endpoint URL.
+fn start(args: &[&str]) -> (Server, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
         .args(["--http", "127.0.0.1:0"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -82,7 +84,7 @@ fn suite() -> Option<PathBuf> {
 
 fn run(revision: &str) {
     let Some(script) = suite() else { return };
-    let (_server, url) = start();
+    let (_server, url) = start(&[]);
     let out = tempfile_dir(revision);
     let baseline =
         Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("expected-failures/{revision}.yml"));
@@ -171,9 +173,25 @@ const TASK_SCENARIOS: &[(&str, usize)] = &[
 /// Checks the suite skips by itself, by check id.
 const SUITE_SKIPS: &[&str] = &["tasks-status-notifications"];
 
-fn run_scenarios(label: &str, scenarios: &[(&str, usize)], spec_version: Option<&str>) {
+/// The three server scenarios of the Skills extension
+/// (`io.modelcontextprotocol/skills`, SEP-2640), with their least number
+/// of checks, against the server serving `skills/` of this example. Off
+/// the spec timeline like the tasks scenarios, so they run at the suite's
+/// own revision (2026-07-28, stateless).
+const SKILL_SCENARIOS: &[(&str, usize)] = &[
+    ("sep-2640-skills-enumeration", 31),
+    ("sep-2640-skills-manifest", 5),
+    ("sep-2640-skills-directory", 6),
+];
+
+fn run_scenarios(
+    label: &str,
+    scenarios: &[(&str, usize)],
+    spec_version: Option<&str>,
+    server_args: &[&str],
+) {
     let Some(script) = suite() else { return };
-    let (_server, url) = start();
+    let (_server, url) = start(server_args);
     let out = tempfile_dir(label);
     let mut failures = Vec::new();
     for &(scenario, at_least) in scenarios {
@@ -256,10 +274,22 @@ fn requirements_2026_07_28() {
 
 #[test]
 fn scenarios_outside_the_requirement_sets_2026_07_28() {
-    run_scenarios("scenarios-2026-07-28", SCENARIOS, Some("2026-07-28"));
+    run_scenarios("scenarios-2026-07-28", SCENARIOS, Some("2026-07-28"), &[]);
 }
 
 #[test]
 fn tasks_extension_scenarios() {
-    run_scenarios("scenarios-tasks", TASK_SCENARIOS, None);
+    run_scenarios("scenarios-tasks", TASK_SCENARIOS, None, &[]);
+}
+
+#[test]
+fn skills_extension_scenarios() {
+    let skills = repo().join("examples/conformance-server/skills");
+    let skills = skills.to_str().expect("a UTF-8 path");
+    run_scenarios(
+        "scenarios-skills",
+        SKILL_SCENARIOS,
+        None,
+        &["--skills", skills],
+    );
 }

@@ -103,6 +103,15 @@ pub enum ClientError {
         /// What was expected and what came.
         message: String,
     },
+    /// A skill file did not match what the skill's entry promised (size,
+    /// digest or frontmatter; the Skills extension): its content was
+    /// dropped unused.
+    Unverified {
+        /// The file's URI.
+        uri: String,
+        /// What did not match.
+        reason: String,
+    },
     /// Starting the server or another local I/O operation failed.
     Io(std::io::Error),
     /// The network connection to the server could not be made (HTTP
@@ -203,6 +212,12 @@ impl fmt::Display for ClientError {
                 supported.join(", ")
             ),
             ClientError::Unexpected { message } => f.write_str(message),
+            ClientError::Unverified { uri, reason } => write!(
+                f,
+                "{uri} does not match its skill's entry ({reason}); its content was not used\n  \
+                 help: the server changed the skill or something altered it in transit; list \
+                 the skills again (skills/get) before loading it"
+            ),
             ClientError::Io(e) => write!(f, "{e}"),
             ClientError::Connect(e) => write!(f, "{e}"),
         }

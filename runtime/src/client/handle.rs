@@ -372,4 +372,61 @@ impl Client {
     pub async fn listen(&self, filter: Value) -> Result<Subscription, ClientError> {
         subscription::listen(&self.shared, filter).await
     }
+
+    // Skills (the Skills extension, feature `skills`); see `crate::skills`.
+
+    /// Whether the server declares the Skills extension, and with it
+    /// `resources/directory/read` (`directoryRead: true`).
+    #[cfg(feature = "skills")]
+    pub fn skills_declared(&self) -> (bool, bool) {
+        super::skills::declared(&self.shared)
+    }
+
+    /// Every skill the server lists (`skills/list`, all pages, within the
+    /// list bounds of [`ClientOptions`]). Reads no skill file: a host
+    /// builds its registry from the entries alone.
+    #[cfg(feature = "skills")]
+    pub async fn list_skills(&self) -> Result<Vec<crate::skills::SkillEntry>, ClientError> {
+        super::skills::list(&self.shared).await
+    }
+
+    /// One skill's entry by its `SKILL.md` URI (`skills/get`); an answer
+    /// naming another skill is an error.
+    #[cfg(feature = "skills")]
+    pub async fn get_skill(&self, uri: &str) -> Result<crate::skills::SkillEntry, ClientError> {
+        super::skills::get(&self.shared, uri).await
+    }
+
+    /// Loads a skill: reads its `SKILL.md` and checks its size, its
+    /// digest and then its frontmatter, field by field, against `entry`.
+    /// A mismatch is [`ClientError::Unverified`] and nothing of the file
+    /// is returned.
+    #[cfg(feature = "skills")]
+    pub async fn load_skill(
+        &self,
+        entry: &crate::skills::SkillEntry,
+    ) -> Result<super::LoadedSkill, ClientError> {
+        super::skills::load(&self.shared, entry).await
+    }
+
+    /// Reads one file of a skill and, when the entry lists the skill's
+    /// files, checks its size and digest ([`ClientError::Unverified`]
+    /// otherwise). A URI outside the skill's directory, or one the entry
+    /// does not list, is refused without a request.
+    #[cfg(feature = "skills")]
+    pub async fn read_skill_file(
+        &self,
+        entry: &crate::skills::SkillEntry,
+        uri: &str,
+    ) -> Result<Vec<u8>, ClientError> {
+        super::skills::read_file(&self.shared, entry, uri).await
+    }
+
+    /// The direct children of a directory under `skill://`
+    /// (`resources/directory/read`, all pages); refused without a request
+    /// when the server does not declare `directoryRead`.
+    #[cfg(feature = "skills")]
+    pub async fn read_skill_directory(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
+        super::skills::read_directory(&self.shared, uri).await
+    }
 }

@@ -52,6 +52,8 @@ pub struct ServerBuilder {
     scopes: crate::server::scopes::ScopeTable,
     principal: Option<crate::server::context::Principal>,
     hide_unauthorized: bool,
+    #[cfg(feature = "skills")]
+    skills: Option<Arc<crate::server::Skills>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -103,6 +105,8 @@ impl ServerBuilder {
             scopes: crate::server::scopes::ScopeTable::default(),
             principal: None,
             hide_unauthorized: false,
+            #[cfg(feature = "skills")]
+            skills: None,
         }
     }
 
@@ -360,8 +364,29 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves `skills` (the Skills extension): declares it with
+    /// `directoryRead` and the `resources` capability, answers
+    /// `skills/list`, `skills/get` and `resources/directory/read`, lists
+    /// each `SKILL.md` in `resources/list` after the declared resources and
+    /// reads every skill file itself (the surface never sees `skill://`).
+    /// `skills/list` and `skills/get` carry the
+    /// [`ServerBuilder::lists_cache`] hint.
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, skills: crate::server::Skills) -> Self {
+        self.skills = Some(Arc::new(skills));
+        self
+    }
+
     /// Compiles the validators and checks the settings.
-    pub fn build(self) -> Result<Server, ServerError> {
+    #[cfg_attr(not(feature = "skills"), allow(unused_mut))]
+    pub fn build(mut self) -> Result<Server, ServerError> {
+        // Each SKILL.md is a resource too, listed after the declared ones.
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &self.skills {
+            self.config
+                .resources
+                .extend(skills.listed().iter().cloned());
+        }
         if !self
             .config
             .server_info
@@ -411,10 +436,12 @@ impl ServerBuilder {
                     .iter()
                     .any(|p| p.get("name").and_then(Value::as_str) == Some(name)),
                 Guarded::Resource => {
-                    self.config
-                        .resources
-                        .iter()
-                        .any(|r| r.get("uri").and_then(Value::as_str) == Some(name))
+                    self.serves_skill(name)
+                        || self
+                            .config
+                            .resources
+                            .iter()
+                            .any(|r| r.get("uri").and_then(Value::as_str) == Some(name))
                         || self
                             .config
                             .resource_templates
@@ -487,8 +514,22 @@ impl ServerBuilder {
                     principal: self.principal,
                     hide_unauthorized: self.hide_unauthorized,
                 },
+                #[cfg(feature = "skills")]
+                skills: self.skills,
             }),
         })
+    }
+}
+
+impl ServerBuilder {
+    /// Whether `uri` is a skill file or directory this server serves.
+    fn serves_skill(&self, uri: &str) -> bool {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &self.skills {
+            return skills.holds(uri);
+        }
+        let _ = uri;
+        false
     }
 }
 

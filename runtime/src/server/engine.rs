@@ -300,6 +300,9 @@ impl Server {
                         Handled::Reply(Reply::error(&id, &RpcError::method_not_found(method)))
                     });
             }
+            Route::Read(route::Read::Resource) if self.core.reads_skill(params.as_ref()) => {
+                route::Inline::Skills(route::Skills::Read)
+            }
             Route::Read(read) => {
                 return match super::reads::request(
                     &self.core, session, id, read, params, scope, sink,

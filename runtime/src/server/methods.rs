@@ -62,6 +62,9 @@ pub(crate) struct Core {
     pub(crate) tasks: Option<Arc<crate::server::tasks::Tasks>>,
     /// Who may use which tool, prompt and resource.
     pub(crate) authz: Authz,
+    /// The skills served (the Skills extension), if any.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<crate::server::Skills>>,
 }
 
 /// `-32602` for a modern request whose `_meta` lacks a required field.
@@ -301,7 +304,38 @@ impl Core {
             Inline::PromptsList => {
                 self.declared_list("prompts", &self.config.prompts, params, scope)
             }
+            Inline::Skills(request) => self.skills_request(request, method, params, scope),
         }
+    }
+
+    /// Whether a `resources/read` names a skill file this server serves.
+    pub(crate) fn reads_skill(&self, params: Option<&Value>) -> bool {
+        #[cfg(feature = "skills")]
+        if let (Some(skills), Some(uri)) = (
+            &self.skills,
+            params.and_then(|p| p.get("uri")).and_then(Value::as_str),
+        ) {
+            return skills.has_file(uri);
+        }
+        let _ = params;
+        false
+    }
+
+    /// A request of the Skills extension: "method not found" unless the
+    /// server serves skills.
+    fn skills_request(
+        &self,
+        request: super::route::Skills,
+        method: &str,
+        params: Option<&Value>,
+        scope: &Scope,
+    ) -> Result<Value, RpcError> {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &self.skills {
+            return skills_answer(skills, &self.config, request, params, scope.modern);
+        }
+        let _ = (request, params, scope);
+        Err(RpcError::method_not_found(method))
     }
 
     /// Reacts to a notification; never answers.
@@ -324,6 +358,10 @@ impl Core {
         let mut capabilities = self.base_capabilities();
         if self.config.completions {
             capabilities["completions"] = json!({});
+        }
+        #[cfg(feature = "skills")]
+        if self.skills.is_some() {
+            capabilities["extensions"][crate::skills::EXTENSION] = json!({ "directoryRead": true });
         }
         capabilities
     }
@@ -355,7 +393,7 @@ impl Core {
             return;
         }
         if modern {
-            capabilities["extensions"] = json!({ EXTENSION: {} });
+            capabilities["extensions"][EXTENSION] = json!({});
         } else if version >= FIRST_TASK_REVISION {
             capabilities["tasks"] =
                 json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
@@ -693,6 +731,69 @@ fn list_page(
         add_cache_hint(&mut result, hint);
     }
     Ok(Value::Object(result))
+}
+
+#[cfg(feature = "skills")]
+/// Answers a request of the Skills extension from `skills`; `modern`
+/// results (stateless era) carry caching hints: the lists' for
+/// `skills/list` and `skills/get`, the reads' for a file.
+fn skills_answer(
+    skills: &crate::server::Skills,
+    config: &ServerConfig,
+    request: super::route::Skills,
+    params: Option<&Value>,
+    modern: bool,
+) -> Result<Value, RpcError> {
+    let uri = || {
+        params
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| RpcError::invalid_params("the request needs a string \"uri\""))
+    };
+    let (mut result, hint) = match request {
+        super::route::Skills::List => {
+            let entries = skills.entries();
+            let page = |offset: usize, size: usize| {
+                entries.iter().skip(offset).take(size).cloned().collect()
+            };
+            let hint = modern.then_some(config.lists_cache);
+            let list = list_page(
+                "skills",
+                entries.len(),
+                page,
+                params,
+                config.page_size,
+                hint,
+            )?;
+            return Ok(list);
+        }
+        super::route::Skills::Get => (skills.get(uri()?)?, config.lists_cache),
+        super::route::Skills::Directory => {
+            let children = skills.directory(uri()?)?;
+            let page = |offset: usize, size: usize| {
+                children.iter().skip(offset).take(size).cloned().collect()
+            };
+            return list_page(
+                "resources",
+                children.len(),
+                page,
+                params,
+                config.page_size,
+                None,
+            );
+        }
+        super::route::Skills::Read => {
+            let uri = uri()?;
+            let read = skills
+                .read(uri)
+                .ok_or_else(|| RpcError::invalid_params(format!("Resource not found: {uri}")))?;
+            (read, config.read_cache)
+        }
+    };
+    if let (true, Value::Object(members)) = (modern, &mut result) {
+        add_cache_hint(members, hint);
+    }
+    Ok(result)
 }
 
 /// Adds `ttlMs` and `cacheScope` to a cacheable result.

@@ -56,6 +56,8 @@ mod scope;
 pub(crate) mod scopes;
 mod session;
 pub(crate) mod sink;
+#[cfg(feature = "skills")]
+mod skills;
 mod stream;
 pub(crate) mod surface;
 mod tasking;
@@ -70,6 +72,8 @@ pub use engine::Server;
 pub use handled::{Handled, Pending};
 pub use reply::Reply;
 pub use session::{Session, SessionSnapshot};
+#[cfg(feature = "skills")]
+pub use skills::{Skills, SkillsError};
 
 // What a server's author names, wherever in the engine it lives: the
 // request context and its parts, requests to the client, tool results and

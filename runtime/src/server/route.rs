@@ -54,6 +54,22 @@ pub(crate) enum Inline {
     TemplatesList,
     /// `prompts/list`.
     PromptsList,
+    /// The Skills extension's methods, and `resources/read` of a skill
+    /// file (answered by `skills` when the server serves skills).
+    Skills(Skills),
+}
+
+/// The requests of the Skills extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Skills {
+    /// `skills/list`.
+    List,
+    /// `skills/get`.
+    Get,
+    /// `resources/directory/read`.
+    Directory,
+    /// `resources/read` of a `skill://` file the server serves.
+    Read,
 }
 
 /// Requests served through the user's `Surface`.
@@ -127,6 +143,9 @@ pub(crate) fn route(scope: &Scope, method: &str) -> Route {
         (_, "resources/list") => I(Inline::ResourcesList),
         (_, "resources/templates/list") => I(Inline::TemplatesList),
         (_, "prompts/list") => I(Inline::PromptsList),
+        (_, "skills/list") => I(Inline::Skills(Skills::List)),
+        (_, "skills/get") => I(Inline::Skills(Skills::Get)),
+        (_, "resources/directory/read") => I(Inline::Skills(Skills::Directory)),
         (_, "resources/read") => R(Read::Resource),
         (_, "prompts/get") => R(Read::Prompt),
         (_, "completion/complete") => R(Read::Complete),

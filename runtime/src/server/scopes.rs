@@ -195,7 +195,9 @@ pub(crate) fn target<'a>(
     match method {
         "tools/call" => Some((Guarded::Tool, text(get("name"))?)),
         "prompts/get" => Some((Guarded::Prompt, text(get("name"))?)),
-        "resources/read" => Some((Guarded::Resource, text(get("uri"))?)),
+        "resources/read" | "resources/directory/read" | "skills/get" => {
+            Some((Guarded::Resource, text(get("uri"))?))
+        }
         "completion/complete" => {
             let reference = get("ref")?;
             match reference.get("type").and_then(Value::as_str)? {
