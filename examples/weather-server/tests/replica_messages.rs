@@ -14,6 +14,11 @@
 //!   replica than the one running the handler, reaches the handler; the
 //!   runtime's client makes such calls through nginx round robin in both
 //!   eras, and every one succeeds.
+//! - A 2025-11-25 task started on one replica tells the session's GET
+//!   stream on another of each change of status and asks the client for
+//!   input there; the answer, POSTed to a third, reaches the task. A
+//!   2026-07-28 task's changes of status reach its owner's
+//!   `subscriptions/listen` request held by another replica.
 //! - A session left idle expires in Redis (the key's time-to-live) and on
 //!   every replica: 404 everywhere.
 
@@ -33,6 +38,7 @@ use mcpgen_runtime::http::client::HttpTransport;
 use mcpgen_runtime::http::{
     serve_with_shutdown, HttpConfig, HttpService, RedisStore, SessionStore,
 };
+use mcpgen_runtime::server::tasks::EXTENSION as TASKS;
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Notifier, RequestContext};
@@ -43,16 +49,35 @@ const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 const WATCHED: &str = "test://watched";
 
-/// `roots` asks the client for its roots and says how many there are.
+/// `roots` asks the client for its roots and says how many there are;
+/// `confirm` (task support optional) becomes a task and asks the user to
+/// confirm through it.
 struct Roots;
 
 impl Dispatch for Roots {
     fn call(
         &self,
-        _index: usize,
+        index: usize,
         _args: Value,
         ctx: RequestContext,
     ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
+        if index == 1 {
+            return Box::pin(async move {
+                let text = match ctx.task() {
+                    Some(task) => {
+                        task.start().await;
+                        let form =
+                            json!({"type": "object", "properties": {"go": {"type": "boolean"}}});
+                        match task.elicit_with::<Value>("go", "Go ahead?", form).await {
+                            Ok(_) => "confirmed".to_owned(),
+                            Err(e) => format!("not confirmed: {e}"),
+                        }
+                    }
+                    None => "not a task".to_owned(),
+                };
+                Ok(ToolOutput::Content(json!([{"type": "text", "text": text}])))
+            });
+        }
         Box::pin(async move {
             let text = match ctx.list_roots().await {
                 Ok(roots) => format!("{} roots", roots.len()),
@@ -72,7 +97,10 @@ struct Replica {
 
 /// A replica sharing sessions through the Redis at `url` under `prefix`.
 async fn replica(url: &str, prefix: &str, idle: Duration) -> Replica {
-    let tools = json!([{"name": "roots", "inputSchema": {"type": "object"}}]);
+    let tools = json!([
+        {"name": "roots", "inputSchema": {"type": "object"}},
+        {"name": "confirm", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}
+    ]);
     let server = ServerBuilder::new(LEGACY, tools, Arc::new(Roots))
         .resources(vec![json!({"uri": WATCHED, "name": "watched"})])
         .list_changed(true)
@@ -122,8 +150,12 @@ fn in_session(session: &str, body: &Value) -> Request {
 }
 
 async fn open_session(addr: SocketAddr) -> String {
+    open_session_with(addr, json!({"roots": {}})).await
+}
+
+async fn open_session_with(addr: SocketAddr, capabilities: Value) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": LEGACY, "capabilities": {"roots": {}}, "clientInfo": {"name": "raw", "version": "1"}}});
+        "params": {"protocolVersion": LEGACY, "capabilities": capabilities, "clientInfo": {"name": "raw", "version": "1"}}});
     let r = send(addr, &Request::post(&init)).await;
     assert_eq!(r.status(), 200, "initialize: {}", r.text());
     r.header("mcp-session-id").expect("a session id").to_owned()
@@ -257,6 +289,149 @@ async fn changes_and_answers_cross_replicas_through_redis_and_nginx() {
     }
     assert!(a.service.live_sessions() + b.service.live_sessions() + c.service.live_sessions() > 0);
     drop(a.store);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_messages_reach_the_session_stream_on_another_replica() {
+    let Some(redis_bin) = require("redis-server") else {
+        return;
+    };
+    let redis = Redis::start(&redis_bin);
+    let [a, b, c] = three(&redis.url, "tasks:", Duration::from_secs(60)).await;
+    // The session opened on a, its GET stream on b, the task started on a.
+    let id = open_session_with(a.addr, json!({"elicitation": {}})).await;
+    let get = Request::get()
+        .header("Mcp-Session-Id", &id)
+        .header("MCP-Protocol-Version", LEGACY);
+    let (head, mut stream) = Conn::open(b.addr).await.stream(&get).await;
+    assert_eq!(head.status, 200);
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "confirm", "arguments": {}, "task": {"ttl": 60000}}});
+    let created = send(a.addr, &in_session(&id, &call)).await.json();
+    let task_id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task was created: {created}"))
+        .to_owned();
+
+    // On b's stream: the task's status turns input_required, and its
+    // request for input, tied to the task.
+    let (mut status, mut ask) = (None, None);
+    while status.is_none() || ask.is_none() {
+        let message = stream.next_json().await;
+        match message["method"].as_str() {
+            Some("notifications/tasks/status") => status = Some(message),
+            Some("elicitation/create") => ask = Some(message),
+            _ => panic!("unexpected on the session's stream: {message}"),
+        }
+    }
+    let (status, ask) = (status.unwrap(), ask.unwrap());
+    assert_eq!(status["params"]["taskId"], task_id.as_str(), "{status}");
+    assert_eq!(status["params"]["status"], "input_required", "{status}");
+    assert_eq!(
+        ask["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        task_id.as_str(),
+        "{ask}"
+    );
+
+    // The answer, POSTed to c, reaches the task on a; b hears it end.
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"go": true}}});
+    assert_eq!(send(c.addr, &in_session(&id, &answer)).await.status(), 202);
+    let mut statuses = Vec::new();
+    while statuses.last().map(String::as_str) != Some("completed") {
+        let message = stream.next_json().await;
+        assert_eq!(message["method"], "notifications/tasks/status", "{message}");
+        assert_eq!(message["params"]["taskId"], task_id.as_str(), "{message}");
+        statuses.push(
+            message["params"]["status"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned(),
+        );
+    }
+    assert_eq!(
+        statuses,
+        ["working", "completed"],
+        "the task's changes of status after the answer"
+    );
+}
+
+/// A stateless (2026-07-28) request with the tasks extension and
+/// elicitation among its capabilities.
+fn modern(method: &str, name: Option<&str>, mut params: Value) -> Request {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {TASKS: {}}}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params});
+    let request = Request::post(&body)
+        .header("MCP-Protocol-Version", MODERN)
+        .header("Mcp-Method", method);
+    match name {
+        Some(name) => request.header("Mcp-Name", name),
+        None => request,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_changes_reach_its_owners_listening_request_on_another_replica() {
+    let Some(redis_bin) = require("redis-server") else {
+        return;
+    };
+    let redis = Redis::start(&redis_bin);
+    let [a, _b, c] = three(&redis.url, "modern-tasks:", Duration::from_secs(60)).await;
+    // The task runs on a and waits for input; the listening request is on c.
+    let call = modern(
+        "tools/call",
+        Some("confirm"),
+        json!({"name": "confirm", "arguments": {}}),
+    );
+    let created = send(a.addr, &call).await.json();
+    let task_id = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task was created: {created}"))
+        .to_owned();
+    for _ in 0..200 {
+        let get = modern("tasks/get", None, json!({"taskId": task_id}));
+        if send(a.addr, &get).await.json()["result"]["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let listen = modern(
+        "subscriptions/listen",
+        None,
+        json!({"notifications": {"taskIds": [task_id]}}),
+    );
+    let (_, mut listening) = Conn::open(c.addr).await.stream(&listen).await;
+    assert_eq!(
+        listening.next_json().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let answer = json!({"taskId": task_id, "inputResponses": {"go": {"action": "accept", "content": {"go": true}}}});
+    let updated = send(a.addr, &modern("tasks/update", None, answer)).await;
+    assert_eq!(updated.status(), 200, "{}", updated.text());
+    let mut statuses = Vec::new();
+    while statuses.last().map(String::as_str) != Some("completed") {
+        let message = listening.next_json().await;
+        assert_eq!(message["method"], "notifications/tasks", "{message}");
+        assert_eq!(message["params"]["taskId"], task_id.as_str(), "{message}");
+        statuses.push(
+            message["params"]["status"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned(),
+        );
+    }
+    // The change to input_required may reach c after the request began
+    // to listen (it was relayed through Redis meanwhile).
+    if statuses.first().map(String::as_str) == Some("input_required") {
+        statuses.remove(0);
+    }
+    assert_eq!(
+        statuses,
+        ["working", "completed"],
+        "each change of status, relayed from a"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -12,8 +12,7 @@
 //! tagged with its subscription id (`basic/patterns/subscriptions.mdx`);
 //! there also the `notifications/tasks` of the tasks extension (SEP-2663),
 //! for the task ids a request's filter names (`taskIds`) and only to the
-//! task's owner. Those are delivered on the replica where the task's
-//! status changed, never relayed.
+//! task's owner, on every replica like the others.
 //! It knows nothing of sessions: the server decides per session through
 //! a filter it registers.
 //!
@@ -244,14 +243,22 @@ impl Listener {
 }
 
 /// Hands a change announced on this replica to the others.
-pub(crate) type Relay =
-    Box<dyn Fn(&Change) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+pub(crate) type Relay = Box<dyn Fn(&Change) -> Relaying + Send + Sync>;
+
+/// One change on its way to the other replicas.
+pub(crate) type Relaying = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Most relayings queued by [`Listeners::try_deliver_everywhere`].
+const RELAY_QUEUE: usize = 1024;
 
 /// Everyone listening.
 pub(crate) struct Listeners {
     list: Mutex<Vec<Listener>>,
     /// Where changes go beyond this process (one per server).
     relay: OnceLock<Relay>,
+    /// Relayings queued without waiting, run one after another (in the
+    /// order of the changes) by one background task.
+    queued: OnceLock<tokio::sync::mpsc::Sender<Relaying>>,
     /// This server's tag on relayed changes (random).
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     origin: u64,
@@ -264,6 +271,7 @@ impl Listeners {
         Ok(Self {
             list: Mutex::default(),
             relay: OnceLock::new(),
+            queued: OnceLock::new(),
             origin: crate::random::u64()?,
         })
     }
@@ -286,6 +294,31 @@ impl Listeners {
         let mut sent = 0;
         for (sink, text) in self.messages(change) {
             sent += usize::from(sink.send(text).await);
+        }
+        sent
+    }
+
+    /// Queues a change for the listeners here without waiting (a full
+    /// stream misses it) and hands it to the other replicas in the
+    /// background; how many here took it.
+    pub(crate) fn try_deliver_everywhere(&self, change: &Change) -> usize {
+        let sent = self.try_deliver(change);
+        if let Some(relay) = self.relay.get() {
+            let queue = self.queued.get_or_init(|| {
+                let (tx, mut rx) = tokio::sync::mpsc::channel::<Relaying>(RELAY_QUEUE);
+                tokio::spawn(async move {
+                    while let Some(relaying) = rx.recv().await {
+                        relaying.await;
+                    }
+                });
+                tx
+            });
+            if queue.try_send(relay(change)).is_err() {
+                tracing::warn!(
+                    method = change.method(),
+                    "a change was not relayed to the other replicas: too many are waiting"
+                );
+            }
         }
         sent
     }

@@ -52,7 +52,8 @@ pub use redis_store::RedisStore;
 pub use serve::{bind_and_serve, serve, serve_with_shutdown, ToSocketAddrs};
 pub use service::HttpService;
 pub use store::{
-    Events, MemoryStore, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession,
+    AnnouncedTask, Events, MemoryStore, SessionEvent, SessionStore, StoreError, StoreFuture,
+    StoredSession,
 };
 
 use crate::server::context::Principal;

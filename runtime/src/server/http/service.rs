@@ -36,7 +36,7 @@ use super::body::{HttpBody, OnClose};
 use super::guard::{self, Refusal};
 use super::mirror;
 use super::sessions::{Entry, Refused, Sessions};
-use super::store::{bounded, SessionEvent, StoredSession};
+use super::store::{bounded, AnnouncedTask, SessionEvent, StoredSession};
 use super::{AuthRejection, HttpConfig};
 use crate::transport::http::headers::{self, ParamHeader};
 use crate::transport::http::scan::Scan;
@@ -221,10 +221,19 @@ fn relay_changes(server: &Server, store: Arc<dyn super::SessionStore>, limit: st
     let listeners = &server.core.listeners;
     let origin = listeners.origin();
     listeners.set_relay(Box::new(move |change| {
+        let task = match change {
+            Change::Task { id, owner, task } => Some(AnnouncedTask {
+                id: id.clone(),
+                owner: owner.clone(),
+                task: task.clone(),
+            }),
+            _ => None,
+        };
         let event = SessionEvent::Announced {
             origin,
             method: change.method().to_owned(),
             uri: change.uri().map(str::to_owned),
+            task,
         };
         let store = Arc::clone(&store);
         Box::pin(async move {
@@ -233,6 +242,22 @@ fn relay_changes(server: &Server, store: Arc<dyn super::SessionStore>, limit: st
             }
         })
     }));
+}
+
+/// A sink whose messages go through `store` to the GET stream of session
+/// `id` on whichever replica holds it (a bounded queue: a message that
+/// finds it full is dropped, as on a full stream).
+fn relay(store: Arc<dyn super::SessionStore>, id: String, limit: std::time::Duration) -> Sink {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(64);
+    tokio::spawn(async move {
+        while let Some(text) = rx.recv().await {
+            let event = SessionEvent::Message { text };
+            if let Err(e) = bounded(limit, store.publish(&id, &event)).await {
+                tracing::warn!(error = %e, "a task's message was not relayed to the session's stream");
+            }
+        }
+    });
+    Sink::new(tx)
 }
 
 /// A JSON body with a status.
@@ -443,16 +468,20 @@ impl Inner {
         let entry = self.sessions.adopt(id, session, stored.owner).ok()?;
         // Unless another request adopted it first.
         if Arc::ptr_eq(&entry.session.state, &state) {
-            self.follow(&entry);
+            self.follow(id, &entry);
         }
         Some(entry)
     }
 
     /// List changes and resource updates go to the session's GET stream
-    /// while one is open here.
-    fn follow(&self, entry: &Arc<Entry>) {
+    /// while one is open here (those announced on other replicas reach it
+    /// through the store's announcements). Messages of the session's
+    /// tasks (2025-11-25 status notifications, requests for input) go to
+    /// the GET stream here, or, with a session store and no stream here,
+    /// through the store to the replica that holds it.
+    fn follow(&self, id: &str, entry: &Arc<Entry>) {
         let stream_of = Arc::downgrade(entry);
-        self.server.listen_with(&entry.session, move || {
+        let local = move || {
             let entry = stream_of.upgrade()?;
             let tx = entry
                 .stream
@@ -460,7 +489,15 @@ impl Inner {
                 .unwrap_or_else(|p| p.into_inner())
                 .clone()?;
             Some(Sink::new(tx))
-        });
+        };
+        self.server.listen_with(&entry.session, local.clone());
+        let Some(store) = &self.config.session_store else {
+            return;
+        };
+        let relay = relay(Arc::clone(store), id.to_owned(), self.config.store_timeout);
+        entry
+            .session
+            .set_stream(Arc::new(move || local().or_else(|| Some(relay.clone()))));
     }
 
     /// Restarts the session's expiry in the store (in the background, at
@@ -542,9 +579,10 @@ impl Inner {
                     origin,
                     method,
                     uri,
+                    task,
                 },
                 _,
-            ) => self.on_announced(origin, &method, uri),
+            ) => self.on_announced(origin, &method, uri, task),
             (_, None) => {}
             (SessionEvent::Response { text }, Some(entry)) => {
                 if let Incoming::Response { id, outcome } = jsonrpc::parse_full(&text) {
@@ -575,9 +613,23 @@ impl Inner {
     }
 
     /// A change another replica announced, for the listeners here.
-    fn on_announced(&self, origin: u64, method: &str, uri: Option<String>) {
+    fn on_announced(
+        &self,
+        origin: u64,
+        method: &str,
+        uri: Option<String>,
+        task: Option<AnnouncedTask>,
+    ) {
         let listeners = &self.server.core.listeners;
-        match Change::from_method(method, uri) {
+        let change = match task {
+            Some(AnnouncedTask { id, owner, task }) => Some(Change::Task { id, owner, task }),
+            None => Change::from_method(method, uri),
+        };
+        match change {
+            // A task's changes are queued at once, in the order they came.
+            Some(change @ Change::Task { .. }) if origin != listeners.origin() => {
+                listeners.try_deliver(&change);
+            }
             Some(change) if origin != listeners.origin() => {
                 let listeners = Arc::clone(listeners);
                 tokio::spawn(async move { listeners.deliver(&change).await });
@@ -867,7 +919,7 @@ impl Inner {
                 );
             }
         };
-        self.follow(&entry);
+        self.follow(&id, &entry);
         let handled =
             self.server
                 .handle_message(&entry.session, message, &Sink::discard(), &extras);

@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 
 use crate::server::SessionSnapshot;
@@ -80,6 +81,10 @@ pub enum SessionEvent {
         /// The resource of `notifications/resources/updated`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         uri: Option<String>,
+        /// The task of `notifications/tasks` (the tasks extension,
+        /// 2026-07-28), for the owner's listening requests on every replica.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<AnnouncedTask>,
     },
     /// The session's state changed (log level, subscriptions).
     Changed {
@@ -88,6 +93,17 @@ pub enum SessionEvent {
     },
     /// The session ended (`DELETE`): every replica drops it.
     Ended,
+}
+
+/// A task's change of status, as replicas announce it to each other.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnnouncedTask {
+    /// The task's id.
+    pub id: String,
+    /// The principal that owns it (only its requests hear of it).
+    pub owner: String,
+    /// The detailed task, as `tasks/get` gives it.
+    pub task: Value,
 }
 
 /// Events of every session, as `(session id, event)`.
@@ -315,6 +331,17 @@ mod tests {
                 origin: u64::MAX,
                 method: "notifications/resources/updated".into(),
                 uri: Some("file:///a".into()),
+                task: None,
+            },
+            SessionEvent::Announced {
+                origin: 7,
+                method: "notifications/tasks".into(),
+                uri: None,
+                task: Some(AnnouncedTask {
+                    id: "t1".into(),
+                    owner: "alice".into(),
+                    task: serde_json::json!({"taskId": "t1", "status": "working"}),
+                }),
             },
         ] {
             let text = serde_json::to_string(&event).unwrap();

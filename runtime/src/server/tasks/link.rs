@@ -113,7 +113,7 @@ impl TaskLink {
                     owner: record.owner.clone(),
                     task: wire::detailed(record),
                 };
-                listeners.try_deliver(&change);
+                listeners.try_deliver_everywhere(&change);
                 return;
             }
         };
