@@ -320,7 +320,8 @@ fn unknown_fields_are_kept_and_settings_are_not_served() {
         t.settings.rate_limit,
         Some(manifest::RateLimit {
             calls: 3,
-            per_seconds: 1
+            per_seconds: 1,
+            scope: manifest::LimitScope::Global
         })
     );
     assert_eq!(
@@ -385,7 +386,8 @@ fn the_guides_manifest_example_is_valid_and_generates() {
         m.tools[0].settings.rate_limit,
         Some(manifest::RateLimit {
             calls: 10,
-            per_seconds: 1
+            per_seconds: 1,
+            scope: manifest::LimitScope::Global
         })
     );
     let out = mcpgen::codegen::tools::generate(&m).unwrap();
@@ -423,7 +425,8 @@ fn the_readmes_manifests_are_valid_and_generate_the_names_it_uses() {
         m.tools[0].settings.rate_limit,
         Some(manifest::RateLimit {
             calls: 10,
-            per_seconds: 1
+            per_seconds: 1,
+            scope: manifest::LimitScope::Global
         })
     );
     let out = mcpgen::codegen::tools::generate(&m).unwrap();

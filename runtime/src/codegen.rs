@@ -24,6 +24,7 @@ pub use crate::server::surface::{
 pub use crate::server::tool::{
     decode_arguments, encode_content, encode_output, BoxFuture, CallFailure,
 };
+pub use crate::server::LimitScope;
 pub use crate::transport::child::{ChildTransport, StderrMode};
 pub use crate::transport::stdio::stdio;
 pub use crate::transport::Transport;

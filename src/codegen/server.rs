@@ -129,8 +129,13 @@ pub fn generate(
             let name = &binding.name;
             let calls = Literal::u32_suffixed(limit.calls);
             let seconds = Literal::u32_suffixed(limit.per_seconds);
+            let scope = match limit.scope {
+                crate::manifest::LimitScope::Global => quote! {},
+                crate::manifest::LimitScope::Principal => quote! { .per(LimitScope::Principal) },
+                crate::manifest::LimitScope::Session => quote! { .per(LimitScope::Session) },
+            };
             limits.push(quote! {
-                .rate_limit(#name, RateLimit::calls_per_seconds(#calls, #seconds))
+                .rate_limit(#name, RateLimit::calls_per_seconds(#calls, #seconds)#scope)
             });
         }
     }

@@ -91,7 +91,8 @@ pub struct ToolSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[a-z_][a-z0-9_]*$"))]
     pub rust_name: Option<String>,
-    /// At most `calls` calls per `perSeconds` seconds (server-wide).
+    /// At most `calls` calls per `perSeconds` seconds, server-wide or per
+    /// principal or session (`scope`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimit>,
     /// OAuth scopes a caller's token must hold, every one of them, to call
@@ -111,6 +112,30 @@ pub struct RateLimit {
     #[serde(default = "one_second")]
     #[schemars(range(min = 1))]
     pub per_seconds: u32,
+    /// Whose calls share the limit: every caller's (`global`, the
+    /// default), each principal's, or each session's.
+    #[serde(default, skip_serializing_if = "LimitScope::is_global")]
+    pub scope: LimitScope,
+}
+
+/// Whose calls share a rate limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum LimitScope {
+    /// Every caller's.
+    #[default]
+    Global,
+    /// Each principal's (the OAuth subject; anonymous callers share one).
+    Principal,
+    /// Each stateful session's (stateless requests count as their
+    /// principal's).
+    Session,
+}
+
+impl LimitScope {
+    fn is_global(&self) -> bool {
+        *self == LimitScope::Global
+    }
 }
 
 fn one_second() -> u32 {

@@ -25,7 +25,8 @@ use serde_json::Value;
 
 pub use check::{check_declarations, dialect_for, Dialect};
 pub use format::{
-    manifest_schema, ManifestFile, RateLimit, ServerInfo, ToolDecl, ToolSettings, SETTINGS_KEY,
+    manifest_schema, LimitScope, ManifestFile, RateLimit, ServerInfo, ToolDecl, ToolSettings,
+    SETTINGS_KEY,
 };
 pub use locate::Positions;
 pub use refs::{resolve_ref as resolve_local_ref, RefIndex};

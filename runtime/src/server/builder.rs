@@ -52,6 +52,10 @@ pub struct ServerBuilder {
     scopes: crate::server::scopes::ScopeTable,
     principal: Option<crate::server::context::Principal>,
     hide_unauthorized: bool,
+    limit_store: Option<(
+        Arc<dyn crate::server::limits::RateLimitStore>,
+        crate::server::limits::OnStoreError,
+    )>,
     #[cfg(feature = "skills")]
     skills: Option<Arc<crate::server::Skills>>,
 }
@@ -105,6 +109,7 @@ impl ServerBuilder {
             scopes: crate::server::scopes::ScopeTable::default(),
             principal: None,
             hide_unauthorized: false,
+            limit_store: None,
             #[cfg(feature = "skills")]
             skills: None,
         }
@@ -203,6 +208,19 @@ impl ServerBuilder {
     /// tool error saying when to retry.
     pub fn rate_limit(mut self, tool: impl Into<String>, limit: RateLimit) -> Self {
         self.limits.insert(tool.into(), limit);
+        self
+    }
+
+    /// Keeps the rate-limit buckets in `store`, shared by every replica
+    /// that uses it (e.g. `http::RedisRateLimits`), so that a limit holds
+    /// across replicas; `on_error` says what a limited call meets when the
+    /// store cannot answer (by default it is refused, and logged).
+    pub fn rate_limit_store(
+        mut self,
+        store: impl crate::server::limits::RateLimitStore,
+        on_error: crate::server::limits::OnStoreError,
+    ) -> Self {
+        self.limit_store = Some((Arc::new(store), on_error));
         self
     }
 
@@ -514,6 +532,7 @@ impl ServerBuilder {
                     principal: self.principal,
                     hide_unauthorized: self.hide_unauthorized,
                 },
+                limit_store: self.limit_store,
                 #[cfg(feature = "skills")]
                 skills: self.skills,
             }),

@@ -13,7 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
@@ -22,6 +22,7 @@ use crate::revision::{codes, meta, ValidationStyle};
 use crate::server::audit::{self, Outcome};
 use crate::server::cancel::CancellationToken;
 use crate::server::context::{ClientIdentity, ContextParts, RequestContext, Sink};
+use crate::server::limits::{LimitScope, OnStoreError, RateLimit};
 use crate::server::mrtr::{Retry, Rounds};
 use crate::server::peer::Channel;
 use crate::server::tool::{CallFailure, HandlerCall, Invoked, ToolOutput};
@@ -142,6 +143,14 @@ pub(super) async fn run(
     if let Err(refused) = call.admit(&arguments) {
         return Some(refused);
     }
+    if call.entry.limit.is_some() {
+        if let Err(refused) = call.limit(session).await {
+            return Some(refused);
+        }
+    }
+    if let Err(refused) = call.check_arguments(&arguments) {
+        return Some(refused);
+    }
     let channel = match core.channel(
         session,
         scope,
@@ -251,8 +260,7 @@ impl Call<'_> {
         }
     }
 
-    /// Access control, the tool's rate limit and the arguments against
-    /// `inputSchema`: the reply refusing the call, if one does.
+    /// Access control: the reply refusing the call, if it does.
     fn admit(&self, arguments: &Value) -> Result<(), Reply> {
         let name = self.name();
         if let Some(hook) = &self.core.access {
@@ -268,20 +276,76 @@ impl Call<'_> {
                 return Err(self.finish(Outcome::Denied, Answer::Failed(text)));
             }
         }
-        if let Some(bucket) = &self.entry.limit {
-            if let Err(wait) = bucket.try_acquire() {
-                let text = format!(
-                    "Rate limit exceeded for tool {name} (at most {}); retry in {} ms",
-                    bucket.limit(),
-                    wait.as_millis().max(1)
-                );
-                return Err(self.finish(Outcome::RateLimited, Answer::Failed(text)));
-            }
-        }
+        Ok(())
+    }
+
+    /// The arguments against `inputSchema`: the reply refusing the call,
+    /// if they do not match.
+    fn check_arguments(&self, arguments: &Value) -> Result<(), Reply> {
         if let Err(errors) = self.entry.input.validate(arguments) {
             return Err(self.finish(Outcome::InvalidArguments, self.invalid_arguments(errors)));
         }
         Ok(())
+    }
+
+    /// The tool's rate limit, in this process or in the shared store: the
+    /// reply refusing the call, if over the limit (or the store failed and
+    /// the server refuses then).
+    async fn limit(&self, session: &Session) -> Result<(), Reply> {
+        let Some(bucket) = &self.entry.limit else {
+            return Ok(());
+        };
+        let limit = bucket.limit();
+        let principal = || {
+            let subject = self.scope.extras.principal().map(|p| p.subject.as_str());
+            format!("principal:{}", subject.unwrap_or_default())
+        };
+        let key = match limit.scope {
+            LimitScope::Global => String::new(),
+            LimitScope::Principal => principal(),
+            LimitScope::Session if self.scope.modern => principal(),
+            LimitScope::Session => match session.key() {
+                Some(key) => format!("session:{key}"),
+                None => return Err(self.over_limit(limit, None)),
+            },
+        };
+        let taken = match &self.core.limit_store {
+            None => bucket.try_acquire(&key),
+            Some((store, on_error)) => {
+                let shared = format!("{}\u{0}{key}", self.name());
+                match store.take(&shared, limit).await {
+                    Ok(taken) => taken,
+                    Err(e) => {
+                        tracing::error!(tool = %self.name(), error = %e, "the rate limit store failed; {}",
+                        match on_error {
+                            OnStoreError::Refuse => "the call is refused",
+                            OnStoreError::LocalLimit => "the limit is checked in this process",
+                        });
+                        match on_error {
+                            OnStoreError::Refuse => return Err(self.over_limit(limit, None)),
+                            OnStoreError::LocalLimit => bucket.try_acquire(&key),
+                        }
+                    }
+                }
+            }
+        };
+        taken.map_err(|wait| self.over_limit(limit, Some(wait)))
+    }
+
+    /// A refusal for the rate limit: when a retry may succeed, or that the
+    /// limit cannot be checked now.
+    fn over_limit(&self, limit: RateLimit, wait: Option<Duration>) -> Reply {
+        let name = self.name();
+        let text = match wait {
+            Some(wait) => format!(
+                "Rate limit exceeded for tool {name} (at most {limit}); retry in {} ms",
+                wait.as_millis().max(1)
+            ),
+            None => format!(
+                "Rate limit of tool {name} cannot be checked now (at most {limit}); retry later"
+            ),
+        };
+        self.finish(Outcome::RateLimited, Answer::Failed(text))
     }
 
     /// Starts the handler of tool `index` (dispatched, panics caught).

@@ -1,11 +1,42 @@
-//! Per-tool rate limits: a token bucket per tool.
+//! Per-tool rate limits: token buckets, one per tool or, by the limit's
+//! [`LimitScope`], one per principal or per session of each tool; held in
+//! the process, or in a [`RateLimitStore`] every replica shares.
 //!
 //! A limit allows `burst` calls at once and refills at `per_second` calls per
 //! second. A call over the limit is refused with the time after which a retry
 //! would succeed, so the answer can say when to try again.
 
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// Whose calls of a tool share one bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LimitScope {
+    /// Every caller's (the default).
+    #[default]
+    Global,
+    /// Each principal's (the bearer gate's subject; callers without one
+    /// share the anonymous bucket).
+    Principal,
+    /// Each stateful session's (the `Mcp-Session-Id`, or the stdio
+    /// connection); a stateless request has no session and counts as its
+    /// principal's.
+    Session,
+}
+
+impl LimitScope {
+    /// The scope's name, as the manifest writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitScope::Global => "global",
+            LimitScope::Principal => "principal",
+            LimitScope::Session => "session",
+        }
+    }
+}
 
 /// A configured limit.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -14,13 +45,19 @@ pub struct RateLimit {
     pub per_second: f64,
     /// Calls allowed at once after a quiet period (at least 1).
     pub burst: u32,
+    /// Whose calls share a bucket.
+    pub scope: LimitScope,
 }
 
 impl RateLimit {
     /// `per_second` calls per second with a burst of the same size (at least 1).
     pub fn per_second(per_second: f64) -> Self {
         let burst = per_second.ceil().max(1.0) as u32;
-        Self { per_second, burst }
+        Self {
+            per_second,
+            burst,
+            scope: LimitScope::Global,
+        }
     }
 
     /// `calls` calls per minute, burst of one minute's worth (at least 1).
@@ -28,6 +65,7 @@ impl RateLimit {
         Self {
             per_second: f64::from(calls) / 60.0,
             burst: calls.max(1),
+            scope: LimitScope::Global,
         }
     }
 
@@ -37,12 +75,19 @@ impl RateLimit {
         Self {
             per_second: f64::from(calls) / f64::from(seconds.max(1)),
             burst: calls.max(1),
+            scope: LimitScope::Global,
         }
     }
 
     /// Sets the burst size.
     pub fn burst(mut self, burst: u32) -> Self {
         self.burst = burst.max(1);
+        self
+    }
+
+    /// Gives each principal or each session its own bucket.
+    pub fn per(mut self, scope: LimitScope) -> Self {
+        self.scope = scope;
         self
     }
 }
@@ -53,32 +98,81 @@ impl std::fmt::Display for RateLimit {
             f,
             "{} calls per second (burst {})",
             self.per_second, self.burst
-        )
+        )?;
+        match self.scope {
+            LimitScope::Global => Ok(()),
+            scope => write!(f, " per {}", scope.as_str()),
+        }
     }
 }
 
-/// The state of one limit.
+/// Why a [`RateLimitStore`] could not answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitStoreError(pub String);
+
+impl std::fmt::Display for LimitStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "rate limit store: {}", self.0)
+    }
+}
+
+impl std::error::Error for LimitStoreError {}
+
+/// What a [`RateLimitStore`] answers: the call taken, or refused with the
+/// time until one would be allowed.
+pub type LimitFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Result<(), Duration>, LimitStoreError>> + Send + 'a>>;
+
+/// Buckets every replica of a server shares (`http::RedisRateLimits`), so
+/// that a limit holds across replicas. Each take is atomic in the store.
+pub trait RateLimitStore: Send + Sync + 'static {
+    /// Takes one call from bucket `key` under `limit`.
+    fn take<'a>(&'a self, key: &'a str, limit: RateLimit) -> LimitFuture<'a>;
+}
+
+/// What a server does with a limited call when its [`RateLimitStore`]
+/// fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnStoreError {
+    /// Refuses the call (the default): a limit that cannot be checked is
+    /// not lifted.
+    #[default]
+    Refuse,
+    /// Checks the limit in this process alone.
+    LocalLimit,
+}
+
+/// Most buckets one scoped limit keeps in the process; beyond that the
+/// buckets refilled to the full burst (the same as new ones) are dropped.
+const MAX_BUCKETS: usize = 16_384;
+
+/// The buckets of one limit, by key (`""` for a global limit).
 #[derive(Debug)]
 pub(crate) struct Bucket {
     limit: RateLimit,
-    state: Mutex<State>,
+    states: Mutex<HashMap<String, State>>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct State {
     tokens: f64,
     last: Instant,
 }
 
+impl State {
+    fn refill(&mut self, now: Instant, limit: RateLimit) {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.last = now.max(self.last);
+        self.tokens = (self.tokens + elapsed * limit.per_second).min(f64::from(limit.burst));
+    }
+}
+
 impl Bucket {
-    /// A full bucket for `limit`.
+    /// Full buckets for `limit`.
     pub(crate) fn new(limit: RateLimit) -> Self {
         Self {
             limit,
-            state: Mutex::new(State {
-                tokens: f64::from(limit.burst),
-                last: Instant::now(),
-            }),
+            states: Mutex::new(HashMap::new()),
         }
     }
 
@@ -87,24 +181,33 @@ impl Bucket {
         self.limit
     }
 
-    /// Takes one call now, or says how long until one is available.
-    pub(crate) fn try_acquire(&self) -> Result<(), Duration> {
-        self.try_acquire_at(Instant::now())
+    /// Takes one call of bucket `key` now, or says how long until one is
+    /// available.
+    pub(crate) fn try_acquire(&self, key: &str) -> Result<(), Duration> {
+        self.try_acquire_at(key, Instant::now())
     }
 
     /// [`Self::try_acquire`] at a given instant (for tests).
-    pub(crate) fn try_acquire_at(&self, now: Instant) -> Result<(), Duration> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let elapsed = now.saturating_duration_since(state.last).as_secs_f64();
-        state.last = now.max(state.last);
-        let cap = f64::from(self.limit.burst);
-        state.tokens = (state.tokens + elapsed * self.limit.per_second).min(cap);
+    pub(crate) fn try_acquire_at(&self, key: &str, now: Instant) -> Result<(), Duration> {
+        let limit = self.limit;
+        let mut states = self.states.lock().unwrap_or_else(|p| p.into_inner());
+        if states.len() >= MAX_BUCKETS && !states.contains_key(key) {
+            states.retain(|_, state| {
+                state.refill(now, limit);
+                state.tokens < f64::from(limit.burst)
+            });
+        }
+        let state = states.entry(key.to_owned()).or_insert(State {
+            tokens: f64::from(limit.burst),
+            last: now,
+        });
+        state.refill(now, limit);
         if state.tokens >= 1.0 {
             state.tokens -= 1.0;
             Ok(())
-        } else if self.limit.per_second > 0.0 {
+        } else if limit.per_second > 0.0 {
             Err(Duration::from_secs_f64(
-                (1.0 - state.tokens) / self.limit.per_second,
+                (1.0 - state.tokens) / limit.per_second,
             ))
         } else {
             Err(Duration::MAX)
@@ -120,16 +223,42 @@ mod tests {
     fn burst_then_refill() {
         let bucket = Bucket::new(RateLimit::per_second(2.0));
         let t0 = Instant::now();
-        assert!(bucket.try_acquire_at(t0).is_ok());
-        assert!(bucket.try_acquire_at(t0).is_ok());
-        let wait = bucket.try_acquire_at(t0).unwrap_err();
+        assert!(bucket.try_acquire_at("", t0).is_ok());
+        assert!(bucket.try_acquire_at("", t0).is_ok());
+        let wait = bucket.try_acquire_at("", t0).unwrap_err();
         assert_eq!(wait, Duration::from_millis(500));
         assert!(bucket
-            .try_acquire_at(t0 + Duration::from_millis(500))
+            .try_acquire_at("", t0 + Duration::from_millis(500))
             .is_ok());
         assert!(bucket
-            .try_acquire_at(t0 + Duration::from_millis(500))
+            .try_acquire_at("", t0 + Duration::from_millis(500))
             .is_err());
+    }
+
+    #[test]
+    fn each_key_has_its_own_bucket() {
+        let bucket = Bucket::new(RateLimit::per_minute(1).per(LimitScope::Principal));
+        let t0 = Instant::now();
+        assert!(bucket.try_acquire_at("alice", t0).is_ok());
+        assert!(bucket.try_acquire_at("alice", t0).is_err());
+        assert!(bucket.try_acquire_at("bob", t0).is_ok());
+        assert_eq!(
+            bucket.limit().to_string(),
+            "0.016666666666666666 calls per second (burst 1) per principal"
+        );
+    }
+
+    #[test]
+    fn refilled_buckets_make_room_for_new_keys() {
+        let bucket = Bucket::new(RateLimit::per_second(1.0).per(LimitScope::Session));
+        let t0 = Instant::now();
+        for i in 0..MAX_BUCKETS {
+            assert!(bucket.try_acquire_at(&i.to_string(), t0).is_ok());
+        }
+        // A second later every bucket is full again: all are dropped.
+        let t1 = t0 + Duration::from_secs(1);
+        assert!(bucket.try_acquire_at("new", t1).is_ok());
+        assert_eq!(bucket.states.lock().unwrap().len(), 1);
     }
 
     #[test]
@@ -138,9 +267,9 @@ mod tests {
         assert_eq!(limit.burst, 1);
         let bucket = Bucket::new(limit);
         let t0 = Instant::now();
-        assert!(bucket.try_acquire_at(t0).is_ok());
+        assert!(bucket.try_acquire_at("", t0).is_ok());
         assert_eq!(
-            bucket.try_acquire_at(t0).unwrap_err(),
+            bucket.try_acquire_at("", t0).unwrap_err(),
             Duration::from_secs(10)
         );
     }

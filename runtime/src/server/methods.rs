@@ -62,6 +62,12 @@ pub(crate) struct Core {
     pub(crate) tasks: Option<Arc<crate::server::tasks::Tasks>>,
     /// Who may use which tool, prompt and resource.
     pub(crate) authz: Authz,
+    /// Rate-limit buckets shared by replicas, and what to do when they
+    /// cannot be reached; `None`: buckets in this process.
+    pub(crate) limit_store: Option<(
+        Arc<dyn crate::server::limits::RateLimitStore>,
+        crate::server::limits::OnStoreError,
+    )>,
     /// The skills served (the Skills extension), if any.
     #[cfg(feature = "skills")]
     pub(crate) skills: Option<Arc<crate::server::Skills>>,

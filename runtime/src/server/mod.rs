@@ -80,7 +80,9 @@ pub use skills::{Skills, SkillsError};
 // hand-written dispatch.
 pub use crate::server::cancel::CancellationToken;
 pub use crate::server::context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
-pub use crate::server::limits::RateLimit;
+pub use crate::server::limits::{
+    LimitFuture, LimitScope, LimitStoreError, OnStoreError, RateLimit, RateLimitStore,
+};
 pub use crate::server::notifier::Notifier;
 #[cfg(feature = "schemars")]
 pub use crate::server::peer::form_schema;

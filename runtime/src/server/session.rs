@@ -52,6 +52,9 @@ pub(crate) struct State {
     /// connection over stdio, the GET stream over HTTP), as its driver
     /// set it with `Server::listen`.
     pub(crate) stream: Mutex<Option<StreamOf>>,
+    /// What names the session in shared state (rate-limit buckets): the
+    /// HTTP session id, or a random one drawn when first asked.
+    pub(crate) key: OnceLock<Arc<str>>,
 }
 
 /// What a stateful session needs to continue elsewhere (another replica,
@@ -100,6 +103,7 @@ impl Session {
                 scope_cache: Mutex::new(None),
                 outbound: OnceLock::new(),
                 stream: Mutex::new(None),
+                key: OnceLock::new(),
             }),
         }
     }
@@ -181,6 +185,24 @@ impl Session {
     /// Sets how the session's stream for messages outside requests is found.
     pub(crate) fn set_stream(&self, stream: StreamOf) {
         *lock(&self.state.stream) = Some(stream);
+    }
+
+    /// Names the session by `id` (its HTTP session id) in shared state;
+    /// the first name given stays.
+    #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
+    pub(crate) fn set_key(&self, id: &str) {
+        let _ = self.state.key.set(Arc::from(id));
+    }
+
+    /// The session's name in shared state: the one given, or a random
+    /// one; `None` when the random source fails.
+    pub(crate) fn key(&self) -> Option<Arc<str>> {
+        if let Some(key) = self.state.key.get() {
+            return Some(Arc::clone(key));
+        }
+        let drawn = crate::random::u64().ok()?;
+        let drawn: Arc<str> = Arc::from(format!("local-{drawn:016x}"));
+        Some(Arc::clone(self.state.key.get_or_init(|| drawn)))
     }
 
     /// How the session's stream for messages outside requests is found,

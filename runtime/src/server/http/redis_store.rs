@@ -5,6 +5,11 @@
 //! to. One multiplexed connection serves the commands and is made again
 //! after a failure; every operation has a time limit, so a Redis that is
 //! down or gone makes operations fail, never wait.
+//!
+//! It is also a [`RateLimitStore`]: each bucket one hash
+//! (`{prefix}limit:{tool}\0{scope key}`: tokens and the time of the last
+//! take, by Redis's clock), taken from by one script, atomically, with an
+//! expiry once it would be full again.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,6 +22,7 @@ use tokio::sync::mpsc;
 use super::store::{
     bounded, Events, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession,
 };
+use crate::server::limits::{LimitFuture, LimitStoreError, RateLimit, RateLimitStore};
 
 /// The longest wait between attempts to listen to events again.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
@@ -139,6 +145,61 @@ impl RedisStore {
                 .unwrap_or_else(|p| p.into_inner()) = None;
         }
         result
+    }
+}
+
+/// Takes one call from the bucket `KEYS[1]` (`ARGV`: calls per second,
+/// burst) by Redis's clock: 0 when taken, else the milliseconds until one
+/// would be, -1 for never.
+const TAKE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = burst
+  at = now
+end
+tokens = math.min(burst, tokens + math.max(0, now - at) / 1000000 * rate)
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+elseif rate > 0 then
+  wait = math.max(1, math.ceil((1 - tokens) / rate * 1000))
+else
+  wait = -1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(math.max(now, at)))
+if rate > 0 then
+  redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+end
+return wait
+";
+
+impl RateLimitStore for RedisStore {
+    fn take<'a>(&'a self, key: &'a str, limit: RateLimit) -> LimitFuture<'a> {
+        Box::pin(async move {
+            let wait: i64 = self
+                .run(
+                    redis::cmd("EVAL")
+                        .arg(TAKE)
+                        .arg(1)
+                        .arg(format!("{}limit:{key}", self.inner.prefix))
+                        .arg(limit.per_second)
+                        .arg(limit.burst)
+                        .clone(),
+                )
+                .await
+                .map_err(|e| LimitStoreError(e.0))?;
+            Ok(match wait {
+                0 => Ok(()),
+                w if w < 0 => Err(Duration::MAX),
+                w => Err(Duration::from_millis(w.unsigned_abs())),
+            })
+        })
     }
 }
 

@@ -480,6 +480,7 @@ impl Inner {
     /// the GET stream here, or, with a session store and no stream here,
     /// through the store to the replica that holds it.
     fn follow(&self, id: &str, entry: &Arc<Entry>) {
+        entry.session.set_key(id);
         let stream_of = Arc::downgrade(entry);
         let local = move || {
             let entry = stream_of.upgrade()?;
