@@ -16,6 +16,9 @@
 //!   replica that does not hold the session answers 404 (sticky routing
 //!   needed). Redis stopped mid-run: unknown sessions 404, the replica
 //!   holding a session and stateless calls keep working, nothing panics.
+//!   Redis killed while eight workers have calls in flight in one session:
+//!   every call ends (none hangs), the replicas that hold the session keep
+//!   serving it, stateless calls all succeed.
 
 mod infra;
 
@@ -555,6 +558,80 @@ fn redis_going_away_leaves_unknown_sessions_404_and_stateless_calls_working() {
         );
         assert!(answer.contains("Oslo"), "{answer}");
     }
+    for replica in &replicas {
+        assert!(
+            !replica.panicked(),
+            "a replica panicked:\n{}",
+            replica.stderr()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_lost_under_load_ends_every_call_and_keeps_stateless_calls_working() {
+    let (Some(nginx_bin), Some(redis_bin)) = (require("nginx"), require("redis-server")) else {
+        return;
+    };
+    let redis = Arc::new(Mutex::new(Redis::start(&redis_bin)));
+    let url = redis.lock().unwrap().url.clone();
+    let replicas: Vec<Replica> = (0..3)
+        .map(|_| Replica::start(&["--session-store", url.as_str()]))
+        .collect();
+    let addrs: Vec<&str> = replicas.iter().map(|r| r.addr.as_str()).collect();
+    let nginx = Nginx::start(&nginx_bin, &addrs);
+
+    // A 2025-11-25 session served round robin through Redis; Redis is
+    // killed while eight workers have calls in flight.
+    let session = connect(&nginx.url, "2025-11-25").await;
+    let killed = Arc::new(AtomicBool::new(false));
+    let trigger = {
+        let (killed, redis) = (Arc::clone(&killed), Arc::clone(&redis));
+        move |done: usize| {
+            if done == 150 {
+                redis.lock().unwrap().process.kill();
+                killed.store(true, Ordering::Release);
+            }
+        }
+    };
+    let outcomes = run_calls(&session, 600, 8, Arc::clone(&killed), trigger).await;
+    let before: Vec<_> = outcomes.iter().filter(|o| !o.after_kill).collect();
+    let failed_before = before.iter().filter(|o| o.result.is_err()).count();
+    let after: Vec<_> = outcomes.iter().filter(|o| o.after_kill).collect();
+    let failures: Vec<&String> = after
+        .iter()
+        .filter_map(|o| o.result.as_ref().err())
+        .collect();
+    eprintln!(
+        "Redis lost under load: {} calls before (failed {failed_before}), {} after (failed {}); e.g. {:?}",
+        before.len(),
+        after.len(),
+        failures.len(),
+        &failures[..failures.len().min(3)]
+    );
+    // Every call ended (`forecast` fails the test on a hang); before the
+    // loss only calls in flight at that moment may fail.
+    assert!(
+        failed_before <= 8,
+        "{failed_before} calls failed before the loss"
+    );
+    assert!(after.len() >= 400, "most calls ran after the loss");
+    // After it, a call fails only as an unknown session (404) would, on a
+    // replica that does not hold the session: a clear error, no garbage.
+    for failure in &failures {
+        assert!(
+            failure.contains("404") || failure.to_ascii_lowercase().contains("session"),
+            "a failure after the loss says why: {failure}"
+        );
+    }
+
+    // Stateless calls need no Redis: every one succeeds.
+    let stateless = connect(&nginx.url, "2026-07-28").await;
+    let outcomes = run_calls(&stateless, 300, 8, Arc::new(AtomicBool::new(false)), |_| {}).await;
+    let failed: Vec<_> = outcomes.iter().filter(|o| o.result.is_err()).collect();
+    assert!(
+        failed.is_empty(),
+        "stateless calls without Redis failed: {failed:?}"
+    );
     for replica in &replicas {
         assert!(
             !replica.panicked(),
