@@ -31,7 +31,6 @@ use url::Url;
 use super::challenge::Challenge;
 use super::discovery::{self, ResourceMetadata, ServerMetadata};
 use super::dpop::DpopKey;
-use super::fetch;
 use super::grant::{self, Grant};
 use super::pkce::{self, Pkce};
 use super::redirect::RedirectReceiver;
@@ -39,7 +38,7 @@ use super::registration::{self, ClientCredentials};
 use super::store::StoredAuth;
 use super::token::{self, Tokens};
 use super::{AuthError, OAuth};
-use crate::transport::http::HttpOptions;
+use crate::transport::http::{HttpOptions, DPOP};
 
 /// Whether an authorization request for `scopes` asks for
 /// `offline_access`, and so must say `prompt=consent` (OpenID Connect
@@ -174,7 +173,7 @@ impl Authorizer {
             sensitive(proof),
         ) {
             (Some(auth), Some(proof)) => {
-                vec![(http::header::AUTHORIZATION, auth), (fetch::DPOP, proof)]
+                vec![(http::header::AUTHORIZATION, auth), (DPOP, proof)]
             }
             _ => Vec::new(),
         }

@@ -10,7 +10,7 @@ use super::discovery::ServerMetadata;
 use super::dpop::DpopKey;
 use super::registration::{AuthMethod, ClientCredentials};
 use super::{fetch, AuthError};
-use crate::transport::http::HttpOptions;
+use crate::transport::http::{HttpOptions, DPOP_NONCE};
 
 /// RFC 7523 §2.2: a client authenticating with a signed JWT.
 const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -176,7 +176,7 @@ pub(super) async fn request_json(
         if got.status == 400 && dpop.is_some() && nonce.is_none() {
             let offered = got
                 .headers
-                .get(fetch::DPOP_NONCE)
+                .get(DPOP_NONCE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             let asks = got

@@ -382,7 +382,7 @@ impl BearerAuth {
                 "this server takes no DPoP proofs",
             ));
         };
-        let mut values = headers.get_all("dpop").iter();
+        let mut values = headers.get_all(crate::transport::http::DPOP).iter();
         let (Some(value), None) = (values.next(), values.next()) else {
             return Err(refuse(
                 "invalid_dpop_proof",
