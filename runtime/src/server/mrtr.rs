@@ -71,7 +71,7 @@ impl Sealer {
             .chain_update(body.as_bytes())
             .finalize()
             .into_bytes();
-        format!("{body}.{}", base64url::encode(&mac))
+        format!("{body}.{}", base64url::encode(mac))
     }
 
     /// The payload of a state this server sealed and that has not expired.
@@ -285,7 +285,7 @@ impl Binding {
             json!([
                 self.method,
                 self.name,
-                base64url::encode(&digest),
+                base64url::encode(digest),
                 self.principal
             ])
         })
@@ -374,7 +374,7 @@ mod tests {
         let body = base64url::encode(jsonrpc::json_text(&Value::Object(old)).as_bytes());
         let state = format!(
             "{body}.{}",
-            base64url::encode(&hmac_sha256(b"replica key", body.as_bytes()))
+            base64url::encode(hmac_sha256(b"replica key", body.as_bytes()))
         );
         assert_eq!(
             expired.open(&state).unwrap_err(),

@@ -109,7 +109,7 @@ mod signing {
             );
             // RFC 7638 §3: the required members, in lexicographic order, no spaces.
             let canonical = format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#);
-            let thumbprint = base64url::encode(&sha2::Sha256::digest(canonical.as_bytes()));
+            let thumbprint = base64url::encode(sha2::Sha256::digest(canonical.as_bytes()));
             let jwk = json!({"kty": "EC", "crv": "P-256", "x": x, "y": y});
             Self {
                 signing,
@@ -120,7 +120,7 @@ mod signing {
 
         /// The private scalar, base64url, for a token store.
         pub fn secret(&self) -> String {
-            base64url::encode(&self.signing.to_bytes())
+            base64url::encode(self.signing.to_bytes())
         }
 
         /// The JWK SHA-256 thumbprint of the public key.
@@ -159,7 +159,7 @@ mod signing {
                 "iat": iat,
             });
             if let Some(token) = access_token {
-                claims["ath"] = json!(base64url::encode(&sha2::Sha256::digest(token.as_bytes())));
+                claims["ath"] = json!(base64url::encode(sha2::Sha256::digest(token.as_bytes())));
             }
             if let Some(nonce) = nonce {
                 claims["nonce"] = json!(nonce);
@@ -173,7 +173,7 @@ mod signing {
             let signature: Signature = self.signing.sign(input.as_bytes());
             Ok(format!(
                 "{input}.{}",
-                base64url::encode(&signature.to_bytes())
+                base64url::encode(signature.to_bytes())
             ))
         }
     }
@@ -208,7 +208,7 @@ mod signing {
             assert_eq!(claims["nonce"], "n-1");
             assert_eq!(
                 claims["ath"],
-                base64url::encode(&sha2::Sha256::digest(b"tok")),
+                base64url::encode(sha2::Sha256::digest(b"tok")),
                 "ath is the token's SHA-256"
             );
             // The signature verifies with the key in the header (jsonwebtoken,

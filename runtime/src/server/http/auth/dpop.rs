@@ -197,7 +197,7 @@ impl DpopGate {
         let tag = mac.finalize().into_bytes();
         let mut bytes = slot.to_be_bytes().to_vec();
         bytes.extend_from_slice(&tag[..16]);
-        base64url::encode(&bytes)
+        base64url::encode(bytes)
     }
 
     /// A nonce to hand out now, when nonces are on.
@@ -286,7 +286,7 @@ impl DpopGate {
             Some(iat) if iat + window >= at && iat <= at + window => {}
             _ => return invalid("the DPoP proof's iat is outside the accepted window"),
         }
-        let expected = base64url::encode(&Sha256::digest(token.as_bytes()));
+        let expected = base64url::encode(Sha256::digest(token.as_bytes()));
         if text("ath") != Some(expected.as_str()) {
             return invalid("the DPoP proof is for another access token (ath)");
         }
