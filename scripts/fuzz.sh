@@ -14,7 +14,7 @@ seconds="${1:-30}"
 shift || true
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-    targets=(jsonrpc protocol manifest generate http sse challenge dpop oauth_documents client_stdio)
+    targets=(jsonrpc protocol manifest generate http sse challenge dpop oauth_documents client_stdio client_http)
 fi
 mirror="${MCPGEN_SCHEMA_MIRROR:-$PWD/../shared/mcp-spec}"
 export MCPGEN_SCHEMA_MIRROR="$mirror"

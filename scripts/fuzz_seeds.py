@@ -104,6 +104,79 @@ def main() -> None:
     put(corpus, "client_stdio", "\n\n".join(noisy).encode())
     put(corpus, "client_stdio", (good[0] + "\n\n" + json.dumps({"jsonrpc": "2.0", "id": 123456789, "result": {}}) + "\nnot json\n[[[[").encode())
 
+    # An HTTP server's answers, one per request, NUL-separated (first byte:
+    # even 2025-11-25, odd 2026-07-28; $ID is the request's id, $LEN the
+    # body's length, a leading ! closes the connection after the answer).
+    def answer(status: str, headers: list, body: bytes = b"", chunked: bool = False, close: bool = False) -> bytes:
+        head = [f"HTTP/1.1 {status}"] + headers
+        if chunked:
+            head.append("transfer-encoding: chunked")
+            middle = len(body) // 2
+            parts = [body[:middle], body[middle:]]
+            body = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in parts if part) + b"0\r\n\r\n"
+        else:
+            head.append("content-length: $LEN")
+        return (b"!" if close else b"") + "\r\n".join(head).encode() + b"\r\n\r\n" + body
+
+    def rpc(result=None, error=None) -> bytes:
+        message = {"jsonrpc": "2.0", "id": "$ID"}
+        message.update({"error": error} if error is not None else {"result": result})
+        return json.dumps(message).replace('"$ID"', "$ID").encode()
+
+    def sse(*events: bytes) -> bytes:
+        return b"".join(events)
+
+    as_json = ["content-type: application/json"]
+    as_sse = ["content-type: text/event-stream", "cache-control: no-cache"]
+    tools = {"tools": [{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "x-mcp-header": "Text"}}}}]}
+    called = {"content": [{"type": "text", "text": "hi"}], "isError": False}
+    listed = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}).encode()
+    stateful = [
+        answer("200 OK", as_json + ["mcp-session-id: s-1"], rpc(init_result)),
+        answer("202 Accepted", []),
+        answer("405 Method Not Allowed", ["allow: POST, DELETE"]),
+        answer("200 OK", as_sse, sse(b": hello\n\n", b"id: e-1\nretry: 10\ndata: " + listed + b"\n\n", b"id: e-2\ndata: " + rpc(tools) + b"\n\n"), chunked=True),
+        answer("200 OK", as_json, rpc(called), chunked=True),
+        answer("200 OK", as_json, rpc({})),
+        answer("204 No Content", [], close=True),
+    ]
+    put(corpus, "client_http", b"\x00" + b"\x00".join(stateful))
+    discovered = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
+    mismatch = {"code": -32020, "message": "header mismatch: Mcp-Param-Text"}
+    stateless = [
+        answer("200 OK", as_json, rpc(discovered)),
+        answer("200 OK", as_sse, sse(b"data: " + rpc(tools) + b"\n\n")),
+        answer("400 Bad Request", as_json, rpc(error=mismatch)),
+        answer("200 OK", as_json, rpc(tools)),
+        answer("200 OK", as_sse, sse(b"event: message\r\ndata: " + rpc(called) + b"\r\n\r\n"), chunked=True),
+        answer("200 OK", as_json, rpc({})),
+    ]
+    put(corpus, "client_http", b"\x01" + b"\x00".join(stateless))
+    # What goes wrong: a stream that ends before its response and is
+    # resumed, a body cut short, a chunk size that lies, an error status
+    # with and without a JSON-RPC body, a redirect, an authorization
+    # challenge, a status line that is not one, an answer for another id.
+    broken = [
+        answer("200 OK", as_json + ["mcp-session-id: s-2"], rpc(init_result)),
+        answer("202 Accepted", []),
+        answer("200 OK", as_sse, sse(b"id: 1\nretry: 5\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"), close=True),
+        answer("200 OK", as_sse, sse(b"id: 2\ndata: " + rpc(tools) + b"\n\n")),
+        b"!HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 4000\r\n\r\n{\"jsonrpc\":\"2.0\",",
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nfffffffffff\r\n{}\r\n",
+        answer("500 Internal Server Error", as_json, rpc(error={"code": -32603, "message": "boom", "data": {"x": [1, 2]}})),
+    ]
+    put(corpus, "client_http", b"\x02" + b"\x00".join(broken))
+    refused = [
+        answer("401 Unauthorized", ['www-authenticate: Bearer resource_metadata="http://mcp.test/.well-known/oauth-protected-resource"']),
+        answer("302 Found", ["location: http://elsewhere.test/mcp"]),
+        answer("404 Not Found", ["content-type: text/plain"], b"no such endpoint"),
+        b"HTTP/1.1 abc\r\n\r\n",
+        answer("200 OK", as_json, json.dumps({"jsonrpc": "2.0", "id": 424242, "result": {}}).encode()),
+        b"!not http at all",
+    ]
+    put(corpus, "client_http", b"\x03" + b"\x00".join(refused))
+    put(corpus, "client_http", b"\x00" + b"\x00".join(refused))
+
 
 if __name__ == "__main__":
     main()

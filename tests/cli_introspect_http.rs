@@ -56,6 +56,17 @@ fn weather_server() -> Server {
     Server { child, url }
 }
 
+/// The arguments of `mcpgen introspect --url URL`, with `--timeout
+/// SECONDS` when given, then `more`.
+fn introspect<'a>(url: &'a str, timeout: Option<&'a str>, more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["introspect", "--url", url];
+    if let Some(seconds) = timeout {
+        args.extend(["--timeout", seconds]);
+    }
+    args.extend_from_slice(more);
+    args
+}
+
 fn declared_tools() -> Vec<String> {
     let text = std::fs::read_to_string(root().join("examples/weather-server/tools.json")).unwrap();
     let manifest: Value = serde_json::from_str(&text).unwrap();
@@ -73,14 +84,7 @@ fn introspect_url_writes_the_example_servers_manifest() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("nested/introspected.json");
     let r = run(mcpgen(tmp.path())
-        .args([
-            "introspect",
-            "--url",
-            &server.url,
-            "--timeout",
-            "30",
-            "--out",
-        ])
+        .args(introspect(&server.url, Some("30"), &["--out"]))
         .arg(&out));
     assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
     let tools = declared_tools();
@@ -108,7 +112,7 @@ fn introspect_url_writes_the_example_servers_manifest() {
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 
     // To stdout without --out.
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", &server.url]));
+    let r = run(mcpgen(tmp.path()).args(introspect(&server.url, None, &[])));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let printed: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(printed, manifest);
@@ -117,7 +121,7 @@ fn introspect_url_writes_the_example_servers_manifest() {
 #[test]
 fn introspect_url_reports_bad_urls_and_unreachable_servers() {
     let tmp = tempfile::tempdir().unwrap();
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", "ftp://example.com/mcp"]));
+    let r = run(mcpgen(tmp.path()).args(introspect("ftp://example.com/mcp", None, &[])));
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("use http://"), "{}", r.stderr);
 
@@ -127,7 +131,7 @@ fn introspect_url_reports_bad_urls_and_unreachable_servers() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &url]));
+    let r = run(mcpgen(tmp.path()).args(introspect(&url, Some("10"), &[])));
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains(&format!("cannot connect to {url}")),
@@ -137,7 +141,7 @@ fn introspect_url_reports_bad_urls_and_unreachable_servers() {
     assert!(r.stderr.contains("help:"), "{}", r.stderr);
 
     // Either a URL or a command, not both, and one of them.
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", &url, "--", "server"]));
+    let r = run(mcpgen(tmp.path()).args(introspect(&url, None, &["--", "server"])));
     assert_eq!(r.code, 2, "{}", r.stderr);
     let r = run(mcpgen(tmp.path()).args(["introspect"]));
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -148,7 +152,7 @@ fn introspect_url_names_a_wrong_path() {
     let server = weather_server();
     let tmp = tempfile::tempdir().unwrap();
     let wrong = server.url.replace("/mcp", "/not-mcp");
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &wrong]));
+    let r = run(mcpgen(tmp.path()).args(introspect(&wrong, Some("10"), &[])));
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains("404 Not Found") && r.stderr.contains("as an MCP endpoint"),
@@ -218,7 +222,7 @@ fn introspect_url_hints_fit_http_and_the_oauth_flag() {
             body.into_bytes(),
         )
     });
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &url]));
+    let r = run(mcpgen(tmp.path()).args(introspect(&url, Some("10"), &[])));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(
         r.stderr.contains("not a JSON-RPC message") && r.stderr.contains("MCP endpoint"),
@@ -251,19 +255,14 @@ fn introspect_url_hints_fit_http_and_the_oauth_flag() {
     }
     });
     let config = tmp.path().join("config");
-    let r = run(mcpgen(tmp.path()).env("XDG_CONFIG_HOME", &config).args([
-        "introspect",
-        "--timeout",
-        "10",
-        "--oauth",
-        "--url",
-        &url,
-    ]));
+    let r = run(mcpgen(tmp.path())
+        .env("XDG_CONFIG_HOME", &config)
+        .args(introspect(&url, Some("10"), &["--oauth"])));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("logging in failed"), "{}", r.stderr);
     assert!(!r.stderr.contains("pass --oauth"), "{}", r.stderr);
     // Without --oauth, the same server gets the hint to pass it.
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "10", "--url", &url]));
+    let r = run(mcpgen(tmp.path()).args(introspect(&url, Some("10"), &[])));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("pass --oauth"), "{}", r.stderr);
 }
@@ -427,7 +426,7 @@ fn introspect_url_logs_a_machine_in_with_client_credentials() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("config");
     // Without credentials: refused, with the hint to log in.
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "20", "--url", &url]));
+    let r = run(mcpgen(tmp.path()).args(introspect(&url, Some("20"), &[])));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("pass --oauth"), "{}", r.stderr);
 
@@ -435,15 +434,7 @@ fn introspect_url_logs_a_machine_in_with_client_credentials() {
     let r = run(mcpgen(tmp.path())
         .env("XDG_CONFIG_HOME", &config)
         .env("MCPGEN_CLIENT_SECRET", "s3cret")
-        .args([
-            "introspect",
-            "--timeout",
-            "20",
-            "--url",
-            &url,
-            "--client-id",
-            "machine",
-        ]));
+        .args(introspect(&url, Some("20"), &["--client-id", "machine"])));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let manifest: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
@@ -459,23 +450,17 @@ fn introspect_url_logs_a_machine_in_with_client_credentials() {
     // A wrong secret: the token endpoint's refusal, the secret never shown.
     let r = run(mcpgen(tmp.path())
         .env("XDG_CONFIG_HOME", tmp.path().join("other"))
-        .args([
-            "introspect",
-            "--timeout",
-            "20",
-            "--url",
+        .args(introspect(
             &url,
-            "--client-id",
-            "machine",
-            "--client-secret",
-            "wrong-secret",
-        ]));
+            Some("20"),
+            &["--client-id", "machine", "--client-secret", "wrong-secret"],
+        )));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("invalid_client"), "{}", r.stderr);
     assert!(!r.stderr.contains("wrong-secret"), "{}", r.stderr);
 
     // --client-id alone cannot log in; a key that is not PEM is named.
-    let r = run(mcpgen(tmp.path()).args(["introspect", "--url", &url, "--client-id", "machine"]));
+    let r = run(mcpgen(tmp.path()).args(introspect(&url, None, &["--client-id", "machine"])));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(
         r.stderr.contains("--client-secret or --client-key"),
@@ -485,14 +470,11 @@ fn introspect_url_logs_a_machine_in_with_client_credentials() {
     let bad_key = tmp.path().join("key.pem");
     std::fs::write(&bad_key, "not a key").unwrap();
     let r = run(mcpgen(tmp.path())
-        .args([
-            "introspect",
-            "--url",
+        .args(introspect(
             &url,
-            "--client-id",
-            "machine",
-            "--client-key",
-        ])
+            None,
+            &["--client-id", "machine", "--client-key"],
+        ))
         .arg(&bad_key));
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(

@@ -2,7 +2,21 @@
 //! client that are not public: what a server the user may not trust feeds
 //! them.
 
+use std::sync::Arc;
+
 use crate::client::http::sse::SseParser;
+use crate::client::http::HttpTransport;
+
+/// The HTTP client transport for `url` whose every new connection is
+/// `dial()`'s in-memory stream instead of a TCP connection: the caller
+/// serves the other end (status line, headers and body as it likes).
+/// `url`'s host and port only go into the requests' `Host` header.
+pub fn http_transport(
+    url: &str,
+    dial: impl Fn() -> tokio::io::DuplexStream + Send + Sync + 'static,
+) -> std::io::Result<HttpTransport> {
+    Ok(HttpTransport::new(url)?.dial(Arc::new(dial)))
+}
 
 /// What the client's Server-Sent Events parser made of a stream that came
 /// in `chunks`, holding at most `max` bytes of one event: the events, the

@@ -69,8 +69,10 @@ pub mod uri_template;
 pub mod yaml;
 
 // The engine's parts; what users need of them is re-exported above.
+mod base64url;
 mod integral;
 mod random;
+mod unix_time;
 mod validate;
 
 // The names a handler's author uses most, at the root too; documented

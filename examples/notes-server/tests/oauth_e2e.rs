@@ -282,6 +282,17 @@ struct Browser {
     visited: std::sync::Arc<Mutex<Vec<String>>>,
 }
 
+/// A browser with an empty cookie jar that has visited nothing, sending
+/// the code to an unused loopback port (it never arrives there: the
+/// browser stops at the redirect).
+fn browser() -> Browser {
+    Browser {
+        redirect_uri: "http://127.0.0.1:9/callback".to_owned(),
+        jar: Mutex::new(BTreeMap::new()),
+        visited: std::sync::Arc::new(Mutex::new(Vec::new())),
+    }
+}
+
 impl RedirectReceiver for Browser {
     fn redirect_uri(&self) -> String {
         self.redirect_uri.clone()
@@ -517,12 +528,8 @@ async fn the_generated_client_and_server_work_with_a_real_authorization_server()
 
     // Discovery → dynamic registration → authorization code + PKCE → calls
     // of the generated client.
-    let visited = std::sync::Arc::new(Mutex::new(Vec::new()));
-    let browser = Browser {
-        redirect_uri: "http://127.0.0.1:9/callback".to_owned(),
-        jar: Mutex::new(BTreeMap::new()),
-        visited: visited.clone(),
-    };
+    let browser = browser();
+    let visited = browser.visited.clone();
     let oauth = OAuth::new(browser).client_name("mcpgen oauth e2e");
     let transport = HttpTransport::new(&mcp.url).unwrap().oauth(oauth).unwrap();
     let client = Client::connect_with(transport, options())
@@ -821,12 +828,7 @@ async fn dpop_bound_tokens_hold_at_the_gate_with_a_real_authorization_server() {
     let scratch = std::env::temp_dir().join(format!("mcpgen-dpop-e2e-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     let tokens = scratch.join("tokens.json");
-    let browser = Browser {
-        redirect_uri: "http://127.0.0.1:9/callback".to_owned(),
-        jar: Mutex::new(BTreeMap::new()),
-        visited: std::sync::Arc::new(Mutex::new(Vec::new())),
-    };
-    let oauth = OAuth::new(browser).store(FileTokenStore::new(&tokens));
+    let oauth = OAuth::new(browser()).store(FileTokenStore::new(&tokens));
     let transport = HttpTransport::new(&mcp.url).unwrap().oauth(oauth).unwrap();
     let client = Client::connect_with(transport, options())
         .await
@@ -918,14 +920,9 @@ async fn dpop_bound_tokens_hold_at_the_gate_with_a_real_authorization_server() {
     // A gate that demands its nonces: the client answers use_dpop_nonce.
     let strict =
         mcp_server_with(&issuer, Some(DpopConfig::new().required(true).nonces(true))).await;
-    let browser = Browser {
-        redirect_uri: "http://127.0.0.1:9/callback".to_owned(),
-        jar: Mutex::new(BTreeMap::new()),
-        visited: std::sync::Arc::new(Mutex::new(Vec::new())),
-    };
     let transport = HttpTransport::new(&strict.url)
         .unwrap()
-        .oauth(OAuth::new(browser))
+        .oauth(OAuth::new(browser()))
         .unwrap();
     let client = Client::connect_with(transport, options())
         .await

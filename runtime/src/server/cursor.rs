@@ -4,19 +4,18 @@
 //! base64url so clients treat it as opaque. Anything that does not decode to
 //! a tagged offset within the list is rejected (the caller answers `-32602`).
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
+use crate::base64url;
 
 const TAG: &str = "mcpgen:v1:";
 
 /// The cursor of the page starting at `offset`.
 pub(crate) fn encode(offset: usize) -> String {
-    base64url(format!("{TAG}{offset}").as_bytes())
+    base64url::encode(format!("{TAG}{offset}").as_bytes())
 }
 
 /// The offset a cursor stands for, if it is one of ours and at most `len`.
 pub(crate) fn decode(cursor: &str, len: usize) -> Option<usize> {
-    let bytes = unbase64url(cursor)?;
+    let bytes = base64url::decode(cursor)?;
     let text = std::str::from_utf8(&bytes).ok()?;
     let digits = text.strip_prefix(TAG)?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -24,14 +23,6 @@ pub(crate) fn decode(cursor: &str, len: usize) -> Option<usize> {
     }
     let offset: usize = digits.parse().ok()?;
     (offset <= len).then_some(offset)
-}
-
-fn base64url(input: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(input)
-}
-
-fn unbase64url(input: &str) -> Option<Vec<u8>> {
-    URL_SAFE_NO_PAD.decode(input).ok()
 }
 
 #[cfg(test)]
@@ -57,8 +48,8 @@ mod tests {
         assert_eq!(decode("", 5), None);
         assert_eq!(decode("not a cursor!", 5), None);
         assert_eq!(decode("bWNwZ2Vu", 5), None); // "mcpgen" without an offset
-        assert_eq!(decode(&base64url(b"mcpgen:v1:-1"), 5), None);
-        assert_eq!(decode(&base64url(b"mcpgen:v1:+1"), 5), None);
+        assert_eq!(decode(&base64url::encode(b"mcpgen:v1:-1"), 5), None);
+        assert_eq!(decode(&base64url::encode(b"mcpgen:v1:+1"), 5), None);
         assert_eq!(decode("A", 5), None);
     }
 }

@@ -15,16 +15,15 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::jsonrpc::{self, RpcError};
 use crate::random::RandomError;
+use crate::{base64url, unix_time};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -63,16 +62,16 @@ impl Sealer {
     pub(crate) fn seal(&self, mut payload: Map<String, Value>) -> String {
         payload.insert(
             "exp".into(),
-            Value::from(unix_now().saturating_add(self.ttl.as_secs())),
+            Value::from(unix_time::now().saturating_add(self.ttl.as_secs())),
         );
-        let body = base64url(jsonrpc::json_text(&Value::Object(payload)).as_bytes());
+        let body = base64url::encode(jsonrpc::json_text(&Value::Object(payload)).as_bytes());
         let mac = self
             .mac
             .clone()
             .chain_update(body.as_bytes())
             .finalize()
             .into_bytes();
-        format!("{body}.{}", base64url(&mac))
+        format!("{body}.{}", base64url::encode(mac))
     }
 
     /// The payload of a state this server sealed and that has not expired.
@@ -80,7 +79,7 @@ impl Sealer {
         let (body, mac) = state
             .split_once('.')
             .ok_or("it is not a state this server issued")?;
-        let mac = unbase64url(mac).ok_or("it is not a state this server issued")?;
+        let mac = base64url::decode(mac).ok_or("it is not a state this server issued")?;
         // `verify_slice` compares in constant time.
         if self
             .mac
@@ -92,12 +91,12 @@ impl Sealer {
             // Tampered with, or sealed by a replica with another key.
             return Err("its integrity check failed (replicas behind one endpoint must share one request-state key)");
         }
-        let bytes = unbase64url(body).ok_or("it is not a state this server issued")?;
+        let bytes = base64url::decode(body).ok_or("it is not a state this server issued")?;
         let Ok(Value::Object(payload)) = serde_json::from_slice::<Value>(&bytes) else {
             return Err("it is not a state this server issued");
         };
         match payload.get("exp").and_then(Value::as_u64) {
-            Some(exp) if exp >= unix_now() => Ok(payload),
+            Some(exp) if exp >= unix_time::now() => Ok(payload),
             _ => Err("it has expired; send the request again without requestState"),
         }
     }
@@ -283,19 +282,18 @@ impl Binding {
     fn value(&self) -> &Value {
         self.value.get_or_init(|| {
             let digest = Sha256::digest(self.arguments.as_bytes());
-            json!([self.method, self.name, base64url(&digest), self.principal])
+            json!([
+                self.method,
+                self.name,
+                base64url::encode(digest),
+                self.principal
+            ])
         })
     }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// 32 random bytes: the key of a server that was given none.
@@ -312,18 +310,6 @@ fn keyed(key: &[u8]) -> HmacSha256 {
         // HMAC hashes a key longer than its block and pads a shorter one.
         Err(_) => unreachable!("HMAC-SHA256 takes a key of any length"),
     }
-}
-
-/// Base64url without padding (RFC 4648 §5).
-fn base64url(bytes: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(bytes)
-}
-
-/// The bytes of unpadded base64url text; `None` for anything else,
-/// including text whose unused low bits are not zero (so every text has
-/// one decoding).
-fn unbase64url(text: &str) -> Option<Vec<u8>> {
-    URL_SAFE_NO_PAD.decode(text).ok()
 }
 
 #[cfg(test)]
@@ -360,21 +346,6 @@ mod tests {
     }
 
     #[test]
-    fn base64url_round_trips_every_length() {
-        let data: Vec<u8> = (0..=255u8).collect();
-        for len in 0..40 {
-            let text = base64url(&data[..len]);
-            assert!(!text.contains('='));
-            assert_eq!(unbase64url(&text).as_deref(), Some(&data[..len]));
-        }
-        assert_eq!(base64url(b"\xfb\xff"), "-_8");
-        assert_eq!(unbase64url("a"), None);
-        assert_eq!(unbase64url("ab!c"), None);
-        assert_eq!(unbase64url("-_9"), None, "unused low bits must be zero");
-        assert_eq!(unbase64url("-_8="), None, "no padding");
-    }
-
-    #[test]
     fn a_sealed_state_opens_only_unchanged_and_with_the_same_key() {
         let sealer = Sealer::new(Some(b"replica key"), DEFAULT_STATE_TTL).unwrap();
         let mut payload = Map::new();
@@ -394,16 +365,16 @@ mod tests {
             .is_err());
         assert!(sealer.open(&format!("{state}-TAMPERED")).is_err());
         let (body, mac) = state.split_once('.').unwrap();
-        let forged = base64url(br#"{"answers":{"a":2},"exp":99999999999}"#);
+        let forged = base64url::encode(br#"{"answers":{"a":2},"exp":99999999999}"#);
         assert!(sealer.open(&format!("{forged}.{mac}")).is_err());
         assert!(sealer.open(body).is_err());
         let expired = Sealer::new(Some(b"replica key"), Duration::ZERO).unwrap();
         let mut old = Map::new();
         old.insert("exp".into(), json!(1));
-        let body = base64url(jsonrpc::json_text(&Value::Object(old)).as_bytes());
+        let body = base64url::encode(jsonrpc::json_text(&Value::Object(old)).as_bytes());
         let state = format!(
             "{body}.{}",
-            base64url(&hmac_sha256(b"replica key", body.as_bytes()))
+            base64url::encode(hmac_sha256(b"replica key", body.as_bytes()))
         );
         assert_eq!(
             expired.open(&state).unwrap_err(),

@@ -81,7 +81,7 @@ use tokio::sync::mpsc;
 use self::pool::Pool;
 use crate::client::oauth::{Authorizer, OAuth};
 use crate::revision::meta;
-use crate::transport::http::connect::Connector;
+use crate::transport::http::connect::{Connector, Dial};
 use crate::transport::http::HttpOptions;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
@@ -160,6 +160,8 @@ pub struct HttpTransport {
     auth: Option<Authorizer>,
     max_bytes: usize,
     learnt: Arc<Learnt>,
+    /// Set by the fuzz targets: connections made in memory.
+    dial: Option<Dial>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -303,6 +305,7 @@ impl HttpTransport {
             auth: None,
             max_bytes: DEFAULT_MAX_MESSAGE,
             learnt,
+            dial: None,
         })
     }
 
@@ -345,6 +348,13 @@ impl HttpTransport {
     /// tunnel and the TLS handshake together (default 10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.options.connect_timeout = timeout;
+        self
+    }
+
+    /// Makes every connection with `dial` instead of over the network
+    /// (the fuzz targets: `crate::fuzzing::http_transport`).
+    pub(crate) fn dial(mut self, dial: Dial) -> Self {
+        self.dial = Some(dial);
         self
     }
 
@@ -421,7 +431,10 @@ impl Transport for HttpTransport {
             tls,
             ..
         } = &endpoint;
-        let connector = Connector::new(url, host, *port, *tls, &self.options);
+        let connector = match self.dial {
+            Some(dial) => Ok(Connector::in_memory(url, dial, &self.options)),
+            None => Connector::new(url, host, *port, *tls, &self.options),
+        };
         if let Some(auth) = connector.as_ref().ok().and_then(Connector::forwarding) {
             // An http:// endpoint through a proxy: absolute-form requests to it.
             endpoint.target = endpoint

@@ -33,6 +33,7 @@ use crate::jsonrpc::human_size;
 use crate::revision::meta;
 use crate::transport::http::connect::Connector;
 use crate::transport::http::headers::{self, ParamHeader};
+use crate::transport::http::DPOP_NONCE;
 use crate::transport::ConnectError;
 
 pub(super) struct Shared {
@@ -262,7 +263,7 @@ impl Shared {
         let auth = self.auth.as_ref()?;
         if let Some(nonce) = response
             .headers()
-            .get("dpop-nonce")
+            .get(DPOP_NONCE)
             .and_then(|v| v.to_str().ok())
         {
             auth.offer_nonce(nonce);

@@ -164,10 +164,7 @@ impl ClientKey {
         client_id: &str,
         audience: &str,
     ) -> Result<String, AuthError> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
+        let now = crate::unix_time::now();
         let jti = super::pkce::random_string(24)?;
         let claims = serde_json::json!({
             "iss": client_id,

@@ -54,10 +54,7 @@ mod signing {
     use sha2::Digest;
 
     use super::super::AuthError;
-
-    fn b64(bytes: &[u8]) -> String {
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-    }
+    use crate::{base64url, unix_time};
 
     /// A DPoP key: the private key, its public JWK and the JWK's SHA-256
     /// thumbprint (RFC 7638), which a bound token names in `cnf.jkt`. The
@@ -107,12 +104,12 @@ mod signing {
         fn from_signing(signing: SigningKey) -> Self {
             let point = signing.verifying_key().to_encoded_point(false);
             let (x, y) = (
-                b64(point.x().map(|x| &x[..]).unwrap_or_default()),
-                b64(point.y().map(|y| &y[..]).unwrap_or_default()),
+                base64url::encode(point.x().map(|x| &x[..]).unwrap_or_default()),
+                base64url::encode(point.y().map(|y| &y[..]).unwrap_or_default()),
             );
             // RFC 7638 §3: the required members, in lexicographic order, no spaces.
             let canonical = format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#);
-            let thumbprint = b64(&sha2::Sha256::digest(canonical.as_bytes()));
+            let thumbprint = base64url::encode(sha2::Sha256::digest(canonical.as_bytes()));
             let jwk = json!({"kty": "EC", "crv": "P-256", "x": x, "y": y});
             Self {
                 signing,
@@ -123,7 +120,7 @@ mod signing {
 
         /// The private scalar, base64url, for a token store.
         pub fn secret(&self) -> String {
-            b64(&self.signing.to_bytes())
+            base64url::encode(self.signing.to_bytes())
         }
 
         /// The JWK SHA-256 thumbprint of the public key.
@@ -141,11 +138,7 @@ mod signing {
             access_token: Option<&str>,
             nonce: Option<&str>,
         ) -> Result<String, AuthError> {
-            let iat = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            self.proof_at(method, url, access_token, nonce, iat)
+            self.proof_at(method, url, access_token, nonce, unix_time::now())
         }
 
         /// [`DpopKey::proof`] as if made at `iat` (seconds since the Unix
@@ -166,7 +159,7 @@ mod signing {
                 "iat": iat,
             });
             if let Some(token) = access_token {
-                claims["ath"] = json!(b64(&sha2::Sha256::digest(token.as_bytes())));
+                claims["ath"] = json!(base64url::encode(sha2::Sha256::digest(token.as_bytes())));
             }
             if let Some(nonce) = nonce {
                 claims["nonce"] = json!(nonce);
@@ -174,11 +167,14 @@ mod signing {
             let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": self.jwk});
             let input = format!(
                 "{}.{}",
-                b64(header.to_string().as_bytes()),
-                b64(claims.to_string().as_bytes())
+                base64url::encode(header.to_string().as_bytes()),
+                base64url::encode(claims.to_string().as_bytes())
             );
             let signature: Signature = self.signing.sign(input.as_bytes());
-            Ok(format!("{input}.{}", b64(&signature.to_bytes())))
+            Ok(format!(
+                "{input}.{}",
+                base64url::encode(signature.to_bytes())
+            ))
         }
     }
 
@@ -188,12 +184,7 @@ mod signing {
 
         fn part(jwt: &str, i: usize) -> Value {
             let text = jwt.split('.').nth(i).unwrap();
-            serde_json::from_slice(
-                &base64::engine::general_purpose::URL_SAFE_NO_PAD
-                    .decode(text)
-                    .unwrap(),
-            )
-            .unwrap()
+            serde_json::from_slice(&base64url::decode(text).unwrap()).unwrap()
         }
 
         #[test]
@@ -217,7 +208,7 @@ mod signing {
             assert_eq!(claims["nonce"], "n-1");
             assert_eq!(
                 claims["ath"],
-                b64(&sha2::Sha256::digest(b"tok")),
+                base64url::encode(sha2::Sha256::digest(b"tok")),
                 "ath is the token's SHA-256"
             );
             // The signature verifies with the key in the header (jsonwebtoken,

@@ -17,12 +17,7 @@ use url::Url;
 
 use super::AuthError;
 use crate::transport::http::fetch::exchange;
-use crate::transport::http::HttpOptions;
-
-/// RFC 9449: the header of a DPoP proof (and `DPoP-Nonce`, its server's nonce).
-pub(crate) const DPOP: http::HeaderName = http::HeaderName::from_static("dpop");
-/// RFC 9449 §8: a server's nonce for the next proof.
-pub(crate) const DPOP_NONCE: http::HeaderName = http::HeaderName::from_static("dpop-nonce");
+use crate::transport::http::{HttpOptions, DPOP};
 
 /// How long one request of the flow may take, connecting included.
 pub(super) const TIMEOUT: Duration = Duration::from_secs(10);

@@ -24,14 +24,12 @@
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, RwLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use url::Url;
 
 use super::challenge::Challenge;
 use super::discovery::{self, ResourceMetadata, ServerMetadata};
 use super::dpop::DpopKey;
-use super::fetch;
 use super::grant::{self, Grant};
 use super::pkce::{self, Pkce};
 use super::redirect::RedirectReceiver;
@@ -39,7 +37,8 @@ use super::registration::{self, ClientCredentials};
 use super::store::StoredAuth;
 use super::token::{self, Tokens};
 use super::{AuthError, OAuth};
-use crate::transport::http::HttpOptions;
+use crate::transport::http::{HttpOptions, DPOP};
+use crate::unix_time;
 
 /// Whether an authorization request for `scopes` asks for
 /// `offline_access`, and so must say `prompt=consent` (OpenID Connect
@@ -89,13 +88,6 @@ fn write<T>(lock: &RwLock<T>, value: T) {
     *lock.write().unwrap_or_else(|e| e.into_inner()) = value;
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 impl Authorizer {
     /// Authorization for the MCP endpoint `endpoint`, starting with the
     /// token the store holds for it, if any.
@@ -115,7 +107,7 @@ impl Authorizer {
         };
         let current = stored
             .access_token
-            .filter(|_| stored.expires_at.is_none_or(|t| t > now()))
+            .filter(|_| stored.expires_at.is_none_or(|t| t > unix_time::now()))
             .filter(|_| !stored.dpop_bound || dpop.is_some())
             .map(|token| Current {
                 token,
@@ -174,7 +166,7 @@ impl Authorizer {
             sensitive(proof),
         ) {
             (Some(auth), Some(proof)) => {
-                vec![(http::header::AUTHORIZATION, auth), (fetch::DPOP, proof)]
+                vec![(http::header::AUTHORIZATION, auth), (DPOP, proof)]
             }
             _ => Vec::new(),
         }
@@ -380,7 +372,7 @@ impl Authorizer {
         if tokens.refresh_token.is_some() {
             stored.refresh_token = tokens.refresh_token;
         }
-        stored.expires_at = tokens.expires_in.map(|s| now() + s);
+        stored.expires_at = tokens.expires_in.map(|s| unix_time::now() + s);
         if let Some(scopes) = scopes {
             stored.scopes = scopes;
         }

@@ -159,15 +159,15 @@ async fn id_jag(
     if !scope.is_empty() {
         form.push(("scope", scope));
     }
-    let provider = ServerMetadata {
-        issuer: idp
-            .issuer
-            .clone()
-            .unwrap_or_else(|| idp.token_endpoint.clone()),
-        token_endpoint: idp.token_endpoint.clone(),
-        ..ServerMetadata::default()
+    // The provider's metadata is not fetched: its client authentication
+    // is the default (`client_secret_basic`) unless the client registered
+    // one, and an assertion names the issuer, else the token endpoint.
+    let endpoint = token::Endpoint {
+        url: &idp.token_endpoint,
+        audience: idp.issuer.as_deref().unwrap_or(&idp.token_endpoint),
+        auth_methods: None,
     };
-    let doc = token::request_json(net, &provider, &idp.client, form, None).await?;
+    let doc = token::request_json(net, endpoint, &idp.client, form, None).await?;
     let url = &idp.token_endpoint;
     let field = |k: &str| doc.get(k).and_then(Value::as_str);
     if field("issued_token_type") != Some(ID_JAG_TYPE) {

@@ -1,11 +1,10 @@
 //! PKCE (RFC 7636) with the `S256` method, and the `state` value of an
 //! authorization request: random strings from the operating system.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
 use sha2::{Digest, Sha256};
 
 use super::AuthError;
+use crate::base64url;
 
 /// A PKCE verifier and its `S256` challenge.
 pub(super) struct Pkce {
@@ -39,7 +38,7 @@ impl Pkce {
 
 /// The `S256` challenge of a verifier.
 pub(super) fn challenge(verifier: &str) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+    base64url::encode(Sha256::digest(verifier.as_bytes()))
 }
 
 /// `bytes` random bytes as base64url without padding (`state`, verifiers);
@@ -48,7 +47,7 @@ pub(super) fn random_string(bytes: usize) -> Result<String, AuthError> {
     let mut buf = vec![0u8; bytes];
     crate::random::fill(&mut buf)
         .map_err(|e| AuthError::new(format!("cannot start an authorization: {e}")))?;
-    Ok(URL_SAFE_NO_PAD.encode(buf))
+    Ok(base64url::encode(buf))
 }
 
 #[cfg(test)]

@@ -149,12 +149,14 @@ pub(super) enum AuthMethod {
 }
 
 impl AuthMethod {
-    /// The method for `client` at `server`: the registered one, else
-    /// `private_key_jwt` when the client has a key and the server lists it
-    /// (or the client has no secret), else the first of
-    /// `client_secret_basic`, `client_secret_post` the server supports when
-    /// there is a secret, else `none`.
-    pub(super) fn choose(client: &ClientCredentials, server: &ServerMetadata) -> Self {
+    /// The method for `client` at a token endpoint that lists `supported`
+    /// (its server's `token_endpoint_auth_methods_supported`; `None` when
+    /// not said): the registered one, else `private_key_jwt` when the
+    /// client has a key and the server lists it (or the client has no
+    /// secret), else the first of `client_secret_basic`,
+    /// `client_secret_post` the server supports when there is a secret,
+    /// else `none`.
+    pub(super) fn choose(client: &ClientCredentials, supported: Option<&[String]>) -> Self {
         let secret = client.client_secret.is_some();
         match client.auth_method.as_deref() {
             Some("client_secret_basic") if secret => return Self::Basic,
@@ -164,11 +166,10 @@ impl AuthMethod {
             _ => {}
         }
         // RFC 8414: when absent, the default is client_secret_basic.
-        let supported = server
-            .token_endpoint_auth_methods_supported
-            .clone()
-            .unwrap_or_else(|| vec!["client_secret_basic".to_owned()]);
-        let has = |m: &str| supported.iter().any(|s| s == m);
+        let has = |m: &str| match supported {
+            Some(listed) => listed.iter().any(|s| s == m),
+            None => m == "client_secret_basic",
+        };
         if client.has_key() && (has("private_key_jwt") || !secret) {
             return Self::PrivateKeyJwt;
         }
@@ -288,31 +289,24 @@ mod tests {
 
     #[test]
     fn the_auth_method_follows_registration_then_server_support() {
-        let server = |methods: Option<&[&str]>| ServerMetadata {
-            token_endpoint_auth_methods_supported: methods
-                .map(|m| m.iter().map(|s| s.to_string()).collect()),
-            ..ServerMetadata::default()
-        };
+        let listed = |methods: &[&str]| methods.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let secret = ClientCredentials::new("c").secret("s");
+        assert_eq!(AuthMethod::choose(&secret, None), AuthMethod::Basic);
         assert_eq!(
-            AuthMethod::choose(&secret, &server(None)),
-            AuthMethod::Basic
-        );
-        assert_eq!(
-            AuthMethod::choose(&secret, &server(Some(&["client_secret_post"]))),
+            AuthMethod::choose(&secret, Some(&listed(&["client_secret_post"]))),
             AuthMethod::Post
         );
         assert_eq!(
-            AuthMethod::choose(&secret, &server(Some(&["none"]))),
+            AuthMethod::choose(&secret, Some(&listed(&["none"]))),
             AuthMethod::None
         );
         let fixed = secret.clone().auth_method("client_secret_post");
         assert_eq!(
-            AuthMethod::choose(&fixed, &server(Some(&["client_secret_basic"]))),
+            AuthMethod::choose(&fixed, Some(&listed(&["client_secret_basic"]))),
             AuthMethod::Post
         );
         assert_eq!(
-            AuthMethod::choose(&ClientCredentials::new("c"), &server(None)),
+            AuthMethod::choose(&ClientCredentials::new("c"), None),
             AuthMethod::None
         );
         assert!(!format!("{secret:?}").contains("\"s\""));

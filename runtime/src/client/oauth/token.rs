@@ -10,10 +10,35 @@ use super::discovery::ServerMetadata;
 use super::dpop::DpopKey;
 use super::registration::{AuthMethod, ClientCredentials};
 use super::{fetch, AuthError};
-use crate::transport::http::HttpOptions;
+use crate::transport::http::{HttpOptions, DPOP_NONCE};
 
 /// RFC 7523 §2.2: a client authenticating with a signed JWT.
 const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// A token endpoint as a request to it needs to know it: the URL, the
+/// audience of a `private_key_jwt` client assertion there (its server's
+/// issuer), and the client authentication methods its server lists.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Endpoint<'a> {
+    /// The token endpoint's URL.
+    pub url: &'a str,
+    /// The `aud` of a client assertion sent there.
+    pub audience: &'a str,
+    /// `token_endpoint_auth_methods_supported` (RFC 8414); `None` when the
+    /// server does not say (then `client_secret_basic`).
+    pub auth_methods: Option<&'a [String]>,
+}
+
+impl<'a> Endpoint<'a> {
+    /// The token endpoint of the authorization server `server`.
+    pub(super) fn of(server: &'a ServerMetadata) -> Self {
+        Self {
+            url: &server.token_endpoint,
+            audience: &server.issuer,
+            auth_methods: server.token_endpoint_auth_methods_supported.as_deref(),
+        }
+    }
+}
 
 /// A successful token response (RFC 6749 §5.1).
 #[derive(Clone, Deserialize)]
@@ -110,7 +135,7 @@ pub(super) async fn request(
     form: Vec<(&str, &str)>,
     dpop: Option<&DpopKey>,
 ) -> Result<Tokens, AuthError> {
-    let doc = request_json(net, server, client, form, dpop).await?;
+    let doc = request_json(net, Endpoint::of(server), client, form, dpop).await?;
     accept(doc, &server.token_endpoint, dpop.is_some())
 }
 
@@ -130,19 +155,19 @@ pub(crate) fn accept(doc: serde_json::Value, url: &str, dpop: bool) -> Result<To
     Ok(tokens)
 }
 
-/// POSTs `form` to `server`'s token endpoint with the client's
+/// POSTs `form` to the token `endpoint` with the client's
 /// authentication; the successful answer's JSON, or an error with the
 /// endpoint's `error` and `error_description`. With `dpop`, each attempt
 /// carries a fresh proof; a `use_dpop_nonce` answer is retried once with
 /// the server's nonce (RFC 9449 §8).
 pub(super) async fn request_json(
     net: &HttpOptions,
-    server: &ServerMetadata,
+    endpoint: Endpoint<'_>,
     client: &ClientCredentials,
     mut form: Vec<(&str, &str)>,
     dpop: Option<&DpopKey>,
 ) -> Result<serde_json::Value, AuthError> {
-    let method = AuthMethod::choose(client, server);
+    let method = AuthMethod::choose(client, endpoint.auth_methods);
     let assertion: String;
     let secret = client.client_secret.as_deref().unwrap_or("");
     let basic = match method {
@@ -153,7 +178,7 @@ pub(super) async fn request_json(
             None
         }
         AuthMethod::PrivateKeyJwt => {
-            assertion = client.client_assertion(&server.issuer)?;
+            assertion = client.client_assertion(endpoint.audience)?;
             form.push(("client_id", &client.client_id));
             form.push(("client_assertion_type", CLIENT_ASSERTION_TYPE));
             form.push(("client_assertion", &assertion));
@@ -164,7 +189,7 @@ pub(super) async fn request_json(
             None
         }
     };
-    let url = &server.token_endpoint;
+    let url = endpoint.url;
     let mut nonce: Option<String> = None;
     let got = loop {
         let proof = match dpop {
@@ -176,7 +201,7 @@ pub(super) async fn request_json(
         if got.status == 400 && dpop.is_some() && nonce.is_none() {
             let offered = got
                 .headers
-                .get(fetch::DPOP_NONCE)
+                .get(DPOP_NONCE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             let asks = got

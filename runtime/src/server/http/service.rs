@@ -40,6 +40,7 @@ use super::store::{bounded, AnnouncedTask, SessionEvent, StoredSession};
 use super::{AuthRejection, HttpConfig};
 use crate::transport::http::headers::{self, ParamHeader};
 use crate::transport::http::scan::Scan;
+use crate::transport::http::DPOP_NONCE;
 
 /// Notifications a request's SSE stream buffers before its handler waits.
 const STREAM_QUEUE: usize = 64;
@@ -327,9 +328,7 @@ fn auth_refused(r: AuthRejection) -> Response<HttpBody> {
         response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
     }
     if let Some(nonce) = r.dpop_nonce.and_then(|n| HeaderValue::from_str(&n).ok()) {
-        response
-            .headers_mut()
-            .insert(http::HeaderName::from_static("dpop-nonce"), nonce);
+        response.headers_mut().insert(DPOP_NONCE, nonce);
     }
     response
 }

@@ -4,23 +4,33 @@
 //! TLS handshake (feature `tls`), all within the connect timeout. [`Connector`] is made once when the
 //! transport starts (proxy chosen, certificates read); [`Conn`] is the
 //! resulting stream, plain or TLS. Every failure is a [`ConnectError`].
+//! The fuzz targets dial instead ([`Dial`]): an in-memory stream whose
+//! other end they serve.
 
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http::header::HeaderValue;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadBuf};
 use tokio::net::TcpStream;
 
 use super::options::HttpOptions;
 use super::proxy::Proxy;
 use crate::transport::{ConnectError, ConnectErrorKind};
 
+/// Makes the stream of each new connection in memory instead of over
+/// TCP: the fuzz targets' way in (`crate::fuzzing::http_transport`),
+/// which play the server at the other end.
+pub(crate) type Dial = Arc<dyn Fn() -> DuplexStream + Send + Sync>;
+
 /// Where and how to connect, made once per transport.
 pub(crate) struct Connector {
     url: String,
+    /// Set: connections are made by this, never over the network.
+    dial: Option<Dial>,
     /// The server's host (without IPv6 brackets) and port.
     host: String,
     port: u16,
@@ -65,6 +75,7 @@ impl Connector {
         }
         Ok(Self {
             url: url.to_owned(),
+            dial: None,
             host: host.to_owned(),
             port,
             proxy,
@@ -72,6 +83,21 @@ impl Connector {
             #[cfg(feature = "tls")]
             tls,
         })
+    }
+
+    /// The connector of the endpoint `url` whose connections `dial` makes
+    /// (no proxy, no TLS).
+    pub(crate) fn in_memory(url: &str, dial: Dial, options: &HttpOptions) -> Self {
+        Self {
+            url: url.to_owned(),
+            dial: Some(dial),
+            host: String::new(),
+            port: 0,
+            proxy: None,
+            timeout: options.connect_timeout,
+            #[cfg(feature = "tls")]
+            tls: None,
+        }
     }
 
     /// For an `http://` endpoint behind a proxy, requests go to the proxy
@@ -104,6 +130,9 @@ impl Connector {
     }
 
     async fn connect_now(&self) -> Result<Conn, ConnectError> {
+        if let Some(dial) = &self.dial {
+            return Ok(Conn::Memory(dial()));
+        }
         let (host, port) = match &self.proxy {
             Some(p) => (p.host.as_str(), p.port),
             None => (self.host.as_str(), self.port),
@@ -195,9 +224,11 @@ pub(crate) fn authority(host: &str, port: u16) -> String {
     }
 }
 
-/// A connection to the server: plain TCP, or TLS over TCP.
+/// A connection to the server: plain TCP, or TLS over TCP (or, for the
+/// fuzz targets, an in-memory stream).
 pub(crate) enum Conn {
     Plain(TcpStream),
+    Memory(DuplexStream),
     #[cfg(feature = "tls")]
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
 }
@@ -210,6 +241,7 @@ impl AsyncRead for Conn {
     ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Conn::Memory(s) => Pin::new(s).poll_read(cx, buf),
             #[cfg(feature = "tls")]
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         }
@@ -224,6 +256,7 @@ impl AsyncWrite for Conn {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Conn::Memory(s) => Pin::new(s).poll_write(cx, buf),
             #[cfg(feature = "tls")]
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
         }
@@ -236,6 +269,7 @@ impl AsyncWrite for Conn {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Conn::Memory(s) => Pin::new(s).poll_write_vectored(cx, bufs),
             #[cfg(feature = "tls")]
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
         }
@@ -244,6 +278,7 @@ impl AsyncWrite for Conn {
     fn is_write_vectored(&self) -> bool {
         match self {
             Conn::Plain(s) => s.is_write_vectored(),
+            Conn::Memory(s) => s.is_write_vectored(),
             #[cfg(feature = "tls")]
             Conn::Tls(s) => s.is_write_vectored(),
         }
@@ -252,6 +287,7 @@ impl AsyncWrite for Conn {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_flush(cx),
+            Conn::Memory(s) => Pin::new(s).poll_flush(cx),
             #[cfg(feature = "tls")]
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
         }
@@ -260,6 +296,7 @@ impl AsyncWrite for Conn {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Conn::Memory(s) => Pin::new(s).poll_shutdown(cx),
             #[cfg(feature = "tls")]
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
         }

@@ -16,14 +16,15 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
 use jsonwebtoken::jwk::{Jwk, ThumbprintHash};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+
+use crate::{base64url, unix_time};
 
 /// The longest proof read (bytes).
 pub(crate) const MAX_PROOF: usize = 8192;
@@ -141,17 +142,6 @@ impl std::fmt::Debug for DpopGate {
     }
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
-fn b64(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
 /// A URL as `htu` compares: lowercase scheme and host, the port, the path
 /// without a trailing `/`; no query or fragment.
 fn normalized(url: &str) -> Option<String> {
@@ -207,16 +197,18 @@ impl DpopGate {
         let tag = mac.finalize().into_bytes();
         let mut bytes = slot.to_be_bytes().to_vec();
         bytes.extend_from_slice(&tag[..16]);
-        b64(&bytes)
+        base64url::encode(bytes)
     }
 
     /// A nonce to hand out now, when nonces are on.
     pub(crate) fn nonce(&self) -> Option<String> {
-        self.config.nonces.then(|| self.nonce_for(self.slot(now())))
+        self.config
+            .nonces
+            .then(|| self.nonce_for(self.slot(unix_time::now())))
     }
 
     fn nonce_fresh(&self, nonce: &str) -> bool {
-        let current = self.slot(now());
+        let current = self.slot(unix_time::now());
         [current, current.saturating_sub(1)]
             .iter()
             .any(|slot| self.nonce_for(*slot).as_bytes() == nonce.as_bytes())
@@ -239,10 +231,7 @@ impl DpopGate {
             return invalid("the DPoP proof is not a JWS");
         };
         // The raw header: the key must carry no private part.
-        let raw: Value = match base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(head)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
+        let raw: Value = match base64url::decode(head).and_then(|b| serde_json::from_slice(&b).ok())
         {
             Some(v) => v,
             None => return invalid("the DPoP proof's header is not base64url JSON"),
@@ -292,12 +281,12 @@ impl DpopGate {
             _ => return invalid("the DPoP proof is for another URL (htu)"),
         }
         let window = self.config.window.as_secs();
-        let at = now();
+        let at = unix_time::now();
         match claims.get("iat").and_then(Value::as_u64) {
             Some(iat) if iat + window >= at && iat <= at + window => {}
             _ => return invalid("the DPoP proof's iat is outside the accepted window"),
         }
-        let expected = b64(&Sha256::digest(token.as_bytes()));
+        let expected = base64url::encode(Sha256::digest(token.as_bytes()));
         if text("ath") != Some(expected.as_str()) {
             return invalid("the DPoP proof is for another access token (ath)");
         }
@@ -408,9 +397,9 @@ mod tests {
         );
         assert_eq!(a.nonce(), b.nonce(), "replicas sharing a key share nonces");
         assert!(
-            !a.nonce_fresh(&a.nonce_for(a.slot(now()) - 2)),
+            !a.nonce_fresh(&a.nonce_for(a.slot(unix_time::now()) - 2)),
             "two slots ago is stale"
         );
-        assert!(a.nonce_fresh(&a.nonce_for(a.slot(now()) - 1)));
+        assert!(a.nonce_fresh(&a.nonce_for(a.slot(unix_time::now()) - 1)));
     }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::fetch::{self, Fetcher};
 use super::jwt::{expired, principal_of};
 use super::verified::Verified;
-use super::{TokenError, TokenVerifier, VerifyFuture, MAX_TOKEN_BYTES};
+use super::{Lookup, TokenError, TokenVerifier, VerifyFuture, MAX_TOKEN_BYTES};
 use crate::server::context::Principal;
 
 /// Settings of an [`IntrospectionVerifier`].
@@ -112,6 +112,12 @@ impl IntrospectionVerifier {
         if let Some(principal) = hit {
             return Ok(Principal::clone(&principal));
         }
+        self.check_new(token, digest).await
+    }
+
+    /// A token no answer is held for, whose digest is `digest`: asked
+    /// about at the endpoint, and the answer kept when it is active.
+    async fn check_new(&self, token: &str, digest: u128) -> Result<Principal, TokenError> {
         let form = format!(
             "token={}&token_type_hint=access_token&client_id={}&client_secret={}",
             form_encode(token),
@@ -180,11 +186,12 @@ impl TokenVerifier for IntrospectionVerifier {
         Box::pin(self.check(token))
     }
 
-    fn cached(&self, token: &str) -> Option<std::sync::Arc<Principal>> {
+    fn lookup<'a>(&'a self, token: &'a str) -> Lookup<'a> {
         if token.len() > MAX_TOKEN_BYTES {
-            return None;
+            return Lookup::Verify(self.verify(token));
         }
-        self.verified.get(token).1
+        self.verified
+            .lookup(token, |digest| self.check_new(token, digest))
     }
 }
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::fetch::{self, Fetcher};
 use super::verified::Verified;
-use super::{TokenError, TokenVerifier, VerifyFuture, MAX_TOKEN_BYTES};
+use super::{Lookup, TokenError, TokenVerifier, VerifyFuture, MAX_TOKEN_BYTES};
 use crate::server::context::Principal;
 
 /// The longest JOSE header accepted (base64url characters).
@@ -254,17 +254,23 @@ impl JwtVerifier {
                 "longer than {MAX_TOKEN_BYTES} bytes"
             )));
         }
-        let header_len = token.find('.').unwrap_or(token.len());
-        if header_len > MAX_HEADER_CHARS {
-            return Err(TokenError::Invalid(format!(
-                "a JOSE header longer than {MAX_HEADER_CHARS} characters"
-            )));
-        }
         // A token verified before is not checked again while its answer
         // holds (at most VERIFIED_FOR, never past `exp` + leeway).
         let (digest, hit) = self.verified.get(token);
         if let Some(principal) = hit {
             return Ok(Principal::clone(&principal));
+        }
+        self.check_new(token, digest).await
+    }
+
+    /// A token no answer is held for, whose digest is `digest`: checked in
+    /// full, and its answer kept when it passes.
+    async fn check_new(&self, token: &str, digest: u128) -> Result<Principal, TokenError> {
+        let header_len = token.find('.').unwrap_or(token.len());
+        if header_len > MAX_HEADER_CHARS {
+            return Err(TokenError::Invalid(format!(
+                "a JOSE header longer than {MAX_HEADER_CHARS} characters"
+            )));
         }
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| TokenError::Invalid(format!("not a signed JWT: {e}")))?;
@@ -324,11 +330,12 @@ impl TokenVerifier for JwtVerifier {
         Box::pin(self.check(token))
     }
 
-    fn cached(&self, token: &str) -> Option<std::sync::Arc<Principal>> {
+    fn lookup<'a>(&'a self, token: &'a str) -> Lookup<'a> {
         if token.len() > MAX_TOKEN_BYTES {
-            return None;
+            return Lookup::Verify(self.verify(token));
         }
-        self.verified.get(token).1
+        self.verified
+            .lookup(token, |digest| self.check_new(token, digest))
     }
 }
 

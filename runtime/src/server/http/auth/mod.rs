@@ -88,6 +88,23 @@ impl std::error::Error for TokenError {}
 pub type VerifyFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Principal, TokenError>> + Send + 'a>>;
 
+/// What [`TokenVerifier::lookup`] finds for a token.
+pub enum Lookup<'a> {
+    /// The principal of a token verified before, whose answer still holds.
+    Held(Arc<Principal>),
+    /// The verification of a token the verifier holds no answer for.
+    Verify(VerifyFuture<'a>),
+}
+
+impl std::fmt::Debug for Lookup<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Held(principal) => f.debug_tuple("Held").field(principal).finish(),
+            Self::Verify(_) => f.write_str("Verify(..)"),
+        }
+    }
+}
+
 /// Turns a bearer token into the caller it stands for. Async, so it may
 /// fetch keys or ask an introspection endpoint; it must not block the
 /// thread (the gate also bounds it with a timeout).
@@ -95,13 +112,17 @@ pub trait TokenVerifier: Send + Sync + 'static {
     /// The principal (subject, client id, scopes, expiry) of `token`.
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a>;
 
-    /// The principal of `token` when this verifier already holds an
-    /// answer for it, without waiting (the gate asks this first; the
-    /// default holds nothing). `token` may be any text: only answers for
-    /// tokens that passed are held.
-    fn cached(&self, token: &str) -> Option<Arc<Principal>> {
-        let _ = token;
-        None
+    /// What the gate asks first: the principal of `token` when this
+    /// verifier already holds an answer for it (taken without a future or
+    /// a timer), else its verification, as [`verify`](Self::verify) makes
+    /// it but free to reuse what the lookup computed (the built-in
+    /// verifiers pass on the token's digest, so a token not held is
+    /// digested once). `token` may be any text: only answers for tokens
+    /// that passed are held. The gate checks the token's syntax before it
+    /// polls the verification, and drops it unpolled when that fails. The
+    /// default holds nothing.
+    fn lookup<'a>(&'a self, token: &'a str) -> Lookup<'a> {
+        Lookup::Verify(self.verify(token))
     }
 }
 
@@ -247,9 +268,9 @@ impl BearerAuth {
             Scheme::Dpop => Some(self.check_proof(method, headers, token)?),
             Scheme::Bearer => None,
         };
-        let verified = match self.verifier.cached(token) {
-            Some(principal) => Ok(principal),
-            None => {
+        let verified = match self.verifier.lookup(token) {
+            Lookup::Held(principal) => Ok(principal),
+            Lookup::Verify(verification) => {
                 if let Err(Malformed::Bad(why)) = check_token68(token) {
                     return Err(self.challenge(
                         StatusCode::UNAUTHORIZED,
@@ -258,7 +279,7 @@ impl BearerAuth {
                         scheme,
                     ));
                 }
-                match tokio::time::timeout(self.timeout, self.verifier.verify(token)).await {
+                match tokio::time::timeout(self.timeout, verification).await {
                     Ok(result) => result.map(Arc::new),
                     Err(_) => Err(TokenError::Unavailable(format!(
                         "no answer within {} ms",
@@ -382,7 +403,7 @@ impl BearerAuth {
                 "this server takes no DPoP proofs",
             ));
         };
-        let mut values = headers.get_all("dpop").iter();
+        let mut values = headers.get_all(crate::transport::http::DPOP).iter();
         let (Some(value), None) = (values.next(), values.next()) else {
             return Err(refuse(
                 "invalid_dpop_proof",

@@ -14,12 +14,14 @@
 //! kept, and every token is checked in full.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::hash::Hasher;
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
 use siphasher::sip128::{Hasher128, SipHasher24};
 
+use super::{Lookup, TokenError};
 use crate::server::context::Principal;
 
 /// The most answers kept.
@@ -76,6 +78,19 @@ impl Verified {
         (digest, hit)
     }
 
+    /// What the bearer gate's lookup finds for `token`: the principal held
+    /// for it, else the verification `check` makes of the token given its
+    /// digest (kept with the answer: the token is digested once).
+    pub(super) fn lookup<'a, F>(&self, token: &str, check: impl FnOnce(u128) -> F) -> Lookup<'a>
+    where
+        F: Future<Output = Result<Principal, TokenError>> + Send + 'a,
+    {
+        match self.get(token) {
+            (_, Some(principal)) => Lookup::Held(principal),
+            (digest, None) => Lookup::Verify(Box::pin(check(digest))),
+        }
+    }
+
     /// Keeps `principal` for the token of `digest` for at most `ttl`, and
     /// never past the principal's expiry.
     pub(super) fn keep(&self, digest: u128, principal: &Principal, ttl: std::time::Duration) {
@@ -123,6 +138,30 @@ mod tests {
             client_id: None,
             expires_at: expires_in.map(|d| SystemTime::now() + d),
         }
+    }
+
+    #[test]
+    fn a_lookup_hands_a_miss_the_digest_it_made_and_a_hit_the_principal() {
+        let v = Verified::default();
+        let (digest, _) = v.get("token-a");
+        let mut handed = None;
+        let miss = v.lookup("token-a", |d| {
+            handed = Some(d);
+            async { Err(TokenError::Expired) }
+        });
+        assert!(matches!(miss, Lookup::Verify(_)));
+        assert_eq!(
+            handed,
+            Some(digest),
+            "the digest is made once and passed on"
+        );
+        v.keep(digest, &principal(None), Duration::from_secs(300));
+        let hit = v.lookup("token-a", |_| async {
+            Err(TokenError::Invalid(
+                "a held token is not verified again".into(),
+            ))
+        });
+        assert!(matches!(hit, Lookup::Held(p) if p.subject == "alice"));
     }
 
     #[test]
