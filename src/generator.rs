@@ -319,7 +319,10 @@ impl<'a> Generator<'a> {
             // Tokens cannot cross threads: the tool types stay on this one.
             let tools = self.tool_types().and_then(|out| {
                 let rest = tools_rest(manifest, &out)?;
-                let mentioned = codegen::protocol::mentioned(self.spec, &[&out.tokens, &rest]);
+                // The tool types never name a protocol type (typify's
+                // output has no `protocol` path to name one through): of
+                // `tools.rs`, only the surface's types are searched.
+                let mentioned = codegen::protocol::mentioned(self.spec, &[&rest]);
                 let text = match &out.parsed {
                     // The tool types were parsed for their last pass.
                     Some(Parsed(file)) => {

@@ -350,6 +350,14 @@ pub fn name_problems(manifest: &Manifest) -> Vec<Error> {
     }
 }
 
+/// What stands in for a tree a token pass has moved out of the trees it
+/// reads, where it does not look at that tree again as it was: a
+/// punctuation mark costs no allocation, unlike a copied identifier or
+/// literal (a doc comment's text).
+fn taken() -> proc_macro2::TokenTree {
+    proc_macro2::TokenTree::Punct(proc_macro2::Punct::new('.', proc_macro2::Spacing::Alone))
+}
+
 thread_local! {
     /// Set while this thread runs typify under [`catch_quietly`].
     static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };

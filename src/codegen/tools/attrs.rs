@@ -59,8 +59,16 @@ pub(super) fn derives(attrs: &[Attribute], name: &str) -> bool {
 
 /// The property a field stands for: its `rename`, else its name.
 pub(super) fn wire_name(f: &syn::Field, ident: &Ident) -> String {
-    let renamed = serde_args(&f.attrs)
-        .into_iter()
-        .find_map(|(k, v)| v.filter(|_| k == "rename"));
-    renamed.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned())
+    wire_name_in(&serde_args(&f.attrs), ident)
+}
+
+/// [`wire_name`] from the field's [`serde_args`], already read.
+pub(super) fn wire_name_in(args: &[(String, Option<String>)], ident: &Ident) -> String {
+    let renamed = args
+        .iter()
+        .find_map(|(k, v)| v.as_ref().filter(|_| k == "rename"));
+    match renamed {
+        Some(name) => name.clone(),
+        None => ident.to_string().trim_start_matches("r#").to_owned(),
+    }
 }

@@ -28,7 +28,7 @@ use quote::quote;
 use syn::punctuated::Punctuated;
 use syn::{Fields, Token};
 
-use super::attrs::{derives, is_option, serde_args, wire_name};
+use super::attrs::{derives, is_option, serde_args, wire_name_in};
 
 /// Takes `Deserialize` off the derives of `s` and returns the impl that
 /// replaces it; `None` (and `s` unchanged) for a struct the derive must
@@ -63,10 +63,12 @@ pub(super) fn lean(s: &mut syn::ItemStruct, defined: &BTreeSet<String>) -> Optio
     let mut takes = Vec::new();
     for f in &named.named {
         let ident = f.ident.as_ref()?;
-        let key = wire_name(f, ident);
+        // The field's arguments are read once: its wire name is among them.
+        let args = serde_args(&f.attrs);
+        let key = wire_name_in(&args, ident);
         let mut decoder = None;
         let mut absent = None;
-        for (arg, value) in serde_args(&f.attrs) {
+        for (arg, value) in args {
             match (arg.as_str(), value) {
                 ("rename" | "skip_serializing_if", _) => {}
                 ("default", None) => absent = Some(quote!(::std::default::Default::default)),

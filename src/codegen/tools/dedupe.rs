@@ -450,21 +450,35 @@ fn add_default(e: &mut syn::ItemEnum, variant: &str) {
     }
 }
 
-/// Whether the impl's header (its trait and type) names any of `names`.
+/// Whether the impl's header (its trait and type) names any of `names`:
+/// the identifiers of its type and trait, read in the tree (writing the
+/// header out as tokens for each impl of each round cost more).
 fn names_any(imp: &syn::ItemImpl, names: &BTreeSet<String>) -> bool {
-    let mut header = imp.self_ty.to_token_stream();
-    if let Some((path, _)) = &imp.trait_ {
-        header.extend(path.to_token_stream());
+    use syn::visit::Visit;
+    struct Finder<'a> {
+        names: &'a BTreeSet<String>,
+        text: String,
+        found: bool,
     }
-    mentions(header, names)
-}
-
-fn mentions(tokens: TokenStream, names: &BTreeSet<String>) -> bool {
-    tokens.into_iter().any(|t| match t {
-        TokenTree::Ident(i) => names.contains(&i.to_string()),
-        TokenTree::Group(g) => mentions(g.stream(), names),
-        _ => false,
-    })
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, i: &'ast Ident) {
+            if !self.found {
+                self.text.clear();
+                let _ = write!(self.text, "{i}");
+                self.found = self.names.contains(&self.text);
+            }
+        }
+    }
+    let mut finder = Finder {
+        names,
+        text: String::new(),
+        found: false,
+    };
+    finder.visit_type(&imp.self_ty);
+    if let Some((path, _)) = &imp.trait_ {
+        finder.visit_path(path);
+    }
+    finder.found
 }
 
 /// The words of a PascalCase name: each starts at an upper-case letter.

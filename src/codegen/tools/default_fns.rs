@@ -75,29 +75,45 @@ pub(crate) fn merge(mut file: syn::File) -> Result<syn::File, syn::File> {
         .filter(|(i, _)| !removed.contains(i))
         .map(|(_, item)| item);
     *items = kept.collect();
-    let mut visitor = super::shared::InPlace {
-        ident: &|_| None,
-        opaque: &|tree, before| rename_tree(tree, before, &renames),
+    // One walk over the tree renames both.
+    let mut visitor = DefaultPaths {
+        renames: &renames,
+        opaque: super::shared::InPlace {
+            ident: &|_| None,
+            opaque: &|tree, before| rename_tree(tree, before, &renames),
+        },
     };
     syn::visit_mut::VisitMut::visit_file_mut(&mut visitor, &mut file);
-    // Paths in the tree: `defaults::old` (`defaults::old()` in an impl).
-    let mut paths = DefaultPaths(&renames);
-    syn::visit_mut::VisitMut::visit_file_mut(&mut paths, &mut file);
     Ok(file)
 }
 
-/// Renames the last segment of every `defaults::old` path of the tree.
-struct DefaultPaths<'a>(&'a BTreeMap<String, String>);
+/// Renames the last segment of every `defaults::old` path of the tree
+/// (`defaults::old()` in an impl), and with `opaque` the paths and
+/// strings in the token streams syn leaves unparsed.
+struct DefaultPaths<'a> {
+    renames: &'a BTreeMap<String, String>,
+    opaque: super::shared::InPlace<'a>,
+}
 
 impl syn::visit_mut::VisitMut for DefaultPaths<'_> {
     fn visit_path_mut(&mut self, p: &mut syn::Path) {
         let n = p.segments.len();
         if n >= 2 && p.segments[n - 2].ident == MODULE {
-            if let Some(new) = self.0.get(&p.segments[n - 1].ident.to_string()) {
+            if let Some(new) = self.renames.get(&p.segments[n - 1].ident.to_string()) {
                 p.segments[n - 1].ident = Ident::new(new, p.segments[n - 1].ident.span());
             }
         }
         syn::visit_mut::visit_path_mut(self, p);
+    }
+
+    fn visit_meta_list_mut(&mut self, m: &mut syn::MetaList) {
+        self.visit_path_mut(&mut m.path);
+        self.opaque.visit_meta_list_tokens(m);
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        self.visit_path_mut(&mut m.path);
+        self.opaque.visit_macro_tokens(m);
     }
 }
 

@@ -92,9 +92,10 @@ impl Renames {
     /// have none).
     fn restore_in(&self, tokens: TokenStream, body: Body, text: &mut String) -> TokenStream {
         use std::fmt::Write;
-        let tts: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut tts: Vec<TokenTree> = tokens.into_iter().collect();
         let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
-        for (i, tt) in tts.iter().enumerate() {
+        for i in 0..tts.len() {
+            let tt = &tts[i];
             match tt {
                 TokenTree::Group(g) => {
                     let inner = Body::of_group(&tts, i, body);
@@ -141,7 +142,9 @@ impl Renames {
                     text.clear();
                     let _ = write!(text, "{lit}");
                     if !text.contains("mcpgen") {
-                        out.push(tt.clone());
+                        // A literal is looked at again only as no field
+                        // name or `pub`: moved, not copied.
+                        out.push(std::mem::replace(&mut tts[i], super::taken()));
                         continue;
                     }
                     match syn::Lit::new(lit.clone()) {

@@ -40,7 +40,7 @@ use crate::naming;
 /// Applies every repair.
 pub(crate) fn fixup(tokens: TokenStream) -> TokenStream {
     bound_idents(allow_complex_types(infallible_conversions(
-        default_open_maps(derive_defaults(boxed_options(walk(tokens, false)))),
+        default_open_maps(derive_defaults(walk(tokens, false))),
     )))
 }
 
@@ -231,19 +231,9 @@ fn bound_idents_in(tokens: TokenStream, text: &mut String) -> TokenStream {
 
 /// `#[serde(default)] pub f: ::std::boxed::Box<::std::option::Option<T>>`
 /// → `#[serde(default, skip_serializing_if = …)] pub f:
-/// ::std::option::Option<::std::boxed::Box<T>>`, in every group.
-fn boxed_options(tokens: TokenStream) -> TokenStream {
-    let tts: Vec<TokenTree> = tokens
-        .into_iter()
-        .map(|tt| match tt {
-            TokenTree::Group(g) => {
-                let mut ng = Group::new(g.delimiter(), boxed_options(g.stream()));
-                ng.set_span(g.span());
-                TokenTree::Group(ng)
-            }
-            other => other,
-        })
-        .collect();
+/// ::std::option::Option<::std::boxed::Box<T>>`, in the trees of one
+/// group whose own groups [`walk`] has repaired already.
+fn boxed_options(mut tts: Vec<TokenTree>) -> Vec<TokenTree> {
     let head = [
         ":", ":", "std", ":", ":", "boxed", ":", ":", "Box", "<", ":", ":", "std", ":", ":",
         "option", ":", ":", "Option", "<",
@@ -290,10 +280,12 @@ fn boxed_options(tokens: TokenStream) -> TokenStream {
                 continue;
             }
         }
-        out.push(tts[i].clone());
+        // Only the trees from `i` on are looked at again: this one is
+        // moved, not copied.
+        out.push(std::mem::replace(&mut tts[i], super::taken()));
         i += 1;
     }
-    out.into_iter().collect()
+    out
 }
 
 /// Replaces hand-written `Default` impls of enums that return a unit
@@ -507,9 +499,16 @@ fn words_at(tts: &[TokenTree], i: usize, words: &[&str]) -> bool {
         .is_some_and(|s| s.iter().zip(words).all(|(t, w)| is_word(t, w)))
 }
 
+/// The repairs made in every group: `plus1`/`minus1` variants renamed,
+/// `pub(super)` of the default helpers made `pub`, then
+/// [`boxed_options`]; one pass over the groups for all of them (each pass
+/// copies every group it reads).
 fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
-    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut tts: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    // The leaves kept as they are, `(place in out, place in tts)`: moved
+    // into place at the end, since the pass looks back at them.
+    let mut kept: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < tts.len() {
         let tt = &tts[i];
@@ -524,7 +523,8 @@ fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
                 out.push(TokenTree::Group(ng));
             }
             TokenTree::Ident(id) if in_defaults && id == "pub" => {
-                out.push(tt.clone());
+                kept.push((out.len(), i));
+                out.push(super::taken());
                 // Drop the `(super)` of `pub(super)`.
                 if let Some(TokenTree::Group(g)) = tts.get(i + 1) {
                     if g.delimiter() == Delimiter::Parenthesis && g.stream().to_string() == "super"
@@ -546,14 +546,25 @@ fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
                 });
                 match renamed {
                     Some(new) => out.push(TokenTree::Ident(Ident::new(new, id.span()))),
-                    None => out.push(tt.clone()),
+                    None => {
+                        kept.push((out.len(), i));
+                        out.push(super::taken());
+                    }
                 }
             }
-            _ => out.push(tt.clone()),
+            _ => {
+                kept.push((out.len(), i));
+                out.push(super::taken());
+            }
         }
         i += 1;
     }
-    out.into_iter().collect()
+    for (at, from) in kept {
+        out[at] = std::mem::replace(&mut tts[from], super::taken());
+    }
+    // `boxed_options` on the same trees: one walk over every group does
+    // both.
+    boxed_options(out).into_iter().collect()
 }
 
 #[cfg(test)]

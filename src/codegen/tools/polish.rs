@@ -368,15 +368,37 @@ fn idents(tokens: TokenStream, out: &mut BTreeSet<String>) {
 /// Every doc line starts with a space (`/// text`), as written by hand;
 /// no markers of places ([`super::sources`]) are left.
 fn tidy_docs(attrs: &mut Vec<Attribute>) {
-    sources::take(attrs);
-    for a in attrs.iter_mut() {
-        if let Some(text) = doc_of(a) {
-            if !text.is_empty() && !text.starts_with(' ') {
-                let spaced = format!(" {text}");
-                *a = syn::parse_quote!(#[doc = #spaced]);
+    // Each line's text is read once: its markers go as with
+    // `sources::take` (a line left empty by that goes too), and it gets
+    // its space.
+    attrs.retain_mut(|a| {
+        let Some(text) = doc_of(a) else {
+            return true;
+        };
+        let (kept, marks) = sources::split(&text);
+        // Without markers the line stays as it was.
+        let kept = if marks.is_empty() { text } else { kept };
+        if !marks.is_empty() && kept.trim().is_empty() {
+            return false;
+        }
+        if !kept.is_empty() && !kept.starts_with(' ') {
+            let spaced = format!(" {kept}");
+            *a = syn::parse_quote!(#[doc = #spaced]);
+        } else if !marks.is_empty() {
+            if let syn::Meta::NameValue(syn::MetaNameValue {
+                value:
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }),
+                ..
+            }) = &mut a.meta
+            {
+                *s = syn::LitStr::new(&kept, s.span());
             }
         }
-    }
+        true
+    });
 }
 
 /// The types the file implements `Default` for, by derive or by hand.

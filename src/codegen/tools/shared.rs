@@ -67,19 +67,42 @@ pub(super) fn rewrite(
     tokens: TokenStream,
     replace: &dyn Fn(&TokenTree, &[TokenTree]) -> Option<TokenTree>,
 ) -> TokenStream {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out = Vec::with_capacity(trees.len());
+    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
+    rewrite_trees(&mut trees, replace);
+    trees.into_iter().collect()
+}
+
+/// [`rewrite`] of the trees of one group, in place; whether anything
+/// changed. Most streams have nothing to replace: their leaves are not
+/// copied and their groups are kept as they are, not built again.
+fn rewrite_trees(
+    trees: &mut [TokenTree],
+    replace: &dyn Fn(&TokenTree, &[TokenTree]) -> Option<TokenTree>,
+) -> bool {
+    // `replace` sees the trees as they were: the new ones are put in
+    // place once every tree has been seen.
+    let mut new: Vec<(usize, TokenTree)> = Vec::new();
     for (i, tree) in trees.iter().enumerate() {
-        out.push(match tree {
+        let changed = match tree {
             TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), rewrite(g.stream(), replace));
-                group.set_span(g.span());
-                TokenTree::Group(group)
+                let mut inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                rewrite_trees(&mut inner, replace).then(|| {
+                    let mut group = Group::new(g.delimiter(), inner.into_iter().collect());
+                    group.set_span(g.span());
+                    TokenTree::Group(group)
+                })
             }
-            leaf => replace(leaf, &trees[..i]).unwrap_or_else(|| leaf.clone()),
-        });
+            leaf => replace(leaf, &trees[..i]),
+        };
+        if let Some(tree) = changed {
+            new.push((i, tree));
+        }
     }
-    out.into_iter().collect()
+    let changed = !new.is_empty();
+    for (i, tree) in new {
+        trees[i] = tree;
+    }
+    changed
 }
 
 /// Applies a token-level rename to a parsed file in place, as [`rewrite`]
@@ -104,11 +127,23 @@ impl syn::visit_mut::VisitMut for InPlace<'_> {
 
     fn visit_meta_list_mut(&mut self, m: &mut syn::MetaList) {
         syn::visit_mut::visit_path_mut(self, &mut m.path);
-        m.tokens = rewrite(std::mem::take(&mut m.tokens), self.opaque);
+        self.visit_meta_list_tokens(m);
     }
 
     fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
         syn::visit_mut::visit_path_mut(self, &mut m.path);
+        self.visit_macro_tokens(m);
+    }
+}
+
+impl InPlace<'_> {
+    /// `opaque` applied to the arguments of an attribute.
+    pub(super) fn visit_meta_list_tokens(&self, m: &mut syn::MetaList) {
+        m.tokens = rewrite(std::mem::take(&mut m.tokens), self.opaque);
+    }
+
+    /// `opaque` applied to the body of a macro.
+    pub(super) fn visit_macro_tokens(&self, m: &mut syn::Macro) {
         m.tokens = rewrite(std::mem::take(&mut m.tokens), self.opaque);
     }
 }

@@ -48,7 +48,7 @@ pub(crate) fn attach(tokens: TokenStream) -> (TokenStream, bool) {
 }
 
 fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
-    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut tts: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
     while i < tts.len() {
@@ -105,7 +105,13 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
                 out.splice(at..at, attr);
             }
         }
-        out.push(tt.clone());
+        // A literal is looked at again only as no identifier: moved,
+        // not copied.
+        if matches!(tt, TokenTree::Literal(_)) {
+            out.push(std::mem::replace(&mut tts[i], super::taken()));
+        } else {
+            out.push(tt.clone());
+        }
         i += 1;
     }
     out.into_iter().collect()
