@@ -144,7 +144,9 @@ pub(super) async fn run(
         return Some(refused);
     }
     if call.entry.limit.is_some() {
-        if let Err(refused) = call.limit(session).await {
+        // Boxed: the call's own future stays small enough for the
+        // allocator's fast path (see `Pending`).
+        if let Err(refused) = Box::pin(call.limit(session)).await {
             return Some(refused);
         }
     }
