@@ -43,6 +43,8 @@ mod subscription;
 mod surface;
 mod tasks;
 mod tools;
+#[cfg(feature = "otel")]
+mod trace;
 
 pub use crate::jsonrpc::RpcError;
 pub use drift::{Drift, SchemaChange, SchemaKind};

@@ -44,6 +44,8 @@
 pub mod client;
 #[cfg(feature = "streamable-http")]
 pub mod http;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod revision;
 pub mod schema;
 pub mod server;

@@ -18,7 +18,15 @@ fn spin() -> Option<std::time::Duration> {
         .map(std::time::Duration::from_micros)
 }
 
-fn init_logging() {
+/// Logs to stderr at `WEATHER_LOG`'s level; with the `otel` feature and an
+/// OTLP endpoint in the environment (`OTEL_EXPORTER_OTLP_ENDPOINT`), request
+/// spans and metrics are exported too, until the returned guard is dropped.
+fn init_logging() -> Option<Telemetry> {
+    use tracing_subscriber::filter::Targets;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
+
     let level = match env("WEATHER_LOG").as_deref().unwrap_or("info") {
         "off" => LevelFilter::OFF,
         "error" => LevelFilter::ERROR,
@@ -27,11 +35,54 @@ fn init_logging() {
         "trace" => LevelFilter::TRACE,
         _ => LevelFilter::INFO,
     };
-    tracing_subscriber::fmt()
+    // The request spans are for the exporter: the log lines stay as they are.
+    let logged = Targets::new()
+        .with_default(level)
+        .with_target("mcpgen::otel", LevelFilter::OFF);
+    let log = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_max_level(level)
         .with_ansi(false)
+        .with_filter(logged);
+    let telemetry = start_telemetry();
+    #[cfg(feature = "otel")]
+    let exported = telemetry
+        .as_ref()
+        .map(|t| t.layer().with_filter(Targets::new().with_default(level)));
+    #[cfg(not(feature = "otel"))]
+    let exported: Option<tracing_subscriber::layer::Identity> = None;
+    tracing_subscriber::registry()
+        .with(log)
+        .with(exported)
         .init();
+    telemetry
+}
+
+#[cfg(feature = "otel")]
+type Telemetry = mcpgen_runtime::otel::Telemetry;
+/// Without the `otel` feature there is nothing to export.
+#[cfg(not(feature = "otel"))]
+struct Telemetry;
+
+/// Exports the spans and metrics still buffered.
+fn flush(telemetry: Option<Telemetry>) {
+    #[cfg(feature = "otel")]
+    if let Some(Err(e)) = telemetry.map(Telemetry::shutdown) {
+        eprintln!("weather-server: {e}");
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = telemetry;
+}
+
+/// The OTLP exporters, when the environment names an endpoint.
+fn start_telemetry() -> Option<Telemetry> {
+    #[cfg(feature = "otel")]
+    if Telemetry::configured() {
+        match Telemetry::otlp("weather-server") {
+            Ok(telemetry) => return Some(telemetry),
+            Err(e) => eprintln!("weather-server: telemetry is off: {e}"),
+        }
+    }
+    None
 }
 
 fn redact(value: &mut Value, word: &str) {
@@ -165,7 +216,7 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
 
 /// Runs the server until stdin closes (stdio) or Ctrl-C (HTTP).
 pub fn main() -> ExitCode {
-    init_logging();
+    let telemetry = init_logging();
     let options = match options() {
         Ok(options) => options,
         Err((message, 0)) => {
@@ -197,12 +248,13 @@ pub fn main() -> ExitCode {
         Ok(rt) => rt.block_on(run(options)),
         Err(e) => Err(e.into()),
     };
+    if let Err(e) = &result {
+        tracing::error!("{e}");
+        eprintln!("weather-server: {e}");
+    }
+    flush(telemetry);
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!("{e}");
-            eprintln!("weather-server: {e}");
-            ExitCode::FAILURE
-        }
+        Err(_) => ExitCode::FAILURE,
     }
 }

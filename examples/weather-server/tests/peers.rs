@@ -14,6 +14,9 @@
 //! run by `node` from PATH (else the Node 22 of `.peers`). Without them a
 //! test is skipped with a message, except under `CI=true`, where it fails.
 //! The HTTP servers listen on 127.0.0.1 only.
+//!
+//! `peers/otel.rs`: traces across the SDKs and this server, both ways,
+//! through the OTLP receiver of `peers/otlp.rs`.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -23,6 +26,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+#[cfg(feature = "otel")]
+#[path = "peers/otel.rs"]
+mod otel;
+#[cfg(feature = "otel")]
+#[path = "peers/otlp.rs"]
+mod otlp;
 
 /// Upper bound for one peer run or a server start, so that a hung peer or
 /// server fails the test instead of hanging it. Not a timing assertion.
@@ -183,9 +193,15 @@ struct HttpServer {
 
 impl HttpServer {
     fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// The server with extra environment variables.
+    fn start_with(env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(server_exe())
             .args(["--http", "127.0.0.1:0"])
             .env("RUST_BACKTRACE", "1")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -253,7 +253,27 @@ impl Shared {
         params: Option<Value>,
         options: &CallOptions,
     ) -> Result<Value, ClientError> {
-        let (id, rx) = self.start(method, params, options.progress.clone(), None)?;
+        #[cfg(feature = "otel")]
+        let (traced, params) = super::trace::start(method, params);
+        let sent = self.start(method, params, options.progress.clone(), None);
+        #[cfg(feature = "otel")]
+        if let Some(traced) = traced {
+            if let Ok((id, _)) = &sent {
+                traced.sent_as(*id);
+            }
+            return traced.around(self.answer(method, sent, options)).await;
+        }
+        self.answer(method, sent, options).await
+    }
+
+    /// Waits for the answer to a request [`Shared::start`] sent.
+    async fn answer(
+        &self,
+        method: &str,
+        sent: Result<(i64, oneshot::Receiver<Reply>), ClientError>,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
+        let (id, rx) = sent?;
         let mut guard = CancelOnDrop {
             shared: self,
             id,

@@ -256,6 +256,26 @@ impl Server {
                 Err(error) => return Handled::Reply(Reply::rejection(&id, &error)),
             },
         };
+        #[cfg(feature = "otel")]
+        {
+            let target = params.get("name").and_then(Value::as_str);
+            if let Some(span) = super::trace::start(method, &id, target, &scope) {
+                return span.around(|| self.scoped(session, id, method, params, scope, sink));
+            }
+        }
+        self.scoped(session, id, method, params, scope, sink)
+    }
+
+    /// Serves a request whose scope is known.
+    fn scoped(
+        &self,
+        session: &Session,
+        id: Value,
+        method: &str,
+        mut params: Params<'_>,
+        scope: Scope,
+        sink: &Sink,
+    ) -> Handled {
         if !self.core.authz.is_empty() {
             if let Err(error) = self
                 .core
@@ -469,11 +489,7 @@ impl Server {
                 }
             }
             // Every call may have been cancelled: then nothing is sent.
-            (!replies.is_empty()).then(|| Reply {
-                text: format!("[{}]", replies.join(",")),
-                error: None,
-                rejected: false,
-            })
+            (!replies.is_empty()).then(|| Reply::ok(format!("[{}]", replies.join(","))))
         })))
     }
 }

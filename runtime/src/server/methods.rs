@@ -567,6 +567,7 @@ impl Core {
     /// The response text of a result, finished for its era: a modern
     /// result carries `resultType` and `_meta.serverInfo`.
     pub(crate) fn reply(&self, id: &Value, scope: &Scope, mut result: Value) -> Reply {
+        let tool_error = result.get("isError") == Some(&Value::Bool(true));
         if let (true, Value::Object(members)) = (scope.modern, &result) {
             if !members.is_empty()
                 && !members.contains_key("resultType")
@@ -581,9 +582,8 @@ impl Core {
                 out.extend_from_slice(self.stateless_result_tail.as_bytes());
                 out.extend_from_slice(b"}}");
                 return Reply {
-                    text: jsonrpc::into_text(out),
-                    error: None,
-                    rejected: false,
+                    tool_error,
+                    ..Reply::ok(jsonrpc::into_text(out))
                 };
             }
         }
@@ -602,9 +602,8 @@ impl Core {
             }
         }
         Reply {
-            text: jsonrpc::response(id, &result),
-            error: None,
-            rejected: false,
+            tool_error,
+            ..Reply::ok(jsonrpc::response(id, &result))
         }
     }
 

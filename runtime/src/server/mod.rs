@@ -65,6 +65,8 @@ pub mod tasks;
 pub(crate) mod tool;
 pub(crate) mod tool_error;
 pub(crate) mod toolset;
+#[cfg(feature = "otel")]
+mod trace;
 
 pub use builder::{ServerBuilder, ServerError};
 pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, ServerConfig};

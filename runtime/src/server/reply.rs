@@ -20,14 +20,27 @@ pub struct Reply {
     /// Whether the request was refused before any method ran (bad `_meta`,
     /// unsupported version, invalid message): HTTP answers these `400`.
     pub rejected: bool,
+    /// Whether it is a `CallToolResult` with `isError: true`.
+    pub(crate) tool_error: bool,
 }
 
 impl Reply {
+    /// A result's response `text`.
+    pub(crate) fn ok(text: String) -> Self {
+        Self {
+            text,
+            error: None,
+            rejected: false,
+            tool_error: false,
+        }
+    }
+
     pub(crate) fn error(id: &Value, error: &RpcError) -> Self {
         Self {
             text: jsonrpc::error_response(id, error),
             error: Some(error.code),
             rejected: false,
+            tool_error: false,
         }
     }
 
@@ -78,11 +91,7 @@ pub(super) fn structured_reply(id: &Value, json: &[u8], tail: &str) -> Reply {
     out.extend_from_slice(json);
     out.extend_from_slice(tail.as_bytes());
     out.extend_from_slice(b"}}");
-    Reply {
-        text: jsonrpc::into_text(out),
-        error: None,
-        rejected: false,
-    }
+    Reply::ok(jsonrpc::into_text(out))
 }
 
 /// The response of a `CallToolResult` with the text block `text` and
@@ -95,9 +104,8 @@ pub(super) fn failure_reply(id: &Value, text: &str, tail: &str) -> Reply {
     out.extend_from_slice(tail.as_bytes());
     out.extend_from_slice(b"}}");
     Reply {
-        text: jsonrpc::into_text(out),
-        error: None,
-        rejected: false,
+        tool_error: true,
+        ..Reply::ok(jsonrpc::into_text(out))
     }
 }
 
@@ -109,11 +117,7 @@ pub(super) fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
     out.extend_from_slice(json.as_bytes());
     out.extend_from_slice(tail.as_bytes());
     out.extend_from_slice(b"}}");
-    Reply {
-        text: jsonrpc::into_text(out),
-        error: None,
-        rejected: false,
-    }
+    Reply::ok(jsonrpc::into_text(out))
 }
 
 /// [`structured_reply`] for an output encoded as a [`Doc`].
@@ -134,11 +138,7 @@ pub(super) fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
     out.push_str(json);
     out.push_str(tail);
     out.push_str("}}");
-    Reply {
-        text: out,
-        error: None,
-        rejected: false,
-    }
+    Reply::ok(out)
 }
 
 /// Appends compact JSON text as a JSON string. `serde_json` writes control

@@ -449,6 +449,7 @@ async fn one(
                         text,
                         error: code.or(Some(jsonrpc::INTERNAL_ERROR)),
                         rejected: false,
+                        tool_error: false,
                     }))
                 }
                 _ => Err(RpcError::invalid_params(format!(

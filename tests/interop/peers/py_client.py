@@ -37,6 +37,8 @@ Output lines (stdout), in order:
   {"event": "resources/read", "uri": ..., "result": <ReadResourceResult as on the wire>}  (per --read)
   {"event": "prompts/get", "name": ..., "arguments": {...}, "result": <GetPromptResult as on the wire>}
   {"event": "error", "stage": ..., "error": "..."}                        (then exit 1)
+--trace-file FILE records the SDK's OpenTelemetry spans (one per request, whose
+context it sends in _meta) in FILE as JSON lines (see py_trace.py).
 Exit status 0 when everything succeeded; 1 on any failure, including a tool
 result with isError: true unless --allow-tool-error; 2 on usage errors. The
 response cache of the SDK is off: every list and call reaches the server.
@@ -120,6 +122,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--no-discover", action="store_true", help="--mode 2026-07-28: adopt without server/discover")
     parser.add_argument("--timeout", type=float, default=30.0, help="overall timeout in seconds (default 30)")
+    parser.add_argument(
+        "--trace-file", metavar="FILE", help="record the client's OpenTelemetry spans in FILE (py_trace.py)"
+    )
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--url", nargs="?", const="", metavar="URL", help="Streamable HTTP endpoint")
     target.add_argument("--stdio", nargs=argparse.REMAINDER, metavar="CMD", help="server command and its arguments")
@@ -266,6 +271,10 @@ async def run(args: argparse.Namespace) -> int:
 
 def main() -> int:
     args = parse_args(sys.argv[1:])
+    if args.trace_file:
+        import py_trace
+
+        py_trace.install(args.trace_file)
 
     async def bounded() -> int:
         with anyio.fail_after(args.timeout):

@@ -13,6 +13,8 @@ to compare mcpgen's 2026-07-28 server with.
 HTTP: binds 127.0.0.1 (--port 0, the default, picks a free port) and prints
 the endpoint URL (http://127.0.0.1:PORT/mcp) as the first line on stdout.
 --json answers with application/json instead of SSE where the SDK can.
+--trace-file FILE records the SDK's OpenTelemetry spans (one per request,
+continuing the trace context in _meta) in FILE as JSON lines (py_trace.py).
 
 Tools: test_simple_text, test_image_content, test_audio_content,
 test_embedded_resource, test_multiple_content_types, test_error_handling,
@@ -150,7 +152,14 @@ def main() -> None:
     parser.add_argument("--stdio", action="store_true", help="serve over stdio instead of HTTP")
     parser.add_argument("--port", type=int, default=0, help="HTTP port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--json", action="store_true", help="JSON responses instead of SSE")
+    parser.add_argument(
+        "--trace-file", metavar="FILE", help="record the server's OpenTelemetry spans in FILE (py_trace.py)"
+    )
     args = parser.parse_args()
+    if args.trace_file:
+        import py_trace
+
+        py_trace.install(args.trace_file)
     if args.stdio:
         mcp.run("stdio")
         return

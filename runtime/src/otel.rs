@@ -1,0 +1,52 @@
+//! OpenTelemetry (feature `otel`): traces that cross the client–server
+//! boundary, and request durations as metrics.
+//!
+//! - The server opens one span per request, named and
+//!   attributed as the MCP semantic conventions and the official Python SDK
+//!   name them (`mcp.method.name`, `mcp.protocol.version`,
+//!   `jsonrpc.request.id`, `mcp.session.id`, `gen_ai.operation.name`,
+//!   `gen_ai.tool.name`, `gen_ai.prompt.name`, `error.type`,
+//!   `rpc.response.status_code`), continuing the caller's trace from the
+//!   W3C trace context in the request's `_meta` (`traceparent`,
+//!   `tracestate`), or from the HTTP `traceparent` header when `_meta` has
+//!   none. A handler's own `tracing` spans and events nest under it.
+//! - The client opens one span per request and sends its
+//!   context in the request's `_meta`, so the server's span is its child.
+//! - Both record how long requests took (`mcp.server.operation.duration`,
+//!   `mcp.client.operation.duration`, in seconds; the count per
+//!   `gen_ai.tool.name` is the number of calls of each tool) once
+//!   [`enable_metrics`] was called or a [`Telemetry`] installed.
+//!
+//! The spans are `tracing` spans (target `mcpgen::otel`), made
+//! OpenTelemetry spans by a `tracing_opentelemetry` layer in the
+//! subscriber: [`Telemetry::otlp`] builds one exporting over OTLP/HTTP,
+//! or bring your own. Without such a subscriber the spans are disabled and
+//! cost a check each.
+
+pub(crate) mod metrics;
+pub(crate) mod propagation;
+mod telemetry;
+
+pub use metrics::enable_metrics;
+pub use telemetry::{Telemetry, TelemetryError};
+
+/// The `tracing` target of the request spans.
+pub const TARGET: &str = "mcpgen::otel";
+
+/// How JSON-RPC ids read as `jsonrpc.request.id`: a string as it is, a
+/// number as its digits.
+pub(crate) fn request_id(id: &serde_json::Value) -> String {
+    match id {
+        serde_json::Value::String(s) => s.clone(),
+        other => crate::jsonrpc::json_text(other),
+    }
+}
+
+/// A span's name: the method and, when the request names one, its target
+/// (the tool or prompt).
+pub(crate) fn span_name(method: &str, target: Option<&str>) -> String {
+    match target {
+        Some(target) => format!("{method} {target}"),
+        None => method.to_owned(),
+    }
+}
