@@ -45,9 +45,14 @@ fn init_logging() -> Option<Telemetry> {
         .with_filter(logged);
     let telemetry = start_telemetry();
     #[cfg(feature = "otel")]
-    let exported = telemetry
-        .as_ref()
-        .map(|t| t.layer().with_filter(Targets::new().with_default(level)));
+    let exported = telemetry.as_ref().map(|t| {
+        // The request spans whatever the log level; other spans and
+        // events (attached to the spans) as logged.
+        let traced = Targets::new()
+            .with_default(level)
+            .with_target("mcpgen::otel", LevelFilter::INFO);
+        t.layer().with_filter(traced)
+    });
     #[cfg(not(feature = "otel"))]
     let exported: Option<tracing_subscriber::layer::Identity> = None;
     tracing_subscriber::registry()

@@ -330,3 +330,81 @@ fn runtime_client_trace_continues_in_the_python_sdk_server() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A request whose `_meta` carries no trace context continues the one in
+/// its HTTP `traceparent` header, and a JSON-RPC error is recorded with
+/// its code.
+#[test]
+fn the_http_traceparent_header_is_the_parent_when_meta_has_none() {
+    use std::io::{Read, Write};
+
+    let receiver = Receiver::start();
+    let server = HttpServer::start_with(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &receiver.endpoint),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+    ]);
+    let addr = server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let post = |body: &str, traceparent: &str, session: &str| {
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\ntraceparent: {traceparent}\r\n\
+             {session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    };
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "1" }
+        }
+    });
+    let answer = post(
+        &initialize.to_string(),
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "",
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let span = span_named(&receiver, "initialize");
+    assert_eq!(span.trace_id, "4bf92f3577b34da6a3ce929d0e0e4736", "{span:#?}");
+    assert_eq!(span.parent_span_id, "00f067aa0ba902b7", "{span:#?}");
+    assert_eq!(attribute(&span, "mcp.method.name"), "initialize");
+
+    // An unknown method in the session: refused, with its code.
+    let session = answer
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id in {answer}"));
+    let unknown = json!({ "jsonrpc": "2.0", "id": "x-7", "method": "no/such" });
+    post(
+        &unknown.to_string(),
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        &format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"),
+    );
+    let spans = receiver.wait("the refused request's span", |r| {
+        r.spans()
+            .into_iter()
+            .find(|s| s.trace_id == "0af7651916cd43dd8448eb211c80319c")
+    });
+    assert_eq!(spans.name, "no/such", "{spans:#?}");
+    assert_eq!(spans.status, "ERROR", "{spans:#?}");
+    assert_eq!(attribute(&spans, "error.type"), "-32601");
+    assert_eq!(attribute(&spans, "rpc.response.status_code"), "-32601");
+    assert_eq!(attribute(&spans, "jsonrpc.request.id"), "x-7");
+    assert_eq!(attribute(&spans, "mcp.session.id"), session);
+}
