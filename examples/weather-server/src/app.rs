@@ -64,7 +64,10 @@ fn init_logging() -> Option<Telemetry> {
     }
     // No exporter: one global filter, which costs less per event than a
     // filter per layer, and keeps the request spans off.
-    tracing_subscriber::registry().with(logged).with(log!()).init();
+    tracing_subscriber::registry()
+        .with(logged)
+        .with(log!())
+        .init();
     telemetry
 }
 

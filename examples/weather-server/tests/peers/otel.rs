@@ -377,7 +377,10 @@ fn the_http_traceparent_header_is_the_parent_when_meta_has_none() {
     );
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let span = span_named(&receiver, "initialize");
-    assert_eq!(span.trace_id, "4bf92f3577b34da6a3ce929d0e0e4736", "{span:#?}");
+    assert_eq!(
+        span.trace_id, "4bf92f3577b34da6a3ce929d0e0e4736",
+        "{span:#?}"
+    );
     assert_eq!(span.parent_span_id, "00f067aa0ba902b7", "{span:#?}");
     assert_eq!(attribute(&span, "mcp.method.name"), "initialize");
 
