@@ -274,8 +274,11 @@ impl DpopGate {
             return invalid("the DPoP proof is for another HTTP method (htm)");
         }
         match text("htu") {
+            // A URI has no controls, spaces or non-ASCII bytes; a URL
+            // parser would drop some of them silently.
             Some(htu)
                 if !htu.contains(['?', '#'])
+                    && htu.bytes().all(|b| b.is_ascii_graphic())
                     && normalized(htu).is_some()
                     && normalized(htu) == normalized(resource) => {}
             _ => return invalid("the DPoP proof is for another URL (htu)"),
@@ -343,6 +346,16 @@ mod tests {
             .proof("POST", "https://evil.example.com/mcp", Some("tok"), None)
             .unwrap();
         assert!(refused(&elsewhere, "POST", "tok").contains("htu"));
+        // Found by the fuzzer: trailing NULs (or a space) that a URL parser
+        // strips do not make another URI the same one.
+        for padded in [
+            format!("{RESOURCE}\0\0"),
+            format!(" {RESOURCE}"),
+            format!("{RESOURCE}\t"),
+        ] {
+            let proof = key.proof("POST", &padded, Some("tok"), None).unwrap();
+            assert!(refused(&proof, "POST", "tok").contains("htu"), "{padded:?}");
+        }
         // The query is no part of htu; a trailing slash or the default port is.
         let same = key
             .proof(
