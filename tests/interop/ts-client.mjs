@@ -47,7 +47,10 @@ await call("plan_trip", "plan_trip", {
 });
 await call("get_alerts", "get_alerts", { region: "North Sea" });
 let progress = [];
-await call("watch_radar", "watch_radar", { steps: 3, step_ms: 1 }, { onprogress: (p) => progress.push(p) });
+// 100 ms apart: each progress notification arrives well before the result.
+// At 1 ms, under a loaded CI machine, the SDK once handled the result before
+// any progress and dropped them all (the server writes them first).
+await call("watch_radar", "watch_radar", { steps: 3, step_ms: 100 }, { onprogress: (p) => progress.push(p) });
 summary.progress = progress;
 await call("simulate_failure", "simulate_failure", { mode: "tool_error" });
 await call("invalid_arguments", "get_forecast", { city: "", days: 9 });
