@@ -3,7 +3,9 @@
 //! never a panic; an accepted proof is never accepted twice (replay). And
 //! proofs made right by a real key, for a method, URL and token the input
 //! chooses, then altered at one byte the input chooses: accepted exactly
-//! when unaltered and aimed at the gate's URL, method and token.
+//! when unaltered and aimed at the gate's URL, method and token (or a
+//! spelling of that URL that differs only in case, default port or
+//! trailing slash).
 //!
 //! Input: a first byte choosing the mode, then text.
 
@@ -42,14 +44,16 @@ fuzz_target!(|data: &[u8]| {
     }
     let Ok(sent) = String::from_utf8(bytes) else { return };
     let results = dpop_proof(&sent, "POST", RESOURCE, "token", true);
-    let aimed = method == "POST"
-        && url.split(['?', '#']).next() == Some(RESOURCE)
-        && token == "token";
+    let base = url.split(['?', '#']).next().unwrap_or_default();
+    let aimed = method == "POST" && base == RESOURCE && token == "token";
+    // What the gate may also accept: the same URL with another case of
+    // scheme or host, the default port written out, or trailing slashes.
+    let alike = method == "POST" && token == "token" && same_place(base);
     match results.as_slice() {
         [Ok(jkt), second] => {
             assert!(second.is_err(), "replay accepted");
             assert_eq!(jkt, key.thumbprint());
-            assert!(aimed, "a proof for {method} {url} with another token was accepted");
+            assert!(alike, "a proof for {method} {url} with another token was accepted");
             assert!(!altered || sent == proof, "an altered proof was accepted: {sent}");
         }
         [Err(_), _] => assert!(
@@ -59,3 +63,27 @@ fuzz_target!(|data: &[u8]| {
         _ => {}
     }
 });
+
+/// Whether `url` names `RESOURCE` up to the case of its scheme and host, an
+/// explicit default port (`:443`, `:0443`, an empty `:`) and trailing `/`s.
+fn same_place(url: &str) -> bool {
+    let Some(rest) = strip_prefix_ignoring_case(url, "https://mcp.example.com") else {
+        return false;
+    };
+    let path = match rest.strip_prefix(':') {
+        Some(port) => {
+            let digits = port.len() - port.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits > 0 && port[..digits].parse::<u32>() != Ok(443) {
+                return false;
+            }
+            &port[digits..]
+        }
+        None => rest,
+    };
+    path.trim_end_matches('/') == "/mcp"
+}
+
+fn strip_prefix_ignoring_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
+}

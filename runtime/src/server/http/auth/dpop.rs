@@ -142,6 +142,22 @@ impl std::fmt::Debug for DpopGate {
     }
 }
 
+/// Whether `htu` is written the plain way, `scheme://host[:port]/path`:
+/// no user info, backslashes, percent-escapes in the authority, or `.` and
+/// `..` segments. A URL parser would quietly resolve each of those to the
+/// resource's own URL, which no honest client writes.
+fn plain(htu: &str) -> bool {
+    let Some((_, rest)) = htu.split_once("://") else {
+        return false;
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let dotted = |segment: &str| {
+        let s = segment.to_ascii_lowercase().replace("%2e", ".");
+        s == "." || s == ".."
+    };
+    !htu.contains('\\') && !authority.contains(['@', '%']) && !path.split('/').any(dotted)
+}
+
 /// A URL as `htu` compares: lowercase scheme and host, the port, the path
 /// without a trailing `/`; no query or fragment.
 fn normalized(url: &str) -> Option<String> {
@@ -279,6 +295,7 @@ impl DpopGate {
             Some(htu)
                 if !htu.contains(['?', '#'])
                     && htu.bytes().all(|b| b.is_ascii_graphic())
+                    && plain(htu)
                     && normalized(htu).is_some()
                     && normalized(htu) == normalized(resource) => {}
             _ => return invalid("the DPoP proof is for another URL (htu)"),
@@ -352,6 +369,13 @@ mod tests {
             format!("{RESOURCE}\0\0"),
             format!(" {RESOURCE}"),
             format!("{RESOURCE}\t"),
+            // Nor do spellings a URL parser resolves to the same place.
+            "https://user@mcp.example.com/mcp".to_owned(),
+            "https://mcp.exampl%65.com/mcp".to_owned(),
+            "https:\\\\mcp.example.com\\mcp".to_owned(),
+            "https://mcp.example.com/x/../mcp".to_owned(),
+            "https://mcp.example.com/%2E/mcp".to_owned(),
+            "https:mcp.example.com/mcp".to_owned(),
         ] {
             let proof = key.proof("POST", &padded, Some("tok"), None).unwrap();
             assert!(refused(&proof, "POST", "tok").contains("htu"), "{padded:?}");
