@@ -199,8 +199,6 @@ impl Builder {
             if schema.pinned { "" } else { "unpinned " },
             schema.sha256
         ));
-        let mut off_spec = Vec::new();
-        let mut typed = None;
         let manifest = match &self.manifest {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
@@ -209,13 +207,40 @@ impl Builder {
                     file_name(path),
                     store::sha256_hex(&bytes)
                 ));
-                let manifest = stage(Manifest::load(path), ErrorKind::Manifest)?;
+                Some(stage(Manifest::load(path), ErrorKind::Manifest)?)
+            }
+            None => None,
+        };
+        let mut generator = Generator::new(&spec, &schema.revision)
+            .protocol_types(self.protocol_types)
+            .keep_protocol_types(&self.keep_protocol_types)
+            .server(self.server)
+            .client(self.client)
+            .http(self.http);
+        if let Some(m) = &manifest {
+            generator = generator.manifest(m);
+        }
+        let header = &header;
+        // `server.rs`, `client.rs` and the end of `tools.rs` need only the
+        // tools' names: they are written on a second thread while this one
+        // checks the manifest and makes its tool types. (Its panic, if any,
+        // is raised only when the manifest passed the check; a manifest
+        // with problems gets them reported.)
+        let (files, off_spec) = std::thread::scope(|scope| {
+            let sides = generator.side_work().map(|work| {
+                scope.spawn(move || {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work.run(header)))
+                })
+            });
+            let mut off_spec = Vec::new();
+            let mut typed = None;
+            if let (Some(path), Some(manifest)) = (&self.manifest, &manifest) {
                 // The check `mcpgen manifest check` runs, every problem at
                 // once, before anything is generated. Items the revision
                 // does not allow stop a server's generation (it would serve
                 // them); a client (of someone else's server) is generated
                 // with a warning for each.
-                let report = crate::check::against(&manifest, &schema);
+                let report = crate::check::against(manifest, &schema);
                 let mut problems = report.problems;
                 if self.server {
                     problems.extend(report.off_spec);
@@ -236,27 +261,23 @@ impl Builder {
                     ));
                 }
                 typed = report.tools;
-                Some(manifest)
             }
-            None => None,
-        };
-
-        let mut generator = Generator::new(&spec, &schema.revision)
-            .protocol_types(self.protocol_types)
-            .keep_protocol_types(&self.keep_protocol_types)
-            .server(self.server)
-            .client(self.client)
-            .http(self.http);
-        if let Some(m) = &manifest {
-            generator = generator.manifest(m);
-        }
-        if let Some(tools) = &typed {
-            generator = generator.typed(tools);
-        }
+            let generator = match &typed {
+                Some(tools) => generator.typed(tools),
+                None => generator,
+            };
+            let sides = sides.map(|thread| {
+                thread
+                    .join()
+                    .and_then(|caught| caught)
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            Ok((generator.files_with(header, sides)?, off_spec))
+        })?;
         let crate::generator::Files {
             files,
             mut warnings,
-        } = generator.files(&header)?;
+        } = files;
         warnings.splice(0..0, off_spec);
         Ok(Generated {
             files,

@@ -81,31 +81,35 @@ pub fn format(tokens: TokenStream, header: &Header) -> Result<String> {
     Ok(out)
 }
 
-/// [`format()`] of `file` followed by `rest`, for code already parsed:
-/// the same text, without parsing `file` again. Its doc attributes are
-/// cleaned as [`format()`] cleans them.
-pub(crate) fn format_parsed(
-    file: &syn::File,
-    rest: TokenStream,
+/// The start of `tools.rs` under `header`, to be followed by
+/// [`format_rest`]'s text: the tool types, from the syntax tree they were
+/// parsed into when there is one (its doc attributes cleaned as
+/// [`format()`] cleans them), else from `tokens`. Together the two texts
+/// are [`format()`] of the tool types and the rest in one stream.
+pub(crate) fn format_tools(
+    tokens: &TokenStream,
+    parsed: Option<&syn::File>,
     header: &Header,
 ) -> Result<String> {
-    if file.items.is_empty() && file.attrs.is_empty() {
-        return format(rest, header);
-    }
-    let cleaned;
-    let file = if docs::needs_cleaning(file) {
-        cleaned = docs::cleaned(file);
-        &cleaned
-    } else {
-        file
-    };
     let mut out = header.render();
     out.push('\n');
-    out.push_str(&unparse(file)?);
-    if !rest.is_empty() {
-        out.push_str(&format_body(rest)?);
+    match parsed {
+        Some(file) if file.items.is_empty() && file.attrs.is_empty() => {}
+        Some(file) if docs::needs_cleaning(file) => out.push_str(&unparse(&docs::cleaned(file))?),
+        Some(file) => out.push_str(&unparse(file)?),
+        None if tokens.is_empty() => {}
+        None => out.push_str(&format_body(tokens.clone())?),
     }
     Ok(out)
+}
+
+/// The formatted text of what follows the tool types in `tools.rs`
+/// (see [`format_tools`]); empty for no tokens.
+pub(crate) fn format_rest(rest: TokenStream) -> Result<String> {
+    if rest.is_empty() {
+        return Ok(String::new());
+    }
+    format_body(rest)
 }
 
 /// The formatted text of `tokens` (not empty), without a header.

@@ -296,6 +296,28 @@ impl<'a> Generator<'a> {
     /// the tools' names. The files are the same as formatting
     /// [`parts`](Self::parts).
     pub fn files(&self, header: &Header) -> Result<Files> {
+        self.files_with(header, None)
+    }
+
+    /// The work of [`files`](Self::files) that needs only the tools'
+    /// names: `server.rs`, `client.rs` and the end of `tools.rs`, formatted
+    /// under `header`. It can go to another thread, so that a caller can
+    /// start it before the tool types (the [`crate::Builder`] runs it
+    /// beside the manifest's check) and hand it to [`files_with`](Self::files_with).
+    pub(crate) fn side_work(&self) -> Option<SideWork<'a>> {
+        Some(SideWork {
+            side: self.side(),
+            manifest: self.manifest?,
+        })
+    }
+
+    /// [`files`](Self::files), with the result of [`side_work`](Self::side_work)
+    /// when the caller already ran it (for the same generator and header).
+    pub(crate) fn files_with(
+        &self,
+        header: &Header,
+        sides: Option<Result<SideFiles>>,
+    ) -> Result<Files> {
         let Some(manifest) = self.manifest else {
             let protocol = codegen::protocol::generate_only(self.spec, None)?;
             let mut files = vec![(
@@ -314,35 +336,39 @@ impl<'a> Generator<'a> {
             });
         };
         std::thread::scope(|scope| {
-            let side = self.side();
-            let sides = scope.spawn(move || side.files(manifest, header));
+            let pending = match sides {
+                Some(done) => Err(done),
+                None => {
+                    let work = SideWork {
+                        side: self.side(),
+                        manifest,
+                    };
+                    Ok(scope.spawn(move || work.run(header)))
+                }
+            };
             // Tokens cannot cross threads: the tool types stay on this one.
             let tools = self.tool_types().and_then(|out| {
-                let rest = tools_rest(manifest, &out)?;
-                // The tool types never name a protocol type (typify's
-                // output has no `protocol` path to name one through): of
-                // `tools.rs`, only the surface's types are searched.
-                let mentioned = codegen::protocol::mentioned(self.spec, &[&rest]);
-                let text = match &out.parsed {
-                    // The tool types were parsed for their last pass.
-                    Some(Parsed(file)) => {
-                        emit::format_parsed(file, rest, header).map_err(|e| in_file(FILES[1], e))?
-                    }
-                    None => {
-                        let mut body = out.tokens.clone();
-                        body.extend(rest);
-                        format_file(FILES[1], body, header)?
-                    }
-                };
-                Ok((text, mentioned, out.warnings))
+                let text = emit::format_tools(
+                    &out.tokens,
+                    out.parsed.as_ref().map(|Parsed(file)| &**file),
+                    header,
+                )
+                .map_err(|e| in_file(FILES[1], e))?;
+                Ok((text, out.warnings))
             });
-            let sides = sides
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            let (tools, mut mentioned, warnings) = tools?;
+            let sides = match pending {
+                Ok(thread) => thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(done) => done,
+            };
+            let (mut tools, warnings) = tools?;
             let sides = sides?;
-            mentioned.extend(sides.mentioned);
-            let only = self.protocol_only(mentioned)?;
+            // The tool types never name a protocol type (typify's output
+            // has no `protocol` path to name one through): only what the
+            // side work wrote is searched.
+            let only = self.protocol_only(sides.mentioned)?;
+            tools.push_str(&sides.rest);
             let protocol = codegen::protocol::generate_only(self.spec, only.as_ref())?;
             Ok(Files {
                 files: vec![
@@ -357,6 +383,27 @@ impl<'a> Generator<'a> {
                 warnings,
             })
         })
+    }
+}
+
+/// What [`Generator::files`] writes from the tools' names alone, ready to
+/// run on another thread.
+pub(crate) struct SideWork<'a> {
+    side: Side<'a>,
+    manifest: &'a Manifest,
+}
+
+impl SideWork<'_> {
+    /// `server.rs`, `client.rs` and the end of `tools.rs`, formatted.
+    pub(crate) fn run(&self, header: &Header) -> Result<SideFiles> {
+        let bindings = codegen::tools::bindings(self.manifest);
+        let mut files = self.side.files(self.manifest, &bindings, header)?;
+        let rest = tools_rest(self.manifest, &bindings)?;
+        files
+            .mentioned
+            .extend(codegen::protocol::mentioned(self.side.spec, &[&rest]));
+        files.rest = emit::format_rest(rest).map_err(|e| in_file(FILES[1], e))?;
+        Ok(files)
     }
 }
 
@@ -395,23 +442,30 @@ impl Side<'_> {
     }
 
     /// `server.rs` and `client.rs` formatted, and the protocol types they
-    /// name: what [`Generator::files`] writes on a second thread.
-    fn files(&self, manifest: &Manifest, header: &Header) -> Result<SideFiles> {
-        let bindings = codegen::tools::bindings(manifest);
-        let (server, client) = self.bodies(manifest, &bindings)?;
+    /// name.
+    fn files(
+        &self,
+        manifest: &Manifest,
+        bindings: &[ToolBinding],
+        header: &Header,
+    ) -> Result<SideFiles> {
+        let (server, client) = self.bodies(manifest, bindings)?;
         let mentioned = codegen::protocol::mentioned(self.spec, &[&server, &client]);
         Ok(SideFiles {
             server: format_file("server.rs", server, header)?,
             client: format_file("client.rs", client, header)?,
+            rest: String::new(),
             mentioned,
         })
     }
 }
 
-/// `server.rs` and `client.rs`, formatted, and the protocol types they name.
-struct SideFiles {
+/// `server.rs` and `client.rs`, formatted, what `tools.rs` holds after the
+/// tool types, formatted, and the protocol types they name.
+pub(crate) struct SideFiles {
     server: String,
     client: String,
+    rest: String,
     mentioned: BTreeSet<String>,
 }
 
@@ -419,15 +473,15 @@ struct SideFiles {
 /// types, and the served tool list.
 fn tools_body(manifest: &Manifest, out: &ToolsOutput) -> Result<TokenStream> {
     let mut tools = out.tokens.clone();
-    tools.extend(tools_rest(manifest, out)?);
+    tools.extend(tools_rest(manifest, &out.tools)?);
     Ok(tools)
 }
 
 /// What `tools.rs` holds after the tool types: the prompts' and
 /// resources' types, and the served tool list.
-fn tools_rest(manifest: &Manifest, out: &ToolsOutput) -> Result<TokenStream> {
+fn tools_rest(manifest: &Manifest, tools: &[ToolBinding]) -> Result<TokenStream> {
     let mut rest = codegen::surface::types(manifest);
-    rest.extend(codegen::tools::tools_json(&out.tools)?);
+    rest.extend(codegen::tools::tools_json(tools)?);
     Ok(rest)
 }
 

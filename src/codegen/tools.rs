@@ -358,6 +358,53 @@ fn taken() -> proc_macro2::TokenTree {
     proc_macro2::TokenTree::Punct(proc_macro2::Punct::new('.', proc_macro2::Spacing::Alone))
 }
 
+/// A group's parts, its stream owned: walking a stream that its group
+/// still shares copies every tree of it (identifiers and literals
+/// allocate), while an owned one is taken apart in place. A token pass
+/// rebuilds the group with [`Taken::rebuild`].
+struct Taken {
+    delimiter: proc_macro2::Delimiter,
+    span: proc_macro2::Span,
+    stream: TokenStream,
+}
+
+impl Taken {
+    /// The group `tts[at]` taken out; an empty group of the same delimiter
+    /// stays in its place, for passes that look back at what was there.
+    /// Panics when `tts[at]` is not a group.
+    fn from_slot(tts: &mut [proc_macro2::TokenTree], at: usize) -> Self {
+        let proc_macro2::TokenTree::Group(g) = &tts[at] else {
+            panic!("a token pass took a group that is not one");
+        };
+        let empty = proc_macro2::Group::new(g.delimiter(), TokenStream::new());
+        match std::mem::replace(&mut tts[at], proc_macro2::TokenTree::Group(empty)) {
+            proc_macro2::TokenTree::Group(g) => Self::from(g),
+            _ => unreachable!("checked above"),
+        }
+    }
+
+    /// The group with `stream` in place of its own.
+    fn rebuild(&self, stream: TokenStream) -> proc_macro2::TokenTree {
+        let mut group = proc_macro2::Group::new(self.delimiter, stream);
+        group.set_span(self.span);
+        proc_macro2::TokenTree::Group(group)
+    }
+}
+
+impl From<proc_macro2::Group> for Taken {
+    fn from(g: proc_macro2::Group) -> Self {
+        let (delimiter, span) = (g.delimiter(), g.span());
+        let stream = g.stream();
+        // The group's reference to the stream goes, so that it is owned.
+        drop(g);
+        Self {
+            delimiter,
+            span,
+            stream,
+        }
+    }
+}
+
 thread_local! {
     /// Set while this thread runs typify under [`catch_quietly`].
     static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };

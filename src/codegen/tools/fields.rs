@@ -97,12 +97,11 @@ impl Renames {
         for i in 0..tts.len() {
             let tt = &tts[i];
             match tt {
-                TokenTree::Group(g) => {
+                TokenTree::Group(_) => {
                     let inner = Body::of_group(&tts, i, body);
-                    let mut ng =
-                        Group::new(g.delimiter(), self.restore_in(g.stream(), inner, text));
-                    ng.set_span(g.span());
-                    out.push(TokenTree::Group(ng));
+                    let mut group = super::Taken::from_slot(&mut tts, i);
+                    let stream = std::mem::take(&mut group.stream);
+                    out.push(group.rebuild(self.restore_in(stream, inner, text)));
                 }
                 TokenTree::Ident(id) => {
                     text.clear();

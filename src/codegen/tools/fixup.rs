@@ -208,9 +208,9 @@ fn bound_idents_in(tokens: TokenStream, text: &mut String) -> TokenStream {
         .into_iter()
         .map(|tt| match tt {
             TokenTree::Group(g) => {
-                let mut ng = Group::new(g.delimiter(), bound_idents_in(g.stream(), text));
-                ng.set_span(g.span());
-                TokenTree::Group(ng)
+                let mut group = super::Taken::from(g);
+                let inner = bound_idents_in(std::mem::take(&mut group.stream), text);
+                group.rebuild(inner)
             }
             TokenTree::Ident(id) => {
                 text.clear();
@@ -518,9 +518,9 @@ fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
                 let defaults_body = g.delimiter() == Delimiter::Brace
                     && matches!(tts.get(i.wrapping_sub(1)), Some(TokenTree::Ident(id)) if id == "defaults")
                     && matches!(tts.get(i.wrapping_sub(2)), Some(TokenTree::Ident(id)) if id == "mod");
-                let mut ng = Group::new(g.delimiter(), walk(g.stream(), defaults_body));
-                ng.set_span(g.span());
-                out.push(TokenTree::Group(ng));
+                let mut group = super::Taken::from_slot(&mut tts, i);
+                let inner = walk(std::mem::take(&mut group.stream), defaults_body);
+                out.push(group.rebuild(inner));
             }
             TokenTree::Ident(id) if in_defaults && id == "pub" => {
                 kept.push((out.len(), i));

@@ -247,6 +247,21 @@ fn derive_rank(path: &syn::Path) -> usize {
     ORDER.iter().position(|o| *o == last).unwrap_or(ORDER.len())
 }
 
+/// Whether two paths are written the same (`::serde::Serialize` is not
+/// `Serialize`), without printing them when they have no generics.
+fn same_path(a: &syn::Path, b: &syn::Path) -> bool {
+    let plain = |p: &syn::Path| p.segments.iter().all(|s| s.arguments.is_none());
+    if !plain(a) || !plain(b) {
+        return a.to_token_stream().to_string() == b.to_token_stream().to_string();
+    }
+    a.leading_colon.is_some() == b.leading_colon.is_some()
+        && a.segments.len() == b.segments.len()
+        && a.segments
+            .iter()
+            .zip(&b.segments)
+            .all(|(x, y)| x.ident == y.ident)
+}
+
 /// One `#[derive]` in [`derive_rank`] order, placed where the first was;
 /// docs tidied.
 fn tidy_attrs(attrs: &mut Vec<Attribute>) {
@@ -260,11 +275,7 @@ fn tidy_attrs(attrs: &mut Vec<Attribute>) {
             {
                 first.get_or_insert(kept.len());
                 for p in paths {
-                    let text = p.to_token_stream().to_string();
-                    if !derives
-                        .iter()
-                        .any(|d| d.to_token_stream().to_string() == text)
-                    {
+                    if !derives.iter().any(|d| same_path(d, &p)) {
                         derives.push(p);
                     }
                 }
@@ -371,6 +382,8 @@ fn tidy_docs(attrs: &mut Vec<Attribute>) {
     // Each line's text is read once: its markers go as with
     // `sources::take` (a line left empty by that goes too), and it gets
     // its space.
+    // The literal is replaced in place: building a new attribute would
+    // mean parsing one.
     attrs.retain_mut(|a| {
         let Some(text) = doc_of(a) else {
             return true;
@@ -381,21 +394,23 @@ fn tidy_docs(attrs: &mut Vec<Attribute>) {
         if !marks.is_empty() && kept.trim().is_empty() {
             return false;
         }
-        if !kept.is_empty() && !kept.starts_with(' ') {
-            let spaced = format!(" {kept}");
-            *a = syn::parse_quote!(#[doc = #spaced]);
+        let new = if !kept.is_empty() && !kept.starts_with(' ') {
+            format!(" {kept}")
         } else if !marks.is_empty() {
-            if let syn::Meta::NameValue(syn::MetaNameValue {
-                value:
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(s),
-                        ..
-                    }),
-                ..
-            }) = &mut a.meta
-            {
-                *s = syn::LitStr::new(&kept, s.span());
-            }
+            kept
+        } else {
+            return true;
+        };
+        if let syn::Meta::NameValue(syn::MetaNameValue {
+            value:
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }),
+            ..
+        }) = &mut a.meta
+        {
+            *s = syn::LitStr::new(&new, s.span());
         }
         true
     });
@@ -1035,31 +1050,28 @@ fn shorten(
     used: &mut BTreeSet<&'static str>,
 ) -> TokenStream {
     let top = place.top;
-    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut tts: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
     while i < tts.len() {
         // Entering `mod name { … }`: below it only the prelude's names.
-        if let (TokenTree::Ident(k), Some(TokenTree::Ident(_)), Some(TokenTree::Group(g))) =
+        if let (TokenTree::Ident(k), Some(TokenTree::Ident(_)), Some(TokenTree::Group(_))) =
             (&tts[i], tts.get(i + 1), tts.get(i + 2))
         {
             if k == "mod" {
                 out.push(tts[i].clone());
                 out.push(tts[i + 1].clone());
-                let mut ng = proc_macro2::Group::new(
-                    g.delimiter(),
-                    shorten(
-                        g.stream(),
-                        usable,
-                        Place {
-                            top: false,
-                            serde: false,
-                        },
-                        used,
-                    ),
+                let mut group = super::Taken::from_slot(&mut tts, i + 2);
+                let inner = shorten(
+                    std::mem::take(&mut group.stream),
+                    usable,
+                    Place {
+                        top: false,
+                        serde: false,
+                    },
+                    used,
                 );
-                ng.set_span(g.span());
-                out.push(TokenTree::Group(ng));
+                out.push(group.rebuild(inner));
                 i += 3;
                 continue;
             }
@@ -1075,15 +1087,17 @@ fn shorten(
             continue;
         }
         match &tts[i] {
-            TokenTree::Group(g) => {
+            TokenTree::Group(_) => {
                 let serde = place.serde
                     || (i > 0 && matches!(&tts[i - 1], TokenTree::Ident(s) if s == "serde"));
-                let mut ng = proc_macro2::Group::new(
-                    g.delimiter(),
-                    shorten(g.stream(), usable, Place { top, serde }, used),
+                let mut group = super::Taken::from_slot(&mut tts, i);
+                let inner = shorten(
+                    std::mem::take(&mut group.stream),
+                    usable,
+                    Place { top, serde },
+                    used,
                 );
-                ng.set_span(g.span());
-                out.push(TokenTree::Group(ng));
+                out.push(group.rebuild(inner));
             }
             TokenTree::Literal(l) if place.serde => {
                 out.push(shorten_literal(l, usable, top, used).unwrap_or_else(|| tts[i].clone()))

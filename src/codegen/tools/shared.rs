@@ -3,15 +3,18 @@
 //! groups of items with the same shape, the name a group gets, and
 //! renaming what points at the merged-away items.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
-use proc_macro2::{Group, TokenStream, TokenTree};
+use proc_macro2::{TokenStream, TokenTree};
 
 /// The indices of items whose keys are equal, each group in order of first
 /// appearance; only groups of two or more.
 pub(super) fn groups(keys: impl IntoIterator<Item = (usize, String)>) -> Vec<Vec<usize>> {
+    // Keys are whole shapes, long and alike at the start: hashed once
+    // rather than compared at each level of a tree. The groups keep the
+    // order of `keys`.
     let mut by_key: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     for (i, key) in keys {
         match index.get(&key) {
             Some(&g) => by_key[g].1.push(i),
@@ -74,31 +77,27 @@ pub(super) fn rewrite(
 
 /// [`rewrite`] of the trees of one group, in place; whether anything
 /// changed. Most streams have nothing to replace: their leaves are not
-/// copied and their groups are kept as they are, not built again.
+/// copied, and their groups are taken apart and put back, not copied.
 fn rewrite_trees(
     trees: &mut [TokenTree],
     replace: &dyn Fn(&TokenTree, &[TokenTree]) -> Option<TokenTree>,
 ) -> bool {
-    // `replace` sees the trees as they were: the new ones are put in
-    // place once every tree has been seen.
+    // `replace` sees the leaves as they were: new ones are put in place
+    // once every tree has been seen. (It looks at leaves only, so a group
+    // is rewritten and put back at once.)
     let mut new: Vec<(usize, TokenTree)> = Vec::new();
-    for (i, tree) in trees.iter().enumerate() {
-        let changed = match tree {
-            TokenTree::Group(g) => {
-                let mut inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                rewrite_trees(&mut inner, replace).then(|| {
-                    let mut group = Group::new(g.delimiter(), inner.into_iter().collect());
-                    group.set_span(g.span());
-                    TokenTree::Group(group)
-                })
-            }
-            leaf => replace(leaf, &trees[..i]),
-        };
-        if let Some(tree) = changed {
+    let mut changed = false;
+    for i in 0..trees.len() {
+        if let TokenTree::Group(_) = &trees[i] {
+            let mut group = super::Taken::from_slot(trees, i);
+            let mut inner: Vec<TokenTree> = std::mem::take(&mut group.stream).into_iter().collect();
+            changed |= rewrite_trees(&mut inner, replace);
+            trees[i] = group.rebuild(inner.into_iter().collect());
+        } else if let Some(tree) = replace(&trees[i], &trees[..i]) {
             new.push((i, tree));
         }
     }
-    let changed = !new.is_empty();
+    changed |= !new.is_empty();
     for (i, tree) in new {
         trees[i] = tree;
     }

@@ -11,7 +11,7 @@
 //! the `wide` module ([`module`]), whose functions take any JSON integer
 //! or float with a zero fraction that the type holds.
 
-use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 
 use super::fields::Body;
@@ -64,9 +64,9 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
                     out.splice(at..at, quote!(#[serde(deserialize_with = #f)]));
                 }
             }
-            let mut ng = Group::new(g.delimiter(), walk(g.stream(), inner, used));
-            ng.set_span(g.span());
-            out.push(TokenTree::Group(ng));
+            let mut group = super::Taken::from_slot(&mut tts, i);
+            let stream = std::mem::take(&mut group.stream);
+            out.push(group.rebuild(walk(stream, inner, used)));
             i += 1;
             continue;
         }
