@@ -50,3 +50,44 @@ pub(crate) fn span_name(method: &str, target: Option<&str>) -> String {
         None => method.to_owned(),
     }
 }
+
+/// The attribute that names what a request is about, for the methods that
+/// name one: the tool of `tools/call`, the prompt of `prompts/get`.
+fn target_key(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => Some("gen_ai.tool.name"),
+        "prompts/get" => Some("gen_ai.prompt.name"),
+        _ => None,
+    }
+}
+
+/// Names a request's span after its method and target, and records what
+/// it is about (`gen_ai.operation.name`, `gen_ai.tool.name`,
+/// `gen_ai.prompt.name`).
+pub(crate) fn record_target(span: &tracing::Span, method: &str, target: Option<&str>) {
+    span.record("otel.name", span_name(method, target).as_str());
+    if method == "tools/call" {
+        span.record("gen_ai.operation.name", "execute_tool");
+    }
+    if let (Some(key), Some(target)) = (target_key(method), target) {
+        span.record(key, target);
+    }
+}
+
+/// The duration metric's label for a request's target, if it has one.
+pub(crate) fn target_label(method: &str, target: Option<&str>) -> Option<opentelemetry::KeyValue> {
+    Some(opentelemetry::KeyValue::new(
+        target_key(method)?,
+        target?.to_owned(),
+    ))
+}
+
+/// Marks a request's span as failed: `error.type`, and the status with
+/// its description when there is one.
+pub(crate) fn record_failure(span: &tracing::Span, kind: &str, message: Option<&str>) {
+    span.record("error.type", kind);
+    span.record("otel.status_code", "error");
+    if let Some(message) = message {
+        span.record("otel.status_description", message);
+    }
+}

@@ -15,7 +15,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::client::error::ClientError;
 use crate::otel::metrics::{Side, Timing};
-use crate::otel::{propagation, span_name};
+use crate::otel::{propagation, record_failure, record_target, target_label};
 
 /// One request's span and measurement (either may be off).
 pub(crate) struct ClientSpan {
@@ -26,15 +26,7 @@ pub(crate) struct ClientSpan {
 /// A request's labels on the duration metric.
 fn labels(method: &str, target: Option<&str>) -> Vec<KeyValue> {
     let mut labels = vec![KeyValue::new("mcp.method.name", method.to_owned())];
-    match (method, target) {
-        ("tools/call", Some(tool)) => {
-            labels.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()))
-        }
-        ("prompts/get", Some(prompt)) => {
-            labels.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()))
-        }
-        _ => {}
-    }
+    labels.extend(target_label(method, target));
     labels
 }
 
@@ -71,19 +63,7 @@ pub(crate) fn start(method: &str, params: Option<Value>) -> (Option<ClientSpan>,
             params,
         );
     }
-    span.record("otel.name", span_name(method, target).as_str());
-    match (method, target) {
-        ("tools/call", target) => {
-            span.record("gen_ai.operation.name", "execute_tool");
-            if let Some(tool) = target {
-                span.record("gen_ai.tool.name", tool);
-            }
-        }
-        ("prompts/get", Some(prompt)) => {
-            span.record("gen_ai.prompt.name", prompt);
-        }
-        _ => {}
-    }
+    record_target(&span, method, target);
     let mut params = params.unwrap_or_else(|| json!({}));
     if let Some(members) = params.as_object_mut() {
         let meta = members.entry("_meta").or_insert_with(|| json!({}));
@@ -125,12 +105,7 @@ impl ClientSpan {
             Err(other) => Some((kind(other).to_owned(), Some(other.to_string()))),
         };
         if let Some((kind, message)) = &error {
-            self.span.record("error.type", kind.as_str());
-            self.span.record("otel.status_code", "error");
-            if let Some(message) = message {
-                self.span
-                    .record("otel.status_description", message.as_str());
-            }
+            record_failure(&self.span, kind, message.as_deref());
         }
         if let Some(timing) = self.timing {
             timing.record(error.as_ref().map(|(kind, _)| kind.as_str()));

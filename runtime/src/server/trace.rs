@@ -13,7 +13,7 @@ use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::otel::metrics::{Side, Timing};
-use crate::otel::{propagation, request_id, span_name};
+use crate::otel::{propagation, record_failure, record_target, request_id, target_label};
 use crate::server::handled::{Handled, Pending};
 use crate::server::reply::Reply;
 use crate::server::scope::Scope;
@@ -31,13 +31,7 @@ fn labels(method: &str, version: &str, target: Option<&str>) -> Vec<KeyValue> {
         KeyValue::new("mcp.method.name", method.to_owned()),
         KeyValue::new("mcp.protocol.version", version.to_owned()),
     ];
-    if let Some(target) = target {
-        match method {
-            "tools/call" => labels.push(KeyValue::new("gen_ai.tool.name", target.to_owned())),
-            "prompts/get" => labels.push(KeyValue::new("gen_ai.prompt.name", target.to_owned())),
-            _ => {}
-        }
-    }
+    labels.extend(target_label(method, target));
     labels
 }
 
@@ -73,20 +67,8 @@ pub(crate) fn start(
             timing: Some(timing),
         });
     }
-    span.record("otel.name", span_name(method, target).as_str());
+    record_target(&span, method, target);
     span.record("jsonrpc.request.id", request_id(id).as_str());
-    match (method, target) {
-        ("tools/call", target) => {
-            span.record("gen_ai.operation.name", "execute_tool");
-            if let Some(tool) = target {
-                span.record("gen_ai.tool.name", tool);
-            }
-        }
-        ("prompts/get", Some(prompt)) => {
-            span.record("gen_ai.prompt.name", prompt);
-        }
-        _ => {}
-    }
     #[cfg(feature = "streamable-http")]
     let headers = Some(scope.extras.headers());
     #[cfg(not(feature = "streamable-http"))]
@@ -132,25 +114,17 @@ impl RequestSpan {
     /// Records how the request ended; `None`: no reply (cancelled).
     fn end(self, reply: Option<&Reply>) {
         let error = reply.and_then(outcome);
-        if let Some(error) = &error {
-            if let Some(code) = error.code {
-                let code = code.to_string();
-                self.span.record("error.type", code.as_str());
-                self.span.record("rpc.response.status_code", code.as_str());
-            } else {
-                self.span.record("error.type", "tool_error");
+        let kind = error.as_ref().map(|e| match e.code {
+            Some(code) => code.to_string(),
+            None => "tool_error".to_owned(),
+        });
+        if let (Some(error), Some(kind)) = (&error, &kind) {
+            if error.code.is_some() {
+                self.span.record("rpc.response.status_code", kind.as_str());
             }
-            self.span.record("otel.status_code", "error");
-            if let Some(message) = &error.message {
-                self.span
-                    .record("otel.status_description", message.as_str());
-            }
+            record_failure(&self.span, kind, error.message.as_deref());
         }
         if let Some(timing) = self.timing {
-            let kind = error.map(|e| match e.code {
-                Some(code) => code.to_string(),
-                None => "tool_error".to_owned(),
-            });
             timing.record(kind.as_deref());
         }
     }
