@@ -113,6 +113,13 @@ impl HttpService {
             kept_scope: std::sync::Mutex::new(None),
             me: me.clone(),
         });
+        // Made inside a runtime, a replica listens to the others at once:
+        // what they announce before its first request (a task's changes
+        // for a request that then listens here) must not be missed while
+        // it subscribes. Made outside one, it starts with its first request.
+        if tokio::runtime::Handle::try_current().is_ok() {
+            inner.listen();
+        }
         Self { inner }
     }
 
@@ -543,8 +550,9 @@ impl Inner {
         self.me.clone()
     }
 
-    /// Starts listening to the session store's events (once, inside the
-    /// runtime serving the first request).
+    /// Starts listening to the session store's events (once: when the
+    /// service is made inside a runtime, else inside the runtime serving
+    /// the first request).
     fn listen(&self) {
         let Some(store) = &self.config.session_store else {
             return;
