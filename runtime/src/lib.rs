@@ -52,6 +52,7 @@ pub mod server;
 #[cfg(feature = "skills")]
 pub mod skills;
 pub mod transport;
+pub mod upstream;
 
 // What generated code and mcpgen's own crates (the generator, the fuzz
 // targets) reach into: public, but not part of the documented API.
