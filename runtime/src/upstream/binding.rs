@@ -29,7 +29,7 @@
 //!   ],
 //!   "body": { "argument": "body", "mediaType": "application/json",
 //!             "required": true, "encoding": {} },
-//!   "output": { "wrap": null },
+//!   "output": { "wrap": "result" },
 //!   "security": [[{ "scheme": "api_key", "type": "apiKey",
 //!                   "in": "header", "name": "X-Api-Key",
 //!                   "env": "MCP_UPSTREAM_AUTH_API_KEY" }], []]
@@ -63,9 +63,13 @@ pub struct HttpBinding {
     /// The request body, if the operation takes one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Body>,
-    /// How a successful JSON answer becomes `structuredContent`.
-    #[serde(default)]
-    pub output: Output,
+    /// Present exactly when the tool has an `outputSchema`: how a
+    /// successful JSON answer becomes `structuredContent`. Absent: every
+    /// answer becomes content blocks (JSON and text as a text block,
+    /// images and audio as such, anything else as an embedded resource
+    /// with a base64 blob).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Output>,
     /// Security requirements: alternatives, any one of which suffices;
     /// each is a list of schemes that must all be applied. Empty: no
     /// credentials. An empty alternative (`[]`) means the operation may be
