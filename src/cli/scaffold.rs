@@ -184,6 +184,9 @@ struct ToolView {
     summary: Option<Text>,
     /// The handler's error message, a Rust string literal.
     not_implemented: String,
+    /// The tool calls an HTTP API (`x-mcpgen.http`): the generated default
+    /// handler does, and `src/main.rs` writes no stub for it.
+    bound: bool,
 }
 
 /// A `Handler` method of a prompt, a resource template or the static
@@ -252,6 +255,8 @@ struct CallView {
     skip: Option<Text>,
     /// Whether it runs only as a task (`execution.taskSupport: "required"`).
     task: bool,
+    /// The tool calls an HTTP API: the test's stand-in API answers it.
+    bound: bool,
 }
 
 /// The scaffolded test's call with invalid arguments.
@@ -316,6 +321,14 @@ struct View {
     param_headers: Vec<ParamHeaderView>,
     /// `stdio` or `Streamable HTTP`, for prose.
     transport: &'static str,
+    /// Some tool calls an HTTP API (`x-mcpgen.http`): the server holds an
+    /// `Upstream` configured from the environment.
+    upstream: bool,
+    /// Every tool calls the HTTP API: `src/main.rs` has no stub to write.
+    all_bound: bool,
+    /// The variables naming each credential the API's tools use, sorted
+    /// (`MCP_UPSTREAM_AUTH_*`), which the test sets to stand-in values.
+    upstream_env: Vec<Text>,
     /// The default listen address, a Rust string literal and Markdown text.
     listen: Text,
     /// The endpoint URL at the default address.
@@ -570,7 +583,7 @@ struct Calls {
 
 /// The scaffolded test's table of calls and its invalid call, from each
 /// tool's `inputSchema` in the dialect the server uses for `protocol`.
-fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
+fn calls(tools: &[codegen::tools::ToolBinding], manifest: &Manifest, protocol: &str) -> Calls {
     let draft = mcpgen_runtime::schema::default_draft(protocol);
     let mut out = Calls {
         calls: Vec::new(),
@@ -578,7 +591,11 @@ fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
         no_invalid: String::new(),
         skipped: Vec::new(),
     };
-    for tool in tools {
+    for (index, tool) in tools.iter().enumerate() {
+        let bound = manifest
+            .tools
+            .get(index)
+            .is_some_and(|t| t.settings.http.is_some());
         let schema = tool
             .tool
             .get("inputSchema")
@@ -608,6 +625,7 @@ fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
                 arguments: Some(escape::rust_raw_str(&escape::json_text(&arguments))),
                 skip: None,
                 task,
+                bound,
             },
             Err(why) => {
                 out.skipped.push((tool.name.clone(), why.clone()));
@@ -616,6 +634,7 @@ fn calls(tools: &[codegen::tools::ToolBinding], protocol: &str) -> Calls {
                     arguments: None,
                     skip: Some(Text::new(&why)),
                     task,
+                    bound,
                 }
             }
         });
@@ -802,7 +821,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         .collect();
 
     let mut tool_views = Vec::new();
-    for b in &tools.tools {
+    for (index, b) in tools.tools.iter().enumerate() {
         let output_type = match &b.output {
             Some(o) => format!("tools::{o}"),
             None if content.starts_with("::") => format!("Vec<{content}>"),
@@ -822,19 +841,47 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
                 &format!("tool `{}`", b.name),
                 &b.method,
             )),
+            bound: manifest
+                .tools
+                .get(index)
+                .is_some_and(|t| t.settings.http.is_some()),
         });
     }
+    let upstream = tool_views.iter().any(|t| t.bound);
+    let all_bound = tool_views.iter().all(|t| t.bound);
+    let mut upstream_env: Vec<String> = manifest
+        .tools
+        .iter()
+        .filter_map(|t| t.settings.http.as_ref())
+        .flat_map(|h| h.security.iter().flatten())
+        .flat_map(|scheme| {
+            let env = scheme.env.clone();
+            match (scheme.kind, &scheme.token_url) {
+                (mcpgen_runtime::upstream::SchemeKind::Oauth2, Some(_)) => {
+                    vec![format!("{env}_CLIENT_ID"), format!("{env}_CLIENT_SECRET")]
+                }
+                (mcpgen_runtime::upstream::SchemeKind::Unsupported, _) => Vec::new(),
+                _ => vec![env],
+            }
+        })
+        .collect();
+    upstream_env.sort();
+    upstream_env.dedup();
     let surface_views = surface_methods(&manifest)?;
     let (prompt_calls, resource_reads, template_reads) = surface_calls(&manifest);
     let mut imports = Vec::new();
     if !surface_views.is_empty() {
         imports.push("HandlerError");
     }
-    if !(tool_views.is_empty() && surface_views.is_empty()) {
+    let stubs = tool_views.iter().any(|t| !t.bound);
+    if stubs || !surface_views.is_empty() {
         imports.push("RequestContext");
     }
-    if !tool_views.is_empty() {
+    if stubs {
         imports.push("ToolError");
+    }
+    if upstream {
+        imports.push("upstream::Upstream");
     }
     let imports = imports.join(", ");
     let mut modules = Vec::new();
@@ -846,7 +893,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         modules.push("protocol");
     }
     modules.push("server");
-    if !(tool_views.is_empty() && surface_views.is_empty()) {
+    if stubs || !surface_views.is_empty() {
         modules.push("tools");
     }
     let modules = modules.join(", ");
@@ -857,7 +904,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         invalid,
         no_invalid,
         skipped,
-    } = calls(&tools.tools, &new.protocol);
+    } = calls(&tools.tools, &manifest, &new.protocol);
     let stateless = mcpgen_runtime::revision::nearest(&new.protocol).era
         == mcpgen_runtime::revision::Era::Stateless;
     let param_headers = tools
@@ -889,10 +936,19 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     };
     // A stdio server leaves out the runtime's Streamable HTTP transport
     // (hyper); build.rs then generates no HTTP entry points either.
-    let runtime_dep_toml = match new.transport {
-        Transport::Stdio => format!("{runtime_dep_toml}, default-features = false"),
-        Transport::Http if new.auth_jwt => format!("{runtime_dep_toml}, features = [\"oauth\"]"),
-        Transport::Http => runtime_dep_toml,
+    // Tools that call an HTTP API need the runtime's HTTP client
+    // (`upstream`), with TLS for `https://` APIs.
+    let runtime_dep_toml = match (new.transport, upstream) {
+        (Transport::Stdio, false) => format!("{runtime_dep_toml}, default-features = false"),
+        (Transport::Stdio, true) => format!(
+            "{runtime_dep_toml}, default-features = false, features = [\"upstream\", \"tls\"]"
+        ),
+        (Transport::Http, _) if new.auth_jwt => format!(
+            "{runtime_dep_toml}, features = [\"oauth\"{}]",
+            if upstream { ", \"upstream\"" } else { "" }
+        ),
+        (Transport::Http, true) => format!("{runtime_dep_toml}, features = [\"upstream\"]"),
+        (Transport::Http, false) => runtime_dep_toml,
     };
     let url = format!("http://{DEFAULT_LISTEN}/mcp");
     let command = format!("/path/to/{crate_name}/target/release/{crate_name}");
@@ -945,6 +1001,9 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         },
         listen: Text::new(DEFAULT_LISTEN),
         url: Text::new(&url),
+        upstream,
+        all_bound,
+        upstream_env: upstream_env.iter().map(|v| Text::new(v)).collect(),
     };
 
     let mut hb = Handlebars::new();

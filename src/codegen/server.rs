@@ -68,6 +68,8 @@ pub fn generate(
     let mut limits = Vec::new();
     let mut indexes = Vec::with_capacity(bindings.len());
     let mut codecs = Codecs::default();
+    let mut requests = Vec::new();
+    let mut http_bindings = Vec::with_capacity(bindings.len());
 
     for (index, binding) in bindings.iter().enumerate() {
         let pointer = format!("/tools/{index}");
@@ -78,6 +80,73 @@ pub fn generate(
             .get(index)
             .map_or(&[][..], |t| &t.settings.scopes[..]);
         let docs = method_docs(binding, scopes);
+        let index_name =
+            format_ident!("{}", binding.method.trim_start_matches("r#").to_uppercase());
+        let upstream = manifest
+            .tools
+            .get(index)
+            .and_then(|t| t.settings.http.as_ref());
+        http_bindings.push(upstream);
+        let index_lit = Literal::usize_unsuffixed(index);
+        let index_doc = format!(" Tool `{}`.", binding.name);
+        indexes.push(quote! {
+            #[doc = #index_doc]
+            pub const #index_name: usize = #index_lit;
+        });
+        let decode = codecs.function(
+            Runtime::DecodeArguments,
+            &quote! { super::tools::#input },
+            &binding.input,
+        );
+        if let Some(http) = upstream {
+            // A tool that calls an HTTP API: its method has a default body
+            // (the generated request, then the API's answer as the result),
+            // and its request function is public for a handler that
+            // overrides it.
+            let request_doc = format!(
+                " Sends the request of tool `{}` (`{} {}`, operation `{}`) built from \
+                 `input`, and returns the API's answer as it came.",
+                binding.name, http.method, http.path, http.operation_id
+            );
+            let default_doc = format!(
+                " By default, sends the tool's HTTP request ([`requests::{}`]) and \
+                 answers with the API's answer.",
+                binding.method.trim_start_matches("r#")
+            );
+            requests.push(quote! {
+                #[doc = #request_doc]
+                pub async fn #method(
+                    upstream: &Upstream,
+                    input: &super::super::tools::#input,
+                ) -> Result<ApiResponse, ToolError> {
+                    upstream.send_input(super::tool_index::#index_name, input).await
+                }
+            });
+            methods.push(quote! {
+                #docs
+                #[doc = ""]
+                #[doc = #default_doc]
+                fn #method(
+                    &self,
+                    input: super::tools::#input,
+                    _ctx: RequestContext,
+                ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send {
+                    async move {
+                        let upstream = HttpApi::upstream(self);
+                        let answer = requests::#method(upstream, &input).await?;
+                        upstream.output(tool_index::#index_name, answer)
+                    }
+                }
+            });
+            arms.extend(quote! {
+                tool_index::#index_name => Box::pin(async move {
+                    let input = #decode(arguments)?;
+                    Ok(handler.#method(input, ctx).await?)
+                }),
+            });
+            push_limit(manifest, index, &binding.name, &mut limits);
+            continue;
+        }
         let (ret, encode) = match &binding.output {
             Some(output) => {
                 let name = output.clone();
@@ -91,11 +160,6 @@ pub fn generate(
                 (quote! { Vec<#content> }, quote! { #encode(&output) })
             }
         };
-        let decode = codecs.function(
-            Runtime::DecodeArguments,
-            &quote! { super::tools::#input },
-            &binding.input,
-        );
         methods.push(quote! {
             #docs
             fn #method(
@@ -106,14 +170,6 @@ pub fn generate(
                 Output = Result<#ret, ToolError>,
             > + Send;
         });
-        let index_lit = Literal::usize_unsuffixed(index);
-        let index_name =
-            format_ident!("{}", binding.method.trim_start_matches("r#").to_uppercase());
-        let index_doc = format!(" Tool `{}`.", binding.name);
-        indexes.push(quote! {
-            #[doc = #index_doc]
-            pub const #index_name: usize = #index_lit;
-        });
         arms.extend(quote! {
             tool_index::#index_name => Box::pin(async move {
                 let input = #decode(arguments)?;
@@ -121,23 +177,7 @@ pub fn generate(
                 #encode
             }),
         });
-        if let Some(limit) = manifest
-            .tools
-            .get(index)
-            .and_then(|t| t.settings.rate_limit)
-        {
-            let name = &binding.name;
-            let calls = Literal::u32_suffixed(limit.calls);
-            let seconds = Literal::u32_suffixed(limit.per_seconds);
-            let scope = match limit.scope {
-                crate::manifest::LimitScope::Global => quote! {},
-                crate::manifest::LimitScope::Principal => quote! { .per(LimitScope::Principal) },
-                crate::manifest::LimitScope::Session => quote! { .per(LimitScope::Session) },
-            };
-            limits.push(quote! {
-                .rate_limit(#name, RateLimit::calls_per_seconds(#calls, #seconds)#scope)
-            });
-        }
+        push_limit(manifest, index, &binding.name, &mut limits);
     }
 
     let (scope_calls, scopes_supported) = scopes(manifest);
@@ -160,6 +200,7 @@ pub fn generate(
         TokenStream::new()
     };
     let codec_module = codecs.module();
+    let (upstream_items, supertrait) = upstream_items(&http_bindings, &requests)?;
     let dispatch = crate::codegen::dispatch::dispatch(
         quote!(index),
         arms,
@@ -201,7 +242,7 @@ pub fn generate(
         /// out. Arguments are validated against `inputSchema` before a method
         /// is called; a typed output is validated against `outputSchema`
         /// before it is sent.
-        pub trait Handler: Send + Sync + 'static {
+        pub trait Handler: #supertrait Send + Sync + 'static {
             #(#methods)*
             #surface_methods
         }
@@ -237,6 +278,8 @@ pub fn generate(
         }
 
         #surface_items
+
+        #upstream_items
 
         #codec_module
 
@@ -332,6 +375,67 @@ fn http_items() -> TokenStream {
             bind_and_serve(addr, service, "/mcp").await
         }
     }
+}
+
+/// The builder call of tool `index`'s rate limit, if it has one.
+fn push_limit(manifest: &Manifest, index: usize, name: &str, limits: &mut Vec<TokenStream>) {
+    let Some(limit) = manifest
+        .tools
+        .get(index)
+        .and_then(|t| t.settings.rate_limit)
+    else {
+        return;
+    };
+    let calls = Literal::u32_suffixed(limit.calls);
+    let seconds = Literal::u32_suffixed(limit.per_seconds);
+    let scope = match limit.scope {
+        crate::manifest::LimitScope::Global => quote! {},
+        crate::manifest::LimitScope::Principal => quote! { .per(LimitScope::Principal) },
+        crate::manifest::LimitScope::Session => quote! { .per(LimitScope::Session) },
+    };
+    limits.push(quote! {
+        .rate_limit(#name, RateLimit::calls_per_seconds(#calls, #seconds)#scope)
+    });
+}
+
+/// What a server whose tools call an HTTP API adds: the bindings as JSON
+/// text (data, never code), the `HttpApi` trait the `Handler` builds on,
+/// and the `requests` module; nothing when no tool has a binding.
+fn upstream_items(
+    bindings: &[Option<&mcpgen_runtime::upstream::HttpBinding>],
+    requests: &[TokenStream],
+) -> Result<(TokenStream, TokenStream)> {
+    if bindings.iter().all(Option::is_none) {
+        return Ok((TokenStream::new(), TokenStream::new()));
+    }
+    let text = serde_json::to_string(bindings).map_err(|e| {
+        crate::error::Error::new(format!("cannot write the tools' HTTP bindings: {e}"))
+    })?;
+    let items = quote! {
+        /// The HTTP binding of each tool (`x-mcpgen.http`), in the order
+        /// of [`TOOLS_JSON`], `null` for a tool without one: what
+        /// [`Upstream::from_env`] reads.
+        pub const HTTP_BINDINGS: &str = #text;
+
+        /// Where the tools that call the HTTP API send their requests.
+        pub trait HttpApi: Send + Sync + 'static {
+            /// The API client the default handlers send through, made once
+            /// at start, e.g. `Upstream::from_env(server::HTTP_BINDINGS)?`
+            /// (base URL from `servers` or `MCP_UPSTREAM_URL`, credentials
+            /// from `MCP_UPSTREAM_AUTH_*`).
+            fn upstream(&self) -> &Upstream;
+        }
+
+        /// The HTTP request of each tool that calls the API, built from
+        /// its typed input: call one from a handler that overrides the
+        /// default.
+        pub mod requests {
+            use mcpgen_runtime::codegen::*;
+
+            #(#requests)*
+        }
+    };
+    Ok((items, quote!(HttpApi +)))
 }
 
 /// A Rust identifier from a binding, or an error naming the tool.

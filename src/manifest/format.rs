@@ -99,6 +99,12 @@ pub struct ToolSettings {
     /// the tool (RFC 6749 scope tokens, e.g. `notes:write`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
+    /// The HTTP operation this tool calls (written by `mcpgen import
+    /// openapi`): the generated server's default handler sends the
+    /// request it describes and answers with the API's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub http: Option<mcpgen_runtime::upstream::HttpBinding>,
 }
 
 /// A rate limit for one tool.

@@ -41,7 +41,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// How one tool calls one HTTP operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HttpBinding {
     /// The operation's id in the API description (its `operationId`, or
