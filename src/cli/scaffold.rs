@@ -113,8 +113,8 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub struct NewCrate {
     /// The crate directory; its last component is the package name.
     pub dir: PathBuf,
-    /// The manifest; copied into the crate under its own file name.
-    pub manifest: PathBuf,
+    /// What the server offers: a manifest, or an OpenAPI document.
+    pub source: Source,
     /// Protocol revision.
     pub protocol: String,
     /// Replace files of an existing directory.
@@ -129,6 +129,53 @@ pub struct NewCrate {
     /// Schema lookup (only used to name the content type of tools without
     /// an output schema).
     pub store: Store,
+}
+
+/// Where a new crate's tools come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A manifest, copied into the crate under its own file name.
+    Manifest(PathBuf),
+    /// An OpenAPI document, imported (`mcpgen import openapi`) into the
+    /// crate's manifest [`IMPORTED_MANIFEST`]: every operation a tool whose
+    /// generated handler calls the API.
+    OpenApi(PathBuf, crate::openapi::ImportOptions),
+}
+
+/// The file name of the manifest imported from an OpenAPI document.
+pub const IMPORTED_MANIFEST: &str = "tools.json";
+
+/// The manifest imported from the OpenAPI document at `path`, as JSON
+/// text; its warnings are printed, its first error returned with the
+/// count of the others.
+fn imported_manifest(path: &Path, options: &crate::openapi::ImportOptions) -> Result<String> {
+    match crate::openapi::import(path, options) {
+        Ok(imported) => {
+            for w in &imported.warnings {
+                eprintln!("warning: {w}");
+            }
+            let mut text = serde_json::to_string_pretty(&imported.manifest)
+                .map_err(|e| Error::new(format!("cannot write the imported manifest: {e}")))?;
+            text.push('\n');
+            Ok(text)
+        }
+        Err(errors) => {
+            for e in errors.iter().skip(1) {
+                eprintln!("error: {e}");
+            }
+            let count = errors.len();
+            let mut first = errors
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| Error::new("the OpenAPI document could not be imported"));
+            if count > 1 {
+                first.hint = Some(format!(
+                    "{count} problems in the document (the others are printed above)"
+                ));
+            }
+            Err(first)
+        }
+    }
 }
 
 /// A text from outside (a file name, a tool description, ...) escaped for
@@ -788,10 +835,21 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             "`--auth jwt` needs `--transport http`: bearer tokens travel in HTTP headers",
         ));
     }
-    let manifest_file = manifest_file_name(&new.manifest)?;
-    let manifest_text = std::fs::read_to_string(&new.manifest)
-        .map_err(|e| Error::io("read manifest", &new.manifest, e))?;
-    let manifest = Manifest::from_str(&manifest_text, &new.manifest.display().to_string())?;
+    let (manifest_file, manifest_text) = match &new.source {
+        Source::Manifest(path) => (
+            manifest_file_name(path)?,
+            std::fs::read_to_string(path).map_err(|e| Error::io("read manifest", path, e))?,
+        ),
+        Source::OpenApi(path, options) => (
+            IMPORTED_MANIFEST.to_owned(),
+            imported_manifest(path, options)?,
+        ),
+    };
+    let manifest_path = match &new.source {
+        Source::Manifest(path) => path.display().to_string(),
+        Source::OpenApi(..) => manifest_file.clone(),
+    };
+    let manifest = Manifest::from_str(&manifest_text, &manifest_path)?;
     let schema = stage(new.store.resolve(&new.protocol, None), ErrorKind::Schema)?;
     // The check the crate's build script will run (`crate::check`).
     let report = crate::check::against(&manifest, &schema);
@@ -806,7 +864,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             e.hint = Some(format!(
                 "{} problem(s) in the manifest; see them all with `mcpgen manifest check {}`",
                 problems.len(),
-                new.manifest.display()
+                manifest_path
             ));
             return Err(e);
         }
@@ -1078,7 +1136,7 @@ mod tests {
     fn job(dir: &Path) -> NewCrate {
         NewCrate {
             dir: dir.to_path_buf(),
-            manifest: crate::shared_data::shared().join("manifests/stitch.json"),
+            source: Source::Manifest(crate::shared_data::shared().join("manifests/stitch.json")),
             protocol: "2025-11-25".into(),
             force: false,
             deps: DepSource::detect(),
@@ -1174,7 +1232,7 @@ mod tests {
         )
         .unwrap();
         let mut j = job(&tmp.path().join("s"));
-        j.manifest = manifest;
+        j.source = Source::Manifest(manifest);
         let files = render(&j).unwrap().files;
         let file = |name: &str| files.iter().find(|(p, _)| p == name).unwrap().1.clone();
         let main = file("src/main.rs");
@@ -1361,7 +1419,7 @@ mod tests {
         let manifest = tmp.path().join(name);
         std::fs::copy(stitch, &manifest).unwrap();
         let mut j = job(&tmp.path().join("s"));
-        j.manifest = manifest;
+        j.source = Source::Manifest(manifest);
         let files = render(&j).unwrap().files;
         let file = |p: &str| {
             files

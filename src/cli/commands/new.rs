@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::scaffold::{self, DepSource, NewCrate, Transport};
+use crate::cli::scaffold::{self, DepSource, NewCrate, Source, Transport};
 use crate::store::{self, Store};
 use crate::Result;
 
@@ -13,8 +13,20 @@ pub(crate) struct Args {
     /// Directory of the new crate; its last component is the crate name.
     name: PathBuf,
     /// Tool manifest the server implements (copied into the crate).
-    #[arg(long, value_name = "FILE")]
-    manifest: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "openapi", conflicts_with = "openapi")]
+    manifest: Option<PathBuf>,
+    /// An OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1; JSON or YAML):
+    /// every operation becomes a tool whose generated handler calls the
+    /// API (the imported manifest is written into the crate as tools.json).
+    #[arg(long, value_name = "SPEC")]
+    openapi: Option<PathBuf>,
+    /// With --openapi: import only operations matching one of these
+    /// (`tag:GLOB`, `op:GLOB`, `path:GLOB`, `method:NAME`; repeatable).
+    #[arg(long, value_name = "FILTER", requires = "openapi")]
+    include: Vec<String>,
+    /// With --openapi: leave out operations matching one of these (same forms as --include).
+    #[arg(long, value_name = "FILTER", requires = "openapi")]
+    exclude: Vec<String>,
     /// Protocol revision.
     #[arg(long, value_name = "REV", default_value = store::DEFAULT_REVISION)]
     protocol: String,
@@ -60,7 +72,17 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
     };
     let job = NewCrate {
         dir: args.name.clone(),
-        manifest: args.manifest,
+        source: match (args.manifest, args.openapi) {
+            (_, Some(spec)) => Source::OpenApi(
+                spec,
+                crate::cli::commands::import::options(&args.include, &args.exclude)?,
+            ),
+            (Some(manifest), None) => Source::Manifest(manifest),
+            (None, None) => {
+                return Err(crate::Error::new("give --manifest FILE or --openapi SPEC")
+                    .with_kind(crate::ErrorKind::Usage))
+            }
+        },
         protocol: args.protocol,
         force: args.force,
         deps,
