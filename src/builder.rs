@@ -37,6 +37,8 @@ use crate::store::{self, ResolvedSchema, Store};
 pub struct Builder {
     protocol: String,
     manifest: Option<PathBuf>,
+    /// An OpenAPI document imported into the manifest instead.
+    openapi: Option<PathBuf>,
     schema_file: Option<PathBuf>,
     server: bool,
     client: bool,
@@ -73,6 +75,7 @@ impl Builder {
         Self {
             protocol: store::DEFAULT_REVISION.to_owned(),
             manifest: None,
+            openapi: None,
             schema_file: None,
             server: true,
             client: true,
@@ -94,7 +97,18 @@ impl Builder {
     /// The tool manifest (JSON or YAML). Without one, only protocol types
     /// are generated.
     pub fn manifest(mut self, path: impl AsRef<Path>) -> Self {
+        self.openapi = None;
         self.manifest = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// An OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1; JSON or
+    /// YAML) instead of a manifest: it is imported as `mcpgen import
+    /// openapi` imports it (every operation a tool), and each tool's
+    /// generated handler calls the API unless the `Handler` overrides it.
+    pub fn openapi(mut self, path: impl AsRef<Path>) -> Self {
+        self.manifest = None;
+        self.openapi = Some(path.as_ref().to_path_buf());
         self
     }
 
@@ -199,15 +213,20 @@ impl Builder {
             if schema.pinned { "" } else { "unpinned " },
             schema.sha256
         ));
-        let manifest = match &self.manifest {
+        let source = self.manifest.as_ref().or(self.openapi.as_ref());
+        let manifest = match source {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
+                let what = if self.openapi.is_some() { "openapi" } else { "manifest" };
                 header = header.input(format!(
-                    "manifest {} (sha256 {})",
+                    "{what} {} (sha256 {})",
                     file_name(path),
                     store::sha256_hex(&bytes)
                 ));
-                Some(stage(Manifest::load(path), ErrorKind::Manifest)?)
+                Some(match &self.openapi {
+                    Some(path) => imported(path)?,
+                    None => stage(Manifest::load(path), ErrorKind::Manifest)?,
+                })
             }
             None => None,
         };
@@ -234,7 +253,7 @@ impl Builder {
             });
             let mut off_spec = Vec::new();
             let mut typed = None;
-            if let (Some(path), Some(manifest)) = (&self.manifest, &manifest) {
+            if let (Some(path), Some(manifest)) = (source, &manifest) {
                 // The check `mcpgen manifest check` runs, every problem at
                 // once, before anything is generated. Items the revision
                 // does not allow stop a server's generation (it would serve
@@ -295,7 +314,7 @@ impl Builder {
         if self.cargo_directives {
             // Printed first so that a failed generation is retried when the
             // inputs change.
-            if let Some(m) = &self.manifest {
+            if let Some(m) = self.manifest.as_ref().or(self.openapi.as_ref()) {
                 println!("cargo:rerun-if-changed={}", m.display());
             }
             if let Some(s) = &self.schema_file {
@@ -486,4 +505,26 @@ mod tests {
         assert!(err.to_string().contains("OUT_DIR"));
         assert_eq!(err.kind(), crate::ErrorKind::Usage);
     }
+}
+
+/// The manifest imported from the OpenAPI document at `path`: every
+/// problem in the message when it cannot be imported.
+fn imported(path: &Path) -> Result<Manifest> {
+    let imported = crate::openapi::import(path, &crate::openapi::ImportOptions::default())
+        .map_err(|errors| {
+            let listed: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            Error::new(format!(
+                "the OpenAPI document has {} problem(s):\n  {}",
+                errors.len(),
+                listed.join("\n  ")
+            ))
+            .in_file(path)
+            .with_kind(ErrorKind::Manifest)
+        })?;
+    let text = serde_json::to_string(&imported.manifest)
+        .map_err(|e| Error::new(format!("cannot write the imported manifest: {e}")))?;
+    stage(
+        Manifest::from_str(&text, &path.display().to_string()),
+        ErrorKind::Manifest,
+    )
 }
