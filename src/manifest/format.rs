@@ -82,7 +82,7 @@ pub struct ToolDecl {
 }
 
 /// mcpgen's per-tool settings, under `"x-mcpgen"` inside a tool.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolSettings {
     /// Base of the Rust names for this tool: `snake_case` for the method,
@@ -99,6 +99,12 @@ pub struct ToolSettings {
     /// the tool (RFC 6749 scope tokens, e.g. `notes:write`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
+    /// How the tool calls an HTTP API, written by `mcpgen import openapi`
+    /// (`mcpgen_runtime::upstream::HttpBinding`; deserialising the
+    /// settings checks it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub http: Option<mcpgen_runtime::upstream::HttpBinding>,
 }
 
 /// A rate limit for one tool.
