@@ -93,6 +93,7 @@ fn import_document(doc: &Document, options: &ImportOptions) -> Result<Imported, 
         res: &res,
     };
     let mut tools = Vec::new();
+    let mut cut: Vec<&str> = Vec::new();
     for op in &operations {
         let tags: Vec<&str> = op
             .value
@@ -110,7 +111,25 @@ fn import_document(doc: &Document, options: &ImportOptions) -> Result<Imported, 
         if !included || options.exclude.iter().any(|f| f.matches(&facts)) {
             continue;
         }
-        tools.push(operation::tool(op, &cx, &mut diag));
+        let (tool, refs_cut) = operation::tool(op, &cx, &mut diag);
+        if refs_cut > 0 {
+            cut.push(&op.name);
+        }
+        tools.push(tool);
+    }
+    if !cut.is_empty() {
+        let shown: Vec<&str> = cut.iter().take(5).copied().collect();
+        let more = if cut.len() > shown.len() { ", …" } else { "" };
+        diag.warn(
+            "/paths",
+            &format!(
+                "the schemas of {} tool(s) ({}{more}) reach more than {} definitions; references past them are left unconstrained (`{{}}`)",
+                cut.len(),
+                shown.join(", "),
+                schema::MAX_DEFS
+            ),
+            "import fewer operations at a time (--include) or simplify the linked schemas if the full types are needed",
+        );
     }
     if !diag.errors.is_empty() {
         return Err(diag.errors);

@@ -104,7 +104,6 @@ impl Unique {
         }
     }
 }
-}
 
 /// Argument names of one tool, by the clash rule of this module.
 #[derive(Debug, Default)]

@@ -55,8 +55,9 @@ fn strings(v: Option<&Value>) -> Option<Vec<String>> {
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
 }
 
-/// The tool of one operation.
-pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> Value {
+/// The tool of one operation, and how many references its schemas left
+/// unconstrained for want of budget ([`super::schema::MAX_DEFS`]).
+pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usize) {
     let mut input = Schemas::new(cx.res, cx.version, Mode::Input);
     let lists = [
         (
@@ -103,7 +104,9 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> Value {
             encoding: b.encoding,
         }
     });
-    let defs = input.finish(diag);
+    let mut cut = 0;
+    let (defs, input_cut) = input.finish(diag);
+    cut += input_cut;
     let mut input_schema = Map::new();
     input_schema.insert("$schema".into(), json!(DIALECT));
     input_schema.insert("type".into(), json!("object"));
@@ -121,7 +124,8 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> Value {
     let (output_schema, output) = match success(op.value, &op.at, cx.version, &produces, cx.res, diag) {
         None => (None, None),
         Some((schema, at)) => {
-            let (s, wrapped) = output_schema(&schema, &at, cx, diag);
+            let (s, wrapped, c) = output_schema(&schema, &at, cx, diag);
+            cut += c;
             let wrap = wrapped.then(|| WRAP.to_owned());
             (Some(s), Some(Output { wrap }))
         }
@@ -172,7 +176,7 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> Value {
     tool.insert("annotations".into(), annotations(&op.method));
     let binding = serde_json::to_value(&binding).unwrap_or(Value::Null);
     tool.insert("x-mcpgen".into(), json!({ "http": binding }));
-    Value::Object(tool)
+    (Value::Object(tool), cut)
 }
 
 /// The hints a method gives.
@@ -186,10 +190,10 @@ fn annotations(method: &str) -> Value {
 }
 
 /// The `outputSchema` of a success schema, and whether it is wrapped.
-fn output_schema(schema: &Value, at: &str, cx: &Context, diag: &mut Diag) -> (Value, bool) {
+fn output_schema(schema: &Value, at: &str, cx: &Context, diag: &mut Diag) -> (Value, bool, usize) {
     let mut out = Schemas::new(cx.res, cx.version, Mode::Output);
     let root = out.convert(schema, at, diag);
-    let defs = out.finish(diag);
+    let (defs, cut) = out.finish(diag);
     let is_object = |v: &Value| v.get("type") == Some(&json!("object"));
     let referred = root
         .as_object()
@@ -219,5 +223,5 @@ fn output_schema(schema: &Value, at: &str, cx: &Context, diag: &mut Diag) -> (Va
     if !defs.is_empty() {
         top.insert("$defs".into(), Value::Object(defs));
     }
-    (Value::Object(top), wrapped)
+    (Value::Object(top), wrapped, cut)
 }

@@ -101,7 +101,17 @@ pub(crate) struct Schemas<'r, 'a> {
     unique: Unique,
     queue: VecDeque<String>,
     defs: Map<String, Value>,
+    /// References left unconstrained because the budget was spent.
+    cut: usize,
 }
+
+/// Most definitions one tool schema copies into its `$defs`. Past it, a
+/// reference to a further schema becomes `{}` (unconstrained): APIs whose
+/// every object links to every other (Stripe's expandable fields reach
+/// hundreds of components from one response) would otherwise copy the
+/// whole graph into every tool. Definitions are taken breadth-first, so
+/// what is kept is what is nearest the root.
+pub(crate) const MAX_DEFS: usize = 64;
 
 impl<'r, 'a> Schemas<'r, 'a> {
     /// An empty set for one tool schema.
@@ -114,6 +124,7 @@ impl<'r, 'a> Schemas<'r, 'a> {
             unique: Unique::default(),
             queue: VecDeque::new(),
             defs: Map::new(),
+            cut: 0,
         }
     }
 
@@ -133,22 +144,27 @@ impl<'r, 'a> Schemas<'r, 'a> {
         }
     }
 
-    /// The `$defs` reached so far, every one converted (call last).
-    pub(crate) fn finish(mut self, diag: &mut Diag) -> Map<String, Value> {
+    /// The `$defs` reached, every one converted, and how many references
+    /// were left unconstrained past [`MAX_DEFS`] (call last).
+    pub(crate) fn finish(mut self, diag: &mut Diag) -> (Map<String, Value>, usize) {
         while let Some(pointer) = self.queue.pop_front() {
             let name = self.names[&pointer].clone();
             let value = self.res.get(&pointer).unwrap_or(&Value::Null);
             let converted = self.convert(value, &pointer, diag);
             self.defs.insert(name, converted);
         }
-        self.defs
+        (self.defs, self.cut)
     }
 
     /// `#/$defs/<name>` for the schema at a document pointer, queued for
     /// conversion the first time.
-    fn def_ref(&mut self, pointer: &str) -> String {
+    fn def_ref(&mut self, pointer: &str) -> Option<String> {
         let name = match self.names.get(pointer) {
             Some(n) => n.clone(),
+            None if self.names.len() >= MAX_DEFS => {
+                self.cut += 1;
+                return None;
+            }
             None => {
                 let name = self.unique.claim(&def_name(pointer), usize::MAX);
                 self.names.insert(pointer.to_owned(), name.clone());
@@ -156,7 +172,7 @@ impl<'r, 'a> Schemas<'r, 'a> {
                 name
             }
         };
-        format!("#/$defs/{}", pointer_token(&name))
+        Some(format!("#/$defs/{}", pointer_token(&name)))
     }
 
     /// The rewritten reference of a `$ref` (or `$dynamicRef`) at `at`, or
@@ -176,7 +192,7 @@ impl<'r, 'a> Schemas<'r, 'a> {
             self.res.target(r)
         };
         match pointer {
-            Ok(p) => Some(self.def_ref(&p)),
+            Ok(p) => self.def_ref(&p),
             Err((message, hint)) => {
                 diag.error(at, &message, hint);
                 None
@@ -454,7 +470,7 @@ mod tests {
         let mut diag = Diag::new(d);
         let mut s = Schemas::new(&res, version, mode);
         let v = s.convert(d.root.pointer(pointer).unwrap(), pointer, &mut diag);
-        let defs = s.finish(&mut diag);
+        let (defs, _) = s.finish(&mut diag);
         let mut problems: Vec<String> = diag.errors.iter().map(|e| e.to_string()).collect();
         problems.extend(diag.warnings.iter().map(|e| format!("warning: {e}")));
         (v, defs, problems)
