@@ -20,6 +20,7 @@ pub mod check;
 pub mod error;
 pub mod generator;
 pub mod manifest;
+pub mod openapi;
 pub mod spec;
 pub mod store;
 

@@ -10,7 +10,7 @@ pub mod introspect;
 pub mod scaffold;
 pub mod synth;
 
-use commands::{diff as diff_command, generate, manifest, new, schema};
+use commands::{diff as diff_command, generate, import, manifest, new, schema};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,6 +46,9 @@ enum Command {
     Introspect(IntrospectArgs),
     /// Scaffold a new server crate from a manifest.
     New(new::Args),
+    /// Make a manifest from an API description (`mcpgen import openapi SPEC`).
+    #[command(subcommand)]
+    Import(import::Command),
     /// What changed between two protocol revisions, or between two manifests.
     Diff(diff_command::Args),
 }
@@ -207,6 +210,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         }
         .map(|()| Outcome::Ok),
         Command::New(args) => new::run(args),
+        Command::Import(cmd) => import::run(cmd),
         Command::Diff(args) => diff_command::run(args),
     };
     match result {

@@ -136,7 +136,7 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
             let sp = format!("{tp}/{}", pointer_token(SETTINGS_KEY));
             match serde_json::from_value::<ToolSettings>(settings.clone()) {
                 Err(e) => out.push(m.error_at(&sp, format!("invalid `{SETTINGS_KEY}` settings: {e}")).with_hint(
-                    "known settings: `rustName` (snake_case identifier), `rateLimit` ({\"calls\": N, \"perSeconds\": S, \"scope\": \"global\" | \"principal\" | \"session\"}), `scopes` ([\"scope\", ...])",
+                    "known settings: `rustName` (snake_case identifier), `rateLimit` ({\"calls\": N, \"perSeconds\": S, \"scope\": \"global\" | \"principal\" | \"session\"}), `scopes` ([\"scope\", ...]), `http` (the HTTP binding `mcpgen import openapi` writes)",
                 )),
                 Ok(s) => {
                     if let Some(rn) = &s.rust_name {

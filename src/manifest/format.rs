@@ -82,7 +82,7 @@ pub struct ToolDecl {
 }
 
 /// mcpgen's per-tool settings, under `"x-mcpgen"` inside a tool.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolSettings {
     /// Base of the Rust names for this tool: `snake_case` for the method,

@@ -17,7 +17,7 @@ pub mod locate;
 pub mod refs;
 mod scopes;
 pub mod surface;
-mod yaml;
+pub(crate) mod yaml;
 
 use std::path::{Path, PathBuf};
 

@@ -3,6 +3,7 @@
 
 pub(super) mod diff;
 pub(super) mod generate;
+pub(super) mod import;
 pub(super) mod manifest;
 pub(super) mod new;
 pub(super) mod schema;

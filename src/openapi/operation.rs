@@ -1,0 +1,227 @@
+//! One operation made one tool: its name, title, description and
+//! annotations, its `inputSchema` (the parameters and the body as
+//! properties), its `outputSchema` (the success response, wrapped under
+//! `result` when its root is not certainly an object) and the
+//! `x-mcpgen.http` binding that says how a call becomes the request.
+
+use mcpgen_runtime::upstream::{Body, HttpBinding, Output};
+use serde_json::{json, Map, Value};
+
+use super::body::{request_body, swagger_body};
+use super::document::{child, Diag, Version};
+use super::names::Arguments;
+use super::output::success;
+use super::params::{arguments, clash_label, gather};
+use super::resolve::Resolver;
+use super::schema::{Mode, Schemas};
+use super::security::requirements;
+use super::servers::servers;
+
+/// The JSON Schema dialect of every imported tool schema.
+pub(crate) const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The member of `structuredContent` that holds an answer whose schema is
+/// not certainly an object.
+pub(crate) const WRAP: &str = "result";
+
+/// An operation of the document.
+#[derive(Debug)]
+pub(crate) struct Operation<'a> {
+    /// Its path template.
+    pub path: &'a str,
+    /// Its method, upper case.
+    pub method: String,
+    /// The operation object and its pointer.
+    pub value: &'a Value,
+    pub at: String,
+    /// The path item and its pointer.
+    pub path_item: &'a Value,
+    pub path_at: String,
+    /// `operationId`, or `METHOD /path`.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+}
+
+/// What every operation shares.
+pub(crate) struct Context<'r, 'a> {
+    pub root: &'a Value,
+    pub version: Version,
+    pub res: &'r Resolver<'a>,
+}
+
+fn strings(v: Option<&Value>) -> Option<Vec<String>> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+}
+
+/// The tool of one operation, and how many references its schemas left
+/// unconstrained for want of budget ([`super::schema::MAX_DEFS`]).
+pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usize) {
+    let mut input = Schemas::new(cx.res, cx.version, Mode::Input);
+    let lists = [
+        (
+            op.path_item.get("parameters").unwrap_or(&Value::Null),
+            child(&op.path_at, "parameters"),
+        ),
+        (
+            op.value.get("parameters").unwrap_or(&Value::Null),
+            child(&op.at, "parameters"),
+        ),
+    ];
+    let declared = gather(&lists, cx.res, diag);
+    let mut names = Arguments::default();
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    let mut parameters = Vec::new();
+    for mut a in arguments(&declared, cx.version, &mut input, diag) {
+        let property = names.claim(&a.binding.name, clash_label(a.binding.location));
+        if a.binding.required {
+            required.push(json!(property));
+        }
+        properties.insert(property.clone(), a.schema);
+        a.binding.argument = property;
+        parameters.push(a.binding);
+    }
+    let body = if cx.version == Version::Swagger2 {
+        let consumes = strings(op.value.get("consumes"))
+            .or_else(|| strings(cx.root.get("consumes")))
+            .unwrap_or_default();
+        swagger_body(&declared, &consumes, &mut input, diag)
+    } else {
+        request_body(op.value, &op.at, cx.res, &mut input, diag)
+    };
+    let body = body.map(|b| {
+        let property = names.claim("body", "body");
+        if b.required {
+            required.push(json!(property));
+        }
+        properties.insert(property.clone(), b.schema);
+        Body {
+            argument: property,
+            media_type: b.media_type,
+            required: b.required,
+            encoding: b.encoding,
+        }
+    });
+    let mut cut = 0;
+    let (defs, input_cut) = input.finish(diag);
+    cut += input_cut;
+    let mut input_schema = Map::new();
+    input_schema.insert("$schema".into(), json!(DIALECT));
+    input_schema.insert("type".into(), json!("object"));
+    input_schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        input_schema.insert("required".into(), Value::Array(required));
+    }
+    if !defs.is_empty() {
+        input_schema.insert("$defs".into(), Value::Object(defs));
+    }
+
+    let produces = strings(op.value.get("produces"))
+        .or_else(|| strings(cx.root.get("produces")))
+        .unwrap_or_default();
+    let (output_schema, output) = match success(op.value, &op.at, cx.version, &produces, cx.res, diag) {
+        None => (None, None),
+        Some((schema, at)) => {
+            let (s, wrapped, c) = output_schema(&schema, &at, cx, diag);
+            cut += c;
+            let wrap = wrapped.then(|| WRAP.to_owned());
+            (Some(s), Some(Output { wrap }))
+        }
+    };
+
+    let binding = HttpBinding {
+        operation_id: op.id.clone(),
+        method: op.method.clone(),
+        path: op.path.to_owned(),
+        servers: servers(cx.root, op.path_item, op.value, cx.version),
+        parameters,
+        body,
+        output,
+        security: requirements(cx.root, op.value, &op.at, cx.version, cx.res, diag),
+    };
+
+    let mut tool = Map::new();
+    tool.insert("name".into(), json!(op.name));
+    let summary = op
+        .value
+        .get("summary")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let description = op
+        .value
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    if let Some(s) = summary {
+        tool.insert("title".into(), json!(s));
+    }
+    let text = match (summary, description) {
+        (Some(s), Some(d)) if d.starts_with(s) => Some(d.to_owned()),
+        (Some(s), Some(d)) => Some(format!("{s}\n\n{d}")),
+        (Some(s), None) => Some(s.to_owned()),
+        (None, Some(d)) => Some(d.to_owned()),
+        (None, None) => None,
+    };
+    if let Some(t) = text {
+        tool.insert("description".into(), json!(t));
+    }
+    tool.insert("inputSchema".into(), Value::Object(input_schema));
+    if let Some(s) = output_schema {
+        tool.insert("outputSchema".into(), s);
+    }
+    tool.insert("annotations".into(), annotations(&op.method));
+    let binding = serde_json::to_value(&binding).unwrap_or(Value::Null);
+    tool.insert("x-mcpgen".into(), json!({ "http": binding }));
+    (Value::Object(tool), cut)
+}
+
+/// The hints a method gives.
+fn annotations(method: &str) -> Value {
+    match method {
+        "GET" | "HEAD" => json!({"readOnlyHint": true}),
+        "DELETE" => json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true}),
+        "PUT" => json!({"readOnlyHint": false, "idempotentHint": true}),
+        _ => json!({"readOnlyHint": false}),
+    }
+}
+
+/// The `outputSchema` of a success schema, and whether it is wrapped.
+fn output_schema(schema: &Value, at: &str, cx: &Context, diag: &mut Diag) -> (Value, bool, usize) {
+    let mut out = Schemas::new(cx.res, cx.version, Mode::Output);
+    let root = out.convert(schema, at, diag);
+    let (defs, cut) = out.finish(diag);
+    let is_object = |v: &Value| v.get("type") == Some(&json!("object"));
+    let referred = root
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.get("$ref"))
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .map(|n| n.replace("~1", "/").replace("~0", "~"))
+        .and_then(|n| defs.get(&n).cloned());
+    let (mut body, wrapped) = if is_object(&root) {
+        (root, false)
+    } else if let Some(target) = referred.filter(is_object) {
+        (target, false)
+    } else {
+        (
+            json!({"type": "object", "properties": { WRAP: root }, "required": [WRAP]}),
+            true,
+        )
+    };
+    let mut top = Map::new();
+    top.insert("$schema".into(), json!(DIALECT));
+    if let Value::Object(b) = &mut body {
+        for (k, v) in std::mem::take(b) {
+            top.insert(k, v);
+        }
+    }
+    if !defs.is_empty() {
+        top.insert("$defs".into(), Value::Object(defs));
+    }
+    (Value::Object(top), wrapped, cut)
+}
