@@ -241,7 +241,7 @@ impl UpstreamBuilder {
     pub fn build(self) -> Result<Upstream, UpstreamError> {
         let entries: Vec<Option<HttpBinding>> = serde_json::from_str(&self.bindings)
             .map_err(|e| UpstreamError::new(format!("the upstream bindings do not parse: {e}")))?;
-        let no_env = |_: &str| None;
+        let no_env = |_: &str| -> Option<String> { None };
         let env: &dyn Fn(&str) -> Option<String> = match &self.env {
             Some(lookup) => lookup.as_ref(),
             None => &no_env,

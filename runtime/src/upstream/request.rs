@@ -124,12 +124,19 @@ fn expand_path(
                 parameter.argument
             )
         })?;
-        out.push_str(&style::path(
-            parameter.style,
-            parameter.explode,
-            &parameter.name,
-            &value,
-        ));
+        let segment = style::path(parameter.style, parameter.explode, &parameter.name, &value);
+        // `.` and `..` would move the request elsewhere once the URL is
+        // normalised (`%2E` too, as URL parsers read it).
+        if matches!(
+            segment.to_ascii_lowercase().as_str(),
+            "." | ".." | "%2e" | "%2e%2e" | ".%2e" | "%2e."
+        ) {
+            return Err(format!(
+                "the argument {:?} cannot be {segment:?}: it would change the path",
+                parameter.argument
+            ));
+        }
+        out.push_str(&segment);
         rest = &rest[close + 1..];
     }
     out.push_str(rest);
@@ -176,6 +183,9 @@ mod tests {
         assert_eq!(out.headers["x-trace"], "t1,t2");
         assert_eq!(out.cookies, ["session=s%201"]);
         assert!(out.body.is_none());
+        assert!(build(&b, "http://api.test", &json!({"id": "..", "v": 1}))
+            .unwrap_err()
+            .contains("change the path"));
         assert!(build(&b, "http://api.test", &json!({"v": 1, "tags": []}))
             .unwrap_err()
             .contains("\"id\""));
