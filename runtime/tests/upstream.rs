@@ -7,6 +7,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,6 +44,7 @@ type Handler = dyn Fn(&Seen, usize) -> Response<Full<Bytes>> + Send + Sync;
 struct Api {
     addr: SocketAddr,
     seen: Arc<Mutex<Vec<Seen>>>,
+    connections: Arc<AtomicUsize>,
 }
 
 impl Api {
@@ -54,11 +56,14 @@ impl Api {
         let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
         let handler: Arc<Handler> = Arc::new(handler);
         let log = Arc::clone(&seen);
+        let connections: Arc<AtomicUsize> = Arc::default();
+        let accepted = Arc::clone(&connections);
         tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
                     return;
                 };
+                accepted.fetch_add(1, Ordering::SeqCst);
                 let (log, handler) = (Arc::clone(&log), Arc::clone(&handler));
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
@@ -90,7 +95,11 @@ impl Api {
                 });
             }
         });
-        Api { addr, seen }
+        Api {
+            addr,
+            seen,
+            connections,
+        }
     }
 
     fn url(&self) -> String {
@@ -747,4 +756,42 @@ async fn answers_become_results() {
         upstream.output(2, response).unwrap(),
         ToolOutput::Structured(json!({"id": 1}))
     );
+}
+
+#[tokio::test]
+async fn connections_are_kept_alive_per_origin() {
+    let api = Api::start(|_, _| json_ok(json!({}))).await;
+    let upstream = Upstream::builder(&one(get("/x", &api.url())))
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        upstream.call(0, &json!({})).await.unwrap();
+    }
+    assert_eq!(api.seen().len(), 3);
+    assert_eq!(api.connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_refused_token_is_fetched_again() {
+    let auth = Api::start(|_, index| json_ok(json!({"access_token": format!("tok{index}")}))).await;
+    // Refuses the first token.
+    let api = Api::start(|seen, _| match seen.header("authorization") {
+        Some("Bearer tok0") => answer(401, "application/json", r#"{"error":"expired"}"#),
+        _ => json_ok(json!({})),
+    })
+    .await;
+    let bindings = one(secured(
+        &api.url(),
+        json!([[{"scheme": "cc", "type": "oauth2", "tokenUrl": format!("{}/token", auth.url()), "env": "T6"}]]),
+    ));
+    let upstream = Upstream::builder(&bindings)
+        .client_credentials("cc", "id", "secret")
+        .build()
+        .unwrap();
+    let err = upstream.call(0, &json!({})).await.unwrap_err();
+    assert!(err.message().contains("401 Unauthorized"), "{err}");
+    upstream.call(0, &json!({})).await.unwrap();
+    upstream.call(0, &json!({})).await.unwrap();
+    assert_eq!(auth.seen().len(), 2, "a new token after the 401, then kept");
+    assert_eq!(api.seen()[1].header("authorization"), Some("Bearer tok1"));
 }

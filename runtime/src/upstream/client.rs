@@ -50,13 +50,16 @@ pub struct Upstream {
     limits: Limits,
 }
 
+/// Where the builder reads variables.
+type EnvLookup = dyn Fn(&str) -> Option<String> + Send + Sync;
+
 /// Settings of an [`Upstream`]; see [`Upstream::builder`].
 pub struct UpstreamBuilder {
     bindings: String,
     base_url: Option<String>,
     values: HashMap<String, String>,
     clients: HashMap<String, (String, String)>,
-    env: Option<Box<dyn Fn(&str) -> Option<String> + Send + Sync>>,
+    env: Option<Box<EnvLookup>>,
     http: HttpOptions,
     limits: Limits,
 }
