@@ -1,6 +1,6 @@
 //! Calling an existing HTTP API from a tool: the `x-mcpgen.http` binding
 //! an OpenAPI import writes into each tool ([`binding`]), and, with the
-//! cargo feature `upstream`, the client ([`Upstream`]) that builds each
+//! cargo feature `upstream`, the client (`Upstream`) that builds each
 //! request from a call's arguments, sends it and turns the answer into the
 //! tool's result.
 //!
@@ -11,7 +11,7 @@
 //! (what is sent again, and when), `net` (connections per origin, the
 //! deadline, redirects, the size limit), `response` (the answer as the
 //! tool's result), `error` (why the client could not start) and `client`
-//! ([`Upstream`] and its builder).
+//! (`Upstream` and its builder).
 //!
 //! Credentials: only the API's own, from the builder or the environment
 //! variables each security scheme names (`MCP_UPSTREAM_AUTH_…`). The MCP
