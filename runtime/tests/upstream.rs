@@ -16,6 +16,7 @@ use http::{HeaderMap, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use mcpgen_runtime::http::HttpOptions;
 use mcpgen_runtime::upstream::Upstream;
 use mcpgen_runtime::ToolOutput;
 use serde_json::{json, Value};
@@ -602,10 +603,16 @@ async fn redirects_are_followed_and_credentials_stay_home() {
         secured_at("POST", "/post-307"),
         secured_at("POST", "/post-302")
     ]);
+    let options = HttpOptions::new().header(
+        http::HeaderName::from_static("x-extra"),
+        http::HeaderValue::from_static("extra-secret"),
+    );
     let upstream = Upstream::builder(&bindings.to_string())
         .credential("b", "tok")
+        .http_options(options)
         .build()
         .unwrap();
+    assert!(!format!("{upstream:?}").contains("extra-secret"));
     let out = upstream.call(0, &json!({})).await.unwrap();
     assert!(text_of(&out).contains("/new?x=1"));
     let seen = api.seen();
@@ -623,6 +630,8 @@ async fn redirects_are_followed_and_credentials_stay_home() {
         None,
         "another origin gets no credentials"
     );
+    assert_eq!(other.seen()[0].header("x-extra"), None);
+    assert_eq!(api.seen()[2].header("x-extra"), Some("extra-secret"));
 
     let err = upstream.call(2, &json!({})).await.unwrap_err();
     assert!(err.message().contains("more than 5 redirects"), "{err}");
@@ -794,4 +803,16 @@ async fn a_refused_token_is_fetched_again() {
     upstream.call(0, &json!({})).await.unwrap();
     assert_eq!(auth.seen().len(), 2, "a new token after the 401, then kept");
     assert_eq!(api.seen()[1].header("authorization"), Some("Bearer tok1"));
+}
+
+/// Generated handlers share one client across tasks and box its futures.
+#[test]
+fn the_client_and_its_futures_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: T) {}
+    let upstream = Upstream::builder("[]").build().unwrap();
+    send_sync(&upstream);
+    let args = json!({});
+    send(upstream.call(0, &args));
+    send(upstream.send(0, &args));
 }

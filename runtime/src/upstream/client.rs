@@ -43,9 +43,10 @@ struct Tool {
 /// credentials, and turns the answer into the tool's result.
 ///
 /// Cheap to share (`Arc` it); connections are kept alive per origin.
-#[derive(Debug)]
 pub struct Upstream {
     tools: Vec<Option<Tool>>,
+    /// [`HttpOptions::headers`]: sent to the API's origin only.
+    extra_headers: http::HeaderMap,
     net: Net,
     limits: Limits,
 }
@@ -62,6 +63,19 @@ pub struct UpstreamBuilder {
     env: Option<Box<EnvLookup>>,
     http: HttpOptions,
     limits: Limits,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Header names only: the values may be credentials.
+        let extra: Vec<&str> = self.extra_headers.keys().map(|k| k.as_str()).collect();
+        f.debug_struct("Upstream")
+            .field("tools", &self.tools)
+            .field("extra_headers", &extra)
+            .field("net", &self.net)
+            .field("limits", &self.limits)
+            .finish()
+    }
 }
 
 impl std::fmt::Debug for UpstreamBuilder {
@@ -131,9 +145,10 @@ impl Upstream {
         };
         let out = request::build(&t.binding, &t.base, arguments)
             .map_err(|e| ToolError::new(format!("{}: {e}", t.binding.operation_id)))?;
-        let secrets = auth::secrets(applies, &self.net, self.limits)
+        let mut secrets = auth::secrets(applies, &self.net, self.limits)
             .await
             .map_err(ToolError::new)?;
+        secrets.extra = self.extra_headers.clone();
         let response = self
             .net
             .send(&out, &secrets, self.limits)
@@ -210,8 +225,9 @@ impl UpstreamBuilder {
     }
 
     /// How connections are made: TLS roots and client certificate, proxy,
-    /// connect timeout. Its `headers` are sent on requests to the API's
-    /// own origin only, like credentials.
+    /// connect timeout. Its `headers` are sent on the API's requests, to
+    /// the API's own origin only, like credentials (not to a token
+    /// endpoint).
     pub fn http_options(mut self, options: HttpOptions) -> Self {
         self.http = options;
         self
@@ -315,6 +331,7 @@ impl UpstreamBuilder {
         }
         Ok(Upstream {
             tools,
+            extra_headers: self.http.headers.clone(),
             net: Net::new(self.http),
             limits: self.limits,
         })

@@ -48,6 +48,9 @@ pub(crate) struct Outgoing {
 /// What is added on the wire for the first request's origin only.
 #[derive(Default)]
 pub(crate) struct Secrets {
+    /// The [`HttpOptions::headers`] of the API's requests (sent first:
+    /// a scheme's header of the same name replaces them).
+    pub(crate) extra: HeaderMap,
     /// `Authorization`, an API key header (marked sensitive).
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
     /// Encoded `name=value` query pieces (API keys in the query).
@@ -290,7 +293,7 @@ impl Net {
         }
         let mut all_cookies: Vec<&str> = cookies.iter().map(String::as_str).collect();
         if let Some(s) = secrets {
-            for (name, value) in &self.options.headers {
+            for (name, value) in &s.extra {
                 h.append(name, value.clone());
             }
             for (name, value) in &s.headers {
