@@ -14,7 +14,10 @@
 //! - [`revision`]: the protocol revisions and their eras (stateful up to
 //!   2025-11-25, stateless from 2026-07-28);
 //! - [`schema`]: the JSON Schema validator tool inputs and outputs are
-//!   checked with.
+//!   checked with;
+//! - [`upstream`]: the `x-mcpgen.http` binding of a tool imported from
+//!   OpenAPI, and (feature `upstream`) `Upstream`, the client that calls
+//!   the API for such tools.
 //!
 //! Generated code is the usual way in (`mcpgen_runtime::include_generated!()`
 //! and the `Handler` trait it declares); the engines also work on raw JSON,

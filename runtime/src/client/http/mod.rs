@@ -87,7 +87,7 @@ use crate::transport::{MessageRead, MessageWrite, Transport};
 
 mod annotations;
 mod answer;
-mod pool;
+pub(crate) mod pool;
 mod shared;
 pub(crate) mod sse;
 
