@@ -37,3 +37,5 @@ pub use crate::{
 pub use crate::client::http::HttpTransport;
 #[cfg(feature = "streamable-http")]
 pub use crate::server::http::{bind_and_serve, HttpConfig, HttpService, ToSocketAddrs};
+#[cfg(feature = "upstream")]
+pub use crate::upstream::{ApiResponse, Upstream};

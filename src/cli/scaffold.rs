@@ -946,7 +946,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     if !surface_views.is_empty()
         || tool_views
             .iter()
-            .any(|t| t.output_type.contains("protocol::"))
+            .any(|t| !t.bound && t.output_type.contains("protocol::"))
     {
         modules.push("protocol");
     }

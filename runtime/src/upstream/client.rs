@@ -133,6 +133,18 @@ impl Upstream {
         self.output(tool, response)
     }
 
+    /// [`send`](Self::send) with a tool's typed input, as the generated
+    /// request functions (`server::requests::*`) call it.
+    pub async fn send_input<T: serde::Serialize>(
+        &self,
+        tool: usize,
+        input: &T,
+    ) -> Result<ApiResponse, ToolError> {
+        let arguments = serde_json::to_value(input)
+            .map_err(|e| ToolError::new(format!("cannot encode the tool's input: {e}")))?;
+        self.send(tool, &arguments).await
+    }
+
     /// The request of tool number `tool` alone: built from `arguments`,
     /// sent with the credentials, the answer read whatever its status
     /// (for a handler that wants the generated request but its own

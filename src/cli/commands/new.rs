@@ -23,10 +23,10 @@ pub(crate) struct Args {
     /// With --openapi: import only operations matching one of these
     /// (`tag:GLOB`, `op:GLOB`, `path:GLOB`, `method:NAME`; repeatable).
     #[arg(long, value_name = "FILTER", requires = "openapi")]
-    include: Vec<String>,
+    include: Vec<crate::openapi::Filter>,
     /// With --openapi: leave out operations matching one of these (same forms as --include).
     #[arg(long, value_name = "FILTER", requires = "openapi")]
-    exclude: Vec<String>,
+    exclude: Vec<crate::openapi::Filter>,
     /// Protocol revision.
     #[arg(long, value_name = "REV", default_value = store::DEFAULT_REVISION)]
     protocol: String,
@@ -75,7 +75,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
         source: match (args.manifest, args.openapi) {
             (_, Some(spec)) => Source::OpenApi(
                 spec,
-                crate::cli::commands::import::options(&args.include, &args.exclude)?,
+                crate::openapi::ImportOptions {
+                    include: args.include,
+                    exclude: args.exclude,
+                },
             ),
             (Some(manifest), None) => Source::Manifest(manifest),
             (None, None) => {
