@@ -333,7 +333,8 @@ impl UpstreamBuilder {
                         options.join(", or set ")
                     ));
                     for var in missing.iter().flatten() {
-                        push_unique(&mut variables, var);
+                        // The name without a note on its value.
+                        push_unique(&mut variables, var.split(' ').next().unwrap_or(var));
                     }
                     Plan::Use(Vec::new())
                 }
