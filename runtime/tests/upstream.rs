@@ -503,6 +503,21 @@ async fn missing_credentials_and_urls_fail_the_start_naming_the_variables() {
     assert!(upstream.binding(0).is_none() && upstream.binding(1).is_some());
     let e = upstream.call(0, &json!({})).await.unwrap_err();
     assert!(e.message().contains("no HTTP binding"), "{e}");
+    // A value a header cannot carry is named, never shown.
+    let err = Upstream::builder(&one(secured(
+        "http://127.0.0.1:9",
+        json!([[{"scheme": "b", "type": "bearer", "env": "T3_BEARER"}]]),
+    )))
+    .credential("b", "line\nbreak")
+    .build()
+    .unwrap_err();
+    assert_eq!(err.variables(), ["T3_BEARER"]);
+    assert!(
+        err.message()
+            .contains("set T3_BEARER (set, but its value cannot be sent in a header)")
+            && !err.message().contains("break"),
+        "{err}"
+    );
     assert!(Upstream::builder("{")
         .build()
         .unwrap_err()

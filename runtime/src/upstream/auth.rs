@@ -132,7 +132,7 @@ fn find(scheme: &SecurityScheme, sources: &mut Sources<'_>) -> Found {
         }
         // Unusable as a header: reported as missing, naming the variable only.
         Err(_) => Found::Missing(vec![format!(
-            "{} (its value is not valid in a header)",
+            "{} (set, but its value cannot be sent in a header)",
             scheme.env
         )]),
     };

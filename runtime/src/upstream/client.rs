@@ -43,6 +43,24 @@ struct Tool {
 /// credentials, and turns the answer into the tool's result.
 ///
 /// Cheap to share (`Arc` it); connections are kept alive per origin.
+///
+/// ```no_run
+/// use mcpgen_runtime::upstream::Upstream;
+/// use mcpgen_runtime::serde_json::json;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// // What the generator writes: one entry per tool, `null` for a tool
+/// // without a binding.
+/// let bindings = r#"[{"operationId": "getPet", "method": "GET", "path": "/pets/{id}",
+///   "servers": [{"url": "https://petstore.example.com/v1"}],
+///   "parameters": [{"argument": "id", "name": "id", "in": "path",
+///                   "style": "simple", "explode": false, "required": true}]}]"#;
+/// let upstream = Upstream::from_env(bindings)?;
+/// let result = upstream.call(0, &json!({"id": 7})).await;
+/// # let _ = result;
+/// # Ok(())
+/// # }
+/// ```
 pub struct Upstream {
     tools: Vec<Option<Tool>>,
     /// [`HttpOptions::headers`]: sent to the API's origin only.
@@ -327,7 +345,8 @@ impl UpstreamBuilder {
                         options.join(", or set ")
                     ));
                     for var in missing.iter().flatten() {
-                        push_unique(&mut variables, var);
+                        // The name without a note on its value.
+                        push_unique(&mut variables, var.split(' ').next().unwrap_or(var));
                     }
                     Plan::Use(Vec::new())
                 }
