@@ -17,6 +17,13 @@ requirement and response status (so every operation is still there and
   * OpenAPI 3.x: the `content` of each response (operations, webhooks and
     components/responses), so Prism answers with an empty body;
     Swagger 2.0: the `schema` and `examples` of each response;
+  * `$ref`s that reach a schema through its `$id`/`$anchor` (JSON Schema
+    2020-12, e.g. swagger-petstore31's `/components/schemas/petdetails#pet_details_id`)
+    are rewritten as local `#/...` pointers: Prism reads them as file paths
+    and does not load the document at all; and a `$ref` that is not a string
+    (an unquoted `$ref: #/...` is YAML for `$ref: null`) is removed, leaving
+    the schema as YAML wrote it: with `$ref: null` inside, Prism silently
+    skips validating the whole request body (every body passes);
   * then every component (2.0: definition, parameter, response) that nothing
     left refers to, directly or through other components; security schemes
     are always kept.
@@ -132,6 +139,59 @@ def refs_in(node, out):
             refs_in(v, out)
 
 
+def esc(key):
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def local_refs(doc):
+    """Rewrite `$ref`s that reach a schema through its `$id` (and `$anchor`),
+    e.g. `/components/schemas/petdetails#pet_details_id`, into local JSON
+    pointers: Prism's resolver reads them as file paths and gives up."""
+    ids, anchors = {}, {}
+
+    def scan(node, ptr, base):
+        if isinstance(node, dict):
+            if isinstance(node.get("$id"), str):
+                base = node["$id"].split("#", 1)[0]
+                ids[base] = ptr
+            if isinstance(node.get("$anchor"), str) and base is not None:
+                anchors[(base, node["$anchor"])] = ptr
+            for k, v in node.items():
+                scan(v, ptr + "/" + esc(k), base)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                scan(v, ptr + "/" + str(i), base)
+
+    scan(doc, "", None)
+    n = 0
+
+    def fix(node):
+        nonlocal n
+        if isinstance(node, dict):
+            if "$ref" in node and not isinstance(node["$ref"], str):
+                del node["$ref"]  # `$ref: #/...` unquoted is YAML `$ref: null`
+                n += 1
+            r = node.get("$ref")
+            if isinstance(r, str) and not r.startswith("#"):
+                base, _, frag = r.partition("#")
+                target = None
+                if frag and (base, frag) in anchors:
+                    target = anchors[(base, frag)]
+                elif base in ids and (not frag or frag.startswith("/")):
+                    target = ids[base] + frag
+                if target is not None:
+                    node["$ref"] = "#" + target
+                    n += 1
+            for v in node.values():
+                fix(v)
+        elif isinstance(node, list):
+            for v in node:
+                fix(v)
+
+    fix(doc)
+    return n
+
+
 def prune(doc):
     """Drop the components no longer reachable from the rest of the document."""
     swagger2 = str(doc.get("swagger", "")).startswith("2")
@@ -173,10 +233,12 @@ def main(argv):
         return 2
     doc = load(argv[1])
     n = strip(doc)
+    k = local_refs(doc)
     m = prune(doc)
     with open(argv[2], "w", encoding="utf-8") as f:
         json.dump(doc, f, ensure_ascii=False)
-    sys.stderr.write(f"openapi-mock-copy: dropped {n} response bodies and {m} unused components -> {argv[2]}\n")
+    sys.stderr.write(f"openapi-mock-copy: dropped {n} response bodies and {m} unused components, "
+                     f"fixed {k} $id/$anchor/null $ref(s) -> {argv[2]}\n")
     return 0
 
 

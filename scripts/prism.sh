@@ -16,7 +16,9 @@
 # Large documents: Prism dereferences the whole document before it listens
 # (Stripe's 3.6 MB spec: > 15 min and ~2 GB; Figma's: ~5 min). For request
 # validation only, mock a copy without response bodies and without the
-# components nothing else uses (Stripe: ~3 s, Figma: ~2.5 s):
+# components nothing else uses (Stripe: ~3 s, Figma: ~2.5 s); the copy also
+# makes swagger-petstore31 loadable ($id/$anchor refs) and validated (a
+# `$ref: null` silently turns off validation of the whole body):
 #       python3 scripts/openapi-mock-copy.py DOC /tmp/doc.mock.json
 #       scripts/prism.sh mock -h 127.0.0.1 -p 4010 /tmp/doc.mock.json
 #
@@ -31,6 +33,8 @@
 #   * every invalid request also logs "Request did not pass the validation
 #     rules" on Prism's stdout: counting that line is the one signal that
 #     does not depend on the document.
+#   Paths are matched WITHOUT the servers' base path (swagger-petstore31:
+#   POST /pet, not /api/v31/pet, which is a 404 NO_PATH_MATCHED_ERROR).
 #   `--errors` only concerns *response* violations (Prism's own answer not
 #   matching the document): it turns them into 500 #VIOLATIONS problems.
 set -euo pipefail
