@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Write a copy of an OpenAPI document for a mock that only validates requests.
 
-Usage: openapi-mock-copy.py SOURCE DEST
+Usage: openapi-mock-copy.py [--keep-responses] SOURCE DEST
+
+With --keep-responses the response bodies stay (only the references are
+fixed and unused components pruned): for documents Prism loads quickly
+once their references are local, so that its answers can be checked too.
 
 Prism (the Stoplight mock, scripts/prism.sh) dereferences the whole document
 before it listens, unused components included: Stripe's 3.6 MB spec takes
@@ -228,11 +232,13 @@ def prune(doc):
 
 
 def main(argv):
+    keep_responses = "--keep-responses" in argv
+    argv = [a for a in argv if a != "--keep-responses"]
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
     doc = load(argv[1])
-    n = strip(doc)
+    n = 0 if keep_responses else strip(doc)
     k = local_refs(doc)
     m = prune(doc)
     with open(argv[2], "w", encoding="utf-8") as f:

@@ -36,17 +36,33 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use shared_data::{ci, mirror, shared_data, skip};
 
-/// The documents, and whether Prism mocks a copy without response bodies.
-const DOCUMENTS: &[(&str, bool)] = &[
-    ("oai-petstore.yaml", false),
-    ("swagger-petstore31.yaml", false),
-    ("netlify-api.yml", false),
-    ("figma-rest-api.yaml", false),
-    ("twilio-verify-v2.json", false),
-    ("pinecone-db-control-2025-10.yaml", false),
-    ("lob-api.yml", false),
-    ("box-api-v2025.json", false),
-    ("stripe-api.yaml", true),
+/// What Prism mocks for a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mock {
+    /// The document itself.
+    Original,
+    /// A copy with its `$id`/`$anchor` references made local pointers and
+    /// its `$ref: null` removed (Prism cannot load the first and skips
+    /// validating a body with the second), responses kept:
+    /// `scripts/openapi-mock-copy.py --keep-responses`.
+    LocalRefs,
+    /// A copy without response bodies and unused components, which Prism
+    /// loads in seconds instead of many minutes: requests are still
+    /// checked, answers are empty (`scripts/openapi-mock-copy.py`).
+    NoResponses,
+}
+
+/// The documents and what Prism mocks for each.
+const DOCUMENTS: &[(&str, Mock)] = &[
+    ("oai-petstore.yaml", Mock::Original),
+    ("swagger-petstore31.yaml", Mock::LocalRefs),
+    ("netlify-api.yml", Mock::Original),
+    ("figma-rest-api.yaml", Mock::NoResponses),
+    ("twilio-verify-v2.json", Mock::Original),
+    ("pinecone-db-control-2025-10.yaml", Mock::Original),
+    ("lob-api.yml", Mock::Original),
+    ("box-api-v2025.json", Mock::Original),
+    ("stripe-api.yaml", Mock::NoResponses),
 ];
 
 /// The protocol revision of the scaffolds.
@@ -62,7 +78,9 @@ fn target_dir() -> PathBuf {
 fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("CARGO_TARGET_DIR", target_dir().join("openapi-prism"))
+        // The workspace's target directory: the dependencies the other
+        // scaffold tests built are reused.
+        .env("CARGO_TARGET_DIR", target_dir())
         .env("MCPGEN_SCHEMA_MIRROR", mirror())
         .env("MCPGEN_OFFLINE", "1");
     cmd
@@ -453,40 +471,37 @@ struct Report {
     wrong: Vec<(String, String)>,
 }
 
-/// The response-less copy Prism mocks instead of `document`.
-fn without_responses(document: &Path, out: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(document).unwrap();
-    let mut doc = mcpgen_runtime::yaml::document(&text).expect("the document is YAML");
-    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
-        for item in paths.values_mut() {
-            let Some(item) = item.as_object_mut() else { continue };
-            for operation in item.values_mut() {
-                let Some(responses) = operation.get_mut("responses").and_then(Value::as_object_mut)
-                else {
-                    continue;
-                };
-                for response in responses.values_mut() {
-                    if let Some(r) = response.as_object_mut() {
-                        r.remove("content");
-                    }
-                }
-            }
-        }
+/// The copy Prism mocks instead of `document` (see [`Mock`]).
+fn mock_copy(document: &Path, mock: Mock, out: &Path) -> PathBuf {
+    let path = out.join(format!(
+        "{}.mock.json",
+        document.file_stem().and_then(|s| s.to_str()).unwrap_or("document")
+    ));
+    let mut cmd = Command::new("python3");
+    cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/openapi-mock-copy.py"));
+    if mock == Mock::LocalRefs {
+        cmd.arg("--keep-responses");
     }
-    if let Some(components) = doc.get_mut("components").and_then(Value::as_object_mut) {
-        components.remove("responses");
-    }
-    let path = out.join("prism-copy.json");
-    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let status = cmd
+        .arg(document)
+        .arg(&path)
+        .env("NODE_PATH", prism_node_modules())
+        .status()
+        .expect("run scripts/openapi-mock-copy.py");
+    assert!(status.success(), "openapi-mock-copy.py {}", document.display());
     path
 }
 
-fn run_document(
-    prism_command: &Path,
-    document: &Path,
-    prism_copy: bool,
-    work: &Path,
-) -> Report {
+/// Where Prism's node modules are (the copy script reads YAML with them).
+fn prism_node_modules() -> PathBuf {
+    std::env::var_os("MCPGEN_INTEROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".interop"))
+        .join("node_modules")
+}
+
+fn run_document(prism_command: &Path, document: &Path, mock: Mock, work: &Path) -> Report {
+    let prism_copy = mock == Mock::NoResponses;
     let stem = document
         .file_stem()
         .and_then(|s| s.to_str())
@@ -535,10 +550,9 @@ fn run_document(
         ..Report::default()
     };
 
-    let mocked = if prism_copy {
-        without_responses(document, work)
-    } else {
-        document.to_path_buf()
+    let mocked = match mock {
+        Mock::Original => document.to_path_buf(),
+        _ => mock_copy(document, mock, work),
     };
     let prism = Prism::start(prism_command, &mocked);
     let relay = Relay::start(prism.port);
@@ -567,9 +581,7 @@ fn run_document(
     }
     env.sort();
     env.dedup();
-    let binary = target_dir()
-        .join("openapi-prism/debug")
-        .join(&crate_name);
+    let binary = target_dir().join("debug").join(&crate_name);
     let mut server = Server::start(&binary, &env);
     let draft = mcpgen_runtime::schema::default_draft(REVISION);
     for tool in &tools {
@@ -736,11 +748,11 @@ fn every_document_serves_its_tools_against_prism() {
     let work = target_dir().join("openapi-prism/crates");
     std::fs::create_dir_all(&work).unwrap();
     let mut reports = BTreeMap::new();
-    for (file, prism_copy) in DOCUMENTS {
+    for (file, mock) in DOCUMENTS {
         if only.as_deref().is_some_and(|o| !file.contains(o)) {
             continue;
         }
-        let report = run_document(&prism, &dir.join(file), *prism_copy, &work);
+        let report = run_document(&prism, &dir.join(file), *mock, &work);
         eprintln!("{file}: {report:?}");
         reports.insert(*file, report);
     }
