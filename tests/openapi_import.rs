@@ -247,18 +247,18 @@ fn problems(text: &str, name: &str) -> String {
 fn bad_documents_are_clear_errors() {
     assert!(problems("{\"tools\": []}", "x.json").contains("not an OpenAPI document"));
     assert!(problems("openapi: 4.0.0\npaths: {}\n", "x.yaml").contains("unsupported OpenAPI version `4.0.0`"));
-    let remote = r#"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {
-        "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "https://example.com/s.json#/X"}}}}}}}}}"#;
+    let remote = r##"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {
+        "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "https://example.com/s.json#/X"}}}}}}}}}"##;
     let p = problems(remote, "r.json");
     assert!(p.contains("remote reference") && p.contains("/paths/~1a/get/responses/200/content/application~1json/schema/$ref"), "{p}");
     let dangling = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    post:\n      operationId: a\n      requestBody:\n        content:\n          application/json:\n            schema:\n              $ref: '#/components/schemas/Missing'\n      responses: {}\n    get:\n      operationId: a\n      responses: {}\n";
     let p = problems(dangling, "d.yaml");
-    assert!(p.contains("d.yaml:11:15"), "{p}");
+    assert!(p.contains("d.yaml:11:21"), "{p}");
     assert!(p.contains("dangling reference `#/components/schemas/Missing`"), "{p}");
     assert!(p.contains("duplicate operationId `a`"), "every problem at once: {p}");
-    let cycle = r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {
+    let cycle = r##"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {
         "parameters": [{"name": "q", "in": "query", "schema": {"$ref": "#/components/schemas/A"}}], "responses": {}}}},
-        "components": {"schemas": {"A": {"$ref": "#/components/schemas/B"}, "B": {"$ref": "#/components/schemas/A"}}}}"#;
+        "components": {"schemas": {"A": {"$ref": "#/components/schemas/B"}, "B": {"$ref": "#/components/schemas/A"}}}}"##;
     assert!(problems(cycle, "c.json").contains("cycle of `$ref` aliases"));
 }
 

@@ -57,7 +57,13 @@ impl<'a> Resolver<'a> {
                 format!("remote reference `{reference}` is not fetched: it names no part of this document"),
                 REMOTE_HINT,
             )),
-            Err(why) => Err((format!("dangling reference `{reference}`: {why}"), DANGLING_HINT)),
+            Err(why) => Err((
+                format!(
+                    "dangling reference `{reference}`: {}",
+                    why.replace("in this schema", "in this document")
+                ),
+                DANGLING_HINT,
+            )),
         }
     }
 
