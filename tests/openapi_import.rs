@@ -21,9 +21,17 @@ fn document(file: &str, test: &str) -> Option<PathBuf> {
 
 fn imported(file: &str, test: &str) -> Option<Imported> {
     let path = document(file, test)?;
-    Some(import(&path, &ImportOptions::default()).unwrap_or_else(|e| {
-        panic!("{file} imports: {}", e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
-    }))
+    Some(
+        import(&path, &ImportOptions::default()).unwrap_or_else(|e| {
+            panic!(
+                "{file} imports: {}",
+                e.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        }),
+    )
 }
 
 fn tools(i: &Imported) -> &Vec<Value> {
@@ -38,7 +46,9 @@ fn tool<'a>(i: &'a Imported, name: &str) -> &'a Value {
 }
 
 fn valid_name(s: &str) -> bool {
-    (1..=64).contains(&s.len()) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    (1..=64).contains(&s.len())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// Imports, counts, names, the library's check and the generator. With
@@ -50,15 +60,24 @@ fn whole(file: &str, operations: usize) {
 }
 
 fn whole_with(file: &str, operations: usize, rust_name_clashes: bool) {
-    let Some(i) = imported(file, file) else { return };
+    let Some(i) = imported(file, file) else {
+        return;
+    };
     assert_eq!(i.operations, operations, "{file}: operations");
-    assert_eq!(tools(&i).len(), operations, "{file}: one tool per operation");
+    assert_eq!(
+        tools(&i).len(),
+        operations,
+        "{file}: one tool per operation"
+    );
     let mut seen = HashSet::new();
     for t in tools(&i) {
         let name = t["name"].as_str().unwrap();
         assert!(valid_name(name), "{file}: {name}");
         assert!(seen.insert(name.to_owned()), "{file}: {name} twice");
-        assert!(t["x-mcpgen"]["http"]["method"].is_string(), "{file}: {name} has a binding");
+        assert!(
+            t["x-mcpgen"]["http"]["method"].is_string(),
+            "{file}: {name} has a binding"
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tools.json");
@@ -73,7 +92,12 @@ fn whole_with(file: &str, operations: usize, rust_name_clashes: bool) {
     assert!(
         problems.is_empty(),
         "{file}: {}",
-        problems.iter().take(20).map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+        problems
+            .iter()
+            .take(20)
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     Builder::new()
         .protocol(REVISION)
@@ -124,10 +148,17 @@ fn stripe() {
 
 #[test]
 fn petstore31_anchor_reference_resolves_and_unquoted_ref_is_a_warning() {
-    let Some(i) = imported("swagger-petstore31.yaml", "petstore31_traps") else { return };
+    let Some(i) = imported("swagger-petstore31.yaml", "petstore31_traps") else {
+        return;
+    };
     let t = tool(&i, "addPet");
     let body = &t["inputSchema"]["properties"]["body"];
-    let pet_ref = body["$ref"].as_str().unwrap().strip_prefix("#/$defs/").unwrap().to_owned();
+    let pet_ref = body["$ref"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("#/$defs/")
+        .unwrap()
+        .to_owned();
     let defs = &t["inputSchema"]["$defs"];
     let pet = &defs[&pet_ref];
     let anchored = pet["properties"]["petDetailsId"]["$ref"].as_str().unwrap();
@@ -135,8 +166,16 @@ fn petstore31_anchor_reference_resolves_and_unquoted_ref_is_a_warning() {
     assert_eq!(target["type"], "integer", "{target}");
     // Unquoted `$ref: #/…` is null: unconstrained, and warned about with its place.
     assert_eq!(pet["properties"]["petDetails"], json!({}));
-    let w = i.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>().join("\n");
-    assert!(w.contains("/components/schemas/Pet/properties/petDetails/$ref"), "{w}");
+    let w = i
+        .warnings
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        w.contains("/components/schemas/Pet/properties/petDetails/$ref"),
+        "{w}"
+    );
     assert!(w.contains("swagger-petstore31.yaml:377:"), "{w}");
     // readOnly/extension keys gone, numeric exclusive bounds kept.
     let instances = &pet["properties"]["availableInstances"];
@@ -150,10 +189,17 @@ fn petstore31_anchor_reference_resolves_and_unquoted_ref_is_a_warning() {
 
 #[test]
 fn box_operation_ids_with_dots_become_underscores() {
-    let Some(i) = imported("box-api-v2025.json", "box_names") else { return };
+    let Some(i) = imported("box-api-v2025.json", "box_names") else {
+        return;
+    };
     let dotted: Vec<&Value> = tools(&i)
         .iter()
-        .filter(|t| t["x-mcpgen"]["http"]["operationId"].as_str().unwrap().contains('.'))
+        .filter(|t| {
+            t["x-mcpgen"]["http"]["operationId"]
+                .as_str()
+                .unwrap()
+                .contains('.')
+        })
         .collect();
     assert!(!dotted.is_empty());
     for t in dotted {
@@ -178,7 +224,13 @@ fn a_path_parameter_and_a_query_parameter_named_path_do_not_clash() {
     let params = t["x-mcpgen"]["http"]["parameters"].as_array().unwrap();
     let args: Vec<(&str, &str, &str)> = params
         .iter()
-        .map(|p| (p["name"].as_str().unwrap(), p["in"].as_str().unwrap(), p["argument"].as_str().unwrap()))
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["in"].as_str().unwrap(),
+                p["argument"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         args,
@@ -190,8 +242,21 @@ fn a_path_parameter_and_a_query_parameter_named_path_do_not_clash() {
         ]
     );
     assert_eq!(t["x-mcpgen"]["http"]["body"]["argument"], "body_body");
-    let props: Vec<&String> = t["inputSchema"]["properties"].as_object().unwrap().keys().collect();
-    assert_eq!(props, ["path", "path_query", "body", "path_query_header", "body_body"]);
+    let props: Vec<&String> = t["inputSchema"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        props,
+        [
+            "path",
+            "path_query",
+            "body",
+            "path_query_header",
+            "body_body"
+        ]
+    );
     assert_eq!(t["inputSchema"]["required"], json!(["path"]));
     assert_eq!(t["inputSchema"]["properties"]["path"]["minLength"], 1);
     assert!(t.get("outputSchema").is_none() && t["x-mcpgen"]["http"].get("output").is_none());
@@ -199,7 +264,9 @@ fn a_path_parameter_and_a_query_parameter_named_path_do_not_clash() {
 
 #[test]
 fn netlify_swagger2_servers_and_bodies() {
-    let Some(i) = imported("netlify-api.yml", "netlify_swagger2") else { return };
+    let Some(i) = imported("netlify-api.yml", "netlify_swagger2") else {
+        return;
+    };
     // Swagger 2.0: scheme + host + basePath, octet-stream and file uploads.
     let any = &tools(&i)[0]["x-mcpgen"]["http"];
     assert_eq!(any["servers"][0]["url"], "https://api.netlify.com/api/v1");
@@ -210,11 +277,16 @@ fn netlify_swagger2_servers_and_bodies() {
 
 #[test]
 fn stripe_deep_object_encodings_are_in_the_binding() {
-    let Some(i) = imported("stripe-api.yaml", "stripe_encodings") else { return };
+    let Some(i) = imported("stripe-api.yaml", "stripe_encodings") else {
+        return;
+    };
     let t = tool(&i, "PostCustomers");
     let body = &t["x-mcpgen"]["http"]["body"];
     assert_eq!(body["mediaType"], "application/x-www-form-urlencoded");
-    assert_eq!(body["encoding"]["address"], json!({"style": "deepObject", "explode": true}));
+    assert_eq!(
+        body["encoding"]["address"],
+        json!({"style": "deepObject", "explode": true})
+    );
     let long: Vec<&Value> = tools(&i)
         .iter()
         .filter(|t| t["x-mcpgen"]["http"]["operationId"].as_str().unwrap().len() > 64)
@@ -229,21 +301,33 @@ fn stripe_deep_object_encodings_are_in_the_binding() {
 
 #[test]
 fn twilio_form_bodies_and_basic_auth() {
-    let Some(i) = imported("twilio-verify-v2.json", "twilio_form") else { return };
+    let Some(i) = imported("twilio-verify-v2.json", "twilio_form") else {
+        return;
+    };
     let forms = tools(&i)
         .iter()
-        .filter(|t| t["x-mcpgen"]["http"]["body"]["mediaType"] == "application/x-www-form-urlencoded")
+        .filter(|t| {
+            t["x-mcpgen"]["http"]["body"]["mediaType"] == "application/x-www-form-urlencoded"
+        })
         .count();
     assert_eq!(forms, 21);
     let t = &tools(&i)[0]["x-mcpgen"]["http"];
     assert_eq!(t["security"][0][0]["type"], "basic");
-    assert_eq!(t["security"][0][0]["env"], "MCP_UPSTREAM_AUTH_ACCOUNT_SID_AUTH_TOKEN");
-    assert!(t["servers"][0]["url"].as_str().unwrap().starts_with("https://verify.twilio.com"));
+    assert_eq!(
+        t["security"][0][0]["env"],
+        "MCP_UPSTREAM_AUTH_ACCOUNT_SID_AUTH_TOKEN"
+    );
+    assert!(t["servers"][0]["url"]
+        .as_str()
+        .unwrap()
+        .starts_with("https://verify.twilio.com"));
 }
 
 #[test]
 fn figma_security_is_per_operation() {
-    let Some(i) = imported("figma-rest-api.yaml", "figma_security") else { return };
+    let Some(i) = imported("figma-rest-api.yaml", "figma_security") else {
+        return;
+    };
     for t in tools(&i) {
         let sec = t["x-mcpgen"]["http"]["security"].as_array().unwrap();
         assert!(!sec.is_empty(), "{}", t["name"]);
@@ -254,7 +338,9 @@ fn figma_security_is_per_operation() {
 
 #[test]
 fn pinecone_version_header_is_a_restricted_header_argument() {
-    let Some(i) = imported("pinecone-db-control-2025-10.yaml", "pinecone_header") else { return };
+    let Some(i) = imported("pinecone-db-control-2025-10.yaml", "pinecone_header") else {
+        return;
+    };
     for t in tools(&i) {
         let params = t["x-mcpgen"]["http"]["parameters"].as_array().unwrap();
         let p = params
@@ -271,23 +357,38 @@ fn pinecone_version_header_is_a_restricted_header_argument() {
 fn problems(text: &str, name: &str) -> String {
     match import_str(text, name, &ImportOptions::default()) {
         Ok(_) => panic!("{name} imports"),
-        Err(e) => e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"),
+        Err(e) => e
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
 }
 
 #[test]
 fn bad_documents_are_clear_errors() {
     assert!(problems("{\"tools\": []}", "x.json").contains("not an OpenAPI document"));
-    assert!(problems("openapi: 4.0.0\npaths: {}\n", "x.yaml").contains("unsupported OpenAPI version `4.0.0`"));
+    assert!(problems("openapi: 4.0.0\npaths: {}\n", "x.yaml")
+        .contains("unsupported OpenAPI version `4.0.0`"));
     let remote = r##"{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {
         "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "https://example.com/s.json#/X"}}}}}}}}}"##;
     let p = problems(remote, "r.json");
-    assert!(p.contains("remote reference") && p.contains("/paths/~1a/get/responses/200/content/application~1json/schema/$ref"), "{p}");
+    assert!(
+        p.contains("remote reference")
+            && p.contains("/paths/~1a/get/responses/200/content/application~1json/schema/$ref"),
+        "{p}"
+    );
     let dangling = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    post:\n      operationId: a\n      requestBody:\n        content:\n          application/json:\n            schema:\n              $ref: '#/components/schemas/Missing'\n      responses: {}\n    get:\n      operationId: a\n      responses: {}\n";
     let p = problems(dangling, "d.yaml");
     assert!(p.contains("d.yaml:11:21"), "{p}");
-    assert!(p.contains("dangling reference `#/components/schemas/Missing`"), "{p}");
-    assert!(p.contains("duplicate operationId `a`"), "every problem at once: {p}");
+    assert!(
+        p.contains("dangling reference `#/components/schemas/Missing`"),
+        "{p}"
+    );
+    assert!(
+        p.contains("duplicate operationId `a`"),
+        "every problem at once: {p}"
+    );
     let cycle = r##"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {
         "parameters": [{"name": "q", "in": "query", "schema": {"$ref": "#/components/schemas/A"}}], "responses": {}}}},
         "components": {"schemas": {"A": {"$ref": "#/components/schemas/B"}, "B": {"$ref": "#/components/schemas/A"}}}}"##;
@@ -345,17 +446,25 @@ fn injection_strings_stay_data() {
 
 #[test]
 fn filters_select_operations_and_names_do_not_depend_on_them() {
-    let Some(path) = document("oai-petstore.yaml", "filters") else { return };
+    let Some(path) = document("oai-petstore.yaml", "filters") else {
+        return;
+    };
     let all = import(&path, &ImportOptions::default()).unwrap();
     let options = ImportOptions {
         include: vec!["method:get".parse().unwrap()],
         exclude: vec!["op:show*".parse().unwrap()],
     };
     let some = import(&path, &options).unwrap();
-    let names: Vec<&str> = tools(&some).iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = tools(&some)
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["listPets"]);
     assert_eq!(tool(&all, "listPets"), tool(&some, "listPets"));
     let t = tool(&all, "listPets");
     assert_eq!(t["annotations"]["readOnlyHint"], true);
-    assert_eq!(tool(&all, "createPets")["annotations"]["readOnlyHint"], false);
+    assert_eq!(
+        tool(&all, "createPets")["annotations"]["readOnlyHint"],
+        false
+    );
 }

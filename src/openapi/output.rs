@@ -49,7 +49,9 @@ pub(crate) fn success<'a>(
             }
         };
         if version == Version::Swagger2 {
-            let Some(schema) = resp.get("schema") else { continue };
+            let Some(schema) = resp.get("schema") else {
+                continue;
+            };
             let json = produces.is_empty() || produces.iter().any(|p| is_json(p));
             if !json {
                 return None;
@@ -67,7 +69,9 @@ pub(crate) fn success<'a>(
         }
         let json_type = content
             .keys()
-            .find(|k| is_json(k) && k.split(';').next().unwrap_or_default().trim() == "application/json")
+            .find(|k| {
+                is_json(k) && k.split(';').next().unwrap_or_default().trim() == "application/json"
+            })
             .or_else(|| content.keys().find(|k| is_json(k)));
         let Some(mt) = json_type else {
             return None;
