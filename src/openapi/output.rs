@@ -73,9 +73,8 @@ pub(crate) fn success<'a>(
                 is_json(k) && k.split(';').next().unwrap_or_default().trim() == "application/json"
             })
             .or_else(|| content.keys().find(|k| is_json(k)));
-        let Some(mt) = json_type else {
-            return None;
-        };
+        // A 2xx response with content but none of it JSON: no output schema.
+        let mt = json_type?;
         if chosen.is_none() {
             let media_at = child(&child(&at, "content"), mt);
             chosen = Some(match content[mt].get("schema") {

@@ -279,17 +279,14 @@ impl<'r, 'a> Schemas<'r, 'a> {
                     }
                     out.insert("properties".into(), Value::Object(props));
                 }
-                "example" => {
-                    if !o.contains_key("examples") {
-                        out.insert("examples".into(), json!([v]));
-                    }
+                "example" if !o.contains_key("examples") => {
+                    out.insert("examples".into(), json!([v]));
                 }
-                "examples" => {
-                    // 3.0 schemas have no `examples`; 2020-12 wants a list.
-                    if v.is_array() {
-                        out.insert("examples".into(), v.clone());
-                    }
+                // 3.0 schemas have no `examples`; 2020-12 wants a list.
+                "examples" if v.is_array() => {
+                    out.insert("examples".into(), v.clone());
                 }
+                "example" | "examples" => {}
                 "minimum" | "maximum" => {
                     let bound = if k == "minimum" {
                         "exclusiveMinimum"
