@@ -468,3 +468,23 @@ fn filters_select_operations_and_names_do_not_depend_on_them() {
         false
     );
 }
+
+#[test]
+fn the_manifest_check_validates_the_http_binding() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    let manifest = json!({"tools": [{"name": "t", "inputSchema": {"type": "object"},
+        "x-mcpgen": {"http": {"method": "GET", "path": "/x", "parameters": [{"argument": "a"}]}}}]});
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let m = Manifest::load(&path).unwrap();
+    let problems = mcpgen::check::check_in(&shared_data::store(), &m, REVISION);
+    let text = problems
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        text.contains("/tools/0/x-mcpgen") && text.contains("invalid `x-mcpgen` settings"),
+        "{text}"
+    );
+}
