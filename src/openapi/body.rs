@@ -131,7 +131,10 @@ pub(crate) fn request_body(
                 encoding.insert(
                     name.clone(),
                     Encoding {
-                        content_type: e.get("contentType").and_then(Value::as_str).map(str::to_owned),
+                        content_type: e
+                            .get("contentType")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
                         style: parse_style(e.get("style")),
                         explode: e.get("explode").and_then(Value::as_bool),
                         allow_reserved: e.get("allowReserved") == Some(&Value::Bool(true)),
@@ -174,8 +177,12 @@ fn binary_members(schema: &Value, res: &Resolver) -> Vec<String> {
             None => Some(v.clone()),
         }
     };
-    let bytes = |v: &Value| v.get("format") == Some(&json!("binary")) || v.get("type") == Some(&json!("file"));
-    let Some(root) = deref(schema) else { return Vec::new() };
+    let bytes = |v: &Value| {
+        v.get("format") == Some(&json!("binary")) || v.get("type") == Some(&json!("file"))
+    };
+    let Some(root) = deref(schema) else {
+        return Vec::new();
+    };
     let Some(Value::Object(props)) = root.get("properties") else {
         return Vec::new();
     };
@@ -268,9 +275,18 @@ mod tests {
     fn json_is_preferred_then_form_then_multipart() {
         let types = ["application/xml", MULTIPART, FORM, "application/vnd.x+json"];
         assert_eq!(pick(types.iter().copied()), Some("application/vnd.x+json"));
-        assert_eq!(pick(["text/plain", MULTIPART, FORM].iter().copied()), Some(FORM));
-        assert_eq!(pick(["application/xml", "text/plain"].iter().copied()), Some("application/xml"));
-        assert_eq!(raw_schema("text/plain; charset=utf-8"), Some(json!({"type": "string"})));
+        assert_eq!(
+            pick(["text/plain", MULTIPART, FORM].iter().copied()),
+            Some(FORM)
+        );
+        assert_eq!(
+            pick(["application/xml", "text/plain"].iter().copied()),
+            Some("application/xml")
+        );
+        assert_eq!(
+            raw_schema("text/plain; charset=utf-8"),
+            Some(json!({"type": "string"}))
+        );
         assert_eq!(
             raw_schema(OCTETS),
             Some(json!({"type": "string", "contentEncoding": "base64"}))

@@ -37,8 +37,8 @@ pub(crate) struct Document {
 /// Reads and parses a file (`.json` as JSON, `.yaml`/`.yml` as YAML; any
 /// other name as JSON when it parses as JSON, else YAML).
 pub(crate) fn load(path: &Path) -> Result<Document, Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::io("read OpenAPI document", path, e))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io("read OpenAPI document", path, e))?;
     parse(&text, &path.display().to_string())
 }
 

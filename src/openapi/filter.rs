@@ -96,7 +96,12 @@ mod tests {
         assert!(glob("?et", "get"));
         assert!(!glob("list*", "getPets"));
         assert!(glob("*", ""));
-        let facts = Facts { tags: vec!["pets"], id: "listPets", path: "/pets", method: "GET" };
+        let facts = Facts {
+            tags: vec!["pets"],
+            id: "listPets",
+            path: "/pets",
+            method: "GET",
+        };
         assert!("tag:pe*".parse::<Filter>().unwrap().matches(&facts));
         assert!("method:get".parse::<Filter>().unwrap().matches(&facts));
         assert!(!"path:/users*".parse::<Filter>().unwrap().matches(&facts));

@@ -42,7 +42,9 @@ use operation::{Context, Operation};
 use resolve::Resolver;
 
 /// The HTTP methods of a path item, as OpenAPI spells them.
-const METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+const METHODS: &[&str] = &[
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
 
 /// Longest `instructions` taken from `info.description`.
 const MAX_INSTRUCTIONS: usize = 1000;
@@ -75,7 +77,11 @@ pub fn import(path: impl AsRef<Path>, options: &ImportOptions) -> Result<Importe
 
 /// Imports document text; `file_name` names it in messages and picks the
 /// syntax (`.yaml`/`.yml`: YAML; else JSON, or YAML when it is not JSON).
-pub fn import_str(text: &str, file_name: &str, options: &ImportOptions) -> Result<Imported, Vec<Error>> {
+pub fn import_str(
+    text: &str,
+    file_name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, Vec<Error>> {
     let doc = document::parse(text, file_name).map_err(|e| vec![e])?;
     import_document(&doc, options)
 }
@@ -107,7 +113,8 @@ fn import_document(doc: &Document, options: &ImportOptions) -> Result<Imported, 
             path: op.path,
             method: &op.method,
         };
-        let included = options.include.is_empty() || options.include.iter().any(|f| f.matches(&facts));
+        let included =
+            options.include.is_empty() || options.include.iter().any(|f| f.matches(&facts));
         if !included || options.exclude.iter().any(|f| f.matches(&facts)) {
             continue;
         }
@@ -152,7 +159,11 @@ fn collect<'a>(doc: &'a Document, res: &Resolver<'a>, diag: &mut Diag) -> Vec<Op
         return out;
     };
     let Value::Object(paths) = paths else {
-        diag.error("/paths", "`paths` must be an object", "map each path template to its operations");
+        diag.error(
+            "/paths",
+            "`paths` must be an object",
+            "map each path template to its operations",
+        );
         return out;
     };
     let mut first_id: HashMap<&str, String> = HashMap::new();
@@ -169,7 +180,9 @@ fn collect<'a>(doc: &'a Document, res: &Resolver<'a>, diag: &mut Diag) -> Vec<Op
                 continue;
             }
         };
-        let Value::Object(methods) = item else { continue };
+        let Value::Object(methods) = item else {
+            continue;
+        };
         for (key, value) in methods {
             if !METHODS.contains(&key.as_str()) || !value.is_object() {
                 continue;
@@ -229,7 +242,9 @@ fn server_info(root: &Value) -> Value {
     );
     server.insert(
         "version".into(),
-        json!(text("version").filter(|v| !v.is_empty()).unwrap_or_else(|| "0.0.0".to_owned())),
+        json!(text("version")
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| "0.0.0".to_owned())),
     );
     if let Some(t) = title {
         server.insert("title".into(), json!(t));

@@ -232,7 +232,11 @@ mod tests {
         assert_eq!(a.len(), 64);
         assert_eq!(a, tool_name(Some(&long), "GET", "/"), "stable");
         let other = format!("{long}y");
-        assert_ne!(a, tool_name(Some(&other), "GET", "/"), "hash keeps them apart");
+        assert_ne!(
+            a,
+            tool_name(Some(&other), "GET", "/"),
+            "hash keeps them apart"
+        );
         let re = |s: &str| {
             (1..=64).contains(&s.len())
                 && s.chars()
@@ -269,7 +273,10 @@ mod tests {
 
     #[test]
     fn credential_variables_are_screaming_snake_case() {
-        assert_eq!(credential_env("petstore_auth"), "MCP_UPSTREAM_AUTH_PETSTORE_AUTH");
+        assert_eq!(
+            credential_env("petstore_auth"),
+            "MCP_UPSTREAM_AUTH_PETSTORE_AUTH"
+        );
         assert_eq!(
             credential_env("accountSid_authToken"),
             "MCP_UPSTREAM_AUTH_ACCOUNT_SID_AUTH_TOKEN"
@@ -291,6 +298,9 @@ mod tests {
             def_name("/components/schemas/PetDetails/properties/id"),
             "components_schemas_PetDetails_properties_id"
         );
-        assert_eq!(slug("Swagger Petstore - OpenAPI 3.1"), "swagger-petstore-openapi-3-1");
+        assert_eq!(
+            slug("Swagger Petstore - OpenAPI 3.1"),
+            "swagger-petstore-openapi-3-1"
+        );
     }
 }

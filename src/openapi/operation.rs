@@ -51,8 +51,12 @@ pub(crate) struct Context<'r, 'a> {
 }
 
 fn strings(v: Option<&Value>) -> Option<Vec<String>> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+    v.and_then(Value::as_array).map(|a| {
+        a.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
+    })
 }
 
 /// The tool of one operation, and how many references its schemas left
@@ -121,15 +125,16 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
     let produces = strings(op.value.get("produces"))
         .or_else(|| strings(cx.root.get("produces")))
         .unwrap_or_default();
-    let (output_schema, output) = match success(op.value, &op.at, cx.version, &produces, cx.res, diag) {
-        None => (None, None),
-        Some((schema, at)) => {
-            let (s, wrapped, c) = output_schema(&schema, &at, cx, diag);
-            cut += c;
-            let wrap = wrapped.then(|| WRAP.to_owned());
-            (Some(s), Some(Output { wrap }))
-        }
-    };
+    let (output_schema, output) =
+        match success(op.value, &op.at, cx.version, &produces, cx.res, diag) {
+            None => (None, None),
+            Some((schema, at)) => {
+                let (s, wrapped, c) = output_schema(&schema, &at, cx, diag);
+                cut += c;
+                let wrap = wrapped.then(|| WRAP.to_owned());
+                (Some(s), Some(Output { wrap }))
+            }
+        };
 
     let binding = HttpBinding {
         operation_id: op.id.clone(),

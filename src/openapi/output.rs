@@ -49,7 +49,9 @@ pub(crate) fn success<'a>(
             }
         };
         if version == Version::Swagger2 {
-            let Some(schema) = resp.get("schema") else { continue };
+            let Some(schema) = resp.get("schema") else {
+                continue;
+            };
             let json = produces.is_empty() || produces.iter().any(|p| is_json(p));
             if !json {
                 return None;
@@ -67,11 +69,12 @@ pub(crate) fn success<'a>(
         }
         let json_type = content
             .keys()
-            .find(|k| is_json(k) && k.split(';').next().unwrap_or_default().trim() == "application/json")
+            .find(|k| {
+                is_json(k) && k.split(';').next().unwrap_or_default().trim() == "application/json"
+            })
             .or_else(|| content.keys().find(|k| is_json(k)));
-        let Some(mt) = json_type else {
-            return None;
-        };
+        // A 2xx response with content but none of it JSON: no output schema.
+        let mt = json_type?;
         if chosen.is_none() {
             let media_at = child(&child(&at, "content"), mt);
             chosen = Some(match content[mt].get("schema") {

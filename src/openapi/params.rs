@@ -82,7 +82,10 @@ pub(crate) fn gather<'a>(
                 name: name.to_owned(),
                 place: place.to_owned(),
             };
-            match out.iter_mut().find(|o| o.name == d.name && o.place == d.place) {
+            match out
+                .iter_mut()
+                .find(|o| o.name == d.name && o.place == d.place)
+            {
                 Some(slot) => *slot = d,
                 None => out.push(d),
             }
@@ -202,7 +205,10 @@ pub(crate) fn arguments(
         let Some(loc) = location(&d.place) else {
             diag.warn(
                 &child(&d.at, "in"),
-                &format!("unknown parameter location `{}`; the parameter is left out", d.place),
+                &format!(
+                    "unknown parameter location `{}`; the parameter is left out",
+                    d.place
+                ),
                 "use path, query, header or cookie",
             );
             continue;
@@ -210,8 +216,7 @@ pub(crate) fn arguments(
         if loc == Location::Header && ignored_header(&d.name) {
             continue;
         }
-        let required = loc == Location::Path
-            || d.value.get("required") == Some(&Value::Bool(true));
+        let required = loc == Location::Path || d.value.get("required") == Some(&Value::Bool(true));
         let default_style = match loc {
             Location::Path | Location::Header => Style::Simple,
             _ => Style::Form,
@@ -264,8 +269,8 @@ pub(crate) fn arguments(
             }
         }
         restrict(&mut schema, loc, required);
-        let allow_reserved = loc == Location::Query
-            && d.value.get("allowReserved") == Some(&Value::Bool(true));
+        let allow_reserved =
+            loc == Location::Query && d.value.get("allowReserved") == Some(&Value::Bool(true));
         out.push(Argument {
             schema,
             binding: Parameter {
@@ -341,13 +346,31 @@ mod tests {
     fn collection_formats_map_to_styles() {
         let d = parse("{}", "t.json").unwrap();
         let mut diag = Diag::new(&d);
-        assert_eq!(collection_format(None, Style::Form, "", &mut diag), (Style::Form, false));
-        assert_eq!(collection_format(Some("csv"), Style::Simple, "", &mut diag), (Style::Simple, false));
-        assert_eq!(collection_format(Some("ssv"), Style::Form, "", &mut diag), (Style::SpaceDelimited, false));
-        assert_eq!(collection_format(Some("pipes"), Style::Form, "", &mut diag), (Style::PipeDelimited, false));
-        assert_eq!(collection_format(Some("multi"), Style::Form, "", &mut diag), (Style::Form, true));
+        assert_eq!(
+            collection_format(None, Style::Form, "", &mut diag),
+            (Style::Form, false)
+        );
+        assert_eq!(
+            collection_format(Some("csv"), Style::Simple, "", &mut diag),
+            (Style::Simple, false)
+        );
+        assert_eq!(
+            collection_format(Some("ssv"), Style::Form, "", &mut diag),
+            (Style::SpaceDelimited, false)
+        );
+        assert_eq!(
+            collection_format(Some("pipes"), Style::Form, "", &mut diag),
+            (Style::PipeDelimited, false)
+        );
+        assert_eq!(
+            collection_format(Some("multi"), Style::Form, "", &mut diag),
+            (Style::Form, true)
+        );
         assert!(diag.warnings.is_empty());
-        assert_eq!(collection_format(Some("tsv"), Style::Form, "/p", &mut diag), (Style::Form, false));
+        assert_eq!(
+            collection_format(Some("tsv"), Style::Form, "/p", &mut diag),
+            (Style::Form, false)
+        );
         assert_eq!(diag.warnings.len(), 1);
     }
 }

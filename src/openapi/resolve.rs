@@ -57,7 +57,13 @@ impl<'a> Resolver<'a> {
                 format!("remote reference `{reference}` is not fetched: it names no part of this document"),
                 REMOTE_HINT,
             )),
-            Err(why) => Err((format!("dangling reference `{reference}`: {why}"), DANGLING_HINT)),
+            Err(why) => Err((
+                format!(
+                    "dangling reference `{reference}`: {}",
+                    why.replace("in this schema", "in this document")
+                ),
+                DANGLING_HINT,
+            )),
         }
     }
 
@@ -100,7 +106,11 @@ impl<'a> Resolver<'a> {
 
     /// A value that may be a `$ref` (a parameter, response, request body,
     /// path item): the value it stands for, and the pointer of that.
-    pub(crate) fn follow(&self, value: &'a Value, at: &str) -> Result<(&'a Value, String), (String, Why)> {
+    pub(crate) fn follow(
+        &self,
+        value: &'a Value,
+        at: &str,
+    ) -> Result<(&'a Value, String), (String, Why)> {
         match value.get("$ref") {
             None => Ok((value, at.to_owned())),
             Some(Value::String(r)) => {

@@ -177,7 +177,13 @@ impl<'r, 'a> Schemas<'r, 'a> {
 
     /// The rewritten reference of a `$ref` (or `$dynamicRef`) at `at`, or
     /// none when it is reported.
-    fn reference(&mut self, value: &Value, at: &str, dynamic: bool, diag: &mut Diag) -> Option<String> {
+    fn reference(
+        &mut self,
+        value: &Value,
+        at: &str,
+        dynamic: bool,
+        diag: &mut Diag,
+    ) -> Option<String> {
         let Value::String(r) = value else {
             diag.warn(
                 at,
@@ -273,26 +279,31 @@ impl<'r, 'a> Schemas<'r, 'a> {
                     }
                     out.insert("properties".into(), Value::Object(props));
                 }
-                "example" => {
-                    if !o.contains_key("examples") {
-                        out.insert("examples".into(), json!([v]));
-                    }
+                "example" if !o.contains_key("examples") => {
+                    out.insert("examples".into(), json!([v]));
                 }
-                "examples" => {
-                    // 3.0 schemas have no `examples`; 2020-12 wants a list.
-                    if v.is_array() {
-                        out.insert("examples".into(), v.clone());
-                    }
+                // 3.0 schemas have no `examples`; 2020-12 wants a list.
+                "examples" if v.is_array() => {
+                    out.insert("examples".into(), v.clone());
                 }
+                "example" | "examples" => {}
                 "minimum" | "maximum" => {
-                    let bound = if k == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
+                    let bound = if k == "minimum" {
+                        "exclusiveMinimum"
+                    } else {
+                        "exclusiveMaximum"
+                    };
                     if o.get(bound) != Some(&Value::Bool(true)) {
                         out.insert(k.clone(), v.clone());
                     }
                 }
                 "exclusiveMinimum" | "exclusiveMaximum" => match v {
                     Value::Bool(true) => {
-                        let plain = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
+                        let plain = if k == "exclusiveMinimum" {
+                            "minimum"
+                        } else {
+                            "maximum"
+                        };
                         if let Some(n) = o.get(plain) {
                             out.insert(k.clone(), n.clone());
                         }
@@ -465,7 +476,12 @@ mod tests {
         parse(&v.to_string(), "t.json").unwrap()
     }
 
-    fn convert(d: &Document, version: Version, mode: Mode, pointer: &str) -> (Value, Map<String, Value>, Vec<String>) {
+    fn convert(
+        d: &Document,
+        version: Version,
+        mode: Mode,
+        pointer: &str,
+    ) -> (Value, Map<String, Value>, Vec<String>) {
         let res = Resolver::new(&d.root);
         let mut diag = Diag::new(d);
         let mut s = Schemas::new(&res, version, mode);
@@ -484,7 +500,10 @@ mod tests {
             "c": {"allOf": [{"type": "object"}], "nullable": true, "description": "C"}
         }}));
         let (a, _, _) = convert(&d, Version::V30, Mode::Input, "/s/a");
-        assert_eq!(a, json!({"type": ["string", "null"], "enum": ["x", "y", null]}));
+        assert_eq!(
+            a,
+            json!({"type": ["string", "null"], "enum": ["x", "y", null]})
+        );
         let (b, _, _) = convert(&d, Version::Swagger2, Mode::Input, "/s/b");
         assert_eq!(b, json!({"type": ["integer", "null"]}));
         let (c, _, _) = convert(&d, Version::V30, Mode::Input, "/s/c");
@@ -496,10 +515,15 @@ mod tests {
 
     #[test]
     fn boolean_exclusive_bounds_become_numbers() {
-        let d = doc(json!({"s": {"type": "number", "minimum": 1, "exclusiveMinimum": true,
-                                  "maximum": 9, "exclusiveMaximum": false}}));
+        let d = doc(
+            json!({"s": {"type": "number", "minimum": 1, "exclusiveMinimum": true,
+                                  "maximum": 9, "exclusiveMaximum": false}}),
+        );
         let (v, _, _) = convert(&d, Version::V30, Mode::Input, "/s");
-        assert_eq!(v, json!({"type": "number", "exclusiveMinimum": 1, "maximum": 9}));
+        assert_eq!(
+            v,
+            json!({"type": "number", "exclusiveMinimum": 1, "maximum": 9})
+        );
         let d = doc(json!({"s": {"exclusiveMinimum": 1, "exclusiveMaximum": 10}}));
         let (v, _, _) = convert(&d, Version::V31, Mode::Input, "/s");
         assert_eq!(v, json!({"exclusiveMinimum": 1, "exclusiveMaximum": 10}));
@@ -553,7 +577,8 @@ mod tests {
                      "xml": {"name": "n"}, "example": {"$ref": "not a reference"}, "swagger-extension": true},
             "Alias": {"$ref": "#/components/schemas/Node"}
         }}}));
-        let (v, defs, problems) = convert(&d, Version::V30, Mode::Input, "/components/schemas/Alias");
+        let (v, defs, problems) =
+            convert(&d, Version::V30, Mode::Input, "/components/schemas/Alias");
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(v, json!({"$ref": "#/$defs/Node"}));
         assert_eq!(
@@ -587,9 +612,15 @@ mod tests {
             "C": {"properties": {"x": {"$ref": "#/components/schemas/Nope"}, "y": {"$ref": "https://x.test/s.json"}}}
         }}}));
         let (_, _, problems) = convert(&d, Version::V30, Mode::Input, "/components/schemas/A");
-        assert!(problems[0].contains("cycle of `$ref` aliases"), "{problems:?}");
+        assert!(
+            problems[0].contains("cycle of `$ref` aliases"),
+            "{problems:?}"
+        );
         let (_, _, problems) = convert(&d, Version::V30, Mode::Input, "/components/schemas/C");
-        assert!(problems[0].contains("/components/schemas/C/properties/x/$ref"), "{problems:?}");
+        assert!(
+            problems[0].contains("/components/schemas/C/properties/x/$ref"),
+            "{problems:?}"
+        );
         assert!(problems[0].contains("dangling"), "{problems:?}");
         assert!(problems[1].contains("remote reference"), "{problems:?}");
     }

@@ -36,7 +36,10 @@ pub(crate) fn requirements(
         return Vec::new();
     };
     let (defs, defs_at) = match version {
-        Version::Swagger2 => (root.get("securityDefinitions"), "/securityDefinitions".to_owned()),
+        Version::Swagger2 => (
+            root.get("securityDefinitions"),
+            "/securityDefinitions".to_owned(),
+        ),
         _ => (
             root.pointer("/components/securitySchemes"),
             "/components/securitySchemes".to_owned(),
@@ -44,7 +47,9 @@ pub(crate) fn requirements(
     };
     let mut out = Vec::new();
     for (i, alt) in alternatives.iter().enumerate() {
-        let Value::Object(schemes) = alt else { continue };
+        let Value::Object(schemes) = alt else {
+            continue;
+        };
         let mut all = Vec::new();
         for (name, scopes) in schemes {
             let Some(raw) = defs.and_then(|d| d.get(name)) else {
@@ -80,7 +85,12 @@ fn scheme(name: &str, def: &Value, scopes: &Value) -> SecurityScheme {
         token_url: None,
         scopes: scopes
             .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default(),
         env: credential_env(name),
     };

@@ -13,13 +13,20 @@ use serde_json::Value;
 use super::document::Version;
 
 /// The server URLs an operation is called at.
-pub(crate) fn servers(root: &Value, path_item: &Value, op: &Value, version: Version) -> Vec<ServerUrl> {
+pub(crate) fn servers(
+    root: &Value,
+    path_item: &Value,
+    op: &Value,
+    version: Version,
+) -> Vec<ServerUrl> {
     if version == Version::Swagger2 {
         return swagger(root, op);
     }
-    let list = [op, path_item, root]
-        .into_iter()
-        .find_map(|v| v.get("servers").and_then(Value::as_array).filter(|l| !l.is_empty()));
+    let list = [op, path_item, root].into_iter().find_map(|v| {
+        v.get("servers")
+            .and_then(Value::as_array)
+            .filter(|l| !l.is_empty())
+    });
     let Some(list) = list else { return Vec::new() };
     list.iter()
         .filter_map(|s| {
@@ -56,7 +63,12 @@ fn swagger(root: &Value, op: &Value) -> Vec<ServerUrl> {
         .get("schemes")
         .or_else(|| root.get("schemes"))
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .filter(|l: &Vec<String>| !l.is_empty())
         .unwrap_or_else(|| vec!["https".to_owned()]);
     schemes

@@ -45,7 +45,11 @@ pub(crate) fn run(cmd: Command) -> Result<Outcome> {
             for p in &problems {
                 crate::cli::report(p);
             }
-            eprintln!("{}: {} problem(s); nothing written", args.spec.display(), problems.len());
+            eprintln!(
+                "{}: {} problem(s); nothing written",
+                args.spec.display(),
+                problems.len()
+            );
             return Ok(Outcome::Failed);
         }
     };
