@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -129,7 +130,8 @@ async def rmcp_tools(path, binary, timeout=600):
             if proc.poll() is not None:
                 log.seek(0)
                 text = log.read().strip().splitlines()
-                return summarize([], f"exited {proc.returncode}: " + " | ".join(text[-3:])[:600])
+                text = [re.sub(r"^\S+Z\s+(ERROR|WARN)\s+\S+:\s*", "", l) for l in text[-3:]]
+                return summarize([], f"exited {proc.returncode}: " + " | ".join(text)[:600])
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
