@@ -214,6 +214,7 @@ impl Builder {
             schema.sha256
         ));
         let source = self.manifest.as_ref().or(self.openapi.as_ref());
+        let mut import_warnings = Vec::new();
         let manifest = match source {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
@@ -224,7 +225,11 @@ impl Builder {
                     store::sha256_hex(&bytes)
                 ));
                 Some(match &self.openapi {
-                    Some(path) => imported(path)?,
+                    Some(path) => {
+                        let (manifest, warnings) = imported(path)?;
+                        import_warnings = warnings;
+                        manifest
+                    }
                     None => stage(Manifest::load(path), ErrorKind::Manifest)?,
                 })
             }
@@ -298,6 +303,7 @@ impl Builder {
             mut warnings,
         } = files;
         warnings.splice(0..0, off_spec);
+        warnings.splice(0..0, import_warnings);
         Ok(Generated {
             files,
             schema,
@@ -507,9 +513,10 @@ mod tests {
     }
 }
 
-/// The manifest imported from the OpenAPI document at `path`: every
-/// problem in the message when it cannot be imported.
-fn imported(path: &Path) -> Result<Manifest> {
+/// The manifest imported from the OpenAPI document at `path` and the
+/// import's warnings; every problem in the message when it cannot be
+/// imported.
+fn imported(path: &Path) -> Result<(Manifest, Vec<Error>)> {
     let imported = crate::openapi::import(path, &crate::openapi::ImportOptions::default())
         .map_err(|errors| {
             let listed: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
@@ -523,8 +530,9 @@ fn imported(path: &Path) -> Result<Manifest> {
         })?;
     let text = serde_json::to_string(&imported.manifest)
         .map_err(|e| Error::new(format!("cannot write the imported manifest: {e}")))?;
-    stage(
+    let manifest = stage(
         Manifest::from_str(&text, &path.display().to_string()),
         ErrorKind::Manifest,
-    )
+    )?;
+    Ok((manifest, imported.warnings))
 }

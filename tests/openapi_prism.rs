@@ -166,9 +166,7 @@ impl Relay {
                 let (log, prefer) = (Arc::clone(&log2), Arc::clone(&prefer2));
                 std::thread::spawn(move || {
                     let prefer = prefer.lock().unwrap().clone();
-                    if let Some(exchange) = relay_one(stream, upstream, prefer.as_deref()) {
-                        log.lock().unwrap().push(exchange);
-                    }
+                    let _ = relay_one(stream, upstream, prefer.as_deref(), &log);
                 });
             }
         });
@@ -251,7 +249,12 @@ fn unchunk(mut body: &[u8]) -> Vec<u8> {
     out
 }
 
-fn relay_one(mut client: TcpStream, upstream: u16, prefer: Option<&str>) -> Option<Exchange> {
+fn relay_one(
+    mut client: TcpStream,
+    upstream: u16,
+    prefer: Option<&str>,
+    log: &Mutex<Vec<Exchange>>,
+) -> Option<()> {
     client
         .set_read_timeout(Some(Duration::from_secs(60)))
         .ok()?;
@@ -302,14 +305,17 @@ fn relay_one(mut client: TcpStream, upstream: u16, prefer: Option<&str>) -> Opti
         "Content-Length: {}\r\nConnection: close\r\n\r\n",
         answer_body.len()
     ));
-    let _ = client.write_all(back.as_bytes());
-    let _ = client.write_all(&answer_body);
-    Some(Exchange {
+    // Kept before the answer goes back: the call's result can come only
+    // after it.
+    log.lock().unwrap().push(Exchange {
         request_line,
         status,
         headers,
-        body: answer_body,
-    })
+        body: answer_body.clone(),
+    });
+    let _ = client.write_all(back.as_bytes());
+    let _ = client.write_all(&answer_body);
+    Some(())
 }
 
 /// Prism mocking `document` on a free loopback port, ready.

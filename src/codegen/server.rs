@@ -432,6 +432,10 @@ fn upstream_items(
         pub mod requests {
             use mcpgen_runtime::codegen::*;
 
+            /// Each tool's number, as [`Upstream::send`] and
+            /// [`Upstream::output`] take it.
+            pub use super::tool_index::*;
+
             #(#requests)*
         }
     };

@@ -90,7 +90,7 @@ fn raw_schema(media_type: &str) -> Option<Value> {
     } else if e.starts_with("text/") {
         Some(json!({"type": "string"}))
     } else {
-        Some(json!({"type": "string", "contentEncoding": "base64"}))
+        Some(json!({"type": "string", "contentEncoding": "base64", "pattern": super::schema::BASE64_PATTERN}))
     }
 }
 
@@ -289,7 +289,7 @@ mod tests {
         );
         assert_eq!(
             raw_schema(OCTETS),
-            Some(json!({"type": "string", "contentEncoding": "base64"}))
+            Some(json!({"type": "string", "contentEncoding": "base64", "pattern": super::schema::BASE64_PATTERN}))
         );
         assert!(is_json("application/problem+json; charset=utf-8"));
     }

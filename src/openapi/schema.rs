@@ -45,6 +45,12 @@ pub(crate) enum Mode {
 }
 
 /// Keywords whose value is one subschema.
+/// What a base64 string may hold (standard or URL-safe alphabet, padding
+/// optional): the `pattern` of every binary value, so that arguments the
+/// schema accepts are bytes the request can carry.
+pub(crate) const BASE64_PATTERN: &str =
+    "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$";
+
 const ONE: &[&str] = &[
     "additionalProperties",
     "propertyNames",
@@ -346,6 +352,7 @@ impl<'r, 'a> Schemas<'r, 'a> {
         if binary {
             out.insert("type".into(), json!("string"));
             out.insert("contentEncoding".into(), json!("base64"));
+            out.insert("pattern".into(), json!(BASE64_PATTERN));
         }
         if !hidden.is_empty() {
             if let Some(Value::Array(req)) = out.get_mut("required") {
