@@ -57,6 +57,12 @@ for table in "$target"/conformance/*.txt; do
     echo "== conformance: $(basename "$table" .txt)"
     cat "$table"
 done
+# The OpenAPI documents served against Prism (tests/openapi_prism.rs).
+if [ -f "$target/openapi-prism/table.md" ]; then
+    echo "== openapi: the nine documents against Prism"
+    cat "$target/openapi-prism/table.md"
+    [ -f "$target/openapi-prism/set-aside.txt" ] && cat "$target/openapi-prism/set-aside.txt"
+fi
 # One line naming every test that skipped, and why.
 if compgen -G "$target/skipped/*.txt" >/dev/null; then
     skipped=$(cat "$target"/skipped/*.txt | sort -u)
