@@ -780,10 +780,24 @@ fn every_document_serves_its_tools_against_prism() {
     eprintln!("{table}");
     let table_dir = target_dir().join("openapi-prism");
     let _ = std::fs::write(table_dir.join("table.md"), &table);
+    // One line per document and reason: how many calls, and which tools.
     let mut set_aside = String::new();
     for (file, r) in &reports {
+        let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (tool, why) in &r.set_aside {
-            set_aside.push_str(&format!("set aside: {file} {tool}: {why}\n"));
+            by_reason.entry(why).or_default().push(tool);
+        }
+        for (why, tools) in by_reason {
+            let mut names = tools.clone();
+            names.dedup();
+            let shown: Vec<&str> = names.iter().take(5).copied().collect();
+            let more = names.len().saturating_sub(shown.len());
+            set_aside.push_str(&format!(
+                "set aside: {file}: {} call(s): {why} ({}{})\n",
+                tools.len(),
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() }
+            ));
         }
     }
     eprint!("{set_aside}");
