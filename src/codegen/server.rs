@@ -129,17 +129,23 @@ pub fn generate(
                 fn #method(
                     &self,
                     input: super::tools::#input,
-                    _ctx: RequestContext,
+                    ctx: RequestContext,
                 ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send {
                     async move {
                         let upstream = HttpApi::upstream(self);
-                        let answer = requests::#method(upstream, &input).await?;
+                        // The arguments as sent (what the typed input keeps
+                        // may be less), else the input written out.
+                        let answer = match ctx.arguments() {
+                            Some(arguments) => upstream.send(tool_index::#index_name, arguments).await?,
+                            None => requests::#method(upstream, &input).await?,
+                        };
                         upstream.output(tool_index::#index_name, answer)
                     }
                 }
             });
             arms.extend(quote! {
                 tool_index::#index_name => Box::pin(async move {
+                    let ctx = ctx.with_arguments(arguments.clone());
                     let input = #decode(arguments)?;
                     Ok(handler.#method(input, ctx).await?)
                 }),
@@ -439,7 +445,7 @@ fn upstream_items(
             #(#requests)*
         }
     };
-    Ok((items, quote!(HttpApi +)))
+    Ok((items, quote!(HttpApi+)))
 }
 
 /// A Rust identifier from a binding, or an error naming the tool.

@@ -83,15 +83,20 @@ pub(crate) fn pick<'k>(types: impl Iterator<Item = &'k str>) -> Option<&'k str> 
 }
 
 /// The schema of a body that is not JSON, a form or multipart.
-fn raw_schema(media_type: &str) -> Option<Value> {
+/// A required one is never empty (a required value never is).
+fn raw_schema(media_type: &str, required: bool) -> Option<Value> {
     let e = essence(media_type);
-    if preference(media_type) < 4 {
-        None
+    let mut schema = if preference(media_type) < 4 {
+        return None;
     } else if e.starts_with("text/") {
-        Some(json!({"type": "string"}))
+        json!({"type": "string"})
     } else {
-        Some(json!({"type": "string", "contentEncoding": "base64", "pattern": super::schema::BASE64_PATTERN}))
+        json!({"type": "string", "contentEncoding": "base64", "pattern": crate::openapi::schema::BASE64_PATTERN})
+    };
+    if required {
+        schema["minLength"] = json!(1);
     }
+    Some(schema)
 }
 
 /// OpenAPI 3's `requestBody` of an operation.
@@ -116,7 +121,7 @@ pub(crate) fn request_body(
     let media_type = pick(content.keys().map(String::as_str))?.to_owned();
     let media = &content[&media_type];
     let media_at = child(&child(&at, "content"), &media_type);
-    let schema = match raw_schema(&media_type) {
+    let schema = match raw_schema(&media_type, rb.get("required") == Some(&Value::Bool(true))) {
         Some(s) => s,
         None => match media.get("schema") {
             Some(s) => schemas.convert(s, &child(&media_at, "schema"), diag),
@@ -208,7 +213,10 @@ pub(crate) fn swagger_body(
         let media_type = pick(consumes.iter().map(String::as_str))
             .unwrap_or("application/json")
             .to_owned();
-        let schema = match raw_schema(&media_type) {
+        let schema = match raw_schema(
+            &media_type,
+            b.value.get("required") == Some(&Value::Bool(true)),
+        ) {
             Some(s) => s,
             None => match b.value.get("schema") {
                 Some(s) => schemas.convert(s, &child(&b.at, "schema"), diag),
@@ -284,12 +292,14 @@ mod tests {
             Some("application/xml")
         );
         assert_eq!(
-            raw_schema("text/plain; charset=utf-8"),
+            raw_schema("text/plain; charset=utf-8", false),
             Some(json!({"type": "string"}))
         );
         assert_eq!(
-            raw_schema(OCTETS),
-            Some(json!({"type": "string", "contentEncoding": "base64", "pattern": super::schema::BASE64_PATTERN}))
+            raw_schema(OCTETS, false),
+            Some(
+                json!({"type": "string", "contentEncoding": "base64", "pattern": crate::openapi::schema::BASE64_PATTERN})
+            )
         );
         assert!(is_json("application/problem+json; charset=utf-8"));
     }

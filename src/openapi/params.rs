@@ -296,6 +296,17 @@ pub(crate) fn clash_label(l: Location) -> &'static str {
 
 /// Narrows a parameter's schema to what its place can carry.
 pub(crate) fn restrict(schema: &mut Value, loc: Location, required: bool) {
+    // A required array is never empty: an empty one writes no value at
+    // all in a query, a header or a cookie, so the parameter would be
+    // missing.
+    if required && schema.get("type").and_then(Value::as_str) == Some("array") {
+        if let Value::Object(m) = schema {
+            if m.get("minItems").and_then(Value::as_u64).unwrap_or(0) < 1 {
+                m.insert("minItems".into(), json!(1));
+            }
+        }
+        return;
+    }
     if !is_string(schema) {
         return;
     }

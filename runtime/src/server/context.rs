@@ -126,6 +126,9 @@ pub struct RequestContext {
     /// The task this call may become, kept for [`crate::server::tasks`] (which
     /// reads it back as its own type: this module does not import it).
     task: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// The call's arguments as sent, for a tool that calls an HTTP API
+    /// (set by the generated dispatch; see [`RequestContext::arguments`]).
+    arguments: Option<Value>,
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -159,6 +162,7 @@ impl RequestContext {
             channel: Channel::None,
             notifier: None,
             task: None,
+            arguments: None,
         }
     }
 
@@ -177,6 +181,23 @@ impl RequestContext {
     pub(crate) fn with_channel(mut self, channel: Channel) -> Self {
         self.channel = channel;
         self
+    }
+
+    /// The context carrying the call's `arguments` as the client sent them
+    /// (validated against `inputSchema`). The generated dispatch sets it
+    /// for the tools that call an HTTP API, whose default handler sends
+    /// exactly these: a typed input written back out would drop what its
+    /// type does not keep (an empty optional array, an unknown member).
+    #[doc(hidden)]
+    pub fn with_arguments(mut self, arguments: Value) -> Self {
+        self.arguments = Some(arguments);
+        self
+    }
+
+    /// The call's arguments as the client sent them, validated, for a tool
+    /// that calls an HTTP API (`x-mcpgen.http`); `None` for other tools.
+    pub fn arguments(&self) -> Option<&Value> {
+        self.arguments.as_ref()
     }
 
     /// The context with `notifier` at hand for the handler.

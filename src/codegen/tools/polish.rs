@@ -197,10 +197,44 @@ fn absent_tolerant(fields: &mut Fields) {
         if own_decoder && !has("default") && !has("flatten") && !required_nullable {
             f.attrs.push(syn::parse_quote!(#[serde(default)]));
         }
+        // A required nullable wide integer has two decoders: `wide`'s
+        // (which reads `null` too, and without `default` still requires
+        // the field) replaces typify's `Option::deserialize`.
+        let decoders = args.iter().filter(|(k, _)| k == "deserialize_with").count();
+        if required_nullable && decoders > 1 {
+            drop_option_deserialize(&mut f.attrs);
+        }
     }
     for f in named.named.iter_mut() {
         merge_serde(&mut f.attrs);
     }
+}
+
+/// The field's `#[serde(…)]` attributes without typify's
+/// `deserialize_with = "…Option::deserialize"`.
+fn drop_option_deserialize(attrs: &mut Vec<Attribute>) {
+    use syn::punctuated::Punctuated;
+    use syn::{Meta, Token};
+    attrs.retain_mut(|a| {
+        if !a.path().is_ident("serde") {
+            return true;
+        }
+        let Ok(list) = a.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) else {
+            return true;
+        };
+        let kept: Vec<&Meta> = list
+            .iter()
+            .filter(|m| {
+                !matches!(m, Meta::NameValue(nv) if nv.path.is_ident("deserialize_with")
+                    && quote::ToTokens::to_token_stream(&nv.value).to_string().ends_with("Option::deserialize\""))
+            })
+            .collect();
+        if kept.is_empty() {
+            return false;
+        }
+        *a = syn::parse_quote!(#[serde(#(#kept),*)]);
+        true
+    });
 }
 
 /// A field's `#[serde(…)]` attributes as one, where the first was.
@@ -1201,6 +1235,24 @@ mod tests {
         );
         // All optional, with a schema default: `Default` by hand, as `{}` decodes.
         assert!(out.contains("impl Default for A { fn default () -> Self { Self { timeout : None , b : defaults :: b () , } } }"), "{out}");
+    }
+
+    #[test]
+    fn a_required_nullable_wide_integer_has_one_decoder() {
+        // Lob's OpenAPI document has such a field: two `deserialize_with`
+        // did not compile.
+        let out = polished(quote! {
+            pub struct A {
+                #[serde(deserialize_with = "::std::option::Option::deserialize")]
+                #[serde(deserialize_with = "wide::option")]
+                pub big: ::std::option::Option<i128>,
+            }
+        });
+        assert!(
+            out.contains(r#"# [serde (deserialize_with = "wide::option")] pub big"#),
+            "{out}"
+        );
+        assert!(!out.contains("Option::deserialize"), "{out}");
     }
 
     #[test]
