@@ -748,27 +748,12 @@ fn judge(
     }
 }
 
-/// Operations of the document: (path, method) pairs.
+/// Operations of the document: (path, method) pairs, as the importer
+/// counts them before filters.
 fn count_operations(document: &Path) -> usize {
-    let text = std::fs::read_to_string(document).unwrap();
-    let doc = mcpgen_runtime::yaml::document(&text).expect("the document is YAML");
-    const METHODS: &[&str] = &[
-        "get", "put", "post", "delete", "options", "head", "patch", "trace",
-    ];
-    doc["paths"]
-        .as_object()
-        .map(|paths| {
-            paths
-                .values()
-                .filter_map(Value::as_object)
-                .map(|item| {
-                    item.keys()
-                        .filter(|k| METHODS.contains(&k.as_str()))
-                        .count()
-                })
-                .sum()
-        })
-        .unwrap_or(0)
+    mcpgen::openapi::import(document, &mcpgen::openapi::ImportOptions::default())
+        .map(|i| i.operations)
+        .unwrap_or_else(|e| panic!("{}: {e:?}", document.display()))
 }
 
 #[test]
