@@ -655,6 +655,22 @@ fn judge(
         return;
     };
     let violations = exchange.request_violations();
+    let multipart = binding_media_type(tool).is_some_and(|m| m.starts_with("multipart/"));
+    if multipart
+        && !violations.is_empty()
+        && violations
+            .iter()
+            .all(|v| v.contains("\"code\":\"type\"") && v.contains("must be object"))
+    {
+        // An object member of a multipart body goes as a part of type
+        // application/json (OpenAPI's default for objects); Prism reads
+        // every part as a string.
+        report.set_aside.push((
+            name.to_owned(),
+            "Prism reads a multipart part holding JSON as a string (\"must be object\")".to_owned(),
+        ));
+        return;
+    }
     if !violations.is_empty() {
         report.invalid += 1;
         report.wrong.push((
@@ -746,6 +762,11 @@ fn judge(
             ),
         ));
     }
+}
+
+/// The media type of a tool's request body, if it has one.
+fn binding_media_type(tool: &Value) -> Option<&str> {
+    tool["x-mcpgen"]["http"]["body"]["mediaType"].as_str()
 }
 
 /// Operations of the document: (path, method) pairs, as the importer

@@ -304,6 +304,10 @@ impl Rewriter<'_, '_> {
                         None => child.clone(),
                     }
                 }
+                // `minLength: 0` constrains nothing, and typify writes its
+                // check as a comparison rustc warns is useless (Box's
+                // OpenAPI document has one).
+                ("minLength", Value::Number(n)) if n.as_u64() == Some(0) => continue,
                 ("enum" | "const", _) if too_long_values(k, child) => {
                     self.notes.push(Note {
                         pointer: here,
