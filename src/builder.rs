@@ -217,7 +217,11 @@ impl Builder {
         let manifest = match source {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read manifest", path, e))?;
-                let what = if self.openapi.is_some() { "openapi" } else { "manifest" };
+                let what = if self.openapi.is_some() {
+                    "openapi"
+                } else {
+                    "manifest"
+                };
                 header = header.input(format!(
                     "{what} {} (sha256 {})",
                     file_name(path),

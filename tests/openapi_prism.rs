@@ -260,8 +260,15 @@ fn relay_one(mut client: TcpStream, upstream: u16, prefer: Option<&str>) -> Opti
     let request_line = lines.next().unwrap_or_default().to_owned();
     let mut out_head = format!("{request_line}\r\n");
     for line in lines {
-        let name = line.split(':').next().unwrap_or_default().to_ascii_lowercase();
-        if matches!(name.as_str(), "connection" | "content-length" | "prefer" | "transfer-encoding") {
+        let name = line
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if matches!(
+            name.as_str(),
+            "connection" | "content-length" | "prefer" | "transfer-encoding"
+        ) {
             continue;
         }
         out_head.push_str(line);
@@ -275,7 +282,9 @@ fn relay_one(mut client: TcpStream, upstream: u16, prefer: Option<&str>) -> Opti
         body.len()
     ));
     let mut prism = TcpStream::connect(("127.0.0.1", upstream)).ok()?;
-    prism.set_read_timeout(Some(Duration::from_secs(120))).ok()?;
+    prism
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .ok()?;
     prism.write_all(out_head.as_bytes()).ok()?;
     prism.write_all(&body).ok()?;
     let (answer_head, answer_body) = read_message(&mut prism, true)?;
@@ -293,7 +302,10 @@ fn relay_one(mut client: TcpStream, upstream: u16, prefer: Option<&str>) -> Opti
     let mut back = format!("{status_line}\r\n");
     for (name, value) in &headers {
         let lower = name.to_ascii_lowercase();
-        if matches!(lower.as_str(), "connection" | "content-length" | "transfer-encoding") {
+        if matches!(
+            lower.as_str(),
+            "connection" | "content-length" | "transfer-encoding"
+        ) {
             continue;
         }
         back.push_str(&format!("{name}: {value}\r\n"));
@@ -475,7 +487,10 @@ struct Report {
 fn mock_copy(document: &Path, mock: Mock, out: &Path) -> PathBuf {
     let path = out.join(format!(
         "{}.mock.json",
-        document.file_stem().and_then(|s| s.to_str()).unwrap_or("document")
+        document
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("document")
     ));
     let mut cmd = Command::new("python3");
     cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/openapi-mock-copy.py"));
@@ -488,7 +503,11 @@ fn mock_copy(document: &Path, mock: Mock, out: &Path) -> PathBuf {
         .env("NODE_PATH", prism_node_modules())
         .status()
         .expect("run scripts/openapi-mock-copy.py");
-    assert!(status.success(), "openapi-mock-copy.py {}", document.display());
+    assert!(
+        status.success(),
+        "openapi-mock-copy.py {}",
+        document.display()
+    );
     path
 }
 
@@ -650,7 +669,10 @@ fn judge(
         } else {
             report.wrong.push((
                 name.to_owned(),
-                format!("Prism answered {} and the result was {response}", exchange.status),
+                format!(
+                    "Prism answered {} and the result was {response}",
+                    exchange.status
+                ),
             ));
         }
         return;
@@ -669,7 +691,10 @@ fn judge(
     }
     if binding.get("output").is_some() && exchange.is_json() {
         let Ok(body) = serde_json::from_slice::<Value>(&exchange.body) else {
-            report.wrong.push((name.to_owned(), "Prism's JSON answer does not parse".to_owned()));
+            report.wrong.push((
+                name.to_owned(),
+                "Prism's JSON answer does not parse".to_owned(),
+            ));
             return;
         };
         let expected = match binding["output"]["wrap"].as_str() {
@@ -707,9 +732,13 @@ fn judge(
     if !is_error && result["content"].is_array() {
         report.right += 1;
     } else {
-        report
-            .wrong
-            .push((name.to_owned(), format!("Prism answered {} and the result was {response}", exchange.status)));
+        report.wrong.push((
+            name.to_owned(),
+            format!(
+                "Prism answered {} and the result was {response}",
+                exchange.status
+            ),
+        ));
     }
 }
 
@@ -717,14 +746,20 @@ fn judge(
 fn count_operations(document: &Path) -> usize {
     let text = std::fs::read_to_string(document).unwrap();
     let doc = mcpgen_runtime::yaml::document(&text).expect("the document is YAML");
-    const METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+    const METHODS: &[&str] = &[
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
     doc["paths"]
         .as_object()
         .map(|paths| {
             paths
                 .values()
                 .filter_map(Value::as_object)
-                .map(|item| item.keys().filter(|k| METHODS.contains(&k.as_str())).count())
+                .map(|item| {
+                    item.keys()
+                        .filter(|k| METHODS.contains(&k.as_str()))
+                        .count()
+                })
                 .sum()
         })
         .unwrap_or(0)

@@ -435,7 +435,7 @@ fn upstream_items(
             #(#requests)*
         }
     };
-    Ok((items, quote!(HttpApi +)))
+    Ok((items, quote!(HttpApi+)))
 }
 
 /// A Rust identifier from a binding, or an error naming the tool.

@@ -13,7 +13,12 @@ pub(crate) struct Args {
     /// Directory of the new crate; its last component is the crate name.
     name: PathBuf,
     /// Tool manifest the server implements (copied into the crate).
-    #[arg(long, value_name = "FILE", required_unless_present = "openapi", conflicts_with = "openapi")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "openapi",
+        conflicts_with = "openapi"
+    )]
     manifest: Option<PathBuf>,
     /// An OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1; JSON or YAML):
     /// every operation becomes a tool whose generated handler calls the
