@@ -354,7 +354,7 @@ impl<'a> Generator<'a> {
                     header,
                 )
                 .map_err(|e| in_file(FILES[1], e))?;
-                Ok((text, out.warnings))
+                Ok((text, out.warnings, out.tools))
             });
             let sides = match pending {
                 Ok(thread) => thread
@@ -362,8 +362,19 @@ impl<'a> Generator<'a> {
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 Err(done) => done,
             };
-            let (mut tools, warnings) = tools?;
-            let sides = sides?;
+            let (mut tools, warnings, bindings) = tools?;
+            // The side work named each tool's types from its name alone;
+            // when the tool types were rebased to resolve a clash, it is
+            // done again with the names they got.
+            let sides = if codegen::tools::rebased(manifest, &bindings) {
+                let work = SideWork {
+                    side: self.side(),
+                    manifest,
+                };
+                work.run_with(header, &bindings)?
+            } else {
+                sides?
+            };
             // The tool types never name a protocol type (typify's output
             // has no `protocol` path to name one through): only what the
             // side work wrote is searched.
@@ -396,9 +407,14 @@ pub(crate) struct SideWork<'a> {
 impl SideWork<'_> {
     /// `server.rs`, `client.rs` and the end of `tools.rs`, formatted.
     pub(crate) fn run(&self, header: &Header) -> Result<SideFiles> {
-        let bindings = codegen::tools::bindings(self.manifest);
-        let mut files = self.side.files(self.manifest, &bindings, header)?;
-        let rest = tools_rest(self.manifest, &bindings)?;
+        self.run_with(header, &codegen::tools::bindings(self.manifest))
+    }
+
+    /// [`run`](Self::run) with the tools' `bindings` as generating their
+    /// types made them.
+    fn run_with(&self, header: &Header, bindings: &[ToolBinding]) -> Result<SideFiles> {
+        let mut files = self.side.files(self.manifest, bindings, header)?;
+        let rest = tools_rest(self.manifest, bindings)?;
         files
             .mentioned
             .extend(codegen::protocol::mentioned(self.side.spec, &[&rest]));

@@ -205,9 +205,12 @@ fn invalid_manifests_are_errors_not_panics() {
         dup.location.unwrap().pointer.as_deref(),
         Some("/tools/1/name")
     );
+    // Tools that would both define `AInputX` are rebased (see
+    // `types_two_tools_would_share_are_rebased`), unless both names are
+    // the user's.
     let clash = generate(&manifest(json!([
-        {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "object", "properties": {"p": {"type": "string"}}}}}},
-        {"name": "a_input", "inputSchema": {"type": "object", "$defs": {"x": {"type": "integer"}}, "properties": {"y": {"$ref": "#/$defs/x"}}}}
+        {"name": "a", "x-mcpgen": {"rustName": "a"}, "inputSchema": {"type": "object", "properties": {"x": {"type": "object", "properties": {"p": {"type": "string"}}}}}},
+        {"name": "a_input", "x-mcpgen": {"rustName": "a_input"}, "inputSchema": {"type": "object", "$defs": {"x": {"type": "integer"}}, "properties": {"y": {"$ref": "#/$defs/x"}}}}
     ])))
     .unwrap_err();
     assert_eq!(
@@ -223,6 +226,60 @@ fn invalid_manifests_are_errors_not_panics() {
         missing.message
     );
     assert!(missing.hint.unwrap().contains("mcpgen manifest check"));
+}
+
+/// Type names are a tool's base and the names of its definitions and
+/// nested properties, so `foo`'s definition `barBaz` and `foo_bar`'s `baz`
+/// would both be `FooBarBaz`: the tool whose wire name sorts later gets
+/// its types under `FooBar2`, whatever the manifest order, and its
+/// binding names them. An `x-mcpgen.rustName` keeps its name. (The golden
+/// `rebased_types` is this manifest, compiled.)
+#[test]
+fn types_two_tools_would_share_are_rebased() {
+    let out = golden("rebased_types");
+    let code = code(&out);
+    for wanted in [
+        "pub struct FooBarBaz {",
+        "pub left: String,",
+        "pub struct FooBar2Baz {",
+        "pub right: i128,",
+        "pub struct FooBar2Input {",
+        "pub struct FooBar2Output {",
+        "pub struct FooInput {",
+    ] {
+        assert!(code.contains(wanted), "{wanted}\n{code}");
+    }
+    assert!(!code.contains("pub struct FooBarInput"), "{code}");
+    let types: Vec<(&str, &str, Option<&str>)> = out
+        .tools
+        .iter()
+        .map(|b| (b.name.as_str(), b.input.as_str(), b.output.as_deref()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("foo", "FooInput", None),
+            ("foo_bar", "FooBar2Input", Some("FooBar2Output"))
+        ]
+    );
+    let path = format!(
+        "{}/goldens/manifests/rebased_types.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut declared: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let tools = declared["tools"].as_array_mut().unwrap();
+    tools.reverse();
+    let out = run(Value::Array(tools.clone()));
+    let inputs: Vec<&str> = out.tools.iter().map(|b| b.input.as_str()).collect();
+    assert_eq!(inputs, ["FooBar2Input", "FooInput"]);
+    // `foo_bar`'s own name wins: `foo` is rebased instead.
+    tools[0]["x-mcpgen"] = json!({"rustName": "foo_bar"});
+    let out = run(Value::Array(tools.clone()));
+    let inputs: Vec<&str> = out.tools.iter().map(|b| b.input.as_str()).collect();
+    assert_eq!(inputs, ["FooBarInput", "Foo2Input"]);
+    let code = self::code(&out);
+    assert!(code.contains("pub struct Foo2BarBaz {"), "{code}");
 }
 
 /// The 2020-12 vocabulary of the conformance suite's `json_schema_2020_12_tool`:

@@ -132,22 +132,140 @@ pub fn json_const(name: &str, docs: &[&str], value: &impl serde::Serialize) -> R
 ///
 /// Fails when a tool has no name or no object `inputSchema`, or when two
 /// tools share a name (`mcpgen manifest check` lists every such problem).
+///
+/// Type names are a tool's base followed by the names of its definitions
+/// and nested properties, so two tools can spell the same name (`Foo`
+/// with a definition `barBaz` and `FooBar` with one `baz` both make
+/// `FooBarBaz`), and typify would give both the same type. Such clashes
+/// are resolved here: for each name defined by several tools, the one
+/// with an `x-mcpgen.rustName` keeps it (an override always keeps its
+/// name), else the one whose wire name sorts first, and every other is
+/// *rebased*: all its types, `<Base>Input` and `<Base>Output` too, are
+/// generated under `<Base>2` (else `<Base>3`, …: the first such base that
+/// no other base and none of the names the tools define start with,
+/// handed out in wire-name order). So the rebased names depend only on
+/// the tools, not on their order in the manifest, and are the same on
+/// every run. The bindings ([`ToolsOutput::tools`]) name the rebased
+/// types. Only two tools that both have an `x-mcpgen.rustName` remain an
+/// error. A manifest without a clash is generated exactly as if this rule
+/// did not exist.
 pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
     preflight(manifest)?;
-    // Writing every tool's code in its own scratch space costs a tenth of
-    // the run; it only matters when writing the whole fails. So the whole
-    // is tried first, and on a panic each tool again, written alone, so
-    // that the tool whose schema typify cannot write falls back.
-    match generate_with(manifest, Trial::Convert) {
-        Err(Failed::Writing) => {
-            generate_with(manifest, Trial::ConvertAndWrite).map_err(|f| match f {
-                Failed::Error(e) => e,
-                Failed::Writing => Error::new("typify failed to write the tool types"),
-            })
+    let mut rebased = Rebased::default();
+    loop {
+        // Writing every tool's code in its own scratch space costs a tenth
+        // of the run; it only matters when writing the whole fails. So the
+        // whole is tried first, and on a panic each tool again, written
+        // alone, so that the tool whose schema typify cannot write falls
+        // back.
+        let attempt = match generate_with(manifest, &rebased, Trial::Convert) {
+            Err(Failed::Writing) => generate_with(manifest, &rebased, Trial::ConvertAndWrite),
+            other => other,
+        };
+        match attempt {
+            Ok(out) => return Ok(out),
+            Err(Failed::Error(e)) => return Err(e),
+            Err(Failed::Writing) => {
+                return Err(Error::new("typify failed to write the tool types"))
+            }
+            Err(Failed::Clash(clash)) => rebase(manifest, &mut rebased, clash)?,
         }
-        Err(Failed::Error(e)) => Err(e),
-        Ok(out) => Ok(out),
     }
+}
+
+/// The type bases given to tools whose types clashed with another tool's,
+/// by position in the manifest; every other tool has the base
+/// [`naming::tool_names`] gives it.
+#[derive(Default)]
+struct Rebased {
+    bases: BTreeMap<usize, String>,
+    /// Bases handed out in an earlier round, never handed out again.
+    retired: BTreeSet<String>,
+    /// Rounds of rebasing so far.
+    rounds: usize,
+}
+
+/// Rounds of rebasing after which a clash is reported instead: each round
+/// gives the clashing tools bases no type starts with, so one round is all
+/// any manifest seen so far needed.
+const MAX_REBASE_ROUNDS: usize = 8;
+
+/// Tools whose types would share names, from one round of generation.
+struct Clash {
+    /// Each tool's position, base, and the type names it defines, in
+    /// manifest order.
+    defined: Vec<(usize, String, BTreeSet<String>)>,
+}
+
+/// Gives new bases to the tools that lose a clash (see [`generate`]); an
+/// error when the clash is between two `x-mcpgen.rustName`s, or when
+/// rebasing does not settle it.
+fn rebase(manifest: &Manifest, rebased: &mut Rebased, clash: Clash) -> Result<()> {
+    let explicit = |i: usize| manifest.tools[i].settings.rust_name.is_some();
+    let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, _, names) in &clash.defined {
+        for name in names {
+            by_name.entry(name).or_default().push(*i);
+        }
+    }
+    let mut losers = BTreeSet::new();
+    let mut first_error = None;
+    for (name, tools) in &mut by_name {
+        if tools.len() < 2 {
+            continue;
+        }
+        tools.sort_by_key(|&i| (!explicit(i), manifest.tools[i].name.as_str()));
+        if explicit(tools[1]) || rebased.rounds >= MAX_REBASE_ROUNDS {
+            let (a, b) = (&manifest.tools[tools[0]], &manifest.tools[tools[1]]);
+            let e = manifest
+                .error_at(
+                    &b.pointer,
+                    format!(
+                        "tools `{}` and `{}` would both define a Rust type named `{name}`",
+                        a.name, b.name
+                    ),
+                )
+                .with_hint("give one of them another `x-mcpgen.rustName`");
+            // The first in manifest order is reported.
+            if first_error
+                .as_ref()
+                .is_none_or(|(at, _): &(usize, Error)| b.index < *at)
+            {
+                first_error = Some((b.index, e));
+            }
+            continue;
+        }
+        losers.extend(
+            tools[1..]
+                .iter()
+                .map(|&i| (manifest.tools[i].name.as_str(), i)),
+        );
+    }
+    if let Some((_, e)) = first_error {
+        return Err(e);
+    }
+    rebased.rounds += 1;
+    let names = named(manifest, &Rebased::default());
+    let mut bases: BTreeSet<String> = clash.defined.iter().map(|(_, b, _)| b.clone()).collect();
+    let defined: BTreeSet<&str> = by_name.keys().copied().collect();
+    // In wire-name order, so that the bases do not depend on the order of
+    // the tools in the manifest.
+    for (_, i) in losers {
+        let own = &names[i].0.type_base;
+        let free = |candidate: &str| {
+            !rebased.retired.contains(candidate)
+                && !bases.iter().any(|b| b.starts_with(candidate))
+                && !defined.iter().any(|d| d.starts_with(candidate))
+        };
+        let base = (2..)
+            .map(|n| format!("{own}{n}"))
+            .find(|c| free(c))
+            .expect("an unbounded range always yields a free base");
+        rebased.retired.insert(base.clone());
+        bases.insert(base.clone());
+        rebased.bases.insert(i, base);
+    }
+    Ok(())
 }
 
 /// How far each tool is tried alone before the tools are converted
@@ -166,6 +284,8 @@ enum Failed {
     Error(Error),
     /// typify panicked writing the converted tools.
     Writing,
+    /// Tools would define types of the same name.
+    Clash(Clash),
 }
 
 impl From<Error> for Failed {
@@ -177,12 +297,35 @@ impl From<Error> for Failed {
 /// How generated code refers to each tool of `manifest`, in order: what
 /// [`generate`] returns as [`ToolsOutput::tools`], from the tools' names
 /// alone, without making their types.
+///
+/// A tool whose types [`generate`] rebased (see there) has other names in
+/// what it returns; [`rebased`] tells whether some tool was.
 pub fn bindings(manifest: &Manifest) -> Vec<ToolBinding> {
-    named(manifest).into_iter().map(|(_, b)| b).collect()
+    named(manifest, &Rebased::default())
+        .into_iter()
+        .map(|(_, b)| b)
+        .collect()
 }
 
-/// Each tool's names and binding.
-fn named(manifest: &Manifest) -> Vec<(naming::ToolNames, ToolBinding)> {
+/// Whether `generated` (the bindings [`generate`] returned for `manifest`)
+/// name other types than [`bindings`] does: some tool's types were
+/// rebased to resolve a clash.
+pub fn rebased(manifest: &Manifest, generated: &[ToolBinding]) -> bool {
+    let requests: Vec<(&str, Option<&str>)> = manifest
+        .tools
+        .iter()
+        .map(|t| (t.name.as_str(), t.settings.rust_name.as_deref()))
+        .collect();
+    let names = naming::tool_names(&requests);
+    names.len() != generated.len()
+        || names
+            .iter()
+            .zip(generated)
+            .any(|(n, b)| b.input != format!("{}Input", n.type_base))
+}
+
+/// Each tool's names and binding, with the bases of `rebased` tools.
+fn named(manifest: &Manifest, rebased: &Rebased) -> Vec<(naming::ToolNames, ToolBinding)> {
     let requests: Vec<(&str, Option<&str>)> = manifest
         .tools
         .iter()
@@ -193,7 +336,11 @@ fn named(manifest: &Manifest) -> Vec<(naming::ToolNames, ToolBinding)> {
         .tools
         .iter()
         .zip(names)
-        .map(|(tool, names)| {
+        .enumerate()
+        .map(|(i, (tool, mut names))| {
+            if let Some(base) = rebased.bases.get(&i) {
+                names.type_base = base.clone();
+            }
             let binding = ToolBinding {
                 name: tool.name.clone(),
                 method: names.method.clone(),
@@ -209,8 +356,13 @@ fn named(manifest: &Manifest) -> Vec<(naming::ToolNames, ToolBinding)> {
         .collect()
 }
 
-fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<ToolsOutput, Failed> {
-    let named = named(manifest);
+fn generate_with(
+    manifest: &Manifest,
+    rebased: &Rebased,
+    trial: Trial,
+) -> std::result::Result<ToolsOutput, Failed> {
+    let named = named(manifest, rebased);
+    let type_bases: Vec<String> = named.iter().map(|(n, _)| n.type_base.clone()).collect();
     let base_settings = settings();
     let mut renames = Renames::default();
     let mut sources = sources::Sources::default();
@@ -273,27 +425,22 @@ fn generate_with(manifest: &Manifest, trial: Trial) -> std::result::Result<Tools
     }
     let settings = settings_with(&base_settings, &own_enums);
     // typify silently reuses a type when two definitions get the same name;
-    // between tools that would give one tool the other's type.
-    let mut owner: BTreeMap<String, &Tool> = BTreeMap::new();
+    // between tools that would give one tool the other's type, so such
+    // tools are generated again under other bases (see `generate`).
+    let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut clash = false;
     for (tool, _, defined) in &batches {
-        for name in defined.iter().cloned() {
-            if let Some(other) = owner.get(&name) {
-                if other.index != tool.index {
-                    return Err(Failed::Error(
-                        manifest
-                            .error_at(
-                                &tool.pointer,
-                                format!(
-                                "tools `{}` and `{}` would both define a Rust type named `{name}`",
-                                other.name, tool.name
-                            ),
-                            )
-                            .with_hint("give one of them another `x-mcpgen.rustName`"),
-                    ));
-                }
-            }
-            owner.insert(name, tool);
+        for name in defined {
+            clash |= *owner.entry(name).or_insert(tool.index) != tool.index;
         }
+    }
+    if clash {
+        let defined = batches
+            .into_iter()
+            .enumerate()
+            .map(|(i, (_, _, defined))| (i, type_bases[i].clone(), defined))
+            .collect();
+        return Err(Failed::Clash(Clash { defined }));
     }
     let mut space = TypeSpace::new(&settings);
     for (tool, batch, _) in batches {
