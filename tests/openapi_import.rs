@@ -51,15 +51,8 @@ fn valid_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// Imports, counts, names, the library's check and the generator. With
-/// `rust_name_clashes`, the check may only find Rust type names two tools'
-/// nested types would share (a limit of the generator's naming, which
-/// `x-mcpgen.rustName` works around), and nothing is generated.
+/// Imports, counts, names, the library's check and the generator.
 fn whole(file: &str, operations: usize) {
-    whole_with(file, operations, false);
-}
-
-fn whole_with(file: &str, operations: usize, rust_name_clashes: bool) {
     let Some(i) = imported(file, file) else {
         return;
     };
@@ -83,12 +76,7 @@ fn whole_with(file: &str, operations: usize, rust_name_clashes: bool) {
     let path = dir.path().join("tools.json");
     std::fs::write(&path, serde_json::to_string_pretty(&i.manifest).unwrap()).unwrap();
     let m = Manifest::load(&path).unwrap();
-    let mut problems = mcpgen::check::check_in(&shared_data::store(), &m, REVISION);
-    if rust_name_clashes {
-        problems.retain(|p| !p.message.contains("would both define a Rust type named"));
-        assert!(problems.is_empty(), "{file}: {problems:?}");
-        return;
-    }
+    let problems = mcpgen::check::check_in(&shared_data::store(), &m, REVISION);
     assert!(
         problems.is_empty(),
         "{file}: {}",
@@ -143,7 +131,7 @@ fn box_api() {
 }
 #[test]
 fn stripe() {
-    whole_with("stripe-api.yaml", 444, true);
+    whole("stripe-api.yaml", 444);
 }
 
 #[test]
