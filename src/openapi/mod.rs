@@ -100,6 +100,7 @@ fn import_document(doc: &Document, options: &ImportOptions) -> Result<Imported, 
     };
     let mut tools = Vec::new();
     let mut cut: Vec<&str> = Vec::new();
+    let mut untyped: Vec<&str> = Vec::new();
     for op in &operations {
         let tags: Vec<&str> = op
             .value
@@ -118,11 +119,32 @@ fn import_document(doc: &Document, options: &ImportOptions) -> Result<Imported, 
         if !included || options.exclude.iter().any(|f| f.matches(&facts)) {
             continue;
         }
-        let (tool, refs_cut) = operation::tool(op, &cx, &mut diag);
+        let (tool, refs_cut, output_dropped) = operation::tool(op, &cx, &mut diag);
         if refs_cut > 0 {
             cut.push(&op.name);
         }
+        if output_dropped {
+            untyped.push(&op.name);
+        }
         tools.push(tool);
+    }
+    if !untyped.is_empty() {
+        let shown: Vec<&str> = untyped.iter().take(5).copied().collect();
+        let more = if untyped.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        };
+        diag.warn(
+            "/paths",
+            &format!(
+                "the success schemas of {} tool(s) ({}{more}) are over {} KiB as JSON Schema; those tools get no outputSchema and answer with the API's JSON as text",
+                untyped.len(),
+                shown.join(", "),
+                operation::MAX_OUTPUT_SCHEMA_BYTES / 1024
+            ),
+            "to type one of them, give it an outputSchema of your own in the manifest (and `\"output\": {}` in its binding)",
+        );
     }
     if !cut.is_empty() {
         let shown: Vec<&str> = cut.iter().take(5).copied().collect();

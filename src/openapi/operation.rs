@@ -61,7 +61,7 @@ fn strings(v: Option<&Value>) -> Option<Vec<String>> {
 
 /// The tool of one operation, and how many references its schemas left
 /// unconstrained for want of budget ([`super::schema::MAX_DEFS`]).
-pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usize) {
+pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usize, bool) {
     let mut input = Schemas::new(cx.res, cx.version, Mode::Input);
     let lists = [
         (
@@ -125,14 +125,21 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
     let produces = strings(op.value.get("produces"))
         .or_else(|| strings(cx.root.get("produces")))
         .unwrap_or_default();
+    let mut output_dropped = false;
     let (output_schema, output) =
         match success(op.value, &op.at, cx.version, &produces, cx.res, diag) {
             None => (None, None),
             Some((schema, at)) => {
                 let (s, wrapped, c) = output_schema(&schema, &at, cx, diag);
-                cut += c;
                 let wrap = wrapped.then(|| WRAP.to_owned());
-                (Some(s), Some(Output { wrap }))
+                if compact_len(&s) > MAX_OUTPUT_SCHEMA_BYTES {
+                    // Too large to type: the answer comes as content.
+                    output_dropped = true;
+                    (None, None)
+                } else {
+                    cut += c;
+                    (Some(s), Some(Output { wrap }))
+                }
             }
         };
 
@@ -181,7 +188,18 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
     tool.insert("annotations".into(), annotations(&op.method));
     let binding = serde_json::to_value(&binding).unwrap_or(Value::Null);
     tool.insert("x-mcpgen".into(), json!({ "http": binding }));
-    (Value::Object(tool), cut)
+    (Value::Object(tool), cut, output_dropped)
+}
+
+/// The largest `outputSchema` (compact JSON text) a tool gets. A larger
+/// one (Stripe's responses reach every object of the API through their
+/// expandable fields: 207 KB for one tool, 44 MB for 444) would make the
+/// manifest and the generated types huge for little use; such a tool
+/// answers with its JSON as a text block instead.
+pub(crate) const MAX_OUTPUT_SCHEMA_BYTES: usize = 16 * 1024;
+
+fn compact_len(v: &Value) -> usize {
+    serde_json::to_string(v).map_or(0, |t| t.len())
 }
 
 /// The hints a method gives.
