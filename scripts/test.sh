@@ -93,6 +93,7 @@ if [ "$#" -eq 0 ]; then
     cargo clippy -p mcpgen-runtime --no-deps --no-default-features -- -D warnings
     cargo clippy -p mcpgen-runtime --no-deps --no-default-features --features streamable-http -- -D warnings
     cargo clippy -p mcpgen-runtime --no-deps --no-default-features --features otel -- -D warnings
+    cargo clippy -p mcpgen-runtime --no-deps --no-default-features --features upstream,tls -- -D warnings
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcpgen-runtime --all-features
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcpgen
 fi
