@@ -100,6 +100,8 @@ fn prism_command() -> Option<PathBuf> {
 #[derive(Debug, Clone)]
 struct Exchange {
     request_line: String,
+    /// The request's body, as text.
+    request_body: String,
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
@@ -321,6 +323,7 @@ fn relay_one(
     // after it.
     log.lock().unwrap().push(Exchange {
         request_line,
+        request_body: String::from_utf8_lossy(&body).into_owned(),
         status,
         headers,
         body: answer_body.clone(),
@@ -671,6 +674,15 @@ fn judge(
         ));
         return;
     }
+    if !violations.is_empty() && violations.iter().all(|v| invented_member(v, exchange)) {
+        // Prism fills an optional object member the request did not send
+        // with `{}`, then finds that object's required members missing.
+        report.set_aside.push((
+            name.to_owned(),
+            "Prism fills an absent optional deepObject member with {} and finds its required members missing".to_owned(),
+        ));
+        return;
+    }
     if !violations.is_empty() {
         report.invalid += 1;
         report.wrong.push((
@@ -762,6 +774,39 @@ fn judge(
             ),
         ));
     }
+}
+
+/// Whether `violation` is a missing required member of an object member
+/// (`Request body property a.b must have required property 'c'`, or the
+/// same of a query parameter) that the request never sent (`a` is absent
+/// from its query and body).
+fn invented_member(violation: &str, exchange: &Exchange) -> bool {
+    let Ok(v) = serde_json::from_str::<Value>(violation) else {
+        return false;
+    };
+    let message = v["message"].as_str().unwrap_or_default();
+    if v["code"] != "required" {
+        return false;
+    }
+    let subject = message
+        .strip_prefix("Request body property ")
+        .or_else(|| message.strip_prefix("Request query parameter "));
+    let Some(member) = subject
+        .and_then(|s| s.split(" must have required property").next())
+        .and_then(|s| s.split('.').next())
+        .filter(|m| !m.is_empty())
+    else {
+        return false;
+    };
+    let target = exchange.request_line.split(' ').nth(1).unwrap_or_default();
+    let sent = |text: &str| {
+        text.split(['?', '&']).any(|pair| {
+            pair.starts_with(&format!("{member}["))
+                || pair.starts_with(&format!("{member}="))
+                || pair.starts_with(&format!("{member}%5B"))
+        })
+    };
+    !sent(target) && !sent(&exchange.request_body)
 }
 
 /// The media type of a tool's request body, if it has one.

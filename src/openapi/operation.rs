@@ -95,10 +95,22 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
     } else {
         request_body(op.value, &op.at, cx.res, &mut input, diag)
     };
-    let body = body.map(|b| {
+    let body = body.map(|mut b| {
         let property = names.claim("body", "body");
         if b.required {
             required.push(json!(property));
+            // A required form or multipart body is never empty: with no
+            // member its wire form would be nothing at all.
+            let essence = b.media_type.split(';').next().unwrap_or_default().trim();
+            let members = matches!(
+                essence,
+                "application/x-www-form-urlencoded" | "multipart/form-data"
+            );
+            if let (true, Value::Object(m)) = (members, &mut b.schema) {
+                if !m.contains_key("required") && !m.contains_key("minProperties") {
+                    m.insert("minProperties".into(), json!(1));
+                }
+            }
         }
         properties.insert(property.clone(), b.schema);
         Body {
