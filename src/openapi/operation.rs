@@ -106,10 +106,8 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
                 essence,
                 "application/x-www-form-urlencoded" | "multipart/form-data"
             );
-            if let (true, Value::Object(m)) = (members, &mut b.schema) {
-                if !m.contains_key("required") && !m.contains_key("minProperties") {
-                    m.insert("minProperties".into(), json!(1));
-                }
+            if members {
+                never_empty(&mut b.schema, true);
             }
         }
         properties.insert(property.clone(), b.schema);
@@ -201,6 +199,37 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
     let binding = serde_json::to_value(&binding).unwrap_or(Value::Null);
     tool.insert("x-mcpgen".into(), json!({ "http": binding }));
     (Value::Object(tool), cut, output_dropped)
+}
+
+/// Gives `minProperties: 1` to a required object of a form or multipart
+/// body, and to each required object member within it, that requires
+/// nothing of its own: an object without members is nothing at all on the
+/// wire (`a[b]` with no member writes no pair), so the API would find the
+/// required value missing.
+fn never_empty(schema: &mut Value, required: bool) {
+    let Value::Object(m) = schema else { return };
+    let is_object = m.get("type") == Some(&json!("object")) || m.contains_key("properties");
+    if !is_object {
+        return;
+    }
+    if required && !m.contains_key("required") && !m.contains_key("minProperties") {
+        m.insert("minProperties".into(), json!(1));
+    }
+    let needed: Vec<String> = m
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Object(props)) = m.get_mut("properties") {
+        for (name, child) in props.iter_mut() {
+            never_empty(child, needed.contains(name));
+        }
+    }
 }
 
 /// The largest `outputSchema` (compact JSON text) a tool gets. A larger
