@@ -592,7 +592,7 @@ mod tests {
             defs["Node"],
             json!({"type": "object", "properties": {
                 "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
-                "blob": {"type": "string", "contentEncoding": "base64"}},
+                "blob": {"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN}},
                 "examples": [{"$ref": "not a reference"}]})
         );
     }
