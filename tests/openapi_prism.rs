@@ -72,8 +72,14 @@ const DOCUMENTS: &[(&str, Mock)] = &[
 /// wrong result still fails the test; remove an entry once it is fixed.
 const KNOWN_OPEN: &[(&str, &str)] = &[
     ("stripe-api.yaml", "PostBillingPortalConfigurations"),
-    ("stripe-api.yaml", "PostCustomersCustomerFundingInstructions"),
-    ("stripe-api.yaml", "PostFinancialConnectionsAccountsAccountRefresh"),
+    (
+        "stripe-api.yaml",
+        "PostCustomersCustomerFundingInstructions",
+    ),
+    (
+        "stripe-api.yaml",
+        "PostFinancialConnectionsAccountsAccountRefresh",
+    ),
     ("stripe-api.yaml", "PostLinkedAccountsAccountRefresh"),
     ("stripe-api.yaml", "PostPaymentLinks"),
     ("stripe-api.yaml", "PostSourcesSourceVerify"),
