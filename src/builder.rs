@@ -371,6 +371,30 @@ fn with_file(mut e: Error, path: &Path) -> Error {
     e
 }
 
+/// The manifest imported from the OpenAPI document at `path` and the
+/// import's warnings; every problem in the message when it cannot be
+/// imported.
+fn imported(path: &Path) -> Result<(Manifest, Vec<Error>)> {
+    let imported = crate::openapi::import(path, &crate::openapi::ImportOptions::default())
+        .map_err(|errors| {
+            let listed: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            Error::new(format!(
+                "the OpenAPI document has {} problem(s):\n  {}",
+                errors.len(),
+                listed.join("\n  ")
+            ))
+            .in_file(path)
+            .with_kind(ErrorKind::Manifest)
+        })?;
+    let text = serde_json::to_string(&imported.manifest)
+        .map_err(|e| Error::new(format!("cannot write the imported manifest: {e}")))?;
+    let manifest = stage(
+        Manifest::from_str(&text, &path.display().to_string()),
+        ErrorKind::Manifest,
+    )?;
+    Ok((manifest, imported.warnings))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,28 +539,4 @@ mod tests {
         assert!(err.to_string().contains("OUT_DIR"));
         assert_eq!(err.kind(), crate::ErrorKind::Usage);
     }
-}
-
-/// The manifest imported from the OpenAPI document at `path` and the
-/// import's warnings; every problem in the message when it cannot be
-/// imported.
-fn imported(path: &Path) -> Result<(Manifest, Vec<Error>)> {
-    let imported = crate::openapi::import(path, &crate::openapi::ImportOptions::default())
-        .map_err(|errors| {
-            let listed: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-            Error::new(format!(
-                "the OpenAPI document has {} problem(s):\n  {}",
-                errors.len(),
-                listed.join("\n  ")
-            ))
-            .in_file(path)
-            .with_kind(ErrorKind::Manifest)
-        })?;
-    let text = serde_json::to_string(&imported.manifest)
-        .map_err(|e| Error::new(format!("cannot write the imported manifest: {e}")))?;
-    let manifest = stage(
-        Manifest::from_str(&text, &path.display().to_string()),
-        ErrorKind::Manifest,
-    )?;
-    Ok((manifest, imported.warnings))
 }
