@@ -62,7 +62,6 @@ if [ -f "$target/openapi-prism/table.md" ]; then
     echo "== openapi: the nine documents against Prism"
     cat "$target/openapi-prism/table.md"
     if [ -f "$target/openapi-prism/set-aside.txt" ]; then cat "$target/openapi-prism/set-aside.txt"; fi
-    if [ -f "$target/openapi-prism/known-open.txt" ]; then cut -c1-400 "$target/openapi-prism/known-open.txt"; fi
 fi
 # One line naming every test that skipped, and why.
 if compgen -G "$target/skipped/*.txt" >/dev/null; then

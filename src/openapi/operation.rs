@@ -201,33 +201,64 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
     (Value::Object(tool), cut, output_dropped)
 }
 
-/// Gives `minProperties: 1` to a required object of a form or multipart
-/// body, and to each required object member within it, that requires
-/// nothing of its own: an object without members is nothing at all on the
-/// wire (`a[b]` with no member writes no pair), so the API would find the
-/// required value missing.
+/// Makes a required value of a form or multipart body something on the
+/// wire. An object without members and an array without items write no
+/// pair at all (`a[b]` with nothing in it is never sent), so the API would
+/// find the required value missing. A required object that requires nothing
+/// of its own gets `minProperties: 1`, and then each of its members must
+/// write something too (any one of them may be the one given); a required
+/// array gets `minItems: 1`, and each item must write something. The
+/// alternatives of `anyOf`/`oneOf` and the parts of `allOf` inherit the
+/// need. Optional values are left as they are: given empty, they are
+/// absent, which is what an optional value may be.
 fn never_empty(schema: &mut Value, required: bool) {
     let Value::Object(m) = schema else { return };
+    if !required {
+        // Only the members an optional object requires could still be
+        // needed once it is given; nothing here is required on its own.
+        return;
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(parts)) = m.get_mut(key) {
+            for part in parts {
+                never_empty(part, true);
+            }
+        }
+    }
+    let is_array = m.get("type") == Some(&json!("array")) || m.contains_key("items");
+    if is_array {
+        if m.get("minItems").and_then(Value::as_u64).unwrap_or(0) == 0 {
+            m.insert("minItems".into(), json!(1));
+        }
+        if let Some(items) = m.get_mut("items") {
+            never_empty(items, true);
+        }
+        return;
+    }
     let is_object = m.get("type") == Some(&json!("object")) || m.contains_key("properties");
     if !is_object {
         return;
     }
-    if required && !m.contains_key("required") && !m.contains_key("minProperties") {
-        m.insert("minProperties".into(), json!(1));
-    }
-    let needed: Vec<String> = m
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let needed: Option<Vec<String>> = m.get("required").and_then(Value::as_array).map(|r| {
+        r.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
+    });
+    let needed = match needed {
+        Some(names) if !names.is_empty() => Some(names),
+        _ => {
+            if m.get("minProperties").and_then(Value::as_u64).unwrap_or(0) == 0 {
+                m.insert("minProperties".into(), json!(1));
+            }
+            // Any member may be the one given: each must write something.
+            None
+        }
+    };
     if let Some(Value::Object(props)) = m.get_mut("properties") {
         for (name, child) in props.iter_mut() {
-            never_empty(child, needed.contains(name));
+            let required = needed.as_ref().is_none_or(|n| n.contains(name));
+            never_empty(child, required);
         }
     }
 }
@@ -288,4 +319,46 @@ fn output_schema(schema: &Value, at: &str, cx: &Context, diag: &mut Diag) -> (Va
         top.insert("$defs".into(), Value::Object(defs));
     }
     (Value::Object(top), wrapped, cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a required form body must hold to be something on the wire:
+    /// Stripe's refresh (`features`, a required array), its portal
+    /// configuration (required objects requiring nothing, whose members
+    /// may be empty objects) and an optional member, left alone.
+    #[test]
+    fn a_required_form_value_is_never_empty_on_the_wire() {
+        let mut body = json!({
+            "type": "object",
+            "required": ["features", "profile"],
+            "properties": {
+                "features": {"type": "array", "items": {"type": "string"}},
+                "profile": {"type": "object", "properties": {
+                    "invoice": {"type": "object", "properties": {"enabled": {"type": "boolean"}}},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "name": {"type": "string"}
+                }},
+                "expand": {"type": "array", "items": {"type": "string"}},
+                "choice": {"anyOf": [{"type": "object", "properties": {}}, {"enum": [""]}]}
+            }
+        });
+        never_empty(&mut body, true);
+        let p = &body["properties"];
+        assert_eq!(p["features"]["minItems"], 1);
+        assert_eq!(p["profile"]["minProperties"], 1);
+        assert_eq!(p["profile"]["properties"]["invoice"]["minProperties"], 1);
+        assert_eq!(p["profile"]["properties"]["tags"]["minItems"], 1);
+        assert!(p["profile"]["properties"]["name"]
+            .get("minLength")
+            .is_none());
+        assert!(
+            p["expand"].get("minItems").is_none(),
+            "optional: left alone"
+        );
+        assert!(p["choice"]["anyOf"][0].get("minProperties").is_none());
+        assert!(body.get("minProperties").is_none(), "it requires members");
+    }
 }
