@@ -8,11 +8,12 @@
 #
 #   bash bench/scale.sh [N...]
 #
-# The manifests are the tools of ../shared/manifests/ and
-# ../shared/manifests/real/ (354 tools from 15 servers), taken in file
-# order and, beyond that, again under new names (`<name>_2`, `<name>_3`,
-# …), so that every tool name is unique. Copies have the same shapes, which
-# the generator merges; a gateway of distinct servers merges less.
+# The manifests are distinct real tools, never renamed copies (copies
+# have the same shapes, which the generator merges, and would flatter every
+# figure): the tools of ../shared/manifests/ and ../shared/manifests/real/
+# (354 tools from 15 servers), then those `mcpgen import openapi` makes of
+# the nine documents of ../shared/openapi/ (891 tools that call their API),
+# taken in that order, up to 1,245. A name met twice gets the suffix `_2`.
 #
 # Wall-clock times: run it on an otherwise idle machine, and compare two
 # builds of mcpgen in one sitting (MCPGEN_BIN=path/to/old/mcpgen for the
@@ -47,23 +48,40 @@ else
     bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/mcpgen"
 fi
 
-# The manifests.
-python3 - "$shared" "$work" "${sizes[@]}" <<'EOF'
+# The manifests: the pool of distinct real tools.
+for doc in "$shared"/openapi/*.json "$shared"/openapi/*.yaml "$shared"/openapi/*.yml; do
+    [ -f "$doc" ] || continue
+    "$bin" import openapi "$doc" --out "$work/openapi-$(basename "$doc").tools.json" 2>>"$work/import.log" || {
+        echo "bench/scale.sh: import of $doc failed:" >&2
+        cat "$work/import.log" >&2
+        exit 1
+    }
+done
+python3 - "$shared" "$work" "${sizes[@]}" <<'PY'
 import json, pathlib, sys
 shared, work, sizes = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), [int(n) for n in sys.argv[3:]]
-pool = []
-for path in sorted((shared / "manifests").glob("*.json")) + sorted((shared / "manifests" / "real").glob("*.json")):
-    pool.extend(json.loads(path.read_text()).get("tools", []))
+files = sorted((shared / "manifests").glob("*.json")) + sorted((shared / "manifests" / "real").glob("*.json"))
+files += sorted(work.glob("openapi-*.tools.json"))
+pool, seen = [], set()
+for path in files:
+    for tool in json.loads(path.read_text()).get("tools", []):
+        name, k = tool["name"], 2
+        while tool["name"] in seen:
+            tool = dict(tool, name=f"{name}_{k}")
+            k += 1
+        seen.add(tool["name"])
+        pool.append(tool)
 for n in sizes:
-    tools = []
-    for i in range(n):
-        tool = dict(pool[i % len(pool)])
-        copy = i // len(pool)
-        if copy:
-            tool["name"] = f"{tool['name']}_{copy + 1}"
-        tools.append(tool)
-    (work / f"tools-{n}.json").write_text(json.dumps({"tools": tools}))
-EOF
+    if n > len(pool):
+        sys.exit(f"bench/scale.sh: {n} tools asked for, and only {len(pool)} distinct real tools exist")
+    (work / f"tools-{n}.json").write_text(json.dumps({"tools": pool[:n]}))
+# Two warm-up crates build the dependencies in both feature sets the
+# scaffolds use: a plain tool, and one that calls an API (`upstream`, TLS).
+plain = next(t for t in pool if "x-mcpgen" not in t)
+bound = next(t for t in pool if "x-mcpgen" in t)
+(work / "warmup-plain.json").write_text(json.dumps({"tools": [plain]}))
+(work / "warmup-bound.json").write_text(json.dumps({"tools": [bound]}))
+PY
 
 # "seconds peak-KiB" of a command, its output kept in $work/log.
 measure() {
@@ -78,10 +96,12 @@ measure() {
 export CARGO_TARGET_DIR="$work/target" CARGO_INCREMENTAL=1
 # A reused SCALE_DIR keeps its target/ (dependencies stay built), not the
 # crates and outputs of the last run.
-rm -rf "$work/warmup" "$work"/scale-* "$work"/gen-* "$work/log"
+rm -rf "$work"/warmup-plain "$work"/warmup-bound "$work"/scale-* "$work"/gen-* "$work/log"
 # Dependencies (and mcpgen as the build scripts' generator) built once.
-"$bin" new --manifest "$shared/manifests/real/time.json" "$work/warmup" >>"$work/log" 2>&1
-(cd "$work/warmup" && cargo build -q >>"$work/log" 2>&1)
+for kind in plain bound; do
+    "$bin" new --manifest "$work/warmup-$kind.json" "$work/warmup-$kind" >>"$work/log" 2>&1
+    (cd "$work/warmup-$kind" && cargo build -q >>"$work/log" 2>&1)
+done
 
 echo "| tools | \`manifest check\` | \`generate\` (peak RSS) | generated lines | first \`cargo build\` (peak RSS) | handler edit → rebuild |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: |"

@@ -13,7 +13,7 @@ use super::names::Arguments;
 use super::output::success;
 use super::params::{arguments, clash_label, gather};
 use super::resolve::Resolver;
-use super::schema::{Mode, Schemas};
+use super::schema::{compact_len, Mode, Schemas};
 use super::security::requirements;
 use super::servers::servers;
 
@@ -140,15 +140,17 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
         match success(op.value, &op.at, cx.version, &produces, cx.res, diag) {
             None => (None, None),
             Some((schema, at)) => {
-                let (s, wrapped, c) = output_schema(&schema, &at, cx, diag);
-                let wrap = wrapped.then(|| WRAP.to_owned());
-                if compact_len(&s) > MAX_OUTPUT_SCHEMA_BYTES {
-                    // Too large to type: the answer comes as content.
-                    output_dropped = true;
-                    (None, None)
-                } else {
-                    cut += c;
-                    (Some(s), Some(Output { wrap }))
+                match output_schema(&schema, &at, cx, diag) {
+                    Some((s, wrapped, c)) if compact_len(&s) <= MAX_OUTPUT_SCHEMA_BYTES => {
+                        cut += c;
+                        let wrap = wrapped.then(|| WRAP.to_owned());
+                        (Some(s), Some(Output { wrap }))
+                    }
+                    _ => {
+                        // Too large to type: the answer comes as content.
+                        output_dropped = true;
+                        (None, None)
+                    }
                 }
             }
         };
@@ -270,10 +272,6 @@ fn never_empty(schema: &mut Value, required: bool) {
 /// answers with its JSON as a text block instead.
 pub(crate) const MAX_OUTPUT_SCHEMA_BYTES: usize = 16 * 1024;
 
-fn compact_len(v: &Value) -> usize {
-    serde_json::to_string(v).map_or(0, |t| t.len())
-}
-
 /// The hints a method gives.
 fn annotations(method: &str) -> Value {
     match method {
@@ -284,11 +282,18 @@ fn annotations(method: &str) -> Value {
     }
 }
 
-/// The `outputSchema` of a success schema, and whether it is wrapped.
-fn output_schema(schema: &Value, at: &str, cx: &Context, diag: &mut Diag) -> (Value, bool, usize) {
+/// The `outputSchema` of a success schema, whether it is wrapped, and how
+/// many references were cut; none when its definitions alone exceed
+/// [`MAX_OUTPUT_SCHEMA_BYTES`].
+fn output_schema(
+    schema: &Value,
+    at: &str,
+    cx: &Context,
+    diag: &mut Diag,
+) -> Option<(Value, bool, usize)> {
     let mut out = Schemas::new(cx.res, cx.version, Mode::Output);
     let root = out.convert(schema, at, diag);
-    let (defs, cut) = out.finish(diag);
+    let (defs, cut) = out.finish_within(MAX_OUTPUT_SCHEMA_BYTES, diag)?;
     let is_object = |v: &Value| v.get("type") == Some(&json!("object"));
     let referred = root
         .as_object()
@@ -318,7 +323,7 @@ fn output_schema(schema: &Value, at: &str, cx: &Context, diag: &mut Diag) -> (Va
     if !defs.is_empty() {
         top.insert("$defs".into(), Value::Object(defs));
     }
-    (Value::Object(top), wrapped, cut)
+    Some((Value::Object(top), wrapped, cut))
 }
 
 #[cfg(test)]

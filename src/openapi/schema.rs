@@ -152,14 +152,35 @@ impl<'r, 'a> Schemas<'r, 'a> {
 
     /// The `$defs` reached, every one converted, and how many references
     /// were left unconstrained past [`MAX_DEFS`] (call last).
-    pub(crate) fn finish(mut self, diag: &mut Diag) -> (Map<String, Value>, usize) {
+    pub(crate) fn finish(self, diag: &mut Diag) -> (Map<String, Value>, usize) {
+        self.finish_within(usize::MAX, diag)
+            .expect("no budget to exceed")
+    }
+
+    /// As [`Schemas::finish`], or none as soon as the `$defs` written as
+    /// compact JSON exceed `budget` bytes: a schema that must stay under a
+    /// size is not converted further once it cannot (Stripe's responses
+    /// reach hundreds of large components, which each tool would convert
+    /// only to drop).
+    pub(crate) fn finish_within(
+        mut self,
+        budget: usize,
+        diag: &mut Diag,
+    ) -> Option<(Map<String, Value>, usize)> {
+        let mut spent = 0usize;
         while let Some(pointer) = self.queue.pop_front() {
             let name = self.names[&pointer].clone();
             let value = self.res.get(&pointer).unwrap_or(&Value::Null);
             let converted = self.convert(value, &pointer, diag);
+            if budget != usize::MAX {
+                spent = spent.saturating_add(compact_len(&converted));
+                if spent > budget {
+                    return None;
+                }
+            }
             self.defs.insert(name, converted);
         }
-        (self.defs, self.cut)
+        Some((self.defs, self.cut))
     }
 
     /// `#/$defs/<name>` for the schema at a document pointer, queued for
@@ -466,6 +487,25 @@ fn add_null(mut out: Map<String, Value>) -> Map<String, Value> {
 
 /// Whether a converted schema is a string (its `type` is or includes
 /// `string`).
+/// The length of a value written as compact JSON, without writing it out.
+pub(crate) fn compact_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, v) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
 pub(crate) fn is_string(schema: &Value) -> bool {
     match schema.get("type") {
         Some(Value::String(t)) => t == "string",
