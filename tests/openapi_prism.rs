@@ -52,17 +52,18 @@ enum Mock {
     NoResponses,
 }
 
-/// The documents and what Prism mocks for each.
+/// The documents and what Prism mocks for each, the costliest to build
+/// first (see the pipeline in the test).
 const DOCUMENTS: &[(&str, Mock)] = &[
-    ("oai-petstore.yaml", Mock::Original),
-    ("swagger-petstore31.yaml", Mock::LocalRefs),
-    ("netlify-api.yml", Mock::Original),
-    ("figma-rest-api.yaml", Mock::NoResponses),
-    ("twilio-verify-v2.json", Mock::Original),
-    ("pinecone-db-control-2025-10.yaml", Mock::Original),
-    ("lob-api.yml", Mock::Original),
-    ("box-api-v2025.json", Mock::Original),
     ("stripe-api.yaml", Mock::NoResponses),
+    ("netlify-api.yml", Mock::Original),
+    ("lob-api.yml", Mock::Original),
+    ("twilio-verify-v2.json", Mock::Original),
+    ("figma-rest-api.yaml", Mock::NoResponses),
+    ("box-api-v2025.json", Mock::Original),
+    ("pinecone-db-control-2025-10.yaml", Mock::Original),
+    ("swagger-petstore31.yaml", Mock::LocalRefs),
+    ("oai-petstore.yaml", Mock::Original),
 ];
 
 /// The protocol revision of the scaffolds.
@@ -528,8 +529,18 @@ fn prism_node_modules() -> PathBuf {
         .join("node_modules")
 }
 
-fn run_document(prism_command: &Path, document: &Path, mock: Mock, work: &Path) -> Report {
-    let prism_copy = mock == Mock::NoResponses;
+/// A document's scaffold, built and past its own tests.
+struct Built {
+    document: PathBuf,
+    mock: Mock,
+    crate_name: String,
+    tools: Vec<Value>,
+    operations: usize,
+}
+
+/// `mcpgen new --openapi` for a document, then the scaffold's own
+/// `cargo test` (which builds the server binary the calls go to).
+fn build(document: &Path, mock: Mock, work: &Path) -> Built {
     let stem = document
         .file_stem()
         .and_then(|s| s.to_str())
@@ -572,9 +583,30 @@ fn run_document(prism_command: &Path, document: &Path, mock: Mock, work: &Path) 
         serde_json::from_str(&std::fs::read_to_string(crate_dir.join("tools.json")).unwrap())
             .unwrap();
     let tools = manifest["tools"].as_array().cloned().unwrap_or_default();
+    Built {
+        document: document.to_path_buf(),
+        mock,
+        crate_name,
+        tools,
+        operations: count_operations(document),
+    }
+}
+
+/// Runs a built scaffold against Prism: every tool called twice, once for
+/// a success and once for an error answer.
+fn exercise(prism_command: &Path, built: &Built, work: &Path) -> Report {
+    let Built {
+        document,
+        mock,
+        crate_name,
+        tools,
+        operations,
+    } = built;
+    let (document, mock) = (document.as_path(), *mock);
+    let prism_copy = mock == Mock::NoResponses;
     let mut report = Report {
         tools: tools.len(),
-        operations: count_operations(document),
+        operations: *operations,
         ..Report::default()
     };
 
@@ -588,7 +620,7 @@ fn run_document(prism_command: &Path, document: &Path, mock: Mock, work: &Path) 
         "MCP_UPSTREAM_URL".to_owned(),
         format!("http://127.0.0.1:{}", relay.port),
     )];
-    for tool in &tools {
+    for tool in tools {
         for alternative in tool["x-mcpgen"]["http"]["security"]
             .as_array()
             .into_iter()
@@ -609,10 +641,10 @@ fn run_document(prism_command: &Path, document: &Path, mock: Mock, work: &Path) 
     }
     env.sort();
     env.dedup();
-    let binary = target_dir().join("debug").join(&crate_name);
+    let binary = target_dir().join("debug").join(crate_name);
     let mut server = Server::start(&binary, &env);
     let draft = mcpgen_runtime::schema::default_draft(REVISION);
-    for tool in &tools {
+    for tool in tools {
         let name = tool["name"].as_str().unwrap().to_owned();
         let arguments = match mcpgen::cli::synth::valid_arguments(&tool["inputSchema"], draft) {
             Ok(a) => a,
@@ -870,20 +902,48 @@ fn every_document_serves_its_tools_against_prism() {
     let only = std::env::var("MCPGEN_OPENAPI_ONLY").ok();
     let work = target_dir().join("openapi-prism/crates");
     std::fs::create_dir_all(&work).unwrap();
-    let mut reports = BTreeMap::new();
-    for (file, mock) in DOCUMENTS {
+    let chosen: Vec<(&str, Mock)> = DOCUMENTS
+        .iter()
+        .copied()
         // MCPGEN_OPENAPI_ONLY=netlify,lob: only documents whose file names
         // contain one of these (for a developer's rerun; CI runs all).
-        if only
-            .as_deref()
-            .is_some_and(|o| !o.split(',').any(|part| file.contains(part)))
-        {
-            continue;
+        .filter(|(file, _)| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|part| file.contains(part)))
+        })
+        .collect();
+    // Pipelined: one thread builds the scaffolds in turn (cargo builds one
+    // at a time in a shared target directory), while this one runs each
+    // built server against Prism. The costliest build comes first, so the
+    // other builds overlap its calls.
+    let mut reports = BTreeMap::new();
+    std::thread::scope(|scope| {
+        let (sender, built) = mpsc::channel::<Built>();
+        let work = &work;
+        let chosen = &chosen;
+        let builder = scope.spawn(move || {
+            for (file, mock) in chosen {
+                let one = build(&dir.join(file), *mock, work);
+                if sender.send(one).is_err() {
+                    return;
+                }
+            }
+        });
+        for one in built {
+            let file = one
+                .document
+                .file_name()
+                .and_then(|f| f.to_str())
+                .unwrap_or_default()
+                .to_owned();
+            let report = exercise(&prism, &one, work);
+            eprintln!("{file}: {report:?}");
+            reports.insert(file, report);
         }
-        let report = run_document(&prism, &dir.join(file), *mock, &work);
-        eprintln!("{file}: {report:?}");
-        reports.insert(*file, report);
-    }
+        if let Err(panic) = builder.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
     let mut table = String::from(
         "| document | operations | tools | calls | invalid (Prism) | right | set aside | wrong |\n|---|---|---|---|---|---|---|---|\n",
     );
