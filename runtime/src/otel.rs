@@ -42,18 +42,25 @@ pub(crate) fn request_id(id: &serde_json::Value) -> String {
     }
 }
 
+/// What telemetry records in place of a method the server does not
+/// answer, or a tool or prompt it does not declare (OpenTelemetry's
+/// convention for values outside a known set): what a client sends can
+/// then create neither span names nor metric series.
+pub const OTHER: &str = "_OTHER";
+
 /// A span's name: the method and, when the request names one, its target
-/// (the tool or prompt).
+/// (the tool or prompt); a target outside the declared ones ([`OTHER`])
+/// leaves the method alone.
 pub(crate) fn span_name(method: &str, target: Option<&str>) -> String {
     match target {
-        Some(target) => format!("{method} {target}"),
-        None => method.to_owned(),
+        Some(target) if target != OTHER => format!("{method} {target}"),
+        _ => method.to_owned(),
     }
 }
 
 /// The attribute that names what a request is about, for the methods that
 /// name one: the tool of `tools/call`, the prompt of `prompts/get`.
-fn target_key(method: &str) -> Option<&'static str> {
+pub(crate) fn target_key(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" => Some("gen_ai.tool.name"),
         "prompts/get" => Some("gen_ai.prompt.name"),

@@ -258,8 +258,9 @@ impl Server {
         };
         #[cfg(feature = "otel")]
         {
-            let target = params.get("name").and_then(Value::as_str);
-            if let Some(span) = super::trace::start(method, &id, target, &scope) {
+            let name = params.get("name").and_then(Value::as_str);
+            let (traced, target) = super::trace::bounded(&self.core, &scope, method, name);
+            if let Some(span) = super::trace::start(traced, &id, target, &scope) {
                 return span.around(|| self.scoped(session, id, method, params, scope, sink));
             }
         }

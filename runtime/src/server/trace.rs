@@ -3,8 +3,12 @@
 //! the caller's trace, entered while the request is handled inline and
 //! around its pending future, and closed with the outcome: `error.type`
 //! and `rpc.response.status_code` for a JSON-RPC error, `error.type =
-//! tool_error` for a tool's `isError` result; its duration recorded as a
-//! metric.
+//! tool_error` for a tool's `isError` result (its text as the status
+//! message); its duration recorded as a metric. Only the methods the server
+//! answers and the tools and prompts it declares are named in spans and
+//! labels ([`bounded`]); anything else a client sends is recorded as
+//! [`OTHER`], so the number of span names and metric series is bounded by
+//! the manifest.
 
 use opentelemetry::KeyValue;
 use serde_json::Value;
@@ -13,9 +17,13 @@ use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::otel::metrics::{Side, Timing};
-use crate::otel::{propagation, record_failure, record_target, request_id, target_label};
+use crate::otel::{
+    propagation, record_failure, record_target, request_id, target_key, target_label, OTHER,
+};
 use crate::server::handled::{Handled, Pending};
+use crate::server::methods::Core;
 use crate::server::reply::Reply;
+use crate::server::route::{route, Route};
 use crate::server::scope::Scope;
 
 /// One request's span and measurement (either may be off).
@@ -33,6 +41,33 @@ fn labels(method: &str, version: &str, target: Option<&str>) -> Vec<KeyValue> {
     ];
     labels.extend(target_label(method, target));
     labels
+}
+
+/// The method and target a request's telemetry names: the method when the
+/// server answers it in the request's revision, the tool of `tools/call`
+/// or prompt of `prompts/get` when the server declares it, [`OTHER`] in
+/// their place otherwise; no target for the other methods.
+pub(crate) fn bounded<'m, 'n>(
+    core: &Core,
+    scope: &Scope,
+    method: &'m str,
+    name: Option<&'n str>,
+) -> (&'m str, Option<&'n str>) {
+    if route(scope, method) == Route::NotFound {
+        return (OTHER, None);
+    }
+    let Some(name) = name.filter(|_| target_key(method).is_some()) else {
+        return (method, None);
+    };
+    let declared = match method {
+        "tools/call" => core.tools.find(name).is_some(),
+        _ => core
+            .config
+            .prompts
+            .iter()
+            .any(|p| p.get("name").and_then(Value::as_str) == Some(name)),
+    };
+    (method, Some(if declared { name } else { OTHER }))
 }
 
 /// Opens the span of request `id` (`None` when neither a subscriber nor
@@ -137,8 +172,12 @@ struct Failure {
     message: Option<String>,
 }
 
+/// The longest status message a span gets from a tool error's text.
+const MAX_MESSAGE_BYTES: usize = 1024;
+
 /// The failure a reply carries, if any. Only an error's text is read
-/// again, for its message.
+/// again, for its message: a JSON-RPC error's `message`, a tool error's
+/// text blocks (at most [`MAX_MESSAGE_BYTES`]).
 fn outcome(reply: &Reply) -> Option<Failure> {
     if let Some(code) = reply.error {
         let message = serde_json::from_str::<Value>(&reply.text)
@@ -149,8 +188,30 @@ fn outcome(reply: &Reply) -> Option<Failure> {
             message,
         });
     }
-    reply.tool_error.then_some(Failure {
+    if !reply.tool_error {
+        return None;
+    }
+    let text = serde_json::from_str::<Value>(&reply.text).ok().map(|v| {
+        let blocks = v.pointer("/result/content").and_then(Value::as_array);
+        let texts: Vec<&str> = blocks
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect();
+        texts.join("\n")
+    });
+    Some(Failure {
         code: None,
-        message: None,
+        message: text.filter(|t| !t.is_empty()).map(|mut t| {
+            if t.len() > MAX_MESSAGE_BYTES {
+                let mut end = MAX_MESSAGE_BYTES;
+                while !t.is_char_boundary(end) {
+                    end -= 1;
+                }
+                t.truncate(end);
+                t.push('…');
+            }
+            t
+        }),
     })
 }

@@ -132,6 +132,11 @@ fn python_client_into_server(mode: &str, version: &str, session: bool) {
         if failed {
             assert_eq!(attribute(&server_span, "error.type"), "tool_error");
             assert_eq!(server_span.status, "ERROR", "{context}");
+            // The tool error's text is the status message.
+            assert_eq!(
+                server_span.status_message, "weather station offline: sensor 7 not responding",
+                "{context}"
+            );
         } else {
             assert!(
                 !server_span.attributes.contains_key("error.type"),
@@ -175,6 +180,127 @@ fn python_sdk_client_trace_continues_in_the_server_2025_11_25() {
 #[test]
 fn python_sdk_client_trace_continues_in_the_server_2026_07_28() {
     python_client_into_server("2026-07-28", "2026-07-28", false);
+}
+
+/// A client that calls ten thousand tools that do not exist, and methods
+/// no server answers, cannot make the server's telemetry grow with them:
+/// the shipped server over stdio, exporting to the receiver, names only
+/// declared tools and answered methods in spans and metric labels, and
+/// records the rest as `_OTHER`. Needs no peer.
+#[test]
+fn undeclared_names_create_no_span_names_or_metric_series() {
+    use std::io::Write;
+    let receiver = Receiver::start();
+    let mut child = Command::new(super::server_exe())
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &receiver.endpoint)
+        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
+        .env("OTEL_METRIC_EXPORT_INTERVAL", "200")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("weather-server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    const NAMES: usize = 10_000;
+    const METHODS: usize = 100;
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "otel-bounds", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": "ok", "method": "tools/call",
+            "params": {"name": "get_forecast", "arguments": {"city": "Oslo"}}}),
+        json!({"jsonrpc": "2.0", "id": "fail", "method": "tools/call",
+            "params": {"name": "simulate_failure", "arguments": {"mode": "tool_error"}}}),
+    ];
+    for i in 0..NAMES {
+        lines.push(json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+            "params": {"name": format!("nope-{i}"), "arguments": {}}}));
+    }
+    for i in 0..METHODS {
+        lines.push(
+            json!({"jsonrpc": "2.0", "id": format!("m{i}"), "method": format!("made/up-{i}"),
+            "params": {"name": format!("also-{i}")}}),
+        );
+    }
+    let expected = lines.len() - 1;
+    let writer = std::thread::spawn(move || {
+        for line in lines {
+            writeln!(stdin, "{line}").unwrap();
+        }
+        stdin
+    });
+    let mut answered = 0;
+    for line in stdout.lines() {
+        let line = line.expect("a line from the server");
+        let v: Value = serde_json::from_str(&line).expect("JSON from the server");
+        if v.get("id").is_some() {
+            answered += 1;
+            if answered == expected {
+                break;
+            }
+        }
+    }
+    assert_eq!(answered, expected, "every request answered");
+    let stdin = writer.join().unwrap();
+
+    // Every call's duration is in the metrics once the last export came.
+    let series = receiver.wait("durations of every call", |r| {
+        let points: Vec<Point> = r
+            .points()
+            .into_iter()
+            .filter(|p| p.metric == "mcp.server.operation.duration")
+            .collect();
+        let calls: u64 = points
+            .iter()
+            .filter(|p| p.attributes.get("gen_ai.tool.name").map(String::as_str) == Some("_OTHER"))
+            .map(|p| p.count)
+            .max()
+            .unwrap_or(0);
+        (calls as usize >= NAMES).then_some(points)
+    });
+    let distinct: std::collections::BTreeSet<Vec<(String, String)>> = series
+        .iter()
+        .map(|p| p.attributes.clone().into_iter().collect())
+        .collect();
+    for labels in &distinct {
+        for (key, value) in labels {
+            assert!(
+                !value.starts_with("nope-")
+                    && !value.starts_with("made/up-")
+                    && !value.starts_with("also-"),
+                "a label carries what the client sent: {key}={value}"
+            );
+        }
+    }
+    // initialize, get_forecast, simulate_failure (an error), the undeclared
+    // tools, the unanswered methods: five series, whatever the client sent.
+    assert!(
+        distinct.len() <= 5,
+        "{} metric series for {NAMES} names: {distinct:#?}",
+        distinct.len()
+    );
+    let spans = receiver.spans();
+    let names: std::collections::BTreeSet<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("nope-") && !n.contains("made/up-")),
+        "span names: {names:?}"
+    );
+    assert!(
+        names.contains("tools/call get_forecast"),
+        "span names: {names:?}"
+    );
+    let other = spans
+        .iter()
+        .find(|s| s.attributes.get("gen_ai.tool.name").map(String::as_str) == Some("_OTHER"))
+        .expect("a span of an undeclared tool");
+    assert_eq!(other.name, "tools/call");
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// `py_http_server.py --trace-file FILE`, killed on drop.
@@ -404,7 +530,9 @@ fn the_http_traceparent_header_is_the_parent_when_meta_has_none() {
             .into_iter()
             .find(|s| s.trace_id == "0af7651916cd43dd8448eb211c80319c")
     });
-    assert_eq!(spans.name, "no/such", "{spans:#?}");
+    // A method the server does not answer is not named (`_OTHER`).
+    assert_eq!(spans.name, "_OTHER", "{spans:#?}");
+    assert_eq!(attribute(&spans, "mcp.method.name"), "_OTHER");
     assert_eq!(spans.status, "ERROR", "{spans:#?}");
     assert_eq!(attribute(&spans, "error.type"), "-32601");
     assert_eq!(attribute(&spans, "rpc.response.status_code"), "-32601");

@@ -26,6 +26,8 @@ pub struct Span {
     pub parent_span_id: String,
     /// `ERROR`, `OK` or `UNSET`.
     pub status: &'static str,
+    /// The status's description (empty when it has none).
+    pub status_message: String,
     pub attributes: BTreeMap<String, String>,
 }
 
@@ -93,6 +95,11 @@ impl Receiver {
                             trace_id: hex(&s.trace_id),
                             span_id: hex(&s.span_id),
                             parent_span_id: hex(&s.parent_span_id),
+                            status_message: s
+                                .status
+                                .as_ref()
+                                .map(|st| st.message.clone())
+                                .unwrap_or_default(),
                             status: match s.status.map(|st| st.code) {
                                 Some(1) => "OK",
                                 Some(2) => "ERROR",
