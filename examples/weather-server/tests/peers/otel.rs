@@ -274,6 +274,10 @@ fn undeclared_names_create_no_span_names_or_metric_series() {
             );
         }
     }
+    eprintln!(
+        "{NAMES} undeclared tool names and {METHODS} unanswered methods: {} metric series",
+        distinct.len()
+    );
     // initialize, get_forecast, simulate_failure (an error), the undeclared
     // tools, the unanswered methods: five series, whatever the client sent.
     assert!(
