@@ -525,8 +525,11 @@ fn rate_limit_access_control_output_hook_and_audit() {
     let r = s.call(5, "get_alerts", json!({ "region": "North Sea" }));
     assert_eq!(r["result"]["isError"], true);
     let text = text_of(&r["result"]);
+    // In the manifest's units (5 calls per 60 s), the wait in seconds.
     assert!(
-        text.contains("Rate limit exceeded for tool get_alerts") && text.contains("retry in"),
+        text.contains(
+            "Rate limit exceeded for tool get_alerts (limited to 5 calls per 60 s); retry in "
+        ) && text.ends_with(" s"),
         "{text}"
     );
 

@@ -340,11 +340,11 @@ impl Call<'_> {
         let name = self.name();
         let text = match wait {
             Some(wait) => format!(
-                "Rate limit exceeded for tool {name} (at most {limit}); retry in {} ms",
-                wait.as_millis().max(1)
+                "Rate limit exceeded for tool {name} (limited to {limit}); retry in {}",
+                crate::server::limits::retry_delay(wait)
             ),
             None => format!(
-                "Rate limit of tool {name} cannot be checked now (at most {limit}); retry later"
+                "Rate limit of tool {name} cannot be checked now (limited to {limit}); retry later"
             ),
         };
         self.finish(Outcome::RateLimited, Answer::Failed(text))

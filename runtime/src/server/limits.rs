@@ -92,17 +92,43 @@ impl RateLimit {
     }
 }
 
+/// In the units a limit is declared in: `5 calls per 60 s` (a burst of
+/// `burst` calls, refilled over a whole number of seconds), else the rate
+/// and the burst (`0.5 calls per second, at most 3 at once`); then whose
+/// calls share it (`per principal`).
 impl std::fmt::Display for RateLimit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} calls per second (burst {})",
-            self.per_second, self.burst
-        )?;
+        let calls = |n: u32| if n == 1 { "call" } else { "calls" };
+        let window = f64::from(self.burst) / self.per_second;
+        let whole = window.round();
+        if self.per_second > 0.0 && whole >= 1.0 && (window - whole).abs() < 1e-6 {
+            if whole == 1.0 {
+                write!(f, "{} {} per second", self.burst, calls(self.burst))?;
+            } else {
+                write!(f, "{} {} per {} s", self.burst, calls(self.burst), whole)?;
+            }
+        } else {
+            write!(
+                f,
+                "{} calls per second, at most {} at once",
+                self.per_second, self.burst
+            )?;
+        }
         match self.scope {
             LimitScope::Global => Ok(()),
             scope => write!(f, " per {}", scope.as_str()),
         }
+    }
+}
+
+/// A wait as a refusal says it: whole seconds, rounded up (`12 s`), or
+/// tenths below ten seconds (`0.4 s`, `2.5 s`), never zero.
+pub(crate) fn retry_delay(wait: Duration) -> String {
+    let tenths = wait.as_millis().div_ceil(100).max(1);
+    if tenths >= 100 {
+        format!("{} s", tenths.div_ceil(10))
+    } else {
+        format!("{}.{} s", tenths / 10, tenths % 10)
     }
 }
 
@@ -242,10 +268,35 @@ mod tests {
         assert!(bucket.try_acquire_at("alice", t0).is_ok());
         assert!(bucket.try_acquire_at("alice", t0).is_err());
         assert!(bucket.try_acquire_at("bob", t0).is_ok());
+        assert_eq!(bucket.limit().to_string(), "1 call per 60 s per principal");
+    }
+
+    #[test]
+    fn limits_and_waits_are_said_in_the_declared_units() {
         assert_eq!(
-            bucket.limit().to_string(),
-            "0.016666666666666666 calls per second (burst 1) per principal"
+            RateLimit::calls_per_seconds(5, 60).to_string(),
+            "5 calls per 60 s"
         );
+        assert_eq!(
+            RateLimit::per_second(10.0).to_string(),
+            "10 calls per second"
+        );
+        assert_eq!(
+            RateLimit::per_minute(60).burst(3).to_string(),
+            "3 calls per 3 s"
+        );
+        assert_eq!(
+            RateLimit::per_second(0.5).burst(3).to_string(),
+            "3 calls per 6 s"
+        );
+        assert_eq!(
+            RateLimit::per_second(0.3).to_string(),
+            "0.3 calls per second, at most 1 at once"
+        );
+        assert_eq!(retry_delay(Duration::from_millis(11_960)), "12 s");
+        assert_eq!(retry_delay(Duration::from_millis(2_410)), "2.5 s");
+        assert_eq!(retry_delay(Duration::from_millis(1)), "0.1 s");
+        assert_eq!(retry_delay(Duration::ZERO), "0.1 s");
     }
 
     #[test]
