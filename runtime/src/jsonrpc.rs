@@ -484,6 +484,24 @@ fn invalid(id: Value, detail: impl std::fmt::Display) -> Incoming {
     }
 }
 
+/// The length of a value's compact JSON text, without building the text.
+pub fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// The JSON type name of a value, for messages.
 pub fn kind(value: &Value) -> &'static str {
     match value {

@@ -4,6 +4,7 @@
 //! `result` when its root is not certainly an object) and the
 //! `x-mcpgen.http` binding that says how a call becomes the request.
 
+use mcpgen_runtime::jsonrpc::json_len;
 use mcpgen_runtime::upstream::{Body, HttpBinding, Output};
 use serde_json::{json, Map, Value};
 
@@ -13,7 +14,7 @@ use super::names::Arguments;
 use super::output::success;
 use super::params::{arguments, clash_label, gather};
 use super::resolve::Resolver;
-use super::schema::{compact_len, Mode, Schemas};
+use super::schema::{Mode, Schemas};
 use super::security::requirements;
 use super::servers::servers;
 
@@ -141,7 +142,7 @@ pub(crate) fn tool(op: &Operation, cx: &Context, diag: &mut Diag) -> (Value, usi
             None => (None, None),
             Some((schema, at)) => {
                 match output_schema(&schema, &at, cx, diag) {
-                    Some((s, wrapped, c)) if compact_len(&s) <= MAX_OUTPUT_SCHEMA_BYTES => {
+                    Some((s, wrapped, c)) if json_len(&s) <= MAX_OUTPUT_SCHEMA_BYTES => {
                         cut += c;
                         let wrap = wrapped.then(|| WRAP.to_owned());
                         (Some(s), Some(Output { wrap }))

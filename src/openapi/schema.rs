@@ -28,6 +28,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use mcpgen_runtime::jsonrpc::json_len;
 use serde_json::{json, Map, Value};
 
 use super::document::{child, Diag, Version};
@@ -173,7 +174,7 @@ impl<'r, 'a> Schemas<'r, 'a> {
             let value = self.res.get(&pointer).unwrap_or(&Value::Null);
             let converted = self.convert(value, &pointer, diag);
             if budget != usize::MAX {
-                spent = spent.saturating_add(compact_len(&converted));
+                spent = spent.saturating_add(json_len(&converted));
                 if spent > budget {
                     return None;
                 }
@@ -487,25 +488,6 @@ fn add_null(mut out: Map<String, Value>) -> Map<String, Value> {
 
 /// Whether a converted schema is a string (its `type` is or includes
 /// `string`).
-/// The length of a value written as compact JSON, without writing it out.
-pub(crate) fn compact_len(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    match serde_json::to_writer(&mut count, v) {
-        Ok(()) => count.0,
-        Err(_) => usize::MAX,
-    }
-}
-
 pub(crate) fn is_string(schema: &Value) -> bool {
     match schema.get("type") {
         Some(Value::String(t)) => t == "string",

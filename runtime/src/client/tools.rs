@@ -9,6 +9,8 @@
 
 use serde_json::{json, Value};
 
+use crate::jsonrpc::json_len;
+
 use super::engine::Shared;
 use super::error::ClientError;
 use super::options::CallOptions;
@@ -122,24 +124,6 @@ pub(super) async fn list_all(
         "{method} did not end after {max_pages} pages (ClientOptions::max_list_pages); the server keeps \
          sending a nextCursor"
     )))
-}
-
-/// The length of a value's compact JSON text, without building the text.
-fn json_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing a `Value` to a writer that never fails cannot fail.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }
 
 /// At most 100 characters of a cursor, for messages.
