@@ -91,7 +91,8 @@ fn string_map(value: Option<&Value>, what: &str) -> Result<Map<String, Value>, R
     }
 }
 
-fn prompt_index(core: &Core, name: &str) -> Option<usize> {
+/// The position of the declared prompt `name`, if the server has it.
+pub(crate) fn prompt_index(core: &Core, name: &str) -> Option<usize> {
     core.config
         .prompts
         .iter()

@@ -22,6 +22,7 @@ use crate::otel::{
 };
 use crate::server::handled::{Handled, Pending};
 use crate::server::methods::Core;
+use crate::server::reads::prompt_index;
 use crate::server::reply::Reply;
 use crate::server::route::{route, Route};
 use crate::server::scope::Scope;
@@ -61,11 +62,7 @@ pub(crate) fn bounded<'m, 'n>(
     };
     let declared = match method {
         "tools/call" => core.tools.find(name).is_some(),
-        _ => core
-            .config
-            .prompts
-            .iter()
-            .any(|p| p.get("name").and_then(Value::as_str) == Some(name)),
+        _ => prompt_index(core, name).is_some(),
     };
     (method, Some(if declared { name } else { OTHER }))
 }
