@@ -140,7 +140,8 @@ pub fn names_of(era: Era) -> impl Iterator<Item = &'static str> {
         .map(|r| r.name)
 }
 
-/// The reserved `_meta` keys.
+/// The `_meta` keys: the specification's reserved ones, and mcpgen's own
+/// (prefix `mcpgen/`, outside the prefixes the specification reserves).
 pub mod meta {
     /// The request's protocol revision (required on modern requests).
     pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -156,6 +157,11 @@ pub mod meta {
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
     /// Opts a request into progress notifications.
     pub const PROGRESS_TOKEN: &str = "progressToken";
+    /// mcpgen's own: in the `_meta` of a tool error refusing a call over
+    /// its rate limit, the wait before a retry can succeed, in whole
+    /// milliseconds (rounded up, at least 1). Read by
+    /// `ClientError::retry_after`.
+    pub const RETRY_AFTER_MS: &str = "mcpgen/retryAfterMs";
 }
 
 /// Error codes of the stateless era (JSON-RPC's own codes are in

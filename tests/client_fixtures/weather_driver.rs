@@ -83,6 +83,19 @@ async fn main() {
 
     let alerts = c.get_alerts(GetAlertsInput { region: GetAlertsInputRegion::NorthSea }).await.expect("get_alerts");
     assert!(text(&alerts).contains("Gale"), "{}", text(&alerts));
+    // Limited to 5 calls a minute: four more fit, the sixth is refused,
+    // and the error says how long to wait as a number.
+    for _ in 0..4 {
+        c.get_alerts(GetAlertsInput { region: GetAlertsInputRegion::NorthSea }).await.expect("within the limit");
+    }
+    let err = c
+        .get_alerts(GetAlertsInput { region: GetAlertsInputRegion::NorthSea })
+        .await
+        .expect_err("over the limit");
+    let wait = err.retry_after().expect("a rate-limit refusal gives its wait");
+    assert!(wait > Duration::from_secs(10) && wait <= Duration::from_secs(12), "{wait:?}");
+    let said = err.tool_text().unwrap();
+    assert!(said.ends_with(&format!("retry in {} s", wait.as_millis().div_ceil(1000))), "{said}");
     println!("ok get_alerts");
 
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -118,8 +118,9 @@ const USAGE: &str = "usage: weather-server [--http ADDR [--allow-host HOST]... [
   --allow-host HOST      also answer requests whose Host is HOST (name or name:port; `*` for any);
                          needed when clients reach the server by a non-loopback name (containers)
   --allow-origin ORIGIN  also allow browser requests from ORIGIN (e.g. https://app.example.com)
-  --session-store URL    share 2025-era sessions between replicas through Redis (redis://HOST:PORT);
-                         also WEATHER_SESSION_STORE";
+  --session-store URL    the store replicas share, in Redis (redis://HOST:PORT): 2025-era sessions
+                         and the tools' rate limits (a limit holds across all replicas; while Redis
+                         cannot answer, limited calls are refused); also WEATHER_SESSION_STORE";
 
 /// The command line.
 #[derive(Default)]
@@ -165,6 +166,7 @@ fn options() -> Result<Options, (String, u8)> {
 /// The HTTP transport's settings from the command line.
 fn http_config(
     o: &Options,
+    store: Option<mcpgen_runtime::http::RedisStore>,
 ) -> Result<mcpgen_runtime::http::HttpConfig, Box<dyn std::error::Error>> {
     let mut config = mcpgen_runtime::http::HttpConfig::default();
     if o.hosts.iter().any(|h| h == "*") {
@@ -179,12 +181,22 @@ fn http_config(
         tracing::info!("bearer tokens required");
         config = config.bearer_auth(gate);
     }
-    if let Some(url) = &o.session_store {
-        let store = mcpgen_runtime::http::RedisStore::new(url)?;
-        tracing::info!(store = %url, "stateful sessions shared through Redis");
+    if let Some(store) = store {
         config = config.session_store(store);
     }
     Ok(config)
+}
+
+/// `--session-store`: the one Redis store of sessions and rate limits.
+fn shared_store(
+    o: &Options,
+) -> Result<Option<mcpgen_runtime::http::RedisStore>, Box<dyn std::error::Error>> {
+    let Some(url) = &o.session_store else {
+        return Ok(None);
+    };
+    let store = mcpgen_runtime::http::RedisStore::new(url)?;
+    tracing::info!(store = %url, "sessions and rate limits shared through Redis");
+    Ok(Some(store))
 }
 
 async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
@@ -207,10 +219,16 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(word) = env("WEATHER_REDACT") {
         builder = builder.output_hook(move |_tool, result| redact(result, &word));
     }
+    // Rate limits in the shared store: a limit holds across replicas, and
+    // one that cannot be checked (Redis down) refuses the call.
+    let store = shared_store(&o)?;
+    if let Some(store) = &store {
+        builder = builder.rate_limit_store(store.clone(), mcpgen_runtime::server::OnStoreError::Refuse);
+    }
     let server = builder.build()?;
     match o.http.clone() {
         Some(addr) => {
-            let service = mcpgen_runtime::http::HttpService::new(server, http_config(&o)?);
+            let service = mcpgen_runtime::http::HttpService::new(server, http_config(&o, store)?);
             mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await?;
         }
         None => {

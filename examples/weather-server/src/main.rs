@@ -2,7 +2,8 @@
 //! by `build.rs`, served over stdio, or over Streamable HTTP with
 //! `--http ADDR` (endpoint `/mcp`, e.g. `weather-server --http 127.0.0.1:8080`;
 //! `--help` lists the HTTP options: allowed hosts and origins, and
-//! `--session-store redis://…` to share 2025-era sessions between replicas).
+//! `--session-store redis://…`, the store replicas share: 2025-era
+//! sessions and the rate limits, which then hold across replicas).
 //!
 //! Logs (including the audit log of every tool call) go to stderr, never
 //! stdout. Environment knobs, all optional:

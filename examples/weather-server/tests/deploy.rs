@@ -3,7 +3,8 @@
 //! runs the binary as a non-root user with flags the binary accepts,
 //! listening on every interface at the port it exposes; the Kubernetes
 //! manifests agree with it (args, container port, probes on `/healthz`,
-//! Service, HPA target); and the server started with the Deployment's
+//! Service, HPA target, one Redis store the replicas share for sessions
+//! and rate limits); and the server started with the Deployment's
 //! arguments answers the probes and the Host names they allow.
 
 use std::path::PathBuf;
@@ -87,16 +88,21 @@ fn yaml(text: &str) -> Value {
     value
 }
 
-/// The flags `weather-server --help` documents.
-fn documented_flags() -> Vec<String> {
+/// What `weather-server --help` prints.
+fn usage() -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_weather-server"))
         .arg("--help")
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert!(out.status.success(), "--help exits 0");
-    let help = String::from_utf8_lossy(&out.stdout).into_owned();
-    help.split(|c: char| c.is_whitespace() || c == '[' || c == ']')
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The flags `weather-server --help` documents.
+fn documented_flags() -> Vec<String> {
+    usage()
+        .split(|c: char| c.is_whitespace() || c == '[' || c == ']')
         .filter(|w| w.starts_with("--") && w.len() > 2)
         .map(str::to_owned)
         .collect()
@@ -262,6 +268,8 @@ struct K8s {
     deployment: Value,
     service: Value,
     hpa: Value,
+    redis: Value,
+    redis_service: Value,
 }
 
 fn k8s() -> K8s {
@@ -269,6 +277,8 @@ fn k8s() -> K8s {
         deployment: yaml(&deploy("k8s/deployment.yaml")),
         service: yaml(&deploy("k8s/service.yaml")),
         hpa: yaml(&deploy("k8s/hpa.yaml")),
+        redis: yaml(&deploy("k8s/redis.yaml")),
+        redis_service: yaml(&deploy("k8s/redis-service.yaml")),
     }
 }
 
@@ -291,6 +301,7 @@ fn the_kubernetes_manifests_agree_with_the_server() {
         deployment,
         service,
         hpa,
+        ..
     } = k8s();
     assert_eq!(deployment["kind"], "Deployment");
     assert_eq!(service["kind"], "Service");
@@ -342,6 +353,47 @@ fn the_kubernetes_manifests_agree_with_the_server() {
     assert!(
         hosts.iter().any(|h| h.starts_with(service_name)),
         "{hosts:?} allow the Service name {service_name}"
+    );
+}
+
+/// The replicas share one store, so sessions move and rate limits hold
+/// across them (and the autoscaler's new ones): the Deployment names the
+/// Redis Service, which selects the Redis pods on the port they serve.
+#[test]
+fn the_kubernetes_replicas_share_one_store_for_sessions_and_rate_limits() {
+    let K8s {
+        deployment,
+        redis,
+        redis_service,
+        ..
+    } = k8s();
+    let env = container(&deployment)["env"].as_array().expect("container env");
+    let store = env
+        .iter()
+        .find(|e| e["name"] == "WEATHER_SESSION_STORE")
+        .and_then(|e| e["value"].as_str())
+        .expect("the Deployment sets WEATHER_SESSION_STORE");
+    assert_eq!(redis["kind"], "Deployment");
+    assert_eq!(redis_service["kind"], "Service");
+    let name = redis_service["metadata"]["name"].as_str().unwrap();
+    let port = &redis_service["spec"]["ports"][0]["port"];
+    assert_eq!(store, format!("redis://{name}:{port}"), "the store is the Redis Service");
+    let labels = &redis["spec"]["template"]["metadata"]["labels"];
+    for (key, value) in redis_service["spec"]["selector"].as_object().expect("a selector") {
+        assert_eq!(&labels[key], value, "the Redis Service selects the Redis pods");
+    }
+    assert_eq!(
+        redis_service["spec"]["ports"][0]["targetPort"],
+        container(&redis)["ports"][0]["containerPort"],
+        "the Redis Service targets the port Redis serves"
+    );
+    // The variable is the one the server reads, for both jobs.
+    let help = documented_flags();
+    assert!(help.iter().any(|f| f == "--session-store"), "{help:?}");
+    let usage = usage();
+    assert!(
+        usage.contains("WEATHER_SESSION_STORE") && usage.contains("rate limits"),
+        "--help says the store holds the rate limits too:\n{usage}"
     );
 }
 

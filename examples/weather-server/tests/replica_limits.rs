@@ -1,154 +1,204 @@
-//! Rate limits that hold across replicas: three replicas in this process,
-//! each with its own server, its own `RedisStore` connection and its own
-//! loopback listener, behind a real `nginx` round robin, keep a tool's
-//! per-principal buckets in a real `redis-server`.
+//! Rate limits that hold across replicas, as shipped: three
+//! `weather-server --http … --session-store redis://…` processes (the
+//! example binary, bearer tokens required as `MCP_AUTH_*` configures it)
+//! behind nginx with the shipped `deploy/nginx/weather-mcp.conf`, one real
+//! `redis-server`. The manifest limits `get_alerts` to 5 calls a minute
+//! per caller and `watch_radar` to 30 a minute in all.
 //!
-//! - One principal gets its limit in all, wherever its calls land, and
-//!   is told when to retry; another principal's calls are unaffected.
-//! - With Redis gone, a limited call is refused (the limit is not lifted)
-//!   with a clear answer, and a tool without a limit still works.
+//! - A caller gets exactly its limit across the three replicas, wherever
+//!   its calls land, and each refusal says when to retry (in the text and
+//!   as `_meta["mcpgen/retryAfterMs"]`); another caller has a bucket of its
+//!   own on every replica.
+//! - The global limit admits exactly 30 calls of all callers together.
+//! - With Redis gone, limited calls are refused with a clear message (a
+//!   limit that cannot be checked is not lifted) and unlimited ones served.
 
 mod infra;
 
-#[path = "../../../runtime/tests/support/mod.rs"]
-mod support;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use std::net::SocketAddr;
-use std::sync::Arc;
-use std::time::Duration;
-
-use infra::{require, Nginx, Redis};
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService, RedisStore};
-use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
-use mcpgen_runtime::server::{LimitScope, OnStoreError, RateLimit, ServerBuilder};
-use mcpgen_runtime::{Principal, RequestContext};
+use infra::{http, require, Nginx, Redis, Replica};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{json, Value};
-use support::{send, Request};
 
 const MODERN: &str = "2026-07-28";
+/// The resource the replicas serve (tokens must name it in `aud`).
+const RESOURCE: &str = "https://weather.example/mcp";
 
-/// Five calls per principal per minute: no refill within the test.
-const LIMIT: u32 = 5;
+/// The public half of `runtime/tests/fixtures/oauth/rsa_a.der` (JWK `n`;
+/// `e` is 65537), the key the tokens are signed with.
+const N: &str = "3G9KqHpmm6XJQf5FDopABMhbs24Xb2HhaAH6uZvN9kixNLMqs6H911K0wmtaEyATR_stqi-0eE7nE6I5666aT091TmjIE9k4EwTq_Da2CZqR9Lirj2K9eEhewIqGG-M9uBwCu_r0mY3eEdmOKezMQaZo9qCFcC4bJEGev7bZm3XIgymZwCYvh7j8NUrapoJYvr2uQ6NS81z2_O185y7E7QQxj0bXa-Zt1vN5f6HrySK1j45McC88qxVsC1yhjgMvcU0EF3pHqK017UgOpGBZ74fokrb6tnknS98_RIjSg-bIYs6XZw96XxrWQAzImX86wMREefiSeAMCpxAUlxwBfQ";
 
-/// `ping` (limited) and `echo` (not) answer at once.
-struct Tools;
+/// Serves the key set at every path of a loopback port; the issuer's URL.
+fn key_server() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let issuer = format!("http://{}", listener.local_addr().unwrap());
+    let body = json!({ "keys": [{ "kty": "RSA", "use": "sig", "alg": "RS256", "kid": "a", "n": N, "e": "AQAB" }] })
+        .to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    issuer
+}
 
-impl Dispatch for Tools {
-    fn call(
-        &self,
-        _index: usize,
-        _args: Value,
-        _ctx: RequestContext,
-    ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
-        Box::pin(async { Ok(ToolOutput::Content(json!([{"type": "text", "text": "ok"}]))) })
+/// A bearer token of `subject`, issued by `issuer` for [`RESOURCE`].
+fn token(issuer: &str, subject: &str) -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    let claims = json!({ "iss": issuer, "aud": RESOURCE, "sub": subject, "exp": now + 600, "iat": now });
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some("a".into());
+    let key = EncodingKey::from_rsa_der(include_bytes!("../../../runtime/tests/fixtures/oauth/rsa_a.der"));
+    jsonwebtoken::encode(&header, &claims, &key).expect("the token is signed")
+}
+
+/// A tool call's answer: its text, whether it failed, and its `_meta`.
+struct Answer {
+    text: String,
+    failed: bool,
+    meta: Value,
+}
+
+/// Calls `tool` with `arguments` at `addr` (a replica or nginx) with
+/// `bearer`'s token.
+fn call(addr: &str, bearer: &str, tool: &str, arguments: Value) -> Answer {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let authorization = format!("Bearer {bearer}");
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", tool),
+        ("Authorization", authorization.as_str()),
+    ];
+    let (status, text) = http(addr, "POST", "/mcp", &headers, &body);
+    assert_eq!(status, 200, "{tool} at {addr}: {text}");
+    // One JSON message, whatever framing carried it (a body, a chunk or
+    // an SSE event).
+    let json = text
+        .find('{')
+        .zip(text.rfind('}'))
+        .and_then(|(from, to)| serde_json::from_str::<Value>(&text[from..=to]).ok())
+        .unwrap_or_else(|| panic!("{tool} at {addr}: no JSON answer in {text:?}"));
+    let result = &json["result"];
+    Answer {
+        text: result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a text result: {json}"))
+            .to_owned(),
+        failed: result["isError"] == true,
+        meta: result["_meta"].clone(),
     }
 }
 
-/// A replica whose callers are named by their `X-User` header.
-async fn replica(url: &str) -> SocketAddr {
-    let tools = json!([
-        {"name": "ping", "inputSchema": {"type": "object"}},
-        {"name": "echo", "inputSchema": {"type": "object"}}
-    ]);
-    let store = RedisStore::new(url)
-        .expect("redis url")
-        .prefix("limits:")
-        .timeout(Duration::from_secs(2));
-    let server = ServerBuilder::new(MODERN, tools, Arc::new(Tools))
-        .rate_limit(
-            "ping",
-            RateLimit::per_minute(LIMIT).per(LimitScope::Principal),
-        )
-        .rate_limit_store(store, OnStoreError::Refuse)
-        .build()
-        .expect("server builds");
-    let config = HttpConfig::default().authenticate(|parts| {
-        Ok(parts
-            .headers
-            .get("x-user")
-            .and_then(|v| v.to_str().ok())
-            .map(|user| Principal {
-                subject: user.to_owned(),
-                ..Principal::default()
-            }))
-    });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let service = HttpService::new(server, config);
-    tokio::spawn(async move {
-        serve_with_shutdown(listener, service, "/mcp", std::future::pending()).await
-    });
-    addr
+/// Checks a refusal over the limit: the declared limit, the wait in
+/// seconds, and the same wait in `_meta`.
+fn assert_refused(answer: &Answer, tool: &str, limit: &str) {
+    assert!(answer.failed, "{tool} is refused over its limit: {}", answer.text);
+    let wait = answer.meta["mcpgen/retryAfterMs"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{tool}: no mcpgen/retryAfterMs in {}", answer.meta));
+    assert!(wait > 0 && wait <= 60_000, "{wait}");
+    let said = format!(
+        "Rate limit exceeded for tool {tool} (limited to {limit}); retry in "
+    );
+    assert!(answer.text.starts_with(&said) && answer.text.ends_with(" s"), "{}", answer.text);
 }
 
-/// Calls `tool` as `user` through `addr`: its text and whether it failed.
-async fn call(addr: SocketAddr, user: &str, tool: &str) -> (String, bool) {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": {}, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let request = Request::post(&body)
-        .header("MCP-Protocol-Version", MODERN)
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", tool)
-        .header("X-User", user);
-    let response = send(addr, &request).await;
-    assert_eq!(response.status(), 200, "{}", response.text());
-    let result = response.json()["result"].clone();
-    let text = result["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a text result: {result}"))
-        .to_owned();
-    (text, result["isError"] == true)
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_principals_limit_holds_across_replicas_and_fails_closed_without_redis() {
+#[test]
+fn the_shipped_servers_limits_hold_across_replicas_and_fail_closed_without_redis() {
     let (Some(redis_bin), Some(nginx_bin)) = (require("redis-server"), require("nginx")) else {
         return;
     };
-    let redis = Redis::start(&redis_bin);
-    let replicas = [
-        replica(&redis.url).await,
-        replica(&redis.url).await,
-        replica(&redis.url).await,
+    let mut redis = Redis::start(&redis_bin);
+    let issuer = key_server();
+    let jwks = format!("{issuer}/jwks");
+    let vars = [
+        ("MCP_RESOURCE_URL", RESOURCE),
+        ("MCP_AUTH_ISSUER", issuer.as_str()),
+        ("MCP_AUTH_JWKS_URI", jwks.as_str()),
     ];
-    let upstreams: Vec<String> = replicas.iter().map(SocketAddr::to_string).collect();
-    let upstreams: Vec<&str> = upstreams.iter().map(String::as_str).collect();
+    let store = ["--session-store", redis.url.as_str()];
+    let replicas: Vec<Replica> = (0..3).map(|_| Replica::start_with_env(&store, &vars)).collect();
+    let upstreams: Vec<&str> = replicas.iter().map(|r| r.addr.as_str()).collect();
     let nginx = Nginx::start(&nginx_bin, &upstreams);
-    let front: SocketAddr = nginx
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .parse()
-        .expect("nginx's address");
+    let front = nginx.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let [alice, bob, carol] = ["alice", "bob", "carol"].map(|who| token(&issuer, who));
+    let region = || json!({ "region": "North Sea" });
 
-    // Alice: 15 calls round robin over three replicas, LIMIT pass.
+    // Alice: 15 calls round robin over the three replicas, 5 pass.
     let mut passed = 0;
-    for n in 0..15 {
-        let (text, failed) = call(front, "alice", "ping").await;
-        if failed {
-            assert!(
-                text.contains("Rate limit exceeded for tool ping") && text.contains("retry in"),
-                "call {n}: {text}"
-            );
+    for _ in 0..15 {
+        let answer = call(&front, &alice, "get_alerts", region());
+        if answer.failed {
+            assert_refused(&answer, "get_alerts", "5 calls per 60 s per principal");
         } else {
             passed += 1;
         }
     }
-    assert_eq!(passed, LIMIT, "alice's limit, counted across the replicas");
+    assert_eq!(passed, 5, "alice's limit, counted across the replicas");
+    for replica in &replicas {
+        assert!(replica.calls_served() >= 5, "nginx spreads the calls:\n{}", replica.stderr());
+    }
     // Bob has a bucket of his own, on every replica.
-    for replica in replicas {
-        assert_eq!(call(replica, "bob", "ping").await, ("ok".to_owned(), false));
+    for replica in &replicas {
+        let answer = call(&replica.addr, &bob, "get_alerts", region());
+        assert!(!answer.failed, "bob is not limited by alice's calls: {}", answer.text);
     }
 
+    // The global limit: 30 scans a minute of all callers together.
+    let scan = || json!({ "steps": 1, "step_ms": 0 });
+    let mut scanned = 0;
+    for n in 0..40 {
+        let who = [&alice, &bob, &carol][n % 3];
+        let answer = call(&front, who, "watch_radar", scan());
+        if answer.failed {
+            assert_refused(&answer, "watch_radar", "30 calls per 60 s");
+        } else {
+            scanned += 1;
+        }
+    }
+    assert_eq!(scanned, 30, "the global limit, counted across callers and replicas");
+
     // Redis gone: limited calls are refused, and say why; others work.
-    drop(redis);
-    let (text, failed) = call(front, "carol", "ping").await;
-    assert!(
-        failed,
-        "a limit that cannot be checked is not lifted: {text}"
-    );
-    assert!(text.contains("cannot be checked now"), "{text}");
-    assert_eq!(call(front, "carol", "echo").await, ("ok".to_owned(), false));
+    redis.process.kill();
+    for replica in &replicas {
+        let answer = call(&replica.addr, &carol, "get_alerts", region());
+        assert!(answer.failed, "a limit that cannot be checked is not lifted: {}", answer.text);
+        assert!(
+            answer.text.starts_with("Rate limit of tool get_alerts cannot be checked now"),
+            "{}",
+            answer.text
+        );
+        let answer = call(
+            &replica.addr,
+            &carol,
+            "convert_temperature",
+            json!({ "value": 20.0, "from": "celsius", "to": "kelvin" }),
+        );
+        assert!(!answer.failed, "a tool without a limit is served: {}", answer.text);
+    }
+    for replica in &replicas {
+        assert!(!replica.panicked(), "{}", replica.stderr());
+        assert!(
+            replica.stderr().contains("the rate limit store failed"),
+            "the replica logs why it refused:\n{}",
+            replica.stderr()
+        );
+    }
 }

@@ -525,11 +525,20 @@ fn rate_limit_access_control_output_hook_and_audit() {
     let r = s.call(5, "get_alerts", json!({ "region": "North Sea" }));
     assert_eq!(r["result"]["isError"], true);
     let text = text_of(&r["result"]);
-    // In the manifest's units (5 calls per 60 s), the wait in seconds.
+    // In the manifest's units (5 calls per 60 s per caller), the wait in seconds.
     assert!(
         text.contains(
-            "Rate limit exceeded for tool get_alerts (limited to 5 calls per 60 s); retry in "
+            "Rate limit exceeded for tool get_alerts (limited to 5 calls per 60 s per principal); retry in "
         ) && text.ends_with(" s"),
+        "{text}"
+    );
+    // The same wait as a number in the result's `_meta`, in milliseconds.
+    let wait = r["result"]["_meta"]["mcpgen/retryAfterMs"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no mcpgen/retryAfterMs: {r}"));
+    assert!((10_000..=12_000).contains(&wait), "{r}");
+    assert!(
+        text.ends_with(&format!("retry in {} s", wait.div_ceil(1000))),
         "{text}"
     );
 

@@ -52,6 +52,9 @@ pub enum ClientError {
         content: Vec<Value>,
         /// The result's `structuredContent`, when sent (boxed to keep the error small).
         structured_content: Option<Box<Value>>,
+        /// The result's `_meta`, when sent: for a refusal over a rate
+        /// limit, the wait ([`ClientError::retry_after`]).
+        meta: Option<Box<Value>>,
     },
     /// The input did not match the tool's `inputSchema`; nothing was sent.
     InvalidInput {
@@ -147,6 +150,35 @@ impl ClientError {
                     .join("\n"),
             ),
             _ => None,
+        }
+    }
+
+    /// For a tool error refusing a call over the tool's rate limit, how
+    /// long to wait before a retry can succeed (the result's
+    /// `_meta["mcpgen/retryAfterMs"]`, which mcpgen servers send);
+    /// `None` for other errors, or when the server said nothing.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ClientError::Tool { meta: Some(meta), .. } => meta
+                .get(crate::revision::meta::RETRY_AFTER_MS)
+                .and_then(Value::as_u64)
+                .map(Duration::from_millis),
+            _ => None,
+        }
+    }
+
+    /// A `CallToolResult` of `tool` with `isError: true`, as an error: its
+    /// content blocks, `structuredContent` and `_meta`.
+    pub(crate) fn from_tool_result(tool: &str, result: &mut serde_json::Map<String, Value>) -> Self {
+        let content = match result.remove("content") {
+            Some(Value::Array(blocks)) => blocks,
+            _ => Vec::new(),
+        };
+        ClientError::Tool {
+            tool: tool.to_owned(),
+            content,
+            structured_content: result.remove("structuredContent").map(Box::new),
+            meta: result.remove("_meta").map(Box::new),
         }
     }
 

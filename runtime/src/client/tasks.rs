@@ -306,20 +306,10 @@ impl ToolTask<'_> {
 
 /// A `CallToolResult` of `tool`, or the tool's error (`isError: true`).
 fn tool_result(tool: &str, mut result: Value) -> Result<Value, ClientError> {
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        let content = match result.as_object_mut().and_then(|o| o.remove("content")) {
-            Some(Value::Array(blocks)) => blocks,
-            _ => Vec::new(),
-        };
-        let structured = result
-            .as_object_mut()
-            .and_then(|o| o.remove("structuredContent"))
-            .map(Box::new);
-        return Err(ClientError::Tool {
-            tool: tool.to_owned(),
-            content,
-            structured_content: structured,
-        });
+    if let Some(obj) = result.as_object_mut() {
+        if obj.get("isError").and_then(Value::as_bool) == Some(true) {
+            return Err(ClientError::from_tool_result(tool, obj));
+        }
     }
     Ok(result)
 }

@@ -41,15 +41,7 @@ pub(super) async fn call_tool(
         )));
     }
     if obj.get("isError").and_then(Value::as_bool) == Some(true) {
-        let content = match obj.remove("content") {
-            Some(Value::Array(blocks)) => blocks,
-            _ => Vec::new(),
-        };
-        return Err(ClientError::Tool {
-            tool: name.to_owned(),
-            content,
-            structured_content: obj.remove("structuredContent").map(Box::new),
-        });
+        return Err(ClientError::from_tool_result(name, obj));
     }
     Ok(result)
 }

@@ -338,16 +338,20 @@ impl Call<'_> {
     /// limit cannot be checked now.
     fn over_limit(&self, limit: RateLimit, wait: Option<Duration>) -> Reply {
         let name = self.name();
-        let text = match wait {
-            Some(wait) => format!(
-                "Rate limit exceeded for tool {name} (limited to {limit}); retry in {}",
-                crate::server::limits::retry_delay(wait)
-            ),
-            None => format!(
+        let Some(wait) = wait else {
+            let text = format!(
                 "Rate limit of tool {name} cannot be checked now (limited to {limit}); retry later"
-            ),
+            );
+            return self.finish(Outcome::RateLimited, Answer::Failed(text));
         };
-        self.finish(Outcome::RateLimited, Answer::Failed(text))
+        let text = format!(
+            "Rate limit exceeded for tool {name} (limited to {limit}); retry in {}",
+            crate::server::limits::retry_delay(wait)
+        );
+        // The wait also as a number, so a client need not read the text.
+        let mut result = text_result(text, true);
+        result["_meta"] = json!({ meta::RETRY_AFTER_MS: crate::server::limits::retry_after_ms(wait) });
+        self.finish(Outcome::RateLimited, Answer::Result(result))
     }
 
     /// Starts the handler of tool `index` (dispatched, panics caught).

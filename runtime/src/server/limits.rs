@@ -132,6 +132,14 @@ pub(crate) fn retry_delay(wait: Duration) -> String {
     }
 }
 
+/// A wait as a refusal's `_meta` gives it ([`meta::RETRY_AFTER_MS`]):
+/// whole milliseconds, rounded up, never zero.
+///
+/// [`meta::RETRY_AFTER_MS`]: crate::revision::meta::RETRY_AFTER_MS
+pub(crate) fn retry_after_ms(wait: Duration) -> u64 {
+    u64::try_from(wait.as_nanos().div_ceil(1_000_000).max(1)).unwrap_or(u64::MAX)
+}
+
 /// Why a [`RateLimitStore`] could not answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LimitStoreError(pub String);
@@ -297,6 +305,8 @@ mod tests {
         assert_eq!(retry_delay(Duration::from_millis(2_410)), "2.5 s");
         assert_eq!(retry_delay(Duration::from_millis(1)), "0.1 s");
         assert_eq!(retry_delay(Duration::ZERO), "0.1 s");
+        assert_eq!(retry_after_ms(Duration::from_micros(11_959_001)), 11_960);
+        assert_eq!(retry_after_ms(Duration::ZERO), 1);
     }
 
     #[test]

@@ -310,7 +310,7 @@ async fn find(
                 .to_value(),
         );
         r.input_requests.clear();
-        r.updated_ms = now;
+        r.touch(now);
         true
     };
     tasks
@@ -357,7 +357,7 @@ async fn one(
                     r.status = TaskStatus::Working;
                 }
                 if changed {
-                    r.updated_ms = now_ms();
+                    r.touch(now_ms());
                 }
                 changed
             };
@@ -394,7 +394,7 @@ async fn one(
                 r.cancel_requested = true;
                 r.input_requests.clear();
                 r.status_message = Some("cancelled by the client".into());
-                r.updated_ms = now_ms();
+                r.touch(now_ms());
                 true
             };
             let after = tasks
@@ -564,7 +564,7 @@ async fn drive(
         r.result = result.clone();
         r.error = error.clone();
         r.input_requests.clear();
-        r.updated_ms = now_ms();
+        r.touch(now_ms());
         true
     };
     match tasks.store().update(&id, &finish).await {

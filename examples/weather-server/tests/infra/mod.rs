@@ -26,9 +26,15 @@ pub struct Replica {
 
 impl Replica {
     pub fn start(extra: &[&str]) -> Self {
+        Self::start_with_env(extra, &[])
+    }
+
+    /// [`Replica::start`] with these environment variables set too.
+    pub fn start_with_env(extra: &[&str], vars: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_weather-server"))
             .args(["--http", "127.0.0.1:0"])
             .args(extra)
+            .envs(vars.iter().copied())
             .env("WEATHER_LOG", "info")
             .env("RUST_BACKTRACE", "1")
             .stdin(Stdio::null())

@@ -185,28 +185,29 @@ pub struct Nginx {
 }
 
 impl Nginx {
+    /// nginx with the shipped `deploy/nginx/weather-mcp.conf`, its
+    /// upstream servers replaced by `upstreams` and its listen address by
+    /// a free loopback port; only the process's own paths are added.
     pub fn start(binary: &Path, upstreams: &[&str]) -> Self {
         let dir = TempDir::new("nginx");
         let d = dir.path().display();
-        let servers: String = upstreams
-            .iter()
-            .map(|a| format!("        server {a} max_fails=1 fail_timeout=60s;\n"))
-            .collect();
         std::fs::create_dir_all(dir.path().join("logs")).expect("nginx logs directory");
         let conf_path = dir.path().join("nginx.conf");
+        let site_path = dir.path().join("weather-mcp.conf");
+        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/nginx/weather-mcp.conf");
+        let shipped = std::fs::read_to_string(&shipped)
+            .unwrap_or_else(|e| panic!("{}: {e}", shipped.display()));
         let spawn = |port: u16| {
+            let site = shipped_site(&shipped, upstreams, &format!("127.0.0.1:{port}"));
+            std::fs::write(&site_path, site).expect("site configuration written");
             let conf = format!(
                 "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/logs/error.log warn;\n\
                  events {{ worker_connections 1024; }}\n\
                  http {{\n    access_log off;\n\
                      client_body_temp_path {d}/body;\n    proxy_temp_path {d}/proxy;\n    fastcgi_temp_path {d}/fastcgi;\n\
                      uwsgi_temp_path {d}/uwsgi;\n    scgi_temp_path {d}/scgi;\n\
-                     upstream replicas {{\n{servers}    }}\n\
-                     server {{\n        listen 127.0.0.1:{port};\n\
-                         location / {{\n            proxy_pass http://replicas;\n            proxy_http_version 1.1;\n\
-                             proxy_set_header Connection \"\";\n            proxy_set_header Host $http_host;\n\
-                             proxy_buffering off;\n            proxy_request_buffering off;\n\
-                             proxy_connect_timeout 2s;\n            proxy_read_timeout 120s;\n        }}\n    }}\n}}\n"
+                     include {};\n}}\n",
+                site_path.display()
             );
             std::fs::write(&conf_path, conf).expect("nginx.conf written");
             Command::new(binary)
@@ -236,6 +237,43 @@ impl Nginx {
             dir,
         }
     }
+}
+
+/// The shipped site configuration with its `upstream` block's servers
+/// replaced by `upstreams` (each keeping the shipped server parameters)
+/// and its `listen` address by `listen`; every other line as shipped.
+fn shipped_site(shipped: &str, upstreams: &[&str], listen: &str) -> String {
+    let mut out = String::new();
+    let (mut in_upstream, mut servers, mut listens) = (false, 0, 0);
+    for line in shipped.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["upstream", _, "{"] => in_upstream = true,
+            ["}"] if in_upstream => in_upstream = false,
+            ["server", _, params @ ..] if in_upstream => {
+                // The shipped parameters, once per replica of the test.
+                if servers == 0 {
+                    let params = params.join(" ");
+                    let params = params.trim_end_matches(';');
+                    for upstream in upstreams {
+                        out.push_str(&format!("    server {upstream} {params};\n"));
+                    }
+                }
+                servers += 1;
+                continue;
+            }
+            ["listen", _] => {
+                out.push_str(&format!("    listen {listen};\n"));
+                listens += 1;
+                continue;
+            }
+            _ => {}
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    assert!(servers > 0 && listens == 1, "deploy/nginx/weather-mcp.conf: one upstream with servers and one listen expected");
+    out
 }
 
 fn dir_log(path: PathBuf) -> impl Fn() -> String {

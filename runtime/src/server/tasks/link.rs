@@ -58,9 +58,18 @@ struct Started {
     /// Who hears of its changes of status (and, 2025-11-25, gets its
     /// requests).
     audience: Option<Audience>,
-    /// The status the client last learnt (at first `working`, in the
-    /// answer that created the task).
-    announced: Mutex<TaskStatus>,
+    /// The newest record announced; held while its notification is
+    /// queued, so notifications leave in the order of the changes.
+    announced: Mutex<Announced>,
+}
+
+/// What the client last learnt of a task.
+struct Announced {
+    /// Its status (at first `working`, in the answer that created it).
+    status: TaskStatus,
+    /// The `updated_ms` of the newest record seen: an older record (read
+    /// before a change another caller announced) is stale.
+    updated_ms: u64,
 }
 
 impl std::fmt::Debug for TaskLink {
@@ -78,7 +87,10 @@ impl TaskLink {
             id,
             tasks,
             audience,
-            announced: Mutex::new(TaskStatus::Working),
+            announced: Mutex::new(Announced {
+                status: TaskStatus::Working,
+                updated_ms: 0,
+            }),
         });
         self.wake.notify_waiters();
     }
@@ -98,13 +110,18 @@ impl TaskLink {
         let Some(audience) = &started.audience else {
             return;
         };
-        {
-            let mut last = started.announced.lock().unwrap_or_else(|p| p.into_inner());
-            if *last == record.status {
-                return;
-            }
-            *last = record.status;
+        // Decided and queued under one lock: a record read before the
+        // newest one seen (a lease renewal racing a change) is dropped,
+        // and two changes are never queued in the opposite order.
+        let mut last = started.announced.lock().unwrap_or_else(|p| p.into_inner());
+        if record.updated_ms <= last.updated_ms {
+            return;
         }
+        last.updated_ms = record.updated_ms;
+        if last.status == record.status {
+            return;
+        }
+        last.status = record.status;
         let stream = match audience {
             Audience::Session(stream) => stream,
             Audience::Listeners(listeners) => {
@@ -205,7 +222,7 @@ impl TaskContext {
                 return false;
             }
             r.status_message = Some(message.clone());
-            r.updated_ms = now_ms();
+            r.touch(now_ms());
             true
         };
         if let Err(e) = started.tasks.store().update(&started.id, &change).await {
@@ -328,7 +345,7 @@ impl TaskContext {
                 return false;
             }
             r.status = to;
-            r.updated_ms = now_ms();
+            r.touch(now_ms());
             true
         };
         match started.tasks.store().update(&started.id, &change).await {
@@ -366,7 +383,7 @@ impl TaskContext {
             }
             r.input_requests.insert(key_owned.clone(), asked.clone());
             r.status = TaskStatus::InputRequired;
-            r.updated_ms = now_ms();
+            r.touch(now_ms());
             true
         };
         let fail = |e: super::TaskStoreError| PeerError::InvalidResponse(e.to_string());
@@ -398,5 +415,93 @@ impl TaskContext {
                 _ = self.ctx.cancelled() => return Err(PeerError::Disconnected),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::sink::Sink;
+    use crate::server::tasks::TaskOptions;
+
+    /// A stored record of task `t` in `status`, changed at `updated_ms`.
+    fn record(status: TaskStatus, updated_ms: u64) -> TaskRecord {
+        TaskRecord {
+            id: "t".into(),
+            owner: "alice".into(),
+            modern: false,
+            status,
+            status_message: None,
+            created_ms: 1,
+            updated_ms,
+            ttl_ms: None,
+            poll_ms: 100,
+            result: None,
+            error: None,
+            input_requests: Default::default(),
+            input_responses: Default::default(),
+            cancel_requested: false,
+            replica: "r".into(),
+            lease_ms: 0,
+        }
+    }
+
+    /// The statuses of the `notifications/tasks/status` queued so far.
+    fn statuses(rx: &mut tokio::sync::mpsc::Receiver<String>) -> Vec<String> {
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .map(|text| {
+                let message: Value = serde_json::from_str(&text).unwrap();
+                message["params"]["status"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    }
+
+    /// The race of a lease renewal with a change, in the order that lost
+    /// updates: the renewal reads the record (`working`), the handler asks
+    /// for input and announces `input_required`, then the renewal
+    /// announces what it read. The stale `working` must not go out, and
+    /// must not hide the real `working` once the input arrives.
+    #[test]
+    fn a_record_read_before_a_change_announces_nothing() {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+        let sink = Sink::new(tx);
+        let stream: StreamOf = Arc::new(move || Some(sink.clone()));
+        let link = TaskLink::default();
+        let tasks = Arc::new(Tasks::new(TaskOptions::default()).unwrap());
+        link.start("t".into(), tasks, Some(Audience::Session(stream)));
+
+        let created = record(TaskStatus::Working, 10);
+        let mut asked = created.clone();
+        asked.status = TaskStatus::InputRequired;
+        asked.touch(10);
+        let read_by_renewal = created.clone();
+        link.announce(&asked);
+        link.announce(&read_by_renewal);
+        assert_eq!(statuses(&mut rx), ["input_required"]);
+
+        // The answer arrives: the real `working` is announced, once.
+        let mut answered = asked.clone();
+        answered.status = TaskStatus::Working;
+        answered.touch(10);
+        link.announce(&answered);
+        link.announce(&answered);
+        assert_eq!(statuses(&mut rx), ["working"]);
+
+        // A renewal reading the newest record repeats nothing.
+        let mut renewed = answered.clone();
+        renewed.lease_ms = 99;
+        link.announce(&renewed);
+        assert!(statuses(&mut rx).is_empty());
+    }
+
+    #[test]
+    fn touch_orders_changes_within_one_millisecond() {
+        let mut r = record(TaskStatus::Working, 500);
+        r.touch(500);
+        assert_eq!(r.updated_ms, 501);
+        r.touch(400);
+        assert_eq!(r.updated_ms, 502, "a clock that steps back still orders");
+        r.touch(900);
+        assert_eq!(r.updated_ms, 900);
     }
 }

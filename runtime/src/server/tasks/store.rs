@@ -110,6 +110,14 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
+    /// Records a change made at `now_ms`: `updated_ms` grows by at least
+    /// one millisecond with every change, so it orders a task's changes (a
+    /// record read before a change has a smaller one, even within one
+    /// millisecond).
+    pub fn touch(&mut self, now_ms: u64) {
+        self.updated_ms = now_ms.max(self.updated_ms.saturating_add(1));
+    }
+
     /// Whether its time-to-live has passed at `now_ms`.
     pub fn expired(&self, now_ms: u64) -> bool {
         self.ttl_ms
