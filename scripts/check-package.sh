@@ -27,7 +27,7 @@ list() { cargo package --quiet --allow-dirty --list -p "$1" 2>/dev/null; }
 runtime="$(list mcpgen-runtime)"
 generator="$(list mcpgen)"
 
-for need in src/lib.rs src/server/mod.rs src/http.rs src/server/http/mod.rs src/client/http/mod.rs src/transport/http.rs Cargo.toml; do
+for need in src/lib.rs src/server/mod.rs src/server/http/mod.rs src/client/http/mod.rs src/transport/http.rs Cargo.toml; do
     grep -qx "$need" <<<"$runtime" || fail "mcpgen-runtime's package lacks $need"
 done
 for need in src/lib.rs src/main.rs src/store.rs schema/versions.toml README.md \

@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpgen_runtime::http::oauth_client::Challenge;
+use mcpgen_runtime::client::oauth::Challenge;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

@@ -13,7 +13,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcpgen_runtime::fuzzing::dpop_proof;
-use mcpgen_runtime::http::oauth_client::DpopKey;
+use mcpgen_runtime::client::oauth::DpopKey;
 
 const RESOURCE: &str = "https://mcp.example.com/mcp";
 

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use libfuzzer_sys::fuzz_target;
-use mcpgen_runtime::http::{HttpConfig, HttpService};
+use mcpgen_runtime::server::http::{HttpConfig, HttpService};
 
 #[path = "common.rs"]
 mod common;

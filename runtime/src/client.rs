@@ -18,7 +18,7 @@
 //! - `options` and `error`;
 //!
 //! OAuth 2.1 authorization belongs to the Streamable HTTP transport:
-//! `http::oauth_client` (feature `streamable-http`).
+//! [`oauth`] (feature `streamable-http`), beside the transport [`http`].
 //!
 //! Garbage on the protocol stream (a line that is not a JSON-RPC message)
 //! fails every call in flight with [`ClientError::Garbage`] by default and
@@ -31,9 +31,9 @@ mod handle;
 mod handshake;
 mod hooks;
 #[cfg(feature = "streamable-http")]
-pub(crate) mod http;
+pub mod http;
 #[cfg(feature = "streamable-http")]
-pub(crate) mod oauth;
+pub mod oauth;
 mod options;
 mod schemas;
 #[cfg(feature = "skills")]

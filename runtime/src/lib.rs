@@ -7,10 +7,15 @@
 //!
 //! - [`server`]: [`ServerBuilder`] and [`Server`], the request context a
 //!   handler gets, requests to the client, tasks (`server::tasks`);
-//! - [`client`]: the client engine generated clients wrap;
+//!   `server::http` (feature `streamable-http`): the Streamable HTTP
+//!   service, session stores, the OAuth bearer gate (`server::http::auth`,
+//!   feature `oauth`);
+//! - [`client`]: the client engine generated clients wrap; `client::http`
+//!   and `client::oauth` (feature `streamable-http`): its Streamable HTTP
+//!   transport and OAuth 2.1 authorization;
 //! - [`transport`]: stdio, child processes and the transport traits;
-//! - `http` (feature `streamable-http`): the Streamable HTTP service and
-//!   client, OAuth on both sides (feature `oauth`), session stores;
+//!   `transport::http`: what both HTTP sides use (`HttpOptions`: TLS,
+//!   proxies, timeouts; the `Mcp-*` parameter headers);
 //! - [`revision`]: the protocol revisions and their eras (stateful up to
 //!   2025-11-25, stateless from 2026-07-28);
 //! - [`schema`]: the JSON Schema validator tool inputs and outputs are
@@ -45,8 +50,6 @@
 // Streamable HTTP service and client, the revision table and the JSON
 // Schema validator.
 pub mod client;
-#[cfg(feature = "streamable-http")]
-pub mod http;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod revision;

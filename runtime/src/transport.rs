@@ -19,7 +19,7 @@ pub(crate) mod child;
 mod connect_error;
 mod framer;
 #[cfg(feature = "streamable-http")]
-pub(crate) mod http;
+pub mod http;
 mod spin;
 pub(crate) mod stdio;
 

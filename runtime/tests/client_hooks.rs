@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use mcpgen_runtime::client::RpcError;
 use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientHandlers, ClientOptions};
-use mcpgen_runtime::http::client::HttpTransport;
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
+use mcpgen_runtime::client::http::HttpTransport;
+use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::server::{Server, ServerBuilder};
 use mcpgen_runtime::transport::LineTransport;

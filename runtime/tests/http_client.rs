@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use http::HeaderMap;
 use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions};
-use mcpgen_runtime::http::client::{HttpTransport, TRANSPORT_ERROR};
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
+use mcpgen_runtime::client::http::{HttpTransport, TRANSPORT_ERROR};
+use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{RequestContext, ToolError};
@@ -446,7 +446,7 @@ async fn a_non_ascii_tool_name_is_sent_in_base64() {
         .unwrap();
     let encoded = format!(
         "=?base64?{}?=",
-        mcpgen_runtime::http::client::base64_encode(WEATHER.as_bytes())
+        mcpgen_runtime::client::http::base64_encode(WEATHER.as_bytes())
     );
     assert_eq!(
         first_text(&result),
@@ -560,7 +560,7 @@ async fn http_failures_become_errors_of_the_request() {
 #[tokio::test]
 async fn unreachable_servers_fail_with_a_typed_connect_error() {
     use mcpgen_runtime::client::ConnectErrorKind;
-    use mcpgen_runtime::http::HttpOptions;
+    use mcpgen_runtime::transport::http::HttpOptions;
 
     // Nothing listens: refused, naming the URL.
     let port = {

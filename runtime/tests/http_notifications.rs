@@ -7,7 +7,7 @@ mod support;
 
 use std::sync::Arc;
 
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
+use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{Notifier, RequestContext};

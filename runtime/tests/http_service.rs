@@ -1,6 +1,6 @@
 //! The Streamable HTTP service over real loopback connections: a server
 //! built with `ServerBuilder` and a hand-written `Dispatch`, served by
-//! `http::serve_with_shutdown` on 127.0.0.1:0, talked to by the raw
+//! `server::http::serve_with_shutdown` on 127.0.0.1:0, talked to by the raw
 //! HTTP/1.1 client in `support`. Each test asserts what clients rely on:
 //! statuses, headers, JSON-RPC error codes and SSE framing, in both eras.
 
@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcpgen_runtime::http::{serve_with_shutdown, AuthRejection, HttpConfig, HttpService};
+use mcpgen_runtime::server::http::{serve_with_shutdown, AuthRejection, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::{CancellationToken, LogLevel, Principal, RequestContext};

@@ -15,10 +15,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcpgen_runtime::http::auth::{
+use mcpgen_runtime::server::http::auth::{
     https_fetcher, BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata, TokenError, TokenVerifier,
 };
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpOptions, HttpService};
+use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
+use mcpgen_runtime::transport::http::HttpOptions;
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::RequestContext;

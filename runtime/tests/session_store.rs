@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpgen_runtime::http::{
+use mcpgen_runtime::server::http::{
     serve_with_shutdown, HttpConfig, HttpService, MemoryStore, SessionStore,
 };
 use mcpgen_runtime::server::ServerBuilder;

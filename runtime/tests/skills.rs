@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use mcpgen_runtime::client::{Client, ClientError, ClientOptions};
-use mcpgen_runtime::http::client::HttpTransport;
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
+use mcpgen_runtime::client::http::HttpTransport;
+use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, Skills, ToolOutput};
 use mcpgen_runtime::server::{Server, ServerBuilder};
 use mcpgen_runtime::skills::{SkillFile, SkillResources};

@@ -16,7 +16,7 @@ use http::{HeaderMap, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use mcpgen_runtime::http::HttpOptions;
+use mcpgen_runtime::transport::http::HttpOptions;
 use mcpgen_runtime::upstream::Upstream;
 use mcpgen_runtime::ToolOutput;
 use serde_json::{json, Value};

@@ -23,7 +23,7 @@ use std::time::Duration;
 use mcpgen_runtime::client::{
     CallOptions, Client, ClientError, ClientOptions, ConnectErrorKind, GarbagePolicy,
 };
-use mcpgen_runtime::http::HttpOptions;
+use mcpgen_runtime::transport::http::HttpOptions;
 use mcpgen_runtime::transport::{ChildTransport, StderrMode};
 use serde_json::{json, Map, Value};
 
@@ -376,8 +376,8 @@ impl ClientArgs {
     }
 
     /// The credentials, the key read and parsed.
-    fn credentials(&self) -> Result<mcpgen_runtime::http::oauth_client::ClientCredentials> {
-        use mcpgen_runtime::http::oauth_client::{ClientCredentials, ClientKey};
+    fn credentials(&self) -> Result<mcpgen_runtime::client::oauth::ClientCredentials> {
+        use mcpgen_runtime::client::oauth::{ClientCredentials, ClientKey};
         let mut credentials = ClientCredentials::new(&self.id);
         if let Some(secret) = &self.secret {
             credentials = credentials.secret(secret);
@@ -401,7 +401,7 @@ impl HttpArgs {
     pub fn options(&self) -> Result<HttpOptions> {
         let mut options = HttpOptions::new();
         for text in &self.headers {
-            let (name, value) = mcpgen_runtime::http::parse_header(text).map_err(|why| {
+            let (name, value) = mcpgen_runtime::transport::http::parse_header(text).map_err(|why| {
                 Error::new(format!("--header: {why}"))
                     .with_hint("write --header 'Authorization: Bearer TOKEN'")
             })?;
@@ -452,7 +452,7 @@ pub fn token_cache() -> Result<std::path::PathBuf> {
 /// The error of `introspect --url`, with a hint that fits the HTTP
 /// transport and whether `--oauth` was given.
 fn explain_http(err: ClientError, url: &str, timeout: Duration, oauth: bool) -> Error {
-    use mcpgen_runtime::http::client::TRANSPORT_ERROR;
+    use mcpgen_runtime::client::http::TRANSPORT_ERROR;
     match err {
         ClientError::Connect(e) => {
             let via = e.proxy().map(|p| format!(" through the proxy {p}")).unwrap_or_default();
@@ -505,7 +505,7 @@ fn explain_http(err: ClientError, url: &str, timeout: Duration, oauth: bool) -> 
 impl IntrospectUrl {
     /// Introspects inside an existing Tokio runtime.
     pub async fn run_async(&self) -> Result<Introspected> {
-        use mcpgen_runtime::http::client::HttpTransport;
+        use mcpgen_runtime::client::http::HttpTransport;
         let mut transport = HttpTransport::new(&self.url)
             .map_err(|e| {
                 Error::new(e.to_string()).with_hint(
@@ -528,7 +528,7 @@ impl IntrospectUrl {
             self.timeout
         };
         if self.oauth || headless {
-            use mcpgen_runtime::http::oauth_client::{FileTokenStore, LoopbackRedirect, OAuth};
+            use mcpgen_runtime::client::oauth::{FileTokenStore, LoopbackRedirect, OAuth};
             let path = token_cache()?;
             let oauth = match &self.client {
                 Some(client) if headless => OAuth::client_credentials(client.credentials()?),

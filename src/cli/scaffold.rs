@@ -970,7 +970,7 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         .iter()
         .flat_map(|b| {
             let schema = b.tool.get("inputSchema").cloned().unwrap_or_default();
-            mcpgen_runtime::http::param_headers(&schema)
+            mcpgen_runtime::transport::http::param_headers(&schema)
                 .into_iter()
                 .map(move |p| ParamHeaderView {
                     tool: Text::new(&b.name),

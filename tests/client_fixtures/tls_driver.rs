@@ -12,7 +12,7 @@ use std::num::NonZeroU64;
 use std::process::ExitCode;
 
 use client::{Client, ClientError, ClientOptions};
-use mcpgen_runtime::http::HttpOptions;
+use mcpgen_runtime::transport::http::HttpOptions;
 use tools::*;
 
 #[tokio::main(flavor = "current_thread")]

@@ -15,8 +15,8 @@
 use std::time::{Duration, Instant};
 
 use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
-use mcpgen_runtime::http::client::HttpTransport;
-use mcpgen_runtime::http::HttpOptions;
+use mcpgen_runtime::client::http::HttpTransport;
+use mcpgen_runtime::transport::http::HttpOptions;
 use serde_json::json;
 
 const USAGE: &str = "usage: client-http URL CALLS [--cacert FILE] [--stats]";

@@ -118,11 +118,11 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match http {
             Some(addr) => {
-                let service = mcpgen_runtime::http::HttpService::new(
+                let service = mcpgen_runtime::server::http::HttpService::new(
                     server,
-                    mcpgen_runtime::http::HttpConfig::default(),
+                    mcpgen_runtime::server::http::HttpConfig::default(),
                 );
-                mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await
+                mcpgen_runtime::server::http::bind_and_serve(addr, service, "/mcp").await
             }
             None => server.serve(mcpgen_runtime::transport::stdio()).await,
         }

@@ -33,7 +33,7 @@ async fn main() -> ExitCode {
 /// Serves over Streamable HTTP at `/mcp`, behind a JWT bearer gate when
 /// the environment configures one.
 async fn serve_http(addr: &str) -> std::io::Result<()> {
-    use mcpgen_runtime::http::{auth::BearerAuth, bind_and_serve, HttpConfig, HttpService};
+    use mcpgen_runtime::server::http::{auth::BearerAuth, bind_and_serve, HttpConfig, HttpService};
     let server = notes_server::builder(notes_server::Notes::default())
         .build()
         .map_err(std::io::Error::other)?;

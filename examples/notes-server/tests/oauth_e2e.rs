@@ -28,13 +28,13 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mcpgen_runtime::http::auth::{
+use mcpgen_runtime::server::http::auth::{
     BearerAuth, DpopConfig, JwtConfig, JwtVerifier, ResourceMetadata,
 };
-use mcpgen_runtime::http::client::HttpTransport;
-use mcpgen_runtime::http::oauth_client::RedirectFuture as AuthFuture;
-use mcpgen_runtime::http::oauth_client::{AuthError, Callback, OAuth, RedirectReceiver};
-use mcpgen_runtime::http::{serve_with_shutdown, HttpConfig, HttpService};
+use mcpgen_runtime::client::http::HttpTransport;
+use mcpgen_runtime::client::oauth::RedirectFuture as AuthFuture;
+use mcpgen_runtime::client::oauth::{AuthError, Callback, OAuth, RedirectReceiver};
+use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use notes_server::client::{Client, ClientOptions};
 use notes_server::tools::{AddNoteInput, CountNotesInput, NoteParams};
 use serde_json::{json, Value};
@@ -737,7 +737,7 @@ async fn the_generated_client_and_server_work_with_a_real_authorization_server()
 /// by the same grant, and a wrong secret refused with the provider's error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_machine_logs_in_with_client_credentials_at_a_real_authorization_server() {
-    use mcpgen_runtime::http::oauth_client::ClientCredentials;
+    use mcpgen_runtime::client::oauth::ClientCredentials;
     let Some((node, dir)) = prerequisites() else {
         return;
     };
@@ -818,7 +818,7 @@ async fn a_machine_logs_in_with_client_credentials_at_a_real_authorization_serve
 /// another URL or method, a stale proof. Last, a gate that demands nonces.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dpop_bound_tokens_hold_at_the_gate_with_a_real_authorization_server() {
-    use mcpgen_runtime::http::oauth_client::{DpopKey, FileTokenStore, TokenStore};
+    use mcpgen_runtime::client::oauth::{DpopKey, FileTokenStore, TokenStore};
     let Some((node, dir)) = prerequisites() else {
         return;
     };

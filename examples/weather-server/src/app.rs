@@ -166,9 +166,9 @@ fn options() -> Result<Options, (String, u8)> {
 /// The HTTP transport's settings from the command line.
 fn http_config(
     o: &Options,
-    store: Option<mcpgen_runtime::http::RedisStore>,
-) -> Result<mcpgen_runtime::http::HttpConfig, Box<dyn std::error::Error>> {
-    let mut config = mcpgen_runtime::http::HttpConfig::default();
+    store: Option<mcpgen_runtime::server::http::RedisStore>,
+) -> Result<mcpgen_runtime::server::http::HttpConfig, Box<dyn std::error::Error>> {
+    let mut config = mcpgen_runtime::server::http::HttpConfig::default();
     if o.hosts.iter().any(|h| h == "*") {
         config = config.allow_any_host();
     } else {
@@ -177,7 +177,7 @@ fn http_config(
     config = config.allow_origins(o.origins.iter().cloned());
     // OAuth bearer tokens (JWT) when MCP_RESOURCE_URL, MCP_AUTH_ISSUER and
     // MCP_AUTH_JWKS_URI are set (docs/authorization.md); none otherwise.
-    if let Some(gate) = mcpgen_runtime::http::auth::BearerAuth::jwt_from_env(&[])? {
+    if let Some(gate) = mcpgen_runtime::server::http::auth::BearerAuth::jwt_from_env(&[])? {
         tracing::info!("bearer tokens required");
         config = config.bearer_auth(gate);
     }
@@ -190,11 +190,11 @@ fn http_config(
 /// `--session-store`: the one Redis store of sessions and rate limits.
 fn shared_store(
     o: &Options,
-) -> Result<Option<mcpgen_runtime::http::RedisStore>, Box<dyn std::error::Error>> {
+) -> Result<Option<mcpgen_runtime::server::http::RedisStore>, Box<dyn std::error::Error>> {
     let Some(url) = &o.session_store else {
         return Ok(None);
     };
-    let store = mcpgen_runtime::http::RedisStore::new(url)?;
+    let store = mcpgen_runtime::server::http::RedisStore::new(url)?;
     tracing::info!(store = %url, "sessions and rate limits shared through Redis");
     Ok(Some(store))
 }
@@ -228,8 +228,8 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
     let server = builder.build()?;
     match o.http.clone() {
         Some(addr) => {
-            let service = mcpgen_runtime::http::HttpService::new(server, http_config(&o, store)?);
-            mcpgen_runtime::http::bind_and_serve(addr, service, "/mcp").await?;
+            let service = mcpgen_runtime::server::http::HttpService::new(server, http_config(&o, store)?);
+            mcpgen_runtime::server::http::bind_and_serve(addr, service, "/mcp").await?;
         }
         None => {
             tracing::info!(

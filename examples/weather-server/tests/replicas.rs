@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use infra::{http, require, Nginx, Redis, Replica};
 use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
-use mcpgen_runtime::http::client::HttpTransport;
+use mcpgen_runtime::client::http::HttpTransport;
 use serde_json::{json, Value};
 
 /// Longer than any call may take: a call still running then hangs.

@@ -212,7 +212,7 @@ impl ServerBuilder {
     }
 
     /// Keeps the rate-limit buckets in `store`, shared by every replica
-    /// that uses it (e.g. `http::RedisRateLimits`), so that a limit holds
+    /// that uses it (e.g. [`RedisStore`](crate::server::http::RedisStore)), so that a limit holds
     /// across replicas; `on_error` says what a limited call meets when the
     /// store cannot answer (by default it is refused, and logged).
     pub fn rate_limit_store(

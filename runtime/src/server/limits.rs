@@ -157,7 +157,7 @@ impl std::error::Error for LimitStoreError {}
 pub type LimitFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Result<(), Duration>, LimitStoreError>> + Send + 'a>>;
 
-/// Buckets every replica of a server shares (`http::RedisRateLimits`), so
+/// Buckets every replica of a server shares ([`RedisStore`](crate::server::http::RedisStore)), so
 /// that a limit holds across replicas. Each take is atomic in the store.
 pub trait RateLimitStore: Send + Sync + 'static {
     /// Takes one call from bucket `key` under `limit`.

@@ -39,7 +39,7 @@ mod engine;
 pub(crate) mod extras;
 mod handled;
 #[cfg(feature = "streamable-http")]
-pub(crate) mod http;
+pub mod http;
 pub(crate) mod limits;
 mod message;
 mod methods;

@@ -144,8 +144,8 @@ const QUOTE: usize = 200;
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use mcpgen_runtime::client::{Client, ClientOptions};
-/// use mcpgen_runtime::http::client::HttpTransport;
-/// use mcpgen_runtime::http::HttpOptions;
+/// use mcpgen_runtime::client::http::HttpTransport;
+/// use mcpgen_runtime::transport::http::HttpOptions;
 ///
 /// let transport = HttpTransport::new("https://mcp.example.com/mcp")?
 ///     .options(HttpOptions::new().bearer_token("secret-token")?.add_ca_file("ca.pem"));

@@ -32,8 +32,8 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use mcpgen_runtime::http::oauth_client::{FileTokenStore, LoopbackRedirect, OAuth};
-//! use mcpgen_runtime::http::client::HttpTransport;
+//! use mcpgen_runtime::client::oauth::{FileTokenStore, LoopbackRedirect, OAuth};
+//! use mcpgen_runtime::client::http::HttpTransport;
 //!
 //! let oauth = OAuth::new(LoopbackRedirect::bind(0)?).store(FileTokenStore::new("tokens.json"));
 //! let transport = HttpTransport::new("http://127.0.0.1:8080/mcp")?.oauth(oauth);

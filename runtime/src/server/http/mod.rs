@@ -22,9 +22,10 @@
 //!   protected resource metadata at its well-known URLs, a bearer gate
 //!   before every request (401/403 challenges), and the manifest's scopes
 //!   answered 403 `insufficient_scope` before any handler runs.
-//! - The client side is the client's (`client/http`, `client/oauth`);
-//!   what both sides use (outbound connections, the `Mcp-*` headers) is
-//!   `transport/http`. `crate::http` puts the three together for users.
+//! - The client side is the client's ([`crate::client::http`],
+//!   [`crate::client::oauth`]); what both sides use (outbound connections,
+//!   the `Mcp-*` headers) is [`crate::transport::http`]. Each public path
+//!   is its folder.
 //! - Several replicas: the stateless era needs nothing shared; stateful
 //!   sessions continue on any replica given a [`SessionStore`]
 //!   ([`MemoryStore`] in one process, `RedisStore` with the `redis`

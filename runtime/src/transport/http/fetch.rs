@@ -1,7 +1,7 @@
 //! One HTTP/1.1 request of the runtime's own, for small documents: the
 //! OAuth client's metadata, registration and token requests
-//! (`oauth_client`) and the server verifiers' key sets and introspection
-//! (`http::auth`, feature `oauth`). It connects as the MCP transport does
+//! (`client::oauth`) and the server verifiers' key sets and introspection
+//! (`server::http::auth`, feature `oauth`). It connects as the MCP transport does
 //! ([`Connector`]: the [`HttpOptions`]' CA files, client certificate, proxy
 //! and connect timeout), sends the request once, never follows a redirect
 //! (the caller sees the `3xx`) and reads at most `max_bytes` of the body.

@@ -15,11 +15,11 @@ use http::HeaderMap;
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Settings of the HTTP client's connections; see
-/// [`HttpTransport::options`](crate::http::client::HttpTransport::options) and
+/// [`HttpTransport::options`](crate::client::http::HttpTransport::options) and
 /// `ClientOptions::http`.
 ///
 /// ```
-/// use mcpgen_runtime::http::HttpOptions;
+/// use mcpgen_runtime::transport::http::HttpOptions;
 ///
 /// let options = HttpOptions::new()
 ///     .bearer_token("secret-token").expect("a token of visible ASCII")
