@@ -82,7 +82,6 @@ mod base64url;
 mod integral;
 mod random;
 mod unix_time;
-mod validate;
 
 // The names a handler's author uses most, at the root too; documented
 // once, in `server`.

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcpgen_runtime::client::http::HttpTransport;
 use mcpgen_runtime::client::RpcError;
 use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientHandlers, ClientOptions};
-use mcpgen_runtime::client::http::HttpTransport;
 use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::server::{Server, ServerBuilder};

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpgen_runtime::client::{Client, ClientError, ClientOptions, Subscription};
 use mcpgen_runtime::client::http::HttpTransport;
+use mcpgen_runtime::client::{Client, ClientError, ClientOptions, Subscription};
 use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 use mcpgen_runtime::server::{Server, ServerBuilder};

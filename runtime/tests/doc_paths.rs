@@ -6,6 +6,74 @@
 //! is on (`cargo test -p mcpgen-runtime --all-features`).
 
 #[allow(unused_imports)]
+use mcpgen_runtime::client::http::HttpTransport;
+#[allow(unused_imports)]
+use mcpgen_runtime::client::oauth::Assertion;
+#[allow(unused_imports)]
+use mcpgen_runtime::client::oauth::ClientCredentials;
+#[allow(unused_imports)]
+use mcpgen_runtime::client::oauth::ClientKey;
+#[allow(unused_imports)]
+use mcpgen_runtime::client::oauth::FileTokenStore;
+#[allow(unused_imports)]
+use mcpgen_runtime::client::oauth::IdentityProvider;
+#[allow(unused_imports)]
+use mcpgen_runtime::client::oauth::LoopbackRedirect;
+#[allow(unused_imports)]
+use mcpgen_runtime::client::oauth::OAuth;
+#[allow(unused_imports)]
+use mcpgen_runtime::client::Client;
+#[allow(unused_imports)]
+use mcpgen_runtime::include_generated;
+#[allow(unused_imports)]
+#[cfg(feature = "otel")]
+use mcpgen_runtime::otel::Telemetry;
+#[allow(unused_imports)]
+use mcpgen_runtime::revision;
+#[allow(unused_imports)]
+use mcpgen_runtime::schema;
+#[allow(unused_imports)]
+#[cfg(feature = "schemars")]
+use mcpgen_runtime::server::form_schema;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::auth::https_fetcher;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::auth::BearerAuth;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::auth::DpopConfig;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::auth::JwtConfig;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::auth::JwtVerifier;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::auth::ResourceMetadata;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::bind_and_serve;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::serve_with_shutdown;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::HttpConfig;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::http::HttpService;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::tasks::TaskStore;
+#[allow(unused_imports)]
+#[cfg(feature = "skills")]
+use mcpgen_runtime::server::Skills;
+#[allow(unused_imports)]
+use mcpgen_runtime::server::INSUFFICIENT_SCOPE;
+#[allow(unused_imports)]
+use mcpgen_runtime::transport::http::HttpOptions;
+#[allow(unused_imports)]
+use mcpgen_runtime::transport::stdio;
+#[allow(unused_imports)]
+use mcpgen_runtime::transport::DEFAULT_SPIN;
+#[allow(unused_imports)]
+#[cfg(feature = "upstream")]
+use mcpgen_runtime::upstream::Upstream;
+#[allow(unused_imports)]
 use mcpgen_runtime::Completion;
 #[allow(unused_imports)]
 use mcpgen_runtime::ElicitForm;
@@ -25,74 +93,6 @@ use mcpgen_runtime::ServerBuilder;
 use mcpgen_runtime::ToolError;
 #[allow(unused_imports)]
 use mcpgen_runtime::ToolOutput;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::Client;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::http::HttpTransport;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::oauth::Assertion;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::oauth::ClientCredentials;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::oauth::ClientKey;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::oauth::FileTokenStore;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::oauth::IdentityProvider;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::oauth::LoopbackRedirect;
-#[allow(unused_imports)]
-use mcpgen_runtime::client::oauth::OAuth;
-#[allow(unused_imports)]
-use mcpgen_runtime::include_generated;
-#[allow(unused_imports)]
-#[cfg(feature = "otel")]
-use mcpgen_runtime::otel::Telemetry;
-#[allow(unused_imports)]
-use mcpgen_runtime::revision;
-#[allow(unused_imports)]
-use mcpgen_runtime::schema;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::INSUFFICIENT_SCOPE;
-#[allow(unused_imports)]
-#[cfg(feature = "skills")]
-use mcpgen_runtime::server::Skills;
-#[allow(unused_imports)]
-#[cfg(feature = "schemars")]
-use mcpgen_runtime::server::form_schema;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::HttpConfig;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::HttpService;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::auth::BearerAuth;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::auth::DpopConfig;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::auth::JwtConfig;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::auth::JwtVerifier;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::auth::ResourceMetadata;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::auth::https_fetcher;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::bind_and_serve;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::http::serve_with_shutdown;
-#[allow(unused_imports)]
-use mcpgen_runtime::server::tasks::TaskStore;
-#[allow(unused_imports)]
-use mcpgen_runtime::transport::DEFAULT_SPIN;
-#[allow(unused_imports)]
-use mcpgen_runtime::transport::http::HttpOptions;
-#[allow(unused_imports)]
-use mcpgen_runtime::transport::stdio;
-#[allow(unused_imports)]
-#[cfg(feature = "upstream")]
-use mcpgen_runtime::upstream::Upstream;
 
 /// Every `mcpgen_runtime::…` path in `text`: grouped imports expanded,
 /// associated items (`Type::method`) cut back to their type.
@@ -106,9 +106,13 @@ fn paths_in(text: &str) -> Vec<String> {
         let mut end = ROOT.len();
         // Segments `a::b::c`, stopping before a group or anything else.
         loop {
-            let seg = tail[end..].find(|c: char| !ident(c)).map_or(tail.len() - end, |n| n);
+            let seg = tail[end..]
+                .find(|c: char| !ident(c))
+                .map_or(tail.len() - end, |n| n);
             end += seg;
-            if tail[end..].starts_with("::") && tail[end + 2..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            if tail[end..].starts_with("::")
+                && tail[end + 2..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            {
                 end += 2;
             } else {
                 break;
@@ -139,7 +143,9 @@ fn paths_in(text: &str) -> Vec<String> {
         .into_iter()
         .map(|path| {
             let mut segs: Vec<&str> = path.split("::").collect();
-            while segs.len() > 2 && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase()) {
+            while segs.len() > 2
+                && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase())
+            {
                 segs.pop();
             }
             segs.join("::")

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http::HeaderMap;
-use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions};
 use mcpgen_runtime::client::http::{HttpTransport, TRANSPORT_ERROR};
+use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions};
 use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};

@@ -42,7 +42,7 @@ fn the_revision_table_is_a_leaf_everybody_reads() {
     let edges = edges();
     let revision = graph::top_level_deps(&edges, "revision");
     assert!(revision.is_empty(), "revision depends on {revision:?}");
-    for reader in ["server", "client", "validate"] {
+    for reader in ["server", "client", "schema"] {
         assert!(
             graph::top_level_deps(&edges, reader).contains("revision"),
             "{reader} does not read the revision table"

@@ -19,9 +19,9 @@ use mcpgen_runtime::server::http::auth::{
     https_fetcher, BearerAuth, JwtConfig, JwtVerifier, ResourceMetadata, TokenError, TokenVerifier,
 };
 use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
-use mcpgen_runtime::transport::http::HttpOptions;
 use mcpgen_runtime::server::ServerBuilder;
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+use mcpgen_runtime::transport::http::HttpOptions;
 use mcpgen_runtime::RequestContext;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
-use mcpgen_runtime::client::{Client, ClientError, ClientOptions};
 use mcpgen_runtime::client::http::HttpTransport;
+use mcpgen_runtime::client::{Client, ClientError, ClientOptions};
 use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use mcpgen_runtime::server::{BoxFuture, CallFailure, Dispatch, Skills, ToolOutput};
 use mcpgen_runtime::server::{Server, ServerBuilder};

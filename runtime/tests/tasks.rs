@@ -515,8 +515,8 @@ async fn drive_client(client: &mcpgen_runtime::client::Client, version: &str, wi
 
 #[tokio::test]
 async fn the_client_drives_tasks_over_a_stream_and_streamable_http_in_both_eras() {
-    use mcpgen_runtime::client::Client;
     use mcpgen_runtime::client::http::HttpTransport;
+    use mcpgen_runtime::client::Client;
     use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
     for version in ["2025-11-25", "2026-07-28"] {
         let (client_end, server_end) = tokio::io::duplex(1 << 16);

@@ -159,7 +159,9 @@ impl ClientError {
     /// `None` for other errors, or when the server said nothing.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            ClientError::Tool { meta: Some(meta), .. } => meta
+            ClientError::Tool {
+                meta: Some(meta), ..
+            } => meta
                 .get(crate::revision::meta::RETRY_AFTER_MS)
                 .and_then(Value::as_u64)
                 .map(Duration::from_millis),
@@ -169,7 +171,10 @@ impl ClientError {
 
     /// A `CallToolResult` of `tool` with `isError: true`, as an error: its
     /// content blocks, `structuredContent` and `_meta`.
-    pub(crate) fn from_tool_result(tool: &str, result: &mut serde_json::Map<String, Value>) -> Self {
+    pub(crate) fn from_tool_result(
+        tool: &str,
+        result: &mut serde_json::Map<String, Value>,
+    ) -> Self {
         let content = match result.remove("content") {
             Some(Value::Array(blocks)) => blocks,
             _ => Vec::new(),

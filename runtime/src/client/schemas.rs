@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::error::{ClientError, SchemaProblem};
-use crate::validate::{default_draft, SchemaValidator};
+use crate::schema::{default_draft, SchemaValidator};
 
 struct Compiled {
     input: Option<Result<SchemaValidator, String>>,

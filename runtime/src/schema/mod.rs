@@ -20,6 +20,7 @@
 //! (`runtime/tests/json_schema_suite.rs`, `docs/json-schema.md`).
 
 mod compile;
+mod doc;
 mod eval;
 mod format;
 mod idna;
@@ -27,8 +28,10 @@ mod json;
 mod meta;
 mod pattern;
 mod uri;
+mod validator;
 
-pub use crate::validate::{default_draft, describe, SchemaValidator};
+pub(crate) use doc::Doc;
+pub use validator::{default_draft, describe, SchemaValidator};
 
 use std::sync::Arc;
 

@@ -19,6 +19,7 @@ use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, member, RpcError};
 use crate::revision::{codes, meta, ValidationStyle};
+use crate::schema::{describe, FieldError};
 use crate::server::audit::{self, Outcome};
 use crate::server::cancel::CancellationToken;
 use crate::server::context::{ClientIdentity, ContextParts, RequestContext, Sink};
@@ -27,7 +28,6 @@ use crate::server::mrtr::{Retry, Rounds};
 use crate::server::peer::Channel;
 use crate::server::tool::{CallFailure, HandlerCall, Invoked, ToolOutput};
 use crate::server::toolset::ToolEntry;
-use crate::validate::{describe, FieldError};
 
 use super::config::CallInfo;
 use super::methods::Core;
@@ -350,7 +350,8 @@ impl Call<'_> {
         );
         // The wait also as a number, so a client need not read the text.
         let mut result = text_result(text, true);
-        result["_meta"] = json!({ meta::RETRY_AFTER_MS: crate::server::limits::retry_after_ms(wait) });
+        result["_meta"] =
+            json!({ meta::RETRY_AFTER_MS: crate::server::limits::retry_after_ms(wait) });
         self.finish(Outcome::RateLimited, Answer::Result(result))
     }
 

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::meta;
-use crate::validate::Doc;
+use crate::schema::Doc;
 
 /// A reply to one request: the message text and, for an error, its code
 /// (transports map some codes to statuses).

@@ -12,10 +12,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::schema::{Doc, FieldError};
 use crate::server::catch::panic_message;
 use crate::server::context::RequestContext;
 use crate::server::tool_error::ToolError;
-use crate::validate::{Doc, FieldError};
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

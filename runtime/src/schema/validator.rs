@@ -11,9 +11,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::schema::{first_problem, Schema};
-pub(crate) use crate::schema::{Draft, FieldError};
-pub(crate) use doc::Doc;
+use super::doc::{self, Doc};
+use super::{first_problem, Draft, FieldError, Schema};
 
 /// The default dialect of schemas without `$schema` in a protocol revision
 /// (from the revision table; an unknown revision takes the one before it).
@@ -85,8 +84,6 @@ pub fn describe(tool: &str, errors: &[FieldError]) -> String {
     }
     text
 }
-
-mod doc;
 
 #[cfg(test)]
 mod tests {
