@@ -29,15 +29,6 @@ pub enum ValidationStyle {
     ToolError,
 }
 
-/// The JSON Schema dialect of schemas that do not name one with `$schema`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// JSON Schema draft-07.
-    Draft7,
-    /// JSON Schema 2020-12.
-    Draft202012,
-}
-
 /// What one protocol revision means to an implementation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Revision {
@@ -49,12 +40,19 @@ pub struct Revision {
     pub batches: bool,
     /// How invalid tool arguments are answered.
     pub validation: ValidationStyle,
-    /// The default dialect of tool schemas.
-    pub dialect: Dialect,
+    /// The dialect of tool schemas that name none with `$schema`, as the
+    /// `$schema` URI that names it (`schema::Draft::from_uri` reads it;
+    /// the table names no type, so every module can read it).
+    pub default_schema: &'static str,
     /// Whether results carry `resultType` (and list results `ttlMs` and
     /// `cacheScope`).
     pub result_type: bool,
 }
+
+/// The `$schema` URI of JSON Schema draft-07.
+const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+/// The `$schema` URI of JSON Schema 2020-12.
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// Every published revision, oldest first.
 pub const REVISIONS: &[Revision] = &[
@@ -63,7 +61,7 @@ pub const REVISIONS: &[Revision] = &[
         era: Era::Stateful,
         batches: false,
         validation: ValidationStyle::ProtocolError,
-        dialect: Dialect::Draft7,
+        default_schema: DRAFT_07,
         result_type: false,
     },
     Revision {
@@ -71,7 +69,7 @@ pub const REVISIONS: &[Revision] = &[
         era: Era::Stateful,
         batches: true,
         validation: ValidationStyle::ProtocolError,
-        dialect: Dialect::Draft7,
+        default_schema: DRAFT_07,
         result_type: false,
     },
     Revision {
@@ -79,7 +77,7 @@ pub const REVISIONS: &[Revision] = &[
         era: Era::Stateful,
         batches: false,
         validation: ValidationStyle::ProtocolError,
-        dialect: Dialect::Draft7,
+        default_schema: DRAFT_07,
         result_type: false,
     },
     Revision {
@@ -87,7 +85,7 @@ pub const REVISIONS: &[Revision] = &[
         era: Era::Stateful,
         batches: false,
         validation: ValidationStyle::ToolError,
-        dialect: Dialect::Draft202012,
+        default_schema: DRAFT_2020_12,
         result_type: false,
     },
     Revision {
@@ -95,7 +93,7 @@ pub const REVISIONS: &[Revision] = &[
         era: Era::Stateless,
         batches: false,
         validation: ValidationStyle::ToolError,
-        dialect: Dialect::Draft202012,
+        default_schema: DRAFT_2020_12,
         result_type: true,
     },
 ];

@@ -33,12 +33,12 @@ use crate::naming;
 
 /// A JSON Schema dialect (the validator's own: a generated server
 /// compiles tool schemas with it).
-pub use mcpgen_runtime::schema::Draft as Dialect;
+pub use mcpgen_runtime::schema::Draft;
 
 /// The default dialect of tool schemas without `$schema` for a protocol
 /// revision: draft-07 before 2025-11-25, 2020-12 from it on, as the
 /// runtime's revision table says (the server compiles schemas in it).
-pub fn dialect_for(revision: &str) -> Dialect {
+pub fn dialect_for(revision: &str) -> Draft {
     default_draft(revision)
 }
 
@@ -202,7 +202,7 @@ fn check_schema(
     schema: &Value,
     sp: &str,
     key: &str,
-    default: Dialect,
+    default: Draft,
     out: &mut Vec<Error>,
 ) {
     let Some(obj) = schema.as_object() else {
@@ -227,7 +227,7 @@ fn check_schema(
     }
     let dialect = match obj.get("$schema") {
         None => default,
-        Some(Value::String(uri)) => match Dialect::from_uri(uri) {
+        Some(Value::String(uri)) => match Draft::from_uri(uri) {
             Some(d) => d,
             None => {
                 out.push(m.error_at(&format!("{sp}/$schema"), format!("unknown JSON Schema dialect `{uri}`")).with_hint(

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use check::{check_declarations, dialect_for, Dialect};
+pub use check::{check_declarations, dialect_for, Draft};
 pub use format::{
     manifest_schema, LimitScope, ManifestFile, RateLimit, ServerInfo, ToolDecl, ToolSettings,
     SETTINGS_KEY,

@@ -13,28 +13,21 @@ mod methods;
 
 use std::path::Path;
 
+use mcpgen_runtime::schema::Draft;
 use serde_json::Value;
 
 pub use ir::*;
 
 use crate::error::{Error, Result};
 
-/// The JSON Schema dialect of a schema document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// JSON Schema draft-07: definitions under `definitions`.
-    Draft07,
-    /// JSON Schema 2020-12: definitions under `$defs`.
-    Draft202012,
-}
-
 /// One protocol revision's types and methods.
 #[derive(Debug, Clone)]
 pub struct Spec {
     /// Where the schema came from (a file name or a revision), for docs and errors.
     pub source: String,
-    /// The JSON Schema dialect the schema is written in.
-    pub dialect: Dialect,
+    /// The JSON Schema dialect the schema is written in (draft-07 or
+    /// 2020-12: definitions under `definitions` or `$defs`).
+    pub dialect: Draft,
     /// Every named type: definitions and the inline types they needed.
     pub types: Types,
     /// Requests and notifications, by method name.
@@ -60,9 +53,9 @@ impl Spec {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let (dialect, key) = if json.get("$defs").is_some() {
-            (Dialect::Draft202012, "$defs")
+            (Draft::Draft202012, "$defs")
         } else if json.get("definitions").is_some() {
-            (Dialect::Draft07, "definitions")
+            (Draft::Draft7, "definitions")
         } else {
             return Err(
                 Error::new("the schema has neither `$defs` nor `definitions`")
@@ -71,7 +64,7 @@ impl Spec {
             );
         };
         let dialect = if declared.contains("draft-07") {
-            Dialect::Draft07
+            Draft::Draft7
         } else {
             dialect
         };

@@ -17,10 +17,8 @@ use super::{first_problem, Draft, FieldError, Schema};
 /// The default dialect of schemas without `$schema` in a protocol revision
 /// (from the revision table; an unknown revision takes the one before it).
 pub fn default_draft(revision: &str) -> Draft {
-    match crate::revision::nearest(revision).dialect {
-        crate::revision::Dialect::Draft7 => Draft::Draft7,
-        crate::revision::Dialect::Draft202012 => Draft::Draft202012,
-    }
+    Draft::from_uri(crate::revision::nearest(revision).default_schema)
+        .unwrap_or(Draft::Draft202012)
 }
 
 /// A compiled schema.
@@ -138,6 +136,14 @@ mod tests {
     fn dialect_follows_schema_then_revision() {
         assert_eq!(default_draft("2025-06-18"), Draft::Draft7);
         assert_eq!(default_draft("2025-11-25"), Draft::Draft202012);
+        for revision in crate::revision::REVISIONS {
+            assert!(
+                Draft::from_uri(revision.default_schema).is_some(),
+                "{}: {}",
+                revision.name,
+                revision.default_schema
+            );
+        }
         // `prefixItems` only means something in 2020-12.
         let s = json!({"type": "array", "prefixItems": [{"type": "string"}]});
         let new = SchemaValidator::compile(&s, Draft::Draft202012).unwrap();
