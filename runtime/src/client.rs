@@ -60,4 +60,4 @@ pub use schemas::{content_result, structured_result, ToolSchemas};
 #[cfg(feature = "skills")]
 pub use skills::LoadedSkill;
 pub use subscription::Subscription;
-pub use tasks::{Decoder, TaskStart, ToolStart, ToolTask, TypedTask};
+pub use tasks::{ResultDecoder, TaskStart, ToolStart, ToolTask, TypedTask};

@@ -57,13 +57,13 @@ pub struct SseOutcome {
 #[cfg(feature = "oauth")]
 pub fn oauth_documents(endpoint: &str, body: &[u8]) -> OauthDocuments {
     use crate::client::oauth::discovery::{
-        check_resource, check_server, ResourceMetadata, ServerMetadata,
+        check_resource, check_server, ProtectedResource, ServerMetadata,
     };
     let Ok(doc) = serde_json::from_slice::<serde_json::Value>(body) else {
         return OauthDocuments::default();
     };
     let endpoint = url::Url::parse(endpoint).ok();
-    let resource = serde_json::from_value::<ResourceMetadata>(doc.clone())
+    let resource = serde_json::from_value::<ProtectedResource>(doc.clone())
         .map_err(|e| e.to_string())
         .and_then(|r| match &endpoint {
             Some(url) => check_resource(url, &r.resource, "fuzz").map_err(|e| e.to_string()),

@@ -401,10 +401,11 @@ impl HttpArgs {
     pub fn options(&self) -> Result<HttpOptions> {
         let mut options = HttpOptions::new();
         for text in &self.headers {
-            let (name, value) = mcpgen_runtime::transport::http::parse_header(text).map_err(|why| {
-                Error::new(format!("--header: {why}"))
-                    .with_hint("write --header 'Authorization: Bearer TOKEN'")
-            })?;
+            let (name, value) =
+                mcpgen_runtime::transport::http::parse_header(text).map_err(|why| {
+                    Error::new(format!("--header: {why}"))
+                        .with_hint("write --header 'Authorization: Bearer TOKEN'")
+                })?;
             options = options.header(name, value);
         }
         for file in &self.cacerts {

@@ -31,7 +31,8 @@ const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
 /// The app: its own route at `/` and the MCP endpoint at `/mcp`. Also
 /// returns the MCP service, whose `shutdown` ends its open SSE streams.
-fn app() -> Result<(Router, mcpgen_runtime::server::http::HttpService), mcpgen_runtime::ServerError> {
+fn app() -> Result<(Router, mcpgen_runtime::server::http::HttpService), mcpgen_runtime::ServerError>
+{
     let mcp = server::http_service(weather::Weather)?;
     let router = Router::new()
         .route("/", get(index))

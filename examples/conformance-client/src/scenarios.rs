@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use mcpgen_runtime::client::RpcError;
-use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ClientHandlers, ToolSchemas};
 use mcpgen_runtime::client::http::HttpTransport;
 use mcpgen_runtime::client::oauth::{
     Assertion, ClientCredentials, ClientKey, HeadlessRedirect, IdentityProvider, OAuth,
 };
+use mcpgen_runtime::client::RpcError;
+use mcpgen_runtime::client::{is_stateless_revision, CallOptions, ClientHandlers, ToolSchemas};
 use mcpgen_runtime::skills::{SkillEntry, SkillResources};
 use serde_json::{json, Value};
 

@@ -14,8 +14,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use mcpgen_runtime::client::{CallOptions, Client, ClientHandlers, ClientOptions, ToolStart};
 use mcpgen_runtime::client::http::HttpTransport;
+use mcpgen_runtime::client::{CallOptions, Client, ClientHandlers, ClientOptions, ToolStart};
 use mcpgen_runtime::server::tasks::EXTENSION;
 use serde_json::{json, Value};
 use services::{require, Nginx, Process, Redis, PATIENCE};

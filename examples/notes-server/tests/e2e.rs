@@ -185,7 +185,9 @@ async fn typed_client_over_http_in_both_eras() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let service = notes_server::server::http_service(notes_server::Notes::default()).unwrap();
-    tokio::spawn(mcpgen_runtime::server::http::serve(listener, service, "/mcp"));
+    tokio::spawn(mcpgen_runtime::server::http::serve(
+        listener, service, "/mcp",
+    ));
     for revision in [LEGACY, MODERN] {
         let client = Client::connect_http_with(&url, options(revision))
             .await

@@ -28,12 +28,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mcpgen_runtime::server::http::auth::{
-    BearerAuth, DpopConfig, JwtConfig, JwtVerifier, ResourceMetadata,
-};
 use mcpgen_runtime::client::http::HttpTransport;
 use mcpgen_runtime::client::oauth::RedirectFuture as AuthFuture;
 use mcpgen_runtime::client::oauth::{AuthError, Callback, OAuth, RedirectReceiver};
+use mcpgen_runtime::server::http::auth::{
+    BearerAuth, DpopConfig, JwtConfig, JwtVerifier, ResourceMetadata,
+};
 use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
 use notes_server::client::{Client, ClientOptions};
 use notes_server::tools::{AddNoteInput, CountNotesInput, NoteParams};

@@ -223,12 +223,14 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
     // one that cannot be checked (Redis down) refuses the call.
     let store = shared_store(&o)?;
     if let Some(store) = &store {
-        builder = builder.rate_limit_store(store.clone(), mcpgen_runtime::server::OnStoreError::Refuse);
+        builder =
+            builder.rate_limit_store(store.clone(), mcpgen_runtime::server::OnStoreError::Refuse);
     }
     let server = builder.build()?;
     match o.http.clone() {
         Some(addr) => {
-            let service = mcpgen_runtime::server::http::HttpService::new(server, http_config(&o, store)?);
+            let service =
+                mcpgen_runtime::server::http::HttpService::new(server, http_config(&o, store)?);
             mcpgen_runtime::server::http::bind_and_serve(addr, service, "/mcp").await?;
         }
         None => {

@@ -367,7 +367,9 @@ fn the_kubernetes_replicas_share_one_store_for_sessions_and_rate_limits() {
         redis_service,
         ..
     } = k8s();
-    let env = container(&deployment)["env"].as_array().expect("container env");
+    let env = container(&deployment)["env"]
+        .as_array()
+        .expect("container env");
     let store = env
         .iter()
         .find(|e| e["name"] == "WEATHER_SESSION_STORE")
@@ -377,10 +379,20 @@ fn the_kubernetes_replicas_share_one_store_for_sessions_and_rate_limits() {
     assert_eq!(redis_service["kind"], "Service");
     let name = redis_service["metadata"]["name"].as_str().unwrap();
     let port = &redis_service["spec"]["ports"][0]["port"];
-    assert_eq!(store, format!("redis://{name}:{port}"), "the store is the Redis Service");
+    assert_eq!(
+        store,
+        format!("redis://{name}:{port}"),
+        "the store is the Redis Service"
+    );
     let labels = &redis["spec"]["template"]["metadata"]["labels"];
-    for (key, value) in redis_service["spec"]["selector"].as_object().expect("a selector") {
-        assert_eq!(&labels[key], value, "the Redis Service selects the Redis pods");
+    for (key, value) in redis_service["spec"]["selector"]
+        .as_object()
+        .expect("a selector")
+    {
+        assert_eq!(
+            &labels[key], value,
+            "the Redis Service selects the Redis pods"
+        );
     }
     assert_eq!(
         redis_service["spec"]["ports"][0]["targetPort"],

@@ -54,11 +54,17 @@ fn key_server() -> String {
 
 /// A bearer token of `subject`, issued by `issuer` for [`RESOURCE`].
 fn token(issuer: &str, subject: &str) -> String {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
-    let claims = json!({ "iss": issuer, "aud": RESOURCE, "sub": subject, "exp": now + 600, "iat": now });
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let claims =
+        json!({ "iss": issuer, "aud": RESOURCE, "sub": subject, "exp": now + 600, "iat": now });
     let mut header = Header::new(Algorithm::RS256);
     header.kid = Some("a".into());
-    let key = EncodingKey::from_rsa_der(include_bytes!("../../../runtime/tests/fixtures/oauth/rsa_a.der"));
+    let key = EncodingKey::from_rsa_der(include_bytes!(
+        "../../../runtime/tests/fixtures/oauth/rsa_a.der"
+    ));
     jsonwebtoken::encode(&header, &claims, &key).expect("the token is signed")
 }
 
@@ -109,15 +115,21 @@ fn call(addr: &str, bearer: &str, tool: &str, arguments: Value) -> Answer {
 /// Checks a refusal over the limit: the declared limit, the wait in
 /// seconds, and the same wait in `_meta`.
 fn assert_refused(answer: &Answer, tool: &str, limit: &str) {
-    assert!(answer.failed, "{tool} is refused over its limit: {}", answer.text);
+    assert!(
+        answer.failed,
+        "{tool} is refused over its limit: {}",
+        answer.text
+    );
     let wait = answer.meta["mcpgen/retryAfterMs"]
         .as_u64()
         .unwrap_or_else(|| panic!("{tool}: no mcpgen/retryAfterMs in {}", answer.meta));
     assert!(wait > 0 && wait <= 60_000, "{wait}");
-    let said = format!(
-        "Rate limit exceeded for tool {tool} (limited to {limit}); retry in "
+    let said = format!("Rate limit exceeded for tool {tool} (limited to {limit}); retry in ");
+    assert!(
+        answer.text.starts_with(&said) && answer.text.ends_with(" s"),
+        "{}",
+        answer.text
     );
-    assert!(answer.text.starts_with(&said) && answer.text.ends_with(" s"), "{}", answer.text);
 }
 
 #[test]
@@ -134,10 +146,16 @@ fn the_shipped_servers_limits_hold_across_replicas_and_fail_closed_without_redis
         ("MCP_AUTH_JWKS_URI", jwks.as_str()),
     ];
     let store = ["--session-store", redis.url.as_str()];
-    let replicas: Vec<Replica> = (0..3).map(|_| Replica::start_with_env(&store, &vars)).collect();
+    let replicas: Vec<Replica> = (0..3)
+        .map(|_| Replica::start_with_env(&store, &vars))
+        .collect();
     let upstreams: Vec<&str> = replicas.iter().map(|r| r.addr.as_str()).collect();
     let nginx = Nginx::start(&nginx_bin, &upstreams);
-    let front = nginx.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let front = nginx
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
     let [alice, bob, carol] = ["alice", "bob", "carol"].map(|who| token(&issuer, who));
     let region = || json!({ "region": "North Sea" });
 
@@ -153,12 +171,20 @@ fn the_shipped_servers_limits_hold_across_replicas_and_fail_closed_without_redis
     }
     assert_eq!(passed, 5, "alice's limit, counted across the replicas");
     for replica in &replicas {
-        assert!(replica.calls_served() >= 5, "nginx spreads the calls:\n{}", replica.stderr());
+        assert!(
+            replica.calls_served() >= 5,
+            "nginx spreads the calls:\n{}",
+            replica.stderr()
+        );
     }
     // Bob has a bucket of his own, on every replica.
     for replica in &replicas {
         let answer = call(&replica.addr, &bob, "get_alerts", region());
-        assert!(!answer.failed, "bob is not limited by alice's calls: {}", answer.text);
+        assert!(
+            !answer.failed,
+            "bob is not limited by alice's calls: {}",
+            answer.text
+        );
     }
 
     // The global limit: 30 scans a minute of all callers together.
@@ -173,15 +199,24 @@ fn the_shipped_servers_limits_hold_across_replicas_and_fail_closed_without_redis
             scanned += 1;
         }
     }
-    assert_eq!(scanned, 30, "the global limit, counted across callers and replicas");
+    assert_eq!(
+        scanned, 30,
+        "the global limit, counted across callers and replicas"
+    );
 
     // Redis gone: limited calls are refused, and say why; others work.
     redis.process.kill();
     for replica in &replicas {
         let answer = call(&replica.addr, &carol, "get_alerts", region());
-        assert!(answer.failed, "a limit that cannot be checked is not lifted: {}", answer.text);
         assert!(
-            answer.text.starts_with("Rate limit of tool get_alerts cannot be checked now"),
+            answer.failed,
+            "a limit that cannot be checked is not lifted: {}",
+            answer.text
+        );
+        assert!(
+            answer
+                .text
+                .starts_with("Rate limit of tool get_alerts cannot be checked now"),
             "{}",
             answer.text
         );
@@ -191,7 +226,11 @@ fn the_shipped_servers_limits_hold_across_replicas_and_fail_closed_without_redis
             "convert_temperature",
             json!({ "value": 20.0, "from": "celsius", "to": "kelvin" }),
         );
-        assert!(!answer.failed, "a tool without a limit is served: {}", answer.text);
+        assert!(
+            !answer.failed,
+            "a tool without a limit is served: {}",
+            answer.text
+        );
     }
     for replica in &replicas {
         assert!(!replica.panicked(), "{}", replica.stderr());

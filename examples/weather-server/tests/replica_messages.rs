@@ -32,9 +32,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use infra::{require, Nginx, Redis};
+use mcpgen_runtime::client::http::HttpTransport;
 use mcpgen_runtime::client::ClientHandlers;
 use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
-use mcpgen_runtime::client::http::HttpTransport;
 use mcpgen_runtime::server::http::{
     serve_with_shutdown, HttpConfig, HttpService, RedisStore, SessionStore,
 };

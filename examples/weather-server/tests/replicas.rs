@@ -29,8 +29,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use infra::{http, require, Nginx, Redis, Replica};
-use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
 use mcpgen_runtime::client::http::HttpTransport;
+use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
 use serde_json::{json, Value};
 
 /// Longer than any call may take: a call still running then hangs.

@@ -20,7 +20,7 @@ use super::options::{CallOptions, ClientOptions};
 use super::schemas::{content_result, serialise_input, structured_result, ToolSchemas};
 use super::subscription::Subscription;
 use super::surface::decode;
-use super::tasks::{Decoder, TaskStart, ToolStart};
+use super::tasks::{ResultDecoder, TaskStart, ToolStart};
 use super::{handshake, subscription, tasks, tools};
 use crate::transport::Transport;
 
@@ -231,7 +231,7 @@ impl Client {
         tool: &str,
         input: &I,
         ttl: Option<std::time::Duration>,
-        decode: Decoder<O>,
+        decode: ResultDecoder<O>,
     ) -> Result<TaskStart<'c, O>, ClientError> {
         let arguments = serialise_input(tool, input)?;
         schemas.validate_input(tool, &arguments)?;

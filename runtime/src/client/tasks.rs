@@ -317,7 +317,7 @@ fn tool_result(tool: &str, mut result: Value) -> Result<Value, ClientError> {
 /// How a typed task reads its tool's result: `structuredContent` decoded
 /// ([`structured_result`](super::schemas::structured_result)) or the content
 /// blocks ([`content_result`](super::schemas::content_result)).
-pub type Decoder<O> = fn(&ToolSchemas, &str, Value) -> Result<O, ClientError>;
+pub type ResultDecoder<O> = fn(&ToolSchemas, &str, Value) -> Result<O, ClientError>;
 
 /// What starting a typed tool call gave (the generated client's
 /// `start_<tool>` methods).
@@ -334,7 +334,7 @@ impl<'c, O> TaskStart<'c, O> {
         start: ToolStart<'c>,
         tool: &str,
         schemas: &'c ToolSchemas,
-        decode: Decoder<O>,
+        decode: ResultDecoder<O>,
     ) -> Result<Self, ClientError> {
         Ok(match start {
             ToolStart::Done(result) => {
@@ -364,7 +364,7 @@ impl<'c, O> TaskStart<'c, O> {
 pub struct TypedTask<'c, O> {
     task: ToolTask<'c>,
     schemas: &'c ToolSchemas,
-    decode: Decoder<O>,
+    decode: ResultDecoder<O>,
 }
 
 impl<O> TypedTask<'_, O> {

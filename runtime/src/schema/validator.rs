@@ -17,8 +17,7 @@ use super::{first_problem, Draft, FieldError, Schema};
 /// The default dialect of schemas without `$schema` in a protocol revision
 /// (from the revision table; an unknown revision takes the one before it).
 pub fn default_draft(revision: &str) -> Draft {
-    Draft::from_uri(crate::revision::nearest(revision).default_schema)
-        .unwrap_or(Draft::Draft202012)
+    Draft::from_uri(crate::revision::nearest(revision).default_schema).unwrap_or(Draft::Draft202012)
 }
 
 /// A compiled schema.

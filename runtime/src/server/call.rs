@@ -162,7 +162,9 @@ pub(super) async fn run(
         retry,
     ) {
         Ok(channel) => channel,
-        Err(error) => return Some(call.finish(Outcome::InvalidArguments, Answer::Error(error))),
+        Err(error) => {
+            return Some(call.finish(Outcome::InvalidArguments, CallAnswer::Error(error)))
+        }
     };
     let rounds = match &channel {
         Channel::Rounds(rounds) => Some(Arc::clone(rounds)),
@@ -235,27 +237,27 @@ impl Call<'_> {
     }
 
     /// Audits `outcome` and writes `answer`.
-    fn finish(&self, outcome: Outcome, answer: Answer) -> Reply {
+    fn finish(&self, outcome: Outcome, answer: CallAnswer) -> Reply {
         self.audit(outcome);
         let (core, id, scope, name) = (self.core, self.id, self.scope, self.name());
         match answer {
             // Written as text, unless the output hook wants the value.
-            Answer::Failed(text) if core.output_hook.is_none() => {
+            CallAnswer::Failed(text) if core.output_hook.is_none() => {
                 failure_reply(id, &text, self.tail)
             }
-            Answer::Failed(text) => finished(core, id, scope, name, text_result(text, true)),
-            Answer::Result(result) => finished(core, id, scope, name, result),
-            Answer::Error(error) => Reply::error(id, &error),
+            CallAnswer::Failed(text) => finished(core, id, scope, name, text_result(text, true)),
+            CallAnswer::Result(result) => finished(core, id, scope, name, result),
+            CallAnswer::Error(error) => Reply::error(id, &error),
         }
     }
 
     /// Arguments that do not match `inputSchema` (or the input type), as
     /// the revision answers them: a tool error or `-32602`.
-    fn invalid_arguments(&self, errors: Vec<FieldError>) -> Answer {
+    fn invalid_arguments(&self, errors: Vec<FieldError>) -> CallAnswer {
         let name = self.name();
         match self.scope.revision.validation {
-            ValidationStyle::ToolError => Answer::Failed(describe(name, &errors)),
-            ValidationStyle::ProtocolError => Answer::Error(
+            ValidationStyle::ToolError => CallAnswer::Failed(describe(name, &errors)),
+            ValidationStyle::ProtocolError => CallAnswer::Error(
                 RpcError::invalid_params(format!("arguments of tool {name} do not match its inputSchema"))
                     .with_data(json!({ "tool": name, "errors": errors.iter().map(FieldError::to_value).collect::<Vec<_>>() })),
             ),
@@ -275,7 +277,7 @@ impl Call<'_> {
             };
             if let Err(reason) = hook(&info) {
                 let text = format!("Access denied to tool {name}: {reason}");
-                return Err(self.finish(Outcome::Denied, Answer::Failed(text)));
+                return Err(self.finish(Outcome::Denied, CallAnswer::Failed(text)));
             }
         }
         Ok(())
@@ -342,7 +344,7 @@ impl Call<'_> {
             let text = format!(
                 "Rate limit of tool {name} cannot be checked now (limited to {limit}); retry later"
             );
-            return self.finish(Outcome::RateLimited, Answer::Failed(text));
+            return self.finish(Outcome::RateLimited, CallAnswer::Failed(text));
         };
         let text = format!(
             "Rate limit exceeded for tool {name} (limited to {limit}); retry in {}",
@@ -352,7 +354,7 @@ impl Call<'_> {
         let mut result = text_result(text, true);
         result["_meta"] =
             json!({ meta::RETRY_AFTER_MS: crate::server::limits::retry_after_ms(wait) });
-        self.finish(Outcome::RateLimited, Answer::Result(result))
+        self.finish(Outcome::RateLimited, CallAnswer::Result(result))
     }
 
     /// Starts the handler of tool `index` (dispatched, panics caught).
@@ -397,7 +399,7 @@ impl Call<'_> {
             Invoked::Failed(CallFailure::Tool(error)) => {
                 return self.finish(
                     Outcome::ToolError,
-                    Answer::Failed(error.message().to_owned()),
+                    CallAnswer::Failed(error.message().to_owned()),
                 )
             }
             Invoked::Failed(CallFailure::MissingCapability(required)) => {
@@ -406,19 +408,19 @@ impl Call<'_> {
                     format!("tool {name} needs client capabilities the request did not declare"),
                 )
                 .with_data(json!({ "requiredCapabilities": required }));
-                return self.finish(Outcome::ToolError, Answer::Error(error));
+                return self.finish(Outcome::ToolError, CallAnswer::Error(error));
             }
             Invoked::Failed(CallFailure::Encode(message)) => {
                 tracing::error!(tool = %name, error = %message, "cannot encode tool output");
                 let error = RpcError::internal(format!(
                     "tool {name} produced output that cannot be encoded"
                 ));
-                return self.finish(Outcome::InvalidOutput, Answer::Error(error));
+                return self.finish(Outcome::InvalidOutput, CallAnswer::Error(error));
             }
             Invoked::Panicked(panic) => {
                 tracing::error!(tool = %name, panic = %panic, "tool handler panicked");
                 let error = RpcError::internal(format!("tool {name} failed unexpectedly"));
-                return self.finish(Outcome::Panicked, Answer::Error(error));
+                return self.finish(Outcome::Panicked, CallAnswer::Error(error));
             }
         };
         match output {
@@ -463,7 +465,7 @@ impl Call<'_> {
                     "tool {name} produced output that does not match its outputSchema"
                 ))
                 .with_data(data);
-                return self.finish(Outcome::InvalidOutput, Answer::Error(error));
+                return self.finish(Outcome::InvalidOutput, CallAnswer::Error(error));
             }
         }
         if self.core.output_hook.is_none() {
@@ -480,7 +482,7 @@ impl Call<'_> {
         let mut result = Map::new();
         result.insert("content".into(), json!([{ "type": "text", "text": text }]));
         result.insert("structuredContent".into(), value);
-        self.finish(Outcome::Success, Answer::Result(Value::Object(result)))
+        self.finish(Outcome::Success, CallAnswer::Result(Value::Object(result)))
     }
 
     /// The refusal of content blocks from a tool that declares an
@@ -491,7 +493,7 @@ impl Call<'_> {
                 "tool {} declares an outputSchema but returned no structured output",
                 self.name()
             ));
-            self.finish(Outcome::InvalidOutput, Answer::Error(error))
+            self.finish(Outcome::InvalidOutput, CallAnswer::Error(error))
         })
     }
 
@@ -502,7 +504,7 @@ impl Call<'_> {
         }
         let mut result = Map::new();
         result.insert("content".into(), content);
-        self.finish(Outcome::Success, Answer::Result(Value::Object(result)))
+        self.finish(Outcome::Success, CallAnswer::Result(Value::Object(result)))
     }
 }
 
@@ -525,7 +527,7 @@ enum Ran {
 }
 
 /// How a tool call is answered.
-enum Answer {
+enum CallAnswer {
     /// A `CallToolResult` with one text block and `isError: true`.
     Failed(String),
     /// A result.

@@ -322,7 +322,7 @@ impl Server {
                     });
             }
             Route::Read(route::Read::Resource) if self.core.reads_skill(params.as_ref()) => {
-                route::Inline::Skills(route::Skills::Read)
+                route::Inline::Skills(route::SkillsRequest::Read)
             }
             Route::Read(read) => {
                 return match super::reads::request(

@@ -331,7 +331,7 @@ impl Core {
     /// server serves skills.
     fn skills_request(
         &self,
-        request: super::route::Skills,
+        request: super::route::SkillsRequest,
         method: &str,
         params: Option<&Value>,
         scope: &Scope,
@@ -745,7 +745,7 @@ fn list_page(
 fn skills_answer(
     skills: &crate::server::Skills,
     config: &ServerConfig,
-    request: super::route::Skills,
+    request: super::route::SkillsRequest,
     params: Option<&Value>,
     modern: bool,
 ) -> Result<Value, RpcError> {
@@ -756,7 +756,7 @@ fn skills_answer(
             .ok_or_else(|| RpcError::invalid_params("the request needs a string \"uri\""))
     };
     let (mut result, hint) = match request {
-        super::route::Skills::List => {
+        super::route::SkillsRequest::List => {
             let entries = skills.entries();
             let page = |offset: usize, size: usize| {
                 entries.iter().skip(offset).take(size).cloned().collect()
@@ -772,8 +772,8 @@ fn skills_answer(
             )?;
             return Ok(list);
         }
-        super::route::Skills::Get => (skills.get(uri()?)?, config.lists_cache),
-        super::route::Skills::Directory => {
+        super::route::SkillsRequest::Get => (skills.get(uri()?)?, config.lists_cache),
+        super::route::SkillsRequest::Directory => {
             let children = skills.directory(uri()?)?;
             let page = |offset: usize, size: usize| {
                 children.iter().skip(offset).take(size).cloned().collect()
@@ -787,7 +787,7 @@ fn skills_answer(
                 None,
             );
         }
-        super::route::Skills::Read => {
+        super::route::SkillsRequest::Read => {
             let uri = uri()?;
             let read = skills
                 .read(uri)

@@ -56,12 +56,12 @@ pub(crate) enum Inline {
     PromptsList,
     /// The Skills extension's methods, and `resources/read` of a skill
     /// file (answered by `skills` when the server serves skills).
-    Skills(Skills),
+    Skills(SkillsRequest),
 }
 
 /// The requests of the Skills extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Skills {
+pub(crate) enum SkillsRequest {
     /// `skills/list`.
     List,
     /// `skills/get`.
@@ -143,9 +143,9 @@ pub(crate) fn route(scope: &Scope, method: &str) -> Route {
         (_, "resources/list") => I(Inline::ResourcesList),
         (_, "resources/templates/list") => I(Inline::TemplatesList),
         (_, "prompts/list") => I(Inline::PromptsList),
-        (_, "skills/list") => I(Inline::Skills(Skills::List)),
-        (_, "skills/get") => I(Inline::Skills(Skills::Get)),
-        (_, "resources/directory/read") => I(Inline::Skills(Skills::Directory)),
+        (_, "skills/list") => I(Inline::Skills(SkillsRequest::List)),
+        (_, "skills/get") => I(Inline::Skills(SkillsRequest::Get)),
+        (_, "resources/directory/read") => I(Inline::Skills(SkillsRequest::Directory)),
         (_, "resources/read") => R(Read::Resource),
         (_, "prompts/get") => R(Read::Prompt),
         (_, "completion/complete") => R(Read::Complete),

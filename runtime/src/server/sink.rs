@@ -1,6 +1,6 @@
 //! [`Sink`]: where a request's own messages go before its final reply
 //! (progress, logs, requests to the client), and where notifications
-//! outside requests go; `Shared`, what a sink shares with its transport
+//! outside requests go; `SinkShared`, what a sink shares with its transport
 //! (a count of messages not yet written, or a channel made only when the
 //! first message is sent). A leaf module.
 
@@ -18,7 +18,7 @@ pub struct Sink {
     /// The channel, unless it is made lazily (in `shared`).
     tx: Option<mpsc::Sender<String>>,
     /// Two words in all: a sink is held by every call's context.
-    shared: Option<Arc<Shared>>,
+    shared: Option<Arc<SinkShared>>,
 }
 
 impl Sink {
@@ -31,21 +31,21 @@ impl Sink {
     }
 
     /// Like [`Sink::new`], and every message sent is counted in
-    /// `unwritten` ([`Shared::counter`]) before it is queued; the receiver
-    /// calls [`Shared::written`] once it is written. (While the count is
+    /// `unwritten` ([`SinkShared::counter`]) before it is queued; the receiver
+    /// calls [`SinkShared::written`] once it is written. (While the count is
     /// not zero, a transport writing replies itself queues them behind
     /// instead, keeping the order.)
-    pub(crate) fn counted(tx: mpsc::Sender<String>, unwritten: Arc<Shared>) -> Self {
+    pub(crate) fn counted(tx: mpsc::Sender<String>, unwritten: Arc<SinkShared>) -> Self {
         Self {
             tx: Some(tx),
             shared: Some(unwritten),
         }
     }
 
-    /// Messages go to `lazy`'s channel ([`Shared::lazy`]), made when the
+    /// Messages go to `lazy`'s channel ([`SinkShared::lazy`]), made when the
     /// first is sent.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
-    pub(crate) fn lazy(lazy: &Arc<Shared>) -> Self {
+    pub(crate) fn lazy(lazy: &Arc<SinkShared>) -> Self {
         Self {
             tx: None,
             shared: Some(Arc::clone(lazy)),
@@ -77,8 +77,8 @@ impl Sink {
         match (&self.tx, &self.shared) {
             (Some(tx), _) => Some(tx),
             (None, Some(shared)) => match &**shared {
-                Shared::Lazy(lazy) => Some(lazy.sender()),
-                Shared::Unwritten(_) => None,
+                SinkShared::Lazy(lazy) => Some(lazy.sender()),
+                SinkShared::Unwritten(_) => None,
             },
             (None, None) => None,
         }
@@ -87,7 +87,7 @@ impl Sink {
     /// The count of messages not yet written, for a counted sink.
     fn unwritten(&self) -> Option<&AtomicUsize> {
         match self.shared.as_deref() {
-            Some(Shared::Unwritten(count)) => Some(count),
+            Some(SinkShared::Unwritten(count)) => Some(count),
             _ => None,
         }
     }
@@ -96,7 +96,7 @@ impl Sink {
     pub fn is_connected(&self) -> bool {
         match (&self.tx, self.shared.as_deref()) {
             (Some(tx), _) => !tx.is_closed(),
-            (None, Some(Shared::Lazy(lazy))) => lazy
+            (None, Some(SinkShared::Lazy(lazy))) => lazy
                 .tx
                 .get()
                 .map_or(!lazy.done.load(Ordering::Acquire), |tx| !tx.is_closed()),
@@ -157,8 +157,8 @@ pub(crate) type StreamOf = Arc<dyn Fn() -> Option<Sink> + Send + Sync>;
 /// A [`Sink`] that does not keep its channel open (see [`Sink::downgrade`]).
 #[derive(Debug, Clone)]
 pub(crate) enum WeakSink {
-    Channel(mpsc::WeakSender<String>, Option<Arc<Shared>>),
-    Lazy(std::sync::Weak<Shared>),
+    Channel(mpsc::WeakSender<String>, Option<Arc<SinkShared>>),
+    Lazy(std::sync::Weak<SinkShared>),
     Nowhere,
 }
 
@@ -181,7 +181,7 @@ impl WeakSink {
 
 /// What a sink shares with its transport.
 #[derive(Debug)]
-pub(crate) enum Shared {
+pub(crate) enum SinkShared {
     /// Messages handed over and not written yet (see [`Sink::counted`]).
     Unwritten(AtomicUsize),
     /// A channel made only when a message is sent (see [`Sink::lazy`]).
@@ -202,16 +202,16 @@ pub(crate) struct Lazy {
     done: AtomicBool,
 }
 
-impl Shared {
+impl SinkShared {
     /// A count of unwritten messages, at zero.
     pub(crate) fn counter() -> Arc<Self> {
-        Arc::new(Shared::Unwritten(AtomicUsize::new(0)))
+        Arc::new(SinkShared::Unwritten(AtomicUsize::new(0)))
     }
 
     /// A lazy channel of `capacity` messages, not made yet.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn lazy(capacity: usize) -> Arc<Self> {
-        Arc::new(Shared::Lazy(Lazy {
+        Arc::new(SinkShared::Lazy(Lazy {
             capacity,
             tx: OnceLock::new(),
             rx: Mutex::new(None),
@@ -221,7 +221,7 @@ impl Shared {
 
     /// One counted message was written.
     pub(crate) fn written(&self) {
-        if let Shared::Unwritten(count) = self {
+        if let SinkShared::Unwritten(count) = self {
             count.fetch_sub(1, Ordering::AcqRel);
         }
     }
@@ -229,28 +229,28 @@ impl Shared {
     /// Whether every counted message was written.
     pub(crate) fn all_written(&self) -> bool {
         match self {
-            Shared::Unwritten(count) => count.load(Ordering::Acquire) == 0,
-            Shared::Lazy(_) => true,
+            SinkShared::Unwritten(count) => count.load(Ordering::Acquire) == 0,
+            SinkShared::Lazy(_) => true,
         }
     }
 
     /// Whether a message was sent to the lazy channel (so it exists).
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn used(&self) -> bool {
-        matches!(self, Shared::Lazy(lazy) if lazy.tx.get().is_some())
+        matches!(self, SinkShared::Lazy(lazy) if lazy.tx.get().is_some())
     }
 
     /// The lazy channel's receiver (made now if no message was sent yet);
-    /// once taken, after [`Shared::close`] or for a counter, one of a
+    /// once taken, after [`SinkShared::close`] or for a counter, one of a
     /// closed, empty channel.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn receiver(&self) -> mpsc::Receiver<String> {
         let taken = match self {
-            Shared::Lazy(lazy) => {
+            SinkShared::Lazy(lazy) => {
                 lazy.sender();
                 lazy.rx.lock().unwrap_or_else(|p| p.into_inner()).take()
             }
-            Shared::Unwritten(_) => None,
+            SinkShared::Unwritten(_) => None,
         };
         taken.unwrap_or_else(|| mpsc::channel(1).1)
     }
@@ -259,7 +259,7 @@ impl Shared {
     /// now on fail.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn close(&self) {
-        if let Shared::Lazy(lazy) = self {
+        if let SinkShared::Lazy(lazy) = self {
             let mut slot = lazy.rx.lock().unwrap_or_else(|p| p.into_inner());
             lazy.done.store(true, Ordering::Release);
             slot.take();
@@ -297,7 +297,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_lazy_channel_is_made_by_the_first_message_and_closes_with_its_last_sink() {
-        let shared = Shared::lazy(4);
+        let shared = SinkShared::lazy(4);
         let sink = Sink::lazy(&shared);
         assert!(
             sink.is_connected() && !shared.used(),
@@ -318,7 +318,7 @@ mod tests {
         assert_eq!(rx.recv().await, None, "closed once the last sink is gone");
 
         // Closed before any message: sending fails, the sink reports it.
-        let shared = Shared::lazy(4);
+        let shared = SinkShared::lazy(4);
         let sink = Sink::lazy(&shared);
         shared.close();
         assert!(!sink.is_connected());

@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, Mutex};
 
 use crate::server::context::Sink;
 use crate::server::extras::Extras;
-use crate::server::sink::Shared;
+use crate::server::sink::SinkShared;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
 use super::handled::{poll_once, Handled};
@@ -54,7 +54,7 @@ pub(super) async fn serve<T: Transport>(
     let (mut reader, writer) = transport.split();
     let writer = Arc::new(Mutex::new(writer));
     // Messages handed to the writer task and not written yet.
-    let unwritten = Shared::counter();
+    let unwritten = SinkShared::counter();
     let (tx, mut rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
     let mut writer_task = {
         let (writer, unwritten) = (Arc::clone(&writer), Arc::clone(&unwritten));

@@ -247,14 +247,14 @@ pub(super) fn method(
             }
         };
         Some(match answer {
-            Ok(Answer::Result(result)) => core.reply(&id, &scope, result),
-            Ok(Answer::Reply(reply)) => reply,
+            Ok(TaskAnswer::Result(result)) => core.reply(&id, &scope, result),
+            Ok(TaskAnswer::Reply(reply)) => reply,
             Err(error) => Reply::error(&id, &error),
         })
     })))
 }
 
-enum Answer {
+enum TaskAnswer {
     Result(Value),
     Reply(Reply),
 }
@@ -330,9 +330,9 @@ async fn one(
     params: Option<&Value>,
     scope: &Scope,
     id: &Value,
-) -> Result<Answer, RpcError> {
+) -> Result<TaskAnswer, RpcError> {
     match task {
-        route::Task::Get => Ok(Answer::Result(wire::detailed(&record))),
+        route::Task::Get => Ok(TaskAnswer::Result(wire::detailed(&record))),
         route::Task::Update => {
             let Some(Value::Object(responses)) = params.and_then(|p| p.get("inputResponses"))
             else {
@@ -372,13 +372,13 @@ async fn one(
                 }
                 running.link.wake();
             }
-            Ok(Answer::Result(json!({})))
+            Ok(TaskAnswer::Result(json!({})))
         }
         route::Task::Cancel => {
             if record.status.is_terminal() {
                 // The extension acknowledges again; 2025-11-25 refuses.
                 return match scope.modern {
-                    true => Ok(Answer::Result(json!({}))),
+                    true => Ok(TaskAnswer::Result(json!({}))),
                     false => Err(RpcError::invalid_params(format!(
                         "task {} is already {} and cannot be cancelled",
                         record.id,
@@ -409,8 +409,8 @@ async fn one(
                 running.cancel.cancel();
             }
             match (scope.modern, after) {
-                (true, _) => Ok(Answer::Result(json!({}))),
-                (false, Some(after)) => Ok(Answer::Result(wire::detailed(&after))),
+                (true, _) => Ok(TaskAnswer::Result(json!({}))),
+                (false, Some(after)) => Ok(TaskAnswer::Result(wire::detailed(&after))),
                 (false, None) => Err(RpcError::invalid_params(format!(
                     "unknown task {:?}",
                     record.id
@@ -433,7 +433,7 @@ async fn one(
                         let meta = members.entry("_meta").or_insert_with(|| json!({}));
                         meta[tasks::RELATED_TASK] = related;
                     }
-                    Ok(Answer::Result(result))
+                    Ok(TaskAnswer::Result(result))
                 }
                 TaskStatus::Failed => {
                     let error = record
@@ -445,7 +445,7 @@ async fn one(
                         jsonrpc::json_text(&error)
                     );
                     let code = error.get("code").and_then(Value::as_i64);
-                    Ok(Answer::Reply(Reply {
+                    Ok(TaskAnswer::Reply(Reply {
                         text,
                         error: code.or(Some(jsonrpc::INTERNAL_ERROR)),
                         rejected: false,
@@ -467,7 +467,7 @@ async fn list(
     core: &Core,
     params: Option<&Value>,
     scope: &Scope,
-) -> Result<Answer, RpcError> {
+) -> Result<TaskAnswer, RpcError> {
     let all = tasks
         .store()
         .list(&owner(scope))
@@ -499,7 +499,7 @@ async fn list(
             Value::from(crate::server::cursor::encode(offset + size)),
         );
     }
-    Ok(Answer::Result(Value::Object(result)))
+    Ok(TaskAnswer::Result(Value::Object(result)))
 }
 
 /// `run` with a panic in any poll turned into `Err(message)`.

@@ -102,7 +102,7 @@ enum Failure {
 }
 
 /// One answer, read.
-struct Answer {
+struct ApiAnswer {
     status: StatusCode,
     headers: HeaderMap,
     body: Bytes,
@@ -254,7 +254,7 @@ impl Net {
         body: Option<Bytes>,
         secrets: Option<&Secrets>,
         max_bytes: usize,
-    ) -> Result<Answer, Failure> {
+    ) -> Result<ApiAnswer, Failure> {
         let origin = self.origin(url)?;
         let forwarding = origin.connector.forwarding();
         let mut query: Vec<&str> = url.query().into_iter().collect();
@@ -329,7 +329,7 @@ impl Net {
         if keep_alive {
             lease.release();
         }
-        Ok(Answer {
+        Ok(ApiAnswer {
             status,
             headers,
             body: Bytes::from(out),
@@ -385,7 +385,7 @@ async fn send_on(
 }
 
 /// Where a redirect answer to `method` leads, if it is followed.
-fn redirect(method: &Method, url: &Url, answer: &Answer) -> Option<Url> {
+fn redirect(method: &Method, url: &Url, answer: &ApiAnswer) -> Option<Url> {
     let follows = match answer.status {
         StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT => true,
         StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND | StatusCode::SEE_OTHER => {

@@ -194,7 +194,8 @@ impl Nginx {
         std::fs::create_dir_all(dir.path().join("logs")).expect("nginx logs directory");
         let conf_path = dir.path().join("nginx.conf");
         let site_path = dir.path().join("weather-mcp.conf");
-        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/nginx/weather-mcp.conf");
+        let shipped =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/nginx/weather-mcp.conf");
         let shipped = std::fs::read_to_string(&shipped)
             .unwrap_or_else(|e| panic!("{}: {e}", shipped.display()));
         let spawn = |port: u16| {
@@ -272,7 +273,10 @@ fn shipped_site(shipped: &str, upstreams: &[&str], listen: &str) -> String {
         out.push_str(line);
         out.push('\n');
     }
-    assert!(servers > 0 && listens == 1, "deploy/nginx/weather-mcp.conf: one upstream with servers and one listen expected");
+    assert!(
+        servers > 0 && listens == 1,
+        "deploy/nginx/weather-mcp.conf: one upstream with servers and one listen expected"
+    );
     out
 }
 

@@ -360,8 +360,8 @@ fn python_server(python: &Path, trace_file: &Path) -> PythonServer {
 
 #[test]
 fn runtime_client_trace_continues_in_the_python_sdk_server() {
-    use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
     use mcpgen_runtime::client::http::HttpTransport;
+    use mcpgen_runtime::client::{CallOptions, Client, ClientOptions};
     use mcpgen_runtime::otel::Telemetry;
     use tracing::Instrument;
     use tracing_subscriber::layer::SubscriberExt;

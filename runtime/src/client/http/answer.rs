@@ -1,4 +1,4 @@
-//! [`Answer`]: the reply to one POST read message by message — a JSON
+//! [`PostAnswer`]: the reply to one POST read message by message — a JSON
 //! body whole, or a Server-Sent Events stream through [`SseParser`] — under
 //! the read cap, the connection given back to the pool once read to its
 //! end; and [`classify`], which tells the request's own response from the
@@ -20,7 +20,7 @@ use crate::client::http::pool::{self, Lease};
 use crate::client::http::sse::SseParser;
 
 /// The reply of one POST, message by message.
-pub(super) struct Answer {
+pub(super) struct PostAnswer {
     pub(super) status: StatusCode,
     pub(super) location: Option<String>,
     pub(super) body: Incoming,
@@ -38,7 +38,7 @@ pub(super) struct Answer {
     pub(super) keep_alive: bool,
 }
 
-impl Answer {
+impl PostAnswer {
     pub(super) fn new(response: Response<Incoming>, max: usize, lease: Lease) -> Self {
         let status = response.status();
         let keep_alive = pool::keeps_alive(&response);

@@ -92,7 +92,7 @@ mod shared;
 pub(crate) mod sse;
 
 pub use annotations::{base64_encode, encode_header_value};
-use shared::Shared;
+use shared::TransportShared;
 
 /// The JSON-RPC error code of the error responses the transport makes up
 /// for a request the server did not answer with JSON-RPC (an HTTP error
@@ -447,7 +447,7 @@ impl Transport for HttpTransport {
                 extra.insert(PROXY_AUTHORIZATION, auth);
             }
         }
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(TransportShared {
             endpoint,
             extra,
             auth: self.auth.map(|auth| Arc::new(auth.network(&self.options))),
@@ -474,7 +474,7 @@ impl Transport for HttpTransport {
 /// Reading half of [`HttpTransport`]: the messages of every answer.
 pub struct HttpReader {
     rx: mpsc::Receiver<String>,
-    shared: Arc<Shared>,
+    shared: Arc<TransportShared>,
 }
 
 impl std::fmt::Debug for HttpReader {
@@ -508,7 +508,7 @@ impl Drop for HttpReader {
 /// `DELETE`, and the reading half reaches its end.
 pub struct HttpWriter {
     tx: mpsc::Sender<String>,
-    shared: Arc<Shared>,
+    shared: Arc<TransportShared>,
 }
 
 impl std::fmt::Debug for HttpWriter {

@@ -1,4 +1,4 @@
-//! [`Shared`]: what both halves of an [`HttpTransport`](super::HttpTransport)
+//! [`TransportShared`]: what both halves of an [`HttpTransport`](super::HttpTransport)
 //! hold — the endpoint, the session learnt, OAuth, the pool, the requests
 //! in flight — and the exchanges themselves: one POST per message with its
 //! headers (both eras, `Mcp-Param-*` included), its answer read in a task
@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
 use super::annotations::{encode_header_value, tool_param_headers};
-use super::answer::{classify, Answer, Kind};
+use super::answer::{classify, Kind, PostAnswer};
 use super::{
     key, lock, Endpoint, Learnt, Outgoing, ReadError, DEFAULT_RETRY, DELETE_TIMEOUT, LAST_EVENT_ID,
     LISTEN_TIMEOUT, MAX_RESUMES, QUOTE, REFRESH_PAGES, TRANSPORT_ERROR,
@@ -36,7 +36,7 @@ use crate::transport::http::headers::{self, ParamHeader};
 use crate::transport::http::DPOP_NONCE;
 use crate::transport::ConnectError;
 
-pub(super) struct Shared {
+pub(super) struct TransportShared {
     pub(super) endpoint: Endpoint,
     pub(super) extra: HeaderMap,
     /// OAuth, when enabled: the `Authorization` header and what a `401`
@@ -65,7 +65,7 @@ pub(super) struct InFlight {
     pub(super) stateless: bool,
 }
 
-impl Shared {
+impl TransportShared {
     pub(super) fn max(&self) -> usize {
         self.max_bytes.load(Ordering::Relaxed)
     }
@@ -393,7 +393,7 @@ impl Shared {
                     *lock(&self.learnt.session_id) = Some(session.clone());
                 }
             }
-            let mut answer = Answer::new(response, self.max(), conn);
+            let mut answer = PostAnswer::new(response, self.max(), conn);
             if out.version.is_some()
                 && out.method() == "tools/call"
                 && !retried
@@ -421,7 +421,7 @@ impl Shared {
     pub(super) async fn relay(
         &self,
         out: &Outgoing,
-        answer: &mut Answer,
+        answer: &mut PostAnswer,
         tx: &mpsc::Sender<String>,
     ) {
         let id = out.id.clone().unwrap_or(Value::Null);
@@ -609,7 +609,7 @@ impl Shared {
     pub(super) async fn fetch(&self, out: &Outgoing) -> Option<Value> {
         let lease = self.checkout().await.ok()?;
         let (response, conn) = self.send(lease, self.request(out).ok()?).await.ok()?;
-        let mut answer = Answer::new(response, self.max(), conn);
+        let mut answer = PostAnswer::new(response, self.max(), conn);
         let id = out.id.clone().unwrap_or(Value::Null);
         while let Ok(Some(text)) = answer.next().await {
             if let Kind::Answer { .. } = classify(&text, &id) {
@@ -644,7 +644,7 @@ impl Shared {
                 None => break (response, conn),
             }
         };
-        let mut answer = Answer::new(response, self.max(), conn);
+        let mut answer = PostAnswer::new(response, self.max(), conn);
         if answer.status.is_success() {
             // 202 normally; drain whatever else came, unread.
             while let Ok(Some(_)) = answer.next().await {}
@@ -689,7 +689,7 @@ impl Shared {
     /// A `GET` of the endpoint for an SSE stream (stateful era), resuming
     /// after `last_event_id` when given. `None` when the server offers no
     /// stream (`405`, an error, not SSE).
-    pub(super) async fn get_stream(&self, last_event_id: Option<&str>) -> Option<Answer> {
+    pub(super) async fn get_stream(&self, last_event_id: Option<&str>) -> Option<PostAnswer> {
         let lease = self.checkout().await.ok()?;
         let mut request = Request::new(Full::new(Bytes::new()));
         *request.method_mut() = Method::GET;
@@ -712,7 +712,7 @@ impl Shared {
             h.insert(LAST_EVENT_ID, id);
         }
         let (response, conn) = self.send(lease, request).await.ok()?;
-        let answer = Answer::new(response, self.max(), conn);
+        let answer = PostAnswer::new(response, self.max(), conn);
         answer.sse.then_some(answer)
     }
 
@@ -723,9 +723,9 @@ impl Shared {
     pub(super) async fn resume(
         &self,
         out: &Outgoing,
-        answer: &Answer,
+        answer: &PostAnswer,
         resumes: &mut usize,
-    ) -> Option<Answer> {
+    ) -> Option<PostAnswer> {
         if out.version.is_some() || !answer.sse || *resumes >= MAX_RESUMES {
             return None;
         }

@@ -15,7 +15,7 @@ use crate::transport::http::HttpOptions;
 
 /// RFC 9728 protected resource metadata, the fields the flow uses.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-pub(crate) struct ResourceMetadata {
+pub(crate) struct ProtectedResource {
     /// The resource identifier, sent as `resource` exactly as written.
     pub resource: String,
     /// Issuers of the authorization servers that protect the resource.
@@ -148,7 +148,7 @@ pub(super) async fn resource_metadata(
     net: &HttpOptions,
     server: &Url,
     hinted: Option<&str>,
-) -> Result<Option<ResourceMetadata>, AuthError> {
+) -> Result<Option<ProtectedResource>, AuthError> {
     let mut candidates: Vec<String> = hinted.map(str::to_owned).into_iter().collect();
     candidates.extend(resource_metadata_urls(server));
     let mut last = None;
@@ -167,7 +167,7 @@ pub(super) async fn resource_metadata(
         if !got.ok() {
             continue;
         }
-        let doc: ResourceMetadata = serde_json::from_value(
+        let doc: ProtectedResource = serde_json::from_value(
             got.json("the protected resource metadata", &url)?,
         )
         .map_err(|e| {

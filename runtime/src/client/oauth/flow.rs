@@ -28,7 +28,7 @@ use std::sync::{Arc, RwLock};
 use url::Url;
 
 use super::challenge::Challenge;
-use super::discovery::{self, ResourceMetadata, ServerMetadata};
+use super::discovery::{self, ProtectedResource, ServerMetadata};
 use super::dpop::DpopKey;
 use super::grant::{self, Grant};
 use super::pkce::{self, Pkce};
@@ -397,7 +397,7 @@ impl Authorizer {
     fn dpop_key(
         &self,
         challenge: &Challenge,
-        resource: Option<&ResourceMetadata>,
+        resource: Option<&ProtectedResource>,
         server: &ServerMetadata,
         stored: &mut StoredAuth,
     ) -> Result<Option<Arc<DpopKey>>, AuthError> {
@@ -432,7 +432,7 @@ impl Authorizer {
         &self,
         challenge: &Challenge,
         status: u16,
-        resource: Option<&ResourceMetadata>,
+        resource: Option<&ProtectedResource>,
         server: &ServerMetadata,
         stored: &StoredAuth,
         interactive: bool,

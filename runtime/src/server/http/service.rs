@@ -29,7 +29,7 @@ use crate::server::cancel::CancellationToken;
 use crate::server::context::{Principal, Sink};
 use crate::server::extras::Extras;
 use crate::server::notifier::Change;
-use crate::server::sink::Shared;
+use crate::server::sink::SinkShared;
 use crate::server::{poll_once, CachedScope, Handled, Message, Pending, Reply, Server, Session};
 
 use super::body::{HttpBody, OnClose};
@@ -1085,7 +1085,7 @@ impl Inner {
         call: Call,
     ) -> Response<HttpBody> {
         // The request's channel is made only if it sends a message.
-        let lazy = Shared::lazy(STREAM_QUEUE);
+        let lazy = SinkShared::lazy(STREAM_QUEUE);
         let sink = Sink::lazy(&lazy);
         let mut pending = match self
             .server

@@ -19,7 +19,7 @@ use super::connect::Connector;
 use super::HttpOptions;
 
 /// An answer: status, headers, the whole body.
-pub(crate) struct Answer {
+pub(crate) struct Fetched {
     pub(crate) status: StatusCode,
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
@@ -33,7 +33,7 @@ pub(crate) async fn exchange(
     net: &HttpOptions,
     request: Request<Bytes>,
     max_bytes: usize,
-) -> Result<Answer, String> {
+) -> Result<Fetched, String> {
     let url =
         Url::parse(&request.uri().to_string()).map_err(|e| format!("not an absolute URL: {e}"))?;
     let https = match url.scheme() {
@@ -104,7 +104,7 @@ pub(crate) async fn exchange(
             out.extend_from_slice(&data);
         }
     }
-    Ok(Answer {
+    Ok(Fetched {
         status,
         headers,
         body: Bytes::from(out),
