@@ -5,7 +5,7 @@
 //!
 //! 1. what the manifest declares ([`crate::manifest::check_declarations`]);
 //! 2. when that is clean, the Rust names the tools would get, worked out
-//!    by the [`Generator`] as `generate` does (names two tools would share,
+//!    by the generator as `generate` does (names two tools would share,
 //!    type names a prompt or template shares with a tool's nested types);
 //! 3. each tool, resource, template and prompt against the revision's own
 //!    definition of it in the official schema
@@ -34,7 +34,7 @@ pub struct Report {
     /// a client of someone else's server is generated with a warning each.
     pub off_spec: Vec<Error>,
     /// The manifest's tool types, when `problems` is empty (hand them to
-    /// [`Generator::typed`] so they are not generated twice).
+    /// the generator so they are not generated twice).
     pub tools: Option<ToolsOutput>,
 }
 
@@ -81,6 +81,13 @@ pub fn with_schema(m: &Manifest, revision: &str, resolved: Result<ResolvedSchema
             problems
         }
     }
+}
+
+/// The first two steps alone: what the manifest declares, and the Rust
+/// names its tools would get (two tools sharing one), without the
+/// revision's schema.
+pub fn declarations_and_names(m: &Manifest, revision: &str) -> Vec<Error> {
+    Generator::check(m, revision)
 }
 
 /// Every problem of a parsed manifest for protocol `revision`, in document

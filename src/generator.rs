@@ -28,7 +28,7 @@ pub const FILES: [&str; 4] = ["protocol.rs", "tools.rs", "server.rs", "client.rs
 
 /// Generates the code of one revision's schema and an optional manifest.
 #[derive(Debug, Clone, Copy)]
-pub struct Generator<'a> {
+pub(crate) struct Generator<'a> {
     spec: &'a Spec,
     revision: &'a str,
     manifest: Option<&'a Manifest>,
@@ -46,7 +46,7 @@ pub struct Generator<'a> {
 pub enum ProtocolTypes {
     /// With a manifest, the types the generated tool types, server and
     /// client name, the types those contain, and the types kept by name
-    /// ([`Generator::keep_protocol_types`]): a crate compiles the part of
+    /// ([`Builder::keep_protocol_type`](crate::Builder::keep_protocol_type)): a crate compiles the part of
     /// the protocol it uses (a one-tool server about 20 of 180 types).
     /// Without a manifest, every type, as [`All`](Self::All).
     #[default]
@@ -56,37 +56,34 @@ pub enum ProtocolTypes {
     All,
 }
 
-/// The token streams of the four generated modules, not yet formatted.
+/// The token streams of what a manifest adds (`diff` compares them), not
+/// yet formatted.
 #[derive(Debug, Clone, Default)]
-pub struct Parts {
-    /// The body of `protocol.rs`: the revision's types.
-    pub protocol: TokenStream,
+pub(crate) struct Parts {
     /// The body of `tools.rs`: tool inputs and outputs, prompt arguments,
     /// resource names and the served tool list.
-    pub tools: TokenStream,
+    pub(crate) tools: TokenStream,
     /// The body of `server.rs` (empty without a manifest or with the
     /// server off).
-    pub server: TokenStream,
+    pub(crate) server: TokenStream,
     /// The body of `client.rs` (empty without a manifest or with the
     /// client off).
-    pub client: TokenStream,
-    /// Fallbacks taken (a property typed as JSON instead).
-    pub warnings: Vec<Error>,
+    pub(crate) client: TokenStream,
 }
 
 /// The formatted files.
 #[derive(Debug, Clone)]
-pub struct Files {
+pub(crate) struct Files {
     /// `(file name, contents)` in the order of [`FILES`].
-    pub files: Vec<(String, String)>,
+    pub(crate) files: Vec<(String, String)>,
     /// Fallbacks taken (a property typed as JSON instead).
-    pub warnings: Vec<Error>,
+    pub(crate) warnings: Vec<Error>,
 }
 
 impl<'a> Generator<'a> {
     /// A generator for `spec`, the parsed schema of protocol `revision`,
     /// with server, client and Streamable HTTP on and no manifest.
-    pub fn new(spec: &'a Spec, revision: &'a str) -> Self {
+    pub(crate) fn new(spec: &'a Spec, revision: &'a str) -> Self {
         Self {
             spec,
             revision,
@@ -101,7 +98,7 @@ impl<'a> Generator<'a> {
     }
 
     /// Which protocol types to generate. Default [`ProtocolTypes::Used`].
-    pub fn protocol_types(mut self, which: ProtocolTypes) -> Self {
+    pub(crate) fn protocol_types(mut self, which: ProtocolTypes) -> Self {
         self.protocol_types = which;
         self
     }
@@ -110,13 +107,13 @@ impl<'a> Generator<'a> {
     /// [`ProtocolTypes::Used`] even when no generated code names them, with
     /// the types they contain: those the handlers use beyond the server's
     /// own. A name the revision does not have is an error.
-    pub fn keep_protocol_types(mut self, names: &'a [String]) -> Self {
+    pub(crate) fn keep_protocol_types(mut self, names: &'a [String]) -> Self {
         self.keep = names;
         self
     }
 
     /// The manifest whose tools, resources and prompts are generated.
-    pub fn manifest(mut self, manifest: &'a Manifest) -> Self {
+    pub(crate) fn manifest(mut self, manifest: &'a Manifest) -> Self {
         self.manifest = Some(manifest);
         self
     }
@@ -124,26 +121,26 @@ impl<'a> Generator<'a> {
     /// Uses `tools`, the manifest's tool types as [`checked`](Self::checked)
     /// gave them, instead of generating them again: a caller that checks a
     /// manifest and then generates from it types its tools once.
-    pub fn typed(mut self, tools: &'a ToolsOutput) -> Self {
+    pub(crate) fn typed(mut self, tools: &'a ToolsOutput) -> Self {
         self.typed = Some(tools);
         self
     }
 
     /// Whether to generate the server. Default true.
-    pub fn server(mut self, yes: bool) -> Self {
+    pub(crate) fn server(mut self, yes: bool) -> Self {
         self.server = yes;
         self
     }
 
     /// Whether to generate the client. Default true.
-    pub fn client(mut self, yes: bool) -> Self {
+    pub(crate) fn client(mut self, yes: bool) -> Self {
         self.client = yes;
         self
     }
 
     /// Whether the server and client get their Streamable HTTP parts.
     /// Default true.
-    pub fn http(mut self, yes: bool) -> Self {
+    pub(crate) fn http(mut self, yes: bool) -> Self {
         self.http = yes;
         self
     }
@@ -152,7 +149,7 @@ impl<'a> Generator<'a> {
     /// without a manifest). Two items whose Rust names would be the same
     /// are an error of kind [`ErrorKind::Manifest`], as is every schema
     /// the generator cannot type.
-    pub fn tool_types(&self) -> Result<ToolsOutput> {
+    pub(crate) fn tool_types(&self) -> Result<ToolsOutput> {
         if let Some(typed) = self.typed {
             return Ok(typed.clone());
         }
@@ -177,14 +174,14 @@ impl<'a> Generator<'a> {
     /// tool types can tell (a schema that cannot be typed, Rust names two
     /// items would share). An empty list means [`tool_types`](Self::tool_types)
     /// and everything after it succeed for the manifest.
-    pub fn check(manifest: &Manifest, revision: &str) -> Vec<Error> {
+    pub(crate) fn check(manifest: &Manifest, revision: &str) -> Vec<Error> {
         Self::checked(manifest, revision).err().unwrap_or_default()
     }
 
     /// [`check`](Self::check) keeping what it generated: the manifest's
     /// tool types when it has no problem (hand them to
     /// [`typed`](Self::typed)), every problem otherwise.
-    pub fn checked(
+    pub(crate) fn checked(
         manifest: &Manifest,
         revision: &str,
     ) -> std::result::Result<ToolsOutput, Vec<Error>> {
@@ -213,19 +210,6 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// The token streams of the four modules.
-    pub fn parts(&self) -> Result<Parts> {
-        let parts = self.manifest_parts()?;
-        let only = self.protocol_only(codegen::protocol::mentioned(
-            self.spec,
-            &[&parts.tools, &parts.server, &parts.client],
-        ))?;
-        Ok(Parts {
-            protocol: codegen::protocol::generate_only(self.spec, only.as_ref())?,
-            ..parts
-        })
-    }
-
     /// The schema name of the protocol type `name` (a Rust or schema name).
     fn protocol_type(&self, name: &str) -> Result<String> {
         self.spec
@@ -244,9 +228,8 @@ impl<'a> Generator<'a> {
     }
 
     /// What the manifest adds: the token streams of `tools.rs`, `server.rs`
-    /// and `client.rs`, with `protocol` left empty (all empty without a
-    /// manifest).
-    pub fn manifest_parts(&self) -> Result<Parts> {
+    /// and `client.rs` (all empty without a manifest).
+    pub(crate) fn manifest_parts(&self) -> Result<Parts> {
         let Some(manifest) = self.manifest else {
             return Ok(Parts::default());
         };
@@ -254,11 +237,9 @@ impl<'a> Generator<'a> {
         let (server, client) = self.side().bodies(manifest, &out.tools)?;
         let tools = tools_body(manifest, &out)?;
         Ok(Parts {
-            protocol: TokenStream::new(),
             tools,
             server,
             client,
-            warnings: out.warnings,
         })
     }
 
@@ -288,18 +269,7 @@ impl<'a> Generator<'a> {
         })
     }
 
-    /// The four files, each formatted under `header`, and the warnings of
-    /// [`parts`](Self::parts).
-    ///
-    /// With a manifest, `server.rs` and `client.rs` are written on a second
-    /// thread while the tool types are made and formatted: they need only
-    /// the tools' names. The files are the same as formatting
-    /// [`parts`](Self::parts).
-    pub fn files(&self, header: &Header) -> Result<Files> {
-        self.files_with(header, None)
-    }
-
-    /// The work of [`files`](Self::files) that needs only the tools'
+    /// The work of [`files_with`](Self::files_with) that needs only the tools'
     /// names: `server.rs`, `client.rs` and the end of `tools.rs`, formatted
     /// under `header`. It can go to another thread, so that a caller can
     /// start it before the tool types (the [`crate::Builder`] runs it
@@ -311,8 +281,11 @@ impl<'a> Generator<'a> {
         })
     }
 
-    /// [`files`](Self::files), with the result of [`side_work`](Self::side_work)
-    /// when the caller already ran it (for the same generator and header).
+    /// The four files, each formatted under `header`, and the warnings of
+    /// the tool types. With a manifest, `server.rs` and `client.rs` come
+    /// from `sides`, the result of [`side_work`](Self::side_work) when the
+    /// caller already ran it (for the same generator and header), else they
+    /// are written on a second thread while the tool types are made.
     pub(crate) fn files_with(
         &self,
         header: &Header,
@@ -562,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn files_are_the_parts_formatted() {
+    fn files_are_the_manifest_parts_formatted() {
         // A description with a carriage return and a bidirectional
         // override, which every comment loses.
         let mut document = notes().document;
@@ -581,19 +554,25 @@ mod tests {
                 assert!(typed.parsed.is_some(), "the tool types keep their tree");
                 generator = generator.typed(typed);
             }
-            let files = generator.files(&header).unwrap();
-            let parts = generator.parts().unwrap();
-            let formatted = [parts.protocol, parts.tools, parts.server, parts.client]
+            let files = generator.files_with(&header, None).unwrap();
+            let parts = generator.manifest_parts().unwrap();
+            let formatted = [parts.tools, parts.server, parts.client]
                 .map(|tokens| emit::format(tokens, &header).unwrap());
-            for ((name, text), expected) in files.files.iter().zip(&formatted) {
+            for ((name, text), expected) in files.files[1..].iter().zip(&formatted) {
                 assert_eq!(text, expected, "{name}");
             }
+            // The protocol types the other files name, and only those.
+            let protocol = &files.files[0].1;
+            assert!(protocol.contains("pub struct TextContent"), "{protocol}");
+            assert!(!protocol.contains("pub struct CreateMessageRequest"), "{protocol}");
             let tools = &files.files[1].1;
             assert!(tools.contains("Line one"), "{tools}");
             assert!(!tools.contains('\r') && !tools.contains('\u{202e}'));
         }
         // Without a manifest, only the protocol types.
-        let files = Generator::new(&spec, "2025-11-25").files(&header).unwrap();
+        let files = Generator::new(&spec, "2025-11-25")
+            .files_with(&header, None)
+            .unwrap();
         assert!(files.files[0].1.contains("pub struct CallToolRequest"));
         assert_eq!(files.files[1].1, header.render());
     }

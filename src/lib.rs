@@ -6,9 +6,10 @@
 //! data flow: `spec` → `codegen` → `emit`).
 //!
 //! As a build dependency, use the library alone
-//! (`default-features = false`): [`Builder`] in `build.rs`, or the
-//! [`Generator`] it runs, over a [`Spec`] resolved by the [`Store`] and a
-//! [`Manifest`] ([`check`] lists every problem of one). Errors are
+//! (`default-features = false`): [`Builder`] in `build.rs`, over a
+//! [`Spec`] resolved by the [`Store`] and a [`Manifest`] ([`check`] lists
+//! every problem of one). The generator the builder and the CLI run is
+//! internal. Errors are
 //! [`Error`]s with an [`ErrorKind`]. The `cli` feature (on by default)
 //! adds what only the `mcpgen` command needs: `mcpgen new`, `diff`,
 //! `introspect` and schema download.
@@ -18,7 +19,7 @@
 pub mod builder;
 pub mod check;
 pub mod error;
-pub mod generator;
+mod generator;
 pub mod manifest;
 pub mod openapi;
 pub mod spec;
@@ -51,7 +52,7 @@ pub use builder::Builder;
 pub use codegen::tools::{ToolBinding, ToolsOutput};
 pub use emit::Header;
 pub use error::{Error, ErrorKind, Result};
-pub use generator::{Generator, ProtocolTypes};
+pub use generator::ProtocolTypes;
 pub use manifest::Manifest;
 pub use spec::Spec;
 pub use store::Store;

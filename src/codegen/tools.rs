@@ -55,9 +55,8 @@ use prepare::{prepare, Origin};
 pub use prepare::{Note, Prepared};
 
 /// A manifest's tool types: the body of `tools.rs` and how generated code
-/// refers to each tool. [`Generator::tool_types`](crate::Generator::tool_types)
-/// and [`Generator::checked`](crate::Generator::checked) return it,
-/// [`Generator::typed`](crate::Generator::typed) reuses it.
+/// refers to each tool. The generator makes it once (for the check, or
+/// for the files) and reuses it.
 #[derive(Debug, Clone)]
 pub struct ToolsOutput {
     /// The body of `tools.rs`.
