@@ -58,6 +58,7 @@ pub enum ProtocolTypes {
 
 /// The token streams of what a manifest adds (`diff` compares them), not
 /// yet formatted.
+#[cfg(any(feature = "cli", test))]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Parts {
     /// The body of `tools.rs`: tool inputs and outputs, prompt arguments,
@@ -229,6 +230,7 @@ impl<'a> Generator<'a> {
 
     /// What the manifest adds: the token streams of `tools.rs`, `server.rs`
     /// and `client.rs` (all empty without a manifest).
+    #[cfg(any(feature = "cli", test))]
     pub(crate) fn manifest_parts(&self) -> Result<Parts> {
         let Some(manifest) = self.manifest else {
             return Ok(Parts::default());
@@ -460,6 +462,7 @@ pub(crate) struct SideFiles {
 
 /// The body of `tools.rs`: the tool types, the prompts' and resources'
 /// types, and the served tool list.
+#[cfg(any(feature = "cli", test))]
 fn tools_body(manifest: &Manifest, out: &ToolsOutput) -> Result<TokenStream> {
     let mut tools = out.tokens.clone();
     tools.extend(tools_rest(manifest, &out.tools)?);
