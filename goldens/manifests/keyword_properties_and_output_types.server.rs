@@ -70,7 +70,6 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
             _ => {
-                let _ = (handler, index, arguments, ctx);
                 Box::pin(async move {
                     Err(CallFailure::Tool(ToolError::new("no tool at this index")))
                 })

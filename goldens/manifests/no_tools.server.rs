@@ -121,10 +121,7 @@ impl<H: Handler> Surface for Router<H> {
                     codec::encode_read_resource_result(&result)
                 })
             }
-            _ => {
-                let _ = (handler, target, ctx);
-                Box::pin(async move { Err(HandlerError::not_found(uri)) })
-            }
+            _ => Box::pin(async move { Err(HandlerError::not_found(uri)) }),
         }
     }
     fn prompt(
@@ -143,7 +140,6 @@ impl<H: Handler> Surface for Router<H> {
                 })
             }
             _ => {
-                let _ = (handler, index, arguments, ctx);
                 Box::pin(async move {
                     Err(HandlerError::invalid_params("no prompt at this index"))
                 })

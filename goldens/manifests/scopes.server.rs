@@ -172,7 +172,6 @@ impl<H: Handler> Dispatch for Router<H> {
                 })
             }
             _ => {
-                let _ = (handler, index, arguments, ctx);
                 Box::pin(async move {
                     Err(CallFailure::Tool(ToolError::new("no tool at this index")))
                 })
@@ -242,10 +241,7 @@ impl<H: Handler> Surface for Router<H> {
                     codec::encode_read_resource_result(&result)
                 })
             }
-            _ => {
-                let _ = (handler, target, ctx);
-                Box::pin(async move { Err(HandlerError::not_found(uri)) })
-            }
+            _ => Box::pin(async move { Err(HandlerError::not_found(uri)) }),
         }
     }
     fn prompt(
@@ -264,7 +260,6 @@ impl<H: Handler> Surface for Router<H> {
                 })
             }
             _ => {
-                let _ = (handler, index, arguments, ctx);
                 Box::pin(async move {
                     Err(HandlerError::invalid_params("no prompt at this index"))
                 })
@@ -287,10 +282,7 @@ impl<H: Handler> Surface for Router<H> {
                     codec::encode_completion(&completion)
                 })
             }
-            _ => {
-                let _ = (handler, request, ctx);
-                Box::pin(async move { Ok(no_completion()) })
-            }
+            _ => Box::pin(async move { Ok(no_completion()) }),
         }
     }
 }

@@ -20,9 +20,10 @@ pub struct Fallback {
 
 /// The body of a dispatch method (`Dispatch::call` for tools, the
 /// `Surface` methods): the fallback alone when there are no arms (a
-/// `match` with only a wildcard arm is `clippy::match_single_binding`),
-/// else `handler` cloned from `self`, `setup`, and a match on `scrutinee`
-/// with the fallback last.
+/// `match` with only a wildcard arm is `clippy::match_single_binding`;
+/// the parameters it leaves unused are named once), else `handler` cloned
+/// from `self`, `setup`, and a match on `scrutinee` with the fallback
+/// last.
 pub fn dispatch(
     scrutinee: TokenStream,
     arms: TokenStream,
@@ -41,10 +42,7 @@ pub fn dispatch(
         #setup
         match #scrutinee {
             #arms
-            _ => {
-                let _ = (handler, #unused);
-                #body
-            }
+            _ => #body
         }
     }
 }
