@@ -355,7 +355,6 @@ impl<'de> Deserialize<'de> for SameNestedNameInput {
 /// Schema: `/inputSchema/properties/action` of the `same_nested_name` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params", deny_unknown_fields)]
-#[allow(clippy::large_enum_variant)]
 pub enum SameNestedNameInputAction {
     /// SameNestedNameMove
     #[serde(rename = "move")]
@@ -744,7 +743,6 @@ impl<'de> Deserialize<'de> for UntitledMembersInput {
 /// Schema: `/inputSchema/properties/filter` of the `untitled_members` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-#[allow(clippy::large_enum_variant)]
 pub enum UntitledMembersInputFilter {
     Equals { equals: String },
     Contains {
