@@ -73,6 +73,20 @@ pub fn words(name: &str) -> Vec<String> {
     out
 }
 
+/// The indefinite article a doc comment puts before a type name read
+/// aloud: "an" before a vowel sound (`AddInput`, `Update`), "a" otherwise
+/// (`Tool`, `UrlParams`, `User`).
+pub fn article(name: &str) -> &'static str {
+    let mut chars = name.chars();
+    match (chars.next(), chars.next()) {
+        (Some('A' | 'E' | 'I' | 'O' | 'a' | 'e' | 'i' | 'o'), _) => "An",
+        // "Un…", "Up…", "Um…" start with a vowel sound; "Ur…", "Us…", "Uni…" do not.
+        (Some('U' | 'u'), Some('n')) if !name[1..].starts_with("ni") => "An",
+        (Some('U' | 'u'), Some('p' | 'm' | 'd' | 'g' | 'l')) => "An",
+        _ => "A",
+    }
+}
+
 /// `snake_case` of a wire name, not yet checked for keywords.
 pub fn snake(name: &str) -> String {
     let s = words(name).join("_");
@@ -512,6 +526,23 @@ pub fn surface_names(request: &SurfaceRequest<'_>) -> SurfaceNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn articles_follow_the_sound() {
+        for (name, expected) in [
+            ("AddInput", "An"),
+            ("EchoOutput", "An"),
+            ("UpdateInput", "An"),
+            ("UnsubscribeRequest", "An"),
+            ("UrlParams", "A"),
+            ("UserInput", "A"),
+            ("UnitInput", "A"),
+            ("Tool", "A"),
+            ("GetForecastInput", "A"),
+        ] {
+            assert_eq!(article(name), expected, "{name}");
+        }
+    }
 
     #[test]
     fn tool_type_names_are_spelt_as_typify_spells_them() {

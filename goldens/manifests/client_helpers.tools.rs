@@ -15,7 +15,7 @@ pub struct AddInput {
     pub b: u128,
 }
 impl AddInput {
-    /// A `AddInput` with its required fields: `a`, `b`.
+    /// An `AddInput` with its required fields: `a`, `b`.
     pub fn new(a: u128, b: u128) -> Self {
         Self { a, b }
     }
@@ -47,7 +47,7 @@ pub struct AddOutput {
     pub sum: i128,
 }
 impl AddOutput {
-    /// A `AddOutput` with its required field: `sum`.
+    /// An `AddOutput` with its required field: `sum`.
     pub fn new(sum: i128) -> Self {
         Self { sum }
     }

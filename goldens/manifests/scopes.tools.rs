@@ -12,7 +12,7 @@ pub struct AddNoteInput {
     pub text: String,
 }
 impl AddNoteInput {
-    /// A `AddNoteInput` with its required field: `text`.
+    /// An `AddNoteInput` with its required field: `text`.
     pub fn new(text: impl Into<String>) -> Self {
         Self { text: text.into() }
     }

@@ -48,7 +48,7 @@ pub struct IntegersInput {
     pub small: Option<i64>,
 }
 impl IntegersInput {
-    /// A `IntegersInput` with its required field: `plain`.
+    /// An `IntegersInput` with its required field: `plain`.
     pub fn new(plain: i128) -> Self {
         Self {
             plain,
@@ -203,7 +203,7 @@ pub struct IntegersOutput {
     pub total: i128,
 }
 impl IntegersOutput {
-    /// A `IntegersOutput` with its required field: `total`.
+    /// An `IntegersOutput` with its required field: `total`.
     pub fn new(total: i128) -> Self {
         Self {
             total,
@@ -718,7 +718,7 @@ pub struct UntitledMembersInput {
     pub filter: UntitledMembersInputFilter,
 }
 impl UntitledMembersInput {
-    /// A `UntitledMembersInput` with its required field: `filter`.
+    /// An `UntitledMembersInput` with its required field: `filter`.
     pub fn new(filter: UntitledMembersInputFilter) -> Self {
         Self { filter }
     }

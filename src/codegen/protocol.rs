@@ -356,7 +356,8 @@ fn struct_item(spec: &Spec, def: &TypeDef, s: &Struct) -> TokenStream {
         TokenStream::new()
     } else {
         let ctor_doc = format!(
-            " A `{name_str}` with the given required fields and every optional one absent."
+            " {} `{name_str}` with the given required fields and every optional one absent.",
+            crate::naming::article(name_str)
         );
         let allow = if ctor_args.len() > 7 {
             quote!(#[allow(clippy::too_many_arguments)])

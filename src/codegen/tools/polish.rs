@@ -686,7 +686,8 @@ fn constructors(s: &mut syn::ItemStruct, defaults: &BTreeSet<String>) -> Option<
             .map(|(i, _, _)| format!("`{}`", i.to_string().trim_start_matches("r#")))
             .collect();
         let doc = format!(
-            " A `{name}` with its required {}: {}.",
+            " {} `{name}` with its required {}: {}.",
+            crate::naming::article(&name.to_string()),
             if names.len() == 1 { "field" } else { "fields" },
             names.join(", ")
         );
