@@ -78,7 +78,40 @@ pub fn format(tokens: TokenStream, header: &Header) -> Result<String> {
     }
     out.push('\n');
     out.push_str(&format_body(tokens)?);
-    Ok(out)
+    Ok(space_items(&out))
+}
+
+/// `text` with a blank line between two items (a function, a type, an
+/// impl, a module, a constant, a trait method) at the same indentation,
+/// as rustfmt keeps them and prettyplease does not write them; runs of
+/// `use` lines stay together, and fields, variants, statements and the
+/// lines of string literals are left as they are. Idempotent.
+pub fn space_items(text: &str) -> String {
+    const STARTS: [&str; 16] = [
+        "///", "#[", "pub ", "pub(", "fn ", "async fn ", "impl ", "impl<", "mod ", "const ",
+        "static ", "struct ", "enum ", "trait ", "type ", "use ",
+    ];
+    let uses = |line: &str| line.starts_with("use ") || line.starts_with("pub use ");
+    let mut out = String::with_capacity(text.len() + text.len() / 32);
+    let mut previous: Option<(usize, &str)> = None;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_start_matches(' ');
+        let indent = line.len() - body.len();
+        let content = body.trim_end();
+        if let Some((before, ended)) = previous {
+            let ends_item = ended == "}" || ended == "};" || ended.ends_with(';');
+            if before == indent
+                && ends_item
+                && STARTS.iter().any(|s| content.starts_with(s))
+                && !(uses(ended) && uses(content))
+            {
+                out.push('\n');
+            }
+        }
+        previous = (!content.is_empty()).then_some((indent, content));
+        out.push_str(line);
+    }
+    out
 }
 
 /// The start of `tools.rs` under `header`, to be followed by
@@ -450,6 +483,17 @@ pub fn check(dir: &Path, files: &[(String, String)]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn items_are_spaced_and_nothing_else() {
+        let text = "use a::b;\nuse c::d;\n/// One.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n    fn g();\n    /// H.\n    fn h();\n}\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n";
+        let spaced = space_items(text);
+        assert_eq!(
+            spaced,
+            "use a::b;\nuse c::d;\n\n/// One.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\n\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n\n    fn g();\n\n    /// H.\n    fn h();\n}\n\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n"
+        );
+        assert_eq!(space_items(&spaced), spaced, "idempotent");
+    }
     use quote::quote;
 
     fn files(pairs: &[(&str, &str)]) -> Vec<(String, String)> {

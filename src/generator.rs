@@ -355,6 +355,7 @@ impl<'a> Generator<'a> {
             // side work wrote is searched.
             let only = self.protocol_only(sides.mentioned)?;
             tools.push_str(&sides.rest);
+            let tools = emit::space_items(&tools);
             let protocol = codegen::protocol::generate_only(self.spec, only.as_ref())?;
             Ok(Files {
                 files: vec![

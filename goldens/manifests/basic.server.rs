@@ -3,8 +3,10 @@
 // manifest basic.json (sha256 58b00c68c16c5c4b2145c2c71ad5569c8ad996e0bfc3517cbb042867151696fa)
 
 use mcpgen_runtime::codegen::*;
+
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// Revisions the server serves by default: the stateful ones through
 /// `initialize`, the stateless ones through per-request `_meta`.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
@@ -14,22 +16,28 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2026-07-28",
 ];
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
 /// the server's protected resource metadata.
 pub const SCOPES_SUPPORTED: &[&str] = &[];
+
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {
     /// Tool `greet`.
     pub const GREET: usize = 0;
+
     /// Tool `ping`.
     pub const PING: usize = 1;
+
     /// Tool `reset`.
     pub const RESET: usize = 2;
 }
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
@@ -46,6 +54,7 @@ pub trait Handler: Send + Sync + 'static {
         input: super::tools::GreetInput,
         ctx: RequestContext,
     ) -> impl Future<Output = Result<super::tools::GreetOutput, ToolError>> + Send;
+
     /// Takes nothing and answers with text.
     ///
     /// Tool `ping`.
@@ -56,6 +65,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Takes nothing (with a schema default) and answers with text.
     ///
     /// Tool `reset`.
@@ -67,20 +77,24 @@ pub trait Handler: Send + Sync + 'static {
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
 }
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,
 }
+
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+
     /// The wrapped handler.
     pub fn handler(&self) -> &H {
         &self.handler
     }
 }
+
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
@@ -119,37 +133,44 @@ impl<H: Handler> Dispatch for Router<H> {
         }
     }
 }
+
 /// Decoding of what each handler method takes and encoding of
 /// what it returns, as plain functions: compiled here, once,
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+
     pub(super) fn decode_greet_input(
         arguments: Value,
     ) -> Result<super::super::tools::GreetInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_ping_input(
         arguments: Value,
     ) -> Result<super::super::tools::PingInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_reset_input(
         arguments: Value,
     ) -> Result<super::super::tools::ResetInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn encode_content_blocks(
         content: &[super::super::protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
+
     pub(super) fn encode_greet_output(
         output: &super::super::tools::GreetOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }
 }
+
 /// Who the server says it is in its `initialize` result: the
 /// manifest's `server` (else the crate's name and version).
 pub fn server_info() -> Value {
@@ -159,6 +180,7 @@ pub fn server_info() -> Value {
     info.insert("title".into(), "Basic golden server".into());
     Value::Object(info)
 }
+
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
@@ -172,12 +194,14 @@ pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
         .instructions("Call `greet` first.");
     builder
 }
+
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
 pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
     let server = builder(handler).build().map_err(std::io::Error::other)?;
     server.serve(stdio()).await
 }
+
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -186,6 +210,7 @@ pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> 
     let server = builder(handler).build()?;
     Ok(HttpService::new(server, HttpConfig::default()))
 }
+
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.

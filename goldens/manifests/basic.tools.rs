@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `greet` tool.
 ///
 /// Schema: `/inputSchema` of the `greet` tool.
@@ -17,6 +18,7 @@ pub struct GreetInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub times: Option<::std::num::NonZeroU64>,
 }
+
 impl GreetInput {
     /// A `GreetInput` with its required field: `name`.
     pub fn new(name: GreetInputName) -> Self {
@@ -26,12 +28,14 @@ impl GreetInput {
             times: None,
         }
     }
+
     /// Sets `language`.
     #[must_use]
     pub fn with_language(mut self, value: GreetInputLanguage) -> Self {
         self.language = value;
         self
     }
+
     /// Sets `times`.
     #[must_use]
     pub fn with_times(mut self, value: ::std::num::NonZeroU64) -> Self {
@@ -39,6 +43,7 @@ impl GreetInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for GreetInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -62,6 +67,7 @@ impl<'de> Deserialize<'de> for GreetInput {
         self::fields::decode(deserializer, take, Some(&["language", "name", "times"]))
     }
 }
+
 /// The type of `language` in [`GreetInput`].
 ///
 /// Schema: `/inputSchema/properties/language` of the `greet` tool.
@@ -75,6 +81,7 @@ pub enum GreetInputLanguage {
     #[serde(rename = "fr")]
     Fr,
 }
+
 impl<'de> Deserialize<'de> for GreetInputLanguage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -82,6 +89,7 @@ impl<'de> Deserialize<'de> for GreetInputLanguage {
         self::fields::unit(deserializer, &["en", "de", "fr"])
     }
 }
+
 impl ::std::fmt::Display for GreetInputLanguage {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
@@ -91,8 +99,10 @@ impl ::std::fmt::Display for GreetInputLanguage {
         }
     }
 }
+
 impl ::std::str::FromStr for GreetInputLanguage {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "en" => Ok(Self::En),
@@ -102,37 +112,47 @@ impl ::std::str::FromStr for GreetInputLanguage {
         }
     }
 }
+
 impl TryFrom<&str> for GreetInputLanguage {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for GreetInputLanguage {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 /// Who to greet.
 ///
 /// Schema: `/inputSchema/properties/name` of the `greet` tool.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
 pub struct GreetInputName(String);
+
 impl ::std::ops::Deref for GreetInputName {
     type Target = String;
+
     fn deref(&self) -> &String {
         &self.0
     }
 }
+
 impl From<GreetInputName> for String {
     fn from(value: GreetInputName) -> Self {
         value.0
     }
 }
+
 impl ::std::str::FromStr for GreetInputName {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         if value.chars().count() < 1usize {
             return Err("shorter than 1 characters".into());
@@ -140,18 +160,23 @@ impl ::std::str::FromStr for GreetInputName {
         Ok(Self(value.to_string()))
     }
 }
+
 impl TryFrom<&str> for GreetInputName {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for GreetInputName {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl<'de> Deserialize<'de> for GreetInputName {
     fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
     where
@@ -164,6 +189,7 @@ impl<'de> Deserialize<'de> for GreetInputName {
             })
     }
 }
+
 /// Structured result (`structuredContent`) of the `greet` tool.
 ///
 /// Schema: `/outputSchema` of the `greet` tool.
@@ -171,12 +197,14 @@ impl<'de> Deserialize<'de> for GreetInputName {
 pub struct GreetOutput {
     pub greeting: String,
 }
+
 impl GreetOutput {
     /// A `GreetOutput` with its required field: `greeting`.
     pub fn new(greeting: impl Into<String>) -> Self {
         Self { greeting: greeting.into() }
     }
 }
+
 impl<'de> Deserialize<'de> for GreetOutput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -192,60 +220,73 @@ impl<'de> Deserialize<'de> for GreetOutput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `ping` tool.
 ///
 /// Schema: `/inputSchema` of the `ping` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PingInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for PingInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<PingInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PingInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for PingInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Arguments of the `reset` tool.
 ///
 /// Schema: `/inputSchema` of the `reset` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ResetInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for ResetInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<ResetInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: ResetInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for ResetInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Generation of default values for serde.
 pub mod defaults {
     pub fn greet_input_language() -> super::GreetInputLanguage {
         super::GreetInputLanguage::En
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -255,6 +296,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -263,34 +305,43 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -302,6 +353,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -317,6 +369,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -325,6 +378,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -332,6 +386,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -340,16 +395,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -357,6 +415,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -367,6 +426,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -378,6 +438,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -389,6 +450,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -402,6 +464,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -416,6 +479,7 @@ pub mod fields {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

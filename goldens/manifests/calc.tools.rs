@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `add` tool.
 ///
 /// Schema: `/inputSchema` of the `add` tool.
@@ -14,12 +15,14 @@ pub struct AddInput {
     #[serde(deserialize_with = "wide::one")]
     pub b: u128,
 }
+
 impl AddInput {
     /// An `AddInput` with its required fields: `a`, `b`.
     pub fn new(a: u128, b: u128) -> Self {
         Self { a, b }
     }
 }
+
 impl<'de> Deserialize<'de> for AddInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -38,6 +41,7 @@ impl<'de> Deserialize<'de> for AddInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Structured result (`structuredContent`) of the `add` tool.
 ///
 /// Schema: `/outputSchema` of the `add` tool.
@@ -46,12 +50,14 @@ pub struct AddOutput {
     #[serde(deserialize_with = "wide::one")]
     pub sum: i128,
 }
+
 impl AddOutput {
     /// An `AddOutput` with its required field: `sum`.
     pub fn new(sum: i128) -> Self {
         Self { sum }
     }
 }
+
 impl<'de> Deserialize<'de> for AddOutput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -67,6 +73,7 @@ impl<'de> Deserialize<'de> for AddOutput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `get-time` tool.
 ///
 /// Schema: `/inputSchema` of the `get-time` tool.
@@ -75,6 +82,7 @@ pub struct GetTimeInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zone: Option<GetTimeInputZone>,
 }
+
 impl GetTimeInput {
     /// Sets `zone`.
     #[must_use]
@@ -83,6 +91,7 @@ impl GetTimeInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for GetTimeInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -98,6 +107,7 @@ impl<'de> Deserialize<'de> for GetTimeInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// The type of `zone` in [`GetTimeInput`].
 ///
 /// Schema: `/inputSchema/properties/zone` of the `get-time` tool.
@@ -108,6 +118,7 @@ pub enum GetTimeInputZone {
     #[serde(rename = "local")]
     Local,
 }
+
 impl<'de> Deserialize<'de> for GetTimeInputZone {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -115,6 +126,7 @@ impl<'de> Deserialize<'de> for GetTimeInputZone {
         self::fields::unit(deserializer, &["utc", "local"])
     }
 }
+
 impl ::std::fmt::Display for GetTimeInputZone {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
@@ -123,8 +135,10 @@ impl ::std::fmt::Display for GetTimeInputZone {
         }
     }
 }
+
 impl ::std::str::FromStr for GetTimeInputZone {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "utc" => Ok(Self::Utc),
@@ -133,22 +147,28 @@ impl ::std::str::FromStr for GetTimeInputZone {
         }
     }
 }
+
 impl TryFrom<&str> for GetTimeInputZone {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for GetTimeInputZone {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -158,6 +178,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -166,27 +187,32 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// Decoding of `i128`/`u128` fields: any JSON integer, or float with
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
     use ::serde::de::{Deserialize, Deserializer, Error as _};
+
     /// An integer type decoded here.
     pub trait Wide: Sized {
         /// The value `-magnitude` (when `negative`) or `magnitude`.
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self>;
     }
+
     impl Wide for i128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             if negative {
@@ -196,34 +222,44 @@ pub mod wide {
             }
         }
     }
+
     impl Wide for u128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             (!negative || magnitude == 0).then_some(magnitude)
         }
     }
+
     impl Wide for ::std::num::NonZeroU128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             if negative { None } else { Self::new(magnitude) }
         }
     }
+
     struct Parts;
+
     impl ::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
+
         fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
+
         fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
+
         fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
+
         fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
             Ok((false, v))
         }
+
         fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
@@ -234,8 +270,10 @@ pub mod wide {
             }
         }
     }
+
     /// One value of a wide integer type.
     pub struct Whole<T>(pub T);
+
     impl<'de, T: Wide> Deserialize<'de> for Whole<T> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let (negative, magnitude) = d.deserialize_any(Parts)?;
@@ -248,20 +286,24 @@ pub mod wide {
                 ))
         }
     }
+
     /// A field of type `i128` or `u128`.
     pub fn one<'de, D: Deserializer<'de>, T: Wide>(d: D) -> Result<T, D::Error> {
         Whole::deserialize(d).map(|Whole(v)| v)
     }
+
     /// A field of type `Option<i128>` or `Option<u128>`.
     pub fn option<'de, D: Deserializer<'de>, T: Wide>(
         d: D,
     ) -> Result<Option<T>, D::Error> {
         Ok(Option::<Whole<T>>::deserialize(d)?.map(|Whole(v)| v))
     }
+
     /// A field of type `Vec<i128>` or `Vec<u128>`.
     pub fn vec<'de, D: Deserializer<'de>, T: Wide>(d: D) -> Result<Vec<T>, D::Error> {
         Ok(Vec::<Whole<T>>::deserialize(d)?.into_iter().map(|Whole(v)| v).collect())
     }
+
     /// A field of type `BTreeMap<String, i128>` or `BTreeMap<String, u128>`.
     pub fn map<'de, D: Deserializer<'de>, T: Wide>(
         d: D,
@@ -274,23 +316,30 @@ pub mod wide {
         )
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -302,6 +351,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -317,6 +367,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -325,6 +376,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -332,6 +384,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -340,16 +393,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -357,6 +413,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -367,6 +424,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -378,6 +436,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -389,6 +448,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -402,6 +462,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -416,6 +477,7 @@ pub mod fields {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

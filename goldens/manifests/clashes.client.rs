@@ -6,10 +6,13 @@ use mcpgen_runtime::codegen::*;
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
+
 /// The protocol revision this client was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// The tools this client was generated from, as declared (JSON).
 pub use super::tools::TOOLS_JSON;
+
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
     static SCHEMAS: OnceLock<ToolSchemas> = OnceLock::new();
@@ -18,21 +21,25 @@ pub fn tool_schemas() -> &'static ToolSchemas {
             ToolSchemas::from_json(TOOLS_JSON).for_revision(PROTOCOL_VERSION)
         })
 }
+
 /// Client options for [`PROTOCOL_VERSION`]; adjust and pass to
 /// [`Client::connect_with`].
 pub fn default_options() -> ClientOptions {
     ClientOptions::new([PROTOCOL_VERSION])
 }
+
 /// Typed client: one async method per tool.
 #[derive(Debug, Clone)]
 pub struct Client {
     inner: ClientEngine,
 }
+
 impl Client {
     /// Connects over a transport with [`default_options`] and performs the handshake.
     pub async fn connect<T: Transport>(transport: T) -> Result<Self, ClientError> {
         Self::connect_with(transport, default_options()).await
     }
+
     /// Connects over a transport with the given options and performs the handshake.
     pub async fn connect_with<T: Transport>(
         transport: T,
@@ -41,11 +48,13 @@ impl Client {
         let inner = ClientEngine::connect(transport, options).await?;
         Ok(Self { inner })
     }
+
     /// Connects to a Streamable HTTP endpoint (`https://HOST/PATH` or
     /// `http://HOST:PORT/PATH`) with [`default_options`] and performs the handshake.
     pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
         Self::connect_http_with(url, default_options()).await
     }
+
     /// [`Client::connect_http`] with the given options: list several revisions
     /// (newest first, e.g. `ClientOptions::new(["2026-07-28", PROTOCOL_VERSION])`)
     /// to speak to servers of either era; `options.http` carries headers (a
@@ -58,6 +67,7 @@ impl Client {
         let transport = HttpTransport::new(url)?.options(options.http.clone());
         Self::connect_with(transport, options).await
     }
+
     /// Starts a stdio server process (stderr inherited) and connects to it.
     /// The process is killed when the client is dropped.
     pub async fn spawn<I, S>(program: &str, args: I) -> Result<Self, ClientError>
@@ -67,6 +77,7 @@ impl Client {
     {
         Self::spawn_with(program, args, default_options()).await
     }
+
     /// [`Client::spawn`] with the given options.
     pub async fn spawn_with<I, S>(
         program: &str,
@@ -85,26 +96,32 @@ impl Client {
         )?;
         Self::connect_with(transport, options).await
     }
+
     /// Wraps an engine that is already connected.
     pub fn from_engine(inner: ClientEngine) -> Self {
         Self { inner }
     }
+
     /// The untyped engine (raw requests, notifications, session).
     pub fn engine(&self) -> &ClientEngine {
         &self.inner
     }
+
     /// What the handshake settled.
     pub fn session(&self) -> Option<&Negotiated> {
         self.inner.session()
     }
+
     /// Every tool of the server, following `nextCursor`.
     pub async fn list_all_tools(&self) -> Result<Vec<Value>, ClientError> {
         self.inner.list_all_tools().await
     }
+
     /// Compares the server's live tools with the tools this client was generated from.
     pub async fn check_drift(&self) -> Result<Drift, ClientError> {
         self.inner.check_drift(tool_schemas()).await
     }
+
     /// Calls tool `type`.
     ///
     /// A keyword as the tool's name; keyword and empty property names.
@@ -116,6 +133,7 @@ impl Client {
     ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.type_tool_with(input, CallOptions::new()).await
     }
+
     /// Calls tool `type` with per-call options (timeout, progress).
     pub async fn type_tool_with(
         &self,
@@ -124,6 +142,7 @@ impl Client {
     ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "type", &input, &options).await
     }
+
     /// Calls tool `read_resource`.
     ///
     /// The name of the static resources' reader.
@@ -135,6 +154,7 @@ impl Client {
     ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.read_resource_with(input, CallOptions::new()).await
     }
+
     /// Calls tool `read_resource` with per-call options (timeout, progress).
     pub async fn read_resource_with(
         &self,
@@ -143,6 +163,7 @@ impl Client {
     ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "read_resource", &input, &options).await
     }
+
     /// Calls tool `prompt_a_b`.
     ///
     /// The name of a prompt's method, with single-letter words.
@@ -154,6 +175,7 @@ impl Client {
     ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.prompt_a_b_with(input, CallOptions::new()).await
     }
+
     /// Calls tool `prompt_a_b` with per-call options (timeout, progress).
     pub async fn prompt_a_b_with(
         &self,
@@ -163,6 +185,7 @@ impl Client {
         self.inner.call_content(tool_schemas(), "prompt_a_b", &input, &options).await
     }
 }
+
 /// Prompts, resources and completion of the manifest.
 impl Client {
     /// Gets prompt `a-b`.
@@ -172,6 +195,7 @@ impl Client {
     ) -> Result<super::protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("a-b", &args, &CallOptions::new()).await
     }
+
     /// Gets prompt `a_b`.
     pub async fn get_a_b_2(
         &self,
@@ -179,6 +203,7 @@ impl Client {
     ) -> Result<super::protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("a_b", &args, &CallOptions::new()).await
     }
+
     /// Gets prompt `123`.
     pub async fn get_123(
         &self,
@@ -186,6 +211,7 @@ impl Client {
     ) -> Result<super::protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("123", &args, &CallOptions::new()).await
     }
+
     /// Gets prompt `Self`.
     pub async fn get_self(
         &self,
@@ -193,6 +219,7 @@ impl Client {
     ) -> Result<super::protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("Self", &args, &CallOptions::new()).await
     }
+
     /// Reads the resource of template `x://{type}/{self}{?async,await}` with these variables.
     pub async fn read_type(
         &self,
@@ -206,6 +233,7 @@ impl Client {
             )
             .await
     }
+
     /// Reads the resource of template `y://{+rest}` with these variables.
     pub async fn read_read_resource(
         &self,
@@ -213,6 +241,7 @@ impl Client {
     ) -> Result<super::protocol::ReadResourceResult, ClientError> {
         self.inner.read_template("y://{+rest}", &params, &CallOptions::new()).await
     }
+
     /// Reads one of the static resources the manifest declares.
     pub async fn read_resource_2(
         &self,
@@ -220,6 +249,7 @@ impl Client {
     ) -> Result<super::protocol::ReadResourceResult, ClientError> {
         self.inner.read_resource(resource.uri(), &CallOptions::new()).await
     }
+
     /// Asks the server to complete `type`: `value` is what was typed so far,
     /// `context` the other arguments.
     pub async fn complete_type_type(
@@ -237,10 +267,12 @@ impl Client {
             )
             .await
     }
+
     /// Every item of `resources/list`, following `nextCursor`.
     pub async fn list_all_resources(&self) -> Result<Vec<Value>, ClientError> {
         self.inner.list_all("resources/list", "resources", &CallOptions::new()).await
     }
+
     /// Every item of `resources/templates/list`, following `nextCursor`.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
         self.inner
@@ -251,6 +283,7 @@ impl Client {
             )
             .await
     }
+
     /// Every item of `prompts/list`, following `nextCursor`.
     pub async fn list_all_prompts(&self) -> Result<Vec<Value>, ClientError> {
         self.inner.list_all("prompts/list", "prompts", &CallOptions::new()).await

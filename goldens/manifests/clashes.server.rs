@@ -3,8 +3,10 @@
 // manifest clashes.json (sha256 234d91eaa19bf93c90e7c56d934b61d6e24c5128bc3347a309b288fc03dd8b15)
 
 use mcpgen_runtime::codegen::*;
+
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// Revisions the server serves by default: the stateful ones through
 /// `initialize`, the stateless ones through per-request `_meta`.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
@@ -14,22 +16,28 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2026-07-28",
 ];
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
 /// the server's protected resource metadata.
 pub const SCOPES_SUPPORTED: &[&str] = &[];
+
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {
     /// Tool `type`.
     pub const TYPE_TOOL: usize = 0;
+
     /// Tool `read_resource`.
     pub const READ_RESOURCE: usize = 1;
+
     /// Tool `prompt_a_b`.
     pub const PROMPT_A_B: usize = 2;
 }
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
@@ -46,6 +54,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// The name of the static resources' reader.
     ///
     /// Tool `read_resource`.
@@ -56,6 +65,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// The name of a prompt's method, with single-letter words.
     ///
     /// Tool `prompt_a_b`.
@@ -66,6 +76,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Prompt `a-b`.
     fn prompt_a_b_2(
         &self,
@@ -74,6 +85,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Prompt `a_b`.
     fn prompt_a_b_2_2(
         &self,
@@ -82,6 +94,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Prompt `123`.
     fn prompt_123(
         &self,
@@ -90,6 +103,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Prompt `Self`.
     fn prompt_self(
         &self,
@@ -98,6 +112,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Resource template `type`.
     ///
     /// `uri` is the URI read; `params` its variables. Answer
@@ -110,6 +125,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<super::protocol::ReadResourceResult, HandlerError>,
     > + Send;
+
     /// Resource template `read_resource`.
     ///
     /// `uri` is the URI read; `params` its variables. Answer
@@ -122,6 +138,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<super::protocol::ReadResourceResult, HandlerError>,
     > + Send;
+
     /// Reads one of the static resources the manifest declares.
     fn read_resource_2(
         &self,
@@ -130,6 +147,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<super::protocol::ReadResourceResult, HandlerError>,
     > + Send;
+
     /// Completes `type` of resource template `type`: `value` is what the user typed
     /// so far, `context` the other arguments given. By default nothing is
     /// suggested.
@@ -143,20 +161,24 @@ pub trait Handler: Send + Sync + 'static {
         async { Ok(Completion::default()) }
     }
 }
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,
 }
+
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+
     /// The wrapped handler.
     pub fn handler(&self) -> &H {
         &self.handler
     }
 }
+
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
@@ -195,23 +217,30 @@ impl<H: Handler> Dispatch for Router<H> {
         }
     }
 }
+
 /// Each prompt's index in [`PROMPTS_JSON`] and each template's in
 /// [`RESOURCE_TEMPLATES_JSON`], named after the `Handler` method
 /// it is dispatched to.
 mod surface_index {
     /// Prompt `a-b`.
     pub const PROMPT_A_B_2: usize = 0;
+
     /// Prompt `a_b`.
     pub const PROMPT_A_B_2_2: usize = 1;
+
     /// Prompt `123`.
     pub const PROMPT_123: usize = 2;
+
     /// Prompt `Self`.
     pub const PROMPT_SELF: usize = 3;
+
     /// Resource template `x://{type}/{self}{?async,await}`.
     pub const READ_TYPE: usize = 0;
+
     /// Resource template `y://{+rest}`.
     pub const READ_READ_RESOURCE: usize = 1;
 }
+
 /// The static resources exactly as declared: what `resources/list` serves.
 pub const RESOURCES_JSON: &str = r#"[
   {
@@ -223,6 +252,7 @@ pub const RESOURCES_JSON: &str = r#"[
     "name": "Self2"
   }
 ]"#;
+
 /// The resource templates exactly as declared: what
 /// `resources/templates/list` serves.
 pub const RESOURCE_TEMPLATES_JSON: &str = r#"[
@@ -235,6 +265,7 @@ pub const RESOURCE_TEMPLATES_JSON: &str = r#"[
     "name": "read_resource"
   }
 ]"#;
+
 /// The prompts exactly as declared: what `prompts/list` serves.
 pub const PROMPTS_JSON: &str = r#"[
   {
@@ -263,11 +294,13 @@ pub const PROMPTS_JSON: &str = r#"[
     "name": "Self"
   }
 ]"#;
+
 /// One of the lists above, as JSON values (mcpgen wrote each
 /// from the parsed manifest).
 fn declared_list(json: &str) -> Vec<Value> {
     serde_json::from_str(json).expect("a list mcpgen wrote as a JSON array")
 }
+
 impl<H: Handler> Surface for Router<H> {
     fn read(
         &self,
@@ -304,6 +337,7 @@ impl<H: Handler> Surface for Router<H> {
             _ => Box::pin(async move { Err(HandlerError::not_found(uri)) }),
         }
     }
+
     fn prompt(
         &self,
         index: usize,
@@ -347,6 +381,7 @@ impl<H: Handler> Surface for Router<H> {
             }
         }
     }
+
     fn complete(
         &self,
         request: CompletionRequest,
@@ -367,75 +402,90 @@ impl<H: Handler> Surface for Router<H> {
         }
     }
 }
+
 /// Decoding of what each handler method takes and encoding of
 /// what it returns, as plain functions: compiled here, once,
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+
     pub(super) fn decode_ab2_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::AB2Args, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_ab_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::ABArgs, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_prompt_ab_input(
         arguments: Value,
     ) -> Result<super::super::tools::PromptAbInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_read_resource_input(
         arguments: Value,
     ) -> Result<super::super::tools::ReadResourceInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_read_resource_params(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::ReadResourceParams, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_self_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::SelfArgs, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_type_input(
         arguments: Value,
     ) -> Result<super::super::tools::TypeInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_type_params(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::TypeParams, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_v123_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::V123Args, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn encode_completion(value: &Completion) -> Result<Value, HandlerError> {
         encode_result(value)
     }
+
     pub(super) fn encode_content_blocks(
         content: &[super::super::protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
+
     pub(super) fn encode_prompt_messages(
         value: &Vec<super::super::protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
+
     pub(super) fn encode_read_resource_result(
         value: &super::super::protocol::ReadResourceResult,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
 }
+
 /// Who the server says it is in its `initialize` result: the
 /// manifest's `server` (else the crate's name and version).
 pub fn server_info() -> Value {
@@ -444,6 +494,7 @@ pub fn server_info() -> Value {
     info.insert("version".into(), env!("CARGO_PKG_VERSION").into());
     Value::Object(info)
 }
+
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
@@ -465,12 +516,14 @@ pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
         .surface(Arc::clone(&router) as Arc<dyn Surface>);
     builder
 }
+
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
 pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
     let server = builder(handler).build().map_err(std::io::Error::other)?;
     server.serve(stdio()).await
 }
+
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -479,6 +532,7 @@ pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> 
     let server = builder(handler).build()?;
     Ok(HttpService::new(server, HttpConfig::default()))
 }
+
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.

@@ -4,50 +4,61 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `prompt_a_b` tool.
 ///
 /// Schema: `/inputSchema` of the `prompt_a_b` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PromptAbInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for PromptAbInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<PromptAbInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PromptAbInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for PromptAbInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Arguments of the `read_resource` tool.
 ///
 /// Schema: `/inputSchema` of the `read_resource` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ReadResourceInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for ReadResourceInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<ReadResourceInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: ReadResourceInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for ReadResourceInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Arguments of the `type` tool.
 ///
 /// Schema: `/inputSchema` of the `type` tool.
@@ -63,6 +74,7 @@ pub struct TypeInput {
     #[serde(rename = "self")]
     pub self_: String,
 }
+
 impl TypeInput {
     /// A `TypeInput` with its required field: `self_`.
     pub fn new(self_: impl Into<String>) -> Self {
@@ -71,6 +83,7 @@ impl TypeInput {
             field: None,
         }
     }
+
     /// Sets `field`.
     #[must_use]
     pub fn with_field(mut self, value: i128) -> Self {
@@ -78,6 +91,7 @@ impl TypeInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for TypeInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -96,10 +110,12 @@ impl<'de> Deserialize<'de> for TypeInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -109,6 +125,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -117,27 +134,32 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// Decoding of `i128`/`u128` fields: any JSON integer, or float with
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
     use ::serde::de::{Deserialize, Deserializer, Error as _};
+
     /// An integer type decoded here.
     pub trait Wide: Sized {
         /// The value `-magnitude` (when `negative`) or `magnitude`.
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self>;
     }
+
     impl Wide for i128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             if negative {
@@ -147,34 +169,44 @@ pub mod wide {
             }
         }
     }
+
     impl Wide for u128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             (!negative || magnitude == 0).then_some(magnitude)
         }
     }
+
     impl Wide for ::std::num::NonZeroU128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             if negative { None } else { Self::new(magnitude) }
         }
     }
+
     struct Parts;
+
     impl ::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
+
         fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
+
         fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
+
         fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
+
         fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
             Ok((false, v))
         }
+
         fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
@@ -185,8 +217,10 @@ pub mod wide {
             }
         }
     }
+
     /// One value of a wide integer type.
     pub struct Whole<T>(pub T);
+
     impl<'de, T: Wide> Deserialize<'de> for Whole<T> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let (negative, magnitude) = d.deserialize_any(Parts)?;
@@ -199,20 +233,24 @@ pub mod wide {
                 ))
         }
     }
+
     /// A field of type `i128` or `u128`.
     pub fn one<'de, D: Deserializer<'de>, T: Wide>(d: D) -> Result<T, D::Error> {
         Whole::deserialize(d).map(|Whole(v)| v)
     }
+
     /// A field of type `Option<i128>` or `Option<u128>`.
     pub fn option<'de, D: Deserializer<'de>, T: Wide>(
         d: D,
     ) -> Result<Option<T>, D::Error> {
         Ok(Option::<Whole<T>>::deserialize(d)?.map(|Whole(v)| v))
     }
+
     /// A field of type `Vec<i128>` or `Vec<u128>`.
     pub fn vec<'de, D: Deserializer<'de>, T: Wide>(d: D) -> Result<Vec<T>, D::Error> {
         Ok(Vec::<Whole<T>>::deserialize(d)?.into_iter().map(|Whole(v)| v).collect())
     }
+
     /// A field of type `BTreeMap<String, i128>` or `BTreeMap<String, u128>`.
     pub fn map<'de, D: Deserializer<'de>, T: Wide>(
         d: D,
@@ -225,23 +263,30 @@ pub mod wide {
         )
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -253,6 +298,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -268,6 +314,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -276,6 +323,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -283,6 +331,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -291,16 +340,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -308,6 +360,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -318,6 +371,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -329,6 +383,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -340,6 +395,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -353,6 +409,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -367,6 +424,7 @@ pub mod fields {
         }
     }
 }
+
 /// Arguments of prompt `a-b`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct ABArgs {
@@ -384,6 +442,7 @@ pub struct ABArgs {
     #[serde(rename = "weird.name-x")]
     pub weird_name_x: ::std::string::String,
 }
+
 /// Arguments of prompt `a_b`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct AB2Args {}
@@ -417,6 +476,7 @@ pub struct TypeParams {
     )]
     pub await_: ::std::option::Option<::std::string::String>,
 }
+
 /// Variables of resource template `y://{+rest}`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadResourceParams {
@@ -424,6 +484,7 @@ pub struct ReadResourceParams {
     #[serde(rename = "rest")]
     pub rest: ::std::string::String,
 }
+
 /// The static resources of the manifest, by URI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StaticResource {
@@ -432,9 +493,11 @@ pub enum StaticResource {
     /// `x://static2`
     Self2,
 }
+
 impl StaticResource {
     /// Every static resource, in manifest order.
     pub const ALL: &'static [Self] = &[Self::Self_, Self::Self2];
+
     /// The resource's URI.
     pub fn uri(self) -> &'static str {
         match self {
@@ -442,10 +505,12 @@ impl StaticResource {
             Self::Self2 => "x://static2",
         }
     }
+
     /// The resource with this URI.
     pub fn from_uri(uri: &str) -> ::std::option::Option<Self> {
         Self::ALL.iter().copied().find(|r| r.uri() == uri)
     }
+
     /// The resource at this index of the manifest's `resources`.
     pub fn from_index(index: usize) -> ::std::option::Option<Self> {
         match index {
@@ -455,6 +520,7 @@ impl StaticResource {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

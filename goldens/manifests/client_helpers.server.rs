@@ -3,8 +3,10 @@
 // manifest client_helpers.json (sha256 02aa7b5a7d0b6b0cfefad1da8255c585dd1e68245300ee8170acc89021e81a41)
 
 use mcpgen_runtime::codegen::*;
+
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// Revisions the server serves by default: the stateful ones through
 /// `initialize`, the stateless ones through per-request `_meta`.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
@@ -14,22 +16,28 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2026-07-28",
 ];
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
 /// the server's protected resource metadata.
 pub const SCOPES_SUPPORTED: &[&str] = &[];
+
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {
     /// Tool `add`.
     pub const ADD: usize = 0;
+
     /// Tool `get-time`.
     pub const GET_TIME: usize = 1;
+
     /// Tool `connect`.
     pub const CONNECT: usize = 2;
 }
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
@@ -47,6 +55,7 @@ pub trait Handler: Send + Sync + 'static {
         input: super::tools::AddInput,
         ctx: RequestContext,
     ) -> impl Future<Output = Result<super::tools::AddOutput, ToolError>> + Send;
+
     /// Tool `get-time`.
     fn get_time(
         &self,
@@ -55,6 +64,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// A tool whose name collides with a client helper.
     ///
     /// Tool `connect`.
@@ -66,20 +76,24 @@ pub trait Handler: Send + Sync + 'static {
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
 }
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,
 }
+
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+
     /// The wrapped handler.
     pub fn handler(&self) -> &H {
         &self.handler
     }
 }
+
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
@@ -118,37 +132,44 @@ impl<H: Handler> Dispatch for Router<H> {
         }
     }
 }
+
 /// Decoding of what each handler method takes and encoding of
 /// what it returns, as plain functions: compiled here, once,
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+
     pub(super) fn decode_add_input(
         arguments: Value,
     ) -> Result<super::super::tools::AddInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_connect_input(
         arguments: Value,
     ) -> Result<super::super::tools::ConnectInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_get_time_input(
         arguments: Value,
     ) -> Result<super::super::tools::GetTimeInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn encode_add_output(
         output: &super::super::tools::AddOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }
+
     pub(super) fn encode_content_blocks(
         content: &[super::super::protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 }
+
 /// Who the server says it is in its `initialize` result: the
 /// manifest's `server` (else the crate's name and version).
 pub fn server_info() -> Value {
@@ -157,6 +178,7 @@ pub fn server_info() -> Value {
     info.insert("version".into(), env!("CARGO_PKG_VERSION").into());
     Value::Object(info)
 }
+
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
@@ -169,12 +191,14 @@ pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
         .server_info(server_info());
     builder
 }
+
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
 pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
     let server = builder(handler).build().map_err(std::io::Error::other)?;
     server.serve(stdio()).await
 }
+
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -183,6 +207,7 @@ pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> 
     let server = builder(handler).build()?;
     Ok(HttpService::new(server, HttpConfig::default()))
 }
+
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.

@@ -6,10 +6,13 @@ use mcpgen_runtime::codegen::*;
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
+
 /// The protocol revision this client was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// The tools this client was generated from, as declared (JSON).
 pub use super::tools::TOOLS_JSON;
+
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
     static SCHEMAS: OnceLock<ToolSchemas> = OnceLock::new();
@@ -18,21 +21,25 @@ pub fn tool_schemas() -> &'static ToolSchemas {
             ToolSchemas::from_json(TOOLS_JSON).for_revision(PROTOCOL_VERSION)
         })
 }
+
 /// Client options for [`PROTOCOL_VERSION`]; adjust and pass to
 /// [`Client::connect_with`].
 pub fn default_options() -> ClientOptions {
     ClientOptions::new([PROTOCOL_VERSION])
 }
+
 /// Typed client: one async method per tool.
 #[derive(Debug, Clone)]
 pub struct Client {
     inner: ClientEngine,
 }
+
 impl Client {
     /// Connects over a transport with [`default_options`] and performs the handshake.
     pub async fn connect<T: Transport>(transport: T) -> Result<Self, ClientError> {
         Self::connect_with(transport, default_options()).await
     }
+
     /// Connects over a transport with the given options and performs the handshake.
     pub async fn connect_with<T: Transport>(
         transport: T,
@@ -41,11 +48,13 @@ impl Client {
         let inner = ClientEngine::connect(transport, options).await?;
         Ok(Self { inner })
     }
+
     /// Connects to a Streamable HTTP endpoint (`https://HOST/PATH` or
     /// `http://HOST:PORT/PATH`) with [`default_options`] and performs the handshake.
     pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
         Self::connect_http_with(url, default_options()).await
     }
+
     /// [`Client::connect_http`] with the given options: list several revisions
     /// (newest first, e.g. `ClientOptions::new(["2026-07-28", PROTOCOL_VERSION])`)
     /// to speak to servers of either era; `options.http` carries headers (a
@@ -58,6 +67,7 @@ impl Client {
         let transport = HttpTransport::new(url)?.options(options.http.clone());
         Self::connect_with(transport, options).await
     }
+
     /// Starts a stdio server process (stderr inherited) and connects to it.
     /// The process is killed when the client is dropped.
     pub async fn spawn<I, S>(program: &str, args: I) -> Result<Self, ClientError>
@@ -67,6 +77,7 @@ impl Client {
     {
         Self::spawn_with(program, args, default_options()).await
     }
+
     /// [`Client::spawn`] with the given options.
     pub async fn spawn_with<I, S>(
         program: &str,
@@ -85,22 +96,27 @@ impl Client {
         )?;
         Self::connect_with(transport, options).await
     }
+
     /// Wraps an engine that is already connected.
     pub fn from_engine(inner: ClientEngine) -> Self {
         Self { inner }
     }
+
     /// The untyped engine (raw requests, notifications, session).
     pub fn engine(&self) -> &ClientEngine {
         &self.inner
     }
+
     /// What the handshake settled.
     pub fn session(&self) -> Option<&Negotiated> {
         self.inner.session()
     }
+
     /// Every tool of the server, following `nextCursor`.
     pub async fn list_all_tools(&self) -> Result<Vec<Value>, ClientError> {
         self.inner.list_all_tools().await
     }
+
     /// Compares the server's live tools with the tools this client was generated from.
     pub async fn check_drift(&self) -> Result<Drift, ClientError> {
         self.inner.check_drift(tool_schemas()).await

@@ -3,8 +3,10 @@
 // manifest names.json (sha256 9212417967626652663b2925648098f77926e3c5353cb0ba227ad0f3a6b6132b)
 
 use mcpgen_runtime::codegen::*;
+
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// Revisions the server serves by default: the stateful ones through
 /// `initialize`, the stateless ones through per-request `_meta`.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
@@ -14,24 +16,31 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2026-07-28",
 ];
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
 /// the server's protected resource metadata.
 pub const SCOPES_SUPPORTED: &[&str] = &[];
+
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {
     /// Tool `list-items`.
     pub const LIST_ITEMS: usize = 0;
+
     /// Tool `repo.search`.
     pub const REPO_SEARCH: usize = 1;
+
     /// Tool `2fa_verify`.
     pub const _2FA_VERIFY: usize = 2;
+
     /// Tool `get_a_b`.
     pub const GET_A_B: usize = 3;
 }
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
@@ -48,6 +57,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Dots in the name; keyword properties.
     ///
     /// Tool `repo.search`.
@@ -58,6 +68,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// A leading digit.
     ///
     /// Tool `2fa_verify`.
@@ -68,6 +79,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Single-letter words: typify spells the type GetAbInput.
     ///
     /// Tool `get_a_b`.
@@ -79,20 +91,24 @@ pub trait Handler: Send + Sync + 'static {
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
 }
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,
 }
+
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+
     /// The wrapped handler.
     pub fn handler(&self) -> &H {
         &self.handler
     }
 }
+
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
@@ -138,37 +154,44 @@ impl<H: Handler> Dispatch for Router<H> {
         }
     }
 }
+
 /// Decoding of what each handler method takes and encoding of
 /// what it returns, as plain functions: compiled here, once,
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+
     pub(super) fn decode_get_ab_input(
         arguments: Value,
     ) -> Result<super::super::tools::GetAbInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_list_items_input(
         arguments: Value,
     ) -> Result<super::super::tools::ListItemsInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_repo_search_input(
         arguments: Value,
     ) -> Result<super::super::tools::RepoSearchInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_v2fa_verify_input(
         arguments: Value,
     ) -> Result<super::super::tools::V2faVerifyInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn encode_content_blocks(
         content: &[super::super::protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 }
+
 /// Who the server says it is in its `initialize` result: the
 /// manifest's `server` (else the crate's name and version).
 pub fn server_info() -> Value {
@@ -177,6 +200,7 @@ pub fn server_info() -> Value {
     info.insert("version".into(), env!("CARGO_PKG_VERSION").into());
     Value::Object(info)
 }
+
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
@@ -189,12 +213,14 @@ pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
         .server_info(server_info());
     builder
 }
+
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
 pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
     let server = builder(handler).build().map_err(std::io::Error::other)?;
     server.serve(stdio()).await
 }
+
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -203,6 +229,7 @@ pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> 
     let server = builder(handler).build()?;
     Ok(HttpService::new(server, HttpConfig::default()))
 }
+
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.

@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `get_a_b` tool.
 ///
 /// Schema: `/inputSchema` of the `get_a_b` tool.
@@ -12,6 +13,7 @@ pub struct GetAbInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub a: Option<String>,
 }
+
 impl GetAbInput {
     /// Sets `a`.
     #[must_use]
@@ -20,6 +22,7 @@ impl GetAbInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for GetAbInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -35,6 +38,7 @@ impl<'de> Deserialize<'de> for GetAbInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `list-items` tool.
 ///
 /// Schema: `/inputSchema` of the `list-items` tool.
@@ -45,6 +49,7 @@ pub struct ListItemsInput {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
 }
+
 impl ListItemsInput {
     /// Sets `self`.
     #[must_use]
@@ -52,6 +57,7 @@ impl ListItemsInput {
         self.self_ = Some(value);
         self
     }
+
     /// Sets `type`.
     #[must_use]
     pub fn with_type(mut self, value: impl Into<String>) -> Self {
@@ -59,6 +65,7 @@ impl ListItemsInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for ListItemsInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -77,6 +84,7 @@ impl<'de> Deserialize<'de> for ListItemsInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `repo.search` tool.
 ///
 /// Schema: `/inputSchema` of the `repo.search` tool.
@@ -87,6 +95,7 @@ pub struct RepoSearchInput {
     #[serde(rename = "match")]
     pub match_: String,
 }
+
 impl RepoSearchInput {
     /// A `RepoSearchInput` with its required field: `match_`.
     pub fn new(match_: impl Into<String>) -> Self {
@@ -95,6 +104,7 @@ impl RepoSearchInput {
             async_: None,
         }
     }
+
     /// Sets `async`.
     #[must_use]
     pub fn with_async(mut self, value: bool) -> Self {
@@ -102,6 +112,7 @@ impl RepoSearchInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for RepoSearchInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -120,6 +131,7 @@ impl<'de> Deserialize<'de> for RepoSearchInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `2fa_verify` tool.
 ///
 /// Schema: `/inputSchema` of the `2fa_verify` tool.
@@ -127,12 +139,14 @@ impl<'de> Deserialize<'de> for RepoSearchInput {
 pub struct V2faVerifyInput {
     pub code: String,
 }
+
 impl V2faVerifyInput {
     /// A `V2faVerifyInput` with its required field: `code`.
     pub fn new(code: impl Into<String>) -> Self {
         Self { code: code.into() }
     }
 }
+
 impl<'de> Deserialize<'de> for V2faVerifyInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -148,10 +162,12 @@ impl<'de> Deserialize<'de> for V2faVerifyInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -161,6 +177,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -169,34 +186,43 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -208,6 +234,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -223,6 +250,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -231,6 +259,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -238,6 +267,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -246,16 +276,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -263,6 +296,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -273,6 +307,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -284,6 +319,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -295,6 +331,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -308,6 +345,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -322,6 +360,7 @@ pub mod fields {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

@@ -3,8 +3,10 @@
 // manifest no_tools.json (sha256 b1bdb700e97e6219e128030a699278a2632a83885b298c9ab651cbcf8e67ca9b)
 
 use mcpgen_runtime::codegen::*;
+
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// Revisions the server serves by default: the stateful ones through
 /// `initialize`, the stateless ones through per-request `_meta`.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
@@ -14,13 +16,16 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2026-07-28",
 ];
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
 /// the server's protected resource metadata.
 pub const SCOPES_SUPPORTED: &[&str] = &[];
+
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {}
 /// The tools of this server: one async method per tool, typed input
@@ -37,6 +42,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Reads one of the static resources the manifest declares.
     fn read_resource(
         &self,
@@ -46,20 +52,24 @@ pub trait Handler: Send + Sync + 'static {
         Output = Result<super::protocol::ReadResourceResult, HandlerError>,
     > + Send;
 }
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,
 }
+
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+
     /// The wrapped handler.
     pub fn handler(&self) -> &H {
         &self.handler
     }
 }
+
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
@@ -73,6 +83,7 @@ impl<H: Handler> Dispatch for Router<H> {
         })
     }
 }
+
 /// Each prompt's index in [`PROMPTS_JSON`] and each template's in
 /// [`RESOURCE_TEMPLATES_JSON`], named after the `Handler` method
 /// it is dispatched to.
@@ -80,6 +91,7 @@ mod surface_index {
     /// Prompt `summarize`.
     pub const PROMPT_SUMMARIZE: usize = 0;
 }
+
 /// The static resources exactly as declared: what `resources/list` serves.
 pub const RESOURCES_JSON: &str = r#"[
   {
@@ -88,20 +100,24 @@ pub const RESOURCES_JSON: &str = r#"[
     "mimeType": "text/plain"
   }
 ]"#;
+
 /// The resource templates exactly as declared: what
 /// `resources/templates/list` serves.
 pub const RESOURCE_TEMPLATES_JSON: &str = r#"[]"#;
+
 /// The prompts exactly as declared: what `prompts/list` serves.
 pub const PROMPTS_JSON: &str = r#"[
   {
     "name": "summarize"
   }
 ]"#;
+
 /// One of the lists above, as JSON values (mcpgen wrote each
 /// from the parsed manifest).
 fn declared_list(json: &str) -> Vec<Value> {
     serde_json::from_str(json).expect("a list mcpgen wrote as a JSON array")
 }
+
 impl<H: Handler> Surface for Router<H> {
     fn read(
         &self,
@@ -124,6 +140,7 @@ impl<H: Handler> Surface for Router<H> {
             _ => Box::pin(async move { Err(HandlerError::not_found(uri)) }),
         }
     }
+
     fn prompt(
         &self,
         index: usize,
@@ -146,6 +163,7 @@ impl<H: Handler> Surface for Router<H> {
             }
         }
     }
+
     fn complete(
         &self,
         request: CompletionRequest,
@@ -155,27 +173,32 @@ impl<H: Handler> Surface for Router<H> {
         Box::pin(async move { Ok(no_completion()) })
     }
 }
+
 /// Decoding of what each handler method takes and encoding of
 /// what it returns, as plain functions: compiled here, once,
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+
     pub(super) fn decode_summarize_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::SummarizeArgs, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn encode_prompt_messages(
         value: &Vec<super::super::protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
+
     pub(super) fn encode_read_resource_result(
         value: &super::super::protocol::ReadResourceResult,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
 }
+
 /// Who the server says it is in its `initialize` result: the
 /// manifest's `server` (else the crate's name and version).
 pub fn server_info() -> Value {
@@ -184,6 +207,7 @@ pub fn server_info() -> Value {
     info.insert("version".into(), "0.1.0".into());
     Value::Object(info)
 }
+
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
@@ -205,12 +229,14 @@ pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
         .surface(Arc::clone(&router) as Arc<dyn Surface>);
     builder
 }
+
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
 pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
     let server = builder(handler).build().map_err(std::io::Error::other)?;
     server.serve(stdio()).await
 }
+
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -219,6 +245,7 @@ pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> 
     let server = builder(handler).build()?;
     Ok(HttpService::new(server, HttpConfig::default()))
 }
+
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.

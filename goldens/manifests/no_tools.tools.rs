@@ -6,6 +6,7 @@
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -15,6 +16,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -23,17 +25,20 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// Arguments of prompt `summarize`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SummarizeArgs {}
@@ -43,19 +48,23 @@ pub enum StaticResource {
     /// `notes://index`
     Index,
 }
+
 impl StaticResource {
     /// Every static resource, in manifest order.
     pub const ALL: &'static [Self] = &[Self::Index];
+
     /// The resource's URI.
     pub fn uri(self) -> &'static str {
         match self {
             Self::Index => "notes://index",
         }
     }
+
     /// The resource with this URI.
     pub fn from_uri(uri: &str) -> ::std::option::Option<Self> {
         Self::ALL.iter().copied().find(|r| r.uri() == uri)
     }
+
     /// The resource at this index of the manifest's `resources`.
     pub fn from_index(index: usize) -> ::std::option::Option<Self> {
         match index {
@@ -64,6 +73,7 @@ impl StaticResource {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[]"#;

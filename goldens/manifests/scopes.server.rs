@@ -3,8 +3,10 @@
 // manifest scopes.json (sha256 12261988ed7f9705556ad03c7e6f084597b471caadf2752947a8a3d613e2ef88)
 
 use mcpgen_runtime::codegen::*;
+
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// Revisions the server serves by default: the stateful ones through
 /// `initialize`, the stateless ones through per-request `_meta`.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
@@ -14,9 +16,11 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2026-07-28",
 ];
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
 /// the server's protected resource metadata.
@@ -26,15 +30,19 @@ pub const SCOPES_SUPPORTED: &[&str] = &[
     "notes:read",
     "notes:write",
 ];
+
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {
     /// Tool `list_notes`.
     pub const LIST_NOTES: usize = 0;
+
     /// Tool `add_note`.
     pub const ADD_NOTE: usize = 1;
+
     /// Tool `purge`.
     pub const PURGE: usize = 2;
 }
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
@@ -51,6 +59,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Writes a note.
     ///
     /// Tool `add_note`.
@@ -63,6 +72,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Scope text is data, never code.
     ///
     /// Tool `purge`.
@@ -75,6 +85,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Prompt `review`.
     ///
     /// A review prompt.
@@ -87,6 +98,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Resource template `note`.
     ///
     /// Callers need the OAuth scopes `notes:read` (checked before this method runs).
@@ -101,6 +113,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<super::protocol::ReadResourceResult, HandlerError>,
     > + Send;
+
     /// Reads one of the static resources the manifest declares.
     ///
     /// OAuth scopes callers need (checked before this method runs):
@@ -112,6 +125,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<super::protocol::ReadResourceResult, HandlerError>,
     > + Send;
+
     /// Completes `id` of resource template `note`: `value` is what the user typed
     /// so far, `context` the other arguments given. By default nothing is
     /// suggested.
@@ -127,20 +141,24 @@ pub trait Handler: Send + Sync + 'static {
         async { Ok(Completion::default()) }
     }
 }
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,
 }
+
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+
     /// The wrapped handler.
     pub fn handler(&self) -> &H {
         &self.handler
     }
 }
+
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
@@ -179,15 +197,18 @@ impl<H: Handler> Dispatch for Router<H> {
         }
     }
 }
+
 /// Each prompt's index in [`PROMPTS_JSON`] and each template's in
 /// [`RESOURCE_TEMPLATES_JSON`], named after the `Handler` method
 /// it is dispatched to.
 mod surface_index {
     /// Prompt `review`.
     pub const PROMPT_REVIEW: usize = 0;
+
     /// Resource template `notes://{id}`.
     pub const READ_NOTE: usize = 0;
 }
+
 /// The static resources exactly as declared: what `resources/list` serves.
 pub const RESOURCES_JSON: &str = r#"[
   {
@@ -195,6 +216,7 @@ pub const RESOURCES_JSON: &str = r#"[
     "name": "index"
   }
 ]"#;
+
 /// The resource templates exactly as declared: what
 /// `resources/templates/list` serves.
 pub const RESOURCE_TEMPLATES_JSON: &str = r#"[
@@ -203,6 +225,7 @@ pub const RESOURCE_TEMPLATES_JSON: &str = r#"[
     "name": "note"
   }
 ]"#;
+
 /// The prompts exactly as declared: what `prompts/list` serves.
 pub const PROMPTS_JSON: &str = r#"[
   {
@@ -210,11 +233,13 @@ pub const PROMPTS_JSON: &str = r#"[
     "description": "A review prompt."
   }
 ]"#;
+
 /// One of the lists above, as JSON values (mcpgen wrote each
 /// from the parsed manifest).
 fn declared_list(json: &str) -> Vec<Value> {
     serde_json::from_str(json).expect("a list mcpgen wrote as a JSON array")
 }
+
 impl<H: Handler> Surface for Router<H> {
     fn read(
         &self,
@@ -244,6 +269,7 @@ impl<H: Handler> Surface for Router<H> {
             _ => Box::pin(async move { Err(HandlerError::not_found(uri)) }),
         }
     }
+
     fn prompt(
         &self,
         index: usize,
@@ -266,6 +292,7 @@ impl<H: Handler> Surface for Router<H> {
             }
         }
     }
+
     fn complete(
         &self,
         request: CompletionRequest,
@@ -286,55 +313,66 @@ impl<H: Handler> Surface for Router<H> {
         }
     }
 }
+
 /// Decoding of what each handler method takes and encoding of
 /// what it returns, as plain functions: compiled here, once,
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+
     pub(super) fn decode_add_note_input(
         arguments: Value,
     ) -> Result<super::super::tools::AddNoteInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_list_notes_input(
         arguments: Value,
     ) -> Result<super::super::tools::ListNotesInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_note_params(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::NoteParams, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_purge_input(
         arguments: Value,
     ) -> Result<super::super::tools::PurgeInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_review_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::ReviewArgs, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn encode_completion(value: &Completion) -> Result<Value, HandlerError> {
         encode_result(value)
     }
+
     pub(super) fn encode_content_blocks(
         content: &[super::super::protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
+
     pub(super) fn encode_prompt_messages(
         value: &Vec<super::super::protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
+
     pub(super) fn encode_read_resource_result(
         value: &super::super::protocol::ReadResourceResult,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
 }
+
 /// Who the server says it is in its `initialize` result: the
 /// manifest's `server` (else the crate's name and version).
 pub fn server_info() -> Value {
@@ -343,6 +381,7 @@ pub fn server_info() -> Value {
     info.insert("version".into(), "0.1.0".into());
     Value::Object(info)
 }
+
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
@@ -369,12 +408,14 @@ pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
         .surface(Arc::clone(&router) as Arc<dyn Surface>);
     builder
 }
+
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
 pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
     let server = builder(handler).build().map_err(std::io::Error::other)?;
     server.serve(stdio()).await
 }
+
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -383,6 +424,7 @@ pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> 
     let server = builder(handler).build()?;
     Ok(HttpService::new(server, HttpConfig::default()))
 }
+
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.

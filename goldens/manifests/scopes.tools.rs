@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `add_note` tool.
 ///
 /// Schema: `/inputSchema` of the `add_note` tool.
@@ -11,12 +12,14 @@ use serde::Serialize;
 pub struct AddNoteInput {
     pub text: String,
 }
+
 impl AddNoteInput {
     /// An `AddNoteInput` with its required field: `text`.
     pub fn new(text: impl Into<String>) -> Self {
         Self { text: text.into() }
     }
 }
+
 impl<'de> Deserialize<'de> for AddNoteInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -32,54 +35,66 @@ impl<'de> Deserialize<'de> for AddNoteInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `list_notes` tool.
 ///
 /// Schema: `/inputSchema` of the `list_notes` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ListNotesInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for ListNotesInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<ListNotesInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: ListNotesInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for ListNotesInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Arguments of the `purge` tool.
 ///
 /// Schema: `/inputSchema` of the `purge` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PurgeInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for PurgeInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<PurgeInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PurgeInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for PurgeInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -89,6 +104,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -97,34 +113,43 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -136,6 +161,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -151,6 +177,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -159,6 +186,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -166,6 +194,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -174,16 +203,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -191,6 +223,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -201,6 +234,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -212,6 +246,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -223,6 +258,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -236,6 +272,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -250,6 +287,7 @@ pub mod fields {
         }
     }
 }
+
 /// Arguments of prompt `review`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReviewArgs {}
@@ -260,25 +298,30 @@ pub struct NoteParams {
     #[serde(rename = "id")]
     pub id: ::std::string::String,
 }
+
 /// The static resources of the manifest, by URI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StaticResource {
     /// `notes://index` (OAuth scopes needed: `notes:read`)
     Index,
 }
+
 impl StaticResource {
     /// Every static resource, in manifest order.
     pub const ALL: &'static [Self] = &[Self::Index];
+
     /// The resource's URI.
     pub fn uri(self) -> &'static str {
         match self {
             Self::Index => "notes://index",
         }
     }
+
     /// The resource with this URI.
     pub fn from_uri(uri: &str) -> ::std::option::Option<Self> {
         Self::ALL.iter().copied().find(|r| r.uri() == uri)
     }
+
     /// The resource at this index of the manifest's `resources`.
     pub fn from_index(index: usize) -> ::std::option::Option<Self> {
         match index {
@@ -287,6 +330,7 @@ impl StaticResource {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `get_current` tool.
 ///
 /// Schema: `/inputSchema` of the `get_current` tool.
@@ -15,6 +16,7 @@ pub struct GetCurrentInput {
     #[serde(default = "defaults::units")]
     pub units: Units,
 }
+
 impl GetCurrentInput {
     /// A `GetCurrentInput` with its required field: `city`.
     pub fn new(city: impl Into<String>) -> Self {
@@ -24,12 +26,14 @@ impl GetCurrentInput {
             units: defaults::units(),
         }
     }
+
     /// Sets `location`.
     #[must_use]
     pub fn with_location(mut self, value: Location) -> Self {
         self.location = Some(value);
         self
     }
+
     /// Sets `units`.
     #[must_use]
     pub fn with_units(mut self, value: Units) -> Self {
@@ -37,6 +41,7 @@ impl GetCurrentInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for GetCurrentInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -60,6 +65,7 @@ impl<'de> Deserialize<'de> for GetCurrentInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Where, when no city is given.
 ///
 /// Schema: `/inputSchema/properties/location` of the `get_current` and `get_forecast` tools.
@@ -70,11 +76,13 @@ pub struct Location {
     pub lat: f64,
     pub lon: f64,
 }
+
 impl Location {
     /// A `Location` with its required fields: `lat`, `lon`.
     pub fn new(lat: f64, lon: f64) -> Self {
         Self { lat, lon, datum: None }
     }
+
     /// Sets `datum`.
     #[must_use]
     pub fn with_datum(mut self, value: LocationDatum) -> Self {
@@ -82,6 +90,7 @@ impl Location {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for Location {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -101,6 +110,7 @@ impl<'de> Deserialize<'de> for Location {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// `LocationDatum`: the same values in several places of the tools' schemas.
 ///
 /// Schema: `/inputSchema/properties/location/properties/datum` of the `get_current` and `get_forecast` tools.
@@ -111,6 +121,7 @@ pub enum LocationDatum {
     #[serde(rename = "etrs89")]
     Etrs89,
 }
+
 impl<'de> Deserialize<'de> for LocationDatum {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -118,6 +129,7 @@ impl<'de> Deserialize<'de> for LocationDatum {
         self::fields::unit(deserializer, &["wgs84", "etrs89"])
     }
 }
+
 impl ::std::fmt::Display for LocationDatum {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
@@ -126,8 +138,10 @@ impl ::std::fmt::Display for LocationDatum {
         }
     }
 }
+
 impl ::std::str::FromStr for LocationDatum {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "wgs84" => Ok(Self::Wgs84),
@@ -136,18 +150,23 @@ impl ::std::str::FromStr for LocationDatum {
         }
     }
 }
+
 impl TryFrom<&str> for LocationDatum {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for LocationDatum {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 /// `Units`: the same values in several places of the tools' schemas.
 ///
 /// Schemas: `/inputSchema/properties/units` of the `get_current` and `get_forecast` tools and `/outputSchema/properties/units` of the `get_forecast` tool.
@@ -159,6 +178,7 @@ pub enum Units {
     #[serde(rename = "imperial")]
     Imperial,
 }
+
 impl<'de> Deserialize<'de> for Units {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -166,6 +186,7 @@ impl<'de> Deserialize<'de> for Units {
         self::fields::unit(deserializer, &["metric", "imperial"])
     }
 }
+
 impl ::std::fmt::Display for Units {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
@@ -174,8 +195,10 @@ impl ::std::fmt::Display for Units {
         }
     }
 }
+
 impl ::std::str::FromStr for Units {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "metric" => Ok(Self::Metric),
@@ -184,18 +207,23 @@ impl ::std::str::FromStr for Units {
         }
     }
 }
+
 impl TryFrom<&str> for Units {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for Units {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 /// Arguments of the `get_forecast` tool.
 ///
 /// Schema: `/inputSchema` of the `get_forecast` tool.
@@ -207,6 +235,7 @@ pub struct GetForecastInput {
     #[serde(default = "defaults::units")]
     pub units: Units,
 }
+
 impl GetForecastInput {
     /// A `GetForecastInput` with its required field: `city`.
     pub fn new(city: impl Into<String>) -> Self {
@@ -216,12 +245,14 @@ impl GetForecastInput {
             units: defaults::units(),
         }
     }
+
     /// Sets `location`.
     #[must_use]
     pub fn with_location(mut self, value: Location) -> Self {
         self.location = Some(value);
         self
     }
+
     /// Sets `units`.
     #[must_use]
     pub fn with_units(mut self, value: Units) -> Self {
@@ -229,6 +260,7 @@ impl GetForecastInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for GetForecastInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -252,6 +284,7 @@ impl<'de> Deserialize<'de> for GetForecastInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Structured result (`structuredContent`) of the `get_forecast` tool.
 ///
 /// Schema: `/outputSchema` of the `get_forecast` tool.
@@ -261,6 +294,7 @@ pub struct GetForecastOutput {
     pub high: f64,
     pub units: Units,
 }
+
 impl GetForecastOutput {
     /// A `GetForecastOutput` with its required fields: `city`, `high`, `units`.
     pub fn new(city: impl Into<String>, high: f64, units: Units) -> Self {
@@ -271,6 +305,7 @@ impl GetForecastOutput {
         }
     }
 }
+
 impl<'de> Deserialize<'de> for GetForecastOutput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -294,16 +329,19 @@ impl<'de> Deserialize<'de> for GetForecastOutput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Generation of default values for serde.
 pub mod defaults {
     pub fn units() -> super::Units {
         super::Units::Metric
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -313,6 +351,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -321,34 +360,43 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -360,6 +408,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -375,6 +424,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -383,6 +433,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -390,6 +441,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -398,16 +450,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -415,6 +470,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -425,6 +481,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -436,6 +493,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -447,6 +505,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -460,6 +519,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -474,6 +534,7 @@ pub mod fields {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

@@ -3,8 +3,10 @@
 // manifest surface.json (sha256 03b81d6836474c57caae50704f5e7b26b1fc90863f26fbabf6e4d9b5bf4d2d79)
 
 use mcpgen_runtime::codegen::*;
+
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// Revisions the server serves by default: the stateful ones through
 /// `initialize`, the stateless ones through per-request `_meta`.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
@@ -14,18 +16,22 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2026-07-28",
 ];
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
 /// the server's protected resource metadata.
 pub const SCOPES_SUPPORTED: &[&str] = &[];
+
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {
     /// Tool `ping`.
     pub const PING: usize = 0;
 }
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
@@ -42,6 +48,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Prompt `review_page`.
     ///
     /// Asks for a review of one page.
@@ -52,6 +59,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Prompt `daily-digest`.
     fn prompt_daily_digest(
         &self,
@@ -60,6 +68,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Prompt `2fa`.
     ///
     /// A leading digit in the prompt's and its argument's names.
@@ -70,6 +79,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
     > + Send;
+
     /// Resource template `page`.
     ///
     /// One page by slug.
@@ -84,6 +94,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<super::protocol::ReadResourceResult, HandlerError>,
     > + Send;
+
     /// Reads one of the static resources the manifest declares.
     fn read_resource(
         &self,
@@ -92,6 +103,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<super::protocol::ReadResourceResult, HandlerError>,
     > + Send;
+
     /// Completes `tone` of prompt `review_page`: `value` is what the user typed
     /// so far, `context` the other arguments given. By default nothing is
     /// suggested.
@@ -104,6 +116,7 @@ pub trait Handler: Send + Sync + 'static {
         let _ = (value, context, ctx);
         async { Ok(Completion::default()) }
     }
+
     /// Completes `9lives` of prompt `2fa`: `value` is what the user typed
     /// so far, `context` the other arguments given. By default nothing is
     /// suggested.
@@ -116,6 +129,7 @@ pub trait Handler: Send + Sync + 'static {
         let _ = (value, context, ctx);
         async { Ok(Completion::default()) }
     }
+
     /// Completes `slug` of resource template `page`: `value` is what the user typed
     /// so far, `context` the other arguments given. By default nothing is
     /// suggested.
@@ -129,20 +143,24 @@ pub trait Handler: Send + Sync + 'static {
         async { Ok(Completion::default()) }
     }
 }
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,
 }
+
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+
     /// The wrapped handler.
     pub fn handler(&self) -> &H {
         &self.handler
     }
 }
+
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
@@ -167,19 +185,24 @@ impl<H: Handler> Dispatch for Router<H> {
         }
     }
 }
+
 /// Each prompt's index in [`PROMPTS_JSON`] and each template's in
 /// [`RESOURCE_TEMPLATES_JSON`], named after the `Handler` method
 /// it is dispatched to.
 mod surface_index {
     /// Prompt `review_page`.
     pub const PROMPT_REVIEW_PAGE: usize = 0;
+
     /// Prompt `daily-digest`.
     pub const PROMPT_DAILY_DIGEST: usize = 1;
+
     /// Prompt `2fa`.
     pub const PROMPT_2FA: usize = 2;
+
     /// Resource template `docs://pages/{slug}`.
     pub const READ_PAGE: usize = 0;
 }
+
 /// The static resources exactly as declared: what `resources/list` serves.
 pub const RESOURCES_JSON: &str = r#"[
   {
@@ -194,6 +217,7 @@ pub const RESOURCES_JSON: &str = r#"[
     "mimeType": "image/png"
   }
 ]"#;
+
 /// The resource templates exactly as declared: what
 /// `resources/templates/list` serves.
 pub const RESOURCE_TEMPLATES_JSON: &str = r#"[
@@ -204,6 +228,7 @@ pub const RESOURCE_TEMPLATES_JSON: &str = r#"[
     "mimeType": "text/markdown"
   }
 ]"#;
+
 /// The prompts exactly as declared: what `prompts/list` serves.
 pub const PROMPTS_JSON: &str = r#"[
   {
@@ -235,11 +260,13 @@ pub const PROMPTS_JSON: &str = r#"[
     ]
   }
 ]"#;
+
 /// One of the lists above, as JSON values (mcpgen wrote each
 /// from the parsed manifest).
 fn declared_list(json: &str) -> Vec<Value> {
     serde_json::from_str(json).expect("a list mcpgen wrote as a JSON array")
 }
+
 impl<H: Handler> Surface for Router<H> {
     fn read(
         &self,
@@ -269,6 +296,7 @@ impl<H: Handler> Surface for Router<H> {
             _ => Box::pin(async move { Err(HandlerError::not_found(uri)) }),
         }
     }
+
     fn prompt(
         &self,
         index: usize,
@@ -305,6 +333,7 @@ impl<H: Handler> Surface for Router<H> {
             }
         }
     }
+
     fn complete(
         &self,
         request: CompletionRequest,
@@ -341,55 +370,66 @@ impl<H: Handler> Surface for Router<H> {
         }
     }
 }
+
 /// Decoding of what each handler method takes and encoding of
 /// what it returns, as plain functions: compiled here, once,
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+
     pub(super) fn decode_daily_digest_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::DailyDigestArgs, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_page_params(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::PageParams, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_ping_input(
         arguments: Value,
     ) -> Result<super::super::tools::PingInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_review_page_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::ReviewPageArgs, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn decode_v2fa_args(
         values: Map<String, Value>,
     ) -> Result<super::super::tools::V2faArgs, HandlerError> {
         decode_params(values)
     }
+
     pub(super) fn encode_completion(value: &Completion) -> Result<Value, HandlerError> {
         encode_result(value)
     }
+
     pub(super) fn encode_content_blocks(
         content: &[super::super::protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
+
     pub(super) fn encode_prompt_messages(
         value: &Vec<super::super::protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
+
     pub(super) fn encode_read_resource_result(
         value: &super::super::protocol::ReadResourceResult,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
 }
+
 /// Who the server says it is in its `initialize` result: the
 /// manifest's `server` (else the crate's name and version).
 pub fn server_info() -> Value {
@@ -398,6 +438,7 @@ pub fn server_info() -> Value {
     info.insert("version".into(), "0.1.0".into());
     Value::Object(info)
 }
+
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
@@ -419,12 +460,14 @@ pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
         .surface(Arc::clone(&router) as Arc<dyn Surface>);
     builder
 }
+
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
 pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
     let server = builder(handler).build().map_err(std::io::Error::other)?;
     server.serve(stdio()).await
 }
+
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -433,6 +476,7 @@ pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> 
     let server = builder(handler).build()?;
     Ok(HttpService::new(server, HttpConfig::default()))
 }
+
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.

@@ -4,32 +4,39 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `ping` tool.
 ///
 /// Schema: `/inputSchema` of the `ping` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PingInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for PingInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<PingInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PingInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for PingInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -39,6 +46,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -47,17 +55,20 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// Arguments of prompt `review_page`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReviewPageArgs {
@@ -72,6 +83,7 @@ pub struct ReviewPageArgs {
     )]
     pub tone: ::std::option::Option<::std::string::String>,
 }
+
 /// Arguments of prompt `daily-digest`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct DailyDigestArgs {}
@@ -82,6 +94,7 @@ pub struct V2faArgs {
     #[serde(rename = "9lives")]
     pub x9lives: ::std::string::String,
 }
+
 /// Variables of resource template `docs://pages/{slug}`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct PageParams {
@@ -89,6 +102,7 @@ pub struct PageParams {
     #[serde(rename = "slug")]
     pub slug: ::std::string::String,
 }
+
 /// The static resources of the manifest, by URI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StaticResource {
@@ -97,9 +111,11 @@ pub enum StaticResource {
     /// `docs://logo`
     Logo,
 }
+
 impl StaticResource {
     /// Every static resource, in manifest order.
     pub const ALL: &'static [Self] = &[Self::Readme, Self::Logo];
+
     /// The resource's URI.
     pub fn uri(self) -> &'static str {
         match self {
@@ -107,10 +123,12 @@ impl StaticResource {
             Self::Logo => "docs://logo",
         }
     }
+
     /// The resource with this URI.
     pub fn from_uri(uri: &str) -> ::std::option::Option<Self> {
         Self::ALL.iter().copied().find(|r| r.uri() == uri)
     }
+
     /// The resource at this index of the manifest's `resources`.
     pub fn from_index(index: usize) -> ::std::option::Option<Self> {
         match index {
@@ -120,6 +138,7 @@ impl StaticResource {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

@@ -6,10 +6,13 @@ use mcpgen_runtime::codegen::*;
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
+
 /// The protocol revision this client was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// The tools this client was generated from, as declared (JSON).
 pub use super::tools::TOOLS_JSON;
+
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
     static SCHEMAS: OnceLock<ToolSchemas> = OnceLock::new();
@@ -18,21 +21,25 @@ pub fn tool_schemas() -> &'static ToolSchemas {
             ToolSchemas::from_json(TOOLS_JSON).for_revision(PROTOCOL_VERSION)
         })
 }
+
 /// Client options for [`PROTOCOL_VERSION`]; adjust and pass to
 /// [`Client::connect_with`].
 pub fn default_options() -> ClientOptions {
     ClientOptions::new([PROTOCOL_VERSION])
 }
+
 /// Typed client: one async method per tool.
 #[derive(Debug, Clone)]
 pub struct Client {
     inner: ClientEngine,
 }
+
 impl Client {
     /// Connects over a transport with [`default_options`] and performs the handshake.
     pub async fn connect<T: Transport>(transport: T) -> Result<Self, ClientError> {
         Self::connect_with(transport, default_options()).await
     }
+
     /// Connects over a transport with the given options and performs the handshake.
     pub async fn connect_with<T: Transport>(
         transport: T,
@@ -41,11 +48,13 @@ impl Client {
         let inner = ClientEngine::connect(transport, options).await?;
         Ok(Self { inner })
     }
+
     /// Connects to a Streamable HTTP endpoint (`https://HOST/PATH` or
     /// `http://HOST:PORT/PATH`) with [`default_options`] and performs the handshake.
     pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
         Self::connect_http_with(url, default_options()).await
     }
+
     /// [`Client::connect_http`] with the given options: list several revisions
     /// (newest first, e.g. `ClientOptions::new(["2026-07-28", PROTOCOL_VERSION])`)
     /// to speak to servers of either era; `options.http` carries headers (a
@@ -58,6 +67,7 @@ impl Client {
         let transport = HttpTransport::new(url)?.options(options.http.clone());
         Self::connect_with(transport, options).await
     }
+
     /// Starts a stdio server process (stderr inherited) and connects to it.
     /// The process is killed when the client is dropped.
     pub async fn spawn<I, S>(program: &str, args: I) -> Result<Self, ClientError>
@@ -67,6 +77,7 @@ impl Client {
     {
         Self::spawn_with(program, args, default_options()).await
     }
+
     /// [`Client::spawn`] with the given options.
     pub async fn spawn_with<I, S>(
         program: &str,
@@ -85,26 +96,32 @@ impl Client {
         )?;
         Self::connect_with(transport, options).await
     }
+
     /// Wraps an engine that is already connected.
     pub fn from_engine(inner: ClientEngine) -> Self {
         Self { inner }
     }
+
     /// The untyped engine (raw requests, notifications, session).
     pub fn engine(&self) -> &ClientEngine {
         &self.inner
     }
+
     /// What the handshake settled.
     pub fn session(&self) -> Option<&Negotiated> {
         self.inner.session()
     }
+
     /// Every tool of the server, following `nextCursor`.
     pub async fn list_all_tools(&self) -> Result<Vec<Value>, ClientError> {
         self.inner.list_all_tools().await
     }
+
     /// Compares the server's live tools with the tools this client was generated from.
     pub async fn check_drift(&self) -> Result<Drift, ClientError> {
         self.inner.check_drift(tool_schemas()).await
     }
+
     /// Calls tool `render_video`.
     ///
     /// Renders a video; long-running, so clients may run it as a task.
@@ -116,6 +133,7 @@ impl Client {
     ) -> Result<super::tools::RenderVideoOutput, ClientError> {
         self.render_video_with(input, CallOptions::new()).await
     }
+
     /// Calls tool `render_video` with per-call options (timeout, progress).
     pub async fn render_video_with(
         &self,
@@ -126,6 +144,7 @@ impl Client {
             .call_structured(tool_schemas(), "render_video", &input, &options)
             .await
     }
+
     /// Starts tool `render_video` so that it may run as a task (`taskSupport`: optional).
     ///
     /// The server answers at once or with a task to poll, give input to, cancel and await (`TaskStart::result`); `ttl` is the lifetime asked for (2025-11-25).
@@ -138,6 +157,7 @@ impl Client {
             .start_typed(tool_schemas(), "render_video", &input, ttl, structured_result)
             .await
     }
+
     /// Calls tool `nightly_backup`.
     ///
     /// Backs everything up; always a task.
@@ -149,6 +169,7 @@ impl Client {
     ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.nightly_backup_with(input, CallOptions::new()).await
     }
+
     /// Calls tool `nightly_backup` with per-call options (timeout, progress).
     pub async fn nightly_backup_with(
         &self,
@@ -157,6 +178,7 @@ impl Client {
     ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "nightly_backup", &input, &options).await
     }
+
     /// Starts tool `nightly_backup` so that it may run as a task (`taskSupport`: required).
     ///
     /// The server answers at once or with a task to poll, give input to, cancel and await (`TaskStart::result`); `ttl` is the lifetime asked for (2025-11-25).
@@ -169,6 +191,7 @@ impl Client {
             .start_typed(tool_schemas(), "nightly_backup", &input, ttl, content_result)
             .await
     }
+
     /// Calls tool `ping_now`.
     ///
     /// Answers at once; never a task.
@@ -180,6 +203,7 @@ impl Client {
     ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
         self.ping_now_with(input, CallOptions::new()).await
     }
+
     /// Calls tool `ping_now` with per-call options (timeout, progress).
     pub async fn ping_now_with(
         &self,

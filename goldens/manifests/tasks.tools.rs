@@ -4,50 +4,61 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `nightly_backup` tool.
 ///
 /// Schema: `/inputSchema` of the `nightly_backup` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct NightlyBackupInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for NightlyBackupInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<NightlyBackupInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: NightlyBackupInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for NightlyBackupInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Arguments of the `ping_now` tool.
 ///
 /// Schema: `/inputSchema` of the `ping_now` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PingNowInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+
 impl ::std::ops::Deref for PingNowInput {
     type Target = ::serde_json::Map<String, ::serde_json::Value>;
+
     fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
         &self.0
     }
 }
+
 impl From<PingNowInput> for ::serde_json::Map<String, ::serde_json::Value> {
     fn from(value: PingNowInput) -> Self {
         value.0
     }
 }
+
 impl From<::serde_json::Map<String, ::serde_json::Value>> for PingNowInput {
     fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
         Self(value)
     }
 }
+
 /// Arguments of the `render_video` tool.
 ///
 /// Schema: `/inputSchema` of the `render_video` tool.
@@ -57,6 +68,7 @@ pub struct RenderVideoInput {
     pub frames: Option<::std::num::NonZeroU64>,
     pub scene: String,
 }
+
 impl RenderVideoInput {
     /// A `RenderVideoInput` with its required field: `scene`.
     pub fn new(scene: impl Into<String>) -> Self {
@@ -65,6 +77,7 @@ impl RenderVideoInput {
             frames: None,
         }
     }
+
     /// Sets `frames`.
     #[must_use]
     pub fn with_frames(mut self, value: ::std::num::NonZeroU64) -> Self {
@@ -72,6 +85,7 @@ impl RenderVideoInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for RenderVideoInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -90,6 +104,7 @@ impl<'de> Deserialize<'de> for RenderVideoInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Structured result (`structuredContent`) of the `render_video` tool.
 ///
 /// Schema: `/outputSchema` of the `render_video` tool.
@@ -97,12 +112,14 @@ impl<'de> Deserialize<'de> for RenderVideoInput {
 pub struct RenderVideoOutput {
     pub url: String,
 }
+
 impl RenderVideoOutput {
     /// A `RenderVideoOutput` with its required field: `url`.
     pub fn new(url: impl Into<String>) -> Self {
         Self { url: url.into() }
     }
 }
+
 impl<'de> Deserialize<'de> for RenderVideoOutput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -118,10 +135,12 @@ impl<'de> Deserialize<'de> for RenderVideoOutput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -131,6 +150,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -139,34 +159,43 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -178,6 +207,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -193,6 +223,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -201,6 +232,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -208,6 +240,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -216,16 +249,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -233,6 +269,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -243,6 +280,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -254,6 +292,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -265,6 +304,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -278,6 +318,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -292,6 +333,7 @@ pub mod fields {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 use serde::Serialize;
+
 /// Arguments of the `legacy` tool.
 ///
 /// Schema: `/inputSchema` of the `legacy` tool.
@@ -11,12 +12,14 @@ use serde::Serialize;
 pub struct LegacyInput {
     pub legacy: (f64, bool),
 }
+
 impl LegacyInput {
     /// A `LegacyInput` with its required field: `legacy`.
     pub fn new(legacy: (f64, bool)) -> Self {
         Self { legacy }
     }
 }
+
 impl<'de> Deserialize<'de> for LegacyInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -32,6 +35,7 @@ impl<'de> Deserialize<'de> for LegacyInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `modern` tool.
 ///
 /// Schema: `/inputSchema` of the `modern` tool.
@@ -39,12 +43,14 @@ impl<'de> Deserialize<'de> for LegacyInput {
 pub struct ModernInput {
     pub pair: (String, i128),
 }
+
 impl ModernInput {
     /// A `ModernInput` with its required field: `pair`.
     pub fn new(pair: (String, i128)) -> Self {
         Self { pair }
     }
 }
+
 impl<'de> Deserialize<'de> for ModernInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -60,10 +66,12 @@ impl<'de> Deserialize<'de> for ModernInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -73,6 +81,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -81,34 +90,43 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -120,6 +138,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -135,6 +154,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -143,6 +163,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -150,6 +171,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -158,16 +180,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -175,6 +200,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -185,6 +211,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -196,6 +223,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -207,6 +235,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -220,6 +249,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -234,6 +264,7 @@ pub mod fields {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r#"[

@@ -3,8 +3,10 @@
 // manifest unions.json (sha256 8f3550eb45295bf77dcdd5386ee1623ab549d1dd5cffd37801316c97087801bf)
 
 use mcpgen_runtime::codegen::*;
+
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
 /// Revisions the server serves by default: the stateful ones through
 /// `initialize`, the stateless ones through per-request `_meta`.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
@@ -14,32 +16,43 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
     "2025-11-25",
     "2026-07-28",
 ];
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
 pub use super::tools::TOOLS_JSON;
+
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
 /// the server's protected resource metadata.
 pub const SCOPES_SUPPORTED: &[&str] = &[];
+
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {
     /// Tool `integers`.
     pub const INTEGERS: usize = 0;
+
     /// Tool `parent_or_text`.
     pub const PARENT_OR_TEXT: usize = 1;
+
     /// Tool `tagged`.
     pub const TAGGED: usize = 2;
+
     /// Tool `tagged_or_text`.
     pub const TAGGED_OR_TEXT: usize = 3;
+
     /// Tool `same_nested_name`.
     pub const SAME_NESTED_NAME: usize = 4;
+
     /// Tool `two_strings`.
     pub const TWO_STRINGS: usize = 5;
+
     /// Tool `sort_spec`.
     pub const SORT_SPEC: usize = 6;
+
     /// Tool `untitled_members`.
     pub const UNTITLED_MEMBERS: usize = 7;
 }
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
@@ -54,6 +67,7 @@ pub trait Handler: Send + Sync + 'static {
         input: super::tools::IntegersInput,
         ctx: RequestContext,
     ) -> impl Future<Output = Result<super::tools::IntegersOutput, ToolError>> + Send;
+
     /// anyOf of a $ref object and a plain string.
     ///
     /// Tool `parent_or_text`.
@@ -64,6 +78,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// oneOf of objects told apart by a const property, with renamed fields.
     ///
     /// Tool `tagged`.
@@ -74,6 +89,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// anyOf of a string and objects told apart by a const property.
     ///
     /// Tool `tagged_or_text`.
@@ -84,6 +100,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// Members that each carry a nested object of the same name with different properties.
     ///
     /// Tool `same_nested_name`.
@@ -94,6 +111,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// anyOf of two string schemas.
     ///
     /// Tool `two_strings`.
@@ -104,6 +122,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// A map whose values are numeric constants, string constants or an object.
     ///
     /// Tool `sort_spec`.
@@ -114,6 +133,7 @@ pub trait Handler: Send + Sync + 'static {
     ) -> impl Future<
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
+
     /// anyOf of objects without a discriminator, told apart by their required properties.
     ///
     /// Tool `untitled_members`.
@@ -125,20 +145,24 @@ pub trait Handler: Send + Sync + 'static {
         Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
     > + Send;
 }
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,
 }
+
 impl<H: Handler> Router<H> {
     /// Wraps a handler.
     pub fn new(handler: H) -> Self {
         Self { handler: Arc::new(handler) }
     }
+
     /// The wrapped handler.
     pub fn handler(&self) -> &H {
         &self.handler
     }
 }
+
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
@@ -212,62 +236,74 @@ impl<H: Handler> Dispatch for Router<H> {
         }
     }
 }
+
 /// Decoding of what each handler method takes and encoding of
 /// what it returns, as plain functions: compiled here, once,
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+
     pub(super) fn decode_integers_input(
         arguments: Value,
     ) -> Result<super::super::tools::IntegersInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_parent_or_text_input(
         arguments: Value,
     ) -> Result<super::super::tools::ParentOrTextInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_same_nested_name_input(
         arguments: Value,
     ) -> Result<super::super::tools::SameNestedNameInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_sort_spec_input(
         arguments: Value,
     ) -> Result<super::super::tools::SortSpecInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_tagged_input(
         arguments: Value,
     ) -> Result<super::super::tools::TaggedInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_tagged_or_text_input(
         arguments: Value,
     ) -> Result<super::super::tools::TaggedOrTextInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_two_strings_input(
         arguments: Value,
     ) -> Result<super::super::tools::TwoStringsInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn decode_untitled_members_input(
         arguments: Value,
     ) -> Result<super::super::tools::UntitledMembersInput, CallFailure> {
         decode_arguments(arguments)
     }
+
     pub(super) fn encode_content_blocks(
         content: &[super::super::protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
+
     pub(super) fn encode_integers_output(
         output: &super::super::tools::IntegersOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }
 }
+
 /// Who the server says it is in its `initialize` result: the
 /// manifest's `server` (else the crate's name and version).
 pub fn server_info() -> Value {
@@ -276,6 +312,7 @@ pub fn server_info() -> Value {
     info.insert("version".into(), env!("CARGO_PKG_VERSION").into());
     Value::Object(info)
 }
+
 /// A server for `handler` configured from the manifest: its tools,
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
@@ -288,12 +325,14 @@ pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
         .server_info(server_info());
     builder
 }
+
 /// Serves `handler` over stdin/stdout until stdin closes. Logs must
 /// go to stderr.
 pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()> {
     let server = builder(handler).build().map_err(std::io::Error::other)?;
     server.serve(stdio()).await
 }
+
 /// The MCP endpoint for `handler` over Streamable HTTP, both eras, with
 /// the safe defaults (loopback `Host`/`Origin` allowlists, body and
 /// session limits): a `tower::Service` to mount, e.g. with axum's
@@ -302,6 +341,7 @@ pub fn http_service<H: Handler>(handler: H) -> Result<HttpService, ServerError> 
     let server = builder(handler).build()?;
     Ok(HttpService::new(server, HttpConfig::default()))
 }
+
 /// Serves `handler` over Streamable HTTP at `http://ADDR/mcp` until
 /// Ctrl-C, then shuts down gracefully. Bind a loopback address unless
 /// the server is meant to be reached from elsewhere.

@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
 /// Arguments of the `integers` tool.
 ///
 /// Schema: `/inputSchema` of the `integers` tool.
@@ -47,6 +48,7 @@ pub struct IntegersInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub small: Option<i64>,
 }
+
 impl IntegersInput {
     /// An `IntegersInput` with its required field: `plain`.
     pub fn new(plain: i128) -> Self {
@@ -63,54 +65,63 @@ impl IntegersInput {
             small: None,
         }
     }
+
     /// Sets `by_name`.
     #[must_use]
     pub fn with_by_name(mut self, value: BTreeMap<String, u128>) -> Self {
         self.by_name = value;
         self
     }
+
     /// Sets `count`.
     #[must_use]
     pub fn with_count(mut self, value: u128) -> Self {
         self.count = Some(value);
         self
     }
+
     /// Sets `either`.
     #[must_use]
     pub fn with_either(mut self, value: IntegersInputEither) -> Self {
         self.either = Some(value);
         self
     }
+
     /// Sets `list`.
     #[must_use]
     pub fn with_list(mut self, value: Vec<i128>) -> Self {
         self.list = value;
         self
     }
+
     /// Sets `maybe`.
     #[must_use]
     pub fn with_maybe(mut self, value: i128) -> Self {
         self.maybe = Some(value);
         self
     }
+
     /// Sets `page`.
     #[must_use]
     pub fn with_page(mut self, value: ::std::num::NonZeroU64) -> Self {
         self.page = Some(value);
         self
     }
+
     /// Sets `ratio`.
     #[must_use]
     pub fn with_ratio(mut self, value: f64) -> Self {
         self.ratio = Some(value);
         self
     }
+
     /// Sets `safe`.
     #[must_use]
     pub fn with_safe(mut self, value: i64) -> Self {
         self.safe = Some(value);
         self
     }
+
     /// Sets `small`.
     #[must_use]
     pub fn with_small(mut self, value: i64) -> Self {
@@ -118,6 +129,7 @@ impl IntegersInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for IntegersInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -166,6 +178,7 @@ impl<'de> Deserialize<'de> for IntegersInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// The type of `either` in [`IntegersInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -175,6 +188,7 @@ pub enum IntegersInputEither {
     Integer(i128),
     String(String),
 }
+
 impl ::std::fmt::Display for IntegersInputEither {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match self {
@@ -183,11 +197,13 @@ impl ::std::fmt::Display for IntegersInputEither {
         }
     }
 }
+
 impl From<i128> for IntegersInputEither {
     fn from(value: i128) -> Self {
         Self::Integer(value)
     }
 }
+
 /// Structured result (`structuredContent`) of the `integers` tool.
 ///
 /// Schema: `/outputSchema` of the `integers` tool.
@@ -202,6 +218,7 @@ pub struct IntegersOutput {
     #[serde(deserialize_with = "wide::one")]
     pub total: i128,
 }
+
 impl IntegersOutput {
     /// An `IntegersOutput` with its required field: `total`.
     pub fn new(total: i128) -> Self {
@@ -210,6 +227,7 @@ impl IntegersOutput {
             pages: Default::default(),
         }
     }
+
     /// Sets `pages`.
     #[must_use]
     pub fn with_pages(mut self, value: Vec<u128>) -> Self {
@@ -217,6 +235,7 @@ impl IntegersOutput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for IntegersOutput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -235,6 +254,7 @@ impl<'de> Deserialize<'de> for IntegersOutput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `parent_or_text` tool.
 ///
 /// Schema: `/inputSchema` of the `parent_or_text` tool.
@@ -242,12 +262,14 @@ impl<'de> Deserialize<'de> for IntegersOutput {
 pub struct ParentOrTextInput {
     pub parent: ParentOrTextInputParent,
 }
+
 impl ParentOrTextInput {
     /// A `ParentOrTextInput` with its required field: `parent`.
     pub fn new(parent: ParentOrTextInputParent) -> Self {
         Self { parent }
     }
 }
+
 impl<'de> Deserialize<'de> for ParentOrTextInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -263,6 +285,7 @@ impl<'de> Deserialize<'de> for ParentOrTextInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// The type of `parent` in [`ParentOrTextInput`].
 ///
 /// Schema: `/inputSchema/properties/parent` of the `parent_or_text` tool.
@@ -273,11 +296,13 @@ pub enum ParentOrTextInputParent {
     ParentRequest(ParentOrTextParentRequest),
     String(String),
 }
+
 impl From<ParentOrTextParentRequest> for ParentOrTextInputParent {
     fn from(value: ParentOrTextParentRequest) -> Self {
         Self::ParentRequest(value)
     }
 }
+
 /// Schema: `/inputSchema/$defs/parentRequest` of the `parent_or_text` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -287,6 +312,7 @@ pub struct ParentOrTextParentRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_id: Option<String>,
 }
+
 impl ParentOrTextParentRequest {
     /// Sets `database_id`.
     #[must_use]
@@ -294,6 +320,7 @@ impl ParentOrTextParentRequest {
         self.database_id = Some(value.into());
         self
     }
+
     /// Sets `page_id`.
     #[must_use]
     pub fn with_page_id(mut self, value: impl Into<String>) -> Self {
@@ -301,6 +328,7 @@ impl ParentOrTextParentRequest {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for ParentOrTextParentRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -322,6 +350,7 @@ impl<'de> Deserialize<'de> for ParentOrTextParentRequest {
         self::fields::decode(deserializer, take, Some(&["database_id", "page_id"]))
     }
 }
+
 /// Arguments of the `same_nested_name` tool.
 ///
 /// Schema: `/inputSchema` of the `same_nested_name` tool.
@@ -329,12 +358,14 @@ impl<'de> Deserialize<'de> for ParentOrTextParentRequest {
 pub struct SameNestedNameInput {
     pub action: SameNestedNameInputAction,
 }
+
 impl SameNestedNameInput {
     /// A `SameNestedNameInput` with its required field: `action`.
     pub fn new(action: SameNestedNameInputAction) -> Self {
         Self { action }
     }
 }
+
 impl<'de> Deserialize<'de> for SameNestedNameInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -350,6 +381,7 @@ impl<'de> Deserialize<'de> for SameNestedNameInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// The type of `action` in [`SameNestedNameInput`].
 ///
 /// Schema: `/inputSchema/properties/action` of the `same_nested_name` tool.
@@ -363,12 +395,14 @@ pub enum SameNestedNameInputAction {
     #[serde(rename = "type")]
     Type { text: String },
 }
+
 /// Schema: `/inputSchema/properties/sort/additionalProperties/anyOf/2` of the `sort_spec` tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum SortSpecAsc {
     #[serde(rename = "asc")]
     Asc,
 }
+
 impl<'de> Deserialize<'de> for SortSpecAsc {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -376,6 +410,7 @@ impl<'de> Deserialize<'de> for SortSpecAsc {
         self::fields::unit(deserializer, &["asc"])
     }
 }
+
 impl ::std::fmt::Display for SortSpecAsc {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
@@ -383,8 +418,10 @@ impl ::std::fmt::Display for SortSpecAsc {
         }
     }
 }
+
 impl ::std::str::FromStr for SortSpecAsc {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "asc" => Ok(Self::Asc),
@@ -392,24 +429,30 @@ impl ::std::str::FromStr for SortSpecAsc {
         }
     }
 }
+
 impl TryFrom<&str> for SortSpecAsc {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for SortSpecAsc {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 /// Schema: `/inputSchema/properties/sort/additionalProperties/anyOf/3` of the `sort_spec` tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum SortSpecDesc {
     #[serde(rename = "desc")]
     Desc,
 }
+
 impl<'de> Deserialize<'de> for SortSpecDesc {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -417,6 +460,7 @@ impl<'de> Deserialize<'de> for SortSpecDesc {
         self::fields::unit(deserializer, &["desc"])
     }
 }
+
 impl ::std::fmt::Display for SortSpecDesc {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
@@ -424,8 +468,10 @@ impl ::std::fmt::Display for SortSpecDesc {
         }
     }
 }
+
 impl ::std::str::FromStr for SortSpecDesc {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "desc" => Ok(Self::Desc),
@@ -433,18 +479,23 @@ impl ::std::str::FromStr for SortSpecDesc {
         }
     }
 }
+
 impl TryFrom<&str> for SortSpecDesc {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for SortSpecDesc {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 /// Arguments of the `sort_spec` tool.
 ///
 /// Schema: `/inputSchema` of the `sort_spec` tool.
@@ -456,6 +507,7 @@ pub struct SortSpecInput {
     )]
     pub sort: BTreeMap<String, SortSpecInputSortValue>,
 }
+
 impl SortSpecInput {
     /// Sets `sort`.
     #[must_use]
@@ -464,6 +516,7 @@ impl SortSpecInput {
         self
     }
 }
+
 impl<'de> Deserialize<'de> for SortSpecInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -479,6 +532,7 @@ impl<'de> Deserialize<'de> for SortSpecInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// The type of `sort` in [`SortSpecInput`].
 ///
 /// Schema: `/inputSchema/properties/sort/additionalProperties` of the `sort_spec` tool.
@@ -492,16 +546,19 @@ pub enum SortSpecInputSortValue {
     Asc(SortSpecAsc),
     Desc(SortSpecDesc),
 }
+
 impl From<SortSpecAsc> for SortSpecInputSortValue {
     fn from(value: SortSpecAsc) -> Self {
         Self::Asc(value)
     }
 }
+
 impl From<SortSpecDesc> for SortSpecInputSortValue {
     fn from(value: SortSpecDesc) -> Self {
         Self::Desc(value)
     }
 }
+
 /// Arguments of the `tagged` tool.
 ///
 /// Schema: `/inputSchema` of the `tagged` tool.
@@ -509,12 +566,14 @@ impl From<SortSpecDesc> for SortSpecInputSortValue {
 pub struct TaggedInput {
     pub parent: TaggedInputParent,
 }
+
 impl TaggedInput {
     /// A `TaggedInput` with its required field: `parent`.
     pub fn new(parent: TaggedInputParent) -> Self {
         Self { parent }
     }
 }
+
 impl<'de> Deserialize<'de> for TaggedInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -530,6 +589,7 @@ impl<'de> Deserialize<'de> for TaggedInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// The type of `parent` in [`TaggedInput`].
 ///
 /// Schema: `/inputSchema/properties/parent` of the `tagged` tool.
@@ -557,6 +617,7 @@ pub enum TaggedInputParent {
         max_rows: Option<i128>,
     },
 }
+
 /// The type of `kind` in [`TaggedOrTextInputTarget::File`].
 ///
 /// Schema: `/inputSchema/properties/target/anyOf/1/properties/kind` of the `tagged_or_text` tool.
@@ -565,6 +626,7 @@ pub enum TaggedOrTextFileKind {
     #[serde(rename = "file")]
     File,
 }
+
 impl<'de> Deserialize<'de> for TaggedOrTextFileKind {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -572,6 +634,7 @@ impl<'de> Deserialize<'de> for TaggedOrTextFileKind {
         self::fields::unit(deserializer, &["file"])
     }
 }
+
 impl ::std::fmt::Display for TaggedOrTextFileKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
@@ -579,8 +642,10 @@ impl ::std::fmt::Display for TaggedOrTextFileKind {
         }
     }
 }
+
 impl ::std::str::FromStr for TaggedOrTextFileKind {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "file" => Ok(Self::File),
@@ -588,18 +653,23 @@ impl ::std::str::FromStr for TaggedOrTextFileKind {
         }
     }
 }
+
 impl TryFrom<&str> for TaggedOrTextFileKind {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for TaggedOrTextFileKind {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 /// Arguments of the `tagged_or_text` tool.
 ///
 /// Schema: `/inputSchema` of the `tagged_or_text` tool.
@@ -607,12 +677,14 @@ impl TryFrom<String> for TaggedOrTextFileKind {
 pub struct TaggedOrTextInput {
     pub target: TaggedOrTextInputTarget,
 }
+
 impl TaggedOrTextInput {
     /// A `TaggedOrTextInput` with its required field: `target`.
     pub fn new(target: TaggedOrTextInputTarget) -> Self {
         Self { target }
     }
 }
+
 impl<'de> Deserialize<'de> for TaggedOrTextInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -628,6 +700,7 @@ impl<'de> Deserialize<'de> for TaggedOrTextInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// The type of `target` in [`TaggedOrTextInput`].
 ///
 /// Schema: `/inputSchema/properties/target` of the `tagged_or_text` tool.
@@ -639,6 +712,7 @@ pub enum TaggedOrTextInputTarget {
     Url { href: String, kind: TaggedOrTextUrlKind },
     String(String),
 }
+
 /// The type of `kind` in [`TaggedOrTextInputTarget::Url`].
 ///
 /// Schema: `/inputSchema/properties/target/anyOf/2/properties/kind` of the `tagged_or_text` tool.
@@ -647,6 +721,7 @@ pub enum TaggedOrTextUrlKind {
     #[serde(rename = "url")]
     Url,
 }
+
 impl<'de> Deserialize<'de> for TaggedOrTextUrlKind {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -654,6 +729,7 @@ impl<'de> Deserialize<'de> for TaggedOrTextUrlKind {
         self::fields::unit(deserializer, &["url"])
     }
 }
+
 impl ::std::fmt::Display for TaggedOrTextUrlKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
@@ -661,8 +737,10 @@ impl ::std::fmt::Display for TaggedOrTextUrlKind {
         }
     }
 }
+
 impl ::std::str::FromStr for TaggedOrTextUrlKind {
     type Err = self::error::ConversionError;
+
     fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
         match value {
             "url" => Ok(Self::Url),
@@ -670,18 +748,23 @@ impl ::std::str::FromStr for TaggedOrTextUrlKind {
         }
     }
 }
+
 impl TryFrom<&str> for TaggedOrTextUrlKind {
     type Error = self::error::ConversionError;
+
     fn try_from(value: &str) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 impl TryFrom<String> for TaggedOrTextUrlKind {
     type Error = self::error::ConversionError;
+
     fn try_from(value: String) -> Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
+
 /// Arguments of the `two_strings` tool.
 ///
 /// Schema: `/inputSchema` of the `two_strings` tool.
@@ -689,12 +772,14 @@ impl TryFrom<String> for TaggedOrTextUrlKind {
 pub struct TwoStringsInput {
     pub query: String,
 }
+
 impl TwoStringsInput {
     /// A `TwoStringsInput` with its required field: `query`.
     pub fn new(query: impl Into<String>) -> Self {
         Self { query: query.into() }
     }
 }
+
 impl<'de> Deserialize<'de> for TwoStringsInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -710,6 +795,7 @@ impl<'de> Deserialize<'de> for TwoStringsInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// Arguments of the `untitled_members` tool.
 ///
 /// Schema: `/inputSchema` of the `untitled_members` tool.
@@ -717,12 +803,14 @@ impl<'de> Deserialize<'de> for TwoStringsInput {
 pub struct UntitledMembersInput {
     pub filter: UntitledMembersInputFilter,
 }
+
 impl UntitledMembersInput {
     /// An `UntitledMembersInput` with its required field: `filter`.
     pub fn new(filter: UntitledMembersInputFilter) -> Self {
         Self { filter }
     }
 }
+
 impl<'de> Deserialize<'de> for UntitledMembersInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -738,6 +826,7 @@ impl<'de> Deserialize<'de> for UntitledMembersInput {
         self::fields::decode(deserializer, take, None)
     }
 }
+
 /// The type of `filter` in [`UntitledMembersInput`].
 ///
 /// Schema: `/inputSchema/properties/filter` of the `untitled_members` tool.
@@ -753,20 +842,24 @@ pub enum UntitledMembersInputFilter {
     Boolean(bool),
     Number(f64),
 }
+
 impl From<bool> for UntitledMembersInputFilter {
     fn from(value: bool) -> Self {
         Self::Boolean(value)
     }
 }
+
 impl From<f64> for UntitledMembersInputFilter {
     fn from(value: f64) -> Self {
         Self::Number(value)
     }
 }
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
+
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
@@ -776,6 +869,7 @@ pub mod error {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
+
     impl ::std::fmt::Debug for ConversionError {
         fn fmt(
             &self,
@@ -784,27 +878,32 @@ pub mod error {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
+
     impl From<&'static str> for ConversionError {
         fn from(value: &'static str) -> Self {
             Self(value.into())
         }
     }
+
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
         }
     }
 }
+
 /// Decoding of `i128`/`u128` fields: any JSON integer, or float with
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
     use ::serde::de::{Deserialize, Deserializer, Error as _};
+
     /// An integer type decoded here.
     pub trait Wide: Sized {
         /// The value `-magnitude` (when `negative`) or `magnitude`.
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self>;
     }
+
     impl Wide for i128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             if negative {
@@ -814,34 +913,44 @@ pub mod wide {
             }
         }
     }
+
     impl Wide for u128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             (!negative || magnitude == 0).then_some(magnitude)
         }
     }
+
     impl Wide for ::std::num::NonZeroU128 {
         fn from_parts(negative: bool, magnitude: u128) -> Option<Self> {
             if negative { None } else { Self::new(magnitude) }
         }
     }
+
     struct Parts;
+
     impl ::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
+
         fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
+
         fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
+
         fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
+
         fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
             Ok((false, v))
         }
+
         fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
@@ -852,8 +961,10 @@ pub mod wide {
             }
         }
     }
+
     /// One value of a wide integer type.
     pub struct Whole<T>(pub T);
+
     impl<'de, T: Wide> Deserialize<'de> for Whole<T> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let (negative, magnitude) = d.deserialize_any(Parts)?;
@@ -866,20 +977,24 @@ pub mod wide {
                 ))
         }
     }
+
     /// A field of type `i128` or `u128`.
     pub fn one<'de, D: Deserializer<'de>, T: Wide>(d: D) -> Result<T, D::Error> {
         Whole::deserialize(d).map(|Whole(v)| v)
     }
+
     /// A field of type `Option<i128>` or `Option<u128>`.
     pub fn option<'de, D: Deserializer<'de>, T: Wide>(
         d: D,
     ) -> Result<Option<T>, D::Error> {
         Ok(Option::<Whole<T>>::deserialize(d)?.map(|Whole(v)| v))
     }
+
     /// A field of type `Vec<i128>` or `Vec<u128>`.
     pub fn vec<'de, D: Deserializer<'de>, T: Wide>(d: D) -> Result<Vec<T>, D::Error> {
         Ok(Vec::<Whole<T>>::deserialize(d)?.into_iter().map(|Whole(v)| v).collect())
     }
+
     /// A field of type `BTreeMap<String, i128>` or `BTreeMap<String, u128>`.
     pub fn map<'de, D: Deserializer<'de>, T: Wide>(
         d: D,
@@ -892,23 +1007,30 @@ pub mod wide {
         )
     }
 }
+
 /// How the structs of this file decode: each reads its JSON object
 /// once into `Members` and takes its fields from them, which
 /// compiles to far less code than serde's derive.
 pub mod fields {
     use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
     use ::serde_json::Value;
+
     /// The error of taking a field.
     pub type Error = ::serde_json::Error;
+
     /// The members of one JSON object, in order, and the first
     /// error of taking a field from them.
     pub struct Members(Vec<(String, Value)>, Option<Error>);
+
     struct Collect;
+
     impl<'de> ::serde::de::Visitor<'de> for Collect {
         type Value = Members;
+
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an object")
         }
+
         fn visit_map<A: ::serde::de::MapAccess<'de>>(
             self,
             mut map: A,
@@ -920,6 +1042,7 @@ pub mod fields {
             Ok(Members(members, None))
         }
     }
+
     /// Reads the object `deserializer` holds, then the struct
     /// `take` builds from its members; with `known` (the struct's
     /// fields), any other member is refused.
@@ -935,6 +1058,7 @@ pub mod fields {
         }
         Ok(value)
     }
+
     /// A unit variant of `T`, from its name (one of `names`).
     pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
         deserializer: D,
@@ -943,6 +1067,7 @@ pub mod fields {
         let name = String::deserialize(deserializer)?;
         name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
     }
+
     impl Members {
         /// The value of `key`, taken out (the last, if the object
         /// had it twice).
@@ -950,6 +1075,7 @@ pub mod fields {
             let at = self.0.iter().rposition(|(k, _)| k == key)?;
             Some(self.0.swap_remove(at).1)
         }
+
         /// `decoded`'s value; its error (saying which member it
         /// was) is kept, if it is the first, and gives `None`.
         fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
@@ -958,16 +1084,19 @@ pub mod fields {
                 Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
             }
         }
+
         fn fail<T>(&mut self, error: Error) -> Option<T> {
             self.1.get_or_insert(error);
             None
         }
+
         /// The first error of taking a field.
         pub fn error(&mut self) -> Error {
             self.1
                 .take()
                 .unwrap_or_else(|| Error::custom("a field could not be decoded"))
         }
+
         /// A field that must be there.
         pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
             match self.take(key) {
@@ -975,6 +1104,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// An `Option` field: `None` when absent or `null`.
         pub fn optional<T: DeserializeOwned>(
             &mut self,
@@ -985,6 +1115,7 @@ pub mod fields {
                 None => Some(None),
             }
         }
+
         /// A field that is `absent()` when the object lacks it.
         pub fn or_else<T: DeserializeOwned>(
             &mut self,
@@ -996,6 +1127,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// A field that must be there, decoded by `decode`.
         pub fn with<T>(
             &mut self,
@@ -1007,6 +1139,7 @@ pub mod fields {
                 None => self.fail(Error::missing_field(key)),
             }
         }
+
         /// A field decoded by `decode`, and `absent()` when the
         /// object lacks it.
         pub fn with_or_else<T>(
@@ -1020,6 +1153,7 @@ pub mod fields {
                 None => Some(absent()),
             }
         }
+
         /// Refuses a member left over once every field was taken:
         /// one of no field (`known` are the fields), or one the
         /// object had twice.
@@ -1034,6 +1168,7 @@ pub mod fields {
         }
     }
 }
+
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves and what the client checks calls against.
 pub const TOOLS_JSON: &str = r##"[

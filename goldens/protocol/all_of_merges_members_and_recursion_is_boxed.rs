@@ -7,6 +7,7 @@ pub struct Base {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for Base {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -18,6 +19,7 @@ impl ::mcpgen_runtime::de::FromObject for Base {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for Base {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -38,6 +40,7 @@ impl ::serde::Serialize for Base {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for Base {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -45,6 +48,7 @@ impl<'de> ::serde::Deserialize<'de> for Base {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Base")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Node {
     pub next: Option<Box<Node>>,
@@ -52,6 +56,7 @@ pub struct Node {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for Node {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -64,6 +69,7 @@ impl ::mcpgen_runtime::de::FromObject for Node {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for Node {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -87,6 +93,7 @@ impl ::serde::Serialize for Node {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for Node {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -94,12 +101,14 @@ impl<'de> ::serde::Deserialize<'de> for Node {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Node")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Task {
     pub task_id: String,
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl Task {
     /// A `Task` with the given required fields and every optional one absent.
     pub fn new(task_id: impl Into<String>) -> Self {
@@ -109,6 +118,7 @@ impl Task {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for Task {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -120,6 +130,7 @@ impl ::mcpgen_runtime::de::FromObject for Task {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for Task {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -138,6 +149,7 @@ impl ::serde::Serialize for Task {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for Task {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -145,6 +157,7 @@ impl<'de> ::serde::Deserialize<'de> for Task {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Task")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskResult {
     pub meta: Option<::serde_json::Map<String, ::serde_json::Value>>,
@@ -152,6 +165,7 @@ pub struct TaskResult {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl TaskResult {
     /// A `TaskResult` with the given required fields and every optional one absent.
     pub fn new(task_id: impl Into<String>) -> Self {
@@ -162,6 +176,7 @@ impl TaskResult {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for TaskResult {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -178,6 +193,7 @@ impl ::mcpgen_runtime::de::FromObject for TaskResult {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for TaskResult {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -199,6 +215,7 @@ impl ::serde::Serialize for TaskResult {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for TaskResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -206,19 +223,24 @@ impl<'de> ::serde::Deserialize<'de> for TaskResult {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "TaskResult")
     }
 }
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }

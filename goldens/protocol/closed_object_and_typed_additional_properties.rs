@@ -5,6 +5,7 @@
 pub struct Closed {
     pub a: Option<bool>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for Closed {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -16,6 +17,7 @@ impl ::mcpgen_runtime::de::FromObject for Closed {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for Closed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -33,6 +35,7 @@ impl ::serde::Serialize for Closed {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for Closed {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -40,12 +43,14 @@ impl<'de> ::serde::Deserialize<'de> for Closed {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Closed")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Typed {
     pub a: Option<String>,
     /// Members the schema does not declare by name.
     pub extra: ::std::collections::BTreeMap<String, i64>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for Typed {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -57,6 +62,7 @@ impl ::mcpgen_runtime::de::FromObject for Typed {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for Typed {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -77,6 +83,7 @@ impl ::serde::Serialize for Typed {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for Typed {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -84,19 +91,24 @@ impl<'de> ::serde::Deserialize<'de> for Typed {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Typed")
     }
 }
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }

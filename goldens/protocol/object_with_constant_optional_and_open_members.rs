@@ -11,6 +11,7 @@ pub struct TextContent {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl TextContent {
     /// A `TextContent` with the given required fields and every optional one absent.
     pub fn new(text: impl Into<String>) -> Self {
@@ -22,6 +23,7 @@ impl TextContent {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for TextContent {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -46,6 +48,7 @@ impl ::mcpgen_runtime::de::FromObject for TextContent {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for TextContent {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -71,6 +74,7 @@ impl ::serde::Serialize for TextContent {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for TextContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -78,19 +82,24 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "TextContent")
     }
 }
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }

@@ -7,6 +7,7 @@ pub struct CallToolRequest {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl CallToolRequest {
     /// A `CallToolRequest` with the given required fields and every optional one absent.
     pub fn new(params: impl Into<CallToolRequestParams>) -> Self {
@@ -16,6 +17,7 @@ impl CallToolRequest {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for CallToolRequest {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -38,6 +40,7 @@ impl ::mcpgen_runtime::de::FromObject for CallToolRequest {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for CallToolRequest {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -60,6 +63,7 @@ impl ::serde::Serialize for CallToolRequest {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -67,12 +71,14 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "CallToolRequest")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallToolRequestParams {
     pub name: String,
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl CallToolRequestParams {
     /// A `CallToolRequestParams` with the given required fields and every optional one absent.
     pub fn new(name: impl Into<String>) -> Self {
@@ -82,6 +88,7 @@ impl CallToolRequestParams {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for CallToolRequestParams {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -97,6 +104,7 @@ impl ::mcpgen_runtime::de::FromObject for CallToolRequestParams {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for CallToolRequestParams {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -115,6 +123,7 @@ impl ::serde::Serialize for CallToolRequestParams {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -122,12 +131,14 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "CallToolRequestParams")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallToolResult {
     pub content: Vec<String>,
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl CallToolResult {
     /// A `CallToolResult` with the given required fields and every optional one absent.
     pub fn new(content: impl Into<Vec<String>>) -> Self {
@@ -137,6 +148,7 @@ impl CallToolResult {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for CallToolResult {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -152,6 +164,7 @@ impl ::mcpgen_runtime::de::FromObject for CallToolResult {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for CallToolResult {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -170,6 +183,7 @@ impl ::serde::Serialize for CallToolResult {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for CallToolResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -177,12 +191,15 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "CallToolResult")
     }
 }
+
 pub type EmptyResult = McpResult;
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PingRequest {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for PingRequest {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -198,6 +215,7 @@ impl ::mcpgen_runtime::de::FromObject for PingRequest {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for PingRequest {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -219,6 +237,7 @@ impl ::serde::Serialize for PingRequest {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for PingRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -226,33 +245,46 @@ impl<'de> ::serde::Deserialize<'de> for PingRequest {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "PingRequest")
     }
 }
+
 pub type McpResult = ::serde_json::Map<String, ::serde_json::Value>;
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }
+
 impl McpRequest for PingRequest {
     const METHOD: &'static str = "ping";
+
     type Params = ();
+
     type Result = EmptyResult;
 }
+
 impl McpRequest for CallToolRequest {
     const METHOD: &'static str = "tools/call";
+
     type Params = CallToolRequestParams;
+
     type Result = CallToolResult;
 }
+
 /// The result of any request of this revision, typed by the method that was called.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(clippy::large_enum_variant)]
@@ -262,6 +294,7 @@ pub enum MethodResult {
     /// The result of `tools/call`.
     CallTool(CallToolResult),
 }
+
 impl MethodResult {
     /// Decodes the `result` of a response to a request of method `method`.
     pub fn decode(
@@ -292,6 +325,7 @@ impl MethodResult {
             }
         }
     }
+
     /// The method whose result this is.
     pub fn method(&self) -> &'static str {
         match self {
@@ -300,6 +334,7 @@ impl MethodResult {
         }
     }
 }
+
 impl ::serde::Serialize for MethodResult {
     fn serialize<S: ::serde::Serializer>(
         &self,

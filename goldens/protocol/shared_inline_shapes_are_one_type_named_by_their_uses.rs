@@ -7,6 +7,7 @@ pub struct NotificationParams {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for NotificationParams {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -22,6 +23,7 @@ impl ::mcpgen_runtime::de::FromObject for NotificationParams {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for NotificationParams {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -42,6 +44,7 @@ impl ::serde::Serialize for NotificationParams {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for NotificationParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -49,12 +52,14 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "NotificationParams")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PingNotification {
     pub params: Option<NotificationParams>,
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for PingNotification {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -77,6 +82,7 @@ impl ::mcpgen_runtime::de::FromObject for PingNotification {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for PingNotification {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -101,6 +107,7 @@ impl ::serde::Serialize for PingNotification {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for PingNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -108,6 +115,7 @@ impl<'de> ::serde::Deserialize<'de> for PingNotification {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "PingNotification")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PongNotification {
     /// other words, same shape
@@ -115,6 +123,7 @@ pub struct PongNotification {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for PongNotification {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -137,6 +146,7 @@ impl ::mcpgen_runtime::de::FromObject for PongNotification {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for PongNotification {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -161,6 +171,7 @@ impl ::serde::Serialize for PongNotification {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for PongNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -168,12 +179,14 @@ impl<'de> ::serde::Deserialize<'de> for PongNotification {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "PongNotification")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct McpResult {
     pub meta: Option<::serde_json::Map<String, ::serde_json::Value>>,
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for McpResult {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -185,6 +198,7 @@ impl ::mcpgen_runtime::de::FromObject for McpResult {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for McpResult {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -205,6 +219,7 @@ impl ::serde::Serialize for McpResult {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for McpResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -212,27 +227,36 @@ impl<'de> ::serde::Deserialize<'de> for McpResult {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Result")
     }
 }
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }
+
 impl McpNotification for PingNotification {
     const METHOD: &'static str = "notifications/ping";
+
     type Params = NotificationParams;
 }
+
 impl McpNotification for PongNotification {
     const METHOD: &'static str = "notifications/pong";
+
     type Params = NotificationParams;
 }

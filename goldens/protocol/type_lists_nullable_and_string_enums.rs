@@ -24,6 +24,7 @@ pub enum Level {
     #[serde(rename = "error")]
     Error,
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(clippy::large_enum_variant)]
 pub enum RequestId {
@@ -32,16 +33,19 @@ pub enum RequestId {
     /// A member of type integer.
     Integer(i64),
 }
+
 impl From<String> for RequestId {
     fn from(value: String) -> Self {
         Self::String(value)
     }
 }
+
 impl From<i64> for RequestId {
     fn from(value: i64) -> Self {
         Self::Integer(value)
     }
 }
+
 impl ::serde::Serialize for RequestId {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -53,6 +57,7 @@ impl ::serde::Serialize for RequestId {
         }
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -87,6 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
         decoded.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Task {
     pub ttl: Option<i64>,
@@ -94,6 +100,7 @@ pub struct Task {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl Task {
     /// A `Task` with the given required fields and every optional one absent.
     pub fn new(ttl: impl Into<Option<i64>>) -> Self {
@@ -104,6 +111,7 @@ impl Task {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for Task {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -116,6 +124,7 @@ impl ::mcpgen_runtime::de::FromObject for Task {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for Task {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -137,6 +146,7 @@ impl ::serde::Serialize for Task {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for Task {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -144,19 +154,24 @@ impl<'de> ::serde::Deserialize<'de> for Task {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Task")
     }
 }
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }

@@ -7,6 +7,7 @@ pub struct A {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for A {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -25,6 +26,7 @@ impl ::mcpgen_runtime::de::FromObject for A {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for A {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -46,6 +48,7 @@ impl ::serde::Serialize for A {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for A {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -53,6 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for A {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "A")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(clippy::large_enum_variant)]
 pub enum AOrB {
@@ -61,11 +65,14 @@ pub enum AOrB {
     /// The `B` member.
     B(B),
 }
+
 impl AOrB {
     /// The property whose constant value tells the members apart.
     pub const DISCRIMINATOR: &'static str = "kind";
+
     /// The values `kind` takes, one per member.
     pub const VALUES: &'static [&'static str] = &["a", "b"];
+
     /// The value of `kind` for this member.
     pub fn discriminator_value(&self) -> &'static str {
         match self {
@@ -74,16 +81,19 @@ impl AOrB {
         }
     }
 }
+
 impl From<A> for AOrB {
     fn from(value: A) -> Self {
         Self::A(value)
     }
 }
+
 impl From<B> for AOrB {
     fn from(value: B) -> Self {
         Self::B(value)
     }
 }
+
 impl ::serde::Serialize for AOrB {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -95,6 +105,7 @@ impl ::serde::Serialize for AOrB {
         }
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for AOrB {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -125,11 +136,13 @@ impl<'de> ::serde::Deserialize<'de> for AOrB {
         decoded.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct B {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for B {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -145,6 +158,7 @@ impl ::mcpgen_runtime::de::FromObject for B {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for B {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -163,6 +177,7 @@ impl ::serde::Serialize for B {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for B {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -170,19 +185,24 @@ impl<'de> ::serde::Deserialize<'de> for B {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "B")
     }
 }
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }

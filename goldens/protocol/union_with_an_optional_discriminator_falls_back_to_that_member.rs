@@ -10,6 +10,7 @@ pub struct FormParams {
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl FormParams {
     /// A `FormParams` with the given required fields and every optional one absent.
     pub fn new(message: impl Into<String>) -> Self {
@@ -20,6 +21,7 @@ impl FormParams {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for FormParams {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -42,6 +44,7 @@ impl ::mcpgen_runtime::de::FromObject for FormParams {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for FormParams {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -66,6 +69,7 @@ impl ::serde::Serialize for FormParams {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for FormParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -73,6 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for FormParams {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "FormParams")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(clippy::large_enum_variant)]
 pub enum Params {
@@ -81,11 +86,14 @@ pub enum Params {
     /// The `FormParams` member.
     Form(FormParams),
 }
+
 impl Params {
     /// The property whose constant value tells the members apart.
     pub const DISCRIMINATOR: &'static str = "mode";
+
     /// The values `mode` takes, one per member.
     pub const VALUES: &'static [&'static str] = &["url", "form"];
+
     /// The value of `mode` for this member.
     pub fn discriminator_value(&self) -> &'static str {
         match self {
@@ -94,16 +102,19 @@ impl Params {
         }
     }
 }
+
 impl From<UrlParams> for Params {
     fn from(value: UrlParams) -> Self {
         Self::Url(value)
     }
 }
+
 impl From<FormParams> for Params {
     fn from(value: FormParams) -> Self {
         Self::Form(value)
     }
 }
+
 impl ::serde::Serialize for Params {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -115,6 +126,7 @@ impl ::serde::Serialize for Params {
         }
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for Params {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -149,12 +161,14 @@ impl<'de> ::serde::Deserialize<'de> for Params {
         decoded.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlParams {
     pub url: String,
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl UrlParams {
     /// A `UrlParams` with the given required fields and every optional one absent.
     pub fn new(url: impl Into<String>) -> Self {
@@ -164,6 +178,7 @@ impl UrlParams {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for UrlParams {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -182,6 +197,7 @@ impl ::mcpgen_runtime::de::FromObject for UrlParams {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for UrlParams {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -201,6 +217,7 @@ impl ::serde::Serialize for UrlParams {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for UrlParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -208,19 +225,24 @@ impl<'de> ::serde::Deserialize<'de> for UrlParams {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "UrlParams")
     }
 }
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }

@@ -9,16 +9,19 @@ pub enum AnyResult {
     /// The `ListResult` member.
     ListResult(ListResult),
 }
+
 impl From<McpResult> for AnyResult {
     fn from(value: McpResult) -> Self {
         Self::Result(value)
     }
 }
+
 impl From<ListResult> for AnyResult {
     fn from(value: ListResult) -> Self {
         Self::ListResult(value)
     }
 }
+
 impl ::serde::Serialize for AnyResult {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -30,6 +33,7 @@ impl ::serde::Serialize for AnyResult {
         }
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for AnyResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -64,12 +68,14 @@ impl<'de> ::serde::Deserialize<'de> for AnyResult {
         decoded.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListResult {
     pub items: Vec<String>,
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ListResult {
     /// A `ListResult` with the given required fields and every optional one absent.
     pub fn new(items: impl Into<Vec<String>>) -> Self {
@@ -79,6 +85,7 @@ impl ListResult {
         }
     }
 }
+
 impl ::mcpgen_runtime::de::FromObject for ListResult {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -90,6 +97,7 @@ impl ::mcpgen_runtime::de::FromObject for ListResult {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for ListResult {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -108,6 +116,7 @@ impl ::serde::Serialize for ListResult {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for ListResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -115,12 +124,14 @@ impl<'de> ::serde::Deserialize<'de> for ListResult {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "ListResult")
     }
 }
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct McpResult {
     pub meta: Option<::serde_json::Map<String, ::serde_json::Value>>,
     /// Members the schema does not declare, kept as they came.
     pub extra: ::serde_json::Map<String, ::serde_json::Value>,
 }
+
 impl ::mcpgen_runtime::de::FromObject for McpResult {
     fn from_object(
         mut object: ::mcpgen_runtime::de::Object,
@@ -132,6 +143,7 @@ impl ::mcpgen_runtime::de::FromObject for McpResult {
         Result::Ok(value)
     }
 }
+
 impl ::serde::Serialize for McpResult {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -152,6 +164,7 @@ impl ::serde::Serialize for McpResult {
         )
     }
 }
+
 impl<'de> ::serde::Deserialize<'de> for McpResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -159,19 +172,24 @@ impl<'de> ::serde::Deserialize<'de> for McpResult {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Result")
     }
 }
+
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
     /// The `method` of the request.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
+
     /// The type of the `result` of a successful response.
     type Result;
 }
+
 /// A notification of this revision: its method and the type of its params.
 pub trait McpNotification {
     /// The `method` of the notification.
     const METHOD: &'static str;
+
     /// The type of `params`.
     type Params;
 }

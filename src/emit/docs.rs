@@ -338,13 +338,14 @@ mod tests {
             }
         };
         let out = format(tokens.clone(), &Header::new()).unwrap();
-        // What prettyplease prints without the runs set aside.
+        // What prettyplease prints without the runs set aside (items
+        // spaced, as every generated file is).
         let file: syn::File = syn::parse2(clean(tokens)).unwrap();
-        let expected = format!(
+        let expected = crate::emit::space_items(&format!(
             "{}\n{}",
             Header::new().render(),
             prettyplease::unparse(&file)
-        );
+        ));
         assert_eq!(out, expected);
         assert!(!out.contains(RUN_MARK));
     }
