@@ -5,93 +5,54 @@
 //! feature the workspace build leaves off is compiled when that feature
 //! is on (`cargo test -p mcpgen-runtime --all-features`).
 
-#[allow(unused_imports)]
+// Imported to be compiled, never used.
+#![allow(unused_imports)]
+
 use mcpgen_runtime::client::http::HttpTransport;
-#[allow(unused_imports)]
 use mcpgen_runtime::client::oauth::Assertion;
-#[allow(unused_imports)]
 use mcpgen_runtime::client::oauth::ClientCredentials;
-#[allow(unused_imports)]
 use mcpgen_runtime::client::oauth::ClientKey;
-#[allow(unused_imports)]
 use mcpgen_runtime::client::oauth::FileTokenStore;
-#[allow(unused_imports)]
 use mcpgen_runtime::client::oauth::IdentityProvider;
-#[allow(unused_imports)]
 use mcpgen_runtime::client::oauth::LoopbackRedirect;
-#[allow(unused_imports)]
 use mcpgen_runtime::client::oauth::OAuth;
-#[allow(unused_imports)]
 use mcpgen_runtime::client::Client;
-#[allow(unused_imports)]
 use mcpgen_runtime::include_generated;
-#[allow(unused_imports)]
 #[cfg(feature = "otel")]
 use mcpgen_runtime::otel::Telemetry;
-#[allow(unused_imports)]
 use mcpgen_runtime::revision;
-#[allow(unused_imports)]
 use mcpgen_runtime::schema;
-#[allow(unused_imports)]
 #[cfg(feature = "schemars")]
 use mcpgen_runtime::server::form_schema;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::auth::https_fetcher;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::auth::BearerAuth;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::auth::DpopConfig;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::auth::JwtConfig;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::auth::JwtVerifier;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::auth::ResourceMetadata;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::bind_and_serve;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::serve_with_shutdown;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::HttpConfig;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::http::HttpService;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::tasks::TaskStore;
-#[allow(unused_imports)]
 #[cfg(feature = "skills")]
 use mcpgen_runtime::server::Skills;
-#[allow(unused_imports)]
 use mcpgen_runtime::server::INSUFFICIENT_SCOPE;
-#[allow(unused_imports)]
 use mcpgen_runtime::transport::http::HttpOptions;
-#[allow(unused_imports)]
 use mcpgen_runtime::transport::stdio;
-#[allow(unused_imports)]
 use mcpgen_runtime::transport::DEFAULT_SPIN;
-#[allow(unused_imports)]
 #[cfg(feature = "upstream")]
 use mcpgen_runtime::upstream::Upstream;
-#[allow(unused_imports)]
 use mcpgen_runtime::Completion;
-#[allow(unused_imports)]
 use mcpgen_runtime::ElicitForm;
-#[allow(unused_imports)]
 use mcpgen_runtime::Elicitation;
-#[allow(unused_imports)]
 use mcpgen_runtime::HandlerError;
-#[allow(unused_imports)]
 use mcpgen_runtime::LogLevel;
-#[allow(unused_imports)]
 use mcpgen_runtime::RequestContext;
-#[allow(unused_imports)]
 use mcpgen_runtime::SampleRequest;
-#[allow(unused_imports)]
 use mcpgen_runtime::ServerBuilder;
-#[allow(unused_imports)]
 use mcpgen_runtime::ToolError;
-#[allow(unused_imports)]
 use mcpgen_runtime::ToolOutput;
 
 /// Every `mcpgen_runtime::…` path in `text`: grouped imports expanded,

@@ -427,22 +427,11 @@ mod tests {
     /// A stored record of task `t` in `status`, changed at `updated_ms`.
     fn record(status: TaskStatus, updated_ms: u64) -> TaskRecord {
         TaskRecord {
-            id: "t".into(),
-            owner: "alice".into(),
             modern: false,
             status,
-            status_message: None,
             created_ms: 1,
             updated_ms,
-            ttl_ms: None,
-            poll_ms: 100,
-            result: None,
-            error: None,
-            input_requests: Default::default(),
-            input_responses: Default::default(),
-            cancel_requested: false,
-            replica: "r".into(),
-            lease_ms: 0,
+            ..crate::server::tasks::tests::working_record(1)
         }
     }
 

@@ -214,8 +214,31 @@ pub(crate) fn iso8601(ms: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A `working` task record of one replica, created and changed at
+    /// `now` (tests set the members they look at).
+    pub(crate) fn working_record(now: u64) -> TaskRecord {
+        TaskRecord {
+            id: "t".into(),
+            owner: "alice".into(),
+            modern: true,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: None,
+            poll_ms: 100,
+            result: None,
+            error: None,
+            input_requests: Default::default(),
+            input_responses: Default::default(),
+            cancel_requested: false,
+            replica: "r".into(),
+            lease_ms: 0,
+        }
+    }
 
     #[test]
     fn timestamps_are_iso_8601_utc() {
@@ -257,20 +280,9 @@ mod tests {
         let record = |id: &str, owner: &str, ttl: Option<u64>| TaskRecord {
             id: id.into(),
             owner: owner.into(),
-            modern: true,
-            status: TaskStatus::Working,
-            status_message: None,
-            created_ms: now,
-            updated_ms: now,
             ttl_ms: ttl,
-            poll_ms: 100,
-            result: None,
-            error: None,
-            input_requests: Default::default(),
-            input_responses: Default::default(),
-            cancel_requested: false,
-            replica: "r".into(),
             lease_ms: now + 1000,
+            ..working_record(now)
         };
         assert!(store.create(&record("a", "alice", None), 2).await.unwrap());
         assert!(store.create(&record("b", "alice", None), 2).await.unwrap());
