@@ -88,8 +88,22 @@ pub fn format(tokens: TokenStream, header: &Header) -> Result<String> {
 /// lines of string literals are left as they are. Idempotent.
 pub fn space_items(text: &str) -> String {
     const STARTS: [&str; 16] = [
-        "///", "#[", "pub ", "pub(", "fn ", "async fn ", "impl ", "impl<", "mod ", "const ",
-        "static ", "struct ", "enum ", "trait ", "type ", "use ",
+        "///",
+        "#[",
+        "pub ",
+        "pub(",
+        "fn ",
+        "async fn ",
+        "impl ",
+        "impl<",
+        "mod ",
+        "const ",
+        "static ",
+        "struct ",
+        "enum ",
+        "trait ",
+        "type ",
+        "use ",
     ];
     let uses = |line: &str| line.starts_with("use ") || line.starts_with("pub use ");
     let mut out = String::with_capacity(text.len() + text.len() / 32);

@@ -568,7 +568,10 @@ mod tests {
             // The protocol types the other files name, and only those.
             let protocol = &files.files[0].1;
             assert!(protocol.contains("pub struct TextContent"), "{protocol}");
-            assert!(!protocol.contains("pub struct CreateMessageRequest"), "{protocol}");
+            assert!(
+                !protocol.contains("pub struct CreateMessageRequest"),
+                "{protocol}"
+            );
             let tools = &files.files[1].1;
             assert!(tools.contains("Line one"), "{tools}");
             assert!(!tools.contains('\r') && !tools.contains('\u{202e}'));

@@ -99,6 +99,17 @@ impl Authz {
         }
     }
 
+    /// Whether search answers leave out, for this caller, the tools it
+    /// lacks the scopes to call; `Some(principal)` when they do (whenever
+    /// scopes are required and the caller is known, `hide_unauthorized` or
+    /// not: a search answers what can be called).
+    pub(crate) fn call_filter<'a>(&'a self, extras: &'a Extras) -> Option<&'a Principal> {
+        if self.scopes.is_empty() {
+            return None;
+        }
+        self.principal_of(extras)
+    }
+
     /// Whether lists leave out, for this caller, the items it lacks the
     /// scopes for; `Some(principal)` when they do.
     pub(crate) fn list_filter<'a>(&'a self, extras: &'a Extras) -> Option<&'a Principal> {

@@ -58,6 +58,7 @@ pub struct ServerBuilder {
     )>,
     #[cfg(feature = "skills")]
     skills: Option<Arc<crate::server::Skills>>,
+    search: Option<crate::server::search::ToolSearch>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -110,6 +111,7 @@ impl ServerBuilder {
             principal: None,
             hide_unauthorized: false,
             limit_store: None,
+            search: None,
             #[cfg(feature = "skills")]
             skills: None,
         }
@@ -395,8 +397,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the catalog through a search surface: `tools/list` answers
+    /// the pinned tools plus `search_tools` and `call_tool`; every tool
+    /// stays callable by its name (see [`crate::server::search`]).
+    pub fn tool_search(mut self, search: crate::server::search::ToolSearch) -> Self {
+        self.search = Some(search);
+        self
+    }
+
     /// Compiles the validators and checks the settings.
-    #[cfg_attr(not(feature = "skills"), allow(unused_mut))]
     pub fn build(mut self) -> Result<Server, ServerError> {
         // Each SKILL.md is a resource too, listed after the declared ones.
         #[cfg(feature = "skills")]
@@ -435,6 +444,13 @@ impl ServerBuilder {
         }
         let tools = ToolSet::new(&self.tools, &self.config.revision, &self.limits)
             .map_err(ServerError::Tools)?;
+        let search = match self.search.take() {
+            Some(search) => Some(
+                crate::server::search::SearchSurface::new(search, &tools)
+                    .map_err(ServerError::Config)?,
+            ),
+            None => None,
+        };
         let templates = super::reads::compile_templates(&self.config.resource_templates)
             .map_err(ServerError::Config)?;
         let stateless_result_tail = super::reply::stateless_result_tail(&self.config.server_info);
@@ -533,6 +549,7 @@ impl ServerBuilder {
                     hide_unauthorized: self.hide_unauthorized,
                 },
                 limit_store: self.limit_store,
+                search,
                 #[cfg(feature = "skills")]
                 skills: self.skills,
             }),

@@ -256,6 +256,13 @@ impl Server {
                 Err(error) => return Handled::Reply(Reply::rejection(&id, &error)),
             },
         };
+        // `call_tool` becomes the call it asks for before scopes, telemetry
+        // or the call pipeline read the request.
+        if let (Some(search), "tools/call") = (&self.core.search, method) {
+            if let Err(error) = search.unwrap_call(&mut params) {
+                return Handled::Reply(Reply::error(&id, &error));
+            }
+        }
         #[cfg(feature = "otel")]
         {
             let name = params.get("name").and_then(Value::as_str);
@@ -286,6 +293,20 @@ impl Server {
             }
         }
         let route = route::route(&scope, method);
+        if let (Some(search), Route::ToolsCall) = (&self.core.search, route) {
+            if params.get("name").and_then(Value::as_str) == Some(super::search::SEARCH_TOOLS) {
+                let filter = self.core.authz.call_filter(&scope.extras);
+                let may_call = |tool: &Value| {
+                    filter.is_none_or(|p| {
+                        self.core
+                            .authz
+                            .may_use(p, super::scopes::Guarded::Tool, "name", tool)
+                    })
+                };
+                let result = search.answer(&self.core.tools, params.get("arguments"), may_call);
+                return Handled::Reply(self.core.reply(&id, &scope, result));
+            }
+        }
         if route == Route::ToolsCall {
             let call = call::request(&self.core, &mut params, scope.meta.as_deref());
             return self.call(session, id, call, scope, sink);

@@ -68,6 +68,8 @@ pub(crate) struct Core {
         Arc<dyn crate::server::limits::RateLimitStore>,
         crate::server::limits::OnStoreError,
     )>,
+    /// The search tool surface, when the catalog is served through it.
+    pub(crate) search: Option<crate::server::search::SearchSurface>,
     /// The skills served (the Skills extension), if any.
     #[cfg(feature = "skills")]
     pub(crate) skills: Option<Arc<crate::server::Skills>>,
@@ -475,10 +477,14 @@ impl Core {
     }
 
     fn tools_list(&self, params: Option<&Value>, scope: &Scope) -> Result<Value, RpcError> {
-        if let Some(principal) = self.authz.list_filter(&scope.extras) {
-            let visible: Vec<&Value> = (0..self.tools.len())
-                .map(|i| &self.tools.get(i).declared)
-                .filter(|t| self.authz.may_use(principal, Guarded::Tool, "name", t))
+        let filter = self.authz.list_filter(&scope.extras);
+        if filter.is_some() || self.search.is_some() {
+            let listed: Box<dyn Iterator<Item = &Value>> = match &self.search {
+                Some(search) => Box::new(search.listed().iter()),
+                None => Box::new((0..self.tools.len()).map(|i| &self.tools.get(i).declared)),
+            };
+            let visible: Vec<&Value> = listed
+                .filter(|t| filter.is_none_or(|p| self.authz.may_use(p, Guarded::Tool, "name", t)))
                 .collect();
             let page = |offset: usize, size: usize| {
                 visible
@@ -488,9 +494,12 @@ impl Core {
                     .map(|v| (*v).clone())
                     .collect()
             };
-            let hint = CacheHint {
-                scope: CacheScope::Private,
-                ..self.config.tools_cache
+            let hint = match filter {
+                Some(_) => CacheHint {
+                    scope: CacheScope::Private,
+                    ..self.config.tools_cache
+                },
+                None => self.config.tools_cache,
             };
             return list_page(
                 "tools",

@@ -54,6 +54,7 @@ mod reply;
 mod route;
 mod scope;
 pub(crate) mod scopes;
+pub mod search;
 mod session;
 pub(crate) mod sink;
 #[cfg(feature = "skills")]
@@ -73,6 +74,7 @@ pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, Server
 pub use engine::Server;
 pub use handled::{Handled, Pending};
 pub use reply::Reply;
+pub use search::{SearchIndex, ToolSearch};
 pub use session::{Session, SessionSnapshot};
 #[cfg(feature = "skills")]
 pub use skills::{Skills, SkillsError};

@@ -61,7 +61,10 @@ pub(crate) fn bounded<'m, 'n>(
         return (method, None);
     };
     let declared = match method {
-        "tools/call" => core.tools.find(name).is_some(),
+        "tools/call" => {
+            core.tools.find(name).is_some()
+                || (core.search.is_some() && name == crate::server::search::SEARCH_TOOLS)
+        }
         _ => prompt_index(core, name).is_some(),
     };
     (method, Some(if declared { name } else { OTHER }))
