@@ -11,6 +11,7 @@
 use mcpgen_runtime::client::http::HttpTransport;
 use mcpgen_runtime::client::oauth::Assertion;
 use mcpgen_runtime::client::oauth::ClientCredentials;
+#[cfg(feature = "oauth")]
 use mcpgen_runtime::client::oauth::ClientKey;
 use mcpgen_runtime::client::oauth::FileTokenStore;
 use mcpgen_runtime::client::oauth::IdentityProvider;
@@ -25,10 +26,14 @@ use mcpgen_runtime::schema;
 #[cfg(feature = "schemars")]
 use mcpgen_runtime::server::form_schema;
 use mcpgen_runtime::server::http;
+#[cfg(feature = "oauth")]
 use mcpgen_runtime::server::http::auth::https_fetcher;
 use mcpgen_runtime::server::http::auth::BearerAuth;
+#[cfg(feature = "oauth")]
 use mcpgen_runtime::server::http::auth::DpopConfig;
+#[cfg(feature = "oauth")]
 use mcpgen_runtime::server::http::auth::JwtConfig;
+#[cfg(feature = "oauth")]
 use mcpgen_runtime::server::http::auth::JwtVerifier;
 use mcpgen_runtime::server::http::auth::ResourceMetadata;
 use mcpgen_runtime::server::http::bind_and_serve;

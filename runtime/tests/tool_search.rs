@@ -359,7 +359,7 @@ async fn scopes_hold_through_call_tool_and_searches_leave_out_what_cannot_be_cal
 #[test]
 fn a_catalog_the_surface_cannot_serve_is_refused_at_build() {
     let calls = Arc::default();
-    let err = |b: ServerBuilder| b.build().err().expect("refused").to_string();
+    let err = |b: ServerBuilder| b.build().expect_err("refused").to_string();
     let unknown = builder(&calls).tool_search(ToolSearch::new().pin(["nope"]));
     assert!(err(unknown).contains("pinned tool \"nope\" is not declared"));
     let mut tools = catalog();
