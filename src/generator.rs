@@ -426,6 +426,7 @@ impl Side<'_> {
         let client = if self.client {
             let mut client = codegen::client::generate(tools, self.spec, self.revision, self.http)?;
             client.extend(codegen::surface::client_impl(manifest));
+            client.extend(codegen::search::client_impl(manifest));
             client
         } else {
             TokenStream::new()

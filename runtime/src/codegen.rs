@@ -17,6 +17,7 @@ pub use crate::client::{
     Progress, TaskStart, ToolSchemas,
 };
 pub use crate::integral::integral_numbers;
+pub use crate::server::search::{SearchIndex, ToolSearch};
 pub use crate::server::surface::{
     decode_params, encode_result, no_completion, prompt_ref, template_ref, CompletionRef,
     CompletionRequest, ResourceTarget,

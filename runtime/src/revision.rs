@@ -162,6 +162,15 @@ pub mod meta {
     pub const RETRY_AFTER_MS: &str = "mcpgen/retryAfterMs";
 }
 
+/// The tools of mcpgen's search tool surface (FastMCP's names), shared by
+/// the server that serves them and the client that calls them.
+pub mod search_tools {
+    /// Finds the tools that fit a query.
+    pub const SEARCH_TOOLS: &str = "search_tools";
+    /// Runs a tool named in its arguments.
+    pub const CALL_TOOL: &str = "call_tool";
+}
+
 /// Error codes of the stateless era (JSON-RPC's own codes are in
 /// the `jsonrpc` module).
 pub mod codes {

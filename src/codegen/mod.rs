@@ -6,6 +6,7 @@ pub mod codec;
 pub mod dispatch;
 pub mod docs;
 pub mod protocol;
+pub mod search;
 pub mod server;
 pub mod surface;
 pub mod tools;

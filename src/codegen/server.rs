@@ -200,6 +200,7 @@ pub fn generate(
     let revision_lit = revision;
     let supported = served_revisions();
     let (server_info, instructions) = server_info(manifest);
+    let (search_index, search_call) = crate::codegen::search::search(manifest);
     let http_items = if http {
         http_items()
     } else {
@@ -291,6 +292,8 @@ pub fn generate(
 
         #server_info
 
+        #search_index
+
         /// A server for `handler` configured from the manifest: its tools,
         /// server information and rate limits. Add hooks and settings, then
         /// `build()` and `serve(transport)`.
@@ -306,6 +309,7 @@ pub fn generate(
                 #instructions
                 #(#limits)*
                 #(#scope_calls)*
+                #search_call
                 #surface_calls;
             builder
         }

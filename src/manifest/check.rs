@@ -25,7 +25,7 @@ use mcpgen_runtime::schema::default_draft;
 use mcpgen_runtime::schema::Schema;
 use serde_json::Value;
 
-use super::format::{ServerInfo, ToolSettings, SETTINGS_KEY};
+use super::format::{ServerInfo, ServerSettings, ToolSettings, ToolSurface, SETTINGS_KEY};
 use super::refs::{collect_refs, RefIndex};
 use super::Manifest;
 use crate::error::{pointer_token, Error};
@@ -194,7 +194,63 @@ pub fn check_declarations(m: &Manifest, revision: &str) -> Vec<Error> {
         }
     }
     super::surface::check_surface(m, &mut out);
+    check_server_settings(m, &mut out);
     out
+}
+
+/// The top-level `x-mcpgen`: well-formed, pinned tools declared, and no
+/// declared tool named like the search surface's own.
+fn check_server_settings(m: &Manifest, out: &mut Vec<Error>) {
+    let Some(raw) = m.document.get(SETTINGS_KEY) else {
+        return;
+    };
+    let sp = format!("/{}", pointer_token(SETTINGS_KEY));
+    let settings = match serde_json::from_value::<ServerSettings>(raw.clone()) {
+        Ok(settings) => settings,
+        Err(e) => {
+            out.push(
+                m.error_at(&sp, format!("invalid server-wide `{SETTINGS_KEY}` settings: {e}"))
+                    .with_hint("known settings: `toolSurface` (\"all\" or \"search\"), `pinnedTools` ([\"tool name\", ...])"),
+            );
+            return;
+        }
+    };
+    let declared = |name: &str| m.tools.iter().find(|t| t.name == name);
+    if settings.tool_surface == ToolSurface::Search {
+        for own in [
+            mcpgen_runtime::server::search::SEARCH_TOOLS,
+            mcpgen_runtime::server::search::CALL_TOOL,
+        ] {
+            if let Some(tool) = declared(own) {
+                out.push(
+                    m.error_at(
+                        &format!("{}/name", tool.pointer),
+                        format!("the search tool surface serves a tool named `{own}` of its own"),
+                    )
+                    .with_hint("rename this tool, or set `\"toolSurface\": \"all\"`"),
+                );
+            }
+        }
+    } else if !settings.pinned_tools.is_empty() {
+        out.push(
+            m.error_at(
+                &format!("{sp}/pinnedTools"),
+                "`pinnedTools` applies only to the search tool surface",
+            )
+            .with_hint("set `\"toolSurface\": \"search\"`, or remove `pinnedTools`"),
+        );
+    }
+    for (i, name) in settings.pinned_tools.iter().enumerate() {
+        if declared(name).is_none() {
+            out.push(
+                m.error_at(
+                    &format!("{sp}/pinnedTools/{i}"),
+                    format!("the pinned tool `{name}` is not declared"),
+                )
+                .with_hint("pin tools by the `name` they have in `tools`"),
+            );
+        }
+    }
 }
 
 fn check_schema(

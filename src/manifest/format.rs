@@ -22,6 +22,9 @@ pub struct ManifestFile {
     pub server: Option<ServerInfo>,
     /// The tools, in the order `tools/list` serves them.
     pub tools: Vec<ToolDecl>,
+    /// mcpgen's server-wide settings (never served).
+    #[serde(rename = "x-mcpgen", default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<ServerSettings>,
     /// Other members are kept and ignored.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -105,6 +108,40 @@ pub struct ToolSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Map<String, Value>>")]
     pub http: Option<mcpgen_runtime::upstream::HttpBinding>,
+}
+
+/// mcpgen's server-wide settings, under `"x-mcpgen"` at the top of a
+/// manifest.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerSettings {
+    /// How `tools/list` offers the catalog: every tool (`all`, the
+    /// default) or, for a large catalog, the pinned tools plus
+    /// `search_tools` and `call_tool` (`search`).
+    #[serde(default, skip_serializing_if = "ToolSurface::is_all")]
+    pub tool_surface: ToolSurface,
+    /// With the `search` surface, tools `tools/list` still answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned_tools: Vec<String>,
+}
+
+/// How `tools/list` offers the catalog.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolSurface {
+    /// Every tool.
+    #[default]
+    All,
+    /// The pinned tools plus `search_tools` (BM25 over the catalog, index
+    /// built by the generator) and `call_tool`; every tool stays callable
+    /// by its own name.
+    Search,
+}
+
+impl ToolSurface {
+    fn is_all(&self) -> bool {
+        *self == ToolSurface::All
+    }
 }
 
 /// A rate limit for one tool.

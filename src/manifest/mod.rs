@@ -25,8 +25,8 @@ use serde_json::Value;
 
 pub use check::{check_declarations, dialect_for, Draft};
 pub use format::{
-    manifest_schema, LimitScope, ManifestFile, RateLimit, ServerInfo, ToolDecl, ToolSettings,
-    SETTINGS_KEY,
+    manifest_schema, LimitScope, ManifestFile, RateLimit, ServerInfo, ServerSettings, ToolDecl,
+    ToolSettings, ToolSurface, SETTINGS_KEY,
 };
 pub use locate::Positions;
 pub use refs::{resolve_ref as resolve_local_ref, RefIndex};
@@ -66,6 +66,9 @@ pub struct Manifest {
     pub resource_templates: Vec<Declared>,
     /// The prompts (`prompts`), in declaration order.
     pub prompts: Vec<Declared>,
+    /// Server-wide settings from the top-level `x-mcpgen` (defaults when
+    /// absent or invalid; `check` reports invalid ones).
+    pub settings: ServerSettings,
     positions: Positions,
 }
 
@@ -155,6 +158,7 @@ impl Manifest {
             resources: Vec::new(),
             resource_templates: Vec::new(),
             prompts: Vec::new(),
+            settings: ServerSettings::default(),
             positions,
         };
         let Some(obj) = document.as_object() else {
@@ -182,6 +186,10 @@ impl Manifest {
                 )
                 .with_hint("write `{\"tools\": [...]}`: the result of a `tools/list` request"));
         };
+        m.settings = obj
+            .get(SETTINGS_KEY)
+            .and_then(|s| serde_json::from_value(s.clone()).ok())
+            .unwrap_or_default();
         m.server = obj
             .get("server")
             .and_then(|s| serde_json::from_value(s.clone()).ok());

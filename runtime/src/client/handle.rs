@@ -148,6 +148,36 @@ impl Client {
         self.list_all("tools/list", "tools", options).await
     }
 
+    /// Asks a server with the search tool surface (`search_tools`) for
+    /// the tools that fit `query`, best first, at most `limit` (1 to 50;
+    /// the server's default, 5, when `None`): their full definitions, as
+    /// `tools/list` would answer them. Call one by its name, as usual.
+    pub async fn search_tools(
+        &self,
+        query: &str,
+        limit: Option<u32>,
+    ) -> Result<Vec<Value>, ClientError> {
+        let tool = crate::revision::search_tools::SEARCH_TOOLS;
+        let mut arguments = json!({ "query": query });
+        if let Some(limit) = limit {
+            arguments["limit"] = Value::from(limit);
+        }
+        let mut result = self.call_tool(tool, arguments, &CallOptions::new()).await?;
+        match result
+            .pointer_mut("/structuredContent/tools")
+            .map(Value::take)
+        {
+            Some(Value::Array(tools)) => Ok(tools),
+            _ => Err(ClientError::InvalidOutput {
+                tool: tool.to_owned(),
+                problems: vec![super::error::SchemaProblem {
+                    pointer: "/structuredContent/tools".into(),
+                    message: "a search_tools result holds its tools in an array here".into(),
+                }],
+            }),
+        }
+    }
+
     /// Every item of a paginated list (`tools/list` with key `tools`,
     /// `resources/list` with `resources`, `resources/templates/list` with
     /// `resourceTemplates`, `prompts/list` with `prompts`), following

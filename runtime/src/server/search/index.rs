@@ -49,14 +49,10 @@ const STOP_WORDS: &[&str] = &[
     "to", "use", "was", "we", "what", "when", "which", "will", "with", "you", "your",
 ];
 
-/// One tool's weighted count of one term.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Posting {
-    /// The tool's position in the catalog (as `tools/list` would serve it).
-    pub tool: u32,
-    /// The term's weighted count in the tool.
-    pub weight: u32,
-}
+/// One tool's weighted count of one term: `[tool, weight]`, the tool's
+/// position in the catalog and the term's weighted count in it (a pair,
+/// so the generated tables stay short).
+pub type Posting = [u32; 2];
 
 /// A BM25 index of a tool catalog: sorted terms, each with the tools that
 /// contain it; borrowed from static data or owned.
@@ -143,11 +139,7 @@ impl SearchIndex {
         let mut owned_terms = Vec::with_capacity(table.len());
         for (term, tools) in table {
             starts.push(postings.len() as u32);
-            postings.extend(
-                tools
-                    .into_iter()
-                    .map(|(tool, weight)| Posting { tool, weight }),
-            );
+            postings.extend(tools.into_iter().map(|(tool, weight)| [tool, weight]));
             owned_terms.push(term);
         }
         starts.push(postings.len() as u32);
@@ -223,7 +215,11 @@ impl SearchIndex {
         if (1..terms).any(|i| self.term(i - 1) >= self.term(i)) {
             return bad("the search index's terms are not sorted".into());
         }
-        if self.postings.iter().any(|p| p.tool as usize >= tools) {
+        if self
+            .postings
+            .iter()
+            .any(|&[tool, _]| tool as usize >= tools)
+        {
             return bad("the search index names a tool the catalog lacks".into());
         }
         Ok(())
@@ -258,11 +254,11 @@ impl SearchIndex {
                     &self.postings[self.starts[term] as usize..self.starts[term + 1] as usize];
                 let df = postings.len() as f32;
                 let idf = (1.0 + (count as f32 - df + 0.5) / (df + 0.5)).ln();
-                for posting in postings {
-                    let tf = posting.weight as f32;
-                    let length = self.lengths[posting.tool as usize] as f32;
+                for &[tool, weight] in postings {
+                    let tf = weight as f32;
+                    let length = self.lengths[tool as usize] as f32;
                     let norm = K1 * (1.0 - B + B * length / average);
-                    scores[posting.tool as usize] += idf * tf * (K1 + 1.0) / (tf + norm);
+                    scores[tool as usize] += idf * tf * (K1 + 1.0) / (tf + norm);
                 }
             });
             let mut best: Vec<(usize, f32)> = Vec::with_capacity(limit.min(count));

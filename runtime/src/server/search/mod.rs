@@ -21,10 +21,7 @@ use crate::server::toolset::ToolSet;
 
 pub use index::{words, IndexMismatch, Posting, SearchIndex};
 
-/// The name of the search tool.
-pub const SEARCH_TOOLS: &str = "search_tools";
-/// The name of the tool that calls another by name.
-pub const CALL_TOOL: &str = "call_tool";
+pub use crate::revision::search_tools::{CALL_TOOL, SEARCH_TOOLS};
 /// The most tools one search answers.
 pub const MAX_RESULTS: usize = 50;
 /// Tools a search answers when the query names no `limit`.
