@@ -126,6 +126,9 @@ pub struct NewCrate {
     /// OAuth 2.1 bearer tokens (JWT access tokens, configured from the
     /// environment); Streamable HTTP only.
     pub auth_jwt: bool,
+    /// The tool surface to set in the crate's manifest (`x-mcpgen.toolSurface`);
+    /// `None` keeps the manifest's own.
+    pub tool_surface: Option<crate::manifest::ToolSurface>,
     /// Schema lookup (only used to name the content type of tools without
     /// an output schema).
     pub store: Store,
@@ -380,6 +383,9 @@ struct View {
     listen: Text,
     /// The endpoint URL at the default address.
     url: Text,
+    /// The search tool surface: what `tools/list` shows (the pinned tools,
+    /// `search_tools` and `call_tool`); `None` for every tool.
+    search_listed: Option<Vec<Text>>,
 }
 
 /// Rust keywords of every edition, strict and reserved: not usable as
@@ -827,6 +833,46 @@ fn surface_calls(m: &Manifest) -> (Vec<PromptCallView>, Vec<Text>, Vec<ReadView>
     (prompts, resources, templates)
 }
 
+/// The JSON manifest `text` with its top-level `x-mcpgen.toolSurface` set
+/// (other members and their order kept); a YAML manifest is left to its
+/// author, with a hint.
+fn with_tool_surface(
+    text: &str,
+    file: &str,
+    surface: crate::manifest::ToolSurface,
+) -> Result<String> {
+    let lower = file.to_ascii_lowercase();
+    if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        return Err(Error::new(format!(
+            "`--tool-surface` rewrites JSON manifests only; {file} is YAML"
+        ))
+        .with_hint(
+            "write `x-mcpgen: {toolSurface: search}` at the top of the YAML manifest instead",
+        ));
+    }
+    let mut document: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| Error::new(format!("invalid JSON: {e}")).in_file(file))?;
+    let Some(top) = document.as_object_mut() else {
+        return Err(Error::new("a manifest must be an object with a `tools` array").in_file(file));
+    };
+    let settings = top
+        .entry(crate::manifest::SETTINGS_KEY)
+        .or_insert_with(|| serde_json::json!({}));
+    let Some(settings) = settings.as_object_mut() else {
+        return Err(Error::new("the top-level `x-mcpgen` must be an object")
+            .in_file(file)
+            .at_pointer("/x-mcpgen"));
+    };
+    settings.insert(
+        "toolSurface".into(),
+        serde_json::to_value(surface).unwrap_or_default(),
+    );
+    let mut out = serde_json::to_string_pretty(&document)
+        .map_err(|e| Error::new(format!("cannot write the manifest: {e}")))?;
+    out.push('\n');
+    Ok(out)
+}
+
 /// Renders every file of the new crate in memory.
 pub fn render(new: &NewCrate) -> Result<Rendered> {
     let crate_name = crate_name(&new.dir)?;
@@ -844,6 +890,10 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             IMPORTED_MANIFEST.to_owned(),
             imported_manifest(path, options)?,
         ),
+    };
+    let manifest_text = match new.tool_surface {
+        Some(surface) => with_tool_surface(&manifest_text, &manifest_file, surface)?,
+        None => manifest_text,
     };
     let manifest_path = match &new.source {
         Source::Manifest(path) => path.display().to_string(),
@@ -1062,6 +1112,15 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         upstream,
         all_bound,
         upstream_env: upstream_env.iter().map(|v| Text::new(v)).collect(),
+        search_listed: (manifest.settings.tool_surface == crate::manifest::ToolSurface::Search)
+            .then(|| {
+                let own = [
+                    mcpgen_runtime::server::search::SEARCH_TOOLS,
+                    mcpgen_runtime::server::search::CALL_TOOL,
+                ];
+                let pinned = manifest.settings.pinned_tools.iter().map(String::as_str);
+                pinned.chain(own).map(Text::new).collect()
+            }),
     };
 
     let mut hb = Handlebars::new();
@@ -1135,6 +1194,7 @@ mod tests {
 
     fn job(dir: &Path) -> NewCrate {
         NewCrate {
+            tool_surface: None,
             dir: dir.to_path_buf(),
             source: Source::Manifest(crate::shared_data::shared().join("manifests/stitch.json")),
             protocol: "2025-11-25".into(),

@@ -45,6 +45,11 @@ pub(crate) struct Args {
     /// start; needs `--transport http`.
     #[arg(long, value_enum, default_value = "none")]
     auth: AuthArg,
+    /// `search`: `tools/list` answers the manifest's pinned tools plus
+    /// `search_tools` and `call_tool`, for a large catalog (sets
+    /// `x-mcpgen.toolSurface` in the crate's manifest); `all`: every tool.
+    #[arg(long, value_enum, value_name = "SURFACE")]
+    tool_surface: Option<SurfaceArg>,
     /// Write into an existing directory, replacing the scaffolded files.
     #[arg(long)]
     force: bool,
@@ -61,6 +66,12 @@ pub(crate) struct Args {
 enum TransportArg {
     Stdio,
     Http,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum SurfaceArg {
+    All,
+    Search,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -99,6 +110,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
             TransportArg::Http => Transport::Http,
         },
         auth_jwt: args.auth == AuthArg::Jwt,
+        tool_surface: args.tool_surface.map(|s| match s {
+            SurfaceArg::All => crate::manifest::ToolSurface::All,
+            SurfaceArg::Search => crate::manifest::ToolSurface::Search,
+        }),
         store: Store::from_env(),
     };
     let rendered = scaffold::create(&job)?;
