@@ -170,7 +170,7 @@ async fn a_search_answers_the_best_matches_full_definitions() {
             .await;
         let result = &r["result"];
         assert_ne!(result["isError"], true, "{era:?}: {r}");
-        let found = &result["structuredContent"]["tools"];
+        let found = &result["structuredContent"]["result"];
         assert_eq!(names(found)[0], "get_alerts", "{era:?}: {r}");
         assert_eq!(
             found[0],
@@ -180,8 +180,8 @@ async fn a_search_answers_the_best_matches_full_definitions() {
         let text: Value =
             serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
         assert_eq!(
-            &text, &result["structuredContent"],
-            "the text is the same JSON"
+            &text, found,
+            "the text is the same JSON array"
         );
         // The limit holds; unmatched words answer nothing, with a hint.
         let r = peer
@@ -191,14 +191,14 @@ async fn a_search_answers_the_best_matches_full_definitions() {
             )
             .await;
         assert_eq!(
-            r["result"]["structuredContent"]["tools"]
+            r["result"]["structuredContent"]["result"]
                 .as_array()
                 .unwrap()
                 .len(),
             1
         );
         let r = peer.call("search_tools", json!({"query": "zebra"})).await;
-        assert_eq!(r["result"]["structuredContent"]["tools"], json!([]));
+        assert_eq!(r["result"]["structuredContent"]["result"], json!([]));
         assert!(r["result"]["content"][0]["text"]
             .as_str()
             .unwrap()
@@ -335,7 +335,7 @@ async fn scopes_hold_through_call_tool_and_searches_leave_out_what_cannot_be_cal
                 json!({"query": "delete alert rule", "limit": 50}),
             )
             .await;
-        let found = names(&r["result"]["structuredContent"]["tools"]).join(",");
+        let found = names(&r["result"]["structuredContent"]["result"]).join(",");
         assert!(!found.contains("delete_alert_rule"), "{found}");
         assert!(found.contains("get_alerts"), "{found}");
     }
@@ -350,7 +350,7 @@ async fn scopes_hold_through_call_tool_and_searches_leave_out_what_cannot_be_cal
         .call("search_tools", json!({"query": "delete alert rule"}))
         .await;
     assert_eq!(
-        names(&r["result"]["structuredContent"]["tools"])[0],
+        names(&r["result"]["structuredContent"]["result"])[0],
         "delete_alert_rule",
         "{r}"
     );

@@ -164,14 +164,14 @@ impl Client {
         }
         let mut result = self.call_tool(tool, arguments, &CallOptions::new()).await?;
         match result
-            .pointer_mut("/structuredContent/tools")
+            .pointer_mut("/structuredContent/result")
             .map(Value::take)
         {
             Some(Value::Array(tools)) => Ok(tools),
             _ => Err(ClientError::InvalidOutput {
                 tool: tool.to_owned(),
                 problems: vec![super::error::SchemaProblem {
-                    pointer: "/structuredContent/tools".into(),
+                    pointer: "/structuredContent/result".into(),
                     message: "a search_tools result holds its tools in an array here".into(),
                 }],
             }),

@@ -176,9 +176,10 @@ impl SearchSurface {
     }
 
     /// The result of a `search_tools` call with `arguments`: the best
-    /// matches' definitions (only tools `may_call` allows), in
-    /// `structuredContent.tools` and as JSON text; bad arguments give a
-    /// tool error that says what to send.
+    /// matches' definitions (only tools `may_call` allows), as FastMCP
+    /// answers them: a JSON array in the text, the same array in
+    /// `structuredContent.result`; bad arguments give a tool error that
+    /// says what to send.
     pub(crate) fn answer(
         &self,
         tools: &ToolSet,
@@ -201,12 +202,12 @@ impl SearchSurface {
             .iter()
             .map(|&(at, _)| tools.get(at).declared.clone())
             .collect();
-        let structured = json!({ "tools": matches });
         let text = if matches.is_empty() {
             format!("No tool matches {query:?}; try other words, or fewer.")
         } else {
-            structured.to_string()
+            Value::Array(matches.clone()).to_string()
         };
+        let structured = json!({ "result": matches });
         json!({
             "content": [{"type": "text", "text": text}],
             "structuredContent": structured,
@@ -267,13 +268,13 @@ fn search_tool() -> Value {
         "outputSchema": {
             "type": "object",
             "properties": {
-                "tools": {
+                "result": {
                     "type": "array",
                     "items": {"type": "object"},
                     "description": "The tools found, best first, as tools/list would answer them."
                 }
             },
-            "required": ["tools"]
+            "required": ["result"]
         },
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
     })
