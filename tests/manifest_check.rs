@@ -537,3 +537,64 @@ fn scopes_must_be_oauth_scope_tokens_listed_once() {
         "every problem says what to do"
     );
 }
+
+#[test]
+fn the_search_surface_settings_are_checked_where_they_are_written() {
+    let manifest = |settings: &str, names: &[&str]| {
+        let tools: Vec<String> = names
+            .iter()
+            .map(|n| format!(r#"{{"name": "{n}", "inputSchema": {{"type": "object"}}}}"#))
+            .collect();
+        format!(
+            "{{\n\"x-mcpgen\": {settings},\n\"tools\": [\n{}\n]\n}}",
+            tools.join(",\n")
+        )
+    };
+    let check = |text: String| {
+        mcpgen::check::check_text_in(&shared_data::store(), &text, "m.json", "2025-11-25")
+    };
+    let good = manifest(
+        r#"{"toolSurface": "search", "pinnedTools": ["a"]}"#,
+        &["a", "b"],
+    );
+    assert_eq!(check(good), vec![]);
+    let errors = check(manifest(
+        r#"{"toolSurface": "search", "pinnedTools": ["a", "zz"]}"#,
+        &["a", "search_tools"],
+    ));
+    expect(
+        &errors,
+        "m.json",
+        &[
+            (
+                "/tools/1/name",
+                5,
+                10,
+                "serves a tool named `search_tools` of its own",
+            ),
+            (
+                "/x-mcpgen/pinnedTools/1",
+                2,
+                60,
+                "the pinned tool `zz` is not declared",
+            ),
+        ],
+    );
+    let errors = check(manifest(r#"{"toolSurface": "sometimes"}"#, &["a"]));
+    expect(
+        &errors,
+        "m.json",
+        &[("/x-mcpgen", 2, 13, "invalid server-wide `x-mcpgen`")],
+    );
+    let errors = check(manifest(r#"{"pinnedTools": ["a"]}"#, &["a"]));
+    expect(
+        &errors,
+        "m.json",
+        &[(
+            "/x-mcpgen/pinnedTools",
+            2,
+            29,
+            "only to the search tool surface",
+        )],
+    );
+}

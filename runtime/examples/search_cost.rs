@@ -77,7 +77,12 @@ async fn answer_bytes(builder: ServerBuilder, method: &str, params: Value) -> us
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         [_, "bytes", manifest, pinned @ ..] => {
             let tools = tools(manifest);
             let builder = || {
@@ -110,7 +115,9 @@ async fn main() {
             println!("{found}");
         }
         _ => {
-            eprintln!("usage: search_cost bytes MANIFEST [PINNED...] | search_cost queries MANIFEST N");
+            eprintln!(
+                "usage: search_cost bytes MANIFEST [PINNED...] | search_cost queries MANIFEST N"
+            );
             std::process::exit(2);
         }
     }

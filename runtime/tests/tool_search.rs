@@ -179,10 +179,7 @@ async fn a_search_answers_the_best_matches_full_definitions() {
         );
         let text: Value =
             serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(
-            &text, found,
-            "the text is the same JSON array"
-        );
+        assert_eq!(&text, found, "the text is the same JSON array");
         // The limit holds; unmatched words answer nothing, with a hint.
         let r = peer
             .call(

@@ -63,10 +63,14 @@ fn measure(index: &SearchIndex, tools: &[Value], tasks: &str) -> (usize, f64, f6
     let verbose = std::env::var_os("SEARCH_VERBOSE").is_some();
     let (mut hits, mut reciprocal) = (0usize, 0.0f64);
     for task in &tasks {
-        let (query, wanted) = (task["task"].as_str().unwrap(), task["tool"].as_str().unwrap());
+        let (query, wanted) = (
+            task["task"].as_str().unwrap(),
+            task["tool"].as_str().unwrap(),
+        );
         assert!(
             tools.iter().any(|t| t["name"] == wanted),
-            "{}: no tool {wanted} in the catalog", path.display()
+            "{}: no tool {wanted} in the catalog",
+            path.display()
         );
         let found = index.search(query, 50, |_| true);
         let rank = found

@@ -112,8 +112,11 @@ fn redact(value: &mut Value, word: &str) {
     }
 }
 
-const USAGE: &str = "usage: weather-server [--http ADDR [--allow-host HOST]... [--allow-origin ORIGIN]... [--session-store redis://HOST:PORT]]
+const USAGE: &str = "usage: weather-server [--tool-surface all|search] [--http ADDR [--allow-host HOST]... [--allow-origin ORIGIN]... [--session-store redis://HOST:PORT]]
   (no --http: stdio)
+  --tool-surface S       `all` (default): tools/list answers every tool; `search`: it answers
+                         search_tools and call_tool, and every tool stays callable by name;
+                         also WEATHER_TOOL_SURFACE
   --http ADDR            serve Streamable HTTP at http://ADDR/mcp (GET /healthz answers 200)
   --allow-host HOST      also answer requests whose Host is HOST (name or name:port; `*` for any);
                          needed when clients reach the server by a non-loopback name (containers)
@@ -129,6 +132,8 @@ struct Options {
     hosts: Vec<String>,
     origins: Vec<String>,
     session_store: Option<String>,
+    /// `--tool-surface search`.
+    search: bool,
 }
 
 /// Reads the command line; `Err` carries the message and the exit code.
@@ -138,6 +143,7 @@ fn options() -> Result<Options, (String, u8)> {
         session_store: env("WEATHER_SESSION_STORE"),
         ..Options::default()
     };
+    let mut surface = env("WEATHER_TOOL_SURFACE");
     let value = |args: &mut dyn Iterator<Item = String>, flag: &str| {
         args.next()
             .ok_or((format!("{flag} needs a value\n{USAGE}"), 2))
@@ -148,10 +154,21 @@ fn options() -> Result<Options, (String, u8)> {
             "--allow-host" => o.hosts.push(value(&mut args, "--allow-host")?),
             "--allow-origin" => o.origins.push(value(&mut args, "--allow-origin")?),
             "--session-store" => o.session_store = Some(value(&mut args, "--session-store")?),
+            "--tool-surface" => surface = Some(value(&mut args, "--tool-surface")?),
             "-h" | "--help" => return Err((USAGE.into(), 0)),
             other => return Err((format!("unknown argument {other:?}\n{USAGE}"), 2)),
         }
     }
+    o.search = match surface.as_deref() {
+        None | Some("all") => false,
+        Some("search") => true,
+        Some(other) => {
+            return Err((
+                format!("--tool-surface is `all` or `search`, not {other:?}\n{USAGE}"),
+                2,
+            ))
+        }
+    };
     if o.http.is_none()
         && (o.session_store.is_some() || !o.hosts.is_empty() || !o.origins.is_empty())
     {
@@ -225,6 +242,10 @@ async fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(store) = &store {
         builder =
             builder.rate_limit_store(store.clone(), mcpgen_runtime::server::OnStoreError::Refuse);
+    }
+    if o.search {
+        // The manifest lists every tool; the index is computed once here.
+        builder = builder.tool_search(mcpgen_runtime::server::search::ToolSearch::new());
     }
     let server = builder.build()?;
     match o.http.clone() {

@@ -445,6 +445,109 @@ fn python_client(mode: &str, via: Via, expected_version: &str) {
     );
 }
 
+/// An agent's flow against the search tool surface
+/// (`--tool-surface search`): `tools/list` answers the two search tools;
+/// `search_tools` finds the alerts tool for a request in a person's words;
+/// the tool runs through `call_tool`, then by its own name, with the same
+/// answer.
+fn python_search_flow(mode: &str, via: Via) {
+    let Some(python) = require(peers_python()) else {
+        return;
+    };
+    let driver = repo_root().join("tests/interop/peers/py_client.py");
+    let mut command = Command::new(python);
+    command
+        .arg(&driver)
+        .args(["--mode", mode, "--timeout", "60"]);
+    let calls = [
+        (
+            "search_tools",
+            r#"{"query":"are there any weather warnings for the Alps region?","limit":3}"#,
+        ),
+        (
+            "call_tool",
+            r#"{"name":"get_alerts","arguments":{"region":"Swiss Alps"}}"#,
+        ),
+        ("get_alerts", r#"{"region":"Swiss Alps"}"#),
+    ];
+    for (name, args) in calls {
+        command.args(["--call", name, "--args", args]);
+    }
+    let server = match via {
+        Via::Stdio => {
+            command.args(["--stdio", server_exe(), "--tool-surface", "search"]);
+            None
+        }
+        Via::Http => {
+            let server = HttpServer::start_with(&[("WEATHER_TOOL_SURFACE", "search")]);
+            command.args(["--url", &server.url]);
+            Some(server)
+        }
+    };
+    let out = run(
+        command,
+        &format!("Python SDK search flow --mode {mode} over {via:?}"),
+    );
+    let server_log = server.as_ref().map(HttpServer::stderr).unwrap_or_default();
+    let context = format!(
+        "stdout:\n{}\nstderr:\n{}\nHTTP server stderr:\n{server_log}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.success,
+        "search flow --mode {mode} over {via:?} failed\n{context}"
+    );
+    let lines: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{context}")))
+        .collect();
+    assert_eq!(lines.len(), 2 + calls.len(), "one line per step\n{context}");
+    let listed = lines[1]["tools"].as_array().unwrap();
+    assert_eq!(names(listed), ["search_tools", "call_tool"], "{context}");
+    let found = lines[2]["result"]["structuredContent"]["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools found\n{context}"));
+    assert_eq!(found[0]["name"], "get_alerts", "{context}");
+    let manifest = manifest_tools();
+    let declared = manifest.iter().find(|t| t["name"] == "get_alerts").unwrap();
+    assert_eq!(
+        found[0]["inputSchema"], declared["inputSchema"],
+        "the full definition"
+    );
+    let expected = "Swiss Alps: Avalanche danger level 3 (considerable) above 2000 m.";
+    assert_eq!(
+        text(&lines[3]["result"]),
+        expected,
+        "through call_tool\n{context}"
+    );
+    assert_eq!(text(&lines[4]["result"]), expected, "by name\n{context}");
+    eprintln!(
+        "Python SDK search flow --mode {mode} over {via:?}: ok ({:.2?})",
+        out.elapsed
+    );
+}
+
+#[test]
+fn python_sdk_search_flow_2026_07_28_over_stdio() {
+    python_search_flow("2026-07-28", Via::Stdio);
+}
+
+#[test]
+fn python_sdk_search_flow_2026_07_28_over_http() {
+    python_search_flow("2026-07-28", Via::Http);
+}
+
+#[test]
+fn python_sdk_search_flow_2025_11_25_over_stdio() {
+    python_search_flow("2025-11-25", Via::Stdio);
+}
+
+#[test]
+fn python_sdk_search_flow_2025_11_25_over_http() {
+    python_search_flow("2025-11-25", Via::Http);
+}
+
 #[test]
 fn python_sdk_2026_07_28_over_stdio() {
     python_client("2026-07-28", Via::Stdio, "2026-07-28");
