@@ -311,3 +311,81 @@ fn introspect_requests_only_declared_lists_and_follows_their_pages() {
         "{err}"
     );
 }
+
+/// A server with the search tool surface lists two tools; introspection
+/// reads the whole catalog through `search_tools` and keeps the surface:
+/// examples/weather-server with `--tool-surface search`, over stdio and
+/// Streamable HTTP.
+#[test]
+fn introspect_reads_the_whole_catalog_of_a_search_surface() {
+    let bin = workspace_bin("weather-server", "weather-server", false);
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("examples/weather-server/tools.json")).unwrap();
+    let mut declared: Value = serde_json::from_str(&text).unwrap();
+    for tool in declared["tools"].as_array_mut().unwrap() {
+        tool.as_object_mut().unwrap().shift_remove("x-mcpgen");
+    }
+    let check = |manifest: &Value, how: &str| {
+        assert_eq!(
+            manifest["x-mcpgen"],
+            json!({"toolSurface": "search"}),
+            "{how}"
+        );
+        assert_eq!(
+            manifest["tools"], declared["tools"],
+            "{how}: every tool, as declared"
+        );
+    };
+    let out = tmp.path().join("weather.json");
+    let r = run(mcpgen(tmp.path())
+        .args(["introspect", "--timeout", "30", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&bin)
+        .args(["--tool-surface", "search"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("6 tool(s)"), "{}", r.stderr);
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    check(&manifest, "stdio");
+    let check_run = run(mcpgen(tmp.path()).args(["manifest", "check"]).arg(&out));
+    assert_eq!(
+        check_run.code, 0,
+        "{}{}",
+        check_run.stdout, check_run.stderr
+    );
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let child = Command::new(&bin)
+        .args(["--http", &addr])
+        .env("WEATHER_TOOL_SURFACE", "search")
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _server = HttpServer {
+        child,
+        url: format!("http://{addr}/mcp"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(&addr).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "weather-server did not start listening"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let r = run(mcpgen(tmp.path()).args([
+        "introspect",
+        "--timeout",
+        "30",
+        "--url",
+        &format!("http://{addr}/mcp"),
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let manifest: Value = serde_json::from_str(&r.stdout).unwrap();
+    check(&manifest, "HTTP");
+}

@@ -368,3 +368,63 @@ fn a_catalog_the_surface_cannot_serve_is_refused_at_build() {
     let stale = builder(&calls).tool_search(ToolSearch::new().index(&OTHER));
     assert!(err(stale).contains("regenerate the bindings"));
 }
+
+#[tokio::test]
+async fn every_tool_pages_out_in_catalog_order_with_the_star_query() {
+    let calls = Arc::default();
+    for era in ERAS {
+        let mut peer = Peer::new(builder(&calls).build().unwrap(), era).await;
+        let mut seen = Vec::new();
+        for offset in [0, 2, 4, 6] {
+            let r = peer
+                .call(
+                    "search_tools",
+                    json!({"query": "*", "limit": 2, "offset": offset}),
+                )
+                .await;
+            let page = &r["result"]["structuredContent"]["result"];
+            seen.extend(names(page).into_iter().map(str::to_owned));
+        }
+        let declared: Vec<String> = names(&catalog()).into_iter().map(str::to_owned).collect();
+        assert_eq!(seen, declared, "{era:?}");
+        // An offset pages a ranked answer too.
+        let first = peer
+            .call("search_tools", json!({"query": "alert", "limit": 1}))
+            .await;
+        let second = peer
+            .call(
+                "search_tools",
+                json!({"query": "alert", "limit": 1, "offset": 1}),
+            )
+            .await;
+        let both = peer
+            .call("search_tools", json!({"query": "alert", "limit": 2}))
+            .await;
+        let mut paged = names(&first["result"]["structuredContent"]["result"]);
+        paged.extend(names(&second["result"]["structuredContent"]["result"]));
+        assert_eq!(paged, names(&both["result"]["structuredContent"]["result"]));
+        let r = peer
+            .call("search_tools", json!({"query": "*", "offset": -1}))
+            .await;
+        assert_eq!(r["result"]["isError"], true, "{r}");
+    }
+    // Tools the caller cannot call stay out of the whole list too.
+    let reader = Principal {
+        subject: "alice".into(),
+        scopes: vec![],
+        ..Principal::default()
+    };
+    let mut peer = Peer::new(
+        builder(&calls).principal(reader).build().unwrap(),
+        Era::Stateless,
+    )
+    .await;
+    let r = peer
+        .call("search_tools", json!({"query": "*", "limit": 50}))
+        .await;
+    let all = names(&r["result"]["structuredContent"]["result"]).join(",");
+    assert!(
+        !all.contains("delete_alert_rule") && all.contains("get_alerts"),
+        "{all}"
+    );
+}

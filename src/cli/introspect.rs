@@ -129,8 +129,79 @@ async fn read_lists(
         let items = client.list_all(method, key, &CallOptions::new()).await?;
         sections.insert(key.into(), Value::Array(items));
     }
+    *phase.lock().unwrap_or_else(|e| e.into_inner()) = "tools/call";
+    read_search_catalog(client, &mut sections).await?;
     Ok(sections)
 }
+
+/// A server with mcpgen's search tool surface lists only its pinned tools
+/// and `search_tools`/`call_tool`: the whole catalog is read through
+/// `search_tools` (the query `*`, page by page) and the manifest keeps the
+/// surface (`x-mcpgen.toolSurface`, the pinned tools), so a server
+/// generated from it serves the same. A server whose search tool does not
+/// answer `*` (another implementation) keeps what it listed.
+async fn read_search_catalog(
+    client: &Client,
+    sections: &mut Map<String, Value>,
+) -> std::result::Result<(), ClientError> {
+    use mcpgen_runtime::server::search::{CALL_TOOL, EVERY_TOOL, MAX_RESULTS, SEARCH_TOOLS};
+    let listed = sections["tools"].as_array().cloned().unwrap_or_default();
+    let named = |name: &str| listed.iter().find(|t| t["name"] == name);
+    let searches = named(SEARCH_TOOLS).is_some_and(|t| {
+        t.pointer("/inputSchema/properties/offset").is_some()
+            && t.pointer("/inputSchema/properties/query").is_some()
+    });
+    if !searches || named(CALL_TOOL).is_none() {
+        return Ok(());
+    }
+    let mut catalog: Vec<Value> = Vec::new();
+    loop {
+        let arguments = json!({"query": EVERY_TOOL, "limit": MAX_RESULTS, "offset": catalog.len()});
+        let result = client
+            .call_tool(SEARCH_TOOLS, arguments, &CallOptions::new())
+            .await?;
+        let page = result
+            .pointer("/structuredContent/result")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let last = page.len() < MAX_RESULTS;
+        catalog.extend(page);
+        if last || catalog.len() >= MAX_CATALOG {
+            break;
+        }
+    }
+    if catalog.is_empty() {
+        return Ok(());
+    }
+    let pinned: Vec<Value> = listed
+        .iter()
+        .filter(|t| t["name"] != SEARCH_TOOLS && t["name"] != CALL_TOOL)
+        .map(|t| t["name"].clone())
+        .collect();
+    let mut settings = Map::new();
+    settings.insert("toolSurface".into(), Value::from("search"));
+    if !pinned.is_empty() {
+        settings.insert("pinnedTools".into(), Value::Array(pinned));
+    }
+    let mut reordered = Map::new();
+    reordered.insert(
+        crate::manifest::SETTINGS_KEY.into(),
+        Value::Object(settings),
+    );
+    reordered.insert("tools".into(), Value::Array(catalog));
+    for (key, value) in std::mem::take(sections) {
+        if key != "tools" {
+            reordered.insert(key, value);
+        }
+    }
+    *sections = reordered;
+    Ok(())
+}
+
+/// The most tools read through a search surface (as many as a manifest of
+/// the scale tests, ten times over).
+const MAX_CATALOG: usize = 10_000;
 
 /// The manifest: `server`, then the sections.
 fn manifest_of(

@@ -26,6 +26,12 @@ pub use crate::revision::search_tools::{CALL_TOOL, SEARCH_TOOLS};
 pub const MAX_RESULTS: usize = 50;
 /// Tools a search answers when the query names no `limit`.
 pub const DEFAULT_RESULTS: usize = 5;
+/// The query that answers every tool, in the server's order, a page of
+/// `limit` from `offset` on: how `mcpgen introspect` reads the whole
+/// catalog.
+pub const EVERY_TOOL: &str = "*";
+/// The largest `offset` a search takes.
+const MAX_OFFSET: u64 = 100_000;
 
 /// How a server offers a large catalog: set with
 /// [`ServerBuilder::tool_search`](crate::server::ServerBuilder::tool_search).
@@ -186,7 +192,7 @@ impl SearchSurface {
         arguments: Option<&Value>,
         may_call: impl Fn(&Value) -> bool,
     ) -> Value {
-        let (query, limit) = match read_arguments(arguments) {
+        let (query, limit, offset) = match read_arguments(arguments) {
             Ok(read) => read,
             Err(message) => {
                 return json!({
@@ -195,12 +201,20 @@ impl SearchSurface {
                 })
             }
         };
-        let found = self
-            .index()
-            .search(query, limit, |at| may_call(&tools.get(at).declared));
+        let allowed = |at: usize| may_call(&tools.get(at).declared);
+        let found: Vec<usize> = if query.trim() == EVERY_TOOL {
+            (0..tools.len())
+                .filter(|&at| allowed(at))
+                .skip(offset)
+                .take(limit)
+                .collect()
+        } else {
+            let ranked = self.index().search(query, offset + limit, allowed);
+            ranked.into_iter().skip(offset).map(|(at, _)| at).collect()
+        };
         let matches: Vec<Value> = found
             .iter()
-            .map(|&(at, _)| tools.get(at).declared.clone())
+            .map(|&at| tools.get(at).declared.clone())
             .collect();
         let text = if matches.is_empty() {
             format!("No tool matches {query:?}; try other words, or fewer.")
@@ -216,14 +230,17 @@ impl SearchSurface {
 }
 
 /// The query and the limit of a search; a message for a bad one.
-fn read_arguments(arguments: Option<&Value>) -> Result<(&str, usize), String> {
+fn read_arguments(arguments: Option<&Value>) -> Result<(&str, usize, usize), String> {
     let usage = format!(
-        "{SEARCH_TOOLS} needs {{\"query\": words describing the task, \"limit\": 1 to {MAX_RESULTS} (default {DEFAULT_RESULTS})}}"
+        "{SEARCH_TOOLS} needs {{\"query\": words describing the task (\"{EVERY_TOOL}\": every tool in the server's order), \"limit\": 1 to {MAX_RESULTS} (default {DEFAULT_RESULTS}), \"offset\": tools to skip (default 0)}}"
     );
     let Some(Value::Object(arguments)) = arguments else {
         return Err(format!("{usage}; \"query\" is missing"));
     };
-    if let Some(extra) = arguments.keys().find(|k| *k != "query" && *k != "limit") {
+    if let Some(extra) = arguments
+        .keys()
+        .find(|k| !matches!(k.as_str(), "query" | "limit" | "offset"))
+    {
         return Err(format!("{usage}; unknown argument {extra:?}"));
     }
     let query = match arguments.get("query") {
@@ -237,7 +254,14 @@ fn read_arguments(arguments: Option<&Value>) -> Result<(&str, usize), String> {
             _ => return Err(format!("{usage}; \"limit\" is {limit}")),
         },
     };
-    Ok((query, limit))
+    let offset = match arguments.get("offset") {
+        None | Some(Value::Null) => 0,
+        Some(offset) => match offset.as_u64() {
+            Some(n @ 0..=MAX_OFFSET) => n as usize,
+            _ => return Err(format!("{usage}; \"offset\" is {offset}")),
+        },
+    };
+    Ok((query, limit, offset))
 }
 
 /// The definition of `search_tools`.
@@ -260,6 +284,12 @@ fn search_tool() -> Value {
                     "maximum": MAX_RESULTS,
                     "default": DEFAULT_RESULTS,
                     "description": "The most tools to answer."
+                },
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "default": 0,
+                    "description": "Tools to skip, to page through the answer; with the query \"*\", every tool in the server's order."
                 }
             },
             "required": ["query"],
