@@ -11,6 +11,9 @@
 //! - drivers: [`Server::serve`] over any message stream (stdio) and, with
 //!   the `streamable-http` feature, the Streamable HTTP service (the `http`
 //!   module, which drives this one);
+//! - [`search`]: for a large catalog, `tools/list` answers `search_tools`
+//!   and `call_tool` in place of every tool (`call_tool` becomes the
+//!   direct call before the request is read further);
 //! - [`Server::notifier`]: run-time list changes and resource updates, to
 //!   the streams drivers gave sessions with [`Server::listen`] and to
 //!   `subscriptions/listen` requests (`notify`).
