@@ -640,3 +640,67 @@ async fn redis_lost_under_load_ends_every_call_and_keeps_stateless_calls_working
         );
     }
 }
+
+/// The search tool surface on stateless replicas behind nginx: every
+/// replica answers the same search (the index is the same data in every
+/// process), and `call_tool` runs the tool found on whichever replica the
+/// request reaches (stateless era: no session to share).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_surface_answers_alike_on_every_replica() {
+    let Some(nginx_bin) = require("nginx") else {
+        return;
+    };
+    let replicas: Vec<Replica> = (0..3)
+        .map(|_| Replica::start(&["--tool-surface", "search"]))
+        .collect();
+    let addrs: Vec<&str> = replicas.iter().map(|r| r.addr.as_str()).collect();
+    let nginx = Nginx::start(&nginx_bin, &addrs);
+    {
+        let version = "2026-07-28";
+        let client = connect(&nginx.url, version).await;
+        let listed = client.list_all_tools().await.unwrap();
+        let listed: Vec<&str> = listed.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(listed, ["search_tools", "call_tool"], "{version}");
+        // Rounds of three requests, so that round robin takes each step to
+        // every replica.
+        for round in 0..9 {
+            let found = client
+                .search_tools("convert a temperature from celsius to fahrenheit", Some(3))
+                .await
+                .unwrap();
+            let names: Vec<&str> = found.iter().map(|t| t["name"].as_str().unwrap()).collect();
+            assert_eq!(
+                names[0], "convert_temperature",
+                "{version} round {round}: {names:?}"
+            );
+            let value = 100 + round;
+            let result = client
+                .call_tool(
+                    "call_tool",
+                    json!({"name": names[0], "arguments": {"value": value, "from": "celsius", "to": "fahrenheit"}}),
+                    &CallOptions::new(),
+                )
+                .await
+                .unwrap();
+            let fahrenheit = f64::from(value) * 9.0 / 5.0 + 32.0;
+            assert_eq!(
+                result["content"][0]["text"],
+                format!("{value} celsius = {fahrenheit:.2} °F"),
+                "{version} round {round}"
+            );
+        }
+    }
+    let served: Vec<usize> = replicas.iter().map(Replica::calls_served).collect();
+    eprintln!("search surface on replicas: calls per replica {served:?}");
+    assert!(
+        served.iter().all(|&n| n > 0),
+        "every replica ran calls: {served:?}"
+    );
+    for replica in &replicas {
+        assert!(
+            !replica.panicked(),
+            "a replica panicked:\n{}",
+            replica.stderr()
+        );
+    }
+}
