@@ -302,25 +302,34 @@ thread_local! {
 /// Calls `f` with each word of `text` as indexed: split at anything but
 /// letters and digits, at lower-to-upper case changes (`getForecast`) and
 /// between letters and digits; lower-cased; stop words left out; plurals
-/// and `-ing`/`-ed` endings taken off. No allocation.
+/// and `-ing`/`-ed` endings taken off. Chinese, Japanese and Korean text,
+/// written without spaces between words, gives each pair of neighbouring
+/// characters (a lone character alone), so `创建仓库` and `仓库` meet on
+/// `仓库`. No allocation.
 pub fn words(text: &str, mut f: impl FnMut(&str)) {
     let mut buffer = [0u8; MAX_WORD];
     let mut len = 0usize;
     let mut previous: Option<char> = None;
-    let mut flush = |buffer: &mut [u8; MAX_WORD], len: &mut usize| {
-        if *len > 0 {
-            // Only whole characters were written.
-            if let Ok(word) = std::str::from_utf8(&buffer[..*len]) {
-                if !STOP_WORDS.contains(&word) {
-                    f(stem(word));
+    // The run of CJK characters under way: its last character and length.
+    let mut run: (Option<char>, usize) = (None, 0);
+    for c in text.chars() {
+        if is_cjk(c) {
+            flush(&mut buffer, &mut len, &mut f);
+            previous = None;
+            if let (Some(p), _) = run {
+                let mut pair = [0u8; 8];
+                let first = p.encode_utf8(&mut pair).len();
+                let second = c.encode_utf8(&mut pair[first..]).len();
+                if let Ok(pair) = std::str::from_utf8(&pair[..first + second]) {
+                    f(pair);
                 }
             }
-            *len = 0;
+            run = (Some(c), run.1 + 1);
+            continue;
         }
-    };
-    for c in text.chars() {
+        end_run(&mut run, &mut f);
         if !c.is_alphanumeric() {
-            flush(&mut buffer, &mut len);
+            flush(&mut buffer, &mut len, &mut f);
             previous = None;
             continue;
         }
@@ -328,7 +337,7 @@ pub fn words(text: &str, mut f: impl FnMut(&str)) {
             let case_turn = p.is_lowercase() && c.is_uppercase();
             let digit_turn = p.is_ascii_digit() != c.is_ascii_digit();
             if case_turn || digit_turn {
-                flush(&mut buffer, &mut len);
+                flush(&mut buffer, &mut len, &mut f);
             }
         }
         previous = Some(c);
@@ -341,7 +350,44 @@ pub fn words(text: &str, mut f: impl FnMut(&str)) {
             }
         }
     }
-    flush(&mut buffer, &mut len);
+    end_run(&mut run, &mut f);
+    flush(&mut buffer, &mut len, &mut f);
+}
+
+/// Hands the word in `buffer` to `f` (unless a stop word), and empties it.
+fn flush(buffer: &mut [u8; MAX_WORD], len: &mut usize, f: &mut impl FnMut(&str)) {
+    if *len > 0 {
+        // Only whole characters were written.
+        if let Ok(word) = std::str::from_utf8(&buffer[..*len]) {
+            if !STOP_WORDS.contains(&word) {
+                f(stem(word));
+            }
+        }
+        *len = 0;
+    }
+}
+
+/// Ends a run of CJK characters: a run of one character is a word itself
+/// (longer runs gave their pairs already).
+fn end_run(run: &mut (Option<char>, usize), f: &mut impl FnMut(&str)) {
+    if let (Some(c), 1) = *run {
+        let mut one = [0u8; 4];
+        f(c.encode_utf8(&mut one));
+    }
+    *run = (None, 0);
+}
+
+/// Han ideographs, kana and Hangul syllables: scripts written without
+/// spaces between words (Korean is, but its syllable pairs serve too).
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30FF}'     // Hiragana, Katakana
+        | '\u{3400}'..='\u{4DBF}'   // Han, extension A
+        | '\u{4E00}'..='\u{9FFF}'   // Han
+        | '\u{AC00}'..='\u{D7AF}'   // Hangul syllables
+        | '\u{F900}'..='\u{FAFF}'   // Han compatibility
+        | '\u{20000}'..='\u{2A6DF}' // Han, extension B
+    )
 }
 
 /// Takes English inflections off a lower-case word, keeping at least three
@@ -405,6 +451,9 @@ mod tests {
         }
         assert_eq!(all_words("listV2Items"), ["list", "v", "2", "item"]);
         assert_eq!(all_words("Ärger über Größe"), ["ärger", "über", "größ"]);
+        assert_eq!(all_words("创建仓库"), ["创建", "建仓", "仓库"]);
+        assert_eq!(all_words("在 CNB 上新建"), ["在", "cnb", "上新", "新建"]);
+        assert_eq!(all_words("仓库list"), ["仓库", "list"]);
     }
 
     #[test]
