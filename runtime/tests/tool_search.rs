@@ -428,3 +428,40 @@ async fn every_tool_pages_out_in_catalog_order_with_the_star_query() {
         "{all}"
     );
 }
+
+#[tokio::test]
+async fn a_task_runs_through_call_tool_as_through_a_direct_call() {
+    let mut tools = catalog();
+    tools.as_array_mut().unwrap().push(
+        json!({"name": "build_report", "description": "Builds the yearly report.",
+        "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}),
+    );
+    let calls: Arc<Mutex<Vec<(usize, Value)>>> = Arc::default();
+    let server = ServerBuilder::new("2025-11-25", tools, Arc::new(Recorder(Arc::clone(&calls))))
+        .tool_search(ToolSearch::new())
+        .build()
+        .unwrap();
+    let mut peer = Peer::new(server, Era::Stateful).await;
+    // Without a task: refused as the direct call is.
+    let direct = peer.call("build_report", json!({})).await;
+    let through = peer
+        .call("call_tool", json!({"name": "build_report"}))
+        .await;
+    assert_eq!(direct["error"]["code"], -32601, "{direct}");
+    assert_eq!(strip_id(&direct), strip_id(&through));
+    // As a task: created, and its result is the tool's.
+    let created = peer
+        .ask(
+            "tools/call",
+            json!({"name": "call_tool", "arguments": {"name": "build_report"}, "task": {}}),
+        )
+        .await;
+    let task = &created["result"]["task"];
+    assert_eq!(task["status"], "working", "{created}");
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    let result = peer.ask("tasks/result", json!({"taskId": id})).await;
+    let text = result["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.starts_with("tool 5 ran"), "{result}");
+}
