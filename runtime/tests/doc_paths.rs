@@ -40,6 +40,7 @@ use mcpgen_runtime::server::http::bind_and_serve;
 use mcpgen_runtime::server::http::serve_with_shutdown;
 use mcpgen_runtime::server::http::HttpConfig;
 use mcpgen_runtime::server::http::HttpService;
+use mcpgen_runtime::server::search;
 use mcpgen_runtime::server::tasks::TaskStore;
 #[cfg(feature = "skills")]
 use mcpgen_runtime::server::Skills;
