@@ -206,6 +206,7 @@ async fn a_search_answers_the_best_matches_full_definitions() {
             json!({"query": "x", "limit": 51}),
             json!({"query": "   "}),
             json!({"query": "x", "page": 2}),
+            json!({"query": "get ".repeat(300)}),
         ] {
             let r = peer.call("search_tools", bad.clone()).await;
             assert_eq!(r["result"]["isError"], true, "{bad}: {r}");

@@ -30,6 +30,9 @@ pub const DEFAULT_RESULTS: usize = 5;
 /// `limit` from `offset` on: how `mcpgen introspect` reads the whole
 /// catalog.
 pub const EVERY_TOOL: &str = "*";
+/// The longest query, in characters (a query costs in proportion to its
+/// words; a task is described in far fewer).
+const MAX_QUERY: usize = 1_000;
 /// The largest `offset` a search takes.
 const MAX_OFFSET: u64 = 100_000;
 
@@ -244,6 +247,11 @@ fn read_arguments(arguments: Option<&Value>) -> Result<(&str, usize, usize), Str
         return Err(format!("{usage}; unknown argument {extra:?}"));
     }
     let query = match arguments.get("query") {
+        Some(Value::String(query)) if query.chars().count() > MAX_QUERY => {
+            return Err(format!(
+                "{usage}; \"query\" has more than {MAX_QUERY} characters: describe the task in fewer words"
+            ))
+        }
         Some(Value::String(query)) if !query.trim().is_empty() => query.as_str(),
         _ => return Err(format!("{usage}; \"query\" is missing or empty")),
     };
