@@ -6,7 +6,7 @@
 //! The names and shapes are FastMCP's (its search transforms), so an agent
 //! that knows one knows the other. Every tool stays callable by its own
 //! name. `call_tool` is unwrapped into the direct call before anything else
-//! reads the request ([`SearchSurface::unwrap_call`]): scopes, validation,
+//! reads the request (`SearchSurface::unwrap_call`): scopes, validation,
 //! rate limits, tasks, progress, cancellation, the audit log and telemetry
 //! all see the tool that runs. Search answers leave out the tools the
 //! caller lacks the scopes for.
