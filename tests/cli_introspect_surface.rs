@@ -43,6 +43,11 @@ impl Drop for HttpServer {
 }
 
 fn http_server(bin: &std::path::Path) -> HttpServer {
+    http_server_with(bin, &[])
+}
+
+/// The server `bin --http` with extra environment variables.
+fn http_server_with(bin: &std::path::Path, env: &[(&str, &str)]) -> HttpServer {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -51,6 +56,7 @@ fn http_server(bin: &std::path::Path) -> HttpServer {
     let addr = format!("127.0.0.1:{port}");
     let child = Command::new(bin)
         .args(["--http", &addr])
+        .envs(env.iter().copied())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -62,7 +68,8 @@ fn http_server(bin: &std::path::Path) -> HttpServer {
     while TcpStream::connect(&addr).is_err() {
         assert!(
             Instant::now() < deadline,
-            "notes-server --http {addr} did not start listening"
+            "{} --http {addr} did not start listening",
+            bin.display()
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -354,37 +361,8 @@ fn introspect_reads_the_whole_catalog_of_a_search_surface() {
         check_run.stdout, check_run.stderr
     );
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
-    let child = Command::new(&bin)
-        .args(["--http", &addr])
-        .env("WEATHER_TOOL_SURFACE", "search")
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let _server = HttpServer {
-        child,
-        url: format!("http://{addr}/mcp"),
-    };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while TcpStream::connect(&addr).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "weather-server did not start listening"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let r = run(mcpgen(tmp.path()).args([
-        "introspect",
-        "--timeout",
-        "30",
-        "--url",
-        &format!("http://{addr}/mcp"),
-    ]));
+    let server = http_server_with(&bin, &[("WEATHER_TOOL_SURFACE", "search")]);
+    let r = run(mcpgen(tmp.path()).args(["introspect", "--timeout", "30", "--url", &server.url]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let manifest: Value = serde_json::from_str(&r.stdout).unwrap();
     check(&manifest, "HTTP");
