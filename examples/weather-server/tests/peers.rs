@@ -198,7 +198,13 @@ impl HttpServer {
 
     /// The server with extra environment variables.
     fn start_with(env: &[(&str, &str)]) -> Self {
+        Self::start_with_args(&[], env)
+    }
+
+    /// The server with extra flags and environment variables.
+    fn start_with_args(args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(server_exe())
+            .args(args)
             .args(["--http", "127.0.0.1:0"])
             .env("RUST_BACKTRACE", "1")
             .envs(env.iter().copied())
@@ -320,6 +326,45 @@ const PY_CALLS: &[(&str, &str)] = &[
     ("simulate_failure", r#"{"mode":"tool_error"}"#),
 ];
 
+/// Runs the py_client.py `command` against the server started with
+/// `flags` (a stdio child of the driver, or an HTTP server of this test
+/// given the same flags), asserts it succeeded and returns its output
+/// lines, the context for messages and how long it took.
+fn run_python(
+    mut command: Command,
+    via: Via,
+    flags: &[&str],
+    what: &str,
+) -> (Vec<Value>, String, Duration) {
+    let server = match via {
+        Via::Stdio => {
+            command.args(["--stdio", server_exe()]).args(flags);
+            None
+        }
+        Via::Http => {
+            let server = HttpServer::start_with_args(flags, &[]);
+            command.args(["--url", &server.url]);
+            Some(server)
+        }
+    };
+    let out = run(command, &format!("Python SDK {what} over {via:?}"));
+    let server_log = server.as_ref().map(HttpServer::stderr).unwrap_or_default();
+    let context = format!(
+        "stdout:\n{}\nstderr:\n{}\nHTTP server stderr:\n{server_log}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.success,
+        "py_client.py {what} over {via:?} failed\n{context}"
+    );
+    let lines = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{context}")))
+        .collect();
+    (lines, context, out.elapsed)
+}
+
 /// Runs py_client.py in `mode` against the server (a stdio child of the
 /// driver, or an HTTP server of this test) and checks every line it printed.
 fn python_client(mode: &str, via: Via, expected_version: &str) {
@@ -334,35 +379,7 @@ fn python_client(mode: &str, via: Via, expected_version: &str) {
     for (name, args) in PY_CALLS {
         command.args(["--call", name, "--args", args]);
     }
-    let server = match via {
-        Via::Stdio => {
-            command.args(["--stdio", server_exe()]);
-            None
-        }
-        Via::Http => {
-            let server = HttpServer::start();
-            command.args(["--url", &server.url]);
-            Some(server)
-        }
-    };
-    let out = run(
-        command,
-        &format!("Python SDK client --mode {mode} over {via:?}"),
-    );
-    let server_log = server.as_ref().map(HttpServer::stderr).unwrap_or_default();
-    let context = format!(
-        "stdout:\n{}\nstderr:\n{}\nHTTP server stderr:\n{server_log}",
-        out.stdout, out.stderr
-    );
-    assert!(
-        out.success,
-        "py_client.py --mode {mode} over {via:?} failed\n{context}"
-    );
-    let lines: Vec<Value> = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{context}")))
-        .collect();
+    let (lines, context, elapsed) = run_python(command, via, &[], &format!("--mode {mode}"));
     assert_eq!(
         lines.len(),
         2 + PY_CALLS.len(),
@@ -439,10 +456,7 @@ fn python_client(mode: &str, via: Via, expected_version: &str) {
         text(failure),
         "weather station offline: sensor 7 not responding"
     );
-    eprintln!(
-        "Python SDK client --mode {mode} over {via:?}: ok ({:.2?})",
-        out.elapsed
-    );
+    eprintln!("Python SDK client --mode {mode} over {via:?}: ok ({elapsed:.2?})");
 }
 
 /// An agent's flow against the search tool surface
@@ -473,35 +487,9 @@ fn python_search_flow(mode: &str, via: Via) {
     for (name, args) in calls {
         command.args(["--call", name, "--args", args]);
     }
-    let server = match via {
-        Via::Stdio => {
-            command.args(["--stdio", server_exe(), "--tool-surface", "search"]);
-            None
-        }
-        Via::Http => {
-            let server = HttpServer::start_with(&[("WEATHER_TOOL_SURFACE", "search")]);
-            command.args(["--url", &server.url]);
-            Some(server)
-        }
-    };
-    let out = run(
-        command,
-        &format!("Python SDK search flow --mode {mode} over {via:?}"),
-    );
-    let server_log = server.as_ref().map(HttpServer::stderr).unwrap_or_default();
-    let context = format!(
-        "stdout:\n{}\nstderr:\n{}\nHTTP server stderr:\n{server_log}",
-        out.stdout, out.stderr
-    );
-    assert!(
-        out.success,
-        "search flow --mode {mode} over {via:?} failed\n{context}"
-    );
-    let lines: Vec<Value> = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{context}")))
-        .collect();
+    let flags = ["--tool-surface", "search"];
+    let (lines, context, elapsed) =
+        run_python(command, via, &flags, &format!("search flow --mode {mode}"));
     assert_eq!(lines.len(), 2 + calls.len(), "one line per step\n{context}");
     let listed = lines[1]["tools"].as_array().unwrap();
     assert_eq!(names(listed), ["search_tools", "call_tool"], "{context}");
@@ -522,10 +510,7 @@ fn python_search_flow(mode: &str, via: Via) {
         "through call_tool\n{context}"
     );
     assert_eq!(text(&lines[4]["result"]), expected, "by name\n{context}");
-    eprintln!(
-        "Python SDK search flow --mode {mode} over {via:?}: ok ({:.2?})",
-        out.elapsed
-    );
+    eprintln!("Python SDK search flow --mode {mode} over {via:?}: ok ({elapsed:.2?})");
 }
 
 #[test]
