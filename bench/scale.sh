@@ -57,24 +57,11 @@ for doc in "$shared"/openapi/*.json "$shared"/openapi/*.yaml "$shared"/openapi/*
         exit 1
     }
 done
-python3 - "$shared" "$work" "${sizes[@]}" <<'PY'
+python3 bench/catalog.py "$shared" "$work" "${sizes[@]}"
+python3 - "$work" <<'PY'
 import json, pathlib, sys
-shared, work, sizes = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), [int(n) for n in sys.argv[3:]]
-files = sorted((shared / "manifests").glob("*.json")) + sorted((shared / "manifests" / "real").glob("*.json"))
-files += sorted(work.glob("openapi-*.tools.json"))
-pool, seen = [], set()
-for path in files:
-    for tool in json.loads(path.read_text()).get("tools", []):
-        name, k = tool["name"], 2
-        while tool["name"] in seen:
-            tool = dict(tool, name=f"{name}_{k}")
-            k += 1
-        seen.add(tool["name"])
-        pool.append(tool)
-for n in sizes:
-    if n > len(pool):
-        sys.exit(f"bench/scale.sh: {n} tools asked for, and only {len(pool)} distinct real tools exist")
-    (work / f"tools-{n}.json").write_text(json.dumps({"tools": pool[:n]}))
+work = pathlib.Path(sys.argv[1])
+pool = json.loads((work / "pool.json").read_text())["tools"]
 # Two warm-up crates build the dependencies in both feature sets the
 # scaffolds use: a plain tool, and one that calls an API (`upstream`, TLS).
 plain = next(t for t in pool if "x-mcpgen" not in t)

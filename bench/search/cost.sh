@@ -29,23 +29,7 @@ for doc in "$shared"/openapi/*.json "$shared"/openapi/*.yaml "$shared"/openapi/*
     [ -f "$doc" ] || continue
     "$target/mcpgen" import openapi "$doc" --out "$work/openapi-$(basename "$doc").tools.json" 2>>"$work/import.log"
 done
-python3 - "$shared" "$work" "${sizes[@]}" <<'PY'
-import json, pathlib, sys
-shared, work, sizes = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), [int(n) for n in sys.argv[3:]]
-files = sorted((shared / "manifests").glob("*.json")) + sorted((shared / "manifests" / "real").glob("*.json"))
-files += sorted(work.glob("openapi-*.tools.json"))
-pool, seen = [], set()
-for path in files:
-    for tool in json.loads(path.read_text()).get("tools", []):
-        name, k = tool["name"], 2
-        while tool["name"] in seen:
-            tool = dict(tool, name=f"{name}_{k}")
-            k += 1
-        seen.add(tool["name"])
-        pool.append(tool)
-for n in sizes:
-    (work / f"tools-{n}.json").write_text(json.dumps({"tools": pool[:n]}))
-PY
+python3 bench/catalog.py "$shared" "$work" "${sizes[@]}"
 
 total_of() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }'; }
 echo "| tools | \`tools/list\`, every tool | \`tools/list\`, search surface | \`search_tools\` answer (5 tools) | instructions per query |"
