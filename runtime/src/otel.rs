@@ -30,6 +30,8 @@ mod telemetry;
 pub use metrics::enable_metrics;
 pub use telemetry::{Telemetry, TelemetryError};
 
+use crate::revision::method::{Method, Target};
+
 /// The `tracing` target of the request spans.
 pub const TARGET: &str = "mcpgen::otel";
 
@@ -61,9 +63,9 @@ pub(crate) fn span_name(method: &str, target: Option<&str>) -> String {
 /// The attribute that names what a request is about, for the methods that
 /// name one: the tool of `tools/call`, the prompt of `prompts/get`.
 pub(crate) fn target_key(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/call" => Some("gen_ai.tool.name"),
-        "prompts/get" => Some("gen_ai.prompt.name"),
+    match Method::of(method)?.target()? {
+        Target::Tool => Some("gen_ai.tool.name"),
+        Target::Prompt => Some("gen_ai.prompt.name"),
         _ => None,
     }
 }
@@ -73,7 +75,7 @@ pub(crate) fn target_key(method: &str) -> Option<&'static str> {
 /// `gen_ai.prompt.name`).
 pub(crate) fn record_target(span: &tracing::Span, method: &str, target: Option<&str>) {
     span.record("otel.name", span_name(method, target).as_str());
-    if method == "tools/call" {
+    if Method::of(method) == Some(Method::ToolsCall) {
         span.record("gen_ai.operation.name", "execute_tool");
     }
     if let (Some(key), Some(target)) = (target_key(method), target) {

@@ -6,7 +6,10 @@
 //! `_meta` keys and error codes of the stateless era.
 //!
 //! The server engine, the client engine and the generator all read this
-//! table; nothing else hard-codes revision knowledge.
+//! table; nothing else hard-codes revision knowledge. [`method`] is the
+//! table of methods: which era each belongs to and what it names.
+
+pub mod method;
 
 /// How a revision establishes who is talking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -103,3 +103,58 @@ fn the_server_the_client_and_the_transports_keep_to_their_roles() {
         }
     }
 }
+
+/// The source files under `dir`, with their text.
+fn sources(dir: &Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            out.push((path, text));
+        }
+    }
+}
+
+#[test]
+fn method_names_are_spelt_only_in_the_method_table() {
+    use mcpgen_runtime::revision::method::Method;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let table = src.join("revision").join("method.rs");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    assert!(files.len() > 100, "the reader saw only {} files", files.len());
+    let spelt = |line: &str| {
+        Method::ALL
+            .iter()
+            .any(|m| line.contains(&format!("\"{}\"", m.name())))
+    };
+    // The reader finds the names where they belong: one per method.
+    let in_table = std::fs::read_to_string(&table).unwrap();
+    assert_eq!(
+        in_table.lines().filter(|l| spelt(l)).count(),
+        Method::ALL.len()
+    );
+    let mut stray = Vec::new();
+    for (path, text) in &files {
+        if *path == table {
+            continue;
+        }
+        // The code, not its unit tests (which speak the wire as it is).
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            if spelt(line) {
+                stray.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        stray.is_empty(),
+        "method names spelt outside revision/method.rs (use `Method`):\n{}",
+        stray.join("\n")
+    );
+}

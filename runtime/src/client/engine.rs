@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 use super::error::ClientError;
 use super::options::{CallOptions, ClientOptions, GarbagePolicy, Progress, ProgressCallback};
 use crate::jsonrpc::{human_size, Unreadable};
+use crate::revision::method::Method;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
 /// Messages waiting for the writer above which answers to the server's
@@ -277,7 +278,7 @@ impl Shared {
         let mut guard = CancelOnDrop {
             shared: self,
             id,
-            armed: method != "initialize",
+            armed: Method::of(method) != Some(Method::Initialize),
         };
         let after = options.timeout.unwrap_or(self.options.default_timeout);
         match tokio::time::timeout(after, rx).await {
@@ -291,7 +292,9 @@ impl Shared {
             }
             Err(_) => {
                 guard.armed = false;
-                if self.lock().pending.remove(&id).is_some() && method != "initialize" {
+                if self.lock().pending.remove(&id).is_some()
+                    && Method::of(method) != Some(Method::Initialize)
+                {
                     self.cancel(id, &format!("timed out after {after:?}"));
                 }
                 Err(ClientError::Timeout {
@@ -404,7 +407,7 @@ impl Shared {
     fn cancel(&self, id: i64, reason: &str) {
         // Best effort: if the connection is gone there is nothing to cancel.
         let _ = self.notify(
-            "notifications/cancelled",
+            Method::Cancelled.name(),
             Some(json!({ "requestId": id, "reason": reason })),
         );
     }
@@ -566,7 +569,7 @@ impl Shared {
                 "code": crate::jsonrpc::INVALID_REQUEST,
                 "message": format!("Invalid request: \"id\" must be a string or an integer, got {id}"),
             }})
-        } else if method == "ping" {
+        } else if Method::of(method) == Some(Method::Ping) {
             json!({ "jsonrpc": "2.0", "id": id, "result": {} })
         } else if let Some(handler) = self
             .options
@@ -624,8 +627,8 @@ impl Shared {
                 return;
             }
         }
-        match method {
-            "notifications/progress" => {
+        match Method::of(method) {
+            Some(Method::Progress) => {
                 let token = params.get("progressToken");
                 let id = token.and_then(|t| {
                     t.as_i64()
@@ -654,11 +657,11 @@ impl Shared {
                         .map(str::to_owned),
                 });
             }
-            "notifications/message" => {
+            Some(Method::LogMessage) => {
                 tracing::info!(level = ?params.get("level"), data = ?params.get("data"), "mcp server log");
             }
             _ => {
-                if method == "notifications/tasks/status" {
+                if Method::of(method) == Some(Method::TaskStatus) {
                     self.statuses
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())

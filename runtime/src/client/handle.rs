@@ -22,6 +22,7 @@ use super::subscription::Subscription;
 use super::surface::decode;
 use super::tasks::{ResultDecoder, TaskStart, ToolStart};
 use super::{handshake, subscription, tasks, tools};
+use crate::revision::method::Method;
 use crate::transport::Transport;
 
 /// A client connection over any [`Transport`]. Cheap to clone; the
@@ -145,7 +146,8 @@ impl Client {
         &self,
         options: &CallOptions,
     ) -> Result<Vec<Value>, ClientError> {
-        self.list_all("tools/list", "tools", options).await
+        self.list_all(Method::ToolsList.name(), "tools", options)
+            .await
     }
 
     /// Asks a server with the search tool surface (`search_tools`) for
@@ -290,8 +292,9 @@ impl Client {
         })?;
         let params = json!({ "name": name, "arguments": arguments });
         decode(
-            "prompts/get",
-            self.request("prompts/get", Some(params), options).await?,
+            Method::PromptsGet.name(),
+            self.request(Method::PromptsGet.name(), Some(params), options)
+                .await?,
         )
     }
 
@@ -302,9 +305,13 @@ impl Client {
         options: &CallOptions,
     ) -> Result<R, ClientError> {
         decode(
-            "resources/read",
-            self.request("resources/read", Some(json!({ "uri": uri })), options)
-                .await?,
+            Method::ResourcesRead.name(),
+            self.request(
+                Method::ResourcesRead.name(),
+                Some(json!({ "uri": uri })),
+                options,
+            )
+            .await?,
         )
     }
 
@@ -353,13 +360,13 @@ impl Client {
             params["context"] = json!({ "arguments": context });
         }
         let mut result = self
-            .request("completion/complete", Some(params), options)
+            .request(Method::Complete.name(), Some(params), options)
             .await?;
         let completion = result
             .get_mut("completion")
             .map(Value::take)
             .unwrap_or(Value::Null);
-        decode("completion/complete", completion)
+        decode(Method::Complete.name(), completion)
     }
 
     // Notifications of resource changes.
@@ -373,9 +380,13 @@ impl Client {
         uri: &str,
         options: &CallOptions,
     ) -> Result<(), ClientError> {
-        self.request("resources/subscribe", Some(json!({ "uri": uri })), options)
-            .await
-            .map(drop)
+        self.request(
+            Method::Subscribe.name(),
+            Some(json!({ "uri": uri })),
+            options,
+        )
+        .await
+        .map(drop)
     }
 
     /// Ends the subscription to `uri`.
@@ -385,7 +396,7 @@ impl Client {
         options: &CallOptions,
     ) -> Result<(), ClientError> {
         self.request(
-            "resources/unsubscribe",
+            Method::Unsubscribe.name(),
             Some(json!({ "uri": uri })),
             options,
         )

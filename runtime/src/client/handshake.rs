@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 use super::engine::{Negotiated, Shared};
 use super::error::ClientError;
 use super::options::CallOptions;
+use crate::revision::method::Method;
 
 /// True for revisions that have no `initialize` (the stateless era of the
 /// revision table).
@@ -139,7 +140,7 @@ async fn discover(
     shared.add_stateless_meta(&mut meta, offer);
     let result = shared
         .request(
-            "server/discover",
+            Method::Discover.name(),
             Some(json!({ "_meta": meta })),
             &CallOptions::new(),
         )
@@ -186,7 +187,7 @@ async fn initialize_with(
         "clientInfo": shared.options.client_info,
     });
     let result = shared
-        .request("initialize", Some(params), &CallOptions::new())
+        .request(Method::Initialize.name(), Some(params), &CallOptions::new())
         .await?;
     let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
         return Err(ClientError::unexpected(format!(
@@ -201,7 +202,7 @@ async fn initialize_with(
             supported: supported.to_vec(),
         });
     }
-    shared.notify("notifications/initialized", None)?;
+    shared.notify(Method::Initialized.name(), None)?;
     Ok(Negotiated {
         protocol_version: version.to_owned(),
         server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::RpcError;
+use crate::revision::method::Method;
 
 /// One handler: the request's params in, its result out.
 pub type RequestHandler = Arc<
@@ -89,10 +90,10 @@ impl ClientHandlers {
 
     /// The handler of a server request's method, if any.
     pub(crate) fn for_method(&self, method: &str) -> Option<&RequestHandler> {
-        match method {
-            "sampling/createMessage" => self.sampling.as_ref(),
-            "elicitation/create" => self.elicitation.as_ref(),
-            "roots/list" => self.roots.as_ref(),
+        match Method::of(method)? {
+            Method::CreateMessage => self.sampling.as_ref(),
+            Method::Elicit => self.elicitation.as_ref(),
+            Method::RootsList => self.roots.as_ref(),
             _ => None,
         }
     }

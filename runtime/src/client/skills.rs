@@ -12,6 +12,7 @@
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
+use crate::revision::method::Method;
 use crate::skills::{self, SkillEntry, SkillResources, EXTENSION};
 
 use super::engine::Shared;
@@ -64,7 +65,7 @@ pub(super) fn declared(shared: &Shared) -> (bool, bool) {
 /// skill file.
 pub(super) async fn list(shared: &Shared) -> Result<Vec<SkillEntry>, ClientError> {
     let options = CallOptions::new();
-    let items = tools::list_all(shared, "skills/list", "skills", &options).await?;
+    let items = tools::list_all(shared, Method::SkillsList.name(), "skills", &options).await?;
     items
         .into_iter()
         .enumerate()
@@ -80,7 +81,11 @@ pub(super) async fn list(shared: &Shared) -> Result<Vec<SkillEntry>, ClientError
 pub(super) async fn get(shared: &Shared, uri: &str) -> Result<SkillEntry, ClientError> {
     let options = CallOptions::new();
     let mut result = shared
-        .request("skills/get", Some(json!({ "uri": uri })), &options)
+        .request(
+            Method::SkillsGet.name(),
+            Some(json!({ "uri": uri })),
+            &options,
+        )
         .await?;
     let skill = result.get_mut("skill").map(Value::take).ok_or_else(|| {
         ClientError::unexpected(format!("skills/get of {uri}: the result has no `skill`"))
@@ -153,7 +158,11 @@ pub(super) async fn read_file(
     };
     let options = CallOptions::new();
     let result = shared
-        .request("resources/read", Some(json!({ "uri": uri })), &options)
+        .request(
+            Method::ResourcesRead.name(),
+            Some(json!({ "uri": uri })),
+            &options,
+        )
         .await?;
     let bytes = content_bytes(&result, uri).map_err(unverified)?;
     if let Some(file) = listed {
@@ -193,7 +202,7 @@ pub(super) async fn read_directory(shared: &Shared, uri: &str) -> Result<Vec<Val
             params["cursor"] = json!(c);
         }
         let mut page = shared
-            .request("resources/directory/read", Some(params), &options)
+            .request(Method::DirectoryRead.name(), Some(params), &options)
             .await?;
         match page.get_mut("resources").map(Value::take) {
             Some(Value::Array(items)) => children.extend(items),

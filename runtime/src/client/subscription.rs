@@ -14,13 +14,14 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::engine::{Reply, ServerNotification, Shared};
 use super::error::ClientError;
+use crate::revision::method::Method;
 
 /// Notifications a subscription holds before the application reads them;
 /// more are dropped (with a warning) rather than buffered without bound.
 const QUEUE: usize = 256;
 
 /// The acknowledgment the server sends first on a subscription.
-const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+const ACKNOWLEDGED: &str = Method::Acknowledged.name();
 
 /// An open `subscriptions/listen` stream.
 pub struct Subscription {
@@ -40,7 +41,7 @@ pub(super) async fn listen(
 ) -> Result<Subscription, ClientError> {
     let (tx, mut events) = mpsc::channel(QUEUE);
     let (id, mut ended) = shared.start(
-        "subscriptions/listen",
+        Method::Listen.name(),
         Some(json!({ "notifications": filter })),
         None,
         Some(tx),
@@ -90,7 +91,7 @@ pub(super) async fn listen(
             })
         }
         Err(_) => Err(ClientError::Timeout {
-            method: "subscriptions/listen".into(),
+            method: Method::Listen.name().into(),
             id,
             after,
         }),

@@ -20,6 +20,7 @@ use super::engine::Shared;
 use super::error::ClientError;
 use super::options::CallOptions;
 use super::schemas::ToolSchemas;
+use crate::revision::method::Method;
 
 /// What starting a tool call gave.
 #[derive(Debug)]
@@ -85,7 +86,7 @@ pub(super) async fn start_tool<'c>(
         params["task"] = Value::Object(task);
     }
     let result = shared
-        .request("tools/call", Some(params), &CallOptions::new())
+        .request(Method::ToolsCall.name(), Some(params), &CallOptions::new())
         .await?;
     let task = match (stateless, result.get("resultType").and_then(Value::as_str)) {
         (true, Some("task")) => result,
@@ -155,7 +156,7 @@ impl ToolTask<'_> {
         self.last = self
             .shared
             .request(
-                "tasks/get",
+                Method::TasksGet.name(),
                 Some(json!({ "taskId": self.id })),
                 &CallOptions::new(),
             )
@@ -195,7 +196,11 @@ impl ToolTask<'_> {
     pub async fn supply(&self, responses: Map<String, Value>) -> Result<(), ClientError> {
         let params = json!({ "taskId": self.id, "inputResponses": responses });
         self.shared
-            .request("tasks/update", Some(params), &CallOptions::new())
+            .request(
+                Method::TasksUpdate.name(),
+                Some(params),
+                &CallOptions::new(),
+            )
             .await
             .map(drop)
     }
@@ -204,7 +209,7 @@ impl ToolTask<'_> {
     pub async fn cancel(&self) -> Result<(), ClientError> {
         self.shared
             .request(
-                "tasks/cancel",
+                Method::TasksCancel.name(),
                 Some(json!({ "taskId": self.id })),
                 &CallOptions::new(),
             )
@@ -222,7 +227,7 @@ impl ToolTask<'_> {
             let result = self
                 .shared
                 .request(
-                    "tasks/result",
+                    Method::TasksResult.name(),
                     Some(json!({ "taskId": self.id })),
                     &CallOptions::new(),
                 )
@@ -242,7 +247,7 @@ impl ToolTask<'_> {
                 "failed" => {
                     let error = self.last.get("error").cloned().unwrap_or_default();
                     return Err(ClientError::Protocol {
-                        method: "tools/call".into(),
+                        method: Method::ToolsCall.name().into(),
                         code: error
                             .get("code")
                             .and_then(Value::as_i64)
@@ -276,7 +281,7 @@ impl ToolTask<'_> {
                     };
                     let responses = handlers.answer_all(&requests).await.map_err(|e| {
                         ClientError::Protocol {
-                            method: "tasks/update".into(),
+                            method: Method::TasksUpdate.name().into(),
                             code: e.code,
                             message: format!(
                                 "cannot answer the task's input request: {}",

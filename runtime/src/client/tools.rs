@@ -10,6 +10,7 @@
 use serde_json::{json, Value};
 
 use crate::jsonrpc::json_len;
+use crate::revision::method::Method;
 
 use super::engine::Shared;
 use super::error::ClientError;
@@ -24,7 +25,9 @@ pub(super) async fn call_tool(
     options: &CallOptions,
 ) -> Result<Value, ClientError> {
     let params = json!({ "name": name, "arguments": arguments });
-    let mut result = shared.request("tools/call", Some(params), options).await?;
+    let mut result = shared
+        .request(Method::ToolsCall.name(), Some(params), options)
+        .await?;
     let Some(obj) = result.as_object_mut() else {
         return Err(ClientError::InvalidOutput {
             tool: name.to_owned(),

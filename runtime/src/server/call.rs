@@ -18,11 +18,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, member, RpcError};
+use crate::revision::method::Method;
 use crate::revision::{codes, meta, ValidationStyle};
 use crate::schema::{describe, FieldError};
 use crate::server::audit::{self, Outcome};
 use crate::server::cancel::CancellationToken;
-use crate::server::context::{ClientIdentity, ContextParts, RequestContext, Sink};
+use crate::server::context::{ClientIdentity, ContextParts, RequestContext, Sink, TaskPort};
 use crate::server::limits::{LimitScope, OnStoreError, RateLimit};
 use crate::server::mrtr::{Retry, Rounds};
 use crate::server::peer::Channel;
@@ -156,7 +157,7 @@ pub(super) async fn run(
     let channel = match core.channel(
         session,
         scope,
-        "tools/call",
+        Method::ToolsCall.name(),
         &call.entry.name,
         &arguments,
         retry,
@@ -186,7 +187,7 @@ pub(super) async fn run(
     .with_notifier(crate::server::notifier::Notifier::new(Arc::clone(
         &core.listeners,
     )))
-    .with_task(link.map(|l| l as Arc<dyn std::any::Any + Send + Sync>));
+    .with_task(link.map(|l| l as Arc<dyn TaskPort>));
     let running = call.invoke(index, arguments, ctx);
     match Call::wait(running, &token, rounds.as_deref()).await {
         Ran::Done(invoked) => Some(call.answer(invoked)),

@@ -3,21 +3,27 @@
 //! revision it is served in and an extensions slot (HTTP request parts, an
 //! authenticated principal), requests to the client (see [`crate::server::peer`])
 //! and the change notifier; [`Sink`] (from [`crate::server::sink`]) is where a
-//! request's messages go before its final reply.
+//! request's messages go before its final reply. A task-supporting tool's
+//! handler also gets a [`TaskContext`], whose work [`TaskPort`] names and
+//! the tasks module does (`server/tasks/link.rs`).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use crate::jsonrpc;
+use crate::revision::method::Method;
 use crate::server::cancel::CancellationToken;
 use crate::server::extras::Extras;
 pub use crate::server::extras::Principal;
 use crate::server::notifier::Notifier;
 use crate::server::outbound::Channel;
 use crate::server::peer::{
-    ElicitForm, Elicitation, Keyed, Peer, PeerError, Root, SampleRequest, SampleResponse,
+    decode_elicitation, ElicitForm, Elicitation, Keyed, Peer, PeerError, Root, SampleRequest,
+    SampleResponse,
 };
 pub use crate::server::sink::Sink;
 
@@ -123,12 +129,116 @@ pub struct RequestContext {
     channel: Channel,
     /// Announces run-time changes (see [`crate::server::notifier`]).
     notifier: Option<Notifier>,
-    /// The task this call may become, kept for [`crate::server::tasks`] (which
-    /// reads it back as its own type: this module does not import it).
-    task: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// The task this call may become (see [`TaskContext`]).
+    task: Option<Arc<dyn TaskPort>>,
     /// The call's arguments as sent, for a tool that calls an HTTP API
     /// (set by the generated dispatch; see [`RequestContext::arguments`]).
     arguments: Option<Value>,
+}
+
+/// A future a [`TaskPort`] returns.
+pub(crate) type PortFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What the tasks module does for a [`TaskContext`]: this module sits
+/// below it and names none of its types.
+pub(crate) trait TaskPort: Send + Sync + std::fmt::Debug {
+    /// The task's id, once the call became a task.
+    fn id(&self) -> Option<&str>;
+    /// Makes the call a task now (if it is not one yet) and gives its id.
+    fn start(&self) -> PortFuture<'_, &str>;
+    /// Sets the task's `statusMessage` (once it is a task; before, nothing).
+    fn status_message(&self, message: String) -> PortFuture<'_, ()>;
+    /// Sends `method` with `params` to the client of `ctx` as input of the
+    /// task under `key`, needing the client's `capability`, and gives the
+    /// answer.
+    fn ask<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        key: &'a str,
+        capability: &'static str,
+        method: Method,
+        params: Value,
+    ) -> PortFuture<'a, Result<Value, PeerError>>;
+}
+
+/// A task-supporting tool's view of its task: its id, status messages,
+/// input asked of the client while the task runs, and cancellation (the
+/// request context's token is tripped by `tasks/cancel`).
+#[derive(Debug, Clone)]
+pub struct TaskContext {
+    link: Arc<dyn TaskPort>,
+    ctx: RequestContext,
+}
+
+impl TaskContext {
+    /// The request context of the call.
+    pub fn request(&self) -> &RequestContext {
+        &self.ctx
+    }
+
+    /// The task's id, once the call became a task.
+    pub fn id(&self) -> Option<&str> {
+        self.link.id()
+    }
+
+    /// Makes the call a task now (if it is not one yet) and gives its id.
+    pub async fn start(&self) -> &str {
+        self.link.start().await
+    }
+
+    /// Whether the client cancelled the task.
+    pub fn is_cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+
+    /// Completes when the client cancels the task.
+    pub async fn cancelled(&self) {
+        self.ctx.cancelled().await
+    }
+
+    /// Sets the task's `statusMessage` (once it is a task; before, nothing).
+    pub async fn status(&self, message: &str) {
+        self.link.status_message(message.to_owned()).await
+    }
+
+    /// Asks the user to fill in the form `T` under `key`.
+    pub async fn elicit<T: ElicitForm>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Elicitation<T>, PeerError> {
+        self.elicit_with(key, message, T::requested_schema()).await
+    }
+
+    /// Asks the user to fill in a form with `schema` under `key`; accepted
+    /// content decodes into `T`.
+    pub async fn elicit_with<T: DeserializeOwned>(
+        &self,
+        key: &str,
+        message: &str,
+        schema: Value,
+    ) -> Result<Elicitation<T>, PeerError> {
+        let params = json!({ "mode": "form", "message": message, "requestedSchema": schema });
+        let raw = self
+            .link
+            .ask(&self.ctx, key, "elicitation", Method::Elicit, params)
+            .await?;
+        decode_elicitation(raw, true).map_err(PeerError::InvalidResponse)
+    }
+
+    /// Asks the client's model for a completion under `key`.
+    pub async fn sample(
+        &self,
+        key: &str,
+        request: SampleRequest,
+    ) -> Result<SampleResponse, PeerError> {
+        let params = Value::Object(request.params().clone());
+        let raw = self
+            .link
+            .ask(&self.ctx, key, "sampling", Method::CreateMessage, params)
+            .await?;
+        SampleResponse::decode(raw).map_err(PeerError::InvalidResponse)
+    }
 }
 
 /// The parts of a [`RequestContext`] the engine fills in.
@@ -167,14 +277,18 @@ impl RequestContext {
     }
 
     /// The context of a call that may become a task.
-    pub(crate) fn with_task(mut self, link: Option<Arc<dyn std::any::Any + Send + Sync>>) -> Self {
+    pub(crate) fn with_task(mut self, link: Option<Arc<dyn TaskPort>>) -> Self {
         self.task = link;
         self
     }
 
-    /// What [`RequestContext::with_task`] set.
-    pub(crate) fn task_slot(&self) -> Option<&Arc<dyn std::any::Any + Send + Sync>> {
-        self.task.as_ref()
+    /// The task side of a call to a task-supporting tool whose client
+    /// supports tasks; `None` when the call runs inline only.
+    pub fn task(&self) -> Option<TaskContext> {
+        Some(TaskContext {
+            link: Arc::clone(self.task.as_ref()?),
+            ctx: self.clone(),
+        })
     }
 
     /// The context with requests to the client going through `channel`.
@@ -334,7 +448,7 @@ impl RequestContext {
             params.insert("logger".into(), Value::from(logger));
         }
         params.insert("data".into(), data);
-        let text = jsonrpc::notification("notifications/message", &Value::Object(params));
+        let text = jsonrpc::notification(Method::LogMessage.name(), &Value::Object(params));
         let _ = self.sink.send(text).await;
     }
 
@@ -362,7 +476,7 @@ impl RequestContext {
         if let Some(message) = message {
             params.insert("message".into(), Value::from(message));
         }
-        let text = jsonrpc::notification("notifications/progress", &Value::Object(params));
+        let text = jsonrpc::notification(Method::Progress.name(), &Value::Object(params));
         // A closed connection is not the handler's problem.
         let _ = self.sink.send(text).await;
     }

@@ -19,6 +19,7 @@ use std::task::Poll;
 use serde_json::Value;
 
 use crate::jsonrpc::{self, Incoming, RpcError};
+use crate::revision::method::Method;
 use crate::server::catch::panic_message;
 use crate::server::context::Sink;
 use crate::server::extras::Extras;
@@ -235,7 +236,7 @@ impl Server {
         extras: &Arc<Extras>,
         in_batch: bool,
     ) -> Handled {
-        if in_batch && method == "initialize" {
+        if in_batch && Method::of(method) == Some(Method::Initialize) {
             let error =
                 RpcError::invalid_request("initialize must not be part of a JSON-RPC batch");
             return Handled::Reply(Reply::error(&id, &error));
@@ -258,7 +259,7 @@ impl Server {
         };
         // `call_tool` becomes the call it asks for before scopes, telemetry
         // or the call pipeline read the request.
-        if let (Some(search), "tools/call") = (&self.core.search, method) {
+        if let (Some(search), Some(Method::ToolsCall)) = (&self.core.search, Method::of(method)) {
             if let Err(error) = search.unwrap_call(&mut params) {
                 return Handled::Reply(Reply::error(&id, &error));
             }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, field, member, RpcError};
+use crate::revision::method::Method;
 use crate::revision::{self, codes, meta, Era};
 use crate::server::context::{ClientIdentity, LogLevel};
 use crate::server::cursor;
@@ -36,7 +37,7 @@ use super::authz::Authz;
 use super::config::{AccessHook, CacheHint, CacheScope, OutputHook, ServerConfig};
 use super::params::Params;
 use super::reply::Reply;
-use super::route::{Inline, FIRST_TASK_REVISION};
+use super::route::Inline;
 use super::scope::{CachedScope, Scope};
 use super::session::{IdKey, Session};
 
@@ -75,6 +76,16 @@ pub(crate) struct Core {
     pub(crate) skills: Option<Arc<crate::server::Skills>>,
 }
 
+/// Whether `method` is one of the stateful era's handshake and liveness
+/// messages, which a legacy client sends first and the stateless era
+/// answers with the revisions to use instead.
+fn legacy_handshake(method: &str) -> bool {
+    matches!(
+        Method::of(method),
+        Some(Method::Initialize | Method::Ping | Method::Initialized)
+    )
+}
+
 /// `-32602` for a modern request whose `_meta` lacks a required field.
 fn missing_meta(detail: &str) -> RpcError {
     RpcError::invalid_params(format!(
@@ -100,11 +111,11 @@ impl Core {
     ) -> Result<Scope, RpcError> {
         let names_version = member(request_meta.as_ref(), meta::PROTOCOL_VERSION).is_some();
         let session_era = session.era();
-        let modern = match (session_era, method) {
+        let modern = match (session_era, Method::of(method)) {
             (Some(Era::Stateful), _) => false,
             (Some(Era::Stateless), _) => true,
-            (None, "initialize") => names_version,
-            (None, "server/discover") => true,
+            (None, Some(Method::Initialize)) => names_version,
+            (None, Some(Method::Discover)) => true,
             (None, _) => names_version || self.config.supported_in(Era::Stateful).next().is_none(),
         };
         if !modern {
@@ -122,7 +133,7 @@ impl Core {
                 extras: Arc::clone(extras),
             });
         }
-        if matches!(method, "initialize" | "ping" | "notifications/initialized") {
+        if legacy_handshake(method) {
             // Removed in the stateless era; the message names what to use,
             // as legacy clients have no other way to learn it.
             let supported = self.config.supported_newest_first();
@@ -220,9 +231,7 @@ impl Core {
         cached: &CachedScope,
         extras: &Arc<Extras>,
     ) -> Option<Scope> {
-        if session.era() != Some(Era::Stateless)
-            || matches!(method, "initialize" | "ping" | "notifications/initialized")
-        {
+        if session.era() != Some(Era::Stateless) || legacy_handshake(method) {
             return None;
         }
         Some(Scope {
@@ -348,8 +357,8 @@ impl Core {
 
     /// Reacts to a notification; never answers.
     pub(crate) fn on_notification(&self, session: &Session, method: &str, params: &Params<'_>) {
-        match method {
-            "notifications/cancelled" => {
+        match Method::of(method) {
+            Some(Method::Cancelled) => {
                 let Some(key) = params.get("requestId").map(IdKey::of) else {
                     return;
                 };
@@ -357,8 +366,8 @@ impl Core {
                     tracing::debug!(request = %key, "request cancelled by the client");
                 }
             }
-            "notifications/initialized" => tracing::debug!("client initialized"),
-            other => tracing::debug!(method = other, "ignoring notification"),
+            Some(Method::Initialized) => tracing::debug!("client initialized"),
+            _ => tracing::debug!(method, "ignoring notification"),
         }
     }
 
@@ -402,7 +411,7 @@ impl Core {
         }
         if modern {
             capabilities["extensions"][EXTENSION] = json!({});
-        } else if version >= FIRST_TASK_REVISION {
+        } else if Method::TasksGet.exists_in(Era::Stateful, version) {
             capabilities["tasks"] =
                 json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
         }

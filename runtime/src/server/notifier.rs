@@ -31,6 +31,7 @@ use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::meta;
+use crate::revision::method::Method;
 use crate::server::cancel::CancellationToken;
 use crate::server::sink::Sink;
 
@@ -62,11 +63,11 @@ impl Change {
     /// resource update), as another replica announced it.
     #[cfg_attr(not(feature = "streamable-http"), allow(dead_code))]
     pub(crate) fn from_method(method: &str, uri: Option<String>) -> Option<Self> {
-        Some(match (method, uri) {
-            ("notifications/tools/list_changed", _) => Change::Tools,
-            ("notifications/prompts/list_changed", _) => Change::Prompts,
-            ("notifications/resources/list_changed", _) => Change::Resources,
-            ("notifications/resources/updated", Some(uri)) => Change::Updated(uri),
+        Some(match (Method::of(method)?, uri) {
+            (Method::ToolsChanged, _) => Change::Tools,
+            (Method::PromptsChanged, _) => Change::Prompts,
+            (Method::ResourcesChanged, _) => Change::Resources,
+            (Method::ResourceUpdated, Some(uri)) => Change::Updated(uri),
             _ => return None,
         })
     }
@@ -82,12 +83,13 @@ impl Change {
 
     pub(crate) fn method(&self) -> &'static str {
         match self {
-            Change::Tools => "notifications/tools/list_changed",
-            Change::Prompts => "notifications/prompts/list_changed",
-            Change::Resources => "notifications/resources/list_changed",
-            Change::Updated(_) => "notifications/resources/updated",
-            Change::Task { .. } => "notifications/tasks",
+            Change::Tools => Method::ToolsChanged,
+            Change::Prompts => Method::PromptsChanged,
+            Change::Resources => Method::ResourcesChanged,
+            Change::Updated(_) => Method::ResourceUpdated,
+            Change::Task { .. } => Method::TaskChanged,
         }
+        .name()
     }
 }
 

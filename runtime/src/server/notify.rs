@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::jsonrpc::{self, RpcError};
+use crate::revision::method::Method;
 use crate::revision::{meta, Era};
 use crate::server::context::Sink;
 use crate::server::notifier::{Change, Filter, Listener, Listeners, Takes};
@@ -75,7 +76,7 @@ pub(super) fn subscriptions_listen(
     Handled::Pending(Pending::boxed(async move {
         let ack =
             json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": filter.to_value() });
-        let ack = jsonrpc::notification("notifications/subscriptions/acknowledged", &ack);
+        let ack = jsonrpc::notification(Method::Acknowledged.name(), &ack);
         let token = inflight.token.clone();
         // The acknowledgment is queued before anything for the stream can be.
         let listener = Listener::Stream {

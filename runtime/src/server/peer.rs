@@ -24,6 +24,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::jsonrpc;
+use crate::revision::method::Method;
 use crate::server::cancel::CancellationToken;
 pub(crate) use crate::server::outbound::Channel;
 use crate::server::sink::Sink;
@@ -522,7 +523,7 @@ impl Drop for Abandon<'_> {
         let cancel = json!({ "requestId": self.id, "reason": self.reason });
         let _ = self
             .sink
-            .try_send(jsonrpc::notification("notifications/cancelled", &cancel));
+            .try_send(jsonrpc::notification(Method::Cancelled.name(), &cancel));
     }
 }
 
@@ -550,7 +551,7 @@ impl Peer<'_> {
         self.ask(
             "sampling",
             "sampling",
-            "sampling/createMessage",
+            Method::CreateMessage.name(),
             params,
             SampleResponse::decode,
         )
@@ -575,7 +576,7 @@ impl Peer<'_> {
         self.ask(
             "elicitation",
             "elicitation",
-            "elicitation/create",
+            Method::Elicit.name(),
             Value::Object(params),
             decode,
         )
@@ -600,7 +601,7 @@ impl Peer<'_> {
         self.ask(
             "elicitation.url",
             "elicitation",
-            "elicitation/create",
+            Method::Elicit.name(),
             params,
             decode,
         )
@@ -609,8 +610,14 @@ impl Peer<'_> {
 
     /// The client's roots (`roots/list`).
     pub(crate) async fn list_roots(self) -> Result<Vec<Root>, PeerError> {
-        self.ask("roots", "roots", "roots/list", json!({}), decode_roots)
-            .await
+        self.ask(
+            "roots",
+            "roots",
+            Method::RootsList.name(),
+            json!({}),
+            decode_roots,
+        )
+        .await
     }
 
     /// Whether the client declared `capability` (`elicitation.url`: the

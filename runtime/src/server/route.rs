@@ -3,14 +3,14 @@
 //! once, here; the modules it hands off to match on the typed route,
 //! never on the method's name again.
 
+use crate::revision::method::{Kind, Method, Sender};
+use crate::revision::Era;
+
 use super::scope::Scope;
 
-/// The first revision with tasks (experimental, client-requested).
-pub(super) const FIRST_TASK_REVISION: &str = "2025-11-25";
-
-/// Whether a stateful revision has tasks.
+/// Whether a stateful revision has tasks (from 2025-11-25, experimental).
 pub(super) fn stateful_has_tasks(scope: &Scope) -> bool {
-    &*scope.version >= FIRST_TASK_REVISION
+    Method::TasksGet.exists_in(Era::Stateful, &scope.version)
 }
 
 /// Where a request goes.
@@ -102,10 +102,11 @@ impl Read {
     /// The method's name.
     pub(crate) fn method(self) -> &'static str {
         match self {
-            Self::Resource => "resources/read",
-            Self::Prompt => "prompts/get",
-            Self::Complete => "completion/complete",
+            Self::Resource => Method::ResourcesRead,
+            Self::Prompt => Method::PromptsGet,
+            Self::Complete => Method::Complete,
         }
+        .name()
     }
 }
 
@@ -113,47 +114,59 @@ impl Task {
     /// The method's name.
     pub(crate) fn method(self) -> &'static str {
         match self {
-            Self::Get => "tasks/get",
-            Self::Result => "tasks/result",
-            Self::List => "tasks/list",
-            Self::Update => "tasks/update",
-            Self::Cancel => "tasks/cancel",
+            Self::Get => Method::TasksGet,
+            Self::Result => Method::TasksResult,
+            Self::List => Method::TasksList,
+            Self::Update => Method::TasksUpdate,
+            Self::Cancel => Method::TasksCancel,
         }
+        .name()
     }
 }
 
-/// The route of `method` in the era and revision of `scope`. Tasks
-/// methods exist from 2025-11-25 in the stateful era and with the tasks
-/// extension in the stateless one (which `tasking` checks: a client that
-/// did not negotiate it is told so, not answered "not found").
+/// The route of `method` in the era and revision of `scope`: a request a
+/// client sends, in the era and from the revision the method table gives.
+/// Tasks methods exist from 2025-11-25 in the stateful era and with the
+/// tasks extension in the stateless one (which `tasking` checks: a client
+/// that did not negotiate it is told so, not answered "not found").
 pub(crate) fn route(scope: &Scope, method: &str) -> Route {
     use Route::{Inline as I, Read as R, Task as T};
-    let modern = scope.modern;
-    let tasks = modern || stateful_has_tasks(scope);
-    match (modern, method) {
-        (_, "tools/call") => Route::ToolsCall,
-        (false, "initialize") => I(Inline::Initialize),
-        (false, "ping") => I(Inline::Ping),
-        (false, "logging/setLevel") => I(Inline::SetLevel),
-        (false, "resources/subscribe") => I(Inline::Subscribe),
-        (false, "resources/unsubscribe") => I(Inline::Unsubscribe),
-        (true, "server/discover") => I(Inline::Discover),
-        (true, "subscriptions/listen") => Route::Listen,
-        (_, "tools/list") => I(Inline::ToolsList),
-        (_, "resources/list") => I(Inline::ResourcesList),
-        (_, "resources/templates/list") => I(Inline::TemplatesList),
-        (_, "prompts/list") => I(Inline::PromptsList),
-        (_, "skills/list") => I(Inline::Skills(SkillsRequest::List)),
-        (_, "skills/get") => I(Inline::Skills(SkillsRequest::Get)),
-        (_, "resources/directory/read") => I(Inline::Skills(SkillsRequest::Directory)),
-        (_, "resources/read") => R(Read::Resource),
-        (_, "prompts/get") => R(Read::Prompt),
-        (_, "completion/complete") => R(Read::Complete),
-        (_, "tasks/get") if tasks => T(Task::Get),
-        (_, "tasks/cancel") if tasks => T(Task::Cancel),
-        (false, "tasks/result") if tasks => T(Task::Result),
-        (false, "tasks/list") if tasks => T(Task::List),
-        (true, "tasks/update") => T(Task::Update),
+    let era = if scope.modern {
+        Era::Stateless
+    } else {
+        Era::Stateful
+    };
+    let Some(method) = Method::of(method).filter(|m| {
+        m.kind() == Kind::Request
+            && m.sender() != Sender::Server
+            && m.exists_in(era, &scope.version)
+    }) else {
+        return Route::NotFound;
+    };
+    match method {
+        Method::ToolsCall => Route::ToolsCall,
+        Method::Initialize => I(Inline::Initialize),
+        Method::Ping => I(Inline::Ping),
+        Method::SetLevel => I(Inline::SetLevel),
+        Method::Subscribe => I(Inline::Subscribe),
+        Method::Unsubscribe => I(Inline::Unsubscribe),
+        Method::Discover => I(Inline::Discover),
+        Method::Listen => Route::Listen,
+        Method::ToolsList => I(Inline::ToolsList),
+        Method::ResourcesList => I(Inline::ResourcesList),
+        Method::TemplatesList => I(Inline::TemplatesList),
+        Method::PromptsList => I(Inline::PromptsList),
+        Method::SkillsList => I(Inline::Skills(SkillsRequest::List)),
+        Method::SkillsGet => I(Inline::Skills(SkillsRequest::Get)),
+        Method::DirectoryRead => I(Inline::Skills(SkillsRequest::Directory)),
+        Method::ResourcesRead => R(Read::Resource),
+        Method::PromptsGet => R(Read::Prompt),
+        Method::Complete => R(Read::Complete),
+        Method::TasksGet => T(Task::Get),
+        Method::TasksCancel => T(Task::Cancel),
+        Method::TasksResult => T(Task::Result),
+        Method::TasksList => T(Task::List),
+        Method::TasksUpdate => T(Task::Update),
         _ => Route::NotFound,
     }
 }

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::jsonrpc::RpcError;
+use crate::revision::method::{Method, Target};
 use crate::server::context::Principal;
 
 /// The JSON-RPC error code of a request refused for want of scope (in the
@@ -192,21 +193,22 @@ pub(crate) fn target<'a>(
     get: impl Fn(&str) -> Option<&'a Value>,
 ) -> Option<(Guarded, &'a str)> {
     let text = |v: Option<&'a Value>| v.and_then(Value::as_str);
-    match method {
-        "tools/call" => Some((Guarded::Tool, text(get("name"))?)),
-        "prompts/get" => Some((Guarded::Prompt, text(get("name"))?)),
-        "resources/read" | "resources/directory/read" | "skills/get" => {
-            Some((Guarded::Resource, text(get("uri"))?))
+    let target = Method::of(method)?.target()?;
+    let named = get(target.member());
+    match target {
+        Target::Tool => Some((Guarded::Tool, text(named)?)),
+        Target::Prompt => Some((Guarded::Prompt, text(named)?)),
+        Target::Resource => Some((Guarded::Resource, text(named)?)),
+        Target::Reference => {
+            let reference = named?;
+            let (kind, member) = match reference.get("type").and_then(Value::as_str)? {
+                "ref/prompt" => (Guarded::Prompt, Target::Prompt.member()),
+                "ref/resource" => (Guarded::Resource, Target::Resource.member()),
+                _ => return None,
+            };
+            Some((kind, text(reference.get(member))?))
         }
-        "completion/complete" => {
-            let reference = get("ref")?;
-            match reference.get("type").and_then(Value::as_str)? {
-                "ref/prompt" => Some((Guarded::Prompt, text(reference.get("name"))?)),
-                "ref/resource" => Some((Guarded::Resource, text(reference.get("uri"))?)),
-                _ => None,
-            }
-        }
-        _ => None,
+        Target::Task => None,
     }
 }
 

@@ -20,6 +20,7 @@ use crate::otel::metrics::{Side, Timing};
 use crate::otel::{
     propagation, record_failure, record_target, request_id, target_key, target_label, OTHER,
 };
+use crate::revision::method::Method;
 use crate::server::handled::{Handled, Pending};
 use crate::server::methods::Core;
 use crate::server::reads::prompt_index;
@@ -60,8 +61,8 @@ pub(crate) fn bounded<'m, 'n>(
     let Some(name) = name.filter(|_| target_key(method).is_some()) else {
         return (method, None);
     };
-    let declared = match method {
-        "tools/call" => {
+    let declared = match Method::of(method) {
+        Some(Method::ToolsCall) => {
             core.tools.find(name).is_some()
                 || (core.search.is_some() && name == crate::server::search::SEARCH_TOOLS)
         }

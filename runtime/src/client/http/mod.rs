@@ -81,6 +81,7 @@ use tokio::sync::mpsc;
 use self::pool::Pool;
 use crate::client::oauth::{Authorizer, OAuth};
 use crate::revision::meta;
+use crate::revision::method::{McpName, Method};
 use crate::transport::http::connect::{Connector, Dial};
 use crate::transport::http::HttpOptions;
 use crate::transport::{MessageRead, MessageWrite, Transport};
@@ -520,7 +521,7 @@ impl std::fmt::Debug for HttpWriter {
 impl MessageWrite for HttpWriter {
     async fn write_message(&mut self, message: &str) -> io::Result<()> {
         let out = Outgoing::parse(message);
-        if out.method.as_deref() == Some("notifications/cancelled") {
+        if out.known() == Some(Method::Cancelled) {
             let stateless = self.shared.cancel(out.params.as_ref());
             if stateless {
                 return Ok(()); // closing the stream was the cancellation
@@ -536,7 +537,7 @@ impl MessageWrite for HttpWriter {
         let lease = self.shared.checkout().await?;
         let shared = Arc::clone(&self.shared);
         match tokio::time::timeout(NOTIFY_TIMEOUT, shared.post_one_way(lease, &out)).await {
-            Ok(Ok(())) if out.method() == "notifications/initialized" && out.version.is_none() => {
+            Ok(Ok(())) if out.known() == Some(Method::Initialized) && out.version.is_none() => {
                 self.shared.start_listener(self.tx.clone()).await;
             }
             Ok(Ok(())) => {}
@@ -598,8 +599,9 @@ impl Outgoing {
         }
     }
 
-    fn method(&self) -> &str {
-        self.method.as_deref().unwrap_or("")
+    /// The method, when MCP has one by that name.
+    fn known(&self) -> Option<Method> {
+        Method::of(self.method.as_deref()?)
     }
 
     fn describe(&self) -> String {
@@ -613,11 +615,11 @@ impl Outgoing {
 
     /// The value `Mcp-Name` mirrors, for the methods that have one.
     fn name(&self) -> Option<&str> {
-        let field = match self.method() {
-            "tools/call" | "prompts/get" => "name",
-            "resources/read" => "uri",
-            _ => return None,
-        };
+        let field = self
+            .known()
+            .filter(|m| m.mcp_name() == McpName::Required)?
+            .target()?
+            .member();
         Some(
             self.params
                 .as_ref()

@@ -31,6 +31,7 @@ use crate::client::http::pool::{Lease, Live, Pool};
 use crate::client::oauth::{Authorizer, MAX_ATTEMPTS};
 use crate::jsonrpc::human_size;
 use crate::revision::meta;
+use crate::revision::method::Method as McpMethod;
 use crate::transport::http::connect::Connector;
 use crate::transport::http::headers::{self, ParamHeader};
 use crate::transport::http::DPOP_NONCE;
@@ -218,7 +219,7 @@ impl TransportShared {
                 if let Some(name) = out.name() {
                     h.insert(headers::NAME, value(name)?);
                 }
-                if out.method() == "tools/call" {
+                if out.known() == Some(McpMethod::ToolsCall) {
                     for (header, text) in self.param_values(out) {
                         let name =
                             HeaderName::from_bytes(header.as_bytes()).map_err(|e| e.to_string())?;
@@ -385,7 +386,7 @@ impl TransportShared {
                 Some(Err(why)) => return self.fail(out, tx, why, Some(response.status())).await,
                 None => {}
             }
-            if out.method() == "initialize"
+            if out.known() == Some(McpMethod::Initialize)
                 && out.version.is_none()
                 && response.status().is_success()
             {
@@ -395,7 +396,7 @@ impl TransportShared {
             }
             let mut answer = PostAnswer::new(response, self.max(), conn);
             if out.version.is_some()
-                && out.method() == "tools/call"
+                && out.known() == Some(McpMethod::ToolsCall)
                 && !retried
                 && answer.status == StatusCode::BAD_REQUEST
             {
@@ -496,8 +497,8 @@ impl TransportShared {
     /// it: the session's revision (`initialize`), the tools' annotations
     /// (`tools/list`, leaving out invalid tools), a missing id filled in.
     pub(super) fn inspect_answer(&self, out: &Outgoing, text: String, fill_id: bool) -> String {
-        let initialize = out.method() == "initialize" && out.version.is_none();
-        let tools_list = out.method() == "tools/list" && out.version.is_some();
+        let initialize = out.known() == Some(McpMethod::Initialize) && out.version.is_none();
+        let tools_list = out.known() == Some(McpMethod::ToolsList) && out.version.is_some();
         if !(fill_id || initialize || tools_list) {
             return text;
         }
@@ -582,7 +583,7 @@ impl TransportShared {
             }
             let id = json!(format!("mcpgen-http-tools-refresh-{n}"));
             let text =
-                json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params})
+                json!({"jsonrpc": "2.0", "id": id, "method": McpMethod::ToolsList.name(), "params": params})
                     .to_string();
             let list = Outgoing::parse(&text);
             let Some(mut result) = self.fetch(&list).await else {

@@ -9,6 +9,7 @@ use http::HeaderMap;
 use serde_json::Value;
 
 use crate::jsonrpc::RpcError;
+use crate::revision::method::{McpName, Method};
 use crate::server::Params;
 use crate::transport::http::headers::{
     header_text, mismatch, value_text, ParamHeader, METHOD, NAME, PROTOCOL_VERSION,
@@ -53,14 +54,14 @@ pub(crate) fn check<'h>(
         }
         Some(_) => {}
     }
-    let name_field = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
-    if let Some(field) = name_field {
-        let body = params.get(field).and_then(Value::as_str).unwrap_or("");
+    let mirrored = Method::of(method)
+        .and_then(|m| Some((m.mcp_name(), m.target()?.member())))
+        .filter(|(rule, _)| *rule != McpName::None);
+    if let Some((rule, member)) = mirrored {
+        let body = params.get(member).and_then(Value::as_str).unwrap_or("");
         match named(scan.name, NAME).transpose()? {
+            // The tasks extension routes by task id; a missing header is let through.
+            None if rule == McpName::IfSent => {}
             None => {
                 return Err(mismatch(format!(
                     "the Mcp-Name header is required for {method}"
@@ -68,21 +69,10 @@ pub(crate) fn check<'h>(
             }
             Some(value) if value != body => {
                 return Err(mismatch(format!(
-                    "Mcp-Name header value '{value}' does not match body value '{body}'"
-                )))
-            }
-            Some(_) => {}
-        }
-    }
-    if matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
-        // The tasks extension routes by task id; a missing header is let through.
-        let body = params.get("taskId").and_then(Value::as_str).unwrap_or("");
-        if let Some(value) = named(scan.name, NAME).transpose()? {
-            if value != body {
-                return Err(mismatch(format!(
-                    "Mcp-Name header value '{value}' does not match body taskId '{body}'"
+                    "Mcp-Name header value '{value}' does not match body {member} '{body}'"
                 )));
             }
+            Some(_) => {}
         }
     }
     if annotated.is_empty() {

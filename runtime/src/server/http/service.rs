@@ -24,6 +24,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
+use crate::revision::method::Method as McpMethod;
 use crate::revision::{self, meta, Era};
 use crate::server::cancel::CancellationToken;
 use crate::server::context::{Principal, Sink};
@@ -806,7 +807,10 @@ impl Inner {
                 let body_version = message.meta(meta::PROTOCOL_VERSION);
                 let modern = body_version.is_some()
                     || header_version.is_some_and(|v| revision::era(v) == Era::Stateless);
-                if !modern && method == "initialize" && matches!(message, Message::Request { .. }) {
+                if !modern
+                    && McpMethod::of(method) == Some(McpMethod::Initialize)
+                    && matches!(message, Message::Request { .. })
+                {
                     return self.initialize(message, Arc::clone(extras)).await;
                 }
                 if !modern {
@@ -827,8 +831,8 @@ impl Inner {
                     );
                     return status_only(StatusCode::ACCEPTED);
                 }
-                let annotated = match method.as_ref() {
-                    "tools/call" if !self.param_headers.is_empty() => {
+                let annotated = match McpMethod::of(method) {
+                    Some(McpMethod::ToolsCall) if !self.param_headers.is_empty() => {
                         match params.get("name").and_then(Value::as_str) {
                             Some(tool) => self
                                 .param_headers
@@ -998,9 +1002,12 @@ impl Inner {
         let stream = matches!(message, Message::Request { .. })
             && message.meta(meta::PROGRESS_TOKEN).is_some();
         let changes = matches!(&message, Message::Request { method, .. }
-            if matches!(method.as_ref(), "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"));
+        if matches!(
+            McpMethod::of(method),
+            Some(McpMethod::SetLevel | McpMethod::Subscribe | McpMethod::Unsubscribe)
+        ));
         if let Message::Notification { method, params } = &message {
-            if method == "notifications/cancelled" {
+            if McpMethod::of(method) == Some(McpMethod::Cancelled) {
                 self.cancel_anywhere(id, &entry, params.get("requestId"))
                     .await;
             }

@@ -1,6 +1,6 @@
-//! The handler's side of a task: [`TaskContext`], which a task-supporting
-//! tool's handler gets from its [`RequestContext`] (`ctx.task()`), and
-//! [`TaskLink`], what it shares with the engine. The engine runs such a
+//! The handler's side of a task: [`TaskLink`], what the engine and a
+//! task-supporting tool's handler share, and the work behind the handler's
+//! [`crate::server::TaskContext`] (`ctx.task()`, through [`TaskPort`]). The engine runs such a
 //! call inline at first; the call becomes a task when its handler waits
 //! for anything but input of the request itself (multi round-trip input
 //! gathered before the task exists still answers the call), or when it
@@ -19,17 +19,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use super::{now_ms, wire, TaskRecord, TaskStatus, Tasks, RELATED_TASK};
-use crate::server::context::RequestContext;
+use crate::revision::method::Method;
+use crate::server::context::{PortFuture, RequestContext, TaskPort};
 use crate::server::notifier::{Change, Listeners};
 use crate::server::outbound::Channel;
-use crate::server::peer::{
-    decode_elicitation, request_live, ElicitForm, Elicitation, PeerError, SampleRequest,
-    SampleResponse,
-};
+use crate::server::peer::{request_live, PeerError};
 use crate::server::sink::StreamOf;
 
 /// Who hears of a task's changes of status.
@@ -137,7 +134,7 @@ impl TaskLink {
         let Some(sink) = stream() else { return };
         let params = Value::Object(wire::task(record));
         if !sink.try_send(crate::jsonrpc::notification(
-            "notifications/tasks/status",
+            Method::TaskStatus.name(),
             &params,
         )) {
             tracing::debug!(task = %record.id, "a task status notification was dropped: the session's stream is full or closed");
@@ -160,177 +157,97 @@ impl TaskLink {
     }
 }
 
-/// A task-supporting tool's view of its task: its id, status messages,
-/// input asked of the client while the task runs, and cancellation (the
-/// request context's token is tripped by `tasks/cancel`).
-#[derive(Debug, Clone)]
-pub struct TaskContext {
-    link: Arc<TaskLink>,
-    ctx: RequestContext,
-}
+impl TaskPort for TaskLink {
+    fn id(&self) -> Option<&str> {
+        self.started.get().map(|s| s.id.as_str())
+    }
 
-// Inherent impl away from its type: `ctx.task()` hands out this layer's
-// `TaskContext`, which holds the `RequestContext`; `context` sits below
-// `tasks` and keeps the task only as an opaque slot, so it cannot name
-// the type this method returns.
-impl RequestContext {
-    /// The task side of a call to a task-supporting tool whose client
-    /// supports tasks; `None` when the call runs inline only.
-    pub fn task(&self) -> Option<TaskContext> {
-        let link = Arc::clone(self.task_slot()?).downcast::<TaskLink>().ok()?;
-        Some(TaskContext {
-            link,
-            ctx: self.clone(),
+    fn start(&self) -> PortFuture<'_, &str> {
+        Box::pin(async move { self.started().await.id.as_str() })
+    }
+
+    fn status_message(&self, message: String) -> PortFuture<'_, ()> {
+        Box::pin(async move {
+            let Some(started) = self.started.get() else {
+                return;
+            };
+            let change = move |r: &mut TaskRecord| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                r.status_message = Some(message.clone());
+                r.touch(now_ms());
+                true
+            };
+            if let Err(e) = started.tasks.store().update(&started.id, &change).await {
+                tracing::warn!(task = %started.id, error = %e, "cannot record the task's status message");
+            }
+        })
+    }
+
+    /// 2026-07-28: parked in the task under `key`; 2025-11-25: a request
+    /// of the session tied to the task.
+    fn ask<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        key: &'a str,
+        capability: &'static str,
+        method: Method,
+        params: Value,
+    ) -> PortFuture<'a, Result<Value, PeerError>> {
+        Box::pin(async move {
+            if !ctx.client().is_some_and(|c| c.has_capability(capability)) {
+                return Err(PeerError::MissingCapability(capability));
+            }
+            if crate::revision::era(ctx.revision()) == crate::revision::Era::Stateless {
+                self.ask_parked(ctx, key, method, params).await
+            } else {
+                self.ask_session(ctx, method, params).await
+            }
         })
     }
 }
 
-impl TaskContext {
-    /// The request context of the call.
-    pub fn request(&self) -> &RequestContext {
-        &self.ctx
-    }
-
-    /// The task's id, once the call became a task.
-    pub fn id(&self) -> Option<&str> {
-        self.link.started.get().map(|s| s.id.as_str())
-    }
-
-    /// Makes the call a task now (if it is not one yet) and gives its id.
-    pub async fn start(&self) -> &str {
-        &self.link.started().await.id
-    }
-
-    /// Whether the client cancelled the task.
-    pub fn is_cancelled(&self) -> bool {
-        self.ctx.is_cancelled()
-    }
-
-    /// Completes when the client cancels the task.
-    pub async fn cancelled(&self) {
-        self.ctx.cancelled().await
-    }
-
-    /// Sets the task's `statusMessage` (once it is a task; before, nothing).
-    pub async fn status(&self, message: &str) {
-        let Some(started) = self.link.started.get() else {
-            return;
-        };
-        let message = message.to_owned();
-        let change = move |r: &mut TaskRecord| {
-            if r.status.is_terminal() {
-                return false;
-            }
-            r.status_message = Some(message.clone());
-            r.touch(now_ms());
-            true
-        };
-        if let Err(e) = started.tasks.store().update(&started.id, &change).await {
-            tracing::warn!(task = %started.id, error = %e, "cannot record the task's status message");
-        }
-    }
-
-    /// Asks the user to fill in the form `T` under `key`.
-    pub async fn elicit<T: ElicitForm>(
-        &self,
-        key: &str,
-        message: &str,
-    ) -> Result<Elicitation<T>, PeerError> {
-        self.elicit_with(key, message, T::requested_schema()).await
-    }
-
-    /// Asks the user to fill in a form with `schema` under `key`; accepted
-    /// content decodes into `T`.
-    pub async fn elicit_with<T: DeserializeOwned>(
-        &self,
-        key: &str,
-        message: &str,
-        schema: Value,
-    ) -> Result<Elicitation<T>, PeerError> {
-        let params = json!({ "mode": "form", "message": message, "requestedSchema": schema });
-        let raw = match self.modern() {
-            true => {
-                self.ask(key, "elicitation", "elicitation/create", params)
-                    .await?
-            }
-            false => {
-                self.ask_session("elicitation", "elicitation/create", params)
-                    .await?
-            }
-        };
-        decode_elicitation(raw, true).map_err(PeerError::InvalidResponse)
-    }
-
-    /// Asks the client's model for a completion under `key`.
-    pub async fn sample(
-        &self,
-        key: &str,
-        request: SampleRequest,
-    ) -> Result<SampleResponse, PeerError> {
-        let params = Value::Object(request.params().clone());
-        let raw = match self.modern() {
-            true => {
-                self.ask(key, "sampling", "sampling/createMessage", params)
-                    .await?
-            }
-            false => {
-                self.ask_session("sampling", "sampling/createMessage", params)
-                    .await?
-            }
-        };
-        SampleResponse::decode(raw).map_err(PeerError::InvalidResponse)
-    }
-
-    fn modern(&self) -> bool {
-        crate::revision::era(self.ctx.revision()) == crate::revision::Era::Stateless
-    }
-
+impl TaskLink {
     /// 2025-11-25: sends the request to the client on the session's
     /// stream, tied to the task, with the task `input_required` until the
     /// answer comes (back to `working` once no request waits).
     async fn ask_session(
         &self,
-        capability: &'static str,
-        method: &str,
+        ctx: &RequestContext,
+        method: Method,
         mut params: Value,
     ) -> Result<Value, PeerError> {
-        if !self
-            .ctx
-            .client()
-            .is_some_and(|c| c.has_capability(capability))
-        {
-            return Err(PeerError::MissingCapability(capability));
-        }
-        let Channel::Live { outbound, timeout } = self.ctx.channel().clone() else {
+        let Channel::Live { outbound, timeout } = ctx.channel().clone() else {
             return Err(PeerError::Disconnected);
         };
-        let started = self.link.started().await;
+        let started = self.started().await;
         // The session's stream; for a driver that gave it none, the call's
         // own stream while it is open.
         let session = match &started.audience {
             Some(Audience::Session(stream)) => stream(),
             _ => None,
         };
-        let own = || Some(self.ctx.sink().clone()).filter(crate::server::sink::Sink::is_connected);
+        let own = || Some(ctx.sink().clone()).filter(crate::server::sink::Sink::is_connected);
         let sink = session.or_else(own).ok_or(PeerError::Disconnected)?;
         let meta = &mut params["_meta"];
         if !meta.is_object() {
             *meta = json!({});
         }
         meta[RELATED_TASK] = json!({ "taskId": started.id });
-        self.link.asking.fetch_add(1, Ordering::AcqRel);
+        self.asking.fetch_add(1, Ordering::AcqRel);
         self.set_status(started, TaskStatus::Working, TaskStatus::InputRequired)
             .await;
         let answer = request_live(
-            self.ctx.cancellation(),
+            ctx.cancellation(),
             &sink,
             &outbound,
             timeout,
-            method,
+            method.name(),
             &params,
         )
         .await;
-        if self.link.asking.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if self.asking.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.set_status(started, TaskStatus::InputRequired, TaskStatus::Working)
                 .await;
         }
@@ -349,7 +266,7 @@ impl TaskContext {
             true
         };
         match started.tasks.store().update(&started.id, &change).await {
-            Ok(Some(record)) => self.link.announce(&record),
+            Ok(Some(record)) => self.announce(&record),
             Ok(None) => {}
             Err(e) => {
                 tracing::warn!(task = %started.id, error = %e, "cannot record the task's status")
@@ -359,23 +276,16 @@ impl TaskContext {
 
     /// Parks the task as `input_required` with the request `key` until
     /// `tasks/update` brings its answer.
-    async fn ask(
+    async fn ask_parked(
         &self,
+        ctx: &RequestContext,
         key: &str,
-        capability: &'static str,
-        method: &str,
+        method: Method,
         params: Value,
     ) -> Result<Value, PeerError> {
-        if !self
-            .ctx
-            .client()
-            .is_some_and(|c| c.has_capability(capability))
-        {
-            return Err(PeerError::MissingCapability(capability));
-        }
-        let started = self.link.started().await;
+        let started = self.started().await;
         let store = started.tasks.store();
-        let request = json!({ "method": method, "params": params });
+        let request = json!({ "method": method.name(), "params": params });
         let (key_owned, asked) = (key.to_owned(), request);
         let post = move |r: &mut TaskRecord| {
             if r.status.is_terminal() || r.input_responses.contains_key(&key_owned) {
@@ -388,11 +298,11 @@ impl TaskContext {
         };
         let fail = |e: super::TaskStoreError| PeerError::InvalidResponse(e.to_string());
         if let Some(record) = store.update(&started.id, &post).await.map_err(fail)? {
-            self.link.announce(&record);
+            self.announce(&record);
         }
         let poll = started.tasks.options.poll_interval;
         loop {
-            let woken = self.link.wake.notified();
+            let woken = self.wake.notified();
             let key_owned = key.to_owned();
             let take = move |r: &mut TaskRecord| r.input_responses.remove(&key_owned).is_some();
             // The record before the change tells whether the answer was there.
@@ -412,7 +322,7 @@ impl TaskContext {
             tokio::select! {
                 _ = woken => {}
                 _ = tokio::time::sleep(poll) => {}
-                _ = self.ctx.cancelled() => return Err(PeerError::Disconnected),
+                _ = ctx.cancelled() => return Err(PeerError::Disconnected),
             }
         }
     }

@@ -26,7 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-pub use link::TaskContext;
+pub use crate::server::context::TaskContext;
 pub(crate) use link::{Audience, TaskLink};
 #[cfg(feature = "redis")]
 pub use redis::RedisTaskStore;
