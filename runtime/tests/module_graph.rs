@@ -124,7 +124,11 @@ fn method_names_are_spelt_only_in_the_method_table() {
     let table = src.join("revision").join("method.rs");
     let mut files = Vec::new();
     sources(&src, &mut files);
-    assert!(files.len() > 100, "the reader saw only {} files", files.len());
+    assert!(
+        files.len() > 100,
+        "the reader saw only {} files",
+        files.len()
+    );
     let spelt = |line: &str| {
         Method::ALL
             .iter()

@@ -33,10 +33,14 @@
 
 pub mod auth;
 mod body;
+mod endpoint;
 mod guard;
 mod mirror;
+mod post;
 #[cfg(feature = "redis")]
 mod redis_store;
+mod replica;
+mod responses;
 mod serve;
 mod service;
 mod sessions;
