@@ -22,7 +22,7 @@ pub use crate::server::surface::{
     decode_params, encode_result, no_completion, prompt_ref, template_ref, CompletionRef,
     CompletionRequest, ResourceTarget,
 };
-pub use crate::server::tool::{
+pub use crate::server::tools::tool::{
     decode_arguments, encode_content, encode_output, BoxFuture, CallFailure,
 };
 pub use crate::server::LimitScope;

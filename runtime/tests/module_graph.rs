@@ -162,3 +162,51 @@ fn method_names_are_spelt_only_in_the_method_table() {
         stray.join("\n")
     );
 }
+
+#[test]
+fn the_server_rooms_read_only_the_rooms_below() {
+    let edges = edges();
+    let server = &graph::folders(&edges)["server"];
+    // Bottom up: each room, and every sibling in `server/` it may read.
+    let rooms: [(&str, &[&str]); 5] = [
+        ("handler", &[]),
+        ("request", &["handler"]),
+        ("access", &["handler"]),
+        ("tools", &["handler"]),
+        (
+            "answer",
+            &[
+                "handler", "request", "access", "tools", "config", "session", "surface", "tasks",
+                "search", "skills",
+            ],
+        ),
+    ];
+    for (room, below) in rooms {
+        let reads = server.get(room).cloned().unwrap_or_default();
+        let stray: Vec<&String> = reads
+            .iter()
+            .filter(|r| !below.contains(&r.as_str()))
+            .collect();
+        assert!(
+            stray.is_empty(),
+            "server/{room} reads {stray:?} (all: {reads:?})"
+        );
+    }
+    // The reader sees the rooms: each of the upper rooms reads `handler`.
+    for room in ["request", "access", "tools", "answer"] {
+        assert!(
+            server.get(room).is_some_and(|r| r.contains("handler")),
+            "server/{room}: {:?}",
+            server.get(room)
+        );
+    }
+    // And nothing in the rooms reads the engine or its drivers.
+    for (room, _) in rooms {
+        for above in ["engine", "builder", "http", "stream"] {
+            assert!(
+                !server.get(room).is_some_and(|r| r.contains(above)),
+                "server/{room} reads {above}"
+            );
+        }
+    }
+}

@@ -8,15 +8,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::server::limits::RateLimit;
 use crate::server::surface::Surface;
-use crate::server::tool::Dispatch;
-use crate::server::toolset::{ToolSet, ToolSetError};
+use crate::server::tools::limits::RateLimit;
+use crate::server::tools::tool::Dispatch;
+use crate::server::tools::toolset::{ToolSet, ToolSetError};
 
-use super::authz::Authz;
 use super::config::{AccessHook, CacheHint, CallInfo, OutputHook, ServerConfig};
 use super::engine::Server;
-use super::methods::Core;
+use crate::server::access::authz::Authz;
+use crate::server::answer::methods::Core;
 
 /// Why a server could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,12 +49,12 @@ pub struct ServerBuilder {
     surface: Option<Arc<dyn Surface>>,
     state_key: Option<Vec<u8>>,
     tasks: Option<crate::server::tasks::TaskOptions>,
-    scopes: crate::server::scopes::ScopeTable,
-    principal: Option<crate::server::context::Principal>,
+    scopes: crate::server::access::oauth_scopes::ScopeTable,
+    principal: Option<crate::server::handler::context::Principal>,
     hide_unauthorized: bool,
     limit_store: Option<(
-        Arc<dyn crate::server::limits::RateLimitStore>,
-        crate::server::limits::OnStoreError,
+        Arc<dyn crate::server::tools::limits::RateLimitStore>,
+        crate::server::tools::limits::OnStoreError,
     )>,
     #[cfg(feature = "skills")]
     skills: Option<Arc<crate::server::Skills>>,
@@ -97,7 +97,7 @@ impl ServerBuilder {
                 completions: false,
                 read_cache: CacheHint::new(Duration::ZERO, super::config::CacheScope::Private),
                 client_request_timeout: Duration::from_secs(120),
-                request_state_ttl: crate::server::mrtr::DEFAULT_STATE_TTL,
+                request_state_ttl: crate::server::handler::mrtr::DEFAULT_STATE_TTL,
             },
             tools,
             dispatch,
@@ -107,7 +107,7 @@ impl ServerBuilder {
             surface: None,
             state_key: None,
             tasks: None,
-            scopes: crate::server::scopes::ScopeTable::default(),
+            scopes: crate::server::access::oauth_scopes::ScopeTable::default(),
             principal: None,
             hide_unauthorized: false,
             limit_store: None,
@@ -219,8 +219,8 @@ impl ServerBuilder {
     /// store cannot answer (by default it is refused, and logged).
     pub fn rate_limit_store(
         mut self,
-        store: impl crate::server::limits::RateLimitStore,
-        on_error: crate::server::limits::OnStoreError,
+        store: impl crate::server::tools::limits::RateLimitStore,
+        on_error: crate::server::tools::limits::OnStoreError,
     ) -> Self {
         self.limit_store = Some((Arc::new(store), on_error));
         self
@@ -324,8 +324,11 @@ impl ServerBuilder {
         name: impl Into<String>,
         scopes: I,
     ) -> Self {
-        self.scopes
-            .require(crate::server::scopes::Guarded::Tool, name, scopes);
+        self.scopes.require(
+            crate::server::access::oauth_scopes::Guarded::Tool,
+            name,
+            scopes,
+        );
         self
     }
 
@@ -336,8 +339,11 @@ impl ServerBuilder {
         name: impl Into<String>,
         scopes: I,
     ) -> Self {
-        self.scopes
-            .require(crate::server::scopes::Guarded::Prompt, name, scopes);
+        self.scopes.require(
+            crate::server::access::oauth_scopes::Guarded::Prompt,
+            name,
+            scopes,
+        );
         self
     }
 
@@ -348,8 +354,11 @@ impl ServerBuilder {
         uri: impl Into<String>,
         scopes: I,
     ) -> Self {
-        self.scopes
-            .require(crate::server::scopes::Guarded::Resource, uri, scopes);
+        self.scopes.require(
+            crate::server::access::oauth_scopes::Guarded::Resource,
+            uri,
+            scopes,
+        );
         self
     }
 
@@ -371,7 +380,7 @@ impl ServerBuilder {
     /// The caller of every request that carries no principal of its own
     /// (the stdio transport's, e.g. from credentials in the environment):
     /// scopes are then checked against it.
-    pub fn principal(mut self, principal: crate::server::context::Principal) -> Self {
+    pub fn principal(mut self, principal: crate::server::handler::context::Principal) -> Self {
         self.principal = Some(principal);
         self
     }
@@ -451,12 +460,14 @@ impl ServerBuilder {
             ),
             None => None,
         };
-        let templates = super::reads::compile_templates(&self.config.resource_templates)
-            .map_err(ServerError::Config)?;
-        let stateless_result_tail = super::reply::stateless_result_tail(&self.config.server_info);
+        let templates =
+            crate::server::answer::reads::compile_templates(&self.config.resource_templates)
+                .map_err(ServerError::Config)?;
+        let stateless_result_tail =
+            crate::server::request::reply::stateless_result_tail(&self.config.server_info);
         self.scopes.check().map_err(ServerError::Config)?;
         for (kind, name, _) in self.scopes.iter() {
-            use crate::server::scopes::Guarded;
+            use crate::server::access::oauth_scopes::Guarded;
             let known = match kind {
                 Guarded::Tool => self
                     .tools
@@ -486,18 +497,19 @@ impl ServerBuilder {
             if !known {
                 return Err(ServerError::Config(format!(
                     "scopes are required for {}, which this server does not declare",
-                    crate::server::scopes::describe(kind, name)
+                    crate::server::access::oauth_scopes::describe(kind, name)
                 )));
             }
         }
         // Fails closed: a server without unguessable keys does not start.
         let no_randomness = |e: crate::random::RandomError| ServerError::Config(e.to_string());
-        let sealer = crate::server::mrtr::Sealer::new(
+        let sealer = crate::server::handler::mrtr::Sealer::new(
             self.state_key.as_deref(),
             self.config.request_state_ttl,
         )
         .map_err(no_randomness)?;
-        let listeners = Arc::new(crate::server::notifier::Listeners::new().map_err(no_randomness)?);
+        let listeners =
+            Arc::new(crate::server::handler::notifier::Listeners::new().map_err(no_randomness)?);
         let mut declares_tasks = false;
         for (i, tool) in self
             .tools
@@ -513,10 +525,9 @@ impl ServerBuilder {
                 }
                 Err(message) => {
                     let pointer = format!("/{i}/execution");
-                    return Err(ServerError::Tools(crate::server::toolset::ToolSetError {
-                        pointer,
-                        message,
-                    }));
+                    return Err(ServerError::Tools(
+                        crate::server::tools::toolset::ToolSetError { pointer, message },
+                    ));
                 }
             }
         }
@@ -572,7 +583,7 @@ impl ServerBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::tool::{BoxFuture, CallFailure, ToolOutput};
+    use crate::server::tools::tool::{BoxFuture, CallFailure, ToolOutput};
 
     struct NoTools;
 

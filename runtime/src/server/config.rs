@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::revision::{self, Era};
-use crate::server::context::ClientIdentity;
+use crate::server::handler::context::ClientIdentity;
 
 /// What the access-control hook is told about a call.
 #[derive(Debug)]
@@ -22,7 +22,7 @@ pub struct CallInfo<'a> {
     /// The JSON-RPC id of the request.
     pub request_id: &'a Value,
     /// Request extensions: HTTP request parts, an authenticated
-    /// [`crate::server::context::Principal`].
+    /// [`crate::server::handler::context::Principal`].
     pub extensions: &'a http::Extensions,
 }
 

@@ -7,8 +7,9 @@
 //! messages (cancellation, ping) are never stuck behind calls.
 //!
 //! Every method of [`Server`] is declared here; what a topic does is its
-//! module's: `tools/call` in `call`, reads in `reads`, tasks in
-//! `tasking`, listening in `notify`, the stream driver in `stream`.
+//! module's: `tools/call` in `answer::call`, reads in `answer::reads`,
+//! tasks in `answer::task_methods`, listening in `answer::listen`, the stream
+//! driver in `stream`.
 
 use std::future::Future;
 use std::io;
@@ -20,21 +21,21 @@ use serde_json::Value;
 
 use crate::jsonrpc::{self, Incoming, RpcError};
 use crate::revision::method::Method;
-use crate::server::catch::panic_message;
-use crate::server::context::Sink;
-use crate::server::extras::Extras;
-use crate::server::notifier::Notifier;
+use crate::server::handler::context::Sink;
+use crate::server::handler::extras::Extras;
+use crate::server::handler::notifier::Notifier;
+use crate::server::tools::catch::panic_message;
 use crate::transport::Transport;
 
-use super::call::{self, CallRequest};
-use super::handled::{Handled, Pending};
-use super::message::Message;
-use super::methods::Core;
-use super::params::Params;
-use super::reply::Reply;
-use super::route::{self, Route};
-use super::scope::Scope;
 use super::session::{IdKey, Session};
+use crate::server::answer::call::{self, CallRequest};
+use crate::server::answer::methods::Core;
+use crate::server::request::handled::{Handled, Pending};
+use crate::server::request::message::Message;
+use crate::server::request::params::Params;
+use crate::server::request::reply::Reply;
+use crate::server::request::route::{self, Route};
+use crate::server::request::scope::Scope;
 
 /// A configured server: built once, cheap to clone, serving any number of
 /// sessions over any transports.
@@ -105,7 +106,7 @@ impl Server {
         session: &Session,
         stream: impl Fn() -> Option<Sink> + Send + Sync + 'static,
     ) {
-        super::notify::listen_with(&self.core.listeners, session, stream);
+        crate::server::answer::listen::listen_with(&self.core.listeners, session, stream);
     }
 
     /// Handles one message's text (which may be a JSON-RPC batch). A
@@ -299,9 +300,12 @@ impl Server {
                 let filter = self.core.authz.call_filter(&scope.extras);
                 let may_call = |tool: &Value| {
                     filter.is_none_or(|p| {
-                        self.core
-                            .authz
-                            .may_use(p, super::scopes::Guarded::Tool, "name", tool)
+                        self.core.authz.may_use(
+                            p,
+                            crate::server::access::oauth_scopes::Guarded::Tool,
+                            "name",
+                            tool,
+                        )
                     })
                 };
                 let result = search.answer(&self.core.tools, params.get("arguments"), may_call);
@@ -327,7 +331,7 @@ impl Server {
                     .map(|p| p.subject.clone())
                     .unwrap_or_default();
                 let (listeners, has_tasks) = (&self.core.listeners, self.core.tasks.is_some());
-                return super::notify::subscriptions_listen(
+                return crate::server::answer::listen::subscriptions_listen(
                     listeners,
                     has_tasks,
                     session,
@@ -338,16 +342,22 @@ impl Server {
                 );
             }
             Route::Task(task) => {
-                return super::tasking::method(&self.core, &id, task, params.as_ref(), &scope)
-                    .unwrap_or_else(|| {
-                        Handled::Reply(Reply::error(&id, &RpcError::method_not_found(method)))
-                    });
+                return crate::server::answer::task_methods::method(
+                    &self.core,
+                    &id,
+                    task,
+                    params.as_ref(),
+                    &scope,
+                )
+                .unwrap_or_else(|| {
+                    Handled::Reply(Reply::error(&id, &RpcError::method_not_found(method)))
+                });
             }
             Route::Read(route::Read::Resource) if self.core.reads_skill(params.as_ref()) => {
                 route::Inline::Skills(route::SkillsRequest::Read)
             }
             Route::Read(read) => {
-                return match super::reads::request(
+                return match crate::server::answer::reads::request(
                     &self.core, session, id, read, params, scope, sink,
                 ) {
                     Ok(pending) => Handled::Pending(Pending::boxed(pending)),
@@ -384,10 +394,12 @@ impl Server {
             Ok(call) => Box::new(call),
             Err(error) => return Handled::Reply(Reply::error(&id, &error)),
         };
-        match super::tasking::eligible(&self.core, &scope, &call) {
+        match crate::server::answer::task_methods::eligible(&self.core, &scope, &call) {
             Ok(false) => {}
             Ok(true) => {
-                return super::tasking::call_as_task(&self.core, session, id, call, scope, sink)
+                return crate::server::answer::task_methods::call_as_task(
+                    &self.core, session, id, call, scope, sink,
+                )
             }
             Err(error) => return Handled::Reply(Reply::error(&id, &error)),
         }
@@ -534,7 +546,7 @@ enum Part {
 mod tests {
     use super::*;
     use crate::revision::meta;
-    use crate::server::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
+    use crate::server::tools::tool::{BoxFuture, CallFailure, Dispatch, ToolOutput};
 
     struct Waits;
 

@@ -16,67 +16,50 @@
 //!   direct call before the request is read further);
 //! - [`Server::notifier`]: run-time list changes and resource updates, to
 //!   the streams drivers gave sessions with [`Server::listen`] and to
-//!   `subscriptions/listen` requests (`notify`).
+//!   `subscriptions/listen` requests (`answer::listen`).
 //!
-//! Modules depend one way. At the bottom, `config` (the author's
-//! settings), `params`, `scope`, `reply` and `authz` (who may use what)
-//! know nothing of the others; `session` reads `scope`, `message` reads
-//! `params` and `scope`, `handled` (what handling a message produced)
-//! reads `reply`. `methods` (the shared `Core` and what each MCP method
-//! means) reads them; the topics `call` (`tools/call`), `reads`, `tasking`
-//! (tasks) and `notify` (listening) read `methods` or only the parts they
-//! are given; `engine` routes messages to the topics (and responses to
-//! the session's requests to the client); `stream` is handed the engine's
-//! entry points and never names it; `builder` puts a `Server` together.
+//! The rooms, bottom up (each reads only those below it; see
+//! `runtime/tests/module_graph.rs`):
+//!
+//! ```text
+//! handler   what a handler sees and gives back: context, sink, extras,
+//!           peer, outbound, mrtr, cancel, notifier, tool_error
+//! request   a message as data: message, params, scope, route, cursor,
+//!           handled, reply                                (reads handler)
+//! access    oauth_scopes, authz, audit                    (reads handler)
+//! tools     tool, toolset, limits, catch                  (reads handler)
+//! config, session, surface, tasks/, search/, skills       (read the rooms)
+//! answer    methods (Core, the inline methods), era, call, reads,
+//!           task_methods, listen
+//! engine    routes each message to `answer`; trace wraps it in a span
+//! stream, http/   the drivers; builder puts a `Server` together
+//! ```
 
-pub(crate) mod audit;
-mod authz;
+pub(crate) mod access;
+pub(crate) mod answer;
 mod builder;
-mod call;
-pub(crate) mod cancel;
-pub(crate) mod catch;
 mod config;
-pub(crate) mod context;
-pub(crate) mod cursor;
 mod engine;
-pub(crate) mod extras;
-mod handled;
+pub(crate) mod handler;
 #[cfg(feature = "streamable-http")]
 pub mod http;
-pub(crate) mod limits;
-mod message;
-mod methods;
-pub(crate) mod mrtr;
-pub(crate) mod notifier;
-mod notify;
-pub(crate) mod outbound;
-mod params;
-pub(crate) mod peer;
-mod reads;
-mod reply;
-mod route;
-mod scope;
-pub(crate) mod scopes;
+pub(crate) mod request;
 pub mod search;
 mod session;
-pub(crate) mod sink;
 #[cfg(feature = "skills")]
 mod skills;
 mod stream;
 pub(crate) mod surface;
-mod tasking;
 pub mod tasks;
-pub(crate) mod tool;
-pub(crate) mod tool_error;
-pub(crate) mod toolset;
+pub(crate) mod tools;
 #[cfg(feature = "otel")]
 mod trace;
 
 pub use builder::{ServerBuilder, ServerError};
 pub use config::{AccessHook, CacheHint, CacheScope, CallInfo, OutputHook, ServerConfig};
 pub use engine::Server;
-pub use handled::{Handled, Pending};
-pub use reply::Reply;
+pub use request::handled::{Handled, Pending};
+pub use request::reply::Reply;
 pub use search::{SearchIndex, ToolSearch};
 pub use session::{Session, SessionSnapshot};
 #[cfg(feature = "skills")]
@@ -85,25 +68,29 @@ pub use skills::{Skills, SkillsError};
 // What a server's author names, wherever in the engine it lives: the
 // request context and its parts, requests to the client, tool results and
 // hand-written dispatch.
-pub use crate::server::cancel::CancellationToken;
-pub use crate::server::context::{ClientIdentity, LogLevel, Principal, RequestContext, Sink};
-pub use crate::server::limits::{
-    LimitFuture, LimitScope, LimitStoreError, OnStoreError, RateLimit, RateLimitStore,
+pub use crate::server::access::oauth_scopes::INSUFFICIENT_SCOPE;
+pub use crate::server::handler::cancel::CancellationToken;
+pub use crate::server::handler::context::{
+    ClientIdentity, LogLevel, Principal, RequestContext, Sink,
 };
-pub use crate::server::notifier::Notifier;
+pub use crate::server::handler::notifier::Notifier;
 #[cfg(feature = "schemars")]
-pub use crate::server::peer::form_schema;
-pub use crate::server::peer::{
+pub use crate::server::handler::peer::form_schema;
+pub use crate::server::handler::peer::{
     ElicitForm, Elicitation, PeerError, Root, SampleRequest, SampleResponse,
 };
-pub use crate::server::scopes::INSUFFICIENT_SCOPE;
+pub use crate::server::handler::tool_error::ToolError;
 pub use crate::server::surface::{
     Completion, CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface,
 };
-pub use crate::server::tool::{
+pub use crate::server::tools::limits::{
+    LimitFuture, LimitScope, LimitStoreError, OnStoreError, RateLimit, RateLimitStore,
+};
+pub use crate::server::tools::tool::{
     decode_arguments, BoxFuture, CallFailure, Dispatch, EncodedOutput, ToolOutput,
 };
-pub use crate::server::tool_error::ToolError;
 
 #[cfg(feature = "streamable-http")]
-pub(crate) use {handled::poll_once, message::Message, params::Params, scope::CachedScope};
+pub(crate) use request::{
+    handled::poll_once, message::Message, params::Params, scope::CachedScope,
+};

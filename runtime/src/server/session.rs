@@ -17,12 +17,12 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::revision::Era;
-use crate::server::cancel::CancellationToken;
-use crate::server::context::ClientIdentity;
-use crate::server::outbound::Outbound;
-use crate::server::sink::StreamOf;
+use crate::server::handler::cancel::CancellationToken;
+use crate::server::handler::context::ClientIdentity;
+use crate::server::handler::outbound::Outbound;
+use crate::server::handler::sink::StreamOf;
 
-use super::scope::CachedScope;
+use crate::server::request::scope::CachedScope;
 
 /// One client's state; cheap to clone (clones share it).
 #[derive(Clone)]

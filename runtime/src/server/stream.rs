@@ -19,13 +19,13 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, Mutex};
 
-use crate::server::context::Sink;
-use crate::server::extras::Extras;
-use crate::server::sink::SinkShared;
+use crate::server::handler::context::Sink;
+use crate::server::handler::extras::Extras;
+use crate::server::handler::sink::SinkShared;
 use crate::transport::{MessageRead, MessageWrite, Transport};
 
-use super::handled::{poll_once, Handled};
 use super::session::Session;
+use crate::server::request::handled::{poll_once, Handled};
 
 /// Messages queued for the writer before senders wait.
 const OUTBOUND_QUEUE: usize = 256;

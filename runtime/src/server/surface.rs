@@ -15,8 +15,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::RpcError;
-use crate::server::context::RequestContext;
-use crate::server::tool::BoxFuture;
+use crate::server::handler::context::RequestContext;
+use crate::server::tools::tool::BoxFuture;
 
 /// Why a resource read, prompt or completion failed, as the client sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,11 +68,11 @@ impl std::fmt::Display for HandlerError {
 
 impl std::error::Error for HandlerError {}
 
-impl From<crate::server::peer::PeerError> for HandlerError {
+impl From<crate::server::handler::peer::PeerError> for HandlerError {
     /// A missing client capability is `-32021` naming it (as for tools);
     /// any other failure to get the client's answer is `-32603`.
-    fn from(err: crate::server::peer::PeerError) -> Self {
-        let tool_error = crate::server::tool_error::ToolError::from(err);
+    fn from(err: crate::server::handler::peer::PeerError) -> Self {
+        let tool_error = crate::server::handler::tool_error::ToolError::from(err);
         match tool_error.required_capabilities() {
             Some(required) => Self {
                 error: RpcError::new(

@@ -21,12 +21,12 @@ use crate::otel::{
     propagation, record_failure, record_target, request_id, target_key, target_label, OTHER,
 };
 use crate::revision::method::Method;
-use crate::server::handled::{Handled, Pending};
-use crate::server::methods::Core;
-use crate::server::reads::prompt_index;
-use crate::server::reply::Reply;
-use crate::server::route::{route, Route};
-use crate::server::scope::Scope;
+use crate::server::answer::methods::Core;
+use crate::server::answer::reads::prompt_index;
+use crate::server::request::handled::{Handled, Pending};
+use crate::server::request::reply::Reply;
+use crate::server::request::route::{route, Route};
+use crate::server::request::scope::Scope;
 
 /// One request's span and measurement (either may be off).
 pub(crate) struct RequestSpan {

@@ -13,8 +13,8 @@ use super::error::UpstreamError;
 use super::net::{Limits, Net};
 use super::request;
 use super::response::{self, ApiResponse};
-use crate::server::tool::ToolOutput;
-use crate::server::tool_error::ToolError;
+use crate::server::handler::tool_error::ToolError;
+use crate::server::tools::tool::ToolOutput;
 use crate::transport::http::HttpOptions;
 
 /// The variable whose URL replaces every binding's server URL.

@@ -26,8 +26,8 @@ use serde_json::{json, Value};
 
 use super::binding::Output;
 use super::body::{essence, is_json};
-use crate::server::tool::ToolOutput;
-use crate::server::tool_error::ToolError;
+use crate::server::handler::tool_error::ToolError;
+use crate::server::tools::tool::ToolOutput;
 
 /// How much of an error answer's body a tool error quotes.
 pub const ERROR_BODY_LIMIT: usize = 4096;

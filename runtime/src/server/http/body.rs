@@ -15,7 +15,7 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
-use crate::server::cancel::CancellationToken;
+use crate::server::handler::cancel::CancellationToken;
 use crate::server::Pending;
 
 /// The body of every response of the HTTP service.

@@ -9,9 +9,9 @@ use std::sync::{Arc, Weak};
 use http::{Method, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 
-use crate::server::cancel::CancellationToken;
-use crate::server::context::Principal;
-use crate::server::extras::Extras;
+use crate::server::handler::cancel::CancellationToken;
+use crate::server::handler::context::Principal;
+use crate::server::handler::extras::Extras;
 use crate::server::{CachedScope, Server};
 
 use super::body::{HttpBody, OnClose};

@@ -15,7 +15,7 @@
 //! - Safe by default: `Host` and `Origin` allowlists (loopback names),
 //!   a body limit (413), a cap on live sessions with idle expiry, 406/415
 //!   for wrong media types, and an authentication hook whose
-//!   [`crate::server::context::Principal`] reaches the access-control hook and the
+//!   [`crate::server::handler::context::Principal`] reaches the access-control hook and the
 //!   handlers (a tower layer may insert one into the request extensions
 //!   instead).
 //! - OAuth 2.1 ([`auth`]): with [`HttpConfig::bearer_auth`], the
@@ -61,7 +61,7 @@ pub use store::{
     StoredSession,
 };
 
-use crate::server::context::Principal;
+use crate::server::handler::context::Principal;
 
 /// Why the authentication hook refused a request: answered with `status`
 /// (401 by default) and a `WWW-Authenticate` header when given.

@@ -14,9 +14,9 @@ use tokio::sync::mpsc;
 use crate::jsonrpc::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use crate::revision::method::Method as McpMethod;
 use crate::revision::{self, meta, Era};
-use crate::server::context::{Principal, Sink};
-use crate::server::extras::Extras;
-use crate::server::sink::SinkShared;
+use crate::server::handler::context::{Principal, Sink};
+use crate::server::handler::extras::Extras;
+use crate::server::handler::sink::SinkShared;
 use crate::server::{poll_once, Handled, Message, Pending, Reply, Session};
 
 use super::body::HttpBody;
@@ -163,7 +163,8 @@ impl Inner {
                     .scope_shortfall(method, |k| params.get(k), extras)
             {
                 let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
-                let e = crate::server::scopes::insufficient(&what, &required, &missing);
+                let e =
+                    crate::server::access::oauth_scopes::insufficient(&what, &required, &missing);
                 let r = gate.insufficient_scope(held, &required, &e.message);
                 let mut response = json(StatusCode::FORBIDDEN, jsonrpc::error_response(id, &e));
                 if let Some(challenge) = r

@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 use super::store::{
     bounded, Events, SessionEvent, SessionStore, StoreError, StoreFuture, StoredSession,
 };
-use crate::server::limits::{LimitFuture, LimitStoreError, RateLimit, RateLimitStore};
+use crate::server::tools::limits::{LimitFuture, LimitStoreError, RateLimit, RateLimitStore};
 
 /// The longest wait between attempts to listen to events again.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);

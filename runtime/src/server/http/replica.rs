@@ -10,8 +10,8 @@ use std::sync::{Arc, Weak};
 use serde_json::Value;
 
 use crate::jsonrpc::{self, Incoming};
-use crate::server::context::{Principal, Sink};
-use crate::server::notifier::Change;
+use crate::server::handler::context::{Principal, Sink};
+use crate::server::handler::notifier::Change;
 use crate::server::Server;
 
 use super::sessions::Entry;
@@ -353,7 +353,7 @@ impl Inner {
         id: &str,
         entry: &Entry,
         request_id: &Value,
-        outcome: &crate::server::outbound::Outcome,
+        outcome: &crate::server::handler::outbound::Outcome,
     ) -> bool {
         let Some(store) = &self.config.session_store else {
             return false;

@@ -24,7 +24,7 @@ use http::{Request, Response, StatusCode};
 use serde_json::Value;
 
 use crate::jsonrpc;
-use crate::server::cancel::CancellationToken;
+use crate::server::handler::cancel::CancellationToken;
 use crate::server::Server;
 
 use super::body::HttpBody;

@@ -16,8 +16,8 @@ mod index;
 use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, RpcError};
-use crate::server::params::Params;
-use crate::server::toolset::ToolSet;
+use crate::server::request::params::Params;
+use crate::server::tools::toolset::ToolSet;
 
 pub use index::{words, IndexMismatch, Posting, SearchIndex};
 

@@ -23,11 +23,11 @@ use serde_json::{json, Value};
 
 use super::{now_ms, wire, TaskRecord, TaskStatus, Tasks, RELATED_TASK};
 use crate::revision::method::Method;
-use crate::server::context::{PortFuture, RequestContext, TaskPort};
-use crate::server::notifier::{Change, Listeners};
-use crate::server::outbound::Channel;
-use crate::server::peer::{request_live, PeerError};
-use crate::server::sink::StreamOf;
+use crate::server::handler::context::{PortFuture, RequestContext, TaskPort};
+use crate::server::handler::notifier::{Change, Listeners};
+use crate::server::handler::outbound::Channel;
+use crate::server::handler::peer::{request_live, PeerError};
+use crate::server::handler::sink::StreamOf;
 
 /// Who hears of a task's changes of status.
 pub(crate) enum Audience {
@@ -228,7 +228,8 @@ impl TaskLink {
             Some(Audience::Session(stream)) => stream(),
             _ => None,
         };
-        let own = || Some(ctx.sink().clone()).filter(crate::server::sink::Sink::is_connected);
+        let own =
+            || Some(ctx.sink().clone()).filter(crate::server::handler::sink::Sink::is_connected);
         let sink = session.or_else(own).ok_or(PeerError::Disconnected)?;
         let meta = &mut params["_meta"];
         if !meta.is_object() {
@@ -331,7 +332,7 @@ impl TaskLink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::sink::Sink;
+    use crate::server::handler::sink::Sink;
     use crate::server::tasks::TaskOptions;
 
     /// A stored record of task `t` in `status`, changed at `updated_ms`.

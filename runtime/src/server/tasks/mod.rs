@@ -12,7 +12,7 @@
 //! feature `redis`), each revision's wire
 //! shape of a task (`wire`) and the handler's side ([`TaskContext`]).
 //! The engine's side (when a call becomes a task, the `tasks/*` methods)
-//! is `server::tasking`.
+//! is `server::answer::task_methods`.
 
 mod link;
 #[cfg(feature = "redis")]
@@ -26,7 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-pub use crate::server::context::TaskContext;
+pub use crate::server::handler::context::TaskContext;
 pub(crate) use link::{Audience, TaskLink};
 #[cfg(feature = "redis")]
 pub use redis::RedisTaskStore;
@@ -34,7 +34,7 @@ pub use store::{
     MemoryTaskStore, TaskChange, TaskFuture, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
 };
 
-use crate::server::cancel::CancellationToken;
+use crate::server::handler::cancel::CancellationToken;
 
 /// The extension's identifier (2026-07-28).
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";

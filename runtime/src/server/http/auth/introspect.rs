@@ -13,7 +13,7 @@ use super::fetch::{self, Fetcher};
 use super::jwt::{expired, principal_of};
 use super::verified::Verified;
 use super::{Lookup, TokenError, TokenVerifier, VerifyFuture, MAX_TOKEN_BYTES};
-use crate::server::context::Principal;
+use crate::server::handler::context::Principal;
 
 /// Settings of an [`IntrospectionVerifier`].
 #[derive(Clone)]

@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::fetch::{self, Fetcher};
 use super::verified::Verified;
 use super::{Lookup, TokenError, TokenVerifier, VerifyFuture, MAX_TOKEN_BYTES};
-use crate::server::context::Principal;
+use crate::server::handler::context::Principal;
 
 /// The longest JOSE header accepted (base64url characters).
 const MAX_HEADER_CHARS: usize = 2048;

@@ -53,7 +53,7 @@ pub use jwt::{JwtConfig, JwtVerifier};
 pub use metadata::ResourceMetadata;
 
 use super::AuthRejection;
-use crate::server::context::Principal;
+use crate::server::handler::context::Principal;
 
 /// The longest bearer token accepted (bytes); a longer `Authorization`
 /// header is refused before anything reads it.

@@ -22,7 +22,7 @@ use std::time::{Instant, SystemTime};
 use siphasher::sip128::{Hasher128, SipHasher24};
 
 use super::{Lookup, TokenError};
-use crate::server::context::Principal;
+use crate::server::handler::context::Principal;
 
 /// The most answers kept.
 const ENTRIES: usize = 4096;

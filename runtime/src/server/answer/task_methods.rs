@@ -20,21 +20,21 @@ use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::codes;
-use crate::server::cancel::CancellationToken;
-use crate::server::catch::panic_message;
-use crate::server::context::Sink;
+use crate::server::handler::cancel::CancellationToken;
+use crate::server::handler::context::Sink;
 use crate::server::tasks::{
     self, now_ms, wire, Audience, Running, TaskLink, TaskRecord, TaskStatus, TaskSupport, Tasks,
     EXTENSION,
 };
+use crate::server::tools::catch::panic_message;
 
-use super::call::{self, CallRequest};
-use super::handled::{Handled, Pending};
-use super::methods::Core;
-use super::reply::Reply;
-use super::route::{self, stateful_has_tasks};
-use super::scope::Scope;
-use super::session::Session;
+use crate::server::answer::call::{self, CallRequest};
+use crate::server::answer::methods::Core;
+use crate::server::request::handled::{Handled, Pending};
+use crate::server::request::reply::Reply;
+use crate::server::request::route::{self, stateful_has_tasks};
+use crate::server::request::scope::Scope;
+use crate::server::session::Session;
 
 type Run = Pin<Box<dyn Future<Output = Option<Reply>> + Send>>;
 
@@ -69,7 +69,11 @@ fn owner(scope: &Scope) -> String {
 /// Whether `call` may become a task; the error when the tool and the
 /// client disagree (`-32021` for a required task without the extension,
 /// `-32601` in 2025-11-25 as that revision says).
-pub(super) fn eligible(core: &Core, scope: &Scope, call: &CallRequest) -> Result<bool, RpcError> {
+pub(in crate::server) fn eligible(
+    core: &Core,
+    scope: &Scope,
+    call: &CallRequest,
+) -> Result<bool, RpcError> {
     if core.tasks.is_none() {
         return Ok(false);
     }
@@ -105,7 +109,7 @@ pub(super) fn eligible(core: &Core, scope: &Scope, call: &CallRequest) -> Result
 }
 
 /// Runs a call that may become a task.
-pub(super) fn call_as_task(
+pub(in crate::server) fn call_as_task(
     core: &Arc<Core>,
     session: &Session,
     id: Value,
@@ -221,7 +225,7 @@ pub(super) fn call_as_task(
 }
 
 /// Answers a `tasks/*` request (`None` when the server has no tasks).
-pub(super) fn method(
+pub(in crate::server) fn method(
     core: &Arc<Core>,
     id: &Value,
     task: route::Task,
@@ -476,11 +480,13 @@ async fn list(
     let all: Vec<&TaskRecord> = all.iter().filter(|r| !r.modern).collect();
     let offset = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
-        Some(Value::String(c)) => crate::server::cursor::decode(c, all.len()).ok_or_else(|| {
-            RpcError::invalid_params(format!(
-                "invalid cursor {c:?}; pass a nextCursor this server returned"
-            ))
-        })?,
+        Some(Value::String(c)) => {
+            crate::server::request::cursor::decode(c, all.len()).ok_or_else(|| {
+                RpcError::invalid_params(format!(
+                    "invalid cursor {c:?}; pass a nextCursor this server returned"
+                ))
+            })?
+        }
         Some(_) => return Err(RpcError::invalid_params("\"cursor\" must be a string")),
     };
     let size = core.config.page_size;
@@ -496,7 +502,7 @@ async fn list(
     if offset + size < all.len() {
         result.insert(
             "nextCursor".into(),
-            Value::from(crate::server::cursor::encode(offset + size)),
+            Value::from(crate::server::request::cursor::encode(offset + size)),
         );
     }
     Ok(TaskAnswer::Result(Value::Object(result)))

@@ -21,26 +21,30 @@ use crate::jsonrpc::{self, member, RpcError};
 use crate::revision::method::Method;
 use crate::revision::{codes, meta, ValidationStyle};
 use crate::schema::{describe, FieldError};
-use crate::server::audit::{self, Outcome};
-use crate::server::cancel::CancellationToken;
-use crate::server::context::{ClientIdentity, ContextParts, RequestContext, Sink, TaskPort};
-use crate::server::limits::{LimitScope, OnStoreError, RateLimit};
-use crate::server::mrtr::{Retry, Rounds};
-use crate::server::peer::Channel;
-use crate::server::tool::{CallFailure, HandlerCall, Invoked, ToolOutput};
-use crate::server::toolset::ToolEntry;
+use crate::server::access::audit::{self, Outcome};
+use crate::server::handler::cancel::CancellationToken;
+use crate::server::handler::context::{
+    ClientIdentity, ContextParts, RequestContext, Sink, TaskPort,
+};
+use crate::server::handler::mrtr::{Retry, Rounds};
+use crate::server::handler::peer::Channel;
+use crate::server::tools::limits::{LimitScope, OnStoreError, RateLimit};
+use crate::server::tools::tool::{CallFailure, HandlerCall, Invoked, ToolOutput};
+use crate::server::tools::toolset::ToolEntry;
 
-use super::config::CallInfo;
-use super::methods::Core;
-use super::params::Params;
-use super::reply::{content_reply, doc_reply, failure_reply, structured_reply, text_result, Reply};
-use super::scope::Scope;
-use super::session::Session;
+use crate::server::answer::methods::Core;
+use crate::server::config::CallInfo;
+use crate::server::request::params::Params;
+use crate::server::request::reply::{
+    content_reply, doc_reply, failure_reply, structured_reply, text_result, Reply,
+};
+use crate::server::request::scope::Scope;
+use crate::server::session::Session;
 
 /// Splits `tools/call` params into the tool, its arguments and the
 /// progress token, checking them against `CallToolRequest`. The
 /// answer is given in [`run`], once the call has its slot.
-pub(super) fn request(
+pub(in crate::server) fn request(
     core: &Core,
     params: &mut Params<'_>,
     meta: Option<&Value>,
@@ -100,7 +104,7 @@ pub(super) fn request(
 }
 
 /// Runs one `tools/call`; `None` when it was cancelled (no response).
-pub(super) async fn run(
+pub(in crate::server) async fn run(
     core: &Core,
     session: &Session,
     id: &Value,
@@ -184,7 +188,7 @@ pub(super) async fn run(
         log_level: core.log_threshold(session, scope),
     })
     .with_channel(channel)
-    .with_notifier(crate::server::notifier::Notifier::new(Arc::clone(
+    .with_notifier(crate::server::handler::notifier::Notifier::new(Arc::clone(
         &core.listeners,
     )))
     .with_task(link.map(|l| l as Arc<dyn TaskPort>));
@@ -349,12 +353,12 @@ impl Call<'_> {
         };
         let text = format!(
             "Rate limit exceeded for tool {name} (limited to {limit}); retry in {}",
-            crate::server::limits::retry_delay(wait)
+            crate::server::tools::limits::retry_delay(wait)
         );
         // The wait also as a number, so a client need not read the text.
         let mut result = text_result(text, true);
         result["_meta"] =
-            json!({ meta::RETRY_AFTER_MS: crate::server::limits::retry_after_ms(wait) });
+            json!({ meta::RETRY_AFTER_MS: crate::server::tools::limits::retry_after_ms(wait) });
         self.finish(Outcome::RateLimited, CallAnswer::Result(result))
     }
 
@@ -548,13 +552,13 @@ pub(crate) enum Tool {
 /// A `tools/call` as read from its params: the tool, its arguments and
 /// the progress token.
 pub(crate) struct CallRequest {
-    pub(super) tool: Tool,
+    pub(in crate::server) tool: Tool,
     arguments: Value,
     progress_token: Option<Value>,
     /// What a retry brings back (stateless era).
     retry: Retry,
     /// `params.task`: the client asks for a task (2025-11-25).
-    pub(super) task: Option<Value>,
+    pub(in crate::server) task: Option<Value>,
     /// The task the call may become.
-    pub(super) link: Option<Arc<crate::server::tasks::TaskLink>>,
+    pub(in crate::server) link: Option<Arc<crate::server::tasks::TaskLink>>,
 }

@@ -46,7 +46,7 @@ impl Params<'_> {
     }
 
     /// Whether the params are an object.
-    pub(super) fn is_object(&self) -> bool {
+    pub(in crate::server) fn is_object(&self) -> bool {
         match self {
             Params::Absent => false,
             Params::Value(v) => v.is_object(),

@@ -6,26 +6,26 @@
 use crate::revision::method::{Kind, Method, Sender};
 use crate::revision::Era;
 
-use super::scope::Scope;
+use crate::server::request::scope::Scope;
 
 /// Whether a stateful revision has tasks (from 2025-11-25, experimental).
-pub(super) fn stateful_has_tasks(scope: &Scope) -> bool {
+pub(in crate::server) fn stateful_has_tasks(scope: &Scope) -> bool {
     Method::TasksGet.exists_in(Era::Stateful, &scope.version)
 }
 
 /// Where a request goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Route {
-    /// `tools/call`: `call` (or `tasking` when it becomes a task).
+    /// `tools/call`: `call` (or `answer::task_methods` when it becomes a task).
     ToolsCall,
     /// Answered at once by `Core::handle_inline`.
     Inline(Inline),
     /// `resources/read`, `prompts/get`, `completion/complete`: `reads`,
     /// through the user's `Surface`.
     Read(Read),
-    /// `tasks/*`: `tasking`.
+    /// `tasks/*`: `answer::task_methods`.
     Task(Task),
-    /// `subscriptions/listen` (stateless era): `notify`.
+    /// `subscriptions/listen` (stateless era): `answer::listen`.
     Listen,
     /// No such method in the request's revision.
     NotFound,
@@ -127,7 +127,7 @@ impl Task {
 /// The route of `method` in the era and revision of `scope`: a request a
 /// client sends, in the era and from the revision the method table gives.
 /// Tasks methods exist from 2025-11-25 in the stateful era and with the
-/// tasks extension in the stateless one (which `tasking` checks: a client
+/// tasks extension in the stateless one (which `answer::task_methods` checks: a client
 /// that did not negotiate it is told so, not answered "not found").
 pub(crate) fn route(scope: &Scope, method: &str) -> Route {
     use Route::{Inline as I, Read as R, Task as T};
@@ -177,7 +177,7 @@ mod tests {
 
     use super::*;
     use crate::revision;
-    use crate::server::extras::Extras;
+    use crate::server::handler::extras::Extras;
 
     fn scope(version: &str, modern: bool) -> Scope {
         Scope {

@@ -10,7 +10,7 @@
 //!
 //! A read or prompt handler may ask the client for input (`ctx.elicit`,
 //! ...): live in the stateful era, as an input-required result in the
-//! stateless era (see [`crate::server::mrtr`]); a completion handler only in the
+//! stateless era (see [`crate::server::handler::mrtr`]); a completion handler only in the
 //! stateful era.
 
 use std::future::Future;
@@ -20,21 +20,21 @@ use std::task::Poll;
 use serde_json::{Map, Value};
 
 use crate::jsonrpc::{self, RpcError};
-use crate::server::cancel::CancellationToken;
-use crate::server::context::{ContextParts, RequestContext, Sink};
-use crate::server::mrtr::Retry;
-use crate::server::peer::Channel;
+use crate::server::handler::cancel::CancellationToken;
+use crate::server::handler::context::{ContextParts, RequestContext, Sink};
+use crate::server::handler::mrtr::Retry;
+use crate::server::handler::peer::Channel;
 use crate::server::surface::{
     CompletionRef, CompletionRequest, HandlerError, ResourceTarget, Surface,
 };
 use crate::uri_template::UriTemplate;
 
-use super::methods::add_cache_hint;
-use super::methods::Core;
-use super::reply::Reply;
-use super::route::Read;
-use super::scope::Scope;
-use super::session::Session;
+use crate::server::answer::methods::add_cache_hint;
+use crate::server::answer::methods::Core;
+use crate::server::request::reply::Reply;
+use crate::server::request::route::Read;
+use crate::server::request::scope::Scope;
+use crate::server::session::Session;
 
 /// The declared resource templates, parsed once when the server is built.
 pub(crate) fn compile_templates(templates: &[Value]) -> Result<Vec<UriTemplate>, String> {
@@ -185,7 +185,7 @@ fn resolve(core: &Core, read: Read, params: Option<&Value>) -> Result<Work, RpcE
 
 /// Answers a `resources/read`, `prompts/get` or `completion/complete`:
 /// an error now, or the future of the reply.
-pub(super) fn request(
+pub(in crate::server) fn request(
     core: &Arc<Core>,
     session: &Session,
     id: Value,
@@ -240,7 +240,7 @@ pub(super) fn request(
         Channel::Rounds(rounds) => Some(Arc::clone(rounds)),
         _ => None,
     };
-    let inflight = session.register(super::session::IdKey::of(&id));
+    let inflight = session.register(crate::server::session::IdKey::of(&id));
     let token = inflight
         .as_ref()
         .map_or_else(CancellationToken::new, |f| f.token.clone());
@@ -257,13 +257,13 @@ pub(super) fn request(
         log_level: None,
     })
     .with_channel(channel)
-    .with_notifier(crate::server::notifier::Notifier::new(Arc::clone(
+    .with_notifier(crate::server::handler::notifier::Notifier::new(Arc::clone(
         &core.listeners,
     )));
     let core = Arc::clone(core);
     let method = method.to_owned();
     Ok(async move {
-        let run = crate::server::catch::CatchUnwind::new(run(&*surface, work, &core, ctx));
+        let run = crate::server::tools::catch::CatchUnwind::new(run(&*surface, work, &core, ctx));
         let mut run = std::pin::pin!(run);
         let mut cancelled = std::pin::pin!(token.cancelled());
         // Cancellation first; then the handler; then whether it waits

@@ -1,8 +1,8 @@
 //! The request context handed to every tool handler: cancellation, progress
 //! notifications, the caller's identity, the request's `_meta`, the
 //! revision it is served in and an extensions slot (HTTP request parts, an
-//! authenticated principal), requests to the client (see [`crate::server::peer`])
-//! and the change notifier; [`Sink`] (from [`crate::server::sink`]) is where a
+//! authenticated principal), requests to the client (see [`crate::server::handler::peer`])
+//! and the change notifier; [`Sink`] (from [`crate::server::handler::sink`]) is where a
 //! request's messages go before its final reply. A task-supporting tool's
 //! handler also gets a [`TaskContext`], whose work [`TaskPort`] names and
 //! the tasks module does (`server/tasks/link.rs`).
@@ -16,16 +16,16 @@ use serde_json::{json, Map, Value};
 
 use crate::jsonrpc;
 use crate::revision::method::Method;
-use crate::server::cancel::CancellationToken;
-use crate::server::extras::Extras;
-pub use crate::server::extras::Principal;
-use crate::server::notifier::Notifier;
-use crate::server::outbound::Channel;
-use crate::server::peer::{
+use crate::server::handler::cancel::CancellationToken;
+use crate::server::handler::extras::Extras;
+pub use crate::server::handler::extras::Principal;
+use crate::server::handler::notifier::Notifier;
+use crate::server::handler::outbound::Channel;
+use crate::server::handler::peer::{
     decode_elicitation, ElicitForm, Elicitation, Keyed, Peer, PeerError, Root, SampleRequest,
     SampleResponse,
 };
-pub use crate::server::sink::Sink;
+pub use crate::server::handler::sink::Sink;
 
 /// Who is calling: what the client said about itself, in `initialize`
 /// (stateful era) or in the request's `_meta` (stateless era).
@@ -80,6 +80,11 @@ pub enum LogLevel {
 }
 
 impl LogLevel {
+    /// `debug, info, …`, for messages.
+    pub(crate) fn names() -> String {
+        Self::ALL.map(Self::as_str).join(", ")
+    }
+
     /// Every level, least severe first.
     pub const ALL: [LogLevel; 8] = [
         LogLevel::Debug,
@@ -125,9 +130,9 @@ pub struct RequestContext {
     revision: Arc<str>,
     extras: Arc<Extras>,
     log_level: Option<LogLevel>,
-    /// How requests to the client travel (see [`crate::server::peer`]).
+    /// How requests to the client travel (see [`crate::server::handler::peer`]).
     channel: Channel,
-    /// Announces run-time changes (see [`crate::server::notifier`]).
+    /// Announces run-time changes (see [`crate::server::handler::notifier`]).
     notifier: Option<Notifier>,
     /// The task this call may become (see [`TaskContext`]).
     task: Option<Arc<dyn TaskPort>>,
@@ -413,7 +418,7 @@ impl RequestContext {
     pub fn require_capabilities(
         &self,
         names: &[&str],
-    ) -> Result<(), crate::server::tool_error::ToolError> {
+    ) -> Result<(), crate::server::handler::tool_error::ToolError> {
         let missing: Map<String, Value> = names
             .iter()
             .filter(|n| !self.client.as_deref().is_some_and(|c| c.has_capability(n)))
@@ -422,9 +427,11 @@ impl RequestContext {
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(crate::server::tool_error::ToolError::missing_capabilities(
-                Value::Object(missing),
-            ))
+            Err(
+                crate::server::handler::tool_error::ToolError::missing_capabilities(Value::Object(
+                    missing,
+                )),
+            )
         }
     }
 

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::reply::Reply;
+use crate::server::request::reply::Reply;
 
 /// What handling one message produced.
 #[derive(Debug)]
@@ -27,7 +27,9 @@ pub enum Handled {
 /// 1,032 bytes (1,024 now, `-Zprint-type-sizes`), the largest size glibc
 /// serves from its per-thread cache; past it every call's malloc and free
 /// take the slow path (about 500 instructions more per call).
-pub struct Pending(pub(super) Pin<Box<dyn Future<Output = Option<Reply>> + Send + 'static>>);
+pub struct Pending(
+    pub(in crate::server) Pin<Box<dyn Future<Output = Option<Reply>> + Send + 'static>>,
+);
 
 impl std::fmt::Debug for Pending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

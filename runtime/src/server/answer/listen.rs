@@ -1,6 +1,6 @@
 //! The server's side of run-time change notifications (see
-//! [`crate::server::notifier`]): the listener that gives a stateful session's
-//! stream what changed (for [`super::Server::listen`]), and
+//! [`crate::server::handler::notifier`]): the listener that gives a stateful session's
+//! stream what changed (for [`crate::server::Server::listen`]), and
 //! `subscriptions/listen` (stateless era).
 
 use std::sync::Arc;
@@ -10,22 +10,22 @@ use serde_json::{json, Value};
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::method::Method;
 use crate::revision::{meta, Era};
-use crate::server::context::Sink;
-use crate::server::notifier::{Change, Filter, Listener, Listeners, Takes};
+use crate::server::handler::context::Sink;
+use crate::server::handler::notifier::{Change, Filter, Listener, Listeners, Takes};
 
-use super::handled::{Handled, Pending};
-use super::reply::Reply;
-use super::session::{IdKey, Session};
+use crate::server::request::handled::{Handled, Pending};
+use crate::server::request::reply::Reply;
+use crate::server::session::{IdKey, Session};
 
-/// [`super::Server::listen`] with the stream looked up when a notification
+/// [`crate::server::Server::listen`] with the stream looked up when a notification
 /// goes out (`None`: no stream open now).
 /// The session keeps the lookup too, for its tasks' messages.
-pub(super) fn listen_with(
+pub(in crate::server) fn listen_with(
     listeners: &Listeners,
     session: &Session,
     stream: impl Fn() -> Option<Sink> + Send + Sync + 'static,
 ) {
-    let stream: crate::server::sink::StreamOf = Arc::new(stream);
+    let stream: crate::server::handler::sink::StreamOf = Arc::new(stream);
     session.set_stream(Arc::clone(&stream));
     let state = Arc::downgrade(&session.state);
     let takes = move |change: &Change| {
@@ -52,7 +52,7 @@ pub(super) fn listen_with(
 /// `subscriptions/listen` (stateless era): acknowledges the filter on
 /// the request's stream, then keeps the request open, sending what the
 /// filter asked for, until the client cancels it or the stream closes.
-pub(super) fn subscriptions_listen(
+pub(in crate::server) fn subscriptions_listen(
     listeners: &Arc<Listeners>,
     has_tasks: bool,
     session: &Session,

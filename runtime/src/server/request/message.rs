@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use crate::jsonrpc::{self, Incoming};
 
-use super::params::Params;
-use super::scope::CachedScope;
+use crate::server::request::params::Params;
+use crate::server::request::scope::CachedScope;
 
 /// A decoded message.
 pub(crate) enum Message<'a> {

@@ -32,8 +32,8 @@ use serde_json::{json, Map, Value};
 use crate::jsonrpc::{self, RpcError};
 use crate::revision::meta;
 use crate::revision::method::Method;
-use crate::server::cancel::CancellationToken;
-use crate::server::sink::Sink;
+use crate::server::handler::cancel::CancellationToken;
+use crate::server::handler::sink::Sink;
 
 /// A change the application announces.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,7 +8,7 @@
 //! own stream (the connection over stdio, the POST's SSE stream over HTTP)
 //! and the handler waits for the response, up to a timeout. In the
 //! stateless era (2026-07-28) the same call becomes an input request of an
-//! `InputRequiredResult` (see [`crate::server::mrtr`]): the handler is run again
+//! `InputRequiredResult` (see [`crate::server::handler::mrtr`]): the handler is run again
 //! when the client retries with its answers. Either way a request the
 //! client declared no capability for is refused with
 //! [`PeerError::MissingCapability`], which a tool answers as `-32021`.
@@ -25,10 +25,10 @@ use serde_json::{json, Map, Value};
 
 use crate::jsonrpc;
 use crate::revision::method::Method;
-use crate::server::cancel::CancellationToken;
-pub(crate) use crate::server::outbound::Channel;
-use crate::server::sink::Sink;
-use crate::server::tool_error::ToolError;
+use crate::server::handler::cancel::CancellationToken;
+pub(crate) use crate::server::handler::outbound::Channel;
+use crate::server::handler::sink::Sink;
+use crate::server::handler::tool_error::ToolError;
 
 #[cfg(all(test, feature = "schemars"))]
 mod form_tests {
@@ -683,7 +683,7 @@ impl Peer<'_> {
 pub(crate) async fn request_live(
     cancel: &CancellationToken,
     sink: &Sink,
-    outbound: &std::sync::Arc<crate::server::outbound::Outbound>,
+    outbound: &std::sync::Arc<crate::server::handler::outbound::Outbound>,
     timeout: Duration,
     method: &str,
     params: &Value,

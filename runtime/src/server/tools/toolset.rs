@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::schema::{default_draft, SchemaValidator};
-use crate::server::limits::{Bucket, RateLimit};
+use crate::server::tools::limits::{Bucket, RateLimit};
 
 /// Up to this many tools, a name is found by comparing names.
 const LINEAR_FIND: usize = 16;

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::server::mrtr::Rounds;
+use crate::server::handler::mrtr::Rounds;
 
 /// How a request context reaches the client.
 #[derive(Clone, Default)]

@@ -1,45 +1,46 @@
 //! What each MCP method means to the server, in both eras, and the
 //! [`Core`] it is answered from (everything built once and shared by
-//! sessions and requests): which era and revision a request is served in
-//! ([`Core::scope`]: `initialize` sessions, per-request `_meta`),
-//! `initialize` and `server/discover` (with the capabilities they
+//! sessions and requests): `initialize` and `server/discover` (with the capabilities they
 //! declare), `ping`, `logging/setLevel`, subscriptions, the declared lists
 //! (pagination, caching hints, hidden items), the notifications it listens
 //! to, how a handler reaches the client, and how a result is finished for
 //! its era (`resultType`, `_meta.serverInfo`; the text itself is written
-//! by [`super::reply`]).
+//! by [`crate::server::request::reply`]).
 //!
-//! The topics live beside it: `tools/call` in [`super::call`], reads,
-//! prompts and completions in [`super::reads`], tasks in
-//! [`super::tasking`], listening in [`super::notify`], who may use what in
-//! [`super::authz`].
+//! The topics live beside it: which era and revision a request is served
+//! in ([`Core::scope`]) in [`crate::server::answer::era`], `tools/call` in
+//! [`crate::server::answer::call`], reads, prompts and completions in
+//! [`crate::server::answer::reads`], tasks in
+//! [`crate::server::answer::task_methods`], listening in
+//! [`crate::server::answer::listen`], who may use what in
+//! [`crate::server::access::authz`].
 
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use crate::jsonrpc::{self, field, member, RpcError};
+use crate::jsonrpc::{self, RpcError};
 use crate::revision::method::Method;
-use crate::revision::{self, codes, meta, Era};
-use crate::server::context::{ClientIdentity, LogLevel};
-use crate::server::cursor;
-use crate::server::extras::Extras;
-use crate::server::mrtr::{self, Retry, Rounds};
-use crate::server::peer::Channel;
-use crate::server::scopes::Guarded;
+use crate::revision::{self, meta, Era};
+use crate::server::access::oauth_scopes::Guarded;
+use crate::server::handler::context::{ClientIdentity, LogLevel};
+use crate::server::handler::extras::Extras;
+use crate::server::handler::mrtr::{self, Retry, Rounds};
+use crate::server::handler::peer::Channel;
+use crate::server::request::cursor;
 use crate::server::surface::{ResourceTarget, Surface};
 use crate::server::tasks::EXTENSION;
-use crate::server::tool::Dispatch;
-use crate::server::toolset::ToolSet;
+use crate::server::tools::tool::Dispatch;
+use crate::server::tools::toolset::ToolSet;
 use crate::uri_template::UriTemplate;
 
-use super::authz::Authz;
-use super::config::{AccessHook, CacheHint, CacheScope, OutputHook, ServerConfig};
-use super::params::Params;
-use super::reply::Reply;
-use super::route::Inline;
-use super::scope::{CachedScope, Scope};
-use super::session::{IdKey, Session};
+use crate::server::access::authz::Authz;
+use crate::server::config::{AccessHook, CacheHint, CacheScope, OutputHook, ServerConfig};
+use crate::server::request::params::Params;
+use crate::server::request::reply::Reply;
+use crate::server::request::route::Inline;
+use crate::server::request::scope::Scope;
+use crate::server::session::{IdKey, Session};
 
 /// Everything built once and shared by sessions and requests.
 pub(crate) struct Core {
@@ -56,9 +57,9 @@ pub(crate) struct Core {
     /// result appends to its members, serialised once.
     pub(crate) stateless_result_tail: String,
     /// Seals and opens `requestState` (multi round-trip requests).
-    pub(crate) sealer: crate::server::mrtr::Sealer,
+    pub(crate) sealer: crate::server::handler::mrtr::Sealer,
     /// Who hears run-time change notifications.
-    pub(crate) listeners: Arc<crate::server::notifier::Listeners>,
+    pub(crate) listeners: Arc<crate::server::handler::notifier::Listeners>,
     /// Tasks, when a tool declares task support or tasks were configured.
     pub(crate) tasks: Option<Arc<crate::server::tasks::Tasks>>,
     /// Who may use which tool, prompt and resource.
@@ -66,8 +67,8 @@ pub(crate) struct Core {
     /// Rate-limit buckets shared by replicas, and what to do when they
     /// cannot be reached; `None`: buckets in this process.
     pub(crate) limit_store: Option<(
-        Arc<dyn crate::server::limits::RateLimitStore>,
-        crate::server::limits::OnStoreError,
+        Arc<dyn crate::server::tools::limits::RateLimitStore>,
+        crate::server::tools::limits::OnStoreError,
     )>,
     /// The search tool surface, when the catalog is served through it.
     pub(crate) search: Option<crate::server::search::SearchSurface>,
@@ -76,198 +77,7 @@ pub(crate) struct Core {
     pub(crate) skills: Option<Arc<crate::server::Skills>>,
 }
 
-/// Whether `method` is one of the stateful era's handshake and liveness
-/// messages, which a legacy client sends first and the stateless era
-/// answers with the revisions to use instead.
-fn legacy_handshake(method: &str) -> bool {
-    matches!(
-        Method::of(method),
-        Some(Method::Initialize | Method::Ping | Method::Initialized)
-    )
-}
-
-/// `-32602` for a modern request whose `_meta` lacks a required field.
-fn missing_meta(detail: &str) -> RpcError {
-    RpcError::invalid_params(format!(
-        "{detail}; every request of protocol revision {} carries params._meta with \"{}\" and \"{}\"",
-        revision::LATEST,
-        meta::PROTOCOL_VERSION,
-        meta::CLIENT_CAPABILITIES
-    ))
-}
-
 impl Core {
-    /// Decides the era, revision and caller of a request (see
-    /// `basic/versioning.mdx`): a request whose `params._meta` names a
-    /// protocol version (and `server/discover`) is served statelessly;
-    /// `initialize` selects the stateful era for the session; on a
-    /// connection the first such request fixes the era.
-    pub(crate) fn scope(
-        &self,
-        session: &Session,
-        method: &str,
-        request_meta: Option<Value>,
-        extras: &Arc<Extras>,
-    ) -> Result<Scope, RpcError> {
-        let names_version = member(request_meta.as_ref(), meta::PROTOCOL_VERSION).is_some();
-        let session_era = session.era();
-        let modern = match (session_era, Method::of(method)) {
-            (Some(Era::Stateful), _) => false,
-            (Some(Era::Stateless), _) => true,
-            (None, Some(Method::Initialize)) => names_version,
-            (None, Some(Method::Discover)) => true,
-            (None, _) => names_version || self.config.supported_in(Era::Stateful).next().is_none(),
-        };
-        if !modern {
-            let (client, version): (_, Arc<str>) = match session.identity_and_version() {
-                Some((c, version)) => (Some(c), version),
-                None => (None, self.default_stateful().into()),
-            };
-            return Ok(Scope {
-                revision: revision::nearest(&version),
-                version,
-                modern: false,
-                client,
-                meta: request_meta.map(Arc::new),
-                meta_log_level: None,
-                extras: Arc::clone(extras),
-            });
-        }
-        if legacy_handshake(method) {
-            // Removed in the stateless era; the message names what to use,
-            // as legacy clients have no other way to learn it.
-            let supported = self.config.supported_newest_first();
-            return Err(RpcError::new(
-                jsonrpc::METHOD_NOT_FOUND,
-                format!(
-                    "Method not found: {method} is not part of protocol revision {}; this server supports {} (per-request _meta from 2026-07-28)",
-                    revision::LATEST,
-                    supported.join(", ")
-                ),
-            )
-            .with_data(json!({ "supported": supported })));
-        }
-        let Some(Value::Object(request_meta)) = request_meta else {
-            return Err(missing_meta("the request has no params._meta object"));
-        };
-        let version = match field(&request_meta, meta::PROTOCOL_VERSION) {
-            Some(Value::String(v)) => v.as_str(),
-            Some(_) => {
-                return Err(missing_meta(&format!(
-                    "\"{}\" must be a string",
-                    meta::PROTOCOL_VERSION
-                )))
-            }
-            None => {
-                return Err(missing_meta(&format!(
-                    "params._meta lacks \"{}\"",
-                    meta::PROTOCOL_VERSION
-                )))
-            }
-        };
-        if revision::era(version) != Era::Stateless || !self.config.supports(version) {
-            let supported = self.config.supported_newest_first();
-            return Err(RpcError::new(
-                codes::UNSUPPORTED_PROTOCOL_VERSION,
-                "Unsupported protocol version",
-            )
-            .with_data(json!({ "supported": supported, "requested": version })));
-        }
-        let capabilities = match field(&request_meta, meta::CLIENT_CAPABILITIES) {
-            Some(c @ Value::Object(_)) => c.clone(),
-            Some(_) => {
-                return Err(missing_meta(&format!(
-                    "\"{}\" must be an object",
-                    meta::CLIENT_CAPABILITIES
-                )))
-            }
-            None => {
-                return Err(missing_meta(&format!(
-                    "params._meta lacks \"{}\"",
-                    meta::CLIENT_CAPABILITIES
-                )))
-            }
-        };
-        let meta_log_level = match field(&request_meta, meta::LOG_LEVEL) {
-            None => None,
-            Some(level) => match level.as_str().and_then(LogLevel::parse) {
-                Some(level) => Some(level),
-                None => {
-                    return Err(RpcError::invalid_params(format!(
-                        "\"{}\" must be one of {}",
-                        meta::LOG_LEVEL,
-                        level_names()
-                    )))
-                }
-            },
-        };
-        session.fix_era(Era::Stateless);
-        let identity = ClientIdentity {
-            info: field(&request_meta, meta::CLIENT_INFO)
-                .cloned()
-                .unwrap_or(Value::Null),
-            protocol_version: version.to_owned(),
-            capabilities,
-        };
-        Ok(Scope {
-            revision: revision::nearest(version),
-            version: version.into(),
-            modern: true,
-            client: Some(Arc::new(identity)),
-            // Moved, not copied: the request's params hold `null` in its place.
-            meta: Some(Arc::new(Value::Object(request_meta))),
-            meta_log_level,
-            extras: Arc::clone(extras),
-        })
-    }
-
-    /// The scope `cached` (a kept scope whose `_meta` text the request
-    /// repeats) gives a request of `session`; `None` when the session is
-    /// not stateless or `method` is not served statelessly.
-    pub(crate) fn scope_of(
-        &self,
-        session: &Session,
-        method: &str,
-        cached: &CachedScope,
-        extras: &Arc<Extras>,
-    ) -> Option<Scope> {
-        if session.era() != Some(Era::Stateless) || legacy_handshake(method) {
-            return None;
-        }
-        Some(Scope {
-            revision: cached.revision,
-            version: Arc::clone(&cached.version),
-            modern: true,
-            client: Some(Arc::clone(&cached.client)),
-            meta: Some(Arc::clone(&cached.meta)),
-            meta_log_level: cached.log_level,
-            extras: Arc::clone(extras),
-        })
-    }
-
-    /// Keeps a modern scope for requests with the same `_meta` text.
-    pub(crate) fn cache_scope(&self, session: &Session, meta_text: &str, scope: &Scope) {
-        let (true, Some(client), Some(meta)) = (scope.modern, &scope.client, &scope.meta) else {
-            return;
-        };
-        session.cache_scope(Arc::new(CachedScope {
-            text: meta_text.into(),
-            revision: scope.revision,
-            version: Arc::clone(&scope.version),
-            client: Arc::clone(client),
-            meta: Arc::clone(meta),
-            log_level: scope.meta_log_level,
-        }));
-    }
-
-    /// The revision a stateful request is served in before `initialize`.
-    pub(crate) fn default_stateful(&self) -> &str {
-        self.config
-            .supported_in(Era::Stateful)
-            .next()
-            .unwrap_or(revision::LATEST_STATEFUL)
-    }
-
     /// Answers a request that needs no task of its own (`method` names it
     /// in errors).
     pub(crate) fn handle_inline(
@@ -289,7 +99,7 @@ impl Core {
                 let Some(level) = level else {
                     return Err(RpcError::invalid_params(format!(
                         "\"level\" must be one of {}",
-                        level_names()
+                        LogLevel::names()
                     )));
                 };
                 session.set_log_level(Some(level.as_str().to_owned()));
@@ -342,7 +152,7 @@ impl Core {
     /// server serves skills.
     fn skills_request(
         &self,
-        request: super::route::SkillsRequest,
+        request: crate::server::request::route::SkillsRequest,
         method: &str,
         params: Option<&Value>,
         scope: &Scope,
@@ -424,7 +234,11 @@ impl Core {
     }
 
     /// The least severe level a request's handler may log at.
-    pub(super) fn log_threshold(&self, session: &Session, scope: &Scope) -> Option<LogLevel> {
+    pub(in crate::server) fn log_threshold(
+        &self,
+        session: &Session,
+        scope: &Scope,
+    ) -> Option<LogLevel> {
         if scope.modern {
             scope.meta_log_level
         } else {
@@ -627,7 +441,7 @@ impl Core {
 
     /// What a `resources/read` URI names, if anything: a declared
     /// resource, else the first declared template it matches.
-    pub(super) fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
+    pub(in crate::server) fn resolve_uri(&self, uri: &str) -> Option<ResourceTarget> {
         if let Some(i) = self
             .config
             .resources
@@ -699,7 +513,7 @@ impl Core {
         // A client that declared nothing it could be asked (and answers
         // nothing) can be sent no input request: no rounds to keep.
         let askable = scope.client.as_ref().is_some_and(|c| {
-            crate::server::peer::ASKED_THROUGH
+            crate::server::handler::peer::ASKED_THROUGH
                 .iter()
                 .any(|n| c.has_capability(n))
         });
@@ -711,11 +525,6 @@ impl Core {
         let rounds = Rounds::start(&self.sealer, binding, retry)?;
         Ok(Channel::Rounds(Arc::new(rounds)))
     }
-}
-
-/// `debug, info, …` for messages.
-fn level_names() -> String {
-    LogLevel::ALL.map(LogLevel::as_str).join(", ")
 }
 
 /// One page of a paginated list result: `{key: [...], nextCursor?}` from
@@ -763,7 +572,7 @@ fn list_page(
 fn skills_answer(
     skills: &crate::server::Skills,
     config: &ServerConfig,
-    request: super::route::SkillsRequest,
+    request: crate::server::request::route::SkillsRequest,
     params: Option<&Value>,
     modern: bool,
 ) -> Result<Value, RpcError> {
@@ -774,7 +583,7 @@ fn skills_answer(
             .ok_or_else(|| RpcError::invalid_params("the request needs a string \"uri\""))
     };
     let (mut result, hint) = match request {
-        super::route::SkillsRequest::List => {
+        crate::server::request::route::SkillsRequest::List => {
             let entries = skills.entries();
             let page = |offset: usize, size: usize| {
                 entries.iter().skip(offset).take(size).cloned().collect()
@@ -790,8 +599,10 @@ fn skills_answer(
             )?;
             return Ok(list);
         }
-        super::route::SkillsRequest::Get => (skills.get(uri()?)?, config.lists_cache),
-        super::route::SkillsRequest::Directory => {
+        crate::server::request::route::SkillsRequest::Get => {
+            (skills.get(uri()?)?, config.lists_cache)
+        }
+        crate::server::request::route::SkillsRequest::Directory => {
             let children = skills.directory(uri()?)?;
             let page = |offset: usize, size: usize| {
                 children.iter().skip(offset).take(size).cloned().collect()
@@ -805,7 +616,7 @@ fn skills_answer(
                 None,
             );
         }
-        super::route::SkillsRequest::Read => {
+        crate::server::request::route::SkillsRequest::Read => {
             let uri = uri()?;
             let read = skills
                 .read(uri)

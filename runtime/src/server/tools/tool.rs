@@ -13,9 +13,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::schema::{Doc, FieldError};
-use crate::server::catch::panic_message;
-use crate::server::context::RequestContext;
-use crate::server::tool_error::ToolError;
+use crate::server::handler::context::RequestContext;
+use crate::server::handler::tool_error::ToolError;
+use crate::server::tools::catch::panic_message;
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::revision::Revision;
-use crate::server::context::{ClientIdentity, LogLevel};
-use crate::server::extras::Extras;
+use crate::server::handler::context::{ClientIdentity, LogLevel};
+use crate::server::handler::extras::Extras;
 
 /// The era, revision and caller a request is served with.
 #[derive(Clone)]
@@ -34,12 +34,12 @@ pub(crate) struct Scope {
 /// requests) so that a request with the same text (a client sends the
 /// same `_meta` with every request) is served without reading it again.
 pub(crate) struct CachedScope {
-    pub(super) text: Box<str>,
-    pub(super) revision: &'static Revision,
-    pub(super) version: Arc<str>,
-    pub(super) client: Arc<ClientIdentity>,
-    pub(super) meta: Arc<Value>,
-    pub(super) log_level: Option<LogLevel>,
+    pub(in crate::server) text: Box<str>,
+    pub(in crate::server) revision: &'static Revision,
+    pub(in crate::server) version: Arc<str>,
+    pub(in crate::server) client: Arc<ClientIdentity>,
+    pub(in crate::server) meta: Arc<Value>,
+    pub(in crate::server) log_level: Option<LogLevel>,
 }
 
 impl CachedScope {

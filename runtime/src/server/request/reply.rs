@@ -53,7 +53,7 @@ impl Reply {
 }
 
 /// A `CallToolResult` with one text block.
-pub(super) fn text_result(text: String, is_error: bool) -> Value {
+pub(in crate::server) fn text_result(text: String, is_error: bool) -> Value {
     let mut result = Map::new();
     result.insert("content".into(), json!([{ "type": "text", "text": text }]));
     if is_error {
@@ -77,7 +77,7 @@ pub(crate) fn stateless_result_tail(server_info: &Value) -> String {
 /// serialised text): `{"jsonrpc":"2.0","id":ID,"result":{"content":
 /// [{"type":"text","text":JSON as a string}],"structuredContent":JSON TAIL}}`,
 /// written into one buffer.
-pub(super) fn structured_reply(id: &Value, json: &[u8], tail: &str) -> Reply {
+pub(in crate::server) fn structured_reply(id: &Value, json: &[u8], tail: &str) -> Reply {
     const CONTENT: &[u8] = br#","result":{"content":[{"type":"text","text":"#;
     const STRUCTURED: &[u8] = br#"}],"structuredContent":"#;
     // The text block repeats the JSON escaped, at most twice as long.
@@ -96,7 +96,7 @@ pub(super) fn structured_reply(id: &Value, json: &[u8], tail: &str) -> Reply {
 
 /// The response of a `CallToolResult` with the text block `text` and
 /// `isError: true`, written as text: what [`text_result`] gives.
-pub(super) fn failure_reply(id: &Value, text: &str, tail: &str) -> Reply {
+pub(in crate::server) fn failure_reply(id: &Value, text: &str, tail: &str) -> Reply {
     let mut out = jsonrpc::response_head(id, text.len() + tail.len() + 80);
     out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
     jsonrpc::push_json_str(&mut out, text);
@@ -110,7 +110,7 @@ pub(super) fn failure_reply(id: &Value, text: &str, tail: &str) -> Reply {
 }
 
 /// The response of a `CallToolResult` whose content blocks are `doc`.
-pub(super) fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
+pub(in crate::server) fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
     let json = doc.json();
     let mut out = jsonrpc::response_head(id, json.len() + tail.len() + 24);
     out.extend_from_slice(br#","result":{"content":"#);
@@ -121,7 +121,7 @@ pub(super) fn content_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
 }
 
 /// [`structured_reply`] for an output encoded as a [`Doc`].
-pub(super) fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
+pub(in crate::server) fn doc_reply(id: &Value, doc: &Doc, tail: &str) -> Reply {
     const CONTENT: &str = r#","result":{"content":[{"type":"text","text":""#;
     const STRUCTURED: &str = r#""}],"structuredContent":"#;
     let json = doc.json();

@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 use crate::jsonrpc::RpcError;
 use crate::revision::method::{Method, Target};
-use crate::server::context::Principal;
+use crate::server::handler::context::Principal;
 
 /// The JSON-RPC error code of a request refused for want of scope (in the
 /// implementation-defined server error range).

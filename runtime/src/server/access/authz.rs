@@ -1,5 +1,5 @@
 //! What a request's caller may use: the OAuth scopes the tool, prompt or
-//! resource it names needs (see [`crate::server::scopes`]), checked against the
+//! resource it names needs (see [`crate::server::access::oauth_scopes`]), checked against the
 //! request's [`Principal`] before anything runs, and which declared items
 //! a list shows the caller when the server hides what it may not use.
 //!
@@ -13,9 +13,9 @@
 use serde_json::Value;
 
 use crate::jsonrpc::RpcError;
-use crate::server::context::Principal;
-use crate::server::extras::Extras;
-use crate::server::scopes::{self, Guarded, ScopeTable};
+use crate::server::access::oauth_scopes::{self, Guarded, ScopeTable};
+use crate::server::handler::context::Principal;
+use crate::server::handler::extras::Extras;
 
 /// A server's authorization settings: the scopes each item needs, the
 /// caller of requests that carry no principal, and whether lists hide
@@ -72,14 +72,18 @@ impl Authz {
             return None;
         }
         let principal = self.principal_of(extras)?;
-        let (kind, name) = scopes::target(method, get)?;
+        let (kind, name) = oauth_scopes::target(method, get)?;
         let required = self.required_scopes(kind, name, template_of);
         let missing = self.scopes.missing(principal, required);
         if missing.is_empty() {
             return None;
         }
         let missing = missing.into_iter().map(str::to_owned).collect();
-        Some((scopes::describe(kind, name), required.to_vec(), missing))
+        Some((
+            oauth_scopes::describe(kind, name),
+            required.to_vec(),
+            missing,
+        ))
     }
 
     /// The JSON-RPC error of a request whose caller lacks scopes, if so.
@@ -94,7 +98,7 @@ impl Authz {
             None => Ok(()),
             Some((what, required, missing)) => {
                 let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
-                Err(scopes::insufficient(&what, &required, &missing))
+                Err(oauth_scopes::insufficient(&what, &required, &missing))
             }
         }
     }
