@@ -28,14 +28,14 @@ impl<'de> Deserialize<'de> for GetAbInput {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
-            members: &mut self::fields::Members,
-        ) -> Result<GetAbInput, self::fields::Error> {
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<GetAbInput, ::mcpgen_runtime::de::members::Error> {
             let (Some(a),) = (members.optional("a"),) else {
                 return Err(members.error());
             };
             Ok(GetAbInput { a })
         }
-        self::fields::decode(deserializer, take, None)
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
     }
 }
 
@@ -71,8 +71,8 @@ impl<'de> Deserialize<'de> for ListItemsInput {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
-            members: &mut self::fields::Members,
-        ) -> Result<ListItemsInput, self::fields::Error> {
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<ListItemsInput, ::mcpgen_runtime::de::members::Error> {
             let (Some(self_), Some(type_)) = (
                 members.optional("self"),
                 members.optional("type"),
@@ -81,7 +81,7 @@ impl<'de> Deserialize<'de> for ListItemsInput {
             };
             Ok(ListItemsInput { self_, type_ })
         }
-        self::fields::decode(deserializer, take, None)
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
     }
 }
 
@@ -118,8 +118,8 @@ impl<'de> Deserialize<'de> for RepoSearchInput {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
-            members: &mut self::fields::Members,
-        ) -> Result<RepoSearchInput, self::fields::Error> {
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<RepoSearchInput, ::mcpgen_runtime::de::members::Error> {
             let (Some(async_), Some(match_)) = (
                 members.optional("async"),
                 members.required("match"),
@@ -128,7 +128,7 @@ impl<'de> Deserialize<'de> for RepoSearchInput {
             };
             Ok(RepoSearchInput { async_, match_ })
         }
-        self::fields::decode(deserializer, take, None)
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
     }
 }
 
@@ -152,14 +152,14 @@ impl<'de> Deserialize<'de> for V2faVerifyInput {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
-            members: &mut self::fields::Members,
-        ) -> Result<V2faVerifyInput, self::fields::Error> {
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<V2faVerifyInput, ::mcpgen_runtime::de::members::Error> {
             let (Some(code),) = (members.required("code"),) else {
                 return Err(members.error());
             };
             Ok(V2faVerifyInput { code })
         }
-        self::fields::decode(deserializer, take, None)
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
     }
 }
 
@@ -196,167 +196,6 @@ pub mod error {
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
-        }
-    }
-}
-
-/// How the structs of this file decode: each reads its JSON object
-/// once into `Members` and takes its fields from them, which
-/// compiles to far less code than serde's derive.
-pub mod fields {
-    use ::serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
-    use ::serde_json::Value;
-
-    /// The error of taking a field.
-    pub type Error = ::serde_json::Error;
-
-    /// The members of one JSON object, in order, and the first
-    /// error of taking a field from them.
-    pub struct Members(Vec<(String, Value)>, Option<Error>);
-
-    struct Collect;
-
-    impl<'de> ::serde::de::Visitor<'de> for Collect {
-        type Value = Members;
-
-        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str("an object")
-        }
-
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> Result<Members, A::Error> {
-            let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
-            while let Some(member) = map.next_entry::<String, Value>()? {
-                members.push(member);
-            }
-            Ok(Members(members, None))
-        }
-    }
-
-    /// Reads the object `deserializer` holds, then the struct
-    /// `take` builds from its members; with `known` (the struct's
-    /// fields), any other member is refused.
-    pub fn decode<'de, D: Deserializer<'de>, T>(
-        deserializer: D,
-        take: fn(&mut Members) -> Result<T, Error>,
-        known: Option<&'static [&'static str]>,
-    ) -> Result<T, D::Error> {
-        let mut members = deserializer.deserialize_map(Collect)?;
-        let value = take(&mut members).map_err(D::Error::custom)?;
-        if let Some(known) = known {
-            members.only(known).map_err(D::Error::custom)?;
-        }
-        Ok(value)
-    }
-
-    /// A unit variant of `T`, from its name (one of `names`).
-    pub fn unit<'de, D: Deserializer<'de>, T: ::std::str::FromStr>(
-        deserializer: D,
-        names: &'static [&'static str],
-    ) -> Result<T, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        name.parse().map_err(|_| D::Error::unknown_variant(&name, names))
-    }
-
-    impl Members {
-        /// The value of `key`, taken out (the last, if the object
-        /// had it twice).
-        fn take(&mut self, key: &str) -> Option<Value> {
-            let at = self.0.iter().rposition(|(k, _)| k == key)?;
-            Some(self.0.swap_remove(at).1)
-        }
-
-        /// `decoded`'s value; its error (saying which member it
-        /// was) is kept, if it is the first, and gives `None`.
-        fn keep<T>(&mut self, key: &str, decoded: Result<T, Error>) -> Option<T> {
-            match decoded {
-                Ok(value) => Some(value),
-                Err(error) => self.fail(Error::custom(format_args!("{key}: {error}"))),
-            }
-        }
-
-        fn fail<T>(&mut self, error: Error) -> Option<T> {
-            self.1.get_or_insert(error);
-            None
-        }
-
-        /// The first error of taking a field.
-        pub fn error(&mut self) -> Error {
-            self.1
-                .take()
-                .unwrap_or_else(|| Error::custom("a field could not be decoded"))
-        }
-
-        /// A field that must be there.
-        pub fn required<T: DeserializeOwned>(&mut self, key: &'static str) -> Option<T> {
-            match self.take(key) {
-                Some(value) => self.keep(key, T::deserialize(value)),
-                None => self.fail(Error::missing_field(key)),
-            }
-        }
-
-        /// An `Option` field: `None` when absent or `null`.
-        pub fn optional<T: DeserializeOwned>(
-            &mut self,
-            key: &'static str,
-        ) -> Option<Option<T>> {
-            match self.take(key) {
-                Some(value) => self.keep(key, Option::<T>::deserialize(value)),
-                None => Some(None),
-            }
-        }
-
-        /// A field that is `absent()` when the object lacks it.
-        pub fn or_else<T: DeserializeOwned>(
-            &mut self,
-            key: &'static str,
-            absent: fn() -> T,
-        ) -> Option<T> {
-            match self.take(key) {
-                Some(value) => self.keep(key, T::deserialize(value)),
-                None => Some(absent()),
-            }
-        }
-
-        /// A field that must be there, decoded by `decode`.
-        pub fn with<T>(
-            &mut self,
-            key: &'static str,
-            decode: fn(Value) -> Result<T, Error>,
-        ) -> Option<T> {
-            match self.take(key) {
-                Some(value) => self.keep(key, decode(value)),
-                None => self.fail(Error::missing_field(key)),
-            }
-        }
-
-        /// A field decoded by `decode`, and `absent()` when the
-        /// object lacks it.
-        pub fn with_or_else<T>(
-            &mut self,
-            key: &'static str,
-            decode: fn(Value) -> Result<T, Error>,
-            absent: fn() -> T,
-        ) -> Option<T> {
-            match self.take(key) {
-                Some(value) => self.keep(key, decode(value)),
-                None => Some(absent()),
-            }
-        }
-
-        /// Refuses a member left over once every field was taken:
-        /// one of no field (`known` are the fields), or one the
-        /// object had twice.
-        fn only(&self, known: &'static [&'static str]) -> Result<(), Error> {
-            match self.0.first() {
-                None => Ok(()),
-                Some((key, _)) if known.contains(&key.as_str()) => {
-                    Err(Error::custom(format_args!("duplicate field `{key}`")))
-                }
-                Some((key, _)) => Err(Error::unknown_field(key, known)),
-            }
         }
     }
 }

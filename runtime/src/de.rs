@@ -8,8 +8,11 @@
 //! [`best_match`] (no discriminator: the variant that decodes and explains
 //! most of the object's properties). Errors name the type, the property
 //! and what was expected, so a bad message says what is wrong with it.
+//! Generated tool types decode their structs through [`members`].
 
 use std::fmt;
+
+pub mod members;
 
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::ser::{Serialize, Serializer};

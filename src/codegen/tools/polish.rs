@@ -100,7 +100,6 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
     // parsed alone (parsing them into the tree here costs what formatting
     // the whole file would spend on them anyway).
     let mut body = TokenStream::new();
-    let mut lean = false;
     body.extend(file.attrs.iter().map(ToTokens::to_token_stream));
     let items = std::mem::take(&mut file.items);
     let mut tree = Some(file);
@@ -108,7 +107,6 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
         let methods = match &mut item {
             Item::Struct(s) => {
                 let decode = decode::lean(s, &defined);
-                lean |= decode.is_some();
                 let methods = constructors(s, &defaults);
                 match (decode, methods) {
                     (None, methods) => methods,
@@ -116,9 +114,7 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
                 }
             }
             Item::Enum(e) if parsed.contains(&e.ident.to_string()) => {
-                let decode = decode::lean_unit(e);
-                lean |= decode.is_some();
-                decode
+                decode::lean_unit(e)
             }
             _ => None,
         };
@@ -137,11 +133,6 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
             body.extend(methods.clone());
             push_parsed(&mut tree, methods, false);
         }
-    }
-    if lean {
-        let module = decode::module();
-        body.extend(module.clone());
-        push_parsed(&mut tree, module, false);
     }
     let mut out = uses(&usable, &used);
     push_parsed(&mut tree, out.clone(), true);
