@@ -2,7 +2,8 @@
 //!
 //! - `protocol/protocol.rs`: the protocol types of revision 2025-11-25,
 //!   generated from the official schema, which the manifest goldens
-//!   (`super::protocol::…`) link against. Text generated from the official
+//!   (`protocol::…`, imported with `use super::{protocol, tools}`) link
+//!   against. Text generated from the official
 //!   schema is never committed, so it is generated here, at build time.
 //! - `goldens.rs`: one module per golden file, found by listing
 //!   `goldens/protocol/*.rs` and `goldens/manifests/*.{tools,server,client}.rs`,

@@ -419,7 +419,13 @@ impl Side<'_> {
         tools: &[ToolBinding],
     ) -> Result<(TokenStream, TokenStream)> {
         let server = if self.server {
-            codegen::server::generate(manifest, tools, self.spec, self.revision, self.http)?
+            codegen::siblings::file(codegen::server::generate(
+                manifest,
+                tools,
+                self.spec,
+                self.revision,
+                self.http,
+            )?)
         } else {
             TokenStream::new()
         };
@@ -427,7 +433,7 @@ impl Side<'_> {
             let mut client = codegen::client::generate(tools, self.spec, self.revision, self.http)?;
             client.extend(codegen::surface::client_impl(manifest));
             client.extend(codegen::search::client_impl(manifest));
-            client
+            codegen::siblings::file(client)
         } else {
             TokenStream::new()
         };

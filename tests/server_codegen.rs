@@ -27,9 +27,10 @@ fn spec(revision: &str) -> Spec {
 fn generated(revision: &str) -> String {
     let manifest = manifest();
     let tools = codegen::tools::generate(&manifest).unwrap();
-    let tokens =
+    let tokens = codegen::siblings::file(
         codegen::server::generate(&manifest, &tools.tools, &spec(revision), revision, true)
-            .unwrap();
+            .unwrap(),
+    );
     prettyplease::unparse(&syn::parse2(tokens).expect("generated server parses as a file"))
 }
 
@@ -46,17 +47,21 @@ fn generated_server_carries_the_manifest_and_revision() {
         "no inner doc comments in an include!d file"
     );
     assert!(
-        code.contains("Vec<super::protocol::ContentBlock>"),
+        code.contains("Vec<protocol::ContentBlock>"),
         "content blocks for tools without outputSchema"
     );
     assert!(
-        code.contains("super::tools::AddOutput,"),
+        code.contains("tools::AddOutput,"),
         "typed output for tools with outputSchema"
     );
     assert!(code.contains("RateLimit::calls_per_seconds(10u32, 60u32)"));
     assert!(
-        code.contains("pub use super::tools::TOOLS_JSON;"),
+        code.contains("pub use tools::TOOLS_JSON;"),
         "the tool list is emitted once, in tools.rs"
+    );
+    assert!(
+        code.contains("use super::{protocol, tools};") && !code.contains("super::tools::"),
+        "the sibling files are imported once and named short"
     );
     let manifest = manifest();
     let tools_json =

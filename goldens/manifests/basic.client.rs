@@ -3,6 +3,7 @@
 // manifest basic.json (sha256 58b00c68c16c5c4b2145c2c71ad5569c8ad996e0bfc3517cbb042867151696fa)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns `structuredContent`, checked against the tool's `outputSchema`.
     pub async fn greet(
         &self,
-        input: super::tools::GreetInput,
-    ) -> Result<super::tools::GreetOutput, ClientError> {
+        input: tools::GreetInput,
+    ) -> Result<tools::GreetOutput, ClientError> {
         self.greet_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `greet` with per-call options (timeout, progress).
     pub async fn greet_with(
         &self,
-        input: super::tools::GreetInput,
+        input: tools::GreetInput,
         options: CallOptions,
-    ) -> Result<super::tools::GreetOutput, ClientError> {
+    ) -> Result<tools::GreetOutput, ClientError> {
         self.inner.call_structured(tool_schemas(), "greet", &input, &options).await
     }
 
@@ -150,17 +151,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn ping(
         &self,
-        input: super::tools::PingInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::PingInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.ping_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `ping` with per-call options (timeout, progress).
     pub async fn ping_with(
         &self,
-        input: super::tools::PingInput,
+        input: tools::PingInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "ping", &input, &options).await
     }
 
@@ -171,17 +172,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn reset(
         &self,
-        input: super::tools::ResetInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::ResetInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.reset_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `reset` with per-call options (timeout, progress).
     pub async fn reset_with(
         &self,
-        input: super::tools::ResetInput,
+        input: tools::ResetInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "reset", &input, &options).await
     }
 }

@@ -3,6 +3,7 @@
 // manifest basic.json (sha256 58b00c68c16c5c4b2145c2c71ad5569c8ad996e0bfc3517cbb042867151696fa)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -51,31 +52,27 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `greet`.
     fn greet(
         &self,
-        input: super::tools::GreetInput,
+        input: tools::GreetInput,
         ctx: RequestContext,
-    ) -> impl Future<Output = Result<super::tools::GreetOutput, ToolError>> + Send;
+    ) -> impl Future<Output = Result<tools::GreetOutput, ToolError>> + Send;
 
     /// Takes nothing and answers with text.
     ///
     /// Tool `ping`.
     fn ping(
         &self,
-        input: super::tools::PingInput,
+        input: tools::PingInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Takes nothing (with a schema default) and answers with text.
     ///
     /// Tool `reset`.
     fn reset(
         &self,
-        input: super::tools::ResetInput,
+        input: tools::ResetInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -139,33 +136,34 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_greet_input(
         arguments: Value,
-    ) -> Result<super::super::tools::GreetInput, CallFailure> {
+    ) -> Result<tools::GreetInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_ping_input(
         arguments: Value,
-    ) -> Result<super::super::tools::PingInput, CallFailure> {
+    ) -> Result<tools::PingInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_reset_input(
         arguments: Value,
-    ) -> Result<super::super::tools::ResetInput, CallFailure> {
+    ) -> Result<tools::ResetInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 
     pub(super) fn encode_greet_output(
-        output: &super::super::tools::GreetOutput,
+        output: &tools::GreetOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }

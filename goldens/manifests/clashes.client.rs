@@ -3,6 +3,7 @@
 // manifest clashes.json (sha256 234d91eaa19bf93c90e7c56d934b61d6e24c5128bc3347a309b288fc03dd8b15)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn type_tool(
         &self,
-        input: super::tools::TypeInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::TypeInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.type_tool_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `type` with per-call options (timeout, progress).
     pub async fn type_tool_with(
         &self,
-        input: super::tools::TypeInput,
+        input: tools::TypeInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "type", &input, &options).await
     }
 
@@ -150,17 +151,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn read_resource(
         &self,
-        input: super::tools::ReadResourceInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::ReadResourceInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.read_resource_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `read_resource` with per-call options (timeout, progress).
     pub async fn read_resource_with(
         &self,
-        input: super::tools::ReadResourceInput,
+        input: tools::ReadResourceInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "read_resource", &input, &options).await
     }
 
@@ -171,17 +172,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn prompt_a_b(
         &self,
-        input: super::tools::PromptAbInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::PromptAbInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.prompt_a_b_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `prompt_a_b` with per-call options (timeout, progress).
     pub async fn prompt_a_b_with(
         &self,
-        input: super::tools::PromptAbInput,
+        input: tools::PromptAbInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "prompt_a_b", &input, &options).await
     }
 }
@@ -191,40 +192,40 @@ impl Client {
     /// Gets prompt `a-b`.
     pub async fn get_a_b(
         &self,
-        args: super::tools::ABArgs,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::ABArgs,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("a-b", &args, &CallOptions::new()).await
     }
 
     /// Gets prompt `a_b`.
     pub async fn get_a_b_2(
         &self,
-        args: super::tools::AB2Args,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::AB2Args,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("a_b", &args, &CallOptions::new()).await
     }
 
     /// Gets prompt `123`.
     pub async fn get_123(
         &self,
-        args: super::tools::V123Args,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::V123Args,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("123", &args, &CallOptions::new()).await
     }
 
     /// Gets prompt `Self`.
     pub async fn get_self(
         &self,
-        args: super::tools::SelfArgs,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::SelfArgs,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("Self", &args, &CallOptions::new()).await
     }
 
     /// Reads the resource of template `x://{type}/{self}{?async,await}` with these variables.
     pub async fn read_type(
         &self,
-        params: super::tools::TypeParams,
-    ) -> Result<super::protocol::ReadResourceResult, ClientError> {
+        params: tools::TypeParams,
+    ) -> Result<protocol::ReadResourceResult, ClientError> {
         self.inner
             .read_template(
                 "x://{type}/{self}{?async,await}",
@@ -237,16 +238,16 @@ impl Client {
     /// Reads the resource of template `y://{+rest}` with these variables.
     pub async fn read_read_resource(
         &self,
-        params: super::tools::ReadResourceParams,
-    ) -> Result<super::protocol::ReadResourceResult, ClientError> {
+        params: tools::ReadResourceParams,
+    ) -> Result<protocol::ReadResourceResult, ClientError> {
         self.inner.read_template("y://{+rest}", &params, &CallOptions::new()).await
     }
 
     /// Reads one of the static resources the manifest declares.
     pub async fn read_resource_2(
         &self,
-        resource: super::tools::StaticResource,
-    ) -> Result<super::protocol::ReadResourceResult, ClientError> {
+        resource: tools::StaticResource,
+    ) -> Result<protocol::ReadResourceResult, ClientError> {
         self.inner.read_resource(resource.uri(), &CallOptions::new()).await
     }
 

@@ -3,6 +3,7 @@
 // manifest clashes.json (sha256 234d91eaa19bf93c90e7c56d934b61d6e24c5128bc3347a309b288fc03dd8b15)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -49,69 +50,55 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `type`.
     fn type_tool(
         &self,
-        input: super::tools::TypeInput,
+        input: tools::TypeInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// The name of the static resources' reader.
     ///
     /// Tool `read_resource`.
     fn read_resource(
         &self,
-        input: super::tools::ReadResourceInput,
+        input: tools::ReadResourceInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// The name of a prompt's method, with single-letter words.
     ///
     /// Tool `prompt_a_b`.
     fn prompt_a_b(
         &self,
-        input: super::tools::PromptAbInput,
+        input: tools::PromptAbInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Prompt `a-b`.
     fn prompt_a_b_2(
         &self,
-        args: super::tools::ABArgs,
+        args: tools::ABArgs,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Prompt `a_b`.
     fn prompt_a_b_2_2(
         &self,
-        args: super::tools::AB2Args,
+        args: tools::AB2Args,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Prompt `123`.
     fn prompt_123(
         &self,
-        args: super::tools::V123Args,
+        args: tools::V123Args,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Prompt `Self`.
     fn prompt_self(
         &self,
-        args: super::tools::SelfArgs,
+        args: tools::SelfArgs,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Resource template `type`.
     ///
@@ -120,11 +107,9 @@ pub trait Handler: Send + Sync + 'static {
     fn read_type(
         &self,
         uri: String,
-        params: super::tools::TypeParams,
+        params: tools::TypeParams,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<super::protocol::ReadResourceResult, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<protocol::ReadResourceResult, HandlerError>> + Send;
 
     /// Resource template `read_resource`.
     ///
@@ -133,20 +118,16 @@ pub trait Handler: Send + Sync + 'static {
     fn read_read_resource(
         &self,
         uri: String,
-        params: super::tools::ReadResourceParams,
+        params: tools::ReadResourceParams,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<super::protocol::ReadResourceResult, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<protocol::ReadResourceResult, HandlerError>> + Send;
 
     /// Reads one of the static resources the manifest declares.
     fn read_resource_2(
         &self,
-        resource: super::tools::StaticResource,
+        resource: tools::StaticResource,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<super::protocol::ReadResourceResult, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<protocol::ReadResourceResult, HandlerError>> + Send;
 
     /// Completes `type` of resource template `type`: `value` is what the user typed
     /// so far, `context` the other arguments given. By default nothing is
@@ -326,8 +307,7 @@ impl<H: Handler> Surface for Router<H> {
             }
             ResourceTarget::Static(index) => {
                 Box::pin(async move {
-                    let Some(resource) = super::tools::StaticResource::from_index(index)
-                    else {
+                    let Some(resource) = tools::StaticResource::from_index(index) else {
                         return Err(HandlerError::not_found(uri));
                     };
                     let result = handler.read_resource_2(resource, ctx).await?;
@@ -408,58 +388,59 @@ impl<H: Handler> Surface for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_ab2_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::AB2Args, HandlerError> {
+    ) -> Result<tools::AB2Args, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_ab_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::ABArgs, HandlerError> {
+    ) -> Result<tools::ABArgs, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_prompt_ab_input(
         arguments: Value,
-    ) -> Result<super::super::tools::PromptAbInput, CallFailure> {
+    ) -> Result<tools::PromptAbInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_read_resource_input(
         arguments: Value,
-    ) -> Result<super::super::tools::ReadResourceInput, CallFailure> {
+    ) -> Result<tools::ReadResourceInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_read_resource_params(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::ReadResourceParams, HandlerError> {
+    ) -> Result<tools::ReadResourceParams, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_self_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::SelfArgs, HandlerError> {
+    ) -> Result<tools::SelfArgs, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_type_input(
         arguments: Value,
-    ) -> Result<super::super::tools::TypeInput, CallFailure> {
+    ) -> Result<tools::TypeInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_type_params(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::TypeParams, HandlerError> {
+    ) -> Result<tools::TypeParams, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_v123_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::V123Args, HandlerError> {
+    ) -> Result<tools::V123Args, HandlerError> {
         decode_params(values)
     }
 
@@ -468,19 +449,19 @@ mod codec {
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 
     pub(super) fn encode_prompt_messages(
-        value: &Vec<super::super::protocol::PromptMessage>,
+        value: &Vec<protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
 
     pub(super) fn encode_read_resource_result(
-        value: &super::super::protocol::ReadResourceResult,
+        value: &protocol::ReadResourceResult,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }

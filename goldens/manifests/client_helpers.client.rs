@@ -3,6 +3,7 @@
 // manifest client_helpers.json (sha256 02aa7b5a7d0b6b0cfefad1da8255c585dd1e68245300ee8170acc89021e81a41)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns `structuredContent`, checked against the tool's `outputSchema`.
     pub async fn add(
         &self,
-        input: super::tools::AddInput,
-    ) -> Result<super::tools::AddOutput, ClientError> {
+        input: tools::AddInput,
+    ) -> Result<tools::AddOutput, ClientError> {
         self.add_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `add` with per-call options (timeout, progress).
     pub async fn add_with(
         &self,
-        input: super::tools::AddInput,
+        input: tools::AddInput,
         options: CallOptions,
-    ) -> Result<super::tools::AddOutput, ClientError> {
+    ) -> Result<tools::AddOutput, ClientError> {
         self.inner.call_structured(tool_schemas(), "add", &input, &options).await
     }
 
@@ -148,17 +149,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn get_time(
         &self,
-        input: super::tools::GetTimeInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::GetTimeInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.get_time_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `get-time` with per-call options (timeout, progress).
     pub async fn get_time_with(
         &self,
-        input: super::tools::GetTimeInput,
+        input: tools::GetTimeInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "get-time", &input, &options).await
     }
 
@@ -169,17 +170,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn call_connect(
         &self,
-        input: super::tools::ConnectInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::ConnectInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.call_connect_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `connect` with per-call options (timeout, progress).
     pub async fn call_connect_with(
         &self,
-        input: super::tools::ConnectInput,
+        input: tools::ConnectInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "connect", &input, &options).await
     }
 }

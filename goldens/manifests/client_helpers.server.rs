@@ -3,6 +3,7 @@
 // manifest client_helpers.json (sha256 02aa7b5a7d0b6b0cfefad1da8255c585dd1e68245300ee8170acc89021e81a41)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -52,29 +53,25 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `add`.
     fn add(
         &self,
-        input: super::tools::AddInput,
+        input: tools::AddInput,
         ctx: RequestContext,
-    ) -> impl Future<Output = Result<super::tools::AddOutput, ToolError>> + Send;
+    ) -> impl Future<Output = Result<tools::AddOutput, ToolError>> + Send;
 
     /// Tool `get-time`.
     fn get_time(
         &self,
-        input: super::tools::GetTimeInput,
+        input: tools::GetTimeInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// A tool whose name collides with a client helper.
     ///
     /// Tool `connect`.
     fn connect(
         &self,
-        input: super::tools::ConnectInput,
+        input: tools::ConnectInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -138,33 +135,34 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_add_input(
         arguments: Value,
-    ) -> Result<super::super::tools::AddInput, CallFailure> {
+    ) -> Result<tools::AddInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_connect_input(
         arguments: Value,
-    ) -> Result<super::super::tools::ConnectInput, CallFailure> {
+    ) -> Result<tools::ConnectInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_get_time_input(
         arguments: Value,
-    ) -> Result<super::super::tools::GetTimeInput, CallFailure> {
+    ) -> Result<tools::GetTimeInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_add_output(
-        output: &super::super::tools::AddOutput,
+        output: &tools::AddOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }

@@ -3,6 +3,7 @@
 // manifest empty.json (sha256 8900c2ee0613e1f39e35e08d73131b77f221d21fb8495688c79e7ee57e407904)
 
 use mcpgen_runtime::codegen::*;
+use super::tools;
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {

@@ -3,6 +3,7 @@
 // manifest fallback_to_json_value.json (sha256 87991f2b92a08951545f1a05339c1b1e348aa42f6fe2687e1a1ee7b373587813)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -127,17 +128,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn odd(
         &self,
-        input: super::tools::OddInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::OddInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.odd_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `odd` with per-call options (timeout, progress).
     pub async fn odd_with(
         &self,
-        input: super::tools::OddInput,
+        input: tools::OddInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "odd", &input, &options).await
     }
 }

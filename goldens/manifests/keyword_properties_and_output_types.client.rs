@@ -3,6 +3,7 @@
 // manifest keyword_properties_and_output_types.json (sha256 a83a907730d9ea81400353212067434ac2f467b22b3b00f647919788efe0a24e)
 
 use mcpgen_runtime::codegen::*;
+use super::tools;
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -127,17 +128,17 @@ impl Client {
     /// Returns `structuredContent`, checked against the tool's `outputSchema`.
     pub async fn type_tool(
         &self,
-        input: super::tools::TypeInput,
-    ) -> Result<super::tools::TypeOutput, ClientError> {
+        input: tools::TypeInput,
+    ) -> Result<tools::TypeOutput, ClientError> {
         self.type_tool_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `type` with per-call options (timeout, progress).
     pub async fn type_tool_with(
         &self,
-        input: super::tools::TypeInput,
+        input: tools::TypeInput,
         options: CallOptions,
-    ) -> Result<super::tools::TypeOutput, ClientError> {
+    ) -> Result<tools::TypeOutput, ClientError> {
         self.inner.call_structured(tool_schemas(), "type", &input, &options).await
     }
 }

@@ -3,6 +3,7 @@
 // manifest keyword_properties_and_output_types.json (sha256 a83a907730d9ea81400353212067434ac2f467b22b3b00f647919788efe0a24e)
 
 use mcpgen_runtime::codegen::*;
+use super::tools;
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -41,9 +42,9 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `type`.
     fn type_tool(
         &self,
-        input: super::tools::TypeInput,
+        input: tools::TypeInput,
         ctx: RequestContext,
-    ) -> impl Future<Output = Result<super::tools::TypeOutput, ToolError>> + Send;
+    ) -> impl Future<Output = Result<tools::TypeOutput, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -93,15 +94,16 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::tools;
 
     pub(super) fn decode_type_input(
         arguments: Value,
-    ) -> Result<super::super::tools::TypeInput, CallFailure> {
+    ) -> Result<tools::TypeInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_type_output(
-        output: &super::super::tools::TypeOutput,
+        output: &tools::TypeOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }

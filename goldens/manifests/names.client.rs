@@ -3,6 +3,7 @@
 // manifest names.json (sha256 9212417967626652663b2925648098f77926e3c5353cb0ba227ad0f3a6b6132b)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn list_items(
         &self,
-        input: super::tools::ListItemsInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::ListItemsInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.list_items_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `list-items` with per-call options (timeout, progress).
     pub async fn list_items_with(
         &self,
-        input: super::tools::ListItemsInput,
+        input: tools::ListItemsInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "list-items", &input, &options).await
     }
 
@@ -150,17 +151,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn repo_search(
         &self,
-        input: super::tools::RepoSearchInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::RepoSearchInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.repo_search_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `repo.search` with per-call options (timeout, progress).
     pub async fn repo_search_with(
         &self,
-        input: super::tools::RepoSearchInput,
+        input: tools::RepoSearchInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "repo.search", &input, &options).await
     }
 
@@ -171,17 +172,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn _2fa_verify(
         &self,
-        input: super::tools::V2faVerifyInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::V2faVerifyInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self._2fa_verify_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `2fa_verify` with per-call options (timeout, progress).
     pub async fn _2fa_verify_with(
         &self,
-        input: super::tools::V2faVerifyInput,
+        input: tools::V2faVerifyInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "2fa_verify", &input, &options).await
     }
 
@@ -192,17 +193,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn get_a_b(
         &self,
-        input: super::tools::GetAbInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::GetAbInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.get_a_b_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `get_a_b` with per-call options (timeout, progress).
     pub async fn get_a_b_with(
         &self,
-        input: super::tools::GetAbInput,
+        input: tools::GetAbInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "get_a_b", &input, &options).await
     }
 }

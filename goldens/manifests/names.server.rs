@@ -3,6 +3,7 @@
 // manifest names.json (sha256 9212417967626652663b2925648098f77926e3c5353cb0ba227ad0f3a6b6132b)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -52,44 +53,36 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `list-items`.
     fn list_items(
         &self,
-        input: super::tools::ListItemsInput,
+        input: tools::ListItemsInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Dots in the name; keyword properties.
     ///
     /// Tool `repo.search`.
     fn repo_search(
         &self,
-        input: super::tools::RepoSearchInput,
+        input: tools::RepoSearchInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// A leading digit.
     ///
     /// Tool `2fa_verify`.
     fn _2fa_verify(
         &self,
-        input: super::tools::V2faVerifyInput,
+        input: tools::V2faVerifyInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Single-letter words: typify spells the type GetAbInput.
     ///
     /// Tool `get_a_b`.
     fn get_a_b(
         &self,
-        input: super::tools::GetAbInput,
+        input: tools::GetAbInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -160,33 +153,34 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_get_ab_input(
         arguments: Value,
-    ) -> Result<super::super::tools::GetAbInput, CallFailure> {
+    ) -> Result<tools::GetAbInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_list_items_input(
         arguments: Value,
-    ) -> Result<super::super::tools::ListItemsInput, CallFailure> {
+    ) -> Result<tools::ListItemsInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_repo_search_input(
         arguments: Value,
-    ) -> Result<super::super::tools::RepoSearchInput, CallFailure> {
+    ) -> Result<tools::RepoSearchInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_v2fa_verify_input(
         arguments: Value,
-    ) -> Result<super::super::tools::V2faVerifyInput, CallFailure> {
+    ) -> Result<tools::V2faVerifyInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }

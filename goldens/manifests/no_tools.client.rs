@@ -3,6 +3,7 @@
 // manifest no_tools.json (sha256 b1bdb700e97e6219e128030a699278a2632a83885b298c9ab651cbcf8e67ca9b)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -128,16 +129,16 @@ impl Client {
     /// Gets prompt `summarize`.
     pub async fn get_summarize(
         &self,
-        args: super::tools::SummarizeArgs,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::SummarizeArgs,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("summarize", &args, &CallOptions::new()).await
     }
 
     /// Reads one of the static resources the manifest declares.
     pub async fn read_resource(
         &self,
-        resource: super::tools::StaticResource,
-    ) -> Result<super::protocol::ReadResourceResult, ClientError> {
+        resource: tools::StaticResource,
+    ) -> Result<protocol::ReadResourceResult, ClientError> {
         self.inner.read_resource(resource.uri(), &CallOptions::new()).await
     }
 

@@ -3,6 +3,7 @@
 // manifest no_tools.json (sha256 b1bdb700e97e6219e128030a699278a2632a83885b298c9ab651cbcf8e67ca9b)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -37,20 +38,16 @@ pub trait Handler: Send + Sync + 'static {
     /// Prompt `summarize`.
     fn prompt_summarize(
         &self,
-        args: super::tools::SummarizeArgs,
+        args: tools::SummarizeArgs,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Reads one of the static resources the manifest declares.
     fn read_resource(
         &self,
-        resource: super::tools::StaticResource,
+        resource: tools::StaticResource,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<super::protocol::ReadResourceResult, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<protocol::ReadResourceResult, HandlerError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -129,8 +126,7 @@ impl<H: Handler> Surface for Router<H> {
         match target {
             ResourceTarget::Static(index) => {
                 Box::pin(async move {
-                    let Some(resource) = super::tools::StaticResource::from_index(index)
-                    else {
+                    let Some(resource) = tools::StaticResource::from_index(index) else {
                         return Err(HandlerError::not_found(uri));
                     };
                     let result = handler.read_resource(resource, ctx).await?;
@@ -179,21 +175,22 @@ impl<H: Handler> Surface for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_summarize_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::SummarizeArgs, HandlerError> {
+    ) -> Result<tools::SummarizeArgs, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn encode_prompt_messages(
-        value: &Vec<super::super::protocol::PromptMessage>,
+        value: &Vec<protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
 
     pub(super) fn encode_read_resource_result(
-        value: &super::super::protocol::ReadResourceResult,
+        value: &protocol::ReadResourceResult,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }

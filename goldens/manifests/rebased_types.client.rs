@@ -3,6 +3,7 @@
 // manifest rebased_types.json (sha256 0c9bb586cc9085c80e05286d1e0ac2d32d7ca8e65b1127843c985b047e63ec12)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn foo(
         &self,
-        input: super::tools::FooInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::FooInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.foo_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `foo` with per-call options (timeout, progress).
     pub async fn foo_with(
         &self,
-        input: super::tools::FooInput,
+        input: tools::FooInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "foo", &input, &options).await
     }
 
@@ -150,17 +151,17 @@ impl Client {
     /// Returns `structuredContent`, checked against the tool's `outputSchema`.
     pub async fn foo_bar(
         &self,
-        input: super::tools::FooBar2Input,
-    ) -> Result<super::tools::FooBar2Output, ClientError> {
+        input: tools::FooBar2Input,
+    ) -> Result<tools::FooBar2Output, ClientError> {
         self.foo_bar_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `foo_bar` with per-call options (timeout, progress).
     pub async fn foo_bar_with(
         &self,
-        input: super::tools::FooBar2Input,
+        input: tools::FooBar2Input,
         options: CallOptions,
-    ) -> Result<super::tools::FooBar2Output, ClientError> {
+    ) -> Result<tools::FooBar2Output, ClientError> {
         self.inner.call_structured(tool_schemas(), "foo_bar", &input, &options).await
     }
 }

@@ -3,6 +3,7 @@
 // manifest rebased_types.json (sha256 0c9bb586cc9085c80e05286d1e0ac2d32d7ca8e65b1127843c985b047e63ec12)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -46,20 +47,18 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `foo`.
     fn foo(
         &self,
-        input: super::tools::FooInput,
+        input: tools::FooInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Defines `baz`: under the base `FooBar`, the type `FooBarBaz` too, so its types are generated under `FooBar2`.
     ///
     /// Tool `foo_bar`.
     fn foo_bar(
         &self,
-        input: super::tools::FooBar2Input,
+        input: tools::FooBar2Input,
         ctx: RequestContext,
-    ) -> impl Future<Output = Result<super::tools::FooBar2Output, ToolError>> + Send;
+    ) -> impl Future<Output = Result<tools::FooBar2Output, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -116,27 +115,28 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_foo_bar2_input(
         arguments: Value,
-    ) -> Result<super::super::tools::FooBar2Input, CallFailure> {
+    ) -> Result<tools::FooBar2Input, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_foo_input(
         arguments: Value,
-    ) -> Result<super::super::tools::FooInput, CallFailure> {
+    ) -> Result<tools::FooInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 
     pub(super) fn encode_foo_bar2_output(
-        output: &super::super::tools::FooBar2Output,
+        output: &tools::FooBar2Output,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }

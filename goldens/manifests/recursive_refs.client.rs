@@ -3,6 +3,7 @@
 // manifest recursive_refs.json (sha256 c8cf46d84b7cfd7305c5abc6efcf6c5efba7975745bce47840ec88a39c6130a9)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -127,17 +128,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn demo(
         &self,
-        input: super::tools::DemoInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::DemoInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.demo_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `demo` with per-call options (timeout, progress).
     pub async fn demo_with(
         &self,
-        input: super::tools::DemoInput,
+        input: tools::DemoInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "demo", &input, &options).await
     }
 }

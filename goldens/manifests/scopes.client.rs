@@ -3,6 +3,7 @@
 // manifest scopes.json (sha256 12261988ed7f9705556ad03c7e6f084597b471caadf2752947a8a3d613e2ef88)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn list_notes(
         &self,
-        input: super::tools::ListNotesInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::ListNotesInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.list_notes_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `list_notes` with per-call options (timeout, progress).
     pub async fn list_notes_with(
         &self,
-        input: super::tools::ListNotesInput,
+        input: tools::ListNotesInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "list_notes", &input, &options).await
     }
 
@@ -152,17 +153,17 @@ impl Client {
     /// The server requires the OAuth scopes `notes:write`, `notes:read`: over HTTP a token without them gets 403 `insufficient_scope` (an OAuth transport then steps up).
     pub async fn add_note(
         &self,
-        input: super::tools::AddNoteInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::AddNoteInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.add_note_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `add_note` with per-call options (timeout, progress).
     pub async fn add_note_with(
         &self,
-        input: super::tools::AddNoteInput,
+        input: tools::AddNoteInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "add_note", &input, &options).await
     }
 
@@ -175,17 +176,17 @@ impl Client {
     /// The server requires the OAuth scopes `admin');}fn(x){panic!(`, `*/#![a]`: over HTTP a token without them gets 403 `insufficient_scope` (an OAuth transport then steps up).
     pub async fn purge(
         &self,
-        input: super::tools::PurgeInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::PurgeInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.purge_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `purge` with per-call options (timeout, progress).
     pub async fn purge_with(
         &self,
-        input: super::tools::PurgeInput,
+        input: tools::PurgeInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "purge", &input, &options).await
     }
 }
@@ -197,8 +198,8 @@ impl Client {
     /// The server requires the OAuth scopes `notes:read`: over HTTP a token without them gets 403 `insufficient_scope` (an OAuth transport then steps up).
     pub async fn get_review(
         &self,
-        args: super::tools::ReviewArgs,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::ReviewArgs,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("review", &args, &CallOptions::new()).await
     }
 
@@ -207,8 +208,8 @@ impl Client {
     /// The server requires the OAuth scopes `notes:read`: over HTTP a token without them gets 403 `insufficient_scope` (an OAuth transport then steps up).
     pub async fn read_note(
         &self,
-        params: super::tools::NoteParams,
-    ) -> Result<super::protocol::ReadResourceResult, ClientError> {
+        params: tools::NoteParams,
+    ) -> Result<protocol::ReadResourceResult, ClientError> {
         self.inner.read_template("notes://{id}", &params, &CallOptions::new()).await
     }
 
@@ -218,8 +219,8 @@ impl Client {
     /// - `notes://index`: `notes:read`
     pub async fn read_resource(
         &self,
-        resource: super::tools::StaticResource,
-    ) -> Result<super::protocol::ReadResourceResult, ClientError> {
+        resource: tools::StaticResource,
+    ) -> Result<protocol::ReadResourceResult, ClientError> {
         self.inner.read_resource(resource.uri(), &CallOptions::new()).await
     }
 

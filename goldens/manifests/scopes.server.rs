@@ -3,6 +3,7 @@
 // manifest scopes.json (sha256 12261988ed7f9705556ad03c7e6f084597b471caadf2752947a8a3d613e2ef88)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -54,11 +55,9 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `list_notes`.
     fn list_notes(
         &self,
-        input: super::tools::ListNotesInput,
+        input: tools::ListNotesInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Writes a note.
     ///
@@ -67,11 +66,9 @@ pub trait Handler: Send + Sync + 'static {
     /// Callers need the OAuth scopes `notes:write`, `notes:read` (checked before this method runs).
     fn add_note(
         &self,
-        input: super::tools::AddNoteInput,
+        input: tools::AddNoteInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Scope text is data, never code.
     ///
@@ -80,11 +77,9 @@ pub trait Handler: Send + Sync + 'static {
     /// Callers need the OAuth scopes `admin');}fn(x){panic!(`, `*/#![a]` (checked before this method runs).
     fn purge(
         &self,
-        input: super::tools::PurgeInput,
+        input: tools::PurgeInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Prompt `review`.
     ///
@@ -93,11 +88,9 @@ pub trait Handler: Send + Sync + 'static {
     /// Callers need the OAuth scopes `notes:read` (checked before this method runs).
     fn prompt_review(
         &self,
-        args: super::tools::ReviewArgs,
+        args: tools::ReviewArgs,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Resource template `note`.
     ///
@@ -108,11 +101,9 @@ pub trait Handler: Send + Sync + 'static {
     fn read_note(
         &self,
         uri: String,
-        params: super::tools::NoteParams,
+        params: tools::NoteParams,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<super::protocol::ReadResourceResult, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<protocol::ReadResourceResult, HandlerError>> + Send;
 
     /// Reads one of the static resources the manifest declares.
     ///
@@ -120,11 +111,9 @@ pub trait Handler: Send + Sync + 'static {
     /// - `notes://index`: `notes:read`
     fn read_resource(
         &self,
-        resource: super::tools::StaticResource,
+        resource: tools::StaticResource,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<super::protocol::ReadResourceResult, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<protocol::ReadResourceResult, HandlerError>> + Send;
 
     /// Completes `id` of resource template `note`: `value` is what the user typed
     /// so far, `context` the other arguments given. By default nothing is
@@ -258,8 +247,7 @@ impl<H: Handler> Surface for Router<H> {
             }
             ResourceTarget::Static(index) => {
                 Box::pin(async move {
-                    let Some(resource) = super::tools::StaticResource::from_index(index)
-                    else {
+                    let Some(resource) = tools::StaticResource::from_index(index) else {
                         return Err(HandlerError::not_found(uri));
                     };
                     let result = handler.read_resource(resource, ctx).await?;
@@ -319,34 +307,35 @@ impl<H: Handler> Surface for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_add_note_input(
         arguments: Value,
-    ) -> Result<super::super::tools::AddNoteInput, CallFailure> {
+    ) -> Result<tools::AddNoteInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_list_notes_input(
         arguments: Value,
-    ) -> Result<super::super::tools::ListNotesInput, CallFailure> {
+    ) -> Result<tools::ListNotesInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_note_params(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::NoteParams, HandlerError> {
+    ) -> Result<tools::NoteParams, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_purge_input(
         arguments: Value,
-    ) -> Result<super::super::tools::PurgeInput, CallFailure> {
+    ) -> Result<tools::PurgeInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_review_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::ReviewArgs, HandlerError> {
+    ) -> Result<tools::ReviewArgs, HandlerError> {
         decode_params(values)
     }
 
@@ -355,19 +344,19 @@ mod codec {
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 
     pub(super) fn encode_prompt_messages(
-        value: &Vec<super::super::protocol::PromptMessage>,
+        value: &Vec<protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
 
     pub(super) fn encode_read_resource_result(
-        value: &super::super::protocol::ReadResourceResult,
+        value: &protocol::ReadResourceResult,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }

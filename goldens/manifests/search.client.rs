@@ -3,6 +3,7 @@
 // manifest search.json (sha256 f2e9a7305bef723b581251be2b69b1d142363548f0abb9a96003755e6248abf8)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn get_alerts(
         &self,
-        input: super::tools::GetAlertsInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::GetAlertsInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.get_alerts_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `get_alerts` with per-call options (timeout, progress).
     pub async fn get_alerts_with(
         &self,
-        input: super::tools::GetAlertsInput,
+        input: tools::GetAlertsInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "get_alerts", &input, &options).await
     }
 
@@ -150,17 +151,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn send_email(
         &self,
-        input: super::tools::SendEmailInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::SendEmailInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.send_email_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `sendEmail` with per-call options (timeout, progress).
     pub async fn send_email_with(
         &self,
-        input: super::tools::SendEmailInput,
+        input: tools::SendEmailInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "sendEmail", &input, &options).await
     }
 
@@ -171,17 +172,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn help(
         &self,
-        input: super::tools::HelpInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::HelpInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.help_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `help` with per-call options (timeout, progress).
     pub async fn help_with(
         &self,
-        input: super::tools::HelpInput,
+        input: tools::HelpInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "help", &input, &options).await
     }
 }

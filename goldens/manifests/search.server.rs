@@ -3,6 +3,7 @@
 // manifest search.json (sha256 f2e9a7305bef723b581251be2b69b1d142363548f0abb9a96003755e6248abf8)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -51,33 +52,27 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `get_alerts`.
     fn get_alerts(
         &self,
-        input: super::tools::GetAlertsInput,
+        input: tools::GetAlertsInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Sends an email message.
     ///
     /// Tool `sendEmail`.
     fn send_email(
         &self,
-        input: super::tools::SendEmailInput,
+        input: tools::SendEmailInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// How to use this server.
     ///
     /// Tool `help`.
     fn help(
         &self,
-        input: super::tools::HelpInput,
+        input: tools::HelpInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -141,27 +136,28 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_get_alerts_input(
         arguments: Value,
-    ) -> Result<super::super::tools::GetAlertsInput, CallFailure> {
+    ) -> Result<tools::GetAlertsInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_help_input(
         arguments: Value,
-    ) -> Result<super::super::tools::HelpInput, CallFailure> {
+    ) -> Result<tools::HelpInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_send_email_input(
         arguments: Value,
-    ) -> Result<super::super::tools::SendEmailInput, CallFailure> {
+    ) -> Result<tools::SendEmailInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }

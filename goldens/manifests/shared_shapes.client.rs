@@ -3,6 +3,7 @@
 // manifest shared_shapes.json (sha256 b390caac4b905fb18900c859d6bebd9922ad731a6220b10cd2e57f9a9cc510fc)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns `structuredContent`, checked against the tool's `outputSchema`.
     pub async fn get_forecast(
         &self,
-        input: super::tools::GetForecastInput,
-    ) -> Result<super::tools::GetForecastOutput, ClientError> {
+        input: tools::GetForecastInput,
+    ) -> Result<tools::GetForecastOutput, ClientError> {
         self.get_forecast_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `get_forecast` with per-call options (timeout, progress).
     pub async fn get_forecast_with(
         &self,
-        input: super::tools::GetForecastInput,
+        input: tools::GetForecastInput,
         options: CallOptions,
-    ) -> Result<super::tools::GetForecastOutput, ClientError> {
+    ) -> Result<tools::GetForecastOutput, ClientError> {
         self.inner
             .call_structured(tool_schemas(), "get_forecast", &input, &options)
             .await
@@ -152,17 +153,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn get_current(
         &self,
-        input: super::tools::GetCurrentInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::GetCurrentInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.get_current_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `get_current` with per-call options (timeout, progress).
     pub async fn get_current_with(
         &self,
-        input: super::tools::GetCurrentInput,
+        input: tools::GetCurrentInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "get_current", &input, &options).await
     }
 }

@@ -3,6 +3,7 @@
 // manifest shared_shapes.json (sha256 b390caac4b905fb18900c859d6bebd9922ad731a6220b10cd2e57f9a9cc510fc)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -46,20 +47,18 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `get_forecast`.
     fn get_forecast(
         &self,
-        input: super::tools::GetForecastInput,
+        input: tools::GetForecastInput,
         ctx: RequestContext,
-    ) -> impl Future<Output = Result<super::tools::GetForecastOutput, ToolError>> + Send;
+    ) -> impl Future<Output = Result<tools::GetForecastOutput, ToolError>> + Send;
 
     /// Current conditions in the same units.
     ///
     /// Tool `get_current`.
     fn get_current(
         &self,
-        input: super::tools::GetCurrentInput,
+        input: tools::GetCurrentInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -116,27 +115,28 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_get_current_input(
         arguments: Value,
-    ) -> Result<super::super::tools::GetCurrentInput, CallFailure> {
+    ) -> Result<tools::GetCurrentInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_get_forecast_input(
         arguments: Value,
-    ) -> Result<super::super::tools::GetForecastInput, CallFailure> {
+    ) -> Result<tools::GetForecastInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 
     pub(super) fn encode_get_forecast_output(
-        output: &super::super::tools::GetForecastOutput,
+        output: &tools::GetForecastOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }

@@ -3,6 +3,7 @@
 // manifest surface.json (sha256 03b81d6836474c57caae50704f5e7b26b1fc90863f26fbabf6e4d9b5bf4d2d79)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn ping(
         &self,
-        input: super::tools::PingInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::PingInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.ping_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `ping` with per-call options (timeout, progress).
     pub async fn ping_with(
         &self,
-        input: super::tools::PingInput,
+        input: tools::PingInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "ping", &input, &options).await
     }
 }
@@ -149,32 +150,32 @@ impl Client {
     /// Gets prompt `review_page`.
     pub async fn get_review_page(
         &self,
-        args: super::tools::ReviewPageArgs,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::ReviewPageArgs,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("review_page", &args, &CallOptions::new()).await
     }
 
     /// Gets prompt `daily-digest`.
     pub async fn get_daily_digest(
         &self,
-        args: super::tools::DailyDigestArgs,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::DailyDigestArgs,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("daily-digest", &args, &CallOptions::new()).await
     }
 
     /// Gets prompt `2fa`.
     pub async fn get_2fa(
         &self,
-        args: super::tools::V2faArgs,
-    ) -> Result<super::protocol::GetPromptResult, ClientError> {
+        args: tools::V2faArgs,
+    ) -> Result<protocol::GetPromptResult, ClientError> {
         self.inner.get_prompt("2fa", &args, &CallOptions::new()).await
     }
 
     /// Reads the resource of template `docs://pages/{slug}` with these variables.
     pub async fn read_page(
         &self,
-        params: super::tools::PageParams,
-    ) -> Result<super::protocol::ReadResourceResult, ClientError> {
+        params: tools::PageParams,
+    ) -> Result<protocol::ReadResourceResult, ClientError> {
         self.inner
             .read_template("docs://pages/{slug}", &params, &CallOptions::new())
             .await
@@ -183,8 +184,8 @@ impl Client {
     /// Reads one of the static resources the manifest declares.
     pub async fn read_resource(
         &self,
-        resource: super::tools::StaticResource,
-    ) -> Result<super::protocol::ReadResourceResult, ClientError> {
+        resource: tools::StaticResource,
+    ) -> Result<protocol::ReadResourceResult, ClientError> {
         self.inner.read_resource(resource.uri(), &CallOptions::new()).await
     }
 

@@ -3,6 +3,7 @@
 // manifest surface.json (sha256 03b81d6836474c57caae50704f5e7b26b1fc90863f26fbabf6e4d9b5bf4d2d79)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -43,42 +44,34 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `ping`.
     fn ping(
         &self,
-        input: super::tools::PingInput,
+        input: tools::PingInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Prompt `review_page`.
     ///
     /// Asks for a review of one page.
     fn prompt_review_page(
         &self,
-        args: super::tools::ReviewPageArgs,
+        args: tools::ReviewPageArgs,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Prompt `daily-digest`.
     fn prompt_daily_digest(
         &self,
-        args: super::tools::DailyDigestArgs,
+        args: tools::DailyDigestArgs,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Prompt `2fa`.
     ///
     /// A leading digit in the prompt's and its argument's names.
     fn prompt_2fa(
         &self,
-        args: super::tools::V2faArgs,
+        args: tools::V2faArgs,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::PromptMessage>, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::PromptMessage>, HandlerError>> + Send;
 
     /// Resource template `page`.
     ///
@@ -89,20 +82,16 @@ pub trait Handler: Send + Sync + 'static {
     fn read_page(
         &self,
         uri: String,
-        params: super::tools::PageParams,
+        params: tools::PageParams,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<super::protocol::ReadResourceResult, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<protocol::ReadResourceResult, HandlerError>> + Send;
 
     /// Reads one of the static resources the manifest declares.
     fn read_resource(
         &self,
-        resource: super::tools::StaticResource,
+        resource: tools::StaticResource,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<super::protocol::ReadResourceResult, HandlerError>,
-    > + Send;
+    ) -> impl Future<Output = Result<protocol::ReadResourceResult, HandlerError>> + Send;
 
     /// Completes `tone` of prompt `review_page`: `value` is what the user typed
     /// so far, `context` the other arguments given. By default nothing is
@@ -285,8 +274,7 @@ impl<H: Handler> Surface for Router<H> {
             }
             ResourceTarget::Static(index) => {
                 Box::pin(async move {
-                    let Some(resource) = super::tools::StaticResource::from_index(index)
-                    else {
+                    let Some(resource) = tools::StaticResource::from_index(index) else {
                         return Err(HandlerError::not_found(uri));
                     };
                     let result = handler.read_resource(resource, ctx).await?;
@@ -376,34 +364,35 @@ impl<H: Handler> Surface for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_daily_digest_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::DailyDigestArgs, HandlerError> {
+    ) -> Result<tools::DailyDigestArgs, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_page_params(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::PageParams, HandlerError> {
+    ) -> Result<tools::PageParams, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_ping_input(
         arguments: Value,
-    ) -> Result<super::super::tools::PingInput, CallFailure> {
+    ) -> Result<tools::PingInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_review_page_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::ReviewPageArgs, HandlerError> {
+    ) -> Result<tools::ReviewPageArgs, HandlerError> {
         decode_params(values)
     }
 
     pub(super) fn decode_v2fa_args(
         values: Map<String, Value>,
-    ) -> Result<super::super::tools::V2faArgs, HandlerError> {
+    ) -> Result<tools::V2faArgs, HandlerError> {
         decode_params(values)
     }
 
@@ -412,19 +401,19 @@ mod codec {
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 
     pub(super) fn encode_prompt_messages(
-        value: &Vec<super::super::protocol::PromptMessage>,
+        value: &Vec<protocol::PromptMessage>,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }
 
     pub(super) fn encode_read_resource_result(
-        value: &super::super::protocol::ReadResourceResult,
+        value: &protocol::ReadResourceResult,
     ) -> Result<Value, HandlerError> {
         encode_result(value)
     }

@@ -3,6 +3,7 @@
 // manifest tasks.json (sha256 08d562d80845045c4df26e0ebf5270425582b11b2750320aedeb00dbc8b3b194)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns `structuredContent`, checked against the tool's `outputSchema`.
     pub async fn render_video(
         &self,
-        input: super::tools::RenderVideoInput,
-    ) -> Result<super::tools::RenderVideoOutput, ClientError> {
+        input: tools::RenderVideoInput,
+    ) -> Result<tools::RenderVideoOutput, ClientError> {
         self.render_video_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `render_video` with per-call options (timeout, progress).
     pub async fn render_video_with(
         &self,
-        input: super::tools::RenderVideoInput,
+        input: tools::RenderVideoInput,
         options: CallOptions,
-    ) -> Result<super::tools::RenderVideoOutput, ClientError> {
+    ) -> Result<tools::RenderVideoOutput, ClientError> {
         self.inner
             .call_structured(tool_schemas(), "render_video", &input, &options)
             .await
@@ -150,9 +151,9 @@ impl Client {
     /// The server answers at once or with a task to poll, give input to, cancel and await (`TaskStart::result`); `ttl` is the lifetime asked for (2025-11-25).
     pub async fn start_render_video(
         &self,
-        input: super::tools::RenderVideoInput,
+        input: tools::RenderVideoInput,
         ttl: Option<std::time::Duration>,
-    ) -> Result<TaskStart<'_, super::tools::RenderVideoOutput>, ClientError> {
+    ) -> Result<TaskStart<'_, tools::RenderVideoOutput>, ClientError> {
         self.inner
             .start_typed(tool_schemas(), "render_video", &input, ttl, structured_result)
             .await
@@ -165,17 +166,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn nightly_backup(
         &self,
-        input: super::tools::NightlyBackupInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::NightlyBackupInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.nightly_backup_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `nightly_backup` with per-call options (timeout, progress).
     pub async fn nightly_backup_with(
         &self,
-        input: super::tools::NightlyBackupInput,
+        input: tools::NightlyBackupInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "nightly_backup", &input, &options).await
     }
 
@@ -184,9 +185,9 @@ impl Client {
     /// The server answers at once or with a task to poll, give input to, cancel and await (`TaskStart::result`); `ttl` is the lifetime asked for (2025-11-25).
     pub async fn start_nightly_backup(
         &self,
-        input: super::tools::NightlyBackupInput,
+        input: tools::NightlyBackupInput,
         ttl: Option<std::time::Duration>,
-    ) -> Result<TaskStart<'_, Vec<super::protocol::ContentBlock>>, ClientError> {
+    ) -> Result<TaskStart<'_, Vec<protocol::ContentBlock>>, ClientError> {
         self.inner
             .start_typed(tool_schemas(), "nightly_backup", &input, ttl, content_result)
             .await
@@ -199,17 +200,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn ping_now(
         &self,
-        input: super::tools::PingNowInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::PingNowInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.ping_now_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `ping_now` with per-call options (timeout, progress).
     pub async fn ping_now_with(
         &self,
-        input: super::tools::PingNowInput,
+        input: tools::PingNowInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "ping_now", &input, &options).await
     }
 }

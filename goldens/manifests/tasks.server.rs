@@ -3,6 +3,7 @@
 // manifest tasks.json (sha256 08d562d80845045c4df26e0ebf5270425582b11b2750320aedeb00dbc8b3b194)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -51,9 +52,9 @@ pub trait Handler: Send + Sync + 'static {
     /// Runs as a task when the client asks for one (`taskSupport`: optional): `ctx.task()` is then the `TaskContext` (status, input requests, cancellation), and the output returned is the task's result.
     fn render_video(
         &self,
-        input: super::tools::RenderVideoInput,
+        input: tools::RenderVideoInput,
         ctx: RequestContext,
-    ) -> impl Future<Output = Result<super::tools::RenderVideoOutput, ToolError>> + Send;
+    ) -> impl Future<Output = Result<tools::RenderVideoOutput, ToolError>> + Send;
 
     /// Backs everything up; always a task.
     ///
@@ -62,22 +63,18 @@ pub trait Handler: Send + Sync + 'static {
     /// Runs as a task when the client asks for one (`taskSupport`: required): `ctx.task()` is then the `TaskContext` (status, input requests, cancellation), and the output returned is the task's result.
     fn nightly_backup(
         &self,
-        input: super::tools::NightlyBackupInput,
+        input: tools::NightlyBackupInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Answers at once; never a task.
     ///
     /// Tool `ping_now`.
     fn ping_now(
         &self,
-        input: super::tools::PingNowInput,
+        input: tools::PingNowInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -141,33 +138,34 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_nightly_backup_input(
         arguments: Value,
-    ) -> Result<super::super::tools::NightlyBackupInput, CallFailure> {
+    ) -> Result<tools::NightlyBackupInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_ping_now_input(
         arguments: Value,
-    ) -> Result<super::super::tools::PingNowInput, CallFailure> {
+    ) -> Result<tools::PingNowInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_render_video_input(
         arguments: Value,
-    ) -> Result<super::super::tools::RenderVideoInput, CallFailure> {
+    ) -> Result<tools::RenderVideoInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 
     pub(super) fn encode_render_video_output(
-        output: &super::super::tools::RenderVideoOutput,
+        output: &tools::RenderVideoOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }

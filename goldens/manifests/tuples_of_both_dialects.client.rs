@@ -3,6 +3,7 @@
 // manifest tuples_of_both_dialects.json (sha256 b163ca0880817f95598917b0e49f185b864f0b9bfbb6dd06ba2cd7bc632f71ec)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -127,17 +128,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn modern(
         &self,
-        input: super::tools::ModernInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::ModernInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.modern_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `modern` with per-call options (timeout, progress).
     pub async fn modern_with(
         &self,
-        input: super::tools::ModernInput,
+        input: tools::ModernInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "modern", &input, &options).await
     }
 
@@ -146,17 +147,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn legacy(
         &self,
-        input: super::tools::LegacyInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::LegacyInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.legacy_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `legacy` with per-call options (timeout, progress).
     pub async fn legacy_with(
         &self,
-        input: super::tools::LegacyInput,
+        input: tools::LegacyInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "legacy", &input, &options).await
     }
 }

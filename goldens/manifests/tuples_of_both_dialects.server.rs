@@ -3,6 +3,7 @@
 // manifest tuples_of_both_dialects.json (sha256 b163ca0880817f95598917b0e49f185b864f0b9bfbb6dd06ba2cd7bc632f71ec)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -44,20 +45,16 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `modern`.
     fn modern(
         &self,
-        input: super::tools::ModernInput,
+        input: tools::ModernInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Tool `legacy`.
     fn legacy(
         &self,
-        input: super::tools::LegacyInput,
+        input: tools::LegacyInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -114,21 +111,22 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_legacy_input(
         arguments: Value,
-    ) -> Result<super::super::tools::LegacyInput, CallFailure> {
+    ) -> Result<tools::LegacyInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_modern_input(
         arguments: Value,
-    ) -> Result<super::super::tools::ModernInput, CallFailure> {
+    ) -> Result<tools::ModernInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }

@@ -3,6 +3,7 @@
 // manifest unions.json (sha256 8f3550eb45295bf77dcdd5386ee1623ab549d1dd5cffd37801316c97087801bf)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 pub use mcpgen_runtime::client::{
     CallOptions, ClientError, ClientOptions, Drift, Progress,
 };
@@ -11,7 +12,7 @@ pub use mcpgen_runtime::client::{
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The tools this client was generated from, as declared (JSON).
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// The tools' schemas, each validator compiled on first use.
 pub fn tool_schemas() -> &'static ToolSchemas {
@@ -129,17 +130,17 @@ impl Client {
     /// Returns `structuredContent`, checked against the tool's `outputSchema`.
     pub async fn integers(
         &self,
-        input: super::tools::IntegersInput,
-    ) -> Result<super::tools::IntegersOutput, ClientError> {
+        input: tools::IntegersInput,
+    ) -> Result<tools::IntegersOutput, ClientError> {
         self.integers_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `integers` with per-call options (timeout, progress).
     pub async fn integers_with(
         &self,
-        input: super::tools::IntegersInput,
+        input: tools::IntegersInput,
         options: CallOptions,
-    ) -> Result<super::tools::IntegersOutput, ClientError> {
+    ) -> Result<tools::IntegersOutput, ClientError> {
         self.inner.call_structured(tool_schemas(), "integers", &input, &options).await
     }
 
@@ -150,17 +151,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn parent_or_text(
         &self,
-        input: super::tools::ParentOrTextInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::ParentOrTextInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.parent_or_text_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `parent_or_text` with per-call options (timeout, progress).
     pub async fn parent_or_text_with(
         &self,
-        input: super::tools::ParentOrTextInput,
+        input: tools::ParentOrTextInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "parent_or_text", &input, &options).await
     }
 
@@ -171,17 +172,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn tagged(
         &self,
-        input: super::tools::TaggedInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::TaggedInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.tagged_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `tagged` with per-call options (timeout, progress).
     pub async fn tagged_with(
         &self,
-        input: super::tools::TaggedInput,
+        input: tools::TaggedInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "tagged", &input, &options).await
     }
 
@@ -192,17 +193,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn tagged_or_text(
         &self,
-        input: super::tools::TaggedOrTextInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::TaggedOrTextInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.tagged_or_text_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `tagged_or_text` with per-call options (timeout, progress).
     pub async fn tagged_or_text_with(
         &self,
-        input: super::tools::TaggedOrTextInput,
+        input: tools::TaggedOrTextInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "tagged_or_text", &input, &options).await
     }
 
@@ -213,17 +214,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn same_nested_name(
         &self,
-        input: super::tools::SameNestedNameInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::SameNestedNameInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.same_nested_name_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `same_nested_name` with per-call options (timeout, progress).
     pub async fn same_nested_name_with(
         &self,
-        input: super::tools::SameNestedNameInput,
+        input: tools::SameNestedNameInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner
             .call_content(tool_schemas(), "same_nested_name", &input, &options)
             .await
@@ -236,17 +237,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn two_strings(
         &self,
-        input: super::tools::TwoStringsInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::TwoStringsInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.two_strings_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `two_strings` with per-call options (timeout, progress).
     pub async fn two_strings_with(
         &self,
-        input: super::tools::TwoStringsInput,
+        input: tools::TwoStringsInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "two_strings", &input, &options).await
     }
 
@@ -257,17 +258,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn sort_spec(
         &self,
-        input: super::tools::SortSpecInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::SortSpecInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.sort_spec_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `sort_spec` with per-call options (timeout, progress).
     pub async fn sort_spec_with(
         &self,
-        input: super::tools::SortSpecInput,
+        input: tools::SortSpecInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner.call_content(tool_schemas(), "sort_spec", &input, &options).await
     }
 
@@ -278,17 +279,17 @@ impl Client {
     /// Returns the result's content blocks.
     pub async fn untitled_members(
         &self,
-        input: super::tools::UntitledMembersInput,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+        input: tools::UntitledMembersInput,
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.untitled_members_with(input, CallOptions::new()).await
     }
 
     /// Calls tool `untitled_members` with per-call options (timeout, progress).
     pub async fn untitled_members_with(
         &self,
-        input: super::tools::UntitledMembersInput,
+        input: tools::UntitledMembersInput,
         options: CallOptions,
-    ) -> Result<Vec<super::protocol::ContentBlock>, ClientError> {
+    ) -> Result<Vec<protocol::ContentBlock>, ClientError> {
         self.inner
             .call_content(tool_schemas(), "untitled_members", &input, &options)
             .await

@@ -3,6 +3,7 @@
 // manifest unions.json (sha256 8f3550eb45295bf77dcdd5386ee1623ab549d1dd5cffd37801316c97087801bf)
 
 use mcpgen_runtime::codegen::*;
+use super::{protocol, tools};
 
 /// The protocol revision this server was generated for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -19,7 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[
 
 /// The tools exactly as declared in the manifest, in order: what
 /// `tools/list` serves.
-pub use super::tools::TOOLS_JSON;
+pub use tools::TOOLS_JSON;
 
 /// Every OAuth scope the manifest's tools, prompts and resources
 /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -64,86 +65,72 @@ pub trait Handler: Send + Sync + 'static {
     /// Tool `integers`.
     fn integers(
         &self,
-        input: super::tools::IntegersInput,
+        input: tools::IntegersInput,
         ctx: RequestContext,
-    ) -> impl Future<Output = Result<super::tools::IntegersOutput, ToolError>> + Send;
+    ) -> impl Future<Output = Result<tools::IntegersOutput, ToolError>> + Send;
 
     /// anyOf of a $ref object and a plain string.
     ///
     /// Tool `parent_or_text`.
     fn parent_or_text(
         &self,
-        input: super::tools::ParentOrTextInput,
+        input: tools::ParentOrTextInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// oneOf of objects told apart by a const property, with renamed fields.
     ///
     /// Tool `tagged`.
     fn tagged(
         &self,
-        input: super::tools::TaggedInput,
+        input: tools::TaggedInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// anyOf of a string and objects told apart by a const property.
     ///
     /// Tool `tagged_or_text`.
     fn tagged_or_text(
         &self,
-        input: super::tools::TaggedOrTextInput,
+        input: tools::TaggedOrTextInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// Members that each carry a nested object of the same name with different properties.
     ///
     /// Tool `same_nested_name`.
     fn same_nested_name(
         &self,
-        input: super::tools::SameNestedNameInput,
+        input: tools::SameNestedNameInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// anyOf of two string schemas.
     ///
     /// Tool `two_strings`.
     fn two_strings(
         &self,
-        input: super::tools::TwoStringsInput,
+        input: tools::TwoStringsInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// A map whose values are numeric constants, string constants or an object.
     ///
     /// Tool `sort_spec`.
     fn sort_spec(
         &self,
-        input: super::tools::SortSpecInput,
+        input: tools::SortSpecInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 
     /// anyOf of objects without a discriminator, told apart by their required properties.
     ///
     /// Tool `untitled_members`.
     fn untitled_members(
         &self,
-        input: super::tools::UntitledMembersInput,
+        input: tools::UntitledMembersInput,
         ctx: RequestContext,
-    ) -> impl Future<
-        Output = Result<Vec<super::protocol::ContentBlock>, ToolError>,
-    > + Send;
+    ) -> impl Future<Output = Result<Vec<protocol::ContentBlock>, ToolError>> + Send;
 }
 
 /// Dispatches calls by tool index to a [`Handler`].
@@ -242,63 +229,64 @@ impl<H: Handler> Dispatch for Router<H> {
 /// rather than in the crate that implements [`Handler`].
 mod codec {
     use mcpgen_runtime::codegen::*;
+    use super::super::{protocol, tools};
 
     pub(super) fn decode_integers_input(
         arguments: Value,
-    ) -> Result<super::super::tools::IntegersInput, CallFailure> {
+    ) -> Result<tools::IntegersInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_parent_or_text_input(
         arguments: Value,
-    ) -> Result<super::super::tools::ParentOrTextInput, CallFailure> {
+    ) -> Result<tools::ParentOrTextInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_same_nested_name_input(
         arguments: Value,
-    ) -> Result<super::super::tools::SameNestedNameInput, CallFailure> {
+    ) -> Result<tools::SameNestedNameInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_sort_spec_input(
         arguments: Value,
-    ) -> Result<super::super::tools::SortSpecInput, CallFailure> {
+    ) -> Result<tools::SortSpecInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_tagged_input(
         arguments: Value,
-    ) -> Result<super::super::tools::TaggedInput, CallFailure> {
+    ) -> Result<tools::TaggedInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_tagged_or_text_input(
         arguments: Value,
-    ) -> Result<super::super::tools::TaggedOrTextInput, CallFailure> {
+    ) -> Result<tools::TaggedOrTextInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_two_strings_input(
         arguments: Value,
-    ) -> Result<super::super::tools::TwoStringsInput, CallFailure> {
+    ) -> Result<tools::TwoStringsInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn decode_untitled_members_input(
         arguments: Value,
-    ) -> Result<super::super::tools::UntitledMembersInput, CallFailure> {
+    ) -> Result<tools::UntitledMembersInput, CallFailure> {
         decode_arguments(arguments)
     }
 
     pub(super) fn encode_content_blocks(
-        content: &[super::super::protocol::ContentBlock],
+        content: &[protocol::ContentBlock],
     ) -> Result<ToolOutput, CallFailure> {
         encode_content(content)
     }
 
     pub(super) fn encode_integers_output(
-        output: &super::super::tools::IntegersOutput,
+        output: &tools::IntegersOutput,
     ) -> Result<ToolOutput, CallFailure> {
         encode_output(output)
     }

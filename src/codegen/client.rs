@@ -141,7 +141,7 @@ fn type_path(name: &str) -> Result<TokenStream> {
             "tool type name `{name}` is not a Rust identifier: {e}"
         ))
     })?;
-    Ok(quote!(super::tools::#ident))
+    Ok(quote!(tools::#ident))
 }
 
 /// Generates `client.rs` from explicit inputs.
@@ -163,7 +163,7 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
         let input_ty = type_path(&tool.input)?;
         let (output_ty, call) = match &tool.output {
             Some(out) => (type_path(out)?, quote!(call_structured)),
-            None => (quote!(Vec<super::protocol::#content>), quote!(call_content)),
+            None => (quote!(Vec<protocol::#content>), quote!(call_content)),
         };
         let summary = format!("Calls tool `{wire}`.");
         let detail = doc_line(&tool.tool).unwrap_or_default();
@@ -242,16 +242,14 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
     } else {
         TokenStream::new()
     };
-    Ok(quote! {
-        use mcpgen_runtime::codegen::*;
-
+    let body = quote! {
         pub use mcpgen_runtime::client::{CallOptions, ClientError, ClientOptions, Drift, Progress};
 
         /// The protocol revision this client was generated for.
         pub const PROTOCOL_VERSION: &str = #revision;
 
         /// The tools this client was generated from, as declared (JSON).
-        pub use super::tools::TOOLS_JSON;
+        pub use tools::TOOLS_JSON;
 
         /// The tools' schemas, each validator compiled on first use.
         pub fn tool_schemas() -> &'static ToolSchemas {
@@ -349,7 +347,8 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
 
             #(#methods)*
         }
-    })
+    };
+    Ok(body)
 }
 
 #[cfg(test)]

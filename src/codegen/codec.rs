@@ -66,7 +66,7 @@ impl Runtime {
 impl Codecs {
     /// The path (`codec::<name>`) of the plain function that applies
     /// `runtime` to `ty`, a type given by its path from the server module
-    /// (`super::tools::X`, `super::protocol::Y`, or a runtime type) and
+    /// (`tools::X`, `protocol::Y`, or a runtime type) and
     /// named `name` in the function's name.
     pub fn function(&mut self, runtime: Runtime, ty: &TokenStream, name: &str) -> TokenStream {
         let key = (runtime.name(), ty.to_string());
@@ -130,15 +130,17 @@ impl Codecs {
         if self.functions.is_empty() {
             return TokenStream::new();
         }
-        let functions = self.functions.values();
+        let functions: TokenStream = self.functions.values().cloned().collect();
+        let siblings = crate::codegen::siblings::nested_uses(&functions);
         quote! {
             /// Decoding of what each handler method takes and encoding of
             /// what it returns, as plain functions: compiled here, once,
             /// rather than in the crate that implements [`Handler`].
             mod codec {
                 use mcpgen_runtime::codegen::*;
+                #siblings
 
-                #(#functions)*
+                #functions
             }
         }
     }
@@ -176,7 +178,7 @@ mod tests {
     #[test]
     fn one_function_per_type_and_names_told_apart() {
         let mut codecs = Codecs::default();
-        let input = quote!(super::tools::HttpServerInput);
+        let input = quote!(tools::HttpServerInput);
         let first = codecs.function(Runtime::DecodeArguments, &input, "HttpServerInput");
         let again = codecs.function(Runtime::DecodeArguments, &input, "HttpServerInput");
         assert_eq!(first.to_string(), again.to_string());
@@ -184,7 +186,7 @@ mod tests {
         // Same snake-case name, another type: a suffix tells them apart.
         let other = codecs.function(
             Runtime::DecodeArguments,
-            &quote!(super::tools::HTTPServerInput),
+            &quote!(tools::HTTPServerInput),
             "HTTPServerInput",
         );
         assert_eq!(other.to_string(), "codec :: decode_http_server_input_2");
@@ -194,14 +196,13 @@ mod tests {
         let module = codecs.module().to_string();
         assert_eq!(module.matches("pub (super) fn").count(), 3, "{module}");
         assert!(
-            module
-                .contains("-> Result < super :: super :: tools :: HttpServerInput , CallFailure >"),
+            module.contains("-> Result < tools :: HttpServerInput , CallFailure >"),
             "{module}"
         );
         // Paths inside other types go one module down too.
         let messages = codecs.function(
             Runtime::EncodeResult,
-            &quote!(Vec<super::protocol::PromptMessage>),
+            &quote!(Vec<protocol::PromptMessage>),
             "PromptMessages",
         );
         assert_eq!(messages.to_string(), "codec :: encode_prompt_messages");

@@ -8,5 +8,6 @@ pub mod docs;
 pub mod protocol;
 pub mod search;
 pub mod server;
+pub mod siblings;
 pub mod surface;
 pub mod tools;

@@ -11,14 +11,14 @@
 //!
 //! ```text
 //! pub trait Handler: Send + Sync + 'static {
-//!     fn get_weather(&self, input: super::tools::GetWeatherInput, ctx: RequestContext)
-//!         -> impl Future<Output = Result<super::tools::GetWeatherOutput, ToolError>> + Send;
+//!     fn get_weather(&self, input: tools::GetWeatherInput, ctx: RequestContext)
+//!         -> impl Future<Output = Result<tools::GetWeatherOutput, ToolError>> + Send;
 //! }
 //! pub fn builder<H: Handler>(handler: H) -> ServerBuilder;
 //! pub async fn serve_stdio<H: Handler>(handler: H) -> std::io::Result<()>;
 //! ```
 //!
-//! A tool without `outputSchema` returns `Vec<super::protocol::C>` where `C`
+//! A tool without `outputSchema` returns `Vec<protocol::C>` where `C`
 //! is the revision's content block type.
 
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -95,7 +95,7 @@ pub fn generate(
         });
         let decode = codecs.function(
             Runtime::DecodeArguments,
-            &quote! { super::tools::#input },
+            &quote! { tools::#input },
             &binding.input,
         );
         if let Some(http) = upstream {
@@ -117,7 +117,7 @@ pub fn generate(
                 #[doc = #request_doc]
                 pub async fn #method(
                     upstream: &Upstream,
-                    input: &super::super::tools::#input,
+                    input: &tools::#input,
                 ) -> Result<ApiResponse, ToolError> {
                     upstream.send_input(super::tool_index::#index_name, input).await
                 }
@@ -128,7 +128,7 @@ pub fn generate(
                 #[doc = #default_doc]
                 fn #method(
                     &self,
-                    input: super::tools::#input,
+                    input: tools::#input,
                     ctx: RequestContext,
                 ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send {
                     async move {
@@ -157,7 +157,7 @@ pub fn generate(
             Some(output) => {
                 let name = output.clone();
                 let output = ident(output, manifest, &pointer)?;
-                let ty = quote! { super::tools::#output };
+                let ty = quote! { tools::#output };
                 let encode = codecs.function(Runtime::EncodeOutput, &ty, &name);
                 (ty, quote! { #encode(&output) })
             }
@@ -170,7 +170,7 @@ pub fn generate(
             #docs
             fn #method(
                 &self,
-                input: super::tools::#input,
+                input: tools::#input,
                 ctx: RequestContext,
             ) -> impl Future<
                 Output = Result<#ret, ToolError>,
@@ -220,9 +220,7 @@ pub fn generate(
         TokenStream::new(),
     );
 
-    Ok(quote! {
-        use mcpgen_runtime::codegen::*;
-
+    let body = quote! {
         /// The protocol revision this server was generated for.
         pub const PROTOCOL_VERSION: &str = #revision_lit;
 
@@ -232,7 +230,7 @@ pub fn generate(
 
         /// The tools exactly as declared in the manifest, in order: what
         /// `tools/list` serves.
-        pub use super::tools::TOOLS_JSON;
+        pub use tools::TOOLS_JSON;
 
         /// Every OAuth scope the manifest's tools, prompts and resources
         /// require (`x-mcpgen.scopes`), sorted: the `scopes_supported` of
@@ -322,7 +320,8 @@ pub fn generate(
         }
 
         #http_items
-    })
+    };
+    Ok(body)
 }
 
 /// The builder calls requiring the manifest's scopes (`x-mcpgen.scopes`
@@ -421,6 +420,8 @@ fn upstream_items(
     let text = serde_json::to_string(bindings).map_err(|e| {
         crate::error::Error::new(format!("cannot write the tools' HTTP bindings: {e}"))
     })?;
+    let request_siblings =
+        crate::codegen::siblings::nested_uses(&requests.iter().cloned().collect());
     let items = quote! {
         /// The HTTP binding of each tool (`x-mcpgen.http`), in the order
         /// of [`TOOLS_JSON`], `null` for a tool without one: what
@@ -441,6 +442,7 @@ fn upstream_items(
         /// default.
         pub mod requests {
             use mcpgen_runtime::codegen::*;
+            #request_siblings
 
             /// Each tool's number, as [`Upstream::send`] and
             /// [`Upstream::output`] take it.
@@ -588,7 +590,7 @@ fn content_type(spec: &Spec) -> TokenStream {
     if ty.to_string().starts_with("::") {
         ty
     } else {
-        quote! { super::protocol::#ty }
+        quote! { protocol::#ty }
     }
 }
 

@@ -531,10 +531,10 @@ pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
             #(#[doc = #doc])*
             fn #method(
                 &self,
-                args: super::tools::#args,
+                args: tools::#args,
                 ctx: #ctx_ty,
             ) -> impl Future<
-                Output = Result<Vec<super::protocol::PromptMessage>, #err_ty>,
+                Output = Result<Vec<protocol::PromptMessage>, #err_ty>,
             > + Send;
         });
         let index = index_name(&p.names.server);
@@ -545,12 +545,12 @@ pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
         ));
         let decode = codecs.function(
             Runtime::DecodeParams,
-            &quote!(super::tools::#args),
+            &quote!(tools::#args),
             &p.names.type_name,
         );
         let encode = codecs.function(
             Runtime::EncodeResult,
-            &quote!(Vec<super::protocol::PromptMessage>),
+            &quote!(Vec<protocol::PromptMessage>),
             "PromptMessages",
         );
         prompt_arms.extend(quote! {
@@ -576,10 +576,10 @@ pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
             fn #method(
                 &self,
                 uri: String,
-                params: super::tools::#params,
+                params: tools::#params,
                 ctx: #ctx_ty,
             ) -> impl Future<
-                Output = Result<super::protocol::ReadResourceResult, #err_ty>,
+                Output = Result<protocol::ReadResourceResult, #err_ty>,
             > + Send;
         });
         let index = index_name(&t.names.server);
@@ -590,12 +590,12 @@ pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
         ));
         let decode = codecs.function(
             Runtime::DecodeParams,
-            &quote!(super::tools::#params),
+            &quote!(tools::#params),
             &t.names.type_name,
         );
         let encode = codecs.function(
             Runtime::EncodeResult,
-            &quote!(super::protocol::ReadResourceResult),
+            &quote!(protocol::ReadResourceResult),
             "ReadResourceResult",
         );
         read_arms.extend(quote! {
@@ -615,20 +615,20 @@ pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
             #(#[doc = #scope_docs])*
             fn #read_resource(
                 &self,
-                resource: super::tools::#enum_name,
+                resource: tools::#enum_name,
                 ctx: #ctx_ty,
             ) -> impl Future<
-                Output = Result<super::protocol::ReadResourceResult, #err_ty>,
+                Output = Result<protocol::ReadResourceResult, #err_ty>,
             > + Send;
         });
         let encode = codecs.function(
             Runtime::EncodeResult,
-            &quote!(super::protocol::ReadResourceResult),
+            &quote!(protocol::ReadResourceResult),
             "ReadResourceResult",
         );
         read_arms.extend(quote! {
             ResourceTarget::Static(index) => Box::pin(async move {
-                let Some(resource) = super::tools::#enum_name::from_index(index) else {
+                let Some(resource) = tools::#enum_name::from_index(index) else {
                     return Err(HandlerError::not_found(uri));
                 };
                 let result = handler.#read_resource(resource, ctx).await?;
@@ -825,8 +825,8 @@ pub fn client(manifest: &Manifest) -> TokenStream {
             #(#[doc = #doc])*
             pub async fn #method(
                 &self,
-                args: super::tools::#args,
-            ) -> Result<super::protocol::GetPromptResult, #err> {
+                args: tools::#args,
+            ) -> Result<protocol::GetPromptResult, #err> {
                 self.inner.get_prompt(#name, &args, &CallOptions::new()).await
             }
         });
@@ -845,8 +845,8 @@ pub fn client(manifest: &Manifest) -> TokenStream {
             #(#[doc = #doc])*
             pub async fn #method(
                 &self,
-                params: super::tools::#params,
-            ) -> Result<super::protocol::ReadResourceResult, #err> {
+                params: tools::#params,
+            ) -> Result<protocol::ReadResourceResult, #err> {
                 self.inner.read_template(#template, &params, &CallOptions::new()).await
             }
         });
@@ -860,8 +860,8 @@ pub fn client(manifest: &Manifest) -> TokenStream {
             #(#[doc = #scope_docs])*
             pub async fn #read_resource(
                 &self,
-                resource: super::tools::#enum_name,
-            ) -> Result<super::protocol::ReadResourceResult, #err> {
+                resource: tools::#enum_name,
+            ) -> Result<protocol::ReadResourceResult, #err> {
                 self.inner.read_resource(resource.uri(), &CallOptions::new()).await
             }
         });

@@ -201,11 +201,19 @@ mod tests {
     fn fields_decode_as_the_derive_would() {
         assert_eq!(
             point(r#"{"x": 3}"#, true),
-            Ok(Point { x: 3, label: None, scale: 1.0 })
+            Ok(Point {
+                x: 3,
+                label: None,
+                scale: 1.0
+            })
         );
         assert_eq!(
             point(r#"{"x": 3, "label": null, "scale": 2.5}"#, true),
-            Ok(Point { x: 3, label: None, scale: 2.5 })
+            Ok(Point {
+                x: 3,
+                label: None,
+                scale: 2.5
+            })
         );
         assert!(point(r#"{"label": "a"}"#, true)
             .unwrap_err()

@@ -184,7 +184,6 @@ fn drop_derive(attrs: &mut Vec<syn::Attribute>, name: &str) {
     });
 }
 
-
 #[cfg(test)]
 mod tests {
     use quote::ToTokens;

@@ -113,9 +113,7 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
                     (Some(decode), methods) => Some(quote!(#methods #decode)),
                 }
             }
-            Item::Enum(e) if parsed.contains(&e.ident.to_string()) => {
-                decode::lean_unit(e)
-            }
+            Item::Enum(e) if parsed.contains(&e.ident.to_string()) => decode::lean_unit(e),
             _ => None,
         };
         item.to_tokens(&mut body);
