@@ -17,7 +17,7 @@ use crate::revision::{self, meta, Era};
 use crate::server::handler::context::{Principal, Sink};
 use crate::server::handler::extras::Extras;
 use crate::server::handler::sink::SinkShared;
-use crate::server::{poll_once, Handled, Message, Pending, Reply, Session};
+use crate::server::{poll_once, CachedScope, Handled, Message, Pending, Reply, Session};
 
 use super::body::HttpBody;
 use super::guard;
@@ -89,11 +89,54 @@ impl Inner {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        // The budget permit is held until the request is handled.
+        let (bytes, _budget) = match self.read_post_body(extras, scan, body).await {
+            Ok(read) => read,
+            Err(refused) => return refused,
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return error(
+                StatusCode::BAD_REQUEST,
+                &RpcError::parse_error("the body is not UTF-8"),
+            );
+        };
+        let kept = self
+            .kept_scope
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let message = Message::decode_with(text, kept.as_ref());
+        if let Some(refused) = self.refuse_insufficient_scope(extras, &message) {
+            return refused;
+        }
+        // A stateless-only server ignores session ids (2026-07-28 transports).
+        if let Some(id) = session_id.filter(|_| self.config.stateful) {
+            return self
+                .post_in_session(id, scan, message, extras.principal(), Arc::clone(extras))
+                .await;
+        }
+        self.post_sessionless(scan, message, kept, extras).await
+    }
+
+    /// Reads a POST's body within the limits: its `Content-Type` and
+    /// `Accept`, its size, and the budget of bodies read at once (the
+    /// permit, held until the request is handled).
+    async fn read_post_body<B>(
+        &self,
+        extras: &Arc<Extras>,
+        scan: &Scan<'_>,
+        body: B,
+    ) -> Result<(bytes::Bytes, tokio::sync::OwnedSemaphorePermit), Response<HttpBody>>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         let request_headers = extras.headers();
         if let Err(r) = guard::check_content_type(scan.content_type).and_then(|()| {
             guard::check_post_accept(request_headers, scan.accept, scan.accept_values)
         }) {
-            return refusal(r);
+            return Err(refusal(r));
         }
         let limit = self.config.max_body_bytes;
         let declared = scan
@@ -109,7 +152,7 @@ impl Inner {
             )
         };
         if declared.is_some_and(|n| n > limit as u64) {
-            return too_large();
+            return Err(too_large());
         }
         // Held until the request is handled: bodies in memory stay within
         // the budget whatever the number of connections.
@@ -119,43 +162,39 @@ impl Inner {
         let permit = u32::try_from(cost)
             .ok()
             .and_then(|n| Arc::clone(&self.body_budget).try_acquire_many_owned(n).ok());
-        let Some(_budget) = permit else {
-            return unavailable(
+        let Some(budget) = permit else {
+            return Err(unavailable(
                 "the server is reading too many request bodies at once; retry shortly",
                 "1",
-            );
+            ));
         };
         let bytes = match read_body(body, limit).await {
             Ok(bytes) => bytes,
-            Err(BodyError::TooLarge) => return too_large(),
+            Err(BodyError::TooLarge) => return Err(too_large()),
             Err(BodyError::Failed(e)) => {
-                return error(
+                return Err(error(
                     StatusCode::BAD_REQUEST,
                     &RpcError::parse_error(format!("cannot read the body: {e}")),
-                )
+                ))
             }
         };
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            return error(
-                StatusCode::BAD_REQUEST,
-                &RpcError::parse_error("the body is not UTF-8"),
-            );
-        };
-        let kept = self
-            .kept_scope
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        let message = Message::decode_with(text, kept.as_ref());
+        Ok((bytes, budget))
+    }
 
-        let principal = extras.principal();
+    /// With a bearer gate, a request whose token lacks the scopes its
+    /// target needs: 403 with the `insufficient_scope` challenge.
+    fn refuse_insufficient_scope(
+        &self,
+        extras: &Arc<Extras>,
+        message: &Message<'_>,
+    ) -> Option<Response<HttpBody>> {
         if let (
             Some(gate),
             Some(held),
             Message::Request {
                 id, method, params, ..
             },
-        ) = (&self.config.bearer, principal, &message)
+        ) = (&self.config.bearer, extras.principal(), message)
         {
             if let Some((what, required, missing)) =
                 self.server
@@ -173,16 +212,22 @@ impl Inner {
                 {
                     response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
                 }
-                return response;
+                return Some(response);
             }
         }
+        None
+    }
 
-        // A stateless-only server ignores session ids (2026-07-28 transports).
-        if let Some(id) = session_id.filter(|_| self.config.stateful) {
-            return self
-                .post_in_session(id, scan, message, principal, Arc::clone(extras))
-                .await;
-        }
+    /// A message without a session: `initialize` (which opens one), a
+    /// stateless request or notification ([`Self::post_stateless`]), or
+    /// what is refused without one.
+    async fn post_sessionless(
+        &self,
+        scan: &Scan<'_>,
+        message: Message<'_>,
+        kept: Option<Arc<CachedScope>>,
+        extras: &Arc<Extras>,
+    ) -> Response<HttpBody> {
         match &message {
             Message::Other(Incoming::Invalid { .. }) => {
                 let reply = match self.server.handle_message(
@@ -202,7 +247,7 @@ impl Inner {
                     "a JSON-RPC batch belongs to a 2025-03-26 session: send initialize first",
                 ),
             ),
-            Message::Request { method, params, .. } | Message::Notification { method, params } => {
+            Message::Request { method, .. } | Message::Notification { method, .. } => {
                 let header_version = scan.protocol_version.and_then(|v| v.to_str().ok());
                 let body_version = message.meta(meta::PROTOCOL_VERSION);
                 let modern = body_version.is_some()
@@ -231,55 +276,71 @@ impl Inner {
                     );
                     return status_only(StatusCode::ACCEPTED);
                 }
-                let annotated = match McpMethod::of(method) {
-                    Some(McpMethod::ToolsCall) if !self.param_headers.is_empty() => {
-                        match params.get("name").and_then(Value::as_str) {
-                            Some(tool) => self
-                                .param_headers
-                                .get(tool)
-                                .map(Vec::as_slice)
-                                .unwrap_or(&[]),
-                            None => &[],
-                        }
-                    }
-                    _ => &[],
-                };
-                if let Err(e) = mirror::check(
-                    request_headers,
-                    scan,
-                    method,
-                    body_version.and_then(Value::as_str),
-                    params,
-                    annotated,
-                ) {
-                    let id = match &message {
-                        Message::Request { id, .. } => id.clone(),
-                        _ => Value::Null,
-                    };
-                    return json(StatusCode::BAD_REQUEST, jsonrpc::error_response(&id, &e));
-                }
-                let stream = message.meta(meta::PROGRESS_TOKEN).is_some();
-                let call = Call {
-                    extras: Arc::clone(extras),
-                    stream,
-                    modern: true,
-                };
-                let session = self.server.session();
-                // Stateless: the request must carry its own _meta.
-                session.fix_era(Era::Stateless);
-                let response = self.answer(&session, message, call).await;
-                // The scope this request's `_meta` made, for the next one.
-                if let Some(made) = session.cached_scope() {
-                    if !kept.is_some_and(|k| Arc::ptr_eq(&k, &made)) {
-                        *self.kept_scope.lock().unwrap_or_else(|p| p.into_inner()) = Some(made);
-                    }
-                }
-                response
+                self.post_stateless(scan, message, kept, extras).await
             }
             Message::Other(Incoming::Response { .. }) => status_only(StatusCode::ACCEPTED),
             // A request or notification is never `Other`.
             Message::Other(_) => status_only(StatusCode::BAD_REQUEST),
         }
+    }
+
+    /// A stateless request: its mirrored headers checked against its
+    /// body, then answered on a fresh session (whose scope is kept for the
+    /// next request with the same `_meta`).
+    async fn post_stateless(
+        &self,
+        scan: &Scan<'_>,
+        message: Message<'_>,
+        kept: Option<Arc<CachedScope>>,
+        extras: &Arc<Extras>,
+    ) -> Response<HttpBody> {
+        let Message::Request {
+            id, method, params, ..
+        } = &message
+        else {
+            return status_only(StatusCode::BAD_REQUEST);
+        };
+        let body_version = message.meta(meta::PROTOCOL_VERSION);
+        let annotated = match McpMethod::of(method) {
+            Some(McpMethod::ToolsCall) if !self.param_headers.is_empty() => {
+                match params.get("name").and_then(Value::as_str) {
+                    Some(tool) => self
+                        .param_headers
+                        .get(tool)
+                        .map(Vec::as_slice)
+                        .unwrap_or(&[]),
+                    None => &[],
+                }
+            }
+            _ => &[],
+        };
+        if let Err(e) = mirror::check(
+            extras.headers(),
+            scan,
+            method,
+            body_version.and_then(Value::as_str),
+            params,
+            annotated,
+        ) {
+            return json(StatusCode::BAD_REQUEST, jsonrpc::error_response(id, &e));
+        }
+        let stream = message.meta(meta::PROGRESS_TOKEN).is_some();
+        let call = Call {
+            extras: Arc::clone(extras),
+            stream,
+            modern: true,
+        };
+        let session = self.server.session();
+        // Stateless: the request must carry its own _meta.
+        session.fix_era(Era::Stateless);
+        let response = self.answer(&session, message, call).await;
+        // The scope this request's `_meta` made, for the next one.
+        if let Some(made) = session.cached_scope() {
+            if !kept.is_some_and(|k| Arc::ptr_eq(&k, &made)) {
+                *self.kept_scope.lock().unwrap_or_else(|p| p.into_inner()) = Some(made);
+            }
+        }
+        response
     }
 
     /// `initialize` without a session: opens one when it succeeds.
