@@ -199,17 +199,22 @@ mod tests {
             module.contains("-> Result < tools :: HttpServerInput , CallFailure >"),
             "{module}"
         );
-        // Paths inside other types go one module down too.
+        // Sibling files named inside other types too, and imported once.
         let messages = codecs.function(
             Runtime::EncodeResult,
             &quote!(Vec<protocol::PromptMessage>),
             "PromptMessages",
         );
         assert_eq!(messages.to_string(), "codec :: encode_prompt_messages");
-        assert!(codecs
-            .module()
-            .to_string()
-            .contains("value : & Vec < super :: super :: protocol :: PromptMessage >"));
+        let module = codecs.module().to_string();
+        assert!(
+            module.contains("value : & Vec < protocol :: PromptMessage >"),
+            "{module}"
+        );
+        assert!(
+            module.contains("use super :: super :: { protocol , tools } ;"),
+            "{module}"
+        );
         // Absolute paths and the runtime's names are kept.
         let content = codecs.function(
             Runtime::EncodeContent,
