@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use heck::ToSnakeCase;
-use proc_macro2::{Group, TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 /// The functions of `mod codec`, named `decode_<type>` or `encode_<type>` and
@@ -90,8 +90,6 @@ impl Codecs {
         }
         let ident = format_ident!("{fn_name}");
         let generic = format_ident!("{}", runtime.name());
-        // The wrappers live one module down from the server's items.
-        let ty = one_module_down(ty.clone());
         let function = match runtime {
             Runtime::DecodeArguments => quote! {
                 pub(super) fn #ident(arguments: Value) -> Result<#ty, CallFailure> {
@@ -144,31 +142,6 @@ impl Codecs {
             }
         }
     }
-}
-
-/// `tokens` as written one module further down: each path that starts
-/// with `super` starts with `super::super`. Other paths are absolute
-/// (`::serde_json::Value`) or name the runtime's items, which `mod codec`
-/// imports as the server module does.
-fn one_module_down(tokens: TokenStream) -> TokenStream {
-    let mut out = TokenStream::new();
-    let mut after_colon = false;
-    for token in tokens {
-        let token = match token {
-            TokenTree::Group(group) => {
-                let mut deeper = Group::new(group.delimiter(), one_module_down(group.stream()));
-                deeper.set_span(group.span());
-                TokenTree::Group(deeper)
-            }
-            other => other,
-        };
-        if matches!(&token, TokenTree::Ident(i) if i == "super") && !after_colon {
-            out.extend(quote!(super::));
-        }
-        after_colon = matches!(&token, TokenTree::Punct(p) if p.as_char() == ':');
-        out.extend([token]);
-    }
-    out
 }
 
 #[cfg(test)]
