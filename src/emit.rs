@@ -21,6 +21,7 @@ use proc_macro2::TokenStream;
 use crate::error::{Error, Result};
 
 mod docs;
+mod runtime_paths;
 
 pub use docs::doc_text;
 use docs::DocPass;
@@ -135,14 +136,14 @@ pub fn space_items(text: &str) -> String {
 /// are [`format()`] of the tool types and the rest in one stream.
 pub(crate) fn format_tools(
     tokens: &TokenStream,
-    parsed: Option<&syn::File>,
+    parsed: Option<syn::File>,
     header: &Header,
 ) -> Result<String> {
     let mut out = header.render();
     out.push('\n');
     match parsed {
         Some(file) if file.items.is_empty() && file.attrs.is_empty() => {}
-        Some(file) if docs::needs_cleaning(file) => out.push_str(&unparse(&docs::cleaned(file))?),
+        Some(file) if docs::needs_cleaning(&file) => out.push_str(&unparse(docs::cleaned(&file))?),
         Some(file) => out.push_str(&unparse(file)?),
         None if tokens.is_empty() => {}
         None => out.push_str(&format_body(tokens.clone())?),
@@ -176,17 +177,20 @@ fn format_body(tokens: TokenStream) -> Result<String> {
     })?;
     // The syntax tree holds everything now; the tokens need not outlive it.
     drop(tokens);
-    Ok(docs.expand(unparse(&file)?))
+    Ok(docs.expand(unparse(file)?))
 }
 
-/// prettyplease's text of `file`; its panic is an error.
-fn unparse(file: &syn::File) -> Result<String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prettyplease::unparse(file))).map_err(
-        |_| {
-            Error::new("prettyplease could not format the generated code")
-                .with_hint("this is a bug in mcpgen; please report it")
-        },
-    )
+/// prettyplease's text of `file`, its serde paths moved under the runtime
+/// first ([`runtime_paths`]); prettyplease's panic is an error.
+fn unparse(mut file: syn::File) -> Result<String> {
+    runtime_paths::reroute(&mut file);
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        prettyplease::unparse(&file)
+    }))
+    .map_err(|_| {
+        Error::new("prettyplease could not format the generated code")
+            .with_hint("this is a bug in mcpgen; please report it")
+    })
 }
 
 fn snippet(text: &str) -> String {

@@ -322,10 +322,12 @@ impl<'a> Generator<'a> {
                 }
             };
             // Tokens cannot cross threads: the tool types stay on this one.
-            let tools = self.tool_types().and_then(|out| {
+            let tools = self.tool_types().and_then(|mut out| {
                 let text = emit::format_tools(
                     &out.tokens,
-                    out.parsed.as_ref().map(|Parsed(file)| &**file),
+                    out.parsed.take().map(|Parsed(file)| {
+                        std::rc::Rc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone())
+                    }),
                     header,
                 )
                 .map_err(|e| in_file(FILES[1], e))?;

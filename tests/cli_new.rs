@@ -694,12 +694,10 @@ fn a_hostile_manifest_file_name_stays_a_value() {
     assert_eq!(cargo["package"]["resolver"].as_str(), Some("1"));
     assert_eq!(keys(&cargo["profile"]), ["dev"]);
     assert_eq!(keys(&cargo["workspace"]), ["members"]);
-    // The generated code lives in a crate of its own, which alone runs the generator.
+    // The generated code lives in a crate of its own, which alone runs the
+    // generator, and needs the runtime alone (every crate test here builds it).
     let bindings: toml::Table = read("bindings/Cargo.toml").parse().unwrap();
-    assert_eq!(
-        keys(&bindings["dependencies"]),
-        ["mcpgen-runtime", "serde", "serde_json"]
-    );
+    assert_eq!(keys(&bindings["dependencies"]), ["mcpgen-runtime"]);
     assert_eq!(keys(&bindings["build-dependencies"]), ["mcpgen"]);
     assert_eq!(
         cargo["package"]["description"].as_str().unwrap(),

@@ -2,14 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest basic.json (sha256 58b00c68c16c5c4b2145c2c71ad5569c8ad996e0bfc3517cbb042867151696fa)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `greet` tool.
 ///
 /// Schema: `/inputSchema` of the `greet` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, crate = "::mcpgen_runtime::serde")]
 pub struct GreetInput {
     #[serde(default = "defaults::greet_input_language")]
     pub language: GreetInputLanguage,
@@ -45,7 +45,7 @@ impl GreetInput {
 }
 
 impl<'de> Deserialize<'de> for GreetInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -76,6 +76,7 @@ impl<'de> Deserialize<'de> for GreetInput {
 ///
 /// Schema: `/inputSchema/properties/language` of the `greet` tool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum GreetInputLanguage {
     #[serde(rename = "en")]
     #[default]
@@ -87,7 +88,7 @@ pub enum GreetInputLanguage {
 }
 
 impl<'de> Deserialize<'de> for GreetInputLanguage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(deserializer, &["en", "de", "fr"])
@@ -137,7 +138,7 @@ impl TryFrom<String> for GreetInputLanguage {
 ///
 /// Schema: `/inputSchema/properties/name` of the `greet` tool.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
 pub struct GreetInputName(String);
 
 impl ::std::ops::Deref for GreetInputName {
@@ -184,12 +185,12 @@ impl TryFrom<String> for GreetInputName {
 impl<'de> Deserialize<'de> for GreetInputName {
     fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
     where
-        D: ::serde::Deserializer<'de>,
+        D: ::mcpgen_runtime::serde::Deserializer<'de>,
     {
         String::deserialize(deserializer)?
             .parse()
             .map_err(|e: self::error::ConversionError| {
-                <D::Error as ::serde::de::Error>::custom(e.to_string())
+                <D::Error as ::mcpgen_runtime::serde::de::Error>::custom(e.to_string())
             })
     }
 }
@@ -198,6 +199,7 @@ impl<'de> Deserialize<'de> for GreetInputName {
 ///
 /// Schema: `/outputSchema` of the `greet` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct GreetOutput {
     pub greeting: String,
 }
@@ -210,7 +212,7 @@ impl GreetOutput {
 }
 
 impl<'de> Deserialize<'de> for GreetOutput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -229,25 +231,42 @@ impl<'de> Deserialize<'de> for GreetOutput {
 ///
 /// Schema: `/inputSchema` of the `ping` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PingInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct PingInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for PingInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<PingInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<PingInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: PingInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for PingInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for PingInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -256,25 +275,42 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for PingInput {
 ///
 /// Schema: `/inputSchema` of the `reset` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ResetInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct ResetInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for ResetInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<ResetInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<ResetInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: ResetInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for ResetInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for ResetInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }

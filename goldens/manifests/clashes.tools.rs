@@ -2,32 +2,49 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest clashes.json (sha256 234d91eaa19bf93c90e7c56d934b61d6e24c5128bc3347a309b288fc03dd8b15)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `prompt_a_b` tool.
 ///
 /// Schema: `/inputSchema` of the `prompt_a_b` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PromptAbInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct PromptAbInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for PromptAbInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<PromptAbInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<PromptAbInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: PromptAbInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for PromptAbInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for PromptAbInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -36,25 +53,42 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for PromptAbInput {
 ///
 /// Schema: `/inputSchema` of the `read_resource` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ReadResourceInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct ReadResourceInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for ReadResourceInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<ReadResourceInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<ReadResourceInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: ReadResourceInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for ReadResourceInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for ReadResourceInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -63,6 +97,7 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for ReadResourceInput 
 ///
 /// Schema: `/inputSchema` of the `type` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct TypeInput {
     #[serde(
         rename = "",
@@ -93,7 +128,7 @@ impl TypeInput {
 }
 
 impl<'de> Deserialize<'de> for TypeInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -152,7 +187,7 @@ pub mod error {
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
-    use ::serde::de::{Deserialize, Deserializer, Error as _};
+    use ::mcpgen_runtime::serde::de::{Deserialize, Deserializer, Error as _};
 
     /// An integer type decoded here.
     pub trait Wide: Sized {
@@ -184,36 +219,56 @@ pub mod wide {
 
     struct Parts;
 
-    impl ::serde::de::Visitor<'_> for Parts {
+    impl ::mcpgen_runtime::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
 
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
 
-        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        fn visit_i64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
 
-        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        fn visit_u64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
 
-        fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
+        fn visit_i128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i128,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
 
-        fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
+        fn visit_u128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u128,
+        ) -> Result<Self::Value, E> {
             Ok((false, v))
         }
 
-        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        fn visit_f64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
             {
                 Ok((v < 0.0, v.abs() as u128))
             } else {
-                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+                Err(
+                    E::invalid_value(
+                        ::mcpgen_runtime::serde::de::Unexpected::Float(v),
+                        &self,
+                    ),
+                )
             }
         }
     }
@@ -265,7 +320,16 @@ pub mod wide {
 }
 
 /// Arguments of prompt `a-b`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ABArgs {
     /// `type`.
     #[serde(rename = "type")]
@@ -283,16 +347,52 @@ pub struct ABArgs {
 }
 
 /// Arguments of prompt `a_b`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct AB2Args {}
 /// Arguments of prompt `123`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct V123Args {}
 /// Arguments of prompt `Self`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct SelfArgs {}
 /// Variables of resource template `x://{type}/{self}{?async,await}`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct TypeParams {
     /// `type`.
     #[serde(rename = "type")]
@@ -317,7 +417,16 @@ pub struct TypeParams {
 }
 
 /// Variables of resource template `y://{+rest}`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ReadResourceParams {
     /// `rest`.
     #[serde(rename = "rest")]

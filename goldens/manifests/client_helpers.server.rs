@@ -181,7 +181,7 @@ pub fn server_info() -> Value {
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
 pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
-    let tools: Value = serde_json::from_str(TOOLS_JSON)
+    let tools: Value = ::mcpgen_runtime::serde_json::from_str(TOOLS_JSON)
         .expect("TOOLS_JSON is the JSON array mcpgen wrote");
     let router = Arc::new(Router::new(handler));
     let builder = ServerBuilder::new(PROTOCOL_VERSION, tools, router)

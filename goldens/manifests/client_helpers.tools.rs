@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest client_helpers.json (sha256 02aa7b5a7d0b6b0cfefad1da8255c585dd1e68245300ee8170acc89021e81a41)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `add` tool.
 ///
 /// Schema: `/inputSchema` of the `add` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct AddInput {
     #[serde(deserialize_with = "wide::one")]
     pub a: u128,
@@ -24,7 +25,7 @@ impl AddInput {
 }
 
 impl<'de> Deserialize<'de> for AddInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -46,6 +47,7 @@ impl<'de> Deserialize<'de> for AddInput {
 ///
 /// Schema: `/outputSchema` of the `add` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct AddOutput {
     #[serde(deserialize_with = "wide::one")]
     pub sum: i128,
@@ -59,7 +61,7 @@ impl AddOutput {
 }
 
 impl<'de> Deserialize<'de> for AddOutput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -78,25 +80,42 @@ impl<'de> Deserialize<'de> for AddOutput {
 ///
 /// Schema: `/inputSchema` of the `connect` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ConnectInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct ConnectInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for ConnectInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<ConnectInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<ConnectInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: ConnectInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for ConnectInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for ConnectInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -105,6 +124,7 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for ConnectInput {
 ///
 /// Schema: `/inputSchema` of the `get-time` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct GetTimeInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zone: Option<String>,
@@ -120,7 +140,7 @@ impl GetTimeInput {
 }
 
 impl<'de> Deserialize<'de> for GetTimeInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -176,7 +196,7 @@ pub mod error {
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
-    use ::serde::de::{Deserialize, Deserializer, Error as _};
+    use ::mcpgen_runtime::serde::de::{Deserialize, Deserializer, Error as _};
 
     /// An integer type decoded here.
     pub trait Wide: Sized {
@@ -208,36 +228,56 @@ pub mod wide {
 
     struct Parts;
 
-    impl ::serde::de::Visitor<'_> for Parts {
+    impl ::mcpgen_runtime::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
 
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
 
-        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        fn visit_i64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
 
-        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        fn visit_u64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
 
-        fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
+        fn visit_i128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i128,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
 
-        fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
+        fn visit_u128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u128,
+        ) -> Result<Self::Value, E> {
             Ok((false, v))
         }
 
-        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        fn visit_f64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
             {
                 Ok((v < 0.0, v.abs() as u128))
             } else {
-                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+                Err(
+                    E::invalid_value(
+                        ::mcpgen_runtime::serde::de::Unexpected::Float(v),
+                        &self,
+                    ),
+                )
             }
         }
     }

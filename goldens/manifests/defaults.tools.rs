@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest defaults.json (sha256 c6e71779e653c5a357053faa1813363eb4ac91aa6edfe8799ad8936c8790eac6)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `demo` tool.
 ///
 /// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct DemoInput {
     #[serde(default = "defaults::demo_input_limit", deserialize_with = "wide::one")]
     pub limit: ::std::num::NonZeroU128,
@@ -51,7 +52,7 @@ impl DemoInput {
 }
 
 impl<'de> Deserialize<'de> for DemoInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -91,6 +92,7 @@ impl Default for DemoInput {
 ///
 /// Schema: `/inputSchema/properties/order` of the `demo` tool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum DemoInputOrder {
     #[serde(rename = "asc")]
     Asc,
@@ -100,7 +102,7 @@ pub enum DemoInputOrder {
 }
 
 impl<'de> Deserialize<'de> for DemoInputOrder {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(deserializer, &["asc", "desc"])
@@ -155,7 +157,7 @@ pub mod defaults {
     }
 
     pub fn demo_input_limit() -> ::std::num::NonZeroU128 {
-        ::serde_json::from_str::<::std::num::NonZeroU128>("30").unwrap()
+        ::mcpgen_runtime::serde_json::from_str::<::std::num::NonZeroU128>("30").unwrap()
     }
 
     pub fn demo_input_order() -> super::DemoInputOrder {
@@ -208,7 +210,7 @@ pub mod error {
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
-    use ::serde::de::{Deserialize, Deserializer, Error as _};
+    use ::mcpgen_runtime::serde::de::{Deserialize, Deserializer, Error as _};
 
     /// An integer type decoded here.
     pub trait Wide: Sized {
@@ -240,36 +242,56 @@ pub mod wide {
 
     struct Parts;
 
-    impl ::serde::de::Visitor<'_> for Parts {
+    impl ::mcpgen_runtime::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
 
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
 
-        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        fn visit_i64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
 
-        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        fn visit_u64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
 
-        fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
+        fn visit_i128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i128,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
 
-        fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
+        fn visit_u128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u128,
+        ) -> Result<Self::Value, E> {
             Ok((false, v))
         }
 
-        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        fn visit_f64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
             {
                 Ok((v < 0.0, v.abs() as u128))
             } else {
-                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+                Err(
+                    E::invalid_value(
+                        ::mcpgen_runtime::serde::de::Unexpected::Float(v),
+                        &self,
+                    ),
+                )
             }
         }
     }

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest enum_values_with_spaces.json (sha256 01261117dea18fbc068d025011f427d50c75f0a54767db73bd3da827433f9523)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `demo` tool.
 ///
 /// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct DemoInput {
     pub state: DemoInputState,
 }
@@ -21,7 +22,7 @@ impl DemoInput {
 }
 
 impl<'de> Deserialize<'de> for DemoInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -40,6 +41,7 @@ impl<'de> Deserialize<'de> for DemoInput {
 ///
 /// Schema: `/inputSchema/properties/state` of the `demo` tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum DemoInputState {
     #[serde(rename = "in progress")]
     InProgress,
@@ -50,7 +52,7 @@ pub enum DemoInputState {
 }
 
 impl<'de> Deserialize<'de> for DemoInputState {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(

@@ -2,16 +2,17 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest fallback_to_json_value.json (sha256 87991f2b92a08951545f1a05339c1b1e348aa42f6fe2687e1a1ee7b373587813)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `odd` tool.
 ///
 /// Schema: `/inputSchema` of the `odd` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct OddInput {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub n: Option<::serde_json::Value>,
+    pub n: Option<::mcpgen_runtime::serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub s: Option<String>,
 }
@@ -19,7 +20,7 @@ pub struct OddInput {
 impl OddInput {
     /// Sets `n`.
     #[must_use]
-    pub fn with_n(mut self, value: ::serde_json::Value) -> Self {
+    pub fn with_n(mut self, value: ::mcpgen_runtime::serde_json::Value) -> Self {
         self.n = Some(value);
         self
     }
@@ -33,7 +34,7 @@ impl OddInput {
 }
 
 impl<'de> Deserialize<'de> for OddInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

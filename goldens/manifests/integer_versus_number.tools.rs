@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest integer_versus_number.json (sha256 c8f7c193da99a7fcdb3cac831adb5411c26cc2ed3d3cb775c685da98523f96ac)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `demo` tool.
 ///
 /// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct DemoInput {
     #[serde(deserialize_with = "wide::one")]
     pub count: i128,
@@ -25,7 +26,7 @@ impl DemoInput {
 }
 
 impl<'de> Deserialize<'de> for DemoInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -85,7 +86,7 @@ pub mod error {
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
-    use ::serde::de::{Deserialize, Deserializer, Error as _};
+    use ::mcpgen_runtime::serde::de::{Deserialize, Deserializer, Error as _};
 
     /// An integer type decoded here.
     pub trait Wide: Sized {
@@ -117,36 +118,56 @@ pub mod wide {
 
     struct Parts;
 
-    impl ::serde::de::Visitor<'_> for Parts {
+    impl ::mcpgen_runtime::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
 
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
 
-        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        fn visit_i64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
 
-        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        fn visit_u64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
 
-        fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
+        fn visit_i128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i128,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
 
-        fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
+        fn visit_u128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u128,
+        ) -> Result<Self::Value, E> {
             Ok((false, v))
         }
 
-        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        fn visit_f64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
             {
                 Ok((v < 0.0, v.abs() as u128))
             } else {
-                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+                Err(
+                    E::invalid_value(
+                        ::mcpgen_runtime::serde::de::Unexpected::Float(v),
+                        &self,
+                    ),
+                )
             }
         }
     }

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest keyword_properties_and_output_types.json (sha256 a83a907730d9ea81400353212067434ac2f467b22b3b00f647919788efe0a24e)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `type` tool.
 ///
 /// Schema: `/inputSchema` of the `type` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct TypeInput {
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     pub match_: Option<String>,
@@ -51,7 +52,7 @@ impl TypeInput {
 }
 
 impl<'de> Deserialize<'de> for TypeInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -80,6 +81,7 @@ impl<'de> Deserialize<'de> for TypeInput {
 ///
 /// Schema: `/outputSchema` of the `type` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct TypeOutput {
     pub ok: bool,
 }
@@ -92,7 +94,7 @@ impl TypeOutput {
 }
 
 impl<'de> Deserialize<'de> for TypeOutput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest names.json (sha256 9212417967626652663b2925648098f77926e3c5353cb0ba227ad0f3a6b6132b)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `get_a_b` tool.
 ///
 /// Schema: `/inputSchema` of the `get_a_b` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct GetAbInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub a: Option<String>,
@@ -24,7 +25,7 @@ impl GetAbInput {
 }
 
 impl<'de> Deserialize<'de> for GetAbInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -43,6 +44,7 @@ impl<'de> Deserialize<'de> for GetAbInput {
 ///
 /// Schema: `/inputSchema` of the `list-items` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ListItemsInput {
     #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
     pub self_: Option<bool>,
@@ -67,7 +69,7 @@ impl ListItemsInput {
 }
 
 impl<'de> Deserialize<'de> for ListItemsInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -89,6 +91,7 @@ impl<'de> Deserialize<'de> for ListItemsInput {
 ///
 /// Schema: `/inputSchema` of the `repo.search` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct RepoSearchInput {
     #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
     pub async_: Option<bool>,
@@ -114,7 +117,7 @@ impl RepoSearchInput {
 }
 
 impl<'de> Deserialize<'de> for RepoSearchInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -136,6 +139,7 @@ impl<'de> Deserialize<'de> for RepoSearchInput {
 ///
 /// Schema: `/inputSchema` of the `2fa_verify` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct V2faVerifyInput {
     pub code: String,
 }
@@ -148,7 +152,7 @@ impl V2faVerifyInput {
 }
 
 impl<'de> Deserialize<'de> for V2faVerifyInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

@@ -112,7 +112,8 @@ pub const PROMPTS_JSON: &str = r#"[
 /// One of the lists above, as JSON values (mcpgen wrote each
 /// from the parsed manifest).
 fn declared_list(json: &str) -> Vec<Value> {
-    serde_json::from_str(json).expect("a list mcpgen wrote as a JSON array")
+    ::mcpgen_runtime::serde_json::from_str(json)
+        .expect("a list mcpgen wrote as a JSON array")
 }
 
 impl<H: Handler> Surface for Router<H> {
@@ -209,7 +210,7 @@ pub fn server_info() -> Value {
 /// server information and rate limits. Add hooks and settings, then
 /// `build()` and `serve(transport)`.
 pub fn builder<H: Handler>(handler: H) -> ServerBuilder {
-    let tools: Value = serde_json::from_str(TOOLS_JSON)
+    let tools: Value = ::mcpgen_runtime::serde_json::from_str(TOOLS_JSON)
         .expect("TOOLS_JSON is the JSON array mcpgen wrote");
     let router = Arc::new(Router::new(handler));
     let builder = ServerBuilder::new(

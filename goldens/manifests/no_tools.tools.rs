@@ -40,7 +40,16 @@ pub mod error {
 }
 
 /// Arguments of prompt `summarize`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct SummarizeArgs {}
 /// The static resources of the manifest, by URI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest optional_versus_nullable.json (sha256 105fdc711686fb9ab122898d93eb49bacedec9085395b41251a16fccdb03e330)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `demo` tool.
 ///
 /// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct DemoInput {
     #[serde(deserialize_with = "Option::deserialize")]
     pub nullable: Option<String>,
@@ -43,7 +44,7 @@ impl DemoInput {
 }
 
 impl<'de> Deserialize<'de> for DemoInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest rebased_types.json (sha256 0c9bb586cc9085c80e05286d1e0ac2d32d7ca8e65b1127843c985b047e63ec12)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// The type of `item` in [`FooBar2Input`].
 ///
 /// Schema: `/inputSchema/$defs/baz` of the `foo_bar` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct FooBar2Baz {
     #[serde(deserialize_with = "wide::one")]
     pub right: i128,
@@ -22,7 +23,7 @@ impl FooBar2Baz {
 }
 
 impl<'de> Deserialize<'de> for FooBar2Baz {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -41,6 +42,7 @@ impl<'de> Deserialize<'de> for FooBar2Baz {
 ///
 /// Schema: `/inputSchema` of the `foo_bar` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct FooBar2Input {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<FooBar2Baz>,
@@ -56,7 +58,7 @@ impl FooBar2Input {
 }
 
 impl<'de> Deserialize<'de> for FooBar2Input {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -75,6 +77,7 @@ impl<'de> Deserialize<'de> for FooBar2Input {
 ///
 /// Schema: `/outputSchema` of the `foo_bar` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct FooBar2Output {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ok: Option<bool>,
@@ -90,7 +93,7 @@ impl FooBar2Output {
 }
 
 impl<'de> Deserialize<'de> for FooBar2Output {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -109,6 +112,7 @@ impl<'de> Deserialize<'de> for FooBar2Output {
 ///
 /// Schema: `/inputSchema/$defs/barBaz` of the `foo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct FooBarBaz {
     pub left: String,
 }
@@ -121,7 +125,7 @@ impl FooBarBaz {
 }
 
 impl<'de> Deserialize<'de> for FooBarBaz {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -140,6 +144,7 @@ impl<'de> Deserialize<'de> for FooBarBaz {
 ///
 /// Schema: `/inputSchema` of the `foo` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct FooInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<FooBarBaz>,
@@ -155,7 +160,7 @@ impl FooInput {
 }
 
 impl<'de> Deserialize<'de> for FooInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -211,7 +216,7 @@ pub mod error {
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
-    use ::serde::de::{Deserialize, Deserializer, Error as _};
+    use ::mcpgen_runtime::serde::de::{Deserialize, Deserializer, Error as _};
 
     /// An integer type decoded here.
     pub trait Wide: Sized {
@@ -243,36 +248,56 @@ pub mod wide {
 
     struct Parts;
 
-    impl ::serde::de::Visitor<'_> for Parts {
+    impl ::mcpgen_runtime::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
 
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
 
-        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        fn visit_i64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
 
-        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        fn visit_u64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
 
-        fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
+        fn visit_i128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i128,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
 
-        fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
+        fn visit_u128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u128,
+        ) -> Result<Self::Value, E> {
             Ok((false, v))
         }
 
-        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        fn visit_f64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
             {
                 Ok((v < 0.0, v.abs() as u128))
             } else {
-                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+                Err(
+                    E::invalid_value(
+                        ::mcpgen_runtime::serde::de::Unexpected::Float(v),
+                        &self,
+                    ),
+                )
             }
         }
     }

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest recursive_refs.json (sha256 c8cf46d84b7cfd7305c5abc6efcf6c5efba7975745bce47840ec88a39c6130a9)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `demo` tool.
 ///
 /// Schema: `/inputSchema` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct DemoInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<Box<DemoInput>>,
@@ -30,7 +31,7 @@ impl DemoInput {
 }
 
 impl<'de> Deserialize<'de> for DemoInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -52,6 +53,7 @@ impl<'de> Deserialize<'de> for DemoInput {
 ///
 /// Schema: `/inputSchema/$defs/node` of the `demo` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct DemoNode {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<DemoNode>,
@@ -76,7 +78,7 @@ impl DemoNode {
 }
 
 impl<'de> Deserialize<'de> for DemoNode {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest scopes.json (sha256 12261988ed7f9705556ad03c7e6f084597b471caadf2752947a8a3d613e2ef88)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `add_note` tool.
 ///
 /// Schema: `/inputSchema` of the `add_note` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct AddNoteInput {
     pub text: String,
 }
@@ -21,7 +22,7 @@ impl AddNoteInput {
 }
 
 impl<'de> Deserialize<'de> for AddNoteInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -40,25 +41,42 @@ impl<'de> Deserialize<'de> for AddNoteInput {
 ///
 /// Schema: `/inputSchema` of the `list_notes` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ListNotesInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct ListNotesInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for ListNotesInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<ListNotesInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<ListNotesInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: ListNotesInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for ListNotesInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for ListNotesInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -67,25 +85,42 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for ListNotesInput {
 ///
 /// Schema: `/inputSchema` of the `purge` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PurgeInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct PurgeInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for PurgeInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<PurgeInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<PurgeInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: PurgeInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for PurgeInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for PurgeInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -128,10 +163,28 @@ pub mod error {
 }
 
 /// Arguments of prompt `review`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ReviewArgs {}
 /// Variables of resource template `notes://{id}`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct NoteParams {
     /// `id`.
     #[serde(rename = "id")]

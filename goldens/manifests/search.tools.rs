@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest search.json (sha256 f2e9a7305bef723b581251be2b69b1d142363548f0abb9a96003755e6248abf8)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `get_alerts` tool.
 ///
 /// Schema: `/inputSchema` of the `get_alerts` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct GetAlertsInput {
     /// Two-letter state code
     pub state: String,
@@ -22,7 +23,7 @@ impl GetAlertsInput {
 }
 
 impl<'de> Deserialize<'de> for GetAlertsInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -41,25 +42,42 @@ impl<'de> Deserialize<'de> for GetAlertsInput {
 ///
 /// Schema: `/inputSchema` of the `help` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct HelpInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct HelpInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for HelpInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<HelpInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<HelpInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: HelpInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for HelpInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for HelpInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -68,6 +86,7 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for HelpInput {
 ///
 /// Schema: `/inputSchema` of the `sendEmail` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct SendEmailInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
@@ -83,7 +102,7 @@ impl SendEmailInput {
 }
 
 impl<'de> Deserialize<'de> for SendEmailInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest shared_shapes.json (sha256 b390caac4b905fb18900c859d6bebd9922ad731a6220b10cd2e57f9a9cc510fc)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `get_current` tool.
 ///
 /// Schema: `/inputSchema` of the `get_current` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct GetCurrentInput {
     pub city: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -43,7 +44,7 @@ impl GetCurrentInput {
 }
 
 impl<'de> Deserialize<'de> for GetCurrentInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -70,6 +71,7 @@ impl<'de> Deserialize<'de> for GetCurrentInput {
 ///
 /// Schema: `/inputSchema/properties/location` of the `get_current` and `get_forecast` tools.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct Location {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub datum: Option<LocationDatum>,
@@ -92,7 +94,7 @@ impl Location {
 }
 
 impl<'de> Deserialize<'de> for Location {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -115,6 +117,7 @@ impl<'de> Deserialize<'de> for Location {
 ///
 /// Schema: `/inputSchema/properties/location/properties/datum` of the `get_current` and `get_forecast` tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum LocationDatum {
     #[serde(rename = "wgs84")]
     Wgs84,
@@ -123,7 +126,7 @@ pub enum LocationDatum {
 }
 
 impl<'de> Deserialize<'de> for LocationDatum {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(deserializer, &["wgs84", "etrs89"])
@@ -171,6 +174,7 @@ impl TryFrom<String> for LocationDatum {
 ///
 /// Schemas: `/inputSchema/properties/units` of the `get_current` and `get_forecast` tools and `/outputSchema/properties/units` of the `get_forecast` tool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum Units {
     #[serde(rename = "metric")]
     #[default]
@@ -180,7 +184,7 @@ pub enum Units {
 }
 
 impl<'de> Deserialize<'de> for Units {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(deserializer, &["metric", "imperial"])
@@ -228,6 +232,7 @@ impl TryFrom<String> for Units {
 ///
 /// Schema: `/inputSchema` of the `get_forecast` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct GetForecastInput {
     pub city: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -262,7 +267,7 @@ impl GetForecastInput {
 }
 
 impl<'de> Deserialize<'de> for GetForecastInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -289,6 +294,7 @@ impl<'de> Deserialize<'de> for GetForecastInput {
 ///
 /// Schema: `/outputSchema` of the `get_forecast` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct GetForecastOutput {
     pub city: String,
     pub high: f64,
@@ -307,7 +313,7 @@ impl GetForecastOutput {
 }
 
 impl<'de> Deserialize<'de> for GetForecastOutput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

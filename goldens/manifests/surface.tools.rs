@@ -2,32 +2,49 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest surface.json (sha256 03b81d6836474c57caae50704f5e7b26b1fc90863f26fbabf6e4d9b5bf4d2d79)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `ping` tool.
 ///
 /// Schema: `/inputSchema` of the `ping` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PingInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct PingInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for PingInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<PingInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<PingInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: PingInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for PingInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for PingInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -70,7 +87,16 @@ pub mod error {
 }
 
 /// Arguments of prompt `review_page`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ReviewPageArgs {
     /// The page
     #[serde(rename = "slug")]
@@ -85,10 +111,28 @@ pub struct ReviewPageArgs {
 }
 
 /// Arguments of prompt `daily-digest`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct DailyDigestArgs {}
 /// Arguments of prompt `2fa`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct V2faArgs {
     /// `9lives`.
     #[serde(rename = "9lives")]
@@ -96,7 +140,16 @@ pub struct V2faArgs {
 }
 
 /// Variables of resource template `docs://pages/{slug}`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(
+    ::mcpgen_runtime::serde::Deserialize,
+    ::mcpgen_runtime::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq
+)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct PageParams {
     /// `slug`.
     #[serde(rename = "slug")]

@@ -2,32 +2,49 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest tasks.json (sha256 08d562d80845045c4df26e0ebf5270425582b11b2750320aedeb00dbc8b3b194)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `nightly_backup` tool.
 ///
 /// Schema: `/inputSchema` of the `nightly_backup` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct NightlyBackupInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct NightlyBackupInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for NightlyBackupInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<NightlyBackupInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<NightlyBackupInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: NightlyBackupInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for NightlyBackupInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for NightlyBackupInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -36,25 +53,42 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for NightlyBackupInput
 ///
 /// Schema: `/inputSchema` of the `ping_now` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PingNowInput(pub ::serde_json::Map<String, ::serde_json::Value>);
+#[serde(transparent, crate = "::mcpgen_runtime::serde")]
+pub struct PingNowInput(
+    pub ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+);
 
 impl ::std::ops::Deref for PingNowInput {
-    type Target = ::serde_json::Map<String, ::serde_json::Value>;
+    type Target = ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >;
 
-    fn deref(&self) -> &::serde_json::Map<String, ::serde_json::Value> {
+    fn deref(
+        &self,
+    ) -> &::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    > {
         &self.0
     }
 }
 
-impl From<PingNowInput> for ::serde_json::Map<String, ::serde_json::Value> {
+impl From<PingNowInput>
+for ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value> {
     fn from(value: PingNowInput) -> Self {
         value.0
     }
 }
 
-impl From<::serde_json::Map<String, ::serde_json::Value>> for PingNowInput {
-    fn from(value: ::serde_json::Map<String, ::serde_json::Value>) -> Self {
+impl From<::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>>
+for PingNowInput {
+    fn from(
+        value: ::mcpgen_runtime::serde_json::Map<
+            String,
+            ::mcpgen_runtime::serde_json::Value,
+        >,
+    ) -> Self {
         Self(value)
     }
 }
@@ -63,6 +97,7 @@ impl From<::serde_json::Map<String, ::serde_json::Value>> for PingNowInput {
 ///
 /// Schema: `/inputSchema` of the `render_video` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct RenderVideoInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<::std::num::NonZeroU64>,
@@ -87,7 +122,7 @@ impl RenderVideoInput {
 }
 
 impl<'de> Deserialize<'de> for RenderVideoInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -109,6 +144,7 @@ impl<'de> Deserialize<'de> for RenderVideoInput {
 ///
 /// Schema: `/outputSchema` of the `render_video` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct RenderVideoOutput {
     pub url: String,
 }
@@ -121,7 +157,7 @@ impl RenderVideoOutput {
 }
 
 impl<'de> Deserialize<'de> for RenderVideoOutput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

@@ -2,13 +2,14 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest tuples_of_both_dialects.json (sha256 b163ca0880817f95598917b0e49f185b864f0b9bfbb6dd06ba2cd7bc632f71ec)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 
 /// Arguments of the `legacy` tool.
 ///
 /// Schema: `/inputSchema` of the `legacy` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct LegacyInput {
     pub legacy: (f64, bool),
 }
@@ -21,7 +22,7 @@ impl LegacyInput {
 }
 
 impl<'de> Deserialize<'de> for LegacyInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -40,6 +41,7 @@ impl<'de> Deserialize<'de> for LegacyInput {
 ///
 /// Schema: `/inputSchema` of the `modern` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ModernInput {
     pub pair: (String, i128),
 }
@@ -52,7 +54,7 @@ impl ModernInput {
 }
 
 impl<'de> Deserialize<'de> for ModernInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(

@@ -2,14 +2,15 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest unions.json (sha256 8f3550eb45295bf77dcdd5386ee1623ab549d1dd5cffd37801316c97087801bf)
 
-use serde::Deserialize;
-use serde::Serialize;
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Arguments of the `integers` tool.
 ///
 /// Schema: `/inputSchema` of the `integers` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct IntegersInput {
     #[serde(
         default,
@@ -131,7 +132,7 @@ impl IntegersInput {
 }
 
 impl<'de> Deserialize<'de> for IntegersInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -181,7 +182,7 @@ impl<'de> Deserialize<'de> for IntegersInput {
 
 /// The type of `either` in [`IntegersInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, crate = "::mcpgen_runtime::serde")]
 #[allow(clippy::large_enum_variant)]
 pub enum IntegersInputEither {
     #[serde(deserialize_with = "wide::one")]
@@ -208,6 +209,7 @@ impl From<i128> for IntegersInputEither {
 ///
 /// Schema: `/outputSchema` of the `integers` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct IntegersOutput {
     #[serde(
         default,
@@ -237,7 +239,7 @@ impl IntegersOutput {
 }
 
 impl<'de> Deserialize<'de> for IntegersOutput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -259,6 +261,7 @@ impl<'de> Deserialize<'de> for IntegersOutput {
 ///
 /// Schema: `/inputSchema` of the `parent_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ParentOrTextInput {
     pub parent: ParentOrTextInputParent,
 }
@@ -271,7 +274,7 @@ impl ParentOrTextInput {
 }
 
 impl<'de> Deserialize<'de> for ParentOrTextInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -290,7 +293,7 @@ impl<'de> Deserialize<'de> for ParentOrTextInput {
 ///
 /// Schema: `/inputSchema/properties/parent` of the `parent_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, crate = "::mcpgen_runtime::serde")]
 #[allow(clippy::large_enum_variant)]
 pub enum ParentOrTextInputParent {
     ParentRequest(ParentOrTextParentRequest),
@@ -305,7 +308,7 @@ impl From<ParentOrTextParentRequest> for ParentOrTextInputParent {
 
 /// Schema: `/inputSchema/$defs/parentRequest` of the `parent_or_text` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, crate = "::mcpgen_runtime::serde")]
 pub struct ParentOrTextParentRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database_id: Option<String>,
@@ -330,7 +333,7 @@ impl ParentOrTextParentRequest {
 }
 
 impl<'de> Deserialize<'de> for ParentOrTextParentRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -359,6 +362,7 @@ impl<'de> Deserialize<'de> for ParentOrTextParentRequest {
 ///
 /// Schema: `/inputSchema` of the `same_nested_name` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct SameNestedNameInput {
     pub action: SameNestedNameInputAction,
 }
@@ -371,7 +375,7 @@ impl SameNestedNameInput {
 }
 
 impl<'de> Deserialize<'de> for SameNestedNameInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -390,7 +394,12 @@ impl<'de> Deserialize<'de> for SameNestedNameInput {
 ///
 /// Schema: `/inputSchema/properties/action` of the `same_nested_name` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", content = "params", deny_unknown_fields)]
+#[serde(
+    tag = "method",
+    content = "params",
+    deny_unknown_fields,
+    crate = "::mcpgen_runtime::serde"
+)]
 pub enum SameNestedNameInputAction {
     /// SameNestedNameMove
     #[serde(rename = "move")]
@@ -402,13 +411,14 @@ pub enum SameNestedNameInputAction {
 
 /// Schema: `/inputSchema/properties/sort/additionalProperties/anyOf/2` of the `sort_spec` tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum SortSpecAsc {
     #[serde(rename = "asc")]
     Asc,
 }
 
 impl<'de> Deserialize<'de> for SortSpecAsc {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(deserializer, &["asc"])
@@ -452,13 +462,14 @@ impl TryFrom<String> for SortSpecAsc {
 
 /// Schema: `/inputSchema/properties/sort/additionalProperties/anyOf/3` of the `sort_spec` tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum SortSpecDesc {
     #[serde(rename = "desc")]
     Desc,
 }
 
 impl<'de> Deserialize<'de> for SortSpecDesc {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(deserializer, &["desc"])
@@ -504,6 +515,7 @@ impl TryFrom<String> for SortSpecDesc {
 ///
 /// Schema: `/inputSchema` of the `sort_spec` tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct SortSpecInput {
     #[serde(
         default,
@@ -522,7 +534,7 @@ impl SortSpecInput {
 }
 
 impl<'de> Deserialize<'de> for SortSpecInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -541,7 +553,7 @@ impl<'de> Deserialize<'de> for SortSpecInput {
 ///
 /// Schema: `/inputSchema/properties/sort/additionalProperties` of the `sort_spec` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, crate = "::mcpgen_runtime::serde")]
 #[allow(clippy::large_enum_variant)]
 pub enum SortSpecInputSortValue {
     Meta { #[serde(rename = "$meta")] meta: String },
@@ -567,6 +579,7 @@ impl From<SortSpecDesc> for SortSpecInputSortValue {
 ///
 /// Schema: `/inputSchema` of the `tagged` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct TaggedInput {
     pub parent: TaggedInputParent,
 }
@@ -579,7 +592,7 @@ impl TaggedInput {
 }
 
 impl<'de> Deserialize<'de> for TaggedInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -598,7 +611,7 @@ impl<'de> Deserialize<'de> for TaggedInput {
 ///
 /// Schema: `/inputSchema/properties/parent` of the `tagged` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", deny_unknown_fields)]
+#[serde(tag = "type", deny_unknown_fields, crate = "::mcpgen_runtime::serde")]
 #[allow(clippy::large_enum_variant)]
 pub enum TaggedInputParent {
     /// TaggedPageId
@@ -626,13 +639,14 @@ pub enum TaggedInputParent {
 ///
 /// Schema: `/inputSchema/properties/target/anyOf/1/properties/kind` of the `tagged_or_text` tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum TaggedOrTextFileKind {
     #[serde(rename = "file")]
     File,
 }
 
 impl<'de> Deserialize<'de> for TaggedOrTextFileKind {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(deserializer, &["file"])
@@ -678,6 +692,7 @@ impl TryFrom<String> for TaggedOrTextFileKind {
 ///
 /// Schema: `/inputSchema` of the `tagged_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct TaggedOrTextInput {
     pub target: TaggedOrTextInputTarget,
 }
@@ -690,7 +705,7 @@ impl TaggedOrTextInput {
 }
 
 impl<'de> Deserialize<'de> for TaggedOrTextInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -709,7 +724,7 @@ impl<'de> Deserialize<'de> for TaggedOrTextInput {
 ///
 /// Schema: `/inputSchema/properties/target` of the `tagged_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, crate = "::mcpgen_runtime::serde")]
 #[allow(clippy::large_enum_variant)]
 pub enum TaggedOrTextInputTarget {
     File { #[serde(rename = "filePath")] file_path: String, kind: TaggedOrTextFileKind },
@@ -721,13 +736,14 @@ pub enum TaggedOrTextInputTarget {
 ///
 /// Schema: `/inputSchema/properties/target/anyOf/2/properties/kind` of the `tagged_or_text` tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum TaggedOrTextUrlKind {
     #[serde(rename = "url")]
     Url,
 }
 
 impl<'de> Deserialize<'de> for TaggedOrTextUrlKind {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::members::unit(deserializer, &["url"])
@@ -773,6 +789,7 @@ impl TryFrom<String> for TaggedOrTextUrlKind {
 ///
 /// Schema: `/inputSchema` of the `two_strings` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct TwoStringsInput {
     pub query: String,
 }
@@ -785,7 +802,7 @@ impl TwoStringsInput {
 }
 
 impl<'de> Deserialize<'de> for TwoStringsInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -804,6 +821,7 @@ impl<'de> Deserialize<'de> for TwoStringsInput {
 ///
 /// Schema: `/inputSchema` of the `untitled_members` tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub struct UntitledMembersInput {
     pub filter: UntitledMembersInputFilter,
 }
@@ -816,7 +834,7 @@ impl UntitledMembersInput {
 }
 
 impl<'de> Deserialize<'de> for UntitledMembersInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         fn take(
@@ -835,7 +853,7 @@ impl<'de> Deserialize<'de> for UntitledMembersInput {
 ///
 /// Schema: `/inputSchema/properties/filter` of the `untitled_members` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, crate = "::mcpgen_runtime::serde")]
 pub enum UntitledMembersInputFilter {
     Equals { equals: String },
     Contains {
@@ -900,7 +918,7 @@ pub mod error {
 /// a zero fraction, that the type holds (serde's own impls fail
 /// inside untagged enums and for floats of 2^64 and above).
 pub mod wide {
-    use ::serde::de::{Deserialize, Deserializer, Error as _};
+    use ::mcpgen_runtime::serde::de::{Deserialize, Deserializer, Error as _};
 
     /// An integer type decoded here.
     pub trait Wide: Sized {
@@ -932,36 +950,56 @@ pub mod wide {
 
     struct Parts;
 
-    impl ::serde::de::Visitor<'_> for Parts {
+    impl ::mcpgen_runtime::serde::de::Visitor<'_> for Parts {
         type Value = (bool, u128);
 
         fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str("an integer")
         }
 
-        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        fn visit_i64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, u128::from(v.unsigned_abs())))
         }
 
-        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        fn visit_u64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> Result<Self::Value, E> {
             Ok((false, u128::from(v)))
         }
 
-        fn visit_i128<E: ::serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
+        fn visit_i128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: i128,
+        ) -> Result<Self::Value, E> {
             Ok((v < 0, v.unsigned_abs()))
         }
 
-        fn visit_u128<E: ::serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
+        fn visit_u128<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: u128,
+        ) -> Result<Self::Value, E> {
             Ok((false, v))
         }
 
-        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        fn visit_f64<E: ::mcpgen_runtime::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> Result<Self::Value, E> {
             if v.is_finite() && v.fract() == 0.0
                 && v.abs() < 340_282_366_920_938_463_463_374_607_431_768_211_456.0
             {
                 Ok((v < 0.0, v.abs() as u128))
             } else {
-                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+                Err(
+                    E::invalid_value(
+                        ::mcpgen_runtime::serde::de::Unexpected::Float(v),
+                        &self,
+                    ),
+                )
             }
         }
     }

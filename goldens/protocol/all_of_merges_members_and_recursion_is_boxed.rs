@@ -3,9 +3,14 @@
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Base {
-    pub meta: Option<::serde_json::Map<String, ::serde_json::Value>>,
+    pub meta: Option<
+        ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+    >,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for Base {
@@ -20,15 +25,15 @@ impl ::mcpgen_runtime::de::FromObject for Base {
     }
 }
 
-impl ::serde::Serialize for Base {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for Base {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if let Option::Some(value) = &self.meta {
                     map.serialize_entry("_meta", value)?;
                 }
@@ -41,8 +46,8 @@ impl ::serde::Serialize for Base {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for Base {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for Base {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Base")
@@ -54,7 +59,10 @@ pub struct Node {
     pub next: Option<Box<Node>>,
     pub children: Option<Vec<Node>>,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for Node {
@@ -70,15 +78,15 @@ impl ::mcpgen_runtime::de::FromObject for Node {
     }
 }
 
-impl ::serde::Serialize for Node {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for Node {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if let Option::Some(value) = &self.next {
                     map.serialize_entry("next", value)?;
                 }
@@ -94,8 +102,8 @@ impl ::serde::Serialize for Node {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for Node {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for Node {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Node")
@@ -106,7 +114,10 @@ impl<'de> ::serde::Deserialize<'de> for Node {
 pub struct Task {
     pub task_id: String,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl Task {
@@ -131,15 +142,15 @@ impl ::mcpgen_runtime::de::FromObject for Task {
     }
 }
 
-impl ::serde::Serialize for Task {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for Task {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("taskId", &self.task_id)?;
                 for (key, value) in &self.extra {
                     map.serialize_entry(key, value)?;
@@ -150,8 +161,8 @@ impl ::serde::Serialize for Task {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for Task {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for Task {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Task")
@@ -160,10 +171,15 @@ impl<'de> ::serde::Deserialize<'de> for Task {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskResult {
-    pub meta: Option<::serde_json::Map<String, ::serde_json::Value>>,
+    pub meta: Option<
+        ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+    >,
     pub task_id: String,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl TaskResult {
@@ -194,15 +210,15 @@ impl ::mcpgen_runtime::de::FromObject for TaskResult {
     }
 }
 
-impl ::serde::Serialize for TaskResult {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for TaskResult {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if let Option::Some(value) = &self.meta {
                     map.serialize_entry("_meta", value)?;
                 }
@@ -216,8 +232,8 @@ impl ::serde::Serialize for TaskResult {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for TaskResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for TaskResult {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "TaskResult")

@@ -18,15 +18,15 @@ impl ::mcpgen_runtime::de::FromObject for Closed {
     }
 }
 
-impl ::serde::Serialize for Closed {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for Closed {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if let Option::Some(value) = &self.a {
                     map.serialize_entry("a", value)?;
                 }
@@ -36,8 +36,8 @@ impl ::serde::Serialize for Closed {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for Closed {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for Closed {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Closed")
@@ -63,15 +63,15 @@ impl ::mcpgen_runtime::de::FromObject for Typed {
     }
 }
 
-impl ::serde::Serialize for Typed {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for Typed {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if let Option::Some(value) = &self.a {
                     map.serialize_entry("a", value)?;
                 }
@@ -84,8 +84,8 @@ impl ::serde::Serialize for Typed {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for Typed {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for Typed {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Typed")

@@ -6,10 +6,13 @@
 pub struct TextContent {
     /// The text.
     pub text: String,
-    pub priority: Option<::serde_json::Number>,
+    pub priority: Option<::mcpgen_runtime::serde_json::Number>,
     pub count: Option<i64>,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl TextContent {
@@ -49,15 +52,15 @@ impl ::mcpgen_runtime::de::FromObject for TextContent {
     }
 }
 
-impl ::serde::Serialize for TextContent {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for TextContent {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("type", &::mcpgen_runtime::de::Const::Str("text"))?;
                 map.serialize_entry("text", &self.text)?;
                 if let Option::Some(value) = &self.priority {
@@ -75,8 +78,8 @@ impl ::serde::Serialize for TextContent {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for TextContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "TextContent")

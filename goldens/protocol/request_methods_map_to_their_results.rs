@@ -5,7 +5,10 @@
 pub struct CallToolRequest {
     pub params: CallToolRequestParams,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl CallToolRequest {
@@ -41,15 +44,15 @@ impl ::mcpgen_runtime::de::FromObject for CallToolRequest {
     }
 }
 
-impl ::serde::Serialize for CallToolRequest {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for CallToolRequest {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry(
                     "method",
                     &::mcpgen_runtime::de::Const::Str("tools/call"),
@@ -64,8 +67,8 @@ impl ::serde::Serialize for CallToolRequest {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for CallToolRequest {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "CallToolRequest")
@@ -76,7 +79,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
 pub struct CallToolRequestParams {
     pub name: String,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl CallToolRequestParams {
@@ -105,15 +111,15 @@ impl ::mcpgen_runtime::de::FromObject for CallToolRequestParams {
     }
 }
 
-impl ::serde::Serialize for CallToolRequestParams {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for CallToolRequestParams {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("name", &self.name)?;
                 for (key, value) in &self.extra {
                     map.serialize_entry(key, value)?;
@@ -124,8 +130,8 @@ impl ::serde::Serialize for CallToolRequestParams {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for CallToolRequestParams {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "CallToolRequestParams")
@@ -136,7 +142,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
 pub struct CallToolResult {
     pub content: Vec<String>,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl CallToolResult {
@@ -165,15 +174,15 @@ impl ::mcpgen_runtime::de::FromObject for CallToolResult {
     }
 }
 
-impl ::serde::Serialize for CallToolResult {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for CallToolResult {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("content", &self.content)?;
                 for (key, value) in &self.extra {
                     map.serialize_entry(key, value)?;
@@ -184,8 +193,8 @@ impl ::serde::Serialize for CallToolResult {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for CallToolResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for CallToolResult {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "CallToolResult")
@@ -197,7 +206,10 @@ pub type EmptyResult = McpResult;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PingRequest {
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for PingRequest {
@@ -216,15 +228,15 @@ impl ::mcpgen_runtime::de::FromObject for PingRequest {
     }
 }
 
-impl ::serde::Serialize for PingRequest {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for PingRequest {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry(
                     "method",
                     &::mcpgen_runtime::de::Const::Str("ping"),
@@ -238,15 +250,18 @@ impl ::serde::Serialize for PingRequest {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for PingRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for PingRequest {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "PingRequest")
     }
 }
 
-pub type McpResult = ::serde_json::Map<String, ::serde_json::Value>;
+pub type McpResult = ::mcpgen_runtime::serde_json::Map<
+    String,
+    ::mcpgen_runtime::serde_json::Value,
+>;
 
 /// A request of this revision: its method and the types of its params and result.
 pub trait McpRequest {
@@ -299,18 +314,20 @@ impl MethodResult {
     /// Decodes the `result` of a response to a request of method `method`.
     pub fn decode(
         method: &str,
-        value: &::serde_json::Value,
+        value: &::mcpgen_runtime::serde_json::Value,
     ) -> Result<Self, ::mcpgen_runtime::de::DecodeError> {
         match method {
             "ping" => {
-                <EmptyResult as ::serde::Deserialize>::deserialize(value)
+                <EmptyResult as ::mcpgen_runtime::serde::Deserialize>::deserialize(value)
                     .map(Self::Ping)
                     .map_err(|e| ::mcpgen_runtime::de::DecodeError::new(
                         ::std::format!("result of `{}`: {}", method, e),
                     ))
             }
             "tools/call" => {
-                <CallToolResult as ::serde::Deserialize>::deserialize(value)
+                <CallToolResult as ::mcpgen_runtime::serde::Deserialize>::deserialize(
+                        value,
+                    )
                     .map(Self::CallTool)
                     .map_err(|e| ::mcpgen_runtime::de::DecodeError::new(
                         ::std::format!("result of `{}`: {}", method, e),
@@ -335,14 +352,18 @@ impl MethodResult {
     }
 }
 
-impl ::serde::Serialize for MethodResult {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for MethodResult {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Ping(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallTool(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Ping(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallTool(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }

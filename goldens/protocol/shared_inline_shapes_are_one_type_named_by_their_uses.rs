@@ -3,9 +3,14 @@
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NotificationParams {
-    pub meta: Option<::serde_json::Map<String, ::serde_json::Value>>,
+    pub meta: Option<
+        ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+    >,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for NotificationParams {
@@ -24,15 +29,15 @@ impl ::mcpgen_runtime::de::FromObject for NotificationParams {
     }
 }
 
-impl ::serde::Serialize for NotificationParams {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for NotificationParams {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if let Option::Some(value) = &self.meta {
                     map.serialize_entry("_meta", value)?;
                 }
@@ -45,8 +50,8 @@ impl ::serde::Serialize for NotificationParams {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for NotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for NotificationParams {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "NotificationParams")
@@ -57,7 +62,10 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
 pub struct PingNotification {
     pub params: Option<NotificationParams>,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for PingNotification {
@@ -83,15 +91,15 @@ impl ::mcpgen_runtime::de::FromObject for PingNotification {
     }
 }
 
-impl ::serde::Serialize for PingNotification {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for PingNotification {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry(
                     "method",
                     &::mcpgen_runtime::de::Const::Str("notifications/ping"),
@@ -108,8 +116,8 @@ impl ::serde::Serialize for PingNotification {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for PingNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for PingNotification {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "PingNotification")
@@ -121,7 +129,10 @@ pub struct PongNotification {
     /// other words, same shape
     pub params: Option<NotificationParams>,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for PongNotification {
@@ -147,15 +158,15 @@ impl ::mcpgen_runtime::de::FromObject for PongNotification {
     }
 }
 
-impl ::serde::Serialize for PongNotification {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for PongNotification {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry(
                     "method",
                     &::mcpgen_runtime::de::Const::Str("notifications/pong"),
@@ -172,8 +183,8 @@ impl ::serde::Serialize for PongNotification {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for PongNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for PongNotification {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "PongNotification")
@@ -182,9 +193,14 @@ impl<'de> ::serde::Deserialize<'de> for PongNotification {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct McpResult {
-    pub meta: Option<::serde_json::Map<String, ::serde_json::Value>>,
+    pub meta: Option<
+        ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+    >,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for McpResult {
@@ -199,15 +215,15 @@ impl ::mcpgen_runtime::de::FromObject for McpResult {
     }
 }
 
-impl ::serde::Serialize for McpResult {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for McpResult {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if let Option::Some(value) = &self.meta {
                     map.serialize_entry("_meta", value)?;
                 }
@@ -220,8 +236,8 @@ impl ::serde::Serialize for McpResult {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for McpResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for McpResult {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Result")

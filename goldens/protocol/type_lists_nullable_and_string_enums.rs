@@ -10,9 +10,10 @@
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::mcpgen_runtime::serde::Serialize,
+    ::mcpgen_runtime::serde::Deserialize
 )]
+#[serde(crate = "::mcpgen_runtime::serde")]
 pub enum Level {
     /// `"debug"`
     #[serde(rename = "debug")]
@@ -46,23 +47,27 @@ impl From<i64> for RequestId {
     }
 }
 
-impl ::serde::Serialize for RequestId {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for RequestId {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::String(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
+            Self::Integer(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for RequestId {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for RequestId {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = <::mcpgen_runtime::serde_json::Value as ::mcpgen_runtime::serde::Deserialize>::deserialize(
             deserializer,
         )?;
         let decoded: Result<Self, ::mcpgen_runtime::de::DecodeError> = ::mcpgen_runtime::de::best_match(
@@ -73,8 +78,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
                     name: stringify!(String),
                     properties: &[],
                     required: &[],
-                    decode: |value: &::serde_json::Value| {
-                        <String as ::serde::Deserialize>::deserialize(value)
+                    decode: |value: &::mcpgen_runtime::serde_json::Value| {
+                        <String as ::mcpgen_runtime::serde::Deserialize>::deserialize(
+                                value,
+                            )
                             .map(Self::String)
                     },
                 },
@@ -82,14 +89,14 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
                     name: stringify!(Integer),
                     properties: &[],
                     required: &[],
-                    decode: |value: &::serde_json::Value| {
-                        <i64 as ::serde::Deserialize>::deserialize(value)
+                    decode: |value: &::mcpgen_runtime::serde_json::Value| {
+                        <i64 as ::mcpgen_runtime::serde::Deserialize>::deserialize(value)
                             .map(Self::Integer)
                     },
                 },
             ],
         );
-        decoded.map_err(<D::Error as ::serde::de::Error>::custom)
+        decoded.map_err(<D::Error as ::mcpgen_runtime::serde::de::Error>::custom)
     }
 }
 
@@ -98,7 +105,10 @@ pub struct Task {
     pub ttl: Option<i64>,
     pub level: Option<Level>,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl Task {
@@ -125,15 +135,15 @@ impl ::mcpgen_runtime::de::FromObject for Task {
     }
 }
 
-impl ::serde::Serialize for Task {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for Task {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("ttl", &self.ttl)?;
                 if let Option::Some(value) = &self.level {
                     map.serialize_entry("level", value)?;
@@ -147,8 +157,8 @@ impl ::serde::Serialize for Task {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for Task {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for Task {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Task")

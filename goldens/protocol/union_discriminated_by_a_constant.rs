@@ -5,7 +5,10 @@
 pub struct A {
     pub x: Option<String>,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for A {
@@ -27,15 +30,15 @@ impl ::mcpgen_runtime::de::FromObject for A {
     }
 }
 
-impl ::serde::Serialize for A {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for A {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("kind", &::mcpgen_runtime::de::Const::Str("a"))?;
                 if let Option::Some(value) = &self.x {
                     map.serialize_entry("x", value)?;
@@ -49,8 +52,8 @@ impl ::serde::Serialize for A {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for A {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for A {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "A")
@@ -94,23 +97,27 @@ impl From<B> for AOrB {
     }
 }
 
-impl ::serde::Serialize for AOrB {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for AOrB {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::A(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::B(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::A(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
+            Self::B(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for AOrB {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for AOrB {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = <::mcpgen_runtime::serde_json::Value as ::mcpgen_runtime::serde::Deserialize>::deserialize(
             deserializer,
         )?;
         let decoded: Result<Self, ::mcpgen_runtime::de::DecodeError> = ::mcpgen_runtime::de::dispatch(
@@ -120,27 +127,32 @@ impl<'de> ::serde::Deserialize<'de> for AOrB {
             &[
                 (
                     ::mcpgen_runtime::de::Const::Str("a"),
-                    |value: &::serde_json::Value| {
-                        <A as ::serde::Deserialize>::deserialize(value).map(Self::A)
+                    |value: &::mcpgen_runtime::serde_json::Value| {
+                        <A as ::mcpgen_runtime::serde::Deserialize>::deserialize(value)
+                            .map(Self::A)
                     },
                 ),
                 (
                     ::mcpgen_runtime::de::Const::Str("b"),
-                    |value: &::serde_json::Value| {
-                        <B as ::serde::Deserialize>::deserialize(value).map(Self::B)
+                    |value: &::mcpgen_runtime::serde_json::Value| {
+                        <B as ::mcpgen_runtime::serde::Deserialize>::deserialize(value)
+                            .map(Self::B)
                     },
                 ),
             ],
             Option::None,
         );
-        decoded.map_err(<D::Error as ::serde::de::Error>::custom)
+        decoded.map_err(<D::Error as ::mcpgen_runtime::serde::de::Error>::custom)
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct B {
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for B {
@@ -159,15 +171,15 @@ impl ::mcpgen_runtime::de::FromObject for B {
     }
 }
 
-impl ::serde::Serialize for B {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for B {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("kind", &::mcpgen_runtime::de::Const::Str("b"))?;
                 for (key, value) in &self.extra {
                     map.serialize_entry(key, value)?;
@@ -178,8 +190,8 @@ impl ::serde::Serialize for B {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for B {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for B {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "B")

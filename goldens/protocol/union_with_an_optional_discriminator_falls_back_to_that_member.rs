@@ -8,7 +8,10 @@ pub struct FormParams {
     pub mode: bool,
     pub message: String,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl FormParams {
@@ -45,15 +48,15 @@ impl ::mcpgen_runtime::de::FromObject for FormParams {
     }
 }
 
-impl ::serde::Serialize for FormParams {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for FormParams {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if self.mode {
                     map.serialize_entry(
                         "mode",
@@ -70,8 +73,8 @@ impl ::serde::Serialize for FormParams {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for FormParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for FormParams {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "FormParams")
@@ -115,23 +118,27 @@ impl From<FormParams> for Params {
     }
 }
 
-impl ::serde::Serialize for Params {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for Params {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Url(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Form(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Url(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
+            Self::Form(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for Params {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for Params {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = <::mcpgen_runtime::serde_json::Value as ::mcpgen_runtime::serde::Deserialize>::deserialize(
             deserializer,
         )?;
         let decoded: Result<Self, ::mcpgen_runtime::de::DecodeError> = ::mcpgen_runtime::de::dispatch(
@@ -141,24 +148,29 @@ impl<'de> ::serde::Deserialize<'de> for Params {
             &[
                 (
                     ::mcpgen_runtime::de::Const::Str("url"),
-                    |value: &::serde_json::Value| {
-                        <UrlParams as ::serde::Deserialize>::deserialize(value)
+                    |value: &::mcpgen_runtime::serde_json::Value| {
+                        <UrlParams as ::mcpgen_runtime::serde::Deserialize>::deserialize(
+                                value,
+                            )
                             .map(Self::Url)
                     },
                 ),
                 (
                     ::mcpgen_runtime::de::Const::Str("form"),
-                    |value: &::serde_json::Value| {
-                        <FormParams as ::serde::Deserialize>::deserialize(value)
+                    |value: &::mcpgen_runtime::serde_json::Value| {
+                        <FormParams as ::mcpgen_runtime::serde::Deserialize>::deserialize(
+                                value,
+                            )
                             .map(Self::Form)
                     },
                 ),
             ],
-            Option::Some(|value: &::serde_json::Value| {
-                <FormParams as ::serde::Deserialize>::deserialize(value).map(Self::Form)
+            Option::Some(|value: &::mcpgen_runtime::serde_json::Value| {
+                <FormParams as ::mcpgen_runtime::serde::Deserialize>::deserialize(value)
+                    .map(Self::Form)
             }),
         );
-        decoded.map_err(<D::Error as ::serde::de::Error>::custom)
+        decoded.map_err(<D::Error as ::mcpgen_runtime::serde::de::Error>::custom)
     }
 }
 
@@ -166,7 +178,10 @@ impl<'de> ::serde::Deserialize<'de> for Params {
 pub struct UrlParams {
     pub url: String,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl UrlParams {
@@ -198,15 +213,15 @@ impl ::mcpgen_runtime::de::FromObject for UrlParams {
     }
 }
 
-impl ::serde::Serialize for UrlParams {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for UrlParams {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("mode", &::mcpgen_runtime::de::Const::Str("url"))?;
                 map.serialize_entry("url", &self.url)?;
                 for (key, value) in &self.extra {
@@ -218,8 +233,8 @@ impl ::serde::Serialize for UrlParams {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for UrlParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for UrlParams {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "UrlParams")

@@ -22,23 +22,27 @@ impl From<ListResult> for AnyResult {
     }
 }
 
-impl ::serde::Serialize for AnyResult {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for AnyResult {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Result(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResult(value) => {
+                ::mcpgen_runtime::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for AnyResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for AnyResult {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = <::mcpgen_runtime::serde_json::Value as ::mcpgen_runtime::serde::Deserialize>::deserialize(
             deserializer,
         )?;
         let decoded: Result<Self, ::mcpgen_runtime::de::DecodeError> = ::mcpgen_runtime::de::best_match(
@@ -49,8 +53,10 @@ impl<'de> ::serde::Deserialize<'de> for AnyResult {
                     name: stringify!(Result),
                     properties: &["_meta"],
                     required: &[],
-                    decode: |value: &::serde_json::Value| {
-                        <McpResult as ::serde::Deserialize>::deserialize(value)
+                    decode: |value: &::mcpgen_runtime::serde_json::Value| {
+                        <McpResult as ::mcpgen_runtime::serde::Deserialize>::deserialize(
+                                value,
+                            )
                             .map(Self::Result)
                     },
                 },
@@ -58,14 +64,16 @@ impl<'de> ::serde::Deserialize<'de> for AnyResult {
                     name: stringify!(ListResult),
                     properties: &["items"],
                     required: &["items"],
-                    decode: |value: &::serde_json::Value| {
-                        <ListResult as ::serde::Deserialize>::deserialize(value)
+                    decode: |value: &::mcpgen_runtime::serde_json::Value| {
+                        <ListResult as ::mcpgen_runtime::serde::Deserialize>::deserialize(
+                                value,
+                            )
                             .map(Self::ListResult)
                     },
                 },
             ],
         );
-        decoded.map_err(<D::Error as ::serde::de::Error>::custom)
+        decoded.map_err(<D::Error as ::mcpgen_runtime::serde::de::Error>::custom)
     }
 }
 
@@ -73,7 +81,10 @@ impl<'de> ::serde::Deserialize<'de> for AnyResult {
 pub struct ListResult {
     pub items: Vec<String>,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ListResult {
@@ -98,15 +109,15 @@ impl ::mcpgen_runtime::de::FromObject for ListResult {
     }
 }
 
-impl ::serde::Serialize for ListResult {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for ListResult {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 map.serialize_entry("items", &self.items)?;
                 for (key, value) in &self.extra {
                     map.serialize_entry(key, value)?;
@@ -117,8 +128,8 @@ impl ::serde::Serialize for ListResult {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for ListResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for ListResult {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "ListResult")
@@ -127,9 +138,14 @@ impl<'de> ::serde::Deserialize<'de> for ListResult {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct McpResult {
-    pub meta: Option<::serde_json::Map<String, ::serde_json::Value>>,
+    pub meta: Option<
+        ::mcpgen_runtime::serde_json::Map<String, ::mcpgen_runtime::serde_json::Value>,
+    >,
     /// Members the schema does not declare, kept as they came.
-    pub extra: ::serde_json::Map<String, ::serde_json::Value>,
+    pub extra: ::mcpgen_runtime::serde_json::Map<
+        String,
+        ::mcpgen_runtime::serde_json::Value,
+    >,
 }
 
 impl ::mcpgen_runtime::de::FromObject for McpResult {
@@ -144,15 +160,15 @@ impl ::mcpgen_runtime::de::FromObject for McpResult {
     }
 }
 
-impl ::serde::Serialize for McpResult {
-    fn serialize<S: ::serde::Serializer>(
+impl ::mcpgen_runtime::serde::Serialize for McpResult {
+    fn serialize<S: ::mcpgen_runtime::serde::Serializer>(
         &self,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         ::mcpgen_runtime::de::serialize_object(
             serializer,
             |map| {
-                use ::serde::ser::SerializeMap as _;
+                use ::mcpgen_runtime::serde::ser::SerializeMap as _;
                 if let Option::Some(value) = &self.meta {
                     map.serialize_entry("_meta", value)?;
                 }
@@ -165,8 +181,8 @@ impl ::serde::Serialize for McpResult {
     }
 }
 
-impl<'de> ::serde::Deserialize<'de> for McpResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
+impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for McpResult {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         ::mcpgen_runtime::de::deserialize_object(deserializer, "Result")
