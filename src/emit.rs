@@ -21,6 +21,7 @@ use proc_macro2::TokenStream;
 use crate::error::{Error, Result};
 
 mod docs;
+mod enum_sizes;
 mod runtime_paths;
 
 pub use docs::doc_text;
@@ -114,7 +115,9 @@ pub fn space_items(text: &str) -> String {
         let indent = line.len() - body.len();
         let content = body.trim_end();
         if let Some((before, ended)) = previous {
-            let ends_item = ended == "}" || ended == "};" || ended.ends_with(';');
+            // A comment line that ends in `;` ends a sentence, not an item.
+            let ends_item =
+                !ended.starts_with("//") && (ended == "}" || ended == "};" || ended.ends_with(';'));
             if before == indent
                 && ends_item
                 && STARTS.iter().any(|s| content.starts_with(s))
@@ -180,9 +183,11 @@ fn format_body(tokens: TokenStream) -> Result<String> {
     Ok(docs.expand(unparse(file)?))
 }
 
-/// prettyplease's text of `file`, its serde paths moved under the runtime
-/// first ([`runtime_paths`]); prettyplease's panic is an error.
+/// prettyplease's text of `file`, once its enums say which of them have
+/// large members ([`enum_sizes`]) and its serde paths go through the
+/// runtime ([`runtime_paths`]); prettyplease's panic is an error.
 fn unparse(mut file: syn::File) -> Result<String> {
+    enum_sizes::allow_large_members(&mut file);
     runtime_paths::reroute(&mut file);
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         prettyplease::unparse(&file)
@@ -504,11 +509,11 @@ mod tests {
 
     #[test]
     fn items_are_spaced_and_nothing_else() {
-        let text = "use a::b;\nuse c::d;\n/// One.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n    fn g();\n    /// H.\n    fn h();\n}\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n";
+        let text = "use a::b;\nuse c::d;\n/// One;\n/// one.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n    fn g();\n    /// H.\n    fn h();\n}\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n";
         let spaced = space_items(text);
         assert_eq!(
             spaced,
-            "use a::b;\nuse c::d;\n\n/// One.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\n\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n\n    fn g();\n\n    /// H.\n    fn h();\n}\n\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n"
+            "use a::b;\nuse c::d;\n\n/// One;\n/// one.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\n\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n\n    fn g();\n\n    /// H.\n    fn h();\n}\n\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n"
         );
         assert_eq!(space_items(&spaced), spaced, "idempotent");
     }

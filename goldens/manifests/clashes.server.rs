@@ -134,11 +134,10 @@ pub trait Handler: Send + Sync + 'static {
     /// suggested.
     fn complete_type_type(
         &self,
-        value: String,
-        context: Map<String, Value>,
-        ctx: RequestContext,
+        _value: String,
+        _context: Map<String, Value>,
+        _ctx: RequestContext,
     ) -> impl Future<Output = Result<Completion, HandlerError>> + Send {
-        let _ = (value, context, ctx);
         async { Ok(Completion::default()) }
     }
 }

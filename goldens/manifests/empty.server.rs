@@ -55,11 +55,10 @@ impl<H: Handler> Router<H> {
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
-        index: usize,
-        arguments: Value,
-        ctx: RequestContext,
+        _index: usize,
+        _arguments: Value,
+        _ctx: RequestContext,
     ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
-        let _ = (index, arguments, ctx);
         Box::pin(async move {
             Err(CallFailure::Tool(ToolError::new("no tool at this index")))
         })

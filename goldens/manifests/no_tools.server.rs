@@ -70,11 +70,10 @@ impl<H: Handler> Router<H> {
 impl<H: Handler> Dispatch for Router<H> {
     fn call(
         &self,
-        index: usize,
-        arguments: Value,
-        ctx: RequestContext,
+        _index: usize,
+        _arguments: Value,
+        _ctx: RequestContext,
     ) -> BoxFuture<Result<ToolOutput, CallFailure>> {
-        let _ = (index, arguments, ctx);
         Box::pin(async move {
             Err(CallFailure::Tool(ToolError::new("no tool at this index")))
         })
@@ -163,10 +162,9 @@ impl<H: Handler> Surface for Router<H> {
 
     fn complete(
         &self,
-        request: CompletionRequest,
-        ctx: RequestContext,
+        _request: CompletionRequest,
+        _ctx: RequestContext,
     ) -> BoxFuture<Result<Value, HandlerError>> {
-        let _ = (request, ctx);
         Box::pin(async move { Ok(no_completion()) })
     }
 }

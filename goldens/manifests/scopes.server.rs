@@ -122,11 +122,10 @@ pub trait Handler: Send + Sync + 'static {
     /// Callers need the OAuth scopes `notes:read` (checked before this method runs).
     fn complete_note_id(
         &self,
-        value: String,
-        context: Map<String, Value>,
-        ctx: RequestContext,
+        _value: String,
+        _context: Map<String, Value>,
+        _ctx: RequestContext,
     ) -> impl Future<Output = Result<Completion, HandlerError>> + Send {
-        let _ = (value, context, ctx);
         async { Ok(Completion::default()) }
     }
 }

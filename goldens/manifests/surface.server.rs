@@ -98,11 +98,10 @@ pub trait Handler: Send + Sync + 'static {
     /// suggested.
     fn complete_review_page_tone(
         &self,
-        value: String,
-        context: Map<String, Value>,
-        ctx: RequestContext,
+        _value: String,
+        _context: Map<String, Value>,
+        _ctx: RequestContext,
     ) -> impl Future<Output = Result<Completion, HandlerError>> + Send {
-        let _ = (value, context, ctx);
         async { Ok(Completion::default()) }
     }
 
@@ -111,11 +110,10 @@ pub trait Handler: Send + Sync + 'static {
     /// suggested.
     fn complete_2fa_x9lives(
         &self,
-        value: String,
-        context: Map<String, Value>,
-        ctx: RequestContext,
+        _value: String,
+        _context: Map<String, Value>,
+        _ctx: RequestContext,
     ) -> impl Future<Output = Result<Completion, HandlerError>> + Send {
-        let _ = (value, context, ctx);
         async { Ok(Completion::default()) }
     }
 
@@ -124,11 +122,10 @@ pub trait Handler: Send + Sync + 'static {
     /// suggested.
     fn complete_page_slug(
         &self,
-        value: String,
-        context: Map<String, Value>,
-        ctx: RequestContext,
+        _value: String,
+        _context: Map<String, Value>,
+        _ctx: RequestContext,
     ) -> impl Future<Output = Result<Completion, HandlerError>> + Send {
-        let _ = (value, context, ctx);
         async { Ok(Completion::default()) }
     }
 }

@@ -183,7 +183,6 @@ impl<'de> Deserialize<'de> for IntegersInput {
 /// The type of `either` in [`IntegersInput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged, crate = "::mcpgen_runtime::serde")]
-#[allow(clippy::large_enum_variant)]
 pub enum IntegersInputEither {
     #[serde(deserialize_with = "wide::one")]
     Integer(i128),
@@ -294,7 +293,6 @@ impl<'de> Deserialize<'de> for ParentOrTextInput {
 /// Schema: `/inputSchema/properties/parent` of the `parent_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged, crate = "::mcpgen_runtime::serde")]
-#[allow(clippy::large_enum_variant)]
 pub enum ParentOrTextInputParent {
     ParentRequest(ParentOrTextParentRequest),
     String(String),
@@ -554,7 +552,6 @@ impl<'de> Deserialize<'de> for SortSpecInput {
 /// Schema: `/inputSchema/properties/sort/additionalProperties` of the `sort_spec` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged, crate = "::mcpgen_runtime::serde")]
-#[allow(clippy::large_enum_variant)]
 pub enum SortSpecInputSortValue {
     Meta { #[serde(rename = "$meta")] meta: String },
     Value1(f64),
@@ -612,7 +609,6 @@ impl<'de> Deserialize<'de> for TaggedInput {
 /// Schema: `/inputSchema/properties/parent` of the `tagged` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", deny_unknown_fields, crate = "::mcpgen_runtime::serde")]
-#[allow(clippy::large_enum_variant)]
 pub enum TaggedInputParent {
     /// TaggedPageId
     #[serde(rename = "page_id")]
@@ -725,7 +721,6 @@ impl<'de> Deserialize<'de> for TaggedOrTextInput {
 /// Schema: `/inputSchema/properties/target` of the `tagged_or_text` tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged, crate = "::mcpgen_runtime::serde")]
-#[allow(clippy::large_enum_variant)]
 pub enum TaggedOrTextInputTarget {
     File { #[serde(rename = "filePath")] file_path: String, kind: TaggedOrTextFileKind },
     Url { href: String, kind: TaggedOrTextUrlKind },

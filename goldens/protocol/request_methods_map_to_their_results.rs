@@ -302,7 +302,6 @@ impl McpRequest for CallToolRequest {
 
 /// The result of any request of this revision, typed by the method that was called.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(clippy::large_enum_variant)]
 pub enum MethodResult {
     /// The result of `ping`.
     Ping(EmptyResult),

@@ -27,7 +27,6 @@ pub enum Level {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(clippy::large_enum_variant)]
 pub enum RequestId {
     /// A member of type string.
     String(String),

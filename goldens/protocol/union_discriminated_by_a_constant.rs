@@ -61,7 +61,6 @@ impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for A {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(clippy::large_enum_variant)]
 pub enum AOrB {
     /// The `A` member.
     A(A),

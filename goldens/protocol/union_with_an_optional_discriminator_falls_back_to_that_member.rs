@@ -82,7 +82,6 @@ impl<'de> ::mcpgen_runtime::serde::Deserialize<'de> for FormParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(clippy::large_enum_variant)]
 pub enum Params {
     /// The `UrlParams` member.
     Url(UrlParams),

@@ -2,7 +2,6 @@
 // schema fragment union_without_discriminator_scores_members.json
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(clippy::large_enum_variant)]
 pub enum AnyResult {
     /// The `Result` member.
     Result(McpResult),

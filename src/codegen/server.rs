@@ -208,11 +208,19 @@ pub fn generate(
     };
     let codec_module = codecs.module();
     let (upstream_items, supertrait) = upstream_items(&http_bindings, &requests)?;
-    let dispatch = crate::codegen::dispatch::dispatch(
+    let crate::codegen::dispatch::Dispatched {
+        params: call_params,
+        body: dispatch,
+    } = crate::codegen::dispatch::dispatch(
+        &[
+            ("index", quote!(usize)),
+            ("arguments", quote!(Value)),
+            ("ctx", quote!(RequestContext)),
+        ],
         quote!(index),
         arms,
         crate::codegen::dispatch::Fallback {
-            unused: quote!(index, arguments, ctx),
+            unused: &["index", "arguments", "ctx"],
             body: quote!(Box::pin(async move {
                 Err(CallFailure::Tool(ToolError::new("no tool at this index")))
             })),
@@ -272,9 +280,7 @@ pub fn generate(
         impl<H: Handler> Dispatch for Router<H> {
             fn call(
                 &self,
-                index: usize,
-                arguments: Value,
-                ctx: RequestContext,
+                #call_params
             ) -> BoxFuture<
                 Result<ToolOutput, CallFailure>,
             > {

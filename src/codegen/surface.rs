@@ -642,13 +642,12 @@ pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
             #(#[doc = #doc])*
             fn #method(
                 &self,
-                value: String,
-                context: Map<String, Value>,
-                ctx: #ctx_ty,
+                _value: String,
+                _context: Map<String, Value>,
+                _ctx: #ctx_ty,
             ) -> impl Future<
                 Output = Result<Completion, #err_ty>,
             > + Send {
-                let _ = (value, context, ctx);
                 async { Ok(Completion::default()) }
             }
         });
@@ -661,35 +660,52 @@ pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
         });
     }
 
-    let read_body = dispatch(
+    let read = dispatch(
+        &[
+            ("target", quote!(ResourceTarget)),
+            ("uri", quote!(String)),
+            ("ctx", ctx_ty.clone()),
+        ],
         quote!(target),
         read_arms,
         Fallback {
-            unused: quote!(target, ctx),
+            unused: &["target", "ctx"],
             body: quote!(Box::pin(async move { Err(HandlerError::not_found(uri)) })),
         },
         TokenStream::new(),
     );
-    let prompt_body = dispatch(
+    let prompt = dispatch(
+        &[
+            ("index", quote!(usize)),
+            ("arguments", quote!(Map<String, Value>)),
+            ("ctx", ctx_ty.clone()),
+        ],
         quote!(index),
         prompt_arms,
         Fallback {
-            unused: quote!(index, arguments, ctx),
+            unused: &["index", "arguments", "ctx"],
             body: quote!(Box::pin(async move {
                 Err(HandlerError::invalid_params("no prompt at this index"))
             })),
         },
         TokenStream::new(),
     );
-    let complete_body = dispatch(
+    let complete = dispatch(
+        &[
+            ("request", quote!(CompletionRequest)),
+            ("ctx", ctx_ty.clone()),
+        ],
         quote!((request.target, argument.as_str())),
         complete_arms,
         Fallback {
-            unused: quote!(request, ctx),
+            unused: &["request", "ctx"],
             body: quote!(Box::pin(async move { Ok(no_completion()) })),
         },
         quote!(let argument = request.argument.clone();),
     );
+    let (read_params, read_body) = (read.params, read.body);
+    let (prompt_params, prompt_body) = (prompt.params, prompt.body);
+    let (complete_params, complete_body) = (complete.params, complete.body);
     let resources_json = served(
         "RESOURCES_JSON",
         &["The static resources exactly as declared: what `resources/list` serves."],
@@ -734,29 +750,15 @@ pub fn server(manifest: &Manifest, codecs: &mut Codecs) -> Result<ServerParts> {
         }
 
         impl<H: Handler> Surface for Router<H> {
-            fn read(
-                &self,
-                target: ResourceTarget,
-                uri: String,
-                ctx: #ctx_ty,
-            ) -> BoxFuture<Result<Value, #err_ty>> {
+            fn read(&self, #read_params) -> BoxFuture<Result<Value, #err_ty>> {
                 #read_body
             }
 
-            fn prompt(
-                &self,
-                index: usize,
-                arguments: Map<String, Value>,
-                ctx: #ctx_ty,
-            ) -> BoxFuture<Result<Value, #err_ty>> {
+            fn prompt(&self, #prompt_params) -> BoxFuture<Result<Value, #err_ty>> {
                 #prompt_body
             }
 
-            fn complete(
-                &self,
-                request: CompletionRequest,
-                ctx: #ctx_ty,
-            ) -> BoxFuture<Result<Value, #err_ty>> {
+            fn complete(&self, #complete_params) -> BoxFuture<Result<Value, #err_ty>> {
                 #complete_body
             }
         }

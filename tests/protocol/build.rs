@@ -35,10 +35,14 @@ fn main() {
         let spec = Spec::from_json(&schema.json, rev).unwrap_or_else(|e| panic!("{e}"));
         let types = mcpgen::codegen::protocol::generate(&spec).unwrap_or_else(|e| panic!("{e}"));
         let registry = registry(&spec);
-        let file: syn::File =
-            syn::parse2(quote! { #types pub mod registry { use super::*; #registry } })
-                .unwrap_or_else(|e| panic!("generated code for {rev} does not parse: {e}"));
-        std::fs::write(out.join(format!("{rev}.rs")), prettyplease::unparse(&file)).unwrap();
+        // Formatted as every generated file is (serde through the runtime,
+        // large union members allowed where they are).
+        let text = mcpgen::emit::format(
+            quote! { #types pub mod registry { use super::*; #registry } },
+            &mcpgen::Header::new(),
+        )
+        .unwrap_or_else(|e| panic!("generated code for {rev}: {e}"));
+        std::fs::write(out.join(format!("{rev}.rs")), text).unwrap();
     }
 }
 

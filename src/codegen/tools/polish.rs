@@ -54,23 +54,6 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
             Item::Enum(e) => {
                 item_docs(&mut e.attrs, &e.ident.to_string(), &usage, sources);
                 tidy_attrs(&mut e.attrs);
-                // A union's members are as large as their schemas make them;
-                // boxing one would change the type a handler matches on. Only
-                // a member carrying a type of the schema's own can be large.
-                let sizes: Option<Vec<usize>> = e
-                    .variants
-                    .iter()
-                    .map(|v| v.fields.iter().map(|f| size_of(&f.ty)).sum())
-                    .collect();
-                // Clippy's bound is 200 bytes between members; the estimate
-                // keeps a margin.
-                let large = sizes.is_none_or(|sizes| {
-                    sizes.iter().max().unwrap_or(&0) - sizes.iter().min().unwrap_or(&0) >= 120
-                });
-                if large && e.variants.len() > 1 {
-                    e.attrs
-                        .push(syn::parse_quote!(#[allow(clippy::large_enum_variant)]));
-                }
                 for v in &mut e.variants {
                     absent_tolerant(&mut v.fields);
                     tidy_docs(&mut v.attrs);
@@ -524,28 +507,6 @@ fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
         }),
         _ => None,
     }
-}
-
-/// An upper estimate of a type's size in bytes when the schema cannot
-/// change it (numbers, booleans, strings, JSON values and maps, `Vec` and
-/// `Box` of anything, optional ones); `None` for a type of the schema's
-/// own, which may be as large as its schema makes it.
-fn size_of(ty: &syn::Type) -> Option<usize> {
-    if let Some(inner) = option_inner(ty) {
-        return size_of(inner).map(|n| n + 8);
-    }
-    let syn::Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    Some(match last.ident.to_string().as_str() {
-        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "f32" | "f64" | "bool"
-        | "NonZeroU64" | "NonZeroI64" | "Box" => 8,
-        "String" | "Vec" => 24,
-        // An insertion-ordered map and the value holding one.
-        "Value" | "Map" => 80,
-        _ => return None,
-    })
 }
 
 fn is_string(ty: &syn::Type) -> bool {
