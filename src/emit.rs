@@ -116,8 +116,8 @@ pub fn space_items(text: &str) -> String {
         let content = body.trim_end();
         if let Some((before, ended)) = previous {
             // A comment line that ends in `;` ends a sentence, not an item.
-            let ends_item =
-                !ended.starts_with("//") && (ended == "}" || ended == "};" || ended.ends_with(';'));
+            let ends_item = !ended.starts_with("//")
+                && (ended == "}" || ended == "};" || ended.ends_with("{}") || ended.ends_with(';'));
             if before == indent
                 && ends_item
                 && STARTS.iter().any(|s| content.starts_with(s))
@@ -509,11 +509,11 @@ mod tests {
 
     #[test]
     fn items_are_spaced_and_nothing_else() {
-        let text = "use a::b;\nuse c::d;\n/// One;\n/// one.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n    fn g();\n    /// H.\n    fn h();\n}\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n";
+        let text = "use a::b;\nuse c::d;\n/// One;\n/// one.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n    fn g();\n    /// H.\n    fn h();\n}\nconst S: &str = r#\"\n}\n  pub x\n\"#;\npub struct E {}\n/// F.\nfn f() {}\n";
         let spaced = space_items(text);
         assert_eq!(
             spaced,
-            "use a::b;\nuse c::d;\n\n/// One;\n/// one.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\n\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n\n    fn g();\n\n    /// H.\n    fn h();\n}\n\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n"
+            "use a::b;\nuse c::d;\n\n/// One;\n/// one.\npub struct One {\n    pub a: i64,\n    /// B.\n    pub b: i64,\n}\n\nimpl One {\n    fn f() {\n        let x = 1;\n        let y = x;\n    }\n\n    fn g();\n\n    /// H.\n    fn h();\n}\n\nconst S: &str = r#\"\n}\n  pub x\n\"#;\n\npub struct E {}\n\n/// F.\nfn f() {}\n"
         );
         assert_eq!(space_items(&spaced), spaced, "idempotent");
     }

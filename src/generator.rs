@@ -159,6 +159,7 @@ impl<'a> Generator<'a> {
                 tokens: TokenStream::new(),
                 tools: Vec::new(),
                 warnings: Vec::new(),
+                clashes: Vec::new(),
                 parsed: None,
             });
         };
@@ -482,6 +483,7 @@ fn tools_body(manifest: &Manifest, out: &ToolsOutput) -> Result<TokenStream> {
 /// What `tools.rs` holds after the tool types: the prompts' and
 /// resources' types, and the served tool list.
 fn tools_rest(manifest: &Manifest, tools: &[ToolBinding]) -> Result<TokenStream> {
+    // The prompts' and templates' argument types are with the tool types.
     let mut rest = codegen::surface::types(manifest);
     rest.extend(codegen::tools::tools_json(tools)?);
     Ok(rest)
@@ -502,8 +504,10 @@ fn in_file(name: &str, mut e: Error) -> Error {
 /// would share (tools, or a prompt or template beside a tool's types).
 fn typed_tools(manifest: &Manifest) -> Result<(ToolsOutput, Vec<Error>)> {
     let out = stage(codegen::tools::generate(manifest), ErrorKind::Manifest)?;
-    let clashes = codegen::surface::type_clashes(manifest, &out.tokens)
-        .into_iter()
+    let clashes = out
+        .clashes
+        .iter()
+        .cloned()
         .map(|e| e.or_kind(ErrorKind::Manifest))
         .collect();
     Ok((out, clashes))

@@ -152,6 +152,7 @@ pub mod error {
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
 
     impl ::std::error::Error for ConversionError {}
+
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
             &self,
@@ -319,118 +320,181 @@ pub mod wide {
     }
 }
 
-/// Arguments of prompt `a-b`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+/// Arguments of the `a-b` prompt.
+///
+/// Manifest: `/prompts/0/arguments`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ABArgs {
-    /// `type`.
     #[serde(rename = "type")]
-    pub type_: ::std::string::String,
-    /// `self`.
-    #[serde(
-        rename = "self",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub self_: ::std::option::Option<::std::string::String>,
-    /// `weird.name-x`.
+    pub type_: String,
+    #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
+    pub self_: Option<String>,
     #[serde(rename = "weird.name-x")]
-    pub weird_name_x: ::std::string::String,
+    pub weird_name_x: String,
 }
 
-/// Arguments of prompt `a_b`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+impl ABArgs {
+    /// An `ABArgs` with its required fields: `type_`, `weird_name_x`.
+    pub fn new(type_: impl Into<String>, weird_name_x: impl Into<String>) -> Self {
+        Self {
+            type_: type_.into(),
+            weird_name_x: weird_name_x.into(),
+            self_: None,
+        }
+    }
+
+    /// Sets `self`.
+    #[must_use]
+    pub fn with_self(mut self, value: impl Into<String>) -> Self {
+        self.self_ = Some(value.into());
+        self
+    }
+}
+
+impl<'de> Deserialize<'de> for ABArgs {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<ABArgs, ::mcpgen_runtime::de::members::Error> {
+            let (Some(type_), Some(self_), Some(weird_name_x)) = (
+                members.required("type"),
+                members.or_else("self", Default::default),
+                members.required("weird.name-x"),
+            ) else {
+                return Err(members.error());
+            };
+            Ok(ABArgs {
+                type_,
+                self_,
+                weird_name_x,
+            })
+        }
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
+    }
+}
+
+/// Arguments of the `a_b` prompt.
+///
+/// Manifest: `/prompts/1/arguments`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct AB2Args {}
-/// Arguments of prompt `123`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+
+/// Arguments of the `123` prompt.
+///
+/// Manifest: `/prompts/2/arguments`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct V123Args {}
-/// Arguments of prompt `Self`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+
+/// Arguments of the `Self` prompt.
+///
+/// Manifest: `/prompts/3/arguments`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct SelfArgs {}
-/// Variables of resource template `x://{type}/{self}{?async,await}`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+
+/// Variables of the `x://{type}/{self}{?async,await}` resource template.
+///
+/// Manifest: `/resourceTemplates/0/uriTemplate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct TypeParams {
-    /// `type`.
     #[serde(rename = "type")]
-    pub type_: ::std::string::String,
-    /// `self`.
+    pub type_: String,
     #[serde(rename = "self")]
-    pub self_: ::std::string::String,
-    /// `async`.
-    #[serde(
-        rename = "async",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub async_: ::std::option::Option<::std::string::String>,
-    /// `await`.
-    #[serde(
-        rename = "await",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub await_: ::std::option::Option<::std::string::String>,
+    pub self_: String,
+    #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
+    pub async_: Option<String>,
+    #[serde(rename = "await", default, skip_serializing_if = "Option::is_none")]
+    pub await_: Option<String>,
 }
 
-/// Variables of resource template `y://{+rest}`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+impl TypeParams {
+    /// A `TypeParams` with its required fields: `type_`, `self_`.
+    pub fn new(type_: impl Into<String>, self_: impl Into<String>) -> Self {
+        Self {
+            type_: type_.into(),
+            self_: self_.into(),
+            async_: None,
+            await_: None,
+        }
+    }
+
+    /// Sets `async`.
+    #[must_use]
+    pub fn with_async(mut self, value: impl Into<String>) -> Self {
+        self.async_ = Some(value.into());
+        self
+    }
+
+    /// Sets `await`.
+    #[must_use]
+    pub fn with_await(mut self, value: impl Into<String>) -> Self {
+        self.await_ = Some(value.into());
+        self
+    }
+}
+
+impl<'de> Deserialize<'de> for TypeParams {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<TypeParams, ::mcpgen_runtime::de::members::Error> {
+            let (Some(type_), Some(self_), Some(async_), Some(await_)) = (
+                members.required("type"),
+                members.required("self"),
+                members.or_else("async", Default::default),
+                members.or_else("await", Default::default),
+            ) else {
+                return Err(members.error());
+            };
+            Ok(TypeParams {
+                type_,
+                self_,
+                async_,
+                await_,
+            })
+        }
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
+    }
+}
+
+/// Variables of the `y://{+rest}` resource template.
+///
+/// Manifest: `/resourceTemplates/1/uriTemplate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ReadResourceParams {
-    /// `rest`.
-    #[serde(rename = "rest")]
-    pub rest: ::std::string::String,
+    pub rest: String,
+}
+
+impl ReadResourceParams {
+    /// A `ReadResourceParams` with its required field: `rest`.
+    pub fn new(rest: impl Into<String>) -> Self {
+        Self { rest: rest.into() }
+    }
+}
+
+impl<'de> Deserialize<'de> for ReadResourceParams {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<ReadResourceParams, ::mcpgen_runtime::de::members::Error> {
+            let (Some(rest),) = (members.required("rest"),) else {
+                return Err(members.error());
+            };
+            Ok(ReadResourceParams { rest })
+        }
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
+    }
 }
 
 /// The static resources of the manifest, by URI.

@@ -29,12 +29,14 @@ pub const SCOPES_SUPPORTED: &[&str] = &[];
 
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {}
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method
 /// is called; a typed output is validated against `outputSchema`
 /// before it is sent.
 pub trait Handler: Send + Sync + 'static {}
+
 /// Dispatches calls by tool index to a [`Handler`].
 pub struct Router<H> {
     handler: Arc<H>,

@@ -29,6 +29,7 @@ pub const SCOPES_SUPPORTED: &[&str] = &[];
 
 /// Each tool's index in [`TOOLS_JSON`], as [`Dispatch::call`] receives it.
 mod tool_index {}
+
 /// The tools of this server: one async method per tool, typed input
 /// in, typed output (or content blocks) or a [`ToolError`]
 /// out. Arguments are validated against `inputSchema` before a method

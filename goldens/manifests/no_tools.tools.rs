@@ -2,12 +2,16 @@
 // protocol revision 2025-11-25 (schema sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7)
 // manifest no_tools.json (sha256 b1bdb700e97e6219e128030a699278a2632a83885b298c9ab651cbcf8e67ca9b)
 
+use ::mcpgen_runtime::serde::Deserialize;
+use ::mcpgen_runtime::serde::Serialize;
+
 /// Error types.
 pub mod error {
     /// Error from a `TryFrom` or `FromStr` implementation.
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
 
     impl ::std::error::Error for ConversionError {}
+
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
             &self,
@@ -39,18 +43,13 @@ pub mod error {
     }
 }
 
-/// Arguments of prompt `summarize`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+/// Arguments of the `summarize` prompt.
+///
+/// Manifest: `/prompts/0/arguments`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct SummarizeArgs {}
+
 /// The static resources of the manifest, by URI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StaticResource {

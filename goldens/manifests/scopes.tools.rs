@@ -131,6 +131,7 @@ pub mod error {
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
 
     impl ::std::error::Error for ConversionError {}
+
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
             &self,
@@ -162,33 +163,43 @@ pub mod error {
     }
 }
 
-/// Arguments of prompt `review`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+/// Arguments of the `review` prompt.
+///
+/// Manifest: `/prompts/0/arguments`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ReviewArgs {}
-/// Variables of resource template `notes://{id}`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+
+/// Variables of the `notes://{id}` resource template.
+///
+/// Manifest: `/resourceTemplates/0/uriTemplate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct NoteParams {
-    /// `id`.
-    #[serde(rename = "id")]
-    pub id: ::std::string::String,
+    pub id: String,
+}
+
+impl NoteParams {
+    /// A `NoteParams` with its required field: `id`.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self { id: id.into() }
+    }
+}
+
+impl<'de> Deserialize<'de> for NoteParams {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<NoteParams, ::mcpgen_runtime::de::members::Error> {
+            let (Some(id),) = (members.required("id"),) else {
+                return Err(members.error());
+            };
+            Ok(NoteParams { id })
+        }
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
+    }
 }
 
 /// The static resources of the manifest, by URI.

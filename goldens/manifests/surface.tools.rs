@@ -55,6 +55,7 @@ pub mod error {
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
 
     impl ::std::error::Error for ConversionError {}
+
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
             &self,
@@ -86,74 +87,125 @@ pub mod error {
     }
 }
 
-/// Arguments of prompt `review_page`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+/// Arguments of the `review_page` prompt.
+///
+/// Manifest: `/prompts/0/arguments`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct ReviewPageArgs {
     /// The page
-    #[serde(rename = "slug")]
-    pub slug: ::std::string::String,
+    pub slug: String,
     /// friendly or strict
-    #[serde(
-        rename = "tone",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tone: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tone: Option<String>,
 }
 
-/// Arguments of prompt `daily-digest`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+impl ReviewPageArgs {
+    /// A `ReviewPageArgs` with its required field: `slug`.
+    pub fn new(slug: impl Into<String>) -> Self {
+        Self {
+            slug: slug.into(),
+            tone: None,
+        }
+    }
+
+    /// Sets `tone`.
+    #[must_use]
+    pub fn with_tone(mut self, value: impl Into<String>) -> Self {
+        self.tone = Some(value.into());
+        self
+    }
+}
+
+impl<'de> Deserialize<'de> for ReviewPageArgs {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<ReviewPageArgs, ::mcpgen_runtime::de::members::Error> {
+            let (Some(slug), Some(tone)) = (
+                members.required("slug"),
+                members.or_else("tone", Default::default),
+            ) else {
+                return Err(members.error());
+            };
+            Ok(ReviewPageArgs { slug, tone })
+        }
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
+    }
+}
+
+/// Arguments of the `daily-digest` prompt.
+///
+/// Manifest: `/prompts/1/arguments`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct DailyDigestArgs {}
-/// Arguments of prompt `2fa`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+
+/// Arguments of the `2fa` prompt.
+///
+/// Manifest: `/prompts/2/arguments`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct V2faArgs {
-    /// `9lives`.
     #[serde(rename = "9lives")]
-    pub x9lives: ::std::string::String,
+    pub x9lives: String,
 }
 
-/// Variables of resource template `docs://pages/{slug}`.
-#[derive(
-    ::mcpgen_runtime::serde::Deserialize,
-    ::mcpgen_runtime::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Eq
-)]
+impl V2faArgs {
+    /// A `V2faArgs` with its required field: `x9lives`.
+    pub fn new(x9lives: impl Into<String>) -> Self {
+        Self { x9lives: x9lives.into() }
+    }
+}
+
+impl<'de> Deserialize<'de> for V2faArgs {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<V2faArgs, ::mcpgen_runtime::de::members::Error> {
+            let (Some(x9lives),) = (members.required("9lives"),) else {
+                return Err(members.error());
+            };
+            Ok(V2faArgs { x9lives })
+        }
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
+    }
+}
+
+/// Variables of the `docs://pages/{slug}` resource template.
+///
+/// Manifest: `/resourceTemplates/0/uriTemplate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "::mcpgen_runtime::serde")]
 pub struct PageParams {
-    /// `slug`.
-    #[serde(rename = "slug")]
-    pub slug: ::std::string::String,
+    pub slug: String,
+}
+
+impl PageParams {
+    /// A `PageParams` with its required field: `slug`.
+    pub fn new(slug: impl Into<String>) -> Self {
+        Self { slug: slug.into() }
+    }
+}
+
+impl<'de> Deserialize<'de> for PageParams {
+    fn deserialize<D: ::mcpgen_runtime::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        fn take(
+            members: &mut ::mcpgen_runtime::de::members::Members,
+        ) -> Result<PageParams, ::mcpgen_runtime::de::members::Error> {
+            let (Some(slug),) = (members.required("slug"),) else {
+                return Err(members.error());
+            };
+            Ok(PageParams { slug })
+        }
+        ::mcpgen_runtime::de::members::decode(deserializer, take, None)
+    }
 }
 
 /// The static resources of the manifest, by URI.

@@ -178,6 +178,7 @@ pub mod error {
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
 
     impl ::std::error::Error for ConversionError {}
+
     impl ::std::fmt::Display for ConversionError {
         fn fmt(
             &self,

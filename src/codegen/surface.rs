@@ -222,40 +222,52 @@ fn static_scope_lines(resources: &[Declared], server: bool) -> Vec<String> {
     lines
 }
 
-/// A params/args struct.
+/// The struct of a prompt's arguments or a template's variables, written
+/// as typify writes a tool's input (wire names renamed, optional members
+/// `Option` and skipped when absent) so that the tool types' last pass
+/// (`tools::polish`) gives it their look: derive order, short paths,
+/// constructors.
 fn params_struct(
     name: &Ident,
     doc: &[String],
     fields: &[(String, Ident, bool)],
     descriptions: &[Option<String>],
 ) -> TokenStream {
-    let members = fields.iter().zip(descriptions).map(|((wire, field, required), description)| {
-        let doc = description.as_deref().map(|d| format!(" {d}")).unwrap_or_else(|| format!(" `{wire}`."));
-        if *required {
-            quote! {
-                #[doc = #doc]
-                #[serde(rename = #wire)]
-                pub #field: ::std::string::String,
+    let members = fields
+        .iter()
+        .zip(descriptions)
+        .map(|((wire, field, required), description)| {
+            let doc = description.iter().map(|d| format!(" {d}"));
+            let rename = (field.to_string().trim_start_matches("r#") != wire)
+                .then(|| quote!(#[serde(rename = #wire)]));
+            if *required {
+                quote! {
+                    #(#[doc = #doc])*
+                    #rename
+                    pub #field: ::std::string::String,
+                }
+            } else {
+                quote! {
+                    #(#[doc = #doc])*
+                    #rename
+                    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+                    pub #field: ::std::option::Option<::std::string::String>,
+                }
             }
-        } else {
-            quote! {
-                #[doc = #doc]
-                #[serde(rename = #wire, default, skip_serializing_if = "::std::option::Option::is_none")]
-                pub #field: ::std::option::Option<::std::string::String>,
-            }
-        }
-    });
+        });
     quote! {
         #(#[doc = #doc])*
-        #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq, Eq)]
+        #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, Eq)]
         pub struct #name {
             #(#members)*
         }
     }
 }
 
-/// The types of `tools.rs` for the prompts, templates and static resources.
-pub fn types(manifest: &Manifest) -> TokenStream {
+/// The types of the prompts' arguments and the resource templates'
+/// variables, for `tools.rs`, where the tool types' last pass polishes
+/// them with the tools' own (see `tools::generate`).
+pub fn argument_types(manifest: &Manifest) -> TokenStream {
     let mut out = TokenStream::new();
     let surface = surface(manifest);
     for p in &surface.prompts {
@@ -275,16 +287,24 @@ pub fn types(manifest: &Manifest) -> TokenStream {
                     .collect()
             })
             .unwrap_or_default();
-        let mut doc = docs(p.declared, "Arguments of prompt");
-        doc.truncate(1);
+        let d = p.declared;
+        let doc = vec![
+            format!(
+                " Arguments of the `{}` prompt.",
+                if d.name.is_empty() { &d.key } else { &d.name }
+            ),
+            String::new(),
+            format!(" Manifest: `{}/arguments`.", d.pointer),
+        ];
         out.extend(params_struct(&name, &doc, &p.fields, &descriptions));
     }
     for t in &surface.templates {
         let name = naming::ident(&t.names.type_name);
-        let doc = vec![format!(
-            " Variables of resource template `{}`.",
-            t.declared.key
-        )];
+        let doc = vec![
+            format!(" Variables of the `{}` resource template.", t.declared.key),
+            String::new(),
+            format!(" Manifest: `{}/uriTemplate`.", t.declared.pointer),
+        ];
         out.extend(params_struct(
             &name,
             &doc,
@@ -292,6 +312,14 @@ pub fn types(manifest: &Manifest) -> TokenStream {
             &vec![None; t.fields.len()],
         ));
     }
+    out
+}
+
+/// The types of `tools.rs` for the static resources (the prompts' and
+/// templates' are [`argument_types`]).
+pub fn types(manifest: &Manifest) -> TokenStream {
+    let mut out = TokenStream::new();
+    let surface = surface(manifest);
     if !manifest.resources.is_empty() {
         let statics = &manifest.resources;
         let mut scope = naming::Scope::new();
@@ -909,7 +937,7 @@ pub fn client(manifest: &Manifest) -> TokenStream {
 
 /// The names of the items `tokens` defines at its top level (`struct`,
 /// `enum`, `type`, `union`, `trait`, `mod`).
-fn defined_names(tokens: &TokenStream) -> std::collections::BTreeSet<String> {
+pub(crate) fn defined_names(tokens: &TokenStream) -> std::collections::BTreeSet<String> {
     let mut out = std::collections::BTreeSet::new();
     let mut keyword = false;
     for tree in tokens.clone() {
@@ -931,13 +959,15 @@ fn defined_names(tokens: &TokenStream) -> std::collections::BTreeSet<String> {
 }
 
 /// The type names of the prompts, templates and static resources that a
-/// type of the tools (`tools`: their part of `tools.rs`, as
-/// `codegen::tools::generate` made it) already has: a clash the naming
+/// type of the tools (`defined`: the names their part of `tools.rs`
+/// defines, as `codegen::tools::generate` made it) already has: a clash the naming
 /// policy cannot resolve, since the tools' nested and `$defs` types are
 /// named by typify after the surface names are chosen. Each is reported
 /// at the item.
-pub fn type_clashes(manifest: &Manifest, tools: &TokenStream) -> Vec<Error> {
-    let defined = defined_names(tools);
+pub fn type_clashes(
+    manifest: &Manifest,
+    defined: &std::collections::BTreeSet<String>,
+) -> Vec<Error> {
     let surface = surface(manifest);
     let mut out = Vec::new();
     for (items, what) in [

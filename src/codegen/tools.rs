@@ -65,6 +65,9 @@ pub struct ToolsOutput {
     pub tools: Vec<ToolBinding>,
     /// Fallbacks taken (a property or tool typed as JSON instead).
     pub warnings: Vec<Error>,
+    /// Prompts and templates whose types would have the name of a tool
+    /// type (each an error at the item); their types are then left out.
+    pub(crate) clashes: Vec<Error>,
     /// `tokens` as the syntax tree they were printed from, which the
     /// formatter takes as it is.
     pub(crate) parsed: Option<Parsed>,
@@ -474,14 +477,41 @@ fn generate_with(
     }
     // One parse for the merges and the last pass (tokens that do not parse
     // are left as typify wrote them).
-    let (tokens, parsed) = match dedupe::dedupe(tokens, &roots) {
-        Ok(file) => polish::polish(file, &sources),
-        Err(tokens) => (tokens, None),
+    // The prompts' and templates' types join the tool types before the
+    // last pass, so that they read alike; a name one of them shares with
+    // a tool type is an error for the caller, and is then left out.
+    let arguments = || super::surface::argument_types(manifest);
+    let (tokens, parsed, clashes) = match dedupe::dedupe(tokens, &roots) {
+        Ok(mut file) => {
+            let defined = file.items.iter().filter_map(polish::item_name).collect();
+            let clashes = super::surface::type_clashes(manifest, &defined);
+            if clashes.is_empty() {
+                match syn::parse2::<syn::File>(arguments()) {
+                    Ok(types) => file.items.extend(types.items),
+                    Err(e) => {
+                        return Err(Failed::Error(Error::new(format!(
+                            "the prompts' and templates' types do not parse: {e}"
+                        ))))
+                    }
+                }
+            }
+            let (tokens, parsed) = polish::polish(file, &sources);
+            (tokens, parsed, clashes)
+        }
+        Err(mut tokens) => {
+            let clashes =
+                super::surface::type_clashes(manifest, &super::surface::defined_names(&tokens));
+            if clashes.is_empty() {
+                tokens.extend(arguments());
+            }
+            (tokens, None, clashes)
+        }
     };
     Ok(ToolsOutput {
         tokens,
         tools: bindings,
         warnings,
+        clashes,
         parsed: parsed.map(|file| Parsed(std::rc::Rc::new(file))),
     })
 }

@@ -142,7 +142,7 @@ fn push_parsed(tree: &mut Option<syn::File>, tokens: TokenStream, first: bool) {
     }
 }
 
-fn item_name(item: &Item) -> Option<String> {
+pub(crate) fn item_name(item: &Item) -> Option<String> {
     match item {
         Item::Enum(e) => Some(e.ident.to_string()),
         Item::Struct(s) => Some(s.ident.to_string()),
