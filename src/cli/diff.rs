@@ -28,7 +28,7 @@ use crate::spec::{
 
 /// The differences between two revisions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub struct RevisionDiff {
     /// The older revision.
     pub from: String,
     /// The newer revision.
@@ -376,7 +376,7 @@ fn manifest_items(
 fn generated_changes(
     from: &Spec,
     to: &Spec,
-    report: &Report,
+    report: &RevisionDiff,
     manifest: &Manifest,
     typed: Option<&ToolsOutput>,
 ) -> Result<Vec<GeneratedChange>, String> {
@@ -616,7 +616,7 @@ fn method_changes(a: &Method, b: &Method) -> Vec<String> {
 
 /// Compares two revisions. Methods are keyed by wire name (one entry per
 /// name: the first message type in each revision).
-pub fn compare(from_name: &str, from: &Spec, to_name: &str, to: &Spec) -> Report {
+pub fn compare(from_name: &str, from: &Spec, to_name: &str, to: &Spec) -> RevisionDiff {
     let methods_a: BTreeMap<&str, &Method> = from
         .methods
         .iter()
@@ -682,7 +682,7 @@ pub fn compare(from_name: &str, from: &Spec, to_name: &str, to: &Spec) -> Report
         })
         .collect();
 
-    Report {
+    RevisionDiff {
         from: from_name.to_owned(),
         to: to_name.to_owned(),
         methods_added,
@@ -817,7 +817,12 @@ fn unknown_members(manifest: &Manifest, spec: &Spec) -> Vec<(String, String)> {
 }
 
 /// Adds what the change means for `manifest`'s generated code.
-pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Manifest) -> Report {
+pub fn with_manifest(
+    mut report: RevisionDiff,
+    from: &Spec,
+    to: &Spec,
+    manifest: &Manifest,
+) -> RevisionDiff {
     let mut items = Vec::new();
     let mut actions = Vec::new();
     let content_a = from
@@ -968,7 +973,7 @@ pub fn with_manifest(mut report: Report, from: &Spec, to: &Spec, manifest: &Mani
     report
 }
 
-impl Report {
+impl RevisionDiff {
     /// True when nothing changed.
     pub fn is_empty(&self) -> bool {
         self.methods_added.is_empty()
@@ -988,7 +993,7 @@ fn type_label(t: &TypeSummary) -> String {
     }
 }
 
-impl fmt::Display for Report {
+impl fmt::Display for RevisionDiff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "MCP protocol {} → {}", self.from, self.to)?;
         writeln!(

@@ -114,7 +114,7 @@ pub struct NewCrate {
     /// The crate directory; its last component is the package name.
     pub dir: PathBuf,
     /// What the server offers: a manifest, or an OpenAPI document.
-    pub source: Source,
+    pub source: ToolSource,
     /// Protocol revision.
     pub protocol: String,
     /// Replace files of an existing directory.
@@ -136,7 +136,7 @@ pub struct NewCrate {
 
 /// Where a new crate's tools come from.
 #[derive(Debug, Clone)]
-pub enum Source {
+pub enum ToolSource {
     /// A manifest, copied into the crate under its own file name.
     Manifest(PathBuf),
     /// An OpenAPI document, imported (`mcpgen import openapi`) into the
@@ -733,7 +733,7 @@ fn not_implemented(what: &str, method: &str) -> String {
 /// The stubs of the `Handler` methods for prompts, resource templates and
 /// static resources, with the names the server generator gives them.
 fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
-    use codegen::surface::MethodKind;
+    use codegen::surface::ServedItem;
     let mut views = Vec::new();
     for h in codegen::surface::handler_methods(m) {
         check_rust::<syn::Ident>(&h.method, "method name")?;
@@ -750,13 +750,13 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
             .unwrap_or_default();
         let summary = h.declared.map(|d| summary(&d.declared)).unwrap_or_default();
         let (what, param, output_type, not_implemented) = match h.kind {
-            MethodKind::Prompt => (
+            ServedItem::Prompt => (
                 "Prompt",
                 "_args",
                 "Vec<protocol::PromptMessage>",
                 escape::rust_str(&not_implemented(&format!("prompt `{name}`"), &h.method)),
             ),
-            MethodKind::Template => (
+            ServedItem::Template => (
                 "Resource template",
                 "_params",
                 "protocol::ReadResourceResult",
@@ -767,7 +767,7 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
             ),
             // A format string: the method is an identifier, so it holds no
             // brace besides the URI's `{}`.
-            MethodKind::StaticResources => (
+            ServedItem::StaticResources => (
                 "Reads one of the static resources.",
                 "resource",
                 "protocol::ReadResourceResult",
@@ -775,8 +775,8 @@ fn surface_methods(m: &Manifest) -> Result<Vec<SurfaceMethodView>> {
             ),
         };
         views.push(SurfaceMethodView {
-            prompt: h.kind == MethodKind::Prompt,
-            statics: h.kind == MethodKind::StaticResources,
+            prompt: h.kind == ServedItem::Prompt,
+            statics: h.kind == ServedItem::StaticResources,
             what,
             name: h.declared.map(|_| Text::new(name)),
             summary: (!summary.is_empty()).then(|| Text::new(&summary)),
@@ -882,11 +882,11 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         ));
     }
     let (manifest_file, manifest_text) = match &new.source {
-        Source::Manifest(path) => (
+        ToolSource::Manifest(path) => (
             manifest_file_name(path)?,
             std::fs::read_to_string(path).map_err(|e| Error::io("read manifest", path, e))?,
         ),
-        Source::OpenApi(path, options) => (
+        ToolSource::OpenApi(path, options) => (
             IMPORTED_MANIFEST.to_owned(),
             imported_manifest(path, options)?,
         ),
@@ -896,8 +896,8 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         None => manifest_text,
     };
     let manifest_path = match &new.source {
-        Source::Manifest(path) => path.display().to_string(),
-        Source::OpenApi(..) => manifest_file.clone(),
+        ToolSource::Manifest(path) => path.display().to_string(),
+        ToolSource::OpenApi(..) => manifest_file.clone(),
     };
     let manifest = Manifest::from_str(&manifest_text, &manifest_path)?;
     let schema = stage(new.store.resolve(&new.protocol, None), ErrorKind::Schema)?;
@@ -1196,7 +1196,9 @@ mod tests {
         NewCrate {
             tool_surface: None,
             dir: dir.to_path_buf(),
-            source: Source::Manifest(crate::shared_data::shared().join("manifests/stitch.json")),
+            source: ToolSource::Manifest(
+                crate::shared_data::shared().join("manifests/stitch.json"),
+            ),
             protocol: "2025-11-25".into(),
             force: false,
             deps: DepSource::detect(),
@@ -1292,7 +1294,7 @@ mod tests {
         )
         .unwrap();
         let mut j = job(&tmp.path().join("s"));
-        j.source = Source::Manifest(manifest);
+        j.source = ToolSource::Manifest(manifest);
         let files = render(&j).unwrap().files;
         let file = |name: &str| files.iter().find(|(p, _)| p == name).unwrap().1.clone();
         let main = file("src/main.rs");
@@ -1479,7 +1481,7 @@ mod tests {
         let manifest = tmp.path().join(name);
         std::fs::copy(stitch, &manifest).unwrap();
         let mut j = job(&tmp.path().join("s"));
-        j.source = Source::Manifest(manifest);
+        j.source = ToolSource::Manifest(manifest);
         let files = render(&j).unwrap().files;
         let file = |p: &str| {
             files

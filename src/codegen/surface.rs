@@ -399,7 +399,7 @@ pub struct ServerParts {
 
 /// Which declared item a [`HandlerMethod`] serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MethodKind {
+pub enum ServedItem {
     /// `prompts/get` of one prompt.
     Prompt,
     /// `resources/read` of URIs matching one resource template.
@@ -414,7 +414,7 @@ pub enum MethodKind {
 #[derive(Debug, Clone)]
 pub struct HandlerMethod<'a> {
     /// What it serves.
-    pub kind: MethodKind,
+    pub kind: ServedItem,
     /// The prompt or template as declared (`None` for the static resources).
     pub declared: Option<&'a Declared>,
     /// The method's name (a Rust identifier, maybe raw).
@@ -440,12 +440,12 @@ pub fn handler_methods<'a>(manifest: &'a Manifest) -> Vec<HandlerMethod<'a>> {
     };
     let mut out: Vec<HandlerMethod<'a>> = prompts
         .into_iter()
-        .map(|p| item(MethodKind::Prompt, p))
+        .map(|p| item(ServedItem::Prompt, p))
         .collect();
-    out.extend(templates.into_iter().map(|t| item(MethodKind::Template, t)));
+    out.extend(templates.into_iter().map(|t| item(ServedItem::Template, t)));
     if !manifest.resources.is_empty() {
         out.push(HandlerMethod {
-            kind: MethodKind::StaticResources,
+            kind: ServedItem::StaticResources,
             declared: None,
             method: names.read_resource.0,
             param_type: names.static_enum,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::scaffold::{self, DepSource, NewCrate, Source, Transport};
+use crate::cli::scaffold::{self, DepSource, NewCrate, ToolSource, Transport};
 use crate::store::{self, Store};
 use crate::Result;
 
@@ -89,14 +89,14 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
     let job = NewCrate {
         dir: args.name.clone(),
         source: match (args.manifest, args.openapi) {
-            (_, Some(spec)) => Source::OpenApi(
+            (_, Some(spec)) => ToolSource::OpenApi(
                 spec,
                 crate::openapi::ImportOptions {
                     include: args.include,
                     exclude: args.exclude,
                 },
             ),
-            (Some(manifest), None) => Source::Manifest(manifest),
+            (Some(manifest), None) => ToolSource::Manifest(manifest),
             (None, None) => {
                 return Err(crate::Error::new("give --manifest FILE or --openapi SPEC")
                     .with_kind(crate::ErrorKind::Usage))
