@@ -101,7 +101,7 @@ pub(crate) fn prompt_index(core: &Core, name: &str) -> Option<usize> {
 
 /// Checks a request's params and decides what to run.
 fn resolve(core: &Core, read: Read, params: Option<&Value>) -> Result<Work, RpcError> {
-    let method = read.method();
+    let method = read.method().name();
     match read {
         Read::Resource => {
             let uri = string_member(params, "uri", method)?;
@@ -194,7 +194,7 @@ pub(in crate::server) fn request(
     scope: Scope,
     sink: &Sink,
 ) -> Result<impl std::future::Future<Output = Option<Reply>> + Send + 'static, Reply> {
-    let method = read.method();
+    let method = read.method().name();
     let work = resolve(core, read, params.as_ref()).map_err(|e| Reply::error(&id, &e))?;
     let Some(surface) = core.surface.clone() else {
         // Declared lists without an implementation: nothing can be read.

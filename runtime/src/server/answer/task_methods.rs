@@ -236,7 +236,7 @@ pub(in crate::server) fn method(
     if scope.modern && !negotiated(scope) {
         return Some(Handled::Reply(Reply::error(
             id,
-            &missing_extension(task.method()),
+            &missing_extension(task.method().name()),
         )));
     }
     let (core, id, params, scope) = (Arc::clone(core), id.clone(), params.cloned(), scope.clone());

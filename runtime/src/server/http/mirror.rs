@@ -17,12 +17,13 @@ use crate::transport::http::headers::{
 use crate::transport::http::scan::Scan;
 
 /// Checks the mirrored headers of a stateless request against its body:
-/// `body_version` is its `_meta` protocol version, `annotated` the
+/// the method as sent and as the method table knows it (if it does),
+/// `body_version` its `_meta` protocol version, `annotated` the
 /// annotated parameters of the called tool.
 pub(crate) fn check<'h>(
     headers: &'h HeaderMap,
     scan: &Scan<'h>,
-    method: &str,
+    (method, known): (&str, Option<Method>),
     body_version: Option<&str>,
     params: &Params<'_>,
     annotated: &[ParamHeader],
@@ -54,7 +55,7 @@ pub(crate) fn check<'h>(
         }
         Some(_) => {}
     }
-    let mirrored = Method::of(method)
+    let mirrored = known
         .and_then(|m| Some((m.mcp_name(), m.target()?.member())))
         .filter(|(rule, _)| *rule != McpName::None);
     if let Some((rule, member)) = mirrored {
@@ -150,7 +151,14 @@ mod tests {
         params: &Params<'_>,
         annotated: &[ParamHeader],
     ) -> Result<(), RpcError> {
-        check(h, &Scan::of(h), method, version, params, annotated)
+        check(
+            h,
+            &Scan::of(h),
+            (method, Method::of(method)),
+            version,
+            params,
+            annotated,
+        )
     }
 
     fn call_params() -> Value {

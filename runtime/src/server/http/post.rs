@@ -301,7 +301,8 @@ impl Inner {
             return status_only(StatusCode::BAD_REQUEST);
         };
         let body_version = message.meta(meta::PROTOCOL_VERSION);
-        let annotated = match McpMethod::of(method) {
+        let known = McpMethod::of(method);
+        let annotated = match known {
             Some(McpMethod::ToolsCall) if !self.param_headers.is_empty() => {
                 match params.get("name").and_then(Value::as_str) {
                     Some(tool) => self
@@ -317,7 +318,7 @@ impl Inner {
         if let Err(e) = mirror::check(
             extras.headers(),
             scan,
-            method,
+            (method, known),
             body_version.and_then(Value::as_str),
             params,
             annotated,

@@ -99,20 +99,19 @@ pub(crate) enum Task {
 }
 
 impl Read {
-    /// The method's name.
-    pub(crate) fn method(self) -> &'static str {
+    /// The method.
+    pub(crate) fn method(self) -> Method {
         match self {
             Self::Resource => Method::ResourcesRead,
             Self::Prompt => Method::PromptsGet,
             Self::Complete => Method::Complete,
         }
-        .name()
     }
 }
 
 impl Task {
-    /// The method's name.
-    pub(crate) fn method(self) -> &'static str {
+    /// The method.
+    pub(crate) fn method(self) -> Method {
         match self {
             Self::Get => Method::TasksGet,
             Self::Result => Method::TasksResult,
@@ -120,7 +119,6 @@ impl Task {
             Self::Update => Method::TasksUpdate,
             Self::Cancel => Method::TasksCancel,
         }
-        .name()
     }
 }
 
