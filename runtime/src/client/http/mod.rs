@@ -88,6 +88,7 @@ use crate::transport::{MessageRead, MessageWrite, Transport};
 
 mod annotations;
 mod answer;
+mod listen;
 pub(crate) mod pool;
 mod shared;
 pub(crate) mod sse;
