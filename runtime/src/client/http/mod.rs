@@ -539,7 +539,7 @@ impl MessageWrite for HttpWriter {
         let shared = Arc::clone(&self.shared);
         match tokio::time::timeout(NOTIFY_TIMEOUT, shared.post_one_way(lease, &out)).await {
             Ok(Ok(())) if out.known() == Some(Method::Initialized) && out.version.is_none() => {
-                self.shared.start_listener(self.tx.clone()).await;
+                listen::start_listener(&self.shared, self.tx.clone()).await;
             }
             Ok(Ok(())) => {}
             Ok(Err(why)) => {

@@ -4,13 +4,13 @@
 //! headers (both eras, `Mcp-Param-*` included), its answer read in a task
 //! and passed on message by message, the `-32020` retry after a fresh
 //! `tools/list`, SSE resumption with `Last-Event-ID`, the standalone `GET`
-//! stream's requests (its reading and resumption are in `listen`),
-//! cancellation and the closing `DELETE`.
+//! stream (read by `listen`), cancellation and the closing `DELETE`.
 
 use std::collections::HashMap;
 use std::io;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
@@ -24,8 +24,8 @@ use tokio::sync::mpsc;
 use super::annotations::{encode_header_value, tool_param_headers};
 use super::answer::{classify, Kind, PostAnswer};
 use super::{
-    key, lock, Endpoint, Learnt, Outgoing, ReadError, DELETE_TIMEOUT, QUOTE, REFRESH_PAGES,
-    TRANSPORT_ERROR,
+    key, lock, Endpoint, Learnt, Outgoing, ReadError, DEFAULT_RETRY, DELETE_TIMEOUT, LAST_EVENT_ID,
+    MAX_RESUMES, QUOTE, REFRESH_PAGES, TRANSPORT_ERROR,
 };
 use crate::client::http::pool::{Lease, Live, Pool};
 use crate::client::oauth::{Authorizer, MAX_ATTEMPTS};
@@ -685,6 +685,62 @@ impl TransportShared {
             ReadError::Http(e) => format!("reading the server's answer to {} failed: {e}", out.describe()),
         };
         self.fail(out, tx, why, status).await
+    }
+
+    /// A `GET` of the endpoint for an SSE stream (stateful era), resuming
+    /// after `last_event_id` when given. `None` when the server offers no
+    /// stream (`405`, an error, not SSE).
+    pub(super) async fn get_stream(&self, last_event_id: Option<&str>) -> Option<PostAnswer> {
+        let lease = self.checkout().await.ok()?;
+        let mut request = Request::new(Full::new(Bytes::new()));
+        *request.method_mut() = Method::GET;
+        *request.uri_mut() = self.endpoint.target.parse().ok()?;
+        let h = request.headers_mut();
+        h.insert(HOST, self.endpoint.authority.clone());
+        h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        h.extend(self.extra.clone());
+        self.authorize(h, "GET");
+        if let Some(session) = lock(&self.learnt.session_id).clone() {
+            h.insert(headers::SESSION_ID, session);
+        }
+        if let Some(version) = lock(&self.learnt.protocol_version)
+            .as_deref()
+            .and_then(|v| HeaderValue::from_str(v).ok())
+        {
+            h.insert(headers::PROTOCOL_VERSION, version);
+        }
+        if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
+            h.insert(LAST_EVENT_ID, id);
+        }
+        let (response, conn) = self.send(lease, request).await.ok()?;
+        let answer = PostAnswer::new(response, self.max(), conn);
+        answer.sse.then_some(answer)
+    }
+
+    /// A request's SSE stream ended without its response (stateful era):
+    /// when the stream named an event id, waits the stream's `retry` and
+    /// resumes it with a `GET` carrying `Last-Event-ID` (SEP-1699), at
+    /// most [`MAX_RESUMES`] times.
+    pub(super) async fn resume(
+        &self,
+        out: &Outgoing,
+        answer: &PostAnswer,
+        resumes: &mut usize,
+    ) -> Option<PostAnswer> {
+        if out.version.is_some() || !answer.sse || *resumes >= MAX_RESUMES {
+            return None;
+        }
+        let last = answer.parser.last_id.clone()?;
+        *resumes += 1;
+        tokio::time::sleep(
+            answer
+                .parser
+                .retry
+                .map_or(DEFAULT_RETRY, Duration::from_millis),
+        )
+        .await;
+        tracing::debug!(url = %self.endpoint.url, "mcp http client: resuming the stream of {} after event {last:?}", out.describe());
+        self.get_stream(Some(&last)).await
     }
 
     /// Hands the engine an error response for the request.
