@@ -33,6 +33,30 @@ pub(super) fn reroute(file: &mut syn::File) {
 
 struct Reroute;
 
+impl Reroute {
+    /// A path that may start with `<T>` or `<T as Trait>`.
+    fn qualified(&mut self, qself: &mut Option<syn::QSelf>, path: &mut syn::Path) {
+        match qself {
+            // `<T>::serde::…` continues from `T`; in `<T as ::serde::X>::y`
+            // the path starts with the trait's.
+            Some(qself) if qself.position == 0 => {
+                self.visit_qself_mut(qself);
+                path.segments
+                    .iter_mut()
+                    .for_each(|s| self.visit_path_segment_mut(s));
+            }
+            Some(qself) => {
+                self.visit_qself_mut(qself);
+                let before = path.segments.len();
+                self.visit_path_mut(path);
+                // The trait's part of the path grew by what was put in front.
+                qself.position += path.segments.len() - before;
+            }
+            None => self.visit_path_mut(path),
+        }
+    }
+}
+
 impl VisitMut for Reroute {
     fn visit_path_mut(&mut self, path: &mut syn::Path) {
         if path
@@ -72,50 +96,14 @@ impl VisitMut for Reroute {
     }
 
     fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
-        match &mut ty.qself {
-            // `<T>::serde::…` continues from `T`; in `<T as ::serde::X>::y`
-            // the path starts with the trait's.
-            Some(qself) if qself.position == 0 => {
-                self.visit_qself_mut(qself);
-                ty.path
-                    .segments
-                    .iter_mut()
-                    .for_each(|s| self.visit_path_segment_mut(s));
-            }
-            Some(qself) => {
-                self.visit_qself_mut(qself);
-                let before = ty.path.segments.len();
-                self.visit_path_mut(&mut ty.path);
-                // The trait's part of the path grew by what was put in front.
-                qself.position += ty.path.segments.len() - before;
-            }
-            None => self.visit_path_mut(&mut ty.path),
-        }
+        self.qualified(&mut ty.qself, &mut ty.path);
     }
 
     fn visit_expr_path_mut(&mut self, expr: &mut syn::ExprPath) {
         expr.attrs
             .iter_mut()
             .for_each(|a| self.visit_attribute_mut(a));
-        match &mut expr.qself {
-            // `<T>::serde::…` continues from `T`; in `<T as ::serde::X>::y`
-            // the path starts with the trait's.
-            Some(qself) if qself.position == 0 => {
-                self.visit_qself_mut(qself);
-                expr.path
-                    .segments
-                    .iter_mut()
-                    .for_each(|s| self.visit_path_segment_mut(s));
-            }
-            Some(qself) => {
-                self.visit_qself_mut(qself);
-                let before = expr.path.segments.len();
-                self.visit_path_mut(&mut expr.path);
-                // The trait's part of the path grew by what was put in front.
-                qself.position += expr.path.segments.len() - before;
-            }
-            None => self.visit_path_mut(&mut expr.path),
-        }
+        self.qualified(&mut expr.qself, &mut expr.path);
     }
 
     fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {

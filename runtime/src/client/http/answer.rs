@@ -15,7 +15,7 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::{ReadError, DRAIN_TIMEOUT};
+use super::{ReadError, DEFAULT_RETRY, DRAIN_TIMEOUT};
 use crate::client::http::pool::{self, Lease};
 use crate::client::http::sse::SseParser;
 
@@ -39,6 +39,14 @@ pub(super) struct PostAnswer {
 }
 
 impl PostAnswer {
+    /// How long to wait before resuming this SSE stream: its last `retry`,
+    /// else [`DEFAULT_RETRY`].
+    pub(super) fn retry_delay(&self) -> std::time::Duration {
+        self.parser
+            .retry
+            .map_or(DEFAULT_RETRY, std::time::Duration::from_millis)
+    }
+
     pub(super) fn new(response: Response<Incoming>, max: usize, lease: Lease) -> Self {
         let status = response.status();
         let keep_alive = pool::keeps_alive(&response);

@@ -5,12 +5,11 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::sync::mpsc;
 
 use super::shared::TransportShared;
-use super::{lock, DEFAULT_RETRY, LISTEN_TIMEOUT, MAX_RESUMES};
+use super::{lock, LISTEN_TIMEOUT, MAX_RESUMES};
 
 /// Stateful era, after `notifications/initialized`: reads the server's
 /// standalone SSE stream (its requests and notifications go to the
@@ -57,13 +56,7 @@ pub(super) async fn start_listener(shared: &Arc<TransportShared>, tx: mpsc::Send
             }
             idle = if delivered { 0 } else { idle + 1 };
             last = answer.parser.last_id.clone().or(last);
-            tokio::time::sleep(
-                answer
-                    .parser
-                    .retry
-                    .map_or(DEFAULT_RETRY, Duration::from_millis),
-            )
-            .await;
+            tokio::time::sleep(answer.retry_delay()).await;
         }
     });
     *slot = Some(task.abort_handle());

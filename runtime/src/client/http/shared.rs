@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
@@ -24,8 +23,8 @@ use tokio::sync::mpsc;
 use super::annotations::{encode_header_value, tool_param_headers};
 use super::answer::{classify, Kind, PostAnswer};
 use super::{
-    key, lock, Endpoint, Learnt, Outgoing, ReadError, DEFAULT_RETRY, DELETE_TIMEOUT, LAST_EVENT_ID,
-    MAX_RESUMES, QUOTE, REFRESH_PAGES, TRANSPORT_ERROR,
+    key, lock, Endpoint, Learnt, Outgoing, ReadError, DELETE_TIMEOUT, LAST_EVENT_ID, MAX_RESUMES,
+    QUOTE, REFRESH_PAGES, TRANSPORT_ERROR,
 };
 use crate::client::http::pool::{Lease, Live, Pool};
 use crate::client::oauth::{Authorizer, MAX_ATTEMPTS};
@@ -732,13 +731,7 @@ impl TransportShared {
         }
         let last = answer.parser.last_id.clone()?;
         *resumes += 1;
-        tokio::time::sleep(
-            answer
-                .parser
-                .retry
-                .map_or(DEFAULT_RETRY, Duration::from_millis),
-        )
-        .await;
+        tokio::time::sleep(answer.retry_delay()).await;
         tracing::debug!(url = %self.endpoint.url, "mcp http client: resuming the stream of {} after event {last:?}", out.describe());
         self.get_stream(Some(&last)).await
     }
