@@ -74,7 +74,12 @@ fn two_manifests_differ_in_items_arguments_and_generated_methods() {
         "  + tools::StaticResource::Todo\n",
         "  - tools::SummarizeNoteArgs::id\n",
         "  + tools::SummarizeNoteArgs::tone\n",
-        "  ~ tools::SummarizeNoteArgs::style: `… option :: Option < :: std :: string :: String >` → `… string :: String`\n",
+        "  ~ tools::SummarizeNoteArgs::style: `Option < String >` → `String`\n",
+        // The constructor takes the required arguments, and each optional
+        // one has its setter.
+        "  ~ tools::SummarizeNoteArgs::new: `… (id …` → `… (style …`\n",
+        "  - tools::SummarizeNoteArgs::with_style\n",
+        "  + tools::SummarizeNoteArgs::with_tone\n",
     ] {
         assert!(text.contains(line), "missing {line:?} in:\n{text}");
     }
@@ -203,7 +208,7 @@ fn generate_check_notices_a_changed_prompt_and_a_new_resource() {
     let stale = generate(true);
     assert_eq!(stale.code, 1, "{}", stale.stderr);
     for hunk in [
-        "+    pub tone: ::std::option::Option<::std::string::String>",
+        "+    pub tone: Option<String>,",
         "fn get_weekly",
         "fn prompt_weekly",
         "Todo",
