@@ -503,7 +503,15 @@ fn in_file(name: &str, mut e: Error) -> Error {
 /// The tool types of `manifest`, and every Rust name two of its items
 /// would share (tools, or a prompt or template beside a tool's types).
 fn typed_tools(manifest: &Manifest) -> Result<(ToolsOutput, Vec<Error>)> {
-    let out = stage(codegen::tools::generate(manifest), ErrorKind::Manifest)?;
+    let clashes = |defined: &BTreeSet<String>| codegen::surface::type_clashes(manifest, defined);
+    let joining = codegen::tools::Joining {
+        types: codegen::surface::argument_types(manifest),
+        clashes: &clashes,
+    };
+    let out = stage(
+        codegen::tools::generate_joining(manifest, Some(&joining)),
+        ErrorKind::Manifest,
+    )?;
     let clashes = out
         .clashes
         .iter()

@@ -281,12 +281,22 @@ fn generated_names_never_clash_with_tools_or_each_other() {
             "{what} has a name twice: {names:?}"
         );
     }
-    let types: syn::File = syn::parse2({
-        let mut t = tools.tokens.clone();
-        t.extend(mcpgen::codegen::surface::types(&m));
-        t
-    })
-    .expect("tools.rs parses");
+    // tools.rs as it ships: the tool types, the prompts' and templates'
+    // types among them, and the static resources' enum.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clashing.json");
+    std::fs::write(&path, CLASHING).unwrap();
+    let generated = mcpgen::Builder::new()
+        .manifest(&path)
+        .store(shared_data::store())
+        .generate()
+        .expect("the manifest generates");
+    let (_, text) = generated
+        .files
+        .iter()
+        .find(|(name, _)| name == "tools.rs")
+        .expect("tools.rs is generated");
+    let types: syn::File = syn::parse_file(text).expect("tools.rs parses");
     let mut defined: Vec<String> = types
         .items
         .iter()

@@ -266,7 +266,7 @@ fn params_struct(
 
 /// The types of the prompts' arguments and the resource templates'
 /// variables, for `tools.rs`, where the tool types' last pass polishes
-/// them with the tools' own (see `tools::generate`).
+/// them with the tools' own (handed over as `tools::Joining`).
 pub fn argument_types(manifest: &Manifest) -> TokenStream {
     let mut out = TokenStream::new();
     let surface = surface(manifest);
@@ -930,29 +930,6 @@ pub fn client(manifest: &Manifest) -> TokenStream {
                     self.inner.list_all(#list, #key, &CallOptions::new()).await
                 }
             });
-        }
-    }
-    out
-}
-
-/// The names of the items `tokens` defines at its top level (`struct`,
-/// `enum`, `type`, `union`, `trait`, `mod`).
-pub(crate) fn defined_names(tokens: &TokenStream) -> std::collections::BTreeSet<String> {
-    let mut out = std::collections::BTreeSet::new();
-    let mut keyword = false;
-    for tree in tokens.clone() {
-        match tree {
-            proc_macro2::TokenTree::Ident(ident) => {
-                let text = ident.to_string();
-                if keyword {
-                    out.insert(text.trim_start_matches("r#").to_owned());
-                }
-                keyword = matches!(
-                    text.as_str(),
-                    "struct" | "enum" | "type" | "union" | "trait" | "mod"
-                );
-            }
-            _ => keyword = false,
         }
     }
     out

@@ -152,6 +152,26 @@ pub fn json_const(name: &str, docs: &[&str], value: &impl serde::Serialize) -> R
 /// error. A manifest without a clash is generated exactly as if this rule
 /// did not exist.
 pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
+    generate_joining(manifest, None)
+}
+
+/// Types written elsewhere that join the tool types just before their
+/// last pass (`polish`), so that every type of `tools.rs` reads alike:
+/// the prompts' arguments and the templates' variables, which the
+/// generator hands over (this module does not know the surface).
+pub(crate) struct Joining<'a> {
+    /// The types' items.
+    pub(crate) types: TokenStream,
+    /// The errors for the names of the joining types that the tool types
+    /// (their names given) already define; the types are then left out.
+    pub(crate) clashes: &'a dyn Fn(&BTreeSet<String>) -> Vec<Error>,
+}
+
+/// [`generate`], with `joining` types among the tool types.
+pub(crate) fn generate_joining(
+    manifest: &Manifest,
+    joining: Option<&Joining<'_>>,
+) -> Result<ToolsOutput> {
     preflight(manifest)?;
     let mut rebased = Rebased::default();
     loop {
@@ -160,8 +180,10 @@ pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
         // whole is tried first, and on a panic each tool again, written
         // alone, so that the tool whose schema typify cannot write falls
         // back.
-        let attempt = match generate_with(manifest, &rebased, Trial::Convert) {
-            Err(Failed::Writing) => generate_with(manifest, &rebased, Trial::ConvertAndWrite),
+        let attempt = match generate_with(manifest, &rebased, Trial::Convert, joining) {
+            Err(Failed::Writing) => {
+                generate_with(manifest, &rebased, Trial::ConvertAndWrite, joining)
+            }
             other => other,
         };
         match attempt {
@@ -362,6 +384,7 @@ fn generate_with(
     manifest: &Manifest,
     rebased: &Rebased,
     trial: Trial,
+    joining: Option<&Joining<'_>>,
 ) -> std::result::Result<ToolsOutput, Failed> {
     let named = named(manifest, rebased);
     let type_bases: Vec<String> = named.iter().map(|(n, _)| n.type_base.clone()).collect();
@@ -477,16 +500,16 @@ fn generate_with(
     }
     // One parse for the merges and the last pass (tokens that do not parse
     // are left as typify wrote them).
-    // The prompts' and templates' types join the tool types before the
-    // last pass, so that they read alike; a name one of them shares with
-    // a tool type is an error for the caller, and is then left out.
-    let arguments = || super::surface::argument_types(manifest);
+    // The joining types come in before the last pass, unless one of their
+    // names is a tool type's (an error for the caller).
+    let clashes_with =
+        |defined: &BTreeSet<String>| joining.map(|j| (j.clashes)(defined)).unwrap_or_default();
     let (tokens, parsed, clashes) = match dedupe::dedupe(tokens, &roots) {
         Ok(mut file) => {
             let defined = file.items.iter().filter_map(polish::item_name).collect();
-            let clashes = super::surface::type_clashes(manifest, &defined);
-            if clashes.is_empty() {
-                match syn::parse2::<syn::File>(arguments()) {
+            let clashes = clashes_with(&defined);
+            if let (Some(joining), true) = (joining, clashes.is_empty()) {
+                match syn::parse2::<syn::File>(joining.types.clone()) {
                     Ok(types) => file.items.extend(types.items),
                     Err(e) => {
                         return Err(Failed::Error(Error::new(format!(
@@ -499,10 +522,9 @@ fn generate_with(
             (tokens, parsed, clashes)
         }
         Err(mut tokens) => {
-            let clashes =
-                super::surface::type_clashes(manifest, &super::surface::defined_names(&tokens));
-            if clashes.is_empty() {
-                tokens.extend(arguments());
+            let clashes = clashes_with(&defined_names(&tokens));
+            if let (Some(joining), true) = (joining, clashes.is_empty()) {
+                tokens.extend(joining.types.clone());
             }
             (tokens, None, clashes)
         }
@@ -959,4 +981,27 @@ fn typify_error(m: &Manifest, tool: &Tool, why: &str) -> Error {
         format!("cannot generate types for tool `{}`: {why}", tool.name),
     )
     .with_hint("simplify the tool's schemas, or report the schema to mcpgen")
+}
+
+/// The names of the items `tokens` defines at its top level (`struct`,
+/// `enum`, `type`, `union`, `trait`, `mod`).
+fn defined_names(tokens: &TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut keyword = false;
+    for tree in tokens.clone() {
+        match tree {
+            proc_macro2::TokenTree::Ident(ident) => {
+                let text = ident.to_string();
+                if keyword {
+                    out.insert(text.trim_start_matches("r#").to_owned());
+                }
+                keyword = matches!(
+                    text.as_str(),
+                    "struct" | "enum" | "type" | "union" | "trait" | "mod"
+                );
+            }
+            _ => keyword = false,
+        }
+    }
+    out
 }
