@@ -62,6 +62,16 @@ pub trait Transport: Send + 'static {
     type Write: MessageWrite;
     /// Splits the transport so reading and writing can proceed concurrently.
     fn split(self) -> (Self::Read, Self::Write);
+
+    /// Takes the client's HTTP settings
+    /// ([`ClientOptions::http`](crate::client::ClientOptions::http): headers
+    /// such as a bearer token, TLS, proxy), which the client engine hands
+    /// every transport before it starts. Transports that are not HTTP
+    /// ignore them.
+    #[cfg(feature = "streamable-http")]
+    fn take_http_options(&mut self, client: &crate::transport::http::HttpOptions) {
+        let _ = client;
+    }
 }
 
 /// Newline-delimited JSON over a pair of byte streams.

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use http::HeaderMap;
+use http::{HeaderMap, HeaderName, HeaderValue};
 use mcpgen_runtime::client::http::{HttpTransport, TRANSPORT_ERROR};
 use mcpgen_runtime::client::{CallOptions, Client, ClientError, ClientOptions};
 use mcpgen_runtime::server::http::{serve_with_shutdown, HttpConfig, HttpService};
@@ -42,7 +42,8 @@ fn tools() -> Value {
             }, "required": ["query"]}
         },
         {"name": "bad_header", "inputSchema": {"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}}},
-        {"name": "session", "inputSchema": {"type": "object"}}
+        {"name": "session", "inputSchema": {"type": "object"}},
+        {"name": "headers", "inputSchema": {"type": "object"}}
     ])
 }
 
@@ -115,6 +116,11 @@ impl Dispatch for Handlers {
                     header(&ctx, "mcp-param-count")
                 )),
                 7 => text(header(&ctx, "mcp-session-id")),
+                8 => text(format!(
+                    "{}|{}",
+                    header(&ctx, "authorization"),
+                    header(&ctx, "x-api-key")
+                )),
                 _ => text("ok"),
             }
         })
@@ -452,6 +458,37 @@ async fn a_non_ascii_tool_name_is_sent_in_base64() {
         first_text(&result),
         format!("sunny; Mcp-Name was {encoded}")
     );
+}
+
+/// The client's HTTP settings (a bearer token, an API key) reach the
+/// server over a transport built by hand, not only over a generated
+/// client's `connect_http`; a header given to the transport wins.
+#[tokio::test]
+async fn the_clients_http_headers_apply_to_a_transport_built_by_hand() {
+    let server = serve(BOTH, HttpConfig::default()).await;
+    for version in ["2026-07-28", "2025-11-25"] {
+        let options = options(&[version])
+            .bearer_token("client-token")
+            .unwrap()
+            .header(
+                HeaderName::from_static("x-api-key"),
+                HeaderValue::from_static("from-client"),
+            );
+        let transport = HttpTransport::new(&server.url).unwrap().header(
+            HeaderName::from_static("x-api-key"),
+            HeaderValue::from_static("from-transport"),
+        );
+        let client = Client::connect(transport, options).await.unwrap();
+        let result = client
+            .call_tool("headers", json!({}), &CallOptions::new())
+            .await
+            .unwrap();
+        assert_eq!(
+            first_text(&result),
+            "Bearer client-token|from-transport",
+            "{version}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -166,6 +166,12 @@ impl Shared {
         transport: T,
         options: ClientOptions,
     ) -> (Arc<Shared>, Tasks) {
+        #[cfg(feature = "streamable-http")]
+        let transport = {
+            let mut transport = transport;
+            transport.take_http_options(&options.http);
+            transport
+        };
         let (mut read, write) = transport.split();
         read.set_max_message(options.max_message_bytes);
         let (tx, rx) = mpsc::unbounded_channel();

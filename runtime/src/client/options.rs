@@ -70,9 +70,12 @@ pub struct ClientOptions {
     /// Answers to the server's requests (sampling, elicitation, roots);
     /// see [`ClientOptions::handlers`].
     pub handlers: Option<Arc<super::hooks::ClientHandlers>>,
-    /// How a generated client's `connect_http` reaches the server: extra
-    /// headers (a static bearer token, an API key), TLS roots and CA
-    /// files, a client certificate, the proxy, the connect timeout.
+    /// How the client reaches an HTTP server: extra headers (a static
+    /// bearer token, an API key), TLS roots and CA files, a client
+    /// certificate, the proxy, the connect timeout. They apply to any
+    /// [`HttpTransport`](crate::client::http::HttpTransport) the client is
+    /// started over; headers and settings given to the transport itself
+    /// take precedence.
     #[cfg(feature = "streamable-http")]
     pub http: crate::transport::http::HttpOptions,
 }

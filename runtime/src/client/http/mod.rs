@@ -159,6 +159,9 @@ const QUOTE: usize = 200;
 pub struct HttpTransport {
     endpoint: Endpoint,
     options: HttpOptions,
+    /// Whether [`HttpTransport::options`] set the connection settings:
+    /// then the client's own ([`ClientOptions::http`](crate::client::ClientOptions::http)) do not replace them.
+    configured: bool,
     auth: Option<Authorizer>,
     max_bytes: usize,
     learnt: Arc<Learnt>,
@@ -304,6 +307,7 @@ impl HttpTransport {
         Ok(Self {
             endpoint,
             options: HttpOptions::default(),
+            configured: false,
             auth: None,
             max_bytes: DEFAULT_MAX_MESSAGE,
             learnt,
@@ -317,6 +321,7 @@ impl HttpTransport {
         let mut headers = std::mem::take(&mut self.options.headers);
         headers.extend(options.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
         self.options = HttpOptions { headers, ..options };
+        self.configured = true;
         self
     }
 
@@ -422,6 +427,25 @@ impl HttpInfo {
 impl Transport for HttpTransport {
     type Read = HttpReader;
     type Write = HttpWriter;
+
+    /// The client's headers join those set here (a header set here wins
+    /// over the client's of the same name); its connection settings apply
+    /// unless [`HttpTransport::options`] gave some.
+    fn take_http_options(&mut self, client: &HttpOptions) {
+        for name in client.headers.keys() {
+            if !self.options.headers.contains_key(name) {
+                for value in client.headers.get_all(name) {
+                    self.options.headers.append(name.clone(), value.clone());
+                }
+            }
+        }
+        if !self.configured {
+            self.options = HttpOptions {
+                headers: std::mem::take(&mut self.options.headers),
+                ..client.clone()
+            };
+        }
+    }
 
     fn split(self) -> (HttpReader, HttpWriter) {
         let mut endpoint = self.endpoint;
