@@ -15,58 +15,13 @@
 
 mod infra;
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::time::{SystemTime, UNIX_EPOCH};
-
+use infra::tokens::key_server;
 use infra::{http, require, Nginx, Redis, Replica};
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{json, Value};
 
 const MODERN: &str = "2026-07-28";
 /// The resource the replicas serve (tokens must name it in `aud`).
 const RESOURCE: &str = "https://weather.example/mcp";
-
-/// The public half of `runtime/tests/fixtures/oauth/rsa_a.der` (JWK `n`;
-/// `e` is 65537), the key the tokens are signed with.
-const N: &str = "3G9KqHpmm6XJQf5FDopABMhbs24Xb2HhaAH6uZvN9kixNLMqs6H911K0wmtaEyATR_stqi-0eE7nE6I5666aT091TmjIE9k4EwTq_Da2CZqR9Lirj2K9eEhewIqGG-M9uBwCu_r0mY3eEdmOKezMQaZo9qCFcC4bJEGev7bZm3XIgymZwCYvh7j8NUrapoJYvr2uQ6NS81z2_O185y7E7QQxj0bXa-Zt1vN5f6HrySK1j45McC88qxVsC1yhjgMvcU0EF3pHqK017UgOpGBZ74fokrb6tnknS98_RIjSg-bIYs6XZw96XxrWQAzImX86wMREefiSeAMCpxAUlxwBfQ";
-
-/// Serves the key set at every path of a loopback port; the issuer's URL.
-fn key_server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    let issuer = format!("http://{}", listener.local_addr().unwrap());
-    let body = json!({ "keys": [{ "kty": "RSA", "use": "sig", "alg": "RS256", "kid": "a", "n": N, "e": "AQAB" }] })
-        .to_string();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = [0u8; 4096];
-            let _ = stream.read(&mut request);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    issuer
-}
-
-/// A bearer token of `subject`, issued by `issuer` for [`RESOURCE`].
-fn token(issuer: &str, subject: &str) -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let claims =
-        json!({ "iss": issuer, "aud": RESOURCE, "sub": subject, "exp": now + 600, "iat": now });
-    let mut header = Header::new(Algorithm::RS256);
-    header.kid = Some("a".into());
-    let key = EncodingKey::from_rsa_der(include_bytes!(
-        "../../../runtime/tests/fixtures/oauth/rsa_a.der"
-    ));
-    jsonwebtoken::encode(&header, &claims, &key).expect("the token is signed")
-}
 
 /// A tool call's answer: its text, whether it failed, and its `_meta`.
 struct Answer {
@@ -156,7 +111,8 @@ fn the_shipped_servers_limits_hold_across_replicas_and_fail_closed_without_redis
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .to_owned();
-    let [alice, bob, carol] = ["alice", "bob", "carol"].map(|who| token(&issuer, who));
+    let [alice, bob, carol] =
+        ["alice", "bob", "carol"].map(|who| infra::tokens::token(&issuer, RESOURCE, who, 600));
     let region = || json!({ "region": "North Sea" });
 
     // Alice: 15 calls round robin over the three replicas, 5 pass.

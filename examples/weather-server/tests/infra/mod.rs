@@ -8,6 +8,7 @@
 #![allow(dead_code)] // each test binary uses its own part
 
 mod services;
+pub mod tokens;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
