@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use mcpgen_runtime::client::http::HttpTransport;
 use mcpgen_runtime::client::{CallOptions, Client, ClientHandlers, ClientOptions, ToolStart};
-use mcpgen_runtime::server::tasks::EXTENSION;
+use mcpgen_runtime::server::tasks::{RedisTaskStore, TaskRecord, TaskStatus, TaskStore, EXTENSION};
 use serde_json::{json, Value};
 use services::{require, Nginx, Process, Redis, PATIENCE};
 
@@ -174,5 +174,55 @@ async fn tasks_are_served_by_every_replica_and_a_dead_replicas_tasks_fail() {
             .unwrap_or_default()
             .contains("replica"),
         "{failed}"
+    );
+}
+
+/// The Redis store's bound of unfinished tasks per owner counts only tasks
+/// some replica vouches for: an orphan (its replica died, or the creation
+/// timed out on the way back while Redis stored it, as the soak saw under
+/// a slow disk) holds no place until its time-to-live ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redis_stores_bound_ignores_orphaned_tasks() {
+    let Some(redis) = require("redis-server") else {
+        return;
+    };
+    let redis = Redis::start(&redis);
+    let store = RedisTaskStore::new(&redis.url).expect("a store");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let record = |id: &str, lease_ms: u64| TaskRecord {
+        id: id.into(),
+        owner: "alice".into(),
+        modern: true,
+        status: TaskStatus::Working,
+        status_message: None,
+        created_ms: now,
+        updated_ms: now,
+        ttl_ms: Some(60_000),
+        poll_ms: 100,
+        result: None,
+        error: None,
+        input_requests: Default::default(),
+        input_responses: Default::default(),
+        cancel_requested: false,
+        replica: "gone".into(),
+        lease_ms,
+    };
+    assert!(store.create(&record("orphan", now - 1), 1).await.unwrap());
+    assert!(
+        store
+            .create(&record("live", now + 60_000), 1)
+            .await
+            .unwrap(),
+        "the orphan holds no place"
+    );
+    assert!(
+        !store
+            .create(&record("third", now + 60_000), 1)
+            .await
+            .unwrap(),
+        "a live task does"
     );
 }

@@ -300,11 +300,11 @@ async fn find(
         return Err(unknown());
     }
     let now = now_ms();
-    if record.status.is_terminal() || record.lease_ms >= now {
+    if !record.orphaned(now) {
         return Ok(record);
     }
     let orphan = move |r: &mut TaskRecord| {
-        if r.status.is_terminal() || r.lease_ms >= now {
+        if !r.orphaned(now) {
             return false;
         }
         r.status = TaskStatus::Failed;

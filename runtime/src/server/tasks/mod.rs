@@ -314,4 +314,30 @@ pub(crate) mod tests {
             "a task past its ttl is gone"
         );
     }
+
+    /// A task whose replica stopped vouching for it (it died, or the
+    /// creation's answer never reached it) does not hold its owner's place
+    /// until its time-to-live ends: the soak's caller was locked out for
+    /// the rest of the hour by 16 creations whose answers timed out.
+    #[tokio::test]
+    async fn orphans_do_not_count_against_the_owners_bound() {
+        let store = MemoryTaskStore::new();
+        let now = now_ms();
+        let record = |id: &str, lease_ms: u64| TaskRecord {
+            id: id.into(),
+            lease_ms,
+            ..working_record(now)
+        };
+        assert!(store.create(&record("orphan", now - 1), 1).await.unwrap());
+        assert!(
+            store.create(&record("live", now + 1000), 1).await.unwrap(),
+            "the orphan holds no place"
+        );
+        assert!(
+            !store.create(&record("third", now + 1000), 1).await.unwrap(),
+            "a live task does"
+        );
+        assert!(record("orphan", now - 1).orphaned(now));
+        assert!(!record("live", now + 1000).orphaned(now));
+    }
 }

@@ -13,9 +13,10 @@ use redis::aio::MultiplexedConnection;
 
 use super::store::{TaskChange, TaskFuture, TaskRecord, TaskStore, TaskStoreError};
 
-/// Creates a task unless its owner has `limit` unfinished ones.
+/// Creates a task unless its owner has `limit` unfinished ones (running
+/// and vouched for: [`TaskRecord::unfinished`]).
 /// KEYS: task key, owner set. ARGV: record JSON, limit, ttl ms (0: none),
-/// key prefix, task id.
+/// key prefix, task id, now (ms).
 const CREATE: &str = r#"
 local unfinished = 0
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
@@ -23,8 +24,12 @@ for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   if not text then
     redis.call('SREM', KEYS[2], id)
   else
-    local status = cjson.decode(text)['status']
-    if status == 'working' or status == 'input_required' then unfinished = unfinished + 1 end
+    local record = cjson.decode(text)
+    local status = record['status']
+    if (status == 'working' or status == 'input_required')
+      and tonumber(record['lease_ms']) >= tonumber(ARGV[6]) then
+      unfinished = unfinished + 1
+    end
   end
 end
 if unfinished >= tonumber(ARGV[2]) then return 0 end
@@ -186,7 +191,8 @@ impl TaskStore for RedisTaskStore {
                 .arg(limit)
                 .arg(record.ttl_ms.unwrap_or(0))
                 .arg(&self.inner.prefix)
-                .arg(&record.id);
+                .arg(&record.id)
+                .arg(record.created_ms);
             let created: i64 = self.run(command).await?;
             Ok(created == 1)
         })

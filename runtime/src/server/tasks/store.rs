@@ -118,6 +118,21 @@ impl TaskRecord {
         self.updated_ms = now_ms.max(self.updated_ms.saturating_add(1));
     }
 
+    /// Whether it is unfinished and its replica stopped vouching for it
+    /// before `now_ms` (its lease passed): the replica died, and the task
+    /// is failed at its next reading.
+    pub fn orphaned(&self, now_ms: u64) -> bool {
+        !self.status.is_terminal() && self.lease_ms < now_ms
+    }
+
+    /// Whether it counts against its owner's bound of unfinished tasks at
+    /// `now_ms`: running, and vouched for. An orphan does not (a replica
+    /// that died, or a creation whose answer was lost on the way from the
+    /// store, must not hold a place until the task's time-to-live ends).
+    pub fn unfinished(&self, now_ms: u64) -> bool {
+        !self.status.is_terminal() && !self.orphaned(now_ms)
+    }
+
     /// Whether its time-to-live has passed at `now_ms`.
     pub fn expired(&self, now_ms: u64) -> bool {
         self.ttl_ms
@@ -132,7 +147,8 @@ pub type TaskChange<'a> = &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync);
 /// Task state shared by the replicas of a server (or kept by one).
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores `record` unless its owner already has `limit` unfinished
-    /// tasks; `false` when refused for that reason.
+    /// tasks ([`TaskRecord::unfinished`] at `record.created_ms`: an orphan
+    /// does not count); `false` when refused for that reason.
     fn create<'a>(&'a self, record: &'a TaskRecord, limit: usize) -> TaskFuture<'a, bool>;
 
     /// The record `id`, unless unknown or expired.
@@ -176,7 +192,7 @@ impl TaskStore for MemoryTaskStore {
             let mut map = self.locked();
             let running = map
                 .values()
-                .filter(|r| r.owner == record.owner && !r.status.is_terminal())
+                .filter(|r| r.owner == record.owner && r.unfinished(record.created_ms))
                 .count();
             if running >= limit {
                 return Ok(false);
