@@ -2,7 +2,8 @@
 //! `SOAK_SECONDS` (default 1,800) through nginx (the shipped
 //! `deploy/nginx/weather-mcp.conf`) to three `conformance-server --http …
 //! --session-store redis://…` replicas that share one real `redis-server`
-//! (append-only file on, so a restart keeps what it held), bearer tokens
+//! (append-only file on, written out every second as Redis advises, so a
+//! restart keeps what it held), bearer tokens
 //! required (JWT, the key set served on loopback).
 //!
 //! `SOAK_CLIENTS` workers (default 6) each cycle through five kinds of
@@ -25,7 +26,8 @@
 //! inside a window when its time overlaps one. Every five seconds the
 //! resident memory of each replica process is read from `/proc`.
 //!
-//! The report (stdout, and `SOAK_REPORT` when set): calls per kind, failed
+//! The report (stdout, and `SOAK_REPORT` when set, with the replicas' and
+//! Redis's logs in `SOAK_REPORT.logs/`): calls per kind, failed
 //! calls inside and outside the windows, hung calls, tasks started,
 //! completed, reported failed and lost (neither), and for each replica
 //! process its resident memory at start and end and its slope. The exit
@@ -53,7 +55,8 @@ use services::{free_port, require, Nginx, Process, TempDir, PATIENCE};
 /// The resource the replicas serve (tokens name it in `aud`).
 const RESOURCE: &str = "https://soak.example/mcp";
 /// How long after a disruption's end its window lasts: a dead replica's
-/// running task is reported failed once its lease (30 s) has passed.
+/// running task is reported failed once its lease (15 s by default) has
+/// passed, and a client waits up to 30 s for an answer.
 const GRACE: Duration = Duration::from_secs(45);
 /// A call taking longer than this is hung.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -131,7 +134,7 @@ fn start_redis(binary: &Path, port: u16, dir: &Path) -> Process {
             "--appendonly",
             "yes",
             "--appendfsync",
-            "always",
+            "everysec",
         ])
         .arg("--dir")
         .arg(dir)
@@ -633,11 +636,29 @@ fn main() {
     println!("{report}");
     if let Ok(path) = std::env::var("SOAK_REPORT") {
         std::fs::write(&path, &report).unwrap_or_else(|e| panic!("{path}: {e}"));
+        keep_logs(dir.path(), Path::new(&format!("{path}.logs")));
     }
     drop(nginx);
     drop(replicas);
     drop(redis);
     std::process::exit(if clean { 0 } else { 1 });
+}
+
+/// Copies the replicas' and Redis's logs from `from` to `to`.
+fn keep_logs(from: &Path, to: &Path) {
+    let _ = std::fs::create_dir_all(to);
+    let logs = [from.join("redis").join("redis.log")];
+    let replicas = std::fs::read_dir(from)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"));
+    for log in logs.into_iter().chain(replicas) {
+        if let Some(name) = log.file_name() {
+            let _ = std::fs::copy(&log, to.join(name));
+        }
+    }
 }
 
 /// The report in Markdown, and whether the soak was clean.
