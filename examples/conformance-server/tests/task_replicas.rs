@@ -225,4 +225,36 @@ async fn the_redis_stores_bound_ignores_orphaned_tasks() {
             .unwrap(),
         "a live task does"
     );
+    let finished = store
+        .update("live", &|r| {
+            r.status = TaskStatus::Completed;
+            true
+        })
+        .await
+        .unwrap();
+    assert_eq!(finished.map(|r| r.status), Some(TaskStatus::Completed));
+    assert!(
+        store
+            .create(&record("third", now + 60_000), 1)
+            .await
+            .unwrap(),
+        "a finished task holds no place"
+    );
+    let listed: Vec<String> = store
+        .list("alice")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(listed.len(), 3, "every task is listed: {listed:?}");
+    // The owner's sets live as long as their longest-lived task, no longer.
+    for set in ["mcpgen:owner:alice", "mcpgen:open:alice"] {
+        let out = Command::new(require("redis-cli").expect("redis-cli comes with redis-server"))
+            .args(["-p", &redis.port.to_string(), "PTTL", set])
+            .output()
+            .expect("redis-cli runs");
+        let left: i64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        assert!(left > 50_000 && left <= 60_000, "{set}: {left} ms left");
+    }
 }

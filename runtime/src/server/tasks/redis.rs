@@ -2,8 +2,10 @@
 //! through Redis, in the deployment of the session store. A task is one
 //! string key (`{prefix}task:{id}`, the [`TaskRecord`] as JSON) that
 //! expires with the task's time-to-live; an owner's task ids are a set
-//! (`{prefix}owner:{owner}`). Creation checks the owner's bound and
-//! stores in one script; an update is a compare-and-set of the record's
+//! (`{prefix}owner:{owner}`, for `tasks/list`), and those not known to be
+//! finished another (`{prefix}open:{owner}`); each set expires with its
+//! longest-lived task. Creation checks the owner's bound and stores in
+//! one script; an update is a compare-and-set of the record's
 //! text, retried when another replica changed it in between.
 
 use std::sync::{Arc, Mutex};
@@ -14,31 +16,44 @@ use redis::aio::MultiplexedConnection;
 use super::store::{TaskChange, TaskFuture, TaskRecord, TaskStore, TaskStoreError};
 
 /// Creates a task unless its owner has `limit` unfinished ones (running
-/// and vouched for: [`TaskRecord::unfinished`]).
-/// KEYS: task key, owner set. ARGV: record JSON, limit, ttl ms (0: none),
-/// key prefix, task id, now (ms).
+/// and vouched for: [`TaskRecord::unfinished`]). Only the owner's open set
+/// is read, and the ids of tasks that finished or expired leave it there,
+/// so a creation reads about `limit` records however many tasks the owner
+/// made within the time-to-live (reading them all made Redis the soak's
+/// busiest process). Each set expires with the longest-lived task in it.
+/// KEYS: task key, owner set, open set. ARGV: record JSON, limit, ttl ms
+/// (0: none), key prefix, task id, now (ms).
 const CREATE: &str = r#"
 local unfinished = 0
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[3])) do
   local text = redis.call('GET', ARGV[4] .. 'task:' .. id)
-  if not text then
-    redis.call('SREM', KEYS[2], id)
-  else
-    local record = cjson.decode(text)
-    local status = record['status']
-    if (status == 'working' or status == 'input_required')
-      and tonumber(record['lease_ms']) >= tonumber(ARGV[6]) then
+  local record = text and cjson.decode(text)
+  local status = record and record['status']
+  if status == 'working' or status == 'input_required' then
+    if tonumber(record['lease_ms']) >= tonumber(ARGV[6]) then
       unfinished = unfinished + 1
     end
+  else
+    redis.call('SREM', KEYS[3], id)
   end
 end
 if unfinished >= tonumber(ARGV[2]) then return 0 end
-if tonumber(ARGV[3]) > 0 then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+local ttl = tonumber(ARGV[3])
+if ttl > 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
 else
   redis.call('SET', KEYS[1], ARGV[1])
 end
-redis.call('SADD', KEYS[2], ARGV[5])
+for i = 2, 3 do
+  local fresh = redis.call('EXISTS', KEYS[i]) == 0
+  redis.call('SADD', KEYS[i], ARGV[5])
+  if ttl == 0 then
+    redis.call('PERSIST', KEYS[i])
+  else
+    local left = redis.call('PTTL', KEYS[i])
+    if fresh or (left >= 0 and left < ttl) then redis.call('PEXPIRE', KEYS[i], ttl) end
+  end
+end
 return 1
 "#;
 
@@ -108,6 +123,10 @@ impl RedisTaskStore {
 
     fn owner_key(&self, owner: &str) -> String {
         format!("{}owner:{owner}", self.inner.prefix)
+    }
+
+    fn open_key(&self, owner: &str) -> String {
+        format!("{}open:{owner}", self.inner.prefix)
     }
 
     async fn connection(&self) -> Result<MultiplexedConnection, TaskStoreError> {
@@ -183,9 +202,10 @@ impl TaskStore for RedisTaskStore {
             let mut command = redis::cmd("EVAL");
             command
                 .arg(CREATE)
-                .arg(2)
+                .arg(3)
                 .arg(self.key(&record.id))
-                .arg(self.owner_key(&record.owner));
+                .arg(self.owner_key(&record.owner))
+                .arg(self.open_key(&record.owner));
             command
                 .arg(text)
                 .arg(limit)
