@@ -3,8 +3,11 @@
 # SECONDS each (default 30), after seeding the corpora: JSON-RPC messages and
 # protocol examples from the official specification mirror
 # (../shared/mcp-spec, or $MCPGEN_SCHEMA_MIRROR), the shared manifests and
-# the examples' manifests. Corpora live in the untracked fuzz/corpus/; a
-# crash leaves its input in fuzz/artifacts/<target>/ and fails the script.
+# the examples' manifests. Corpora grow in the untracked fuzz/corpus/; the
+# minimised corpora of the long runs are kept in fuzz/kept/<target>/
+# (tracked; read as a second corpus, never written; scripts/fuzz_keep.sh
+# minimises a target's corpora into it). A crash
+# leaves its input in fuzz/artifacts/<target>/ and fails the script.
 #   bash scripts/fuzz.sh            # 30 s per target
 #   bash scripts/fuzz.sh 3600       # an hour per target
 #   bash scripts/fuzz.sh 60 http    # one target
@@ -52,7 +55,9 @@ status=0
 for target in "${targets[@]}"; do
     echo "fuzz.sh: $target for ${seconds}s"
     mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
-    if ! (cd fuzz && cargo "${toolchain[@]}" fuzz run "${build[@]}" "$target" "corpus/$target" -- \
+    kept=()
+    [ -d "fuzz/kept/$target" ] && kept=("kept/$target")
+    if ! (cd fuzz && cargo "${toolchain[@]}" fuzz run "${build[@]}" "$target" "corpus/$target" "${kept[@]}" -- \
         -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=65536 -timeout=20 \
         -artifact_prefix="artifacts/$target/" -print_final_stats=1 2>&1 | tail -n 25); then
         status=1
