@@ -39,6 +39,7 @@ mod services;
 #[path = "../../weather-server/tests/infra/tokens.rs"]
 mod tokens;
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -766,6 +767,22 @@ fn report(
         );
     }
     if !outside_failures.is_empty() {
+        // When they happened: one burst (a store outage) or all along.
+        let mut by_minute: BTreeMap<u64, usize> = BTreeMap::new();
+        for c in calls.iter().filter(|c| !inside(c)) {
+            if matches!(c.outcome, Outcome::Failed(_)) {
+                *by_minute.entry(c.from as u64 / 60).or_default() += 1;
+            }
+        }
+        let minutes: Vec<String> = by_minute
+            .iter()
+            .map(|(m, n)| format!("minute {m}: {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nFailed outside a window, by minute: {}.",
+            minutes.join(", ")
+        );
         let _ = writeln!(out, "\nFailed outside a window (first 20):\n");
         for f in outside_failures.iter().take(20) {
             let _ = writeln!(out, "- {f}");
