@@ -221,7 +221,7 @@ async fn stateless_era_lists_calls_and_maps_errors() {
     let listed = client.list_all_tools().await.unwrap();
     assert_eq!(
         names(&listed),
-        ["add", "echo", "wait", "fail", WEATHER, "route", "session"]
+        ["add", "echo", "wait", "fail", WEATHER, "route", "session", "headers"]
     );
 
     let sum = client
@@ -301,7 +301,7 @@ async fn stateful_era_keeps_the_session_and_deletes_it_on_close() {
     let listed = client.list_all_tools().await.unwrap();
     assert_eq!(
         listed.len(),
-        8,
+        9,
         "no x-mcp-header filtering in the stateful era: {:?}",
         names(&listed)
     );
