@@ -193,22 +193,11 @@ async fn the_redis_stores_bound_ignores_orphaned_tasks() {
         .unwrap()
         .as_millis() as u64;
     let record = |id: &str, lease_ms: u64| TaskRecord {
-        id: id.into(),
-        owner: "alice".into(),
         modern: true,
-        status: TaskStatus::Working,
-        status_message: None,
-        created_ms: now,
-        updated_ms: now,
         ttl_ms: Some(60_000),
         poll_ms: 100,
-        result: None,
-        error: None,
-        input_requests: Default::default(),
-        input_responses: Default::default(),
-        cancel_requested: false,
-        replica: "gone".into(),
         lease_ms,
+        ..TaskRecord::working(id.into(), "alice".into(), "gone".into(), now)
     };
     assert!(store.create(&record("orphan", now - 1), 1).await.unwrap());
     assert!(

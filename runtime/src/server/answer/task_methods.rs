@@ -163,22 +163,11 @@ pub(in crate::server) fn call_as_task(
             Err(e) => return Some(Reply::error(&id, &RpcError::internal(e.to_string()))),
         };
         let record = TaskRecord {
-            id: task_id,
-            owner: owner(&scope),
             modern: scope.modern,
-            status: TaskStatus::Working,
-            status_message: None,
-            created_ms: now,
-            updated_ms: now,
             ttl_ms: ttl,
             poll_ms: millis(options.poll_interval).max(1),
-            result: None,
-            error: None,
-            input_requests: Map::new(),
-            input_responses: Map::new(),
-            cancel_requested: false,
-            replica: tasks.replica.clone(),
             lease_ms: now.saturating_add(millis(options.lease)),
+            ..TaskRecord::working(task_id, owner(&scope), tasks.replica.clone(), now)
         };
         // Stored before it is announced: a tasks/get right behind the
         // answer finds it, on any replica.

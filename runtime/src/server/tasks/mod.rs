@@ -221,22 +221,10 @@ pub(crate) mod tests {
     /// `now` (tests set the members they look at).
     pub(crate) fn working_record(now: u64) -> TaskRecord {
         TaskRecord {
-            id: "t".into(),
-            owner: "alice".into(),
             modern: true,
-            status: TaskStatus::Working,
-            status_message: None,
-            created_ms: now,
-            updated_ms: now,
-            ttl_ms: None,
             poll_ms: 100,
-            result: None,
-            error: None,
-            input_requests: Default::default(),
-            input_responses: Default::default(),
-            cancel_requested: false,
-            replica: "r".into(),
             lease_ms: 0,
+            ..TaskRecord::working("t".into(), "alice".into(), "r".into(), now)
         }
     }
 

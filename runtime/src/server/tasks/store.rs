@@ -110,6 +110,32 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
+    /// A task of `owner` that `replica` starts at `now_ms`: `working`, in
+    /// the 2025-11-25 era's shape, kept without limit, polled every
+    /// second, its lease ending at `now_ms` (set `lease_ms`, `ttl_ms`,
+    /// `poll_ms` and `modern` with struct update syntax). A store's own
+    /// tests build their records from it.
+    pub fn working(id: String, owner: String, replica: String, now_ms: u64) -> Self {
+        TaskRecord {
+            id,
+            owner,
+            modern: false,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_ms: now_ms,
+            updated_ms: now_ms,
+            ttl_ms: None,
+            poll_ms: 1000,
+            result: None,
+            error: None,
+            input_requests: Map::new(),
+            input_responses: Map::new(),
+            cancel_requested: false,
+            replica,
+            lease_ms: now_ms,
+        }
+    }
+
     /// Records a change made at `now_ms`: `updated_ms` grows by at least
     /// one millisecond with every change, so it orders a task's changes (a
     /// record read before a change has a smaller one, even within one

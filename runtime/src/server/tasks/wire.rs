@@ -88,22 +88,14 @@ mod tests {
 
     fn record(modern: bool) -> TaskRecord {
         TaskRecord {
-            id: "t1".into(),
-            owner: String::new(),
             modern,
             status: TaskStatus::Completed,
-            status_message: None,
-            created_ms: 0,
             updated_ms: 1000,
             ttl_ms: Some(60_000),
             poll_ms: 500,
             result: Some(json!({"content": []})),
-            error: None,
-            input_requests: Map::new(),
-            input_responses: Map::new(),
-            cancel_requested: false,
-            replica: String::new(),
             lease_ms: 0,
+            ..TaskRecord::working("t1".into(), String::new(), String::new(), 0)
         }
     }
 
