@@ -65,7 +65,7 @@ impl Client {
         url: &str,
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
-        let transport = HttpTransport::new(url)?.options(options.http.clone());
+        let transport = HttpTransport::new(url)?;
         Self::connect_with(transport, options).await
     }
 

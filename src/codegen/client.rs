@@ -235,7 +235,7 @@ pub fn generate_with(input: &ClientInput<'_>) -> Result<TokenStream> {
                 url: &str,
                 options: ClientOptions,
             ) -> Result<Self, ClientError> {
-                let transport = HttpTransport::new(url)?.options(options.http.clone());
+                let transport = HttpTransport::new(url)?;
                 Self::connect_with(transport, options).await
             }
         }
