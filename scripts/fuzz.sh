@@ -15,6 +15,12 @@
 # AddressSanitizer (coverage guidance stays): a build that takes a fraction
 # of the time, for a short check that they build and the seeds pass (CI).
 # Runs of an hour want the default, optimised build.
+# FUZZ_TIMEOUT (default 20) is the seconds one input may take before
+# libFuzzer calls it a hang; it is wall-clock time, so a run at low priority
+# beside other work wants more (a starved fuzzer reports false hangs).
+# Each target's whole output is kept in fuzz/logs/TARGET.log (untracked);
+# when a target fails, its run count and statistics are printed after the
+# report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
@@ -54,16 +60,21 @@ fi
 status=0
 for target in "${targets[@]}"; do
     echo "fuzz.sh: $target for ${seconds}s"
-    mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
+    mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target" fuzz/logs
     kept=()
     [ -d "fuzz/kept/$target" ] && kept=("kept/$target")
-    if ! (cd fuzz && cargo "${toolchain[@]}" fuzz run "${build[@]}" "$target" "corpus/$target" "${kept[@]}" -- \
-        -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=65536 -timeout=20 \
-        -artifact_prefix="artifacts/$target/" -print_final_stats=1 2>&1 | tail -n 25); then
-        status=1
+    failed=0
+    (cd fuzz && cargo "${toolchain[@]}" fuzz run "${build[@]}" "$target" "corpus/$target" "${kept[@]}" -- \
+        -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=65536 -timeout="${FUZZ_TIMEOUT:-20}" \
+        -artifact_prefix="artifacts/$target/" -print_final_stats=1 2>&1 | tee "logs/$target.log" | tail -n 25) || failed=1
+    # A failing input of this run or of an earlier one still lying there.
+    if [ -n "$(find "fuzz/artifacts/$target" -maxdepth 1 \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' \) -print -quit)" ]; then
+        failed=1
     fi
-    if [ "${PIPESTATUS[0]:-0}" != 0 ] || ls "fuzz/artifacts/$target"/crash-* "fuzz/artifacts/$target"/oom-* "fuzz/artifacts/$target"/timeout-* >/dev/null 2>&1; then
+    if [ "$failed" != 0 ]; then
         echo "fuzz.sh: $target found a failing input in fuzz/artifacts/$target/" >&2
+        # The report's stack may have pushed the run's figures out of the tail.
+        grep -aE '^(Done [0-9]+ runs|stat::)' "fuzz/logs/$target.log" >&2 || true
         status=1
     fi
 done
