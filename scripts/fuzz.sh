@@ -72,7 +72,7 @@ for target in "${targets[@]}"; do
         failed=1
     fi
     if [ "$failed" != 0 ]; then
-        echo "fuzz.sh: $target found a failing input in fuzz/artifacts/$target/" >&2
+        echo "fuzz.sh: $target failed (a failing input is in fuzz/artifacts/$target/, or the build failed above)" >&2
         # The report's stack may have pushed the run's figures out of the tail.
         grep -aE '^(Done [0-9]+ runs|stat::)' "fuzz/logs/$target.log" >&2 || true
         status=1

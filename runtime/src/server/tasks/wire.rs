@@ -94,7 +94,6 @@ mod tests {
             ttl_ms: Some(60_000),
             poll_ms: 500,
             result: Some(json!({"content": []})),
-            lease_ms: 0,
             ..TaskRecord::working("t1".into(), String::new(), String::new(), 0)
         }
     }
