@@ -70,7 +70,7 @@ pub(crate) fn dedupe(
     roots: &BTreeSet<String>,
 ) -> Result<syn::File, TokenStream> {
     let mut file = syn::parse2::<syn::File>(tokens.clone()).map_err(|_| tokens)?;
-    let mut shapes = Shapes::new();
+    let mut shapes = Shapes::default();
     // Each round merges at least one group, so this ends; the bound is a
     // guard against a shape that renames back and forth.
     for _ in 0..64 {
@@ -112,14 +112,42 @@ fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>) -> syn::File {
             renames.insert(name.clone(), short);
         }
     }
-    rename_in(&mut file, &renames, &mut Shapes::new());
+    rename_in(&mut file, &renames, &mut Shapes::default());
     file
 }
 
-/// The shapes of the enums and structs computed so far, by type name. A
-/// round renames a few names in a few types; only the shapes of those are
-/// computed again.
-type Shapes = HashMap<String, String>;
+/// The shapes computed so far. A round renames a few names in a few
+/// items; only the shapes of those are computed again.
+#[derive(Default)]
+struct Shapes {
+    /// Of the enums and structs, by type name.
+    types: HashMap<String, String>,
+    /// Of the newtypes' impls (their checks), all of one newtype's
+    /// together, by its name.
+    impls: HashMap<String, String>,
+}
+
+impl Shapes {
+    fn clear(&mut self) {
+        self.types.clear();
+        self.impls.clear();
+    }
+
+    /// Forgets what was computed of `name`, as a type or as the type its
+    /// impls are for.
+    fn forget(&mut self, name: &str) {
+        self.types.remove(name);
+        self.impls.remove(name);
+    }
+}
+
+/// The name of the type an impl is for (its last path segment).
+fn impl_self_name(imp: &syn::ItemImpl) -> Option<String> {
+    match &*imp.self_ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
 
 /// One round: the file with every group of identical types merged; the
 /// file unchanged (as `Err`) when there is nothing to merge.
@@ -140,27 +168,23 @@ fn merge_once(
             _ => None,
         })
         .collect();
-    let mut impls: BTreeMap<String, String> = BTreeMap::new();
+    // Only the newtypes whose impls changed since are written out again.
+    let mut fresh: BTreeMap<String, String> = BTreeMap::new();
     for item in &file.items {
         if let syn::Item::Impl(imp) = item {
-            if let syn::Type::Path(p) = &*imp.self_ty {
-                let name = p
-                    .path
-                    .segments
-                    .last()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
-                if newtypes.contains(&name) {
-                    let text = rename(
-                        imp.to_token_stream(),
-                        &BTreeMap::from([(name.clone(), "Shape".to_owned())]),
-                    )
-                    .to_string();
-                    impls.entry(name).or_default().push_str(&text);
-                }
+            let name = impl_self_name(imp).unwrap_or_default();
+            if newtypes.contains(&name) && !shapes.impls.contains_key(&name) {
+                let text = rename(
+                    imp.to_token_stream(),
+                    &BTreeMap::from([(name.clone(), "Shape".to_owned())]),
+                )
+                .to_string();
+                fresh.entry(name).or_default().push_str(&text);
             }
         }
     }
+    shapes.impls.extend(fresh);
+    let impls = &shapes.impls;
     let groups =
         super::shared::groups(
             file.items
@@ -169,6 +193,7 @@ fn merge_once(
                 .filter_map(|(i, item)| match item {
                     syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => {
                         let shape = shapes
+                            .types
                             .entry(e.ident.to_string())
                             .or_insert_with(|| enum_shape(e));
                         Some((i, shape.clone()))
@@ -176,6 +201,7 @@ fn merge_once(
                     syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => {
                         let own = impls.get(&s.ident.to_string()).map_or("", String::as_str);
                         let shape = shapes
+                            .types
                             .entry(s.ident.to_string())
                             .or_insert_with(|| struct_shape(s));
                         Some((i, format!("{shape} {own}")))
@@ -283,7 +309,12 @@ fn merge_once(
             _ if removed.contains(i) => false,
             // The impls for or naming the members that go (`From<Gone> for
             // Value`); the kept one's are renamed below.
-            syn::Item::Impl(imp) => !names_any(imp, &gone),
+            syn::Item::Impl(imp) if names_any(imp, &gone) => {
+                if let Some(name) = impl_self_name(imp) {
+                    shapes.impls.remove(&name);
+                }
+                false
+            }
             _ => true,
         })
         .map(|(_, item)| item)
@@ -541,7 +572,7 @@ fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>, shapes: &
         },
     };
     for old in renames.keys() {
-        shapes.remove(old);
+        shapes.forget(old);
     }
     for attr in &mut file.attrs {
         visitor.visit_attribute_mut(attr);
@@ -550,8 +581,17 @@ fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>, shapes: &
         changed.set(false);
         visitor.visit_item_mut(item);
         if changed.get() {
-            if let Some(name) = item_name(item) {
-                shapes.remove(&name);
+            match item {
+                syn::Item::Impl(imp) => {
+                    if let Some(name) = impl_self_name(imp) {
+                        shapes.impls.remove(&name);
+                    }
+                }
+                _ => {
+                    if let Some(name) = item_name(item) {
+                        shapes.types.remove(&name);
+                    }
+                }
             }
         }
     }
@@ -610,6 +650,32 @@ mod tests {
             "a shared doc comment stays: {text}"
         );
         assert!(text.contains("`LocationDatum`: the same values"), "{text}");
+    }
+
+    /// Newtypes whose impls' bodies name two identical enums: once the
+    /// enums are one, the impls are the same text, and the newtypes merge in the
+    /// next round (the impls' shapes of the first round are not reused).
+    #[test]
+    fn newtypes_merge_once_their_impls_name_the_same_type() {
+        let tokens = quote! {
+            pub enum AInputLinkKind { Web }
+            pub enum BInputLinkKind { Web }
+            pub struct AInputLink(pub ::serde_json::Value);
+            impl ::std::default::Default for AInputLink {
+                fn default() -> Self { Self(AInputLinkKind::Web.into()) }
+            }
+            pub struct BInputLink(pub ::serde_json::Value);
+            impl ::std::default::Default for BInputLink {
+                fn default() -> Self { Self(BInputLinkKind::Web.into()) }
+            }
+        };
+        let out = dedupe(tokens, &roots(&[]));
+        let names: Vec<String> = names_of(&out);
+        assert_eq!(names, ["LinkKind", "Link"], "{out}");
+        assert!(
+            out.to_string().contains("Self (LinkKind :: Web . into ())"),
+            "{out}"
+        );
     }
 
     /// typify's newtypes come with impls for other types that name them
