@@ -23,6 +23,7 @@ use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::Token;
 
+use super::shared::impl_self_name;
 use super::sources;
 
 /// Names a merged type never gets: they would shadow a name that
@@ -138,14 +139,6 @@ impl Shapes {
     fn forget(&mut self, name: &str) {
         self.types.remove(name);
         self.impls.remove(name);
-    }
-}
-
-/// The name of the type an impl is for (its last path segment).
-fn impl_self_name(imp: &syn::ItemImpl) -> Option<String> {
-    match &*imp.self_ty {
-        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
     }
 }
 

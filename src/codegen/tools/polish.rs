@@ -734,10 +734,7 @@ struct RenameVariants<'a> {
 
 impl syn::visit_mut::VisitMut for RenameVariants<'_> {
     fn visit_item_impl_mut(&mut self, imp: &mut syn::ItemImpl) {
-        let self_ty = match &*imp.self_ty {
-            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        };
+        let self_ty = super::shared::impl_self_name(imp);
         let outer = std::mem::replace(
             &mut self.current,
             self_ty.filter(|name| self.enums.contains(name)),

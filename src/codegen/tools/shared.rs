@@ -147,6 +147,14 @@ impl InPlace<'_> {
     }
 }
 
+/// The name of the type an impl is for (its last path segment).
+pub(crate) fn impl_self_name(imp: &syn::ItemImpl) -> Option<String> {
+    match &*imp.self_ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
