@@ -31,6 +31,7 @@ mod enums;
 mod fields;
 mod fixup;
 mod integers;
+mod mentions;
 mod polish;
 mod prepare;
 mod shared;

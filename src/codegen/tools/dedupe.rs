@@ -23,6 +23,7 @@ use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::Token;
 
+use super::mentions::Mentions;
 use super::shared::impl_self_name;
 use super::sources;
 
@@ -118,7 +119,8 @@ fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>) -> syn::File {
 }
 
 /// The shapes computed so far. A round renames a few names in a few
-/// items; only the shapes of those are computed again.
+/// items; only the shapes of those are computed again, and only those
+/// items are visited to rename (found by `mentions`).
 #[derive(Default)]
 struct Shapes {
     /// Of the enums and structs, by type name.
@@ -126,12 +128,16 @@ struct Shapes {
     /// Of the newtypes' impls (their checks), all of one newtype's
     /// together, by its name.
     impls: HashMap<String, String>,
+    /// Which items name which identifiers; made by the first round.
+    /// Without it, a rename visits every item.
+    mentions: Option<Mentions>,
 }
 
 impl Shapes {
     fn clear(&mut self) {
         self.types.clear();
         self.impls.clear();
+        self.mentions = None;
     }
 
     /// Forgets what was computed of `name`, as a type or as the type its
@@ -149,6 +155,9 @@ fn merge_once(
     roots: &BTreeSet<String>,
     shapes: &mut Shapes,
 ) -> Result<syn::File, syn::File> {
+    if shapes.mentions.is_none() {
+        shapes.mentions = Some(Mentions::of(&file.items));
+    }
     // Types by shape, in order of first appearance. A newtype's checks live
     // in its impls (`FromStr` with `minLength`…), which are its shape too.
     let newtypes: BTreeSet<String> = file
@@ -292,9 +301,13 @@ fn merge_once(
     for (i, variant) in keep_default {
         if let Some(syn::Item::Enum(e)) = file.items.get_mut(i) {
             add_default(e, &variant);
+            if let Some(mentions) = &mut shapes.mentions {
+                mentions.changed(i, &file.items[i]);
+            }
         }
     }
     let items = std::mem::take(&mut file.items);
+    let mut kept = Vec::with_capacity(items.len());
     file.items = items
         .into_iter()
         .enumerate()
@@ -310,8 +323,14 @@ fn merge_once(
             }
             _ => true,
         })
-        .map(|(_, item)| item)
+        .map(|(i, item)| {
+            kept.push(i);
+            item
+        })
         .collect();
+    if let Some(mentions) = &mut shapes.mentions {
+        mentions.keep(&kept);
+    }
     rename_in(&mut file, &renames, shapes);
     Ok(file)
 }
@@ -570,7 +589,25 @@ fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>, shapes: &
     for attr in &mut file.attrs {
         visitor.visit_attribute_mut(attr);
     }
-    for item in &mut file.items {
+    // The items that name an old name, when the index says which.
+    let naming = shapes
+        .mentions
+        .as_ref()
+        .map(|mentions| mentions.naming(renames.keys()));
+    let items: Box<dyn Iterator<Item = &mut syn::Item>> = match &naming {
+        Some(positions) => {
+            let mut positions = positions.iter().copied().peekable();
+            Box::new(
+                file.items
+                    .iter_mut()
+                    .enumerate()
+                    .filter(move |(at, _)| positions.next_if_eq(at).is_some())
+                    .map(|(_, item)| item),
+            )
+        }
+        None => Box::new(file.items.iter_mut()),
+    };
+    for item in items {
         changed.set(false);
         visitor.visit_item_mut(item);
         if changed.get() {
@@ -587,6 +624,9 @@ fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>, shapes: &
                 }
             }
         }
+    }
+    if let Some(mentions) = &mut shapes.mentions {
+        mentions.renamed(renames);
     }
 }
 
