@@ -186,31 +186,38 @@ fn merge_once(
         }
     }
     shapes.impls.extend(fresh);
-    let impls = &shapes.impls;
-    let groups =
-        super::shared::groups(
-            file.items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, item)| match item {
-                    syn::Item::Enum(e) if !roots.contains(&e.ident.to_string()) => {
-                        let shape = shapes
-                            .types
-                            .entry(e.ident.to_string())
-                            .or_insert_with(|| enum_shape(e));
-                        Some((i, shape.clone()))
-                    }
-                    syn::Item::Struct(s) if !roots.contains(&s.ident.to_string()) => {
-                        let own = impls.get(&s.ident.to_string()).map_or("", String::as_str);
-                        let shape = shapes
-                            .types
-                            .entry(s.ident.to_string())
-                            .or_insert_with(|| struct_shape(s));
-                        Some((i, format!("{shape} {own}")))
-                    }
-                    _ => None,
-                }),
-        );
+    // Every shape computed first, then borrowed as the groups' keys.
+    for item in &file.items {
+        match item {
+            syn::Item::Enum(e) => {
+                let name = e.ident.to_string();
+                if !roots.contains(&name) && !shapes.types.contains_key(&name) {
+                    shapes.types.insert(name, enum_shape(e));
+                }
+            }
+            syn::Item::Struct(s) => {
+                let name = s.ident.to_string();
+                if !roots.contains(&name) && !shapes.types.contains_key(&name) {
+                    shapes.types.insert(name, struct_shape(s));
+                }
+            }
+            _ => {}
+        }
+    }
+    let (types, impls) = (&shapes.types, &shapes.impls);
+    let groups = super::shared::groups(file.items.iter().enumerate().filter_map(|(i, item)| {
+        let (name, own) = match item {
+            syn::Item::Enum(e) => (e.ident.to_string(), None),
+            syn::Item::Struct(s) => {
+                let name = s.ident.to_string();
+                let own = impls.get(&name).map(String::as_str);
+                (name, Some(own))
+            }
+            _ => return None,
+        };
+        // An enum's key has no impls part, so it never equals a struct's.
+        types.get(&name).map(|shape| (i, (shape.as_str(), own)))
+    }));
     let groups: Vec<Vec<usize>> = groups
         .into_iter()
         .flat_map(|g| by_last_word(&file, g))

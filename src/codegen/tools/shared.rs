@@ -4,31 +4,27 @@
 //! renaming what points at the merged-away items.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 
 use proc_macro2::{TokenStream, TokenTree};
 
 /// The indices of items whose keys are equal, each group in order of first
 /// appearance; only groups of two or more.
-pub(super) fn groups(keys: impl IntoIterator<Item = (usize, String)>) -> Vec<Vec<usize>> {
+pub(super) fn groups<K: Hash + Eq>(keys: impl IntoIterator<Item = (usize, K)>) -> Vec<Vec<usize>> {
     // Keys are whole shapes, long and alike at the start: hashed once
     // rather than compared at each level of a tree. The groups keep the
     // order of `keys`.
-    let mut by_key: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    let mut index: HashMap<K, usize> = HashMap::new();
     for (i, key) in keys {
-        match index.get(&key) {
-            Some(&g) => by_key[g].1.push(i),
-            None => {
-                index.insert(key.clone(), by_key.len());
-                by_key.push((key, vec![i]));
-            }
+        let next = members.len();
+        let at = *index.entry(key).or_insert(next);
+        if at == next {
+            members.push(Vec::new());
         }
+        members[at].push(i);
     }
-    by_key
-        .into_iter()
-        .map(|(_, members)| members)
-        .filter(|m| m.len() > 1)
-        .collect()
+    members.into_iter().filter(|m| m.len() > 1).collect()
 }
 
 /// The trailing words all `names` share (as `split` divides each into
