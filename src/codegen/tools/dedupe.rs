@@ -76,10 +76,17 @@ pub(crate) fn dedupe(
     // Each round merges at least one group, so this ends; the bound is a
     // guard against a shape that renames back and forth.
     for _ in 0..64 {
+        let items = file.items.len();
         file = match super::default_fns::merge(file) {
             Ok(merged) => {
-                // Fields name the merged functions in their attributes.
+                // Fields name the merged functions in their attributes. The
+                // merge changes only inside `mod defaults` and renames
+                // functions, which no type merge renames: which items name
+                // which types stays known while the items stay the same.
                 shapes.clear();
+                if merged.items.len() != items {
+                    shapes.mentions = None;
+                }
                 merged
             }
             Err(unchanged) => match merge_once(unchanged, roots, &mut shapes) {
@@ -134,10 +141,10 @@ struct Shapes {
 }
 
 impl Shapes {
+    /// Forgets every shape (not which items name which identifiers).
     fn clear(&mut self) {
         self.types.clear();
         self.impls.clear();
-        self.mentions = None;
     }
 
     /// Forgets what was computed of `name`, as a type or as the type its
