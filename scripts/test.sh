@@ -96,6 +96,9 @@ if [ "$#" -eq 0 ]; then
     cargo clippy -p mcpgen-runtime --no-deps --no-default-features --features upstream,tls -- -D warnings
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcpgen-runtime --all-features
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcpgen
+    # The generated protocol types of every revision: the official
+    # schemas' descriptions, as rustdoc reads them, without a warning.
+    RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcpgen-protocol-tests
 fi
 
 # Both crates are publishable: contents checked, `cargo publish --dry-run`

@@ -6,7 +6,8 @@
 //! no input can put into a generated file what rustc refuses in a comment
 //! (a carriage return, a bidirectional override) whichever generator
 //! copied it: doc attributes are cleaned in [`format()`], header lines in
-//! [`Header::render`].
+//! [`Header::render`]. The formatted text's doc comments are then made
+//! clean for rustdoc (`rustdoc`: bare URLs linked, HTML shown as text).
 //!
 //! `emit` never decides what code to produce; the generators never do I/O.
 //! The writer never replaces anything but a file: a directory (or a pipe,
@@ -23,6 +24,7 @@ use crate::error::{Error, Result};
 mod docs;
 mod enum_sizes;
 mod runtime_paths;
+mod rustdoc;
 
 pub use docs::doc_text;
 use docs::DocPass;
@@ -146,8 +148,10 @@ pub(crate) fn format_tools(
     out.push('\n');
     match parsed {
         Some(file) if file.items.is_empty() && file.attrs.is_empty() => {}
-        Some(file) if docs::needs_cleaning(&file) => out.push_str(&unparse(docs::cleaned(&file))?),
-        Some(file) => out.push_str(&unparse(file)?),
+        Some(file) if docs::needs_cleaning(&file) => {
+            out.push_str(&rustdoc::clean(unparse(docs::cleaned(&file))?))
+        }
+        Some(file) => out.push_str(&rustdoc::clean(unparse(file)?)),
         None if tokens.is_empty() => {}
         None => out.push_str(&format_body(tokens.clone())?),
     }
@@ -180,7 +184,7 @@ fn format_body(tokens: TokenStream) -> Result<String> {
     })?;
     // The syntax tree holds everything now; the tokens need not outlive it.
     drop(tokens);
-    Ok(docs.expand(unparse(file)?))
+    Ok(rustdoc::clean(docs.expand(unparse(file)?)))
 }
 
 /// prettyplease's text of `file`, once its enums say which of them have

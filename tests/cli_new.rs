@@ -562,7 +562,8 @@ fn scaffolded_crates_build_and_pass_their_own_tests() {
 }
 
 /// Every real server's capture in `../shared/manifests/real/` scaffolds,
-/// builds without a warning and passes its own tests: each tool called
+/// builds and documents (`cargo doc`, which reads every description as
+/// Markdown) without a warning and passes its own tests: each tool called
 /// with arguments valid against its schema (task-required ones as tasks),
 /// and one with invalid arguments. Shapes nobody here invented, so a
 /// regression in any of them shows.
@@ -628,6 +629,17 @@ fn real_manifests_scaffold_and_pass_their_own_tests() {
         };
         if !output.status.success() || !stdout.contains(passed) || stderr.contains("warning:") {
             failures.push(format!("{stem}:\n{stdout}\n{stderr}"));
+        }
+        let doc = cargo()
+            .args(["doc", "--offline", "--quiet", "--no-deps", "--workspace"])
+            .arg("--manifest-path")
+            .arg(crate_dir.join("Cargo.toml"))
+            .env("RUSTDOCFLAGS", "-D warnings")
+            .output()
+            .expect("run cargo doc");
+        if !doc.status.success() {
+            let stderr = String::from_utf8_lossy(&doc.stderr);
+            failures.push(format!("{stem}: cargo doc:\n{stderr}"));
         }
         // The target directory keeps only what the next crate reuses.
         let _ = std::fs::remove_dir_all(&crate_dir);
