@@ -23,7 +23,7 @@ use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
 use client_support::{build_driver, generate, root, workspace_bin};
@@ -306,21 +306,32 @@ struct Stack {
     driver: PathBuf,
 }
 
+/// The driver, generated and built once for the tests of this file,
+/// which run in parallel: each writing the same directory would race.
+fn driver() -> PathBuf {
+    static DRIVER: OnceLock<PathBuf> = OnceLock::new();
+    DRIVER
+        .get_or_init(|| {
+            let generated = Path::new(env!("CARGO_TARGET_TMPDIR")).join("client-tls/generated");
+            generate(
+                &root().join("examples/weather-server/tools.json"),
+                "2025-11-25",
+                &generated,
+            );
+            build_driver(
+                "client_tls_driver",
+                &generated,
+                include_str!("client_fixtures/tls_driver.rs"),
+                false,
+            )
+        })
+        .clone()
+}
+
 impl Stack {
     fn start() -> Option<Self> {
         let nginx_bin = require("nginx")?;
-        let generated = Path::new(env!("CARGO_TARGET_TMPDIR")).join("client-tls/generated");
-        generate(
-            &root().join("examples/weather-server/tools.json"),
-            "2025-11-25",
-            &generated,
-        );
-        let driver = build_driver(
-            "client_tls_driver",
-            &generated,
-            include_str!("client_fixtures/tls_driver.rs"),
-            false,
-        );
+        let driver = driver();
         let (server, upstream) = weather_server();
         let pki = Pki::new();
         let nginx = Nginx::start(&nginx_bin, &pki, &upstream);
