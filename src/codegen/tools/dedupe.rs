@@ -195,20 +195,13 @@ fn merge_once(
     shapes.impls.extend(fresh);
     // Every shape computed first, then borrowed as the groups' keys.
     for item in &file.items {
-        match item {
-            syn::Item::Enum(e) => {
-                let name = e.ident.to_string();
-                if !roots.contains(&name) && !shapes.types.contains_key(&name) {
-                    shapes.types.insert(name, enum_shape(e));
-                }
-            }
-            syn::Item::Struct(s) => {
-                let name = s.ident.to_string();
-                if !roots.contains(&name) && !shapes.types.contains_key(&name) {
-                    shapes.types.insert(name, struct_shape(s));
-                }
-            }
-            _ => {}
+        let (name, shape): (_, &dyn Fn() -> String) = match item {
+            syn::Item::Enum(e) => (e.ident.to_string(), &|| enum_shape(e)),
+            syn::Item::Struct(s) => (s.ident.to_string(), &|| struct_shape(s)),
+            _ => continue,
+        };
+        if !roots.contains(&name) && !shapes.types.contains_key(&name) {
+            shapes.types.insert(name, shape());
         }
     }
     let (types, impls) = (&shapes.types, &shapes.impls);
@@ -604,24 +597,12 @@ fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>, shapes: &
         visitor.visit_attribute_mut(attr);
     }
     // The items that name an old name, when the index says which.
-    let naming = shapes
-        .mentions
-        .as_ref()
-        .map(|mentions| mentions.naming(renames.keys()));
-    let items: Box<dyn Iterator<Item = &mut syn::Item>> = match &naming {
-        Some(positions) => {
-            let mut positions = positions.iter().copied().peekable();
-            Box::new(
-                file.items
-                    .iter_mut()
-                    .enumerate()
-                    .filter(move |(at, _)| positions.next_if_eq(at).is_some())
-                    .map(|(_, item)| item),
-            )
-        }
-        None => Box::new(file.items.iter_mut()),
+    let positions = match &shapes.mentions {
+        Some(mentions) => mentions.naming(renames.keys()),
+        None => (0..file.items.len()).collect(),
     };
-    for item in items {
+    for at in positions {
+        let item = &mut file.items[at];
         changed.set(false);
         visitor.visit_item_mut(item);
         if changed.get() {
