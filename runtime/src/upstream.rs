@@ -51,8 +51,8 @@ pub use binding::{
 };
 #[cfg(feature = "upstream")]
 pub use client::{
-    Upstream, UpstreamBuilder, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
-    UPSTREAM_URL_VAR,
+    Answer, Upstream, UpstreamBuilder, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT, UPSTREAM_URL_VAR,
 };
 #[cfg(feature = "upstream")]
 pub use error::UpstreamError;

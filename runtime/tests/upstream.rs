@@ -18,7 +18,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use mcpgen_runtime::transport::http::HttpOptions;
 use mcpgen_runtime::upstream::Upstream;
-use mcpgen_runtime::ToolOutput;
+use mcpgen_runtime::{RequestContext, ToolOutput};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 
@@ -830,4 +830,45 @@ fn the_client_and_its_futures_are_send_and_sync() {
     let args = json!({});
     send(upstream.call(0, &args));
     send(upstream.send(0, &args));
+    send(upstream.answer(0, &args, RequestContext::detached("t")));
+}
+
+#[tokio::test]
+async fn the_default_handler_sends_the_arguments_as_sent_else_the_input() {
+    let api = Api::start(|_, _| json_ok(json!({"ok": true}))).await;
+    let mut b = get("/search", &api.url());
+    b["parameters"] = json!([
+        {"argument": "q", "name": "q", "in": "query", "style": "form", "explode": true}
+    ]);
+    let upstream = Upstream::builder(&one(b)).build().unwrap();
+    // A typed input, written out: what a handler calling it directly has.
+    #[derive(serde::Serialize)]
+    struct Input {
+        q: String,
+    }
+    let typed = Input { q: "typed".into() };
+    let out = upstream
+        .answer(0, &typed, RequestContext::detached("t"))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&out), r#"{"ok":true}"#);
+    // The arguments as the client sent them win over the typed input
+    // (which may keep less of them).
+    let sent = RequestContext::detached("t").with_arguments(json!({"q": "sent"}));
+    upstream.answer(0, &typed, sent).await.unwrap();
+    let targets: Vec<String> = api.seen().into_iter().map(|s| s.target).collect();
+    assert_eq!(targets, ["/search?q=typed", "/search?q=sent"]);
+    // An input that cannot be written out is a tool error, not a panic.
+    struct Unwritable;
+    impl serde::Serialize for Unwritable {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("no"))
+        }
+    }
+    let err = upstream
+        .answer(0, &Unwritable, RequestContext::detached("t"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.message(), "cannot encode the tool's input: no");
+    assert_eq!(api.seen().len(), 2);
 }

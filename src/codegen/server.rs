@@ -131,16 +131,9 @@ pub fn generate(
                     input: tools::#input,
                     ctx: RequestContext,
                 ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send {
-                    async move {
-                        let upstream = HttpApi::upstream(self);
-                        // The arguments as sent (what the typed input keeps
-                        // may be less), else the input written out.
-                        let answer = match ctx.arguments() {
-                            Some(arguments) => upstream.send(tool_index::#index_name, arguments).await?,
-                            None => requests::#method(upstream, &input).await?,
-                        };
-                        upstream.output(tool_index::#index_name, answer)
-                    }
+                    // A boxed future (see `Upstream::answer`): cheaper to
+                    // check in a trait of many methods than an `async` block.
+                    HttpApi::upstream(self).answer(tool_index::#index_name, &input, ctx)
                 }
             });
             arms.extend(quote! {

@@ -3,6 +3,8 @@
 //! text, then [`Upstream::call`] per tool call.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -13,6 +15,7 @@ use super::error::UpstreamError;
 use super::net::{Limits, Net};
 use super::request;
 use super::response::{self, ApiResponse};
+use crate::server::handler::context::RequestContext;
 use crate::server::handler::tool_error::ToolError;
 use crate::server::tools::tool::ToolOutput;
 use crate::transport::http::HttpOptions;
@@ -29,6 +32,9 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 
 /// How often an idempotent request is retried unless set.
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
+
+/// The future of [`Upstream::answer`]: a tool's result, boxed.
+pub type Answer<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
 
 /// One tool's binding, ready.
 #[derive(Debug)]
@@ -149,6 +155,50 @@ impl Upstream {
     pub async fn call(&self, tool: usize, arguments: &Value) -> Result<ToolOutput, ToolError> {
         let response = self.send(tool, arguments).await?;
         self.output(tool, response)
+    }
+
+    /// What the generated handler method of tool number `tool` does
+    /// unless a handler overrides it: the call's arguments as the client
+    /// sent them ([`RequestContext::arguments`]; the typed input may keep
+    /// less of them), else `input` written out, then [`call`](Self::call).
+    ///
+    /// The future is boxed so that a generated `Handler` names one plain
+    /// type per default method: proving an `async` block's own type `Send`
+    /// in a trait of hundreds of methods cost the compiler about 8 s of an
+    /// 800-tool crate's build (`docs/performance.md`). One allocation per
+    /// call is nothing beside the HTTP request it makes.
+    pub fn answer<T: serde::Serialize>(
+        &self,
+        tool: usize,
+        input: &T,
+        ctx: RequestContext,
+    ) -> Answer<'_> {
+        let written = match ctx.arguments() {
+            Some(_) => None,
+            None => Some(
+                serde_json::to_value(input)
+                    .map_err(|e| ToolError::new(format!("cannot encode the tool's input: {e}"))),
+            ),
+        };
+        self.answer_with(tool, written, ctx)
+    }
+
+    /// [`answer`](Self::answer) once the input is written out (not
+    /// generic, so compiled once).
+    fn answer_with(
+        &self,
+        tool: usize,
+        written: Option<Result<Value, ToolError>>,
+        ctx: RequestContext,
+    ) -> Answer<'_> {
+        Box::pin(async move {
+            let arguments = match (written, ctx.arguments()) {
+                (Some(written), _) => written?,
+                (None, Some(sent)) => sent.clone(),
+                (None, None) => Value::Null,
+            };
+            self.call(tool, &arguments).await
+        })
     }
 
     /// [`send`](Self::send) with a tool's typed input, as the generated
