@@ -99,6 +99,9 @@ if [ "$#" -eq 0 ]; then
     # The generated protocol types of every revision: the official
     # schemas' descriptions, as rustdoc reads them, without a warning.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcpgen-protocol-tests
+    # Tool types of hostile shapes (60 nested maps, arrays, objects):
+    # rustdoc proves every auto trait of each, deeper than rustc does.
+    RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcpgen-tools-tests
 fi
 
 # Both crates are publishable: contents checked, `cargo publish --dry-run`

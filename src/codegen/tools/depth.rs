@@ -11,9 +11,14 @@
 //! generated server fail to compile. So a subschema deeper than the limit
 //! is typed as `serde_json::Value` (the server's validator still checks it
 //! against the declared schema) and generation warns about it, naming the
-//! place. Arrays cost rustc the most per level (`Vec` is three types
+//! place. An array costs rustc more than most levels (`Vec` is three types
 //! deep): 32 levels of them still compile, 48 do not; the limit leaves
 //! room for the types a server or a user wraps around a tool type.
+//! A map (`additionalProperties`, a `BTreeMap`) costs the most: rustdoc
+//! proves every auto trait of a documented type, `UnwindSafe` included,
+//! which it can only do by walking into the map's nodes, about nine
+//! levels each, so 13 nested maps document and 14 do not. A map level
+//! counts [`MAP_LEVEL`] levels here.
 //!
 //! Depth is counted through `$ref`s: a definition used at some level adds
 //! its own depth there, plus one (a definition that only names another
@@ -30,6 +35,13 @@ use crate::manifest::RefIndex;
 
 /// Most schema levels a tool type nests.
 pub const MAX_TYPE_DEPTH: usize = 24;
+
+/// What one level of map (a subschema under a keyword of [`MAPS`]) counts
+/// for: at most 12 maps nest within [`MAX_TYPE_DEPTH`].
+pub const MAP_LEVEL: usize = 2;
+
+/// Keywords whose subschema is the value type of a map.
+const MAPS: &[&str] = &["additionalProperties", "unevaluatedProperties"];
 
 /// Keywords whose values are subschemas that become nested types.
 const NESTING: &[&str] = &[
@@ -129,49 +141,55 @@ impl Depth<'_, '_> {
                 h = th;
             }
         }
-        let mut children: Vec<(String, &Value)> = Vec::new();
+        // Each child with what its level counts for.
+        let mut children: Vec<(String, &Value, usize)> = Vec::new();
         for (k, v) in obj {
             let at = format!("{pointer}/{}", pointer_token(k));
             if NESTING.contains(&k.as_str()) {
+                let cost = if MAPS.contains(&k.as_str()) {
+                    MAP_LEVEL
+                } else {
+                    1
+                };
                 match v {
                     Value::Array(list) => {
                         children.extend(
                             list.iter()
                                 .enumerate()
-                                .map(|(i, c)| (format!("{at}/{i}"), c)),
+                                .map(|(i, c)| (format!("{at}/{i}"), c, cost)),
                         );
                     }
-                    other => children.push((at, other)),
+                    other => children.push((at, other, cost)),
                 }
             } else if NESTING_MANY.contains(&k.as_str()) {
                 match v {
                     Value::Object(map) => {
                         children.extend(
                             map.iter()
-                                .map(|(n, c)| (format!("{at}/{}", pointer_token(n)), c)),
+                                .map(|(n, c)| (format!("{at}/{}", pointer_token(n)), c, 1)),
                         );
                     }
                     Value::Array(list) => {
                         children.extend(
                             list.iter()
                                 .enumerate()
-                                .map(|(i, c)| (format!("{at}/{i}"), c)),
+                                .map(|(i, c)| (format!("{at}/{i}"), c, 1)),
                         );
                     }
                     _ => {}
                 }
             }
         }
-        children.retain(|(_, c)| c.is_object());
-        if children.is_empty() {
+        children.retain(|(_, c, _)| c.is_object());
+        let Some(need) = children.iter().map(|(_, _, cost)| *cost).max() else {
             return h;
-        }
-        if budget == 0 {
+        };
+        if budget < need {
             self.flat.insert(pointer.to_owned());
             return 0;
         }
-        for (at, child) in children {
-            h = h.max(self.trim(child, &at, budget - 1) + 1);
+        for (at, child, cost) in children {
+            h = h.max(self.trim(child, &at, budget - cost) + cost);
         }
         h
     }
@@ -199,6 +217,21 @@ mod tests {
         assert_eq!(
             flat.into_iter().collect::<Vec<_>>(),
             ["/properties/c/properties/c/properties/c/properties/c"]
+        );
+    }
+
+    #[test]
+    fn a_map_level_counts_double() {
+        let mut s = json!({"type": "string"});
+        for _ in 0..3 {
+            s = json!({"type": "object", "additionalProperties": s});
+        }
+        // Three maps are six levels: within 6, not within 5.
+        assert!(too_deep(&RefIndex::new(&s), &[String::new()], 6).is_empty());
+        let flat = too_deep(&RefIndex::new(&s), &[String::new()], 5);
+        assert_eq!(
+            flat.into_iter().collect::<Vec<_>>(),
+            ["/additionalProperties/additionalProperties"]
         );
     }
 

@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::cycles::break_cycles;
-use super::depth::{too_deep, MAX_TYPE_DEPTH};
+use super::depth::{too_deep, MAP_LEVEL, MAX_TYPE_DEPTH};
 use super::fields::Renames;
 use super::integers::{wide_schema, width, Width};
 use super::sources::Sources;
@@ -141,7 +141,7 @@ pub(crate) fn prepare(
         notes.push(Note {
             pointer: p.clone(),
             message: format!(
-                "nested deeper than {MAX_TYPE_DEPTH} levels, so it is typed as `serde_json::Value` (the server still validates it)"
+                "nested deeper than {MAX_TYPE_DEPTH} levels (a map counts {MAP_LEVEL}), so it is typed as `serde_json::Value` (the server still validates it)"
             ),
             hint: "flatten the schema, or move the deep part into a `$defs` definition used at a shallower level",
         });

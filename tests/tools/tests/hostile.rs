@@ -178,11 +178,13 @@ fn long_names_are_bounded_fields_or_extra_members() {
 fn deep_and_chained_schemas_are_cut_with_warnings() {
     let mut objects = json!("leaf");
     let mut arrays = json!("leaf");
-    for _ in 0..60 {
+    let mut maps = json!("leaf");
+    for level in 0..60 {
         objects = json!({"c": objects});
         arrays = json!([arrays]);
+        maps = json!({format!("k{level}"): maps});
     }
-    let v = json!({"objects": objects, "arrays": arrays});
+    let v = json!({"objects": objects, "arrays": arrays, "maps": maps});
     assert_eq!(round_trip::<hostile_big::DeepInput>(v.clone()), v);
     let mut link = json!("end");
     for _ in 0..200 {
