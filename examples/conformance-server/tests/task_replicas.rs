@@ -247,3 +247,64 @@ async fn the_redis_stores_bound_ignores_orphaned_tasks() {
         assert!(left > 50_000 && left <= 60_000, "{set}: {left} ms left");
     }
 }
+
+/// `tasks/list` of an owner with many tasks reads their records in a few
+/// round trips (`MGET` in batches), not one `GET` per task, and lists them
+/// in creation order, leaving out a task whose record is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redis_store_lists_many_tasks_in_few_round_trips() {
+    let Some(redis) = require("redis-server") else {
+        return;
+    };
+    let redis = Redis::start(&redis);
+    let cli = require("redis-cli").expect("redis-cli comes with redis-server");
+    let redis_cli = |args: &[&str]| {
+        let out = Command::new(&cli)
+            .arg("-p")
+            .arg(redis.port.to_string())
+            .args(args)
+            .output()
+            .expect("redis-cli runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let store = RedisTaskStore::new(&redis.url).expect("a store");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    for i in 0..600u64 {
+        let record = TaskRecord {
+            modern: true,
+            ttl_ms: Some(60_000),
+            poll_ms: 100,
+            lease_ms: now + 60_000,
+            ..TaskRecord::working(format!("t{i:03}"), "bob".into(), "slow".into(), now + i)
+        };
+        assert!(store.create(&record, 1000).await.unwrap());
+    }
+    // One record gone (expired) while its id is still in the owner's set.
+    redis_cli(&["DEL", "mcpgen:task:t300"]);
+    redis_cli(&["CONFIG", "RESETSTAT"]);
+    let listed: Vec<String> = store
+        .list("bob")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    let expected: Vec<String> = (0..600)
+        .filter(|i| *i != 300)
+        .map(|i| format!("t{i:03}"))
+        .collect();
+    assert_eq!(listed, expected);
+    let stats = redis_cli(&["INFO", "commandstats"]);
+    let calls = |command: &str| {
+        stats
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("cmdstat_{command}:calls=")))
+            .and_then(|rest| rest.split(',').next())
+            .map_or(0, |n| n.parse::<u64>().unwrap())
+    };
+    assert_eq!(calls("get"), 0, "{stats}");
+    assert_eq!(calls("mget"), 3, "600 ids in batches of 256: {stats}");
+}

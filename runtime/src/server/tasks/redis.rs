@@ -68,6 +68,9 @@ return 1
 /// How often an update is tried again when the record changed under it.
 const MAX_SWAPS: usize = 32;
 
+/// Records `tasks/list` reads per `MGET`.
+const LIST_BATCH: usize = 256;
+
 /// A [`TaskStore`] in Redis; cheap to clone (clones share the connection).
 #[derive(Clone)]
 pub struct RedisTaskStore {
@@ -261,9 +264,18 @@ impl TaskStore for RedisTaskStore {
                 .run(redis::cmd("SMEMBERS").arg(self.owner_key(owner)).clone())
                 .await?;
             let mut list = Vec::with_capacity(ids.len());
-            for id in ids {
-                if let Some(text) = self.text(&id).await? {
-                    list.push(decode(&id, &text)?);
+            // A round trip per batch, not per task; an id whose task
+            // expired reads as nil and is left out.
+            for batch in ids.chunks(LIST_BATCH) {
+                let mut command = redis::cmd("MGET");
+                for id in batch {
+                    command.arg(self.key(id));
+                }
+                let texts: Vec<Option<String>> = self.run(command).await?;
+                for (id, text) in batch.iter().zip(texts) {
+                    if let Some(text) = text {
+                        list.push(decode(id, &text)?);
+                    }
                 }
             }
             list.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
