@@ -487,6 +487,10 @@ fn generate_with(
             ))))
         }
     };
+    // typify's definitions are written out: their memory goes back to the
+    // allocator before the passes below take more (fresh pages cost the
+    // kernel's zeroing).
+    drop(space);
     let mut tokens = tokens;
     for e in &own_enums {
         tokens.extend(enums::tokens(e));
