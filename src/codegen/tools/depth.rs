@@ -36,8 +36,9 @@ use crate::manifest::RefIndex;
 /// Most schema levels a tool type nests.
 pub const MAX_TYPE_DEPTH: usize = 24;
 
-/// What one level of map (a subschema under a keyword of [`MAPS`]) counts
-/// for: at most 12 maps nest within [`MAX_TYPE_DEPTH`].
+/// What one level of map (a subschema under `additionalProperties` or
+/// `unevaluatedProperties`) counts for: at most 12 maps nest within
+/// [`MAX_TYPE_DEPTH`].
 pub const MAP_LEVEL: usize = 2;
 
 /// Keywords whose subschema is the value type of a map.
