@@ -32,6 +32,8 @@ mod fields;
 mod fixup;
 mod integers;
 mod mentions;
+#[allow(dead_code)]
+mod parts;
 mod polish;
 mod prepare;
 mod shared;
