@@ -48,6 +48,7 @@ pub struct Builder {
     store: Option<Store>,
     protocol_types: ProtocolTypes,
     keep_protocol_types: Vec<String>,
+    tool_parts: usize,
 }
 
 impl Default for Builder {
@@ -59,7 +60,8 @@ impl Default for Builder {
 /// The output of [`Builder::generate`], not yet written.
 #[derive(Debug, Clone)]
 pub struct Generated {
-    /// `(file name, contents)` for each of [`FILES`].
+    /// `(file name, contents)` for each of [`FILES`], then for each part
+    /// of the tool types ([`Builder::tool_parts`]).
     pub files: Vec<(String, String)>,
     /// The schema used.
     pub schema: ResolvedSchema,
@@ -85,6 +87,7 @@ impl Builder {
             store: None,
             protocol_types: ProtocolTypes::Used,
             keep_protocol_types: Vec::new(),
+            tool_parts: 1,
         }
     }
 
@@ -156,6 +159,34 @@ impl Builder {
     /// server compiles 11 crates fewer.
     pub fn http(mut self, yes: bool) -> Self {
         self.http = yes;
+        self
+    }
+
+    /// Splits the tool types over `count` crates besides a shared one, so
+    /// that no one compiler process holds them all: a catalog of hundreds
+    /// of tools then builds in a fraction of the memory, and faster on
+    /// several cores. Default 1 (no split).
+    ///
+    /// Tools are cut in manifest order into `count` parts. `tools.rs`
+    /// keeps what tools of several parts use (and the rest of the
+    /// module); `tools_part_1.rs` … `tools_part_N.rs` hold the rest, each
+    /// naming only its own items and the shared ones. [`compile`](Self::compile)
+    /// also writes `include.rs`, which the shared crate (the one whose
+    /// `build.rs` calls this) includes after its `tools` module:
+    ///
+    /// ```text
+    /// // shared crate's lib.rs
+    /// pub mod tools { include!(concat!(env!("OUT_DIR"), "/tools.rs")); }
+    /// include!(concat!(env!("OUT_DIR"), "/include.rs"));
+    /// // each part's crate (N = 1, 2, …), depending on the shared crate
+    /// shared::include_tool_part!(N);
+    /// // the crate the server uses, depending on all of them
+    /// shared::include_bindings!(part_1, part_2);
+    /// ```
+    ///
+    /// `mcpgen new` lays a large catalog's bindings out this way.
+    pub fn tool_parts(mut self, count: usize) -> Self {
+        self.tool_parts = count;
         self
     }
 
@@ -244,7 +275,8 @@ impl Builder {
             .keep_protocol_types(&self.keep_protocol_types)
             .server(self.server)
             .client(self.client)
-            .http(self.http);
+            .http(self.http)
+            .tool_parts(self.tool_parts);
         if let Some(m) = &manifest {
             generator = generator.manifest(m);
         }
@@ -343,7 +375,15 @@ impl Builder {
                 println!("cargo:warning={}", w.to_string().replace('\n', " "));
             }
         }
-        emit::write_all(&out_dir, &generated.files)
+        let mut files = generated.files;
+        if self.tool_parts > 1 {
+            let header = Header::new().input(format!("{} tool parts", self.tool_parts));
+            files.push((
+                crate::include::INCLUDE_FILE.to_owned(),
+                crate::include::include_file(&out_dir, self.tool_parts, &header)?,
+            ));
+        }
+        emit::write_all(&out_dir, &files)
     }
 
     /// [`Builder::compile`] for a build script's `main`: on failure the
@@ -527,6 +567,63 @@ mod tests {
         assert!(
             !tools.contains(env!("CARGO_MANIFEST_DIR")),
             "absolute paths make output machine-dependent"
+        );
+    }
+
+    #[test]
+    fn split_tool_types_go_to_part_files_and_the_include_macros() {
+        let tmp = tempfile::tempdir().unwrap();
+        let test = "builder::tests::split_tool_types_go_to_part_files_and_the_include_macros";
+        let Some(manifest) = crate::shared_data::shared_data("manifests/stitch.json", test) else {
+            return;
+        };
+        let out = tmp.path().join("out");
+        let builder = Builder::new()
+            .manifest(&manifest)
+            .store(mirror_store(&tmp.path().join("cache")))
+            .out_dir(&out)
+            .cargo_directives(false);
+        let whole = builder.generate().unwrap();
+        let report = builder.clone().tool_parts(2).compile().unwrap();
+        let mut expected: Vec<&str> = FILES.to_vec();
+        expected.extend(["tools_part_1.rs", "tools_part_2.rs", "include.rs"]);
+        assert_eq!(report.written, expected);
+        let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap();
+        // Every item of the whole `tools.rs` is in one file of the split,
+        // the `use` lines in each.
+        let items = |text: &str| -> Vec<String> {
+            syn::parse_file(text)
+                .unwrap()
+                .items
+                .iter()
+                .filter(|i| !matches!(i, syn::Item::Use(_)))
+                .map(|i| quote::quote!(#i).to_string())
+                .collect()
+        };
+        let mut split: Vec<String> = ["tools.rs", "tools_part_1.rs", "tools_part_2.rs"]
+            .iter()
+            .flat_map(|f| items(&read(f)))
+            .collect();
+        let mut all = items(&whole.files[1].1);
+        split.sort();
+        all.sort();
+        assert_eq!(split, all);
+        // The first tool's input is in part 1, the last one's in part 2.
+        assert!(read("tools_part_1.rs").contains("pub struct CreateProjectInput"));
+        assert!(!read("tools.rs").contains("pub struct CreateProjectInput"));
+        let include = read("include.rs");
+        assert!(
+            include.contains("macro_rules! include_tool_part"),
+            "{include}"
+        );
+        assert!(
+            include.contains("macro_rules! include_bindings"),
+            "{include}"
+        );
+        let part = std::path::absolute(out.join("tools_part_2.rs")).unwrap();
+        assert!(
+            include.contains(&format!("include!({:?})", part.to_str().unwrap())),
+            "{include}"
         );
     }
 

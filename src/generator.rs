@@ -39,6 +39,8 @@ pub(crate) struct Generator<'a> {
     http: bool,
     protocol_types: ProtocolTypes,
     keep: &'a [String],
+    /// Over how many files the tool types are split (0 and 1: none).
+    tool_parts: usize,
 }
 
 /// Which of the revision's types `protocol.rs` holds.
@@ -95,7 +97,15 @@ impl<'a> Generator<'a> {
             http: true,
             protocol_types: ProtocolTypes::Used,
             keep: &[],
+            tool_parts: 1,
         }
+    }
+
+    /// Splits the tool types over `count` files besides `tools.rs`
+    /// ([`crate::Builder::tool_parts`]); 0 and 1 keep them in `tools.rs`.
+    pub(crate) fn tool_parts(mut self, count: usize) -> Self {
+        self.tool_parts = count;
+        self
     }
 
     /// Which protocol types to generate. Default [`ProtocolTypes::Used`].
@@ -324,15 +334,11 @@ impl<'a> Generator<'a> {
             };
             // Tokens cannot cross threads: the tool types stay on this one.
             let tools = self.tool_types().and_then(|mut out| {
-                let text = emit::format_tools(
-                    &out.tokens,
-                    out.parsed.take().map(|Parsed(file)| {
-                        std::rc::Rc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone())
-                    }),
-                    header,
-                )
-                .map_err(|e| in_file(FILES[1], e))?;
-                Ok((text, out.warnings, out.tools))
+                let parsed = out.parsed.take().map(|Parsed(file)| {
+                    std::rc::Rc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone())
+                });
+                let (text, parts) = self.format_tool_types(&out, parsed, header)?;
+                Ok((text, parts, out.warnings, out.tools))
             });
             let sides = match pending {
                 Ok(thread) => thread
@@ -340,7 +346,7 @@ impl<'a> Generator<'a> {
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 Err(done) => done,
             };
-            let (mut tools, warnings, bindings) = tools?;
+            let (mut tools, parts, warnings, bindings) = tools?;
             // The side work named each tool's types from its name alone;
             // when the tool types were rebased to resolve a clash, it is
             // done again with the names they got.
@@ -360,20 +366,57 @@ impl<'a> Generator<'a> {
             tools.push_str(&sides.rest);
             let tools = emit::space_items(&tools);
             let protocol = codegen::protocol::generate_only(self.spec, only.as_ref())?;
-            Ok(Files {
-                files: vec![
-                    (
-                        FILES[0].to_owned(),
-                        format_file(FILES[0], protocol, header)?,
-                    ),
-                    (FILES[1].to_owned(), tools),
-                    (FILES[2].to_owned(), sides.server),
-                    (FILES[3].to_owned(), sides.client),
-                ],
-                warnings,
-            })
+            let mut files = vec![
+                (
+                    FILES[0].to_owned(),
+                    format_file(FILES[0], protocol, header)?,
+                ),
+                (FILES[1].to_owned(), tools),
+                (FILES[2].to_owned(), sides.server),
+                (FILES[3].to_owned(), sides.client),
+            ];
+            files.extend(
+                parts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(at, text)| (part_file(at + 1), text)),
+            );
+            Ok(Files { files, warnings })
         })
     }
+
+    /// The formatted tool types: the text of `tools.rs` and, when they are
+    /// split ([`tool_parts`](Self::tool_parts)), of each part's file.
+    fn format_tool_types(
+        &self,
+        out: &ToolsOutput,
+        parsed: Option<syn::File>,
+        header: &Header,
+    ) -> Result<(String, Vec<String>)> {
+        let format = |tokens: &TokenStream, file| {
+            emit::format_tools(tokens, file, header).map_err(|e| in_file(FILES[1], e))
+        };
+        if self.tool_parts <= 1 {
+            return Ok((format(&out.tokens, parsed)?, Vec::new()));
+        }
+        let Some(file) = parsed.or_else(|| syn::parse2(out.tokens.clone()).ok()) else {
+            // Tokens that do not parse: formatting them says where.
+            return Ok((format(&out.tokens, None)?, Vec::new()));
+        };
+        let (shared, parts) = codegen::tools::split_parts(file, &out.tools, self.tool_parts);
+        let none = TokenStream::new();
+        let shared = format(&none, Some(shared))?;
+        let parts = parts
+            .into_iter()
+            .map(|part| format(&none, Some(part)).map(|text| emit::space_items(&text)))
+            .collect::<Result<_>>()?;
+        Ok((shared, parts))
+    }
+}
+
+/// The name of the file of part `number` (from 1) of the tool types.
+pub(crate) fn part_file(number: usize) -> String {
+    format!("tools_part_{number}.rs")
 }
 
 /// What [`Generator::files`] writes from the tools' names alone, ready to

@@ -20,6 +20,7 @@ pub mod builder;
 pub mod check;
 pub mod error;
 mod generator;
+mod include;
 pub mod manifest;
 pub mod openapi;
 pub mod spec;

@@ -598,7 +598,18 @@ fn real_manifests_scaffold_and_pass_their_own_tests() {
         // its test lists the surface's tools, finds every tool by its
         // name and calls every tool through `call_tool`.
         let search = stem == "cnb-rs";
-        let r = if search {
+        // One has its tool types split over crates, as `mcpgen new` does
+        // for a catalog of hundreds of tools: they build, document and
+        // serve as one.
+        let split = stem == "chrome-devtools";
+        let r = if split {
+            run(mcpgen(&cache)
+                .arg("new")
+                .arg(&crate_dir)
+                .arg("--manifest")
+                .arg(manifest)
+                .args(["--tool-parts", "3"]))
+        } else if search {
             run(mcpgen(&cache)
                 .arg("new")
                 .arg(&crate_dir)
@@ -609,6 +620,16 @@ fn real_manifests_scaffold_and_pass_their_own_tests() {
             new_crate(&cache, &crate_dir, manifest, None)
         };
         assert_eq!(r.code, 0, "{stem}: {}", r.stderr);
+        assert_eq!(
+            crate_dir.join("bindings/part-3/src/lib.rs").is_file(),
+            split,
+            "{stem}"
+        );
+        assert_eq!(
+            crate_dir.join("bindings/build.rs").is_file(),
+            !split,
+            "{stem}"
+        );
         // A real manifest's every tool gets valid arguments.
         assert!(
             !r.stderr.contains("note: the scaffolded test does not call"),

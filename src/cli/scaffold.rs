@@ -58,6 +58,41 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The shared crate's files when the tool types are split
+/// ([`NewCrate::tool_parts`]); the bindings then have no `build.rs`.
+const SHARED_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "bindings/shared/Cargo.toml",
+        include_str!("../../templates/new/bindings/shared/Cargo.toml.hbs"),
+    ),
+    (
+        "bindings/shared/build.rs",
+        include_str!("../../templates/new/bindings/shared/build.rs.hbs"),
+    ),
+    (
+        "bindings/shared/src/lib.rs",
+        include_str!("../../templates/new/bindings/shared/src/lib.rs.hbs"),
+    ),
+];
+
+/// Each part crate's files (under `bindings/part-N/`), rendered with `part`.
+const PART_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "Cargo.toml",
+        include_str!("../../templates/new/bindings/part/Cargo.toml.hbs"),
+    ),
+    (
+        "src/lib.rs",
+        include_str!("../../templates/new/bindings/part/src/lib.rs.hbs"),
+    ),
+];
+
+/// How many tools a part crate of the bindings holds, about, when
+/// [`NewCrate::tool_parts`] is not given: 800 distinct real tools build in
+/// four parts, the largest compiler process at 0.9 GB instead of 2.9 GB
+/// in one crate (`docs/performance.md`).
+pub const TOOLS_PER_PART: usize = 200;
+
 /// Files the scaffold writes besides the templates', its directories, and
 /// `build.rs`, which cargo would run as the server's build script (the
 /// manifest keeps its own name, which must not be one of these).
@@ -132,6 +167,10 @@ pub struct NewCrate {
     /// Schema lookup (only used to name the content type of tools without
     /// an output schema).
     pub store: Store,
+    /// Over how many crates the tool types are split (`bindings/part-N/`,
+    /// beside `bindings/shared/` for what several parts use); `None`: one
+    /// per [`TOOLS_PER_PART`] tools. One keeps them in the bindings crate.
+    pub tool_parts: Option<usize>,
 }
 
 /// Where a new crate's tools come from.
@@ -319,6 +358,21 @@ struct InvalidView {
     why: Text,
 }
 
+/// One part crate of split bindings.
+#[derive(Serialize)]
+struct PartView {
+    /// From 1.
+    number: usize,
+    /// Package name, Rust name and description.
+    name: Text,
+    ident: String,
+    description: Text,
+    /// Its directory from the bindings crate (`part-1`) and from the
+    /// workspace (`bindings/part-1`).
+    dir: Text,
+    member: Text,
+}
+
 #[derive(Serialize)]
 struct View {
     crate_name: Text,
@@ -334,6 +388,18 @@ struct View {
     bindings_description: Text,
     /// The manifest's path from the bindings crate (`../<file>`).
     manifest_from_bindings: Text,
+    /// The build script that generates the bindings (`bindings/build.rs`).
+    build_script: Text,
+    /// The tool types are split over part crates (`parts`) and a shared
+    /// crate (`shared_*`), whose build script generates every file.
+    split: bool,
+    part_count: usize,
+    parts: Vec<PartView>,
+    shared_name: Text,
+    shared_ident: String,
+    shared_description: Text,
+    /// The manifest's path from the shared crate (`../../<file>`).
+    manifest_from_shared: Text,
     /// The modules of the bindings `src/main.rs` uses (`protocol, server, tools`).
     modules: String,
     /// The `clientInfo.name` of the scaffolded test.
@@ -1069,6 +1135,33 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
         escape::json_str(&crate_name),
         escape::json_str(&value)
     );
+    let part_count = new
+        .tool_parts
+        .unwrap_or_else(|| tools.tools.len().div_ceil(TOOLS_PER_PART))
+        .clamp(1, tools.tools.len().max(1));
+    let split = part_count > 1;
+    let shared_ident = format!("{bindings_ident}_shared");
+    check_rust::<syn::Ident>(&shared_ident, "shared crate name")?;
+    let parts = if split {
+        (1..=part_count)
+            .map(|number| {
+                let ident = format!("{bindings_ident}_part_{number}");
+                check_rust::<syn::Ident>(&ident, "part crate name")?;
+                Ok(PartView {
+                    number,
+                    name: Text::new(&format!("{crate_name}-bindings-part-{number}")),
+                    ident,
+                    description: Text::new(&format!(
+                        "Part {number} of {part_count} of the generated tool types of {crate_name}"
+                    )),
+                    dir: Text::new(&format!("part-{number}")),
+                    member: Text::new(&format!("bindings/part-{number}")),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        Vec::new()
+    };
     let view = View {
         crate_name: Text::new(&crate_name),
         description: Text::new(&format!(
@@ -1083,6 +1176,20 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
             "Generated MCP bindings of {crate_name} for the tools of {manifest_file}"
         )),
         manifest_from_bindings: Text::new(&format!("../{manifest_file}")),
+        build_script: Text::new(if split {
+            "bindings/shared/build.rs"
+        } else {
+            "bindings/build.rs"
+        }),
+        split,
+        part_count,
+        parts,
+        shared_name: Text::new(&format!("{crate_name}-bindings-shared")),
+        shared_ident,
+        shared_description: Text::new(&format!(
+            "Generated MCP tool types of {crate_name} shared by its parts, for the tools of {manifest_file}"
+        )),
+        manifest_from_shared: Text::new(&format!("../../{manifest_file}")),
         modules,
         client_name: Text::new(&format!("{crate_name}-test")),
         offers: offers(&manifest),
@@ -1128,13 +1235,37 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
     // Every value is escaped for its context beforehand (see `Text`);
     // handlebars' HTML escaping would be wrong in all of them.
     hb.register_escape_fn(handlebars::no_escape);
-    let mut files = Vec::new();
-    for (path, template) in TEMPLATES {
-        let text = hb.render_template(template, &view).map_err(|e| {
+    let render = |path: &str, template: &str, data: &serde_json::Value| {
+        let text = hb.render_template(template, data).map_err(|e| {
             Error::new(format!("template for {path}: {e}")).with_hint("this is a bug in mcpgen")
         })?;
         check_rendered(path, &text)?;
-        files.push((path.to_string(), text));
+        Ok::<_, Error>((path.to_owned(), text))
+    };
+    let mut data = serde_json::to_value(&view).map_err(|e| {
+        Error::new(format!("scaffold data: {e}")).with_hint("this is a bug in mcpgen")
+    })?;
+    let mut files = Vec::new();
+    for (path, template) in TEMPLATES {
+        // Split bindings are generated by the shared crate's build script.
+        if !(split && *path == "bindings/build.rs") {
+            files.push(render(path, template, &data)?);
+        }
+    }
+    if split {
+        for (path, template) in SHARED_TEMPLATES {
+            files.push(render(path, template, &data)?);
+        }
+        for number in 1..=part_count {
+            data["part"] = data["parts"][number - 1].clone();
+            for (file, template) in PART_TEMPLATES {
+                files.push(render(
+                    &format!("bindings/part-{number}/{file}"),
+                    template,
+                    &data,
+                )?);
+            }
+        }
     }
     files.push((manifest_file, manifest_text));
     if let DepSource::Path(root) = &new.deps {
@@ -1204,6 +1335,7 @@ mod tests {
             deps: DepSource::detect(),
             transport: Transport::Stdio,
             auth_jwt: false,
+            tool_parts: None,
             store: Store {
                 cache_dir: dir.with_extension("cache"),
                 mirror: Some(crate::shared_data::mirror()),
@@ -1266,6 +1398,71 @@ mod tests {
             .1;
         assert!(build.contains(".manifest(\"../stitch.json\")"));
         assert!(build.contains(".protocol(\"2025-11-25\")"));
+    }
+
+    #[test]
+    fn split_bindings_get_a_shared_crate_that_generates_and_a_crate_per_part() {
+        let Some(_stitch) =
+            stitch("split_bindings_get_a_shared_crate_that_generates_and_a_crate_per_part")
+        else {
+            return;
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let file = |files: &[(String, String)], path: &str| {
+            files
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, text)| text.clone())
+                .unwrap_or_else(|| panic!("no {path}"))
+        };
+        let mut split = job(&tmp.path().join("stitch-server"));
+        split.tool_parts = Some(2);
+        let files = render(&split).unwrap().files;
+        let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert!(!names.contains(&"bindings/build.rs"), "{names:?}");
+        let build = file(&files, "bindings/shared/build.rs");
+        assert!(
+            build.contains(".manifest(\"../../stitch.json\")"),
+            "{build}"
+        );
+        assert!(build.contains(".tool_parts(2)"), "{build}");
+        let part = file(&files, "bindings/part-2/src/lib.rs");
+        assert!(
+            part.contains("stitch_server_bindings_shared::include_tool_part!(2);"),
+            "{part}"
+        );
+        assert!(!names.contains(&"bindings/part-3/src/lib.rs"), "{names:?}");
+        let part_cargo = file(&files, "bindings/part-1/Cargo.toml");
+        assert!(
+            part_cargo.contains("\"stitch-server-bindings-shared\" = { path = \"../shared\" }"),
+            "{part_cargo}"
+        );
+        let lib = file(&files, "bindings/src/lib.rs");
+        assert!(
+            lib.contains(
+                "include_bindings!(stitch_server_bindings_part_1, stitch_server_bindings_part_2);"
+            ),
+            "{lib}"
+        );
+        let bindings = file(&files, "bindings/Cargo.toml");
+        assert!(bindings.contains("build = false"), "{bindings}");
+        assert!(!bindings.contains("[build-dependencies]"), "{bindings}");
+        let workspace = file(&files, "Cargo.toml");
+        assert!(
+            workspace.contains(
+                "members = [\"bindings\", \"bindings/shared\", \"bindings/part-1\", \"bindings/part-2\"]"
+            ),
+            "{workspace}"
+        );
+        assert!(file(&files, "README.md").contains("`bindings/shared/build.rs`"));
+        // More parts than tools: one per tool. One part: no split.
+        split.tool_parts = Some(99);
+        let files = render(&split).unwrap().files;
+        assert!(file(&files, "bindings/shared/build.rs").contains(".tool_parts(8)"));
+        split.tool_parts = Some(1);
+        let files = render(&split).unwrap().files;
+        assert!(files.iter().any(|(p, _)| p == "bindings/build.rs"));
+        assert!(!files.iter().any(|(p, _)| p.starts_with("bindings/shared/")));
     }
 
     #[test]

@@ -54,6 +54,7 @@ use crate::manifest::{Manifest, Tool};
 use crate::naming::{self, Scope};
 
 pub use fields::Renames;
+pub(crate) use parts::split_file as split_parts;
 use prepare::{prepare, Origin};
 pub use prepare::{Note, Prepared};
 

@@ -50,6 +50,11 @@ pub(crate) struct Args {
     /// `x-mcpgen.toolSurface` in the crate's manifest); `all`: every tool.
     #[arg(long, value_enum, value_name = "SURFACE")]
     tool_surface: Option<SurfaceArg>,
+    /// Split the tool types over this many crates (`bindings/part-N/`,
+    /// beside `bindings/shared/`), so that no one compiler process holds
+    /// them all; default: one per 200 tools, 1 keeps them in `bindings/`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    tool_parts: Option<u16>,
     /// Write into an existing directory, replacing the scaffolded files.
     #[arg(long)]
     force: bool,
@@ -115,6 +120,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
             SurfaceArg::Search => crate::manifest::ToolSurface::Search,
         }),
         store: Store::from_env(),
+        tool_parts: args.tool_parts.map(usize::from),
     };
     let rendered = scaffold::create(&job)?;
     for w in &rendered.warnings {

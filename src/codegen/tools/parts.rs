@@ -1,7 +1,8 @@
 //! Which crate each item of the tool types goes to when they are split
-//! over several, so that no one compiler process holds them all (a first
-//! build of 800 distinct real tools peaked at 2.9 GB in one crate; split
-//! in four parts and a shared crate by hand, the largest was 1.03 GB).
+//! over several ([`crate::Builder::tool_parts`]), so that no one compiler
+//! process holds them all: a first build of 800 distinct real tools
+//! peaked at 2.9 GB in one crate, and at 0.92 GB split in four parts and
+//! a shared crate (`docs/performance.md`).
 //!
 //! The tools are cut, in manifest order, into `count` parts of about as
 //! many tools each. An item goes to the one part whose tools reach it
@@ -9,10 +10,8 @@
 //! several parts reach it, or none do (the helper modules). The shared
 //! crate is closed under what it names, so it depends on no part; each
 //! part depends on the shared crate only. An item and the impls of it go
-//! together; `use` items go everywhere.
-//!
-//! Work in progress: not called yet. What is missing is listed in
-//! `docs/performance.md` ("Scale").
+//! together; `use` items go everywhere, allowed to be unused (a part may
+//! not need what the whole file did).
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -21,6 +20,41 @@ use syn::Item;
 use super::mentions::Mentions;
 use super::polish::item_name;
 use super::shared::impl_self_name;
+use super::ToolBinding;
+
+/// `file` split over `count` parts for the tools of `bindings` (in
+/// manifest order): the shared file (with `file`'s attributes), then one
+/// file per part.
+pub(crate) fn split_file(
+    file: syn::File,
+    bindings: &[ToolBinding],
+    count: usize,
+) -> (syn::File, Vec<syn::File>) {
+    let roots: Vec<Vec<String>> = bindings
+        .iter()
+        .map(|b| {
+            std::iter::once(b.input.clone())
+                .chain(b.output.clone())
+                .collect()
+        })
+        .collect();
+    let mut file = file;
+    let items = std::mem::take(&mut file.items);
+    // A part's file: nothing but its items.
+    let mut empty = file.clone();
+    empty.shebang = None;
+    empty.attrs.clear();
+    let Split { shared, parts } = split(items, &roots, count);
+    file.items = shared;
+    let parts = parts
+        .into_iter()
+        .map(|items| syn::File {
+            items,
+            ..empty.clone()
+        })
+        .collect();
+    (file, parts)
+}
 
 /// Where the items went: `shared` first, then one list per part, each in
 /// the file's order.
@@ -107,8 +141,13 @@ pub(crate) fn split(items: Vec<Item>, roots: &[Vec<String>], count: usize) -> Sp
         .collect();
     for (item, at) in items.into_iter().zip(places) {
         match at {
-            // A `use`: every crate imports what it imports.
+            // A `use`: every crate imports what it imports, and may not
+            // need it.
             None => {
+                let mut item = item;
+                if let Item::Use(used) = &mut item {
+                    used.attrs.push(syn::parse_quote!(#[allow(unused_imports)]));
+                }
                 for part in &mut split.parts {
                     part.push(item.clone());
                 }
@@ -163,7 +202,10 @@ mod tests {
         let roots = vec![vec!["AInput".to_owned()], vec!["BInput".to_owned()]];
         let split = split(file.items, &roots, 2);
         assert_eq!(names(&split.shared), ["use", "Both", "Leaf", "defaults"]);
-        assert_eq!(names(&split.parts[0]), ["use", "AInput", "Only", "impl Only"]);
+        assert_eq!(
+            names(&split.parts[0]),
+            ["use", "AInput", "Only", "impl Only"]
+        );
         assert_eq!(names(&split.parts[1]), ["use", "BInput"]);
     }
 }
