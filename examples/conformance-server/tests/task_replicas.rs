@@ -239,11 +239,7 @@ async fn the_redis_stores_bound_ignores_orphaned_tasks() {
     assert_eq!(listed.len(), 3, "every task is listed: {listed:?}");
     // The owner's sets live as long as their longest-lived task, no longer.
     for set in ["mcpgen:owner:alice", "mcpgen:open:alice"] {
-        let out = Command::new(require("redis-cli").expect("redis-cli comes with redis-server"))
-            .args(["-p", &redis.port.to_string(), "PTTL", set])
-            .output()
-            .expect("redis-cli runs");
-        let left: i64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        let left: i64 = redis.cli(&["PTTL", set]).trim().parse().unwrap();
         assert!(left > 50_000 && left <= 60_000, "{set}: {left} ms left");
     }
 }
@@ -257,16 +253,6 @@ async fn the_redis_store_lists_many_tasks_in_few_round_trips() {
         return;
     };
     let redis = Redis::start(&redis);
-    let cli = require("redis-cli").expect("redis-cli comes with redis-server");
-    let redis_cli = |args: &[&str]| {
-        let out = Command::new(&cli)
-            .arg("-p")
-            .arg(redis.port.to_string())
-            .args(args)
-            .output()
-            .expect("redis-cli runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
     let store = RedisTaskStore::new(&redis.url).expect("a store");
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -283,8 +269,8 @@ async fn the_redis_store_lists_many_tasks_in_few_round_trips() {
         assert!(store.create(&record, 1000).await.unwrap());
     }
     // One record gone (expired) while its id is still in the owner's set.
-    redis_cli(&["DEL", "mcpgen:task:t300"]);
-    redis_cli(&["CONFIG", "RESETSTAT"]);
+    redis.cli(&["DEL", "mcpgen:task:t300"]);
+    redis.cli(&["CONFIG", "RESETSTAT"]);
     let listed: Vec<String> = store
         .list("bob")
         .await
@@ -297,7 +283,7 @@ async fn the_redis_store_lists_many_tasks_in_few_round_trips() {
         .map(|i| format!("t{i:03}"))
         .collect();
     assert_eq!(listed, expected);
-    let stats = redis_cli(&["INFO", "commandstats"]);
+    let stats = redis.cli(&["INFO", "commandstats"]);
     let calls = |command: &str| {
         stats
             .lines()

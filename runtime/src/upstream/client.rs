@@ -173,32 +173,19 @@ impl Upstream {
         input: &T,
         ctx: RequestContext,
     ) -> Answer<'_> {
-        let written = match ctx.arguments() {
-            Some(_) => None,
-            None => Some(
-                serde_json::to_value(input)
-                    .map_err(|e| ToolError::new(format!("cannot encode the tool's input: {e}"))),
-            ),
+        // The arguments as the client sent them, else the input written out.
+        let arguments = match ctx.arguments() {
+            Some(sent) => Ok(sent.clone()),
+            None => serde_json::to_value(input)
+                .map_err(|e| ToolError::new(format!("cannot encode the tool's input: {e}"))),
         };
-        self.answer_with(tool, written, ctx)
+        self.answer_with(tool, arguments)
     }
 
-    /// [`answer`](Self::answer) once the input is written out (not
+    /// [`answer`](Self::answer) once the arguments are known (not
     /// generic, so compiled once).
-    fn answer_with(
-        &self,
-        tool: usize,
-        written: Option<Result<Value, ToolError>>,
-        ctx: RequestContext,
-    ) -> Answer<'_> {
-        Box::pin(async move {
-            let arguments = match (written, ctx.arguments()) {
-                (Some(written), _) => written?,
-                (None, Some(sent)) => sent.clone(),
-                (None, None) => Value::Null,
-            };
-            self.call(tool, &arguments).await
-        })
+    fn answer_with(&self, tool: usize, arguments: Result<Value, ToolError>) -> Answer<'_> {
+        Box::pin(async move { self.call(tool, &arguments?).await })
     }
 
     /// [`send`](Self::send) with a tool's typed input, as the generated

@@ -294,6 +294,19 @@ pub struct Redis {
 }
 
 impl Redis {
+    /// The standard output of `redis-cli` running `args` against this
+    /// server (`redis-cli` comes with `redis-server`).
+    pub fn cli(&self, args: &[&str]) -> String {
+        let cli = require("redis-cli").expect("redis-cli comes with redis-server");
+        let out = Command::new(cli)
+            .arg("-p")
+            .arg(self.port.to_string())
+            .args(args)
+            .output()
+            .expect("redis-cli runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     pub fn start(binary: &Path) -> Self {
         let dir = TempDir::new("redis");
         let spawn = |port: u16| {
