@@ -3,7 +3,8 @@
 # (default 1, 100, 300 and 800), the time of `mcpgen manifest check` and
 # `mcpgen generate` (release build, peak RSS), the lines generated, the
 # first `cargo build` of the crate `mcpgen new` scaffolds (dependencies
-# already built, peak RSS of the largest compiler process) and the rebuild
+# already built, peak RSS of the largest compiler process; from 201 tools
+# its tool types are split over crates, one per 200 tools) and the rebuild
 # after a one-line edit of its handlers (`src/main.rs`).
 #
 #   bash bench/scale.sh [N...]
@@ -100,8 +101,12 @@ for n in "${sizes[@]}"; do
     crate="$work/scale-$n"
     "$bin" new --manifest "$manifest" "$crate" >>"$work/log" 2>&1
     # A first build: nothing left of an earlier run's crates in target/
-    # (artifacts or incremental caches).
-    (cd "$crate" && cargo clean -q -p "scale-$n" -p "scale-$n-bindings" >>"$work/log" 2>&1)
+    # (artifacts or incremental caches): the server, its bindings and,
+    # when the tool types are split, the shared crate and the parts.
+    packages=$(cd "$crate" && cargo metadata --no-deps --format-version 1 |
+        python3 -c 'import json, sys; print(" ".join("-p " + p["name"] for p in json.load(sys.stdin)["packages"]))')
+    # shellcheck disable=SC2086 # one word per option
+    (cd "$crate" && cargo clean -q $packages >>"$work/log" 2>&1)
     read -r build build_rss < <(cd "$crate" && measure cargo build -q)
     echo "// edited" >>"$crate/src/main.rs"
     read -r edit _ < <(cd "$crate" && measure cargo build -q)

@@ -7,6 +7,7 @@
 //! `emit::write_all` (or `emit::check`). Four files are always produced:
 //! `protocol.rs`, `tools.rs`, `server.rs` and `client.rs`, each a module
 //! body; a part that is not generated is an empty body under its header.
+//! With [`Builder::tool_parts`], the tool types are split over more files.
 //!
 //! ```no_run
 //! // build.rs
