@@ -1288,6 +1288,10 @@ pub fn render(new: &NewCrate) -> Result<Rendered> {
 const OLD_BUILD_SCRIPT: &str =
     "//! Regenerates the protocol types, tool types and server of this crate from";
 
+/// How the build script of unsplit bindings (`bindings/build.rs`) begins.
+const BINDINGS_BUILD_SCRIPT: &str =
+    "//! Regenerates the protocol types, tool types and server trait of the\n//! bindings from";
+
 /// Scaffolds the crate: refuses an existing directory unless `force`;
 /// writes all files atomically (and, with `force`, removes the build script
 /// an earlier scaffold had at the top).
@@ -1307,6 +1311,17 @@ pub fn create(new: &NewCrate) -> Result<Rendered> {
     if std::fs::read_to_string(&old_build).is_ok_and(|t| t.starts_with(OLD_BUILD_SCRIPT)) {
         std::fs::remove_file(&old_build)
             .map_err(|e| Error::io("remove the old build script", &old_build, e))?;
+    }
+    // Bindings now split had their build script in `bindings/`; the
+    // shared crate's replaces it.
+    let bindings_build = new.dir.join("bindings/build.rs");
+    let written = rendered.files.iter().any(|(p, _)| p == "bindings/build.rs");
+    if !written
+        && std::fs::read_to_string(&bindings_build)
+            .is_ok_and(|t| t.starts_with(BINDINGS_BUILD_SCRIPT))
+    {
+        std::fs::remove_file(&bindings_build)
+            .map_err(|e| Error::io("remove the old build script", &bindings_build, e))?;
     }
     Ok(rendered)
 }
@@ -1570,6 +1585,13 @@ mod tests {
             std::fs::read_to_string(dir.join("keep.txt")).unwrap(),
             "mine"
         );
+        // Forced again with the tool types split: the unsplit bindings'
+        // build script goes, the shared crate's takes its place.
+        assert!(dir.join("bindings/build.rs").is_file());
+        forced.tool_parts = Some(2);
+        create(&forced).unwrap();
+        assert!(!dir.join("bindings/build.rs").exists());
+        assert!(dir.join("bindings/shared/build.rs").is_file());
     }
 
     #[test]
