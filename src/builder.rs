@@ -612,6 +612,14 @@ mod tests {
         // The first tool's input is in part 1, the last one's in part 2.
         assert!(read("tools_part_1.rs").contains("pub struct CreateProjectInput"));
         assert!(!read("tools.rs").contains("pub struct CreateProjectInput"));
+        // Without a manifest the parts are there, empty.
+        let none = Builder::new()
+            .store(mirror_store(&tmp.path().join("cache")))
+            .tool_parts(2)
+            .generate()
+            .unwrap();
+        let names: Vec<&str> = none.files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, expected[..6]);
         let include = read("include.rs");
         assert!(
             include.contains("macro_rules! include_tool_part"),

@@ -310,11 +310,16 @@ impl<'a> Generator<'a> {
                 FILES[0].to_owned(),
                 format_file(FILES[0], protocol, header)?,
             )];
-            for name in &FILES[1..] {
-                files.push((
-                    name.to_string(),
-                    format_file(name, TokenStream::new(), header)?,
-                ));
+            // Split: empty parts, so that the crates of the parts build.
+            let count = if self.tool_parts > 1 {
+                self.tool_parts
+            } else {
+                0
+            };
+            let parts = (1..=count).map(part_file);
+            for name in FILES[1..].iter().map(|f| f.to_string()).chain(parts) {
+                let text = format_file(&name, TokenStream::new(), header)?;
+                files.push((name, text));
             }
             return Ok(Files {
                 files,
