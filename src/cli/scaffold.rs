@@ -1455,7 +1455,7 @@ mod tests {
         let lib = file(&files, "bindings/src/lib.rs");
         assert!(
             lib.contains(
-                "include_bindings!(stitch_server_bindings_part_1, stitch_server_bindings_part_2);"
+                "include_bindings!(\n    stitch_server_bindings_part_1,\n    stitch_server_bindings_part_2,\n);"
             ),
             "{lib}"
         );
