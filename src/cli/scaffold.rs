@@ -1469,7 +1469,12 @@ mod tests {
             ),
             "{workspace}"
         );
-        assert!(file(&files, "README.md").contains("`bindings/shared/build.rs`"));
+        let readme = file(&files, "README.md");
+        assert!(readme.contains("`bindings/shared/build.rs`"), "{readme}");
+        assert!(
+            readme.contains("split over `bindings/shared/` and 2 part"),
+            "{readme}"
+        );
         // More parts than tools: one per tool. One part: no split.
         split.tool_parts = Some(99);
         let files = render(&split).unwrap().files;
