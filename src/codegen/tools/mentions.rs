@@ -64,6 +64,31 @@ impl Mentions {
         found
     }
 
+    /// [`naming`](Self::naming) of each of `names` alone, in one pass.
+    pub(super) fn naming_each(&self, names: &[&str]) -> Vec<Vec<usize>> {
+        let position: HashMap<u32, usize> = self
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(at, &id)| (id, at))
+            .collect();
+        names
+            .iter()
+            .map(|name| {
+                let mut found: Vec<usize> = self
+                    .by_ident
+                    .get(*name)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|id| position.get(id).copied())
+                    .collect();
+                found.sort_unstable();
+                found.dedup();
+                found
+            })
+            .collect()
+    }
+
     /// After every use of each old name was renamed: the items that named
     /// it name the new one.
     pub(super) fn renamed(&mut self, renames: &BTreeMap<String, String>) {
@@ -164,6 +189,11 @@ mod tests {
         assert_eq!(m.naming(named(&["H", "A"]).iter()), vec![0, 2]);
         assert_eq!(m.naming(named(&["J"]).iter()), vec![3]);
         assert!(m.naming(named(&["x", "Z"]).iter()).is_empty());
+        // Each name alone, in one pass.
+        assert_eq!(
+            m.naming_each(&["H", "A", "Z", "B"]),
+            vec![vec![2], vec![0], vec![], vec![0]]
+        );
     }
 
     #[test]

@@ -78,9 +78,9 @@ pub(crate) fn split(items: Vec<Item>, roots: &[Vec<String>], count: usize) -> Sp
     // Who names whom: an owner names another when one of its items does.
     let mentions = Mentions::of(&items);
     let mut names: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for name in groups.keys() {
-        let key = (*name).to_owned();
-        for at in mentions.naming(std::iter::once(&key)) {
+    let keys: Vec<&str> = groups.keys().copied().collect();
+    for (name, naming) in keys.iter().zip(mentions.naming_each(&keys)) {
+        for at in naming {
             if let Some(by) = owners[at].as_deref() {
                 if by != *name {
                     names.entry(by).or_default().push(name);
