@@ -311,12 +311,7 @@ impl<'a> Generator<'a> {
                 format_file(FILES[0], protocol, header)?,
             )];
             // Split: empty parts, so that the crates of the parts build.
-            let count = if self.tool_parts > 1 {
-                self.tool_parts
-            } else {
-                0
-            };
-            let parts = (1..=count).map(part_file);
+            let parts = (1..=self.part_files()).map(part_file);
             for name in FILES[1..].iter().map(|f| f.to_string()).chain(parts) {
                 let text = format_file(&name, TokenStream::new(), header)?;
                 files.push((name, text));
@@ -390,6 +385,16 @@ impl<'a> Generator<'a> {
         })
     }
 
+    /// How many part files the tool types are split into: none unless
+    /// more than one was asked for.
+    fn part_files(&self) -> usize {
+        if self.tool_parts > 1 {
+            self.tool_parts
+        } else {
+            0
+        }
+    }
+
     /// The formatted tool types: the text of `tools.rs` and, when they are
     /// split ([`tool_parts`](Self::tool_parts)), of each part's file.
     fn format_tool_types(
@@ -401,14 +406,14 @@ impl<'a> Generator<'a> {
         let format = |tokens: &TokenStream, file| {
             emit::format_tools(tokens, file, header).map_err(|e| in_file(FILES[1], e))
         };
-        if self.tool_parts <= 1 {
+        if self.part_files() == 0 {
             return Ok((format(&out.tokens, parsed)?, Vec::new()));
         }
         let Some(file) = parsed.or_else(|| syn::parse2(out.tokens.clone()).ok()) else {
             // Tokens that do not parse: formatting them says where.
             return Ok((format(&out.tokens, None)?, Vec::new()));
         };
-        let (shared, parts) = codegen::tools::split_parts(file, &out.tools, self.tool_parts);
+        let (shared, parts) = codegen::tools::split_parts(file, &out.tools, self.part_files());
         let none = TokenStream::new();
         let shared = format(&none, Some(shared))?;
         let parts = parts

@@ -48,45 +48,42 @@ impl Mentions {
 
     /// The positions of the items that may name any of `names`, in order.
     pub(super) fn naming<'a>(&self, names: impl Iterator<Item = &'a String>) -> Vec<usize> {
-        let position: HashMap<u32, usize> = self
-            .ids
+        self.found(&self.positions(), names.map(String::as_str))
+    }
+
+    /// [`naming`](Self::naming) of each of `names` alone, with one index
+    /// of positions for all of them.
+    pub(super) fn naming_each(&self, names: &[&str]) -> Vec<Vec<usize>> {
+        let positions = self.positions();
+        names
+            .iter()
+            .map(|name| self.found(&positions, std::iter::once(*name)))
+            .collect()
+    }
+
+    /// Each item's id with its position in the file.
+    fn positions(&self) -> HashMap<u32, usize> {
+        self.ids
             .iter()
             .enumerate()
             .map(|(at, &id)| (id, at))
-            .collect();
+            .collect()
+    }
+
+    /// The positions of the items naming any of `names`, in order.
+    fn found<'a>(
+        &self,
+        positions: &HashMap<u32, usize>,
+        names: impl Iterator<Item = &'a str>,
+    ) -> Vec<usize> {
         let mut found: Vec<usize> = names
             .filter_map(|name| self.by_ident.get(name))
             .flatten()
-            .filter_map(|id| position.get(id).copied())
+            .filter_map(|id| positions.get(id).copied())
             .collect();
         found.sort_unstable();
         found.dedup();
         found
-    }
-
-    /// [`naming`](Self::naming) of each of `names` alone, in one pass.
-    pub(super) fn naming_each(&self, names: &[&str]) -> Vec<Vec<usize>> {
-        let position: HashMap<u32, usize> = self
-            .ids
-            .iter()
-            .enumerate()
-            .map(|(at, &id)| (id, at))
-            .collect();
-        names
-            .iter()
-            .map(|name| {
-                let mut found: Vec<usize> = self
-                    .by_ident
-                    .get(*name)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|id| position.get(id).copied())
-                    .collect();
-                found.sort_unstable();
-                found.dedup();
-                found
-            })
-            .collect()
     }
 
     /// After every use of each old name was renamed: the items that named
