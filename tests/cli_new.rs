@@ -1023,3 +1023,149 @@ fn jwt_scaffolds_require_bearer_tokens_configured_from_the_environment() {
         "builds without warnings:\n{stderr}"
     );
 }
+
+/// The tool types split by `mcpgen generate --tool-parts`, committed and
+/// included by relative path as `docs/build-step.md` lays the crates out
+/// (a shared crate, one per part, the bindings re-exporting them), build
+/// and document without a warning: the fast release CLI and the split
+/// together, for a catalog whose generated code is committed. The files
+/// name no path of this machine.
+#[test]
+fn a_split_generated_by_the_command_line_builds_as_committed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(dir) = shared_data(
+        "manifests/real",
+        "cli_new::a_split_generated_by_the_command_line_builds_as_committed",
+    ) else {
+        return;
+    };
+    let manifest = dir.join("chrome-devtools.json");
+    let ws = tmp.path().join("catalog");
+    let generated = ws.join("generated");
+    let r = run(mcpgen(&tmp.path().join("cache"))
+        .arg("generate")
+        .arg("--manifest")
+        .arg(&manifest)
+        .arg("--out")
+        .arg(&generated)
+        .args(["--tool-parts", "2"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for file in [
+        "tools.rs",
+        "tools_part_1.rs",
+        "tools_part_2.rs",
+        "server.rs",
+    ] {
+        let text = std::fs::read_to_string(generated.join(file)).unwrap();
+        assert!(
+            !text.contains(tmp.path().to_str().unwrap()),
+            "{file} names a path of this machine"
+        );
+    }
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+    let runtime = format!(
+        "mcpgen-runtime = {{ path = {:?} }}",
+        runtime.to_str().unwrap()
+    );
+    let package = |name: &str, deps: &str| {
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n[dependencies]\n{runtime}\n{deps}"
+        )
+    };
+    let write = |path: &str, text: &str| {
+        let path = ws.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"shared\", \"part-1\", \"part-2\", \"bindings\"]\nresolver = \"2\"\n",
+    );
+    write("shared/Cargo.toml", &package("catalog-shared", ""));
+    write(
+        "shared/src/lib.rs",
+        "//! The tool types the parts share.\n\n/// Tool input and output types shared by the parts.\npub mod tools {\n    include!(\"../../generated/tools.rs\");\n}\n",
+    );
+    for n in 1..=2 {
+        write(
+            &format!("part-{n}/Cargo.toml"),
+            &package(
+                &format!("catalog-part-{n}"),
+                "catalog-shared = { path = \"../shared\" }\n",
+            ),
+        );
+        write(
+            &format!("part-{n}/src/lib.rs"),
+            &format!("//! Part {n} of the tool types.\n\n#[allow(unused_imports)]\nuse catalog_shared::tools::*;\ninclude!(\"../../generated/tools_part_{n}.rs\");\n"),
+        );
+    }
+    write(
+        "bindings/Cargo.toml",
+        &package(
+            "catalog-bindings",
+            "catalog-shared = { path = \"../shared\" }\ncatalog-part-1 = { path = \"../part-1\" }\ncatalog-part-2 = { path = \"../part-2\" }\n",
+        ),
+    );
+    write(
+        "bindings/src/lib.rs",
+        r#"//! The bindings the server uses.
+
+/// Protocol types of the MCP revision.
+pub mod protocol {
+    include!("../../generated/protocol.rs");
+}
+/// Tool input and output types, of every part.
+pub mod tools {
+    pub use catalog_part_1::*;
+    pub use catalog_part_2::*;
+    pub use catalog_shared::tools::*;
+}
+/// The server trait and router.
+pub mod server {
+    include!("../../generated/server.rs");
+}
+/// Typed client bindings.
+pub mod client {
+    include!("../../generated/client.rs");
+}
+"#,
+    );
+    let output = cargo()
+        .args(["build", "--offline", "--quiet", "--manifest-path"])
+        .arg(ws.join("Cargo.toml"))
+        .arg("--workspace")
+        .output()
+        .expect("run cargo");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && !stderr.contains("warning:"),
+        "{stderr}"
+    );
+    let doc = cargo()
+        .args(["doc", "--offline", "--quiet", "--no-deps", "--workspace"])
+        .arg("--manifest-path")
+        .arg(ws.join("Cargo.toml"))
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .output()
+        .expect("run cargo doc");
+    assert!(
+        doc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&doc.stderr)
+    );
+    // Part 1 holds the first tool's input (`click`), part 2 the last
+    // one's (`wait_for`).
+    let read = |f: &str| std::fs::read_to_string(generated.join(f)).unwrap();
+    assert!(read("tools_part_1.rs").contains("pub struct ClickInput"));
+    assert!(read("tools_part_2.rs").contains("pub struct WaitForInput"));
+    assert!(!read("tools.rs").contains("pub struct ClickInput"));
+    // With the same options, `--check` finds the committed files fresh.
+    let r = run(mcpgen(&tmp.path().join("cache"))
+        .arg("generate")
+        .arg("--manifest")
+        .arg(&manifest)
+        .arg("--out")
+        .arg(&generated)
+        .args(["--tool-parts", "2", "--check"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}

@@ -1,5 +1,6 @@
 //! `mcpgen generate`: run the pipeline and write (or `--check`) the four
-//! generated files.
+//! generated files (and, with `--tool-parts N`, the N part files of the
+//! tool types).
 
 use std::path::PathBuf;
 
@@ -41,6 +42,11 @@ pub(crate) struct Args {
     /// `--protocol-types used`; repeat for more.
     #[arg(long, value_name = "TYPE")]
     keep_protocol_type: Vec<String>,
+    /// Split the tool types over N files, `tools_part_1.rs` … and what
+    /// several parts use in `tools.rs`, for N crates that compile in
+    /// parallel, each in a fraction of the memory (see docs/build-step.md).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    tool_parts: u16,
     /// Write nothing; exit 1 with a unified diff when the files in --out are stale.
     #[arg(long)]
     check: bool,
@@ -66,6 +72,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
             Which::Used => ProtocolTypes::Used,
         })
         .out_dir(&args.out)
+        .tool_parts(usize::from(args.tool_parts))
         .cargo_directives(false);
     for name in &args.keep_protocol_type {
         builder = builder.keep_protocol_type(name);
