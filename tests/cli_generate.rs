@@ -436,8 +436,9 @@ fn an_invalid_manifest_fails_with_every_problem_and_writes_nothing() {
 }
 
 /// `--tool-parts N` adds the N part files of the tool types to the four,
-/// and `--check` covers them: an edited part is stale. No part count is
-/// zero.
+/// and `--check` covers them: an edited part is stale, and so is a part
+/// of an earlier split that the current one no longer makes. No part
+/// count is zero.
 #[test]
 fn tool_parts_add_part_files_that_check_covers() {
     let tmp = tempfile::tempdir().unwrap();
@@ -457,4 +458,32 @@ fn tool_parts_add_part_files_that_check_covers() {
     assert!(r.stdout.contains("tools_part_2.rs"), "{}", r.stdout);
     let r = generate(tmp.path(), &out, &["--tool-parts", "0"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
+    // Down to one part: the part files of the split before stay (the
+    // writer touches only what it writes), named by a warning, and
+    // `--check` counts them as stale. A file of that name mcpgen did not
+    // write is not its business.
+    std::fs::write(out.join("tools_part_7.rs"), "// mine\n").unwrap();
+    let r = generate(tmp.path(), &out, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for n in [1, 2] {
+        let line = format!(
+            "warning: {} is a part of an earlier split",
+            out.join(format!("tools_part_{n}.rs")).display()
+        );
+        assert!(r.stderr.contains(&line), "{}", r.stderr);
+    }
+    assert!(!r.stderr.contains("tools_part_7.rs"), "{}", r.stderr);
+    let r = generate(tmp.path(), &out, &["--check"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("tools_part_1.rs is a part of an earlier split"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("help: delete it"), "{}", r.stderr);
+    std::fs::remove_file(out.join("tools_part_1.rs")).unwrap();
+    std::fs::remove_file(out.join("tools_part_2.rs")).unwrap();
+    let r = generate(tmp.path(), &out, &["--check"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
 }

@@ -2,7 +2,7 @@
 //! generated files (and, with `--tool-parts N`, the N part files of the
 //! tool types).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::{emit, store, Builder, ProtocolTypes, Result};
 
@@ -88,8 +88,22 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
     for w in &generated.warnings {
         eprintln!("warning: {w}");
     }
+    let leftover = leftover_parts(&args.out, &generated.files);
     if args.check {
-        return Ok(match emit::check(&args.out, &generated.files) {
+        let stale = emit::check(&args.out, &generated.files);
+        for name in &leftover {
+            eprintln!(
+                "error: {} is a part of an earlier split that this one no longer makes",
+                args.out.join(name).display()
+            );
+        }
+        if stale.is_none() && !leftover.is_empty() {
+            eprintln!(
+                "help: delete it (and its crate), or generate with the same --tool-parts as before"
+            );
+            return Ok(Outcome::Failed);
+        }
+        return Ok(match stale {
             None => {
                 eprintln!(
                     "{}: up to date ({} files)",
@@ -115,5 +129,46 @@ pub(crate) fn run(args: Args) -> Result<Outcome> {
         args.out.display(),
         report.unchanged.len()
     );
+    for name in &leftover {
+        eprintln!(
+            "warning: {} is a part of an earlier split that this one no longer makes; delete it (and its crate)",
+            args.out.join(name).display()
+        );
+    }
     Ok(Outcome::Ok)
+}
+
+/// The files in `dir` that an earlier `--tool-parts` wrote and `files`
+/// no longer has: `tools_part_<N>.rs` starting with mcpgen's marker. They
+/// are left in place (the writer touches only what it writes), but named,
+/// and `--check` counts them as stale.
+fn leftover_parts(dir: &Path, files: &[(String, String)]) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| {
+            name.strip_prefix("tools_part_")
+                .and_then(|rest| rest.strip_suffix(".rs"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter(|name| !files.iter().any(|(f, _)| f == name))
+        .filter(|name| generated_by_mcpgen(&dir.join(name)))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Whether `path` is a file that starts with mcpgen's marker (read no
+/// further than the marker).
+fn generated_by_mcpgen(path: &Path) -> bool {
+    use std::io::Read;
+    let marker = emit::GENERATED_MARKER.as_bytes();
+    let mut head = vec![0; marker.len()];
+    // Only a file is opened: a pipe of that name would block.
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::File::open(path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok_and(|()| head == marker)
 }
