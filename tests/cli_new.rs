@@ -40,6 +40,18 @@ fn cargo() -> Command {
     cmd
 }
 
+/// `cargo doc` of every crate of the workspace at `dir`, its own crates
+/// only, with rustdoc's warnings as errors.
+fn cargo_doc(dir: &Path) -> std::process::Output {
+    cargo()
+        .args(["doc", "--offline", "--quiet", "--no-deps", "--workspace"])
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"))
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .output()
+        .expect("run cargo doc")
+}
+
 /// Required arguments of every kind, tools without arguments, a rate limit.
 const KINDS: &str = r#"{
   "server": {"name": "kinds", "version": "0.1.0"},
@@ -651,13 +663,7 @@ fn real_manifests_scaffold_and_pass_their_own_tests() {
         if !output.status.success() || !stdout.contains(passed) || stderr.contains("warning:") {
             failures.push(format!("{stem}:\n{stdout}\n{stderr}"));
         }
-        let doc = cargo()
-            .args(["doc", "--offline", "--quiet", "--no-deps", "--workspace"])
-            .arg("--manifest-path")
-            .arg(crate_dir.join("Cargo.toml"))
-            .env("RUSTDOCFLAGS", "-D warnings")
-            .output()
-            .expect("run cargo doc");
+        let doc = cargo_doc(&crate_dir);
         if !doc.status.success() {
             let stderr = String::from_utf8_lossy(&doc.stderr);
             failures.push(format!("{stem}: cargo doc:\n{stderr}"));
@@ -1141,13 +1147,7 @@ pub mod client {
         output.status.success() && !stderr.contains("warning:"),
         "{stderr}"
     );
-    let doc = cargo()
-        .args(["doc", "--offline", "--quiet", "--no-deps", "--workspace"])
-        .arg("--manifest-path")
-        .arg(ws.join("Cargo.toml"))
-        .env("RUSTDOCFLAGS", "-D warnings")
-        .output()
-        .expect("run cargo doc");
+    let doc = cargo_doc(&ws);
     assert!(
         doc.status.success(),
         "{}",
