@@ -323,17 +323,15 @@ impl Builder {
                 }
                 typed = report.tools;
             }
-            let generator = match &typed {
-                Some(tools) => generator.typed(tools),
-                None => generator,
-            };
             let sides = sides.map(|thread| {
                 thread
                     .join()
                     .and_then(|caught| caught)
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             });
-            Ok((generator.files_with(header, sides)?, off_spec))
+            // Handed over, not lent: the tool types' syntax tree is then
+            // formatted as it is, not copied.
+            Ok((generator.files_with(header, sides, typed)?, off_spec))
         })?;
         let crate::generator::Files {
             files,

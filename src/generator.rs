@@ -298,11 +298,15 @@ impl<'a> Generator<'a> {
     /// the tool types. With a manifest, `server.rs` and `client.rs` come
     /// from `sides`, the result of [`side_work`](Self::side_work) when the
     /// caller already ran it (for the same generator and header), else they
-    /// are written on a second thread while the tool types are made.
+    /// are written on a second thread while the tool types are made. The
+    /// tool types come from `typed` when the caller hands them over (their
+    /// syntax tree is then formatted without a copy), else as
+    /// [`tool_types`](Self::tool_types) gives them.
     pub(crate) fn files_with(
         &self,
         header: &Header,
         sides: Option<Result<SideFiles>>,
+        typed: Option<ToolsOutput>,
     ) -> Result<Files> {
         let Some(manifest) = self.manifest else {
             let protocol = codegen::protocol::generate_only(self.spec, None)?;
@@ -333,7 +337,8 @@ impl<'a> Generator<'a> {
                 }
             };
             // Tokens cannot cross threads: the tool types stay on this one.
-            let tools = self.tool_types().and_then(|mut out| {
+            let tools = typed.map_or_else(|| self.tool_types(), Ok);
+            let tools = tools.and_then(|mut out| {
                 let parsed = out.parsed.take().map(|Parsed(file)| {
                     std::rc::Rc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone())
                 });
@@ -632,7 +637,12 @@ mod tests {
                 assert!(typed.parsed.is_some(), "the tool types keep their tree");
                 generator = generator.typed(typed);
             }
-            let files = generator.files_with(&header, None).unwrap();
+            let files = generator.files_with(&header, None, None).unwrap();
+            if let Some(typed) = &typed {
+                // Handed over, the same files.
+                let handed = generator.files_with(&header, None, Some(typed.clone()));
+                assert_eq!(handed.unwrap().files, files.files);
+            }
             let parts = generator.manifest_parts().unwrap();
             let formatted = [parts.tools, parts.server, parts.client]
                 .map(|tokens| emit::format(tokens, &header).unwrap());
@@ -652,7 +662,7 @@ mod tests {
         }
         // Without a manifest, only the protocol types.
         let files = Generator::new(&spec, "2025-11-25")
-            .files_with(&header, None)
+            .files_with(&header, None, None)
             .unwrap();
         assert!(files.files[0].1.contains("pub struct CallToolRequest"));
         assert_eq!(files.files[1].1, header.render());

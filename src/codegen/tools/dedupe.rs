@@ -183,12 +183,8 @@ fn merge_once(
         if let syn::Item::Impl(imp) = item {
             let name = impl_self_name(imp).unwrap_or_default();
             if newtypes.contains(&name) && !shapes.impls.contains_key(&name) {
-                let text = rename(
-                    imp.to_token_stream(),
-                    &BTreeMap::from([(name.clone(), "Shape".to_owned())]),
-                )
-                .to_string();
-                fresh.entry(name).or_default().push_str(&text);
+                let text = fresh.entry(name.clone()).or_default();
+                write_shape(imp.to_token_stream(), &name, text);
             }
         }
     }
@@ -340,6 +336,46 @@ fn merge_once(
     }
     rename_in(&mut file, &renames, shapes);
     Ok(file)
+}
+
+/// Appends `tokens` to `text` as the text of a shape: the identifier
+/// `name` as `Shape`, each tree written so that different streams never
+/// read the same (rather than renamed as tokens and printed, which cost
+/// twice as much).
+fn write_shape(tokens: TokenStream, name: &str, text: &mut String) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(g) => {
+                let (open, close) = match g.delimiter() {
+                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                    proc_macro2::Delimiter::Brace => ("{", "}"),
+                    proc_macro2::Delimiter::Bracket => ("[", "]"),
+                    proc_macro2::Delimiter::None => ("\u{1}", "\u{2}"),
+                };
+                text.push_str(open);
+                write_shape(g.stream(), name, text);
+                text.push_str(close);
+            }
+            TokenTree::Ident(i) => {
+                let start = text.len();
+                let _ = write!(text, "{i}");
+                if text[start..] == *name {
+                    text.truncate(start);
+                    text.push_str("Shape");
+                }
+                text.push(' ');
+            }
+            TokenTree::Punct(p) => {
+                text.push(p.as_char());
+                if p.spacing() == proc_macro2::Spacing::Alone {
+                    text.push(' ');
+                }
+            }
+            TokenTree::Literal(l) => {
+                let _ = write!(text, "{l} ");
+            }
+        }
+    }
 }
 
 /// The attributes of an enum or struct.
@@ -545,21 +581,6 @@ fn words(name: &str) -> Vec<&str> {
     out
 }
 
-/// Every identifier in `renames` replaced, at any depth.
-fn rename(tokens: TokenStream, renames: &BTreeMap<String, String>) -> TokenStream {
-    super::shared::rewrite(tokens, &|tree, _| rename_tree(tree, renames))
-}
-
-fn rename_tree(tree: &TokenTree, renames: &BTreeMap<String, String>) -> Option<TokenTree> {
-    match tree {
-        TokenTree::Ident(i) => renames
-            .get(&i.to_string())
-            .map(|new| TokenTree::Ident(Ident::new(new, i.span()))),
-        _ => None,
-    }
-}
-
-/// [`rename`] on the parsed file, in place.
 /// Renames every use of the names in `renames`, and forgets the shapes of
 /// the types it renamed or renamed something in.
 fn rename_in(file: &mut syn::File, renames: &BTreeMap<String, String>, shapes: &mut Shapes) {

@@ -37,11 +37,16 @@ use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 
 use crate::naming;
 
-/// Applies every repair.
+/// Applies every repair. The passes over the top-level items hand one
+/// another the trees, not a token stream: the stream is collected once,
+/// at the end (a collect per pass cost more than some passes).
 pub(crate) fn fixup(tokens: TokenStream) -> TokenStream {
+    let tts = walk_trees(tokens.into_iter().collect(), false);
     bound_idents(allow_complex_types(infallible_conversions(
-        default_open_maps(derive_defaults(walk(tokens, false))),
+        default_open_maps(derive_defaults(tts)),
     )))
+    .into_iter()
+    .collect()
 }
 
 /// The score above which clippy's `type_complexity` fires.
@@ -49,8 +54,7 @@ const CLIPPY_TYPE_COMPLEXITY: u64 = 250;
 
 /// Adds `#[allow(clippy::type_complexity)]` before each top-level
 /// `pub struct`/`pub enum` with a field type clippy finds too complex.
-fn allow_complex_types(tokens: TokenStream) -> TokenStream {
-    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+fn allow_complex_types(tts: Vec<TokenTree>) -> Vec<TokenTree> {
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     for (i, tt) in tts.iter().enumerate() {
         let item = matches!(tt, TokenTree::Ident(p) if p == "pub")
@@ -66,7 +70,7 @@ fn allow_complex_types(tokens: TokenStream) -> TokenStream {
         }
         out.push(tt.clone());
     }
-    out.into_iter().collect()
+    out
 }
 
 /// The highest clippy `type_complexity` score of the field types in a
@@ -99,8 +103,7 @@ fn type_complexity(body: &TokenStream) -> u64 {
 
 /// `impl ::std::convert::TryFrom<&str | String> for X { … }` of types
 /// whose `FromStr` cannot fail → `impl From<…> for X` (top-level items).
-fn infallible_conversions(tokens: TokenStream) -> TokenStream {
-    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+fn infallible_conversions(tts: Vec<TokenTree>) -> Vec<TokenTree> {
     let text = |t: &TokenTree| match t {
         TokenTree::Group(_) => "{}".to_owned(),
         other => other.to_string(),
@@ -192,41 +195,50 @@ fn infallible_conversions(tokens: TokenStream) -> TokenStream {
         out.push(tts[i].clone());
         i += 1;
     }
-    out.into_iter().collect()
+    out
 }
 
 /// Every identifier longer than [`naming::MAX_IDENT`] replaced by its
 /// bounded form, in every group.
-fn bound_idents(tokens: TokenStream) -> TokenStream {
-    bound_idents_in(tokens, &mut String::new())
+fn bound_idents(tts: Vec<TokenTree>) -> Vec<TokenTree> {
+    let mut text = String::new();
+    tts.into_iter()
+        .map(|tt| bound_idents_of(tt, &mut text))
+        .collect()
 }
 
-/// [`bound_idents`], each identifier written into `text` to be measured.
+/// [`bound_idents`] of the trees of one group.
 fn bound_idents_in(tokens: TokenStream, text: &mut String) -> TokenStream {
-    use std::fmt::Write;
     tokens
         .into_iter()
-        .map(|tt| match tt {
-            TokenTree::Group(g) => {
-                let mut group = super::Taken::from(g);
-                let inner = bound_idents_in(std::mem::take(&mut group.stream), text);
-                group.rebuild(inner)
-            }
-            TokenTree::Ident(id) => {
-                text.clear();
-                let _ = write!(text, "{id}");
-                if text.len() > naming::MAX_IDENT {
-                    TokenTree::Ident(Ident::new(
-                        &naming::bounded(text, naming::MAX_IDENT, text),
-                        id.span(),
-                    ))
-                } else {
-                    TokenTree::Ident(id)
-                }
-            }
-            other => other,
-        })
+        .map(|tt| bound_idents_of(tt, text))
         .collect()
+}
+
+/// [`bound_idents`] of one tree, each identifier written into `text` to
+/// be measured.
+fn bound_idents_of(tt: TokenTree, text: &mut String) -> TokenTree {
+    use std::fmt::Write;
+    match tt {
+        TokenTree::Group(g) => {
+            let mut group = super::Taken::from(g);
+            let inner = bound_idents_in(std::mem::take(&mut group.stream), text);
+            group.rebuild(inner)
+        }
+        TokenTree::Ident(id) => {
+            text.clear();
+            let _ = write!(text, "{id}");
+            if text.len() > naming::MAX_IDENT {
+                TokenTree::Ident(Ident::new(
+                    &naming::bounded(text, naming::MAX_IDENT, text),
+                    id.span(),
+                ))
+            } else {
+                TokenTree::Ident(id)
+            }
+        }
+        other => other,
+    }
 }
 
 /// `#[serde(default)] pub f: ::std::boxed::Box<::std::option::Option<T>>`
@@ -291,8 +303,7 @@ fn boxed_options(mut tts: Vec<TokenTree>) -> Vec<TokenTree> {
 /// Replaces hand-written `Default` impls of enums that return a unit
 /// variant by `#[derive(Default)]` + `#[default]` (top-level items only,
 /// which is where typify puts types).
-fn derive_defaults(tokens: TokenStream) -> TokenStream {
-    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+fn derive_defaults(tts: Vec<TokenTree>) -> Vec<TokenTree> {
     // Pass 1: find and drop the impls, remembering enum → variant.
     let mut defaults: Vec<(String, String)> = Vec::new();
     let mut kept: Vec<TokenTree> = Vec::with_capacity(tts.len());
@@ -307,7 +318,7 @@ fn derive_defaults(tokens: TokenStream) -> TokenStream {
         i += 1;
     }
     if defaults.is_empty() {
-        return kept.into_iter().collect();
+        return kept;
     }
     // Pass 2: patch the enums.
     let mut out = kept;
@@ -336,18 +347,17 @@ fn derive_defaults(tokens: TokenStream) -> TokenStream {
         nb.set_span(body.span());
         out[pos + 2] = TokenTree::Group(nb);
     }
-    let mut ts: TokenStream = out.into_iter().collect();
     // Anything that could not be patched keeps its hand-written impl.
     for (ty, variant) in unpatched {
         let (t, v) = (
             Ident::new(&ty, proc_macro2::Span::call_site()),
             Ident::new(&variant, proc_macro2::Span::call_site()),
         );
-        ts.extend(quote::quote! {
+        out.extend(quote::quote! {
             impl ::std::default::Default for #t { fn default() -> Self { #t::#v } }
         });
     }
-    ts
+    out
 }
 
 /// Appends `derive` to the `#[derive(…)]` list of the item whose keyword
@@ -380,8 +390,7 @@ fn add_derive(out: &mut [TokenTree], pos: usize, derive: TokenStream) -> bool {
 /// "properties": {}}`, the usual input of a tool without arguments):
 /// `pub struct X(pub ::serde_json::Map<String, Value>)`, so a call reads
 /// `X::default()` (an empty map, which the schema accepts).
-fn default_open_maps(tokens: TokenStream) -> TokenStream {
-    let mut out: Vec<TokenTree> = tokens.into_iter().collect();
+fn default_open_maps(mut out: Vec<TokenTree>) -> Vec<TokenTree> {
     // A type with a hand-written `Default` (from a schema `default`) keeps it.
     let with_impl: std::collections::BTreeSet<String> = out
         .windows(3)
@@ -404,7 +413,7 @@ fn default_open_maps(tokens: TokenStream) -> TokenStream {
     for pos in positions {
         add_derive(&mut out, pos, quote::quote!(Default));
     }
-    out.into_iter().collect()
+    out
 }
 
 /// `pub ::serde_json::Map<::std::string::String, ::serde_json::Value>` (a
@@ -504,7 +513,13 @@ fn words_at(tts: &[TokenTree], i: usize, words: &[&str]) -> bool {
 /// [`boxed_options`]; one pass over the groups for all of them (each pass
 /// copies every group it reads).
 fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
-    let mut tts: Vec<TokenTree> = tokens.into_iter().collect();
+    walk_trees(tokens.into_iter().collect(), in_defaults)
+        .into_iter()
+        .collect()
+}
+
+/// [`walk`] of the trees of one group.
+fn walk_trees(mut tts: Vec<TokenTree>, in_defaults: bool) -> Vec<TokenTree> {
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     // The leaves kept as they are, `(place in out, place in tts)`: moved
     // into place at the end, since the pass looks back at them.
@@ -564,7 +579,7 @@ fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
     }
     // `boxed_options` on the same trees: one walk over every group does
     // both.
-    boxed_options(out).into_iter().collect()
+    boxed_options(out)
 }
 
 #[cfg(test)]
