@@ -533,7 +533,7 @@ pub(crate) struct SideFiles {
 /// types, and the served tool list.
 #[cfg(any(feature = "cli", test))]
 fn tools_body(manifest: &Manifest, out: &ToolsOutput) -> Result<TokenStream> {
-    let mut tools = out.tokens.clone();
+    let mut tools = out.body();
     tools.extend(tools_rest(manifest, &out.tools)?);
     Ok(tools)
 }

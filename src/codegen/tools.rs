@@ -63,7 +63,9 @@ pub use prepare::{Note, Prepared};
 /// for the files) and reuses it.
 #[derive(Debug, Clone)]
 pub struct ToolsOutput {
-    /// The body of `tools.rs`.
+    /// The body of `tools.rs` ([`generate`] always writes it; inside the
+    /// crate it is empty while `parsed` holds the body: see
+    /// [`body`](Self::body)).
     pub tokens: TokenStream,
     /// One binding per tool, in manifest order.
     pub tools: Vec<ToolBinding>,
@@ -72,9 +74,20 @@ pub struct ToolsOutput {
     /// Prompts and templates whose types would have the name of a tool
     /// type (each an error at the item); their types are then left out.
     pub(crate) clashes: Vec<Error>,
-    /// `tokens` as the syntax tree they were printed from, which the
-    /// formatter takes as it is.
+    /// The body as a syntax tree, which the formatter takes as it is
+    /// (`None` when the body does not parse: `tokens` hold it).
     pub(crate) parsed: Option<Parsed>,
+}
+
+impl ToolsOutput {
+    /// The body of `tools.rs` as tokens, written from the syntax tree
+    /// when that is what holds it.
+    pub(crate) fn body(&self) -> TokenStream {
+        match &self.parsed {
+            Some(Parsed(file)) if self.tokens.is_empty() => quote::ToTokens::to_token_stream(&**file),
+            _ => self.tokens.clone(),
+        }
+    }
 }
 
 /// The body of `tools.rs` as a syntax tree.
@@ -156,7 +169,9 @@ pub fn json_const(name: &str, docs: &[&str], value: &impl serde::Serialize) -> R
 /// error. A manifest without a clash is generated exactly as if this rule
 /// did not exist.
 pub fn generate(manifest: &Manifest) -> Result<ToolsOutput> {
-    generate_joining(manifest, None)
+    let mut out = generate_joining(manifest, None)?;
+    out.tokens = out.body();
+    Ok(out)
 }
 
 /// Types written elsewhere that join the tool types just before their
@@ -526,8 +541,10 @@ fn generate_with(
                     }
                 }
             }
-            let (tokens, parsed) = polish::polish(file, &sources);
-            (tokens, parsed, clashes)
+            match polish::polish(file, &sources) {
+                Ok(file) => (TokenStream::new(), Some(file), clashes),
+                Err(tokens) => (tokens, None, clashes),
+            }
         }
         Err(mut tokens) => {
             let clashes = clashes_with(&defined_names(&tokens));

@@ -34,10 +34,11 @@ use super::attrs::{derives, is_option, serde_args, wire_name};
 use super::decode;
 use super::sources::{self, doc_of, Sources};
 
-/// Applies every step to the body of `tools.rs`: its tokens and, when the
-/// code this pass writes parses (it always should), its syntax tree, so
-/// that formatting it needs no second parse of the whole.
-pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Option<syn::File>) {
+/// Applies every step to the body of `tools.rs`: its syntax tree, so that
+/// formatting it needs no second parse of the whole; its tokens (as
+/// `Err`) only when the code this pass writes does not parse (it always
+/// should).
+pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> Result<syn::File, TokenStream> {
     let defined: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
     name_members(&mut file);
     let usage = usage_docs(&file);
@@ -81,11 +82,11 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
     let mut used = shorten_tree.used;
     // Each struct's constructors right after it, written as tokens and
     // parsed alone (parsing them into the tree here costs what formatting
-    // the whole file would spend on them anyway).
-    let mut body = TokenStream::new();
-    body.extend(file.attrs.iter().map(ToTokens::to_token_stream));
+    // the whole file would spend on them anyway). Should they not parse,
+    // the tree so far is written out as tokens and the rest follows as
+    // tokens.
     let items = std::mem::take(&mut file.items);
-    let mut tree = Some(file);
+    let mut tree = Ok(file);
     for mut item in items {
         let methods = match &mut item {
             Item::Struct(s) => {
@@ -99,7 +100,6 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
             Item::Enum(e) if parsed.contains(&e.ident.to_string()) => decode::lean_unit(e),
             _ => None,
         };
-        item.to_tokens(&mut body);
         push_item(&mut tree, item);
         if let Some(methods) = methods {
             let methods = shorten(
@@ -111,34 +111,44 @@ pub(crate) fn polish(mut file: syn::File, sources: &Sources) -> (TokenStream, Op
                 },
                 &mut used,
             );
-            body.extend(methods.clone());
             push_parsed(&mut tree, methods, false);
         }
     }
-    let mut out = uses(&usable, &used);
-    push_parsed(&mut tree, out.clone(), true);
-    out.extend(body);
-    (out, tree)
+    push_parsed(&mut tree, uses(&usable, &used), true);
+    tree
 }
 
-/// Adds `item` at the end of the tree being built, if any.
-fn push_item(tree: &mut Option<syn::File>, item: Item) {
-    if let Some(file) = tree {
-        file.items.push(item);
+/// Adds `item` at the end of the tree being built, or of the tokens.
+fn push_item(tree: &mut Result<syn::File, TokenStream>, item: Item) {
+    match tree {
+        Ok(file) => file.items.push(item),
+        Err(tokens) => item.to_tokens(tokens),
     }
 }
 
 /// Adds the items of `tokens` to the tree being built (at its start with
-/// `first`); a failure to parse leaves no tree, and the tokens go to the
-/// formatter, which reports it.
-fn push_parsed(tree: &mut Option<syn::File>, tokens: TokenStream, first: bool) {
-    let Some(file) = tree else { return };
-    match syn::parse2::<syn::File>(tokens) {
+/// `first`); a failure to parse turns the tree into tokens, which go to
+/// the formatter, which reports it.
+fn push_parsed(tree: &mut Result<syn::File, TokenStream>, tokens: TokenStream, first: bool) {
+    let Ok(file) = tree else {
+        if let Err(body) = tree {
+            match first {
+                true => *body = tokens.into_iter().chain(std::mem::take(body)).collect(),
+                false => body.extend(tokens),
+            }
+        }
+        return;
+    };
+    match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(parsed) if first => {
             file.items.splice(0..0, parsed.items);
         }
         Ok(parsed) => file.items.extend(parsed.items),
-        Err(_) => *tree = None,
+        Err(_) => {
+            let written = file.to_token_stream();
+            *tree = Err(written);
+            push_parsed(tree, tokens, first);
+        }
     }
 }
 
@@ -1188,7 +1198,8 @@ mod tests {
 
     fn polished(tokens: TokenStream) -> String {
         polish(syn::parse2(tokens).unwrap(), &Sources::default())
-            .0
+            .expect("the polished code parses")
+            .to_token_stream()
             .to_string()
     }
 
