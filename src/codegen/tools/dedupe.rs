@@ -91,18 +91,19 @@ pub(crate) fn dedupe(
             }
             Err(unchanged) => match merge_once(unchanged, roots, &mut shapes) {
                 Ok(merged) => merged,
-                Err(unchanged) => return Ok(unrepeat(unchanged, roots)),
+                Err(unchanged) => return Ok(unrepeat(unchanged, roots, &mut shapes)),
             },
         };
     }
-    Ok(unrepeat(file, roots))
+    Ok(unrepeat(file, roots, &mut shapes))
 }
 
 /// The file with every type whose name ends with the same words twice
 /// (`ReadMediaFileTypeResourceResource`: a `resource` property of the
 /// `resource` member) named with them once, where that name is free; the
-/// types in `roots` keep their names.
-fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>) -> syn::File {
+/// types in `roots` keep their names. Only the items that name a renamed
+/// type are visited, when `shapes` knows which.
+fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>, shapes: &mut Shapes) -> syn::File {
     let names: BTreeSet<String> = file.items.iter().filter_map(item_name).collect();
     let mut taken = names.clone();
     let mut renames = BTreeMap::new();
@@ -121,7 +122,7 @@ fn unrepeat(mut file: syn::File, roots: &BTreeSet<String>) -> syn::File {
             renames.insert(name.clone(), short);
         }
     }
-    rename_in(&mut file, &renames, &mut Shapes::default());
+    rename_in(&mut file, &renames, shapes);
     file
 }
 
