@@ -84,7 +84,9 @@ impl ToolsOutput {
     /// when that is what holds it.
     pub(crate) fn body(&self) -> TokenStream {
         match &self.parsed {
-            Some(Parsed(file)) if self.tokens.is_empty() => quote::ToTokens::to_token_stream(&**file),
+            Some(Parsed(file)) if self.tokens.is_empty() => {
+                quote::ToTokens::to_token_stream(&**file)
+            }
             _ => self.tokens.clone(),
         }
     }
