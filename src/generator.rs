@@ -131,7 +131,10 @@ impl<'a> Generator<'a> {
 
     /// Uses `tools`, the manifest's tool types as [`checked`](Self::checked)
     /// gave them, instead of generating them again: a caller that checks a
-    /// manifest and then generates from it types its tools once.
+    /// manifest and then generates from it types its tools once. (The
+    /// builder hands its checked types to [`files_with`](Self::files_with)
+    /// instead, which then needs no copy of their tree.)
+    #[cfg(any(feature = "cli", test))]
     pub(crate) fn typed(mut self, tools: &'a ToolsOutput) -> Self {
         self.typed = Some(tools);
         self
