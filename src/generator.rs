@@ -8,9 +8,9 @@
 //! [`Manifest`]; it does no I/O. Each step is a method:
 //! [`tool_types`](Generator::tool_types) (the manifest's tool types and
 //! their bindings, with names two items would share refused),
-//! [`parts`](Generator::parts) (the token streams of the four generated
-//! modules; [`manifest_parts`](Generator::manifest_parts) without the
-//! protocol types) and [`files`](Generator::files) (formatted, with their header).
+//! [`manifest_parts`](Generator::manifest_parts) (the token streams of
+//! the manifest's three modules) and [`files_with`](Generator::files_with)
+//! (the four files, formatted, with their header).
 
 use std::collections::BTreeSet;
 
@@ -437,7 +437,7 @@ pub(crate) fn part_file(number: usize) -> String {
     format!("tools_part_{number}.rs")
 }
 
-/// What [`Generator::files`] writes from the tools' names alone, ready to
+/// What [`Generator::files_with`] writes from the tools' names alone, ready to
 /// run on another thread.
 pub(crate) struct SideWork<'a> {
     side: Side<'a>,

@@ -64,8 +64,7 @@ pub use prepare::{Note, Prepared};
 #[derive(Debug, Clone)]
 pub struct ToolsOutput {
     /// The body of `tools.rs` ([`generate`] always writes it; inside the
-    /// crate it is empty while `parsed` holds the body: see
-    /// [`body`](Self::body)).
+    /// crate it is left empty while the body is held as a syntax tree).
     pub tokens: TokenStream,
     /// One binding per tool, in manifest order.
     pub tools: Vec<ToolBinding>,
