@@ -246,15 +246,22 @@ impl Body {
         let TokenTree::Group(g) = &tts[i] else {
             return Body::Other;
         };
-        let ident_at = |back: usize| match i.checked_sub(back).map(|j| &tts[j]) {
-            Some(TokenTree::Ident(id)) => Some(id.to_string()),
-            _ => None,
+        // Compared in place: a pass asks this of every group it meets.
+        let ident_at = |back: usize, word: Option<&str>| {
+            matches!(i.checked_sub(back).map(|j| &tts[j]),
+                Some(TokenTree::Ident(id)) if word.is_none_or(|w| id == w))
         };
-        match (g.delimiter(), ident_at(2).as_deref(), ident_at(1)) {
-            (Delimiter::Brace, Some("struct"), Some(_)) => Body::Fields,
-            (Delimiter::Brace, Some("enum"), Some(_)) => Body::Variants,
-            (Delimiter::Brace, _, Some(_)) if outer == Body::Variants => Body::Fields,
-            _ => Body::Other,
+        if g.delimiter() != Delimiter::Brace || !ident_at(1, None) {
+            return Body::Other;
+        }
+        if ident_at(2, Some("struct")) {
+            Body::Fields
+        } else if ident_at(2, Some("enum")) {
+            Body::Variants
+        } else if outer == Body::Variants {
+            Body::Fields
+        } else {
+            Body::Other
         }
     }
 }

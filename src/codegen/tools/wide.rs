@@ -89,8 +89,13 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
                     _ => false,
                 })
                 .unwrap_or(tts.len());
-            let ty: TokenStream = tts[i + 2..end].iter().cloned().collect();
-            if let Some(f) = decoder(&ty.to_string()) {
+            // Most fields name no wide integer: only those that do are
+            // written out to be matched.
+            let wide = tts[i + 2..end].iter().any(|t| {
+                matches!(t, TokenTree::Ident(id) if id == "i128" || id == "u128" || id == "NonZeroU128")
+            });
+            let ty = || tts[i + 2..end].iter().cloned().collect::<TokenStream>();
+            if let Some(f) = wide.then(|| decoder(&ty().to_string())).flatten() {
                 *used = true;
                 // Whether an absent field decodes is not decided here:
                 // `polish` gives every optional field `default` once,
