@@ -31,6 +31,7 @@ mod enums;
 mod fields;
 mod fixup;
 mod integers;
+mod levels;
 mod mentions;
 #[allow(dead_code)]
 mod parts;
@@ -518,7 +519,25 @@ fn generate_with(
         .iter()
         .flat_map(|b| std::iter::once(b.input.clone()).chain(b.output.clone()))
         .collect();
-    let (mut tokens, wide_used) = wide::attach(fixup::fixup(renames.restore(tokens)));
+    // The repairs, in one walk over every group (see `levels`).
+    let mut text = String::new();
+    let mut wide_used = false;
+    let trees = levels::each(
+        tokens.into_iter().collect(),
+        levels::Level::TOP,
+        &mut |tts, level| {
+            let tts = match renames.is_empty() {
+                true => tts,
+                false => renames.restore_level(tts, level.body, &mut text),
+            };
+            wide::step(
+                fixup::level(tts, level, &mut text),
+                level.body,
+                &mut wide_used,
+            )
+        },
+    );
+    let mut tokens: TokenStream = fixup::top(trees).into_iter().collect();
     if wide_used {
         tokens.extend(wide::module());
     }

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Delimiter, Group, Ident, Literal, TokenStream, TokenTree};
 use quote::quote;
 
+use super::levels::Level;
 use crate::naming;
 
 /// What marks a renamed property; never part of a field name mcpgen makes.
@@ -84,25 +85,29 @@ impl Renames {
         if self.is_empty() {
             return tokens;
         }
-        self.restore_in(tokens, Body::Other, &mut String::new())
+        let mut text = String::new();
+        let restore = &mut |tts, level: Level| self.restore_level(tts, level.body, &mut text);
+        super::levels::each(tokens.into_iter().collect(), Level::TOP, restore)
+            .into_iter()
+            .collect()
     }
 
-    /// [`Renames::restore`] of the tokens of a `body`. Each identifier and
-    /// literal is written into `text` to be searched for markers (most
-    /// have none).
-    fn restore_in(&self, tokens: TokenStream, body: Body, text: &mut String) -> TokenStream {
+    /// [`Renames::restore`] of the trees of one group, the body `body`
+    /// (its own groups restored already). Each identifier and literal is
+    /// written into `text` to be searched for markers (most have none).
+    pub(super) fn restore_level(
+        &self,
+        mut tts: Vec<TokenTree>,
+        body: Body,
+        text: &mut String,
+    ) -> Vec<TokenTree> {
         use std::fmt::Write;
-        let mut tts: Vec<TokenTree> = tokens.into_iter().collect();
         let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
         for i in 0..tts.len() {
             let tt = &tts[i];
             match tt {
-                TokenTree::Group(_) => {
-                    let inner = Body::of_group(&tts, i, body);
-                    let mut group = super::Taken::from_slot(&mut tts, i);
-                    let stream = std::mem::take(&mut group.stream);
-                    out.push(group.rebuild(self.restore_in(stream, inner, text)));
-                }
+                // Looked back at: a copy (of a reference) goes out.
+                TokenTree::Group(_) => out.push(tt.clone()),
                 TokenTree::Ident(id) => {
                     text.clear();
                     let _ = write!(text, "{id}");
@@ -169,7 +174,7 @@ impl Renames {
                 TokenTree::Punct(_) => out.push(tt.clone()),
             }
         }
-        out.into_iter().collect()
+        out
     }
 
     /// The renames whose markers occur in `text` (by the hash after each

@@ -35,18 +35,38 @@
 
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 
+use super::levels::Level;
 use crate::naming;
 
-/// Applies every repair. The passes over the top-level items hand one
-/// another the trees, not a token stream: the stream is collected once,
-/// at the end (a collect per pass cost more than some passes).
+/// Applies every repair: [`level`] to every group, then [`top`].
+#[cfg(test)]
 pub(crate) fn fixup(tokens: TokenStream) -> TokenStream {
-    let tts = walk_trees(tokens.into_iter().collect(), false);
-    bound_idents(allow_complex_types(infallible_conversions(
-        default_open_maps(derive_defaults(tts)),
-    )))
+    let mut text = String::new();
+    let step = &mut |tts, at: Level| level(tts, at, &mut text);
+    top(super::levels::each(
+        tokens.into_iter().collect(),
+        Level::TOP,
+        step,
+    ))
     .into_iter()
     .collect()
+}
+
+/// The repairs made in the trees of every group (its own groups repaired
+/// already): `plus1`/`minus1` variants renamed, `pub(super)` of the
+/// default helpers made `pub`, [`boxed_options`], long identifiers
+/// bounded. `text` is a buffer.
+pub(super) fn level(tts: Vec<TokenTree>, at: Level, text: &mut String) -> Vec<TokenTree> {
+    bound_idents(walk_level(tts, at.in_defaults), text)
+}
+
+/// The repairs of the top-level items, once every group is repaired. They
+/// hand one another the trees, not a token stream (a collect per pass
+/// cost more than some passes).
+pub(super) fn top(tts: Vec<TokenTree>) -> Vec<TokenTree> {
+    allow_complex_types(infallible_conversions(default_open_maps(derive_defaults(
+        tts,
+    ))))
 }
 
 /// The score above which clippy's `type_complexity` fires.
@@ -198,33 +218,17 @@ fn infallible_conversions(tts: Vec<TokenTree>) -> Vec<TokenTree> {
     out
 }
 
-/// Every identifier longer than [`naming::MAX_IDENT`] replaced by its
-/// bounded form, in every group.
-fn bound_idents(tts: Vec<TokenTree>) -> Vec<TokenTree> {
-    let mut text = String::new();
-    tts.into_iter()
-        .map(|tt| bound_idents_of(tt, &mut text))
-        .collect()
+/// Every identifier longer than [`naming::MAX_IDENT`] among the trees of
+/// one group replaced by its bounded form, each written into `text` to be
+/// measured.
+fn bound_idents(tts: Vec<TokenTree>, text: &mut String) -> Vec<TokenTree> {
+    tts.into_iter().map(|tt| bound_ident(tt, text)).collect()
 }
 
-/// [`bound_idents`] of the trees of one group.
-fn bound_idents_in(tokens: TokenStream, text: &mut String) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|tt| bound_idents_of(tt, text))
-        .collect()
-}
-
-/// [`bound_idents`] of one tree, each identifier written into `text` to
-/// be measured.
-fn bound_idents_of(tt: TokenTree, text: &mut String) -> TokenTree {
+/// [`bound_idents`] of one tree.
+fn bound_ident(tt: TokenTree, text: &mut String) -> TokenTree {
     use std::fmt::Write;
     match tt {
-        TokenTree::Group(g) => {
-            let mut group = super::Taken::from(g);
-            let inner = bound_idents_in(std::mem::take(&mut group.stream), text);
-            group.rebuild(inner)
-        }
         TokenTree::Ident(id) => {
             text.clear();
             let _ = write!(text, "{id}");
@@ -508,18 +512,10 @@ fn words_at(tts: &[TokenTree], i: usize, words: &[&str]) -> bool {
         .is_some_and(|s| s.iter().zip(words).all(|(t, w)| is_word(t, w)))
 }
 
-/// The repairs made in every group: `plus1`/`minus1` variants renamed,
+/// In the trees of one group: `plus1`/`minus1` variants renamed,
 /// `pub(super)` of the default helpers made `pub`, then
-/// [`boxed_options`]; one pass over the groups for all of them (each pass
-/// copies every group it reads).
-fn walk(tokens: TokenStream, in_defaults: bool) -> TokenStream {
-    walk_trees(tokens.into_iter().collect(), in_defaults)
-        .into_iter()
-        .collect()
-}
-
-/// [`walk`] of the trees of one group.
-fn walk_trees(mut tts: Vec<TokenTree>, in_defaults: bool) -> Vec<TokenTree> {
+/// [`boxed_options`].
+fn walk_level(mut tts: Vec<TokenTree>, in_defaults: bool) -> Vec<TokenTree> {
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     // The leaves kept as they are, `(place in out, place in tts)`: moved
     // into place at the end, since the pass looks back at them.
@@ -528,15 +524,6 @@ fn walk_trees(mut tts: Vec<TokenTree>, in_defaults: bool) -> Vec<TokenTree> {
     while i < tts.len() {
         let tt = &tts[i];
         match tt {
-            TokenTree::Group(g) => {
-                // `mod defaults { … }`: the group right after `mod defaults`.
-                let defaults_body = g.delimiter() == Delimiter::Brace
-                    && matches!(tts.get(i.wrapping_sub(1)), Some(TokenTree::Ident(id)) if id == "defaults")
-                    && matches!(tts.get(i.wrapping_sub(2)), Some(TokenTree::Ident(id)) if id == "mod");
-                let mut group = super::Taken::from_slot(&mut tts, i);
-                let inner = walk(std::mem::take(&mut group.stream), defaults_body);
-                out.push(group.rebuild(inner));
-            }
             TokenTree::Ident(id) if in_defaults && id == "pub" => {
                 kept.push((out.len(), i));
                 out.push(super::taken());

@@ -41,20 +41,26 @@ fn decoder(ty: &str) -> Option<&'static str> {
 
 /// `tokens` with the attribute on every field and newtype variant of a
 /// wide integer type, and whether there was one.
+#[cfg(test)]
 pub(crate) fn attach(tokens: TokenStream) -> (TokenStream, bool) {
     let mut used = false;
-    let out = walk(tokens, Body::Other, &mut used);
-    (out, used)
+    let step = &mut |tts, level: super::levels::Level| step(tts, level.body, &mut used);
+    let out = super::levels::each(
+        tokens.into_iter().collect(),
+        super::levels::Level::TOP,
+        step,
+    );
+    (out.into_iter().collect(), used)
 }
 
-fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
-    let mut tts: Vec<TokenTree> = tokens.into_iter().collect();
+/// [`attach`] to the trees of one group, the body `body` (its own groups
+/// done already); `used` is set when a field got the attribute.
+pub(super) fn step(mut tts: Vec<TokenTree>, body: Body, used: &mut bool) -> Vec<TokenTree> {
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     let mut i = 0;
     while i < tts.len() {
         let tt = &tts[i];
         if let TokenTree::Group(g) = tt {
-            let inner = Body::of_group(&tts, i, body);
             // A newtype variant: `Name(<type>)`.
             let after_ident = i > 0 && matches!(tts[i - 1], TokenTree::Ident(_));
             if body == Body::Variants && g.delimiter() == Delimiter::Parenthesis && after_ident {
@@ -64,9 +70,7 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
                     out.splice(at..at, quote!(#[serde(deserialize_with = #f)]));
                 }
             }
-            let mut group = super::Taken::from_slot(&mut tts, i);
-            let stream = std::mem::take(&mut group.stream);
-            out.push(group.rebuild(walk(stream, inner, used)));
+            out.push(tt.clone());
             i += 1;
             continue;
         }
@@ -119,7 +123,7 @@ fn walk(tokens: TokenStream, body: Body, used: &mut bool) -> TokenStream {
         }
         i += 1;
     }
-    out.into_iter().collect()
+    out
 }
 
 /// The `wide` module of a generated file that uses it.
