@@ -74,9 +74,10 @@ const CLIPPY_TYPE_COMPLEXITY: u64 = 250;
 
 /// Adds `#[allow(clippy::type_complexity)]` before each top-level
 /// `pub struct`/`pub enum` with a field type clippy finds too complex.
-fn allow_complex_types(tts: Vec<TokenTree>) -> Vec<TokenTree> {
+fn allow_complex_types(mut tts: Vec<TokenTree>) -> Vec<TokenTree> {
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
-    for (i, tt) in tts.iter().enumerate() {
+    for i in 0..tts.len() {
+        let tt = &tts[i];
         let item = matches!(tt, TokenTree::Ident(p) if p == "pub")
             && matches!(tts.get(i + 1), Some(TokenTree::Ident(k)) if k == "struct" || k == "enum");
         if item {
@@ -88,7 +89,9 @@ fn allow_complex_types(tts: Vec<TokenTree>) -> Vec<TokenTree> {
                 out.extend(quote::quote!(#[allow(clippy::type_complexity)]));
             }
         }
-        out.push(tt.clone());
+        // Only the trees after this one are looked at again: moved, not
+        // copied (as in the passes below).
+        out.push(std::mem::replace(&mut tts[i], super::taken()));
     }
     out
 }
@@ -123,7 +126,7 @@ fn type_complexity(body: &TokenStream) -> u64 {
 
 /// `impl ::std::convert::TryFrom<&str | String> for X { … }` of types
 /// whose `FromStr` cannot fail → `impl From<…> for X` (top-level items).
-fn infallible_conversions(tts: Vec<TokenTree>) -> Vec<TokenTree> {
+fn infallible_conversions(mut tts: Vec<TokenTree>) -> Vec<TokenTree> {
     let text = |t: &TokenTree| match t {
         TokenTree::Group(_) => "{}".to_owned(),
         other => other.to_string(),
@@ -212,7 +215,7 @@ fn infallible_conversions(tts: Vec<TokenTree>) -> Vec<TokenTree> {
                 }
             }
         }
-        out.push(tts[i].clone());
+        out.push(std::mem::replace(&mut tts[i], super::taken()));
         i += 1;
     }
     out
@@ -307,7 +310,7 @@ fn boxed_options(mut tts: Vec<TokenTree>) -> Vec<TokenTree> {
 /// Replaces hand-written `Default` impls of enums that return a unit
 /// variant by `#[derive(Default)]` + `#[default]` (top-level items only,
 /// which is where typify puts types).
-fn derive_defaults(tts: Vec<TokenTree>) -> Vec<TokenTree> {
+fn derive_defaults(mut tts: Vec<TokenTree>) -> Vec<TokenTree> {
     // Pass 1: find and drop the impls, remembering enum → variant.
     let mut defaults: Vec<(String, String)> = Vec::new();
     let mut kept: Vec<TokenTree> = Vec::with_capacity(tts.len());
@@ -318,7 +321,7 @@ fn derive_defaults(tts: Vec<TokenTree>) -> Vec<TokenTree> {
             i += len;
             continue;
         }
-        kept.push(tts[i].clone());
+        kept.push(std::mem::replace(&mut tts[i], super::taken()));
         i += 1;
     }
     if defaults.is_empty() {
