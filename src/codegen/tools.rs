@@ -519,25 +519,8 @@ fn generate_with(
         .iter()
         .flat_map(|b| std::iter::once(b.input.clone()).chain(b.output.clone()))
         .collect();
-    // The repairs, in one walk over every group (see `levels`).
-    let mut text = String::new();
-    let mut wide_used = false;
-    let trees = levels::each(
-        tokens.into_iter().collect(),
-        levels::Level::TOP,
-        &mut |tts, level| {
-            let tts = match renames.is_empty() {
-                true => tts,
-                false => renames.restore_level(tts, level.body, &mut text),
-            };
-            wide::step(
-                fixup::level(tts, level, &mut text),
-                level.body,
-                &mut wide_used,
-            )
-        },
-    );
-    let mut tokens: TokenStream = fixup::top(trees).into_iter().collect();
+    // The repairs, in one walk over every group.
+    let (mut tokens, wide_used) = levels::repair(tokens, &renames);
     if wide_used {
         tokens.extend(wide::module());
     }

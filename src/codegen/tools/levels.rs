@@ -6,9 +6,35 @@
 //! used to walk and rebuild the whole stream on its own: a tenth of a
 //! large generation's instructions.)
 
-use proc_macro2::{Delimiter, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 use super::fields::Body;
+use super::{fixup, wide, Renames};
+
+/// typify's output with every repair made: each marker of `renames`
+/// restored, `fixup`'s repairs, `wide`'s attribute on each wide integer
+/// field (and whether one got it), in one walk, then `fixup`'s passes over
+/// the top-level items. The same as the passes one after another.
+pub(super) fn repair(tokens: TokenStream, renames: &Renames) -> (TokenStream, bool) {
+    let mut text = String::new();
+    let mut wide_used = false;
+    let trees = each(
+        tokens.into_iter().collect(),
+        Level::TOP,
+        &mut |tts, level| {
+            let tts = match renames.is_empty() {
+                true => tts,
+                false => renames.restore_level(tts, level.body, &mut text),
+            };
+            wide::step(
+                fixup::level(tts, level, &mut text),
+                level.body,
+                &mut wide_used,
+            )
+        },
+    );
+    (fixup::top(trees).into_iter().collect(), wide_used)
+}
 
 /// Where the trees of a group sit, as the steps need to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,4 +79,49 @@ pub(super) fn each(
         }
     }
     step(tts, level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::{Ident, Span};
+    use quote::quote;
+
+    #[test]
+    fn one_walk_repairs_as_the_passes_one_after_another() {
+        let mut renames = Renames::default();
+        let marker = renames.marker("fooBar", "foo_bar");
+        let field = Ident::new(&marker, Span::call_site());
+        let long = Ident::new(&format!("Long{}", "Name".repeat(40)), Span::call_site());
+        let tokens = quote! {
+            #[derive(Clone, Debug)]
+            pub struct Parent {
+                #[serde(default)]
+                pub #field: ::std::boxed::Box<::std::option::Option<#long>>,
+                pub big: ::std::option::Option<u128>,
+            }
+            #[derive(Clone, Debug)]
+            pub enum Reaction { plus1, minus1, Wide(i128), Nested { count: u128 } }
+            impl ::std::default::Default for Reaction { fn default() -> Self { Reaction::plus1 } }
+            pub struct #long(pub ::std::string::String);
+            mod defaults { pub(super) fn parent_big() -> u128 { 0 } }
+        };
+        let (one, used) = repair(tokens.clone(), &renames);
+        let (passes, used_too) = wide::attach(fixup::fixup(renames.restore(tokens)));
+        assert_eq!(one.to_string(), passes.to_string());
+        assert!(used && used_too);
+        // And each repair happened.
+        let text = one.to_string();
+        for made in [
+            "rename = \"fooBar\"",
+            "# [default] Plus1",
+            "(deserialize_with = \"wide::option\")] pub big",
+            "(deserialize_with = \"wide::one\")] Wide (i128)",
+            "(deserialize_with = \"wide::one\")] count",
+            "mod defaults { pub fn parent_big",
+        ] {
+            assert!(text.contains(made), "{made} in {text}");
+        }
+        assert!(!text.contains(&long.to_string()), "{text}");
+    }
 }
