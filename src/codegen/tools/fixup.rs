@@ -35,6 +35,7 @@
 
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 
+#[cfg(test)]
 use super::levels::Level;
 use crate::naming;
 
@@ -55,8 +56,10 @@ pub(crate) fn fixup(tokens: TokenStream) -> TokenStream {
 /// The repairs made in the trees of every group (its own groups repaired
 /// already): `plus1`/`minus1` variants renamed, `pub(super)` of the
 /// default helpers made `pub`, [`boxed_options`], long identifiers
-/// bounded. `text` is a buffer.
-pub(super) fn level(tts: Vec<TokenTree>, at: Level, text: &mut String) -> Vec<TokenTree> {
+/// bounded. `text` is a buffer. (`levels::repair` makes the same steps
+/// with the markers restored in between.)
+#[cfg(test)]
+fn level(tts: Vec<TokenTree>, at: Level, text: &mut String) -> Vec<TokenTree> {
     bound_idents(walk_level(tts, at.in_defaults), text)
 }
 
@@ -224,7 +227,7 @@ fn infallible_conversions(mut tts: Vec<TokenTree>) -> Vec<TokenTree> {
 /// Every identifier longer than [`naming::MAX_IDENT`] among the trees of
 /// one group replaced by its bounded form, each written into `text` to be
 /// measured.
-fn bound_idents(tts: Vec<TokenTree>, text: &mut String) -> Vec<TokenTree> {
+pub(super) fn bound_idents(tts: Vec<TokenTree>, text: &mut String) -> Vec<TokenTree> {
     tts.into_iter().map(|tt| bound_ident(tt, text)).collect()
 }
 
@@ -518,7 +521,7 @@ fn words_at(tts: &[TokenTree], i: usize, words: &[&str]) -> bool {
 /// In the trees of one group: `plus1`/`minus1` variants renamed,
 /// `pub(super)` of the default helpers made `pub`, then
 /// [`boxed_options`].
-fn walk_level(mut tts: Vec<TokenTree>, in_defaults: bool) -> Vec<TokenTree> {
+pub(super) fn walk_level(mut tts: Vec<TokenTree>, in_defaults: bool) -> Vec<TokenTree> {
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
     // The leaves kept as they are, `(place in out, place in tts)`: moved
     // into place at the end, since the pass looks back at them.

@@ -11,10 +11,10 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use super::fields::Body;
 use super::{fixup, wide, Renames};
 
-/// typify's output with every repair made: each marker of `renames`
-/// restored, `fixup`'s repairs, `wide`'s attribute on each wide integer
+/// typify's output with every repair made: `fixup`'s repairs, each
+/// marker of `renames` restored, `wide`'s attribute on each wide integer
 /// field (and whether one got it), in one walk, then `fixup`'s passes over
-/// the top-level items. The same as the passes one after another.
+/// the top-level items.
 pub(super) fn repair(tokens: TokenStream, renames: &Renames) -> (TokenStream, bool) {
     let mut text = String::new();
     let mut wide_used = false;
@@ -22,15 +22,17 @@ pub(super) fn repair(tokens: TokenStream, renames: &Renames) -> (TokenStream, bo
         tokens.into_iter().collect(),
         Level::TOP,
         &mut |tts, level| {
+            // Repaired before the markers are restored: a renamed field's
+            // `#[serde(default)]` is still bare for `boxed_options` (the
+            // rename joins the repaired attribute).
+            let tts = fixup::walk_level(tts, level.in_defaults);
             let tts = match renames.is_empty() {
                 true => tts,
                 false => renames.restore_level(tts, level.body, &mut text),
             };
-            wide::step(
-                fixup::level(tts, level, &mut text),
-                level.body,
-                &mut wide_used,
-            )
+            // Names are bounded once the markers in them are restored.
+            let tts = fixup::bound_idents(tts, &mut text);
+            wide::step(tts, level.body, &mut wide_used)
         },
     );
     (fixup::top(trees).into_iter().collect(), wide_used)
@@ -84,11 +86,12 @@ pub(super) fn each(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::naming;
     use proc_macro2::{Ident, Span};
     use quote::quote;
 
     #[test]
-    fn one_walk_repairs_as_the_passes_one_after_another() {
+    fn one_walk_makes_every_repair() {
         let mut renames = Renames::default();
         let marker = renames.marker("fooBar", "foo_bar");
         let field = Ident::new(&marker, Span::call_site());
@@ -106,14 +109,19 @@ mod tests {
             pub struct #long(pub ::std::string::String);
             mod defaults { pub(super) fn parent_big() -> u128 { 0 } }
         };
-        let (one, used) = repair(tokens.clone(), &renames);
-        let (passes, used_too) = wide::attach(fixup::fixup(renames.restore(tokens)));
-        assert_eq!(one.to_string(), passes.to_string());
-        assert!(used && used_too);
-        // And each repair happened.
+        let (one, used) = repair(tokens, &renames);
+        assert!(used);
         let text = one.to_string();
+        let long = long.to_string();
+        let long = naming::bounded(&long, naming::MAX_IDENT, &long);
+        // A renamed recursive optional field is repaired as any other:
+        // `Option<Box<…>>`, left out when absent, with its wire name.
+        let boxed = format!(
+            "# [serde (rename = \"fooBar\" , default , skip_serializing_if = \"::std::option::Option::is_none\")] \
+             pub foo_bar : :: std :: option :: Option < :: std :: boxed :: Box < {long} >>"
+        );
         for made in [
-            "rename = \"fooBar\"",
+            boxed.as_str(),
             "# [default] Plus1",
             "(deserialize_with = \"wide::option\")] pub big",
             "(deserialize_with = \"wide::one\")] Wide (i128)",
@@ -122,6 +130,9 @@ mod tests {
         ] {
             assert!(text.contains(made), "{made} in {text}");
         }
-        assert!(!text.contains(&long.to_string()), "{text}");
+        assert!(
+            !text.contains("Zmcpgen") && !text.contains("zmcpgen"),
+            "{text}"
+        );
     }
 }
