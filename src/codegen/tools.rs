@@ -37,6 +37,7 @@ mod mentions;
 mod parts;
 mod polish;
 mod prepare;
+mod repair;
 mod shared;
 mod sources;
 mod stripped;
@@ -520,7 +521,7 @@ fn generate_with(
         .flat_map(|b| std::iter::once(b.input.clone()).chain(b.output.clone()))
         .collect();
     // The repairs, in one walk over every group.
-    let (mut tokens, wide_used) = levels::repair(tokens, &renames);
+    let (mut tokens, wide_used) = repair::repair(tokens, &renames);
     if wide_used {
         tokens.extend(wide::module());
     }

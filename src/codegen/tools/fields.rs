@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Delimiter, Group, Ident, Literal, TokenStream, TokenTree};
 use quote::quote;
 
-use super::levels::Level;
+use super::levels::{Body, Level};
 use crate::naming;
 
 /// What marks a renamed property; never part of a field name mcpgen makes.
@@ -228,46 +228,6 @@ impl Renames {
                 .replace(&r.pascal, &naming::pascal(&r.field));
         }
         s
-    }
-}
-
-/// What a group of generated tokens is the body of, for the passes that
-/// touch field definitions ([`Renames::restore`], `wide`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Body {
-    /// Field definitions: a struct's or a struct variant's.
-    Fields,
-    /// An enum's variants.
-    Variants,
-    /// Anything else (an expression, an impl, an attribute).
-    Other,
-}
-
-impl Body {
-    /// The body of the group `tts[i]`, in a group that is the body `outer`:
-    /// `struct X {…}` and a variant's `{…}` hold fields, `enum X {…}`
-    /// variants.
-    pub(super) fn of_group(tts: &[TokenTree], i: usize, outer: Body) -> Body {
-        let TokenTree::Group(g) = &tts[i] else {
-            return Body::Other;
-        };
-        // Compared in place: a pass asks this of every group it meets.
-        let ident_at = |back: usize, word: Option<&str>| {
-            matches!(i.checked_sub(back).map(|j| &tts[j]),
-                Some(TokenTree::Ident(id)) if word.is_none_or(|w| id == w))
-        };
-        if g.delimiter() != Delimiter::Brace || !ident_at(1, None) {
-            return Body::Other;
-        }
-        if ident_at(2, Some("struct")) {
-            Body::Fields
-        } else if ident_at(2, Some("enum")) {
-            Body::Variants
-        } else if outer == Body::Variants {
-            Body::Fields
-        } else {
-            Body::Other
-        }
     }
 }
 

@@ -6,37 +6,7 @@
 //! used to walk and rebuild the whole stream on its own: a tenth of a
 //! large generation's instructions.)
 
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
-
-use super::fields::Body;
-use super::{fixup, wide, Renames};
-
-/// typify's output with every repair made: `fixup`'s repairs, each
-/// marker of `renames` restored, `wide`'s attribute on each wide integer
-/// field (and whether one got it), in one walk, then `fixup`'s passes over
-/// the top-level items.
-pub(super) fn repair(tokens: TokenStream, renames: &Renames) -> (TokenStream, bool) {
-    let mut text = String::new();
-    let mut wide_used = false;
-    let trees = each(
-        tokens.into_iter().collect(),
-        Level::TOP,
-        &mut |tts, level| {
-            // Repaired before the markers are restored: a renamed field's
-            // `#[serde(default)]` is still bare for `boxed_options` (the
-            // rename joins the repaired attribute).
-            let tts = fixup::walk_level(tts, level.in_defaults);
-            let tts = match renames.is_empty() {
-                true => tts,
-                false => renames.restore_level(tts, level.body, &mut text),
-            };
-            // Names are bounded once the markers in them are restored.
-            let tts = fixup::bound_idents(tts, &mut text);
-            wide::step(tts, level.body, &mut wide_used)
-        },
-    );
-    (fixup::top(trees).into_iter().collect(), wide_used)
-}
+use proc_macro2::{Delimiter, TokenTree};
 
 /// Where the trees of a group sit, as the steps need to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,56 +53,42 @@ pub(super) fn each(
     step(tts, level)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::naming;
-    use proc_macro2::{Ident, Span};
-    use quote::quote;
+/// What a group of generated tokens is the body of, for the passes that
+/// touch field definitions ([`Renames::restore`], `wide`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Body {
+    /// Field definitions: a struct's or a struct variant's.
+    Fields,
+    /// An enum's variants.
+    Variants,
+    /// Anything else (an expression, an impl, an attribute).
+    Other,
+}
 
-    #[test]
-    fn one_walk_makes_every_repair() {
-        let mut renames = Renames::default();
-        let marker = renames.marker("fooBar", "foo_bar");
-        let field = Ident::new(&marker, Span::call_site());
-        let long = Ident::new(&format!("Long{}", "Name".repeat(40)), Span::call_site());
-        let tokens = quote! {
-            #[derive(Clone, Debug)]
-            pub struct Parent {
-                #[serde(default)]
-                pub #field: ::std::boxed::Box<::std::option::Option<#long>>,
-                pub big: ::std::option::Option<u128>,
-            }
-            #[derive(Clone, Debug)]
-            pub enum Reaction { plus1, minus1, Wide(i128), Nested { count: u128 } }
-            impl ::std::default::Default for Reaction { fn default() -> Self { Reaction::plus1 } }
-            pub struct #long(pub ::std::string::String);
-            mod defaults { pub(super) fn parent_big() -> u128 { 0 } }
+impl Body {
+    /// The body of the group `tts[i]`, in a group that is the body `outer`:
+    /// `struct X {…}` and a variant's `{…}` hold fields, `enum X {…}`
+    /// variants.
+    pub(super) fn of_group(tts: &[TokenTree], i: usize, outer: Body) -> Body {
+        let TokenTree::Group(g) = &tts[i] else {
+            return Body::Other;
         };
-        let (one, used) = repair(tokens, &renames);
-        assert!(used);
-        let text = one.to_string();
-        let long = long.to_string();
-        let long = naming::bounded(&long, naming::MAX_IDENT, &long);
-        // A renamed recursive optional field is repaired as any other:
-        // `Option<Box<…>>`, left out when absent, with its wire name.
-        let boxed = format!(
-            "# [serde (rename = \"fooBar\" , default , skip_serializing_if = \"::std::option::Option::is_none\")] \
-             pub foo_bar : :: std :: option :: Option < :: std :: boxed :: Box < {long} >>"
-        );
-        for made in [
-            boxed.as_str(),
-            "# [default] Plus1",
-            "(deserialize_with = \"wide::option\")] pub big",
-            "(deserialize_with = \"wide::one\")] Wide (i128)",
-            "(deserialize_with = \"wide::one\")] count",
-            "mod defaults { pub fn parent_big",
-        ] {
-            assert!(text.contains(made), "{made} in {text}");
+        // Compared in place: a pass asks this of every group it meets.
+        let ident_at = |back: usize, word: Option<&str>| {
+            matches!(i.checked_sub(back).map(|j| &tts[j]),
+                Some(TokenTree::Ident(id)) if word.is_none_or(|w| id == w))
+        };
+        if g.delimiter() != Delimiter::Brace || !ident_at(1, None) {
+            return Body::Other;
         }
-        assert!(
-            !text.contains("Zmcpgen") && !text.contains("zmcpgen"),
-            "{text}"
-        );
+        if ident_at(2, Some("struct")) {
+            Body::Fields
+        } else if ident_at(2, Some("enum")) {
+            Body::Variants
+        } else if outer == Body::Variants {
+            Body::Fields
+        } else {
+            Body::Other
+        }
     }
 }

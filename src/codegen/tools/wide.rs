@@ -14,7 +14,7 @@
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 
-use super::fields::Body;
+use super::levels::Body;
 
 /// The generated code's field types this module handles, with the
 /// function of `wide` that decodes each.
